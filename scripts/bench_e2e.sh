@@ -1,0 +1,36 @@
+#!/bin/sh
+# End-to-end benchmark of `trainscope analyze` on a generated job.
+#
+#   scripts/bench_e2e.sh [SCALE] [RANKS]
+#
+# Builds the release binary, writes a `synth --scale SCALE` job of RANKS
+# ranks (default: 400 and 1, i.e. one ~1 GB kernel_details.csv), then times
+# the full analysis on 1 thread and on all cores and prints MB/s, kernel
+# rows/s and peak RSS. The job is kept in build/bench-job-SCALE-RANKS for reruns.
+set -eu
+cd "$(dirname "$0")/.."
+scale="${1:-400}"
+ranks="${2:-1}"
+cmake --preset release >/dev/null
+cmake --build --preset release --target trainscope >/dev/null
+bin=build/release/src/cli/trainscope
+job="build/bench-job-$scale-$ranks"
+if [ ! -f "$job/ground_truth.json" ]; then
+  rm -rf "$job"
+  start=$(date +%s.%N)
+  "$bin" synth --out "$job" --ranks "$ranks" --scale "$scale" >/dev/null
+  end=$(date +%s.%N)
+  written=$(du -sb "$job" | cut -f1)
+  echo "synth: wrote $(echo "$written / 1000000" | bc) MB in $(echo "$end - $start" | bc) s"
+fi
+files=$(find "$job" -name kernel_details.csv)
+bytes=$(cat $files | wc -c)
+rows=$(( $(cat $files | wc -l) - ranks ))
+echo "input: $ranks rank(s), kernel_details.csv $(echo "$bytes / 1000000" | bc) MB, $rows kernel rows"
+for threads in 1 $(nproc); do
+  /usr/bin/time -f "%e %M" -o build/bench-time.txt "$bin" analyze "$job" --threads "$threads" \
+    --json /dev/null >/dev/null
+  read -r seconds rss_kb < build/bench-time.txt
+  echo "analyze --threads $threads: ${seconds} s, $(echo "scale=0; $bytes / $seconds / 1000000" | bc) MB/s," \
+       "$(echo "scale=0; $rows / $seconds" | bc) kernels/s, peak RSS $(( rss_kb / 1024 )) MiB"
+done

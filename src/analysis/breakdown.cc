@@ -1,0 +1,90 @@
+#include "analysis/breakdown.h"
+
+#include <algorithm>
+#include <map>
+
+#include "analysis/breakdown_intervals.h"
+
+namespace trainscope::analysis {
+
+TimeBudget BudgetOf(const model::Timeline& tl, const std::vector<model::ActivityKind>& kinds,
+                    const std::vector<uint32_t>& members) {
+  using model::ActivityKind;
+  std::vector<Interval> compute, comm, memcpy, memset;
+  TimeBudget b;
+  bool first = true;
+  for (uint32_t i : members) {
+    ActivityKind kind = kinds[i];
+    if (kind == ActivityKind::kOther) continue;
+    Interval iv{tl.activities.start_ns[i], tl.activities.end_ns(i)};
+    ++b.activities;
+    if (first || iv.start < b.window_start_ns) b.window_start_ns = iv.start;
+    if (first || iv.end > b.window_end_ns) b.window_end_ns = iv.end;
+    first = false;
+    switch (kind) {
+      case ActivityKind::kCompute: compute.push_back(iv); break;
+      case ActivityKind::kCommunication: comm.push_back(iv); break;
+      case ActivityKind::kMemcpy: memcpy.push_back(iv); break;
+      case ActivityKind::kMemset: memset.push_back(iv); break;
+      case ActivityKind::kOther: break;
+    }
+  }
+  if (b.activities == 0) return b;
+  std::vector<Interval> u_compute = UnionOf(std::move(compute));
+  std::vector<Interval> u_comm = UnionOf(std::move(comm));
+  std::vector<Interval> u_memcpy = UnionOf(std::move(memcpy));
+  std::vector<Interval> u_memset = UnionOf(std::move(memset));
+  std::vector<Interval> u_cc = UnionOfMerged(u_compute, u_comm);
+  std::vector<Interval> u_all = UnionOfMerged(UnionOfMerged(u_cc, u_memcpy), u_memset);
+  b.total_ns = b.window_end_ns - b.window_start_ns;
+  b.busy_ns = TotalLength(u_all);
+  b.computation_ns = TotalLength(u_compute);
+  b.communication_ns = TotalLength(u_comm);
+  b.exposed_communication_ns = LengthMinus(u_comm, u_compute);
+  b.memcpy_ns = TotalLength(u_memcpy);
+  b.exposed_memcpy_ns = LengthMinus(u_memcpy, u_cc);
+  b.memset_ns = TotalLength(u_memset);
+  b.exposed_memset_ns = LengthMinus(u_memset, UnionOfMerged(u_cc, u_memcpy));
+  b.idle_ns = b.total_ns - b.busy_ns;
+  return b;
+}
+
+Breakdown ComputeBreakdown(const model::RankProfile& profile, const BreakdownOptions& options) {
+  const model::Timeline& tl = profile.timeline;
+  const model::DeviceActivities& acts = tl.activities;
+  std::vector<model::ActivityKind> kinds(acts.kind);
+  if (options.rules != nullptr) {
+    for (size_t i = 0; i < acts.size(); ++i) {
+      if (kinds[i] == model::ActivityKind::kOther) continue;
+      kinds[i] = model::ClassifyActivity(profile.strings.Get(acts.name[i]),
+                                         profile.strings.Get(acts.category[i]),
+                                         acts.collective[i] != model::kNoIndex, *options.rules);
+    }
+  }
+  Breakdown out;
+  out.scope = std::string("whole trace") +
+              (options.per_step && !tl.steps.empty()
+                   ? " + ProfilerStep windows (activity in step = launched by a host op in the "
+                     "step window, else starts in it)"
+                   : "") +
+              (options.linked_only ? "; linked-only (activities with a launching host op)"
+                                   : "; all device activities");
+  std::vector<uint32_t> all;
+  std::map<int32_t, std::vector<uint32_t>> by_step;
+  for (size_t i = 0; i < acts.size(); ++i) {
+    if (options.linked_only && acts.launcher[i] == model::kNoIndex) continue;
+    all.push_back(static_cast<uint32_t>(i));
+    if (options.per_step && acts.step[i] >= 0) by_step[acts.step[i]].push_back(static_cast<uint32_t>(i));
+  }
+  out.rows.push_back(BreakdownRow{-1, BudgetOf(tl, kinds, all)});
+  if (options.per_step) {
+    for (const model::Step& step : tl.steps) {
+      auto it = by_step.find(step.number);
+      static const std::vector<uint32_t> kNone;
+      out.rows.push_back(BreakdownRow{step.number, BudgetOf(tl, kinds, it == by_step.end() ? kNone : it->second)});
+    }
+  }
+  return out;
+}
+
+}  // namespace trainscope::analysis

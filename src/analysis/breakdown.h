@@ -1,0 +1,66 @@
+// Temporal breakdown of device time (the "GPU time budget") per rank and step.
+//
+// All quantities are interval unions in int64 ns:
+//   total = last end - first start of the activities in scope
+//   busy = |U all|, computation = |U compute|, communication = |U comm|,
+//   exposed communication = |U comm - U compute|,
+//   memcpy / memset = their unions; exposed = minus (U compute U U comm),
+//   idle = total - busy.
+// kOther device tasks (Ascend event/placeholder/HCCL-internal tasks) are left
+// out of every term, window included: that is how CANN's Overlap Analysis
+// builds Computing/Communication/Free (see docs/timelines.md).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/rank_profile.h"
+#include "model/timeline_classify.h"
+
+namespace trainscope::analysis {
+
+struct BreakdownOptions {
+  // Only activities with a launching host op (TraceLens's default
+  // include_unlinked_kernels=False). Default: all activities.
+  bool linked_only = false;
+  // One row per ProfilerStep besides the whole-trace row.
+  bool per_step = true;
+  // Reclassify by name with this table instead of the reader's kinds
+  // (kOther tasks stay kOther). nullptr = keep the reader's kinds.
+  const std::vector<model::ClassRule>* rules = nullptr;
+};
+
+struct TimeBudget {
+  int64_t activities = 0;
+  int64_t window_start_ns = 0;
+  int64_t window_end_ns = 0;
+  int64_t total_ns = 0;
+  int64_t busy_ns = 0;
+  int64_t computation_ns = 0;
+  int64_t communication_ns = 0;
+  int64_t exposed_communication_ns = 0;
+  int64_t memcpy_ns = 0;
+  int64_t exposed_memcpy_ns = 0;
+  int64_t memset_ns = 0;
+  int64_t exposed_memset_ns = 0;
+  int64_t idle_ns = 0;
+};
+
+struct BreakdownRow {
+  int32_t step = -1;  // -1: the whole trace
+  TimeBudget budget;
+};
+
+struct Breakdown {
+  std::string scope;  // printed with the result, e.g. "whole trace + ProfilerStep windows; all activities"
+  std::vector<BreakdownRow> rows;  // rows[0] is the whole trace
+};
+
+Breakdown ComputeBreakdown(const model::RankProfile& profile, const BreakdownOptions& options);
+
+// The budget of an explicit activity subset (indices into timeline.activities).
+TimeBudget BudgetOf(const model::Timeline& timeline, const std::vector<model::ActivityKind>& kinds,
+                    const std::vector<uint32_t>& members);
+
+}  // namespace trainscope::analysis

@@ -1,0 +1,86 @@
+#include "analysis/rank_analysis.h"
+
+#include <algorithm>
+
+#include "analysis/step_selection.h"
+#include "core/parallel.h"
+
+namespace trainscope::analysis {
+
+const StepDistribution* RankAnalysis::selected() const {
+  for (const auto& step : steps) {
+    if (step.step == selected_step) return &step;
+  }
+  return nullptr;
+}
+
+namespace {
+
+FileHealth ToHealth(const RowLedger& ledger) {
+  FileHealth health;
+  health.file = ledger.file();
+  health.rows_read = ledger.rows_read();
+  health.rows_used = ledger.rows_used();
+  health.rows_skipped = ledger.rows_skipped();
+  health.skipped_by_reason.assign(ledger.skipped_by_reason().begin(), ledger.skipped_by_reason().end());
+  health.notes_by_reason.assign(ledger.notes_by_reason().begin(), ledger.notes_by_reason().end());
+  health.samples = ledger.samples();
+  return health;
+}
+
+}  // namespace
+
+Result<RankAnalysis> AnalyzeRank(const model::RankProfile& profile, const FamilyRules& rules,
+                                 const AnalysisOptions& options) {
+  RankAnalysis analysis;
+  analysis.rank = profile.rank;
+  analysis.source = profile.source_dir;
+  analysis.torch_npu_version = profile.info.torch_npu_version;
+  analysis.cann_version = profile.info.cann_version;
+  analysis.profiler_level = profile.info.profiler_level;
+  for (const auto& ledger : profile.ledgers) analysis.files.push_back(ToHealth(ledger));
+  analysis.missing_files = profile.missing_files;
+  analysis.warnings = profile.warnings;
+
+  TS_ASSIGN_OR_RETURN(StepChoice choice, SelectStep(profile, options.step));
+  analysis.selected_step = choice.step;
+  analysis.selected_step_reason = choice.reason;
+
+  std::vector<int32_t> steps = StepsPresent(profile);
+  if (steps.empty()) steps.push_back(model::kNoStep);
+  for (int32_t step : steps) {
+    analysis.steps.push_back(ComputeStepDistribution(profile, step, rules, options.distribution));
+  }
+  return analysis;
+}
+
+Result<JobAnalysis> AnalyzeJob(const std::vector<model::RankProfile>& profiles,
+                               const FamilyRules& rules, const AnalysisOptions& options,
+                               unsigned threads) {
+  JobAnalysis job;
+  job.family_names = rules.families();
+  AnalysisOptions rank_options = options;
+  std::optional<StepChoice> job_step;
+  if (!options.step) job_step = SelectJobStep(profiles);
+  std::vector<std::optional<Result<RankAnalysis>>> results(profiles.size());
+  ParallelFor(profiles.size(), threads, [&](size_t i) {
+    AnalysisOptions own = rank_options;
+    // A rank without that step (e.g. no kernel_details) keeps its own choice.
+    if (job_step) {
+      auto present = StepsPresent(profiles[i]);
+      if (std::find(present.begin(), present.end(), job_step->step) != present.end()) {
+        own.step = job_step->step;
+      }
+    }
+    auto analysis = AnalyzeRank(profiles[i], rules, own);
+    if (analysis.ok() && own.step && !options.step) analysis->selected_step_reason = job_step->reason;
+    results[i].emplace(std::move(analysis));
+  });
+  for (auto& result : results) {
+    if (!result->ok()) return result->status();
+    job.ranks.push_back(std::move(*result).value());
+  }
+  return job;
+}
+
+}  // namespace trainscope::analysis

@@ -1,0 +1,61 @@
+// The analysis of a whole job: every rank, every step, and the selected one.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/family_rules.h"
+#include "analysis/kernel_distribution.h"
+#include "model/rank_profile.h"
+
+namespace trainscope::analysis {
+
+struct FileHealth {
+  std::string file;
+  int64_t rows_read = 0;
+  int64_t rows_used = 0;
+  int64_t rows_skipped = 0;
+  std::vector<std::pair<std::string, int64_t>> skipped_by_reason;
+  std::vector<std::pair<std::string, int64_t>> notes_by_reason;
+  std::vector<RowIssueSample> samples;
+};
+
+struct RankAnalysis {
+  int32_t rank = -1;
+  std::string source;
+  std::string torch_npu_version;
+  std::string cann_version;
+  std::string profiler_level;
+  int32_t selected_step = model::kNoStep;
+  std::string selected_step_reason;
+  std::vector<StepDistribution> steps;  // every step present, ascending
+  std::vector<FileHealth> files;
+  std::vector<std::string> missing_files;
+  std::vector<std::string> warnings;
+
+  const StepDistribution* selected() const;
+};
+
+struct AnalysisOptions {
+  std::optional<int32_t> step;  // --step
+  DistributionOptions distribution;
+};
+
+struct JobAnalysis {
+  std::vector<std::string> inputs;
+  std::vector<RankAnalysis> ranks;
+  std::vector<std::string> family_names;
+};
+
+Result<RankAnalysis> AnalyzeRank(const model::RankProfile& profile, const FamilyRules& rules,
+                                 const AnalysisOptions& options);
+
+// Analyses every rank on up to |threads| threads. The first failing rank's
+// error is returned (e.g. --step not present).
+Result<JobAnalysis> AnalyzeJob(const std::vector<model::RankProfile>& profiles,
+                               const FamilyRules& rules, const AnalysisOptions& options,
+                               unsigned threads);
+
+}  // namespace trainscope::analysis

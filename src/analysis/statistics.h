@@ -1,0 +1,39 @@
+// Small statistics used by several analyses.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace trainscope::analysis {
+
+// Quantile q in [0,1] of |sorted| (ascending) with linear interpolation
+// between order statistics (numpy's default "linear" method), so p50 of an
+// even count is the mean of the two middle values. 0 for an empty input.
+double QuantileSorted(const std::vector<int64_t>& sorted, double q);
+
+// Log-log duration density: log-spaced bins from min to max (in ns) with
+// |bins_per_decade| bins per decade. density_per_decade of a bin is the
+// fraction of all kernels that fall in it divided by its width in decades,
+// so the curve integrates to the fraction inside [min, max) and curves of
+// runs with different kernel counts are comparable.
+struct DensityBin {
+  double lo_us = 0;
+  double hi_us = 0;
+  int64_t count = 0;
+  double density_per_decade = 0;
+};
+
+struct DurationDensity {
+  int bins_per_decade = 0;
+  double min_us = 0;
+  double max_us = 0;
+  int64_t below_min = 0;  // durations < min (e.g. sub-microsecond)
+  int64_t above_max = 0;  // durations >= max
+  std::vector<DensityBin> bins;
+};
+
+DurationDensity ComputeDurationDensity(const std::vector<int64_t>& durations_ns,
+                                       int64_t min_ns = 1'000, int64_t max_ns = 1'000'000'000,
+                                       int bins_per_decade = 10);
+
+}  // namespace trainscope::analysis

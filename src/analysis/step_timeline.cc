@@ -1,0 +1,160 @@
+#include "analysis/step_timeline.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "analysis/breakdown_intervals.h"
+
+namespace trainscope::analysis {
+namespace {
+
+double ToUs(int64_t ns) { return static_cast<double>(ns) / 1000.0; }
+
+// Other = device work that is neither compute nor communication: memory
+// copies and AI CPU / DSA tasks (the article's "Other" lane).
+Lane LaneOf(const model::RankProfile& profile, size_t i) {
+  const auto& kernels = profile.kernels;
+  if (kernels.kind[i] == model::KernelKind::kCommunication) return Lane::kComm;
+  if (kernels.kind[i] == model::KernelKind::kMemory) return Lane::kOther;
+  std::string_view accelerator = profile.strings.Get(kernels.accelerator[i]);
+  if (accelerator == "AI_CPU" || accelerator == "DSA_SQE") return Lane::kOther;
+  return Lane::kCompute;
+}
+
+// Picks the window of |width| inside [lo, hi) that contains the most kernel
+// starts (two pointers over sorted starts). Ties keep the earliest.
+int64_t DensestWindowStart(const std::vector<int64_t>& starts, int64_t lo, int64_t hi, int64_t width) {
+  auto first = std::lower_bound(starts.begin(), starts.end(), lo);
+  auto last = std::lower_bound(starts.begin(), starts.end(), hi);
+  int64_t best_start = lo;
+  int64_t best_count = -1;
+  auto tail = first;
+  for (auto head = first; head != last; ++head) {
+    while (*head - *tail >= width) ++tail;
+    int64_t count = head - tail + 1;
+    if (count > best_count) {
+      best_count = count;
+      best_start = *tail;
+    }
+  }
+  // Keep the window inside [lo, hi) when possible.
+  if (best_start + width > hi) best_start = std::max(lo, hi - width);
+  return best_start;
+}
+
+}  // namespace
+
+StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step,
+                                 const FamilyRules& rules, const TimelineOptions& options) {
+  StepTimeline timeline;
+  timeline.step = step;
+  const auto& kernels = profile.kernels;
+  std::vector<size_t> rows;
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    if (step == model::kNoStep || kernels.step[i] == step) rows.push_back(i);
+  }
+  if (rows.empty()) return timeline;
+  // KernelTable is sorted by start, so rows are in start order.
+  const int64_t origin = kernels.start_ns[rows.front()];
+  int64_t window_end = origin;
+  std::vector<Interval> compute, comm, other;
+  std::unordered_map<StringId, std::string> family_cache;
+  for (size_t i : rows) {
+    window_end = std::max(window_end, kernels.end_ns(i));
+    Lane lane = LaneOf(profile, i);
+    Interval interval{kernels.start_ns[i], kernels.end_ns(i)};
+    (lane == Lane::kCompute ? compute : lane == Lane::kComm ? comm : other).push_back(interval);
+    auto [family, inserted] = family_cache.try_emplace(kernels.name[i]);
+    if (inserted) {
+      family->second = rules.families()[rules.Classify(profile.strings.Get(kernels.op_type[i]),
+                                                       profile.strings.Get(kernels.name[i]),
+                                                       kernels.kind[i])];
+    }
+    timeline.kernels.push_back(TimelineKernel{ToUs(kernels.start_ns[i] - origin),
+                                              ToUs(kernels.duration_ns[i]), lane,
+                                              std::string(profile.strings.Get(kernels.op_type[i])),
+                                              std::string(profile.strings.Get(kernels.name[i])),
+                                              family->second});
+  }
+  timeline.step_start_ns = origin;
+  timeline.span_us = ToUs(window_end - origin);
+  std::vector<Interval> compute_union = UnionOf(compute);
+  std::vector<Interval> comm_union = UnionOf(comm);
+  std::vector<Interval> other_union = UnionOf(other);
+  std::vector<Interval> all_union = UnionOfMerged(UnionOfMerged(compute_union, comm_union), other_union);
+  timeline.compute_us = ToUs(TotalLength(compute_union));
+  timeline.comm_us = ToUs(TotalLength(comm_union));
+  timeline.other_us = ToUs(TotalLength(other_union));
+  timeline.comm_not_overlapped_us = ToUs(LengthMinus(comm_union, compute_union));
+  timeline.free_us = ToUs((window_end - origin) - TotalLength(all_union));
+
+  // Step-start idle: until the first compute kernel; the collective that
+  // runs meanwhile is what the step waits for (the article's 302 ms barrier).
+  for (size_t i : rows) {
+    if (LaneOf(profile, i) != Lane::kCompute) continue;
+    timeline.step_start_idle_us = ToUs(kernels.start_ns[i] - origin);
+    break;
+  }
+  for (size_t i : rows) {
+    if (kernels.kind[i] != model::KernelKind::kCommunication) continue;
+    if (kernels.start_ns[i] - origin > static_cast<int64_t>(timeline.step_start_idle_us * 1000)) break;
+    timeline.step_start_waits_for = std::string(profile.strings.Get(kernels.op_type[i]));
+    timeline.step_start_wait_collective_us = ToUs(kernels.duration_ns[i]);
+    break;
+  }
+
+  // Free gaps between consecutive pieces of the all-activity union.
+  std::vector<FreeGap> gaps;
+  for (size_t g = 1; g < all_union.size(); ++g) {
+    int64_t gap_start = all_union[g - 1].end;
+    int64_t gap_end = all_union[g].start;
+    if (gap_end - gap_start < options.min_gap_ns) continue;
+    gaps.push_back(FreeGap{ToUs(gap_start - origin), ToUs(gap_end - gap_start), "", ""});
+  }
+  std::stable_sort(gaps.begin(), gaps.end(),
+                   [](const FreeGap& a, const FreeGap& b) { return a.duration_us > b.duration_us; });
+  if (gaps.size() > options.longest_gaps) gaps.resize(options.longest_gaps);
+  for (FreeGap& gap : gaps) {
+    int64_t gap_start = origin + static_cast<int64_t>(gap.start_us * 1000 + 0.5);
+    int64_t gap_end = gap_start + static_cast<int64_t>(gap.duration_us * 1000 + 0.5);
+    int64_t best_end = INT64_MIN;
+    for (size_t i : rows) {
+      if (kernels.end_ns(i) <= gap_start && kernels.end_ns(i) > best_end) {
+        best_end = kernels.end_ns(i);
+        gap.before = std::string(profile.strings.Get(kernels.op_type[i]));
+      }
+      if (kernels.start_ns[i] >= gap_end && gap.after.empty()) {
+        gap.after = std::string(profile.strings.Get(kernels.op_type[i]));
+      }
+    }
+  }
+  timeline.longest_gaps = std::move(gaps);
+
+  // Nested zoom windows on the densest region of compute starts.
+  std::vector<int64_t> starts;
+  for (size_t i : rows) {
+    if (LaneOf(profile, i) == Lane::kCompute) starts.push_back(kernels.start_ns[i]);
+  }
+  int64_t lo = origin, hi = window_end;
+  for (double width_us : options.zoom_widths_us) {
+    auto width = static_cast<int64_t>(width_us * 1000);
+    int64_t start = DensestWindowStart(starts, lo, hi, width);
+    ZoomWindow zoom;
+    zoom.width_us = width_us;
+    zoom.start_us = ToUs(start - origin);
+    for (const TimelineKernel& kernel : timeline.kernels) {
+      double relative = kernel.start_us - zoom.start_us;
+      if (relative < 0 || relative >= width_us) continue;
+      ++zoom.kernel_count;
+      if (zoom.kernels.size() < options.max_kernels_per_zoom) zoom.kernels.push_back(kernel);
+    }
+    zoom.truncated = zoom.kernel_count > static_cast<int64_t>(zoom.kernels.size());
+    timeline.zooms.push_back(std::move(zoom));
+    // The next, narrower window is searched inside this one.
+    lo = start;
+    hi = std::min(hi, start + width);
+  }
+  return timeline;
+}
+
+}  // namespace trainscope::analysis

@@ -1,0 +1,26 @@
+#include <memory>
+
+#include "cli/analyze_pipeline.h"
+#include "cli/commands.h"
+
+namespace trainscope::cli {
+
+CommandRunner RegisterAnalyze(CLI::App& app) {
+  auto args = std::make_shared<AnalyzeArgs>();
+  app.add_option("paths", args->paths,
+                 "Job directories, *_ascend_pt rank directories or ASCEND_PROFILER_OUTPUT directories")
+      ->required();
+  app.add_option("--json", args->json_out,
+                 "Write the versioned JSON result (docs/json-schema.md) to FILE, or '-' for stdout")
+      ->type_name("FILE|-");
+  app.add_option("--step", args->step,
+                 "Analyse step N in depth (default: skip warm-up, take the median-span step)");
+  app.add_option("--rank", args->focus_rank, "Rank to show in depth in the terminal summary");
+  app.add_option("--families", args->families_file,
+                 "Extra kernel family rules (same format as data/families.tsv), tried first");
+  app.add_option("--threads", args->threads, "Worker threads (default: all cores)");
+  app.add_flag("--no-color", args->no_color, "Plain text even on a terminal");
+  return [args] { return RunAnalyze(*args); };
+}
+
+}  // namespace trainscope::cli

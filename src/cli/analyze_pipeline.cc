@@ -1,0 +1,80 @@
+#include "cli/analyze_pipeline.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include <fmt/format.h>
+
+#include "analysis/family_rules.h"
+#include "analysis/rank_analysis.h"
+#include "cli/app.h"
+#include "cli/status_exit.h"
+#include "core/mapped_file.h"
+#include "core/parallel.h"
+#include "core/progress.h"
+#include "formats/load_profiles.h"
+#include "report/json_report.h"
+#include "report/text_report.h"
+
+namespace trainscope::cli {
+namespace {
+
+Result<analysis::FamilyRules> LoadRules(const std::string& families_file) {
+  if (families_file.empty()) return analysis::FamilyRules::Merge({}, analysis::FamilyRules::Builtin());
+  TS_ASSIGN_OR_RETURN(MappedFile file, MappedFile::Open(families_file));
+  TS_ASSIGN_OR_RETURN(analysis::FamilyRules user,
+                      analysis::FamilyRules::Parse(file.data(), families_file));
+  return analysis::FamilyRules::Merge(user, analysis::FamilyRules::Builtin());
+}
+
+Status WriteFile(const std::string& path, const std::string& content) {
+  std::ofstream out(path, std::ios::binary);
+  if (!out) return IoError(fmt::format("{}: cannot open for writing", path));
+  out.write(content.data(), static_cast<std::streamsize>(content.size()));
+  if (!out) return IoError(fmt::format("{}: write failed", path));
+  return Status::Ok();
+}
+
+}  // namespace
+
+int RunAnalyze(const AnalyzeArgs& args) {
+  const unsigned threads = args.threads ? args.threads : DefaultThreadCount();
+  auto rules = LoadRules(args.families_file);
+  if (!rules.ok()) return ReportError(rules.status());
+
+  Progress progress;
+  progress.Update(fmt::format("trainscope: reading {} path(s)...", args.paths.size()));
+  auto profiles = formats::LoadProfiles(args.paths, threads);
+  if (!profiles.ok()) {
+    progress.Done();
+    return ReportError(profiles.status());
+  }
+  progress.Update(fmt::format("trainscope: analysing {} rank(s)...", profiles->size()));
+  analysis::AnalysisOptions options;
+  options.step = args.step;
+  auto job = analysis::AnalyzeJob(*profiles, *rules, options, threads);
+  progress.Done();
+  if (!job.ok()) return ReportError(job.status());
+  job->inputs = args.paths;
+
+  if (!args.json_out.empty()) {
+    std::string json = report::RenderJson(*job, kVersion);
+    if (args.json_out == "-") {
+      std::fwrite(json.data(), 1, json.size(), stdout);
+      return kExitSuccess;
+    }
+    Status written = WriteFile(args.json_out, json);
+    if (!written.ok()) return ReportError(written);
+  }
+  report::TextReportOptions text_options;
+  text_options.focus_rank = args.focus_rank;
+  text_options.color = !args.no_color && ::isatty(STDOUT_FILENO) == 1 && std::getenv("NO_COLOR") == nullptr;
+  std::string text = report::RenderText(*job, text_options);
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  if (!args.json_out.empty()) fmt::print("\nJSON written to {}\n", args.json_out);
+  return kExitSuccess;
+}
+
+}  // namespace trainscope::cli

@@ -1,0 +1,23 @@
+// The analyze pipeline shared by `analyze` and `demo`:
+// formats (load) -> analysis -> report (text / JSON).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace trainscope::cli {
+
+struct AnalyzeArgs {
+  std::vector<std::string> paths;
+  std::string json_out;       // "" = none, "-" = stdout (replaces the text summary)
+  std::string families_file;  // extra family rules, tried before the built-in ones
+  std::optional<int32_t> step;
+  std::optional<int32_t> focus_rank;
+  unsigned threads = 0;  // 0 = all cores
+  bool no_color = false;
+};
+
+int RunAnalyze(const AnalyzeArgs& args);
+
+}  // namespace trainscope::cli

@@ -1,0 +1,55 @@
+#include "cli/app.h"
+
+#include <exception>
+
+#include <fmt/format.h>
+
+#include "cli/commands.h"
+
+namespace trainscope::cli {
+
+int Run(const std::vector<std::string>& args) {
+  CLI::App app{
+      "trainscope: diagnose large-model training profiles (Ascend torch_npu, PyTorch/Kineto)",
+      "trainscope"};
+  app.set_version_flag("--version", kVersion);
+  app.require_subcommand(1);
+
+  struct Entry {
+    CLI::App* sub;
+    CommandRunner run;
+  };
+  std::vector<Entry> commands;
+  auto add = [&](const char* name, const char* help, CommandRunner (*reg)(CLI::App&)) {
+    CLI::App* sub = app.add_subcommand(name, help);
+    commands.push_back({sub, reg(*sub)});
+  };
+  add("analyze", "Analyse profiles: job dirs, *_ascend_pt rank dirs or ASCEND_PROFILER_OUTPUT dirs",
+      &RegisterAnalyze);
+  add("synth", "Write a realistic synthetic Ascend profile job (demo, tests, benchmarks)",
+      &RegisterSynth);
+  add("demo", "Generate the built-in demo job and analyse it", &RegisterDemo);
+
+  // CLI11 wants argv order with the program name first; it parses a reversed
+  // vector when given one.
+  std::vector<std::string> reversed(args.rbegin(), args.rend());
+  try {
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? kExitSuccess : kExitUnusableInput;
+  }
+  try {
+    for (auto& command : commands) {
+      if (command.sub->parsed()) return command.run();
+    }
+  } catch (const std::exception& e) {
+    // Nothing below should throw; this is the one boundary where a stray
+    // exception from a dependency becomes an error message, not a crash.
+    fmt::print(stderr, "trainscope: internal error: {}\n", e.what());
+    return kExitFailure;
+  }
+  return kExitUnusableInput;
+}
+
+}  // namespace trainscope::cli

@@ -1,0 +1,22 @@
+// cli::Run: the whole command line, callable in-process (tests drive the
+// real CLI through it). main.cc only forwards argv.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace trainscope::cli {
+
+enum ExitCode : int {
+  kExitSuccess = 0,
+  kExitFailure = 1,      // internal error or findings with --strict (later)
+  kExitUnusableInput = 2,  // bad input files or bad usage: the message says which
+  kExitInterrupted = 130,
+};
+
+// |args| excludes the program name. Output goes to stdout, messages to stderr.
+int Run(const std::vector<std::string>& args);
+
+inline constexpr const char* kVersion = "0.1.0";
+
+}  // namespace trainscope::cli

@@ -1,0 +1,21 @@
+// One function per subcommand; each registers its CLI11 options and returns
+// the callback that runs it. Table-driven like ninja's tools.
+#pragma once
+
+#include <functional>
+#include <memory>
+
+#include <CLI/CLI.hpp>
+
+namespace trainscope::cli {
+
+using CommandRunner = std::function<int()>;
+
+CommandRunner RegisterAnalyze(CLI::App& app);
+CommandRunner RegisterSynth(CLI::App& app);
+CommandRunner RegisterDemo(CLI::App& app);
+
+// Shared by commands: prints "trainscope: error: ..." and maps a Status code
+// to an exit code (2 for input/usage problems, 1 otherwise).
+
+}  // namespace trainscope::cli

@@ -1,0 +1,100 @@
+#include "cli/synth_command.h"
+
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "cli/app.h"
+#include "cli/commands.h"
+#include "cli/status_exit.h"
+
+namespace trainscope::cli {
+
+Status ApplyFusedList(const std::vector<std::string>& names, synth::SynthOptions* options) {
+  for (const std::string& name : names) {
+    if (name == "all") {
+      *options = synth::AllFused(*options);
+    } else if (name == "rmsnorm") {
+      options->fused_rmsnorm = true;
+    } else if (name == "gated-norm") {
+      options->fused_gated_norm = true;
+    } else if (name == "swiglu") {
+      options->fused_swiglu = true;
+    } else if (name == "cross-entropy") {
+      options->fused_cross_entropy = true;
+    } else if (name == "custom-op") {
+      options->native_custom_op = true;
+    } else if (name == "unshard") {
+      options->unshard_on_compute_stream = true;
+    } else if (name == "numa") {
+      options->numa_bound = true;
+    } else if (name == "optimizer") {
+      options->fused_optimizer = true;
+    } else {
+      return UsageError(fmt::format(
+          "--fused: unknown remedy '{}'\nhint: use rmsnorm, gated-norm, swiglu, cross-entropy, "
+          "custom-op, unshard, numa, optimizer or all (comma-separated)",
+          name));
+    }
+  }
+  return Status::Ok();
+}
+
+Status ParseHeaderVariant(const std::string& name, synth::HeaderVariant* header) {
+  if (name == "legacy2023") {
+    *header = synth::HeaderVariant::kLegacy2023;
+  } else if (name == "level1-2025") {
+    *header = synth::HeaderVariant::kLevel1_2025;
+  } else if (name == "cann83") {
+    *header = synth::HeaderVariant::kCann83;
+  } else if (name == "cann2026") {
+    *header = synth::HeaderVariant::kCann2026;
+  } else {
+    return UsageError(fmt::format(
+        "--header: unknown variant '{}'\nhint: use legacy2023, level1-2025, cann83 or cann2026", name));
+  }
+  return Status::Ok();
+}
+
+CommandRunner RegisterSynth(CLI::App& app) {
+  struct Args {
+    synth::SynthOptions options;
+    std::string out;
+    std::string header = "cann83";
+    std::vector<std::string> fused;
+  };
+  auto args = std::make_shared<Args>();
+  auto& o = args->options;
+  app.add_option("--out,-o", args->out, "Job directory to create (must be empty or absent)")->required();
+  app.add_option("--seed", o.seed, "PRNG seed; the same seed writes the same bytes")->capture_default_str();
+  app.add_option("--ranks", o.ranks, "Number of ranks")->capture_default_str();
+  app.add_option("--layers", o.layers, "Transformer layers")->capture_default_str();
+  app.add_option("--micro-batches", o.micro_batches, "Micro-batches per step")->capture_default_str();
+  app.add_option("--steps", o.steps, "Captured steps")->capture_default_str();
+  app.add_option("--first-step", o.first_step, "Number of the first captured ProfilerStep")
+      ->capture_default_str();
+  app.add_option("--hidden", o.hidden, "Hidden size (drives matmul and norm durations)")
+      ->capture_default_str();
+  app.add_option("--vocab", o.vocab, "Vocabulary size (drives the loss)")->capture_default_str();
+  app.add_option("--scale", o.scale, "Multiply the work per step (e.g. 400 for ~1 GB kernel_details.csv)")
+      ->capture_default_str();
+  app.add_option("--header", args->header, "CSV header generation: legacy2023, level1-2025, cann83, cann2026")
+      ->capture_default_str();
+  app.add_option("--fused", args->fused,
+                 "Remedies to apply (comma-separated): rmsnorm, gated-norm, swiglu, cross-entropy, "
+                 "custom-op, unshard, numa, optimizer, all. Default: the unfused baseline")
+      ->delimiter(',');
+  app.add_option("--name", o.name, "Job name used in directory names")->capture_default_str();
+  return [args] {
+    synth::SynthOptions options = args->options;
+    Status status = ParseHeaderVariant(args->header, &options.header);
+    if (status.ok()) status = ApplyFusedList(args->fused, &options);
+    if (status.ok()) status = synth::WriteSynthJob(options, args->out);
+    if (!status.ok()) return ReportError(status);
+    fmt::print("wrote {} rank(s) to {} (ground truth: {}/ground_truth.json)\n", options.ranks,
+               args->out, args->out);
+    return static_cast<int>(kExitSuccess);
+  };
+}
+
+}  // namespace trainscope::cli

@@ -1,0 +1,115 @@
+#include "core/numbers.h"
+
+#include <charconv>
+#include <cmath>
+#include <limits>
+
+namespace trainscope {
+namespace {
+
+bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+
+std::string_view StripSpaces(std::string_view s) {
+  while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
+  while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    char x = a[i], y = b[i];
+    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
+    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
+    if (x != y) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string_view TrimField(std::string_view field) {
+  field = StripSpaces(field);
+  if (field.size() >= 2 && field.front() == '"' && field.back() == '"') {
+    field = StripSpaces(field.substr(1, field.size() - 2));
+  }
+  return field;
+}
+
+bool IsMissingValue(std::string_view field) {
+  field = TrimField(field);
+  return field.empty() || EqualsIgnoreCase(field, "N/A") || EqualsIgnoreCase(field, "NA") ||
+         EqualsIgnoreCase(field, "null") || EqualsIgnoreCase(field, "None");
+}
+
+std::optional<int64_t> ParseMicrosToNanos(std::string_view field) {
+  std::string_view s = TrimField(field);
+  if (s.empty()) return std::nullopt;
+  bool negative = false;
+  size_t pos = 0;
+  if (s[0] == '-' || s[0] == '+') {
+    negative = s[0] == '-';
+    pos = 1;
+  }
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  int64_t micros = 0;
+  size_t int_digits = 0;
+  while (pos < s.size() && s[pos] >= '0' && s[pos] <= '9') {
+    int digit = s[pos] - '0';
+    if (micros > (kMax / 1000 - digit) / 10) return std::nullopt;  // would overflow as ns
+    micros = micros * 10 + digit;
+    ++pos;
+    ++int_digits;
+  }
+  int64_t frac_ns = 0;
+  size_t frac_digits = 0;
+  bool round_up = false;
+  if (pos < s.size() && s[pos] == '.') {
+    ++pos;
+    while (pos < s.size() && s[pos] >= '0' && s[pos] <= '9') {
+      if (frac_digits < 3) {
+        frac_ns = frac_ns * 10 + (s[pos] - '0');
+      } else if (frac_digits == 3) {
+        round_up = s[pos] >= '5';
+      }
+      ++frac_digits;
+      ++pos;
+    }
+  }
+  if (int_digits == 0 && frac_digits == 0) return std::nullopt;
+  if (pos != s.size()) {
+    if (s[pos] == 'e' || s[pos] == 'E') {
+      auto as_double = ParseDouble(s);
+      if (!as_double || !std::isfinite(*as_double) || std::fabs(*as_double) > 9.2e15) {
+        return std::nullopt;
+      }
+      return static_cast<int64_t>(std::llround(*as_double * 1000.0));
+    }
+    return std::nullopt;
+  }
+  for (size_t i = frac_digits; i < 3; ++i) frac_ns *= 10;
+  int64_t ns = micros * 1000 + frac_ns + (round_up ? 1 : 0);
+  return negative ? -ns : ns;
+}
+
+std::optional<double> ParseDouble(std::string_view field) {
+  std::string_view s = TrimField(field);
+  if (!s.empty() && s.front() == '+') s.remove_prefix(1);
+  if (s.empty()) return std::nullopt;
+  double value = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+  if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
+  return value;
+}
+
+std::optional<int64_t> ParseInt64(std::string_view field) {
+  std::string_view s = TrimField(field);
+  if (!s.empty() && s.front() == '+') s.remove_prefix(1);
+  if (s.empty()) return std::nullopt;
+  int64_t value = 0;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+  if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
+  return value;
+}
+
+}  // namespace trainscope

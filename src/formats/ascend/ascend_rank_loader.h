@@ -1,0 +1,23 @@
+// Loading one Ascend rank directory into a model::RankProfile.
+//
+// A rank directory is a `*_ascend_pt` directory (profiler_info_<rank>.json,
+// profiler_metadata.json, ASCEND_PROFILER_OUTPUT/...). Files are read by name;
+// optional files that are absent are listed in RankProfile::missing_files.
+#pragma once
+
+#include <string>
+
+#include "core/status.h"
+#include "model/rank_profile.h"
+
+namespace trainscope::formats {
+
+// Loads kernel_details.csv, step_trace_time.csv, op_statistic.csv,
+// profiler_info*.json and profiler_metadata.json from |rank_dir| (the
+// *_ascend_pt directory; an ASCEND_PROFILER_OUTPUT directory is accepted too
+// and its parent is used for the JSON files).
+// Fails (kNotFound / kInvalidInput) only when kernel_details.csv is missing or
+// unusable; every other problem is recorded in the profile's ledgers/warnings.
+Result<model::RankProfile> LoadAscendRank(const std::string& rank_dir);
+
+}  // namespace trainscope::formats

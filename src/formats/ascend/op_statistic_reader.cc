@@ -1,0 +1,96 @@
+#include "formats/ascend/op_statistic_reader.h"
+
+#include <fmt/format.h>
+
+#include "core/numbers.h"
+#include "formats/ascend/csv_common.h"
+
+namespace trainscope::formats {
+namespace {
+
+constexpr std::string_view kHint =
+    "op_statistic.csv needs OP Type, Count and Total Time(us) (CANN op_statistic copied by "
+    "torch_npu at Level1/Level2)";
+
+int64_t OptionalMicros(const CsvRecord& record, int column, const char* name, RowLedger* ledger) {
+  if (column == CsvHeader::kAbsent) return 0;
+  std::string_view raw = record.fields[column];
+  std::optional<int64_t> value = ParseMicrosToNanos(raw);
+  if (value) return *value;
+  if (!IsMissingValue(raw)) {
+    ledger->Note(fmt::format("unparsable {}", name), record.line, std::string(TrimField(raw)));
+  }
+  return 0;
+}
+
+}  // namespace
+
+Status ParseOpStatistic(std::string_view data, const std::string& file_label,
+                        model::RankProfile* profile) {
+  CsvReader reader(data);
+  CsvRecord record;
+  TS_ASSIGN_OR_RETURN(CsvHeader header, ReadCsvHeader(&reader, &record, file_label, kHint));
+  const int op_type = header.Find({"OP Type", "Type"});
+  const int core_type = header.Find({"Core Type", "Task Type"});
+  const int count = header.Find("Count");
+  const int total = header.Find("Total Time(us)");
+  const int min_col = header.Find("Min Time(us)");
+  const int avg = header.Find("Avg Time(us)");
+  const int max_col = header.Find("Max Time(us)");
+  const int ratio = header.Find("Ratio(%)");
+  if (op_type == CsvHeader::kAbsent)
+    return MissingColumnError(file_label, "OP Type", header, kHint);
+  if (count == CsvHeader::kAbsent) return MissingColumnError(file_label, "Count", header, kHint);
+  if (total == CsvHeader::kAbsent) {
+    return MissingColumnError(file_label, "Total Time(us)", header, kHint);
+  }
+
+  RowLedger ledger(file_label);
+  while (reader.Next(&record)) {
+    if (record.fields.size() != header.size()) {
+      ledger.Skip("wrong field count", record.line,
+                  FieldCountDetail(record.fields.size(), header.size()));
+      continue;
+    }
+    model::OpStatisticRow row;
+    row.op_type = std::string(TrimField(record.fields[op_type]));
+    if (core_type != CsvHeader::kAbsent)
+      row.core_type = std::string(TrimField(record.fields[core_type]));
+    std::optional<int64_t> count_value = ParseInt64(record.fields[count]);
+    if (!count_value) {
+      ledger.Skip("unparsable Count", record.line, std::string(TrimField(record.fields[count])));
+      continue;
+    }
+    std::optional<int64_t> total_value = ParseMicrosToNanos(record.fields[total]);
+    if (!total_value) {
+      ledger.Skip("unparsable Total Time", record.line,
+                  std::string(TrimField(record.fields[total])));
+      continue;
+    }
+    row.count = *count_value;
+    row.total_ns = *total_value;
+    row.min_ns = OptionalMicros(record, min_col, "Min Time", &ledger);
+    row.avg_ns = OptionalMicros(record, avg, "Avg Time", &ledger);
+    row.max_ns = OptionalMicros(record, max_col, "Max Time", &ledger);
+    if (ratio != CsvHeader::kAbsent) {
+      std::optional<double> value = ParseDouble(record.fields[ratio]);
+      if (value) {
+        row.ratio_pct = *value;
+      } else if (!IsMissingValue(record.fields[ratio])) {
+        ledger.Note("unparsable Ratio", record.line, std::string(TrimField(record.fields[ratio])));
+      }
+    }
+    profile->op_statistic.push_back(std::move(row));
+    ledger.Use();
+  }
+  AccountCsvError(reader, file_label, &ledger, &profile->warnings);
+  profile->ledgers.push_back(std::move(ledger));
+  return Status::Ok();
+}
+
+Status ReadOpStatisticFile(const std::string& path, model::RankProfile* profile) {
+  return ParseMappedFile(
+      path, [&](std::string_view data) { return ParseOpStatistic(data, path, profile); });
+}
+
+}  // namespace trainscope::formats

@@ -1,0 +1,114 @@
+#include "formats/ascend/profiler_info_reader.h"
+
+#include <simdjson.h>
+
+#include <filesystem>
+#include <utility>
+
+#include "core/mapped_file.h"
+#include "core/numbers.h"
+#include "formats/ascend/json_common.h"
+
+namespace trainscope::formats {
+namespace {
+
+namespace od = simdjson::ondemand;
+
+simdjson::error_code ReadExperimentalConfig(od::object object, model::CaptureInfo* info) {
+  for (auto field_result : object) {
+    od::field field;
+    if (auto error = std::move(field_result).get(field)) return error;
+    std::string_view key;
+    if (auto error = field.unescaped_key().get(key)) return error;
+    if (key == "_profiler_level") {
+      if (auto error = JsonValueToString(field.value(), &info->profiler_level)) return error;
+    } else if (key == "_aic_metrics") {
+      if (auto error = JsonValueToString(field.value(), &info->aic_metrics)) return error;
+    }
+  }
+  return simdjson::SUCCESS;
+}
+
+simdjson::error_code ReadConfig(od::object object, model::CaptureInfo* info) {
+  for (auto field_result : object) {
+    od::field field;
+    if (auto error = std::move(field_result).get(field)) return error;
+    std::string_view key;
+    if (auto error = field.unescaped_key().get(key)) return error;
+    if (key == "experimental_config") {
+      od::object experimental;
+      if (auto error = field.value().get_object().get(experimental)) return error;
+      if (auto error = ReadExperimentalConfig(experimental, info)) return error;
+    }
+  }
+  return simdjson::SUCCESS;
+}
+
+simdjson::error_code ReadRankId(od::value value, model::CaptureInfo* info) {
+  std::string text;
+  if (auto error = JsonValueToString(value, &text)) return error;
+  std::optional<int64_t> rank = ParseInt64(text);
+  if (rank && *rank >= 0 && *rank <= INT32_MAX) info->rank = static_cast<int32_t>(*rank);
+  return simdjson::SUCCESS;
+}
+
+}  // namespace
+
+Status ParseProfilerInfo(std::string_view json, const std::string& file_label,
+                         model::CaptureInfo* info) {
+  simdjson::padded_string padded(json.data(), json.size());
+  od::parser parser;
+  od::document doc;
+  if (auto error = parser.iterate(padded).get(doc)) return JsonError(file_label, error);
+  od::object root;
+  if (auto error = doc.get_object().get(root)) return JsonError(file_label, error);
+  for (auto field_result : root) {
+    od::field field;
+    if (auto error = std::move(field_result).get(field)) return JsonError(file_label, error);
+    std::string_view key;
+    if (auto error = field.unescaped_key().get(key)) return JsonError(file_label, error);
+    simdjson::error_code error = simdjson::SUCCESS;
+    if (key == "torch_npu_version") {
+      error = JsonValueToString(field.value(), &info->torch_npu_version);
+    } else if (key == "cann_version") {
+      error = JsonValueToString(field.value(), &info->cann_version);
+    } else if (key == "rank_id") {
+      error = ReadRankId(field.value(), info);
+    } else if (key == "config") {
+      od::object config;
+      error = field.value().get_object().get(config);
+      if (!error) error = ReadConfig(config, info);
+    }
+    if (error) return JsonError(file_label, error);
+  }
+  return Status::Ok();
+}
+
+std::optional<int32_t> RankFromProfilerInfoName(std::string_view file_name) {
+  constexpr std::string_view kPrefix = "profiler_info_";
+  constexpr std::string_view kSuffix = ".json";
+  if (file_name.size() <= kPrefix.size() + kSuffix.size() ||
+      file_name.substr(0, kPrefix.size()) != kPrefix ||
+      file_name.substr(file_name.size() - kSuffix.size()) != kSuffix) {
+    return std::nullopt;
+  }
+  std::string_view digits =
+      file_name.substr(kPrefix.size(), file_name.size() - kPrefix.size() - kSuffix.size());
+  for (char c : digits) {
+    if (c < '0' || c > '9') return std::nullopt;
+  }
+  std::optional<int64_t> rank = ParseInt64(digits);
+  if (!rank || *rank > INT32_MAX) return std::nullopt;
+  return static_cast<int32_t>(*rank);
+}
+
+Status ReadProfilerInfoFile(const std::string& path, model::CaptureInfo* info) {
+  TS_ASSIGN_OR_RETURN(MappedFile file, MappedFile::Open(path));
+  Status status = ParseProfilerInfo(file.data(), path, info);
+  std::optional<int32_t> name_rank =
+      RankFromProfilerInfoName(std::filesystem::path(path).filename().string());
+  if (name_rank) info->rank = name_rank;
+  return status;
+}
+
+}  // namespace trainscope::formats

@@ -1,0 +1,102 @@
+#include "formats/ascend/step_trace_reader.h"
+
+#include <fmt/format.h>
+
+#include <cstdint>
+
+#include "core/numbers.h"
+#include "formats/ascend/csv_common.h"
+
+namespace trainscope::formats {
+namespace {
+
+constexpr std::string_view kHint =
+    "step_trace_time.csv needs at least Step, Computing and Communication columns (written by "
+    "torch_npu into ASCEND_PROFILER_OUTPUT)";
+
+// A duration column: absent column -> 0, unparsable cell -> note and 0
+// (msprof-analyze turns unparsable cells into 0 as well).
+int64_t Duration(const CsvRecord& record, int column, const char* name, RowLedger* ledger) {
+  if (column == CsvHeader::kAbsent) return 0;
+  std::string_view raw = record.fields[column];
+  std::optional<int64_t> value = ParseMicrosToNanos(raw);
+  if (value) return *value;
+  if (!IsMissingValue(raw)) {
+    ledger->Note(fmt::format("unparsable {}", name), record.line, std::string(TrimField(raw)));
+  }
+  return 0;
+}
+
+}  // namespace
+
+Status ParseStepTraceTime(std::string_view data, const std::string& file_label,
+                          model::RankProfile* profile) {
+  CsvReader reader(data);
+  CsvRecord record;
+  TS_ASSIGN_OR_RETURN(CsvHeader header, ReadCsvHeader(&reader, &record, file_label, kHint));
+  const int device = header.Find("Device_id");
+  const int step = header.Find("Step");
+  const int computing = header.Find("Computing");
+  const int comm_not_overlapped = header.Find("Communication(Not Overlapped)");
+  const int overlapped = header.Find("Overlapped");
+  const int communication = header.Find("Communication");
+  const int free_col = header.Find("Free");
+  const int stage = header.Find("Stage");
+  const int bubble = header.Find("Bubble");
+  const int preparing = header.Find("Preparing");
+  if (step == CsvHeader::kAbsent) return MissingColumnError(file_label, "Step", header, kHint);
+  if (computing == CsvHeader::kAbsent) {
+    return MissingColumnError(file_label, "Computing", header, kHint);
+  }
+  if (communication == CsvHeader::kAbsent) {
+    return MissingColumnError(file_label, "Communication", header, kHint);
+  }
+
+  RowLedger ledger(file_label);
+  while (reader.Next(&record)) {
+    if (record.fields.size() != header.size()) {
+      ledger.Skip("wrong field count", record.line,
+                  FieldCountDetail(record.fields.size(), header.size()));
+      continue;
+    }
+    model::StepTraceRow row;
+    std::string_view step_raw = record.fields[step];
+    if (!IsMissingValue(step_raw)) {
+      std::optional<int64_t> value = ParseInt64(step_raw);
+      if (!value || *value < INT32_MIN || *value > INT32_MAX) {
+        ledger.Skip("unparsable Step", record.line, std::string(TrimField(step_raw)));
+        continue;
+      }
+      row.step = static_cast<int32_t>(*value);
+    }
+    if (device != CsvHeader::kAbsent) {
+      std::optional<int64_t> value = ParseInt64(record.fields[device]);
+      if (value && *value >= INT32_MIN && *value <= INT32_MAX) {
+        row.device_id = static_cast<int32_t>(*value);
+      }
+    }
+    row.computing_ns = Duration(record, computing, "Computing", &ledger);
+    row.communication_not_overlapped_ns =
+        Duration(record, comm_not_overlapped, "Communication(Not Overlapped)", &ledger);
+    row.overlapped_ns = Duration(record, overlapped, "Overlapped", &ledger);
+    row.communication_ns = Duration(record, communication, "Communication", &ledger);
+    row.free_ns = Duration(record, free_col, "Free", &ledger);
+    row.stage_ns = Duration(record, stage, "Stage", &ledger);
+    row.bubble_ns = Duration(record, bubble, "Bubble", &ledger);
+    if (preparing != CsvHeader::kAbsent) {
+      row.preparing_ns = Duration(record, preparing, "Preparing", &ledger);
+    }
+    profile->step_trace.push_back(row);
+    ledger.Use();
+  }
+  AccountCsvError(reader, file_label, &ledger, &profile->warnings);
+  profile->ledgers.push_back(std::move(ledger));
+  return Status::Ok();
+}
+
+Status ReadStepTraceTimeFile(const std::string& path, model::RankProfile* profile) {
+  return ParseMappedFile(
+      path, [&](std::string_view data) { return ParseStepTraceTime(data, path, profile); });
+}
+
+}  // namespace trainscope::formats

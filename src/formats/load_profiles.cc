@@ -1,0 +1,55 @@
+#include "formats/load_profiles.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <optional>
+#include <set>
+
+#include "core/parallel.h"
+#include "formats/ascend/ascend_rank_loader.h"
+#include "formats/profile_discovery.h"
+
+namespace trainscope::formats {
+
+Result<std::vector<model::RankProfile>> LoadProfiles(const std::vector<std::string>& paths,
+                                                     unsigned threads) {
+  std::vector<ProfileLocation> locations;
+  std::set<std::string> seen;  // the same rank given twice (job dir + rank dir) loads once
+  for (const std::string& path : paths) {
+    TS_ASSIGN_OR_RETURN(std::vector<ProfileLocation> found, DiscoverProfiles(path));
+    for (ProfileLocation& location : found) {
+      if (seen.insert(location.path).second) locations.push_back(std::move(location));
+    }
+  }
+
+  std::vector<std::optional<Result<model::RankProfile>>> results(locations.size());
+  ParallelFor(locations.size(), threads,
+              [&](size_t i) { results[i].emplace(LoadAscendRank(locations[i].path)); });
+
+  std::vector<model::RankProfile> profiles;
+  profiles.reserve(locations.size());
+  for (size_t i = 0; i < locations.size(); ++i) {
+    Result<model::RankProfile>& result = *results[i];
+    if (!result.ok()) {
+      return Status(result.status().code(),
+                    fmt::format("loading rank directory {}: {}", locations[i].path,
+                                result.status().message()));
+    }
+    model::RankProfile profile = std::move(result).value();
+    if (locations[i].rank_hint >= 0) {
+      profile.rank = locations[i].rank_hint;
+    } else if (profile.info.rank) {
+      profile.rank = *profile.info.rank;
+    } else {
+      profile.rank = static_cast<int32_t>(i);
+    }
+    profiles.push_back(std::move(profile));
+  }
+  std::stable_sort(
+      profiles.begin(), profiles.end(),
+      [](const model::RankProfile& a, const model::RankProfile& b) { return a.rank < b.rank; });
+  return profiles;
+}
+
+}  // namespace trainscope::formats

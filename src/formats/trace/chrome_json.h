@@ -1,0 +1,68 @@
+// Streaming scan of Chrome-trace JSON (Kineto traces, Ascend trace_view.json).
+//
+// Fast path: one simdjson ondemand pass over the whole document. When the
+// document is damaged (truncated, trailing comma, invalid UTF-8, unescaped
+// quote) simdjson fails somewhere, possibly before the first event, so the
+// sink is reset and a slow path re-reads the document event by event: a
+// string-aware bracket matcher finds each event's extent and simdjson parses
+// that slice alone. The slow path stops at the first damaged event, so every
+// event complete before the damage is kept and the damage offset is exact to
+// the event (to the byte for invalid UTF-8 and truncation).
+#pragma once
+
+#include <simdjson.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "core/status.h"
+
+namespace trainscope::formats::trace {
+
+// The fields of one event, read in one pass. ts/dur/id/pid/tid and numeric
+// args are raw JSON tokens (quotes kept for strings, never through double);
+// the others are unescaped strings. Views are valid only during OnEvent.
+struct RawEvent {
+  std::string_view ph, cat, name, ts, dur, id, bp;
+  std::string_view pid, tid;
+  bool has_args = false;
+  // args
+  std::string_view external_id, correlation, stream, device;
+  std::string_view coll_name, in_nelems, out_nelems, group_size, dtype, pg_name, pg_desc, pg_ranks;
+  std::string_view bytes, total_allocated, total_reserved, device_id, device_type;
+  std::string_view arg_name, labels, task_type;
+};
+
+class EventSink {
+ public:
+  virtual ~EventSink() = default;
+  // |offset| is the byte offset of the event's '{' (0 on the fast path).
+  virtual void OnEvent(const RawEvent& event, size_t offset) = 0;
+  // Top-level keys other than traceEvents (object documents only).
+  virtual void OnTopLevel(std::string_view /*key*/, simdjson::ondemand::value& /*value*/) {}
+  virtual void OnTopLevelScalar(std::string_view /*key*/, std::string_view /*raw*/) {}
+  // Forget everything seen so far (the fast path failed; the slow path restarts).
+  virtual void Reset() = 0;
+};
+
+struct ScanReport {
+  size_t events = 0;
+  bool damaged = false;
+  size_t damage_offset = 0;
+  std::string damage_reason;
+  bool slow_path = false;
+};
+
+// |padded| must have simdjson::SIMDJSON_PADDING readable bytes after size().
+// Returns InvalidInput (naming |label| and the offset) when not one event
+// could be read; damage after at least one good event is reported in
+// |report| only.
+Status ScanChromeTrace(std::string_view padded, const std::string& label, EventSink* sink,
+                       ScanReport* report);
+
+// Reads a whole .json or .json.gz file into a padded buffer (gzip is detected
+// by its magic bytes and stream-inflated).
+Result<simdjson::padded_string> LoadJsonFile(const std::string& path);
+
+}  // namespace trainscope::formats::trace

@@ -1,0 +1,261 @@
+#include "formats/trace/timeline_builder.h"
+
+#include <algorithm>
+#include <numeric>
+#include <unordered_map>
+
+#include "core/numbers.h"
+#include "model/timeline_classify.h"
+
+namespace trainscope::formats::trace {
+
+std::optional<int64_t> ParseIdToken(std::string_view raw) {
+  std::string_view s = TrimField(raw);
+  if (s.empty()) return std::nullopt;
+  bool negative = s[0] == '-';
+  if (negative) s.remove_prefix(1);
+  if (s.empty() || s.size() > 20) return std::nullopt;
+  uint64_t value = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return std::nullopt;
+    uint64_t digit = static_cast<uint64_t>(c - '0');
+    if (value > (UINT64_MAX - digit) / 10) return std::nullopt;  // beyond 64 bits
+    value = value * 10 + digit;
+  }
+  if (negative) {
+    if (value > uint64_t{1} << 63) return std::nullopt;
+    return static_cast<int64_t>(~value + 1);
+  }
+  return static_cast<int64_t>(value);  // ids above INT64_MAX keep their bits
+}
+
+void TimelineBuilder::AddActivity(int64_t raw_pid, int64_t raw_tid,
+                                  const model::DeviceActivity& activity) {
+  timeline_.activities.Append(activity);
+  activity_pid_.push_back(raw_pid);
+  activity_tid_.push_back(raw_tid);
+}
+
+int32_t TimelineBuilder::AddCollective(const model::CollectiveArgs& args) {
+  timeline_.collectives.push_back(args);
+  return static_cast<int32_t>(timeline_.collectives.size() - 1);
+}
+
+void TimelineBuilder::AddFlowPoint(bool start, int64_t id, StringId category, int64_t pid,
+                                   int64_t tid, int64_t ts_ns) {
+  (start ? flow_starts_ : flow_ends_).push_back(FlowPoint{id, category, pid, tid, ts_ns});
+}
+
+void TimelineBuilder::Reset() {
+  timeline_ = model::Timeline{};
+  activity_pid_.clear();
+  activity_tid_.clear();
+  flow_starts_.clear();
+  flow_ends_.clear();
+}
+
+void TimelineBuilder::SortHostOps() {
+  model::HostOps& ops = timeline_.host_ops;
+  std::vector<uint32_t> order(ops.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(), [&ops](uint32_t a, uint32_t b) {
+    if (ops.pid[a] != ops.pid[b]) return ops.pid[a] < ops.pid[b];
+    if (ops.tid[a] != ops.tid[b]) return ops.tid[a] < ops.tid[b];
+    if (ops.start_ns[a] != ops.start_ns[b]) return ops.start_ns[a] < ops.start_ns[b];
+    return ops.duration_ns[a] > ops.duration_ns[b];  // parents before children
+  });
+  ops.Permute(order);
+
+  // Strict time nesting per thread. An op that overlaps its predecessor
+  // without fitting inside it ("event bleed") becomes its sibling.
+  std::vector<int32_t> stack;
+  for (size_t j = 0; j < ops.size(); ++j) {
+    if (j == 0 || ops.pid[j] != ops.pid[j - 1] || ops.tid[j] != ops.tid[j - 1]) stack.clear();
+    while (!stack.empty()) {
+      size_t top = static_cast<size_t>(stack.back());
+      if (ops.end_ns(top) <= ops.start_ns[j] && ops.duration_ns[top] > 0) {
+        stack.pop_back();
+      } else if (ops.end_ns(j) > ops.end_ns(top)) {
+        stack.pop_back();
+      } else {
+        break;
+      }
+    }
+    ops.depth[j] = static_cast<int32_t>(stack.size());
+    ops.parent[j] = stack.empty() ? model::kNoIndex : stack.back();
+    stack.push_back(static_cast<int32_t>(j));
+  }
+}
+
+void TimelineBuilder::SortActivities() {
+  model::DeviceActivities& acts = timeline_.activities;
+  std::vector<uint32_t> order(acts.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::stable_sort(order.begin(), order.end(), [&acts](uint32_t a, uint32_t b) {
+    return acts.start_ns[a] < acts.start_ns[b];
+  });
+  acts.Permute(order);
+  std::vector<int64_t> pid(order.size()), tid(order.size());
+  for (size_t k = 0; k < order.size(); ++k) {
+    pid[k] = activity_pid_[order[k]];
+    tid[k] = activity_tid_[order[k]];
+  }
+  activity_pid_.swap(pid);
+  activity_tid_.swap(tid);
+}
+
+int32_t TimelineBuilder::HostOpAt(int64_t pid, int64_t tid, int64_t ts_ns) const {
+  const model::HostOps& ops = timeline_.host_ops;
+  // Last op of the thread that starts at or before ts (the deepest one when
+  // several start together: longer ops sort first).
+  size_t lo = 0, hi = ops.size();
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    bool before = ops.pid[mid] < pid || (ops.pid[mid] == pid && ops.tid[mid] < tid) ||
+                  (ops.pid[mid] == pid && ops.tid[mid] == tid && ops.start_ns[mid] <= ts_ns);
+    if (before) lo = mid + 1; else hi = mid;
+  }
+  if (lo == 0) return model::kNoIndex;
+  int32_t i = static_cast<int32_t>(lo - 1);
+  if (ops.pid[i] != pid || ops.tid[i] != tid) return model::kNoIndex;
+  while (i != model::kNoIndex) {
+    if (ops.start_ns[i] == ts_ns || ops.end_ns(i) > ts_ns) return i;
+    i = ops.parent[i];
+  }
+  return model::kNoIndex;
+}
+
+void TimelineBuilder::LinkLaunches() {
+  model::Timeline& tl = timeline_;
+  model::DeviceActivities& acts = tl.activities;
+  std::unordered_map<int64_t, int32_t> by_correlation;
+  by_correlation.reserve(tl.host_ops.size() / 2 + 1);
+  for (size_t i = 0; i < tl.host_ops.size(); ++i) {
+    if (tl.host_ops.correlation[i] != model::kNoId) {
+      by_correlation.emplace(tl.host_ops.correlation[i], static_cast<int32_t>(i));
+    }
+  }
+  for (size_t a = 0; a < acts.size(); ++a) {
+    if (acts.correlation[a] == model::kNoId) continue;
+    auto it = by_correlation.find(acts.correlation[a]);
+    if (it != by_correlation.end()) acts.launcher[a] = it->second;
+  }
+  if (flow_ends_.empty()) return;
+
+  std::unordered_map<TrackKey, int32_t, TrackKeyHash> by_track;
+  by_track.reserve(acts.size());
+  for (size_t a = 0; a < acts.size(); ++a) {
+    by_track.emplace(TrackKey{activity_pid_[a], activity_tid_[a], acts.start_ns[a]},
+                     static_cast<int32_t>(a));
+  }
+  std::unordered_map<TrackKey, size_t, TrackKeyHash> starts;  // (id, category, 0)
+  starts.reserve(flow_starts_.size());
+  for (size_t k = 0; k < flow_starts_.size(); ++k) {
+    starts.emplace(TrackKey{flow_starts_[k].id, flow_starts_[k].category, 0}, k);
+  }
+  // Framework-op flows (ac2g, torch_to_npu) first; CANN HostToDevice only
+  // fills activities no framework op claimed.
+  StringId host_to_device = profile_->strings.Find("HostToDevice");
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const FlowPoint& end : flow_ends_) {
+      if ((end.category == host_to_device) != (pass == 1)) continue;
+      auto s = starts.find(TrackKey{end.id, end.category, 0});
+      if (s == starts.end()) continue;
+      const FlowPoint& start = flow_starts_[s->second];
+      model::Flow flow;
+      flow.id = end.id;
+      flow.category = end.category;
+      flow.host_op = HostOpAt(start.pid, start.tid, start.ts_ns);
+      auto t = by_track.find(TrackKey{end.pid, end.tid, end.ts_ns});
+      if (t != by_track.end()) flow.activity = t->second;
+      if (flow.activity != model::kNoIndex && flow.host_op != model::kNoIndex &&
+          acts.launcher[flow.activity] == model::kNoIndex) {
+        acts.launcher[flow.activity] = flow.host_op;
+      }
+      tl.flows.push_back(flow);
+    }
+  }
+}
+
+void TimelineBuilder::BuildSteps() {
+  model::Timeline& tl = timeline_;
+  constexpr std::string_view kPrefix = "ProfilerStep#";
+  for (size_t i = 0; i < tl.host_ops.size(); ++i) {
+    std::string_view name = profile_->strings.Get(tl.host_ops.name[i]);
+    if (name.substr(0, kPrefix.size()) != kPrefix) continue;
+    std::optional<int64_t> number = ParseInt64(name.substr(kPrefix.size()));
+    if (!number || *number < 0 || *number > INT32_MAX) continue;
+    bool duplicate = false;
+    for (model::Step& step : tl.steps) {
+      if (step.number == *number) {
+        duplicate = true;  // cpu_op and user_annotation copies: keep the wider window
+        step.start_ns = std::min(step.start_ns, tl.host_ops.start_ns[i]);
+        step.end_ns = std::max(step.end_ns, tl.host_ops.end_ns(i));
+      }
+    }
+    if (duplicate) continue;
+    tl.steps.push_back(model::Step{static_cast<int32_t>(*number), tl.host_ops.start_ns[i],
+                                   tl.host_ops.end_ns(i), static_cast<int32_t>(i)});
+  }
+  std::sort(tl.steps.begin(), tl.steps.end(),
+            [](const model::Step& a, const model::Step& b) { return a.start_ns < b.start_ns; });
+  tl.step_source = tl.steps.empty() ? model::StepSource::kNone : model::StepSource::kProfilerStep;
+  if (tl.steps.empty()) return;
+
+  auto step_of = [&tl](int64_t ts) -> int32_t {
+    auto it = std::upper_bound(tl.steps.begin(), tl.steps.end(), ts,
+                               [](int64_t t, const model::Step& s) { return t < s.start_ns; });
+    if (it == tl.steps.begin()) return -1;
+    --it;
+    return ts < it->end_ns ? it->number : -1;
+  };
+  model::DeviceActivities& acts = tl.activities;
+  for (size_t a = 0; a < acts.size(); ++a) {
+    int32_t step = -1;
+    if (acts.launcher[a] != model::kNoIndex) {
+      step = step_of(tl.host_ops.start_ns[static_cast<size_t>(acts.launcher[a])]);
+    }
+    if (step == -1) step = step_of(acts.start_ns[a]);
+    acts.step[a] = step;
+  }
+}
+
+void TimelineBuilder::AppendKernels() {
+  const model::DeviceActivities& acts = timeline_.activities;
+  model::KernelTable& kernels = profile_->kernels;
+  bool had_rows = kernels.size() > 0;
+  kernels.Reserve(kernels.size() + acts.size());
+  for (size_t a = 0; a < acts.size(); ++a) {
+    model::KernelRow row;
+    switch (acts.kind[a]) {
+      case model::ActivityKind::kCompute: row.kind = model::KernelKind::kCompute; break;
+      case model::ActivityKind::kCommunication: row.kind = model::KernelKind::kCommunication; break;
+      case model::ActivityKind::kMemcpy:
+      case model::ActivityKind::kMemset: row.kind = model::KernelKind::kMemory; break;
+      case model::ActivityKind::kOther: continue;
+    }
+    row.step = acts.step[a] >= 0 ? acts.step[a] : model::kNoStep;
+    row.name = acts.name[a];
+    row.op_type = profile_->strings.Intern(model::ShortKernelName(profile_->strings.Get(acts.name[a])));
+    row.op_type_derived = true;
+    row.accelerator = acts.category[a];
+    row.stream = acts.stream[a];
+    row.start_ns = acts.start_ns[a];
+    row.duration_ns = acts.duration_ns[a];
+    kernels.Append(row);
+  }
+  if (had_rows) kernels.SortByStart();
+}
+
+void TimelineBuilder::Finish(bool append_kernels) {
+  SortHostOps();
+  SortActivities();
+  LinkLaunches();
+  BuildSteps();
+  if (append_kernels) AppendKernels();
+  timeline_.present = true;
+  profile_->timeline = std::move(timeline_);
+  timeline_ = model::Timeline{};
+}
+
+}  // namespace trainscope::formats::trace

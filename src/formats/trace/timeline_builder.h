@@ -1,0 +1,82 @@
+// TimelineBuilder: collects events from a trace reader and finishes the
+// model::Timeline (sorting, call-stack depth, launch links, steps, kernel
+// table rows). Shared by the Kineto and trace_view readers.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "model/rank_profile.h"
+#include "model/timeline.h"
+
+namespace trainscope::formats::trace {
+
+// Parses a raw token (quoted or not) as int64; uint64 ids above INT64_MAX are
+// kept as their two's-complement bits (Ascend flow ids). nullopt = absent or
+// not an integer (overflow beyond 64 bits included).
+std::optional<int64_t> ParseIdToken(std::string_view raw);
+
+class TimelineBuilder {
+ public:
+  explicit TimelineBuilder(model::RankProfile* profile) : profile_(profile) {}
+
+  StringPool& strings() { return profile_->strings; }
+  model::Timeline& timeline() { return timeline_; }
+
+  // (raw_pid, raw_tid) locate the event for flow ends ('f' events point at
+  // the activity by its track and start).
+  void AddActivity(int64_t raw_pid, int64_t raw_tid, const model::DeviceActivity& activity);
+  int32_t AddCollective(const model::CollectiveArgs& args);
+  void AddHostOp(const model::HostOp& op) { timeline_.host_ops.Append(op); }
+  // |start| = 's' (at the host op), otherwise 'f'/'t' (at the device activity).
+  void AddFlowPoint(bool start, int64_t id, StringId category, int64_t pid, int64_t tid,
+                    int64_t ts_ns);
+
+  // Drops everything (the scan restarts on its slow path).
+  void Reset();
+
+  // Sorts, links, assigns steps, appends kernels (when |append_kernels|) and
+  // moves the timeline into the profile.
+  void Finish(bool append_kernels);
+
+ private:
+  struct FlowPoint {
+    int64_t id;
+    StringId category;
+    int64_t pid;
+    int64_t tid;
+    int64_t ts_ns;
+  };
+  struct TrackKey {
+    int64_t pid;
+    int64_t tid;
+    int64_t ts;
+    bool operator==(const TrackKey& o) const { return pid == o.pid && tid == o.tid && ts == o.ts; }
+  };
+  struct TrackKeyHash {
+    size_t operator()(const TrackKey& k) const {
+      uint64_t h = static_cast<uint64_t>(k.pid) * 0x9E3779B97F4A7C15ULL;
+      h ^= static_cast<uint64_t>(k.tid) + 0x7F4A7C159E3779B9ULL + (h << 6) + (h >> 2);
+      h ^= static_cast<uint64_t>(k.ts) + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
+      return static_cast<size_t>(h);
+    }
+  };
+
+  void SortHostOps();
+  void SortActivities();
+  void LinkLaunches();
+  void BuildSteps();
+  void AppendKernels();
+  int32_t HostOpAt(int64_t pid, int64_t tid, int64_t ts_ns) const;
+
+  model::RankProfile* profile_;
+  model::Timeline timeline_;
+  std::vector<int64_t> activity_pid_;  // raw track of each activity, for flow ends
+  std::vector<int64_t> activity_tid_;
+  std::vector<FlowPoint> flow_starts_;
+  std::vector<FlowPoint> flow_ends_;
+};
+
+}  // namespace trainscope::formats::trace

@@ -1,0 +1,75 @@
+// RankProfile: everything trainscope knows about one rank of one capture.
+//
+// Readers in formats/ fill it; analyses in analysis/ only read it. It owns the
+// StringPool that all StringIds in its tables refer to.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/row_ledger.h"
+#include "core/string_pool.h"
+#include "model/kernel_table.h"
+#include "model/timeline.h"
+
+namespace trainscope::model {
+
+// One row of step_trace_time.csv, all durations in ns.
+struct StepTraceRow {
+  int32_t step = kNoStep;
+  std::optional<int32_t> device_id;
+  int64_t computing_ns = 0;
+  int64_t communication_not_overlapped_ns = 0;
+  int64_t overlapped_ns = 0;
+  int64_t communication_ns = 0;
+  int64_t free_ns = 0;
+  int64_t stage_ns = 0;
+  int64_t bubble_ns = 0;
+  std::optional<int64_t> preparing_ns;
+};
+
+// One row of op_statistic.csv (per op type, compute ops only).
+struct OpStatisticRow {
+  std::string op_type;
+  std::string core_type;
+  int64_t count = 0;
+  int64_t total_ns = 0;
+  int64_t min_ns = 0;
+  int64_t avg_ns = 0;
+  int64_t max_ns = 0;
+  double ratio_pct = 0;
+};
+
+// profiler_info_<rank>.json and profiler_metadata.json, the parts we use.
+struct CaptureInfo {
+  std::optional<int32_t> rank;  // from the file name or rank_id
+  std::string torch_npu_version;
+  std::string cann_version;
+  std::string profiler_level;   // Level0/1/2
+  std::string aic_metrics;
+  std::optional<int32_t> world_size;
+  std::map<std::string, std::string> env;  // ENV_VARIABLES
+  std::map<std::string, int64_t> parallel_sizes;  // tensor_model_parallel_size, ...
+};
+
+struct RankProfile {
+  std::string source_dir;       // the *_ascend_pt (or trace) directory
+  std::string profiler_output;  // the ASCEND_PROFILER_OUTPUT directory
+  int32_t rank = -1;            // -1 when unknown
+  CaptureInfo info;
+  StringPool strings;
+  KernelTable kernels;
+  std::vector<StepTraceRow> step_trace;
+  std::vector<OpStatisticRow> op_statistic;
+  Timeline timeline;  // from trace files (Kineto JSON, trace_view.json); present=false if none
+  // One ledger per file read, in read order. Files that were absent are
+  // listed in missing_files with the reason they matter.
+  std::vector<RowLedger> ledgers;
+  std::vector<std::string> missing_files;
+  std::vector<std::string> warnings;  // file-level problems that did not stop the load
+};
+
+}  // namespace trainscope::model

@@ -1,0 +1,215 @@
+// Timeline: device activities, host ops, flows and steps of one rank, from
+// Chrome-trace JSON (Kineto traces, Ascend trace_view.json).
+//
+// One model for GPU and NPU. Device activities and host ops are stored as
+// columns (a rank has 10^5-10^6 events; analyses scan one or two columns).
+// All strings are StringIds into the owning RankProfile's StringPool; all
+// times are int64 ns (never through double: epoch-µs timestamps do not fit).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/string_pool.h"
+
+namespace trainscope::model {
+
+enum class ActivityKind : uint8_t {
+  kCompute = 0,        // kernels / AI_CORE, AI_VECTOR_CORE, MIX_*, AI_CPU tasks
+  kCommunication = 1,  // collectives (NCCL/RCCL kernels, HCCL ops, DeepEP, ...)
+  kMemcpy = 2,
+  kMemset = 3,
+  // Device tasks that are neither compute, communication nor memory traffic:
+  // Ascend event record/wait, placeholders, SDMA of HCCL's own task streams.
+  // Kept for completeness but left out of the time budget (CANN's Overlap
+  // Analysis leaves them out too, see analysis/breakdown.h).
+  kOther = 4,
+};
+
+const char* ActivityKindName(ActivityKind kind);
+
+inline constexpr int32_t kNoIndex = -1;
+inline constexpr int64_t kNoId = INT64_MIN;  // correlation / external id absent
+
+// Metadata Kineto copies from record_param_comms onto a collective kernel.
+struct CollectiveArgs {
+  StringId name = StringPool::kEmpty;  // "Collective name": allreduce, _allgather_base, ...
+  StringId dtype = StringPool::kEmpty;
+  int64_t in_nelems = -1;
+  int64_t out_nelems = -1;
+  int32_t group_size = -1;
+  StringId pg_name = StringPool::kEmpty;
+  StringId pg_desc = StringPool::kEmpty;
+  StringId pg_ranks = StringPool::kEmpty;  // verbatim, e.g. "[0, 1]"
+};
+
+struct DeviceActivity {
+  int32_t device = -1;
+  int32_t stream = -1;
+  int64_t start_ns = 0;
+  int64_t duration_ns = 0;
+  StringId name = StringPool::kEmpty;
+  StringId category = StringPool::kEmpty;  // Kineto cat, or Ascend "Task Type"
+  ActivityKind kind = ActivityKind::kCompute;
+  int64_t correlation = kNoId;
+  int64_t external_id = kNoId;
+  int32_t collective = kNoIndex;  // index into Timeline::collectives
+  int32_t launcher = kNoIndex;    // index into Timeline::host_ops (set by the reader)
+  int32_t step = -1;              // ProfilerStep number, -1 when outside every step
+};
+
+class DeviceActivities {
+ public:
+  void Append(const DeviceActivity& a);
+  size_t size() const { return start_ns.size(); }
+  int64_t end_ns(size_t i) const { return start_ns[i] + duration_ns[i]; }
+  DeviceActivity Row(size_t i) const;
+  // Reorders every column by |order| (order[k] = old index of new row k).
+  void Permute(const std::vector<uint32_t>& order);
+
+  std::vector<int32_t> device;
+  std::vector<int32_t> stream;
+  std::vector<int64_t> start_ns;
+  std::vector<int64_t> duration_ns;
+  std::vector<StringId> name;
+  std::vector<StringId> category;
+  std::vector<ActivityKind> kind;
+  std::vector<int64_t> correlation;
+  std::vector<int64_t> external_id;
+  std::vector<int32_t> collective;
+  std::vector<int32_t> launcher;
+  std::vector<int32_t> step;
+};
+
+// pid/tid are int64. Non-numeric pids/tids ("Spans", "GPU 0 Counters") get a
+// synthetic id SyntheticThreadId(StringId) so that they never collide with OS ids.
+inline int64_t SyntheticThreadId(StringId id) { return -(int64_t{1} << 40) - int64_t{id}; }
+
+struct HostOp {
+  int64_t pid = 0;
+  int64_t tid = 0;
+  int64_t start_ns = 0;
+  int64_t duration_ns = 0;
+  StringId name = StringPool::kEmpty;
+  StringId category = StringPool::kEmpty;
+  int32_t depth = 0;          // strict time nesting on (pid, tid); 0 = top level
+  int32_t parent = kNoIndex;  // enclosing op on the same thread
+  int64_t external_id = kNoId;
+  int64_t correlation = kNoId;  // runtime calls (cudaLaunchKernel, hipLaunchKernel, ...)
+};
+
+class HostOps {
+ public:
+  void Append(const HostOp& op);
+  size_t size() const { return start_ns.size(); }
+  int64_t end_ns(size_t i) const { return start_ns[i] + duration_ns[i]; }
+  HostOp Row(size_t i) const;
+  void Permute(const std::vector<uint32_t>& order);
+
+  std::vector<int64_t> pid;
+  std::vector<int64_t> tid;
+  std::vector<int64_t> start_ns;
+  std::vector<int64_t> duration_ns;
+  std::vector<StringId> name;
+  std::vector<StringId> category;
+  std::vector<int32_t> depth;
+  std::vector<int32_t> parent;
+  std::vector<int64_t> external_id;
+  std::vector<int64_t> correlation;
+};
+
+// A resolved flow arrow host op -> device activity (ac2g, async,
+// async_cpu_to_gpu, async_npu/torch_to_npu, HostToDevice).
+struct Flow {
+  int64_t id = 0;  // flow ids can exceed 2^53 (Ascend): kept as int64 bits
+  StringId category = StringPool::kEmpty;
+  int32_t host_op = kNoIndex;
+  int32_t activity = kNoIndex;
+};
+
+struct Step {
+  int32_t number = -1;
+  int64_t start_ns = 0;  // host window of ProfilerStep#N
+  int64_t end_ns = 0;
+  int32_t host_op = kNoIndex;
+};
+
+enum class StepSource : uint8_t {
+  kNone = 0,          // no ProfilerStep#N: analyses use the whole trace
+  kProfilerStep = 1,  // host ProfilerStep#N annotations
+};
+
+// A `[memory]` instant event (allocator activity).
+struct MemoryEvent {
+  int64_t ts_ns = 0;
+  int32_t device_type = -1;
+  int32_t device_id = -1;
+  int64_t bytes = 0;  // negative = free
+  int64_t total_allocated = 0;
+  int64_t total_reserved = 0;
+};
+
+// Ascend trace_view.json "Overlap Analysis" segments, kept for cross-checks.
+enum class OverlapKind : uint8_t {
+  kComputing = 0,
+  kCommunication = 1,
+  kCommunicationNotOverlapped = 2,
+  kFree = 3,
+};
+
+struct OverlapSegment {
+  OverlapKind kind = OverlapKind::kComputing;
+  int64_t start_ns = 0;
+  int64_t duration_ns = 0;
+};
+
+struct ProcessGroupConfig {
+  std::string name;
+  std::string desc;
+  std::string backend_config;
+  int32_t size = -1;
+  std::vector<int32_t> ranks;
+};
+
+struct DistributedInfo {
+  std::optional<int32_t> rank;
+  std::optional<int32_t> world_size;
+  std::string backend;
+  std::string nccl_version;
+  std::vector<ProcessGroupConfig> process_groups;
+};
+
+struct DeviceProperties {
+  int32_t id = -1;
+  std::string name;
+  int64_t total_global_mem = 0;
+  int32_t num_sms = 0;
+  int32_t compute_major = 0;
+  int32_t compute_minor = 0;
+};
+
+struct Timeline {
+  bool present = false;
+  std::string format;  // "kineto" or "trace_view"
+  std::string source;  // the file read
+  int64_t base_time_ns = 0;  // Kineto baseTimeNanoseconds (0 when absent)
+
+  DeviceActivities activities;  // sorted by start_ns
+  HostOps host_ops;             // sorted by (pid, tid, start, longer first)
+  std::vector<Flow> flows;
+  std::vector<CollectiveArgs> collectives;
+  std::vector<Step> steps;  // sorted by start
+  StepSource step_source = StepSource::kNone;
+  std::map<int64_t, StringId> process_names;
+  std::map<std::pair<int64_t, int64_t>, StringId> thread_names;
+  DistributedInfo distributed;
+  std::vector<DeviceProperties> devices;
+  std::vector<MemoryEvent> memory;
+  std::vector<OverlapSegment> overlap;  // Ascend only
+};
+
+}  // namespace trainscope::model

@@ -1,0 +1,38 @@
+#include <cmath>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "report/text_report.h"
+
+namespace trainscope::report {
+
+std::string FormatDurationUs(double us) {
+  double magnitude = std::fabs(us);
+  if (magnitude < 1.0) return fmt::format("{:.0f} ns", us * 1000.0);
+  if (magnitude < 10.0) return fmt::format("{:.2f} µs", us);
+  if (magnitude < 1000.0) return fmt::format("{:.1f} µs", us);
+  if (magnitude < 10'000.0) return fmt::format("{:.2f} ms", us / 1000.0);
+  if (magnitude < 1'000'000.0) return fmt::format("{:.1f} ms", us / 1000.0);
+  return fmt::format("{:.2f} s", us / 1e6);
+}
+
+std::string FormatCount(int64_t count) {
+  std::string digits = std::to_string(count < 0 ? -count : count);
+  std::string out;
+  int group = 0;
+  for (auto it = digits.rbegin(); it != digits.rend(); ++it) {
+    if (group == 3) {
+      out.push_back(',');
+      group = 0;
+    }
+    out.push_back(*it);
+    ++group;
+  }
+  if (count < 0) out.push_back('-');
+  return std::string(out.rbegin(), out.rend());
+}
+
+std::string FormatPercent(double fraction) { return fmt::format("{:.1f}%", fraction * 100.0); }
+
+}  // namespace trainscope::report

@@ -1,0 +1,175 @@
+#include "report/json_report.h"
+
+#include "report/json_writer.h"
+
+namespace trainscope::report {
+namespace {
+
+void WriteKernels(JsonWriter& w, const analysis::KernelSummary& k) {
+  w.Key("kernels").BeginObject();
+  w.Field("count", k.count);
+  w.Field("compute_count", k.compute_count);
+  w.Field("communication_count", k.communication_count);
+  w.Field("span_us", k.span_us);
+  w.Field("mean_issue_interval_us", k.mean_issue_interval_us);
+  w.Field("total_time_us", k.total_time_us);
+  w.Field("p50_us", k.p50_us);
+  w.Field("p90_us", k.p90_us);
+  w.Field("p99_us", k.p99_us);
+  w.Field("max_us", k.max_us);
+  w.Key("share_le_50us").Double(k.share_le_50us, 6);
+  w.Key("share_le_100us").Double(k.share_le_100us, 6);
+  w.EndObject();
+}
+
+void WriteDensity(JsonWriter& w, const analysis::DurationDensity& d) {
+  w.Key("density").BeginObject();
+  w.Field("bins_per_decade", d.bins_per_decade);
+  w.Field("min_us", d.min_us);
+  w.Field("max_us", d.max_us);
+  w.Field("below_min", d.below_min);
+  w.Field("above_max", d.above_max);
+  w.Key("bins").BeginArray();
+  for (const auto& bin : d.bins) {
+    w.BeginObject();
+    w.Key("lo_us").Double(bin.lo_us, 4);
+    w.Key("hi_us").Double(bin.hi_us, 4);
+    w.Field("count", bin.count);
+    w.Key("density_per_decade").Double(bin.density_per_decade, 6);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
+void WriteStep(JsonWriter& w, const analysis::StepDistribution& step) {
+  w.BeginObject();
+  if (step.step == model::kNoStep) {
+    w.Key("step").Null();
+  } else {
+    w.Field("step", step.step);
+  }
+  WriteKernels(w, step.kernels);
+  w.Key("families").BeginArray();
+  for (const auto& family : step.families) {
+    w.BeginObject();
+    w.Field("name", family.name);
+    w.Field("count", family.count);
+    w.Field("total_us", family.total_us);
+    w.Key("share_count").Double(family.share_count, 6);
+    w.Key("share_time").Double(family.share_time, 6);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("top_operators").BeginArray();
+  for (const auto& op : step.top_operators) {
+    w.BeginObject();
+    w.Field("type", op.op_type);
+    w.Field("family", op.family);
+    w.Field("count", op.count);
+    w.Field("total_us", op.total_us);
+    w.Field("mean_us", op.mean_us);
+    w.Field("max_us", op.max_us);
+    w.Key("share_time").Double(op.share_time, 6);
+    w.EndObject();
+  }
+  w.EndArray();
+  WriteDensity(w, step.density);
+  if (step.step_trace) {
+    const auto& t = *step.step_trace;
+    w.Key("step_trace").BeginObject();
+    w.Field("computing_us", t.computing_us);
+    w.Field("communication_not_overlapped_us", t.communication_not_overlapped_us);
+    w.Field("overlapped_us", t.overlapped_us);
+    w.Field("communication_us", t.communication_us);
+    w.Field("free_us", t.free_us);
+    w.Field("stage_us", t.stage_us);
+    w.Field("bubble_us", t.bubble_us);
+    if (t.preparing_us) {
+      w.Field("preparing_us", *t.preparing_us);
+    } else {
+      w.Key("preparing_us").Null();
+    }
+    w.EndObject();
+  } else {
+    w.Key("step_trace").Null();
+  }
+  w.EndObject();
+}
+
+void WriteIngest(JsonWriter& w, const analysis::RankAnalysis& rank) {
+  w.Key("ingest").BeginObject();
+  w.Key("files").BeginArray();
+  for (const auto& file : rank.files) {
+    w.BeginObject();
+    w.Field("file", file.file);
+    w.Field("rows_read", file.rows_read);
+    w.Field("rows_used", file.rows_used);
+    w.Field("rows_skipped", file.rows_skipped);
+    w.Key("skipped_by_reason").BeginObject();
+    for (const auto& [reason, count] : file.skipped_by_reason) w.Field(reason, count);
+    w.EndObject();
+    w.Key("notes_by_reason").BeginObject();
+    for (const auto& [reason, count] : file.notes_by_reason) w.Field(reason, count);
+    w.EndObject();
+    w.Key("samples").BeginArray();
+    for (const auto& sample : file.samples) {
+      w.BeginObject();
+      w.Field("line", sample.line);
+      w.Field("reason", sample.reason);
+      w.Field("detail", sample.detail);
+      w.EndObject();
+    }
+    w.EndArray();
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("missing_files").BeginArray();
+  for (const auto& missing : rank.missing_files) w.String(missing);
+  w.EndArray();
+  w.Key("warnings").BeginArray();
+  for (const auto& warning : rank.warnings) w.String(warning);
+  w.EndArray();
+  w.EndObject();
+}
+
+}  // namespace
+
+std::string RenderJson(const analysis::JobAnalysis& job, const std::string& tool_version) {
+  JsonWriter w;
+  w.BeginObject();
+  w.Field("schema", kJsonSchema);
+  w.Key("tool").BeginObject().Field("name", "trainscope").Field("version", tool_version).EndObject();
+  w.Key("inputs").BeginArray();
+  for (const auto& input : job.inputs) w.String(input);
+  w.EndArray();
+  w.Key("ranks").BeginArray();
+  for (const auto& rank : job.ranks) {
+    w.BeginObject();
+    w.Field("rank", rank.rank);
+    w.Field("source", rank.source);
+    w.Key("capture").BeginObject();
+    w.Field("torch_npu_version", rank.torch_npu_version);
+    w.Field("cann_version", rank.cann_version);
+    w.Field("profiler_level", rank.profiler_level);
+    w.EndObject();
+    if (rank.selected_step == model::kNoStep) {
+      w.Key("selected_step").Null();
+    } else {
+      w.Field("selected_step", rank.selected_step);
+    }
+    w.Field("selected_step_reason", rank.selected_step_reason);
+    w.Key("steps").BeginArray();
+    for (const auto& step : rank.steps) WriteStep(w, step);
+    w.EndArray();
+    WriteIngest(w, rank);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  std::string out = w.str();
+  out.push_back('\n');
+  return out;
+}
+
+}  // namespace trainscope::report

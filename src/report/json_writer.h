@@ -1,0 +1,67 @@
+// JsonWriter: a minimal streaming JSON emitter for reports.
+//
+// Keeps commas and nesting right and escapes every string (profile strings
+// are untrusted). Numbers: doubles are written with up to 6 significant
+// decimals after the point trimmed ("12.5", not "12.500000"); non-finite
+// values become null because JSON has no NaN.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace trainscope::report {
+
+class JsonWriter {
+ public:
+  explicit JsonWriter(bool pretty = true) : pretty_(pretty) {}
+
+  JsonWriter& BeginObject();
+  JsonWriter& EndObject();
+  JsonWriter& BeginArray();
+  JsonWriter& EndArray();
+  JsonWriter& Key(std::string_view key);
+  JsonWriter& String(std::string_view value);
+  JsonWriter& Int(int64_t value);
+  JsonWriter& Double(double value, int decimals = 3);
+  JsonWriter& Bool(bool value);
+  JsonWriter& Null();
+
+  // Convenience: Key(k) then the value.
+  template <typename T>
+  JsonWriter& Field(std::string_view key, const T& value);
+
+  const std::string& str() const { return out_; }
+
+ private:
+  void BeforeValue();
+  void Newline();
+
+  bool pretty_;
+  std::string out_;
+  struct Level {
+    bool is_object;
+    bool has_items;
+  };
+  std::vector<Level> stack_;
+  bool after_key_ = false;
+};
+
+void AppendJsonEscaped(std::string* out, std::string_view text);
+
+template <typename T>
+JsonWriter& JsonWriter::Field(std::string_view key, const T& value) {
+  Key(key);
+  if constexpr (std::is_same_v<T, bool>) {
+    return Bool(value);
+  } else if constexpr (std::is_integral_v<T>) {
+    return Int(static_cast<int64_t>(value));
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return Double(static_cast<double>(value));
+  } else {
+    return String(value);
+  }
+}
+
+}  // namespace trainscope::report

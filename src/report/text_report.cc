@@ -1,0 +1,197 @@
+#include "report/text_report.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace trainscope::report {
+namespace {
+
+class Styler {
+ public:
+  explicit Styler(bool color) : color_(color) {}
+  std::string Bold(const std::string& text) const { return Wrap("1", text); }
+  std::string Dim(const std::string& text) const { return Wrap("2", text); }
+  std::string Warn(const std::string& text) const { return Wrap("33", text); }
+
+ private:
+  std::string Wrap(const char* code, const std::string& text) const {
+    return color_ ? fmt::format("\033[{}m{}\033[0m", code, text) : text;
+  }
+  bool color_;
+};
+
+// One character per density bin; the tallest bin is a full block.
+std::string Sparkline(const analysis::DurationDensity& density) {
+  static const char* kBlocks[] = {" ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
+  double peak = 0;
+  for (const auto& bin : density.bins) peak = std::max(peak, bin.density_per_decade);
+  std::string line;
+  for (const auto& bin : density.bins) {
+    int level = 0;
+    if (peak > 0 && bin.count > 0) {
+      level = std::max(1, static_cast<int>(std::lround(bin.density_per_decade / peak * 8)));
+    }
+    line += kBlocks[level];
+  }
+  return line;
+}
+
+void RenderRankDetail(std::string& out, const analysis::RankAnalysis& rank, const Styler& s) {
+  std::string capture;
+  if (!rank.torch_npu_version.empty()) capture += "torch_npu " + rank.torch_npu_version;
+  if (!rank.cann_version.empty()) capture += (capture.empty() ? "" : ", ") + ("CANN " + rank.cann_version);
+  if (!rank.profiler_level.empty()) capture += (capture.empty() ? "" : ", ") + rank.profiler_level;
+  out += s.Bold(fmt::format("Rank {}", rank.rank));
+  if (!capture.empty()) out += fmt::format("  ({})", capture);
+  out += "\n";
+  out += fmt::format("  {}\n", s.Dim(rank.source));
+  out += fmt::format("  step chosen: {}\n", rank.selected_step_reason);
+
+  const analysis::StepDistribution* step = rank.selected();
+  if (step == nullptr) return;
+  const auto& k = step->kernels;
+  out += "\n";
+  out += fmt::format("  kernels     {} ({} compute, {} communication) over {}; one issued every {}\n",
+                     FormatCount(k.count), FormatCount(k.compute_count),
+                     FormatCount(k.communication_count), FormatDurationUs(k.span_us),
+                     FormatDurationUs(k.mean_issue_interval_us));
+  out += fmt::format("  durations   p50 {}   p90 {}   p99 {}   max {}\n", FormatDurationUs(k.p50_us),
+                     FormatDurationUs(k.p90_us), FormatDurationUs(k.p99_us),
+                     FormatDurationUs(k.max_us));
+  out += fmt::format("  small       {} of kernels ≤ 50 µs, {} ≤ 100 µs\n",
+                     FormatPercent(k.share_le_50us), FormatPercent(k.share_le_100us));
+  if (step->step_trace) {
+    const auto& t = *step->step_trace;
+    out += fmt::format(
+        "  profiler    computing {}, communication {} (not overlapped {}), free {}  "
+        "[step_trace_time.csv]\n",
+        FormatDurationUs(t.computing_us), FormatDurationUs(t.communication_us),
+        FormatDurationUs(t.communication_not_overlapped_us), FormatDurationUs(t.free_us));
+  }
+  out += fmt::format("  density     1µs |{}| 1s   (log-log, kernels per decade)\n",
+                     Sparkline(step->density));
+
+  out += "\n";
+  out += s.Bold(fmt::format("  {:<26} {:>9} {:>7} {:>11} {:>7}", "family", "kernels", "share", "time",
+                            "share")) + "\n";
+  std::vector<analysis::FamilyStat> families = step->families;
+  std::stable_sort(families.begin(), families.end(),
+                   [](const auto& a, const auto& b) { return a.total_us > b.total_us; });
+  for (const auto& family : families) {
+    if (family.count == 0) continue;
+    out += fmt::format("  {:<26} {:>9} {:>7} {:>11} {:>7}\n", family.name, FormatCount(family.count),
+                       FormatPercent(family.share_count), FormatDurationUs(family.total_us),
+                       FormatPercent(family.share_time));
+  }
+
+  out += "\n";
+  out += s.Bold(fmt::format("  {:<34} {:<22} {:>8} {:>11} {:>10} {:>7}", "top operators by time",
+                            "family", "count", "total", "mean", "share")) + "\n";
+  size_t shown = 0;
+  for (const auto& op : step->top_operators) {
+    if (++shown > 10) break;
+    std::string type = op.op_type.size() > 34 ? op.op_type.substr(0, 31) + "..." : op.op_type;
+    out += fmt::format("  {:<34} {:<22} {:>8} {:>11} {:>10} {:>7}\n", type, op.family,
+                       FormatCount(op.count), FormatDurationUs(op.total_us),
+                       FormatDurationUs(op.mean_us), FormatPercent(op.share_time));
+  }
+}
+
+void RenderRankTable(std::string& out, const analysis::JobAnalysis& job, const Styler& s) {
+  out += "\n";
+  out += s.Bold(fmt::format("  {:<9} {:>6} {:>9} {:>11} {:>10} {:>10} {:>7} {:>7}", "all ranks", "step",
+                            "kernels", "span", "p50", "p90", "≤50µs", "≤100µs")) + "\n";
+  for (const auto& rank : job.ranks) {
+    const analysis::StepDistribution* step = rank.selected();
+    std::string step_text = rank.selected_step == model::kNoStep ? "all" : std::to_string(rank.selected_step);
+    if (step == nullptr || step->kernels.count == 0) {
+      out += fmt::format("  rank {:<4} {:>6} {:>9}   (no kernels: {})\n", rank.rank, step_text, 0,
+                         rank.missing_files.empty() ? "empty kernel table" : rank.missing_files.front());
+      continue;
+    }
+    const auto& k = step->kernels;
+    out += fmt::format("  rank {:<4} {:>6} {:>9} {:>11} {:>10} {:>10} {:>7} {:>7}\n", rank.rank,
+                       step_text, FormatCount(k.count), FormatDurationUs(k.span_us),
+                       FormatDurationUs(k.p50_us), FormatDurationUs(k.p90_us),
+                       FormatPercent(k.share_le_50us), FormatPercent(k.share_le_100us));
+  }
+}
+
+void RenderHealth(std::string& out, const analysis::JobAnalysis& job, const Styler& s) {
+  int64_t files = 0, read = 0, used = 0, skipped = 0;
+  for (const auto& rank : job.ranks) {
+    for (const auto& file : rank.files) {
+      ++files;
+      read += file.rows_read;
+      used += file.rows_used;
+      skipped += file.rows_skipped;
+    }
+  }
+  out += "\n";
+  out += fmt::format("Input: {} ranks, {} files, {} rows read = {} used + {} skipped\n",
+                     job.ranks.size(), files, FormatCount(read), FormatCount(used), FormatCount(skipped));
+  for (const auto& rank : job.ranks) {
+    for (const auto& file : rank.files) {
+      for (const auto& [reason, count] : file.skipped_by_reason) {
+        out += s.Warn(fmt::format("  rank {}: {}: {} rows skipped: {}", rank.rank, file.file,
+                                  FormatCount(count), reason)) + "\n";
+      }
+      for (const auto& sample : file.samples) {
+        out += s.Dim(fmt::format("    line {}: {}: {}", sample.line, sample.reason, sample.detail)) + "\n";
+      }
+    }
+    for (const auto& warning : rank.warnings) {
+      out += s.Warn(fmt::format("  rank {}: {}", rank.rank, warning)) + "\n";
+    }
+  }
+  // Missing optional files are the same on every rank most of the time:
+  // say each once with the ranks it applies to.
+  std::vector<std::pair<std::string, std::vector<int32_t>>> missing;
+  for (const auto& rank : job.ranks) {
+    for (const auto& file : rank.missing_files) {
+      auto it = std::find_if(missing.begin(), missing.end(), [&](const auto& m) { return m.first == file; });
+      if (it == missing.end()) {
+        missing.push_back({file, {rank.rank}});
+      } else {
+        it->second.push_back(rank.rank);
+      }
+    }
+  }
+  for (const auto& [file, ranks] : missing) {
+    std::string which = ranks.size() == job.ranks.size() ? "all ranks" : fmt::format("{} {}", ranks.size() == 1 ? "rank" : "ranks", fmt::join(ranks, ","));
+    out += s.Dim(fmt::format("  not present ({}): {}", which, file)) + "\n";
+  }
+}
+
+}  // namespace
+
+std::string RenderText(const analysis::JobAnalysis& job, const TextReportOptions& options) {
+  Styler s(options.color);
+  std::string out;
+  if (job.ranks.empty()) return "no ranks found\n";
+  const analysis::RankAnalysis* focus = &job.ranks.front();
+  if (options.focus_rank) {
+    for (const auto& rank : job.ranks) {
+      if (rank.rank == *options.focus_rank) focus = &rank;
+    }
+  }
+  // Prefer a rank that has kernels: some captures keep kernel_details only on
+  // a few ranks.
+  if (!options.focus_rank && (focus->selected() == nullptr || focus->selected()->kernels.count == 0)) {
+    for (const auto& rank : job.ranks) {
+      if (rank.selected() && rank.selected()->kernels.count > 0) {
+        focus = &rank;
+        break;
+      }
+    }
+  }
+  RenderRankDetail(out, *focus, s);
+  if (job.ranks.size() > 1) RenderRankTable(out, job, s);
+  RenderHealth(out, job, s);
+  return out;
+}
+
+}  // namespace trainscope::report

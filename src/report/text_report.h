@@ -1,0 +1,23 @@
+// The terminal summary printed by `trainscope analyze` by default.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "analysis/rank_analysis.h"
+
+namespace trainscope::report {
+
+struct TextReportOptions {
+  std::optional<int32_t> focus_rank;  // rank shown in depth; default: the lowest rank
+  bool color = false;                 // ANSI colours (only on a terminal)
+};
+
+std::string RenderText(const analysis::JobAnalysis& job, const TextReportOptions& options);
+
+// Human formats shared by the text and HTML reports.
+std::string FormatDurationUs(double us);    // "812 ns", "22.8 µs", "3.08 ms", "1.20 s"
+std::string FormatCount(int64_t count);     // "19,252"
+std::string FormatPercent(double fraction); // "62.4%"
+
+}  // namespace trainscope::report

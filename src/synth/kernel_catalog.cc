@@ -1,0 +1,386 @@
+#include "synth/kernel_catalog.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <initializer_list>
+
+#include "synth/synth.h"
+
+namespace trainscope::synth {
+namespace {
+
+// Micro-batch of one sequence of 4096 tokens, as in the article's runs.
+constexpr int kTokens = 4096;
+constexpr int kLossChunks = 4;
+
+std::string Join(std::initializer_list<std::string> parts, char sep) {
+  std::string out;
+  for (const std::string& part : parts) {
+    if (!out.empty()) out += sep;
+    out += part;
+  }
+  return out;
+}
+
+// torch_npu writes shapes as a CSV-quoted field whose value itself carries
+// literal quotes: """1,4096,2048;2048""" (ascend-formats.md §2.1).
+std::string QuotedShapes(std::initializer_list<std::string> shapes) {
+  return "\"\"\"" + Join(shapes, ';') + "\"\"\"";
+}
+
+std::string Repeat(const std::string& item, size_t n) {
+  std::string out;
+  for (size_t i = 0; i < n; ++i) {
+    if (i) out += ';';
+    out += item;
+  }
+  return out;
+}
+
+std::string Dims(std::initializer_list<int64_t> dims) {
+  std::string out;
+  for (int64_t d : dims) {
+    if (!out.empty()) out += ',';
+    out += fmt::format_int(d).str();
+  }
+  return out;
+}
+
+KernelSpec Make(const char* name, const char* type, Core core, double mean_us,
+                std::initializer_list<std::string> inputs,
+                std::initializer_list<std::string> outputs, const char* in_type = "DT_BF16",
+                const char* out_type = "DT_BF16") {
+  KernelSpec spec;
+  spec.name = name;
+  spec.type = type;
+  spec.core = core;
+  spec.mean_us = mean_us;
+  spec.input_shapes = QuotedShapes(inputs);
+  spec.input_types = Repeat(in_type, inputs.size());
+  spec.input_formats = Repeat("ND", inputs.size());
+  spec.output_shapes = QuotedShapes(outputs);
+  spec.output_types = Repeat(out_type, outputs.size());
+  spec.output_formats = Repeat("ND", outputs.size());
+  // Typical PipeUtilization profiles: cube kernels are mac-bound, vector
+  // kernels are HBM-bound (mte2), mixed kernels sit between.
+  switch (core) {
+    case Core::kAiCore:
+      spec.block_dim = 20;
+      spec.mac = 0.82, spec.mte2 = 0.34, spec.vec = 0.0;
+      break;
+    case Core::kMixAic:
+      spec.block_dim = 20, spec.mix_block_dim = 40;
+      spec.mac = 0.58, spec.mte2 = 0.41, spec.vec = 0.33;
+      break;
+    case Core::kMixAiv:
+      spec.block_dim = 40, spec.mix_block_dim = 20;
+      spec.mac = 0.12, spec.mte2 = 0.66, spec.vec = 0.38;
+      break;
+    case Core::kAiVectorCore:
+      spec.block_dim = 40;
+      spec.mac = 0.0, spec.mte2 = 0.74, spec.vec = 0.22;
+      break;
+    case Core::kCommunication:
+      spec.block_dim = 0;
+      break;
+  }
+  return spec;
+}
+
+}  // namespace
+
+const char* CoreName(Core core) {
+  switch (core) {
+    case Core::kAiCore:
+      return "AI_CORE";
+    case Core::kAiVectorCore:
+      return "AI_VECTOR_CORE";
+    case Core::kMixAic:
+      return "MIX_AIC";
+    case Core::kMixAiv:
+      return "MIX_AIV";
+    case Core::kCommunication:
+      return "COMMUNICATION";
+  }
+  return "N/A";
+}
+
+KernelCatalog::KernelCatalog(const SynthOptions& options) {
+  // Base durations are for hidden 2048 and a 151,936 vocabulary; elementwise
+  // work grows with hidden, matmuls with hidden^2, the loss with the vocabulary.
+  const int hidden = std::max(64, options.hidden);
+  const double h = hidden / 2048.0;
+  const double v = std::max(1000, options.vocab) / 151936.0;
+  BuildLayer(h, hidden);
+  BuildLossAndOptimizer(h, v, hidden, std::max(1000, options.vocab));
+  BuildComm(h);
+}
+
+SpecId KernelCatalog::Add(KernelSpec spec) {
+  specs_.push_back(std::move(spec));
+  return static_cast<SpecId>(specs_.size() - 1);
+}
+
+void KernelCatalog::BuildLayer(double h, int hidden) {
+  const std::string act = Dims({1, kTokens, hidden});
+  const std::string act2 = Dims({kTokens, hidden});
+  const std::string row = Dims({1, kTokens, 1});
+  const std::string w = Dims({hidden});
+  const int inter = hidden * 3;
+  const std::string mlp = Dims({1, kTokens, inter});
+  const std::string qkv = Dims({kTokens, hidden * 3 / 2});
+  const std::string heads = Dims({1, 16, kTokens, hidden / 16});
+  const Core v = Core::kAiVectorCore;
+  Chains& c = chains_;
+
+  auto vec = [&](const char* name, const char* type, double us, const std::string& in,
+                 const std::string& out, const char* in_type = "DT_BF16",
+                 const char* out_type = "DT_BF16") {
+    return Add(Make(name, type, v, us * h, {in}, {out}, in_type, out_type));
+  };
+  auto binary = [&](const char* name, const char* type, double us, const std::string& a,
+                    const std::string& b, const std::string& out, const char* t = "FLOAT") {
+    return Add(Make(name, type, v, us * h, {a, b}, {out}, t, t));
+  };
+  auto mm = [&](double us, const std::string& a, const std::string& b, const std::string& out) {
+    return Add(Make("aclnnMatmul_MatMulV3Common_MatMulV3", "MatMulV3", Core::kAiCore, us * h * h,
+                    {a, b}, {out}));
+  };
+
+  // Decomposed RMSNorm: x.float() ** 2 -> mean -> + eps -> rsqrt -> * x -> * w -> .bf16().
+  const SpecId cast_up = vec("aclnnCast_CastAiCore_Cast", "Cast", 12, act, act, "DT_BF16", "FLOAT");
+  const SpecId pows =
+      vec("aclnnPowTensorScalar_PowsAiCore_Pows", "Pows", 15, act, act, "FLOAT", "FLOAT");
+  const SpecId mean =
+      vec("aclnnMean_ReduceMeanAiCore_ReduceMean", "ReduceMean", 16, act, row, "FLOAT", "FLOAT");
+  const SpecId adds = vec("aclnnAdds_AddsAiCore_Adds", "Adds", 8, row, row, "FLOAT", "FLOAT");
+  const SpecId rsqrt = vec("aclnnRsqrt_RsqrtAiCore_Rsqrt", "Rsqrt", 9, row, row, "FLOAT", "FLOAT");
+  const SpecId mul_x = binary("aclnnMul_MulAiCore_Mul", "Mul", 62, act, row, act);
+  const SpecId mul_w = binary("aclnnMul_MulAiCore_Mul", "Mul", 53, act, w, act);
+  const SpecId cast_down =
+      vec("aclnnCast_CastAiCore_Cast", "Cast", 96, act, act, "FLOAT", "DT_BF16");
+  c.rmsnorm_fwd[0] = {cast_up, pows, mean, adds, rsqrt, mul_x, mul_w, cast_down};
+  c.rmsnorm_fwd[1] = {
+      Add(Make("aclnnRmsNorm_RmsNorm_RmsNorm", "RmsNorm", v, 40 * h, {act, w}, {act, row}))};
+  {
+    const SpecId g_cast =
+        vec("aclnnCast_CastAiCore_Cast", "Cast", 11, act, act, "DT_BF16", "FLOAT");
+    const SpecId g_mul1 = binary("aclnnMul_MulAiCore_Mul", "Mul", 58, act, w, act);
+    const SpecId g_mul2 = binary("aclnnMul_MulAiCore_Mul", "Mul", 52, act, row, act);
+    const SpecId g_sum = vec("aclnnReduceSum_ReduceSumAiCore_ReduceSum", "ReduceSum", 15, act, row,
+                             "FLOAT", "FLOAT");
+    const SpecId g_muls = vec("aclnnMuls_MulsAiCore_Muls", "Muls", 9, row, row, "FLOAT", "FLOAT");
+    const SpecId g_mul3 = binary("aclnnMul_MulAiCore_Mul", "Mul", 55, act, row, act);
+    const SpecId g_sub = binary("aclnnSub_SubAiCore_Sub", "Sub", 13, act, act, act);
+    const SpecId g_mul4 = binary("aclnnMul_MulAiCore_Mul", "Mul", 54, act, row, act);
+    const SpecId g_wsum =
+        vec("aclnnReduceSum_ReduceSumAiCore_ReduceSum", "ReduceSum", 14, act, w, "FLOAT", "FLOAT");
+    const SpecId g_cast2 =
+        vec("aclnnCast_CastAiCore_Cast", "Cast", 90, act, act, "FLOAT", "DT_BF16");
+    c.rmsnorm_bwd[0] = {g_cast, g_mul1, g_mul2, g_sum,  g_muls,
+                        g_mul3, g_sub,  g_mul4, g_wsum, g_cast2};
+    c.rmsnorm_bwd[1] = {Add(Make("aclnnRmsNormGrad_RmsNormGrad_RmsNormGrad", "RmsNormGrad",
+                                 Core::kMixAiv, 70 * h, {act, act, row, w}, {act, w}))};
+  }
+
+  // Gated RMSNorm after the linear attention: the article's 11-kernel motif
+  // Cast(32) Pows(39) ReduceMean(41) Adds(8) Rsqrt(9) Mul(62) Mul(53) Cast(96) Silu(48) Mul(138)
+  // Cast(30).
+  c.gated_norm_fwd[0] = {
+      vec("aclnnCast_CastAiCore_Cast", "Cast", 32, act, act, "DT_BF16", "FLOAT"),
+      vec("aclnnPowTensorScalar_PowsAiCore_Pows", "Pows", 39, act, act, "FLOAT", "FLOAT"),
+      vec("aclnnMean_ReduceMeanAiCore_ReduceMean", "ReduceMean", 41, act, row, "FLOAT", "FLOAT"),
+      vec("aclnnAdds_AddsAiCore_Adds", "Adds", 8, row, row, "FLOAT", "FLOAT"),
+      vec("aclnnRsqrt_RsqrtAiCore_Rsqrt", "Rsqrt", 9, row, row, "FLOAT", "FLOAT"),
+      binary("aclnnMul_MulAiCore_Mul", "Mul", 62, act, row, act),
+      binary("aclnnMul_MulAiCore_Mul", "Mul", 53, act, w, act),
+      vec("aclnnCast_CastAiCore_Cast", "Cast", 96, act, act, "FLOAT", "DT_BF16"),
+      vec("aclnnSilu_SwishAiCore_Swish", "Swish", 48, act, act),
+      binary("aclnnMul_MulAiCore_Mul", "Mul", 138, act, act, act, "DT_BF16"),
+      vec("aclnnCast_CastAiCore_Cast", "Cast", 30, act, act, "DT_BF16", "FLOAT"),
+  };
+  c.gated_norm_fwd[1] = {Add(Make("aclnnGatedRmsNorm_GatedRmsNorm_GatedRmsNorm", "GatedRmsNorm", v,
+                                  95 * h, {act, act, w}, {act}))};
+  c.gated_norm_bwd[0] = {
+      vec("aclnnCast_CastAiCore_Cast", "Cast", 32, act, act, "DT_BF16", "FLOAT"),
+      binary("aclnnMul_MulAiCore_Mul", "Mul", 60, act, act, act),
+      vec("aclnnSiluBackward_SiluGradAiCore_SiluGrad", "SiluGrad", 48, act, act),
+      binary("aclnnMul_MulAiCore_Mul", "Mul", 52, act, act, act),
+      binary("aclnnMul_MulAiCore_Mul", "Mul", 55, act, w, act),
+      vec("aclnnReduceSum_ReduceSumAiCore_ReduceSum", "ReduceSum", 41, act, row, "FLOAT", "FLOAT"),
+      vec("aclnnMuls_MulsAiCore_Muls", "Muls", 9, row, row, "FLOAT", "FLOAT"),
+      binary("aclnnMul_MulAiCore_Mul", "Mul", 50, act, row, act),
+      binary("aclnnSub_SubAiCore_Sub", "Sub", 38, act, act, act),
+      binary("aclnnMul_MulAiCore_Mul", "Mul", 54, act, row, act),
+      vec("aclnnReduceSum_ReduceSumAiCore_ReduceSum", "ReduceSum", 40, act, w, "FLOAT", "FLOAT"),
+      vec("aclnnCast_CastAiCore_Cast", "Cast", 90, act, act, "FLOAT", "DT_BF16"),
+      vec("aclnnCast_CastAiCore_Cast", "Cast", 30, act, act, "FLOAT", "DT_BF16"),
+  };
+  c.gated_norm_bwd[1] = {
+      Add(Make("aclnnGatedRmsNormGrad_GatedRmsNormGrad_GatedRmsNormGrad", "GatedRmsNormGrad",
+               Core::kMixAiv, 160 * h, {act, act, act, w}, {act, act, w}))};
+
+  // SwiGLU: silu(gate) * up, or one fused kernel.
+  c.swiglu_fwd[0] = {vec("aclnnSilu_SwishAiCore_Swish", "Swish", 46, mlp, mlp),
+                     binary("aclnnMul_MulAiCore_Mul", "Mul", 55, mlp, mlp, mlp, "DT_BF16")};
+  c.swiglu_fwd[1] = {
+      Add(Make("aclnnSwiGlu_SwiGlu_SwiGlu", "SwiGlu", v, 62 * h, {mlp, mlp}, {mlp}))};
+  c.swiglu_bwd[0] = {vec("aclnnSiluBackward_SiluGradAiCore_SiluGrad", "SiluGrad", 70, mlp, mlp),
+                     binary("aclnnMul_MulAiCore_Mul", "Mul", 52, mlp, mlp, mlp, "DT_BF16"),
+                     binary("aclnnMul_MulAiCore_Mul", "Mul", 49, mlp, mlp, mlp, "DT_BF16")};
+  c.swiglu_bwd[1] = {Add(Make("aclnnSwiGluGrad_SwiGluGrad_SwiGluGrad", "SwiGluGrad", v, 110 * h,
+                              {mlp, mlp, mlp}, {mlp, mlp}))};
+
+  // Glue that eager code puts around a custom op without a native layout:
+  // StridedSlice/PadV3 pairs for the causal conv1d window, Transpose/TransData
+  // for the chunk layout, Concat to stitch the result back.
+  const std::string chunked = Dims({1, 16, kTokens / 64, 64, hidden / 16});
+  const std::string padded = Dims({1, kTokens + 3, hidden});
+  c.glue_fwd_before = {
+      vec("aclnnSlice_StridedSliceAiCore_StridedSlice", "StridedSlice", 12, act, act),
+      vec("aclnnConstantPadNd_PadV3AiCore_PadV3", "PadV3", 12, act, padded),
+      vec("aclnnSlice_StridedSliceAiCore_StridedSlice", "StridedSlice", 11, padded, act),
+      vec("aclnnConstantPadNd_PadV3AiCore_PadV3", "PadV3", 11, act, padded),
+      vec("aclnnPermute_TransposeAiCore_Transpose", "Transpose", 15, act, heads)};
+  c.glue_fwd_after = {
+      vec("aclnnNpuFormatCast_TransDataAiCore_TransData", "TransData", 17, chunked, heads),
+      binary("aclnnCat_ConcatD_ConcatD", "ConcatD", 15, heads, heads, act, "DT_BF16")};
+  c.glue_bwd_before = {
+      vec("aclnnSlice_StridedSliceAiCore_StridedSlice", "StridedSlice", 12, act, act),
+      vec("aclnnConstantPadNd_PadV3AiCore_PadV3", "PadV3", 11, act, padded),
+      vec("aclnnPermute_TransposeAiCore_Transpose", "Transpose", 14, act, heads)};
+  c.glue_bwd_after = {
+      vec("aclnnNpuFormatCast_TransDataAiCore_TransData", "TransData", 16, chunked, heads),
+      binary("aclnnCat_ConcatD_ConcatD", "ConcatD", 14, heads, heads, act, "DT_BF16"),
+      vec("aclnnConstantPadNd_PadV3AiCore_PadV3", "PadV3", 10, act, padded),
+      vec("aclnnSlice_StridedSliceAiCore_StridedSlice", "StridedSlice", 11, padded, act)};
+  c.custom_op =
+      Add(Make("aclnnChunkGatedDeltaRule_ChunkGatedDeltaRule_ChunkGatedDeltaRule",
+               "ChunkGatedDeltaRule", Core::kMixAic, 420 * h, {heads, heads, heads, row}, {heads}));
+  // The article's monolithic 3,642 us backward kernel.
+  c.custom_op_grad =
+      Add(Make("aclnnChunkGatedDeltaRuleGrad_ChunkGatedDeltaRuleGrad_ChunkGatedDeltaRuleGrad",
+               "ChunkGatedDeltaRuleGrad", Core::kMixAic, 3642 * h, {heads, heads, heads, heads},
+               {heads, heads, heads}));
+
+  const std::string w_qkv = Dims({hidden, hidden * 3 / 2});
+  const std::string w_sq = Dims({hidden, hidden});
+  const std::string w_up = Dims({hidden, inter});
+  const std::string w_down = Dims({inter, hidden});
+  const std::string mlp2 = Dims({kTokens, inter});
+  c.mm_qkv = mm(180, act2, w_qkv, qkv);
+  c.mm_o = mm(90, act2, w_sq, act2);
+  c.mm_gdn_in = mm(150, act2, w_qkv, qkv);
+  c.mm_gdn_out = mm(240, act2, w_sq, act2);
+  c.mm_gate = mm(240, act2, w_up, mlp2);
+  c.mm_up = mm(238, act2, w_up, mlp2);
+  c.mm_down = mm(242, mlp2, w_down, act2);
+  c.mm_qkv_dx = mm(182, qkv, w_qkv, act2);
+  c.mm_qkv_dw = mm(190, act2, qkv, w_qkv);
+  c.mm_o_dx = mm(91, act2, w_sq, act2);
+  c.mm_o_dw = mm(95, act2, act2, w_sq);
+  c.mm_gdn_in_dx = mm(152, qkv, w_qkv, act2);
+  c.mm_gdn_in_dw = mm(160, act2, qkv, w_qkv);
+  c.mm_gdn_out_dx = mm(241, act2, w_sq, act2);
+  c.mm_gdn_out_dw = mm(250, act2, act2, w_sq);
+  c.mm_gate_dx = mm(243, mlp2, w_up, act2);
+  c.mm_gate_dw = mm(251, act2, mlp2, w_up);
+  c.mm_up_dx = mm(243, mlp2, w_up, act2);
+  c.mm_up_dw = mm(251, act2, mlp2, w_up);
+  c.mm_down_dx = mm(240, act2, w_down, mlp2);
+  c.mm_down_dw = mm(250, mlp2, act2, w_down);
+
+  c.slice = vec("aclnnContiguous_SliceAiCore_Slice", "Slice", 9, qkv, act2);
+  c.rope = Add(Make("RotaryPositionEmbedding", "RotaryPositionEmbedding", v, 22 * h,
+                    {heads, heads, heads}, {heads}));
+  c.rope_grad = Add(Make("RotaryPositionEmbeddingGrad", "RotaryPositionEmbeddingGrad", v, 20 * h,
+                         {heads, heads, heads}, {heads}));
+  c.flash_attention =
+      Add(Make("aclnnFlashAttentionScore_FlashAttentionScore_FlashAttentionScore",
+               "FlashAttentionScore", Core::kMixAic, 880 * h, {heads, heads, heads}, {heads, row}));
+  c.flash_attention_grad =
+      Add(Make("aclnnFlashAttentionScoreGrad_FlashAttentionScoreGrad_FlashAttentionScoreGrad",
+               "FlashAttentionScoreGrad", Core::kMixAic, 2250 * h, {heads, heads, heads, heads},
+               {heads, heads, heads}));
+  c.concat_grad = binary("aclnnCat_ConcatD_ConcatD", "ConcatD", 25, act2, act2, qkv, "DT_BF16");
+  c.add_residual = binary("aclnnAdd_AddAiCore_Add", "Add", 20, act, act, act, "DT_BF16");
+  c.add_grad = binary("aclnnAdd_AddAiCore_Add", "Add", 22, act, act, act, "DT_BF16");
+  c.embedding = Add(Make("aclnnEmbedding_GatherV2AiCore_GatherV2", "GatherV2", v, 48 * h,
+                         {Dims({151936, hidden}), Dims({1, kTokens})}, {act}));
+  c.embedding_grad =
+      Add(Make("aclnnEmbeddingDenseBackward_EmbeddingDenseGradV2_EmbeddingDenseGradV2",
+               "EmbeddingDenseGradV2", Core::kMixAiv, 310 * h, {act, Dims({1, kTokens})},
+               {Dims({151936, hidden})}));
+}
+
+void KernelCatalog::BuildLossAndOptimizer(double h, double v, int hidden, int vocab) {
+  Chains& c = chains_;
+  const int rows = kTokens / kLossChunks;
+  const std::string x = Dims({rows, hidden});
+  const std::string logits = Dims({rows, vocab});
+  const std::string labels = Dims({rows});
+  const std::string w = Dims({vocab, hidden});
+  const Core vc = Core::kAiVectorCore;
+  c.mm_lm_head = Add(Make("aclnnMatmul_MatMulV3Common_MatMulV3", "MatMulV3", Core::kAiCore,
+                          610 * h * v, {x, w}, {logits}));
+  c.mm_lm_head_dx = Add(Make("aclnnMatmul_MatMulV3Common_MatMulV3", "MatMulV3", Core::kAiCore,
+                             615 * h * v, {logits, w}, {x}));
+  c.mm_lm_head_dw = Add(Make("aclnnMatmul_MatMulV3Common_MatMulV3", "MatMulV3", Core::kAiCore,
+                             640 * h * v, {logits, x}, {w}));
+  // Full-vocabulary logits per chunk: the article's LogSoftmaxV2 2,455 us,
+  // NLLLossGrad 650 us, Cast 1,253 us.
+  c.loss_fwd[0] = {Add(Make("aclnnCast_CastAiCore_Cast", "Cast", vc, 1253 * v, {logits}, {logits},
+                            "DT_BF16", "FLOAT")),
+                   Add(Make("aclnnLogSoftmax_LogSoftmaxV2AiCore_LogSoftmaxV2", "LogSoftmaxV2", vc,
+                            2455 * v, {logits}, {logits}, "FLOAT", "FLOAT")),
+                   Add(Make("aclnnNLLLoss_NLLLossAiCore_NLLLoss", "NLLLoss", vc, 46,
+                            {logits, labels}, {""}, "FLOAT", "FLOAT"))};
+  c.loss_bwd[0] = {
+      Add(Make("aclnnNLLLossBackward_NLLLossGradAiCore_NLLLossGrad", "NLLLossGrad", vc, 650 * v,
+               {"", logits, labels}, {logits}, "FLOAT", "FLOAT")),
+      Add(Make("aclnnLogSoftmaxBackward_LogSoftmaxGradAiCore_LogSoftmaxGrad", "LogSoftmaxGrad", vc,
+               1120 * v, {logits, logits}, {logits}, "FLOAT", "FLOAT")),
+      Add(Make("aclnnCast_CastAiCore_Cast", "Cast", vc, 1253 * v, {logits}, {logits}, "FLOAT",
+               "DT_BF16"))};
+  c.loss_fwd[1] = {Add(Make(
+      "aclnnFusedLinearCrossEntropyLoss_FusedLinearCrossEntropyLoss_FusedLinearCrossEntropyLoss",
+      "FusedLinearCrossEntropyLoss", Core::kMixAic, 980 * h * v, {x, w, labels}, {""}))};
+  c.loss_bwd[1] = {Add(Make(
+      "aclnnFusedLinearCrossEntropyLossGrad_FusedLinearCrossEntropyLossGrad_"
+      "FusedLinearCrossEntropyLossGrad",
+      "FusedLinearCrossEntropyLossGrad", Core::kMixAic, 1650 * h * v, {x, w, labels}, {x, w}))};
+
+  // AdamW on one FSDP-sharded parameter: decomposed per-tensor loop, or the
+  // fused ApplyAdamWV2 kernel.
+  const std::string shard = Dims({hidden * hidden / 8});
+  auto opt = [&](const char* name, const char* type, double us) {
+    return Add(Make(name, type, vc, us * h, {shard, shard}, {shard}, "FLOAT", "FLOAT"));
+  };
+  c.optimizer_tensor[0] = {opt("aclnnMuls_MulsAiCore_Muls", "Muls", 5),
+                           opt("aclnnAdd_AddAiCore_Add", "Add", 7),
+                           opt("aclnnMul_MulAiCore_Mul", "Mul", 6),
+                           opt("aclnnSqrt_SqrtAiCore_Sqrt", "Sqrt", 5),
+                           opt("aclnnAdds_AddsAiCore_Adds", "Adds", 4),
+                           opt("aclnnDiv_RealDivAiCore_RealDiv", "RealDiv", 7),
+                           opt("aclnnAdd_AddAiCore_Add", "Add", 8)};
+  c.optimizer_tensor[1] = {opt("aclnnApplyAdamWV2_ApplyAdamWV2_ApplyAdamWV2", "ApplyAdamWV2", 26)};
+}
+
+void KernelCatalog::BuildComm(double h) {
+  auto comm = [&](const char* prefix, const char* type, double us) {
+    KernelSpec spec;
+    spec.name = prefix;
+    spec.type = type;
+    spec.core = Core::kCommunication;
+    spec.block_dim = 0;
+    spec.mean_us = us;
+    return Add(std::move(spec));
+  };
+  chains_.comm_all_reduce = comm("hcom_allReduce__612_", "hcom_allReduce_", 160);
+  chains_.comm_all_gather = comm("hcom_allGather__233_", "hcom_allGather_", 380 * h * h);
+  chains_.comm_reduce_scatter =
+      comm("hcom_reduceScatter__233_", "hcom_reduceScatter_", 420 * h * h);
+}
+
+}  // namespace trainscope::synth

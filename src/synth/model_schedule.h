@@ -1,0 +1,76 @@
+// The kernel sequence of one training step on one rank, as planted kernels.
+//
+// The schedule is a small discrete-event model of one NPU: a compute stream
+// that runs kernels back to back with host dispatch gaps, and a
+// communication stream for HCCL ops. Compute waits for an FSDP all-gather
+// before each layer; where the all-gather is issued decides whether that
+// wait is hidden (prefetch) or exposed ("pseudo-overlap").
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "synth/kernel_catalog.h"
+#include "synth/rng.h"
+
+namespace trainscope::synth {
+
+struct SynthOptions;
+
+// One kernel as planted. Times are absolute epoch nanoseconds.
+struct PlantedKernel {
+  int64_t start_ns = 0;
+  int64_t dur_ns = 0;
+  uint32_t seq = 0;  // comm kernels: the per-op-type counter in the name
+  SpecId spec = 0;
+};
+
+// How many instances of each remedy's fingerprint one step plants on one rank.
+struct PatternCounts {
+  int64_t rmsnorm_fwd = 0, rmsnorm_bwd = 0;
+  int64_t gated_norm_fwd = 0, gated_norm_bwd = 0;
+  int64_t swiglu_fwd = 0, swiglu_bwd = 0;
+  int64_t cross_entropy_fwd = 0, cross_entropy_bwd = 0;
+  int64_t glue_fwd = 0, glue_bwd = 0;
+  int64_t pseudo_overlap = 0;
+};
+
+// The work one step does, after scale is applied.
+struct ScheduleShape {
+  int layers = 1;
+  int micro_batches = 1;
+  int optimizer_tensors_per_layer = 8;
+  int loss_chunks = 4;
+};
+
+// Per-rank state that carries across steps (HCCL op counters).
+struct RankState {
+  explicit RankState(Rng rng_in) : rng(rng_in) {}
+  Rng rng;
+  uint32_t all_reduce_seq = 1;
+  uint32_t all_gather_seq = 1;
+  uint32_t reduce_scatter_seq = 1;
+};
+
+struct StepPlan {
+  std::vector<PlantedKernel> compute;  // sorted, non-overlapping
+  std::vector<PlantedKernel> comm;     // sorted, non-overlapping
+  int64_t end_ns = 0;                  // end of the last kernel
+  PatternCounts counts;
+};
+
+// The time resolution of planted kernels: real device timestamps are
+// multiples of 20 ns; the 2023 layout prints starts with one decimal only, so
+// there every time is a multiple of 100 ns and the printed values stay exact.
+int64_t TickNs(const SynthOptions& options);
+
+// Rounds |us| to a whole number of ticks, in nanoseconds (at least one tick).
+int64_t UsToTicks(double us, int64_t tick_ns);
+
+// Plans one step. The rank reaches the step-start all-reduce at |arrival_ns|;
+// the all-reduce completes on every rank at |barrier_end_ns| (the barrier).
+void BuildStep(const KernelCatalog& catalog, const SynthOptions& options,
+               const ScheduleShape& shape, int64_t arrival_ns, int64_t barrier_end_ns,
+               RankState* state, StepPlan* plan);
+
+}  // namespace trainscope::synth

@@ -1,0 +1,75 @@
+#include "synth/step_trace.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace trainscope::synth {
+namespace {
+
+struct Interval {
+  int64_t begin;
+  int64_t end;
+};
+
+// Kernels are sorted by start; merging touching/overlapping ones gives the union.
+std::vector<Interval> Union(const std::vector<PlantedKernel>& kernels) {
+  std::vector<Interval> out;
+  for (const PlantedKernel& k : kernels) {
+    const int64_t end = k.start_ns + k.dur_ns;
+    if (!out.empty() && k.start_ns <= out.back().end) {
+      out.back().end = std::max(out.back().end, end);
+    } else {
+      out.push_back({k.start_ns, end});
+    }
+  }
+  return out;
+}
+
+int64_t Length(const std::vector<Interval>& intervals) {
+  int64_t total = 0;
+  for (const Interval& i : intervals) total += i.end - i.begin;
+  return total;
+}
+
+int64_t IntersectionLength(const std::vector<Interval>& a, const std::vector<Interval>& b) {
+  int64_t total = 0;
+  size_t i = 0;
+  size_t j = 0;
+  while (i < a.size() && j < b.size()) {
+    const int64_t lo = std::max(a[i].begin, b[j].begin);
+    const int64_t hi = std::min(a[i].end, b[j].end);
+    if (hi > lo) total += hi - lo;
+    if (a[i].end < b[j].end) {
+      ++i;
+    } else {
+      ++j;
+    }
+  }
+  return total;
+}
+
+}  // namespace
+
+StepTrace ComputeStepTrace(const StepPlan& plan) {
+  StepTrace trace;
+  const std::vector<Interval> compute = Union(plan.compute);
+  const std::vector<Interval> comm = Union(plan.comm);
+  bool any = false;
+  for (const std::vector<Interval>* list : {&compute, &comm}) {
+    if (list->empty()) continue;
+    trace.window_start_ns =
+        any ? std::min(trace.window_start_ns, list->front().begin) : list->front().begin;
+    int64_t end = 0;
+    for (const Interval& i : *list) end = std::max(end, i.end);
+    trace.window_end_ns = any ? std::max(trace.window_end_ns, end) : end;
+    any = true;
+  }
+  trace.computing_ns = Length(compute);
+  trace.communication_ns = Length(comm);
+  const int64_t overlap = IntersectionLength(compute, comm);
+  trace.comm_not_overlapped_ns = trace.communication_ns - overlap;
+  trace.free_ns = trace.stage_ns() - (trace.computing_ns + trace.communication_ns - overlap);
+  return trace;
+}
+
+}  // namespace trainscope::synth

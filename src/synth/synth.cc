@@ -1,0 +1,188 @@
+#include "synth/synth.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <filesystem>
+#include <memory>
+#include <system_error>
+#include <vector>
+
+#include "synth/ascend_writer.h"
+#include "synth/ground_truth.h"
+#include "synth/kernel_catalog.h"
+#include "synth/kernel_details_writer.h"
+#include "synth/model_schedule.h"
+#include "synth/rng.h"
+#include "synth/step_trace.h"
+
+namespace trainscope::synth {
+namespace {
+
+namespace fs = std::filesystem;
+
+// First-kernel spread across ranks in the article: 104.5 ms unbound,
+// 70.2 ms after binding ranks to their NUMA node.
+constexpr double kUnboundSpreadUs = 104500.0;
+constexpr double kBoundSpreadUs = 70200.0;
+constexpr uint64_t kSkewSalt = 0x5CE3;
+constexpr uint64_t kMetricSalt = 0xAC0E;
+
+Status Validate(const SynthOptions& o) {
+  if (o.ranks < 1 || o.ranks > 512) return UsageError("synth: ranks must be in [1, 512]");
+  if (o.layers < 1 || o.layers > 100000) return UsageError("synth: layers must be in [1, 100000]");
+  if (o.micro_batches < 1) return UsageError("synth: micro_batches must be >= 1");
+  if (o.steps < 1 || o.steps > 10000) return UsageError("synth: steps must be in [1, 10000]");
+  if (o.first_step < 0) return UsageError("synth: first_step must be >= 0");
+  if (o.hidden < 64 || o.hidden > 65536) return UsageError("synth: hidden must be in [64, 65536]");
+  if (o.vocab < 1000 || o.vocab > 10000000)
+    return UsageError("synth: vocab must be in [1000, 10000000]");
+  if (!(o.scale > 0.0) || o.scale > 100000.0)
+    return UsageError("synth: scale must be in (0, 100000]");
+  if (o.name.empty() || o.name.size() > 64 ||
+      !std::all_of(o.name.begin(), o.name.end(), [](char ch) {
+        return std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_' || ch == '.';
+      })) {
+    return UsageError("synth: name must be 1-64 characters of [A-Za-z0-9._-]");
+  }
+  return Status::Ok();
+}
+
+Status PrepareDir(const std::string& dir) {
+  std::error_code ec;
+  if (fs::exists(dir, ec)) {
+    if (!fs::is_directory(dir, ec))
+      return InvalidInput("synth: " + dir + " exists and is not a directory");
+    if (!fs::is_empty(dir, ec)) return InvalidInput("synth: " + dir + " is not empty");
+    return Status::Ok();
+  }
+  fs::create_directories(dir, ec);
+  if (ec) return IoError(fmt::format("synth: cannot create {}: {}", dir, ec.message()));
+  return Status::Ok();
+}
+
+// Per-rank arrival offsets of one step: the spread between the first and the
+// last rank is the article's, the order of ranks is random.
+std::vector<int64_t> DrawSkews(int ranks, bool numa_bound, int64_t tick_ns, Rng& rng) {
+  std::vector<int64_t> skews(ranks, 0);
+  if (ranks < 2) return skews;
+  const double spread_us =
+      (numa_bound ? kBoundSpreadUs : kUnboundSpreadUs) * rng.Uniform(0.95, 1.05);
+  std::vector<double> u(ranks);
+  for (double& x : u) x = rng.Uniform();
+  const auto [lo, hi] = std::minmax_element(u.begin(), u.end());
+  const double lo_v = *lo;
+  const double range = std::max(1e-9, *hi - lo_v);
+  const long earliest = lo - u.begin();
+  for (int r = 0; r < ranks; ++r) {
+    skews[r] = r == earliest ? 0 : UsToTicks((u[r] - lo_v) / range * spread_us, tick_ns);
+  }
+  return skews;
+}
+
+struct RankOutput {
+  std::string dir;
+  std::unique_ptr<KernelDetailsWriter> writer;
+  std::vector<StepTraceRow> trace_rows;
+  RankState state;
+};
+
+}  // namespace
+
+SynthOptions AllFused(SynthOptions options) {
+  options.fused_rmsnorm = true;
+  options.fused_gated_norm = true;
+  options.fused_swiglu = true;
+  options.fused_cross_entropy = true;
+  options.native_custom_op = true;
+  options.unshard_on_compute_stream = true;
+  options.numa_bound = true;
+  return options;
+}
+
+Status WriteSynthJob(const SynthOptions& options, const std::string& out_dir) {
+  TS_RETURN_IF_ERROR(Validate(options));
+  TS_RETURN_IF_ERROR(PrepareDir(out_dir));
+
+  const KernelCatalog catalog(options);
+  ScheduleShape shape;
+  shape.layers = options.layers;
+  shape.micro_batches =
+      static_cast<int>(std::max<long long>(1, std::llround(options.micro_batches * options.scale)));
+  const VariantTraits traits = TraitsOf(options.header);
+
+  JobTruth truth;
+  truth.options = options;
+  truth.shape = shape;
+  std::vector<RankOutput> ranks;
+  ranks.reserve(options.ranks);
+  for (int r = 0; r < options.ranks; ++r) {
+    RankOutput out{fmt::format("{}_rank{}_{}_ascend_pt", options.name, r, traits.dir_timestamp),
+                   nullptr,
+                   {},
+                   RankState(Rng(options.seed, static_cast<uint64_t>(r) + 1))};
+    const int device_id = r % 8;
+    const std::string profiler_dir = out_dir + "/" + out.dir + "/ASCEND_PROFILER_OUTPUT";
+    std::error_code ec;
+    fs::create_directories(profiler_dir, ec);
+    if (ec) return IoError(fmt::format("synth: cannot create {}: {}", profiler_dir, ec.message()));
+    out.writer = std::make_unique<KernelDetailsWriter>(
+        catalog, options.header, device_id,
+        Rng(options.seed ^ kMetricSalt, static_cast<uint64_t>(r) + 1));
+    TS_RETURN_IF_ERROR(out.writer->Open(profiler_dir + "/kernel_details.csv"));
+    truth.ranks.push_back({r, device_id, out.dir, {}});
+    ranks.push_back(std::move(out));
+  }
+
+  Rng skew_rng(options.seed, kSkewSalt);
+  const int64_t tick_ns = TickNs(options);
+  int64_t step_base = traits.epoch_base_ns;
+  StepPlan plan;
+  for (int s = 0; s < options.steps; ++s) {
+    const int step = options.first_step + s;
+    const std::vector<int64_t> skews =
+        DrawSkews(options.ranks, options.numa_bound, tick_ns, skew_rng);
+    const int64_t latest = step_base + *std::max_element(skews.begin(), skews.end());
+    // The step-start all-reduce is a barrier: it completes everywhere once
+    // the latest rank has arrived and the (small) payload has moved.
+    const int64_t barrier_end = latest + UsToTicks(skew_rng.Uniform(140.0, 180.0), tick_ns);
+    int64_t step_end = barrier_end;
+    for (int r = 0; r < options.ranks; ++r) {
+      RankOutput& out = ranks[r];
+      const int64_t arrival = step_base + skews[r];
+      BuildStep(catalog, options, shape, arrival, barrier_end, &out.state, &plan);
+      TS_RETURN_IF_ERROR(out.writer->WriteStep(step, plan));
+      const StepTrace trace = ComputeStepTrace(plan);
+      const int64_t preparing = UsToTicks(skew_rng.Uniform(120.0, 400.0), tick_ns);
+      out.trace_rows.push_back({step, trace, preparing});
+      truth.ranks[r].steps.push_back({step, static_cast<int64_t>(plan.compute.size()),
+                                      static_cast<int64_t>(plan.comm.size()), skews[r],
+                                      latest - arrival, trace});
+      if (s == 0 && r == 0) truth.counts = plan.counts;
+      step_end = std::max(step_end, plan.end_ns);
+    }
+    // Host-side step boundary: logging, data loader, next ProfilerStep.
+    step_base = step_end + UsToTicks(skew_rng.Uniform(1500.0, 3000.0), tick_ns);
+  }
+
+  for (int r = 0; r < options.ranks; ++r) {
+    RankOutput& out = ranks[r];
+    const std::string rank_dir = out_dir + "/" + out.dir;
+    const int device_id = truth.ranks[r].device_id;
+    TS_RETURN_IF_ERROR(out.writer->Close());
+    const std::string profiler_dir = rank_dir + "/ASCEND_PROFILER_OUTPUT";
+    TS_RETURN_IF_ERROR(WriteStepTraceTime(profiler_dir + "/step_trace_time.csv", options.header,
+                                          device_id, out.trace_rows));
+    TS_RETURN_IF_ERROR(WriteOpStatistic(profiler_dir + "/op_statistic.csv", options.header,
+                                        device_id, catalog, out.writer->totals()));
+    TS_RETURN_IF_ERROR(WriteProfilerInfo(fmt::format("{}/profiler_info_{}.json", rank_dir, r),
+                                         options.header, r, traits.epoch_base_ns, step_base));
+    TS_RETURN_IF_ERROR(
+        WriteProfilerMetadata(rank_dir + "/profiler_metadata.json", r, options.ranks));
+  }
+  return WriteGroundTruth(out_dir + "/ground_truth.json", catalog, truth);
+}
+
+}  // namespace trainscope::synth

@@ -1,0 +1,55 @@
+// trainscope synth: a deterministic generator of realistic Ascend profiles.
+//
+// Writes a job directory of N rank directories in the torch_npu text layout
+// for an LLM training step, with each remedy of methodology §2 switchable, so
+// that a baseline looks like the article's baseline and the fused run like
+// the optimised one. Also writes ground_truth.json with what was planted.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "core/status.h"
+
+namespace trainscope::synth {
+
+enum class HeaderVariant {
+  kLegacy2023,   // no Device_id, ArithmeticUtilization-era columns, no trailing tab
+  kLevel1_2025,  // Step Id,Model ID,... Block Dim, PipeUtilization, trailing tabs
+  kCann83,       // Device_id second, COMMUNICATION accelerator, Block Dim
+  kCann2026,     // Block Num / Mix Block Num
+};
+
+struct SynthOptions {
+  uint64_t seed = 1;
+  int ranks = 2;
+  int layers = 8;
+  int micro_batches = 2;
+  int steps = 3;  // ProfilerStep#N for N in [first_step, first_step+steps)
+  int first_step = 5;
+  int hidden = 2048;   // drives matmul / norm durations
+  int vocab = 151936;  // drives the loss
+  double scale = 1.0;  // multiplies the micro-batches (layers x micro-batches work): big files
+  HeaderVariant header = HeaderVariant::kCann83;
+  // Remedies (methodology §2). true = the optimised variant.
+  bool fused_rmsnorm = false;
+  bool fused_gated_norm = false;
+  bool fused_swiglu = false;
+  bool fused_cross_entropy = false;
+  bool native_custom_op = false;           // false: StridedSlice/PadV3 glue around the custom op
+  bool unshard_on_compute_stream = false;  // false: separate-stream FSDP unshard (pseudo-overlap)
+  bool numa_bound = false;                 // false: unbound host skew between ranks
+  // Not one of the six remedies (AllFused leaves it): false = per-tensor
+  // decomposed AdamW loop (Muls/Add/Mul/Sqrt/Adds/RealDiv/Add), true = one
+  // ApplyAdamWV2 kernel per tensor.
+  bool fused_optimizer = false;
+  std::string name = "synth";
+};
+
+// Applies every remedy (the "optimised" run of the article).
+SynthOptions AllFused(SynthOptions options);
+
+// Writes the job under |out_dir| (created; must be empty or absent).
+Status WriteSynthJob(const SynthOptions& options, const std::string& out_dir);
+
+}  // namespace trainscope::synth

@@ -1,0 +1,148 @@
+// Parity of the Kineto reader + breakdown with HTA / TraceLens anchors
+// (docs: shared/docs/gpu-traces-and-anchors.md §5.3-5.4).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "analysis/breakdown.h"
+#include "analysis/launch_stats.h"
+#include "formats/trace/kineto_reader.h"
+#include "model/rank_profile.h"
+#include "test_paths.h"
+
+namespace trainscope {
+namespace {
+
+std::string FirstMatching(const std::string& dir, const std::string& prefix) {
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    std::string name = entry.path().filename().string();
+    if (name.rfind(prefix, 0) == 0 && name.find(".json") != std::string::npos) return entry.path().string();
+  }
+  return "";
+}
+
+double Ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
+
+TEST(KinetoCorpus, DlrmRank0MatchesHtaAndTraceLens) {
+  TS_REQUIRE_CORPUS("kineto/dlrm_ddp_8rank_v100_param");
+  model::RankProfile profile;
+  std::string path = FirstMatching(corpus_path + "/kineto/dlrm_ddp_8rank_v100_param", "worker0_");
+  ASSERT_TRUE(formats::ReadKinetoTrace(path, &profile).ok());
+  EXPECT_TRUE(profile.warnings.empty());
+  analysis::BreakdownOptions options;
+  options.linked_only = true;
+  analysis::Breakdown b = analysis::ComputeBreakdown(profile, options);
+  const analysis::TimeBudget& t = b.rows[0].budget;
+  std::printf("DLRM r0: total %.4f idle %.4f compute %.4f exposed comm %.4f (ms)\n", Ms(t.total_ns),
+              Ms(t.idle_ns), Ms(t.computation_ns), Ms(t.exposed_communication_ns));
+  EXPECT_NEAR(Ms(t.total_ns), 13.009, 0.001);
+  EXPECT_NEAR(Ms(t.idle_ns), 6.419, 0.001);
+  EXPECT_NEAR(Ms(t.computation_ns), 1.034, 0.001);
+  EXPECT_NEAR(Ms(t.exposed_communication_ns), 5.537, 0.001);
+}
+
+void ExpectTraceLensTimeline(const std::string& path, double computation, double exposed_memcpy,
+                             double idle, double total) {
+  model::RankProfile profile;
+  ASSERT_TRUE(formats::ReadKinetoTrace(path, &profile).ok());
+  analysis::BreakdownOptions options;
+  options.linked_only = true;
+  analysis::TimeBudget t = analysis::ComputeBreakdown(profile, options).rows[0].budget;
+  std::printf("%s: computation %.5f exposed_memcpy %.5f idle %.5f total %.5f (ms)\n", path.c_str(),
+              Ms(t.computation_ns), Ms(t.exposed_memcpy_ns + t.exposed_memset_ns), Ms(t.idle_ns),
+              Ms(t.total_ns));
+  EXPECT_NEAR(Ms(t.computation_ns + t.memset_ns), computation, 0.001);
+  EXPECT_NEAR(Ms(t.exposed_memcpy_ns), exposed_memcpy, 0.00005);
+  EXPECT_NEAR(Ms(t.idle_ns), idle, 0.001);
+  EXPECT_NEAR(Ms(t.total_ns), total, 0.001);
+}
+
+TEST(KinetoCorpus, QwenH100MatchesTraceLensLinkedOnly) {
+  TS_REQUIRE_CORPUS("kineto/tracelens_qwen1.5_0.5b_h100_vs_mi300x/h100");
+  ExpectTraceLensTimeline(
+      FirstMatching(corpus_path + "/kineto/tracelens_qwen1.5_0.5b_h100_vs_mi300x/h100", "Qwen"),
+      31.9031, 0.00237, 2.9869, 34.8924);
+}
+
+TEST(KinetoCorpus, QwenMi300xMatchesTraceLensLinkedOnly) {
+  TS_REQUIRE_CORPUS("kineto/tracelens_qwen1.5_0.5b_h100_vs_mi300x/mi300");
+  ExpectTraceLensTimeline(
+      FirstMatching(corpus_path + "/kineto/tracelens_qwen1.5_0.5b_h100_vs_mi300x/mi300", "Qwen"),
+      29.7432, 0.00076, 3.3874, 33.1313);
+}
+
+TEST(KinetoCorpus, NcclMetadataCollectiveArgs) {
+  TS_REQUIRE_CORPUS("kineto/hta_ddp_2rank_a100_rank0_nccl_metadata");
+  model::RankProfile profile;
+  ASSERT_TRUE(formats::ReadKinetoTrace(
+                  corpus_path + "/kineto/hta_ddp_2rank_a100_rank0_nccl_metadata/nccl_data.json.gz",
+                  &profile)
+                  .ok());
+  const model::Timeline& tl = profile.timeline;
+  int nccl = 0;
+  size_t longest = 0;
+  int64_t longest_dur = -1;
+  for (size_t i = 0; i < tl.activities.size(); ++i) {
+    if (profile.strings.Get(tl.activities.name[i]).find("ncclKernel") == std::string_view::npos) continue;
+    ++nccl;
+    EXPECT_EQ(tl.activities.kind[i], model::ActivityKind::kCommunication);
+    if (tl.activities.duration_ns[i] > longest_dur) {
+      longest_dur = tl.activities.duration_ns[i];
+      longest = i;
+    }
+  }
+  std::printf("nccl kernels: %d (HTA after its step filter: 21)\n", nccl);
+  EXPECT_GE(nccl, 21);
+  ASSERT_NE(tl.activities.collective[longest], model::kNoIndex);
+  const model::CollectiveArgs& c = tl.collectives[static_cast<size_t>(tl.activities.collective[longest])];
+  EXPECT_EQ(profile.strings.Get(c.name), "allreduce");
+  EXPECT_EQ(c.in_nelems, 2049000);
+  EXPECT_EQ(c.out_nelems, 2049000);
+  EXPECT_EQ(profile.strings.Get(c.pg_name), "0");
+  EXPECT_EQ(profile.strings.Get(c.pg_desc), "default_pg");
+  EXPECT_EQ(profile.strings.Get(c.pg_ranks), "[0, 1]");
+  EXPECT_EQ(profile.rank, 0);
+}
+
+TEST(KinetoCorpus, NsResolutionLaunches) {
+  TS_REQUIRE_CORPUS("kineto/hta_ddp_v100_rank0_ns_resolution");
+  model::RankProfile profile;
+  std::string path = FirstMatching(corpus_path + "/kineto/hta_ddp_v100_rank0_ns_resolution", "rank-0");
+  ASSERT_TRUE(formats::ReadKinetoTrace(path, &profile).ok());
+  analysis::LaunchStats s = analysis::ComputeLaunchStats(profile.timeline, {});
+  std::printf("ns_resolution: %lld launches (HTA 4876), %zu activities\n",
+              static_cast<long long>(s.launches), profile.timeline.activities.size());
+  // HTA keeps only activities of traced steps and drops the last step
+  // (include_last_profiler_step=False): reproduce that scope.
+  const model::Timeline& tl = profile.timeline;
+  ASSERT_GE(tl.steps.size(), 2u);
+  int32_t last = tl.steps.back().number;
+  int64_t hta_scope = 0;
+  for (size_t i = 0; i < tl.activities.size(); ++i) {
+    if (tl.activities.launcher[i] != model::kNoIndex && tl.activities.step[i] >= 0 &&
+        tl.activities.step[i] != last) {
+      ++hta_scope;
+    }
+  }
+  std::printf("  in HTA scope (steps but the last): %lld, steps %zu\n", static_cast<long long>(hta_scope),
+              tl.steps.size());
+  EXPECT_EQ(hta_scope, 4876);
+}
+
+TEST(KinetoCorpus, OldSchema2021Reads) {
+  TS_REQUIRE_CORPUS("kineto/kineto_tbplugin_resnet50_2021_oldschema");
+  model::RankProfile profile;
+  std::string path = FirstMatching(corpus_path + "/kineto/kineto_tbplugin_resnet50_2021_oldschema", "worker0");
+  ASSERT_TRUE(formats::ReadKinetoTrace(path, &profile).ok());
+  const model::Timeline& tl = profile.timeline;
+  EXPECT_GT(tl.activities.size(), 1000u);
+  size_t linked = 0;
+  for (int32_t l : tl.activities.launcher) linked += l != model::kNoIndex;
+  EXPECT_GT(linked, tl.activities.size() / 2);
+  EXPECT_FALSE(tl.steps.empty());
+  EXPECT_EQ(profile.kernels.size(), tl.activities.size());
+}
+
+}  // namespace
+}  // namespace trainscope

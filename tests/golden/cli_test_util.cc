@@ -1,0 +1,80 @@
+#include "golden/cli_test_util.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include <sys/wait.h>
+
+#include "test_paths.h"
+
+namespace trainscope::testing {
+namespace {
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+std::string ShellQuote(const std::string& arg) {
+  std::string quoted = "'";
+  for (char c : arg) {
+    if (c == '\'') {
+      quoted += "'\\''";
+    } else {
+      quoted += c;
+    }
+  }
+  return quoted + "'";
+}
+
+}  // namespace
+
+CommandResult RunTrainscope(const std::vector<std::string>& args) {
+  std::string dir = MakeTempDir("cli");
+  std::string command = ShellQuote(TrainscopeBinary());
+  for (const auto& arg : args) command += " " + ShellQuote(arg);
+  command += " >" + ShellQuote(dir + "/out") + " 2>" + ShellQuote(dir + "/err") + " </dev/null";
+  int raw = std::system(command.c_str());
+  CommandResult result;
+  result.exit_code = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  result.out = ReadAll(dir + "/out");
+  result.err = ReadAll(dir + "/err");
+  return result;
+}
+
+std::string NormalizePaths(std::string text) {
+  const std::string source = SourceDir();
+  for (size_t pos = text.find(source); pos != std::string::npos; pos = text.find(source, pos)) {
+    text.replace(pos, source.size(), "<SRC>");
+  }
+  return text;
+}
+
+std::string CompareGolden(const std::string& name, const std::string& actual) {
+  const std::string path = SourceDir() + "/tests/golden/data/" + name;
+  if (const char* update = std::getenv("TRAINSCOPE_UPDATE_GOLDEN"); update && std::string(update) == "1") {
+    std::ofstream(path, std::ios::binary) << actual;
+    return "";
+  }
+  std::string expected = ReadAll(path);
+  if (expected == actual) return "";
+  std::istringstream a(actual), e(expected);
+  std::string line_a, line_e;
+  for (int line = 1;; ++line) {
+    bool more_a = static_cast<bool>(std::getline(a, line_a));
+    bool more_e = static_cast<bool>(std::getline(e, line_e));
+    if (!more_a && !more_e) break;
+    if (line_a != line_e || more_a != more_e) {
+      return "golden " + name + " differs at line " + std::to_string(line) + "\n  expected: " +
+             (more_e ? line_e : "<eof>") + "\n  actual:   " + (more_a ? line_a : "<eof>") +
+             "\n(re-run with TRAINSCOPE_UPDATE_GOLDEN=1 after checking the change is intended)";
+    }
+  }
+  return "golden " + name + " differs (whitespace at end?)";
+}
+
+}  // namespace trainscope::testing

@@ -1,0 +1,24 @@
+// Where tests find their inputs.
+#pragma once
+
+#include <string>
+
+namespace trainscope::testing {
+
+// The shared corpus (../shared/corpus next to the checkout), or
+// $TRAINSCOPE_CORPUS. Empty when absent: corpus tests then GTEST_SKIP with
+// a message saying so, never pass silently.
+std::string CorpusDir();
+std::string SourceDir();
+std::string DataDir();  // tests/data
+std::string TrainscopeBinary();
+// A fresh empty directory under the system temp dir, unique per call.
+std::string MakeTempDir(const std::string& tag);
+
+}  // namespace trainscope::testing
+
+#define TS_REQUIRE_CORPUS(subdir)                                                    \
+  std::string corpus_path = ::trainscope::testing::CorpusDir();                     \
+  if (corpus_path.empty() || !std::filesystem::exists(corpus_path + "/" + (subdir))) \
+  GTEST_SKIP() << "corpus not found (" << corpus_path << "/" << (subdir)           \
+               << "); set TRAINSCOPE_CORPUS to ../shared/corpus to run this test"

@@ -1,0 +1,32 @@
+#include "report/json_writer.h"
+
+#include <gtest/gtest.h>
+
+namespace trainscope::report {
+namespace {
+
+TEST(JsonWriterTest, WritesNestedStructuresCompactly) {
+  JsonWriter w(/*pretty=*/false);
+  w.BeginObject();
+  w.Field("a", int64_t{1});
+  w.Key("b").BeginArray().Int(1).Double(2.5).Null().Bool(true).EndArray();
+  w.Key("c").BeginObject().EndObject();
+  w.Field("d", std::string("x"));
+  w.EndObject();
+  EXPECT_EQ(w.str(), R"({"a":1,"b":[1,2.5,null,true],"c":{},"d":"x"})");
+}
+
+TEST(JsonWriterTest, EscapesUntrustedStrings) {
+  JsonWriter w(false);
+  w.String("a\"b\\c\n<script>\x01");
+  EXPECT_EQ(w.str(), R"("a\"b\\c\n\u003cscript\u003e\u0001")");
+}
+
+TEST(JsonWriterTest, DoublesAreTrimmedAndNonFiniteIsNull) {
+  JsonWriter w(false);
+  w.BeginArray().Double(12.5).Double(3.0).Double(0.1234567, 6).Double(1.0 / 0.0).Double(-0.0).EndArray();
+  EXPECT_EQ(w.str(), "[12.5,3,0.123457,null,0]");
+}
+
+}  // namespace
+}  // namespace trainscope::report

@@ -1,0 +1,43 @@
+#include "analysis/statistics.h"
+
+#include <gtest/gtest.h>
+
+namespace trainscope::analysis {
+namespace {
+
+TEST(StatisticsTest, QuantilesInterpolateLikeNumpyLinear) {
+  std::vector<int64_t> values = {10, 20, 30, 40};
+  EXPECT_DOUBLE_EQ(QuantileSorted(values, 0.5), 25.0);
+  EXPECT_DOUBLE_EQ(QuantileSorted(values, 0.0), 10.0);
+  EXPECT_DOUBLE_EQ(QuantileSorted(values, 1.0), 40.0);
+  // numpy.percentile([10,20,30,40], 90) == 37.0
+  EXPECT_DOUBLE_EQ(QuantileSorted(values, 0.9), 37.0);
+  EXPECT_DOUBLE_EQ(QuantileSorted({}, 0.5), 0.0);
+  EXPECT_DOUBLE_EQ(QuantileSorted({7}, 0.99), 7.0);
+}
+
+TEST(StatisticsTest, DensityBinsAreLogSpacedFromOneMicrosecondToOneSecond) {
+  DurationDensity density = ComputeDurationDensity({});
+  ASSERT_EQ(density.bins.size(), 60u);  // 6 decades x 10 bins
+  EXPECT_NEAR(density.bins.front().lo_us, 1.0, 1e-9);
+  EXPECT_NEAR(density.bins.back().hi_us, 1e6, 1e-3);
+  EXPECT_NEAR(density.bins[10].lo_us, 10.0, 1e-9);
+}
+
+TEST(StatisticsTest, DensityPerDecadeIntegratesToTheFractionInside) {
+  // 1 us, 10 us (bin 10), 10 us, 999 ms (last bin), 0.5 us (below), 2 s (above).
+  std::vector<int64_t> ns = {1'000, 10'000, 10'000, 999'000'000, 500, 2'000'000'000};
+  DurationDensity density = ComputeDurationDensity(ns);
+  EXPECT_EQ(density.below_min, 1);
+  EXPECT_EQ(density.above_max, 1);
+  EXPECT_EQ(density.bins[0].count, 1);
+  EXPECT_EQ(density.bins[10].count, 2);
+  EXPECT_EQ(density.bins[59].count, 1);
+  double integral = 0;
+  for (const auto& bin : density.bins) integral += bin.density_per_decade * 0.1;
+  EXPECT_NEAR(integral, 4.0 / 6.0, 1e-12);
+  EXPECT_NEAR(density.bins[10].density_per_decade, 2.0 / 6.0 / 0.1, 1e-12);
+}
+
+}  // namespace
+}  // namespace trainscope::analysis
