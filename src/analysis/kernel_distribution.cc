@@ -144,6 +144,7 @@ StepDistribution ComputeStepDistribution(const model::RankProfile& profile, int3
     result.top_operators.resize(options.top_operators);
   }
   result.step_trace = FindStepTrace(profile, step);
+  result.breakdown = ComputeStepBudget(profile, step);
   return result;
 }
 

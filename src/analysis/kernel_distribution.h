@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "analysis/family_rules.h"
+#include "analysis/motifs.h"
+#include "analysis/step_budget.h"
 #include "analysis/statistics.h"
 #include "model/rank_profile.h"
 
@@ -66,6 +68,8 @@ struct StepDistribution {
   std::vector<FamilyStat> families;      // every family of the rule table, in table order
   std::vector<OperatorStat> top_operators;  // by total time, descending
   std::optional<StepTraceSummary> step_trace;
+  std::optional<StepBudget> breakdown;  // interval-union time budget of the step
+  std::vector<Motif> motifs;            // periodic kernel chains (filled by AddFingerprintAnalysis)
 };
 
 struct DistributionOptions {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "analysis/job_stages.h"
 #include "analysis/step_selection.h"
 #include "core/parallel.h"
 
@@ -51,6 +52,7 @@ Result<RankAnalysis> AnalyzeRank(const model::RankProfile& profile, const Family
   for (int32_t step : steps) {
     analysis.steps.push_back(ComputeStepDistribution(profile, step, rules, options.distribution));
   }
+  analysis.timeline = ComputeStepTimeline(profile, analysis.selected_step, rules);
   return analysis;
 }
 
@@ -80,6 +82,9 @@ Result<JobAnalysis> AnalyzeJob(const std::vector<model::RankProfile>& profiles,
     if (!result->ok()) return result->status();
     job.ranks.push_back(std::move(*result).value());
   }
+  AddFingerprintAnalysis(profiles, rules, threads, &job);
+  AddClusterAnalysis(profiles, threads, &job);
+  RankFindings(&job.findings);
   return job;
 }
 

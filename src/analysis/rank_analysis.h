@@ -6,8 +6,12 @@
 #include <string>
 #include <vector>
 
+#include "analysis/cluster.h"
 #include "analysis/family_rules.h"
+#include "analysis/finding.h"
 #include "analysis/kernel_distribution.h"
+#include "analysis/motifs.h"
+#include "analysis/step_timeline.h"
 #include "model/rank_profile.h"
 
 namespace trainscope::analysis {
@@ -31,6 +35,7 @@ struct RankAnalysis {
   int32_t selected_step = model::kNoStep;
   std::string selected_step_reason;
   std::vector<StepDistribution> steps;  // every step present, ascending
+  StepTimeline timeline;                // panorama of the selected step
   std::vector<FileHealth> files;
   std::vector<std::string> missing_files;
   std::vector<std::string> warnings;
@@ -47,6 +52,8 @@ struct JobAnalysis {
   std::vector<std::string> inputs;
   std::vector<RankAnalysis> ranks;
   std::vector<std::string> family_names;
+  std::vector<Finding> findings;  // the root-cause portrait, ranked by estimated gain
+  ClusterAnalysis cluster;
 };
 
 Result<RankAnalysis> AnalyzeRank(const model::RankProfile& profile, const FamilyRules& rules,

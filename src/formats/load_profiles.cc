@@ -9,8 +9,21 @@
 #include "core/parallel.h"
 #include "formats/ascend/ascend_rank_loader.h"
 #include "formats/profile_discovery.h"
+#include "formats/trace/kineto_reader.h"
 
 namespace trainscope::formats {
+
+namespace {
+
+Result<model::RankProfile> LoadLocation(const ProfileLocation& location) {
+  if (location.kind == ProfileKind::kAscendRank) return LoadAscendRank(location.path);
+  model::RankProfile profile;
+  profile.source_dir = location.path;
+  TS_RETURN_IF_ERROR(ReadKinetoTrace(location.path, &profile));
+  return profile;
+}
+
+}  // namespace
 
 Result<std::vector<model::RankProfile>> LoadProfiles(const std::vector<std::string>& paths,
                                                      unsigned threads) {
@@ -25,7 +38,7 @@ Result<std::vector<model::RankProfile>> LoadProfiles(const std::vector<std::stri
 
   std::vector<std::optional<Result<model::RankProfile>>> results(locations.size());
   ParallelFor(locations.size(), threads,
-              [&](size_t i) { results[i].emplace(LoadAscendRank(locations[i].path)); });
+              [&](size_t i) { results[i].emplace(LoadLocation(locations[i])); });
 
   std::vector<model::RankProfile> profiles;
   profiles.reserve(locations.size());
@@ -33,12 +46,14 @@ Result<std::vector<model::RankProfile>> LoadProfiles(const std::vector<std::stri
     Result<model::RankProfile>& result = *results[i];
     if (!result.ok()) {
       return Status(result.status().code(),
-                    fmt::format("loading rank directory {}: {}", locations[i].path,
+                    fmt::format("loading {}: {}", locations[i].path,
                                 result.status().message()));
     }
     model::RankProfile profile = std::move(result).value();
     if (locations[i].rank_hint >= 0) {
       profile.rank = locations[i].rank_hint;
+    } else if (profile.rank >= 0) {
+      // A trace's distributedInfo.rank, set by its reader.
     } else if (profile.info.rank) {
       profile.rank = *profile.info.rank;
     } else {

@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <system_error>
 
+#include <zlib.h>
+
 #include "formats/ascend/profiler_info_reader.h"
 
 namespace trainscope::formats {
@@ -43,6 +45,32 @@ int RankHint(const fs::path& rank_dir) {
   return hint;
 }
 
+// Kineto traces are recognised by content, not name: the first 256 KiB of
+// the (inflated) file mention traceEvents or schemaVersion (some writers put
+// a large "metadata" object first). Ascend's JSON
+// files (trace_view.json, profiler_info) live inside rank dirs and are never
+// sniffed.
+bool IsKinetoTrace(const fs::path& path) {
+  const std::string name = path.filename().string();
+  if (!EndsWith(name, ".json") && !EndsWith(name, ".json.gz")) return false;
+  gzFile file = gzopen(path.string().c_str(), "rb");  // reads plain files too
+  if (file == nullptr) return false;
+  std::string head(256 * 1024, '\0');
+  int read = gzread(file, head.data(), static_cast<unsigned>(head.size()));
+  gzclose(file);
+  if (read <= 0) return false;
+  std::string_view text(head.data(), static_cast<size_t>(read));
+  return text.find("\"traceEvents\"") != std::string_view::npos ||
+         text.find("\"schemaVersion\"") != std::string_view::npos;
+}
+
+ProfileLocation MakeTraceLocation(const fs::path& file) {
+  ProfileLocation location;
+  location.kind = ProfileKind::kKinetoTrace;
+  location.path = file.lexically_normal().string();
+  return location;
+}
+
 ProfileLocation MakeLocation(const fs::path& rank_dir) {
   ProfileLocation location;
   location.kind = ProfileKind::kAscendRank;
@@ -62,9 +90,11 @@ Result<std::vector<ProfileLocation>> DiscoverProfiles(const std::string& path) {
     // A file inside ASCEND_PROFILER_OUTPUT (e.g. kernel_details.csv): its rank.
     fs::path parent = root.parent_path();
     if (parent.filename() == kOutputDirName) return std::vector{MakeLocation(parent.parent_path())};
-    return NotFound(fmt::format(
-        "{}: is a file\nhint: pass a job directory, a *_ascend_pt rank directory or its "
-        "ASCEND_PROFILER_OUTPUT directory",
+    if (IsKinetoTrace(root)) return std::vector{MakeTraceLocation(root)};
+    return InvalidInput(fmt::format(
+        "{}: not a profile this tool reads\nhint: pass a job directory, a *_ascend_pt rank "
+        "directory, its ASCEND_PROFILER_OUTPUT directory, or a PyTorch profiler trace "
+        "(.json / .json.gz with traceEvents)",
         path));
   }
   fs::path normalized = root.lexically_normal();
@@ -78,7 +108,10 @@ Result<std::vector<ProfileLocation>> DiscoverProfiles(const std::string& path) {
   fs::recursive_directory_iterator it(normalized, fs::directory_options::skip_permission_denied,
                                       ec);
   for (fs::recursive_directory_iterator end; !ec && it != end; it.increment(ec)) {
-    if (!it->is_directory(ec)) continue;
+    if (!it->is_directory(ec)) {
+      if (IsKinetoTrace(it->path())) found.push_back(MakeTraceLocation(it->path()));
+      continue;
+    }
     if (IsRankDir(it->path())) {
       found.push_back(MakeLocation(it->path()));
       // Rank dirs hold PROF_* raw data with thousands of files: no ranks in there.
@@ -87,8 +120,9 @@ Result<std::vector<ProfileLocation>> DiscoverProfiles(const std::string& path) {
   }
   if (found.empty()) {
     return NotFound(fmt::format(
-        "{}: no Ascend profile found\nhint: expected *_ascend_pt directories (or directories with "
-        "ASCEND_PROFILER_OUTPUT/kernel_details.csv) at any depth below it",
+        "{}: no profile found\nhint: expected *_ascend_pt directories (or directories with "
+        "ASCEND_PROFILER_OUTPUT/kernel_details.csv) or PyTorch profiler traces (.json / .json.gz) "
+        "at any depth below it",
         path));
   }
   std::sort(found.begin(), found.end(), [](const ProfileLocation& a, const ProfileLocation& b) {

@@ -1,6 +1,7 @@
 #include "report/json_report.h"
 
 #include "report/json_writer.h"
+#include "report/sections.h"
 
 namespace trainscope::report {
 namespace {
@@ -75,6 +76,28 @@ void WriteStep(JsonWriter& w, const analysis::StepDistribution& step) {
   }
   w.EndArray();
   WriteDensity(w, step.density);
+  WriteMotifsJson(w, step);
+  if (step.breakdown) {
+    const auto& b = step.breakdown->budget;
+    auto us = [](int64_t ns) { return static_cast<double>(ns) / 1000.0; };
+    w.Key("breakdown").BeginObject();
+    w.Field("source", step.breakdown->source);
+    w.Field("scope", step.breakdown->scope);
+    w.Field("activities", b.activities);
+    w.Field("total_us", us(b.total_ns));
+    w.Field("busy_us", us(b.busy_ns));
+    w.Field("computation_us", us(b.computation_ns));
+    w.Field("communication_us", us(b.communication_ns));
+    w.Field("exposed_communication_us", us(b.exposed_communication_ns));
+    w.Field("memcpy_us", us(b.memcpy_ns));
+    w.Field("exposed_memcpy_us", us(b.exposed_memcpy_ns));
+    w.Field("memset_us", us(b.memset_ns));
+    w.Field("exposed_memset_us", us(b.exposed_memset_ns));
+    w.Field("idle_us", us(b.idle_ns));
+    w.EndObject();
+  } else {
+    w.Key("breakdown").Null();
+  }
   if (step.step_trace) {
     const auto& t = *step.step_trace;
     w.Key("step_trace").BeginObject();
@@ -94,6 +117,63 @@ void WriteStep(JsonWriter& w, const analysis::StepDistribution& step) {
   } else {
     w.Key("step_trace").Null();
   }
+  w.EndObject();
+}
+
+void WriteTimelineKernel(JsonWriter& w, const analysis::TimelineKernel& kernel) {
+  static const char* kLanes[] = {"compute", "comm", "other"};
+  w.BeginObject();
+  w.Field("start_us", kernel.start_us);
+  w.Field("duration_us", kernel.duration_us);
+  w.Field("lane", kLanes[static_cast<int>(kernel.lane)]);
+  w.Field("type", kernel.op_type);
+  w.Field("family", kernel.family);
+  w.EndObject();
+}
+
+void WriteTimeline(JsonWriter& w, const analysis::StepTimeline& t) {
+  w.Key("timeline").BeginObject();
+  if (t.step == model::kNoStep) {
+    w.Key("step").Null();
+  } else {
+    w.Field("step", t.step);
+  }
+  w.Field("span_us", t.span_us);
+  w.Key("lanes").BeginObject();
+  w.Field("compute_us", t.compute_us);
+  w.Field("comm_us", t.comm_us);
+  w.Field("other_us", t.other_us);
+  w.Field("comm_not_overlapped_us", t.comm_not_overlapped_us);
+  w.Field("free_us", t.free_us);
+  w.EndObject();
+  w.Key("step_start_idle").BeginObject();
+  w.Field("idle_us", t.step_start_idle_us);
+  w.Field("waits_for", t.step_start_waits_for);
+  w.Field("collective_us", t.step_start_wait_collective_us);
+  w.EndObject();
+  w.Key("longest_free_gaps").BeginArray();
+  for (const auto& gap : t.longest_gaps) {
+    w.BeginObject();
+    w.Field("start_us", gap.start_us);
+    w.Field("duration_us", gap.duration_us);
+    w.Field("before", gap.before);
+    w.Field("after", gap.after);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("zooms").BeginArray();
+  for (const auto& zoom : t.zooms) {
+    w.BeginObject();
+    w.Field("width_us", zoom.width_us);
+    w.Field("start_us", zoom.start_us);
+    w.Field("kernel_count", zoom.kernel_count);
+    w.Field("truncated", zoom.truncated);
+    w.Key("kernels").BeginArray();
+    for (const auto& kernel : zoom.kernels) WriteTimelineKernel(w, kernel);
+    w.EndArray();
+    w.EndObject();
+  }
+  w.EndArray();
   w.EndObject();
 }
 
@@ -143,6 +223,8 @@ std::string RenderJson(const analysis::JobAnalysis& job, const std::string& tool
   w.Key("inputs").BeginArray();
   for (const auto& input : job.inputs) w.String(input);
   w.EndArray();
+  WriteFindingsJson(w, job);
+  WriteClusterJson(w, job);
   w.Key("ranks").BeginArray();
   for (const auto& rank : job.ranks) {
     w.BeginObject();
@@ -162,6 +244,7 @@ std::string RenderJson(const analysis::JobAnalysis& job, const std::string& tool
     w.Key("steps").BeginArray();
     for (const auto& step : rank.steps) WriteStep(w, step);
     w.EndArray();
+    WriteTimeline(w, rank.timeline);
     WriteIngest(w, rank);
     w.EndObject();
   }

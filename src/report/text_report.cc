@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "report/sections.h"
+
 namespace trainscope::report {
 namespace {
 
@@ -70,6 +72,27 @@ void RenderRankDetail(std::string& out, const analysis::RankAnalysis& rank, cons
         "[step_trace_time.csv]\n",
         FormatDurationUs(t.computing_us), FormatDurationUs(t.communication_us),
         FormatDurationUs(t.communication_not_overlapped_us), FormatDurationUs(t.free_us));
+  }
+  if (step->breakdown) {
+    const auto& b = step->breakdown->budget;
+    auto us = [](int64_t ns) { return static_cast<double>(ns) / 1000.0; };
+    auto pct = [&](int64_t ns) { return b.total_ns ? FormatPercent(static_cast<double>(ns) / b.total_ns) : "-"; };
+    out += fmt::format(
+        "  time        {} step: computation {} ({}), communication {} (exposed {}, {}), idle {} ({})  "
+        "[{}]\n",
+        FormatDurationUs(us(b.total_ns)), FormatDurationUs(us(b.computation_ns)), pct(b.computation_ns),
+        FormatDurationUs(us(b.communication_ns)), FormatDurationUs(us(b.exposed_communication_ns)),
+        pct(b.exposed_communication_ns), FormatDurationUs(us(b.idle_ns)), pct(b.idle_ns),
+        step->breakdown->source);
+  }
+  const analysis::StepTimeline& timeline = rank.timeline;
+  if (timeline.step_start_idle_us > 0) {
+    out += fmt::format("  step start  compute idle for {} after the step starts{}\n",
+                       FormatDurationUs(timeline.step_start_idle_us),
+                       timeline.step_start_waits_for.empty()
+                           ? std::string()
+                           : fmt::format(", waiting for {} ({})", timeline.step_start_waits_for,
+                                         FormatDurationUs(timeline.step_start_wait_collective_us)));
   }
   out += fmt::format("  density     1µs |{}| 1s   (log-log, kernels per decade)\n",
                      Sparkline(step->density));
@@ -188,8 +211,11 @@ std::string RenderText(const analysis::JobAnalysis& job, const TextReportOptions
       }
     }
   }
+  RenderPortraitText(out, job, options.color);
   RenderRankDetail(out, *focus, s);
+  RenderMotifsText(out, *focus, options.color);
   if (job.ranks.size() > 1) RenderRankTable(out, job, s);
+  RenderClusterText(out, job, options.color);
   RenderHealth(out, job, s);
   return out;
 }

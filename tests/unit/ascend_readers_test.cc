@@ -45,7 +45,7 @@ constexpr std::string_view kLevel0 =
     "50,aclnnAdd_AddAiCore_Add,N/A,N/A,1736405443881999.000\t,1.5,0,8\r\n"
     "50,hcom_allReduce__868_0_1,N/A,HCCL,1736405443909176.934\t,72994.438,320.026,0\r\n";
 
-TEST(KernelDetailsReaderTest, Level0DerivesOpTypes) {
+TEST(AscendKernelDetailsTest, Level0DerivesOpTypes) {
   model::RankProfile profile;
   ASSERT_TRUE(ParseKernelDetails(kLevel0, "kd.csv", &profile).ok());
   const model::KernelTable& k = profile.kernels;
@@ -71,7 +71,7 @@ TEST(KernelDetailsReaderTest, Level0DerivesOpTypes) {
   ExpectLedgerInvariant(profile);
 }
 
-TEST(KernelDetailsReaderTest, DeriveOpTypeFromName) {
+TEST(AscendKernelDetailsTest, DeriveOpTypeFromName) {
   EXPECT_EQ(DeriveOpTypeFromName("aclnnInplaceZero_ZerosLikeAiCore_ZerosLike"), "ZerosLike");
   EXPECT_EQ(DeriveOpTypeFromName("trans_TransData_0"), "TransData");
   EXPECT_EQ(DeriveOpTypeFromName("Conv2D1"), "Conv2D");
@@ -97,7 +97,7 @@ constexpr std::string_view kLevel1 =
     ",4294967295,5,2,aclnnAdd_AddAiCore_Add,Add,dynamic,AI_VECTOR_CORE,"
     "\"1736413971550000.000\t\",3,0,40,0,\"\"\"1\"\"\",0,0,0.5\n";
 
-TEST(KernelDetailsReaderTest, Level1WithMetricsAndNaStream) {
+TEST(AscendKernelDetailsTest, Level1WithMetricsAndNaStream) {
   model::RankProfile profile;
   ASSERT_TRUE(ParseKernelDetails(kLevel1, "kd.csv", &profile).ok());
   const model::KernelTable& k = profile.kernels;
@@ -129,7 +129,7 @@ constexpr std::string_view kCann83 =
     "13,0,4294967295,N/A,N/A,hcom_batchSendRecv__128_3_1,hcom_batchSendRecv_,N/A,COMMUNICATION,"
     "1764246877147674.500\t,436.140,833.420000,0,N/A\n";
 
-TEST(KernelDetailsReaderTest, Cann83HeaderWithDeviceId) {
+TEST(AscendKernelDetailsTest, Cann83HeaderWithDeviceId) {
   model::RankProfile profile;
   ASSERT_TRUE(ParseKernelDetails(kCann83, "kd.csv", &profile).ok());
   const model::KernelTable& k = profile.kernels;
@@ -143,7 +143,7 @@ TEST(KernelDetailsReaderTest, Cann83HeaderWithDeviceId) {
 
 // Newest (2026) names plus the MindSpore/8.2 "Step ID" and op_summary-style
 // "Task Start Time(us)" aliases.
-TEST(KernelDetailsReaderTest, BlockNumStepIdAndTaskStartAliases) {
+TEST(AscendKernelDetailsTest, BlockNumStepIdAndTaskStartAliases) {
   constexpr std::string_view kData =
       "Step ID,Name,OP Type,Task Type,Task Start Time(us),Task Duration(us),Task Wait Time(us),"
       "Block Num,Mix Block Num\n"
@@ -159,7 +159,7 @@ TEST(KernelDetailsReaderTest, BlockNumStepIdAndTaskStartAliases) {
   EXPECT_EQ(profile.kernels.block_dim[0], 24);
 }
 
-TEST(KernelDetailsReaderTest, BadRowsAreSkippedWithReasons) {
+TEST(AscendKernelDetailsTest, BadRowsAreSkippedWithReasons) {
   constexpr std::string_view kData =
       "Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Dim\n"
       "1,a,A,AI_CORE,10,1,0,1\n"
@@ -195,7 +195,7 @@ TEST(KernelDetailsReaderTest, BadRowsAreSkippedWithReasons) {
   ExpectLedgerInvariant(profile);
 }
 
-TEST(KernelDetailsReaderTest, UnterminatedQuoteCountsOneSkippedRow) {
+TEST(AscendKernelDetailsTest, UnterminatedQuoteCountsOneSkippedRow) {
   constexpr std::string_view kData =
       "Name,Start Time(us),Duration(us)\n"
       "a,1,1\n"
@@ -209,7 +209,7 @@ TEST(KernelDetailsReaderTest, UnterminatedQuoteCountsOneSkippedRow) {
   ExpectLedgerInvariant(profile);
 }
 
-TEST(KernelDetailsReaderTest, MissingRequiredColumnNamesFileAndHints) {
+TEST(AscendKernelDetailsTest, MissingRequiredColumnNamesFileAndHints) {
   const std::string dir = testing::MakeTempDir("kd_missing");
   const std::string path = dir + "/kernel_details.csv";
   WriteFile(path, "Step Id,Name,Type,Duration(us)\n1,a,A,1\n");
@@ -223,14 +223,14 @@ TEST(KernelDetailsReaderTest, MissingRequiredColumnNamesFileAndHints) {
   EXPECT_NE(status.message().find("hint: "), std::string::npos);
 }
 
-TEST(KernelDetailsReaderTest, EmptyFileIsInvalid) {
+TEST(AscendKernelDetailsTest, EmptyFileIsInvalid) {
   model::RankProfile profile;
   Status status = ParseKernelDetails("", "kd.csv", &profile);
   EXPECT_EQ(status.code(), StatusCode::kInvalidInput);
   EXPECT_NE(status.message().find("kd.csv"), std::string::npos);
 }
 
-TEST(StepTraceReaderTest, AllHeaderGenerations) {
+TEST(AscendStepTraceTest, AllHeaderGenerations) {
   model::RankProfile profile;
   // 2025-06+: Device_id first, Preparing last.
   ASSERT_TRUE(
@@ -272,7 +272,7 @@ TEST(StepTraceReaderTest, AllHeaderGenerations) {
   ExpectLedgerInvariant(profile);
 }
 
-TEST(OpStatisticReaderTest, WithAndWithoutDeviceId) {
+TEST(AscendOpStatisticTest, WithAndWithoutDeviceId) {
   model::RankProfile profile;
   ASSERT_TRUE(ParseOpStatistic(
                   "Device_id,OP Type,Core Type,Count,Total Time(us),Min Time(us),Avg Time(us),"
@@ -302,7 +302,7 @@ TEST(OpStatisticReaderTest, WithAndWithoutDeviceId) {
   ExpectLedgerInvariant(profile);
 }
 
-TEST(ProfilerInfoReaderTest, StringAndIntRankIds) {
+TEST(AscendProfilerInfoTest, StringAndIntRankIds) {
   model::CaptureInfo info;
   ASSERT_TRUE(ParseProfilerInfo(
                   R"({"config": {"common_config": {"activities": ["ProfilerActivity.NPU"]},
@@ -324,7 +324,7 @@ TEST(ProfilerInfoReaderTest, StringAndIntRankIds) {
   EXPECT_TRUE(old_info.cann_version.empty());
 }
 
-TEST(ProfilerInfoReaderTest, FileNameRankWinsAndBadJsonIsAnError) {
+TEST(AscendProfilerInfoTest, FileNameRankWinsAndBadJsonIsAnError) {
   EXPECT_EQ(RankFromProfilerInfoName("profiler_info_12.json"), 12);
   EXPECT_EQ(RankFromProfilerInfoName("profiler_info.json"), std::nullopt);
   EXPECT_EQ(RankFromProfilerInfoName("profiler_info_x.json"), std::nullopt);
@@ -340,7 +340,7 @@ TEST(ProfilerInfoReaderTest, FileNameRankWinsAndBadJsonIsAnError) {
   EXPECT_NE(status.message().find("bad.json"), std::string::npos);
 }
 
-TEST(ProfilerMetadataReaderTest, EnvAndDistributedArgs) {
+TEST(AscendProfilerMetadataTest, EnvAndDistributedArgs) {
   model::CaptureInfo info;
   ASSERT_TRUE(ParseProfilerMetadata(
                   R"({"distributed_args": {"tensor_model_parallel_size": 1,

@@ -91,7 +91,7 @@ TEST(DiscoveryTest, NothingFoundIsNotFoundWithHint) {
   EXPECT_EQ(DiscoverProfiles((job / "missing").string()).status().code(), StatusCode::kNotFound);
 }
 
-TEST(LoadProfilesTest, LoadsInParallelSortedAndAssignsRanks) {
+TEST(DiscoveryLoadProfilesTest, LoadsInParallelSortedAndAssignsRanks) {
   const fs::path job = testing::MakeTempDir("job");
   MakeRank(job / "r3_ascend_pt", 3);
   MakeRank(job / "r1_ascend_pt", 1, /*with_kernels=*/false);  // like Qwen rank 1
@@ -110,7 +110,7 @@ TEST(LoadProfilesTest, LoadsInParallelSortedAndAssignsRanks) {
   EXPECT_EQ((*profiles)[0].kernels.size(), 1u);
 }
 
-TEST(LoadProfilesTest, FailingRankNamesItsPath) {
+TEST(DiscoveryLoadProfilesTest, FailingRankNamesItsPath) {
   const fs::path job = testing::MakeTempDir("job");
   MakeRank(job / "r0_ascend_pt", 0);
   WriteFile(job / "r1_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv", "Name,Foo\nx,1\n");

@@ -10,6 +10,7 @@
 #include "formats/ascend/profiler_info_reader.h"
 #include "formats/ascend/profiler_metadata_reader.h"
 #include "formats/ascend/step_trace_reader.h"
+#include "formats/trace/trace_view_reader.h"
 
 namespace trainscope::formats {
 namespace {
@@ -80,17 +81,18 @@ Result<model::RankProfile> LoadAscendRank(const std::string& rank_dir) {
 
   const fs::path kernel_details = output_dir / "kernel_details.csv";
   const fs::path step_trace = output_dir / "step_trace_time.csv";
+  const fs::path trace_view = output_dir / "trace_view.json";
   if (IsFile(kernel_details)) {
     TS_RETURN_IF_ERROR(ReadKernelDetailsFile(kernel_details.string(), &profile));
-  } else if (IsFile(step_trace)) {
+  } else if (IsFile(step_trace) || IsFile(trace_view)) {
     // Seen in real captures (the Qwen sample's rank 1 and 3): the rank still
     // has step timings, so it is reported instead of failing the whole job.
     profile.missing_files.push_back(
-        "kernel_details.csv (per-kernel analyses have no data for this rank; only "
-        "step_trace_time.csv is available)");
+        "kernel_details.csv (per-kernel analyses use trace_view.json's device tasks when present, "
+        "else have no data for this rank)");
   } else {
     return NotFound(fmt::format(
-        "{}: neither kernel_details.csv nor step_trace_time.csv found in {}\nhint: pass the "
+        "{}: none of kernel_details.csv, step_trace_time.csv, trace_view.json found in {}\nhint: pass the "
         "*_ascend_pt directory written by torch_npu after offline/online parsing (it contains "
         "ASCEND_PROFILER_OUTPUT/); raw PROF_* data must be parsed with torch_npu first",
         rank_dir, output_dir.string()));
@@ -101,6 +103,11 @@ Result<model::RankProfile> LoadAscendRank(const std::string& rank_dir) {
   ReadOptional(output_dir / "op_statistic.csv",
                "Level1+ only; per-op-type totals for cross-checking kernel_details", &profile,
                [&](const std::string& path) { return ReadOpStatisticFile(path, &profile); });
+
+  // Read after kernel_details.csv: the trace adds host ops, flows and the
+  // Overlap Analysis lanes, and supplies the kernels only when the CSV is absent.
+  ReadOptional(trace_view, "host ops, call stacks, flows and the device timeline", &profile,
+               [&](const std::string& path) { return ReadTraceView(path, &profile); });
 
   const fs::path info_path = FindProfilerInfo(source_dir);
   if (info_path.empty()) {

@@ -1,0 +1,32 @@
+// Finding: one entry of the root-cause portrait (methodology §2 step 5).
+//
+// Every analysis that can say "this costs you time, change that" emits
+// Findings; the job's findings are ranked by estimated gain and lead the
+// terminal summary, the JSON and the HTML report.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace trainscope::analysis {
+
+struct Finding {
+  // Stable id, e.g. unfused-rmsnorm, exposed-communication, straggler-rank.
+  std::string id;
+  std::string title;                 // one line, for people
+  std::vector<int32_t> ranks;        // ranks where it was seen (empty: job-wide)
+  int64_t occurrences = 0;           // instances per step (per rank, summed over ranks where it applies)
+  std::string evidence;              // the numbers, in a sentence
+  std::vector<std::pair<std::string, double>> evidence_values;  // the same numbers, machine-readable
+  std::string root_cause;
+  std::string remedy;                // concrete switches
+  double estimated_gain_pct = 0;     // expected step-time saving, % of the step
+  std::string gain_model;            // how the gain was estimated (assumptions)
+};
+
+// Sorts by estimated gain, largest first; ties by id for stable output.
+void RankFindings(std::vector<Finding>* findings);
+
+}  // namespace trainscope::analysis

@@ -1,0 +1,71 @@
+#include "analysis/step_budget.h"
+
+#include <vector>
+
+#include "analysis/breakdown_intervals.h"
+
+namespace trainscope::analysis {
+namespace {
+
+std::optional<StepBudget> FromTrace(const model::RankProfile& profile, int32_t step) {
+  const model::Timeline& timeline = profile.timeline;
+  const auto& activities = timeline.activities;
+  std::vector<uint32_t> members;
+  for (size_t i = 0; i < activities.size(); ++i) {
+    if (step == model::kNoStep || activities.step[i] == step) members.push_back(static_cast<uint32_t>(i));
+  }
+  TimeBudget budget = BudgetOf(timeline, activities.kind, members);
+  if (budget.activities == 0) return std::nullopt;
+  return StepBudget{"trace",
+                    step == model::kNoStep
+                        ? "whole trace; all device activities"
+                        : "ProfilerStep window (activity in step = launched by a host op in the step "
+                          "window, else starts in it); all device activities",
+                    budget};
+}
+
+std::optional<StepBudget> FromKernels(const model::RankProfile& profile, int32_t step) {
+  const auto& kernels = profile.kernels;
+  std::vector<Interval> compute, comm, memory;
+  TimeBudget b;
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    if (step != model::kNoStep && kernels.step[i] != step) continue;
+    Interval interval{kernels.start_ns[i], kernels.end_ns(i)};
+    if (b.activities == 0 || interval.start < b.window_start_ns) b.window_start_ns = interval.start;
+    if (b.activities == 0 || interval.end > b.window_end_ns) b.window_end_ns = interval.end;
+    ++b.activities;
+    switch (kernels.kind[i]) {
+      case model::KernelKind::kCommunication: comm.push_back(interval); break;
+      case model::KernelKind::kMemory: memory.push_back(interval); break;
+      case model::KernelKind::kCompute: compute.push_back(interval); break;
+    }
+  }
+  if (b.activities == 0) return std::nullopt;
+  auto u_compute = UnionOf(std::move(compute));
+  auto u_comm = UnionOf(std::move(comm));
+  auto u_memory = UnionOf(std::move(memory));
+  auto u_cc = UnionOfMerged(u_compute, u_comm);
+  auto u_all = UnionOfMerged(u_cc, u_memory);
+  b.total_ns = b.window_end_ns - b.window_start_ns;
+  b.busy_ns = TotalLength(u_all);
+  b.computation_ns = TotalLength(u_compute);
+  b.communication_ns = TotalLength(u_comm);
+  b.exposed_communication_ns = LengthMinus(u_comm, u_compute);
+  b.memcpy_ns = TotalLength(u_memory);
+  b.exposed_memcpy_ns = LengthMinus(u_memory, u_cc);
+  b.idle_ns = b.total_ns - b.busy_ns;
+  return StepBudget{"kernel_details.csv",
+                    "kernels whose Step Id is the step; window = first kernel start to last kernel end",
+                    b};
+}
+
+}  // namespace
+
+std::optional<StepBudget> ComputeStepBudget(const model::RankProfile& profile, int32_t step) {
+  if (profile.timeline.present && profile.timeline.activities.size() > 0) {
+    if (auto budget = FromTrace(profile, step)) return budget;
+  }
+  return FromKernels(profile, step);
+}
+
+}  // namespace trainscope::analysis

@@ -1,0 +1,279 @@
+#include "report/charts.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "report/svg.h"
+#include "report/text_report.h"
+
+namespace trainscope::report {
+namespace {
+
+constexpr double kLeft = 70, kRight = 20, kTop = 20, kBottom = 40;
+
+// "Nice" tick step for a linear axis spanning |range|.
+double NiceStep(double range, int target_ticks) {
+  double raw = range / std::max(1, target_ticks);
+  double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+  for (double factor : {1.0, 2.0, 5.0, 10.0}) {
+    if (raw <= factor * magnitude) return factor * magnitude;
+  }
+  return 10 * magnitude;
+}
+
+// A time axis in us along [x0, x1] at y.
+void TimeAxis(SvgCanvas& svg, double x0, double x1, double y, double t0_us, double t1_us) {
+  svg.Line(x0, y, x1, y, "#444");
+  double range = std::max(t1_us - t0_us, 1e-3);
+  double step = NiceStep(range, 8);
+  for (double t = std::ceil(t0_us / step) * step; t <= t1_us + 1e-9; t += step) {
+    double x = x0 + (t - t0_us) / range * (x1 - x0);
+    svg.Line(x, y, x, y + 4, "#444");
+    svg.Text(x, y + 16, FormatDurationUs(t), "middle", 10);
+  }
+}
+
+
+}  // namespace
+
+std::string FamilyColor(const std::string& family) {
+  static const std::map<std::string, std::string> kKnown = {
+      {"matmul/attention", "#0072B2"},   {"custom/linear attention", "#56B4E9"},
+      {"norm", "#CC79A7"},               {"elementwise", "#E69F00"},
+      {"glue/data movement", "#F0E442"}, {"loss", "#009E73"},
+      {"optimizer", "#882255"},          {"communication", "#D55E00"},
+      {"memory", "#117733"},             {"other", "#999999"}};
+  auto it = kKnown.find(family);
+  if (it != kKnown.end()) return it->second;
+  size_t hash = std::hash<std::string>{}(family);
+  return kPalette[hash % kPaletteSize];
+}
+
+std::string DensityChartSvg(const std::vector<DensitySeries>& series) {
+  const double width = 760, height = 340;
+  SvgCanvas svg(width, height, "Log-log density of kernel durations");
+  const double plot_w = width - kLeft - kRight - 120, plot_h = height - kTop - kBottom;
+  // x: log10(us) from 0 (1 us) to 6 (1 s); y: log10(density) from floor to ceil.
+  double max_density = 1e-9, min_density = 1e9;
+  for (const auto& s : series) {
+    for (const auto& bin : s.density->bins) {
+      if (bin.count == 0) continue;
+      max_density = std::max(max_density, bin.density_per_decade);
+      min_density = std::min(min_density, bin.density_per_decade);
+    }
+  }
+  if (min_density > max_density) min_density = max_density / 10;
+  double y_hi = std::ceil(std::log10(max_density));
+  double y_lo = std::floor(std::log10(min_density));
+  if (y_hi - y_lo < 1) y_lo = y_hi - 1;
+  auto X = [&](double us) { return kLeft + std::log10(us) / 6.0 * plot_w; };
+  auto Y = [&](double d) { return kTop + (y_hi - std::log10(d)) / (y_hi - y_lo) * plot_h; };
+  svg.Rect(kLeft, kTop, plot_w, plot_h, "#fafafa");
+  for (int decade = 0; decade <= 6; ++decade) {
+    double x = X(std::pow(10.0, decade));
+    svg.Line(x, kTop, x, kTop + plot_h, "#ddd");
+    svg.Text(x, kTop + plot_h + 16, ShortDurationLabel(std::pow(10.0, decade)), "middle", 10);
+  }
+  for (double e = y_lo; e <= y_hi; e += 1) {
+    double y = Y(std::pow(10.0, e));
+    svg.Line(kLeft, y, kLeft + plot_w, y, "#ddd");
+    svg.Text(kLeft - 6, y + 4, fmt::format("1e{:g}", e), "end", 10);
+  }
+  svg.Text(kLeft + plot_w / 2, height - 6, "kernel duration (log scale)", "middle", 11);
+  svg.Raw(fmt::format("<text x=\"14\" y=\"{:.0f}\" font-size=\"11\" text-anchor=\"middle\" "
+                      "transform=\"rotate(-90 14 {:.0f})\">fraction of kernels per decade</text>",
+                      kTop + plot_h / 2, kTop + plot_h / 2));
+  for (size_t i = 0; i < series.size(); ++i) {
+    const std::string color = kPalette[i % kPaletteSize];
+    std::vector<std::pair<double, double>> points;
+    auto flush = [&] {
+      if (!points.empty()) svg.Polyline(points, color, 1.6, series[i].label);
+      points.clear();
+    };
+    for (const auto& bin : series[i].density->bins) {
+      if (bin.count == 0) {
+        flush();
+        continue;
+      }
+      double centre = std::sqrt(bin.lo_us * bin.hi_us);
+      points.emplace_back(X(centre), Y(bin.density_per_decade));
+      svg.Rect(X(centre) - 2, Y(bin.density_per_decade) - 2, 4, 4, color,
+               fmt::format("{}: {} kernels between {} and {} ({:.4f} per decade)", series[i].label,
+                           bin.count, FormatDurationUs(bin.lo_us), FormatDurationUs(bin.hi_us),
+                           bin.density_per_decade));
+    }
+    flush();
+    if (i < 16) {
+      double ly = kTop + 12 + static_cast<double>(i) * 16;
+      svg.Rect(width - 125, ly - 8, 12, 3, color);
+      svg.Text(width - 108, ly - 3, series[i].label, "start", 10);
+    }
+  }
+  if (series.size() > 16) svg.Text(width - 125, kTop + 12 + 16 * 16, fmt::format("+{} more", series.size() - 16));
+  return svg.Finish();
+}
+
+std::string FamilyBarsSvg(const std::vector<analysis::FamilyStat>& families) {
+  std::vector<analysis::FamilyStat> shown;
+  for (const auto& family : families) {
+    if (family.count > 0) shown.push_back(family);
+  }
+  std::stable_sort(shown.begin(), shown.end(),
+                   [](const auto& a, const auto& b) { return a.total_us > b.total_us; });
+  const double row = 22, width = 760, label_w = 170, bar_w = 240;
+  const double height = kTop + 24 + row * static_cast<double>(shown.size()) + 10;
+  SvgCanvas svg(width, height, "Kernel families: share of kernel count and of kernel time");
+  svg.Text(label_w + bar_w / 2, kTop + 4, "share of kernels", "middle", 11);
+  svg.Text(label_w + bar_w + 80 + bar_w / 2, kTop + 4, "share of kernel time", "middle", 11);
+  double y = kTop + 16;
+  for (const auto& family : shown) {
+    std::string color = FamilyColor(family.name);
+    svg.Text(label_w - 8, y + 14, family.name, "end", 11);
+    std::string tooltip = fmt::format("{}: {} kernels ({}), {} ({})", family.name, FormatCount(family.count),
+                                      FormatPercent(family.share_count), FormatDurationUs(family.total_us),
+                                      FormatPercent(family.share_time));
+    svg.Rect(label_w, y + 3, bar_w * family.share_count, row - 6, color, tooltip);
+    svg.Text(label_w + bar_w * family.share_count + 4, y + 14, FormatPercent(family.share_count), "start", 10);
+    double x2 = label_w + bar_w + 80;
+    svg.Rect(x2, y + 3, bar_w * family.share_time, row - 6, color, tooltip);
+    svg.Text(x2 + bar_w * family.share_time + 4, y + 14, FormatPercent(family.share_time), "start", 10);
+    y += row;
+  }
+  return svg.Finish();
+}
+
+namespace {
+
+// Draws |kernels| in [t0, t1) onto four lanes, aggregating per pixel column.
+void DrawLanes(SvgCanvas& svg, const std::vector<analysis::TimelineKernel>& kernels, double t0, double t1,
+               double x0, double plot_w, double y0, double lane_h, bool per_kernel) {
+  const char* lanes[] = {"Compute", "Comm", "Other", "Free"};
+  for (int lane = 0; lane < 4; ++lane) {
+    double y = y0 + lane * (lane_h + 6);
+    svg.Text(x0 - 8, y + lane_h / 2 + 4, lanes[lane], "end", 11);
+    svg.Rect(x0, y, plot_w, lane_h, "#f4f4f4");
+  }
+  const double range = std::max(t1 - t0, 1e-6);
+  const int columns = static_cast<int>(plot_w);
+  // busy[c] = fraction of column c covered by any kernel (for the Free lane).
+  std::vector<double> busy(static_cast<size_t>(columns), 0.0);
+  // per lane and column: time by family
+  std::vector<std::vector<std::map<std::string, std::pair<double, int>>>> cells(
+      3, std::vector<std::map<std::string, std::pair<double, int>>>(static_cast<size_t>(columns)));
+  const double us_per_column = range / columns;
+  for (const auto& kernel : kernels) {
+    double start = std::max(kernel.start_us, t0);
+    double end = std::min(kernel.start_us + kernel.duration_us, t1);
+    if (end <= start && !(kernel.duration_us == 0 && kernel.start_us >= t0 && kernel.start_us < t1)) continue;
+    double x_start = x0 + (start - t0) / range * plot_w;
+    double x_end = x0 + (end - t0) / range * plot_w;
+    auto lane = static_cast<int>(kernel.lane);
+    if (per_kernel && x_end - x_start >= 1.0) {
+      svg.Rect(x_start, y0 + lane * (lane_h + 6), std::max(x_end - x_start, 0.5), lane_h,
+               FamilyColor(kernel.family),
+               fmt::format("{} [{}] at +{} for {}\n{}", kernel.op_type, kernel.family,
+                           FormatDurationUs(kernel.start_us), FormatDurationUs(kernel.duration_us),
+                           kernel.name),
+               "stroke=\"#fff\" stroke-width=\"0.3\"");
+    }
+    int c0 = std::clamp(static_cast<int>((start - t0) / us_per_column), 0, columns - 1);
+    int c1 = std::clamp(static_cast<int>((end - t0) / us_per_column), 0, columns - 1);
+    for (int c = c0; c <= c1; ++c) {
+      double col_start = t0 + c * us_per_column, col_end = col_start + us_per_column;
+      double overlap = std::max(0.0, std::min(end, col_end) - std::max(start, col_start));
+      auto& cell = cells[static_cast<size_t>(lane)][static_cast<size_t>(c)][kernel.family];
+      cell.first += overlap;
+      cell.second += 1;
+      busy[static_cast<size_t>(c)] = std::min(1.0, busy[static_cast<size_t>(c)] + overlap / us_per_column);
+    }
+  }
+  if (!per_kernel) {
+    for (int lane = 0; lane < 3; ++lane) {
+      double y = y0 + lane * (lane_h + 6);
+      int run_start = -1;
+      std::string run_family;
+      double run_time = 0;
+      int run_count = 0;
+      auto flush = [&](int end_column) {
+        if (run_start < 0) return;
+        svg.Rect(x0 + run_start, y, end_column - run_start, lane_h, FamilyColor(run_family),
+                 fmt::format("{}: {} kernels, {} of kernel time in {}", run_family, run_count,
+                             FormatDurationUs(run_time), FormatDurationUs((end_column - run_start) * us_per_column)));
+        run_start = -1;
+        run_time = 0;
+        run_count = 0;
+      };
+      for (int c = 0; c < columns; ++c) {
+        const auto& cell = cells[static_cast<size_t>(lane)][static_cast<size_t>(c)];
+        if (cell.empty()) {
+          flush(c);
+          continue;
+        }
+        auto best = std::max_element(cell.begin(), cell.end(), [](const auto& a, const auto& b) {
+          return a.second.first < b.second.first;
+        });
+        if (run_start >= 0 && best->first != run_family) flush(c);
+        if (run_start < 0) {
+          run_start = c;
+          run_family = best->first;
+        }
+        for (const auto& [family, time_count] : cell) {
+          run_time += time_count.first;
+          run_count += time_count.second;
+        }
+      }
+      flush(columns);
+    }
+  }
+  // Free lane: columns with less than half their time covered.
+  double y_free = y0 + 3 * (lane_h + 6);
+  int free_start = -1;
+  for (int c = 0; c <= columns; ++c) {
+    bool is_free = c < columns && busy[static_cast<size_t>(c)] < 0.5;
+    if (is_free && free_start < 0) free_start = c;
+    if (!is_free && free_start >= 0) {
+      svg.Rect(x0 + free_start, y_free, c - free_start, lane_h, "#555",
+               fmt::format("device idle ~{}", FormatDurationUs((c - free_start) * us_per_column)));
+      free_start = -1;
+    }
+  }
+}
+
+}  // namespace
+
+std::string StepGanttSvg(const analysis::StepTimeline& timeline) {
+  const double width = 1100, lane_h = 26, plot_w = width - kLeft - kRight;
+  const double height = kTop + 4 * (lane_h + 6) + kBottom;
+  SvgCanvas svg(width, height,
+                fmt::format("Timeline of step {}: compute, communication, other and free lanes", timeline.step));
+  DrawLanes(svg, timeline.kernels, 0, timeline.span_us, kLeft, plot_w, kTop, lane_h, false);
+  for (size_t i = 0; i < timeline.zooms.size(); ++i) {
+    const auto& zoom = timeline.zooms[i];
+    double x = kLeft + zoom.start_us / std::max(timeline.span_us, 1e-6) * plot_w;
+    double w = std::max(2.0, zoom.width_us / std::max(timeline.span_us, 1e-6) * plot_w);
+    svg.Raw(fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"none\" "
+                        "stroke=\"#000\" stroke-dasharray=\"3,2\" class=\"zoom-outline\"><title>zoom {} "
+                        "({})</title></rect>",
+                        x, kTop - 3.0 + static_cast<double>(i), w, 4 * (lane_h + 6) - 6 + 6.0 - 2.0 * static_cast<double>(i),
+                        i + 1, HtmlEscape(FormatDurationUs(zoom.width_us))));
+  }
+  TimeAxis(svg, kLeft, kLeft + plot_w, kTop + 4 * (lane_h + 6), 0, timeline.span_us);
+  return svg.Finish();
+}
+
+std::string ZoomGanttSvg(const analysis::StepTimeline& timeline, const analysis::ZoomWindow& zoom) {
+  const double width = 1100, lane_h = 26, plot_w = width - kLeft - kRight;
+  const double height = kTop + 4 * (lane_h + 6) + kBottom;
+  SvgCanvas svg(width, height, fmt::format("Zoom: {} from +{}", FormatDurationUs(zoom.width_us),
+                                           FormatDurationUs(zoom.start_us)));
+  (void)timeline;
+  DrawLanes(svg, zoom.kernels, zoom.start_us, zoom.start_us + zoom.width_us, kLeft, plot_w, kTop, lane_h,
+            /*per_kernel=*/true);
+  TimeAxis(svg, kLeft, kLeft + plot_w, kTop + 4 * (lane_h + 6), zoom.start_us, zoom.start_us + zoom.width_us);
+  return svg.Finish();
+}
+
+}  // namespace trainscope::report

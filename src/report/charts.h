@@ -1,0 +1,35 @@
+// The pictures of the HTML report, drawn from analysis results only.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analysis/kernel_distribution.h"
+#include "analysis/step_timeline.h"
+
+namespace trainscope::report {
+
+// A stable, colour-blind-safe colour per kernel family.
+std::string FamilyColor(const std::string& family);
+
+struct DensitySeries {
+  std::string label;  // e.g. "rank 0"
+  const analysis::DurationDensity* density;
+};
+
+// Log-log kernel-duration density, several runs or ranks overlaid.
+std::string DensityChartSvg(const std::vector<DensitySeries>& series);
+
+// Two bar charts side by side: share of kernel count and of kernel time.
+std::string FamilyBarsSvg(const std::vector<analysis::FamilyStat>& families);
+
+// Gantt of one step: lanes Compute, Comm, Other, Free, coloured by family;
+// kernels narrower than a pixel are aggregated per pixel column (the
+// family with the most time there wins), so the SVG stays small for
+// steps of 10^5 kernels. Zoom windows are outlined.
+std::string StepGanttSvg(const analysis::StepTimeline& timeline);
+
+// One zoom window drawn kernel by kernel (up to its cap).
+std::string ZoomGanttSvg(const analysis::StepTimeline& timeline, const analysis::ZoomWindow& zoom);
+
+}  // namespace trainscope::report

@@ -1,0 +1,24 @@
+// Report sections that each live in their own file, so that each analysis
+// owns how it is shown. text_report.cc and json_report.cc call them.
+#pragma once
+
+#include <string>
+
+#include "analysis/rank_analysis.h"
+#include "report/json_writer.h"
+
+namespace trainscope::report {
+
+// findings (portrait_report.cc): the root-cause portrait.
+void RenderPortraitText(std::string& out, const analysis::JobAnalysis& job, bool color);
+void WriteFindingsJson(JsonWriter& w, const analysis::JobAnalysis& job);
+
+// motifs (motif_report.cc): periodic chains of the selected step.
+void RenderMotifsText(std::string& out, const analysis::RankAnalysis& rank, bool color);
+void WriteMotifsJson(JsonWriter& w, const analysis::StepDistribution& step);
+
+// cluster (cluster_report.cc): cross-rank analysis.
+void RenderClusterText(std::string& out, const analysis::JobAnalysis& job, bool color);
+void WriteClusterJson(JsonWriter& w, const analysis::JobAnalysis& job);
+
+}  // namespace trainscope::report
