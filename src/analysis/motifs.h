@@ -1,5 +1,7 @@
 // Motif mining: periodic kernel chains of a compute stream (methodology §2
-// step 4). (Interface stub; implemented by the Fingerprints work.)
+// step 4). A motif is either a library fingerprint (a known decomposed
+// operator, counted exactly by fingerprint_match.h) or a mined repeat
+// (motif_mining.h), often one layer, whose period is then the layer time.
 #pragma once
 
 #include <cstdint>
@@ -17,7 +19,17 @@ struct Motif {
   double mean_us = 0;                // total_us / occurrences
   double share_of_step = 0;          // total_us / step span
   std::optional<std::string> fingerprint;  // fingerprint id, or nullopt
+  std::optional<std::string> variant;      // fingerprint variant (fwd, bwd...), with fingerprint
   std::vector<double> instance_starts_us;  // relative to the step start
+  int32_t stream = -1;                     // device stream the chain runs on
+  // Where the chain comes from: the framework op / module and the Python
+  // source line when the profile has host data (trace with launcher links),
+  // else empty.
+  std::string framework_op;
+  std::string source;
+  // The same in words, or the position in the layer when there is no host
+  // data ("2 per repeat of the 53-kernel motif, period 1.2 ms: one layer").
+  std::string attribution;
 };
 
 }  // namespace trainscope::analysis

@@ -21,17 +21,17 @@ Lane LaneOf(const model::RankProfile& profile, size_t i) {
   return Lane::kCompute;
 }
 
-// Picks the window of |width| inside [lo, hi) that contains the most kernel
-// starts (two pointers over sorted starts). Ties keep the earliest.
-int64_t DensestWindowStart(const std::vector<int64_t>& starts, int64_t lo, int64_t hi, int64_t width) {
-  auto first = std::lower_bound(starts.begin(), starts.end(), lo);
-  auto last = std::lower_bound(starts.begin(), starts.end(), hi);
-  int64_t best_start = lo;
-  int64_t best_count = -1;
+// Picks the window of |width| inside [lo, hi) that contains the most
+// anchor points (two pointers over sorted points). Ties keep the earliest.
+double DensestWindowStart(const std::vector<double>& points, double lo, double hi, double width) {
+  auto first = std::lower_bound(points.begin(), points.end(), lo);
+  auto last = std::lower_bound(points.begin(), points.end(), hi);
+  double best_start = lo;
+  std::ptrdiff_t best_count = -1;
   auto tail = first;
   for (auto head = first; head != last; ++head) {
     while (*head - *tail >= width) ++tail;
-    int64_t count = head - tail + 1;
+    std::ptrdiff_t count = head - tail + 1;
     if (count > best_count) {
       best_count = count;
       best_start = *tail;
@@ -43,6 +43,33 @@ int64_t DensestWindowStart(const std::vector<int64_t>& starts, int64_t lo, int64
 }
 
 }  // namespace
+
+void BuildZooms(StepTimeline* timeline, std::vector<double> anchors_us, const std::string& centred_on,
+                const TimelineOptions& options) {
+  std::sort(anchors_us.begin(), anchors_us.end());
+  timeline->zooms.clear();
+  timeline->zoom_centre = centred_on;
+  double lo = 0, hi = timeline->span_us;
+  for (double width : options.zoom_widths_us) {
+    // A window as wide as what is already shown would not zoom in.
+    if (width >= hi - lo) continue;
+    double start = DensestWindowStart(anchors_us, lo, hi, width);
+    ZoomWindow zoom;
+    zoom.width_us = width;
+    zoom.start_us = start;
+    for (const TimelineKernel& kernel : timeline->kernels) {
+      double relative = kernel.start_us - start;
+      if (relative < 0 || relative >= width) continue;
+      ++zoom.kernel_count;
+      if (zoom.kernels.size() < options.max_kernels_per_zoom) zoom.kernels.push_back(kernel);
+    }
+    zoom.truncated = zoom.kernel_count > static_cast<int64_t>(zoom.kernels.size());
+    timeline->zooms.push_back(std::move(zoom));
+    // The next, narrower window is searched inside this one.
+    lo = start;
+    hi = std::min(hi, start + width);
+  }
+}
 
 StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step,
                                  const FamilyRules& rules, const TimelineOptions& options) {
@@ -130,30 +157,13 @@ StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step
   }
   timeline.longest_gaps = std::move(gaps);
 
-  // Nested zoom windows on the densest region of compute starts.
-  std::vector<int64_t> starts;
-  for (size_t i : rows) {
-    if (LaneOf(profile, i) == Lane::kCompute) starts.push_back(kernels.start_ns[i]);
+  // Nested zoom windows on the densest region of compute starts (re-centred
+  // on the costliest motif later, when motif mining has run).
+  std::vector<double> starts;
+  for (const TimelineKernel& kernel : timeline.kernels) {
+    if (kernel.lane == Lane::kCompute) starts.push_back(kernel.start_us);
   }
-  int64_t lo = origin, hi = window_end;
-  for (double width_us : options.zoom_widths_us) {
-    auto width = static_cast<int64_t>(width_us * 1000);
-    int64_t start = DensestWindowStart(starts, lo, hi, width);
-    ZoomWindow zoom;
-    zoom.width_us = width_us;
-    zoom.start_us = ToUs(start - origin);
-    for (const TimelineKernel& kernel : timeline.kernels) {
-      double relative = kernel.start_us - zoom.start_us;
-      if (relative < 0 || relative >= width_us) continue;
-      ++zoom.kernel_count;
-      if (zoom.kernels.size() < options.max_kernels_per_zoom) zoom.kernels.push_back(kernel);
-    }
-    zoom.truncated = zoom.kernel_count > static_cast<int64_t>(zoom.kernels.size());
-    timeline.zooms.push_back(std::move(zoom));
-    // The next, narrower window is searched inside this one.
-    lo = start;
-    hi = std::min(hi, start + width);
-  }
+  BuildZooms(&timeline, starts, "densest region of compute kernel starts", options);
   return timeline;
 }
 

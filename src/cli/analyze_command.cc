@@ -13,6 +13,9 @@ CommandRunner RegisterAnalyze(CLI::App& app) {
   app.add_option("--json", args->json_out,
                  "Write the versioned JSON result (docs/json-schema.md) to FILE, or '-' for stdout")
       ->type_name("FILE|-");
+  app.add_option("--html", args->html_out,
+                 "Write a self-contained HTML report with pictures to FILE")
+      ->type_name("FILE");
   app.add_option("--step", args->step,
                  "Analyse step N in depth (default: skip warm-up, take the median-span step)");
   app.add_option("--rank", args->focus_rank, "Rank to show in depth in the terminal summary");

@@ -15,6 +15,7 @@
 #include "core/parallel.h"
 #include "core/progress.h"
 #include "formats/load_profiles.h"
+#include "report/html_report.h"
 #include "report/json_report.h"
 #include "report/text_report.h"
 
@@ -59,6 +60,13 @@ int RunAnalyze(const AnalyzeArgs& args) {
   if (!job.ok()) return ReportError(job.status());
   job->inputs = args.paths;
 
+  if (!args.html_out.empty()) {
+    report::HtmlReportOptions html_options;
+    html_options.focus_rank = args.focus_rank;
+    html_options.tool_version = kVersion;
+    Status written = WriteFile(args.html_out, report::RenderHtml(*job, html_options));
+    if (!written.ok()) return ReportError(written);
+  }
   if (!args.json_out.empty()) {
     std::string json = report::RenderJson(*job, kVersion);
     if (args.json_out == "-") {
@@ -74,6 +82,7 @@ int RunAnalyze(const AnalyzeArgs& args) {
   std::string text = report::RenderText(*job, text_options);
   std::fwrite(text.data(), 1, text.size(), stdout);
   if (!args.json_out.empty()) fmt::print("\nJSON written to {}\n", args.json_out);
+  if (!args.html_out.empty()) fmt::print("\nHTML report written to {}\n", args.html_out);
   return kExitSuccess;
 }
 

@@ -11,6 +11,7 @@ namespace trainscope::cli {
 struct AnalyzeArgs {
   std::vector<std::string> paths;
   std::string json_out;       // "" = none, "-" = stdout (replaces the text summary)
+  std::string html_out;       // "" = none
   std::string families_file;  // extra family rules, tried before the built-in ones
   std::optional<int32_t> step;
   std::optional<int32_t> focus_rank;

@@ -17,6 +17,7 @@ CommandRunner RegisterDemo(CLI::App& app) {
     int ranks = 4;
     bool fused = false;
     std::string json_out;
+    std::string html_out;
   };
   auto args = std::make_shared<Args>();
   app.add_option("--out,-o", args->out, "Where to write the demo job (replaced if it exists)")
@@ -24,6 +25,7 @@ CommandRunner RegisterDemo(CLI::App& app) {
   app.add_option("--ranks", args->ranks, "Ranks in the demo job")->capture_default_str();
   app.add_flag("--fused", args->fused, "Generate the optimised run (all remedies) instead of the baseline");
   app.add_option("--json", args->json_out, "Also write the JSON result to FILE ('-' for stdout)");
+  app.add_option("--html", args->html_out, "Where to write the HTML report (default: <out>/report.html)");
   return [args] {
     synth::SynthOptions options;
     options.ranks = args->ranks;
@@ -39,6 +41,7 @@ CommandRunner RegisterDemo(CLI::App& app) {
     AnalyzeArgs analyze;
     analyze.paths = {args->out};
     analyze.json_out = args->json_out;
+    analyze.html_out = args->html_out.empty() ? args->out + "/report.html" : args->html_out;
     return RunAnalyze(analyze);
   };
 }

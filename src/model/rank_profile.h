@@ -12,6 +12,7 @@
 
 #include "core/row_ledger.h"
 #include "core/string_pool.h"
+#include "model/communication.h"
 #include "model/kernel_table.h"
 #include "model/timeline.h"
 
@@ -65,6 +66,7 @@ struct RankProfile {
   std::vector<StepTraceRow> step_trace;
   std::vector<OpStatisticRow> op_statistic;
   Timeline timeline;  // from trace files (Kineto JSON, trace_view.json); present=false if none
+  CommunicationData communication;  // communication(_matrix).json (Ascend); empty otherwise
   // One ledger per file read, in read order. Files that were absent are
   // listed in missing_files with the reason they matter.
   std::vector<RowLedger> ledgers;

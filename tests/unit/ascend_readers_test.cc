@@ -372,8 +372,9 @@ TEST(AscendRankLoaderTest, FullRankDirectory) {
   EXPECT_EQ(profile.step_trace.size(), 1u);
   EXPECT_EQ(profile.info.cann_version, "8.3.RC1");
   ASSERT_EQ(profile.ledgers.size(), 2u);  // kernel_details + step_trace_time
-  ASSERT_EQ(profile.missing_files.size(), 1u);
+  ASSERT_EQ(profile.missing_files.size(), 2u);
   EXPECT_NE(profile.missing_files[0].find("op_statistic.csv (Level1+ only"), std::string::npos);
+  EXPECT_NE(profile.missing_files[1].find("trace_view.json"), std::string::npos);
   ASSERT_EQ(profile.warnings.size(), 1u);  // the broken metadata JSON
   EXPECT_NE(profile.warnings[0].find("profiler_metadata.json"), std::string::npos);
   ExpectLedgerInvariant(profile);

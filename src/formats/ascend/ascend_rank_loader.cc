@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "formats/ascend/communication_reader.h"
 #include "formats/ascend/kernel_details_reader.h"
 #include "formats/ascend/op_statistic_reader.h"
 #include "formats/ascend/profiler_info_reader.h"
@@ -103,6 +104,17 @@ Result<model::RankProfile> LoadAscendRank(const std::string& rank_dir) {
   ReadOptional(output_dir / "op_statistic.csv",
                "Level1+ only; per-op-type totals for cross-checking kernel_details", &profile,
                [&](const std::string& path) { return ReadOpStatisticFile(path, &profile); });
+
+  ReadOptional(output_dir / "communication.json",
+               "Level1+ only; per-op transit/wait/synchronization times for the cluster analysis",
+               &profile, [&](const std::string& path) {
+                 return ReadCommunicationFile(path, &profile.communication);
+               });
+  ReadOptional(output_dir / "communication_matrix.json",
+               "Level1+ only; per-link bandwidths for slow-link detection", &profile,
+               [&](const std::string& path) {
+                 return ReadCommunicationMatrixFile(path, &profile.communication);
+               });
 
   // Read after kernel_details.csv: the trace adds host ops, flows and the
   // Overlap Analysis lanes, and supplies the kernels only when the CSV is absent.

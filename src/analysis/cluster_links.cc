@@ -1,0 +1,88 @@
+#include "analysis/cluster_links.h"
+
+#include <map>
+#include <string>
+#include <tuple>
+
+namespace trainscope::analysis {
+namespace {
+
+struct LinkKey {
+  int32_t rank;
+  std::string group;
+  int32_t src;
+  int32_t dst;
+  std::string transport;
+  auto Tie() const { return std::tie(rank, group, src, dst, transport); }
+  bool operator<(const LinkKey& o) const { return Tie() < o.Tie(); }
+};
+
+struct LinkAgg {
+  double bandwidth_sum = 0;
+  int64_t n = 0;
+  std::string op_type;
+};
+
+}  // namespace
+
+std::vector<SlowLink> FindSlowLinks(const std::vector<model::RankProfile>& profiles,
+                                    double max_ratio, int64_t* links_checked) {
+  // Group-local -> global rank, from the self links (src == dst on rank r
+  // means local id src is r), as msprof-analyze does.
+  std::map<std::pair<std::string, int32_t>, int32_t> global;
+  bool any_total = false;
+  for (const model::RankProfile& p : profiles) {
+    for (const model::CommLinkRecord& l : p.communication.links) {
+      if (l.src == l.dst && p.rank >= 0) global[{l.group_hash, l.src}] = p.rank;
+      any_total |= l.statistic == "total";
+    }
+  }
+  // Per link the mean over steps of its "total" record (sums over every op:
+  // the per-op top/bottom records of latency-bound small ops would be noise).
+  std::map<LinkKey, LinkAgg> links;
+  for (size_t i = 0; i < profiles.size(); ++i) {
+    const model::RankProfile& p = profiles[i];
+    for (const model::CommLinkRecord& l : p.communication.links) {
+      if (l.transport == "LOCAL" || l.src == l.dst || l.bandwidth_gbps <= 0) continue;
+      if (any_total && l.statistic != "total") continue;
+      LinkAgg& agg = links[{p.rank >= 0 ? p.rank : static_cast<int32_t>(i), l.group_hash, l.src,
+                            l.dst, l.transport}];
+      agg.bandwidth_sum += l.bandwidth_gbps;
+      ++agg.n;
+      if (agg.op_type.empty()) agg.op_type = l.op_type;
+    }
+  }
+  std::map<std::string, std::pair<double, int64_t>> per_transport;
+  for (const auto& [key, agg] : links) {
+    auto& t = per_transport[key.transport];
+    t.first += agg.bandwidth_sum / static_cast<double>(agg.n);
+    ++t.second;
+  }
+  *links_checked = static_cast<int64_t>(links.size());
+  std::vector<SlowLink> slow;
+  for (const auto& [key, agg] : links) {
+    const auto& t = per_transport[key.transport];
+    if (t.second < 2) continue;  // nothing to compare with
+    const double mean = t.first / static_cast<double>(t.second);
+    const double bw = agg.bandwidth_sum / static_cast<double>(agg.n);
+    if (mean <= 0 || bw >= max_ratio * mean) continue;
+    SlowLink s;
+    s.reporting_rank = key.rank;
+    s.group_hash = key.group;
+    auto g = [&](int32_t local) {
+      auto it = global.find({key.group, local});
+      return it == global.end() ? local : it->second;
+    };
+    s.src = g(key.src);
+    s.dst = g(key.dst);
+    s.transport = key.transport;
+    s.op_type = agg.op_type;
+    s.bandwidth_gbps = bw;
+    s.transport_mean_gbps = mean;
+    s.ratio = bw / mean;
+    slow.push_back(s);
+  }
+  return slow;
+}
+
+}  // namespace trainscope::analysis

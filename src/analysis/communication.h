@@ -1,0 +1,82 @@
+// Communication of one rank: every collective as a small record that can be
+// matched across ranks, and per-step budgets (exposed communication,
+// pseudo-overlap, small slices). Input to the cross-rank analysis.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/rank_profile.h"
+
+namespace trainscope::analysis {
+
+enum class CollectiveType : uint8_t {
+  kAllReduce = 0,
+  kAllGather,
+  kReduceScatter,
+  kAllToAll,
+  kBroadcast,
+  kReduce,
+  kP2p,
+  kOther,
+};
+inline constexpr int kCollectiveTypes = 8;
+
+const char* CollectiveTypeName(CollectiveType type);
+// From an op/kernel name or a Kineto "Collective name" (case-insensitive).
+CollectiveType ClassifyCollective(std::string_view name);
+// nccl-tests bus-bandwidth factor for |ranks| participants.
+double BusBandwidthFactor(CollectiveType type, int ranks);
+
+struct CommInstance {
+  std::string key;  // same text on every rank for the same collective instance
+  CollectiveType type = CollectiveType::kOther;
+  int32_t step = -1;
+  int64_t start_ns = 0;
+  int64_t duration_ns = 0;
+  double bytes = 0;          // 0 when unknown
+  int32_t group_size = -1;   // -1 when unknown (then: ranks that have the key)
+  // communication.json, -1 when absent.
+  double transit_ms = -1;
+  double wait_ms = -1;
+  double sync_ms = -1;
+};
+
+struct RankStepComm {
+  int32_t step = -1;
+  int64_t first_start_ns = 0;   // first kernel of any kind
+  int64_t last_end_ns = 0;
+  int64_t step_start_wait_ns = 0;  // the collective running before the first compute kernel
+  int64_t comm_ns = 0;
+  int64_t exposed_ns = 0;
+  int64_t pseudo_overlap_ns = 0;
+  int64_t pseudo_overlap_count = 0;
+  int64_t collectives = 0;
+  int64_t small_collectives = 0;
+  int64_t small_ns = 0;
+};
+
+struct RankComm {
+  int32_t rank = -1;
+  std::vector<CommInstance> ops;     // start order
+  std::vector<RankStepComm> steps;   // ascending step
+  double wait_ratio = -1;            // over every op of communication.json
+  double sync_ratio = -1;
+};
+
+struct CommOptions {
+  // Compute resuming within this of a collective's end waited for it.
+  int64_t resume_tolerance_ns = 50'000;
+  int64_t min_pseudo_overlap_ns = 20'000;
+  // A "small slice": shorter than this and, where the size is known, smaller.
+  int64_t small_duration_ns = 1'000'000;
+  double small_bytes = 50.0 * 1024;
+};
+
+// Keeps only what the cross-rank analysis needs; the profile can be freed after.
+RankComm SummarizeRankCommunication(const model::RankProfile& profile,
+                                    const CommOptions& options = {});
+
+}  // namespace trainscope::analysis

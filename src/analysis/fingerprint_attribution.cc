@@ -1,0 +1,113 @@
+#include "analysis/fingerprint_attribution.h"
+
+#include <algorithm>
+#include <string_view>
+
+namespace trainscope::analysis {
+namespace {
+
+constexpr int64_t kMatchToleranceNs = 1000;
+
+bool IsPythonFrame(std::string_view category) { return category == "python_function"; }
+
+bool IsFrameworkOp(std::string_view category, std::string_view name) {
+  return category == "cpu_op" || category == "operator" || name.substr(0, 6) == "aten::" ||
+         name.substr(0, 5) == "npu::";
+}
+
+// A frame of user code, not of the framework's own module plumbing.
+bool IsUserFrame(std::string_view name) {
+  return name.find(".py(") != std::string_view::npos && name.find("torch/") == std::string_view::npos &&
+         name.find("site-packages") == std::string_view::npos;
+}
+
+}  // namespace
+
+HostAttributor::HostAttributor(const model::RankProfile& profile) : profile_(profile) {
+  const auto& tl = profile.timeline;
+  if (!tl.present) return;
+  available_ = std::any_of(tl.activities.launcher.begin(), tl.activities.launcher.end(),
+                           [](int32_t l) { return l != model::kNoIndex; });
+}
+
+int32_t HostAttributor::Launcher(int64_t start_ns) const {
+  const auto& acts = profile_.timeline.activities;
+  auto it = std::lower_bound(acts.start_ns.begin(), acts.start_ns.end(), start_ns - kMatchToleranceNs);
+  int32_t best = model::kNoIndex;
+  int64_t best_delta = INT64_MAX;
+  for (size_t i = static_cast<size_t>(it - acts.start_ns.begin());
+       i < acts.size() && acts.start_ns[i] <= start_ns + kMatchToleranceNs; ++i) {
+    if (acts.launcher[i] == model::kNoIndex || acts.kind[i] != model::ActivityKind::kCompute) continue;
+    const int64_t delta = std::abs(acts.start_ns[i] - start_ns);
+    if (delta < best_delta) {
+      best_delta = delta;
+      best = acts.launcher[i];
+    }
+  }
+  return best;
+}
+
+HostAttribution HostAttributor::Attribute(const std::vector<int64_t>& kernel_starts_ns) const {
+  HostAttribution out;
+  if (!available_) return out;
+  const auto& ops = profile_.timeline.host_ops;
+  auto ancestors = [&](int32_t op) {
+    std::vector<int32_t> chain;
+    for (int32_t o = op; o != model::kNoIndex && chain.size() < 256; o = ops.parent[o]) chain.push_back(o);
+    return chain;
+  };
+  // The lowest common ancestor of the launchers: the code that issued the
+  // whole chain. Host ops nest strictly per thread, so a parent walk is it.
+  std::vector<int32_t> common;
+  std::vector<std::string> member_ops;
+  bool first = true;
+  for (int64_t start : kernel_starts_ns) {
+    const int32_t launcher = Launcher(start);
+    if (launcher == model::kNoIndex) continue;
+    auto chain = ancestors(launcher);
+    for (int32_t o : chain) {
+      const auto name = profile_.strings.Get(ops.name[o]);
+      if (IsFrameworkOp(profile_.strings.Get(ops.category[o]), name)) {
+        if (std::find(member_ops.begin(), member_ops.end(), name) == member_ops.end() && member_ops.size() < 4) {
+          member_ops.emplace_back(name);
+        }
+        break;
+      }
+    }
+    if (first) {
+      common = std::move(chain);
+      first = false;
+      continue;
+    }
+    // Keep the part of |common| (deepest first) that is also in |chain|.
+    auto in_chain = [&](int32_t o) { return std::find(chain.begin(), chain.end(), o) != chain.end(); };
+    auto keep = std::find_if(common.begin(), common.end(), in_chain);
+    common.erase(common.begin(), keep);
+  }
+  if (first) return out;
+  for (int32_t o : common) {
+    const auto category = profile_.strings.Get(ops.category[o]);
+    const auto name = profile_.strings.Get(ops.name[o]);
+    if (out.framework_op.empty()) {
+      if ((IsPythonFrame(category) && name.substr(0, 11) == "nn.Module: ") || IsFrameworkOp(category, name)) {
+        out.framework_op = std::string(name);
+      }
+    }
+    if (out.source.empty() && IsPythonFrame(category) && IsUserFrame(name)) out.source = std::string(name);
+  }
+  if (out.source.empty()) {
+    for (int32_t o : common) {
+      const auto name = profile_.strings.Get(ops.name[o]);
+      if (IsPythonFrame(profile_.strings.Get(ops.category[o])) && name.find(".py(") != std::string_view::npos) {
+        out.source = std::string(name);
+        break;
+      }
+    }
+  }
+  if (out.framework_op.empty()) {
+    for (const auto& op : member_ops) out.framework_op += (out.framework_op.empty() ? "" : "+") + op;
+  }
+  return out;
+}
+
+}  // namespace trainscope::analysis

@@ -1,0 +1,66 @@
+// FingerprintLibrary: the table of known decomposed-operator chains
+// (data/fingerprints.tsv), methodology §2 steps 4-5.
+//
+// A fingerprint is a chain of operator types that eager execution emits
+// instead of one fused kernel (RMSNorm as Cast, Pow, Mean, Add, Rsqrt, Mul,
+// Mul, Cast), with the formula it computes, its root cause and the remedy.
+// The table is data, not code, so users can add their own chains.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/status.h"
+
+namespace trainscope::analysis {
+
+// One member of a chain: any of |alternatives| (canonical op types, lower
+// case; a '*' makes it a glob), or a glob on the kernel name, or any kernel.
+struct PatternMember {
+  std::vector<std::string> alternatives;  // op type tokens, lower case, after equiv
+  std::vector<std::string> name_globs;    // name~GLOB tokens, lower case
+  bool optional = false;
+  bool any = false;  // ANY: the op the chain surrounds; kept by a "remove" remedy
+};
+
+enum class FingerprintAction { kFuse, kRemove };
+
+struct Fingerprint {
+  std::string id;       // finding id, e.g. unfused-rmsnorm
+  std::string variant;  // fwd, bwd, gpu-fwd...
+  std::string pattern;  // as written
+  std::vector<PatternMember> members;
+  FingerprintAction action = FingerprintAction::kFuse;
+  std::string title;
+  std::string formula;
+  std::string root_cause;
+  std::string remedy;
+  std::string source;  // "file:line", for messages
+  size_t required_members() const;
+};
+
+class FingerprintLibrary {
+ public:
+  // The built-in table compiled from data/fingerprints.tsv.
+  static const FingerprintLibrary& Builtin();
+  // Parses a library file. Errors name |source_name| and the line.
+  static Result<FingerprintLibrary> Parse(std::string_view text, const std::string& source_name);
+  // User entries first (tried first on equal match length), then |base|;
+  // equivalences of both, the user's winning.
+  static FingerprintLibrary Merge(const FingerprintLibrary& user, const FingerprintLibrary& base);
+
+  // Canonical form of an op type: lower case, then the equivalence table.
+  std::string Canonical(std::string_view op_type) const;
+
+  const std::vector<Fingerprint>& fingerprints() const { return fingerprints_; }
+  const std::vector<std::pair<std::string, std::string>>& equivalences() const { return equiv_; }
+  // The first entry with this id (title, remedy... are per id), or nullptr.
+  const Fingerprint* Find(std::string_view id) const;
+
+ private:
+  std::vector<Fingerprint> fingerprints_;
+  std::vector<std::pair<std::string, std::string>> equiv_;  // lower-case from -> to
+};
+
+}  // namespace trainscope::analysis

@@ -1,0 +1,25 @@
+// The self-contained HTML report (--html FILE): one file, no network, inline
+// CSS and SVG, a few lines of script. Sections follow the method: summary
+// and findings, distribution, timeline, details. Every string from a profile
+// is escaped (profiles are untrusted input).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "analysis/rank_analysis.h"
+
+namespace trainscope::report {
+
+struct HtmlReportOptions {
+  std::optional<int32_t> focus_rank;  // rank shown in depth; default as in the text report
+  std::string tool_version;
+};
+
+std::string RenderHtml(const analysis::JobAnalysis& job, const HtmlReportOptions& options);
+
+// The rank shown in depth: |requested| if present, else the lowest rank that
+// has kernels in its selected step. Shared by the text and HTML reports.
+const analysis::RankAnalysis* FocusRank(const analysis::JobAnalysis& job, std::optional<int32_t> requested);
+
+}  // namespace trainscope::report

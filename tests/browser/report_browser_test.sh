@@ -1,0 +1,91 @@
+#!/bin/sh
+# Browser test of the HTML report: Debian's chromium, headless, opens
+# reports, checks that the expected sections and SVG pictures are present,
+# that the page's script ran (no script error before it) and that strings
+# from profiles cannot inject markup. Keeps screenshots as test artifacts.
+#
+#   report_browser_test.sh TRAINSCOPE_BINARY SOURCE_DIR ARTIFACT_DIR [CORPUS_DIR]
+#
+# Exit 77 (ctest: skipped) when chromium is not installed.
+set -u
+bin="$1"; src="$2"; artifacts="$3"; corpus="${4:-}"
+browser=$(command -v chromium || command -v chromium-browser || true)
+if [ -z "$browser" ]; then
+  echo "SKIPPED: chromium not installed (scripts/install-deps.sh installs it)"
+  exit 77
+fi
+mkdir -p "$artifacts"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+
+chrome() {  # url, extra args...
+  url="$1"; shift
+  timeout 90 "$browser" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+    --disable-background-networking --disable-component-update --disable-sync \
+    --user-data-dir="$work/profile" --enable-logging=stderr --v=0 "$@" "$url"
+}
+
+check_report() {  # name, html file, expect-findings(0/1)
+  name="$1"; html="$2"
+  [ -s "$html" ] || { fail "$name: no report written"; return; }
+  size=$(wc -c < "$html")
+  chrome "file://$html" --dump-dom > "$work/$name.dom" 2> "$work/$name.log"
+  grep -q 'data-trainscope-ready="1"' "$work/$name.dom" || fail "$name: page script did not run"
+  if grep -E "Uncaught|SyntaxError|ReferenceError|TypeError" "$work/$name.log" >/dev/null; then
+    fail "$name: script error in the console:"; grep -E "Uncaught|Error" "$work/$name.log" | head -5
+  fi
+  for section in summary distribution timeline ranks details; do
+    grep -q "<section id=\"$section\"" "$work/$name.dom" || fail "$name: section '$section' missing"
+  done
+  svgs=$(grep -o "<svg" "$work/$name.dom" | wc -l)
+  [ "$svgs" -ge 3 ] || fail "$name: expected at least 3 SVG pictures, found $svgs"
+  grep -q "<polyline" "$work/$name.dom" || fail "$name: density curve (polyline) missing"
+  grep -q "Compute</text>" "$work/$name.dom" || fail "$name: Gantt lanes missing"
+  scripts=$(grep -o "<script" "$work/$name.dom" | wc -l)
+  [ "$scripts" -eq 1 ] || fail "$name: expected exactly one <script> element, found $scripts (injection?)"
+  [ "$size" -lt 5000000 ] || fail "$name: report is $size bytes (limit 5 MB)"
+  chrome "file://$html" --hide-scrollbars --window-size=1280,2400 --screenshot="$artifacts/$name.png" \
+    >/dev/null 2>&1 || fail "$name: screenshot failed"
+  echo "ok: $name ($size bytes, $svgs svg)"
+}
+
+# 1. The demo job (the README's main command writes the same report).
+"$bin" demo --out "$work/demo" --ranks 4 >/dev/null || fail "demo failed"
+check_report demo "$work/demo/report.html"
+# The demo plants a step-start barrier and hairline compute: the report must say so.
+grep -q "Step start:" "$work/demo.dom" || fail "demo: step-start idle not reported"
+
+# 2. Untrusted strings: markup in kernel names must be shown as text.
+"$bin" analyze "$src/tests/data/ascend_evil" --html "$work/evil.html" >/dev/null || fail "evil: analyze failed"
+check_report evil "$work/evil.html"
+grep -q "<script>alert" "$work/evil.dom" && fail "evil: <script> from a kernel name injected"
+grep -q "&lt;script&gt;alert(" "$work/evil.dom" || fail "evil: the kernel name with markup is not shown as text"
+grep -q "<img" "$work/evil.dom" && fail "evil: <img> injected"
+grep -q "<b>bold</b>" "$work/evil.dom" && fail "evil: <b> injected"
+grep -q "归一化_RmsNorm_中文" "$work/evil.dom" || fail "evil: non-ASCII name lost"
+
+# 3. Real profiles from the shared corpus, when present.
+if [ -n "$corpus" ] && [ -d "$corpus" ]; then
+  i=0
+  for input in \
+      "ascend/msinsight-st-qwen3-0.6b-4rank-level2-cann8.3.RC1" \
+      "ascend/msinsight-pytorch-2rank-text-level1" \
+      "kineto/dlrm_ddp_8rank_v100_param" \
+      "kineto/tracelens_qwen1.5_0.5b_h100_vs_mi300x/h100"; do
+    i=$((i + 1))
+    if [ ! -e "$corpus/$input" ]; then echo "SKIPPED: $corpus/$input absent"; continue; fi
+    name="corpus$i"
+    "$bin" analyze "$corpus/$input" --html "$work/$name.html" >/dev/null || fail "$input: analyze failed"
+    check_report "$name" "$work/$name.html"
+  done
+else
+  echo "SKIPPED: corpus reports (no corpus at '${corpus}')"
+fi
+
+if [ "$failures" -ne 0 ]; then
+  echo "$failures failure(s)"
+  exit 1
+fi
+echo "browser test passed; screenshots in $artifacts"
