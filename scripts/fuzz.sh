@@ -1,19 +1,24 @@
 #!/bin/sh
 # Builds every libFuzzer target (clang) and runs each for $1 seconds
-# (default 30) on its seed corpus. Crashes fail the script.
+# (default 30) on its seed corpus (fuzz/corpus/<name>/). A crash, leak or
+# failed invariant fails the script and prints the reproducer's log.
 set -eu
 cd "$(dirname "$0")/.."
 seconds="${1:-30}"
 cmake --preset fuzz >/dev/null
-cmake --build --preset fuzz -j"$(nproc 2>/dev/null || echo 2)"
+cmake --build --preset fuzz --target fuzzers -j"$(nproc 2>/dev/null || echo 2)"
 for fuzzer in build/fuzz/fuzz/*_fuzzer; do
   [ -x "$fuzzer" ] || continue
   name=$(basename "$fuzzer" _fuzzer)
   work="build/fuzz/corpus-$name"
   mkdir -p "$work"
-  seeds="fuzz/corpus/$name"
+  set -- "$work"
+  [ -d "fuzz/corpus/$name" ] && set -- "$work" "fuzz/corpus/$name"
   echo "fuzzing $name for ${seconds}s"
-  "$fuzzer" -max_total_time="$seconds" -print_final_stats=0 "$work" ${seeds:+$( [ -d "$seeds" ] && echo "$seeds")} \
-    >"build/fuzz/$name.log" 2>&1 || { tail -40 "build/fuzz/$name.log"; exit 1; }
-  grep -E "^#[0-9]+.*DONE|Done [0-9]+ runs" "build/fuzz/$name.log" | tail -1 || true
+  if ! "$fuzzer" -max_total_time="$seconds" -print_final_stats=1 -artifact_prefix="build/fuzz/$name-" "$@" \
+      >"build/fuzz/$name.log" 2>&1; then
+    tail -40 "build/fuzz/$name.log"
+    exit 1
+  fi
+  grep -E "stat::number_of_executed_units" "build/fuzz/$name.log" | tail -1 || true
 done

@@ -1,30 +1,49 @@
 #!/bin/sh
 # Set-up command 2: install dependencies, build, and pass every test:
-#   1. release build with warnings as errors + all tests (unit, golden,
-#      corpus cross-checks, CLI end-to-end, layer edges);
-#   2. debug build with AddressSanitizer + UndefinedBehaviorSanitizer + all tests;
+#   1. release build (warnings are errors) + all tests: unit, golden, corpus
+#      cross-checks, CLI end-to-end, layer edges, the headless-browser test;
+#   2. debug build with AddressSanitizer + UndefinedBehaviorSanitizer + all
+#      tests except the browser one;
 #   3. every libFuzzer target for a bounded time (FUZZ_SECONDS, default 30).
-# Set TRAINSCOPE_QUICK=1 to run only step 1.
+# TRAINSCOPE_QUICK=1 runs only step 1. Ends with one summary line.
 set -eu
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 jobs=$(nproc 2>/dev/null || echo 2)
+mkdir -p build
 
-echo "== release build (warnings are errors) and tests"
+run_ctest() {  # preset, log, extra args...
+  preset="$1"; log="$2"; shift 2
+  if ctest --preset "$preset" -j"$jobs" "$@" >"$log" 2>&1; then status=0; else status=$?; fi
+  grep -vE "^ +Start |Test +#[0-9]+: .* Passed" "$log" | tail -40
+  return $status
+}
+
+count() {  # log -> "passed failed skipped"
+  total=$(sed -n 's/.*tests passed, \([0-9]*\) tests failed out of \([0-9]*\).*/\1 \2/p' "$1" | tail -1)
+  failed=${total% *}; all=${total#* }
+  skipped=$(grep -c "(Skipped)" "$1" || true)
+  echo "$((all - failed - skipped)) $failed $skipped"
+}
+
+echo "== 1/3 release build (warnings are errors) and tests"
 cmake --preset ci >/dev/null
 cmake --build --preset ci -j"$jobs"
-ctest --preset ci -j"$jobs"
+run_ctest ci build/ci-ctest.log
+set -- $(count build/ci-ctest.log)
+passed=$1 failed=$2 skipped=$3
 
-if [ "${TRAINSCOPE_QUICK:-0}" = "1" ]; then exit 0; fi
+if [ "${TRAINSCOPE_QUICK:-0}" != "1" ]; then
+  echo "== 2/3 debug build with ASan+UBSan and tests"
+  cmake --preset debug >/dev/null
+  cmake --build --preset debug -j"$jobs"
+  ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+    run_ctest debug build/debug-ctest.log -LE browser
+  set -- $(count build/debug-ctest.log)
+  passed=$((passed + $1)) failed=$((failed + $2)) skipped=$((skipped + $3))
 
-echo "== debug build with ASan+UBSan and tests"
-cmake --preset debug >/dev/null
-cmake --build --preset debug -j"$jobs"
-ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-  ctest --preset debug -j"$jobs"
+  echo "== 3/3 fuzzing (bounded)"
+  scripts/fuzz.sh "${FUZZ_SECONDS:-30}"
+fi
 
-echo "== fuzzing (bounded)"
-scripts/fuzz.sh "${FUZZ_SECONDS:-30}"
-
-echo "== summary"
-ctest --preset ci -j"$jobs" 2>&1 | tail -3
+echo "tests: $passed passed, $failed failed, $skipped skipped"

@@ -1,13 +1,18 @@
 #include "analysis/breakdown_intervals.h"
 
 #include <algorithm>
+#include <iterator>
 
 namespace trainscope::analysis {
 
+namespace {
+bool ByStart(const Interval& a, const Interval& b) { return a.start < b.start; }
+}  // namespace
+
 std::vector<Interval> UnionOf(std::vector<Interval> v) {
-  std::sort(v.begin(), v.end(), [](const Interval& a, const Interval& b) {
-    return a.start < b.start || (a.start == b.start && a.end < b.end);
-  });
+  // The merge below only needs start order (ties merge either way). Device
+  // activity usually arrives sorted by start already: skip the sort then.
+  if (!std::is_sorted(v.begin(), v.end(), ByStart)) std::sort(v.begin(), v.end(), ByStart);
   std::vector<Interval> out;
   for (const Interval& iv : v) {
     if (iv.end <= iv.start) continue;
@@ -21,8 +26,10 @@ std::vector<Interval> UnionOf(std::vector<Interval> v) {
 }
 
 std::vector<Interval> UnionOfMerged(const std::vector<Interval>& a, const std::vector<Interval>& b) {
-  std::vector<Interval> all(a);
-  all.insert(all.end(), b.begin(), b.end());
+  // Both inputs are sorted unions: a linear merge keeps start order.
+  std::vector<Interval> all;
+  all.reserve(a.size() + b.size());
+  std::merge(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(all), ByStart);
   return UnionOf(std::move(all));
 }
 

@@ -38,8 +38,9 @@ struct RankClusterStats {
   double step_start_wait_us = 0;     // duration of the step-start collective (0: none)
   double comm_us = 0;                // |union of comm| in the step
   double exposed_comm_us = 0;        // |comm \ compute| in the step
-  double pseudo_overlap_us = 0;      // compute idle waiting for a running collective
-  int64_t pseudo_overlap_count = 0;
+  double pseudo_overlap_us = 0;      // compute idle waiting for a running all-gather
+  int64_t pseudo_overlap_count = 0;  // all-gathers compute waited for
+  int64_t all_gathers = 0;           // all-gathers in the step
   int64_t collectives = 0;           // in the step
   int64_t small_collectives = 0;     // in the step
   double small_comm_us = 0;

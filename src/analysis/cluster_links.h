@@ -1,5 +1,7 @@
 // Slow links from communication_matrix.json: a link whose bandwidth is
 // below a share (20%, CANN's advice) of the mean of its transport type.
+// Only links that moved >= 1 MB per step are compared (smaller ones are
+// latency-bound); links_checked counts those.
 #pragma once
 
 #include <cstdint>

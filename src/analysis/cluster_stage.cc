@@ -43,12 +43,14 @@ void FillPerRank(const std::vector<RankComm>& comm, int32_t step, ClusterAnalysi
     }
   }
   double sum = 0, lo = 1e300, hi = 0, skew = 0, wait_sum = 0;
+  int64_t with_step = 0;
   for (const RankComm& rc : comm) {
     RankClusterStats row;
     row.rank = rc.rank;
     row.step = step;
     row.wait_ratio = rc.wait_ratio;
     row.sync_ratio = rc.sync_ratio;
+    bool has_step = false;
     for (const RankStepComm& s : rc.steps) {
       if (s.step != step) continue;
       row.step_time_us = static_cast<double>(s.last_end_ns - s.first_start_ns) / 1000.0;
@@ -58,21 +60,29 @@ void FillPerRank(const std::vector<RankComm>& comm, int32_t step, ClusterAnalysi
       row.exposed_comm_us = static_cast<double>(s.exposed_ns) / 1000.0;
       row.pseudo_overlap_us = static_cast<double>(s.pseudo_overlap_ns) / 1000.0;
       row.pseudo_overlap_count = s.pseudo_overlap_count;
+      row.all_gathers = s.all_gathers;
       row.collectives = s.collectives;
       row.small_collectives = s.small_collectives;
       row.small_comm_us = static_cast<double>(s.small_ns) / 1000.0;
+      has_step = true;
     }
+    c->per_rank.push_back(row);
+    // A rank without kernels in the step (kernel_details.csv missing, as in
+    // the Qwen sample's ranks 1 and 3) has no step time: a 0 there would
+    // turn the spread into 200% and halve the mean.
+    if (!has_step) continue;
+    ++with_step;
     sum += row.step_time_us;
     lo = std::min(lo, row.step_time_us);
     hi = std::max(hi, row.step_time_us);
     skew = std::max(skew, row.step_start_offset_us);
     wait_sum += row.step_start_wait_us;
     c->max_step_start_wait_us = std::max(c->max_step_start_wait_us, row.step_start_wait_us);
-    c->per_rank.push_back(row);
   }
-  const double n = static_cast<double>(comm.size());
+  const double n = static_cast<double>(std::max<int64_t>(1, with_step));
   c->mean_step_time_us = sum / n;
-  c->step_time_spread_pct = c->mean_step_time_us > 0 ? (hi - lo) / c->mean_step_time_us * 100 : 0;
+  c->step_time_spread_pct =
+      with_step > 0 && c->mean_step_time_us > 0 ? (hi - lo) / c->mean_step_time_us * 100 : 0;
   c->first_kernel_skew_us = skew;
   c->mean_step_start_wait_us = wait_sum / n;
 }

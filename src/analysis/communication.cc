@@ -121,8 +121,12 @@ void SummarizeStep(const CommOptions& options, const std::vector<CommInstance>& 
       out->step_start_wait_ns = op.duration_ns;
       continue;
     }
-    // Pseudo-overlap: compute idles while the collective runs and resumes
-    // right after it ends, i.e. its next kernel needed the collective.
+    // Pseudo-overlap: compute idles while an all-gather runs and resumes
+    // right after it ends, i.e. its next kernel needed the unshard. Other
+    // collectives that compute waits for (the last reduce-scatter before the
+    // optimizer) are dependencies no stream placement can hide.
+    if (op.type != CollectiveType::kAllGather) continue;
+    ++out->all_gathers;
     auto next = std::lower_bound(sk.compute.begin(), sk.compute.end(), end,
                                  [](const Interval& iv, int64_t t) { return iv.start < t; });
     if (next == sk.compute.end() || next == sk.compute.begin()) continue;

@@ -51,8 +51,12 @@ struct RankStepComm {
   int64_t step_start_wait_ns = 0;  // the collective running before the first compute kernel
   int64_t comm_ns = 0;
   int64_t exposed_ns = 0;
+  // Pseudo-overlap counts only all-gathers (the FSDP unshard): a wait on a
+  // reduce-scatter or all-reduce is a real data dependency (gradients before
+  // the optimizer) and is already in exposed_ns.
   int64_t pseudo_overlap_ns = 0;
   int64_t pseudo_overlap_count = 0;
+  int64_t all_gathers = 0;  // all-gathers in the step, the denominator of the count
   int64_t collectives = 0;
   int64_t small_collectives = 0;
   int64_t small_ns = 0;

@@ -104,11 +104,11 @@ StepDistribution ComputeStepDistribution(const model::RankProfile& profile, int3
     summary.share_le_50us = static_cast<double>(le50) / static_cast<double>(durations.size());
     summary.share_le_100us = static_cast<double>(le100) / static_cast<double>(durations.size());
     result.density = ComputeDurationDensity(durations);
-    std::sort(durations.begin(), durations.end());
-    summary.p50_us = QuantileSorted(durations, 0.50) / kNsPerUs;
-    summary.p90_us = QuantileSorted(durations, 0.90) / kNsPerUs;
-    summary.p99_us = QuantileSorted(durations, 0.99) / kNsPerUs;
-    summary.max_us = ToUs(durations.back());
+    summary.max_us = ToUs(*std::max_element(durations.begin(), durations.end()));
+    std::vector<double> quantiles = Quantiles(durations, {0.50, 0.90, 0.99});
+    summary.p50_us = quantiles[0] / kNsPerUs;
+    summary.p90_us = quantiles[1] / kNsPerUs;
+    summary.p99_us = quantiles[2] / kNsPerUs;
   } else {
     result.density = ComputeDurationDensity(durations);
   }

@@ -6,16 +6,16 @@
 namespace trainscope::analysis {
 namespace {
 
-// Polynomial hashing modulo the Mersenne prime 2^61-1: collisions between
-// different windows are ~n^2 / 2^61, negligible for any profile.
-constexpr uint64_t kMod = (uint64_t{1} << 61) - 1;
-constexpr uint64_t kBase = 1'000'003;
-
-uint64_t MulMod(uint64_t a, uint64_t b) {
-  const __uint128_t product = static_cast<__uint128_t>(a) * b;
-  uint64_t r = static_cast<uint64_t>(product & kMod) + static_cast<uint64_t>(product >> 61);
-  if (r >= kMod) r -= kMod;
-  return r;
+// Stable counting sort of |items| by key(item) in [0, keys).
+template <typename Key>
+void CountingSort(std::vector<int32_t>* items, int32_t keys, Key key, std::vector<int32_t>* scratch,
+                  std::vector<int32_t>* counts) {
+  counts->assign(static_cast<size_t>(keys) + 1, 0);
+  for (int32_t item : *items) ++(*counts)[key(item) + 1];
+  for (int32_t k = 0; k < keys; ++k) (*counts)[k + 1] += (*counts)[k];
+  scratch->resize(items->size());
+  for (int32_t item : *items) (*scratch)[(*counts)[key(item)]++] = item;
+  items->swap(*scratch);
 }
 
 struct Candidate {
@@ -58,53 +58,58 @@ std::vector<RepeatSet> MineRepeats(const std::vector<int32_t>& tokens, const std
   for (int32_t i = 0; i < n; ++i) prefix_weight[i + 1] = prefix_weight[i] + weight(i);
   const std::vector<uint8_t> no_cover(n, 0);
 
-  // alive: positions whose window of the current length is valid and
-  // repeated; hash[p]: hash of that window.
-  std::vector<int32_t> alive;
-  std::vector<uint64_t> hash(n, 0);
+  // Groups of equal windows, refined one length at a time (a prefix
+  // doubling-free suffix sort capped at max_length): |order| holds the
+  // positions whose window of the current length repeats, sorted by group
+  // then position; group[p] is the window's group id. Each level is two
+  // counting sorts, so the whole search is O(n x max_length).
+  int32_t vocab = 0;
+  for (int32_t t : tokens) vocab = std::max(vocab, t + 1);
+  std::vector<int32_t> order;
   for (int32_t p = 0; p < n; ++p) {
-    if (tokens[p] >= 0) alive.push_back(p);
+    if (tokens[p] >= 0) order.push_back(p);
   }
+  std::vector<int32_t> group(n, -1);
+  for (int32_t p : order) group[p] = tokens[p];
+  int32_t groups = vocab;
+  std::vector<int32_t> scratch, counts, next;
+  CountingSort(&order, groups, [&](int32_t p) { return group[p]; }, &scratch, &counts);
   std::vector<Candidate> candidates;
-  std::vector<std::pair<uint64_t, int32_t>> keyed;
-  for (int32_t length = 1; length <= options.max_length && alive.size() >= 2; ++length) {
-    keyed.clear();
-    for (int32_t p : alive) {
-      const int32_t last = p + length - 1;
-      if (last >= n || tokens[last] < 0) continue;
-      hash[p] = (MulMod(hash[p], kBase) + static_cast<uint64_t>(tokens[last]) + 1) % kMod;
-      keyed.emplace_back(hash[p], p);
-    }
-    std::sort(keyed.begin(), keyed.end());
-    std::vector<int32_t> next_alive;
-    for (size_t begin = 0; begin < keyed.size();) {
+  for (int32_t length = 1; length <= options.max_length && order.size() >= 2; ++length) {
+    next.clear();
+    for (size_t begin = 0; begin < order.size();) {
       size_t end = begin + 1;
-      while (end < keyed.size() && keyed[end].first == keyed[begin].first) ++end;
+      while (end < order.size() && group[order[end]] == group[order[begin]]) ++end;
       if (end - begin >= 2) {
         // Maximality: the group is reported only where some occurrence
         // cannot extend by the same token as the others (or at the cap).
         bool right_same = true;
         bool left_same = true;
-        const int32_t p0 = keyed[begin].second;
+        // Back-to-back occurrences (one layer after the other): extending
+        // would make them overlap, so this length is the period itself.
+        bool tandem = false;
+        const int32_t p0 = order[begin];
         const int32_t right0 = p0 + length < n ? tokens[p0 + length] : -1;
         const int32_t left0 = p0 > 0 ? tokens[p0 - 1] : -1;
         for (size_t k = begin; k < end; ++k) {
-          const int32_t p = keyed[k].second;
-          next_alive.push_back(p);
+          const int32_t p = order[k];
           const int32_t right = p + length < n ? tokens[p + length] : -1;
           const int32_t left = p > 0 ? tokens[p - 1] : -1;
+          if (right >= 0) next.push_back(p);
           if (right < 0 || right != right0) right_same = false;
           if (left < 0 || left != left0) left_same = false;
+          if (k > begin && p - order[k - 1] == length) tandem = true;
         }
         const bool at_cap = length == options.max_length;
-        if (length >= options.min_length && (at_cap || !right_same) && (at_cap || !left_same)) {
-          Candidate c;
-          c.length = length;
-          for (size_t k = begin; k < end; ++k) c.positions.push_back(keyed[k].second);
+        if (length >= options.min_length && (at_cap || tandem || (!right_same && !left_same))) {
           // A run of one token (Cast Cast Cast) is not a chain.
           bool distinct = false;
           for (int32_t k = 1; k < length && !distinct; ++k) distinct = tokens[p0 + k] != tokens[p0];
           if (distinct) {
+            Candidate c;
+            c.length = length;
+            c.positions.assign(order.begin() + static_cast<std::ptrdiff_t>(begin),
+                               order.begin() + static_cast<std::ptrdiff_t>(end));
             const auto inst = Instances(c.positions, length, no_cover);
             if (static_cast<int>(inst.size()) >= options.min_occurrences) {
               c.score = static_cast<double>(inst.size()) * (prefix_weight[p0 + length] - prefix_weight[p0]);
@@ -115,8 +120,26 @@ std::vector<RepeatSet> MineRepeats(const std::vector<int32_t>& tokens, const std
       }
       begin = end;
     }
-    std::sort(next_alive.begin(), next_alive.end());
-    alive.swap(next_alive);
+    if (length == options.max_length) break;
+    // Refine: sort the survivors by (group, next token, position) and
+    // number the new groups.
+    CountingSort(&next, vocab, [&](int32_t p) { return tokens[p + length]; }, &scratch, &counts);
+    CountingSort(&next, groups, [&](int32_t p) { return group[p]; }, &scratch, &counts);
+    int32_t id = -1;
+    int32_t prev_group = -1, prev_token = -1;
+    std::vector<int32_t> new_group(next.size());
+    for (size_t k = 0; k < next.size(); ++k) {
+      const int32_t p = next[k];
+      if (group[p] != prev_group || tokens[p + length] != prev_token) {
+        ++id;
+        prev_group = group[p];
+        prev_token = tokens[p + length];
+      }
+      new_group[k] = id;
+    }
+    for (size_t k = 0; k < next.size(); ++k) group[next[k]] = new_group[k];
+    groups = id + 1;
+    order.swap(next);
   }
 
   // Greedy by coverage with lazy re-evaluation: a candidate's score only

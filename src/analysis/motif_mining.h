@@ -4,11 +4,12 @@
 // always extends by the same token on the left or right is not reported;
 // its extension is), and picks non-overlapping instances greedily by
 // coverage (instances x weight of one instance), so that the chain that
-// explains most of the stream comes first. Hash windows of growing length
-// with pruning: a window repeats only if its prefix does. O(n log n) per
-// length, lengths up to max_length.
+// explains most of the stream comes first. Equal windows are grouped by
+// refining the groups of length L into those of length L+1 with counting
+// sorts (a suffix sort capped at max_length): O(n x max_length).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 

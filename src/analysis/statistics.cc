@@ -1,5 +1,6 @@
 #include "analysis/statistics.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace trainscope::analysis {
@@ -15,6 +16,33 @@ double QuantileSorted(const std::vector<int64_t>& sorted, double q) {
   if (lower + 1 >= sorted.size()) return low;
   double high = static_cast<double>(sorted[lower + 1]);
   return low + (high - low) * fraction;
+}
+
+std::vector<double> Quantiles(std::vector<int64_t>& values, const std::vector<double>& qs) {
+  std::vector<double> out;
+  if (values.empty()) {
+    out.assign(qs.size(), 0.0);
+    return out;
+  }
+  const size_t n = values.size();
+  // Each quantile needs the order statistics at floor(p) and floor(p)+1;
+  // ascending qs let each nth_element work on the remaining suffix.
+  auto begin = values.begin();
+  for (double q : qs) {
+    double position = std::clamp(q, 0.0, 1.0) * static_cast<double>(n - 1);
+    auto lower = static_cast<size_t>(std::floor(position));
+    double fraction = position - static_cast<double>(lower);
+    auto lower_it = values.begin() + static_cast<std::ptrdiff_t>(lower);
+    if (lower_it >= begin) std::nth_element(begin, lower_it, values.end());
+    double low = static_cast<double>(*lower_it);
+    double high = low;
+    if (lower + 1 < n && fraction > 0) {
+      high = static_cast<double>(*std::min_element(lower_it + 1, values.end()));
+    }
+    out.push_back(low + (high - low) * fraction);
+    begin = lower_it;
+  }
+  return out;
 }
 
 DurationDensity ComputeDurationDensity(const std::vector<int64_t>& durations_ns, int64_t min_ns,

@@ -11,6 +11,10 @@ namespace trainscope::analysis {
 // even count is the mean of the two middle values. 0 for an empty input.
 double QuantileSorted(const std::vector<int64_t>& sorted, double q);
 
+// The same quantiles without sorting everything: nth_element per quantile,
+// O(n) each. Reorders |values|. |qs| must be ascending.
+std::vector<double> Quantiles(std::vector<int64_t>& values, const std::vector<double>& qs);
+
 // Log-log duration density: log-spaced bins from min to max (in ns) with
 // |bins_per_decade| bins per decade. density_per_decade of a bin is the
 // fraction of all kernels that fall in it divided by its width in decades,

@@ -85,22 +85,32 @@ StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step
   const int64_t origin = kernels.start_ns[rows.front()];
   int64_t window_end = origin;
   std::vector<Interval> compute, comm, other;
-  std::unordered_map<StringId, std::string> family_cache;
+  // Profile string id -> index in timeline.strings; families likewise.
+  std::unordered_map<StringId, uint32_t> local_string;
+  std::unordered_map<size_t, uint32_t> local_family;
+  std::unordered_map<StringId, uint32_t> family_of_name;
+  auto local = [&](StringId id) {
+    auto [it, inserted] = local_string.try_emplace(id, static_cast<uint32_t>(timeline.strings.size()));
+    if (inserted) timeline.strings.emplace_back(profile.strings.Get(id));
+    return it->second;
+  };
   for (size_t i : rows) {
     window_end = std::max(window_end, kernels.end_ns(i));
     Lane lane = LaneOf(profile, i);
     Interval interval{kernels.start_ns[i], kernels.end_ns(i)};
     (lane == Lane::kCompute ? compute : lane == Lane::kComm ? comm : other).push_back(interval);
-    auto [family, inserted] = family_cache.try_emplace(kernels.name[i]);
+    auto [family, inserted] = family_of_name.try_emplace(kernels.name[i], 0);
     if (inserted) {
-      family->second = rules.families()[rules.Classify(profile.strings.Get(kernels.op_type[i]),
-                                                       profile.strings.Get(kernels.name[i]),
-                                                       kernels.kind[i])];
+      size_t index = rules.Classify(profile.strings.Get(kernels.op_type[i]),
+                                    profile.strings.Get(kernels.name[i]), kernels.kind[i]);
+      auto [slot, new_family] =
+          local_family.try_emplace(index, static_cast<uint32_t>(timeline.strings.size()));
+      if (new_family) timeline.strings.push_back(rules.families()[index]);
+      family->second = slot->second;
     }
     timeline.kernels.push_back(TimelineKernel{ToUs(kernels.start_ns[i] - origin),
                                               ToUs(kernels.duration_ns[i]), lane,
-                                              std::string(profile.strings.Get(kernels.op_type[i])),
-                                              std::string(profile.strings.Get(kernels.name[i])),
+                                              local(kernels.op_type[i]), local(kernels.name[i]),
                                               family->second});
   }
   timeline.step_start_ns = origin;
@@ -138,9 +148,14 @@ StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step
     if (gap_end - gap_start < options.min_gap_ns) continue;
     gaps.push_back(FreeGap{ToUs(gap_start - origin), ToUs(gap_end - gap_start), "", ""});
   }
-  std::stable_sort(gaps.begin(), gaps.end(),
-                   [](const FreeGap& a, const FreeGap& b) { return a.duration_us > b.duration_us; });
-  if (gaps.size() > options.longest_gaps) gaps.resize(options.longest_gaps);
+  // Only the longest few are kept: partial_sort, not a full sort of 10^5 gaps.
+  size_t keep = std::min(gaps.size(), options.longest_gaps);
+  std::partial_sort(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(keep), gaps.end(),
+                    [](const FreeGap& a, const FreeGap& b) {
+                      if (a.duration_us != b.duration_us) return a.duration_us > b.duration_us;
+                      return a.start_us < b.start_us;
+                    });
+  gaps.resize(keep);
   for (FreeGap& gap : gaps) {
     int64_t gap_start = origin + static_cast<int64_t>(gap.start_us * 1000 + 0.5);
     int64_t gap_end = gap_start + static_cast<int64_t>(gap.duration_us * 1000 + 0.5);

@@ -18,13 +18,15 @@ namespace trainscope::analysis {
 enum class Lane : uint8_t { kCompute = 0, kComm = 1, kOther = 2 };
 
 // One kernel placed on the timeline; times relative to the step start (us).
+// Strings are indices into StepTimeline::strings: a step has 10^4-10^6
+// kernels but only hundreds of distinct names.
 struct TimelineKernel {
   double start_us = 0;
   double duration_us = 0;
   Lane lane = Lane::kCompute;
-  std::string op_type;
-  std::string name;
-  std::string family;
+  uint32_t op_type = 0;
+  uint32_t name = 0;
+  uint32_t family = 0;
 };
 
 struct FreeGap {
@@ -62,6 +64,9 @@ struct StepTimeline {
   // Every kernel of the step, in start order (for pictures). Kernels are
   // aggregated by the report where a picture cannot show them anyway.
   std::vector<TimelineKernel> kernels;
+  std::vector<std::string> strings;  // op types, names and families of |kernels|
+
+  const std::string& Str(uint32_t index) const { return strings[index]; }
 };
 
 struct TimelineOptions {

@@ -121,8 +121,15 @@ void DetectStragglers(const std::vector<RankComm>& ranks, const StragglerOptions
   b.id = "last-arrival";
   b.instances_tested = tested_b;
   b.scores = SortedScores(b_scores);
+  // The bar scales with the ranks that take part in an instance, not the
+  // job's: when only two ranks have kernels (the Qwen sample's ranks 1 and 3
+  // lack kernel_details.csv) one of them is always last, so 2/4 would flag
+  // a coin toss.
+  size_t participants = 0;
+  for (const std::vector<Member>& inst : instances) participants = std::max(participants, inst.size());
   const double share = std::min(
-      0.9, std::max(options.min_last_share, n_ranks > 0 ? 2.0 / static_cast<double>(n_ranks) : 1.0));
+      0.9, std::max(options.min_last_share,
+                    participants > 0 ? 2.0 / static_cast<double>(participants) : 1.0));
   b.rule = fmt::format(
       "arrival order (TraceLens/HTA): per collective instance the rank that starts it last; a "
       "straggler arrives last in >= {:.0f}% of its instances and is on average >= {:.0f} us later "

@@ -85,6 +85,11 @@ CommandRunner RegisterSynth(CLI::App& app) {
                  "custom-op, unshard, numa, optimizer, all. Default: the unfused baseline")
       ->delimiter(',');
   app.add_option("--name", o.name, "Job name used in directory names")->capture_default_str();
+  app.add_option("--straggler-rank", o.straggler_rank,
+                 "Plant a straggler: this rank's compute is 15% slower (-1: none)")
+      ->capture_default_str();
+  app.add_flag("--slow-link", o.slow_link,
+               "Plant a slow link 0 -> 1 at ~10% bandwidth in communication_matrix.json");
   return [args] {
     synth::SynthOptions options = args->options;
     Status status = ParseHeaderVariant(args->header, &options.header);

@@ -148,8 +148,9 @@ std::string FamilyBarsSvg(const std::vector<analysis::FamilyStat>& families) {
 namespace {
 
 // Draws |kernels| in [t0, t1) onto four lanes, aggregating per pixel column.
-void DrawLanes(SvgCanvas& svg, const std::vector<analysis::TimelineKernel>& kernels, double t0, double t1,
-               double x0, double plot_w, double y0, double lane_h, bool per_kernel) {
+void DrawLanes(SvgCanvas& svg, const analysis::StepTimeline& timeline,
+               const std::vector<analysis::TimelineKernel>& kernels, double t0, double t1, double x0,
+               double plot_w, double y0, double lane_h, bool per_kernel) {
   const char* lanes[] = {"Compute", "Comm", "Other", "Free"};
   for (int lane = 0; lane < 4; ++lane) {
     double y = y0 + lane * (lane_h + 6);
@@ -161,8 +162,8 @@ void DrawLanes(SvgCanvas& svg, const std::vector<analysis::TimelineKernel>& kern
   // busy[c] = fraction of column c covered by any kernel (for the Free lane).
   std::vector<double> busy(static_cast<size_t>(columns), 0.0);
   // per lane and column: time by family
-  std::vector<std::vector<std::map<std::string, std::pair<double, int>>>> cells(
-      3, std::vector<std::map<std::string, std::pair<double, int>>>(static_cast<size_t>(columns)));
+  std::vector<std::vector<std::map<uint32_t, std::pair<double, int>>>> cells(
+      3, std::vector<std::map<uint32_t, std::pair<double, int>>>(static_cast<size_t>(columns)));
   const double us_per_column = range / columns;
   for (const auto& kernel : kernels) {
     double start = std::max(kernel.start_us, t0);
@@ -173,10 +174,10 @@ void DrawLanes(SvgCanvas& svg, const std::vector<analysis::TimelineKernel>& kern
     auto lane = static_cast<int>(kernel.lane);
     if (per_kernel && x_end - x_start >= 1.0) {
       svg.Rect(x_start, y0 + lane * (lane_h + 6), std::max(x_end - x_start, 0.5), lane_h,
-               FamilyColor(kernel.family),
-               fmt::format("{} [{}] at +{} for {}\n{}", kernel.op_type, kernel.family,
-                           FormatDurationUs(kernel.start_us), FormatDurationUs(kernel.duration_us),
-                           kernel.name),
+               FamilyColor(timeline.Str(kernel.family)),
+               fmt::format("{} [{}] at +{} for {}\n{}", timeline.Str(kernel.op_type),
+                           timeline.Str(kernel.family), FormatDurationUs(kernel.start_us),
+                           FormatDurationUs(kernel.duration_us), timeline.Str(kernel.name)),
                "stroke=\"#fff\" stroke-width=\"0.3\"");
     }
     int c0 = std::clamp(static_cast<int>((start - t0) / us_per_column), 0, columns - 1);
@@ -194,13 +195,13 @@ void DrawLanes(SvgCanvas& svg, const std::vector<analysis::TimelineKernel>& kern
     for (int lane = 0; lane < 3; ++lane) {
       double y = y0 + lane * (lane_h + 6);
       int run_start = -1;
-      std::string run_family;
+      uint32_t run_family = 0;
       double run_time = 0;
       int run_count = 0;
       auto flush = [&](int end_column) {
         if (run_start < 0) return;
-        svg.Rect(x0 + run_start, y, end_column - run_start, lane_h, FamilyColor(run_family),
-                 fmt::format("{}: {} kernels, {} of kernel time in {}", run_family, run_count,
+        svg.Rect(x0 + run_start, y, end_column - run_start, lane_h, FamilyColor(timeline.Str(run_family)),
+                 fmt::format("{}: {} kernels, {} of kernel time in {}", timeline.Str(run_family), run_count,
                              FormatDurationUs(run_time), FormatDurationUs((end_column - run_start) * us_per_column)));
         run_start = -1;
         run_time = 0;
@@ -249,7 +250,7 @@ std::string StepGanttSvg(const analysis::StepTimeline& timeline) {
   const double height = kTop + 4 * (lane_h + 6) + kBottom;
   SvgCanvas svg(width, height,
                 fmt::format("Timeline of step {}: compute, communication, other and free lanes", timeline.step));
-  DrawLanes(svg, timeline.kernels, 0, timeline.span_us, kLeft, plot_w, kTop, lane_h, false);
+  DrawLanes(svg, timeline, timeline.kernels, 0, timeline.span_us, kLeft, plot_w, kTop, lane_h, false);
   for (size_t i = 0; i < timeline.zooms.size(); ++i) {
     const auto& zoom = timeline.zooms[i];
     double x = kLeft + zoom.start_us / std::max(timeline.span_us, 1e-6) * plot_w;
@@ -269,8 +270,7 @@ std::string ZoomGanttSvg(const analysis::StepTimeline& timeline, const analysis:
   const double height = kTop + 4 * (lane_h + 6) + kBottom;
   SvgCanvas svg(width, height, fmt::format("Zoom: {} from +{}", FormatDurationUs(zoom.width_us),
                                            FormatDurationUs(zoom.start_us)));
-  (void)timeline;
-  DrawLanes(svg, zoom.kernels, zoom.start_us, zoom.start_us + zoom.width_us, kLeft, plot_w, kTop, lane_h,
+  DrawLanes(svg, timeline, zoom.kernels, zoom.start_us, zoom.start_us + zoom.width_us, kLeft, plot_w, kTop, lane_h,
             /*per_kernel=*/true);
   TimeAxis(svg, kLeft, kLeft + plot_w, kTop + 4 * (lane_h + 6), zoom.start_us, zoom.start_us + zoom.width_us);
   return svg.Finish();

@@ -1,12 +1,179 @@
+// The cluster section: per-rank table, both straggler methods side by side,
+// collectives, slow links (text and JSON).
+#include <fmt/format.h>
+
+#include <algorithm>
+
 #include "report/sections.h"
 
 namespace trainscope::report {
+namespace {
 
-// Stubs until the Clusters work lands.
-void RenderClusterText(std::string&, const analysis::JobAnalysis&, bool) {}
+std::string Ranks(const std::vector<int32_t>& ranks) {
+  if (ranks.empty()) return "none";
+  std::string s;
+  for (int32_t r : ranks) s += fmt::format("{}{}", s.empty() ? "" : ", ", r);
+  return s;
+}
+
+// Text tables stay readable for big jobs: the slowest/latest rows first, capped.
+constexpr size_t kMaxTextRows = 16;
+
+void WriteMethod(JsonWriter& w, const analysis::StragglerMethod& m) {
+  w.BeginObject();
+  w.Field("id", m.id);
+  w.Field("rule", m.rule);
+  w.Field("instances_tested", m.instances_tested);
+  w.Key("ranks").BeginArray();
+  for (int32_t r : m.ranks) w.Int(r);
+  w.EndArray();
+  w.Key("scores").BeginArray();
+  for (const auto& [rank, score] : m.scores) {
+    w.BeginObject().Field("rank", rank).Field("score", score).EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
+}  // namespace
+
+void RenderClusterText(std::string& out, const analysis::JobAnalysis& job, bool) {
+  const analysis::ClusterAnalysis& c = job.cluster;
+  if (!c.present) return;
+  out += fmt::format("\nCluster ({} ranks, step {})\n", c.ranks, c.step);
+  out += fmt::format(
+      "  step time mean {:.1f} ms, spread (max-min)/mean {:.1f}%{}; first-kernel skew {:.1f} ms; "
+      "step-start wait mean {:.1f} ms (max {:.1f} ms)\n",
+      c.mean_step_time_us / 1000, c.step_time_spread_pct,
+      c.step_time_spread_pct > 5 ? " (> 5%)" : "", c.first_kernel_skew_us / 1000,
+      c.mean_step_start_wait_us / 1000, c.max_step_start_wait_us / 1000);
+  out += fmt::format("  stragglers: {}   [shortest-communication: {} of {} instances tested | "
+                     "last-arrival: {} of {}]\n",
+                     Ranks(c.straggler_ranks), Ranks(c.by_shortest_comm.ranks),
+                     c.by_shortest_comm.instances_tested, Ranks(c.by_last_arrival.ranks),
+                     c.by_last_arrival.instances_tested);
+  std::vector<const analysis::RankClusterStats*> rows;
+  for (const auto& r : c.per_rank) rows.push_back(&r);
+  std::stable_sort(rows.begin(), rows.end(), [](const auto* a, const auto* b) {
+    return a->mean_lateness_us > b->mean_lateness_us;
+  });
+  out += "  rank  step ms  start +ms  start wait ms  comm ms  exposed ms  pseudo ms  colls  "
+         "short-flags  last  lateness us\n";
+  for (size_t i = 0; i < rows.size() && i < kMaxTextRows; ++i) {
+    const auto& r = *rows[i];
+    out += fmt::format("  {:>4}  {:>7.1f}  {:>9.2f}  {:>13.2f}  {:>7.1f}  {:>10.1f}  {:>9.2f}  {:>5}  "
+                       "{:>11}  {:>4}  {:>11.0f}\n",
+                       r.rank, r.step_time_us / 1000, r.step_start_offset_us / 1000,
+                       r.step_start_wait_us / 1000, r.comm_us / 1000, r.exposed_comm_us / 1000,
+                       r.pseudo_overlap_us / 1000, r.collectives, r.shortest_flags,
+                       r.last_arrivals, r.mean_lateness_us);
+  }
+  if (rows.size() > kMaxTextRows) {
+    out += fmt::format("  ... {} more ranks (ordered by lateness; all in the JSON)\n",
+                       rows.size() - kMaxTextRows);
+  }
+  if (!c.collectives.empty()) {
+    out += "  collective       count   total ms   mean us   mean MB  algbw GB/s  busbw GB/s  small\n";
+    for (const auto& s : c.collectives) {
+      out += fmt::format("  {:<14} {:>7} {:>10.1f} {:>9.1f} {:>9.3f} {:>11.2f} {:>11.2f} {:>6}\n",
+                         s.type, s.count, s.total_us / 1000, s.mean_us, s.mean_bytes / 1e6,
+                         s.algbw_gbps, s.busbw_gbps, s.small_count);
+    }
+  }
+  if (c.links_checked > 0) {
+    out += fmt::format("  links checked: {}, slow (< 20% of transport average): {}\n",
+                       c.links_checked, c.slow_links.size());
+    for (size_t i = 0; i < c.slow_links.size() && i < kMaxTextRows; ++i) {
+      const auto& l = c.slow_links[i];
+      out += fmt::format("    {} -> {} {} {:.2f} GB/s vs {:.2f} average (rank {}'s matrix)\n", l.src,
+                         l.dst, l.transport, l.bandwidth_gbps, l.transport_mean_gbps,
+                         l.reporting_rank);
+    }
+  }
+  for (const std::string& note : c.notes) out += fmt::format("  note: {}\n", note);
+}
+
 void WriteClusterJson(JsonWriter& w, const analysis::JobAnalysis& job) {
+  const analysis::ClusterAnalysis& c = job.cluster;
   w.Key("cluster").BeginObject();
-  w.Field("ranks", job.cluster.ranks);
+  w.Field("ranks", c.ranks);
+  w.Field("present", c.present);
+  w.Field("step", c.step);
+  w.Field("mean_step_time_us", c.mean_step_time_us);
+  w.Field("step_time_spread_pct", c.step_time_spread_pct);
+  w.Field("first_kernel_skew_us", c.first_kernel_skew_us);
+  w.Field("mean_step_start_wait_us", c.mean_step_start_wait_us);
+  w.Field("max_step_start_wait_us", c.max_step_start_wait_us);
+  w.Key("straggler_ranks").BeginArray();
+  for (int32_t r : c.straggler_ranks) w.Int(r);
+  w.EndArray();
+  w.Key("straggler_methods").BeginObject();
+  w.Key("shortest_communication");
+  WriteMethod(w, c.by_shortest_comm);
+  w.Key("last_arrival");
+  WriteMethod(w, c.by_last_arrival);
+  w.EndObject();
+  w.Key("per_rank").BeginArray();
+  for (const auto& r : c.per_rank) {
+    w.BeginObject();
+    w.Field("rank", r.rank);
+    w.Field("step", r.step);
+    w.Field("step_time_us", r.step_time_us);
+    w.Field("step_start_offset_us", r.step_start_offset_us);
+    w.Field("step_start_wait_us", r.step_start_wait_us);
+    w.Field("comm_us", r.comm_us);
+    w.Field("exposed_comm_us", r.exposed_comm_us);
+    w.Field("pseudo_overlap_us", r.pseudo_overlap_us);
+    w.Field("pseudo_overlap_count", r.pseudo_overlap_count);
+    w.Field("all_gathers", r.all_gathers);
+    w.Field("collectives", r.collectives);
+    w.Field("small_collectives", r.small_collectives);
+    w.Field("small_comm_us", r.small_comm_us);
+    if (r.wait_ratio >= 0) w.Field("wait_ratio", r.wait_ratio);
+    if (r.sync_ratio >= 0) w.Field("sync_ratio", r.sync_ratio);
+    w.Field("shortest_flags", r.shortest_flags);
+    w.Field("last_arrivals", r.last_arrivals);
+    w.Field("mean_lateness_us", r.mean_lateness_us);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("collectives").BeginArray();
+  for (const auto& s : c.collectives) {
+    w.BeginObject();
+    w.Field("type", s.type);
+    w.Field("count", s.count);
+    w.Field("total_us", s.total_us);
+    w.Field("mean_us", s.mean_us);
+    w.Field("mean_bytes", s.mean_bytes);
+    w.Field("algbw_gbps", s.algbw_gbps);
+    w.Field("busbw_gbps", s.busbw_gbps);
+    w.Field("small_count", s.small_count);
+    w.Field("small_us", s.small_us);
+    w.Field("transit_ms", s.transit_ms);
+    w.Field("wait_ms", s.wait_ms);
+    w.Field("sync_ms", s.sync_ms);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Field("links_checked", c.links_checked);
+  w.Key("slow_links").BeginArray();
+  for (const auto& l : c.slow_links) {
+    w.BeginObject();
+    w.Field("reporting_rank", l.reporting_rank);
+    w.Field("group_hash", l.group_hash);
+    w.Field("src", l.src);
+    w.Field("dst", l.dst);
+    w.Field("transport", l.transport);
+    w.Field("op_type", l.op_type);
+    w.Field("bandwidth_gbps", l.bandwidth_gbps);
+    w.Field("transport_mean_gbps", l.transport_mean_gbps);
+    w.Field("ratio", l.ratio);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("notes").BeginArray();
+  for (const std::string& n : c.notes) w.String(n);
+  w.EndArray();
   w.EndObject();
 }
 

@@ -163,7 +163,7 @@ void RenderTimelineSection(std::string& out, const analysis::RankAnalysis* focus
     for (const auto& kernel : zoom.kernels) {
       if (++shown > 120) break;
       out += fmt::format("<tr><td>+{}</td><td>{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td></tr>\n",
-                         Us(kernel.start_us), Us(kernel.duration_us), E(kernel.op_type), E(kernel.family), E(kernel.name));
+                         Us(kernel.start_us), Us(kernel.duration_us), E(t.Str(kernel.op_type)), E(t.Str(kernel.family)), E(t.Str(kernel.name)));
     }
     out += "</table>";
     if (zoom.kernel_count > static_cast<int64_t>(std::min<size_t>(zoom.kernels.size(), 120))) {

@@ -120,14 +120,14 @@ void WriteStep(JsonWriter& w, const analysis::StepDistribution& step) {
   w.EndObject();
 }
 
-void WriteTimelineKernel(JsonWriter& w, const analysis::TimelineKernel& kernel) {
+void WriteTimelineKernel(JsonWriter& w, const analysis::StepTimeline& t, const analysis::TimelineKernel& kernel) {
   static const char* kLanes[] = {"compute", "comm", "other"};
   w.BeginObject();
   w.Field("start_us", kernel.start_us);
   w.Field("duration_us", kernel.duration_us);
   w.Field("lane", kLanes[static_cast<int>(kernel.lane)]);
-  w.Field("type", kernel.op_type);
-  w.Field("family", kernel.family);
+  w.Field("type", t.Str(kernel.op_type));
+  w.Field("family", t.Str(kernel.family));
   w.EndObject();
 }
 
@@ -169,7 +169,7 @@ void WriteTimeline(JsonWriter& w, const analysis::StepTimeline& t) {
     w.Field("kernel_count", zoom.kernel_count);
     w.Field("truncated", zoom.truncated);
     w.Key("kernels").BeginArray();
-    for (const auto& kernel : zoom.kernels) WriteTimelineKernel(w, kernel);
+    for (const auto& kernel : zoom.kernels) WriteTimelineKernel(w, t, kernel);
     w.EndArray();
     w.EndObject();
   }

@@ -110,6 +110,14 @@ Status WriteGroundTruth(const std::string& path, const KernelCatalog& catalog,
       truth.shape.layers, truth.shape.micro_batches, truth.shape.loss_chunks,
       truth.shape.layers * truth.shape.optimizer_tensors_per_layer + 2);
 
+  // Cluster faults planted (not remedies): what the cluster analysis must find.
+  fmt::format_to(std::back_inserter(b),
+                 "  \"cluster\": {{\"straggler_rank\": {}, \"straggler_slowdown\": {}, "
+                 "\"slow_link\": {}, \"collectives_coupled\": true}},\n",
+                 o.straggler_rank, o.straggler_slowdown,
+                 o.slow_link ? fmt::format("{{\"src\": {}, \"dst\": {}, \"bandwidth_factor\": 0.1}}",
+                                           o.slow_link_src, o.slow_link_dst)
+                             : std::string("null"));
   out.Raw("  \"patterns\": [\n");
   const Chain all_gather{c.comm_all_gather};
   const Chain all_reduce{c.comm_all_reduce};

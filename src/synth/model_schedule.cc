@@ -11,8 +11,9 @@ namespace {
 class StepBuilder {
  public:
   StepBuilder(const KernelCatalog& catalog, const SynthOptions& options, const ScheduleShape& shape,
-              RankState* state, StepPlan* plan)
+              RankState* state, StepPlan* plan, const StepCoupling& coupling)
       : catalog_(catalog),
+        coupling_(coupling),
         chains_(catalog.chains()),
         options_(options),
         shape_(shape),
@@ -24,11 +25,13 @@ class StepBuilder {
   void Run(int64_t arrival_ns, int64_t barrier_end_ns) {
     plan_.compute.clear();
     plan_.comm.clear();
+    plan_.comm_own_end.clear();
     plan_.counts = PatternCounts();
     // The step-start all-reduce: this rank enters it on arrival and leaves it
     // when the slowest rank has arrived and the transfer is done.
     plan_.comm.push_back({arrival_ns, barrier_end_ns - arrival_ns, state_.all_reduce_seq++,
                           chains_.comm_all_reduce});
+    plan_.comm_own_end.push_back(barrier_end_ns);
     comm_end_ = barrier_end_ns;
     compute_end_ = barrier_end_ns;
     ready_ = barrier_end_ns;
@@ -70,7 +73,10 @@ class StepBuilder {
   void Kernel(SpecId id) {
     int64_t start = compute_end_ + DrawGap();
     if (ready_ > compute_end_) start = std::max(start, ready_ + ToTicks(rng_.Uniform(1500, 4000)));
-    const int64_t dur = DrawDuration(id);
+    int64_t dur = DrawDuration(id);
+    if (coupling_.compute_slowdown != 1.0) {
+      dur = ToTicks(static_cast<double>(dur) * coupling_.compute_slowdown);
+    }
     plan_.compute.push_back({start, dur, 0, id});
     compute_end_ = start + dur;
   }
@@ -83,9 +89,14 @@ class StepBuilder {
   int64_t Comm(SpecId id, int64_t issue_ns, uint32_t* seq) {
     const int64_t start = std::max(comm_end_ + ToTicks(rng_.Uniform(800, 3000)),
                                    issue_ns + ToTicks(rng_.Uniform(2000, 6000)));
-    const int64_t dur = DrawDuration(id);
-    plan_.comm.push_back({start, dur, (*seq)++, id});
-    comm_end_ = start + dur;
+    const int64_t own = DrawDuration(id);
+    // A collective ends when the last rank has done its part (the floor).
+    const size_t k = plan_.comm.size();
+    int64_t end = start + own;
+    if (k < coupling_.floors.size()) end = std::max(end, coupling_.floors[k]);
+    plan_.comm.push_back({start, end - start, (*seq)++, id});
+    plan_.comm_own_end.push_back(start + own);
+    comm_end_ = end;
     return comm_end_;
   }
 
@@ -225,6 +236,7 @@ class StepBuilder {
   }
 
   const KernelCatalog& catalog_;
+  const StepCoupling& coupling_;
   const Chains& chains_;
   const SynthOptions& options_;
   const ScheduleShape& shape_;
@@ -251,8 +263,8 @@ int64_t UsToTicks(double us, int64_t tick_ns) {
 
 void BuildStep(const KernelCatalog& catalog, const SynthOptions& options,
                const ScheduleShape& shape, int64_t arrival_ns, int64_t barrier_end_ns,
-               RankState* state, StepPlan* plan) {
-  StepBuilder builder(catalog, options, shape, state, plan);
+               RankState* state, StepPlan* plan, const StepCoupling& coupling) {
+  StepBuilder builder(catalog, options, shape, state, plan, coupling);
   builder.Run(arrival_ns, barrier_end_ns);
 }
 

@@ -57,6 +57,16 @@ struct StepPlan {
   std::vector<PlantedKernel> comm;     // sorted, non-overlapping
   int64_t end_ns = 0;                  // end of the last kernel
   PatternCounts counts;
+  // Per comm op (same order as comm): when this rank would finish its own
+  // transfer if nobody waited (start + drawn duration).
+  std::vector<int64_t> comm_own_end;
+};
+
+// Cross-rank coupling of one step: collective k cannot end before
+// floors[k] (the last rank's own end); empty = no coupling.
+struct StepCoupling {
+  std::vector<int64_t> floors;
+  double compute_slowdown = 1.0;  // > 1 on a straggler rank
 };
 
 // The time resolution of planted kernels: real device timestamps are
@@ -71,6 +81,6 @@ int64_t UsToTicks(double us, int64_t tick_ns);
 // the all-reduce completes on every rank at |barrier_end_ns| (the barrier).
 void BuildStep(const KernelCatalog& catalog, const SynthOptions& options,
                const ScheduleShape& shape, int64_t arrival_ns, int64_t barrier_end_ns,
-               RankState* state, StepPlan* plan);
+               RankState* state, StepPlan* plan, const StepCoupling& coupling = {});
 
 }  // namespace trainscope::synth

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "synth/ascend_writer.h"
+#include "synth/comm_json_writer.h"
 #include "synth/ground_truth.h"
 #include "synth/kernel_catalog.h"
 #include "synth/kernel_details_writer.h"
@@ -41,6 +42,13 @@ Status Validate(const SynthOptions& o) {
     return UsageError("synth: vocab must be in [1000, 10000000]");
   if (!(o.scale > 0.0) || o.scale > 100000.0)
     return UsageError("synth: scale must be in (0, 100000]");
+  if (o.straggler_rank >= o.ranks) return UsageError("synth: straggler_rank must be < ranks");
+  if (!(o.straggler_slowdown >= 1.0) || o.straggler_slowdown > 10.0)
+    return UsageError("synth: straggler_slowdown must be in [1, 10]");
+  if (o.slow_link && (o.ranks < 2 || o.slow_link_src < 0 || o.slow_link_dst < 0 ||
+                      o.slow_link_src >= o.ranks || o.slow_link_dst >= o.ranks ||
+                      o.slow_link_src == o.slow_link_dst))
+    return UsageError("synth: slow_link needs two different ranks < ranks");
   if (o.name.empty() || o.name.size() > 64 ||
       !std::all_of(o.name.begin(), o.name.end(), [](char ch) {
         return std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_' || ch == '.';
@@ -82,9 +90,50 @@ std::vector<int64_t> DrawSkews(int ranks, bool numa_bound, int64_t tick_ns, Rng&
   return skews;
 }
 
+// Builds one step on every rank with collectives coupled across ranks: a
+// collective ends only when the last rank has done its part. Starts depend
+// on earlier collectives' ends, so the floors are iterated to a fixed point
+// (they only grow; each round settles at least one more collective). The
+// PRNG state is replayed each round, so durations are identical every round.
+template <typename Ranks>
+void BuildCoupledStep(const KernelCatalog& catalog, const SynthOptions& options,
+                      const ScheduleShape& shape, int64_t step_base,
+                      const std::vector<int64_t>& skews, int64_t barrier_end, Ranks& ranks,
+                      std::vector<StepPlan>* plans) {
+  const size_t n = ranks.size();
+  std::vector<RankState> saved;
+  saved.reserve(n);
+  for (auto& out : ranks) saved.push_back(out.state);
+  std::vector<StepCoupling> coupling(n);
+  for (size_t r = 0; r < n; ++r) {
+    if (static_cast<int>(r) == options.straggler_rank) {
+      coupling[r].compute_slowdown = options.straggler_slowdown;
+    }
+  }
+  std::vector<int64_t> floors;
+  for (int round = 0; round < 1000; ++round) {
+    for (size_t r = 0; r < n; ++r) {
+      ranks[r].state = saved[r];
+      coupling[r].floors = floors;
+      BuildStep(catalog, options, shape, step_base + skews[r], barrier_end, &ranks[r].state,
+                &(*plans)[r], coupling[r]);
+    }
+    if (n < 2) return;
+    std::vector<int64_t> next((*plans)[0].comm_own_end.size(), 0);
+    for (const StepPlan& plan : *plans) {
+      for (size_t k = 0; k < next.size() && k < plan.comm_own_end.size(); ++k) {
+        next[k] = std::max(next[k], plan.comm_own_end[k]);
+      }
+    }
+    if (next == floors) return;
+    floors = std::move(next);
+  }
+}
+
 struct RankOutput {
   std::string dir;
   std::unique_ptr<KernelDetailsWriter> writer;
+  std::unique_ptr<CommJsonWriter> comm_json;
   std::vector<StepTraceRow> trace_rows;
   RankState state;
 };
@@ -121,6 +170,7 @@ Status WriteSynthJob(const SynthOptions& options, const std::string& out_dir) {
   for (int r = 0; r < options.ranks; ++r) {
     RankOutput out{fmt::format("{}_rank{}_{}_ascend_pt", options.name, r, traits.dir_timestamp),
                    nullptr,
+                   std::make_unique<CommJsonWriter>(catalog, options, r),
                    {},
                    RankState(Rng(options.seed, static_cast<uint64_t>(r) + 1))};
     const int device_id = r % 8;
@@ -139,7 +189,7 @@ Status WriteSynthJob(const SynthOptions& options, const std::string& out_dir) {
   Rng skew_rng(options.seed, kSkewSalt);
   const int64_t tick_ns = TickNs(options);
   int64_t step_base = traits.epoch_base_ns;
-  StepPlan plan;
+  std::vector<StepPlan> plans(options.ranks);
   for (int s = 0; s < options.steps; ++s) {
     const int step = options.first_step + s;
     const std::vector<int64_t> skews =
@@ -149,11 +199,20 @@ Status WriteSynthJob(const SynthOptions& options, const std::string& out_dir) {
     // the latest rank has arrived and the (small) payload has moved.
     const int64_t barrier_end = latest + UsToTicks(skew_rng.Uniform(140.0, 180.0), tick_ns);
     int64_t step_end = barrier_end;
+    BuildCoupledStep(catalog, options, shape, step_base, skews, barrier_end, ranks, &plans);
+    // The last arrival at each collective, for communication.json's wait.
+    std::vector<int64_t> last_arrival(plans[0].comm.size(), INT64_MIN);
+    for (const StepPlan& p : plans) {
+      for (size_t k = 0; k < last_arrival.size() && k < p.comm.size(); ++k) {
+        last_arrival[k] = std::max(last_arrival[k], p.comm[k].start_ns);
+      }
+    }
     for (int r = 0; r < options.ranks; ++r) {
       RankOutput& out = ranks[r];
       const int64_t arrival = step_base + skews[r];
-      BuildStep(catalog, options, shape, arrival, barrier_end, &out.state, &plan);
+      const StepPlan& plan = plans[r];
       TS_RETURN_IF_ERROR(out.writer->WriteStep(step, plan));
+      out.comm_json->AddStep(step, plan, last_arrival);
       const StepTrace trace = ComputeStepTrace(plan);
       const int64_t preparing = UsToTicks(skew_rng.Uniform(120.0, 400.0), tick_ns);
       out.trace_rows.push_back({step, trace, preparing});
@@ -173,6 +232,7 @@ Status WriteSynthJob(const SynthOptions& options, const std::string& out_dir) {
     const int device_id = truth.ranks[r].device_id;
     TS_RETURN_IF_ERROR(out.writer->Close());
     const std::string profiler_dir = rank_dir + "/ASCEND_PROFILER_OUTPUT";
+    TS_RETURN_IF_ERROR(out.comm_json->Write(profiler_dir));
     TS_RETURN_IF_ERROR(WriteStepTraceTime(profiler_dir + "/step_trace_time.csv", options.header,
                                           device_id, out.trace_rows));
     TS_RETURN_IF_ERROR(WriteOpStatistic(profiler_dir + "/op_statistic.csv", options.header,

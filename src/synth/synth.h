@@ -43,6 +43,15 @@ struct SynthOptions {
   // decomposed AdamW loop (Muls/Add/Mul/Sqrt/Adds/RealDiv/Add), true = one
   // ApplyAdamWV2 kernel per tensor.
   bool fused_optimizer = false;
+  // Cluster faults (not remedies; AllFused leaves them). straggler_rank >= 0:
+  // that rank's compute is straggler_slowdown slower, so every other rank
+  // waits for it in each collective. slow_link: the link slow_link_src ->
+  // slow_link_dst in communication_matrix.json runs at ~10% bandwidth.
+  int straggler_rank = -1;
+  double straggler_slowdown = 1.15;
+  bool slow_link = false;
+  int slow_link_src = 0;
+  int slow_link_dst = 1;
   std::string name = "synth";
 };
 

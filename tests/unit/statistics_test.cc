@@ -1,5 +1,7 @@
 #include "analysis/statistics.h"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 namespace trainscope::analysis {
@@ -37,6 +39,31 @@ TEST(StatisticsTest, DensityPerDecadeIntegratesToTheFractionInside) {
   for (const auto& bin : density.bins) integral += bin.density_per_decade * 0.1;
   EXPECT_NEAR(integral, 4.0 / 6.0, 1e-12);
   EXPECT_NEAR(density.bins[10].density_per_decade, 2.0 / 6.0 / 0.1, 1e-12);
+}
+
+}  // namespace
+}  // namespace trainscope::analysis
+
+namespace trainscope::analysis {
+namespace {
+
+TEST(StatisticsTest, QuantilesWithoutSortingMatchTheSortedDefinition) {
+  std::vector<int64_t> values;
+  uint64_t x = 88172645463325252ull;
+  for (int i = 0; i < 1001; ++i) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    values.push_back(static_cast<int64_t>(x % 100000));
+  }
+  std::vector<int64_t> sorted = values;
+  std::sort(sorted.begin(), sorted.end());
+  std::vector<double> qs = {0.0, 0.5, 0.9, 0.99, 1.0};
+  std::vector<int64_t> scratch = values;
+  std::vector<double> got = Quantiles(scratch, qs);
+  for (size_t i = 0; i < qs.size(); ++i) EXPECT_DOUBLE_EQ(got[i], QuantileSorted(sorted, qs[i])) << qs[i];
+  std::vector<int64_t> four = {40, 10, 30, 20};
+  EXPECT_EQ(Quantiles(four, {0.5, 0.9}), (std::vector<double>{25.0, 37.0}));
 }
 
 }  // namespace

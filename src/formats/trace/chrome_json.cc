@@ -3,154 +3,24 @@
 #include <zlib.h>
 
 #include <cstdio>
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
 #include <fmt/format.h>
 
 #include "core/mapped_file.h"
+#include "core/parallel.h"
+#include "formats/trace/chunked_scan.h"
+#include "formats/trace/event_capture.h"
+#include "formats/trace/gzip_feeder.h"
+#include "formats/trace/json_layout.h"
 
 namespace trainscope::formats::trace {
 namespace {
 
 namespace od = simdjson::ondemand;
 using simdjson::error_code;
-
-// Key text without unescaping: keys in traces never contain escapes, so the
-// raw bytes up to the closing quote are the key (escaped keys take the slow
-// unescaping path).
-error_code KeyOf(od::field& field, std::string_view* key) {
-  const char* raw = field.key().raw();
-  const char* p = raw;
-  while (*p != '"' && *p != '\\') ++p;
-  if (*p == '"') {
-    *key = std::string_view(raw, static_cast<size_t>(p - raw));
-    return simdjson::SUCCESS;
-  }
-  return field.unescaped_key().get(*key);
-}
-
-// String -> unescaped text; number/bool/null -> raw token; objects and arrays
-// are left for the iterator to skip.
-error_code Token(od::value& value, std::string_view* out) {
-  od::json_type type;
-  if (error_code e = value.type().get(type)) return e;
-  if (type == od::json_type::string) return value.get_string().get(*out);
-  if (type == od::json_type::object || type == od::json_type::array) return simdjson::SUCCESS;
-  *out = value.raw_json_token();
-  return simdjson::SUCCESS;
-}
-
-// Like Token but keeps the quotes of strings (timestamps as strings, ids as
-// strings): the number parsers strip them.
-error_code RawToken(od::value& value, std::string_view* out) {
-  od::json_type type;
-  if (error_code e = value.type().get(type)) return e;
-  if (type == od::json_type::object || type == od::json_type::array) return simdjson::SUCCESS;
-  *out = value.raw_json_token();
-  return simdjson::SUCCESS;
-}
-
-error_code CaptureArgs(od::value& value, RawEvent* ev) {
-  od::object args;
-  if (error_code e = value.get_object().get(args)) return e;
-  ev->has_args = true;
-  for (auto field_result : args) {
-    od::field field;
-    if (error_code e = std::move(field_result).get(field)) return e;
-    std::string_view key;
-    if (error_code e = KeyOf(field, &key)) return e;
-    od::value v = field.value();
-    std::string_view* target = nullptr;
-    bool raw = true;
-    switch (key.size()) {
-      case 4:
-        if (key == "name") target = &ev->arg_name, raw = false;
-        break;
-      case 5:
-        if (key == "Bytes") target = &ev->bytes;
-        else if (key == "dtype") target = &ev->dtype, raw = false;
-        break;
-      case 6:
-        if (key == "stream") target = &ev->stream;
-        else if (key == "device") target = &ev->device;
-        else if (key == "labels") target = &ev->labels, raw = false;
-        break;
-      case 9:
-        if (key == "Device Id") target = &ev->device_id;
-        else if (key == "Task Type") target = &ev->task_type, raw = false;
-        break;
-      case 10:
-        if (key == "Group size") target = &ev->group_size;
-        break;
-      case 11:
-        if (key == "External id") target = &ev->external_id;
-        else if (key == "correlation") target = &ev->correlation;
-        else if (key == "Device Type") target = &ev->device_type;
-        break;
-      case 13:
-        if (key == "In msg nelems") target = &ev->in_nelems;
-        break;
-      case 14:
-        if (key == "Out msg nelems") target = &ev->out_nelems;
-        else if (key == "Total Reserved") target = &ev->total_reserved;
-        break;
-      case 15:
-        if (key == "Collective name") target = &ev->coll_name, raw = false;
-        else if (key == "Total Allocated") target = &ev->total_allocated;
-        break;
-      case 18:
-        if (key == "Process Group Name") target = &ev->pg_name, raw = false;
-        break;
-      case 19:
-        if (key == "Process Group Ranks") target = &ev->pg_ranks, raw = false;
-        break;
-      case 25:
-        if (key == "Process Group Description") target = &ev->pg_desc, raw = false;
-        break;
-      default:
-        break;
-    }
-    if (target != nullptr) {
-      if (error_code e = raw ? RawToken(v, target) : Token(v, target)) return e;
-    }
-  }
-  return simdjson::SUCCESS;
-}
-
-error_code CaptureEvent(od::object& obj, RawEvent* ev) {
-  *ev = RawEvent{};
-  for (auto field_result : obj) {
-    od::field field;
-    if (error_code e = std::move(field_result).get(field)) return e;
-    std::string_view key;
-    if (error_code e = KeyOf(field, &key)) return e;
-    od::value v = field.value();
-    error_code e = simdjson::SUCCESS;
-    switch (key.size()) {
-      case 2:
-        if (key == "ph") e = Token(v, &ev->ph);
-        else if (key == "ts") e = RawToken(v, &ev->ts);
-        else if (key == "id") e = RawToken(v, &ev->id);
-        else if (key == "bp") e = Token(v, &ev->bp);
-        break;
-      case 3:
-        if (key == "cat") e = Token(v, &ev->cat);
-        else if (key == "pid") e = RawToken(v, &ev->pid);
-        else if (key == "tid") e = RawToken(v, &ev->tid);
-        else if (key == "dur") e = RawToken(v, &ev->dur);
-        break;
-      case 4:
-        if (key == "name") e = Token(v, &ev->name);
-        else if (key == "args") e = CaptureArgs(v, ev);
-        break;
-      default:
-        break;
-    }
-    if (e) return e;
-  }
-  return simdjson::SUCCESS;
-}
 
 od::parser& SharedParser() {
   // One parser per thread, reused across files: its buffers are the only
@@ -407,6 +277,47 @@ class SlowScanner {
   ScanReport* report_;
 };
 
+bool IsGzip(std::string_view data) {
+  return data.size() >= 2 && static_cast<unsigned char>(data[0]) == 0x1f &&
+         static_cast<unsigned char>(data[1]) == 0x8b;
+}
+
+unsigned Threads(const ScanOptions& options) {
+  return options.threads ? options.threads : DefaultThreadCount();
+}
+
+// The chunked scan of an uncompressed document; false (sink possibly fed)
+// when it cannot prove the document intact.
+bool TryChunked(std::string_view doc, bool release_pages, const ScanOptions& options,
+                EventSink* sink, ScanReport* report) {
+  EventsStart start;
+  if (LocateEventsStart(doc, /*complete=*/true, &start) != LocateResult::kFound) return false;
+  simdjson::padded_string meta;
+  std::string_view body = doc.substr(start.begin);
+  size_t close = FindEventsEnd(doc.substr(0, start.begin), body, &meta);
+  if (close == kNpos) return false;
+  if (ReadMetadata(meta, sink) != simdjson::SUCCESS) return false;
+  TextFeeder feeder(body.substr(0, close), options.chunk_bytes, release_pages);
+  ChunkScanResult result = ScanChunks(&feeder, Threads(options), sink);
+  if (!result.ok) return false;
+  report->events = result.events;
+  report->chunks = std::max<size_t>(result.chunks, 1);
+  return true;
+}
+
+bool TryChunkedGzip(std::string_view gz, const ScanOptions& options, EventSink* sink,
+                    ScanReport* report) {
+  GzipFeeder feeder(gz, options.chunk_bytes);
+  if (!feeder.Start()) return false;
+  ChunkScanResult result = ScanChunks(&feeder, Threads(options), sink);
+  if (!result.ok) return false;
+  // The metadata after the array is only known at the end of the stream.
+  if (ReadMetadata(feeder.metadata(), sink) != simdjson::SUCCESS) return false;
+  report->events = result.events;
+  report->chunks = std::max<size_t>(result.chunks, 1);
+  return true;
+}
+
 }  // namespace
 
 Status ScanChromeTrace(std::string_view padded, const std::string& label, EventSink* sink,
@@ -435,12 +346,35 @@ Status ScanChromeTrace(std::string_view padded, const std::string& label, EventS
   return Status::Ok();
 }
 
+Status ScanJsonText(std::string_view json, const std::string& label, EventSink* sink,
+                    ScanReport* report, const ScanOptions& options) {
+  *report = ScanReport{};
+  if (TryChunked(json, /*release_pages=*/false, options, sink, report)) return Status::Ok();
+  sink->Reset();
+  simdjson::padded_string padded(json.data(), json.size());
+  return ScanChromeTrace(std::string_view(padded.data(), padded.size()), label, sink, report);
+}
+
+Status ScanJsonFile(const std::string& path, EventSink* sink, ScanReport* report,
+                    const ScanOptions& options) {
+  *report = ScanReport{};
+  {
+    TS_ASSIGN_OR_RETURN(MappedFile file, MappedFile::Open(path));
+    bool ok = IsGzip(file.data())
+                  ? TryChunkedGzip(file.data(), options, sink, report)
+                  : TryChunked(file.data(), /*release_pages=*/true, options, sink, report);
+    if (ok) return Status::Ok();
+  }
+  // Damaged or unusual: the reference whole-document scan.
+  sink->Reset();
+  TS_ASSIGN_OR_RETURN(simdjson::padded_string json, LoadJsonFile(path));
+  return ScanChromeTrace(std::string_view(json.data(), json.size()), path, sink, report);
+}
+
 Result<simdjson::padded_string> LoadJsonFile(const std::string& path) {
   TS_ASSIGN_OR_RETURN(MappedFile file, MappedFile::Open(path));
   std::string_view data = file.data();
-  bool gzip = data.size() >= 2 && static_cast<unsigned char>(data[0]) == 0x1f &&
-              static_cast<unsigned char>(data[1]) == 0x8b;
-  if (!gzip) return simdjson::padded_string(data.data(), data.size());
+  if (!IsGzip(data)) return simdjson::padded_string(data.data(), data.size());
 
   // Inflate into a growing buffer, then one copy into the padded string.
   z_stream zs{};

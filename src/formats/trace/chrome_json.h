@@ -1,5 +1,9 @@
 // Streaming scan of Chrome-trace JSON (Kineto traces, Ascend trace_view.json).
 //
+// Intact documents are read by the chunked scan (chunked_scan.h): the event
+// array is cut between events and the pieces are parsed in parallel; the
+// rest of the document is parsed separately as a small metadata document.
+// Anything the chunked scan cannot prove intact goes to ScanChromeTrace:
 // Fast path: one simdjson ondemand pass over the whole document. When the
 // document is damaged (truncated, trailing comma, invalid UTF-8, unescaped
 // quote) simdjson fails somewhere, possibly before the first event, so the
@@ -17,6 +21,7 @@
 #include <string_view>
 
 #include "core/status.h"
+#include "formats/trace/scan_options.h"
 
 namespace trainscope::formats::trace {
 
@@ -52,7 +57,9 @@ struct ScanReport {
   size_t damage_offset = 0;
   std::string damage_reason;
   bool slow_path = false;
+  size_t chunks = 0;  // > 0: read by the chunked scan (no whole-document pass)
 };
+
 
 // |padded| must have simdjson::SIMDJSON_PADDING readable bytes after size().
 // Returns InvalidInput (naming |label| and the offset) when not one event
@@ -60,6 +67,18 @@ struct ScanReport {
 // |report| only.
 Status ScanChromeTrace(std::string_view padded, const std::string& label, EventSink* sink,
                        ScanReport* report);
+
+// Scans a document held in memory (not necessarily padded): the chunked
+// scan when the document is intact, else the whole-document scan above (same
+// events, same damage report).
+Status ScanJsonText(std::string_view json, const std::string& label, EventSink* sink,
+                    ScanReport* report, const ScanOptions& options = {});
+
+// Scans a .json (memory-mapped, pages released as chunks are parsed) or a
+// .json.gz (inflated chunk by chunk). Damaged files fall back to reading the
+// whole document into memory and the whole-document scan.
+Status ScanJsonFile(const std::string& path, EventSink* sink, ScanReport* report,
+                    const ScanOptions& options = {});
 
 // Reads a whole .json or .json.gz file into a padded buffer (gzip is detected
 // by its magic bytes and stream-inflated).

@@ -256,10 +256,12 @@ class KinetoSink : public trace::EventSink {
   int64_t index_ = 0;
 };
 
-Status ParsePadded(std::string_view padded, const std::string& label, model::RankProfile* profile) {
+// |scan| runs the scan of the file or text into the sink.
+template <typename ScanFn>
+Status ReadWith(const std::string& label, model::RankProfile* profile, ScanFn&& scan) {
   KinetoSink sink(profile, label);
   trace::ScanReport report;
-  TS_RETURN_IF_ERROR(trace::ScanChromeTrace(padded, label, &sink, &report));
+  TS_RETURN_IF_ERROR(scan(&sink, &report));
   if (report.damaged) {
     profile->warnings.push_back(fmt::format(
         "{}: damaged trace at byte {} ({}); kept the {} events before it", label,
@@ -276,15 +278,18 @@ Status ParsePadded(std::string_view padded, const std::string& label, model::Ran
 
 }  // namespace
 
-Status ReadKinetoTrace(const std::string& path, model::RankProfile* profile) {
-  TS_ASSIGN_OR_RETURN(simdjson::padded_string json, trace::LoadJsonFile(path));
-  return ParsePadded(std::string_view(json.data(), json.size()), path, profile);
+Status ReadKinetoTrace(const std::string& path, model::RankProfile* profile,
+                       const trace::ScanOptions& options) {
+  return ReadWith(path, profile, [&](trace::EventSink* sink, trace::ScanReport* report) {
+    return trace::ScanJsonFile(path, sink, report, options);
+  });
 }
 
-Status ParseKinetoTrace(std::string_view json, const std::string& label,
-                        model::RankProfile* profile) {
-  simdjson::padded_string padded(json.data(), json.size());
-  return ParsePadded(std::string_view(padded.data(), padded.size()), label, profile);
+Status ParseKinetoTrace(std::string_view json, const std::string& label, model::RankProfile* profile,
+                       const trace::ScanOptions& options) {
+  return ReadWith(label, profile, [&](trace::EventSink* sink, trace::ScanReport* report) {
+    return trace::ScanJsonText(json, label, sink, report, options);
+  });
 }
 
 }  // namespace trainscope::formats

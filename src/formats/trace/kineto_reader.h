@@ -13,15 +13,18 @@
 #include <string_view>
 
 #include "core/status.h"
+#include "formats/trace/scan_options.h"
 #include "model/rank_profile.h"
 
 namespace trainscope::formats {
 
-Status ReadKinetoTrace(const std::string& path, model::RankProfile* profile);
+Status ReadKinetoTrace(const std::string& path, model::RankProfile* profile,
+                       const trace::ScanOptions& options = {});
 
 // |json| need not be padded (it is copied into a padded buffer when needed).
 // |label| names the input in messages.
 Status ParseKinetoTrace(std::string_view json, const std::string& label,
-                        model::RankProfile* profile);
+                        model::RankProfile* profile,
+                       const trace::ScanOptions& options = {});
 
 }  // namespace trainscope::formats

@@ -10,6 +10,22 @@
 namespace trainscope::formats::trace {
 
 std::optional<int64_t> ParseIdToken(std::string_view raw) {
+  // Fast path: a plain JSON integer of up to 18 digits (cannot overflow),
+  // maybe followed by the whitespace raw tokens keep.
+  if (!raw.empty() && raw[0] >= '0' && raw[0] <= '9') {
+    uint64_t value = 0;
+    size_t i = 0;
+    for (; i < raw.size() && i < 18 && raw[i] >= '0' && raw[i] <= '9'; ++i) {
+      value = value * 10 + static_cast<uint64_t>(raw[i] - '0');
+    }
+    size_t end = i;
+    while (end < raw.size() && (raw[end] == ' ' || raw[end] == '\n' || raw[end] == '\r' ||
+                                raw[end] == '\t')) {
+      ++end;
+    }
+    bool all_digits = i == raw.size() || raw[i] < '0' || raw[i] > '9';
+    if (end == raw.size() && all_digits) return static_cast<int64_t>(value);
+  }
   std::string_view s = TrimField(raw);
   if (s.empty()) return std::nullopt;
   bool negative = s[0] == '-';

@@ -12,13 +12,16 @@
 #include <string_view>
 
 #include "core/status.h"
+#include "formats/trace/scan_options.h"
 #include "model/rank_profile.h"
 
 namespace trainscope::formats {
 
 // Device tasks are appended to profile->kernels only when the table is empty
 // on entry (kernel_details.csv, read first, is the richer source).
-Status ReadTraceView(const std::string& path, model::RankProfile* profile);
-Status ParseTraceView(std::string_view json, const std::string& label, model::RankProfile* profile);
+Status ReadTraceView(const std::string& path, model::RankProfile* profile,
+                       const trace::ScanOptions& options = {});
+Status ParseTraceView(std::string_view json, const std::string& label, model::RankProfile* profile,
+                       const trace::ScanOptions& options = {});
 
 }  // namespace trainscope::formats

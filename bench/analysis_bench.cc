@@ -1,0 +1,59 @@
+// Benchmarks of the per-step analyses on a synthetic kernel table.
+#include <benchmark/benchmark.h>
+
+#include "analysis/family_rules.h"
+#include "analysis/kernel_distribution.h"
+#include "analysis/step_timeline.h"
+#include "model/rank_profile.h"
+
+namespace {
+
+using trainscope::analysis::FamilyRules;
+
+// |kernels| kernels in one step: a repeating 12-kernel layer pattern with
+// realistic Ascend op types and a communication op every 40 kernels.
+trainscope::model::RankProfile MakeProfile(int64_t kernels) {
+  static const char* kTypes[] = {"Cast",   "Pows",     "ReduceMean", "Adds", "Rsqrt", "Mul",
+                                 "Mul",    "Cast",     "MatMulV3",   "Add",  "Swish", "FlashAttentionScore"};
+  trainscope::model::RankProfile profile;
+  profile.kernels.Reserve(static_cast<size_t>(kernels));
+  int64_t t = 1'764'246'877'000'000'000;
+  for (int64_t i = 0; i < kernels; ++i) {
+    trainscope::model::KernelRow row;
+    row.step = 5;
+    bool comm = i % 40 == 39;
+    const char* type = comm ? "hcom_allGather_" : kTypes[i % 12];
+    row.op_type = profile.strings.Intern(type);
+    row.name = profile.strings.Intern(std::string("aclnn") + type + "_" + type);
+    row.kind = comm ? trainscope::model::KernelKind::kCommunication : trainscope::model::KernelKind::kCompute;
+    row.start_ns = t;
+    row.duration_ns = 5'000 + (i * 7919) % 200'000;
+    t += row.duration_ns + 3'000;
+    profile.kernels.Append(row);
+  }
+  return profile;
+}
+
+void BM_AnalysisStepDistribution(benchmark::State& state) {
+  auto profile = MakeProfile(state.range(0));
+  const FamilyRules& rules = FamilyRules::Builtin();
+  for (auto _ : state) {
+    auto distribution = trainscope::analysis::ComputeStepDistribution(profile, 5, rules);
+    benchmark::DoNotOptimize(distribution);
+  }
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+BENCHMARK(BM_AnalysisStepDistribution)->Arg(20'000)->Arg(1'000'000)->Unit(benchmark::kMillisecond);
+
+void BM_AnalysisStepTimeline(benchmark::State& state) {
+  auto profile = MakeProfile(state.range(0));
+  const FamilyRules& rules = FamilyRules::Builtin();
+  for (auto _ : state) {
+    auto timeline = trainscope::analysis::ComputeStepTimeline(profile, 5, rules);
+    benchmark::DoNotOptimize(timeline);
+  }
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+BENCHMARK(BM_AnalysisStepTimeline)->Arg(20'000)->Arg(1'000'000)->Unit(benchmark::kMillisecond);
+
+}  // namespace

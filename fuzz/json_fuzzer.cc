@@ -1,0 +1,59 @@
+// libFuzzer harness for every JSON reader: Kineto traces, Ascend
+// trace_view.json, profiler_info / profiler_metadata and communication.json.
+//
+// Beyond "does not crash or leak": a reader either fails with a message or
+// succeeds, and the ledger of a trace accounts for every event it saw.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include "formats/ascend/communication_reader.h"
+#include "formats/ascend/profiler_info_reader.h"
+#include "formats/ascend/profiler_metadata_reader.h"
+#include "formats/trace/kineto_reader.h"
+#include "formats/trace/trace_view_reader.h"
+#include "model/rank_profile.h"
+
+namespace {
+
+void Check(bool condition) {
+  if (!condition) std::abort();
+}
+
+void CheckLedgers(const trainscope::model::RankProfile& profile) {
+  for (const auto& ledger : profile.ledgers) {
+    Check(ledger.rows_read() == ledger.rows_used() + ledger.rows_skipped());
+    Check(ledger.rows_skipped() >= 0);
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string_view input(reinterpret_cast<const char*>(data), size);
+  {
+    trainscope::model::RankProfile profile;
+    trainscope::Status status = trainscope::formats::ParseKinetoTrace(input, "fuzz.json", &profile);
+    Check(status.ok() || !status.message().empty());
+    CheckLedgers(profile);
+  }
+  {
+    trainscope::model::RankProfile profile;
+    trainscope::Status status = trainscope::formats::ParseTraceView(input, "trace_view.json", &profile);
+    Check(status.ok() || !status.message().empty());
+    CheckLedgers(profile);
+  }
+  {
+    trainscope::model::CaptureInfo info;
+    (void)trainscope::formats::ParseProfilerInfo(input, "profiler_info_0.json", &info);
+    (void)trainscope::formats::ParseProfilerMetadata(input, "profiler_metadata.json", &info);
+  }
+  {
+    trainscope::model::CommunicationData communication;
+    (void)trainscope::formats::ParseCommunication(input, "communication.json", &communication);
+    (void)trainscope::formats::ParseCommunicationMatrix(input, "communication_matrix.json", &communication);
+  }
+  return 0;
+}

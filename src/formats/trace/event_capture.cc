@@ -1,0 +1,168 @@
+#include "formats/trace/event_capture.h"
+
+#include <cstring>
+#include <utility>
+
+namespace trainscope::formats::trace {
+namespace {
+
+namespace od = simdjson::ondemand;
+using simdjson::error_code;
+
+// key == literal for keys already known to have the literal's length: a
+// fixed-size compare the compiler turns into one or two loads, not a call.
+template <size_t N>
+bool Is(std::string_view key, const char (&literal)[N]) {
+  return std::memcmp(key.data(), literal, N - 1) == 0;
+}
+
+// String -> unescaped text; number/bool/null -> raw token; objects and arrays
+// are left for the iterator to skip. Strings without escapes (nearly all)
+// are returned as a view of the input: no copy into the string buffer.
+error_code Token(od::value& value, std::string_view* out) {
+  std::string_view raw = value.raw_json_token();
+  if (!raw.empty() && raw[0] == '"') {
+    // Stage 1 proved the string closed, so the scan stops inside the buffer.
+    const char* p = raw.data() + 1;
+    while (*p != '"' && *p != '\\') ++p;
+    if (*p == '"') {
+      *out = std::string_view(raw.data() + 1, static_cast<size_t>(p - raw.data() - 1));
+      return simdjson::SUCCESS;
+    }
+    return value.get_string().get(*out);
+  }
+  od::json_type type;
+  if (error_code e = value.type().get(type)) return e;
+  if (type == od::json_type::object || type == od::json_type::array) return simdjson::SUCCESS;
+  *out = raw;
+  return simdjson::SUCCESS;
+}
+
+// Like Token but keeps the quotes of strings (timestamps as strings, ids as
+// strings): the number parsers strip them.
+error_code RawToken(od::value& value, std::string_view* out) {
+  od::json_type type;
+  if (error_code e = value.type().get(type)) return e;
+  if (type == od::json_type::object || type == od::json_type::array) return simdjson::SUCCESS;
+  *out = value.raw_json_token();
+  return simdjson::SUCCESS;
+}
+
+error_code CaptureArgs(od::value& value, RawEvent* ev) {
+  od::object args;
+  if (error_code e = value.get_object().get(args)) return e;
+  ev->has_args = true;
+  for (auto field_result : args) {
+    od::field field;
+    if (error_code e = std::move(field_result).get(field)) return e;
+    std::string_view key;
+    if (error_code e = KeyOf(field, &key)) return e;
+    od::value v = field.value();
+    std::string_view* target = nullptr;
+    bool raw = true;
+    switch (key.size()) {
+      case 4:
+        if (Is(key, "name")) target = &ev->arg_name, raw = false;
+        break;
+      case 5:
+        if (Is(key, "Bytes")) target = &ev->bytes;
+        else if (Is(key, "dtype")) target = &ev->dtype, raw = false;
+        break;
+      case 6:
+        if (Is(key, "stream")) target = &ev->stream;
+        else if (Is(key, "device")) target = &ev->device;
+        else if (Is(key, "labels")) target = &ev->labels, raw = false;
+        break;
+      case 9:
+        if (Is(key, "Device Id")) target = &ev->device_id;
+        else if (Is(key, "Task Type")) target = &ev->task_type, raw = false;
+        break;
+      case 10:
+        if (Is(key, "Group size")) target = &ev->group_size;
+        break;
+      case 11:
+        if (Is(key, "External id")) target = &ev->external_id;
+        else if (Is(key, "correlation")) target = &ev->correlation;
+        else if (Is(key, "Device Type")) target = &ev->device_type;
+        break;
+      case 13:
+        if (Is(key, "In msg nelems")) target = &ev->in_nelems;
+        break;
+      case 14:
+        if (Is(key, "Out msg nelems")) target = &ev->out_nelems;
+        else if (Is(key, "Total Reserved")) target = &ev->total_reserved;
+        break;
+      case 15:
+        if (Is(key, "Collective name")) target = &ev->coll_name, raw = false;
+        else if (Is(key, "Total Allocated")) target = &ev->total_allocated;
+        break;
+      case 18:
+        if (Is(key, "Process Group Name")) target = &ev->pg_name, raw = false;
+        break;
+      case 19:
+        if (Is(key, "Process Group Ranks")) target = &ev->pg_ranks, raw = false;
+        break;
+      case 25:
+        if (Is(key, "Process Group Description")) target = &ev->pg_desc, raw = false;
+        break;
+      default:
+        break;
+    }
+    if (target != nullptr) {
+      if (error_code e = raw ? RawToken(v, target) : Token(v, target)) return e;
+    }
+  }
+  return simdjson::SUCCESS;
+}
+
+}  // namespace
+
+// Key text without unescaping: keys in traces never contain escapes, so the
+// raw bytes up to the closing quote are the key (escaped keys take the slow
+// unescaping path).
+error_code KeyOf(od::field& field, std::string_view* key) {
+  const char* raw = field.key().raw();
+  const char* p = raw;
+  while (*p != '"' && *p != '\\') ++p;
+  if (*p == '"') {
+    *key = std::string_view(raw, static_cast<size_t>(p - raw));
+    return simdjson::SUCCESS;
+  }
+  return field.unescaped_key().get(*key);
+}
+
+error_code CaptureEvent(od::object& obj, RawEvent* ev) {
+  *ev = RawEvent{};
+  for (auto field_result : obj) {
+    od::field field;
+    if (error_code e = std::move(field_result).get(field)) return e;
+    std::string_view key;
+    if (error_code e = KeyOf(field, &key)) return e;
+    od::value v = field.value();
+    error_code e = simdjson::SUCCESS;
+    switch (key.size()) {
+      case 2:
+        if (Is(key, "ph")) e = Token(v, &ev->ph);
+        else if (Is(key, "ts")) e = RawToken(v, &ev->ts);
+        else if (Is(key, "id")) e = RawToken(v, &ev->id);
+        else if (Is(key, "bp")) e = Token(v, &ev->bp);
+        break;
+      case 3:
+        if (Is(key, "cat")) e = Token(v, &ev->cat);
+        else if (Is(key, "pid")) e = RawToken(v, &ev->pid);
+        else if (Is(key, "tid")) e = RawToken(v, &ev->tid);
+        else if (Is(key, "dur")) e = RawToken(v, &ev->dur);
+        break;
+      case 4:
+        if (Is(key, "name")) e = Token(v, &ev->name);
+        else if (Is(key, "args")) e = CaptureArgs(v, ev);
+        break;
+      default:
+        break;
+    }
+    if (e) return e;
+  }
+  return simdjson::SUCCESS;
+}
+
+}  // namespace trainscope::formats::trace

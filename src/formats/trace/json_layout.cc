@@ -1,0 +1,218 @@
+#include "formats/trace/json_layout.h"
+
+#include <cstring>
+#include <utility>
+
+#include "formats/trace/event_capture.h"
+
+namespace trainscope::formats::trace {
+namespace {
+
+namespace od = simdjson::ondemand;
+using simdjson::error_code;
+
+constexpr size_t kNpos = std::string_view::npos;
+// The metadata that can follow the event array (traceName, displayTimeUnit,
+// baseTimeNanoseconds, ...) is small; candidates further back are not tried.
+constexpr int kMaxEndCandidates = 64;
+constexpr size_t kMaxSuffixBytes = 16u << 20;
+
+bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+size_t SkipSpace(std::string_view s, size_t i) {
+  while (i < s.size() && IsSpace(s[i])) ++i;
+  return i;
+}
+
+// One past the string starting at s[i] == '"', or npos when it runs off |s|.
+size_t StringEnd(std::string_view s, size_t i) {
+  for (++i; i < s.size(); ++i) {
+    if (s[i] == '\\') {
+      ++i;
+    } else if (s[i] == '"') {
+      return i + 1;
+    }
+  }
+  return kNpos;
+}
+
+// Keys an event object may start with (Kineto writes "ph" or "name" first,
+// torch_npu "name"; the others cover hand-written and converted traces).
+bool IsEventKey(std::string_view key) {
+  switch (key.size()) {
+    case 1: return key == "s";
+    case 2: return key == "ph" || key == "ts" || key == "id" || key == "bp";
+    case 3: return key == "cat" || key == "pid" || key == "tid" || key == "dur";
+    case 4: return key == "name" || key == "args";
+    default: return false;
+  }
+}
+
+// Whether body[close] == '}' is followed by `ws , ws { ws "event-key" ws :`;
+// sets the cut on success.
+bool IsCutAt(std::string_view body, size_t close, size_t* chunk_end, size_t* next_begin) {
+  size_t i = SkipSpace(body, close + 1);
+  if (i >= body.size() || body[i] != ',') return false;
+  size_t brace = SkipSpace(body, i + 1);
+  if (brace >= body.size() || body[brace] != '{') return false;
+  size_t quote = SkipSpace(body, brace + 1);
+  if (quote >= body.size() || body[quote] != '"') return false;
+  size_t key_end = body.find('"', quote + 1);
+  if (key_end == kNpos || key_end - quote > 8) return false;
+  if (!IsEventKey(body.substr(quote + 1, key_end - quote - 1))) return false;
+  size_t colon = SkipSpace(body, key_end + 1);
+  if (colon >= body.size() || body[colon] != ':') return false;
+  *chunk_end = close + 1;
+  *next_begin = brace;
+  return true;
+}
+
+// Consumes |array| (so that the iterator moves past it) and fails unless it
+// is empty.
+error_code ExpectEmpty(od::array& array) {
+  for (auto element : array) {
+    if (element.error()) return element.error();
+    return simdjson::TAPE_ERROR;
+  }
+  return simdjson::SUCCESS;
+}
+
+}  // namespace
+
+LocateResult LocateEventsStart(std::string_view head, bool complete, EventsStart* out) {
+  const LocateResult need_more = complete ? LocateResult::kUnsupported : LocateResult::kNeedMore;
+  size_t i = SkipSpace(head, 0);
+  if (i >= head.size()) return need_more;
+  if (head[i] == '[') {
+    *out = EventsStart{true, i + 1};
+    return LocateResult::kFound;
+  }
+  if (head[i] != '{') return LocateResult::kUnsupported;
+  // Walk the top-level object; only keys at depth 1 matter, nested values
+  // are skipped by bracket depth (strings skipped whole).
+  int depth = 0;
+  char previous = 0;  // last significant character
+  for (; i < head.size(); ++i) {
+    char c = head[i];
+    if (c == '"') {
+      size_t end = StringEnd(head, i);
+      if (end == kNpos) return need_more;
+      if (depth == 1 && (previous == '{' || previous == ',')) {
+        std::string_view key = head.substr(i + 1, end - i - 2);
+        size_t colon = SkipSpace(head, end);
+        if (colon >= head.size()) return need_more;
+        if (head[colon] != ':') return LocateResult::kUnsupported;
+        if (key == "traceEvents") {
+          size_t open = SkipSpace(head, colon + 1);
+          if (open >= head.size()) return need_more;
+          if (head[open] != '[') return LocateResult::kUnsupported;
+          *out = EventsStart{false, open + 1};
+          return LocateResult::kFound;
+        }
+      }
+      i = end - 1;
+      previous = '"';
+      continue;
+    }
+    if (c == '{' || c == '[') {
+      ++depth;
+    } else if (c == '}' || c == ']') {
+      if (--depth == 0) return LocateResult::kUnsupported;  // no traceEvents
+    }
+    if (!IsSpace(c)) previous = c;
+  }
+  return need_more;
+}
+
+error_code ReadMetadata(const simdjson::padded_string& meta, EventSink* sink) {
+  od::parser parser;
+  od::document doc;
+  if (error_code e = parser.iterate(meta).get(doc)) return e;
+  od::json_type type;
+  if (error_code e = doc.type().get(type)) return e;
+  if (type == od::json_type::array) {
+    od::array events;
+    if (error_code e = doc.get_array().get(events)) return e;
+    if (error_code e = ExpectEmpty(events)) return e;
+  } else if (type == od::json_type::object) {
+    od::object top;
+    if (error_code e = doc.get_object().get(top)) return e;
+    int event_arrays = 0;
+    for (auto field_result : top) {
+      od::field field;
+      if (error_code e = std::move(field_result).get(field)) return e;
+      std::string_view key;
+      if (error_code e = field.unescaped_key().get(key)) return e;
+      od::value v = field.value();
+      od::json_type vt;
+      if (error_code e = v.type().get(vt)) return e;
+      if (key == "traceEvents") {
+        // Only the emptied array may be there: a second event array would be
+        // read by the whole-document scan, so leave such files to it.
+        if (++event_arrays > 1 || vt != od::json_type::array) return simdjson::TAPE_ERROR;
+        od::array events;
+        if (error_code e = v.get_array().get(events)) return e;
+        if (error_code e = ExpectEmpty(events)) return e;
+        continue;
+      }
+      if (sink == nullptr) continue;
+      if (vt == od::json_type::object || vt == od::json_type::array) {
+        sink->OnTopLevel(key, v);
+      } else {
+        sink->OnTopLevelScalar(key, v.raw_json_token());
+      }
+    }
+    if (event_arrays != 1) return simdjson::TAPE_ERROR;
+  } else {
+    return simdjson::TAPE_ERROR;
+  }
+  if (!AtDocumentEnd(doc)) return simdjson::TRAILING_CONTENT;
+  return simdjson::SUCCESS;
+}
+
+size_t FindEventsEnd(std::string_view prefix, std::string_view body,
+                     simdjson::padded_string* meta) {
+  size_t limit = body.size() > kMaxSuffixBytes ? body.size() - kMaxSuffixBytes : 0;
+  size_t pos = body.size();
+  for (int tries = 0; tries < kMaxEndCandidates; ++tries) {
+    size_t close = body.find_last_of(']', pos == 0 ? 0 : pos - 1);
+    if (pos == 0 || close == kNpos || close < limit) return kNpos;
+    std::string_view suffix = body.substr(close + 1);
+    std::string text;
+    text.reserve(prefix.size() + 1 + suffix.size());
+    text.append(prefix).append("]").append(suffix);
+    simdjson::padded_string candidate(text);
+    if (ReadMetadata(candidate, nullptr) == simdjson::SUCCESS) {
+      *meta = std::move(candidate);
+      return close;
+    }
+    pos = close;
+  }
+  return kNpos;
+}
+
+bool NextEventBoundary(std::string_view body, size_t from, size_t* chunk_end,
+                       size_t* next_begin) {
+  while (from < body.size()) {
+    const void* hit = std::memchr(body.data() + from, '}', body.size() - from);
+    if (hit == nullptr) return false;
+    size_t close = static_cast<size_t>(static_cast<const char*>(hit) - body.data());
+    if (IsCutAt(body, close, chunk_end, next_begin)) return true;
+    from = close + 1;
+  }
+  return false;
+}
+
+bool LastEventBoundary(std::string_view body, size_t from, size_t* chunk_end,
+                       size_t* next_begin) {
+  size_t pos = body.size();
+  while (pos > from) {
+    size_t close = body.find_last_of('}', pos - 1);
+    if (close == kNpos || close < from) return false;
+    if (IsCutAt(body, close, chunk_end, next_begin)) return true;
+    pos = close;
+  }
+  return false;
+}
+
+}  // namespace trainscope::formats::trace

@@ -1,0 +1,13 @@
+// SVG scatter of the ranks: step-start offset (x) against step time (y),
+// stragglers highlighted. The lead places it in the HTML report.
+#pragma once
+
+#include <string>
+
+#include "analysis/cluster.h"
+
+namespace trainscope::report {
+
+std::string RankScatterSvg(const analysis::ClusterAnalysis& cluster);
+
+}  // namespace trainscope::report

@@ -1,0 +1,57 @@
+// The HTML report's motif section: the periodic kernel chains of the focus
+// rank's selected step, fingerprinted ones first.
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "report/html_sections.h"
+#include "report/svg.h"
+#include "report/text_report.h"
+
+namespace trainscope::report {
+
+void RenderMotifsHtml(std::string& out, const analysis::RankAnalysis* focus) {
+  if (focus == nullptr || focus->selected() == nullptr) return;
+  const auto& motifs = focus->selected()->motifs;
+  out += "<section id=\"motifs\"><h2>Repeating kernel chains (motifs)</h2>\n";
+  if (motifs.empty()) {
+    out += "<p class=\"muted\">No repeating chain of 3 or more kernels in this step.</p></section>\n";
+    return;
+  }
+  out += fmt::format(
+      "<p>Rank {}, step {}: chains of operator types that repeat in the device kernel sequence, matched to "
+      "known unfused patterns (fingerprints). One instance is shown per row.</p>\n",
+      focus->rank, focus->selected_step);
+  out += "<table><tr><th class=\"l\">fingerprint</th><th class=\"l\">chain (one instance)</th><th>kernels</th>"
+         "<th>instances</th><th>period</th><th>total</th><th>mean</th><th>share of step</th>"
+         "<th class=\"l\">where</th></tr>\n";
+  std::vector<const analysis::Motif*> sorted;
+  for (const auto& motif : motifs) sorted.push_back(&motif);
+  std::stable_sort(sorted.begin(), sorted.end(), [](const auto* a, const auto* b) {
+    if (a->fingerprint.has_value() != b->fingerprint.has_value()) return a->fingerprint.has_value();
+    return a->total_us > b->total_us;
+  });
+  for (const auto* motif : sorted) {
+    std::string chain;
+    for (size_t i = 0; i < motif->kernels.size(); ++i) {
+      if (i == 24) {
+        chain += fmt::format(" … (+{})", motif->kernels.size() - 24);
+        break;
+      }
+      chain += (i ? " → " : "") + motif->kernels[i];
+    }
+    std::string fingerprint = motif->fingerprint ? *motif->fingerprint : "—";
+    if (motif->fingerprint && motif->variant) fingerprint += " (" + *motif->variant + ")";
+    std::string where = motif->source.empty() ? motif->attribution : motif->source;
+    out += fmt::format(
+        "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+        "<td>{}</td><td class=\"l\">{}</td></tr>\n",
+        HtmlEscape(fingerprint), HtmlEscape(chain), motif->kernels.size(), motif->occurrences,
+        HtmlEscape(FormatDurationUs(motif->period_us)), HtmlEscape(FormatDurationUs(motif->total_us)),
+        HtmlEscape(FormatDurationUs(motif->mean_us)), HtmlEscape(FormatPercent(motif->share_of_step)),
+        HtmlEscape(where));
+  }
+  out += "</table></section>\n";
+}
+
+}  // namespace trainscope::report

@@ -1,0 +1,306 @@
+// The chunked Chrome-trace scan must read exactly what the whole-document
+// scan reads: same events in the same order, same top-level keys, same damage
+// reports, for any chunk size, thread count, and for gzip streaming.
+#include <gtest/gtest.h>
+#include <simdjson.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "formats/trace/chrome_json.h"
+#include "formats/trace/json_layout.h"
+#include "formats/trace/kineto_reader.h"
+#include "formats/trace/trace_view_reader.h"
+#include "model/rank_profile.h"
+
+namespace trainscope {
+namespace {
+
+using formats::trace::EventSink;
+using formats::trace::RawEvent;
+using formats::trace::ScanOptions;
+using formats::trace::ScanReport;
+
+// Records every callback as text, so two scans compare with one EXPECT_EQ.
+class RecordingSink : public EventSink {
+ public:
+  void OnEvent(const RawEvent& e, size_t /*offset*/) override {
+    events.push_back(fmt::format(
+        "{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", e.ph,
+        e.cat, e.name, e.ts, e.dur, e.id, e.bp, e.pid, e.tid, e.has_args, e.external_id,
+        e.correlation, e.stream, e.device, e.coll_name, e.in_nelems, e.out_nelems, e.group_size,
+        e.dtype, e.pg_name, e.pg_desc, e.pg_ranks, e.bytes, e.total_allocated, e.total_reserved,
+        e.device_id, e.arg_name, e.task_type));
+  }
+  void OnTopLevel(std::string_view key, simdjson::ondemand::value& /*value*/) override {
+    top.push_back(std::string(key));
+  }
+  void OnTopLevelScalar(std::string_view key, std::string_view raw) override {
+    top.push_back(fmt::format("{}={}", key, raw));
+  }
+  void Reset() override {
+    events.clear();
+    top.clear();
+  }
+  std::vector<std::string> events;
+  std::vector<std::string> top;
+};
+
+// A Kineto-like document whose strings contain the cut pattern `},{"ph":`
+// (escaped, as JSON requires) and whose metadata sits on both sides of the
+// event array.
+std::string MakeTrace(int n) {
+  std::string json = R"({"schemaVersion": 1, "note": "\"traceEvents\": [ fake ]",
+  "distributedInfo": {"rank": 2, "world_size": 4},
+  "traceEvents": [)";
+  for (int i = 0; i < n; ++i) {
+    if (i > 0) json += i % 3 ? ",\n" : " , ";
+    switch (i % 4) {
+      case 0:
+        json += fmt::format(
+            R"({{"ph": "X", "cat": "cpu_op", "name": "op{}}},{{\"ph\": \"X\"}}", "pid": 1, "tid": 2, "ts": {}.500, "dur": 3, "args": {{"External id": {}}}}})",
+            i, 1000 + i * 10, i);
+        break;
+      case 1:
+        json += fmt::format(
+            R"({{"ph": "X", "cat": "kernel", "name": "k{}", "pid": 0, "tid": 7, "ts": {}, "dur": 2, "args": {{"correlation": {}, "stream": 7, "device": 0, "Input Dims": [[1,2],[3]]}}}})",
+            i, 1001 + i * 10, i);
+        break;
+      case 2:
+        json += fmt::format(
+            R"({{"name": "ac2g", "ph": "s", "id": {}, "pid": 1, "tid": 2, "ts": "{}.25", "cat": "ac2g"}})", i,
+            1002 + i * 10);
+        break;
+      default:
+        json += fmt::format(
+            R"({{ "ph" : "M", "name": "thread_name", "pid": 1, "tid": 2, "args": {{"name": "t\u00e9{}"}}}})", i);
+        break;
+    }
+  }
+  json += "\n],\n\"traceName\": \"x]y\", \"baseTimeNanoseconds\": 1700000000000000000}\n";
+  return json;
+}
+
+struct Scan {
+  RecordingSink sink;
+  ScanReport report;
+  Status status;
+};
+
+// The reference: the whole-document scan on a padded copy.
+void ScanWhole(const std::string& json, Scan* out) {
+  simdjson::padded_string padded(json);
+  out->status = formats::trace::ScanChromeTrace(std::string_view(padded.data(), padded.size()),
+                                                "doc", &out->sink, &out->report);
+}
+
+void ScanChunked(const std::string& json, size_t chunk_bytes, unsigned threads, Scan* out) {
+  ScanOptions options;
+  options.chunk_bytes = chunk_bytes;
+  options.threads = threads;
+  out->status = formats::trace::ScanJsonText(json, "doc", &out->sink, &out->report, options);
+}
+
+TEST(ChunkedJson, EqualsWholeDocumentScanForAnyChunkSize) {
+  std::string json = MakeTrace(200);
+  Scan whole;
+  ScanWhole(json, &whole);
+  ASSERT_TRUE(whole.status.ok());
+  ASSERT_EQ(whole.sink.events.size(), 200u);
+  for (size_t chunk : {size_t{1}, size_t{7}, size_t{100}, size_t{333}, size_t{4096}, size_t{1} << 20}) {
+    for (unsigned threads : {1u, 2u, 4u}) {
+      Scan chunked;
+      ScanChunked(json, chunk, threads, &chunked);
+      ASSERT_TRUE(chunked.status.ok()) << chunk;
+      EXPECT_GT(chunked.report.chunks, 0u) << "fell back at chunk size " << chunk;
+      if (chunk < 1000) {
+        EXPECT_GT(chunked.report.chunks, 10u) << chunk;
+      }
+      EXPECT_FALSE(chunked.report.damaged);
+      EXPECT_EQ(chunked.report.events, 200u);
+      EXPECT_EQ(chunked.sink.events, whole.sink.events) << chunk << " " << threads;
+      std::vector<std::string> top = chunked.sink.top, whole_top = whole.sink.top;
+      std::sort(top.begin(), top.end());
+      std::sort(whole_top.begin(), whole_top.end());
+      EXPECT_EQ(top, whole_top);
+    }
+  }
+}
+
+TEST(ChunkedJson, SplitsNextToStringsThatLookLikeCuts) {
+  // Every event's name holds `},{"ph":`; a guessed offset lands inside it for
+  // some chunk size: the cut must skip to the real boundary.
+  std::string json = "[";
+  for (int i = 0; i < 50; ++i) {
+    if (i) json += ",";
+    json += fmt::format(R"({{"name": "a}},{{\"ph\":\"X\"}},{{\"name\":\"b", "ph": "X", "pid": 1, "tid": 1, "ts": "{}", "dur": 1}})", i);
+  }
+  json += "]";
+  Scan whole;
+  ScanWhole(json, &whole);
+  for (size_t chunk = 1; chunk < 120; chunk += 7) {
+    Scan chunked;
+    ScanChunked(json, chunk, 2, &chunked);
+    ASSERT_TRUE(chunked.status.ok());
+    EXPECT_GT(chunked.report.chunks, 1u) << chunk;
+    EXPECT_EQ(chunked.sink.events, whole.sink.events) << chunk;
+  }
+}
+
+TEST(ChunkedJson, CutInsideNestedObjectArrayFallsBackToTheSameEvents) {
+  // `}, {"name":` inside args looks like an event boundary; the chunk parse
+  // notices and the whole-document scan takes over: same result.
+  std::string json = R"({"traceEvents": [)";
+  for (int i = 0; i < 20; ++i) {
+    if (i) json += ", ";
+    json += fmt::format(R"({{"ph": "X", "name": "n{}", "ts": 1, "args": {{"l": [{{"name": 1}}, {{"name": 2}}, {{"name": 3}}]}}}})", i);
+  }
+  json += "]}";
+  Scan whole;
+  ScanWhole(json, &whole);
+  for (size_t chunk : {size_t{1}, size_t{30}, size_t{64}}) {
+    Scan chunked;
+    ScanChunked(json, chunk, 2, &chunked);
+    ASSERT_TRUE(chunked.status.ok());
+    EXPECT_EQ(chunked.sink.events, whole.sink.events) << chunk;
+    EXPECT_FALSE(chunked.report.damaged);
+  }
+}
+
+TEST(ChunkedJson, DamageIsReportedAsByTheWholeDocumentScan) {
+  std::string good = MakeTrace(30);
+  size_t cut = good.rfind("\n],");
+  std::vector<std::string> damaged = {
+      good.substr(0, cut),                                  // truncated after an event
+      good.substr(0, cut - 10),                             // truncated mid-event
+      good.substr(0, cut) + ",\n]}",                        // trailing comma
+      good.substr(0, cut) + R"(, {"ph": "X", "name": "a "q" b", "ts": 1}]})",  // unescaped quote
+      good.substr(0, cut) + ", {\"ph\": \"X\", \"name\": \"bad\xff\", \"ts\": 1}]}",  // bad UTF-8
+      good + " trailing",                                   // content after the document
+  };
+  for (const std::string& json : damaged) {
+    Scan whole;
+    ScanWhole(json, &whole);
+    for (size_t chunk : {size_t{1}, size_t{200}, size_t{1} << 20}) {
+      Scan chunked;
+      ScanChunked(json, chunk, 2, &chunked);
+      EXPECT_EQ(chunked.status.ok(), whole.status.ok());
+      EXPECT_EQ(chunked.report.damaged, whole.report.damaged);
+      EXPECT_EQ(chunked.report.damage_offset, whole.report.damage_offset);
+      EXPECT_EQ(chunked.report.damage_reason, whole.report.damage_reason);
+      EXPECT_EQ(chunked.report.events, whole.report.events);
+      EXPECT_EQ(chunked.sink.events, whole.sink.events);
+    }
+  }
+}
+
+TEST(ChunkedJson, LocatesTheEventArray) {
+  using formats::trace::EventsStart;
+  using formats::trace::LocateResult;
+  EventsStart start;
+  std::string doc = R"({"a": {"traceEvents": [1]}, "b": "\"traceEvents\": [", "traceEvents" : [ {}]})";
+  ASSERT_EQ(formats::trace::LocateEventsStart(doc, true, &start), LocateResult::kFound);
+  EXPECT_FALSE(start.top_level_array);
+  EXPECT_EQ(doc.substr(start.begin), " {}]}");
+  EXPECT_EQ(formats::trace::LocateEventsStart(doc.substr(0, 30), false, &start), LocateResult::kNeedMore);
+  EXPECT_EQ(formats::trace::LocateEventsStart(R"({"x": 1})", true, &start), LocateResult::kUnsupported);
+  ASSERT_EQ(formats::trace::LocateEventsStart(" \n[{}]", true, &start), LocateResult::kFound);
+  EXPECT_TRUE(start.top_level_array);
+  EXPECT_EQ(start.begin, 3u);
+}
+
+std::string TempPath(const std::string& name) {
+  return fmt::format("{}/trainscope_chunk_{}_{}", ::testing::TempDir(), getpid(), name);
+}
+
+void WriteGzip(const std::string& path, const std::string& text) {
+  gzFile f = gzopen(path.c_str(), "wb");
+  ASSERT_NE(f, nullptr);
+  ASSERT_EQ(gzwrite(f, text.data(), static_cast<unsigned>(text.size())), static_cast<int>(text.size()));
+  gzclose(f);
+}
+
+TEST(ChunkedJson, GzipStreamingEqualsPlain) {
+  std::string json = MakeTrace(500);
+  std::string plain = TempPath("plain.json"), gz = TempPath("trace.json.gz");
+  std::ofstream(plain, std::ios::binary) << json;
+  WriteGzip(gz, json);
+  Scan whole;
+  ScanWhole(json, &whole);
+  for (size_t chunk : {size_t{1}, size_t{500}, size_t{8192}, size_t{1} << 20}) {
+    for (unsigned threads : {1u, 3u}) {
+      ScanOptions options{chunk, threads};
+      Scan from_plain, from_gz;
+      ASSERT_TRUE(formats::trace::ScanJsonFile(plain, &from_plain.sink, &from_plain.report, options).ok());
+      ASSERT_TRUE(formats::trace::ScanJsonFile(gz, &from_gz.sink, &from_gz.report, options).ok());
+      EXPECT_GT(from_gz.report.chunks, 0u) << chunk;
+      if (chunk <= 500) {
+        EXPECT_GT(from_gz.report.chunks, 10u) << chunk;
+      }
+      EXPECT_EQ(from_plain.sink.events, whole.sink.events) << chunk;
+      EXPECT_EQ(from_gz.sink.events, whole.sink.events) << chunk;
+      EXPECT_EQ(from_gz.sink.top.size(), whole.sink.top.size());
+    }
+  }
+  // A gzip stream cut short keeps the events before the cut, as before.
+  std::string cut_gz = TempPath("cut.json.gz");
+  {
+    std::ifstream in(gz, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::ofstream(cut_gz, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  }
+  Scan cut;
+  ASSERT_TRUE(formats::trace::ScanJsonFile(cut_gz, &cut.sink, &cut.report, ScanOptions{64, 2}).ok());
+  EXPECT_TRUE(cut.report.damaged);
+  EXPECT_GT(cut.sink.events.size(), 0u);
+  EXPECT_LT(cut.sink.events.size(), 500u);
+  std::remove(plain.c_str());
+  std::remove(gz.c_str());
+  std::remove(cut_gz.c_str());
+}
+
+TEST(ChunkedJson, KinetoProfileIndependentOfChunking) {
+  std::string json = MakeTrace(400);
+  model::RankProfile reference;
+  ASSERT_TRUE(formats::ParseKinetoTrace(json, "t", &reference, ScanOptions{size_t{1} << 30, 1}).ok());
+  for (size_t chunk : {size_t{1}, size_t{999}}) {
+    model::RankProfile p;
+    ASSERT_TRUE(formats::ParseKinetoTrace(json, "t", &p, ScanOptions{chunk, 2}).ok());
+    const model::Timeline& a = p.timeline;
+    const model::Timeline& b = reference.timeline;
+    EXPECT_EQ(a.host_ops.size(), b.host_ops.size());
+    EXPECT_EQ(a.activities.size(), b.activities.size());
+    EXPECT_EQ(a.flows.size(), b.flows.size());
+    EXPECT_EQ(a.thread_names.size(), b.thread_names.size());
+    EXPECT_EQ(a.base_time_ns, b.base_time_ns);
+    EXPECT_EQ(a.distributed.rank, b.distributed.rank);
+    EXPECT_EQ(p.ledgers.back().rows_read(), reference.ledgers.back().rows_read());
+    EXPECT_EQ(p.ledgers.back().skipped_by_reason(), reference.ledgers.back().skipped_by_reason());
+    EXPECT_EQ(p.warnings, reference.warnings);
+  }
+  EXPECT_EQ(reference.timeline.base_time_ns, 1700000000000000000);
+}
+
+TEST(ChunkedJson, TraceViewArrayIndependentOfChunking) {
+  std::string json = "[\n";
+  for (int i = 0; i < 100; ++i) {
+    json += fmt::format(R"({{"name": "op{}", "pid": 5, "tid": 6, "ts": "17364088837{:05}.000", "dur": 1.5, "ph": "X", "cat": "cpu_op", "args": {{}}}},)", i, i * 3);
+    json += "\n";
+  }
+  json += R"({"name": "process_name", "pid": 5, "tid": 0, "ph": "M", "args": {"name": "Python"}}]  )";
+  model::RankProfile reference, chunked;
+  ASSERT_TRUE(formats::ParseTraceView(json, "tv", &reference, ScanOptions{size_t{1} << 30, 1}).ok());
+  ASSERT_TRUE(formats::ParseTraceView(json, "tv", &chunked, ScanOptions{50, 3}).ok());
+  EXPECT_EQ(chunked.timeline.host_ops.size(), 100u);
+  EXPECT_EQ(chunked.timeline.host_ops.start_ns, reference.timeline.host_ops.start_ns);
+  EXPECT_EQ(chunked.ledgers.back().rows_read(), reference.ledgers.back().rows_read());
+}
+
+}  // namespace
+}  // namespace trainscope

@@ -1,0 +1,191 @@
+// Cluster analysis: Dixon's table, collective classification, the
+// communication readers, and synth jobs with planted faults.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "analysis/communication.h"
+#include "analysis/family_rules.h"
+#include "analysis/rank_analysis.h"
+#include "analysis/straggler.h"
+#include "formats/ascend/communication_reader.h"
+#include "formats/load_profiles.h"
+#include "synth/synth.h"
+#include "test_paths.h"
+
+namespace trainscope::analysis {
+namespace {
+
+TEST(StragglerDixon, PublishedCriticalValues) {
+  EXPECT_DOUBLE_EQ(DixonCritical(3), 0.994);
+  EXPECT_DOUBLE_EQ(DixonCritical(8), 0.725);
+  EXPECT_DOUBLE_EQ(DixonCritical(14), 0.674);
+  EXPECT_GT(DixonCritical(100), 0.3);
+  EXPECT_EQ(DixonCritical(2), 0);
+  EXPECT_EQ(DixonCritical(101), 0);
+  for (int n = 15; n <= 100; ++n) EXPECT_LE(DixonCritical(n), DixonCritical(n - 1) + 0.002) << n;
+}
+
+TEST(StragglerDixon, FlagsOnlyClearOutliers) {
+  EXPECT_TRUE(SmallestIsOutlier({1.0, 10.0, 10.1, 10.2, 9.9}));
+  EXPECT_FALSE(SmallestIsOutlier({9.5, 10.0, 10.1, 10.2, 9.9}));
+  std::vector<double> many(150, 10.0);
+  for (size_t i = 0; i < many.size(); ++i) many[i] += 0.01 * static_cast<double>(i % 7);
+  EXPECT_FALSE(SmallestIsOutlier(many));
+  many[3] = 1.0;
+  EXPECT_TRUE(SmallestIsOutlier(many));
+}
+
+TEST(CommunicationTypes, ClassifyAndBusFactor) {
+  EXPECT_EQ(ClassifyCollective("hcom_allReduce__586_0_1"), CollectiveType::kAllReduce);
+  EXPECT_EQ(ClassifyCollective("_allgather_base"), CollectiveType::kAllGather);
+  EXPECT_EQ(ClassifyCollective("hcom_reduceScatter_"), CollectiveType::kReduceScatter);
+  EXPECT_EQ(ClassifyCollective("ncclDevKernel_AllReduce_Sum_f32_RING_LL"), CollectiveType::kAllReduce);
+  EXPECT_EQ(ClassifyCollective("hcom_batchSendRecv__128_3_1"), CollectiveType::kP2p);
+  EXPECT_DOUBLE_EQ(BusBandwidthFactor(CollectiveType::kAllReduce, 8), 2.0 * 7 / 8);
+  EXPECT_DOUBLE_EQ(BusBandwidthFactor(CollectiveType::kAllGather, 4), 0.75);
+  EXPECT_DOUBLE_EQ(BusBandwidthFactor(CollectiveType::kBroadcast, 4), 1.0);
+}
+
+TEST(CommunicationReader, ParsesOpsAndLinks) {
+  model::CommunicationData data;
+  const Status ops = formats::ParseCommunication(
+                  R"js({"step3": {"p2p": {}, "collective": {"hcom_allReduce__586_0_1@1758": {
+      "Communication Time Info": {"Start Timestamp(us)": 1736408883732241.5, "Elapse Time(ms)": 2.5,
+        "Transit Time(ms)": 1.5, "Wait Time(ms)": 1.0, "Synchronization Time(ms)": 0.9,
+        "Idle Time(ms)": 0, "Wait Time Ratio": 0.4, "Synchronization Time Ratio": 0.375},
+      "Communication Bandwidth Info": {"RDMA": {"Transit Size(MB)": 0, "Transit Time(ms)": 0,
+        "Bandwidth(GB/s)": 0, "Large Packet Ratio": 0, "Size Distribution": {}},
+        "HCCS": {"Transit Size(MB)": 27.0, "Transit Time(ms)": 1.5, "Bandwidth(GB/s)": 18.0,
+        "Large Packet Ratio": 0, "Size Distribution": {"2.0": [12, 1.5]}}}},
+      "Total Op Info": {"Communication Time Info": {"Elapse Time(ms)": 2.5}}}}})js",
+                  "t", &data);
+  ASSERT_TRUE(ops.ok());
+  ASSERT_EQ(data.ops.size(), 1u);
+  EXPECT_EQ(data.ops[0].name, "hcom_allReduce__586_0_1");
+  EXPECT_EQ(data.ops[0].group_hash, "1758");
+  EXPECT_EQ(data.ops[0].step, 3);
+  EXPECT_DOUBLE_EQ(data.ops[0].wait_ms, 1.0);
+  EXPECT_DOUBLE_EQ(data.ops[0].TransitSizeMb(), 27.0);
+  const Status matrix = formats::ParseCommunicationMatrix(
+                  R"js({"step": {"collective": {"reduce-top1@9": {"0-0": {"Transport Type": "LOCAL",
+      "Transit Size(MB)": 1, "Transit Time(ms)": 0.1, "Bandwidth(GB/s)": 10, "Op Name": "x"},
+      "0-1": {"Transport Type": "HCCS", "Transit Size(MB)": 3, "Transit Time(ms)": 0.2,
+      "Bandwidth(GB/s)": 15, "Op Name": "y"}}}, "p2p": {}}})js",
+                  "m", &data);
+  ASSERT_TRUE(matrix.ok());
+  ASSERT_EQ(data.links.size(), 2u);
+  EXPECT_EQ(data.links[1].op_type, "reduce");
+  EXPECT_EQ(data.links[1].statistic, "top1");
+  EXPECT_EQ(data.links[1].step, -1);
+  EXPECT_EQ(data.links[1].dst, 1);
+  EXPECT_FALSE(formats::ParseCommunication("{\"step1\": [", "bad", &data).ok());
+}
+
+// Generates a synth job, analyses it and returns the cluster finding ids.
+std::vector<std::string> ClusterFindings(const synth::SynthOptions& options, JobAnalysis* out) {
+  const std::string dir = testing::MakeTempDir("cluster");
+  EXPECT_TRUE(synth::WriteSynthJob(options, dir).ok());
+  auto profiles = formats::LoadProfiles({dir}, 2);
+  EXPECT_TRUE(profiles.ok());
+  auto rules = FamilyRules::Merge({}, FamilyRules::Builtin());
+  auto job = AnalyzeJob(*profiles, rules, AnalysisOptions(), 2);
+  EXPECT_TRUE(job.ok());
+  std::vector<std::string> ids;
+  for (const Finding& f : job->findings) {
+    for (const char* id : {"straggler-rank", "step-start-skew", "pseudo-overlap", "slow-link",
+                           "fragmented-communication"}) {
+      if (f.id == id) {
+        ids.push_back(f.id);
+        EXPECT_FALSE(f.evidence.empty());
+        EXPECT_FALSE(f.remedy.empty());
+        EXPECT_FALSE(f.gain_model.empty());
+        EXPECT_GT(f.estimated_gain_pct, 0);
+      }
+    }
+  }
+  std::filesystem::remove_all(dir);
+  *out = std::move(*job);
+  return ids;
+}
+
+synth::SynthOptions Clean(int ranks) {
+  synth::SynthOptions o;
+  o.ranks = ranks;
+  o.layers = 4;
+  o.steps = 2;
+  return synth::AllFused(o);
+}
+
+class SynthClusterTest : public ::testing::TestWithParam<int> {};
+
+TEST_P(SynthClusterTest, CleanTwinFlagsNothing) {
+  JobAnalysis job;
+  EXPECT_TRUE(ClusterFindings(Clean(GetParam()), &job).empty());
+  EXPECT_TRUE(job.cluster.straggler_ranks.empty());
+  EXPECT_EQ(job.cluster.per_rank.size(), static_cast<size_t>(GetParam()));
+}
+
+TEST_P(SynthClusterTest, PlantedStragglerFoundByBothMethods) {
+  synth::SynthOptions o = Clean(GetParam());
+  o.straggler_rank = GetParam() - 2;
+  JobAnalysis job;
+  EXPECT_EQ(ClusterFindings(o, &job), std::vector<std::string>{"straggler-rank"});
+  EXPECT_EQ(job.cluster.straggler_ranks, std::vector<int32_t>{o.straggler_rank});
+  EXPECT_EQ(job.cluster.by_shortest_comm.ranks, std::vector<int32_t>{o.straggler_rank});
+  EXPECT_EQ(job.cluster.by_last_arrival.ranks, std::vector<int32_t>{o.straggler_rank});
+}
+
+TEST_P(SynthClusterTest, PlantedSlowLinkFound) {
+  synth::SynthOptions o = Clean(GetParam());
+  o.slow_link = true;
+  JobAnalysis job;
+  EXPECT_EQ(ClusterFindings(o, &job), std::vector<std::string>{"slow-link"});
+  // One record per process group that uses the link (all-reduce group, FSDP group).
+  ASSERT_FALSE(job.cluster.slow_links.empty());
+  for (const SlowLink& l : job.cluster.slow_links) {
+    EXPECT_EQ(l.src, 0);
+    EXPECT_EQ(l.dst, 1);
+  }
+}
+
+TEST_P(SynthClusterTest, PlantedSeparateStreamUnshardFound) {
+  synth::SynthOptions o = Clean(GetParam());
+  o.unshard_on_compute_stream = false;
+  JobAnalysis job;
+  EXPECT_EQ(ClusterFindings(o, &job), std::vector<std::string>{"pseudo-overlap"});
+}
+
+// 64 ranks: the prefetched unshard must stay hidden (and nothing else be
+// flagged) when the slowest of many ranks sets each collective's end.
+INSTANTIATE_TEST_SUITE_P(Ranks, SynthClusterTest, ::testing::Values(4, 16, 64));
+
+// The rule's evidence: the clean twin waits only on the first unshard of
+// each micro-batch (nothing to hide it behind), the planted run on every one.
+TEST(SynthCluster, PseudoOverlapCountsOnlyRepeatedAllGatherWaits) {
+  JobAnalysis clean;
+  EXPECT_TRUE(ClusterFindings(Clean(16), &clean).empty());
+  for (const RankClusterStats& r : clean.cluster.per_rank) {
+    EXPECT_EQ(r.all_gathers, 16) << r.rank;  // 2 micro-batches x (4 forward + 4 backward)
+    EXPECT_LT(r.pseudo_overlap_count, 8) << r.rank;
+  }
+  synth::SynthOptions o = Clean(16);
+  o.unshard_on_compute_stream = false;
+  JobAnalysis planted;
+  EXPECT_EQ(ClusterFindings(o, &planted), std::vector<std::string>{"pseudo-overlap"});
+  for (const RankClusterStats& r : planted.cluster.per_rank) {
+    EXPECT_EQ(r.pseudo_overlap_count, r.all_gathers) << r.rank;
+  }
+}
+
+TEST(SynthCluster, SkewPlantedWhenUnbound) {
+  synth::SynthOptions o = Clean(8);
+  o.numa_bound = false;
+  JobAnalysis job;
+  EXPECT_EQ(ClusterFindings(o, &job), std::vector<std::string>{"step-start-skew"});
+  EXPECT_GT(job.cluster.first_kernel_skew_us, 90'000);
+}
+
+}  // namespace
+}  // namespace trainscope::analysis

@@ -1,0 +1,184 @@
+// Motif mining: repeats on token streams, and motifs of whole steps.
+#include "analysis/motif_mining.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "analysis/family_rules.h"
+#include "analysis/fingerprint_attribution.h"
+#include "analysis/fingerprint_library.h"
+#include "analysis/motif_step.h"
+#include "analysis/rank_analysis.h"
+#include "formats/load_profiles.h"
+#include "synth/synth.h"
+#include "test_paths.h"
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define TS_UNDER_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(undefined_behavior_sanitizer)
+#define TS_UNDER_SANITIZER 1
+#endif
+#endif
+#ifndef NDEBUG
+#ifndef TS_UNDER_SANITIZER
+#define TS_UNDER_SANITIZER 1  // unoptimised builds: the bound is for Release
+#endif
+#endif
+
+namespace trainscope::analysis {
+namespace {
+
+TEST(MotifMining, PeriodicChainWithNoiseBetweenInstances) {
+  std::vector<int32_t> tokens;
+  for (int i = 0; i < 10; ++i) {
+    for (int t : {1, 2, 3, 4, 5}) tokens.push_back(t);
+    tokens.push_back(100 + i);  // a different kernel between instances
+  }
+  const auto repeats = MineRepeats(tokens, {}, MiningOptions{});
+  ASSERT_FALSE(repeats.empty());
+  EXPECT_EQ(repeats[0].length, 5);
+  EXPECT_EQ(repeats[0].starts.size(), 10u);
+  EXPECT_EQ(repeats[0].starts[1], 6);
+}
+
+TEST(MotifMining, BackToBackRepeatsAreCountedOncePerPeriod) {
+  std::vector<int32_t> tokens = {9};
+  for (int i = 0; i < 20; ++i) {
+    for (int t : {1, 2, 3, 4}) tokens.push_back(t);
+  }
+  tokens.push_back(8);
+  const auto repeats = MineRepeats(tokens, {}, MiningOptions{});
+  ASSERT_FALSE(repeats.empty());
+  EXPECT_EQ(repeats[0].length, 4);
+  EXPECT_EQ(repeats[0].starts.size(), 20u);
+}
+
+TEST(MotifMining, RunsAndSeparatorsAreNotMotifs) {
+  std::vector<int32_t> run(50, 7);
+  EXPECT_TRUE(MineRepeats(run, {}, MiningOptions{}).empty());
+  std::vector<int32_t> separated;
+  for (int i = 0; i < 30; ++i) separated.insert(separated.end(), {1, -1, 2, -1, 3, -1});
+  EXPECT_TRUE(MineRepeats(separated, {}, MiningOptions{}).empty());
+}
+
+TEST(MotifMining, WeightsPreferTheChainThatCoversMoreKernels) {
+  // Chain A (3 tokens, x6) and chain B (3 tokens, x4) whose first token
+  // stands for 10 kernels: B covers more.
+  std::vector<int32_t> tokens;
+  std::vector<double> weights;
+  for (int i = 0; i < 6; ++i) {
+    for (int t : {1, 2, 3, 50 + i}) {
+      tokens.push_back(t);
+      weights.push_back(1);
+    }
+  }
+  for (int i = 0; i < 4; ++i) {
+    for (int t : {4, 5, 6, 70 + i}) {
+      tokens.push_back(t);
+      weights.push_back(t == 4 ? 10 : 1);
+    }
+  }
+  const auto repeats = MineRepeats(tokens, weights, MiningOptions{});
+  ASSERT_GE(repeats.size(), 2u);
+  EXPECT_EQ(tokens[repeats[0].starts[0]], 4);
+  EXPECT_EQ(repeats[0].starts.size(), 4u);
+  EXPECT_EQ(repeats[1].starts.size(), 6u);
+}
+
+// A 100k-kernel compute stream: a 60-kernel "layer" with an RMSNorm, a
+// SwiGLU and matmuls, where one instance in 7 drops a Cast (a variation).
+model::RankProfile BigStream(size_t kernels) {
+  const std::vector<std::string> layer = {
+      "Cast", "Pows", "ReduceMean", "Adds", "Rsqrt", "Mul", "Mul", "Cast", "MatMulV3", "Slice", "Slice",
+      "RotaryMul", "RotaryMul", "FlashAttentionScore", "MatMulV3", "Add", "Cast", "Pows", "ReduceMean", "Adds",
+      "Rsqrt", "Mul", "Mul", "Cast", "MatMulV3", "MatMulV3", "Swish", "Mul", "MatMulV3", "Add"};
+  model::RankProfile p;
+  std::vector<StringId> ids;
+  for (const auto& t : layer) ids.push_back(p.strings.Intern(t));
+  p.kernels.Reserve(kernels);
+  int64_t t = 0;
+  for (size_t i = 0, instance = 0; p.kernels.size() < kernels; ++instance) {
+    for (size_t k = 0; k < layer.size() && p.kernels.size() < kernels; ++k, ++i) {
+      if (instance % 7 == 3 && k == 7) continue;  // the optional Cast
+      model::KernelRow row;
+      row.step = 1;
+      row.op_type = ids[k];
+      row.name = ids[k];
+      row.stream = 2;
+      row.start_ns = t;
+      row.duration_ns = 5'000 + static_cast<int64_t>((k * 7919) % 50) * 1'000;
+      p.kernels.Append(row);
+      t += row.duration_ns + 3'000;
+    }
+  }
+  return p;
+}
+
+TEST(MotifMining, HundredThousandKernelStreamInWellUnderASecond) {
+  const model::RankProfile p = BigStream(100'000);
+  const HostAttributor host(p);
+  const auto begin = std::chrono::steady_clock::now();
+  const StepMotifs motifs = AnalyzeStepMotifs(p, 1, 0, static_cast<double>(p.kernels.end_ns(p.kernels.size() - 1)) / 1e3,
+                                              FingerprintLibrary::Builtin(), host);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  std::printf("motif mining: %zu kernels in %.3f s = %.2f M kernels/s\n", p.kernels.size(), seconds,
+              static_cast<double>(p.kernels.size()) / seconds / 1e6);
+  RecordProperty("kernels_per_second", std::to_string(static_cast<int64_t>(p.kernels.size() / seconds)));
+  ASSERT_FALSE(motifs.motifs.empty());
+  // Both RMSNorms of every layer, with and without the optional Cast.
+  int64_t norms = 0;
+  for (const auto& m : motifs.motifs) {
+    if (m.fingerprint == "unfused-rmsnorm") norms += m.occurrences;
+  }
+  const int64_t layers = static_cast<int64_t>((100'000 + 29) / 30);  // ~1 Cast dropped per 7 layers
+  EXPECT_NEAR(static_cast<double>(norms), 2.0 * static_cast<double>(layers), 0.01 * static_cast<double>(layers));
+#ifndef TS_UNDER_SANITIZER
+  EXPECT_LT(seconds, 1.0);
+#endif
+}
+
+TEST(MotifSynth, OneLayerIsTheMainMotifAndFingerprintsAreMeasured) {
+  synth::SynthOptions options;
+  options.layers = 6;
+  options.steps = 2;
+  options.seed = 3;
+  const std::string dir = testing::MakeTempDir("motif_synth");
+  ASSERT_TRUE(synth::WriteSynthJob(options, dir).ok());
+  auto profiles = formats::LoadProfiles({dir}, 2);
+  ASSERT_TRUE(profiles.ok()) << profiles.status().message();
+  auto job = AnalyzeJob(*profiles, FamilyRules::Builtin(), AnalysisOptions{}, 2);
+  ASSERT_TRUE(job.ok()) << job.status().message();
+  const StepDistribution* step = job->ranks[0].selected();
+  ASSERT_NE(step, nullptr);
+  ASSERT_FALSE(step->motifs.empty());
+  // The mined (non-fingerprint) motifs with the most time are the forward
+  // and backward layers: one per layer and micro-batch.
+  int layer_motifs = 0;
+  for (const auto& m : step->motifs) {
+    if (m.fingerprint) {
+      EXPECT_GT(m.period_us, 0);
+      EXPECT_GT(m.share_of_step, 0);
+      EXPECT_LT(m.share_of_step, 1);
+      EXPECT_EQ(m.instance_starts_us.size(), static_cast<size_t>(m.occurrences));
+      EXPECT_NEAR(m.mean_us * m.occurrences, m.total_us, 1e-6 * m.total_us);
+      continue;
+    }
+    if (m.kernels.size() >= 40 && m.occurrences == options.layers * options.micro_batches) ++layer_motifs;
+  }
+  EXPECT_EQ(layer_motifs, 2);
+  // Positions are inside the step.
+  for (const auto& m : step->motifs) {
+    for (double s : m.instance_starts_us) {
+      EXPECT_GE(s, 0);
+      EXPECT_LE(s, step->kernels.span_us);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace trainscope::analysis
