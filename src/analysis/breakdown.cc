@@ -30,23 +30,28 @@ TimeBudget BudgetOf(const model::Timeline& tl, const std::vector<model::Activity
     }
   }
   if (b.activities == 0) return b;
+  FillBudget(std::move(compute), std::move(comm), std::move(memcpy), std::move(memset), &b);
+  return b;
+}
+
+void FillBudget(std::vector<Interval> compute, std::vector<Interval> comm, std::vector<Interval> memcpy,
+                std::vector<Interval> memset, TimeBudget* b) {
   std::vector<Interval> u_compute = UnionOf(std::move(compute));
   std::vector<Interval> u_comm = UnionOf(std::move(comm));
   std::vector<Interval> u_memcpy = UnionOf(std::move(memcpy));
   std::vector<Interval> u_memset = UnionOf(std::move(memset));
   std::vector<Interval> u_cc = UnionOfMerged(u_compute, u_comm);
   std::vector<Interval> u_all = UnionOfMerged(UnionOfMerged(u_cc, u_memcpy), u_memset);
-  b.total_ns = b.window_end_ns - b.window_start_ns;
-  b.busy_ns = TotalLength(u_all);
-  b.computation_ns = TotalLength(u_compute);
-  b.communication_ns = TotalLength(u_comm);
-  b.exposed_communication_ns = LengthMinus(u_comm, u_compute);
-  b.memcpy_ns = TotalLength(u_memcpy);
-  b.exposed_memcpy_ns = LengthMinus(u_memcpy, u_cc);
-  b.memset_ns = TotalLength(u_memset);
-  b.exposed_memset_ns = LengthMinus(u_memset, UnionOfMerged(u_cc, u_memcpy));
-  b.idle_ns = b.total_ns - b.busy_ns;
-  return b;
+  b->total_ns = b->window_end_ns - b->window_start_ns;
+  b->busy_ns = TotalLength(u_all);
+  b->computation_ns = TotalLength(u_compute);
+  b->communication_ns = TotalLength(u_comm);
+  b->exposed_communication_ns = LengthMinus(u_comm, u_compute);
+  b->memcpy_ns = TotalLength(u_memcpy);
+  b->exposed_memcpy_ns = LengthMinus(u_memcpy, u_cc);
+  b->memset_ns = TotalLength(u_memset);
+  b->exposed_memset_ns = LengthMinus(u_memset, UnionOfMerged(u_cc, u_memcpy));
+  b->idle_ns = b->total_ns - b->busy_ns;
 }
 
 Breakdown ComputeBreakdown(const model::RankProfile& profile, const BreakdownOptions& options) {

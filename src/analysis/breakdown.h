@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "model/rank_profile.h"
+#include "analysis/breakdown_intervals.h"
 #include "model/timeline_classify.h"
 
 namespace trainscope::analysis {
@@ -58,6 +59,12 @@ struct Breakdown {
 };
 
 Breakdown ComputeBreakdown(const model::RankProfile& profile, const BreakdownOptions& options);
+
+// The budget from the four kinds' intervals (any order, overlaps allowed);
+// |activities| and the window are the caller's. Shared by the trace and the
+// kernel_details.csv paths so both compute the same quantities the same way.
+void FillBudget(std::vector<Interval> compute, std::vector<Interval> comm,
+                std::vector<Interval> memcpy, std::vector<Interval> memset, TimeBudget* b);
 
 // The budget of an explicit activity subset (indices into timeline.activities).
 TimeBudget BudgetOf(const model::Timeline& timeline, const std::vector<model::ActivityKind>& kinds,

@@ -15,13 +15,13 @@ namespace trainscope::analysis {
 // Per collective type (allreduce, allgather, ...) over every rank and step.
 struct CollectiveTypeStats {
   std::string type;
-  int64_t count = 0;          // instances over all ranks and steps
-  double total_us = 0;        // summed durations
+  int64_t count = 0;    // instances over all ranks and steps
+  double total_us = 0;  // summed durations
   double mean_us = 0;
-  double mean_bytes = 0;      // 0 when no rank knows the message size
-  double algbw_gbps = 0;      // median over instances with a known size
-  double busbw_gbps = 0;      // algbw x nccl-tests factor
-  int64_t small_count = 0;    // slices < 1 ms (and < 50 KB where the size is known)
+  double mean_bytes = 0;    // 0 when no rank knows the message size
+  double algbw_gbps = 0;    // median over instances with a known size
+  double busbw_gbps = 0;    // algbw x nccl-tests factor
+  int64_t small_count = 0;  // slices < 1 ms (and < 50 KB where the size is known)
   double small_us = 0;
   // communication.json (Ascend) sums; 0 elsewhere.
   double transit_ms = 0;
@@ -44,52 +44,52 @@ struct RankClusterStats {
   int64_t collectives = 0;           // in the step
   int64_t small_collectives = 0;     // in the step
   double small_comm_us = 0;
-  double wait_ratio = -1;            // communication.json Wait/(Wait+Transit), -1 if absent
+  double wait_ratio = -1;  // communication.json Wait/(Wait+Transit), -1 if absent
   double sync_ratio = -1;
   // Straggler evidence over every matched collective instance.
-  int64_t shortest_flags = 0;        // method (a): Dixon/3-sigma outlier count
-  int64_t last_arrivals = 0;         // method (b): times this rank arrived last
-  double mean_lateness_us = 0;       // method (b): start minus the instance's median start
+  int64_t shortest_flags = 0;   // method (a): Dixon/3-sigma outlier count
+  int64_t last_arrivals = 0;    // method (b): times this rank arrived last
+  double mean_lateness_us = 0;  // method (b): start minus the instance's median start
 };
 
 // One straggler method's verdict.
 struct StragglerMethod {
-  std::string id;                    // "shortest-communication" / "last-arrival"
-  std::string rule;                  // how the verdict was reached, for people
+  std::string id;    // "shortest-communication" / "last-arrival"
+  std::string rule;  // how the verdict was reached, for people
   int64_t instances_tested = 0;
-  std::vector<int32_t> ranks;        // the straggler ranks, most evident first
+  std::vector<int32_t> ranks;                      // the straggler ranks, most evident first
   std::vector<std::pair<int32_t, double>> scores;  // (rank, count or share) for every rank with one
 };
 
 struct SlowLink {
-  int32_t reporting_rank = -1;       // whose communication_matrix.json
+  int32_t reporting_rank = -1;  // whose communication_matrix.json
   std::string group_hash;
-  int32_t src = -1;                  // global ranks where known, else group-local
+  int32_t src = -1;  // global ranks where known, else group-local
   int32_t dst = -1;
   std::string transport;
   std::string op_type;
-  double bandwidth_gbps = 0;         // mean over the steps
-  double transport_mean_gbps = 0;    // mean of every link of the same transport
-  double ratio = 0;                  // bandwidth / transport_mean
+  double bandwidth_gbps = 0;       // mean over the steps
+  double transport_mean_gbps = 0;  // mean of every link of the same transport
+  double ratio = 0;                // bandwidth / transport_mean
 };
 
 struct ClusterAnalysis {
   bool present = false;  // false for a single rank
   int32_t ranks = 0;
-  int32_t step = -1;     // the compared step
+  int32_t step = -1;  // the compared step
   std::vector<RankClusterStats> per_rank;
   double mean_step_time_us = 0;
-  double step_time_spread_pct = 0;   // (max - min) / mean
-  double first_kernel_skew_us = 0;   // max - min first-kernel start
+  double step_time_spread_pct = 0;  // (max - min) / mean
+  double first_kernel_skew_us = 0;  // max - min first-kernel start
   double mean_step_start_wait_us = 0;
   double max_step_start_wait_us = 0;
-  StragglerMethod by_shortest_comm;  // (a) msprof-analyze slow_rank
-  StragglerMethod by_last_arrival;   // (b) TraceLens/HTA arrival order
+  StragglerMethod by_shortest_comm;      // (a) msprof-analyze slow_rank
+  StragglerMethod by_last_arrival;       // (b) TraceLens/HTA arrival order
   std::vector<int32_t> straggler_ranks;  // found by both methods, else by either
   std::vector<CollectiveTypeStats> collectives;
   std::vector<SlowLink> slow_links;
   int64_t links_checked = 0;
-  std::vector<std::string> notes;    // what could not be analysed and why
+  std::vector<std::string> notes;  // what could not be analysed and why
 };
 
 }  // namespace trainscope::analysis

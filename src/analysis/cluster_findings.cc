@@ -1,7 +1,8 @@
 #include "analysis/cluster_findings.h"
 
-#include <algorithm>
 #include <fmt/format.h>
+
+#include <algorithm>
 
 namespace trainscope::analysis {
 namespace {
@@ -37,18 +38,20 @@ void Straggler(const ClusterAnalysis& c, std::vector<Finding>* out) {
       RankList(c.by_shortest_comm.ranks), flags, c.by_shortest_comm.instances_tested,
       RankList(c.by_last_arrival.ranks), last, c.by_last_arrival.instances_tested, lateness,
       c.step_time_spread_pct);
-  f.evidence_values = {{"shortest_flags", static_cast<double>(flags)},
-                       {"instances_tested_a", static_cast<double>(c.by_shortest_comm.instances_tested)},
-                       {"last_arrivals", static_cast<double>(last)},
-                       {"instances_tested_b", static_cast<double>(c.by_last_arrival.instances_tested)},
-                       {"mean_lateness_us", lateness},
-                       {"step_time_spread_pct", c.step_time_spread_pct}};
+  f.evidence_values = {
+      {"shortest_flags", static_cast<double>(flags)},
+      {"instances_tested_a", static_cast<double>(c.by_shortest_comm.instances_tested)},
+      {"last_arrivals", static_cast<double>(last)},
+      {"instances_tested_b", static_cast<double>(c.by_last_arrival.instances_tested)},
+      {"mean_lateness_us", lateness},
+      {"step_time_spread_pct", c.step_time_spread_pct}};
   f.root_cause =
       "the rank computes (or dispatches) slower than its peers, so every other rank waits for it "
       "inside each collective: a slower or throttled device, host-side contention on its node, "
       "or more work assigned to it (uneven data or pipeline stages)";
   f.remedy =
-      "compare the straggler's compute kernels with a fast rank (trainscope compare / msprof-analyze "
+      "compare the straggler's compute kernels with a fast rank (trainscope compare / "
+      "msprof-analyze "
       "compare_tools); check its device clock and temperature (npu-smi / nvidia-smi), CPU binding "
       "(CPU_AFFINITY_CONF=1 or numactl), and the data balance of its batches";
   f.estimated_gain_pct = std::min(20.0, Pct(lateness * collectives, c.mean_step_time_us));
@@ -71,8 +74,9 @@ void StepStartSkew(const ClusterAnalysis& c, const ClusterFindingThresholds& t,
   if (wait_pct < t.skew_wait_pct || gain < t.skew_min_gain_pct) return;
   Finding f;
   f.id = "step-start-skew";
-  f.title = fmt::format("ranks start each step up to {:.1f} ms apart and wait at the first collective",
-                        c.first_kernel_skew_us / 1000.0);
+  f.title =
+      fmt::format("ranks start each step up to {:.1f} ms apart and wait at the first collective",
+                  c.first_kernel_skew_us / 1000.0);
   f.occurrences = 1;
   f.evidence = fmt::format(
       "first-kernel start spread {:.1f} ms across {} ranks in step {}; the step-start collective "
@@ -105,15 +109,15 @@ void PseudoOverlap(const ClusterAnalysis& c, const ClusterFindingThresholds& t,
   // Behind a straggler every other rank idles in its collectives: that is
   // the straggler's cost, so only the stragglers' own waits count then.
   auto counted = [&c](int32_t rank) {
-    return c.straggler_ranks.empty() || std::find(c.straggler_ranks.begin(), c.straggler_ranks.end(),
-                                                  rank) != c.straggler_ranks.end();
+    return c.straggler_ranks.empty() ||
+           std::find(c.straggler_ranks.begin(), c.straggler_ranks.end(), rank) !=
+               c.straggler_ranks.end();
   };
   for (const RankClusterStats& r : c.per_rank) {
     if (!counted(r.rank)) continue;
-    const bool repeated =
-        r.pseudo_overlap_count >= t.pseudo_overlap_min_count &&
-        static_cast<double>(r.pseudo_overlap_count) >=
-            t.pseudo_overlap_min_share * static_cast<double>(r.all_gathers);
+    const bool repeated = r.pseudo_overlap_count >= t.pseudo_overlap_min_count &&
+                          static_cast<double>(r.pseudo_overlap_count) >=
+                              t.pseudo_overlap_min_share * static_cast<double>(r.all_gathers);
     if (!repeated) continue;
     sum += r.pseudo_overlap_us;
     count += r.pseudo_overlap_count;
@@ -129,14 +133,15 @@ void PseudoOverlap(const ClusterAnalysis& c, const ClusterFindingThresholds& t,
   f.title = "compute idles while the all-gathers it depends on run on another stream";
   f.occurrences = count;
   f.evidence = fmt::format(
-      "{:.0f} all-gather waits per rank in step {}: compute idle {:.1f} ms per rank ({:.1f}% of the "
+      "{:.0f} all-gather waits per rank in step {}: compute idle {:.1f} ms per rank ({:.1f}% of "
+      "the "
       "step) while an all-gather runs, resuming within 50 us of its end",
       static_cast<double>(count) / n, c.step, mean_us / 1000.0, pct);
   f.evidence_values = {{"pseudo_overlap_us_per_rank", mean_us},
                        {"pseudo_overlap_pct", pct},
                        {"waits_per_rank", static_cast<double>(count) / n}};
   f.root_cause =
-      "the collective (typically an FSDP unshard all-gather) is issued on a separate stream only "
+      "the FSDP unshard all-gather is issued on a separate stream only "
       "when its layer is reached, so the compute stream has nothing to run until it ends: it "
       "looks overlapped but is not";
   f.remedy =
@@ -145,8 +150,9 @@ void PseudoOverlap(const ClusterAnalysis& c, const ClusterFindingThresholds& t,
       "one layer ahead; or issue/wait the unshard on the compute stream to drop the per-stream "
       "memory pool";
   f.estimated_gain_pct = pct;
-  f.gain_model = "a prefetched all-gather hides behind the previous layer's compute: gain = the "
-                 "compute idle behind all-gathers / mean step time";
+  f.gain_model =
+      "a prefetched all-gather hides behind the previous layer's compute: gain = the "
+      "compute idle behind all-gathers / mean step time";
   out->push_back(f);
 }
 
@@ -163,11 +169,12 @@ void SlowLinks(const ClusterAnalysis& c, std::vector<Finding>* out) {
   std::sort(ranks.begin(), ranks.end());
   double exposed = 0;
   for (const RankClusterStats& r : c.per_rank) exposed += r.exposed_comm_us;
-  const double exposed_pct = Pct(exposed / static_cast<double>(std::max<size_t>(1, c.per_rank.size())),
-                                 c.mean_step_time_us);
+  const double exposed_pct = Pct(
+      exposed / static_cast<double>(std::max<size_t>(1, c.per_rank.size())), c.mean_step_time_us);
   Finding f;
   f.id = "slow-link";
-  f.title = fmt::format("{} link(s) run below 20% of their transport's bandwidth", c.slow_links.size());
+  f.title =
+      fmt::format("{} link(s) run below 20% of their transport's bandwidth", c.slow_links.size());
   f.ranks = ranks;
   f.occurrences = static_cast<int64_t>(c.slow_links.size());
   f.evidence = fmt::format(
@@ -180,16 +187,18 @@ void SlowLinks(const ClusterAnalysis& c, std::vector<Finding>* out) {
                        {"worst_bandwidth_gbps", worst->bandwidth_gbps},
                        {"transport_mean_gbps", worst->transport_mean_gbps},
                        {"worst_ratio", worst->ratio}};
-  f.root_cause = "a degraded link (cable, port, optics, PCIe/HCCS lane) or a mis-routed/contended "
-                 "path between these ranks; ring and tree collectives run at the slowest link's pace";
+  f.root_cause =
+      "a degraded link (cable, port, optics, PCIe/HCCS lane) or a mis-routed/contended "
+      "path between these ranks; ring and tree collectives run at the slowest link's pace";
   f.remedy =
       "check the node's links: hccn_tool -i <dev> -link -g / -net_health (Ascend) or "
       "nvidia-smi nvlink -s / ibstat (GPU), run hccl_test / nccl-tests between the two ranks, and "
       "review HCCL_* settings (HCCL_INTRA_ROCE_ENABLE, HCCL_INTRA_PCIE_ENABLE, HCCL_BUFFSIZE, "
       "HCCL_ALGO)";
   f.estimated_gain_pct = exposed_pct * (1.0 - worst->ratio);
-  f.gain_model = "upper bound: ring collectives move at the slowest link's pace, so at most the "
-                 "exposed communication share x (1 - slow/average bandwidth) is recovered";
+  f.gain_model =
+      "upper bound: ring collectives move at the slowest link's pace, so at most the "
+      "exposed communication share x (1 - slow/average bandwidth) is recovered";
   out->push_back(f);
 }
 
@@ -217,15 +226,18 @@ void Fragmented(const ClusterAnalysis& c, const ClusterFindingThresholds& t,
   f.evidence_values = {{"small_collectives_per_rank", per_rank},
                        {"small_share", share},
                        {"small_comm_us_per_rank", small_us / n}};
-  f.root_cause = "gradients/parameters are communicated tensor by tensor or in small buckets: "
-                 "per-collective launch and synchronisation latency dominates and compute "
-                 "cannot hide it";
-  f.remedy = "bucket the collectives: larger DDP bucket_cap_mb, FSDP wrapping of bigger units, "
-             "Megatron/MindSpeed overlap-grad-reduce with larger buckets, coalesced collectives";
+  f.root_cause =
+      "gradients/parameters are communicated tensor by tensor or in small buckets: "
+      "per-collective launch and synchronisation latency dominates and compute "
+      "cannot hide it";
+  f.remedy =
+      "bucket the collectives: larger DDP bucket_cap_mb, FSDP wrapping of bigger units, "
+      "Megatron/MindSpeed overlap-grad-reduce with larger buckets, coalesced collectives";
   const double exposed_share = comm_us > 0 ? exposed_us / comm_us : 0;
   f.estimated_gain_pct = 0.5 * Pct(small_us / n * exposed_share, c.mean_step_time_us);
-  f.gain_model = "assumes bucketing halves the latency-bound time of the small slices, counted "
-                 "only for the exposed part of communication";
+  f.gain_model =
+      "assumes bucketing halves the latency-bound time of the small slices, counted "
+      "only for the exposed part of communication";
   out->push_back(f);
 }
 

@@ -1,9 +1,9 @@
 #include "analysis/cluster_links.h"
 
 #include <map>
-#include <utility>
 #include <string>
 #include <tuple>
+#include <utility>
 
 namespace trainscope::analysis {
 namespace {

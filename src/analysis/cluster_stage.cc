@@ -27,7 +27,8 @@ int32_t ComparedStep(const std::vector<RankComm>& comm, const JobAnalysis& job) 
                          [step](const RankStepComm& s) { return s.step == step; });
     });
   };
-  if (!job.ranks.empty() && has(job.ranks.front().selected_step)) return job.ranks.front().selected_step;
+  if (!job.ranks.empty() && has(job.ranks.front().selected_step))
+    return job.ranks.front().selected_step;
   if (comm.empty()) return -1;
   for (auto it = comm.front().steps.rbegin(); it != comm.front().steps.rend(); ++it) {
     if (has(it->step)) return it->step;

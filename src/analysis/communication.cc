@@ -14,9 +14,9 @@ namespace {
 // Bytes per element of a Kineto "dtype" (c10 ScalarType names).
 double DtypeBytes(std::string_view dtype) {
   static const std::map<std::string_view, double> kSizes = {
-      {"Float", 4},    {"float", 4},      {"Half", 2},     {"BFloat16", 2}, {"Double", 8},
-      {"Long", 8},     {"Int", 4},        {"Short", 2},    {"Char", 1},     {"Byte", 1},
-      {"Bool", 1},     {"Float8_e4m3fn", 1}, {"Float8_e5m2", 1}, {"ComplexFloat", 8}};
+      {"Float", 4}, {"float", 4},         {"Half", 2},        {"BFloat16", 2},    {"Double", 8},
+      {"Long", 8},  {"Int", 4},           {"Short", 2},       {"Char", 1},        {"Byte", 1},
+      {"Bool", 1},  {"Float8_e4m3fn", 1}, {"Float8_e5m2", 1}, {"ComplexFloat", 8}};
   auto it = kSizes.find(dtype);
   return it == kSizes.end() ? 0 : it->second;
 }
@@ -164,7 +164,8 @@ RankComm SummarizeRankCommunication(const model::RankProfile& profile, const Com
     StepKernels& sk = steps[k.step[i]];
     sk.first_start = std::min(sk.first_start, k.start_ns[i]);
     sk.last_end = std::max(sk.last_end, k.end_ns(i));
-    if (k.kind[i] == model::KernelKind::kCompute) sk.compute.push_back({k.start_ns[i], k.end_ns(i)});
+    if (k.kind[i] == model::KernelKind::kCompute)
+      sk.compute.push_back({k.start_ns[i], k.end_ns(i)});
   }
   for (size_t i = 0; i < rc.ops.size(); ++i) steps[rc.ops[i].step].comm.push_back(i);
   for (auto& [step, sk] : steps) {

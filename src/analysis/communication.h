@@ -36,8 +36,8 @@ struct CommInstance {
   int32_t step = -1;
   int64_t start_ns = 0;
   int64_t duration_ns = 0;
-  double bytes = 0;          // 0 when unknown
-  int32_t group_size = -1;   // -1 when unknown (then: ranks that have the key)
+  double bytes = 0;         // 0 when unknown
+  int32_t group_size = -1;  // -1 when unknown (then: ranks that have the key)
   // communication.json, -1 when absent.
   double transit_ms = -1;
   double wait_ms = -1;
@@ -46,7 +46,7 @@ struct CommInstance {
 
 struct RankStepComm {
   int32_t step = -1;
-  int64_t first_start_ns = 0;   // first kernel of any kind
+  int64_t first_start_ns = 0;  // first kernel of any kind
   int64_t last_end_ns = 0;
   int64_t step_start_wait_ns = 0;  // the collective running before the first compute kernel
   int64_t comm_ns = 0;
@@ -64,9 +64,9 @@ struct RankStepComm {
 
 struct RankComm {
   int32_t rank = -1;
-  std::vector<CommInstance> ops;     // start order
-  std::vector<RankStepComm> steps;   // ascending step
-  double wait_ratio = -1;            // over every op of communication.json
+  std::vector<CommInstance> ops;    // start order
+  std::vector<RankStepComm> steps;  // ascending step
+  double wait_ratio = -1;           // over every op of communication.json
   double sync_ratio = -1;
 };
 

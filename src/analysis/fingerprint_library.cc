@@ -115,8 +115,9 @@ Result<FingerprintLibrary> FingerprintLibrary::Parse(std::string_view text, cons
       token = Trim(token);
       if (token.empty()) continue;
       PatternMember member;
-      if (token == "ANY") {
+      if (token == "ANY" || token == "ANY?") {
         member.any = true;
+        member.optional = token == "ANY?";
         fp.members.push_back(member);
         continue;
       }

@@ -21,7 +21,7 @@ struct PatternMember {
   std::vector<std::string> alternatives;  // op type tokens, lower case, after equiv
   std::vector<std::string> name_globs;    // name~GLOB tokens, lower case
   bool optional = false;
-  bool any = false;  // ANY: the op the chain surrounds; kept by a "remove" remedy
+  bool any = false;  // ANY: a kernel the chain surrounds; kept by either remedy
 };
 
 enum class FingerprintAction { kFuse, kRemove };

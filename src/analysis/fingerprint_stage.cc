@@ -35,8 +35,8 @@ double StepSpanUs(const StepDistribution& step) {
 }  // namespace
 
 void AddFingerprintAnalysis(const std::vector<model::RankProfile>& profiles, const FamilyRules&,
-                            unsigned threads, JobAnalysis* job) {
-  const FingerprintLibrary& library = FingerprintLibrary::Builtin();
+                            const FingerprintLibrary* user_library, unsigned threads, JobAnalysis* job) {
+  const FingerprintLibrary& library = user_library ? *user_library : FingerprintLibrary::Builtin();
   const size_t n = std::min(profiles.size(), job->ranks.size());
   std::vector<std::vector<Finding>> per_rank(n);
   ParallelFor(n, threads, [&](size_t i) {

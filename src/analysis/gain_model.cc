@@ -45,8 +45,9 @@ InstanceCost EstimateInstance(const model::KernelTable& table, const KernelSeque
     cost.longest_us = std::max(cost.longest_us, us);
   }
   cost.span_us = static_cast<double>(end_ns - table.start_ns[first]) / 1000.0;
-  cost.fused_us = fingerprint.action == FingerprintAction::kRemove ? cost.kept_us + launch_overhead_us
-                                                                    : cost.longest_us + launch_overhead_us;
+  // Kept ops (ANY members) run either way; a fused chain adds one pass.
+  cost.fused_us = cost.kept_us + launch_overhead_us +
+                  (fingerprint.action == FingerprintAction::kFuse ? cost.longest_us : 0.0);
   cost.saving_us = std::max(0.0, cost.span_us - cost.fused_us);
   return cost;
 }

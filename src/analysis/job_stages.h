@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "analysis/family_rules.h"
+#include "analysis/fingerprint_library.h"
 #include "analysis/rank_analysis.h"
 #include "model/rank_profile.h"
 
@@ -14,8 +15,9 @@ namespace trainscope::analysis {
 // fingerprint_stage.cc: motifs per rank and step, fingerprint matching,
 // expected gains, fingerprint findings (unfused-*, glue-around-custom-op,
 // exposed-communication, host-bound, dominant-operator).
+// |library| nullptr: the built-in data/fingerprints.tsv.
 void AddFingerprintAnalysis(const std::vector<model::RankProfile>& profiles, const FamilyRules& rules,
-                            unsigned threads, JobAnalysis* job);
+                            const FingerprintLibrary* library, unsigned threads, JobAnalysis* job);
 
 // cluster_stage.cc: cross-rank communication, stragglers, skew, slow links
 // and their findings.

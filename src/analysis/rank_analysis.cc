@@ -108,7 +108,7 @@ Result<JobAnalysis> AnalyzeJob(const std::vector<model::RankProfile>& profiles,
     if (!result->ok()) return result->status();
     job.ranks.push_back(std::move(*result).value());
   }
-  AddFingerprintAnalysis(profiles, rules, threads, &job);
+  AddFingerprintAnalysis(profiles, rules, options.fingerprints, threads, &job);
   for (RankAnalysis& rank : job.ranks) CentreZoomsOnTopMotif(&rank);
   AddClusterAnalysis(profiles, threads, &job);
   RankFindings(&job.findings);

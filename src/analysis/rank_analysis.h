@@ -43,8 +43,11 @@ struct RankAnalysis {
   const StepDistribution* selected() const;
 };
 
+class FingerprintLibrary;
+
 struct AnalysisOptions {
   std::optional<int32_t> step;  // --step
+  const FingerprintLibrary* fingerprints = nullptr;  // --fingerprints (merged with the built-in); null: built-in
   DistributionOptions distribution;
 };
 

@@ -41,19 +41,7 @@ std::optional<StepBudget> FromKernels(const model::RankProfile& profile, int32_t
     }
   }
   if (b.activities == 0) return std::nullopt;
-  auto u_compute = UnionOf(std::move(compute));
-  auto u_comm = UnionOf(std::move(comm));
-  auto u_memory = UnionOf(std::move(memory));
-  auto u_cc = UnionOfMerged(u_compute, u_comm);
-  auto u_all = UnionOfMerged(u_cc, u_memory);
-  b.total_ns = b.window_end_ns - b.window_start_ns;
-  b.busy_ns = TotalLength(u_all);
-  b.computation_ns = TotalLength(u_compute);
-  b.communication_ns = TotalLength(u_comm);
-  b.exposed_communication_ns = LengthMinus(u_comm, u_compute);
-  b.memcpy_ns = TotalLength(u_memory);
-  b.exposed_memcpy_ns = LengthMinus(u_memory, u_cc);
-  b.idle_ns = b.total_ns - b.busy_ns;
+  FillBudget(std::move(compute), std::move(comm), std::move(memory), {}, &b);
   return StepBudget{"kernel_details.csv",
                     "kernels whose Step Id is the step; window = first kernel start to last kernel end",
                     b};

@@ -1,11 +1,11 @@
 #include "analysis/straggler.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <string>
 #include <unordered_map>
 #include <utility>
-
-#include <fmt/format.h>
 
 namespace trainscope::analysis {
 namespace {
@@ -94,11 +94,12 @@ void DetectStragglers(const std::vector<RankComm>& ranks, const StragglerOptions
     RankClusterStats& row = cluster->per_rank[r];
     row.shortest_flags = flags[r];
     row.last_arrivals = last[r];
-    row.mean_lateness_us = participated[r] ? lateness_sum[r] / static_cast<double>(participated[r]) : 0;
+    row.mean_lateness_us =
+        participated[r] ? lateness_sum[r] / static_cast<double>(participated[r]) : 0;
     a_scores.emplace_back(row.rank, static_cast<double>(flags[r]));
-    b_scores.emplace_back(row.rank, participated[r] ? static_cast<double>(last[r]) /
-                                                          static_cast<double>(participated[r])
-                                                    : 0);
+    b_scores.emplace_back(
+        row.rank,
+        participated[r] ? static_cast<double>(last[r]) / static_cast<double>(participated[r]) : 0);
   }
 
   StragglerMethod& a = cluster->by_shortest_comm;
@@ -126,10 +127,11 @@ void DetectStragglers(const std::vector<RankComm>& ranks, const StragglerOptions
   // lack kernel_details.csv) one of them is always last, so 2/4 would flag
   // a coin toss.
   size_t participants = 0;
-  for (const std::vector<Member>& inst : instances) participants = std::max(participants, inst.size());
-  const double share = std::min(
-      0.9, std::max(options.min_last_share,
-                    participants > 0 ? 2.0 / static_cast<double>(participants) : 1.0));
+  for (const std::vector<Member>& inst : instances)
+    participants = std::max(participants, inst.size());
+  const double share =
+      std::min(0.9, std::max(options.min_last_share,
+                             participants > 0 ? 2.0 / static_cast<double>(participants) : 1.0));
   b.rule = fmt::format(
       "arrival order (TraceLens/HTA): per collective instance the rank that starts it last; a "
       "straggler arrives last in >= {:.0f}% of its instances and is on average >= {:.0f} us later "

@@ -1,5 +1,6 @@
 #include "analysis/threshold_findings.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 
@@ -48,10 +49,19 @@ void ExposedCommunication(const RankAnalysis& rank, const StepDistribution& step
       "set_modules_to_backward_prefetch, MindSpeed-LLM FSDP prefetch counts), issue the unshard on the "
       "compute stream, fused MoE dispatcher / EP MC2, check groups and topology; if it sits at step start, "
       "look at rank skew (cluster findings)";
+  // Say how much of it is the step-start wait: when ranks are skewed that
+  // part is the cross-rank step-start-skew / straggler cost, not this rank's.
+  if (rank.timeline.step == step.step && !rank.timeline.step_start_waits_for.empty()) {
+    double barrier_ms = std::min(rank.timeline.step_start_idle_us / 1000.0, b.exposed_communication_ns / 1e6);
+    f.evidence += fmt::format("; of which {:.1f} ms is compute waiting at step start for {}", barrier_ms,
+                              rank.timeline.step_start_waits_for);
+    f.evidence_values.push_back({"step_start_wait_ms", barrier_ms});
+  }
   f.estimated_gain_pct = (share - kCommNormal) * 100;
   f.gain_model =
       "upper bound: the share of exposed communication above the 10% normal band (methodology §3), "
-      "assuming that much can be overlapped or removed";
+      "assuming that much can be overlapped or removed; it includes the step-start wait, which "
+      "step-start-skew (when reported) also counts";
   out->push_back(std::move(f));
 }
 

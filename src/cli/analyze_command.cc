@@ -21,6 +21,8 @@ CommandRunner RegisterAnalyze(CLI::App& app) {
   app.add_option("--rank", args->focus_rank, "Rank to show in depth in the terminal summary");
   app.add_option("--families", args->families_file,
                  "Extra kernel family rules (same format as data/families.tsv), tried first");
+  app.add_option("--fingerprints", args->fingerprints_file,
+                 "Extra fingerprints (same format as data/fingerprints.tsv), tried before the built-in ones");
   app.add_option("--threads", args->threads, "Worker threads (default: all cores)");
   app.add_flag("--no-color", args->no_color, "Plain text even on a terminal");
   return [args] { return RunAnalyze(*args); };

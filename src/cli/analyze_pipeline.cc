@@ -4,10 +4,12 @@
 
 #include <cstdio>
 #include <fstream>
+#include <optional>
 
 #include <fmt/format.h>
 
 #include "analysis/family_rules.h"
+#include "analysis/fingerprint_library.h"
 #include "analysis/rank_analysis.h"
 #include "cli/app.h"
 #include "cli/status_exit.h"
@@ -30,6 +32,12 @@ Result<analysis::FamilyRules> LoadRules(const std::string& families_file) {
   return analysis::FamilyRules::Merge(user, analysis::FamilyRules::Builtin());
 }
 
+Result<analysis::FingerprintLibrary> LoadFingerprints(const std::string& path) {
+  TS_ASSIGN_OR_RETURN(MappedFile file, MappedFile::Open(path));
+  TS_ASSIGN_OR_RETURN(analysis::FingerprintLibrary user, analysis::FingerprintLibrary::Parse(file.data(), path));
+  return analysis::FingerprintLibrary::Merge(user, analysis::FingerprintLibrary::Builtin());
+}
+
 Status WriteFile(const std::string& path, const std::string& content) {
   std::ofstream out(path, std::ios::binary);
   if (!out) return IoError(fmt::format("{}: cannot open for writing", path));
@@ -45,6 +53,13 @@ int RunAnalyze(const AnalyzeArgs& args) {
   auto rules = LoadRules(args.families_file);
   if (!rules.ok()) return ReportError(rules.status());
 
+  std::optional<analysis::FingerprintLibrary> fingerprints;
+  if (!args.fingerprints_file.empty()) {
+    auto loaded = LoadFingerprints(args.fingerprints_file);
+    if (!loaded.ok()) return ReportError(loaded.status());
+    fingerprints.emplace(std::move(loaded).value());
+  }
+
   Progress progress;
   progress.Update(fmt::format("trainscope: reading {} path(s)...", args.paths.size()));
   auto profiles = formats::LoadProfiles(args.paths, threads);
@@ -55,6 +70,7 @@ int RunAnalyze(const AnalyzeArgs& args) {
   progress.Update(fmt::format("trainscope: analysing {} rank(s)...", profiles->size()));
   analysis::AnalysisOptions options;
   options.step = args.step;
+  if (fingerprints) options.fingerprints = &*fingerprints;
   auto job = analysis::AnalyzeJob(*profiles, *rules, options, threads);
   progress.Done();
   if (!job.ok()) return ReportError(job.status());

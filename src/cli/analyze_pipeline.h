@@ -13,6 +13,7 @@ struct AnalyzeArgs {
   std::string json_out;       // "" = none, "-" = stdout (replaces the text summary)
   std::string html_out;       // "" = none
   std::string families_file;  // extra family rules, tried before the built-in ones
+  std::string fingerprints_file;  // extra fingerprints, tried before the built-in ones
   std::optional<int32_t> step;
   std::optional<int32_t> focus_rank;
   unsigned threads = 0;  // 0 = all cores

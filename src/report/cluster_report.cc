@@ -47,33 +47,36 @@ void RenderClusterText(std::string& out, const analysis::JobAnalysis& job, bool)
       c.mean_step_time_us / 1000, c.step_time_spread_pct,
       c.step_time_spread_pct > 5 ? " (> 5%)" : "", c.first_kernel_skew_us / 1000,
       c.mean_step_start_wait_us / 1000, c.max_step_start_wait_us / 1000);
-  out += fmt::format("  stragglers: {}   [shortest-communication: {} of {} instances tested | "
-                     "last-arrival: {} of {}]\n",
-                     Ranks(c.straggler_ranks), Ranks(c.by_shortest_comm.ranks),
-                     c.by_shortest_comm.instances_tested, Ranks(c.by_last_arrival.ranks),
-                     c.by_last_arrival.instances_tested);
+  out += fmt::format(
+      "  stragglers: {}   [shortest-communication: {} of {} instances tested | "
+      "last-arrival: {} of {}]\n",
+      Ranks(c.straggler_ranks), Ranks(c.by_shortest_comm.ranks),
+      c.by_shortest_comm.instances_tested, Ranks(c.by_last_arrival.ranks),
+      c.by_last_arrival.instances_tested);
   std::vector<const analysis::RankClusterStats*> rows;
   for (const auto& r : c.per_rank) rows.push_back(&r);
   std::stable_sort(rows.begin(), rows.end(), [](const auto* a, const auto* b) {
     return a->mean_lateness_us > b->mean_lateness_us;
   });
-  out += "  rank  step ms  start +ms  start wait ms  comm ms  exposed ms  pseudo ms  colls  "
-         "short-flags  last  lateness us\n";
+  out +=
+      "  rank  step ms  start +ms  start wait ms  comm ms  exposed ms  pseudo ms  colls  "
+      "short-flags  last  lateness us\n";
   for (size_t i = 0; i < rows.size() && i < kMaxTextRows; ++i) {
     const auto& r = *rows[i];
-    out += fmt::format("  {:>4}  {:>7.1f}  {:>9.2f}  {:>13.2f}  {:>7.1f}  {:>10.1f}  {:>9.2f}  {:>5}  "
-                       "{:>11}  {:>4}  {:>11.0f}\n",
-                       r.rank, r.step_time_us / 1000, r.step_start_offset_us / 1000,
-                       r.step_start_wait_us / 1000, r.comm_us / 1000, r.exposed_comm_us / 1000,
-                       r.pseudo_overlap_us / 1000, r.collectives, r.shortest_flags,
-                       r.last_arrivals, r.mean_lateness_us);
+    out += fmt::format(
+        "  {:>4}  {:>7.1f}  {:>9.2f}  {:>13.2f}  {:>7.1f}  {:>10.1f}  {:>9.2f}  {:>5}  "
+        "{:>11}  {:>4}  {:>11.0f}\n",
+        r.rank, r.step_time_us / 1000, r.step_start_offset_us / 1000, r.step_start_wait_us / 1000,
+        r.comm_us / 1000, r.exposed_comm_us / 1000, r.pseudo_overlap_us / 1000, r.collectives,
+        r.shortest_flags, r.last_arrivals, r.mean_lateness_us);
   }
   if (rows.size() > kMaxTextRows) {
     out += fmt::format("  ... {} more ranks (ordered by lateness; all in the JSON)\n",
                        rows.size() - kMaxTextRows);
   }
   if (!c.collectives.empty()) {
-    out += "  collective       count   total ms   mean us   mean MB  algbw GB/s  busbw GB/s  small\n";
+    out +=
+        "  collective       count   total ms   mean us   mean MB  algbw GB/s  busbw GB/s  small\n";
     for (const auto& s : c.collectives) {
       out += fmt::format("  {:<14} {:>7} {:>10.1f} {:>9.1f} {:>9.3f} {:>11.2f} {:>11.2f} {:>6}\n",
                          s.type, s.count, s.total_us / 1000, s.mean_us, s.mean_bytes / 1e6,
@@ -85,8 +88,8 @@ void RenderClusterText(std::string& out, const analysis::JobAnalysis& job, bool)
                        c.links_checked, c.slow_links.size());
     for (size_t i = 0; i < c.slow_links.size() && i < kMaxTextRows; ++i) {
       const auto& l = c.slow_links[i];
-      out += fmt::format("    {} -> {} {} {:.2f} GB/s vs {:.2f} average (rank {}'s matrix)\n", l.src,
-                         l.dst, l.transport, l.bandwidth_gbps, l.transport_mean_gbps,
+      out += fmt::format("    {} -> {} {} {:.2f} GB/s vs {:.2f} average (rank {}'s matrix)\n",
+                         l.src, l.dst, l.transport, l.bandwidth_gbps, l.transport_mean_gbps,
                          l.reporting_rank);
     }
   }

@@ -35,7 +35,8 @@ TEST(ClusterCorpus, AscendResnet2RankReadsCommunicationJson) {
 
 TEST(ClusterCorpus, AscendQwen4Rank) {
   TS_REQUIRE_CORPUS("ascend/msinsight-st-qwen3-0.6b-4rank-level2-cann8.3.RC1");
-  JobAnalysis job = Analyze(corpus_path + "/ascend/msinsight-st-qwen3-0.6b-4rank-level2-cann8.3.RC1");
+  JobAnalysis job =
+      Analyze(corpus_path + "/ascend/msinsight-st-qwen3-0.6b-4rank-level2-cann8.3.RC1");
   ASSERT_TRUE(job.cluster.present);
   EXPECT_EQ(job.cluster.ranks, 4);
   EXPECT_GT(job.cluster.links_checked, 0);

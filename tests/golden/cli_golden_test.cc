@@ -148,3 +148,92 @@ TEST(GoldenCliTest, UserFamilyRulesOverrideTheBuiltinTable) {
 
 }  // namespace
 }  // namespace trainscope::testing
+
+namespace trainscope::testing {
+namespace {
+
+// The fields docs/json-schema.md guarantees for the portrait, the cluster,
+// motifs and the time budget, on a synth job where all of them have content.
+TEST(GoldenCliTest, JsonHasThePortraitClusterMotifAndBreakdownFields) {
+  std::string job = MakeTempDir("schema") + "/job";
+  CommandResult synth = RunTrainscope({"synth", "--out", job, "--ranks", "2"});
+  ASSERT_EQ(synth.exit_code, 0) << synth.err;
+  CommandResult result = RunTrainscope({"analyze", job, "--json", "-"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(result.out).get(doc), simdjson::SUCCESS);
+
+  simdjson::dom::array findings;
+  ASSERT_EQ(doc["findings"].get(findings), simdjson::SUCCESS);
+  ASSERT_GT(findings.size(), 0u);
+  double previous_gain = 1e9;
+  for (simdjson::dom::element finding : findings) {
+    std::string_view id, evidence, remedy;
+    simdjson::dom::array ranks;
+    int64_t occurrences = 0;
+    double gain = -1;
+    EXPECT_EQ(finding["id"].get(id), simdjson::SUCCESS);
+    EXPECT_EQ(finding["ranks"].get(ranks), simdjson::SUCCESS);
+    EXPECT_EQ(finding["occurrences"].get(occurrences), simdjson::SUCCESS);
+    EXPECT_EQ(finding["evidence"].get(evidence), simdjson::SUCCESS);
+    EXPECT_EQ(finding["remedy"].get(remedy), simdjson::SUCCESS);
+    ASSERT_EQ(finding["estimated_gain_pct"].get(gain), simdjson::SUCCESS);
+    EXPECT_LE(gain, previous_gain) << "findings must be ranked by estimated gain";
+    previous_gain = gain;
+    EXPECT_FALSE(evidence.empty());
+    EXPECT_FALSE(remedy.empty());
+  }
+
+  simdjson::dom::element cluster;
+  ASSERT_EQ(doc["cluster"].get(cluster), simdjson::SUCCESS);
+  int64_t cluster_ranks = 0;
+  double spread = -1, skew = -1;
+  simdjson::dom::array stragglers, per_rank;
+  EXPECT_EQ(cluster["ranks"].get(cluster_ranks), simdjson::SUCCESS);
+  EXPECT_EQ(cluster_ranks, 2);
+  EXPECT_EQ(cluster["straggler_ranks"].get(stragglers), simdjson::SUCCESS);
+  EXPECT_EQ(cluster["step_time_spread_pct"].get(spread), simdjson::SUCCESS);
+  EXPECT_EQ(cluster["first_kernel_skew_us"].get(skew), simdjson::SUCCESS);
+  ASSERT_EQ(cluster["per_rank"].get(per_rank), simdjson::SUCCESS);
+  ASSERT_EQ(per_rank.size(), 2u);
+  for (simdjson::dom::element rank : per_rank) {
+    double offset = -1;
+    EXPECT_EQ(rank["step_start_offset_us"].get(offset), simdjson::SUCCESS);
+  }
+
+  simdjson::dom::element step;
+  ASSERT_EQ(doc["ranks"].at(0)["steps"].at(1).get(step), simdjson::SUCCESS);
+  simdjson::dom::array motifs;
+  ASSERT_EQ(step["motifs"].get(motifs), simdjson::SUCCESS);
+  ASSERT_GT(motifs.size(), 0u);
+  bool fingerprinted = false;
+  for (simdjson::dom::element motif : motifs) {
+    simdjson::dom::array kernels;
+    int64_t occurrences = 0;
+    double period = -1, total = -1;
+    EXPECT_EQ(motif["kernels"].get(kernels), simdjson::SUCCESS);
+    EXPECT_EQ(motif["occurrences"].get(occurrences), simdjson::SUCCESS);
+    EXPECT_EQ(motif["period_us"].get(period), simdjson::SUCCESS);
+    EXPECT_EQ(motif["total_us"].get(total), simdjson::SUCCESS);
+    simdjson::dom::element fingerprint;
+    ASSERT_EQ(motif["fingerprint"].get(fingerprint), simdjson::SUCCESS);
+    fingerprinted |= fingerprint.is_string();
+    // Mined chains have 3+ kernels; a fingerprint may be shorter (Silu, Mul).
+    EXPECT_GE(kernels.size(), fingerprint.is_string() ? 2u : 3u);
+  }
+  EXPECT_TRUE(fingerprinted);
+  simdjson::dom::element breakdown;
+  ASSERT_EQ(step["breakdown"].get(breakdown), simdjson::SUCCESS);
+  double total = 0, computation = 0, communication = 0, exposed = 0, idle = 0;
+  EXPECT_EQ(breakdown["total_us"].get(total), simdjson::SUCCESS);
+  EXPECT_EQ(breakdown["computation_us"].get(computation), simdjson::SUCCESS);
+  EXPECT_EQ(breakdown["communication_us"].get(communication), simdjson::SUCCESS);
+  EXPECT_EQ(breakdown["exposed_communication_us"].get(exposed), simdjson::SUCCESS);
+  EXPECT_EQ(breakdown["idle_us"].get(idle), simdjson::SUCCESS);
+  // Interval unions: compute + exposed comm + idle tile the window.
+  EXPECT_NEAR(computation + exposed + idle, total, 0.01);
+}
+
+}  // namespace
+}  // namespace trainscope::testing

@@ -41,7 +41,8 @@ TEST(CommunicationTypes, ClassifyAndBusFactor) {
   EXPECT_EQ(ClassifyCollective("hcom_allReduce__586_0_1"), CollectiveType::kAllReduce);
   EXPECT_EQ(ClassifyCollective("_allgather_base"), CollectiveType::kAllGather);
   EXPECT_EQ(ClassifyCollective("hcom_reduceScatter_"), CollectiveType::kReduceScatter);
-  EXPECT_EQ(ClassifyCollective("ncclDevKernel_AllReduce_Sum_f32_RING_LL"), CollectiveType::kAllReduce);
+  EXPECT_EQ(ClassifyCollective("ncclDevKernel_AllReduce_Sum_f32_RING_LL"),
+            CollectiveType::kAllReduce);
   EXPECT_EQ(ClassifyCollective("hcom_batchSendRecv__128_3_1"), CollectiveType::kP2p);
   EXPECT_DOUBLE_EQ(BusBandwidthFactor(CollectiveType::kAllReduce, 8), 2.0 * 7 / 8);
   EXPECT_DOUBLE_EQ(BusBandwidthFactor(CollectiveType::kAllGather, 4), 0.75);
@@ -51,7 +52,7 @@ TEST(CommunicationTypes, ClassifyAndBusFactor) {
 TEST(CommunicationReader, ParsesOpsAndLinks) {
   model::CommunicationData data;
   const Status ops = formats::ParseCommunication(
-                  R"js({"step3": {"p2p": {}, "collective": {"hcom_allReduce__586_0_1@1758": {
+      R"js({"step3": {"p2p": {}, "collective": {"hcom_allReduce__586_0_1@1758": {
       "Communication Time Info": {"Start Timestamp(us)": 1736408883732241.5, "Elapse Time(ms)": 2.5,
         "Transit Time(ms)": 1.5, "Wait Time(ms)": 1.0, "Synchronization Time(ms)": 0.9,
         "Idle Time(ms)": 0, "Wait Time Ratio": 0.4, "Synchronization Time Ratio": 0.375},
@@ -60,7 +61,7 @@ TEST(CommunicationReader, ParsesOpsAndLinks) {
         "HCCS": {"Transit Size(MB)": 27.0, "Transit Time(ms)": 1.5, "Bandwidth(GB/s)": 18.0,
         "Large Packet Ratio": 0, "Size Distribution": {"2.0": [12, 1.5]}}}},
       "Total Op Info": {"Communication Time Info": {"Elapse Time(ms)": 2.5}}}}})js",
-                  "t", &data);
+      "t", &data);
   ASSERT_TRUE(ops.ok());
   ASSERT_EQ(data.ops.size(), 1u);
   EXPECT_EQ(data.ops[0].name, "hcom_allReduce__586_0_1");
@@ -69,11 +70,11 @@ TEST(CommunicationReader, ParsesOpsAndLinks) {
   EXPECT_DOUBLE_EQ(data.ops[0].wait_ms, 1.0);
   EXPECT_DOUBLE_EQ(data.ops[0].TransitSizeMb(), 27.0);
   const Status matrix = formats::ParseCommunicationMatrix(
-                  R"js({"step": {"collective": {"reduce-top1@9": {"0-0": {"Transport Type": "LOCAL",
+      R"js({"step": {"collective": {"reduce-top1@9": {"0-0": {"Transport Type": "LOCAL",
       "Transit Size(MB)": 1, "Transit Time(ms)": 0.1, "Bandwidth(GB/s)": 10, "Op Name": "x"},
       "0-1": {"Transport Type": "HCCS", "Transit Size(MB)": 3, "Transit Time(ms)": 0.2,
       "Bandwidth(GB/s)": 15, "Op Name": "y"}}}, "p2p": {}}})js",
-                  "m", &data);
+      "m", &data);
   ASSERT_TRUE(matrix.ok());
   ASSERT_EQ(data.links.size(), 2u);
   EXPECT_EQ(data.links[1].op_type, "reduce");

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <vector>
 
@@ -282,14 +283,29 @@ bool IsGzip(std::string_view data) {
          static_cast<unsigned char>(data[1]) == 0x8b;
 }
 
+// Scans running right now: LoadProfiles reads ranks in parallel, and each
+// scan taking every core would oversubscribe the machine (and hold
+// threads + 2 chunks per rank); concurrent scans share the cores instead.
+std::atomic<unsigned> active_scans{0};
+
+class ActiveScan {
+ public:
+  ActiveScan() { active_scans.fetch_add(1); }
+  ~ActiveScan() { active_scans.fetch_sub(1); }
+  ActiveScan(const ActiveScan&) = delete;
+  ActiveScan& operator=(const ActiveScan&) = delete;
+};
+
 unsigned Threads(const ScanOptions& options) {
-  return options.threads ? options.threads : DefaultThreadCount();
+  if (options.threads) return options.threads;
+  return std::max(1u, DefaultThreadCount() / std::max(1u, active_scans.load()));
 }
 
 // The chunked scan of an uncompressed document; false (sink possibly fed)
 // when it cannot prove the document intact.
 bool TryChunked(std::string_view doc, bool release_pages, const ScanOptions& options,
                 EventSink* sink, ScanReport* report) {
+  ActiveScan active;
   EventsStart start;
   if (LocateEventsStart(doc, /*complete=*/true, &start) != LocateResult::kFound) return false;
   simdjson::padded_string meta;
@@ -307,6 +323,7 @@ bool TryChunked(std::string_view doc, bool release_pages, const ScanOptions& opt
 
 bool TryChunkedGzip(std::string_view gz, const ScanOptions& options, EventSink* sink,
                     ScanReport* report) {
+  ActiveScan active;
   GzipFeeder feeder(gz, options.chunk_bytes);
   if (!feeder.Start()) return false;
   ChunkScanResult result = ScanChunks(&feeder, Threads(options), sink);

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "core/numbers.h"
+#include "formats/trace/flat_index.h"
 #include "model/timeline_classify.h"
 
 namespace trainscope::formats::trace {
@@ -144,30 +145,30 @@ int32_t TimelineBuilder::HostOpAt(int64_t pid, int64_t tid, int64_t ts_ns) const
 void TimelineBuilder::LinkLaunches() {
   model::Timeline& tl = timeline_;
   model::DeviceActivities& acts = tl.activities;
-  std::unordered_map<int64_t, int32_t> by_correlation;
-  by_correlation.reserve(tl.host_ops.size() / 2 + 1);
+  struct IdHash {
+    size_t operator()(int64_t id) const { return static_cast<size_t>(id); }
+  };
+  FlatIndex<int64_t, IdHash> by_correlation(tl.host_ops.size());  // an upper bound: it never fills
   for (size_t i = 0; i < tl.host_ops.size(); ++i) {
     if (tl.host_ops.correlation[i] != model::kNoId) {
-      by_correlation.emplace(tl.host_ops.correlation[i], static_cast<int32_t>(i));
+      by_correlation.Insert(tl.host_ops.correlation[i], static_cast<int32_t>(i));
     }
   }
   for (size_t a = 0; a < acts.size(); ++a) {
     if (acts.correlation[a] == model::kNoId) continue;
-    auto it = by_correlation.find(acts.correlation[a]);
-    if (it != by_correlation.end()) acts.launcher[a] = it->second;
+    int32_t op = by_correlation.Find(acts.correlation[a]);
+    if (op != FlatIndex<int64_t, IdHash>::kMissing) acts.launcher[a] = op;
   }
   if (flow_ends_.empty()) return;
 
-  std::unordered_map<TrackKey, int32_t, TrackKeyHash> by_track;
-  by_track.reserve(acts.size());
+  FlatIndex<TrackKey, TrackKeyHash> by_track(acts.size());
   for (size_t a = 0; a < acts.size(); ++a) {
-    by_track.emplace(TrackKey{activity_pid_[a], activity_tid_[a], acts.start_ns[a]},
-                     static_cast<int32_t>(a));
+    by_track.Insert(TrackKey{activity_pid_[a], activity_tid_[a], acts.start_ns[a]},
+                    static_cast<int32_t>(a));
   }
-  std::unordered_map<TrackKey, size_t, TrackKeyHash> starts;  // (id, category, 0)
-  starts.reserve(flow_starts_.size());
+  FlatIndex<TrackKey, TrackKeyHash> starts(flow_starts_.size());  // (id, category, 0)
   for (size_t k = 0; k < flow_starts_.size(); ++k) {
-    starts.emplace(TrackKey{flow_starts_[k].id, flow_starts_[k].category, 0}, k);
+    starts.Insert(TrackKey{flow_starts_[k].id, flow_starts_[k].category, 0}, static_cast<int32_t>(k));
   }
   // Framework-op flows (ac2g, torch_to_npu) first; CANN HostToDevice only
   // fills activities no framework op claimed.
@@ -175,15 +176,15 @@ void TimelineBuilder::LinkLaunches() {
   for (int pass = 0; pass < 2; ++pass) {
     for (const FlowPoint& end : flow_ends_) {
       if ((end.category == host_to_device) != (pass == 1)) continue;
-      auto s = starts.find(TrackKey{end.id, end.category, 0});
-      if (s == starts.end()) continue;
-      const FlowPoint& start = flow_starts_[s->second];
+      int32_t s = starts.Find(TrackKey{end.id, end.category, 0});
+      if (s == FlatIndex<TrackKey, TrackKeyHash>::kMissing) continue;
+      const FlowPoint& start = flow_starts_[static_cast<size_t>(s)];
       model::Flow flow;
       flow.id = end.id;
       flow.category = end.category;
       flow.host_op = HostOpAt(start.pid, start.tid, start.ts_ns);
-      auto t = by_track.find(TrackKey{end.pid, end.tid, end.ts_ns});
-      if (t != by_track.end()) flow.activity = t->second;
+      int32_t t = by_track.Find(TrackKey{end.pid, end.tid, end.ts_ns});
+      if (t != FlatIndex<TrackKey, TrackKeyHash>::kMissing) flow.activity = t;
       if (flow.activity != model::kNoIndex && flow.host_op != model::kNoIndex &&
           acts.launcher[flow.activity] == model::kNoIndex) {
         acts.launcher[flow.activity] = flow.host_op;
