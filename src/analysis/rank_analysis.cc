@@ -30,18 +30,31 @@ FileHealth ToHealth(const RowLedger& ledger) {
 }
 
 // The article zooms 40 ms -> 4 ms -> 1 ms until a periodic chain stands out;
-// once motifs are mined, the zooms go straight to the costliest one (a
-// fingerprinted one first: it is the one with a remedy).
+// once motifs are mined, the zooms go straight to the most repeated
+// fingerprinted chain that recurs across the step (instances spread over a
+// quarter of it or more, like a per-layer chain; a tight loop such as the
+// optimizer's is dense but not the layer structure), else the costliest.
 void CentreZoomsOnTopMotif(RankAnalysis* rank) {
   const StepDistribution* step = rank->selected();
   if (step == nullptr || step->motifs.empty()) return;
   const Motif* best = nullptr;
+  const double span_us = step->kernels.span_us;
+  auto recurs_across_step = [&](const Motif& motif) {
+    return motif.period_us * static_cast<double>(motif.occurrences) >= 0.25 * span_us;
+  };
   for (const Motif& motif : step->motifs) {
     if (motif.instance_starts_us.size() < 2) continue;
-    bool better = best == nullptr ||
-                  (motif.fingerprint.has_value() != best->fingerprint.has_value()
-                       ? motif.fingerprint.has_value()
-                       : motif.total_us > best->total_us);
+    if (motif.fingerprint.has_value() && !recurs_across_step(motif)) continue;
+    bool better = false;
+    if (best == nullptr) {
+      better = true;
+    } else if (motif.fingerprint.has_value() != best->fingerprint.has_value()) {
+      better = motif.fingerprint.has_value();
+    } else if (motif.fingerprint.has_value() && motif.occurrences != best->occurrences) {
+      better = motif.occurrences > best->occurrences;
+    } else {
+      better = motif.total_us > best->total_us;
+    }
     if (better) best = &motif;
   }
   if (best == nullptr) return;
@@ -50,7 +63,8 @@ void CentreZoomsOnTopMotif(RankAnalysis* rank) {
     chain += (i ? " → " : "") + best->kernels[i];
   }
   if (best->kernels.size() > 12) chain += " → …";
-  std::string label = "instances of the costliest motif (" + chain + ")";
+  std::string label = std::string(best->fingerprint ? "instances of the most repeated fingerprinted motif ("
+                                                    : "instances of the costliest motif (") + chain + ")";
   if (best->fingerprint) label += ", fingerprint " + *best->fingerprint;
   BuildZooms(&rank->timeline, best->instance_starts_us, label);
 }

@@ -15,11 +15,15 @@ namespace trainscope::formats {
 
 namespace {
 
-Result<model::RankProfile> LoadLocation(const ProfileLocation& location) {
+// |file_threads|: parser threads for one big trace file; ranks already run
+// in parallel, so a file gets the cores the other ranks leave.
+Result<model::RankProfile> LoadLocation(const ProfileLocation& location, unsigned file_threads) {
   if (location.kind == ProfileKind::kAscendRank) return LoadAscendRank(location.path);
   model::RankProfile profile;
   profile.source_dir = location.path;
-  TS_RETURN_IF_ERROR(ReadKinetoTrace(location.path, &profile));
+  trace::ScanOptions options;
+  options.threads = file_threads;
+  TS_RETURN_IF_ERROR(ReadKinetoTrace(location.path, &profile, options));
   return profile;
 }
 
@@ -36,9 +40,11 @@ Result<std::vector<model::RankProfile>> LoadProfiles(const std::vector<std::stri
     }
   }
 
+  const unsigned file_threads =
+      std::max(1u, threads / static_cast<unsigned>(std::max<size_t>(1, locations.size())));
   std::vector<std::optional<Result<model::RankProfile>>> results(locations.size());
   ParallelFor(locations.size(), threads,
-              [&](size_t i) { results[i].emplace(LoadLocation(locations[i])); });
+              [&](size_t i) { results[i].emplace(LoadLocation(locations[i], file_threads)); });
 
   std::vector<model::RankProfile> profiles;
   profiles.reserve(locations.size());

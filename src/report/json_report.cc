@@ -161,6 +161,7 @@ void WriteTimeline(JsonWriter& w, const analysis::StepTimeline& t) {
     w.EndObject();
   }
   w.EndArray();
+  w.Field("zooms_centred_on", t.zoom_centre);
   w.Key("zooms").BeginArray();
   for (const auto& zoom : t.zooms) {
     w.BeginObject();

@@ -233,6 +233,26 @@ TEST(GoldenCliTest, JsonHasThePortraitClusterMotifAndBreakdownFields) {
   EXPECT_EQ(breakdown["idle_us"].get(idle), simdjson::SUCCESS);
   // Interval unions: compute + exposed comm + idle tile the window.
   EXPECT_NEAR(computation + exposed + idle, total, 0.01);
+
+  // The zoom windows land on the repeating decomposed-norm chain (issue
+  // "Pictures" acceptance): the narrowest window holds an RMSNorm instance.
+  std::string_view centred_on;
+  ASSERT_EQ(doc["ranks"].at(0)["timeline"]["zooms_centred_on"].get(centred_on), simdjson::SUCCESS);
+  EXPECT_NE(centred_on.find("unfused-rmsnorm"), std::string_view::npos) << centred_on;
+  simdjson::dom::array zooms;
+  ASSERT_EQ(doc["ranks"].at(0)["timeline"]["zooms"].get(zooms), simdjson::SUCCESS);
+  ASSERT_EQ(zooms.size(), 3u);
+  simdjson::dom::array narrowest;
+  ASSERT_EQ(zooms.at(2)["kernels"].get(narrowest), simdjson::SUCCESS);
+  int casts = 0, reductions = 0;
+  for (simdjson::dom::element kernel : narrowest) {
+    std::string_view type;
+    ASSERT_EQ(kernel["type"].get(type), simdjson::SUCCESS);
+    casts += type == "Cast";
+    reductions += type == "ReduceSum" || type == "ReduceMean";
+  }
+  EXPECT_GE(casts, 2);
+  EXPECT_GE(reductions, 1);
 }
 
 }  // namespace
