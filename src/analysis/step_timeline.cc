@@ -50,7 +50,14 @@ void BuildZooms(StepTimeline* timeline, std::vector<double> anchors_us, const st
   timeline->zooms.clear();
   timeline->zoom_centre = centred_on;
   double lo = 0, hi = timeline->span_us;
-  for (double width : options.zoom_widths_us) {
+  std::vector<double> widths = options.zoom_widths_us;
+  // A step shorter than every configured window still gets one zoom, at a
+  // quarter of its span, so the kernels are shown one by one somewhere.
+  if (!widths.empty() && hi > 0 &&
+      std::all_of(widths.begin(), widths.end(), [&](double width) { return width >= hi; })) {
+    widths = {hi / 4};
+  }
+  for (double width : widths) {
     // A window as wide as what is already shown would not zoom in.
     if (width >= hi - lo) continue;
     double start = DensestWindowStart(anchors_us, lo, hi, width);
