@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+
 #include "core/mapped_file.h"
+#include "core/numbers.h"
 
 namespace trainscope::formats {
 
@@ -44,6 +47,17 @@ Status ParseMappedFile(const std::string& path,
                        const std::function<Status(std::string_view data)>& parse) {
   TS_ASSIGN_OR_RETURN(MappedFile file, MappedFile::Open(path));
   return parse(file.data());
+}
+
+int64_t OptionalMicrosField(const CsvRecord& record, int column, const char* name, RowLedger* ledger) {
+  if (column == CsvHeader::kAbsent) return 0;
+  std::string_view raw = record.fields[column];
+  std::optional<int64_t> value = ParseMicrosToNanos(raw);
+  if (value) return *value;
+  if (!IsMissingValue(raw)) {
+    ledger->Note(fmt::format("unparsable {}", name), record.line, std::string(TrimField(raw)));
+  }
+  return 0;
 }
 
 }  // namespace trainscope::formats

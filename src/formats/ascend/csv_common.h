@@ -2,6 +2,7 @@
 // header, and accounting a CSV syntax error in the file's RowLedger.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -29,6 +30,11 @@ void AccountCsvError(const CsvReader& reader, const std::string& label, RowLedge
 // InvalidInput for a header without a required column.
 Status MissingColumnError(const std::string& label, std::string_view column,
                           const CsvHeader& header, std::string_view hint);
+
+// An optional microsecond column as ns: an absent column or a missing value
+// (N/A, empty) gives 0; an unparsable cell gives 0 and a note in |ledger|
+// (msprof-analyze also turns unparsable cells into 0).
+int64_t OptionalMicrosField(const CsvRecord& record, int column, const char* name, RowLedger* ledger);
 
 // "got 5 fields, header has 8"
 std::string FieldCountDetail(size_t got, size_t expected);

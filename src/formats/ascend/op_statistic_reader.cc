@@ -12,16 +12,6 @@ constexpr std::string_view kHint =
     "op_statistic.csv needs OP Type, Count and Total Time(us) (CANN op_statistic copied by "
     "torch_npu at Level1/Level2)";
 
-int64_t OptionalMicros(const CsvRecord& record, int column, const char* name, RowLedger* ledger) {
-  if (column == CsvHeader::kAbsent) return 0;
-  std::string_view raw = record.fields[column];
-  std::optional<int64_t> value = ParseMicrosToNanos(raw);
-  if (value) return *value;
-  if (!IsMissingValue(raw)) {
-    ledger->Note(fmt::format("unparsable {}", name), record.line, std::string(TrimField(raw)));
-  }
-  return 0;
-}
 
 }  // namespace
 
@@ -69,9 +59,9 @@ Status ParseOpStatistic(std::string_view data, const std::string& file_label,
     }
     row.count = *count_value;
     row.total_ns = *total_value;
-    row.min_ns = OptionalMicros(record, min_col, "Min Time", &ledger);
-    row.avg_ns = OptionalMicros(record, avg, "Avg Time", &ledger);
-    row.max_ns = OptionalMicros(record, max_col, "Max Time", &ledger);
+    row.min_ns = OptionalMicrosField(record, min_col, "Min Time", &ledger);
+    row.avg_ns = OptionalMicrosField(record, avg, "Avg Time", &ledger);
+    row.max_ns = OptionalMicrosField(record, max_col, "Max Time", &ledger);
     if (ratio != CsvHeader::kAbsent) {
       std::optional<double> value = ParseDouble(record.fields[ratio]);
       if (value) {

@@ -14,18 +14,6 @@ constexpr std::string_view kHint =
     "step_trace_time.csv needs at least Step, Computing and Communication columns (written by "
     "torch_npu into ASCEND_PROFILER_OUTPUT)";
 
-// A duration column: absent column -> 0, unparsable cell -> note and 0
-// (msprof-analyze turns unparsable cells into 0 as well).
-int64_t Duration(const CsvRecord& record, int column, const char* name, RowLedger* ledger) {
-  if (column == CsvHeader::kAbsent) return 0;
-  std::string_view raw = record.fields[column];
-  std::optional<int64_t> value = ParseMicrosToNanos(raw);
-  if (value) return *value;
-  if (!IsMissingValue(raw)) {
-    ledger->Note(fmt::format("unparsable {}", name), record.line, std::string(TrimField(raw)));
-  }
-  return 0;
-}
 
 }  // namespace
 
@@ -75,16 +63,16 @@ Status ParseStepTraceTime(std::string_view data, const std::string& file_label,
         row.device_id = static_cast<int32_t>(*value);
       }
     }
-    row.computing_ns = Duration(record, computing, "Computing", &ledger);
+    row.computing_ns = OptionalMicrosField(record, computing, "Computing", &ledger);
     row.communication_not_overlapped_ns =
-        Duration(record, comm_not_overlapped, "Communication(Not Overlapped)", &ledger);
-    row.overlapped_ns = Duration(record, overlapped, "Overlapped", &ledger);
-    row.communication_ns = Duration(record, communication, "Communication", &ledger);
-    row.free_ns = Duration(record, free_col, "Free", &ledger);
-    row.stage_ns = Duration(record, stage, "Stage", &ledger);
-    row.bubble_ns = Duration(record, bubble, "Bubble", &ledger);
+        OptionalMicrosField(record, comm_not_overlapped, "Communication(Not Overlapped)", &ledger);
+    row.overlapped_ns = OptionalMicrosField(record, overlapped, "Overlapped", &ledger);
+    row.communication_ns = OptionalMicrosField(record, communication, "Communication", &ledger);
+    row.free_ns = OptionalMicrosField(record, free_col, "Free", &ledger);
+    row.stage_ns = OptionalMicrosField(record, stage, "Stage", &ledger);
+    row.bubble_ns = OptionalMicrosField(record, bubble, "Bubble", &ledger);
     if (preparing != CsvHeader::kAbsent) {
-      row.preparing_ns = Duration(record, preparing, "Preparing", &ledger);
+      row.preparing_ns = OptionalMicrosField(record, preparing, "Preparing", &ledger);
     }
     profile->step_trace.push_back(row);
     ledger.Use();
