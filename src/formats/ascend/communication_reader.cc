@@ -207,32 +207,17 @@ using SectionFn = error_code (*)(od::object, int32_t, bool, model::Communication
 // Both files share the outer layout {"step<N>": {"collective": {...}, "p2p": {...}}}.
 Status ParseSteps(std::string_view json, const std::string& file_label, SectionFn section_fn,
                   model::CommunicationData* data) {
-  simdjson::padded_string padded(json.data(), json.size());
-  od::parser parser;
-  od::document doc;
-  if (auto error = parser.iterate(padded).get(doc)) return JsonError(file_label, error);
-  od::object root;
-  if (auto error = doc.get_object().get(root)) return JsonError(file_label, error);
-  for (auto step_result : root) {
-    od::field step_field;
-    if (auto error = std::move(step_result).get(step_field)) return JsonError(file_label, error);
-    std::string_view step_key;
-    if (auto error = step_field.unescaped_key().get(step_key)) return JsonError(file_label, error);
+  return ForEachTopLevelJsonField(json, file_label, [&](std::string_view step_key, od::value step_value) {
     const int32_t step = StepFromKey(step_key);
     od::object sections;
-    if (auto error = step_field.value().get_object().get(sections)) return JsonError(file_label, error);
-    for (auto section_result : sections) {
-      od::field section_field;
-      if (auto error = std::move(section_result).get(section_field)) return JsonError(file_label, error);
-      std::string_view name;
-      if (auto error = section_field.unescaped_key().get(name)) return JsonError(file_label, error);
-      if (name != "collective" && name != "p2p") continue;
+    if (auto error = step_value.get_object().get(sections)) return error;
+    return ForEachJsonField(sections, [&](std::string_view name, od::value section_value) {
+      if (name != "collective" && name != "p2p") return simdjson::SUCCESS;
       od::object section;
-      if (auto error = section_field.value().get_object().get(section)) return JsonError(file_label, error);
-      if (auto error = section_fn(section, step, name == "p2p", data)) return JsonError(file_label, error);
-    }
-  }
-  return Status::Ok();
+      if (auto error = section_value.get_object().get(section)) return error;
+      return section_fn(section, step, name == "p2p", data);
+    });
+  });
 }
 
 }  // namespace

@@ -30,4 +30,26 @@ simdjson::error_code JsonValueToString(simdjson::ondemand::value value, std::str
   return simdjson::SUCCESS;
 }
 
+simdjson::error_code ForEachJsonField(simdjson::ondemand::object object, const JsonFieldFn& on_field) {
+  for (auto field_result : object) {
+    simdjson::ondemand::field field;
+    if (auto error = std::move(field_result).get(field)) return error;
+    std::string_view key;
+    if (auto error = field.unescaped_key().get(key)) return error;
+    if (auto error = on_field(key, field.value())) return error;
+  }
+  return simdjson::SUCCESS;
+}
+
+Status ForEachTopLevelJsonField(std::string_view json, const std::string& label, const JsonFieldFn& on_field) {
+  simdjson::padded_string padded(json.data(), json.size());
+  simdjson::ondemand::parser parser;
+  simdjson::ondemand::document doc;
+  if (auto error = parser.iterate(padded).get(doc)) return JsonError(label, error);
+  simdjson::ondemand::object root;
+  if (auto error = doc.get_object().get(root)) return JsonError(label, error);
+  if (auto error = ForEachJsonField(root, on_field)) return JsonError(label, error);
+  return Status::Ok();
+}
+
 }  // namespace trainscope::formats

@@ -56,32 +56,17 @@ simdjson::error_code ReadRankId(od::value value, model::CaptureInfo* info) {
 
 Status ParseProfilerInfo(std::string_view json, const std::string& file_label,
                          model::CaptureInfo* info) {
-  simdjson::padded_string padded(json.data(), json.size());
-  od::parser parser;
-  od::document doc;
-  if (auto error = parser.iterate(padded).get(doc)) return JsonError(file_label, error);
-  od::object root;
-  if (auto error = doc.get_object().get(root)) return JsonError(file_label, error);
-  for (auto field_result : root) {
-    od::field field;
-    if (auto error = std::move(field_result).get(field)) return JsonError(file_label, error);
-    std::string_view key;
-    if (auto error = field.unescaped_key().get(key)) return JsonError(file_label, error);
-    simdjson::error_code error = simdjson::SUCCESS;
-    if (key == "torch_npu_version") {
-      error = JsonValueToString(field.value(), &info->torch_npu_version);
-    } else if (key == "cann_version") {
-      error = JsonValueToString(field.value(), &info->cann_version);
-    } else if (key == "rank_id") {
-      error = ReadRankId(field.value(), info);
-    } else if (key == "config") {
+  return ForEachTopLevelJsonField(json, file_label, [&](std::string_view key, od::value value) {
+    if (key == "torch_npu_version") return JsonValueToString(value, &info->torch_npu_version);
+    if (key == "cann_version") return JsonValueToString(value, &info->cann_version);
+    if (key == "rank_id") return ReadRankId(value, info);
+    if (key == "config") {
       od::object config;
-      error = field.value().get_object().get(config);
-      if (!error) error = ReadConfig(config, info);
+      if (auto error = value.get_object().get(config)) return error;
+      return ReadConfig(config, info);
     }
-    if (error) return JsonError(file_label, error);
-  }
-  return Status::Ok();
+    return simdjson::SUCCESS;
+  });
 }
 
 std::optional<int32_t> RankFromProfilerInfoName(std::string_view file_name) {

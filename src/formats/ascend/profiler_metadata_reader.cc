@@ -57,27 +57,12 @@ simdjson::error_code ReadDistributedArgs(od::object object, model::CaptureInfo* 
 
 Status ParseProfilerMetadata(std::string_view json, const std::string& file_label,
                              model::CaptureInfo* info) {
-  simdjson::padded_string padded(json.data(), json.size());
-  od::parser parser;
-  od::document doc;
-  if (auto error = parser.iterate(padded).get(doc)) return JsonError(file_label, error);
-  od::object root;
-  if (auto error = doc.get_object().get(root)) return JsonError(file_label, error);
-  for (auto field_result : root) {
-    od::field field;
-    if (auto error = std::move(field_result).get(field)) return JsonError(file_label, error);
-    std::string_view key;
-    if (auto error = field.unescaped_key().get(key)) return JsonError(file_label, error);
-    simdjson::error_code error = simdjson::SUCCESS;
-    if (key == "ENV_VARIABLES" || key == "distributed_args") {
-      const bool env = key == "ENV_VARIABLES";
-      od::object object;
-      error = field.value().get_object().get(object);
-      if (!error) error = env ? ReadEnv(object, info) : ReadDistributedArgs(object, info);
-    }
-    if (error) return JsonError(file_label, error);
-  }
-  return Status::Ok();
+  return ForEachTopLevelJsonField(json, file_label, [&](std::string_view key, od::value value) {
+    if (key != "ENV_VARIABLES" && key != "distributed_args") return simdjson::SUCCESS;
+    od::object object;
+    if (auto error = value.get_object().get(object)) return error;
+    return key == "ENV_VARIABLES" ? ReadEnv(object, info) : ReadDistributedArgs(object, info);
+  });
 }
 
 Status ReadProfilerMetadataFile(const std::string& path, model::CaptureInfo* info) {
