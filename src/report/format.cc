@@ -1,3 +1,5 @@
+// Helpers shared by the text and HTML reports: human number formats and
+// the choice of the rank shown in depth.
 #include <cmath>
 #include <string>
 
@@ -31,6 +33,19 @@ std::string FormatCount(int64_t count) {
   }
   if (count < 0) out.push_back('-');
   return std::string(out.rbegin(), out.rend());
+}
+
+const analysis::RankAnalysis* FocusRank(const analysis::JobAnalysis& job, std::optional<int32_t> requested) {
+  if (job.ranks.empty()) return nullptr;
+  if (requested) {
+    for (const auto& rank : job.ranks) {
+      if (rank.rank == *requested) return &rank;
+    }
+  }
+  for (const auto& rank : job.ranks) {
+    if (rank.selected() && rank.selected()->kernels.count > 0) return &rank;
+  }
+  return &job.ranks.front();
 }
 
 std::string FormatPercent(double fraction) { return fmt::format("{:.1f}%", fraction * 100.0); }

@@ -12,19 +12,6 @@
 
 namespace trainscope::report {
 
-const analysis::RankAnalysis* FocusRank(const analysis::JobAnalysis& job, std::optional<int32_t> requested) {
-  if (job.ranks.empty()) return nullptr;
-  if (requested) {
-    for (const auto& rank : job.ranks) {
-      if (rank.rank == *requested) return &rank;
-    }
-  }
-  for (const auto& rank : job.ranks) {
-    if (rank.selected() && rank.selected()->kernels.count > 0) return &rank;
-  }
-  return &job.ranks.front();
-}
-
 namespace {
 
 constexpr const char* kStyle = R"css(

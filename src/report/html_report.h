@@ -18,8 +18,4 @@ struct HtmlReportOptions {
 
 std::string RenderHtml(const analysis::JobAnalysis& job, const HtmlReportOptions& options);
 
-// The rank shown in depth: |requested| if present, else the lowest rank that
-// has kernels in its selected step. Shared by the text and HTML reports.
-const analysis::RankAnalysis* FocusRank(const analysis::JobAnalysis& job, std::optional<int32_t> requested);
-
 }  // namespace trainscope::report

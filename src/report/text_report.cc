@@ -195,22 +195,7 @@ std::string RenderText(const analysis::JobAnalysis& job, const TextReportOptions
   Styler s(options.color);
   std::string out;
   if (job.ranks.empty()) return "no ranks found\n";
-  const analysis::RankAnalysis* focus = &job.ranks.front();
-  if (options.focus_rank) {
-    for (const auto& rank : job.ranks) {
-      if (rank.rank == *options.focus_rank) focus = &rank;
-    }
-  }
-  // Prefer a rank that has kernels: some captures keep kernel_details only on
-  // a few ranks.
-  if (!options.focus_rank && (focus->selected() == nullptr || focus->selected()->kernels.count == 0)) {
-    for (const auto& rank : job.ranks) {
-      if (rank.selected() && rank.selected()->kernels.count > 0) {
-        focus = &rank;
-        break;
-      }
-    }
-  }
+  const analysis::RankAnalysis* focus = FocusRank(job, options.focus_rank);
   RenderPortraitText(out, job, options.color);
   RenderRankDetail(out, *focus, s);
   RenderMotifsText(out, *focus, options.color);
