@@ -2,17 +2,17 @@
 # Speed and memory of the Chrome-trace reader, end to end (`trainscope analyze`).
 #
 # Builds a large trace from the 216k-event corpus file: COPIES (28) copies of
-# its events, copy k with ts shifted by k * (trace span + 1 s) and External id /
+# its events, copy k keeping the original's text layout, with ts shifted by k * (trace span + 1 s) and External id /
 # correlation / flow ids shifted by k * 10^8 (so launches still link within a
 # copy only), plus a gzip variant; then times analyze on the original, the
 # replicated plain file with 1 and 2 threads, and the gzip file.
 #
-#   scripts/bench_trace.sh               # uses build/json/src/cli/trainscope
+#   scripts/bench_trace.sh               # uses build/release/src/cli/trainscope
 #   BUILD=build/rel OUT=/data/bench COPIES=4 scripts/bench_trace.sh
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$ROOT/build/json}
+BUILD=${BUILD:-$ROOT/build/release}
 OUT=${OUT:-/tmp/trainscope_bench}
 COPIES=${COPIES:-28}
 CORPUS=${CORPUS:-$ROOT/../shared/corpus/kineto/hta_v100_2rank_job_rank1_memory/df_index_resolver.json.gz}
@@ -27,58 +27,33 @@ BIG=$OUT/hta216k_x$COPIES.json
 if [[ ! -s $BIG || $BIG -ot $ORIG ]]; then
   echo "writing $BIG ($COPIES copies)..."
   python3 - "$ORIG" "$BIG" "$COPIES" <<'PY'
-import json, sys
+# Text-level copy: the events keep Kineto's own layout (indentation, ", "
+# separators), so the copy has the original's bytes per event (1.5 GB at 28).
+import re, sys
 src, dst, copies = sys.argv[1], sys.argv[2], int(sys.argv[3])
-doc = json.load(open(src))
-events = doc.pop("traceEvents")
-ends = [e["ts"] + e.get("dur", 0) for e in events if isinstance(e.get("ts"), (int, float))]
-starts = [e["ts"] for e in events if isinstance(e.get("ts"), (int, float))]
-shift_us = int(max(ends) - min(starts)) + 1_000_000  # span + 1 s
+text = open(src).read()
+open_at = text.index('"traceEvents": [') + len('"traceEvents": [')
+close_at = text.rindex(']')
+head, body, tail = text[:open_at], text[open_at:close_at].rstrip(), text[close_at:]
+body = body.lstrip('\n')
+# parts = [text, key, number, text, key, number, ..., text]
+parts = re.split(r'("(?:ts|External id|correlation|id)": |ProfilerStep#)(\d+)', body)
+ts = [int(parts[i + 1]) for i in range(1, len(parts), 3) if parts[i] == '"ts": ']
+max_dur = max(int(d) for d in re.findall(r'"dur": (\d+)', body))
+shift_us = max(ts) - min(ts) + max_dur + 1_000_000  # no event of copy k reaches copy k+1
 ID_SHIFT = 10**8
-
-# One %-template per event: ts and ids become %(ts)s / %(idN)s slots, so a
-# copy is one string format per event.
-templates = []
-for e in events:
-    values = {}
-    e = json.loads(json.dumps(e))
-    ts = e.get("ts")
-    if isinstance(ts, (int, float)):
-        values["ts"] = ts
-        e["ts"] = "\x01ts\x01"
-    args = e.get("args") or {}
-    for key, slot in (("External id", "ext"), ("correlation", "corr")):
-        if isinstance(args.get(key), int):
-            values[slot] = args[key]
-            args[key] = "\x01" + slot + "\x01"
-    if e.get("ph") in ("s", "f", "t") and isinstance(e.get("id"), int):
-        values["id"] = e["id"]
-        e["id"] = "\x01id\x01"
-    text = json.dumps(e, separators=(",", ":")).replace("%", "%%")
-    for slot in values:
-        text = text.replace('"\\u0001%s\\u0001"' % slot, "%%(%s)s" % slot)
-    templates.append((text, values))
-
+steps = [int(parts[i + 1]) for i in range(1, len(parts), 3) if parts[i] == 'ProfilerStep#']
+STEP_SHIFT = max(steps, default=0) + 1  # copy k's steps follow copy k-1's
 with open(dst, "w") as out:
-    head = json.dumps(doc)[:-1]
-    out.write(head + (", " if doc else "") + '"traceEvents": [\n')
-    first = True
-    count = 0
+    out.write(head + "\n")
     for k in range(copies):
-        lines = []
-        for text, values in templates:
-            v = {}
-            for slot, x in values.items():
-                if slot == "ts":
-                    v[slot] = x + k * shift_us if isinstance(x, int) else "%.3f" % (x + k * shift_us)
-                else:
-                    v[slot] = x + k * ID_SHIFT
-            lines.append(text % v if values else text.replace("%%", "%"))
-        out.write(("" if first else ",\n") + ",\n".join(lines))
-        first = False
-        count += len(lines)
-    out.write("\n]}\n")
-print(count)
+        shift = {'"ts": ': k * shift_us, 'ProfilerStep#': k * STEP_SHIFT}
+        piece = parts[:]
+        for i in range(1, len(piece), 3):
+            piece[i + 1] = str(int(piece[i + 1]) + shift.get(piece[i], k * ID_SHIFT))
+        out.write((",\n" if k else "") + "".join(piece))
+    out.write("\n  " + tail)
+print(len(ts) * copies, "timestamps")
 PY
 fi
 [[ -s $BIG.gz && ! $BIG.gz -ot $BIG ]] || { echo "writing $BIG.gz..."; gzip -1 -c "$BIG" > "$BIG.gz"; }

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "core/rule_file.h"
+
 namespace trainscope::embedded {
 extern const unsigned char kBuiltinFamiliesTsv[];
 }
@@ -12,38 +14,6 @@ namespace trainscope::analysis {
 namespace {
 
 char Lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
-
-std::string ToLower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = Lower(c);
-  return out;
-}
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
-  return s;
-}
-
-// Splits on runs of TABs or of two-or-more spaces, so the table can be
-// aligned for reading while family names keep their single spaces.
-std::vector<std::string_view> SplitColumns(std::string_view line) {
-  std::vector<std::string_view> columns;
-  size_t pos = 0;
-  while (pos < line.size()) {
-    while (pos < line.size() && (line[pos] == '\t' || line[pos] == ' ')) ++pos;
-    if (pos >= line.size()) break;
-    size_t end = pos;
-    while (end < line.size()) {
-      if (line[end] == '\t') break;
-      if (line[end] == ' ' && end + 1 < line.size() && line[end + 1] == ' ') break;
-      ++end;
-    }
-    columns.push_back(Trim(line.substr(pos, end - pos)));
-    pos = end;
-  }
-  return columns;
-}
 
 }  // namespace
 
@@ -77,15 +47,8 @@ size_t FamilyRules::FamilyIndex(const std::string& family) {
 
 Result<FamilyRules> FamilyRules::Parse(std::string_view text, const std::string& source_name) {
   FamilyRules rules;
-  size_t line_number = 0;
-  while (!text.empty()) {
-    size_t eol = text.find('\n');
-    std::string_view line = text.substr(0, eol);
-    text = eol == std::string_view::npos ? std::string_view() : text.substr(eol + 1);
-    ++line_number;
-    line = Trim(line);
-    if (line.empty() || line.front() == '#') continue;
-    auto columns = SplitColumns(line);
+  Status status = ForEachRuleLine(text, [&](size_t line_number, std::string_view line,
+                                            const std::vector<std::string_view>& columns) -> Status {
     if (columns.size() != 3) {
       return InvalidInput(fmt::format(
           "{}:{}: expected 3 columns (family, field, pattern), found {}: '{}'\n"
@@ -94,7 +57,7 @@ Result<FamilyRules> FamilyRules::Parse(std::string_view text, const std::string&
     }
     FamilyRule rule;
     rule.family = std::string(columns[0]);
-    std::string field = ToLower(columns[1]);
+    std::string field = AsciiLower(columns[1]);
     if (field == "type") {
       rule.field = RuleField::kType;
     } else if (field == "name") {
@@ -105,11 +68,13 @@ Result<FamilyRules> FamilyRules::Parse(std::string_view text, const std::string&
       return InvalidInput(fmt::format("{}:{}: unknown field '{}'\nhint: use type, name or kind",
                                       source_name, line_number, columns[1]));
     }
-    rule.pattern = ToLower(columns[2]);
+    rule.pattern = AsciiLower(columns[2]);
     rule.source = fmt::format("{}:{}", source_name, line_number);
     rules.rule_family_.push_back(rules.FamilyIndex(rule.family));
     rules.rules_.push_back(std::move(rule));
-  }
+    return Status::Ok();
+  });
+  if (!status.ok()) return status;
   rules.FamilyIndex("other");
   return rules;
 }

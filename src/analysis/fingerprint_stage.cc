@@ -3,6 +3,7 @@
 // findings (methodology §2 steps 4-5, §3).
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "analysis/fingerprint_attribution.h"
 #include "analysis/fingerprint_findings.h"
@@ -38,22 +39,46 @@ void AddFingerprintAnalysis(const std::vector<model::RankProfile>& profiles, con
                             const FingerprintLibrary* user_library, unsigned threads, JobAnalysis* job) {
   const FingerprintLibrary& library = user_library ? *user_library : FingerprintLibrary::Builtin();
   const size_t n = std::min(profiles.size(), job->ranks.size());
-  std::vector<std::vector<Finding>> per_rank(n);
+  std::vector<std::optional<HostAttributor>> hosts(n);
+  std::vector<std::map<int32_t, int64_t>> starts(n);
   ParallelFor(n, threads, [&](size_t i) {
-    const model::RankProfile& profile = profiles[i];
-    RankAnalysis& rank = job->ranks[i];
-    const HostAttributor host(profile);
-    const auto starts = StepStarts(profile.kernels);
-    for (auto& step : rank.steps) {
-      auto start = starts.find(step.step);
-      if (start == starts.end()) continue;
-      StepMotifs motifs = AnalyzeStepMotifs(profile, step.step, start->second, StepSpanUs(step), library, host);
-      if (step.step == rank.selected_step) {
-        per_rank[i] = FingerprintFindings(rank.rank, step.step, motifs, library);
-      }
-      step.motifs = std::move(motifs.motifs);
+    hosts[i].emplace(profiles[i]);
+    starts[i] = StepStarts(profiles[i].kernels);
+  });
+
+  // One task per (rank, step): a single big rank has dozens of steps, and
+  // mining is the costliest analysis, so steps (not only ranks) share the cores.
+  struct Task {
+    size_t rank;
+    size_t step;
+    int64_t start_ns;
+  };
+  std::vector<Task> tasks;
+  for (size_t i = 0; i < n; ++i) {
+    for (size_t s = 0; s < job->ranks[i].steps.size(); ++s) {
+      auto start = starts[i].find(job->ranks[i].steps[s].step);
+      if (start != starts[i].end()) tasks.push_back(Task{i, s, start->second});
     }
-    auto thresholds = ThresholdFindings(rank, profile);
+  }
+  std::vector<StepMotifs> mined(tasks.size());
+  ParallelFor(tasks.size(), threads, [&](size_t t) {
+    const Task& task = tasks[t];
+    const StepDistribution& step = job->ranks[task.rank].steps[task.step];
+    mined[t] = AnalyzeStepMotifs(profiles[task.rank], step.step, task.start_ns, StepSpanUs(step), library,
+                                 *hosts[task.rank]);
+  });
+
+  std::vector<std::vector<Finding>> per_rank(n);
+  for (size_t t = 0; t < tasks.size(); ++t) {
+    RankAnalysis& rank = job->ranks[tasks[t].rank];
+    StepDistribution& step = rank.steps[tasks[t].step];
+    if (step.step == rank.selected_step) {
+      per_rank[tasks[t].rank] = FingerprintFindings(rank.rank, step.step, mined[t], library);
+    }
+    step.motifs = std::move(mined[t].motifs);
+  }
+  ParallelFor(n, threads, [&](size_t i) {
+    auto thresholds = ThresholdFindings(job->ranks[i], profiles[i]);
     per_rank[i].insert(per_rank[i].end(), std::make_move_iterator(thresholds.begin()),
                        std::make_move_iterator(thresholds.end()));
   });

@@ -54,8 +54,7 @@ StepDistribution ComputeStepDistribution(const model::RankProfile& profile, int3
   std::unordered_map<StringId, size_t> family_of_name;
   std::unordered_map<StringId, OpAccumulator> by_type;
 
-  for (size_t i = 0; i < kernels.size(); ++i) {
-    if (step != model::kNoStep && kernels.step[i] != step) continue;
+  for (const uint32_t i : kernels.RowsOf(step)) {
     const int64_t start = kernels.start_ns[i];
     const int64_t duration = kernels.duration_ns[i];
     if (durations.empty()) {

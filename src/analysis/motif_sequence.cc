@@ -22,9 +22,8 @@ std::vector<KernelSequence> BuildKernelSequences(const model::RankProfile& profi
   // Token per (op type id, name id if derived): interning strings once per
   // distinct StringId keeps this linear in kernels.
   std::map<int32_t, std::unordered_map<uint64_t, int32_t>> token_of;
-  for (size_t i = 0; i < table.size(); ++i) {
+  for (const uint32_t i : table.RowsOf(step)) {
     if (table.kind[i] != model::KernelKind::kCompute) continue;
-    if (step != model::kNoStep && table.step[i] != step) continue;
     KernelSequence& seq = by_stream[table.stream[i]];
     seq.stream = table.stream[i];
     const bool derived = table.op_type_derived[i] != 0;

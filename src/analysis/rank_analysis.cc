@@ -72,7 +72,7 @@ void CentreZoomsOnTopMotif(RankAnalysis* rank) {
 }  // namespace
 
 Result<RankAnalysis> AnalyzeRank(const model::RankProfile& profile, const FamilyRules& rules,
-                                 const AnalysisOptions& options) {
+                                 const AnalysisOptions& options, unsigned threads) {
   RankAnalysis analysis;
   analysis.rank = profile.rank;
   analysis.source = profile.source_dir;
@@ -89,9 +89,10 @@ Result<RankAnalysis> AnalyzeRank(const model::RankProfile& profile, const Family
 
   std::vector<int32_t> steps = StepsPresent(profile);
   if (steps.empty()) steps.push_back(model::kNoStep);
-  for (int32_t step : steps) {
-    analysis.steps.push_back(ComputeStepDistribution(profile, step, rules, options.distribution));
-  }
+  analysis.steps.resize(steps.size());
+  ParallelFor(steps.size(), threads, [&](size_t i) {
+    analysis.steps[i] = ComputeStepDistribution(profile, steps[i], rules, options.distribution);
+  });
   analysis.timeline = ComputeStepTimeline(profile, analysis.selected_step, rules);
   return analysis;
 }
@@ -105,6 +106,8 @@ Result<JobAnalysis> AnalyzeJob(const std::vector<model::RankProfile>& profiles,
   std::optional<StepChoice> job_step;
   if (!options.step) job_step = SelectJobStep(profiles);
   std::vector<std::optional<Result<RankAnalysis>>> results(profiles.size());
+  // Fewer ranks than cores (one big trace): the steps of each rank share the rest.
+  const unsigned step_threads = std::max(1u, threads / static_cast<unsigned>(std::max<size_t>(1, profiles.size())));
   ParallelFor(profiles.size(), threads, [&](size_t i) {
     AnalysisOptions own = rank_options;
     // A rank without that step (e.g. no kernel_details) keeps its own choice.
@@ -114,7 +117,7 @@ Result<JobAnalysis> AnalyzeJob(const std::vector<model::RankProfile>& profiles,
         own.step = job_step->step;
       }
     }
-    auto analysis = AnalyzeRank(profiles[i], rules, own);
+    auto analysis = AnalyzeRank(profiles[i], rules, own, step_threads);
     if (analysis.ok() && own.step && !options.step) analysis->selected_step_reason = job_step->reason;
     results[i].emplace(std::move(analysis));
   });

@@ -59,8 +59,9 @@ struct JobAnalysis {
   ClusterAnalysis cluster;
 };
 
+// |threads|: the steps of the rank are analysed in parallel.
 Result<RankAnalysis> AnalyzeRank(const model::RankProfile& profile, const FamilyRules& rules,
-                                 const AnalysisOptions& options);
+                                 const AnalysisOptions& options, unsigned threads = 1);
 
 // Analyses every rank on up to |threads| threads. The first failing rank's
 // error is returned (e.g. --step not present).

@@ -1,5 +1,6 @@
 #include "analysis/step_budget.h"
 
+#include <numeric>
 #include <vector>
 
 #include "analysis/breakdown_intervals.h"
@@ -11,8 +12,11 @@ std::optional<StepBudget> FromTrace(const model::RankProfile& profile, int32_t s
   const model::Timeline& timeline = profile.timeline;
   const auto& activities = timeline.activities;
   std::vector<uint32_t> members;
-  for (size_t i = 0; i < activities.size(); ++i) {
-    if (step == model::kNoStep || activities.step[i] == step) members.push_back(static_cast<uint32_t>(i));
+  if (step == model::kNoStep) {
+    members.resize(activities.size());
+    std::iota(members.begin(), members.end(), 0u);
+  } else if (auto rows = timeline.activity_rows_by_step.find(step); rows != timeline.activity_rows_by_step.end()) {
+    members = rows->second;
   }
   TimeBudget budget = BudgetOf(timeline, activities.kind, members);
   if (budget.activities == 0) return std::nullopt;
@@ -28,8 +32,7 @@ std::optional<StepBudget> FromKernels(const model::RankProfile& profile, int32_t
   const auto& kernels = profile.kernels;
   std::vector<Interval> compute, comm, memory;
   TimeBudget b;
-  for (size_t i = 0; i < kernels.size(); ++i) {
-    if (step != model::kNoStep && kernels.step[i] != step) continue;
+  for (const uint32_t i : kernels.RowsOf(step)) {
     Interval interval{kernels.start_ns[i], kernels.end_ns(i)};
     if (b.activities == 0 || interval.start < b.window_start_ns) b.window_start_ns = interval.start;
     if (b.activities == 0 || interval.end > b.window_end_ns) b.window_end_ns = interval.end;

@@ -83,10 +83,7 @@ StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step
   StepTimeline timeline;
   timeline.step = step;
   const auto& kernels = profile.kernels;
-  std::vector<size_t> rows;
-  for (size_t i = 0; i < kernels.size(); ++i) {
-    if (step == model::kNoStep || kernels.step[i] == step) rows.push_back(i);
-  }
+  const std::span<const uint32_t> rows = kernels.RowsOf(step);
   if (rows.empty()) return timeline;
   // KernelTable is sorted by start, so rows are in start order.
   const int64_t origin = kernels.start_ns[rows.front()];

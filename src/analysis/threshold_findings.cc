@@ -138,8 +138,7 @@ void PipeBound(const RankAnalysis& rank, const StepDistribution& step, const mod
     const OperatorStat& op = step.top_operators[k];
     if (op.share_time < 0.10) continue;
     double mac = 0, mte2 = 0, weight = 0;
-    for (size_t i = 0; i < t.size(); ++i) {
-      if (t.step[i] != step.step && step.step != model::kNoStep) continue;
+    for (const uint32_t i : t.RowsOf(step.step)) {
       if (std::isnan(t.aic_mac_ratio[i]) || std::isnan(t.aic_mte2_ratio[i])) continue;
       if (profile.strings.Get(t.op_type[i]) != op.op_type) continue;
       const double w = static_cast<double>(t.duration_ns[i]);

@@ -23,8 +23,13 @@ CommandRunner RegisterAnalyze(CLI::App& app) {
                  "Extra kernel family rules (same format as data/families.tsv), tried first");
   app.add_option("--fingerprints", args->fingerprints_file,
                  "Extra fingerprints (same format as data/fingerprints.tsv), tried before the built-in ones");
+  app.add_option("--activity-rules", args->activity_rules_file,
+                 "Extra rules sorting GPU trace kernels into compute/communication/memcpy/memset "
+                 "(lines: KIND MATCH PATTERN, docs/timelines.md), tried before the built-in ones")
+      ->type_name("FILE");
   app.add_option("--threads", args->threads, "Worker threads (default: all cores)");
   app.add_flag("--no-color", args->no_color, "Plain text even on a terminal");
+  app.add_flag("--timings", args->timings, "Print the wall time of each stage (read, analyse, report) on stderr");
   return [args] { return RunAnalyze(*args); };
 }
 

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <optional>
@@ -17,6 +18,7 @@
 #include "core/parallel.h"
 #include "core/progress.h"
 #include "formats/load_profiles.h"
+#include "model/timeline_classify.h"
 #include "report/html_report.h"
 #include "report/json_report.h"
 #include "report/text_report.h"
@@ -38,6 +40,12 @@ Result<analysis::FingerprintLibrary> LoadFingerprints(const std::string& path) {
   return analysis::FingerprintLibrary::Merge(user, analysis::FingerprintLibrary::Builtin());
 }
 
+Result<std::vector<model::ClassRule>> LoadActivityRules(const std::string& path) {
+  TS_ASSIGN_OR_RETURN(MappedFile file, MappedFile::Open(path));
+  TS_ASSIGN_OR_RETURN(std::vector<model::ClassRule> user, model::ParseClassRules(file.data(), path));
+  return model::WithDefaultClassRules(std::move(user));
+}
+
 Status WriteFile(const std::string& path, const std::string& content) {
   std::ofstream out(path, std::ios::binary);
   if (!out) return IoError(fmt::format("{}: cannot open for writing", path));
@@ -46,9 +54,26 @@ Status WriteFile(const std::string& path, const std::string& content) {
   return Status::Ok();
 }
 
+// Wall time per stage for --timings (stderr, so --json - stays clean).
+class StageClock {
+ public:
+  explicit StageClock(bool enabled) : enabled_(enabled), last_(std::chrono::steady_clock::now()) {}
+  void Lap(const char* stage) {
+    if (!enabled_) return;
+    auto now = std::chrono::steady_clock::now();
+    fmt::print(stderr, "trainscope: {:<8} {:8.3f} s\n", stage, std::chrono::duration<double>(now - last_).count());
+    last_ = now;
+  }
+
+ private:
+  bool enabled_;
+  std::chrono::steady_clock::time_point last_;
+};
+
 }  // namespace
 
 int RunAnalyze(const AnalyzeArgs& args) {
+  StageClock clock(args.timings);
   const unsigned threads = args.threads ? args.threads : DefaultThreadCount();
   auto rules = LoadRules(args.families_file);
   if (!rules.ok()) return ReportError(rules.status());
@@ -60,13 +85,21 @@ int RunAnalyze(const AnalyzeArgs& args) {
     fingerprints.emplace(std::move(loaded).value());
   }
 
+  std::optional<std::vector<model::ClassRule>> activity_rules;
+  if (!args.activity_rules_file.empty()) {
+    auto loaded = LoadActivityRules(args.activity_rules_file);
+    if (!loaded.ok()) return ReportError(loaded.status());
+    activity_rules.emplace(std::move(loaded).value());
+  }
+
   Progress progress;
   progress.Update(fmt::format("trainscope: reading {} path(s)...", args.paths.size()));
-  auto profiles = formats::LoadProfiles(args.paths, threads);
+  auto profiles = formats::LoadProfiles(args.paths, threads, activity_rules ? &*activity_rules : nullptr);
   if (!profiles.ok()) {
     progress.Done();
     return ReportError(profiles.status());
   }
+  clock.Lap("read");
   progress.Update(fmt::format("trainscope: analysing {} rank(s)...", profiles->size()));
   analysis::AnalysisOptions options;
   options.step = args.step;
@@ -74,6 +107,7 @@ int RunAnalyze(const AnalyzeArgs& args) {
   auto job = analysis::AnalyzeJob(*profiles, *rules, options, threads);
   progress.Done();
   if (!job.ok()) return ReportError(job.status());
+  clock.Lap("analyse");
   job->inputs = args.paths;
 
   if (!args.html_out.empty()) {
@@ -87,6 +121,7 @@ int RunAnalyze(const AnalyzeArgs& args) {
     std::string json = report::RenderJson(*job, kVersion);
     if (args.json_out == "-") {
       std::fwrite(json.data(), 1, json.size(), stdout);
+      clock.Lap("report");
       return kExitSuccess;
     }
     Status written = WriteFile(args.json_out, json);
@@ -97,6 +132,7 @@ int RunAnalyze(const AnalyzeArgs& args) {
   text_options.color = !args.no_color && ::isatty(STDOUT_FILENO) == 1 && std::getenv("NO_COLOR") == nullptr;
   std::string text = report::RenderText(*job, text_options);
   std::fwrite(text.data(), 1, text.size(), stdout);
+  clock.Lap("report");
   if (!args.json_out.empty()) fmt::print("\nJSON written to {}\n", args.json_out);
   if (!args.html_out.empty()) fmt::print("\nHTML report written to {}\n", args.html_out);
   return kExitSuccess;

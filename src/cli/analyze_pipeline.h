@@ -14,10 +14,12 @@ struct AnalyzeArgs {
   std::string html_out;       // "" = none
   std::string families_file;  // extra family rules, tried before the built-in ones
   std::string fingerprints_file;  // extra fingerprints, tried before the built-in ones
+  std::string activity_rules_file;  // extra compute/communication name rules for GPU traces
   std::optional<int32_t> step;
   std::optional<int32_t> focus_rank;
   unsigned threads = 0;  // 0 = all cores
   bool no_color = false;
+  bool timings = false;  // wall time of each stage on stderr
 };
 
 int RunAnalyze(const AnalyzeArgs& args);

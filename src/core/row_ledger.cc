@@ -21,4 +21,14 @@ void RowLedger::Note(const std::string& reason, int64_t line, std::string detail
   Sample(notes_, reason, line, std::move(detail));
 }
 
+void RowLedger::SkipUnsampled(const std::string& reason, int64_t n) {
+  if (n <= 0) return;
+  rows_read_ += n;
+  skipped_[reason] += n;
+}
+
+void RowLedger::NoteUnsampled(const std::string& reason, int64_t n) {
+  if (n > 0) notes_[reason] += n;
+}
+
 }  // namespace trainscope

@@ -31,8 +31,16 @@ class RowLedger {
     ++rows_read_;
     ++rows_used_;
   }
+  void UseMany(int64_t n) {
+    rows_read_ += n;
+    rows_used_ += n;
+  }
   void Skip(const std::string& reason, int64_t line, std::string detail);
   void Note(const std::string& reason, int64_t line, std::string detail);
+  // |n| more rows skipped (notes) for |reason| whose samples were already
+  // offered (batched readers count the rest in bulk).
+  void SkipUnsampled(const std::string& reason, int64_t n);
+  void NoteUnsampled(const std::string& reason, int64_t n);
 
   const std::string& file() const { return file_; }
   int64_t rows_read() const { return rows_read_; }

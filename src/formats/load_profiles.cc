@@ -17,12 +17,14 @@ namespace {
 
 // |file_threads|: parser threads for one big trace file; ranks already run
 // in parallel, so a file gets the cores the other ranks leave.
-Result<model::RankProfile> LoadLocation(const ProfileLocation& location, unsigned file_threads) {
+Result<model::RankProfile> LoadLocation(const ProfileLocation& location, unsigned file_threads,
+                                        const std::vector<model::ClassRule>* activity_rules) {
   if (location.kind == ProfileKind::kAscendRank) return LoadAscendRank(location.path);
   model::RankProfile profile;
   profile.source_dir = location.path;
   trace::ScanOptions options;
   options.threads = file_threads;
+  options.activity_rules = activity_rules;
   TS_RETURN_IF_ERROR(ReadKinetoTrace(location.path, &profile, options));
   return profile;
 }
@@ -30,7 +32,8 @@ Result<model::RankProfile> LoadLocation(const ProfileLocation& location, unsigne
 }  // namespace
 
 Result<std::vector<model::RankProfile>> LoadProfiles(const std::vector<std::string>& paths,
-                                                     unsigned threads) {
+                                                     unsigned threads,
+                                                     const std::vector<model::ClassRule>* activity_rules) {
   std::vector<ProfileLocation> locations;
   std::set<std::string> seen;  // the same rank given twice (job dir + rank dir) loads once
   for (const std::string& path : paths) {
@@ -44,7 +47,7 @@ Result<std::vector<model::RankProfile>> LoadProfiles(const std::vector<std::stri
       std::max(1u, threads / static_cast<unsigned>(std::max<size_t>(1, locations.size())));
   std::vector<std::optional<Result<model::RankProfile>>> results(locations.size());
   ParallelFor(locations.size(), threads,
-              [&](size_t i) { results[i].emplace(LoadLocation(locations[i], file_threads)); });
+              [&](size_t i) { results[i].emplace(LoadLocation(locations[i], file_threads, activity_rules)); });
 
   std::vector<model::RankProfile> profiles;
   profiles.reserve(locations.size());

@@ -6,6 +6,7 @@
 
 #include "core/status.h"
 #include "model/rank_profile.h"
+#include "model/timeline_classify.h"
 
 namespace trainscope::formats {
 
@@ -15,7 +16,10 @@ namespace trainscope::formats {
 // its index in discovery order. Fails, naming the rank directory, if any
 // rank cannot be loaded (no kernel_details.csv and no step_trace_time.csv,
 // or an unusable kernel_details.csv header).
+// |activity_rules|: name rules for Kineto device activities (nullptr = the
+// built-in ones, see trace::ScanOptions).
 Result<std::vector<model::RankProfile>> LoadProfiles(const std::vector<std::string>& paths,
-                                                     unsigned threads);
+                                                     unsigned threads,
+                                                     const std::vector<model::ClassRule>* activity_rules = nullptr);
 
 }  // namespace trainscope::formats

@@ -7,6 +7,7 @@ namespace trainscope::model {
 
 void KernelTable::Reserve(size_t rows) {
   step.reserve(rows);
+  all_rows_.reserve(rows);
   name.reserve(rows);
   op_type.reserve(rows);
   accelerator.reserve(rows);
@@ -23,6 +24,9 @@ void KernelTable::Reserve(size_t rows) {
 }
 
 void KernelTable::Append(const KernelRow& row) {
+  const auto index = static_cast<uint32_t>(step.size());
+  all_rows_.push_back(index);
+  rows_by_step_[row.step].push_back(index);
   step.push_back(row.step);
   name.push_back(row.name);
   op_type.push_back(row.op_type);
@@ -88,6 +92,19 @@ void KernelTable::SortByStart() {
   Permute(aic_mac_ratio, order);
   Permute(aic_mte2_ratio, order);
   Permute(aiv_vec_ratio, order);
+  IndexSteps();
+}
+
+void KernelTable::IndexSteps() {
+  rows_by_step_.clear();
+  for (size_t i = 0; i < step.size(); ++i) rows_by_step_[step[i]].push_back(static_cast<uint32_t>(i));
+}
+
+std::span<const uint32_t> KernelTable::RowsOf(int32_t step_number) const {
+  if (step_number == kNoStep) return all_rows_;
+  auto it = rows_by_step_.find(step_number);
+  if (it == rows_by_step_.end()) return {};
+  return it->second;
 }
 
 }  // namespace trainscope::model

@@ -8,6 +8,8 @@
 
 #include <cmath>
 #include <cstdint>
+#include <map>
+#include <span>
 #include <vector>
 
 #include "core/string_pool.h"
@@ -52,6 +54,13 @@ class KernelTable {
   // the end because kernel_details.csv is not guaranteed to be time-ordered.
   void SortByStart();
 
+  // Rows whose step is |step|, in row order; kNoStep means every row (the
+  // whole-profile scope of the analyses). Kept up to date by Append and
+  // SortByStart, so per-step analyses of a profile with S steps read N rows
+  // in all instead of scanning N rows S times. The step column must not be
+  // written directly.
+  std::span<const uint32_t> RowsOf(int32_t step) const;
+
   std::vector<int32_t> step;
   std::vector<StringId> name;
   std::vector<StringId> op_type;
@@ -66,6 +75,12 @@ class KernelTable {
   std::vector<float> aic_mac_ratio;
   std::vector<float> aic_mte2_ratio;
   std::vector<float> aiv_vec_ratio;
+
+ private:
+  void IndexSteps();
+
+  std::map<int32_t, std::vector<uint32_t>> rows_by_step_;
+  std::vector<uint32_t> all_rows_;
 };
 
 }  // namespace trainscope::model

@@ -88,6 +88,12 @@ class DeviceActivities {
 // pid/tid are int64. Non-numeric pids/tids ("Spans", "GPU 0 Counters") get a
 // synthetic id SyntheticThreadId(StringId) so that they never collide with OS ids.
 inline int64_t SyntheticThreadId(StringId id) { return -(int64_t{1} << 40) - int64_t{id}; }
+inline bool IsSyntheticThreadId(int64_t value) {
+  return value <= -(int64_t{1} << 40) && value > -(int64_t{1} << 40) - (int64_t{1} << 32);
+}
+inline StringId SyntheticThreadName(int64_t value) {
+  return static_cast<StringId>(-(int64_t{1} << 40) - value);
+}
 
 struct HostOp {
   int64_t pid = 0;
@@ -203,6 +209,9 @@ struct Timeline {
   std::vector<Flow> flows;
   std::vector<CollectiveArgs> collectives;
   std::vector<Step> steps;  // sorted by start
+  // Activity rows of each step number (in row order), filled by the reader
+  // once steps are assigned: per-step analyses then touch only their rows.
+  std::map<int32_t, std::vector<uint32_t>> activity_rows_by_step;
   StepSource step_source = StepSource::kNone;
   std::map<int64_t, StringId> process_names;
   std::map<std::pair<int64_t, int64_t>, StringId> thread_names;

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/status.h"
 #include "model/timeline.h"
 
 namespace trainscope::model {
@@ -27,6 +28,15 @@ struct ClassRule {
 // dpsk::ep::, multimem_all_reduce, cross_device_reduce (vLLM custom
 // allreduce), rccl.
 const std::vector<ClassRule>& DefaultClassRules();
+
+// Parses user rules, one per line: <kind> <match> <pattern>, kind one of
+// compute, communication, memcpy, memset; match prefix or contains (case
+// sensitive, as kernel names are); columns separated by a TAB or two
+// spaces, '#' comments. Errors name |source_name| and the line.
+Result<std::vector<ClassRule>> ParseClassRules(std::string_view text, const std::string& source_name);
+
+// |user| rules first (the first match wins), then DefaultClassRules().
+std::vector<ClassRule> WithDefaultClassRules(std::vector<ClassRule> user);
 
 // |category| is the Kineto cat (kernel, gpu_memcpy, Memcpy, ...).
 ActivityKind ClassifyActivity(std::string_view name, std::string_view category,

@@ -22,13 +22,13 @@
 namespace trainscope {
 namespace {
 
-using formats::trace::EventSink;
+using formats::trace::SerialEventSink;
 using formats::trace::RawEvent;
 using formats::trace::ScanOptions;
 using formats::trace::ScanReport;
 
 // Records every callback as text, so two scans compare with one EXPECT_EQ.
-class RecordingSink : public EventSink {
+class RecordingSink : public SerialEventSink {
  public:
   void OnEvent(const RawEvent& e, size_t /*offset*/) override {
     events.push_back(fmt::format(

@@ -8,6 +8,7 @@
 #include "formats/trace/kineto_reader.h"
 #include "formats/trace/trace_view_reader.h"
 #include "model/rank_profile.h"
+#include "model/timeline_classify.h"
 
 namespace trainscope {
 namespace {
@@ -191,6 +192,87 @@ TEST(KinetoReader, MissingTsIsCounted) {
   EXPECT_EQ(l.rows_read(), 2);
   EXPECT_EQ(l.skipped_by_reason().at("missing ts"), 1);
   EXPECT_EQ(l.skipped_by_reason().at("unknown phase"), 1);
+}
+
+TEST(ActivityRules, ParseAndOrder) {
+  auto rules = model::ParseClassRules(
+      "# kind        match     pattern\n"
+      "communication\tcontains\tmy_allreduce\n"
+      "compute  prefix  nccl_fake_compute\n\n",
+      "rules.tsv");
+  ASSERT_TRUE(rules.ok()) << rules.status().message();
+  ASSERT_EQ(rules->size(), 2u);
+  auto all = model::WithDefaultClassRules(*rules);
+  EXPECT_EQ(all.size(), 2 + model::DefaultClassRules().size());
+  // User rules come first, so they override the built-in ^nccl.
+  EXPECT_EQ(model::ClassifyActivity("nccl_fake_compute_kernel", "kernel", false, all), model::ActivityKind::kCompute);
+  EXPECT_EQ(model::ClassifyActivity("void ns::my_allreduce<4>()", "kernel", false, all),
+            model::ActivityKind::kCommunication);
+  EXPECT_EQ(model::ClassifyActivity("ncclDevKernel_AllGather", "kernel", false, all),
+            model::ActivityKind::kCommunication);
+
+  auto bad = model::ParseClassRules("communication\tsuffix\tx\n", "rules.tsv");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("rules.tsv:1"), std::string::npos);
+  EXPECT_NE(bad.status().message().find("hint"), std::string::npos);
+  EXPECT_FALSE(model::ParseClassRules("bogus\tprefix\tx\n", "r").ok());
+  EXPECT_FALSE(model::ParseClassRules("compute prefix\n", "r").ok());
+}
+
+TEST(KinetoReader, UserActivityRulesReachTheReader) {
+  const char* json = R"J({"traceEvents": [
+    {"ph": "X", "cat": "kernel", "name": "custom_ar_kernel<8>", "pid": 0, "tid": 7, "ts": 10, "dur": 5},
+    {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 20, "dur": 5}]})J";
+  model::RankProfile plain;
+  Status read = formats::ParseKinetoTrace(json, "x", &plain);
+  ASSERT_TRUE(read.ok()) << read.message();
+  EXPECT_EQ(plain.timeline.activities.kind[0], model::ActivityKind::kCompute);
+
+  auto user = model::ParseClassRules("communication  prefix  custom_ar_kernel\n", "r");
+  ASSERT_TRUE(user.ok());
+  const auto rules = model::WithDefaultClassRules(*user);
+  formats::trace::ScanOptions options;
+  options.activity_rules = &rules;
+  model::RankProfile custom;
+  ASSERT_TRUE(formats::ParseKinetoTrace(json, "x", &custom, options).ok());
+  EXPECT_EQ(custom.timeline.activities.kind[0], model::ActivityKind::kCommunication);
+  EXPECT_EQ(custom.timeline.activities.kind[1], model::ActivityKind::kCompute);
+}
+
+// Skips are counted per batch and sampled: the ledger must still hold every
+// row and the first samples of the file, whatever the chunking.
+TEST(KinetoReader, LedgerSamplesAndCountsAcrossChunks) {
+  std::string json = R"({"traceEvents": [)";
+  const int n = 3000;
+  for (int i = 0; i < n; ++i) {
+    if (i) json += ",\n";
+    if (i % 3 == 0) {
+      json += R"({"ph": "i", "name": "marker", "pid": 1, "tid": 1, "ts": )" + std::to_string(100 + i) + "}";
+    } else {
+      json += R"({"ph": "X", "cat": "cpu_op", "name": "op", "pid": 1, "tid": 1, "ts": )" + std::to_string(100 + i) +
+              R"(, "dur": 1})";
+    }
+  }
+  json += "]}";
+  for (size_t chunk : {size_t{64}, size_t{4096}, size_t{1} << 20}) {
+    for (unsigned threads : {1u, 2u, 3u}) {
+      formats::trace::ScanOptions options;
+      options.chunk_bytes = chunk;
+      options.threads = threads;
+      model::RankProfile p;
+      ASSERT_TRUE(formats::ParseKinetoTrace(json, "x", &p, options).ok());
+      const RowLedger& l = p.ledgers.back();
+      EXPECT_EQ(l.rows_read(), n);
+      EXPECT_EQ(l.rows_used() + l.rows_skipped(), l.rows_read());
+      EXPECT_EQ(l.skipped_by_reason().at("instant event"), n / 3);
+      EXPECT_EQ(static_cast<int>(p.timeline.host_ops.size()), n - n / 3);
+      // The samples are the file's first three skipped events (1-based 1, 4, 7).
+      ASSERT_EQ(l.samples().size(), RowLedger::kSamplesPerReason);
+      EXPECT_EQ(l.samples()[0].line, 1);
+      EXPECT_EQ(l.samples()[1].line, 4);
+      EXPECT_EQ(l.samples()[2].line, 7);
+    }
+  }
 }
 
 // trace_view.json: top-level array, string ts, flow id > 2^53, process names

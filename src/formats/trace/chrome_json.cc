@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <memory>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -30,15 +32,26 @@ od::parser& SharedParser() {
   return parser;
 }
 
+// The whole document stays parsed (and its unescaped strings in the
+// parser's buffer) until the scan ends, so events are committed in batches.
+constexpr size_t kWholeDocumentBatch = 16384;
+
 error_code FastEvents(od::array& events, EventSink* sink, size_t* count) {
   RawEvent ev;
+  std::unique_ptr<EventBatch> batch = sink->NewBatch();
+  size_t pending = 0;
   for (auto element : events) {
     od::object obj;
     if (error_code e = std::move(element).get_object().get(obj)) return e;
     if (error_code e = CaptureEvent(obj, &ev)) return e;
-    sink->OnEvent(ev, 0);
+    sink->Convert(ev, 0, batch.get());
     ++*count;
+    if (++pending == kWholeDocumentBatch) {
+      sink->Commit(batch.get());
+      pending = 0;
+    }
   }
+  sink->Commit(batch.get());
   return simdjson::SUCCESS;
 }
 
@@ -259,7 +272,9 @@ class SlowScanner {
         }
         return i;
       }
-      sink_->OnEvent(ev, i);
+      if (!batch_) batch_ = sink_->NewBatch();
+      sink_->Convert(ev, i, batch_.get());
+      sink_->Commit(batch_.get());  // the next event's parse reuses the string buffer
       ++report_->events;
       i = SkipSpace(s_, end);
       after_comma = false;
@@ -276,6 +291,7 @@ class SlowScanner {
   std::string_view s_;
   EventSink* sink_;
   ScanReport* report_;
+  std::unique_ptr<EventBatch> batch_;
 };
 
 bool IsGzip(std::string_view data) {
@@ -341,6 +357,29 @@ bool TryChunkedGzip(std::string_view gz, const ScanOptions& options, EventSink* 
 }
 
 }  // namespace
+
+namespace {
+
+// The events of a chunk with their offsets; views valid until Commit.
+struct RawEventBatch : EventBatch {
+  std::vector<std::pair<RawEvent, size_t>> events;
+};
+
+}  // namespace
+
+std::unique_ptr<EventBatch> SerialEventSink::NewBatch() const {
+  return std::make_unique<RawEventBatch>();
+}
+
+void SerialEventSink::Convert(const RawEvent& event, size_t offset, EventBatch* batch) const {
+  static_cast<RawEventBatch*>(batch)->events.emplace_back(event, offset);
+}
+
+void SerialEventSink::Commit(EventBatch* batch) {
+  auto* raw = static_cast<RawEventBatch*>(batch);
+  for (const auto& [event, offset] : raw->events) OnEvent(event, offset);
+  raw->events.clear();
+}
 
 Status ScanChromeTrace(std::string_view padded, const std::string& label, EventSink* sink,
                        ScanReport* report) {

@@ -17,6 +17,7 @@
 #include <simdjson.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -39,16 +40,46 @@ struct RawEvent {
   std::string_view arg_name, labels, task_type;
 };
 
+// What a sink makes of the events of one chunk: filled on a worker thread by
+// EventSink::Convert, taken in by EventSink::Commit on the calling thread.
+class EventBatch {
+ public:
+  virtual ~EventBatch() = default;
+};
+
+// Receives the events of a scan in two parts, so that the per-event work
+// (number parsing, classification, string interning) runs on the parser
+// threads and only the hand-over is serial:
+//   Convert (any worker thread, one batch per thread at a time) turns events
+//   into the sink's own records in a batch;
+//   Commit (the calling thread, batches in document order) takes a batch in.
+// The RawEvent views passed to Convert stay valid until that batch's Commit
+// returns, so a batch may keep views instead of copies.
 class EventSink {
  public:
   virtual ~EventSink() = default;
-  // |offset| is the byte offset of the event's '{' (0 on the fast path).
-  virtual void OnEvent(const RawEvent& event, size_t offset) = 0;
+  virtual std::unique_ptr<EventBatch> NewBatch() const = 0;
+  // |offset| is the byte offset of the event's '{' (0 where the scan does
+  // not track it). Must touch nothing but |batch| (runs concurrently).
+  virtual void Convert(const RawEvent& event, size_t offset, EventBatch* batch) const = 0;
+  // Takes the batch's records in and leaves |batch| empty for reuse.
+  virtual void Commit(EventBatch* batch) = 0;
   // Top-level keys other than traceEvents (object documents only).
   virtual void OnTopLevel(std::string_view /*key*/, simdjson::ondemand::value& /*value*/) {}
   virtual void OnTopLevelScalar(std::string_view /*key*/, std::string_view /*raw*/) {}
   // Forget everything seen so far (the fast path failed; the slow path restarts).
   virtual void Reset() = 0;
+};
+
+// A sink that takes the events one at a time on the calling thread (tests,
+// tools): its batches only carry the events to OnEvent.
+class SerialEventSink : public EventSink {
+ public:
+  virtual void OnEvent(const RawEvent& event, size_t offset) = 0;
+
+  std::unique_ptr<EventBatch> NewBatch() const final;
+  void Convert(const RawEvent& event, size_t offset, EventBatch* batch) const final;
+  void Commit(EventBatch* batch) final;
 };
 
 struct ScanReport {

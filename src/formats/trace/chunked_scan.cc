@@ -64,28 +64,39 @@ bool ParseChunk(od::parser& parser, const PaddedChunk& chunk, OnEvent&& on_event
 }
 
 // One chunk in flight: its text, the parser owning its unescaped strings and
-// the events (views into both) waiting for the sink.
+// the sink's batch of its converted events (which may keep views into both
+// until it is committed).
 struct Slot {
+  explicit Slot(const EventSink& sink) : batch(sink.NewBatch()) {}
   PaddedChunk chunk;
   od::parser parser;
-  std::vector<RawEvent> events;
+  std::unique_ptr<EventBatch> batch;
+  size_t events = 0;
   size_t index = 0;
   bool ok = false;
 };
 
+// Parses the slot's chunk and converts its events into the slot's batch.
+void ConvertChunk(const EventSink& sink, Slot* slot) {
+  slot->events = 0;
+  slot->ok = ParseChunk(slot->parser, slot->chunk, [&](const RawEvent& ev) {
+    sink.Convert(ev, 0, slot->batch.get());
+    ++slot->events;
+  });
+}
+
 ChunkScanResult ScanSequential(ChunkFeeder* feeder, EventSink* sink) {
   ChunkScanResult result;
-  Slot slot;
+  Slot slot(*sink);
   std::string_view text;
   while (feeder->Next(&text)) {
     slot.chunk.Assign(text);
     feeder->Release(text);
     ++result.chunks;
-    bool ok = ParseChunk(slot.parser, slot.chunk, [&](const RawEvent& ev) {
-      sink->OnEvent(ev, 0);
-      ++result.events;
-    });
-    if (!ok) return result;
+    ConvertChunk(*sink, &slot);
+    if (!slot.ok) return result;
+    sink->Commit(slot.batch.get());
+    result.events += slot.events;
   }
   result.ok = !feeder->failed();
   return result;
@@ -98,7 +109,7 @@ class ParallelScan {
     // Two spare slots let the workers run ahead while the sink drains one.
     slots_.resize(threads + 2);
     for (auto& slot : slots_) {
-      slot = std::make_unique<Slot>();
+      slot = std::make_unique<Slot>(*sink);
       free_.push_back(slot.get());
     }
   }
@@ -140,9 +151,7 @@ class ParallelScan {
         slot->chunk.Assign(text);
         feeder_->Release(text);
       }
-      slot->events.clear();
-      slot->ok = ParseChunk(slot->parser, slot->chunk,
-                            [slot](const RawEvent& ev) { slot->events.push_back(ev); });
+      ConvertChunk(*sink_, slot);
       {
         std::lock_guard<std::mutex> lock(mu_);
         ready_[slot->index] = slot;
@@ -164,8 +173,8 @@ class ParallelScan {
       }
       ++result_.chunks;
       if (!slot->ok) return false;
-      for (const RawEvent& ev : slot->events) sink_->OnEvent(ev, 0);
-      result_.events += slot->events.size();
+      sink_->Commit(slot->batch.get());
+      result_.events += slot->events;
       {
         std::lock_guard<std::mutex> lock(mu_);
         free_.push_back(slot);

@@ -3,8 +3,9 @@
 // A feeder hands out the chunks in document order; worker threads copy each
 // into their own padded buffer wrapped as "[" chunk "]" and parse it with
 // their own simdjson parser (so events never cross a chunk and simdjson's
-// 4 GiB document limit applies per chunk only); the calling thread hands the
-// events to the sink in document order. At most threads + 2 chunks are held
+// 4 GiB document limit applies per chunk only) and convert its events into
+// the sink's batch (EventSink::Convert); the calling thread commits the
+// batches in document order. At most threads + 2 chunks are held
 // at once, so memory is bounded by the chunk size, not the file size.
 #pragma once
 

@@ -2,8 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "core/numbers.h"
+#include "formats/trace/batch_ledger.h"
 #include "formats/trace/chrome_json.h"
+#include "formats/trace/local_strings.h"
 #include "formats/trace/timeline_builder.h"
 #include "model/timeline_classify.h"
 
@@ -29,25 +33,116 @@ bool IsLaunchFlow(std::string_view cat) {
   return cat == "ac2g" || cat == "async" || cat == "async_cpu_to_gpu";
 }
 
+// One chunk's events as model records. Strings are LocalStrings ids and
+// non-numeric pids/tids synthetic ids of local strings until the commit.
+struct KinetoBatch : trace::EventBatch {
+  struct Flow {
+    bool start;
+    int64_t id;
+    StringId category;
+    int64_t pid, tid, ts_ns;
+  };
+  struct Meta {
+    bool thread;  // thread_name, else process_name
+    int64_t pid, tid;
+    StringId name;
+  };
+
+  void Clear() {
+    strings.Clear();
+    kind_by_name.clear();
+    ledger.Clear();
+    host_ops.clear();
+    activities.clear();
+    activity_pid.clear();
+    activity_tid.clear();
+    collectives.clear();
+    flows.clear();
+    memory.clear();
+    meta.clear();
+  }
+
+  trace::LocalStrings strings;
+  // Classification of non-memory activities by local name id (-1 unknown):
+  // a chunk repeats a few hundred kernel names thousands of times.
+  std::vector<int8_t> kind_by_name;
+  trace::BatchLedger ledger;
+  std::vector<model::HostOp> host_ops;
+  std::vector<model::DeviceActivity> activities;  // collective = index into |collectives|
+  std::vector<int64_t> activity_pid, activity_tid;
+  std::vector<model::CollectiveArgs> collectives;
+  std::vector<Flow> flows;
+  std::vector<model::MemoryEvent> memory;
+  std::vector<Meta> meta;
+};
+
 class KinetoSink : public trace::EventSink {
  public:
-  KinetoSink(model::RankProfile* profile, const std::string& label)
-      : profile_(profile), builder_(profile), ledger_(label) {}
+  KinetoSink(model::RankProfile* profile, const std::string& label,
+             const std::vector<model::ClassRule>& rules)
+      : profile_(profile), builder_(profile), ledger_(label), rules_(rules) {}
 
-  void OnEvent(const RawEvent& ev, size_t offset) override {
-    ++index_;
-    if (ev.ph.size() != 1) return Skip(ev.ph.empty() ? "missing ph" : "unknown phase", offset);
+  std::unique_ptr<trace::EventBatch> NewBatch() const override { return std::make_unique<KinetoBatch>(); }
+
+  void Convert(const RawEvent& ev, size_t offset, trace::EventBatch* out) const override {
+    auto& batch = *static_cast<KinetoBatch*>(out);
+    batch.ledger.CountEvent();
+    const int64_t index = batch.ledger.events();
+    if (ev.ph.size() != 1) return batch.ledger.Skip(ev.ph.empty() ? "missing ph" : "unknown phase", index, offset);
     switch (ev.ph[0]) {
-      case 'X': return Complete(ev, offset);
+      case 'X': return Complete(ev, index, offset, &batch);
       case 'i':
-      case 'I': return Instant(ev, offset);
+      case 'I': return Instant(ev, index, offset, &batch);
       case 's':
       case 'f':
-      case 't': return FlowPoint(ev, offset);
-      case 'M': return Metadata(ev);
-      case 'C': return Skip("counter", offset);
-      default: return Skip("unknown phase", offset);
+      case 't': return FlowPoint(ev, index, offset, &batch);
+      case 'M': return Metadata(ev, &batch);
+      case 'C': return batch.ledger.Skip("counter", index, offset);
+      default: return batch.ledger.Skip("unknown phase", index, offset);
     }
+  }
+
+  void Commit(trace::EventBatch* in) override {
+    auto& batch = *static_cast<KinetoBatch*>(in);
+    const std::vector<StringId>& global = batch.strings.MapInto(&profile_->strings);
+    model::Timeline& tl = builder_.timeline();
+    for (model::HostOp op : batch.host_ops) {
+      op.pid = trace::GlobalThreadId(op.pid, global);
+      op.tid = trace::GlobalThreadId(op.tid, global);
+      op.name = global[op.name];
+      op.category = global[op.category];
+      builder_.AddHostOp(op);
+    }
+    const auto collective_base = static_cast<int32_t>(tl.collectives.size());
+    for (model::CollectiveArgs c : batch.collectives) {
+      c.name = global[c.name];
+      c.dtype = global[c.dtype];
+      c.pg_name = global[c.pg_name];
+      c.pg_desc = global[c.pg_desc];
+      c.pg_ranks = global[c.pg_ranks];
+      builder_.AddCollective(c);
+    }
+    for (size_t i = 0; i < batch.activities.size(); ++i) {
+      model::DeviceActivity a = batch.activities[i];
+      a.name = global[a.name];
+      a.category = global[a.category];
+      if (a.collective != model::kNoIndex) a.collective += collective_base;
+      builder_.AddActivity(trace::GlobalThreadId(batch.activity_pid[i], global),
+                           trace::GlobalThreadId(batch.activity_tid[i], global), a);
+    }
+    for (const KinetoBatch::Flow& f : batch.flows) {
+      builder_.AddFlowPoint(f.start, f.id, global[f.category], trace::GlobalThreadId(f.pid, global),
+                            trace::GlobalThreadId(f.tid, global), f.ts_ns);
+    }
+    tl.memory.insert(tl.memory.end(), batch.memory.begin(), batch.memory.end());
+    for (const KinetoBatch::Meta& m : batch.meta) {
+      const int64_t pid = trace::GlobalThreadId(m.pid, global);
+      if (m.thread) tl.thread_names[{pid, trace::GlobalThreadId(m.tid, global)}] = global[m.name];
+      else tl.process_names[pid] = global[m.name];
+    }
+    batch.ledger.CommitTo(events_, &ledger_);
+    events_ += batch.ledger.events();
+    batch.Clear();
   }
 
   void OnTopLevel(std::string_view key, od::value& value) override {
@@ -62,85 +157,92 @@ class KinetoSink : public trace::EventSink {
   void Reset() override {
     builder_.Reset();
     ledger_ = RowLedger(ledger_.file());
-    index_ = 0;
+    events_ = 0;
   }
 
   trace::TimelineBuilder& builder() { return builder_; }
   RowLedger& ledger() { return ledger_; }
 
  private:
-  void Skip(const char* reason, size_t offset) {
-    ledger_.Skip(reason, index_, offset ? fmt::format("byte {}", offset) : std::string());
-  }
-
-  // pid/tid: numbers, numeric strings ("25738"), or names ("Spans").
-  int64_t ThreadId(std::string_view raw) {
-    if (std::optional<int64_t> v = ParseIdToken(raw)) return *v;
-    return model::SyntheticThreadId(profile_->strings.Intern(TrimField(raw)));
-  }
-
-  void Complete(const RawEvent& ev, size_t offset) {
+  void Complete(const RawEvent& ev, int64_t index, size_t offset, KinetoBatch* batch) const {
     std::optional<int64_t> ts = ParseMicrosToNanos(ev.ts);
-    if (!ts) return Skip(ev.ts.empty() ? "missing ts" : "bad ts", offset);
+    if (!ts) return batch->ledger.Skip(ev.ts.empty() ? "missing ts" : "bad ts", index, offset);
     int64_t dur = 0;
     if (!ev.dur.empty()) {
       std::optional<int64_t> d = ParseMicrosToNanos(ev.dur);
       if (d && *d >= 0) dur = *d;
-      else ledger_.Note("bad dur (0 used)", index_, std::string(ev.dur));
+      else batch->ledger.Note("bad dur (0 used)", index, ev.dur);
     }
-    if (IsDeviceCategory(ev.cat)) return Device(ev, *ts, dur);
-    if (ev.cat == "gpu_user_annotation") return Skip("gpu_user_annotation", offset);
-    if (ev.cat == "cuda_sync") return Skip("cuda_sync", offset);
+    if (IsDeviceCategory(ev.cat)) return Device(ev, index, *ts, dur, batch);
+    if (ev.cat == "gpu_user_annotation") return batch->ledger.Skip("gpu_user_annotation", index, offset);
+    if (ev.cat == "cuda_sync") return batch->ledger.Skip("cuda_sync", index, offset);
+    trace::LocalStrings& strings = batch->strings;
     model::HostOp op;
-    op.pid = ThreadId(ev.pid);
-    op.tid = ThreadId(ev.tid);
+    op.pid = trace::LocalThreadId(ev.pid, &strings);
+    op.tid = trace::LocalThreadId(ev.tid, &strings);
     op.start_ns = *ts;
     op.duration_ns = dur;
-    op.name = profile_->strings.Intern(ev.name);
-    op.category = profile_->strings.Intern(ev.cat);
+    op.name = strings.Intern(ev.name);
+    op.category = strings.Intern(ev.cat);
     op.external_id = IdOr(ev.external_id, model::kNoId);
     op.correlation = IdOr(ev.correlation, model::kNoId);
-    builder_.AddHostOp(op);
-    ledger_.Use();
+    batch->host_ops.push_back(op);
   }
 
-  void Device(const RawEvent& ev, int64_t ts, int64_t dur) {
+  void Device(const RawEvent& ev, int64_t index, int64_t ts, int64_t dur, KinetoBatch* batch) const {
+    trace::LocalStrings& strings = batch->strings;
     model::DeviceActivity a;
-    int64_t pid = ThreadId(ev.pid);
-    int64_t tid = ThreadId(ev.tid);
-    a.device = static_cast<int32_t>(IdOr(ev.device, pid));
-    a.stream = static_cast<int32_t>(IdOr(ev.stream, tid));
+    int64_t pid = trace::LocalThreadId(ev.pid, &strings);
+    int64_t tid = trace::LocalThreadId(ev.tid, &strings);
+    // Numeric pids/tids are the device/stream when args lack them.
+    a.device = static_cast<int32_t>(IdOr(ev.device, model::IsSyntheticThreadId(pid) ? -1 : pid));
+    a.stream = static_cast<int32_t>(IdOr(ev.stream, model::IsSyntheticThreadId(tid) ? -1 : tid));
     a.start_ns = ts;
     a.duration_ns = dur;
-    a.name = profile_->strings.Intern(ev.name);
-    a.category = profile_->strings.Intern(ev.cat);
+    a.name = strings.Intern(ev.name);
+    a.category = strings.Intern(ev.cat);
     a.correlation = IdOr(ev.correlation, model::kNoId);
     a.external_id = IdOr(ev.external_id, model::kNoId);
     if (!ev.correlation.empty() && a.correlation == model::kNoId) {
-      ledger_.Note("id overflow (correlation dropped)", index_, std::string(ev.correlation));
+      batch->ledger.Note("id overflow (correlation dropped)", index, ev.correlation);
     }
     bool collective = !ev.coll_name.empty();
     if (collective) {
       model::CollectiveArgs c;
-      c.name = profile_->strings.Intern(ev.coll_name);
-      c.dtype = profile_->strings.Intern(ev.dtype);
+      c.name = strings.Intern(ev.coll_name);
+      c.dtype = strings.Intern(ev.dtype);
       c.in_nelems = IdOr(ev.in_nelems, -1);
       c.out_nelems = IdOr(ev.out_nelems, -1);
       c.group_size = static_cast<int32_t>(IdOr(ev.group_size, -1));
-      c.pg_name = profile_->strings.Intern(ev.pg_name);
-      c.pg_desc = profile_->strings.Intern(ev.pg_desc);
-      c.pg_ranks = profile_->strings.Intern(ev.pg_ranks);
-      a.collective = builder_.AddCollective(c);
+      c.pg_name = strings.Intern(ev.pg_name);
+      c.pg_desc = strings.Intern(ev.pg_desc);
+      c.pg_ranks = strings.Intern(ev.pg_ranks);
+      a.collective = static_cast<int32_t>(batch->collectives.size());
+      batch->collectives.push_back(c);
+      a.kind = model::ActivityKind::kCommunication;
+    } else {
+      a.kind = Classify(ev, a.name, batch);
     }
-    a.kind = model::ClassifyActivity(ev.name, ev.cat, collective, model::DefaultClassRules());
-    builder_.AddActivity(pid, tid, a);
-    ledger_.Use();
+    batch->activities.push_back(a);
+    batch->activity_pid.push_back(pid);
+    batch->activity_tid.push_back(tid);
   }
 
-  void Instant(const RawEvent& ev, size_t offset) {
-    if (ev.name != "[memory]") return Skip("instant event", offset);
+  // ClassifyActivity without collective args, cached per name: memcpy /
+  // memset categories decide alone, other activities by name only.
+  model::ActivityKind Classify(const RawEvent& ev, uint32_t name, KinetoBatch* batch) const {
+    model::ActivityKind kind = model::ClassifyActivity(std::string_view(), ev.cat, false, {});
+    if (kind != model::ActivityKind::kCompute) return kind;
+    if (batch->kind_by_name.size() <= name) batch->kind_by_name.resize(batch->strings.size(), -1);
+    int8_t& cached = batch->kind_by_name[name];
+    if (cached < 0) cached = static_cast<int8_t>(model::ClassifyActivity(ev.name, ev.cat, false, rules_));
+    return static_cast<model::ActivityKind>(cached);
+  }
+
+  void Instant(const RawEvent& ev, int64_t index, size_t offset, KinetoBatch* batch) const {
+    if (ev.name != "[memory]") return batch->ledger.Skip("instant event", index, offset);
     std::optional<int64_t> ts = ParseMicrosToNanos(ev.ts);
-    if (!ts) return Skip("missing ts", offset);
+    if (!ts) return batch->ledger.Skip("missing ts", index, offset);
     model::MemoryEvent m;
     m.ts_ns = *ts;
     m.device_type = static_cast<int32_t>(IdOr(ev.device_type, -1));
@@ -148,29 +250,28 @@ class KinetoSink : public trace::EventSink {
     m.bytes = IdOr(ev.bytes, 0);
     m.total_allocated = IdOr(ev.total_allocated, 0);
     m.total_reserved = IdOr(ev.total_reserved, 0);
-    builder_.timeline().memory.push_back(m);
-    ledger_.Use();
+    batch->memory.push_back(m);
   }
 
-  void FlowPoint(const RawEvent& ev, size_t offset) {
-    if (!IsLaunchFlow(ev.cat)) return Skip("flow other than launch", offset);
+  void FlowPoint(const RawEvent& ev, int64_t index, size_t offset, KinetoBatch* batch) const {
+    if (!IsLaunchFlow(ev.cat)) return batch->ledger.Skip("flow other than launch", index, offset);
     std::optional<int64_t> ts = ParseMicrosToNanos(ev.ts);
-    if (!ts) return Skip("missing ts", offset);
+    if (!ts) return batch->ledger.Skip("missing ts", index, offset);
     std::optional<int64_t> id = ParseIdToken(ev.id);
-    if (!id) return Skip(ev.id.empty() ? "flow without id" : "id overflow", offset);
-    builder_.AddFlowPoint(ev.ph[0] == 's', *id, profile_->strings.Intern(ev.cat),
-                          ThreadId(ev.pid), ThreadId(ev.tid), *ts);
-    ledger_.Use();
+    if (!id) return batch->ledger.Skip(ev.id.empty() ? "flow without id" : "id overflow", index, offset);
+    trace::LocalStrings& strings = batch->strings;
+    batch->flows.push_back(KinetoBatch::Flow{ev.ph[0] == 's', *id, strings.Intern(ev.cat),
+                                             trace::LocalThreadId(ev.pid, &strings),
+                                             trace::LocalThreadId(ev.tid, &strings), *ts});
   }
 
-  void Metadata(const RawEvent& ev) {
-    if (ev.name == "process_name") {
-      builder_.timeline().process_names[ThreadId(ev.pid)] = profile_->strings.Intern(ev.arg_name);
-    } else if (ev.name == "thread_name") {
-      builder_.timeline().thread_names[{ThreadId(ev.pid), ThreadId(ev.tid)}] =
-          profile_->strings.Intern(ev.arg_name);
-    }
-    ledger_.Use();
+  void Metadata(const RawEvent& ev, KinetoBatch* batch) const {
+    const bool process = ev.name == "process_name";
+    if (!process && ev.name != "thread_name") return;  // sort indexes, labels: used, nothing to keep
+    trace::LocalStrings& strings = batch->strings;
+    batch->meta.push_back(KinetoBatch::Meta{!process, trace::LocalThreadId(ev.pid, &strings),
+                                            process ? 0 : trace::LocalThreadId(ev.tid, &strings),
+                                            strings.Intern(ev.arg_name)});
   }
 
   void ReadDistributed(od::value& value) {
@@ -253,13 +354,15 @@ class KinetoSink : public trace::EventSink {
   model::RankProfile* profile_;
   trace::TimelineBuilder builder_;
   RowLedger ledger_;
-  int64_t index_ = 0;
+  const std::vector<model::ClassRule>& rules_;
+  int64_t events_ = 0;  // committed so far
 };
 
 // |scan| runs the scan of the file or text into the sink.
 template <typename ScanFn>
-Status ReadWith(const std::string& label, model::RankProfile* profile, ScanFn&& scan) {
-  KinetoSink sink(profile, label);
+Status ReadWith(const std::string& label, model::RankProfile* profile, const trace::ScanOptions& options,
+                ScanFn&& scan) {
+  KinetoSink sink(profile, label, options.activity_rules ? *options.activity_rules : model::DefaultClassRules());
   trace::ScanReport report;
   TS_RETURN_IF_ERROR(scan(&sink, &report));
   if (report.damaged) {
@@ -271,7 +374,7 @@ Status ReadWith(const std::string& label, model::RankProfile* profile, ScanFn&& 
   tl.format = "kineto";
   tl.source = label;
   if (tl.distributed.rank && profile->rank < 0) profile->rank = *tl.distributed.rank;
-  sink.builder().Finish(/*append_kernels=*/true);
+  sink.builder().Finish(/*append_kernels=*/true, std::max(1u, options.threads));
   profile->ledgers.push_back(std::move(sink.ledger()));
   return Status::Ok();
 }
@@ -280,14 +383,14 @@ Status ReadWith(const std::string& label, model::RankProfile* profile, ScanFn&& 
 
 Status ReadKinetoTrace(const std::string& path, model::RankProfile* profile,
                        const trace::ScanOptions& options) {
-  return ReadWith(path, profile, [&](trace::EventSink* sink, trace::ScanReport* report) {
+  return ReadWith(path, profile, options, [&](trace::EventSink* sink, trace::ScanReport* report) {
     return trace::ScanJsonFile(path, sink, report, options);
   });
 }
 
 Status ParseKinetoTrace(std::string_view json, const std::string& label, model::RankProfile* profile,
                        const trace::ScanOptions& options) {
-  return ReadWith(label, profile, [&](trace::EventSink* sink, trace::ScanReport* report) {
+  return ReadWith(label, profile, options, [&](trace::EventSink* sink, trace::ScanReport* report) {
     return trace::ScanJsonText(json, label, sink, report, options);
   });
 }

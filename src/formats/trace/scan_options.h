@@ -1,8 +1,11 @@
-// Knobs of the chunked Chrome-trace scan (kept apart from chrome_json.h so
-// that reader headers do not pull in simdjson).
+// Knobs of the Chrome-trace readers and their chunked scan (kept apart from
+// chrome_json.h so that reader headers do not pull in simdjson).
 #pragma once
 
 #include <cstddef>
+#include <vector>
+
+#include "model/timeline_classify.h"
 
 namespace trainscope::formats::trace {
 
@@ -14,6 +17,11 @@ struct ScanOptions {
   size_t chunk_bytes = size_t{4} << 20;
   // Parser threads for the chunked scan; 0 = DefaultThreadCount().
   unsigned threads = 0;
+  // Name rules that sort Kineto device activities into compute /
+  // communication / memcpy / memset (after the metadata rules); nullptr =
+  // model::DefaultClassRules(). `analyze --activity-rules FILE` puts the
+  // user's rules in front of the defaults.
+  const std::vector<model::ClassRule>* activity_rules = nullptr;
 };
 
 }  // namespace trainscope::formats::trace

@@ -38,8 +38,8 @@ class TimelineBuilder {
   void Reset();
 
   // Sorts, links, assigns steps, appends kernels (when |append_kernels|) and
-  // moves the timeline into the profile.
-  void Finish(bool append_kernels);
+  // moves the timeline into the profile, on up to |threads| threads.
+  void Finish(bool append_kernels, unsigned threads = 1);
 
  private:
   struct FlowPoint {
@@ -66,10 +66,11 @@ class TimelineBuilder {
 
   void SortHostOps();
   void SortActivities();
-  void LinkLaunches();
+  void LinkLaunches(unsigned threads);
   void BuildSteps();
   void AppendKernels();
-  int32_t HostOpAt(int64_t pid, int64_t tid, int64_t ts_ns) const;
+  // The host op each flow start sits on (kNoIndex when none).
+  std::vector<int32_t> HostOpsAtFlowStarts() const;
 
   model::RankProfile* profile_;
   model::Timeline timeline_;

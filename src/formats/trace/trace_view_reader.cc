@@ -2,10 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include <vector>
 
 #include "core/numbers.h"
+#include "formats/trace/batch_ledger.h"
 #include "formats/trace/chrome_json.h"
+#include "formats/trace/local_strings.h"
 #include "formats/trace/timeline_builder.h"
 
 namespace trainscope::formats {
@@ -38,7 +42,27 @@ struct Staged {
   StringId name;
   StringId cat;
   StringId task_type;
-  int64_t offset;
+  int64_t index;  // 1-based event index in the file (ledger samples)
+};
+
+// One chunk's events, strings as LocalStrings ids until the commit.
+struct TraceViewBatch : trace::EventBatch {
+  enum class MetaKind : uint8_t { kProcessName, kThreadName, kProcessLabels };
+  struct Meta {
+    MetaKind kind;
+    int64_t pid, tid;
+    StringId value;
+  };
+  void Clear() {
+    strings.Clear();
+    ledger.Clear();
+    staged.clear();
+    meta.clear();
+  }
+  trace::LocalStrings strings;
+  trace::BatchLedger ledger;
+  std::vector<Staged> staged;  // index = index within the batch
+  std::vector<Meta> meta;
 };
 
 class TraceViewSink : public trace::EventSink {
@@ -46,44 +70,84 @@ class TraceViewSink : public trace::EventSink {
   TraceViewSink(model::RankProfile* profile, const std::string& label)
       : profile_(profile), ledger_(label) {}
 
-  void OnEvent(const RawEvent& ev, size_t offset) override {
-    ++index_;
-    StringPool& pool = profile_->strings;
-    if (ev.ph.size() != 1) return Skip(ev.ph.empty() ? "missing ph" : "unknown phase");
+  std::unique_ptr<trace::EventBatch> NewBatch() const override {
+    return std::make_unique<TraceViewBatch>();
+  }
+
+  // Staged events count as read at routing time, not here: only events
+  // skipped now (and metadata) are settled by the batch's ledger.
+  void Convert(const RawEvent& ev, size_t offset, trace::EventBatch* out) const override {
+    auto& batch = *static_cast<TraceViewBatch*>(out);
+    batch.ledger.CountEvent();
+    const int64_t index = batch.ledger.events();
+    trace::LocalStrings& strings = batch.strings;
+    if (ev.ph.size() != 1) return batch.ledger.Skip(ev.ph.empty() ? "missing ph" : "unknown phase", index, offset);
     char ph = ev.ph[0];
     if (ph == 'M') {
-      int64_t pid = ThreadId(ev.pid);
-      if (ev.name == "process_name") process_names_[pid] = pool.Intern(ev.arg_name);
-      else if (ev.name == "thread_name") thread_names_[{pid, ThreadId(ev.tid)}] = pool.Intern(ev.arg_name);
-      else if (ev.name == "process_labels") labels_[pid] = pool.Intern(ev.labels);
-      ledger_.Use();
+      using K = TraceViewBatch::MetaKind;
+      int64_t pid = trace::LocalThreadId(ev.pid, &strings);
+      if (ev.name == "process_name") {
+        batch.meta.push_back({K::kProcessName, pid, 0, strings.Intern(ev.arg_name)});
+      } else if (ev.name == "thread_name") {
+        batch.meta.push_back({K::kThreadName, pid, trace::LocalThreadId(ev.tid, &strings), strings.Intern(ev.arg_name)});
+      } else if (ev.name == "process_labels") {
+        batch.meta.push_back({K::kProcessLabels, pid, 0, strings.Intern(ev.labels)});
+      }
       return;
     }
-    if (ph == 'C') return Skip("counter");
-    if (ph != 'X' && ph != 's' && ph != 'f' && ph != 't') return Skip("unknown phase");
+    if (ph == 'C') return batch.ledger.Skip("counter", index, offset);
+    if (ph != 'X' && ph != 's' && ph != 'f' && ph != 't') return batch.ledger.Skip("unknown phase", index, offset);
     std::optional<int64_t> ts = ParseMicrosToNanos(ev.ts);
-    if (!ts) return Skip(ev.ts.empty() ? "missing ts" : "bad ts");
+    if (!ts) return batch.ledger.Skip(ev.ts.empty() ? "missing ts" : "bad ts", index, offset);
     Staged s{};
     s.ph = ph;
-    s.pid = ThreadId(ev.pid);
-    s.tid = ThreadId(ev.tid);
+    s.pid = trace::LocalThreadId(ev.pid, &strings);
+    s.tid = trace::LocalThreadId(ev.tid, &strings);
     s.ts_ns = *ts;
     if (!ev.dur.empty()) {
       std::optional<int64_t> d = ParseMicrosToNanos(ev.dur);
       if (d && *d >= 0) s.dur_ns = *d;
-      else ledger_.Note("bad dur (0 used)", index_, std::string(ev.dur));
+      else batch.ledger.Note("bad dur (0 used)", index, ev.dur);
     }
     if (ph != 'X') {
       std::optional<int64_t> id = ParseIdToken(ev.id);
-      if (!id) return Skip(ev.id.empty() ? "flow without id" : "id overflow");
+      if (!id) return batch.ledger.Skip(ev.id.empty() ? "flow without id" : "id overflow", index, offset);
       s.id = *id;
       s.has_id = true;
     }
-    s.name = pool.Intern(ev.name);
-    s.cat = pool.Intern(ev.cat);
-    s.task_type = pool.Intern(ev.task_type);
-    s.offset = static_cast<int64_t>(offset);
-    staged_.push_back(s);
+    s.name = strings.Intern(ev.name);
+    s.cat = strings.Intern(ev.cat);
+    s.task_type = strings.Intern(ev.task_type);
+    s.index = index;
+    batch.staged.push_back(s);
+  }
+
+  void Commit(trace::EventBatch* in) override {
+    auto& batch = *static_cast<TraceViewBatch*>(in);
+    const std::vector<StringId>& global = batch.strings.MapInto(&profile_->strings);
+    for (Staged s : batch.staged) {
+      s.pid = trace::GlobalThreadId(s.pid, global);
+      s.tid = trace::GlobalThreadId(s.tid, global);
+      s.name = global[s.name];
+      s.cat = global[s.cat];
+      s.task_type = global[s.task_type];
+      s.index += events_;
+      staged_.push_back(s);
+    }
+    using K = TraceViewBatch::MetaKind;
+    for (const TraceViewBatch::Meta& m : batch.meta) {
+      const int64_t pid = trace::GlobalThreadId(m.pid, global);
+      switch (m.kind) {
+        case K::kProcessName: process_names_[pid] = global[m.value]; break;
+        case K::kThreadName: thread_names_[{pid, trace::GlobalThreadId(m.tid, global)}] = global[m.value]; break;
+        case K::kProcessLabels: labels_[pid] = global[m.value]; break;
+      }
+    }
+    // The staged events are not settled yet: the ledger sees only the
+    // events this batch used (metadata) or skipped.
+    batch.ledger.CommitTo(events_, &ledger_, static_cast<int64_t>(batch.staged.size()));
+    events_ += batch.ledger.events();
+    batch.Clear();
   }
 
   void Reset() override {
@@ -92,7 +156,7 @@ class TraceViewSink : public trace::EventSink {
     thread_names_.clear();
     labels_.clear();
     ledger_ = RowLedger(ledger_.file());
-    index_ = 0;
+    events_ = 0;
   }
 
   void Route(trace::TimelineBuilder* builder) {
@@ -106,7 +170,7 @@ class TraceViewSink : public trace::EventSink {
       std::string_view process = ProcessName(s.pid);
       if (s.ph != 'X') {
         if (s.cat != async_npu && s.cat != host_to_device) {
-          Skip("flow other than launch");
+          Skip("flow other than launch", s);
           continue;
         }
         builder->AddFlowPoint(s.ph == 's', s.id, s.cat, s.pid, s.tid, s.ts_ns);
@@ -123,7 +187,7 @@ class TraceViewSink : public trace::EventSink {
       } else if (process == "HCCL" || process == "Communication") {
         std::string_view thread = ThreadName(s.pid, s.tid);
         if (thread.find("Plane") != std::string_view::npos) {
-          Skip("HCCL plane task");
+          Skip("HCCL plane task", s);
           continue;
         }
         model::DeviceActivity a = Activity(s);
@@ -141,7 +205,7 @@ class TraceViewSink : public trace::EventSink {
         else if (name == "Communication(Not Overlapped)") seg.kind = model::OverlapKind::kCommunicationNotOverlapped;
         else if (name == "Free") seg.kind = model::OverlapKind::kFree;
         else {
-          Skip("unknown overlap segment");
+          Skip("unknown overlap segment", s);
           continue;
         }
         tl.overlap.push_back(seg);
@@ -163,12 +227,7 @@ class TraceViewSink : public trace::EventSink {
   RowLedger& ledger() { return ledger_; }
 
  private:
-  void Skip(const char* reason) { ledger_.Skip(reason, index_, std::string()); }
-
-  int64_t ThreadId(std::string_view raw) {
-    if (std::optional<int64_t> v = ParseIdToken(raw)) return *v;
-    return model::SyntheticThreadId(profile_->strings.Intern(TrimField(raw)));
-  }
+  void Skip(const char* reason, const Staged& s) { ledger_.Skip(reason, s.index, std::string()); }
 
   std::string_view ProcessName(int64_t pid) const {
     auto it = process_names_.find(pid);
@@ -204,7 +263,7 @@ class TraceViewSink : public trace::EventSink {
 
   model::RankProfile* profile_;
   RowLedger ledger_;
-  int64_t index_ = 0;
+  int64_t events_ = 0;  // committed so far
   std::vector<Staged> staged_;
   std::map<int64_t, StringId> process_names_;
   std::map<std::pair<int64_t, int64_t>, StringId> thread_names_;
@@ -213,7 +272,7 @@ class TraceViewSink : public trace::EventSink {
 
 // |scan| runs the scan of the file or text into the sink.
 template <typename ScanFn>
-Status ReadWith(const std::string& label, model::RankProfile* profile, ScanFn&& scan) {
+Status ReadWith(const std::string& label, model::RankProfile* profile, unsigned threads, ScanFn&& scan) {
   TraceViewSink sink(profile, label);
   trace::ScanReport report;
   TS_RETURN_IF_ERROR(scan(&sink, &report));
@@ -227,7 +286,7 @@ Status ReadWith(const std::string& label, model::RankProfile* profile, ScanFn&& 
   sink.Route(&builder);
   builder.timeline().format = "trace_view";
   builder.timeline().source = label;
-  builder.Finish(append_kernels);
+  builder.Finish(append_kernels, std::max(1u, threads));
   profile->ledgers.push_back(std::move(sink.ledger()));
   return Status::Ok();
 }
@@ -236,14 +295,14 @@ Status ReadWith(const std::string& label, model::RankProfile* profile, ScanFn&& 
 
 Status ReadTraceView(const std::string& path, model::RankProfile* profile,
                        const trace::ScanOptions& options) {
-  return ReadWith(path, profile, [&](trace::EventSink* sink, trace::ScanReport* report) {
+  return ReadWith(path, profile, options.threads, [&](trace::EventSink* sink, trace::ScanReport* report) {
     return trace::ScanJsonFile(path, sink, report, options);
   });
 }
 
 Status ParseTraceView(std::string_view json, const std::string& label, model::RankProfile* profile,
                        const trace::ScanOptions& options) {
-  return ReadWith(label, profile, [&](trace::EventSink* sink, trace::ScanReport* report) {
+  return ReadWith(label, profile, options.threads, [&](trace::EventSink* sink, trace::ScanReport* report) {
     return trace::ScanJsonText(json, label, sink, report, options);
   });
 }

@@ -1,0 +1,58 @@
+#include "formats/trace/batch_ledger.h"
+
+#include <cstring>
+
+#include <fmt/format.h>
+
+namespace trainscope::formats::trace {
+
+BatchLedger::Entry* BatchLedger::Find(std::vector<Entry>* entries, const char* reason) {
+  for (Entry& e : *entries) {
+    if (e.reason == reason || std::strcmp(e.reason, reason) == 0) return &e;
+  }
+  return nullptr;
+}
+
+void BatchLedger::Add(std::vector<Entry>* entries, const char* reason, int64_t index, std::string detail) {
+  Entry* e = Find(entries, reason);
+  if (e == nullptr) {
+    entries->push_back(Entry{reason, 0, {}});
+    e = &entries->back();
+  }
+  ++e->count;
+  if (e->samples.size() < RowLedger::kSamplesPerReason) {
+    e->samples.push_back(RowIssueSample{index, reason, std::move(detail)});
+  }
+}
+
+void BatchLedger::Skip(const char* reason, int64_t index, size_t offset, std::string_view detail) {
+  ++skipped_count_;
+  std::string text = offset ? fmt::format("byte {}", offset) : std::string();
+  if (!detail.empty()) text += (text.empty() ? "" : ": ") + std::string(detail);
+  Add(&skipped_, reason, index, std::move(text));
+}
+
+void BatchLedger::Note(const char* reason, int64_t index, std::string_view detail) {
+  Add(&notes_, reason, index, std::string(detail));
+}
+
+void BatchLedger::CommitTo(int64_t base, RowLedger* ledger, int64_t deferred) const {
+  for (const Entry& e : skipped_) {
+    for (const RowIssueSample& s : e.samples) ledger->Skip(s.reason, base + s.line, s.detail);
+    ledger->SkipUnsampled(e.reason, e.count - static_cast<int64_t>(e.samples.size()));
+  }
+  for (const Entry& e : notes_) {
+    for (const RowIssueSample& s : e.samples) ledger->Note(s.reason, base + s.line, s.detail);
+    ledger->NoteUnsampled(e.reason, e.count - static_cast<int64_t>(e.samples.size()));
+  }
+  ledger->UseMany(events_ - skipped_count_ - deferred);
+}
+
+void BatchLedger::Clear() {
+  skipped_.clear();
+  notes_.clear();
+  events_ = 0;
+  skipped_count_ = 0;
+}
+
+}  // namespace trainscope::formats::trace
