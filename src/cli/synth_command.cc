@@ -90,8 +90,15 @@ CommandRunner RegisterSynth(CLI::App& app) {
       ->capture_default_str();
   app.add_flag("--slow-link", o.slow_link,
                "Plant a slow link 0 -> 1 at ~10% bandwidth in communication_matrix.json");
+  app.add_flag("--trace-view", o.trace_view,
+               "Also write ASCEND_PROFILER_OUTPUT/trace_view.json per rank (host ops, launch flows, "
+               "device tasks; ~3.5x the size of kernel_details.csv)");
+  app.add_flag("--with-stack", o.with_stack,
+               "Python frames in trace_view.json (torch with_stack=True; implies --trace-view); "
+               "ground_truth.json names each pattern's source line");
   return [args] {
     synth::SynthOptions options = args->options;
+    if (options.with_stack) options.trace_view = true;
     Status status = ParseHeaderVariant(args->header, &options.header);
     if (status.ok()) status = ApplyFusedList(args->fused, &options);
     if (status.ok()) status = synth::WriteSynthJob(options, args->out);

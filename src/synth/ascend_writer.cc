@@ -112,7 +112,7 @@ Status WriteOpStatistic(const std::string& path, HeaderVariant variant, int devi
 }
 
 Status WriteProfilerInfo(const std::string& path, HeaderVariant variant, int rank, int64_t start_ns,
-                         int64_t end_ns) {
+                         int64_t end_ns, bool with_stack) {
   const VariantTraits traits = TraitsOf(variant);
   const bool legacy = variant == HeaderVariant::kLegacy2023;
   std::string versions;
@@ -130,7 +130,7 @@ Status WriteProfilerInfo(const std::string& path, HeaderVariant variant, int ran
             "schedule": {{"wait": 0, "active": 1, "warmup": 1, "repeat": 1, "skip_first": 3}},
             "record_shapes": true,
             "profile_memory": false,
-            "with_stack": false,
+            "with_stack": {},
             "with_flops": false,
             "with_modules": false
         }},
@@ -149,6 +149,7 @@ Status WriteProfilerInfo(const std::string& path, HeaderVariant variant, int ran
 {}    "rank_id": {}
 }}
 )",
+      with_stack ? "true" : "false",
       legacy ? "ACL_AICORE_ARITHMETIC_UTILIZATION" : "ACL_AICORE_PIPE_UTILIZATION",
       legacy || variant == HeaderVariant::kLevel1_2025 ? "\"text\"" : "[\"text\"]",
       (start_ns / 10) % 1000000000000000LL, start_ns % 10000000000000000LL, end_ns,

@@ -35,7 +35,7 @@ Status WriteStepTraceTime(const std::string& path, HeaderVariant variant, int de
 Status WriteOpStatistic(const std::string& path, HeaderVariant variant, int device_id,
                         const KernelCatalog& catalog, const std::vector<SpecTotals>& totals);
 Status WriteProfilerInfo(const std::string& path, HeaderVariant variant, int rank, int64_t start_ns,
-                         int64_t end_ns);
+                         int64_t end_ns, bool with_stack);
 Status WriteProfilerMetadata(const std::string& path, int rank, int world_size);
 
 }  // namespace trainscope::synth

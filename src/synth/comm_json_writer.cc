@@ -11,10 +11,6 @@
 namespace trainscope::synth {
 namespace {
 
-// Fixed synthetic group hashes; the last 3 digits match the op names
-// (hcom_allReduce__612_..., as CANN derives the name suffix from the hash).
-constexpr std::string_view kHashAllReduce = "5862276093215481612";
-constexpr std::string_view kHashFsdp = "3985310405473756233";
 constexpr double kHccsGbps = 18.0;  // CANN's empirical HCCS / RDMA bandwidths
 constexpr double kRdmaGbps = 12.5;
 constexpr double kSlowLinkFactor = 0.1;

@@ -1,7 +1,9 @@
 #include "synth/ground_truth.h"
 
+#include <optional>
 #include <vector>
 
+#include "synth/host_frames.h"
 #include "synth/out_file.h"
 
 namespace trainscope::synth {
@@ -59,10 +61,13 @@ struct PatternEntry {
   int64_t backward_instances;
   std::vector<const Chain*> backward_sequence;
   size_t backward_fused_length;
+  // The Python frame around each forward instance (trace_view.json with
+  // with_stack); none for the communication patterns.
+  std::optional<FrameKind> frame = std::nullopt;
 };
 
 void WritePattern(JsonOut& out, fmt::memory_buffer& b, const KernelCatalog& catalog,
-                  const PatternEntry& p, bool last) {
+                  const PatternEntry& p, bool with_stack, bool last) {
   fmt::format_to(std::back_inserter(b),
                  "    {{\"id\": \"{}\", \"remedy_option\": \"{}\", \"planted\": {}, "
                  "\"instances_per_step_per_rank\": {}, \"kernels_per_instance\": {}, "
@@ -79,6 +84,19 @@ void WritePattern(JsonOut& out, fmt::memory_buffer& b, const KernelCatalog& cata
         p.backward_instances, Length(p.backward_sequence),
         Length(p.backward_sequence) - p.backward_fused_length);
     out.Types(catalog, p.backward_sequence);
+  }
+  if (with_stack) {
+    // The innermost user frame around every forward instance: what a source
+    // attribution must report. Backward chains run on the autograd thread,
+    // outside any Python frame.
+    if (p.frame) {
+      const FrameNames names = NamesOf(*p.frame);
+      fmt::format_to(std::back_inserter(b),
+                     ",\n     \"source_lines\": [\"{}\"], \"module\": ", names.function);
+      out.Raw(names.module != nullptr ? fmt::format("\"{}\"", names.module) : "null");
+    } else {
+      out.Raw(",\n     \"source_lines\": [], \"module\": null");
+    }
   }
   out.Raw(last ? "}\n" : "},\n");
 }
@@ -100,13 +118,16 @@ Status WriteGroundTruth(const std::string& path, const KernelCatalog& catalog,
       "\"steps\": {}, \"first_step\": {}, \"hidden\": {}, \"vocab\": {}, \"scale\": {}, "
       "\"header\": \"{}\", \"name\": \"{}\",\n    \"fused_rmsnorm\": {}, \"fused_gated_norm\": {}, "
       "\"fused_swiglu\": {}, \"fused_cross_entropy\": {}, \"native_custom_op\": {}, "
-      "\"unshard_on_compute_stream\": {}, \"numa_bound\": {}, \"fused_optimizer\": {}}},\n"
+      "\"unshard_on_compute_stream\": {}, \"numa_bound\": {}, \"fused_optimizer\": {}{}}},\n"
       "  \"effective\": {{\"layers\": {}, \"micro_batches\": {}, \"loss_chunks\": {}, "
       "\"optimizer_tensors\": {}}},\n",
       o.seed, o.ranks, o.layers, o.micro_batches, o.steps, o.first_step, o.hidden, o.vocab, o.scale,
       VariantName(o.header), o.name, flag(o.fused_rmsnorm), flag(o.fused_gated_norm),
       flag(o.fused_swiglu), flag(o.fused_cross_entropy), flag(o.native_custom_op),
       flag(o.unshard_on_compute_stream), flag(o.numa_bound), flag(o.fused_optimizer),
+      // Only when on, so that runs without trace_view.json keep their bytes.
+      o.trace_view ? fmt::format(", \"trace_view\": true, \"with_stack\": {}", flag(o.with_stack))
+                   : std::string(),
       truth.shape.layers, truth.shape.micro_batches, truth.shape.loss_chunks,
       truth.shape.layers * truth.shape.optimizer_tensors_per_layer + 2);
 
@@ -135,7 +156,8 @@ Status WriteGroundTruth(const std::string& path, const KernelCatalog& catalog,
        c.rmsnorm_fwd[1].size(),
        n.rmsnorm_bwd,
        {&c.rmsnorm_bwd[0]},
-       c.rmsnorm_bwd[1].size()},
+       c.rmsnorm_bwd[1].size(),
+       FrameKind::kRmsNorm},
       {"unfused-gated-norm",
        "fused_gated_norm",
        !o.fused_gated_norm,
@@ -144,7 +166,8 @@ Status WriteGroundTruth(const std::string& path, const KernelCatalog& catalog,
        c.gated_norm_fwd[1].size(),
        n.gated_norm_bwd,
        {&c.gated_norm_bwd[0]},
-       c.gated_norm_bwd[1].size()},
+       c.gated_norm_bwd[1].size(),
+       FrameKind::kGatedNorm},
       {"unfused-swiglu",
        "fused_swiglu",
        !o.fused_swiglu,
@@ -153,7 +176,8 @@ Status WriteGroundTruth(const std::string& path, const KernelCatalog& catalog,
        c.swiglu_fwd[1].size(),
        n.swiglu_bwd,
        {&c.swiglu_bwd[0]},
-       c.swiglu_bwd[1].size()},
+       c.swiglu_bwd[1].size(),
+       FrameKind::kMlp},
       {"unfused-cross-entropy",
        "fused_cross_entropy",
        !o.fused_cross_entropy,
@@ -162,7 +186,8 @@ Status WriteGroundTruth(const std::string& path, const KernelCatalog& catalog,
        c.loss_fwd[1].size(),
        n.cross_entropy_bwd,
        {&c.loss_bwd[0], &lm_head_grads},
-       c.loss_bwd[1].size()},
+       c.loss_bwd[1].size(),
+       FrameKind::kLossChunk},
       {"glue-around-custom-op",
        "native_custom_op",
        !o.native_custom_op,
@@ -171,7 +196,8 @@ Status WriteGroundTruth(const std::string& path, const KernelCatalog& catalog,
        1,
        n.glue_bwd,
        {&c.glue_bwd_before, &custom_grad, &c.glue_bwd_after},
-       1},
+       1,
+       FrameKind::kChunkRule},
       {"pseudo-overlap",
        "unshard_on_compute_stream",
        !o.unshard_on_compute_stream,
@@ -192,7 +218,9 @@ Status WriteGroundTruth(const std::string& path, const KernelCatalog& catalog,
        0},
   };
   const size_t count = sizeof(patterns) / sizeof(patterns[0]);
-  for (size_t i = 0; i < count; ++i) WritePattern(out, b, catalog, patterns[i], i + 1 == count);
+  for (size_t i = 0; i < count; ++i) {
+    WritePattern(out, b, catalog, patterns[i], o.with_stack, i + 1 == count);
+  }
   out.Raw("  ],\n  \"ranks\": [\n");
 
   for (size_t r = 0; r < truth.ranks.size(); ++r) {

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace trainscope::synth {
@@ -18,6 +19,13 @@ struct SynthOptions;
 enum class Core : uint8_t { kAiCore, kAiVectorCore, kMixAic, kMixAiv, kCommunication };
 
 const char* CoreName(Core core);
+
+// Fixed synthetic HCCL group hashes; the last 3 digits match the op names
+// (hcom_allReduce__612_..., as CANN derives the name suffix from the hash).
+// The step-start all-reduce runs in the first group, FSDP's all-gathers and
+// reduce-scatters in the second.
+inline constexpr std::string_view kHashAllReduce = "5862276093215481612";
+inline constexpr std::string_view kHashFsdp = "3985310405473756233";
 
 using SpecId = uint16_t;
 

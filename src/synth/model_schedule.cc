@@ -26,6 +26,7 @@ class StepBuilder {
     plan_.compute.clear();
     plan_.comm.clear();
     plan_.comm_own_end.clear();
+    plan_.frames.clear();
     plan_.counts = PatternCounts();
     // The step-start all-reduce: this rank enters it on arrival and leaves it
     // when the slowest rank has arrived and the transfer is done.
@@ -36,17 +37,30 @@ class StepBuilder {
     compute_end_ = barrier_end_ns;
     ready_ = barrier_end_ns;
 
+    const size_t step_frame = Enter(FrameKind::kTrainStep);
     for (int mb = 0; mb < shape_.micro_batches; ++mb) MicroBatch();
     // Gradients must be reduced before the optimizer touches them.
     ready_ = comm_end_;
     const int tensors = shape_.layers * shape_.optimizer_tensors_per_layer + 2;
     const Chain& opt = chains_.optimizer_tensor[options_.fused_optimizer ? 1 : 0];
+    const size_t optimizer = Enter(FrameKind::kOptimizer);
     for (int t = 0; t < tensors; ++t) Run(opt);
+    Exit(optimizer);
+    Exit(step_frame);
     plan_.end_ns = std::max(compute_end_, comm_end_);
   }
 
  private:
   int64_t ToTicks(double ns) const { return UsToTicks(ns / 1000.0, tick_ns_); }
+
+  // Host frames only record kernel indices: no PRNG draw, so the kernels
+  // are the same with and without them.
+  size_t Enter(FrameKind kind, int instance = 0) {
+    const auto at = static_cast<uint32_t>(plan_.compute.size());
+    plan_.frames.push_back({at, at, kind, static_cast<uint32_t>(instance)});
+    return plan_.frames.size() - 1;
+  }
+  void Exit(size_t frame) { plan_.frames[frame].end = static_cast<uint32_t>(plan_.compute.size()); }
 
   int64_t DrawDuration(SpecId id) {
     double us = catalog_.spec(id).mean_us * (0.92 + 0.16 * rng_.Uniform());
@@ -119,16 +133,27 @@ class StepBuilder {
     prefetched_end_ = k + 1 < units ? AllGather(compute_end_) : -1;
   }
 
-  void Norm(bool backward) {
+  // |instance|: the RMSNorm module's number in first-call order (forward only;
+  // backward runs on the autograd thread, outside any Python frame).
+  void Norm(bool backward, int instance = 0) {
     const int f = options_.fused_rmsnorm ? 1 : 0;
-    Run(backward ? chains_.rmsnorm_bwd[f] : chains_.rmsnorm_fwd[f]);
-    if (!f) ++(backward ? plan_.counts.rmsnorm_bwd : plan_.counts.rmsnorm_fwd);
+    if (backward) {
+      Run(chains_.rmsnorm_bwd[f]);
+      if (!f) ++plan_.counts.rmsnorm_bwd;
+      return;
+    }
+    const size_t frame = Enter(FrameKind::kRmsNorm, instance);
+    Run(chains_.rmsnorm_fwd[f]);
+    Exit(frame);
+    if (!f) ++plan_.counts.rmsnorm_fwd;
   }
 
-  void ForwardLayer() {
+  void ForwardLayer(int layer) {
     const Chains& c = chains_;
     const bool glue = !options_.native_custom_op;
-    Norm(false);
+    const size_t decoder = Enter(FrameKind::kDecoderLayer, layer);
+    Norm(false, 2 * layer);
+    const size_t attention = Enter(FrameKind::kAttention, layer);
     Kernel(c.mm_qkv);
     Kernel(c.slice);
     Kernel(c.slice);
@@ -136,25 +161,35 @@ class StepBuilder {
     Kernel(c.rope);
     Kernel(c.flash_attention);
     Kernel(c.mm_o);
+    Exit(attention);
     Kernel(c.add_residual);
+    const size_t gdn = Enter(FrameKind::kGatedDeltaNet, layer);
     Kernel(c.mm_gdn_in);
+    const size_t chunk_rule = Enter(FrameKind::kChunkRule);
     if (glue) Run(c.glue_fwd_before);
     Kernel(c.custom_op);
     if (glue) {
       Run(c.glue_fwd_after);
       ++plan_.counts.glue_fwd;
     }
+    Exit(chunk_rule);
+    const size_t gated_norm = Enter(FrameKind::kGatedNorm, layer);
     Run(c.gated_norm_fwd[options_.fused_gated_norm ? 1 : 0]);
+    Exit(gated_norm);
     if (!options_.fused_gated_norm) ++plan_.counts.gated_norm_fwd;
     Kernel(c.mm_gdn_out);
+    Exit(gdn);
     Kernel(c.add_residual);
-    Norm(false);
+    Norm(false, 2 * layer + 1);
+    const size_t mlp = Enter(FrameKind::kMlp, layer);
     Kernel(c.mm_gate);
     Kernel(c.mm_up);
     Run(c.swiglu_fwd[options_.fused_swiglu ? 1 : 0]);
     if (!options_.fused_swiglu) ++plan_.counts.swiglu_fwd;
     Kernel(c.mm_down);
+    Exit(mlp);
     Kernel(c.add_residual);
+    Exit(decoder);
   }
 
   void BackwardLayer() {
@@ -196,16 +231,23 @@ class StepBuilder {
     Kernel(c.add_grad);
   }
 
-  void Loss() {
+  void LossForward() {
     const Chains& c = chains_;
     const bool fused = options_.fused_cross_entropy;
     for (int chunk = 0; chunk < shape_.loss_chunks; ++chunk) {
+      const size_t frame = Enter(FrameKind::kLossChunk);
       if (!fused) {
         Kernel(c.mm_lm_head);
         ++plan_.counts.cross_entropy_fwd;
       }
       Run(c.loss_fwd[fused ? 1 : 0]);
+      Exit(frame);
     }
+  }
+
+  void LossBackward() {
+    const Chains& c = chains_;
+    const bool fused = options_.fused_cross_entropy;
     for (int chunk = 0; chunk < shape_.loss_chunks; ++chunk) {
       Run(c.loss_bwd[fused ? 1 : 0]);
       if (!fused) {
@@ -219,13 +261,19 @@ class StepBuilder {
   void MicroBatch() {
     const int units = 2 * shape_.layers;
     prefetched_end_ = -1;
+    const size_t model = Enter(FrameKind::kModelForward);
+    const size_t embedding = Enter(FrameKind::kEmbedding);
     Kernel(chains_.embedding);
+    Exit(embedding);
     for (int l = 0; l < shape_.layers; ++l) {
       Unshard(l, units);
-      ForwardLayer();
+      ForwardLayer(l);
     }
-    Norm(false);
-    Loss();
+    Norm(false, 2 * shape_.layers);
+    LossForward();  // inside the model's forward, as Hugging Face models compute it
+    Exit(model);
+    const size_t backward = Enter(FrameKind::kBackward);
+    LossBackward();
     Norm(true);
     for (int l = 0; l < shape_.layers; ++l) {
       Unshard(shape_.layers + l, units);
@@ -233,6 +281,7 @@ class StepBuilder {
       Comm(chains_.comm_reduce_scatter, compute_end_, &state_.reduce_scatter_seq);
     }
     Kernel(chains_.embedding_grad);
+    Exit(backward);
   }
 
   const KernelCatalog& catalog_;

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "synth/host_frames.h"
 #include "synth/kernel_catalog.h"
 #include "synth/rng.h"
 
@@ -52,11 +53,25 @@ struct RankState {
   uint32_t reduce_scatter_seq = 1;
 };
 
+// A Python frame of the host program around a run of compute kernels: the
+// kernels compute[begin, end) were launched inside it. Recorded whatever the
+// options (no PRNG draw, a few per layer) and written to trace_view.json only
+// with with_stack.
+struct HostFrame {
+  uint32_t begin = 0;
+  uint32_t end = 0;
+  FrameKind kind = FrameKind::kTrainStep;
+  uint32_t instance = 0;  // the module's instance number: nn.Module: <Class>_<instance>
+};
+
 struct StepPlan {
   std::vector<PlantedKernel> compute;  // sorted, non-overlapping
   std::vector<PlantedKernel> comm;     // sorted, non-overlapping
   int64_t end_ns = 0;                  // end of the last kernel
   PatternCounts counts;
+  // Nested frames ordered by begin, enclosing frames first. Compute kernels
+  // inside a FrameKind::kBackward frame run on the autograd thread.
+  std::vector<HostFrame> frames;
   // Per comm op (same order as comm): when this rank would finish its own
   // transfer if nobody waited (start + drawn duration).
   std::vector<int64_t> comm_own_end;

@@ -6,10 +6,7 @@
 namespace trainscope::synth {
 namespace {
 
-struct Interval {
-  int64_t begin;
-  int64_t end;
-};
+using Interval = TimeInterval;
 
 // Kernels are sorted by start; merging touching/overlapping ones gives the union.
 std::vector<Interval> Union(const std::vector<PlantedKernel>& kernels) {
@@ -48,7 +45,50 @@ int64_t IntersectionLength(const std::vector<Interval>& a, const std::vector<Int
   return total;
 }
 
+// a \ b for sorted, disjoint interval lists.
+std::vector<Interval> Minus(const std::vector<Interval>& a, const std::vector<Interval>& b) {
+  std::vector<Interval> out;
+  size_t j = 0;
+  for (const Interval& i : a) {
+    int64_t begin = i.begin;
+    while (j < b.size() && b[j].end <= begin) ++j;
+    for (size_t k = j; k < b.size() && b[k].begin < i.end; ++k) {
+      if (b[k].begin > begin) out.push_back({begin, b[k].begin});
+      begin = std::max(begin, b[k].end);
+    }
+    if (begin < i.end) out.push_back({begin, i.end});
+  }
+  return out;
+}
+
+// The union of two sorted, disjoint interval lists.
+std::vector<Interval> Merge(const std::vector<Interval>& a, const std::vector<Interval>& b) {
+  std::vector<Interval> out;
+  size_t i = 0;
+  size_t j = 0;
+  while (i < a.size() || j < b.size()) {
+    const Interval next =
+        j == b.size() || (i < a.size() && a[i].begin <= b[j].begin) ? a[i++] : b[j++];
+    if (!out.empty() && next.begin <= out.back().end) {
+      out.back().end = std::max(out.back().end, next.end);
+    } else {
+      out.push_back(next);
+    }
+  }
+  return out;
+}
+
 }  // namespace
+
+StepSegments ComputeStepSegments(const StepPlan& plan) {
+  StepSegments s;
+  s.computing = Union(plan.compute);
+  s.communication = Union(plan.comm);
+  s.comm_not_overlapped = Minus(s.communication, s.computing);
+  const std::vector<Interval> busy = Merge(s.computing, s.communication);
+  for (size_t k = 1; k < busy.size(); ++k) s.free.push_back({busy[k - 1].end, busy[k].begin});
+  return s;
+}
 
 StepTrace ComputeStepTrace(const StepPlan& plan) {
   StepTrace trace;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "synth/model_schedule.h"
 
@@ -21,5 +22,21 @@ struct StepTrace {
 };
 
 StepTrace ComputeStepTrace(const StepPlan& plan);
+
+struct TimeInterval {
+  int64_t begin;
+  int64_t end;
+};
+
+// The same quantities as interval lists: the segments of trace_view.json's
+// "Overlap Analysis" process. Their lengths sum to the StepTrace fields.
+struct StepSegments {
+  std::vector<TimeInterval> computing;
+  std::vector<TimeInterval> communication;
+  std::vector<TimeInterval> comm_not_overlapped;  // communication \ computing
+  std::vector<TimeInterval> free;                 // window \ (computing U communication)
+};
+
+StepSegments ComputeStepSegments(const StepPlan& plan);
 
 }  // namespace trainscope::synth

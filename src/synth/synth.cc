@@ -18,6 +18,7 @@
 #include "synth/model_schedule.h"
 #include "synth/rng.h"
 #include "synth/step_trace.h"
+#include "synth/trace_view_writer.h"
 
 namespace trainscope::synth {
 namespace {
@@ -49,6 +50,8 @@ Status Validate(const SynthOptions& o) {
                       o.slow_link_src >= o.ranks || o.slow_link_dst >= o.ranks ||
                       o.slow_link_src == o.slow_link_dst))
     return UsageError("synth: slow_link needs two different ranks < ranks");
+  if (o.with_stack && !o.trace_view)
+    return UsageError("synth: with_stack needs trace_view (the frames live in trace_view.json)");
   if (o.name.empty() || o.name.size() > 64 ||
       !std::all_of(o.name.begin(), o.name.end(), [](char ch) {
         return std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_' || ch == '.';
@@ -134,6 +137,7 @@ struct RankOutput {
   std::string dir;
   std::unique_ptr<KernelDetailsWriter> writer;
   std::unique_ptr<CommJsonWriter> comm_json;
+  std::unique_ptr<TraceViewWriter> trace_view;  // null unless options.trace_view
   std::vector<StepTraceRow> trace_rows;
   RankState state;
 };
@@ -171,6 +175,7 @@ Status WriteSynthJob(const SynthOptions& options, const std::string& out_dir) {
     RankOutput out{fmt::format("{}_rank{}_{}_ascend_pt", options.name, r, traits.dir_timestamp),
                    nullptr,
                    std::make_unique<CommJsonWriter>(catalog, options, r),
+                   nullptr,
                    {},
                    RankState(Rng(options.seed, static_cast<uint64_t>(r) + 1))};
     const int device_id = r % 8;
@@ -182,6 +187,10 @@ Status WriteSynthJob(const SynthOptions& options, const std::string& out_dir) {
         catalog, options.header, device_id,
         Rng(options.seed ^ kMetricSalt, static_cast<uint64_t>(r) + 1));
     TS_RETURN_IF_ERROR(out.writer->Open(profiler_dir + "/kernel_details.csv"));
+    if (options.trace_view) {
+      out.trace_view = std::make_unique<TraceViewWriter>(catalog, options, r, device_id);
+      TS_RETURN_IF_ERROR(out.trace_view->Open(profiler_dir + "/trace_view.json"));
+    }
     truth.ranks.push_back({r, device_id, out.dir, {}});
     ranks.push_back(std::move(out));
   }
@@ -216,6 +225,11 @@ Status WriteSynthJob(const SynthOptions& options, const std::string& out_dir) {
       const StepTrace trace = ComputeStepTrace(plan);
       const int64_t preparing = UsToTicks(skew_rng.Uniform(120.0, 400.0), tick_ns);
       out.trace_rows.push_back({step, trace, preparing});
+      // The host's ProfilerStep begins Preparing before the first device task.
+      if (out.trace_view) {
+        TS_RETURN_IF_ERROR(
+            out.trace_view->WriteStep(step, plan, trace.window_start_ns - preparing));
+      }
       truth.ranks[r].steps.push_back({step, static_cast<int64_t>(plan.compute.size()),
                                       static_cast<int64_t>(plan.comm.size()), skews[r],
                                       latest - arrival, trace});
@@ -231,6 +245,7 @@ Status WriteSynthJob(const SynthOptions& options, const std::string& out_dir) {
     const std::string rank_dir = out_dir + "/" + out.dir;
     const int device_id = truth.ranks[r].device_id;
     TS_RETURN_IF_ERROR(out.writer->Close());
+    if (out.trace_view) TS_RETURN_IF_ERROR(out.trace_view->Close());
     const std::string profiler_dir = rank_dir + "/ASCEND_PROFILER_OUTPUT";
     TS_RETURN_IF_ERROR(out.comm_json->Write(profiler_dir));
     TS_RETURN_IF_ERROR(WriteStepTraceTime(profiler_dir + "/step_trace_time.csv", options.header,
@@ -238,7 +253,8 @@ Status WriteSynthJob(const SynthOptions& options, const std::string& out_dir) {
     TS_RETURN_IF_ERROR(WriteOpStatistic(profiler_dir + "/op_statistic.csv", options.header,
                                         device_id, catalog, out.writer->totals()));
     TS_RETURN_IF_ERROR(WriteProfilerInfo(fmt::format("{}/profiler_info_{}.json", rank_dir, r),
-                                         options.header, r, traits.epoch_base_ns, step_base));
+                                         options.header, r, traits.epoch_base_ns, step_base,
+                                         options.with_stack));
     TS_RETURN_IF_ERROR(
         WriteProfilerMetadata(rank_dir + "/profiler_metadata.json", r, options.ranks));
   }

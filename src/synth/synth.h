@@ -52,6 +52,14 @@ struct SynthOptions {
   bool slow_link = false;
   int slow_link_src = 0;
   int slow_link_dst = 1;
+  // Also write ASCEND_PROFILER_OUTPUT/trace_view.json per rank (host ops,
+  // launch flows, device tasks, HCCL ops, Overlap Analysis; about 3.5x the
+  // size of kernel_details.csv). Off by default: the other files are then
+  // byte-identical to a run without these fields.
+  bool trace_view = false;
+  // With trace_view: the Python frames of torch's with_stack=True around the
+  // framework ops; ground_truth.json then names each pattern's source line.
+  bool with_stack = false;
   std::string name = "synth";
 };
 
