@@ -36,9 +36,9 @@ trainscope::model::RankProfile MakeProfile(int64_t kernels) {
 
 void BM_AnalysisStepDistribution(benchmark::State& state) {
   auto profile = MakeProfile(state.range(0));
-  const FamilyRules& rules = FamilyRules::Builtin();
+  const trainscope::analysis::KernelFamilies families(profile, FamilyRules::Builtin());
   for (auto _ : state) {
-    auto distribution = trainscope::analysis::ComputeStepDistribution(profile, 5, rules);
+    auto distribution = trainscope::analysis::ComputeStepDistribution(profile, 5, families);
     benchmark::DoNotOptimize(distribution);
   }
   state.SetItemsProcessed(state.iterations() * state.range(0));
@@ -47,9 +47,9 @@ BENCHMARK(BM_AnalysisStepDistribution)->Arg(20'000)->Arg(1'000'000)->Unit(benchm
 
 void BM_AnalysisStepTimeline(benchmark::State& state) {
   auto profile = MakeProfile(state.range(0));
-  const FamilyRules& rules = FamilyRules::Builtin();
+  const trainscope::analysis::KernelFamilies families(profile, FamilyRules::Builtin());
   for (auto _ : state) {
-    auto timeline = trainscope::analysis::ComputeStepTimeline(profile, 5, rules);
+    auto timeline = trainscope::analysis::ComputeStepTimeline(profile, 5, families);
     benchmark::DoNotOptimize(timeline);
   }
   state.SetItemsProcessed(state.iterations() * state.range(0));

@@ -45,6 +45,19 @@ size_t FamilyRules::FamilyIndex(const std::string& family) {
   return families_.size() - 1;
 }
 
+KernelFamilies::KernelFamilies(const model::RankProfile& profile, const FamilyRules& rules)
+    : kernels_(profile.kernels), rules_(rules) {
+  constexpr uint32_t kUnknown = UINT32_MAX;
+  by_name_.assign(profile.strings.size(), kUnknown);
+  for (size_t i = 0; i < kernels_.size(); ++i) {
+    uint32_t& family = by_name_[kernels_.name[i]];
+    if (family == kUnknown) {
+      family = static_cast<uint32_t>(rules.Classify(profile.strings.Get(kernels_.op_type[i]),
+                                                    profile.strings.Get(kernels_.name[i]), kernels_.kind[i]));
+    }
+  }
+}
+
 Result<FamilyRules> FamilyRules::Parse(std::string_view text, const std::string& source_name) {
   FamilyRules rules;
   Status status = ForEachRuleLine(text, [&](size_t line_number, std::string_view line,

@@ -12,6 +12,7 @@
 
 #include "core/status.h"
 #include "model/kernel_table.h"
+#include "model/rank_profile.h"
 
 namespace trainscope::analysis {
 
@@ -46,6 +47,24 @@ class FamilyRules {
   std::vector<FamilyRule> rules_;
   std::vector<size_t> rule_family_;
   std::vector<std::string> families_;  // in first-appearance order; "other" guaranteed
+};
+
+// The family of every kernel of one profile, classified once per distinct
+// name (within a profile a name determines its op type and kind). A rank
+// repeats a few thousand names over millions of rows, and every per-step
+// analysis needs the families: classifying per step cost S x names x rules
+// glob matches.
+class KernelFamilies {
+ public:
+  KernelFamilies(const model::RankProfile& profile, const FamilyRules& rules);
+  // Index into rules().families() of kernel row |row|.
+  size_t Of(size_t row) const { return by_name_[kernels_.name[row]]; }
+  const FamilyRules& rules() const { return rules_; }
+
+ private:
+  const model::KernelTable& kernels_;
+  const FamilyRules& rules_;
+  std::vector<uint32_t> by_name_;  // by StringId of the kernel name
 };
 
 // Case-insensitive glob match; '*' matches any run (including empty).

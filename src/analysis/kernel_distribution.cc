@@ -30,8 +30,9 @@ std::optional<StepTraceSummary> FindStepTrace(const model::RankProfile& profile,
 }  // namespace
 
 StepDistribution ComputeStepDistribution(const model::RankProfile& profile, int32_t step,
-                                         const FamilyRules& rules,
+                                         const KernelFamilies& families,
                                          const DistributionOptions& options) {
+  const FamilyRules& rules = families.rules();
   StepDistribution result;
   result.step = step;
   const model::KernelTable& kernels = profile.kernels;
@@ -49,9 +50,6 @@ StepDistribution ComputeStepDistribution(const model::RankProfile& profile, int3
     int64_t max_ns = 0;
     size_t family = 0;
   };
-  // Classification is per distinct (type, name, kind); cache it by name id,
-  // since a name determines its type and kind within one profile.
-  std::unordered_map<StringId, size_t> family_of_name;
   std::unordered_map<StringId, OpAccumulator> by_type;
 
   for (const uint32_t i : kernels.RowsOf(step)) {
@@ -76,12 +74,7 @@ StepDistribution ComputeStepDistribution(const model::RankProfile& profile, int3
       ++result.kernels.compute_count;
     }
 
-    auto [cached, inserted] = family_of_name.try_emplace(kernels.name[i], 0);
-    if (inserted) {
-      cached->second = rules.Classify(profile.strings.Get(kernels.op_type[i]),
-                                      profile.strings.Get(kernels.name[i]), kernels.kind[i]);
-    }
-    const size_t family = cached->second;
+    const size_t family = families.Of(i);
     ++family_count_by_index[family];
     family_ns[family] += duration;
 

@@ -76,9 +76,10 @@ struct DistributionOptions {
   size_t top_operators = 15;
 };
 
-// |step| == kNoStep means all kernels of the profile.
+// |step| == kNoStep means all kernels of the profile. |families| must have
+// been built for |profile|.
 StepDistribution ComputeStepDistribution(const model::RankProfile& profile, int32_t step,
-                                         const FamilyRules& rules,
+                                         const KernelFamilies& families,
                                          const DistributionOptions& options = {});
 
 }  // namespace trainscope::analysis

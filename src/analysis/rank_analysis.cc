@@ -89,11 +89,12 @@ Result<RankAnalysis> AnalyzeRank(const model::RankProfile& profile, const Family
 
   std::vector<int32_t> steps = StepsPresent(profile);
   if (steps.empty()) steps.push_back(model::kNoStep);
+  const KernelFamilies families(profile, rules);
   analysis.steps.resize(steps.size());
   ParallelFor(steps.size(), threads, [&](size_t i) {
-    analysis.steps[i] = ComputeStepDistribution(profile, steps[i], rules, options.distribution);
+    analysis.steps[i] = ComputeStepDistribution(profile, steps[i], families, options.distribution);
   });
-  analysis.timeline = ComputeStepTimeline(profile, analysis.selected_step, rules);
+  analysis.timeline = ComputeStepTimeline(profile, analysis.selected_step, families);
   return analysis;
 }
 

@@ -79,7 +79,8 @@ void BuildZooms(StepTimeline* timeline, std::vector<double> anchors_us, const st
 }
 
 StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step,
-                                 const FamilyRules& rules, const TimelineOptions& options) {
+                                 const KernelFamilies& families, const TimelineOptions& options) {
+  const FamilyRules& rules = families.rules();
   StepTimeline timeline;
   timeline.step = step;
   const auto& kernels = profile.kernels;
@@ -92,7 +93,6 @@ StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step
   // Profile string id -> index in timeline.strings; families likewise.
   std::unordered_map<StringId, uint32_t> local_string;
   std::unordered_map<size_t, uint32_t> local_family;
-  std::unordered_map<StringId, uint32_t> family_of_name;
   auto local = [&](StringId id) {
     auto [it, inserted] = local_string.try_emplace(id, static_cast<uint32_t>(timeline.strings.size()));
     if (inserted) timeline.strings.emplace_back(profile.strings.Get(id));
@@ -103,15 +103,9 @@ StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step
     Lane lane = LaneOf(profile, i);
     Interval interval{kernels.start_ns[i], kernels.end_ns(i)};
     (lane == Lane::kCompute ? compute : lane == Lane::kComm ? comm : other).push_back(interval);
-    auto [family, inserted] = family_of_name.try_emplace(kernels.name[i], 0);
-    if (inserted) {
-      size_t index = rules.Classify(profile.strings.Get(kernels.op_type[i]),
-                                    profile.strings.Get(kernels.name[i]), kernels.kind[i]);
-      auto [slot, new_family] =
-          local_family.try_emplace(index, static_cast<uint32_t>(timeline.strings.size()));
-      if (new_family) timeline.strings.push_back(rules.families()[index]);
-      family->second = slot->second;
-    }
+    const size_t index = families.Of(i);
+    auto [family, new_family] = local_family.try_emplace(index, static_cast<uint32_t>(timeline.strings.size()));
+    if (new_family) timeline.strings.push_back(rules.families()[index]);
     timeline.kernels.push_back(TimelineKernel{ToUs(kernels.start_ns[i] - origin),
                                               ToUs(kernels.duration_ns[i]), lane,
                                               local(kernels.op_type[i]), local(kernels.name[i]),

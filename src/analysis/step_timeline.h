@@ -77,7 +77,7 @@ struct TimelineOptions {
 };
 
 StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step,
-                                 const FamilyRules& rules, const TimelineOptions& options = {});
+                                 const KernelFamilies& families, const TimelineOptions& options = {});
 
 // (Re)builds the nested zoom windows: each is the window of its width, inside
 // the previous one, that holds the most |anchors_us| (times relative to the

@@ -1,5 +1,7 @@
 #include "core/numbers.h"
 
+#include <algorithm>
+
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -42,7 +44,46 @@ bool IsMissingValue(std::string_view field) {
          EqualsIgnoreCase(field, "null") || EqualsIgnoreCase(field, "None");
 }
 
+namespace {
+
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+// The common shapes, "1669783687464181" and "1736408883704643.212" (epoch
+// µs has 16 digits), with at most 16 integer digits (no overflow in the
+// loop; one range check after it): no trimming, no per-digit checks.
+// Anything else returns nullopt and takes the general path.
+std::optional<int64_t> ParsePlainMicrosToNanos(std::string_view s) {
+  const char* p = s.data();
+  const char* const end = p + s.size();
+  const char* const int_end = p + std::min<size_t>(s.size(), 16);
+  int64_t micros = 0;
+  const char* q = p;
+  while (q < int_end && IsDigit(*q)) micros = micros * 10 + (*q++ - '0');
+  if (q == p || (q < end && IsDigit(*q))) return std::nullopt;
+  // micros * 1000 + 999 must fit in int64.
+  if (micros > (std::numeric_limits<int64_t>::max() - 999) / 1000) return std::nullopt;
+  int64_t frac_ns = 0;
+  if (q < end && *q == '.') {
+    ++q;
+    const char* frac_begin = q;
+    int digits = 0;
+    bool round_up = false;
+    for (; q < end && IsDigit(*q); ++q, ++digits) {
+      if (digits < 3) frac_ns = frac_ns * 10 + (*q - '0');
+      else if (digits == 3) round_up = *q >= '5';
+    }
+    if (q == frac_begin) return std::nullopt;
+    for (int i = digits; i < 3; ++i) frac_ns *= 10;
+    if (round_up) ++frac_ns;
+  }
+  if (q != end) return std::nullopt;
+  return micros * 1000 + frac_ns;
+}
+
+}  // namespace
+
 std::optional<int64_t> ParseMicrosToNanos(std::string_view field) {
+  if (std::optional<int64_t> plain = ParsePlainMicrosToNanos(field)) return plain;
   std::string_view s = TrimField(field);
   if (s.empty()) return std::nullopt;
   bool negative = false;

@@ -78,7 +78,7 @@ TEST(KernelDistributionTest, ComputesCountsQuantilesSharesAndFamilies) {
   AddKernel(profile, 1, "MatMulV3", 300, 200);
   AddKernel(profile, 1, "hcom_allReduce_", 600, 1000, KernelKind::kCommunication);
   AddKernel(profile, 2, "Mul", 5000, 1);  // another step, must be ignored
-  StepDistribution d = ComputeStepDistribution(profile, 1, FamilyRules::Builtin());
+  StepDistribution d = ComputeStepDistribution(profile, 1, KernelFamilies(profile, FamilyRules::Builtin()));
   EXPECT_EQ(d.kernels.count, 5);
   EXPECT_EQ(d.kernels.compute_count, 4);
   EXPECT_EQ(d.kernels.communication_count, 1);

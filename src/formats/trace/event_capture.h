@@ -10,8 +10,21 @@
 
 namespace trainscope::formats::trace {
 
-// Key text of |field|; keys without escapes are returned raw (no copy).
-simdjson::error_code KeyOf(simdjson::ondemand::field& field, std::string_view* key);
+// Key text of |field|; keys without escapes are returned raw (no copy):
+// keys in traces never contain escapes, so the raw bytes up to the closing
+// quote are the key (escaped keys take the unescaping path). Inline: it runs
+// for every field of every event, and a call made the compiler spill and
+// reload the field around it.
+inline simdjson::error_code KeyOf(simdjson::ondemand::field& field, std::string_view* key) {
+  const char* raw = field.key().raw();
+  const char* p = raw;
+  while (*p != '"' && *p != '\\') ++p;
+  if (*p == '"') {
+    *key = std::string_view(raw, static_cast<size_t>(p - raw));
+    return simdjson::SUCCESS;
+  }
+  return field.unescaped_key().get(*key);
+}
 
 // Fills |ev| from the fields of |obj| (unknown fields are skipped). Views
 // point into the parsed buffer and the parser's string buffer.
