@@ -10,9 +10,12 @@ constexpr int64_t kMatchToleranceNs = 1000;
 
 bool IsPythonFrame(std::string_view category) { return category == "python_function"; }
 
+bool IsAtenOp(std::string_view name) { return name.substr(0, 6) == "aten::" || name.substr(0, 5) == "npu::"; }
+
+// ProfilerStep#N is a cpu_op-category annotation, not an operator.
 bool IsFrameworkOp(std::string_view category, std::string_view name) {
-  return category == "cpu_op" || category == "operator" || name.substr(0, 6) == "aten::" ||
-         name.substr(0, 5) == "npu::";
+  if (name.substr(0, 13) == "ProfilerStep#") return false;
+  return category == "cpu_op" || category == "operator" || IsAtenOp(name);
 }
 
 // A frame of user code, not of the framework's own module plumbing.
@@ -65,13 +68,26 @@ HostAttribution HostAttributor::Attribute(const std::vector<int64_t>& kernel_sta
     const int32_t launcher = Launcher(start);
     if (launcher == model::kNoIndex) continue;
     auto chain = ancestors(launcher);
+    // The operator that launched this kernel: in the run of framework ops
+    // nearest the launcher, the aten::/npu:: one (torch_npu launches through
+    // an inner aclnn* op, PyTorch through aten ops), else the innermost.
+    int32_t member = model::kNoIndex;
     for (int32_t o : chain) {
       const auto name = profile_.strings.Get(ops.name[o]);
-      if (IsFrameworkOp(profile_.strings.Get(ops.category[o]), name)) {
-        if (std::find(member_ops.begin(), member_ops.end(), name) == member_ops.end() && member_ops.size() < 4) {
-          member_ops.emplace_back(name);
-        }
+      if (!IsFrameworkOp(profile_.strings.Get(ops.category[o]), name)) {
+        if (member != model::kNoIndex) break;
+        continue;
+      }
+      if (member == model::kNoIndex) member = o;
+      if (IsAtenOp(name)) {
+        member = o;
         break;
+      }
+    }
+    if (member != model::kNoIndex) {
+      const auto name = profile_.strings.Get(ops.name[member]);
+      if (std::find(member_ops.begin(), member_ops.end(), name) == member_ops.end() && member_ops.size() < 4) {
+        member_ops.emplace_back(name);
       }
     }
     if (first) {

@@ -30,6 +30,10 @@ CommandRunner RegisterDemo(CLI::App& app) {
     synth::SynthOptions options;
     options.ranks = args->ranks;
     options.name = args->fused ? "demo_fused" : "demo_baseline";
+    // trace_view.json with Python frames: the report attributes each unfused
+    // chain to its source line, as on a real with_stack=True profile.
+    options.trace_view = true;
+    options.with_stack = true;
     if (args->fused) options = synth::AllFused(options);
     std::error_code ec;
     std::filesystem::remove_all(args->out, ec);
