@@ -221,23 +221,7 @@ bool TextFeeder::Next(std::string_view* chunk) {
     *chunk = body_.substr(begin);
     pos_ = body_.size();
   }
-  Prefault(*chunk);
   return true;
-}
-
-void TextFeeder::Prefault(std::string_view chunk) const {
-#ifdef MADV_POPULATE_READ
-  // One system call maps the chunk's (page-cached) pages instead of a page
-  // fault every few pages during the copy. Only for mapped files, and only
-  // whole pages: an error (old kernel, not a mapping) just leaves the faults.
-  if (!release_pages_) return;
-  static const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-  uintptr_t begin = reinterpret_cast<uintptr_t>(chunk.data()) & ~(page - 1);
-  uintptr_t end = (reinterpret_cast<uintptr_t>(chunk.data()) + chunk.size()) & ~(page - 1);
-  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_READ);
-#else
-  (void)chunk;
-#endif
 }
 
 void TextFeeder::Release(std::string_view chunk) {

@@ -52,7 +52,6 @@ class TextFeeder : public ChunkFeeder {
   void Release(std::string_view chunk) override;
 
  private:
-  void Prefault(std::string_view chunk) const;
 
   std::string_view body_;
   size_t chunk_bytes_;
