@@ -25,16 +25,18 @@ struct Candidate {
 };
 
 // Greedy non-overlapping instances among |positions| (ascending) that touch
-// no covered token.
+// no covered token (|covered| nullptr: nothing is covered yet, the common
+// case while candidates are collected, which then costs O(occurrences)
+// instead of O(occurrences x length)).
 std::vector<int32_t> Instances(const std::vector<int32_t>& positions, int32_t length,
-                               const std::vector<uint8_t>& covered) {
+                               const std::vector<uint8_t>* covered) {
   std::vector<int32_t> out;
   int32_t next_free = INT32_MIN;
   for (int32_t p : positions) {
     if (p < next_free) continue;
     bool clear = true;
-    for (int32_t k = 0; k < length; ++k) {
-      if (covered[p + k]) {
+    for (int32_t k = 0; covered != nullptr && k < length; ++k) {
+      if ((*covered)[p + k]) {
         clear = false;
         break;
       }
@@ -56,7 +58,6 @@ std::vector<RepeatSet> MineRepeats(const std::vector<int32_t>& tokens, const std
   auto weight = [&](int32_t p) { return weights.empty() ? 1.0 : weights[p]; };
   std::vector<double> prefix_weight(n + 1, 0);
   for (int32_t i = 0; i < n; ++i) prefix_weight[i + 1] = prefix_weight[i] + weight(i);
-  const std::vector<uint8_t> no_cover(n, 0);
 
   // Groups of equal windows, refined one length at a time (a prefix
   // doubling-free suffix sort capped at max_length): |order| holds the
@@ -110,7 +111,7 @@ std::vector<RepeatSet> MineRepeats(const std::vector<int32_t>& tokens, const std
             c.length = length;
             c.positions.assign(order.begin() + static_cast<std::ptrdiff_t>(begin),
                                order.begin() + static_cast<std::ptrdiff_t>(end));
-            const auto inst = Instances(c.positions, length, no_cover);
+            const auto inst = Instances(c.positions, length, nullptr);
             if (static_cast<int>(inst.size()) >= options.min_occurrences) {
               c.score = static_cast<double>(inst.size()) * (prefix_weight[p0 + length] - prefix_weight[p0]);
               candidates.push_back(std::move(c));
@@ -157,7 +158,7 @@ std::vector<RepeatSet> MineRepeats(const std::vector<int32_t>& tokens, const std
     const size_t top = heap.top();
     heap.pop();
     Candidate& c = candidates[top];
-    auto inst = Instances(c.positions, c.length, covered);
+    auto inst = Instances(c.positions, c.length, &covered);
     if (static_cast<int>(inst.size()) < options.min_occurrences) continue;
     const double score =
         static_cast<double>(inst.size()) * (prefix_weight[inst[0] + c.length] - prefix_weight[inst[0]]);

@@ -12,7 +12,11 @@
 
 namespace trainscope {
 
-Result<MappedFile> MappedFile::Open(const std::string& path) {
+Result<MappedFile> MappedFile::Open(const std::string& path) { return Map(path, false); }
+
+Result<MappedFile> MappedFile::OpenCopyOnWrite(const std::string& path) { return Map(path, true); }
+
+Result<MappedFile> MappedFile::Map(const std::string& path, bool writable) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     if (errno == ENOENT) return NotFound(fmt::format("{}: no such file", path));
@@ -32,7 +36,7 @@ Result<MappedFile> MappedFile::Open(const std::string& path) {
   file.path_ = path;
   file.size_ = static_cast<size_t>(st.st_size);
   if (file.size_ > 0) {
-    void* addr = ::mmap(nullptr, file.size_, PROT_READ, MAP_PRIVATE, fd, 0);
+    void* addr = ::mmap(nullptr, file.size_, writable ? PROT_READ | PROT_WRITE : PROT_READ, MAP_PRIVATE, fd, 0);
     if (addr == MAP_FAILED) {
       int err = errno;
       ::close(fd);
@@ -41,13 +45,18 @@ Result<MappedFile> MappedFile::Open(const std::string& path) {
     ::madvise(addr, file.size_, MADV_SEQUENTIAL);
     file.data_ = static_cast<const char*>(addr);
     file.mapped_ = true;
+    file.writable_ = writable;
   }
   ::close(fd);
   return file;
 }
 
 MappedFile::MappedFile(MappedFile&& other) noexcept
-    : path_(std::move(other.path_)), data_(other.data_), size_(other.size_), mapped_(other.mapped_) {
+    : path_(std::move(other.path_)),
+      data_(other.data_),
+      size_(other.size_),
+      mapped_(other.mapped_),
+      writable_(other.writable_) {
   other.data_ = nullptr;
   other.size_ = 0;
   other.mapped_ = false;
@@ -60,6 +69,7 @@ MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
     data_ = other.data_;
     size_ = other.size_;
     mapped_ = other.mapped_;
+    writable_ = other.writable_;
     other.data_ = nullptr;
     other.size_ = 0;
     other.mapped_ = false;

@@ -15,6 +15,10 @@ namespace trainscope {
 class MappedFile {
  public:
   static Result<MappedFile> Open(const std::string& path);
+  // A private (copy-on-write) mapping the caller may write to: writes touch
+  // only the process's copy of the page, never the file. The trace scan
+  // brackets chunks of events in place instead of copying them.
+  static Result<MappedFile> OpenCopyOnWrite(const std::string& path);
 
   MappedFile() = default;
   MappedFile(MappedFile&& other) noexcept;
@@ -24,6 +28,8 @@ class MappedFile {
   ~MappedFile();
 
   std::string_view data() const { return std::string_view(data_, size_); }
+  // The bytes, writable; nullptr unless opened with OpenCopyOnWrite.
+  char* copy_on_write_data() const { return writable_ ? const_cast<char*>(data_) : nullptr; }
   size_t size() const { return size_; }
   const std::string& path() const { return path_; }
 
@@ -32,6 +38,9 @@ class MappedFile {
   const char* data_ = nullptr;
   size_t size_ = 0;
   bool mapped_ = false;
+  bool writable_ = false;
+
+  static Result<MappedFile> Map(const std::string& path, bool writable);
 };
 
 }  // namespace trainscope

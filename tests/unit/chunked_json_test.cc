@@ -265,6 +265,60 @@ TEST(ChunkedJson, GzipStreamingEqualsPlain) {
   std::remove(cut_gz.c_str());
 }
 
+std::string ReadBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// Mapped files are parsed in place (brackets written over separator bytes of
+// a copy-on-write mapping): same events as the whole-document scan, the file
+// on disk untouched, and chunks whose separators or tail leave no room are
+// copied instead.
+TEST(ChunkedJson, InPlaceChunksOfMappedFiles) {
+  std::string spaced = MakeTrace(2000);  // ",\n" and " , " between events
+  std::string compact = spaced;                 // "," between events: no room for two brackets
+  for (const char* sep : {",\n", " , "}) {
+    for (size_t at = compact.find(sep); at != std::string::npos; at = compact.find(sep, at + 1)) {
+      compact.replace(at, std::string_view(sep).size(), ",");
+    }
+  }
+  // The array closes at the very end of the file: the last chunk has no
+  // padding room after its ']' and is copied.
+  std::string tail_less = R"({"traceEvents": [)";
+  for (int i = 0; i < 400; ++i) {
+    tail_less += (i ? ",\n  " : "") + fmt::format(R"({{"ph": "X", "cat": "kernel", "name": "k{}", "pid": 0, "tid": 7, "ts": {}, "dur": 2}})", i, 1000 + i);
+  }
+  tail_less += "]}";
+  for (const std::string* json : {&spaced, &compact, &tail_less}) {
+    Scan whole;
+    ScanWhole(*json, &whole);
+    ASSERT_TRUE(whole.status.ok());
+    const std::string path = TempPath("in_place.json");
+    std::ofstream(path, std::ios::binary) << *json;
+    for (size_t chunk : {size_t{100}, size_t{4096}, size_t{9000}, size_t{1} << 20}) {
+      for (unsigned threads : {1u, 2u, 3u}) {
+        Scan mapped;
+        ASSERT_TRUE(formats::trace::ScanJsonFile(path, &mapped.sink, &mapped.report, ScanOptions{chunk, threads}).ok());
+        EXPECT_EQ(mapped.sink.events, whole.sink.events) << chunk << " " << threads;
+        EXPECT_EQ(mapped.sink.top, whole.sink.top) << chunk;
+        EXPECT_GT(mapped.report.chunks, 0u);
+        if (chunk < 4096) {
+          EXPECT_EQ(mapped.report.chunks_in_place, 0u) << chunk;
+        } else if (json == &compact) {
+          // Only a chunk that is the whole array has both brackets to itself.
+          EXPECT_EQ(mapped.report.chunks_in_place, mapped.report.chunks == 1 ? 1u : 0u) << chunk;
+        } else if (json == &spaced) {
+          EXPECT_EQ(mapped.report.chunks_in_place, mapped.report.chunks) << chunk;
+        } else {
+          EXPECT_EQ(mapped.report.chunks_in_place + 1, mapped.report.chunks) << chunk;  // all but the last
+        }
+      }
+    }
+    EXPECT_EQ(ReadBytes(path), *json) << "the scan wrote to the file";
+    std::remove(path.c_str());
+  }
+}
+
 TEST(ChunkedJson, KinetoProfileIndependentOfChunking) {
   std::string json = MakeTrace(400);
   model::RankProfile reference;

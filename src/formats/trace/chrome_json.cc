@@ -319,7 +319,9 @@ unsigned Threads(const ScanOptions& options) {
 
 // The chunked scan of an uncompressed document; false (sink possibly fed)
 // when it cannot prove the document intact.
-bool TryChunked(std::string_view doc, bool release_pages, const ScanOptions& options,
+// |writable_doc|: the same bytes in a copy-on-write mapping (chunks are then
+// bracketed in place), or nullptr.
+bool TryChunked(std::string_view doc, char* writable_doc, bool release_pages, const ScanOptions& options,
                 EventSink* sink, ScanReport* report) {
   ActiveScan active;
   EventsStart start;
@@ -329,7 +331,10 @@ bool TryChunked(std::string_view doc, bool release_pages, const ScanOptions& opt
   size_t close = FindEventsEnd(doc.substr(0, start.begin), body, &meta);
   if (close == kNpos) return false;
   if (ReadMetadata(meta, sink) != simdjson::SUCCESS) return false;
-  TextFeeder feeder(body.substr(0, close), options.chunk_bytes, release_pages);
+  // Bytes after the array body: its ']' and the rest of the document.
+  const size_t readable_after = body.size() - close;
+  TextFeeder feeder(body.substr(0, close), options.chunk_bytes, release_pages,
+                    writable_doc ? writable_doc + start.begin : nullptr, readable_after);
   unsigned threads = Threads(options);
   // Under 16 chunks (64 MiB by default) worker start-up and the first-touch
   // faults of their buffers cost more than they save (216k-event trace:
@@ -339,6 +344,7 @@ bool TryChunked(std::string_view doc, bool release_pages, const ScanOptions& opt
   if (!result.ok) return false;
   report->events = result.events;
   report->chunks = std::max<size_t>(result.chunks, 1);
+  report->chunks_in_place = result.chunks_in_place;
   return true;
 }
 
@@ -410,7 +416,7 @@ Status ScanChromeTrace(std::string_view padded, const std::string& label, EventS
 Status ScanJsonText(std::string_view json, const std::string& label, EventSink* sink,
                     ScanReport* report, const ScanOptions& options) {
   *report = ScanReport{};
-  if (TryChunked(json, /*release_pages=*/false, options, sink, report)) return Status::Ok();
+  if (TryChunked(json, nullptr, /*release_pages=*/false, options, sink, report)) return Status::Ok();
   sink->Reset();
   simdjson::padded_string padded(json.data(), json.size());
   return ScanChromeTrace(std::string_view(padded.data(), padded.size()), label, sink, report);
@@ -420,10 +426,12 @@ Status ScanJsonFile(const std::string& path, EventSink* sink, ScanReport* report
                     const ScanOptions& options) {
   *report = ScanReport{};
   {
-    TS_ASSIGN_OR_RETURN(MappedFile file, MappedFile::Open(path));
+    // Copy-on-write: chunks are bracketed in place (the file is never written).
+    TS_ASSIGN_OR_RETURN(MappedFile file, MappedFile::OpenCopyOnWrite(path));
     bool ok = IsGzip(file.data())
                   ? TryChunkedGzip(file.data(), options, sink, report)
-                  : TryChunked(file.data(), /*release_pages=*/true, options, sink, report);
+                  : TryChunked(file.data(), file.copy_on_write_data(), /*release_pages=*/true, options, sink,
+                               report);
     if (ok) return Status::Ok();
   }
   // Damaged or unusual: the reference whole-document scan.

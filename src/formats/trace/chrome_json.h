@@ -89,6 +89,7 @@ struct ScanReport {
   std::string damage_reason;
   bool slow_path = false;
   size_t chunks = 0;  // > 0: read by the chunked scan (no whole-document pass)
+  size_t chunks_in_place = 0;  // of which parsed where they lie in the file (no copy)
 };
 
 

@@ -46,11 +46,12 @@ class PaddedChunk {
   size_t size_ = 0;
 };
 
-// Parses one wrapped chunk, calling on_event for each event in order.
+// Parses one bracketed chunk ("[" events "]" with |capacity| - size
+// readable bytes after it), calling on_event for each event in order.
 template <typename OnEvent>
-bool ParseChunk(od::parser& parser, const PaddedChunk& chunk, OnEvent&& on_event) {
+bool ParseChunk(od::parser& parser, std::string_view chunk, size_t capacity, OnEvent&& on_event) {
   od::document doc;
-  if (parser.iterate(chunk.data(), chunk.size(), chunk.capacity()).get(doc)) return false;
+  if (parser.iterate(chunk.data(), chunk.size(), capacity).get(doc)) return false;
   od::array events;
   if (doc.get_array().get(events)) return false;
   RawEvent ev;
@@ -68,7 +69,32 @@ bool ParseChunk(od::parser& parser, const PaddedChunk& chunk, OnEvent&& on_event
 // until it is committed).
 struct Slot {
   explicit Slot(const EventSink& sink) : batch(sink.NewBatch()) {}
-  PaddedChunk chunk;
+
+  // Takes the feeder's chunk: a bracketed one is parsed where it lies (and
+  // released after its commit), another is copied and released at once.
+  void Take(ChunkFeeder* feeder, std::string_view text, bool bracketed) {
+    if (bracketed) {
+      in_place = text;
+      return;
+    }
+    in_place = {};
+    copy.Assign(text);
+    feeder->Release(text);
+  }
+  std::string_view doc() const {
+    return in_place.empty() ? std::string_view(copy.data(), copy.size()) : in_place;
+  }
+  size_t capacity() const {
+    return in_place.empty() ? copy.capacity() : in_place.size() + simdjson::SIMDJSON_PADDING;
+  }
+  // After the commit: the in-place bytes are not needed any more.
+  void Done(ChunkFeeder* feeder) {
+    if (!in_place.empty()) feeder->Release(in_place);
+    in_place = {};
+  }
+
+  PaddedChunk copy;
+  std::string_view in_place;
   od::parser parser;
   std::unique_ptr<EventBatch> batch;
   size_t events = 0;
@@ -79,7 +105,7 @@ struct Slot {
 // Parses the slot's chunk and converts its events into the slot's batch.
 void ConvertChunk(const EventSink& sink, Slot* slot) {
   slot->events = 0;
-  slot->ok = ParseChunk(slot->parser, slot->chunk, [&](const RawEvent& ev) {
+  slot->ok = ParseChunk(slot->parser, slot->doc(), slot->capacity(), [&](const RawEvent& ev) {
     sink.Convert(ev, 0, slot->batch.get());
     ++slot->events;
   });
@@ -89,13 +115,15 @@ ChunkScanResult ScanSequential(ChunkFeeder* feeder, EventSink* sink) {
   ChunkScanResult result;
   Slot slot(*sink);
   std::string_view text;
-  while (feeder->Next(&text)) {
-    slot.chunk.Assign(text);
-    feeder->Release(text);
+  bool bracketed = false;
+  while (feeder->Next(&text, &bracketed)) {
+    slot.Take(feeder, text, bracketed);
     ++result.chunks;
+    if (bracketed) ++result.chunks_in_place;
     ConvertChunk(*sink, &slot);
     if (!slot.ok) return result;
     sink->Commit(slot.batch.get());
+    slot.Done(feeder);
     result.events += slot.events;
   }
   result.ok = !feeder->failed();
@@ -140,16 +168,17 @@ class ParallelScan {
         slot = free_.back();
         free_.pop_back();
         std::string_view text;
-        if (!feeder_->Next(&text)) {
+        bool bracketed = false;
+        if (!feeder_->Next(&text, &bracketed)) {
           fed_all_ = true;
           free_.push_back(slot);
           cv_.notify_all();
           return;
         }
-        // Copied under the lock: a streaming feeder reuses its buffer.
+        // Taken under the lock: a streaming feeder reuses its buffer.
         slot->index = fed_++;
-        slot->chunk.Assign(text);
-        feeder_->Release(text);
+        slot->Take(feeder_, text, bracketed);
+        if (bracketed) ++result_.chunks_in_place;
       }
       ConvertChunk(*sink_, slot);
       {
@@ -177,6 +206,7 @@ class ParallelScan {
       result_.events += slot->events;
       {
         std::lock_guard<std::mutex> lock(mu_);
+        slot->Done(feeder_);
         free_.push_back(slot);
       }
       cv_.notify_all();
@@ -204,7 +234,11 @@ ChunkScanResult ScanChunks(ChunkFeeder* feeder, unsigned threads, EventSink* sin
   return ParallelScan(feeder, threads, sink).Run();
 }
 
-bool TextFeeder::Next(std::string_view* chunk) {
+namespace {
+constexpr size_t kMinBracketedChunk = 4096;
+}  // namespace
+
+bool TextFeeder::Next(std::string_view* chunk, bool* bracketed) {
   size_t begin = pos_;
   while (begin < body_.size() && (body_[begin] == ' ' || body_[begin] == '\n' ||
                                   body_[begin] == '\r' || body_[begin] == '\t')) {
@@ -212,14 +246,39 @@ bool TextFeeder::Next(std::string_view* chunk) {
   }
   if (begin >= body_.size()) return false;
   size_t chunk_end = 0, next_begin = 0;
+  bool last = false;
   // A remainder under 1.5 chunks goes whole: no tiny last chunk.
   if (body_.size() - begin > chunk_bytes_ + chunk_bytes_ / 2 &&
       NextEventBoundary(body_, begin + chunk_bytes_, &chunk_end, &next_begin)) {
-    *chunk = body_.substr(begin, chunk_end - begin);
     pos_ = next_begin;
   } else {
-    *chunk = body_.substr(begin);
+    chunk_end = body_.size();
     pos_ = body_.size();
+    last = true;
+  }
+  *chunk = body_.substr(begin, chunk_end - begin);
+  *bracketed = false;
+  // Tiny chunks (tests) are copied: a next chunk shorter than the padding
+  // would get its ']' inside the padding of a chunk being parsed.
+  if (writable_ == nullptr || chunk_bytes_ < kMinBracketedChunk) return true;
+  // '[' goes just before |begin| (the array's '[' or whitespace after it for
+  // the first chunk, a separator byte otherwise), ']' at |chunk_end| (a
+  // separator byte, or the array's own ']' after the last chunk).
+  const bool room_after = chunk_end + 1 + simdjson::SIMDJSON_PADDING <= body_.size() + readable_after_;
+  const bool gap_after = last || next_begin >= chunk_end + 2;
+  if (open_bracket_ready_ && room_after && gap_after) {
+    // Only changed bytes are written: each write copies its page.
+    char& open = writable_[static_cast<std::ptrdiff_t>(begin) - 1];
+    if (open != '[') open = '[';
+    if (writable_[chunk_end] != ']') writable_[chunk_end] = ']';
+    *chunk = std::string_view(body_.data() + begin - 1, chunk_end - begin + 2);
+    *bracketed = true;
+  }
+  if (!last) {
+    // The next chunk's '[' is written now, before this chunk (whose padding
+    // may reach it) is handed out.
+    open_bracket_ready_ = next_begin >= chunk_end + 2;
+    if (open_bracket_ready_) writable_[next_begin - 1] = '[';
   }
   return true;
 }

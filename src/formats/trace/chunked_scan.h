@@ -19,11 +19,14 @@ namespace trainscope::formats::trace {
 class ChunkFeeder {
  public:
   virtual ~ChunkFeeder() = default;
-  // The next chunk (events separated by commas, no leading or trailing
-  // comma), or false at the end. The view must stay valid until the next
-  // call; calls come from one thread at a time.
-  virtual bool Next(std::string_view* chunk) = 0;
-  // The chunk was copied: its bytes are not needed any more.
+  // The next chunk, or false at the end; calls come from one thread at a
+  // time. Either (|*bracketed| false) events separated by commas, no leading
+  // or trailing comma, valid until the next call (the scan copies them into
+  // "[" chunk "]"), or (|*bracketed| true) already "[" events "]" in place
+  // with simdjson's padding readable after it, valid until Release.
+  virtual bool Next(std::string_view* chunk, bool* bracketed) = 0;
+  // The chunk's bytes are not needed any more (copied, or parsed and its
+  // events committed).
   virtual void Release(std::string_view /*chunk*/) {}
   // The feeder could not cut its input (the caller falls back).
   virtual bool failed() const { return false; }
@@ -33,6 +36,7 @@ struct ChunkScanResult {
   bool ok = false;  // every chunk parsed completely
   size_t events = 0;
   size_t chunks = 0;
+  size_t chunks_in_place = 0;
 };
 
 // Events reach |sink| with offset 0 (as on the whole-document fast path).
@@ -41,22 +45,40 @@ struct ChunkScanResult {
 ChunkScanResult ScanChunks(ChunkFeeder* feeder, unsigned threads, EventSink* sink);
 
 // Feeds the body of an in-memory (or memory-mapped) event array in chunks of
-// about |chunk_bytes|. With |release_pages| the pages of copied chunks are
+// about |chunk_bytes|. With |release_pages| the pages of used chunks are
 // dropped from the process (madvise), so a mapped file's resident size stays
 // near the chunk size.
+//
+// In place: when the body lies in a copy-on-write mapping (|writable_body|,
+// the same bytes as |body|, with at least one byte of the mapping before it
+// and |readable_after| bytes after it), a chunk is bracketed where it lies:
+// '[' over the byte before its first event, ']' over the one after its last,
+// and parsed without the copy. That needs two separator bytes between chunks
+// ("}, {", "},\n  {": Kineto's layout) and simdjson's padding after the ']';
+// other chunks are copied. Both brackets of a gap are written when the chunk
+// before it is cut, so no byte near a chunk changes while it is parsed.
 class TextFeeder : public ChunkFeeder {
  public:
-  TextFeeder(std::string_view body, size_t chunk_bytes, bool release_pages)
-      : body_(body), chunk_bytes_(chunk_bytes < 1 ? 1 : chunk_bytes), release_pages_(release_pages) {}
-  bool Next(std::string_view* chunk) override;
+  TextFeeder(std::string_view body, size_t chunk_bytes, bool release_pages, char* writable_body = nullptr,
+             size_t readable_after = 0)
+      : body_(body),
+        chunk_bytes_(chunk_bytes < 1 ? 1 : chunk_bytes),
+        release_pages_(release_pages),
+        writable_(writable_body),
+        readable_after_(readable_after) {}
+  bool Next(std::string_view* chunk, bool* bracketed) override;
   void Release(std::string_view chunk) override;
 
  private:
-
   std::string_view body_;
   size_t chunk_bytes_;
   bool release_pages_;
+  char* writable_;
+  size_t readable_after_;
   size_t pos_ = 0;
+  // Whether the byte before the next chunk may hold its '[' (the first
+  // chunk's is the array's own '[' or whitespace after it).
+  bool open_bracket_ready_ = true;
 };
 
 }  // namespace trainscope::formats::trace

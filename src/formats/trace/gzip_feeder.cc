@@ -62,7 +62,8 @@ bool GzipFeeder::Start() {
   return true;
 }
 
-bool GzipFeeder::Next(std::string_view* chunk) {
+bool GzipFeeder::Next(std::string_view* chunk, bool* bracketed) {
+  *bracketed = false;  // the inflate buffer is reused: chunks are copied
   while (!done_) {
     size_t avail = buf_.size() - head_;
     if (!eof_ && avail < chunk_bytes_) {
@@ -93,7 +94,7 @@ bool GzipFeeder::Next(std::string_view* chunk) {
     }
     tail_.emplace(pending.substr(0, close), chunk_bytes_, /*release_pages=*/false);
   }
-  return tail_ && tail_->Next(chunk);
+  return tail_ && tail_->Next(chunk, bracketed);
 }
 
 }  // namespace trainscope::formats::trace

@@ -27,7 +27,7 @@ class GzipFeeder : public ChunkFeeder {
   bool Start();
   const EventsStart& start() const { return start_; }
 
-  bool Next(std::string_view* chunk) override;
+  bool Next(std::string_view* chunk, bool* bracketed) override;
   bool failed() const override { return failed_; }
   // After the last chunk: the document without its events (see FindEventsEnd).
   const simdjson::padded_string& metadata() const { return meta_; }
