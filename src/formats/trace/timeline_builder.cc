@@ -13,23 +13,7 @@
 
 namespace trainscope::formats::trace {
 
-std::optional<int64_t> ParseIdToken(std::string_view raw) {
-  // Fast path: a plain JSON integer of up to 18 digits (cannot overflow),
-  // maybe followed by the whitespace raw tokens keep.
-  if (!raw.empty() && raw[0] >= '0' && raw[0] <= '9') {
-    uint64_t value = 0;
-    size_t i = 0;
-    for (; i < raw.size() && i < 18 && raw[i] >= '0' && raw[i] <= '9'; ++i) {
-      value = value * 10 + static_cast<uint64_t>(raw[i] - '0');
-    }
-    size_t end = i;
-    while (end < raw.size() && (raw[end] == ' ' || raw[end] == '\n' || raw[end] == '\r' ||
-                                raw[end] == '\t')) {
-      ++end;
-    }
-    bool all_digits = i == raw.size() || raw[i] < '0' || raw[i] > '9';
-    if (end == raw.size() && all_digits) return static_cast<int64_t>(value);
-  }
+std::optional<int64_t> ParseIdTokenSlow(std::string_view raw) {
   std::string_view s = TrimField(raw);
   if (s.empty()) return std::nullopt;
   bool negative = s[0] == '-';
@@ -162,7 +146,11 @@ void TimelineBuilder::LinkLaunches(unsigned threads) {
   struct IdHash {
     size_t operator()(int64_t id) const { return static_cast<size_t>(id); }
   };
-  FlatIndex<int64_t, IdHash> by_correlation(tl.host_ops.size());  // an upper bound: it never fills
+  // Sized by the runtime calls that carry a correlation (a quarter of the
+  // host ops in a Kineto trace): a table 4x smaller stays in cache better.
+  const auto with_correlation = static_cast<size_t>(std::count_if(
+      tl.host_ops.correlation.begin(), tl.host_ops.correlation.end(), [](int64_t c) { return c != model::kNoId; }));
+  FlatIndex<int64_t, IdHash> by_correlation(with_correlation);
   for (size_t i = 0; i < tl.host_ops.size(); ++i) {
     if (tl.host_ops.correlation[i] != model::kNoId) {
       by_correlation.Insert(tl.host_ops.correlation[i], static_cast<int32_t>(i));

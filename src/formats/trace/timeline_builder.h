@@ -16,7 +16,19 @@ namespace trainscope::formats::trace {
 // Parses a raw token (quoted or not) as int64; uint64 ids above INT64_MAX are
 // kept as their two's-complement bits (Ascend flow ids). nullopt = absent or
 // not an integer (overflow beyond 64 bits included).
-std::optional<int64_t> ParseIdToken(std::string_view raw);
+std::optional<int64_t> ParseIdTokenSlow(std::string_view raw);
+inline std::optional<int64_t> ParseIdToken(std::string_view raw) {
+  // Inline fast path (several ids per event): a plain JSON integer of up to
+  // 18 digits (cannot overflow), as raw tokens of numbers are; anything else
+  // (quotes, spaces, signs, 19-20 digits) takes the general path.
+  if (raw.empty() || raw.size() > 18) return ParseIdTokenSlow(raw);
+  uint64_t value = 0;
+  for (char c : raw) {
+    if (c < '0' || c > '9') return ParseIdTokenSlow(raw);
+    value = value * 10 + static_cast<uint64_t>(c - '0');
+  }
+  return static_cast<int64_t>(value);
+}
 
 class TimelineBuilder {
  public:
