@@ -81,6 +81,7 @@ Result<RankAnalysis> AnalyzeRank(const model::RankProfile& profile, const Family
   analysis.profiler_level = profile.info.profiler_level;
   for (const auto& ledger : profile.ledgers) analysis.files.push_back(ToHealth(ledger));
   analysis.missing_files = profile.missing_files;
+  analysis.steps_from = profile.steps_from;
   analysis.warnings = profile.warnings;
 
   TS_ASSIGN_OR_RETURN(StepChoice choice, SelectStep(profile, options.step));

@@ -34,6 +34,7 @@ struct RankAnalysis {
   std::string profiler_level;
   int32_t selected_step = model::kNoStep;
   std::string selected_step_reason;
+  std::string steps_from;  // where step numbers come from ("" = none: the whole capture)
   std::vector<StepDistribution> steps;  // every step present, ascending
   StepTimeline timeline;                // panorama of the selected step
   std::vector<FileHealth> files;

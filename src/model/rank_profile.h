@@ -66,6 +66,9 @@ struct RankProfile {
   std::vector<StepTraceRow> step_trace;
   std::vector<OpStatisticRow> op_statistic;
   Timeline timeline;  // from trace files (Kineto JSON, trace_view.json); present=false if none
+  // Where the kernels' step numbers come from, for the reports ("" = no
+  // steps: the whole capture is analysed as one).
+  std::string steps_from;
   CommunicationData communication;  // communication(_matrix).json (Ascend); empty otherwise
   // One ledger per file read, in read order. Files that were absent are
   // listed in missing_files with the reason they matter.

@@ -145,8 +145,13 @@ struct Step {
 };
 
 enum class StepSource : uint8_t {
-  kNone = 0,          // no ProfilerStep#N: analyses use the whole trace
+  kNone = 0,          // no step boundaries: analyses use the whole trace
   kProfilerStep = 1,  // host ProfilerStep#N annotations
+  // No ProfilerStep#N: the top-level host annotation that repeats and covers
+  // the most time (e.g. record_function("train_step") each iteration);
+  // steps are numbered 0, 1, ... in time order. Timeline::step_annotation
+  // names it.
+  kRepeatedAnnotation = 2,
 };
 
 // A `[memory]` instant event (allocator activity).
@@ -213,6 +218,7 @@ struct Timeline {
   // once steps are assigned: per-step analyses then touch only their rows.
   std::map<int32_t, std::vector<uint32_t>> activity_rows_by_step;
   StepSource step_source = StepSource::kNone;
+  std::string step_annotation;  // kRepeatedAnnotation: the annotation's name
   std::map<int64_t, StringId> process_names;
   std::map<std::pair<int64_t, int64_t>, StringId> thread_names;
   DistributedInfo distributed;

@@ -235,6 +235,8 @@ std::string RenderJson(const analysis::JobAnalysis& job, const std::string& tool
     w.Field("torch_npu_version", rank.torch_npu_version);
     w.Field("cann_version", rank.cann_version);
     w.Field("profiler_level", rank.profiler_level);
+    w.Field("steps_from", rank.steps_from.empty() ? std::string("none (the whole capture is one step)")
+                                                  : rank.steps_from);
     w.EndObject();
     if (rank.selected_step == model::kNoStep) {
       w.Key("selected_step").Null();

@@ -51,6 +51,9 @@ void RenderRankDetail(std::string& out, const analysis::RankAnalysis& rank, cons
   out += "\n";
   out += fmt::format("  {}\n", s.Dim(rank.source));
   out += fmt::format("  step chosen: {}\n", rank.selected_step_reason);
+  if (!rank.steps_from.empty() && rank.steps_from.find("Step Id column") == std::string::npos) {
+    out += fmt::format("  steps from:  {}\n", rank.steps_from);
+  }
 
   const analysis::StepDistribution* step = rank.selected();
   if (step == nullptr) return;

@@ -5,6 +5,8 @@
 #include <chrono>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "formats/trace/kineto_reader.h"
 #include "formats/trace/trace_view_reader.h"
 #include "model/rank_profile.h"
@@ -237,6 +239,52 @@ TEST(KinetoReader, UserActivityRulesReachTheReader) {
   ASSERT_TRUE(formats::ParseKinetoTrace(json, "x", &custom, options).ok());
   EXPECT_EQ(custom.timeline.activities.kind[0], model::ActivityKind::kCommunication);
   EXPECT_EQ(custom.timeline.activities.kind[1], model::ActivityKind::kCompute);
+}
+
+// No ProfilerStep#N: the repeated top-level annotation covering the most
+// time becomes the steps (0, 1, ...); a small repeated region does not.
+TEST(KinetoReader, StepsFromRepeatedAnnotationWithoutProfilerStep) {
+  std::string json = R"({"traceEvents": [)";
+  int corr = 1;
+  for (int k = 0; k < 3; ++k) {
+    const int base = 1000 + k * 100;
+    json += fmt::format(R"({{"ph": "X", "cat": "user_annotation", "name": "train_step", "pid": 1, "tid": 1, "ts": {}, "dur": 90}},)", base);
+    json += fmt::format(R"({{"ph": "X", "cat": "user_annotation", "name": "log", "pid": 1, "tid": 1, "ts": {}, "dur": 5}},)", base + 92);
+    for (int j = 0; j < 2; ++j, ++corr) {
+      const int ts = base + 10 + j * 30;
+      json += fmt::format(R"({{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": {}, "dur": 2, "args": {{"correlation": {}}}}},)", ts, corr);
+      json += fmt::format(R"({{"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": {}, "dur": 20, "args": {{"correlation": {}}}}},)", ts + 5, corr);
+    }
+  }
+  json += R"({"ph": "X", "cat": "kernel", "name": "late", "pid": 0, "tid": 7, "ts": 5000, "dur": 1}]})";
+  model::RankProfile p;
+  ASSERT_TRUE(formats::ParseKinetoTrace(json, "x", &p).ok());
+  const model::Timeline& tl = p.timeline;
+  ASSERT_EQ(tl.step_source, model::StepSource::kRepeatedAnnotation);
+  EXPECT_EQ(tl.step_annotation, "train_step");
+  ASSERT_EQ(tl.steps.size(), 3u);
+  for (int k = 0; k < 3; ++k) {
+    EXPECT_EQ(tl.steps[k].number, k);
+    EXPECT_EQ(tl.steps[k].start_ns, (1000 + k * 100) * 1000);
+    EXPECT_EQ(tl.steps[k].end_ns, (1090 + k * 100) * 1000);
+  }
+  // Kernels take the step of their launch; the unlaunched late one none.
+  for (size_t a = 0; a + 1 < tl.activities.size(); ++a) EXPECT_EQ(tl.activities.step[a], static_cast<int32_t>(a / 2));
+  EXPECT_EQ(tl.activities.step.back(), -1);
+  EXPECT_EQ(p.kernels.RowsOf(1).size(), 2u);
+  EXPECT_NE(p.steps_from.find("'train_step'"), std::string::npos) << p.steps_from;
+
+  // One occurrence only (or only tiny repeats): the whole trace, no steps.
+  model::RankProfile once;
+  const char* single = R"J({"traceEvents": [
+    {"ph": "X", "cat": "user_annotation", "name": "train_step", "pid": 1, "tid": 1, "ts": 0, "dur": 100},
+    {"ph": "X", "cat": "user_annotation", "name": "log", "pid": 1, "tid": 1, "ts": 200, "dur": 1},
+    {"ph": "X", "cat": "user_annotation", "name": "log", "pid": 1, "tid": 1, "ts": 300, "dur": 1},
+    {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 10, "dur": 20}]})J";
+  ASSERT_TRUE(formats::ParseKinetoTrace(single, "x", &once).ok());
+  EXPECT_EQ(once.timeline.step_source, model::StepSource::kNone);
+  EXPECT_TRUE(once.timeline.steps.empty());
+  EXPECT_TRUE(once.steps_from.empty());
 }
 
 // Skips are counted per batch and sampled: the ledger must still hold every

@@ -285,6 +285,9 @@ Status ParseKernelDetails(std::string_view data, const std::string& file_label,
                    ? model::kNoStep
                    : ParseOptionalInt32(record.fields[cols.step], model::kNoStep, "Step Id", line,
                                         &ledger);
+    if (row.step != model::kNoStep && profile->steps_from.empty()) {
+      profile->steps_from = "Step Id column of kernel_details.csv";
+    }
     row.stream = cols.stream == CsvHeader::kAbsent
                      ? model::kNoStream
                      : ParseOptionalInt32(record.fields[cols.stream], model::kNoStream, "Stream ID",

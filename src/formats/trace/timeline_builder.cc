@@ -216,6 +216,54 @@ void TimelineBuilder::LinkLaunches(unsigned threads) {
   }
 }
 
+void TimelineBuilder::StepsFromRepeatedAnnotation() {
+  model::Timeline& tl = timeline_;
+  const model::HostOps& ops = tl.host_ops;
+  if (ops.size() == 0) return;
+  const StringId user_annotation = profile_->strings.Find("user_annotation");
+  if (user_annotation == StringPool::kNotInterned) return;
+  int64_t first = INT64_MAX, last = INT64_MIN;
+  std::unordered_map<StringId, std::vector<int32_t>> by_name;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    first = std::min(first, ops.start_ns[i]);
+    last = std::max(last, ops.end_ns(i));
+    if (ops.depth[i] == 0 && ops.duration_ns[i] > 0 && ops.category[i] == user_annotation) {
+      by_name[ops.name[i]].push_back(static_cast<int32_t>(i));
+    }
+  }
+  // The annotation that repeats without overlapping itself and covers the
+  // most time; it must cover at least a third of the host activity, so a
+  // small repeated region (an optimizer step, a logging call) is not taken
+  // for the iteration.
+  StringId best = StringPool::kEmpty;
+  int64_t best_total = 0;
+  std::vector<int32_t> best_ops;
+  for (auto& [name, members] : by_name) {
+    if (members.size() < 2) continue;
+    std::sort(members.begin(), members.end(),
+              [&ops](int32_t a, int32_t b) { return ops.start_ns[a] < ops.start_ns[b]; });
+    int64_t total = 0;
+    bool overlapping = false;
+    for (size_t k = 0; k < members.size(); ++k) {
+      total += ops.duration_ns[members[k]];
+      if (k > 0 && ops.start_ns[members[k]] < ops.end_ns(members[k - 1])) overlapping = true;
+    }
+    if (overlapping || total * 3 < last - first) continue;
+    if (total > best_total || (total == best_total && name < best)) {
+      best = name;
+      best_total = total;
+      best_ops = members;
+    }
+  }
+  if (best_ops.empty()) return;
+  for (size_t k = 0; k < best_ops.size(); ++k) {
+    const int32_t op = best_ops[k];
+    tl.steps.push_back(model::Step{static_cast<int32_t>(k), ops.start_ns[op], ops.end_ns(op), op});
+  }
+  tl.step_source = model::StepSource::kRepeatedAnnotation;
+  tl.step_annotation = std::string(profile_->strings.Get(best));
+}
+
 void TimelineBuilder::BuildSteps() {
   model::Timeline& tl = timeline_;
   constexpr std::string_view kPrefix = "ProfilerStep#";
@@ -238,8 +286,12 @@ void TimelineBuilder::BuildSteps() {
   }
   std::sort(tl.steps.begin(), tl.steps.end(),
             [](const model::Step& a, const model::Step& b) { return a.start_ns < b.start_ns; });
-  tl.step_source = tl.steps.empty() ? model::StepSource::kNone : model::StepSource::kProfilerStep;
-  if (tl.steps.empty()) return;
+  tl.step_source = model::StepSource::kProfilerStep;
+  if (tl.steps.empty()) StepsFromRepeatedAnnotation();
+  if (tl.steps.empty()) {
+    tl.step_source = model::StepSource::kNone;
+    return;
+  }
 
   auto step_of = [&tl](int64_t ts) -> int32_t {
     auto it = std::upper_bound(tl.steps.begin(), tl.steps.end(), ts,
@@ -263,6 +315,14 @@ void TimelineBuilder::BuildSteps() {
 void TimelineBuilder::AppendKernels() {
   const model::DeviceActivities& acts = timeline_.activities;
   model::KernelTable& kernels = profile_->kernels;
+  switch (timeline_.step_source) {
+    case model::StepSource::kProfilerStep: profile_->steps_from = "ProfilerStep#N windows of the trace"; break;
+    case model::StepSource::kRepeatedAnnotation:
+      profile_->steps_from = "repeated top-level annotation '" + timeline_.step_annotation +
+                             "' of the trace (no ProfilerStep#N; steps numbered from 0)";
+      break;
+    case model::StepSource::kNone: break;
+  }
   bool had_rows = kernels.size() > 0;
   kernels.Reserve(kernels.size() + acts.size());
   // op_type by name id: a trace repeats a few thousand names millions of times.

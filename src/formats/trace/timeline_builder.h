@@ -80,6 +80,7 @@ class TimelineBuilder {
   void SortActivities();
   void LinkLaunches(unsigned threads);
   void BuildSteps();
+  void StepsFromRepeatedAnnotation();
   void AppendKernels();
   // The host op each flow start sits on (kNoIndex when none).
   std::vector<int32_t> HostOpsAtFlowStarts() const;
