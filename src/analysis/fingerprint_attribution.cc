@@ -31,6 +31,27 @@ HostAttributor::HostAttributor(const model::RankProfile& profile) : profile_(pro
   if (!tl.present) return;
   available_ = std::any_of(tl.activities.launcher.begin(), tl.activities.launcher.end(),
                            [](int32_t l) { return l != model::kNoIndex; });
+  for (const model::FwdBwdLink& link : tl.fwdbwd) forward_of_.emplace(link.backward_op, link.forward_op);
+}
+
+HostAttribution HostAttributor::FromForward(const std::vector<int32_t>& backward_chain) const {
+  HostAttribution out;
+  const auto& ops = profile_.timeline.host_ops;
+  for (int32_t o : backward_chain) {
+    auto it = forward_of_.find(o);
+    if (it == forward_of_.end()) continue;
+    std::string module;
+    for (int32_t f = it->second; f != model::kNoIndex; f = ops.parent[f]) {
+      const auto category = profile_.strings.Get(ops.category[f]);
+      const auto name = profile_.strings.Get(ops.name[f]);
+      if (!IsPythonFrame(category)) continue;
+      if (module.empty() && name.substr(0, 11) == "nn.Module: ") module = std::string(name);
+      if (out.source.empty() && IsUserFrame(name)) out.source = std::string(name);
+    }
+    if (!module.empty()) out.framework_op = "backward of " + module;
+    return out;
+  }
+  return out;
 }
 
 int32_t HostAttributor::Launcher(int64_t start_ns) const {
@@ -62,6 +83,7 @@ HostAttribution HostAttributor::Attribute(const std::vector<int64_t>& kernel_sta
   // The lowest common ancestor of the launchers: the code that issued the
   // whole chain. Host ops nest strictly per thread, so a parent walk is it.
   std::vector<int32_t> common;
+  std::vector<int32_t> first_chain;
   std::vector<std::string> member_ops;
   bool first = true;
   for (int64_t start : kernel_starts_ns) {
@@ -91,6 +113,7 @@ HostAttribution HostAttributor::Attribute(const std::vector<int64_t>& kernel_sta
       }
     }
     if (first) {
+      first_chain = chain;
       common = std::move(chain);
       first = false;
       continue;
@@ -118,6 +141,15 @@ HostAttribution HostAttributor::Attribute(const std::vector<int64_t>& kernel_sta
         out.source = std::string(name);
         break;
       }
+    }
+  }
+  if (out.source.empty() && !forward_of_.empty()) {
+    // Backward kernels run on the autograd thread without Python frames; the
+    // fwdbwd flow leads to the forward op, whose frames name the code.
+    HostAttribution forward = FromForward(first_chain);
+    if (!forward.source.empty()) {
+      out.source = forward.source;
+      if (!forward.framework_op.empty()) out.framework_op = forward.framework_op;
     }
   }
   if (out.framework_op.empty()) {

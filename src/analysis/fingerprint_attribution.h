@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "model/rank_profile.h"
@@ -30,9 +31,13 @@ class HostAttributor {
 
  private:
   int32_t Launcher(int64_t start_ns) const;
+  // The module and source line of the forward op behind the first backward
+  // op (a fwdbwd flow end) in |backward_chain|; empty when there is none.
+  HostAttribution FromForward(const std::vector<int32_t>& backward_chain) const;
 
   const model::RankProfile& profile_;
   bool available_ = false;
+  std::unordered_map<int32_t, int32_t> forward_of_;  // backward host op -> forward host op
 };
 
 }  // namespace trainscope::analysis

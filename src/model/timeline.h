@@ -137,6 +137,13 @@ struct Flow {
   int32_t activity = kNoIndex;
 };
 
+// A Kineto `fwdbwd` flow: the forward op (with its Python stack) whose
+// gradient the backward op computes (autograd thread, no Python frames).
+struct FwdBwdLink {
+  int32_t forward_op = kNoIndex;   // index into Timeline::host_ops
+  int32_t backward_op = kNoIndex;  // index into Timeline::host_ops
+};
+
 struct Step {
   int32_t number = -1;
   int64_t start_ns = 0;  // host window of ProfilerStep#N
@@ -212,6 +219,7 @@ struct Timeline {
   DeviceActivities activities;  // sorted by start_ns
   HostOps host_ops;             // sorted by (pid, tid, start, longer first)
   std::vector<Flow> flows;
+  std::vector<FwdBwdLink> fwdbwd;  // resolved fwdbwd flows
   std::vector<CollectiveArgs> collectives;
   std::vector<Step> steps;  // sorted by start
   // Activity rows of each step number (in row order), filled by the reader

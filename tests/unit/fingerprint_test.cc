@@ -17,6 +17,7 @@
 #include "analysis/motif_sequence.h"
 #include "analysis/rank_analysis.h"
 #include "formats/load_profiles.h"
+#include "formats/trace/kineto_reader.h"
 #include "synth/synth.h"
 #include "test_paths.h"
 
@@ -323,4 +324,34 @@ TEST(FingerprintSynthFused, FusedTwinReportsNoUnfusedOrGlueFinding) {
 }
 
 }  // namespace
+// Backward kernels run on the autograd thread without Python frames; a
+// Kineto fwdbwd flow leads back to the forward op and its source line.
+TEST(HostAttribution, BackwardKernelsFollowTheFwdBwdFlowToTheForwardSource) {
+  const char* json = R"J({"traceEvents": [
+    {"ph": "X", "cat": "python_function", "name": "model.py(12): forward", "pid": 1, "tid": 1, "ts": 100, "dur": 50},
+    {"ph": "X", "cat": "python_function", "name": "nn.Module: MyNorm_0", "pid": 1, "tid": 1, "ts": 101, "dur": 40},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::mul", "pid": 1, "tid": 1, "ts": 102, "dur": 10, "args": {"Sequence number": 7}},
+    {"ph": "s", "id": 7, "pid": 1, "tid": 1, "ts": 102, "cat": "fwdbwd", "name": "fwdbwd"},
+    {"ph": "X", "cat": "cpu_op", "name": "autograd::engine::evaluate_function: MulBackward0", "pid": 1, "tid": 2, "ts": 300, "dur": 30},
+    {"ph": "f", "id": 7, "pid": 1, "tid": 2, "ts": 300, "cat": "fwdbwd", "name": "fwdbwd", "bp": "e"},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::mul", "pid": 1, "tid": 2, "ts": 301, "dur": 20},
+    {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 2, "ts": 302, "dur": 5, "args": {"correlation": 90}},
+    {"ph": "X", "cat": "kernel", "name": "mul_kernel", "pid": 0, "tid": 7, "ts": 310, "dur": 4, "args": {"correlation": 90}},
+    {"ph": "f", "id": 99, "pid": 1, "tid": 2, "ts": 305, "cat": "fwdbwd", "name": "fwdbwd", "bp": "e"}
+  ]})J";
+  model::RankProfile p;
+  ASSERT_TRUE(formats::ParseKinetoTrace(json, "fwdbwd.json", &p).ok());
+  const model::Timeline& tl = p.timeline;
+  ASSERT_EQ(tl.fwdbwd.size(), 1u);  // the end without a start (id 99) links nothing
+  EXPECT_EQ(p.strings.Get(tl.host_ops.name[tl.fwdbwd[0].forward_op]), "aten::mul");
+  EXPECT_EQ(tl.host_ops.tid[tl.fwdbwd[0].forward_op], 1);
+  EXPECT_EQ(p.strings.Get(tl.host_ops.name[tl.fwdbwd[0].backward_op]),
+            "autograd::engine::evaluate_function: MulBackward0");
+  EXPECT_EQ(p.ledgers.back().rows_skipped(), 0);  // fwdbwd points are used, not skipped
+  const HostAttributor attributor(p);
+  const auto a = attributor.Attribute({310'000});
+  EXPECT_EQ(a.source, "model.py(12): forward");
+  EXPECT_EQ(a.framework_op, "backward of nn.Module: MyNorm_0");
+}
+
 }  // namespace trainscope::analysis

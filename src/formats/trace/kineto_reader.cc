@@ -38,6 +38,7 @@ bool IsLaunchFlow(std::string_view cat) {
 struct KinetoBatch : trace::EventBatch {
   struct Flow {
     bool start;
+    bool fwdbwd;  // forward op -> backward op, else a launch flow
     int64_t id;
     StringId category;
     int64_t pid, tid, ts_ns;
@@ -131,8 +132,9 @@ class KinetoSink : public trace::EventSink {
                            trace::GlobalThreadId(batch.activity_tid[i], global), a);
     }
     for (const KinetoBatch::Flow& f : batch.flows) {
-      builder_.AddFlowPoint(f.start, f.id, global[f.category], trace::GlobalThreadId(f.pid, global),
-                            trace::GlobalThreadId(f.tid, global), f.ts_ns);
+      const int64_t pid = trace::GlobalThreadId(f.pid, global), tid = trace::GlobalThreadId(f.tid, global);
+      if (f.fwdbwd) builder_.AddFwdBwdPoint(f.start, f.id, pid, tid, f.ts_ns);
+      else builder_.AddFlowPoint(f.start, f.id, global[f.category], pid, tid, f.ts_ns);
     }
     tl.memory.insert(tl.memory.end(), batch.memory.begin(), batch.memory.end());
     for (const KinetoBatch::Meta& m : batch.meta) {
@@ -254,13 +256,14 @@ class KinetoSink : public trace::EventSink {
   }
 
   void FlowPoint(const RawEvent& ev, int64_t index, size_t offset, KinetoBatch* batch) const {
-    if (!IsLaunchFlow(ev.cat)) return batch->ledger.Skip("flow other than launch", index, offset);
+    const bool fwdbwd = ev.cat == "fwdbwd";
+    if (!fwdbwd && !IsLaunchFlow(ev.cat)) return batch->ledger.Skip("flow other than launch or fwdbwd", index, offset);
     std::optional<int64_t> ts = ParseMicrosToNanos(ev.ts);
     if (!ts) return batch->ledger.Skip("missing ts", index, offset);
     std::optional<int64_t> id = ParseIdToken(ev.id);
     if (!id) return batch->ledger.Skip(ev.id.empty() ? "flow without id" : "id overflow", index, offset);
     trace::LocalStrings& strings = batch->strings;
-    batch->flows.push_back(KinetoBatch::Flow{ev.ph[0] == 's', *id, strings.Intern(ev.cat),
+    batch->flows.push_back(KinetoBatch::Flow{ev.ph[0] == 's', fwdbwd, *id, strings.Intern(ev.cat),
                                              trace::LocalThreadId(ev.pid, &strings),
                                              trace::LocalThreadId(ev.tid, &strings), *ts});
   }

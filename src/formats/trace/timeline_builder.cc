@@ -50,12 +50,18 @@ void TimelineBuilder::AddFlowPoint(bool start, int64_t id, StringId category, in
   (start ? flow_starts_ : flow_ends_).push_back(FlowPoint{id, category, pid, tid, ts_ns});
 }
 
+void TimelineBuilder::AddFwdBwdPoint(bool start, int64_t id, int64_t pid, int64_t tid, int64_t ts_ns) {
+  (start ? fwd_starts_ : bwd_ends_).push_back(FlowPoint{id, StringPool::kEmpty, pid, tid, ts_ns});
+}
+
 void TimelineBuilder::Reset() {
   timeline_ = model::Timeline{};
   activity_pid_.clear();
   activity_tid_.clear();
   flow_starts_.clear();
   flow_ends_.clear();
+  fwd_starts_.clear();
+  bwd_ends_.clear();
 }
 
 void TimelineBuilder::SortHostOps() {
@@ -108,22 +114,22 @@ void TimelineBuilder::SortActivities() {
   activity_tid_.swap(tid);
 }
 
-std::vector<int32_t> TimelineBuilder::HostOpsAtFlowStarts() const {
+std::vector<int32_t> TimelineBuilder::HostOpsAt(const std::vector<FlowPoint>& points) const {
   const model::HostOps& ops = timeline_.host_ops;
-  std::vector<int32_t> result(flow_starts_.size(), model::kNoIndex);
-  // Flow starts in host-op order, then one merge walk over the host ops
-  // (sorted by pid, tid, start): sequential memory access instead of a
-  // binary search over three columns per start.
-  std::vector<uint32_t> order(flow_starts_.size());
+  std::vector<int32_t> result(points.size(), model::kNoIndex);
+  // Points in host-op order, then one merge walk over the host ops (sorted
+  // by pid, tid, start): sequential memory access instead of a binary search
+  // over three columns per point.
+  std::vector<uint32_t> order(points.size());
   std::iota(order.begin(), order.end(), 0u);
-  auto key = [this](uint32_t k) {
-    const FlowPoint& f = flow_starts_[k];
+  auto key = [&points](uint32_t k) {
+    const FlowPoint& f = points[k];
     return std::tuple(f.pid, f.tid, f.ts_ns);
   };
   std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return key(a) < key(b); });
-  size_t next = 0;  // first op that starts after the current flow start
+  size_t next = 0;  // first op that starts after the current point
   for (uint32_t k : order) {
-    const FlowPoint& f = flow_starts_[k];
+    const FlowPoint& f = points[k];
     while (next < ops.size() && std::tuple(ops.pid[next], ops.tid[next], ops.start_ns[next]) <=
                                     std::tuple(f.pid, f.tid, f.ts_ns)) {
       ++next;
@@ -172,7 +178,7 @@ void TimelineBuilder::LinkLaunches(unsigned threads) {
   for (size_t k = 0; k < flow_starts_.size(); ++k) {
     starts.Insert(TrackKey{flow_starts_[k].id, flow_starts_[k].category, 0}, static_cast<int32_t>(k));
   }
-  const std::vector<int32_t> start_ops = HostOpsAtFlowStarts();
+  const std::vector<int32_t> start_ops = HostOpsAt(flow_starts_);
   // Where each flow end points: its start's host op and its own activity.
   // Read-only lookups, so blocks of ends resolve in parallel.
   struct Resolved {
@@ -213,6 +219,24 @@ void TimelineBuilder::LinkLaunches(unsigned threads) {
       }
       tl.flows.push_back(flow);
     }
+  }
+}
+
+void TimelineBuilder::LinkFwdBwd() {
+  if (fwd_starts_.empty() || bwd_ends_.empty()) return;
+  const std::vector<int32_t> forward = HostOpsAt(fwd_starts_);
+  const std::vector<int32_t> backward = HostOpsAt(bwd_ends_);
+  struct IdHash {
+    size_t operator()(int64_t id) const { return static_cast<size_t>(id); }
+  };
+  FlatIndex<int64_t, IdHash> start_of(fwd_starts_.size());
+  for (size_t k = 0; k < fwd_starts_.size(); ++k) start_of.Insert(fwd_starts_[k].id, static_cast<int32_t>(k));
+  for (size_t k = 0; k < bwd_ends_.size(); ++k) {
+    const int32_t s = start_of.Find(bwd_ends_[k].id);
+    if (s == FlatIndex<int64_t, IdHash>::kMissing) continue;
+    const int32_t fwd = forward[static_cast<size_t>(s)];
+    if (fwd == model::kNoIndex || backward[k] == model::kNoIndex) continue;
+    timeline_.fwdbwd.push_back(model::FwdBwdLink{fwd, backward[k]});
   }
 }
 
@@ -364,6 +388,7 @@ void TimelineBuilder::Finish(bool append_kernels, unsigned threads) {
     SortActivities();
   }
   LinkLaunches(threads);
+  LinkFwdBwd();
   BuildSteps();
   if (append_kernels) AppendKernels();
   timeline_.present = true;

@@ -45,6 +45,8 @@ class TimelineBuilder {
   // |start| = 's' (at the host op), otherwise 'f'/'t' (at the device activity).
   void AddFlowPoint(bool start, int64_t id, StringId category, int64_t pid, int64_t tid,
                     int64_t ts_ns);
+  // A fwdbwd flow point: 's' at the forward op, 'f' at the backward op.
+  void AddFwdBwdPoint(bool start, int64_t id, int64_t pid, int64_t tid, int64_t ts_ns);
 
   // Drops everything (the scan restarts on its slow path).
   void Reset();
@@ -82,8 +84,9 @@ class TimelineBuilder {
   void BuildSteps();
   void StepsFromRepeatedAnnotation();
   void AppendKernels();
-  // The host op each flow start sits on (kNoIndex when none).
-  std::vector<int32_t> HostOpsAtFlowStarts() const;
+  // The host op each flow point sits on (kNoIndex when none).
+  std::vector<int32_t> HostOpsAt(const std::vector<FlowPoint>& points) const;
+  void LinkFwdBwd();
 
   model::RankProfile* profile_;
   model::Timeline timeline_;
@@ -91,6 +94,8 @@ class TimelineBuilder {
   std::vector<int64_t> activity_tid_;
   std::vector<FlowPoint> flow_starts_;
   std::vector<FlowPoint> flow_ends_;
+  std::vector<FlowPoint> fwd_starts_;
+  std::vector<FlowPoint> bwd_ends_;
 };
 
 }  // namespace trainscope::formats::trace
