@@ -7,11 +7,12 @@
 // Fast path: one simdjson ondemand pass over the whole document. When the
 // document is damaged (truncated, trailing comma, invalid UTF-8, unescaped
 // quote) simdjson fails somewhere, possibly before the first event, so the
-// sink is reset and a slow path re-reads the document event by event: a
-// string-aware bracket matcher finds each event's extent and simdjson parses
-// that slice alone. The slow path stops at the first damaged event, so every
-// event complete before the damage is kept and the damage offset is exact to
-// the event (to the byte for invalid UTF-8 and truncation).
+// sink is reset and the event-wise scan (event_wise_scan.h) re-reads the
+// document event by event, stopping at the first damaged event: every event
+// complete before the damage is kept and the damage offset is exact to the
+// event (to the byte for invalid UTF-8 and truncation). A file that is merely
+// truncated reads its complete events through the chunked scan and only its
+// tail event by event.
 #pragma once
 
 #include <simdjson.h>

@@ -122,6 +122,11 @@ error_code CaptureArgs(od::value& value, RawEvent* ev) {
 
 }  // namespace
 
+od::parser& ThreadParser() {
+  thread_local od::parser parser;
+  return parser;
+}
+
 error_code CaptureEvent(od::object& obj, RawEvent* ev) {
   *ev = RawEvent{};
   for (auto field_result : obj) {

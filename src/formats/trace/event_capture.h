@@ -30,6 +30,10 @@ inline simdjson::error_code KeyOf(simdjson::ondemand::field& field, std::string_
 // point into the parsed buffer and the parser's string buffer.
 simdjson::error_code CaptureEvent(simdjson::ondemand::object& obj, RawEvent* ev);
 
+// One ondemand parser per thread, reused across documents and files: its
+// buffers are the only large allocation of a whole-document scan.
+simdjson::ondemand::parser& ThreadParser();
+
 // Whether the iteration consumed the whole document (simdjson 3.0 has no
 // document::at_end; current_location reports OUT_OF_BOUNDS there). Without
 // this check "[{...}] garbage" would pass as intact.
