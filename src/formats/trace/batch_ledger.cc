@@ -27,12 +27,22 @@ void BatchLedger::Add(std::vector<Entry>* entries, const char* reason, int64_t i
 
 void BatchLedger::Skip(const char* reason, int64_t index, size_t offset, std::string_view detail) {
   ++skipped_count_;
+  // Most skips only count (a trace can skip millions of events for one
+  // reason): the detail text is built only for a sample that is kept.
+  if (Entry* e = Find(&skipped_, reason); e != nullptr && e->samples.size() >= RowLedger::kSamplesPerReason) {
+    ++e->count;
+    return;
+  }
   std::string text = offset ? fmt::format("byte {}", offset) : std::string();
   if (!detail.empty()) text += (text.empty() ? "" : ": ") + std::string(detail);
   Add(&skipped_, reason, index, std::move(text));
 }
 
 void BatchLedger::Note(const char* reason, int64_t index, std::string_view detail) {
+  if (Entry* e = Find(&notes_, reason); e != nullptr && e->samples.size() >= RowLedger::kSamplesPerReason) {
+    ++e->count;
+    return;
+  }
   Add(&notes_, reason, index, std::string(detail));
 }
 
