@@ -44,11 +44,7 @@ void SplitAt(std::string_view key, std::string* name, std::string* hash) {
 }
 
 error_code ReadTimeInfo(od::object object, model::CommOpRecord* op) {
-  for (auto field_result : object) {
-    od::field field;
-    if (auto error = std::move(field_result).get(field)) return error;
-    std::string_view key;
-    if (auto error = field.unescaped_key().get(key)) return error;
+  return ForEachJsonField(object, [&](std::string_view key, od::value value) -> error_code {
     double* target = nullptr;
     if (key == "Start Timestamp(us)") target = &op->start_us;
     else if (key == "Elapse Time(ms)") target = &op->elapse_ms;
@@ -58,102 +54,75 @@ error_code ReadTimeInfo(od::object object, model::CommOpRecord* op) {
     else if (key == "Idle Time(ms)") target = &op->idle_ms;
     else if (key == "Wait Time Ratio") target = &op->wait_ratio;
     else if (key == "Synchronization Time Ratio") target = &op->sync_ratio;
-    if (target != nullptr) {
-      if (auto error = ReadNumber(field.value(), target)) return error;
-    }
-  }
-  return simdjson::SUCCESS;
+    return target != nullptr ? ReadNumber(value, target) : simdjson::SUCCESS;
+  });
 }
 
 error_code ReadTransport(std::string_view transport, od::object object, model::CommOpRecord* op) {
   model::CommTransportBandwidth b;
   b.transport.assign(transport);
-  for (auto field_result : object) {
-    od::field field;
-    if (auto error = std::move(field_result).get(field)) return error;
-    std::string_view key;
-    if (auto error = field.unescaped_key().get(key)) return error;
+  error_code error = ForEachJsonField(object, [&](std::string_view key, od::value value) -> error_code {
     double* target = nullptr;
     if (key == "Transit Size(MB)") target = &b.size_mb;
     else if (key == "Transit Time(ms)") target = &b.time_ms;
     else if (key == "Bandwidth(GB/s)") target = &b.bandwidth_gbps;
     else if (key == "Large Packet Ratio") target = &b.large_packet_ratio;
-    if (target != nullptr) {
-      if (auto error = ReadNumber(field.value(), target)) return error;
-    }
-  }
+    return target != nullptr ? ReadNumber(value, target) : simdjson::SUCCESS;
+  });
+  if (error) return error;
   // Transports that moved nothing are noise (every op lists all five).
   if (b.size_mb > 0 || b.time_ms > 0) op->bandwidth.push_back(std::move(b));
   return simdjson::SUCCESS;
 }
 
+// The object value of a field, for a nested walk.
+error_code ObjectOf(od::value value, od::object* object) { return value.get_object().get(*object); }
+
 error_code ReadOp(od::object object, model::CommOpRecord* op) {
-  for (auto field_result : object) {
-    od::field field;
-    if (auto error = std::move(field_result).get(field)) return error;
-    std::string_view key;
-    if (auto error = field.unescaped_key().get(key)) return error;
+  return ForEachJsonField(object, [&](std::string_view key, od::value value) -> error_code {
+    od::object inner;
     if (key == "Communication Time Info") {
-      od::object info;
-      if (auto error = field.value().get_object().get(info)) return error;
-      if (auto error = ReadTimeInfo(info, op)) return error;
-    } else if (key == "Communication Bandwidth Info") {
-      od::object bw;
-      if (auto error = field.value().get_object().get(bw)) return error;
-      for (auto t_result : bw) {
-        od::field t;
-        if (auto error = std::move(t_result).get(t)) return error;
-        std::string_view transport;
-        if (auto error = t.unescaped_key().get(transport)) return error;
-        od::object per;
-        if (auto error = t.value().get_object().get(per)) return error;
-        if (auto error = ReadTransport(transport, per, op)) return error;
-      }
+      if (auto error = ObjectOf(value, &inner)) return error;
+      return ReadTimeInfo(inner, op);
     }
-  }
-  return simdjson::SUCCESS;
+    if (key == "Communication Bandwidth Info") {
+      if (auto error = ObjectOf(value, &inner)) return error;
+      return ForEachJsonField(inner, [&](std::string_view transport, od::value per_transport) -> error_code {
+        od::object per;
+        if (auto error = ObjectOf(per_transport, &per)) return error;
+        return ReadTransport(transport, per, op);
+      });
+    }
+    return simdjson::SUCCESS;
+  });
 }
 
 // One "collective" / "p2p" section of communication.json.
 error_code ReadOpSection(od::object section, int32_t step, bool p2p,
                          model::CommunicationData* data) {
-  for (auto field_result : section) {
-    od::field field;
-    if (auto error = std::move(field_result).get(field)) return error;
-    std::string_view key;
-    if (auto error = field.unescaped_key().get(key)) return error;
-    if (key == "Total Op Info") continue;  // a sum of the ops listed
+  return ForEachJsonField(section, [&](std::string_view key, od::value value) -> error_code {
+    if (key == "Total Op Info") return simdjson::SUCCESS;  // a sum of the ops listed
     model::CommOpRecord op;
     op.step = step;
     op.p2p = p2p;
     SplitAt(key, &op.name, &op.group_hash);
     od::object object;
-    if (auto error = field.value().get_object().get(object)) return error;
+    if (auto error = ObjectOf(value, &object)) return error;
     if (auto error = ReadOp(object, &op)) return error;
     data->ops.push_back(std::move(op));
-  }
-  return simdjson::SUCCESS;
+    return simdjson::SUCCESS;
+  });
 }
 
 error_code ReadLink(od::object object, model::CommLinkRecord* link) {
-  for (auto field_result : object) {
-    od::field field;
-    if (auto error = std::move(field_result).get(field)) return error;
-    std::string_view key;
-    if (auto error = field.unescaped_key().get(key)) return error;
-    if (key == "Transport Type") {
-      if (auto error = JsonValueToString(field.value(), &link->transport)) return error;
-    } else if (key == "Op Name") {
-      if (auto error = JsonValueToString(field.value(), &link->op_name)) return error;
-    } else if (key == "Transit Size(MB)") {
-      if (auto error = ReadNumber(field.value(), &link->size_mb)) return error;
-    } else if (key == "Transit Time(ms)") {
-      if (auto error = ReadNumber(field.value(), &link->time_ms)) return error;
-    } else if (key == "Bandwidth(GB/s)") {
-      if (auto error = ReadNumber(field.value(), &link->bandwidth_gbps)) return error;
-    }
-  }
-  return simdjson::SUCCESS;
+  return ForEachJsonField(object, [&](std::string_view key, od::value value) -> error_code {
+    if (key == "Transport Type") return JsonValueToString(value, &link->transport);
+    if (key == "Op Name") return JsonValueToString(value, &link->op_name);
+    if (key == "Transit Size(MB)") return ReadNumber(value, &link->size_mb);
+    if (key == "Transit Time(ms)") return ReadNumber(value, &link->time_ms);
+    if (key == "Bandwidth(GB/s)") return ReadNumber(value, &link->bandwidth_gbps);
+    return simdjson::SUCCESS;
+  });
 }
 
 // "<src>-<dst>" with group-local ranks.
@@ -171,11 +140,7 @@ bool ParseLinkKey(std::string_view key, int32_t* src, int32_t* dst) {
 // One "collective" / "p2p" section of communication_matrix.json.
 error_code ReadMatrixSection(od::object section, int32_t step, bool p2p,
                              model::CommunicationData* data) {
-  for (auto field_result : section) {
-    od::field field;
-    if (auto error = std::move(field_result).get(field)) return error;
-    std::string_view key;
-    if (auto error = field.unescaped_key().get(key)) return error;
+  return ForEachJsonField(section, [&](std::string_view key, od::value value) -> error_code {
     model::CommLinkRecord proto;
     proto.step = step;
     proto.p2p = p2p;
@@ -185,21 +150,17 @@ error_code ReadMatrixSection(od::object section, int32_t step, bool p2p,
     proto.op_type = dash == std::string::npos ? type_stat : type_stat.substr(0, dash);
     proto.statistic = dash == std::string::npos ? "" : type_stat.substr(dash + 1);
     od::object links;
-    if (auto error = field.value().get_object().get(links)) return error;
-    for (auto link_result : links) {
-      od::field link_field;
-      if (auto error = std::move(link_result).get(link_field)) return error;
-      std::string_view link_key;
-      if (auto error = link_field.unescaped_key().get(link_key)) return error;
+    if (auto error = ObjectOf(value, &links)) return error;
+    return ForEachJsonField(links, [&](std::string_view link_key, od::value link_value) -> error_code {
       model::CommLinkRecord link = proto;
       od::object object;
-      if (auto error = link_field.value().get_object().get(object)) return error;
-      if (!ParseLinkKey(link_key, &link.src, &link.dst)) continue;  // unknown layout: skip
+      if (auto error = ObjectOf(link_value, &object)) return error;
+      if (!ParseLinkKey(link_key, &link.src, &link.dst)) return simdjson::SUCCESS;  // unknown layout: skip
       if (auto error = ReadLink(object, &link)) return error;
       data->links.push_back(std::move(link));
-    }
-  }
-  return simdjson::SUCCESS;
+      return simdjson::SUCCESS;
+    });
+  });
 }
 
 using SectionFn = error_code (*)(od::object, int32_t, bool, model::CommunicationData*);

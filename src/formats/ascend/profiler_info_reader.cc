@@ -15,33 +15,20 @@ namespace {
 namespace od = simdjson::ondemand;
 
 simdjson::error_code ReadExperimentalConfig(od::object object, model::CaptureInfo* info) {
-  for (auto field_result : object) {
-    od::field field;
-    if (auto error = std::move(field_result).get(field)) return error;
-    std::string_view key;
-    if (auto error = field.unescaped_key().get(key)) return error;
-    if (key == "_profiler_level") {
-      if (auto error = JsonValueToString(field.value(), &info->profiler_level)) return error;
-    } else if (key == "_aic_metrics") {
-      if (auto error = JsonValueToString(field.value(), &info->aic_metrics)) return error;
-    }
-  }
-  return simdjson::SUCCESS;
+  return ForEachJsonField(object, [&](std::string_view key, od::value value) -> simdjson::error_code {
+    if (key == "_profiler_level") return JsonValueToString(value, &info->profiler_level);
+    if (key == "_aic_metrics") return JsonValueToString(value, &info->aic_metrics);
+    return simdjson::SUCCESS;
+  });
 }
 
 simdjson::error_code ReadConfig(od::object object, model::CaptureInfo* info) {
-  for (auto field_result : object) {
-    od::field field;
-    if (auto error = std::move(field_result).get(field)) return error;
-    std::string_view key;
-    if (auto error = field.unescaped_key().get(key)) return error;
-    if (key == "experimental_config") {
-      od::object experimental;
-      if (auto error = field.value().get_object().get(experimental)) return error;
-      if (auto error = ReadExperimentalConfig(experimental, info)) return error;
-    }
-  }
-  return simdjson::SUCCESS;
+  return ForEachJsonField(object, [&](std::string_view key, od::value value) -> simdjson::error_code {
+    if (key != "experimental_config") return simdjson::SUCCESS;
+    od::object experimental;
+    if (auto error = value.get_object().get(experimental)) return error;
+    return ReadExperimentalConfig(experimental, info);
+  });
 }
 
 simdjson::error_code ReadRankId(od::value value, model::CaptureInfo* info) {
