@@ -239,11 +239,7 @@ constexpr size_t kMinBracketedChunk = 4096;
 }  // namespace
 
 bool TextFeeder::Next(std::string_view* chunk, bool* bracketed) {
-  size_t begin = pos_;
-  while (begin < body_.size() && (body_[begin] == ' ' || body_[begin] == '\n' ||
-                                  body_[begin] == '\r' || body_[begin] == '\t')) {
-    ++begin;
-  }
+  const size_t begin = SkipSpace(body_, pos_);
   if (begin >= body_.size()) return false;
   size_t chunk_end = 0, next_begin = 0;
   bool last = false;

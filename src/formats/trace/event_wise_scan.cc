@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "formats/trace/event_capture.h"
+#include "formats/trace/json_layout.h"
 
 namespace trainscope::formats::trace {
 namespace {
@@ -13,23 +14,6 @@ namespace od = simdjson::ondemand;
 using simdjson::error_code;
 
 constexpr size_t kNpos = std::string_view::npos;
-
-size_t SkipSpace(std::string_view s, size_t i) {
-  while (i < s.size() && (s[i] == ' ' || s[i] == '\n' || s[i] == '\r' || s[i] == '\t')) ++i;
-  return i;
-}
-
-// End (one past) of the string starting at s[i] == '"', or npos.
-size_t StringEnd(std::string_view s, size_t i) {
-  for (++i; i < s.size(); ++i) {
-    if (s[i] == '\\') {
-      ++i;
-    } else if (s[i] == '"') {
-      return i + 1;
-    }
-  }
-  return kNpos;
-}
 
 // End (one past) of the JSON value starting at s[i], or npos when truncated.
 size_t ValueEnd(std::string_view s, size_t i) {

@@ -19,23 +19,6 @@ constexpr size_t kMaxSuffixBytes = 16u << 20;
 
 bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
-size_t SkipSpace(std::string_view s, size_t i) {
-  while (i < s.size() && IsSpace(s[i])) ++i;
-  return i;
-}
-
-// One past the string starting at s[i] == '"', or npos when it runs off |s|.
-size_t StringEnd(std::string_view s, size_t i) {
-  for (++i; i < s.size(); ++i) {
-    if (s[i] == '\\') {
-      ++i;
-    } else if (s[i] == '"') {
-      return i + 1;
-    }
-  }
-  return kNpos;
-}
-
 // Keys an event object may start with (Kineto writes "ph" or "name" first,
 // torch_npu "name"; the others cover hand-written and converted traces).
 bool IsEventKey(std::string_view key) {
@@ -78,6 +61,22 @@ error_code ExpectEmpty(od::array& array) {
 }
 
 }  // namespace
+
+size_t SkipSpace(std::string_view s, size_t i) {
+  while (i < s.size() && IsSpace(s[i])) ++i;
+  return i;
+}
+
+size_t StringEnd(std::string_view s, size_t i) {
+  for (++i; i < s.size(); ++i) {
+    if (s[i] == '\\') {
+      ++i;
+    } else if (s[i] == '"') {
+      return i + 1;
+    }
+  }
+  return kNpos;
+}
 
 LocateResult LocateEventsStart(std::string_view head, bool complete, EventsStart* out) {
   const LocateResult need_more = complete ? LocateResult::kUnsupported : LocateResult::kNeedMore;

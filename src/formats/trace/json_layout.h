@@ -16,6 +16,12 @@
 
 namespace trainscope::formats::trace {
 
+// The first non-whitespace offset at or after |i| (s.size() when none).
+size_t SkipSpace(std::string_view s, size_t i);
+// One past the JSON string starting at s[i] == '"' (escapes honoured), or
+// npos when it runs off |s|.
+size_t StringEnd(std::string_view s, size_t i);
+
 enum class LocateResult { kFound, kNeedMore, kUnsupported };
 
 struct EventsStart {
