@@ -213,6 +213,22 @@ void TraceViewWriter::Layout(const StepPlan& plan, int64_t host_start_ns, int64_
   }
 }
 
+void TraceViewWriter::FlowPoint(char ph, int64_t id, int64_t pid, int64_t tid, int64_t ts_ns) {
+  fmt::memory_buffer& b = file_.buffer();
+  Begin();
+  AppendStr(b, R"({"ph": ")");
+  b.push_back(ph);
+  AppendStr(b, R"(", "bp": "e", "name": "torch_to_npu", "id": )");
+  AppendInt(b, id);
+  AppendStr(b, R"(, "pid": )");
+  AppendInt(b, pid);
+  AppendStr(b, R"(, "tid": )");
+  AppendInt(b, tid);
+  AppendStr(b, ", ");
+  Ts(ts_ns);
+  AppendStr(b, R"(, "cat": "async_npu"})");
+}
+
 void TraceViewWriter::HostEvent(std::string_view name_prefix, std::string_view name, int64_t tid,
                                 int64_t start, int64_t end, std::string_view cat) {
   fmt::memory_buffer& b = file_.buffer();
@@ -276,16 +292,7 @@ void TraceViewWriter::Kernel(const PlantedKernel& k, const OpTimes& op) {
   HostEvent("", launch_[k.spec], tid, launch_start, op.end - length / 10, "cpu_op");
   b.push_back('}');
 
-  Begin();
-  AppendStr(b, R"({"ph": "s", "bp": "e", "name": "torch_to_npu", "id": )");
-  AppendInt(b, k.start_ns);
-  AppendStr(b, R"(, "pid": )");
-  AppendInt(b, host_pid_);
-  AppendStr(b, R"(, "tid": )");
-  AppendInt(b, tid);
-  AppendStr(b, ", ");
-  Ts(launch_start);
-  AppendStr(b, R"(, "cat": "async_npu"})");
+  FlowPoint('s', k.start_ns, host_pid_, tid, launch_start);
 
   Begin();
   AppendStr(b, task_head_[k.spec]);
@@ -299,16 +306,7 @@ void TraceViewWriter::Kernel(const PlantedKernel& k, const OpTimes& op) {
   AppendInt(b, connection_id_++);
   AppendStr(b, R"(}, "ph": "X"})");
 
-  Begin();
-  AppendStr(b, R"({"ph": "f", "bp": "e", "name": "torch_to_npu", "id": )");
-  AppendInt(b, k.start_ns);
-  AppendStr(b, R"(, "pid": )");
-  AppendInt(b, hardware_pid_);
-  AppendStr(b, R"(, "tid": )");
-  AppendInt(b, kComputeStreamId);
-  AppendStr(b, ", ");
-  Ts(k.start_ns);
-  AppendStr(b, R"(, "cat": "async_npu"})");
+  FlowPoint('f', k.start_ns, hardware_pid_, kComputeStreamId, k.start_ns);
 }
 
 void TraceViewWriter::Collective(const PlantedKernel& k) {

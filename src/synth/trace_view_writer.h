@@ -74,6 +74,8 @@ class TraceViewWriter {
   void PlaceMarks(int64_t from, int64_t to);
   void Begin();  // separator before an event
   void Ts(int64_t ns);
+  // One end of a torch_to_npu flow ('s' at the launch op, 'f' at the task).
+  void FlowPoint(char ph, int64_t id, int64_t pid, int64_t tid, int64_t ts_ns);
   // A Python-process X event up to its "cat" (the caller closes it).
   void HostEvent(std::string_view name_prefix, std::string_view name, int64_t tid, int64_t start,
                  int64_t end, std::string_view cat);
