@@ -3,6 +3,8 @@
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include <unistd.h>
 
@@ -28,6 +30,26 @@ std::string MakeTempDir(const std::string& tag) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir.string();
+}
+
+std::string ReadFileBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string SynthRankDir(const std::string& job, int rank) {
+  const std::string marker = "_rank" + std::to_string(rank) + "_";
+  for (const auto& entry : std::filesystem::directory_iterator(job)) {
+    const std::string name = entry.path().filename().string();
+    if (name.find(marker) != std::string::npos && name.ends_with("_ascend_pt")) return entry.path().string();
+  }
+  return "";
+}
+
+std::string SynthOutputFile(const std::string& job, int rank, const std::string& file) {
+  return SynthRankDir(job, rank) + "/ASCEND_PROFILER_OUTPUT/" + file;
 }
 
 }  // namespace trainscope::testing

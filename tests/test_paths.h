@@ -14,6 +14,12 @@ std::string DataDir();  // tests/data
 std::string TrainscopeBinary();
 // A fresh empty directory under the system temp dir, unique per call.
 std::string MakeTempDir(const std::string& tag);
+// The whole file's bytes ("" when it cannot be read).
+std::string ReadFileBytes(const std::string& path);
+// In a synth job: the rank directory of |rank| (its name carries a
+// timestamp; "" when absent) and a file of its ASCEND_PROFILER_OUTPUT.
+std::string SynthRankDir(const std::string& job, int rank);
+std::string SynthOutputFile(const std::string& job, int rank, const std::string& file);
 
 }  // namespace trainscope::testing
 

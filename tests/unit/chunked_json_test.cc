@@ -18,6 +18,7 @@
 #include "formats/trace/kineto_reader.h"
 #include "formats/trace/trace_view_reader.h"
 #include "model/rank_profile.h"
+#include "test_paths.h"
 
 namespace trainscope {
 namespace {
@@ -265,11 +266,6 @@ TEST(ChunkedJson, GzipStreamingEqualsPlain) {
   std::remove(cut_gz.c_str());
 }
 
-std::string ReadBytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
 // Mapped files are parsed in place (brackets written over separator bytes of
 // a copy-on-write mapping): same events as the whole-document scan, the file
 // on disk untouched, and chunks whose separators or tail leave no room are
@@ -320,7 +316,7 @@ TEST(ChunkedJson, InPlaceChunksOfMappedFiles) {
         }
       }
     }
-    EXPECT_EQ(ReadBytes(path), *json) << "the scan wrote to the file";
+    EXPECT_EQ(testing::ReadFileBytes(path), *json) << "the scan wrote to the file";
     std::remove(path.c_str());
   }
 }

@@ -24,27 +24,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// The rank directory of |rank| inside a job (its name carries a timestamp).
-std::string RankDir(const std::string& job, int rank) {
-  const std::string marker = "_rank" + std::to_string(rank) + "_";
-  for (const auto& entry : fs::directory_iterator(job)) {
-    const std::string name = entry.path().filename().string();
-    if (name.find(marker) != std::string::npos && name.ends_with("_ascend_pt"))
-      return entry.path().string();
-  }
-  return "";
-}
-
-std::string OutputFile(const std::string& job, int rank, const std::string& file) {
-  return RankDir(job, rank) + "/ASCEND_PROFILER_OUTPUT/" + file;
-}
+using testing::SynthOutputFile;
+using testing::SynthRankDir;
+std::string ReadFile(const std::string& path) { return testing::ReadFileBytes(path); }
 
 // Splits one CSV record (no embedded newlines in these files) into fields,
 // honouring "" escapes inside quoted fields.
@@ -172,9 +154,9 @@ TEST_F(SynthTest, SameSeedGivesIdenticalBytes) {
   const std::string b = WriteJob(options, "det_b");
   for (int rank = 0; rank < options.ranks; ++rank) {
     for (const char* file : {"kernel_details.csv", "step_trace_time.csv", "op_statistic.csv"}) {
-      const std::string bytes = ReadFile(OutputFile(a, rank, file));
+      const std::string bytes = ReadFile(SynthOutputFile(a, rank, file));
       ASSERT_FALSE(bytes.empty()) << file;
-      EXPECT_EQ(bytes, ReadFile(OutputFile(b, rank, file))) << file;
+      EXPECT_EQ(bytes, ReadFile(SynthOutputFile(b, rank, file))) << file;
     }
   }
   EXPECT_EQ(ReadFile(a + "/ground_truth.json"), ReadFile(b + "/ground_truth.json"));
@@ -185,15 +167,15 @@ TEST_F(SynthTest, DifferentSeedGivesDifferentBytes) {
   const std::string a = WriteJob(options, "seed_a");
   options.seed = 2;
   const std::string b = WriteJob(options, "seed_b");
-  EXPECT_NE(ReadFile(OutputFile(a, 0, "kernel_details.csv")),
-            ReadFile(OutputFile(b, 0, "kernel_details.csv")));
+  EXPECT_NE(ReadFile(SynthOutputFile(a, 0, "kernel_details.csv")),
+            ReadFile(SynthOutputFile(b, 0, "kernel_details.csv")));
 }
 
 TEST_F(SynthTest, BaselineHasMoreAndSmallerKernelsThanAllFused) {
   const SynthOptions baseline;
-  const DurationMix base = Mix(OutputFile(WriteJob(baseline, "mix_base"), 0, "kernel_details.csv"));
+  const DurationMix base = Mix(SynthOutputFile(WriteJob(baseline, "mix_base"), 0, "kernel_details.csv"));
   const DurationMix fused =
-      Mix(OutputFile(WriteJob(AllFused(baseline), "mix_fused"), 0, "kernel_details.csv"));
+      Mix(SynthOutputFile(WriteJob(AllFused(baseline), "mix_fused"), 0, "kernel_details.csv"));
   EXPECT_GT(base.kernels, fused.kernels);
   // The article: 19,252 -> 9,608 kernels, 62.4% -> 56.1% of them <= 50 us.
   EXPECT_LT(static_cast<double>(fused.kernels), 0.65 * static_cast<double>(base.kernels));
@@ -222,7 +204,7 @@ TEST_F(SynthTest, EachRemedyZeroesItsPlantedPattern) {
       {"step-start-skew", &SynthOptions::numa_bound, false},
   };
   const int64_t base_kernels =
-      Mix(OutputFile(WriteJob(baseline, "gt_base_k"), 0, "kernel_details.csv")).kernels;
+      Mix(SynthOutputFile(WriteJob(baseline, "gt_base_k"), 0, "kernel_details.csv")).kernels;
   for (const Toggle& t : toggles) {
     SCOPED_TRACE(t.pattern);
     const int64_t planted = PatternField(base_json, t.pattern, "instances_per_step_per_rank");
@@ -240,7 +222,7 @@ TEST_F(SynthTest, EachRemedyZeroesItsPlantedPattern) {
                 PatternField(base_json, other.pattern, "instances_per_step_per_rank"))
           << other.pattern;
     }
-    const int64_t kernels = Mix(OutputFile(job, 0, "kernel_details.csv")).kernels;
+    const int64_t kernels = Mix(SynthOutputFile(job, 0, "kernel_details.csv")).kernels;
     if (t.removes_kernels) {
       const int64_t removed = PatternField(base_json, t.pattern, "removed_kernels_per_instance");
       EXPECT_LE(kernels, base_kernels - planted * removed * baseline.steps);
@@ -255,7 +237,7 @@ TEST_F(SynthTest, GroundTruthKernelCountsMatchTheCsv) {
   const std::string job = WriteJob(options, "gt_counts");
   const std::string json = ReadFile(job + "/ground_truth.json");
   for (int rank = 0; rank < options.ranks; ++rank) {
-    const Table table = ReadCsv(OutputFile(job, rank, "kernel_details.csv"));
+    const Table table = ReadCsv(SynthOutputFile(job, rank, "kernel_details.csv"));
     std::map<std::string, int64_t> per_step;
     for (const auto& row : table.rows) ++per_step[row[0]];
     ASSERT_EQ(per_step.size(), static_cast<size_t>(options.steps));
@@ -272,7 +254,7 @@ TEST_F(SynthTest, StepTraceTimePartitionsTheStep) {
   for (const SynthOptions& options : {SmallOptions(), AllFused(SmallOptions())}) {
     const std::string job = WriteJob(options, "trace");
     for (int rank = 0; rank < options.ranks; ++rank) {
-      const Table table = ReadCsv(OutputFile(job, rank, "step_trace_time.csv"));
+      const Table table = ReadCsv(SynthOutputFile(job, rank, "step_trace_time.csv"));
       ASSERT_EQ(table.rows.size(), static_cast<size_t>(options.steps));
       auto value = [&](const std::vector<std::string>& row, const char* name) {
         const int col = table.Column(name);
@@ -301,7 +283,7 @@ TEST_F(SynthTest, StepTraceMatchesKernelIntervals) {
     SynthOptions options = SmallOptions();
     options.header = variant;
     const std::string job = WriteJob(options, "trace_kernels");
-    const Table kernels = ReadCsv(OutputFile(job, 0, "kernel_details.csv"));
+    const Table kernels = ReadCsv(SynthOutputFile(job, 0, "kernel_details.csv"));
     const int start_col = kernels.Column("Start Time(us)");
     const int dur_col = kernels.Column("Duration(us)");
     const int core_col = kernels.Column("Accelerator Core");
@@ -329,7 +311,7 @@ TEST_F(SynthTest, StepTraceMatchesKernelIntervals) {
       if (row[core_col] != "COMMUNICATION" && row[core_col] != "HCCL")
         compute_sum[row[0]] += end - start;
     }
-    const Table trace = ReadCsv(OutputFile(job, 0, "step_trace_time.csv"));
+    const Table trace = ReadCsv(SynthOutputFile(job, 0, "step_trace_time.csv"));
     for (const auto& row : trace.rows) {
       const std::string step = row[trace.Column("Step")];
       EXPECT_EQ(ns(row[trace.Column("Stage")]), window[step].second - window[step].first) << step;
@@ -366,7 +348,7 @@ TEST_F(SynthTest, HeaderVariantsWriteTheirHeaderLine) {
     options.steps = 1;
     options.header = c.variant;
     const std::string job = WriteJob(options, "header");
-    const Table table = ReadCsv(OutputFile(job, 0, "kernel_details.csv"));
+    const Table table = ReadCsv(SynthOutputFile(job, 0, "kernel_details.csv"));
     std::string header;
     for (const std::string& h : table.header) header += (header.empty() ? "" : ",") + h;
     EXPECT_TRUE(header.starts_with(c.prefix)) << header;
@@ -389,7 +371,7 @@ TEST_F(SynthTest, KernelDetailsUsesCrlfLineEnds) {
   SynthOptions options = SmallOptions();
   options.ranks = 1;
   const std::string job = WriteJob(options, "crlf");
-  const std::string text = ReadFile(OutputFile(job, 0, "kernel_details.csv"));
+  const std::string text = ReadFile(SynthOutputFile(job, 0, "kernel_details.csv"));
   ASSERT_TRUE(text.ends_with("\r\n"));
   size_t lines = 0;
   for (size_t i = 0; i < text.size(); ++i) {
@@ -398,7 +380,7 @@ TEST_F(SynthTest, KernelDetailsUsesCrlfLineEnds) {
     ASSERT_TRUE(i > 0 && text[i - 1] == '\r') << "bare LF at byte " << i;
   }
   EXPECT_GT(lines, 100u);
-  EXPECT_TRUE(ReadFile(OutputFile(job, 0, "step_trace_time.csv")).ends_with("\r\n"));
+  EXPECT_TRUE(ReadFile(SynthOutputFile(job, 0, "step_trace_time.csv")).ends_with("\r\n"));
   // Shapes carry literal quotes inside a quoted field.
   EXPECT_NE(text.find(",\"\"\"1,4096,2048\"\"\","), std::string::npos);
 }
@@ -407,7 +389,7 @@ TEST_F(SynthTest, WritesRankMetadataFiles) {
   const SynthOptions options = SmallOptions();
   const std::string job = WriteJob(options, "meta");
   for (int rank = 0; rank < options.ranks; ++rank) {
-    const std::string dir = RankDir(job, rank);
+    const std::string dir = SynthRankDir(job, rank);
     const std::string info = ReadFile(dir + "/profiler_info_" + std::to_string(rank) + ".json");
     EXPECT_NE(info.find("\"rank_id\": \"" + std::to_string(rank) + "\""), std::string::npos);
     EXPECT_NE(info.find("\"_profiler_level\": \"Level1\""), std::string::npos);
@@ -415,7 +397,7 @@ TEST_F(SynthTest, WritesRankMetadataFiles) {
     const std::string meta = ReadFile(dir + "/profiler_metadata.json");
     EXPECT_NE(meta.find("\"world_size\": " + std::to_string(options.ranks)), std::string::npos);
     EXPECT_NE(meta.find("\"ENV_VARIABLES\""), std::string::npos);
-    const Table stats = ReadCsv(OutputFile(job, rank, "op_statistic.csv"));
+    const Table stats = ReadCsv(SynthOutputFile(job, rank, "op_statistic.csv"));
     ASSERT_FALSE(stats.rows.empty());
     EXPECT_EQ(stats.header[1], "OP Type");
     double previous = 1e300;
@@ -456,8 +438,8 @@ TEST_F(SynthTest, ScaleMultipliesTheMicroBatches) {
   const std::string three = WriteJob(options, "scale3");
   const std::string json = ReadFile(three + "/ground_truth.json");
   EXPECT_NE(json.find("\"effective\": {\"layers\": 4, \"micro_batches\": 6,"), std::string::npos);
-  const double small = static_cast<double>(fs::file_size(OutputFile(one, 0, "kernel_details.csv")));
-  const double big = static_cast<double>(fs::file_size(OutputFile(three, 0, "kernel_details.csv")));
+  const double small = static_cast<double>(fs::file_size(SynthOutputFile(one, 0, "kernel_details.csv")));
+  const double big = static_cast<double>(fs::file_size(SynthOutputFile(three, 0, "kernel_details.csv")));
   EXPECT_GT(big, 2.5 * small);
   EXPECT_LT(big, 3.1 * small);
 }

@@ -36,36 +36,19 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-std::string RankDir(const std::string& job, int rank) {
-  const std::string marker = "_rank" + std::to_string(rank) + "_";
-  for (const auto& entry : fs::directory_iterator(job)) {
-    const std::string name = entry.path().filename().string();
-    if (name.find(marker) != std::string::npos && name.ends_with("_ascend_pt"))
-      return entry.path().string();
-  }
-  return "";
-}
-
-std::string OutputFile(const std::string& job, int rank, const std::string& file) {
-  return RankDir(job, rank) + "/ASCEND_PROFILER_OUTPUT/" + file;
-}
+using testing::SynthOutputFile;
+using testing::SynthRankDir;
+std::string ReadFile(const std::string& path) { return testing::ReadFileBytes(path); }
 
 // kernel_details.csv and step_trace_time.csv, then trace_view.json, as the
 // rank loader reads them (the trace then adds the timeline only).
 model::RankProfile LoadRank(const std::string& job, int rank) {
   model::RankProfile p;
-  Status s = formats::ReadKernelDetailsFile(OutputFile(job, rank, "kernel_details.csv"), &p);
+  Status s = formats::ReadKernelDetailsFile(SynthOutputFile(job, rank, "kernel_details.csv"), &p);
   EXPECT_TRUE(s.ok()) << s.message();
-  s = formats::ReadStepTraceTimeFile(OutputFile(job, rank, "step_trace_time.csv"), &p);
+  s = formats::ReadStepTraceTimeFile(SynthOutputFile(job, rank, "step_trace_time.csv"), &p);
   EXPECT_TRUE(s.ok()) << s.message();
-  s = formats::ReadTraceView(OutputFile(job, rank, "trace_view.json"), &p);
+  s = formats::ReadTraceView(SynthOutputFile(job, rank, "trace_view.json"), &p);
   EXPECT_TRUE(s.ok()) << s.message();
   return p;
 }
@@ -372,13 +355,13 @@ TEST_F(SynthTraceViewTest, SameSeedSameBytesAndOtherFilesUnchanged) {
   options.with_stack = false;
   const std::string plain = WriteJob(options, "plain");
   for (int rank = 0; rank < options.ranks; ++rank) {
-    const std::string trace = ReadFile(OutputFile(a, rank, "trace_view.json"));
+    const std::string trace = ReadFile(SynthOutputFile(a, rank, "trace_view.json"));
     ASSERT_GT(trace.size(), 100000u);
-    EXPECT_TRUE(trace == ReadFile(OutputFile(b, rank, "trace_view.json")));
-    EXPECT_FALSE(fs::exists(OutputFile(plain, rank, "trace_view.json")));
+    EXPECT_TRUE(trace == ReadFile(SynthOutputFile(b, rank, "trace_view.json")));
+    EXPECT_FALSE(fs::exists(SynthOutputFile(plain, rank, "trace_view.json")));
     for (const char* file : {"kernel_details.csv", "step_trace_time.csv", "op_statistic.csv",
                              "communication.json", "communication_matrix.json"}) {
-      EXPECT_TRUE(ReadFile(OutputFile(a, rank, file)) == ReadFile(OutputFile(plain, rank, file)))
+      EXPECT_TRUE(ReadFile(SynthOutputFile(a, rank, file)) == ReadFile(SynthOutputFile(plain, rank, file)))
           << file << " changes with trace_view";
     }
   }
@@ -389,7 +372,7 @@ TEST_F(SynthTraceViewTest, SameSeedSameBytesAndOtherFilesUnchanged) {
 // array, ts as a string with 3 decimals, dur a number, every pid named by
 // process_name, flows with bp "e" and integer ids, NPU labels "NPU <id>".
 TEST_F(SynthTraceViewTest, FileFollowsTheTorchNpuFormat) {
-  const std::string text = ReadFile(OutputFile(*job_, 1, "trace_view.json"));
+  const std::string text = ReadFile(SynthOutputFile(*job_, 1, "trace_view.json"));
   ASSERT_TRUE(text.starts_with("[{") && text.ends_with("}]"));
   simdjson::dom::parser parser;
   simdjson::dom::array events;
@@ -468,7 +451,7 @@ TEST_F(SynthTraceViewTest, OlderHeaderVariantsAreReadToo) {
     options.steps = 1;
     options.ranks = 1;
     const std::string job = WriteJob(options, "variant");
-    EXPECT_NE(ReadFile(OutputFile(job, 0, "trace_view.json")).find(R"("args": {"name": "HCCL"})"),
+    EXPECT_NE(ReadFile(SynthOutputFile(job, 0, "trace_view.json")).find(R"("args": {"name": "HCCL"})"),
               std::string::npos);
     const model::RankProfile p = LoadRank(job, 0);
     size_t compute_rows = 0, comm_rows = 0, compute_tasks = 0, comm_tasks = 0, unlinked = 0;
@@ -507,7 +490,7 @@ TEST_F(SynthTraceViewTest, AnalyzeCliAttributesTheRmsNormChain) {
   testing::CommandResult synth = testing::RunTrainscope(
       {"synth", "--out", job, "--ranks", "2", "--layers", "2", "--steps", "2", "--with-stack"});
   ASSERT_EQ(synth.exit_code, 0) << synth.err;
-  ASSERT_TRUE(fs::exists(OutputFile(job, 0, "trace_view.json")));
+  ASSERT_TRUE(fs::exists(SynthOutputFile(job, 0, "trace_view.json")));
   std::string rmsnorm_line;
   for (const PatternTruth& t : ReadPatterns(job)) {
     if (t.id == "unfused-rmsnorm" && !t.source_lines.empty()) rmsnorm_line = t.source_lines.front();
