@@ -55,4 +55,10 @@ class FlatIndex {
   size_t mask_ = 0;
 };
 
+// Correlation and flow ids: FlatIndex scrambles the key itself.
+struct IdHash {
+  size_t operator()(int64_t id) const { return static_cast<size_t>(id); }
+};
+using IdIndex = FlatIndex<int64_t, IdHash>;
+
 }  // namespace trainscope::formats::trace

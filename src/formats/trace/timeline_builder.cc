@@ -149,14 +149,11 @@ std::vector<int32_t> TimelineBuilder::HostOpsAt(const std::vector<FlowPoint>& po
 void TimelineBuilder::LinkLaunches(unsigned threads) {
   model::Timeline& tl = timeline_;
   model::DeviceActivities& acts = tl.activities;
-  struct IdHash {
-    size_t operator()(int64_t id) const { return static_cast<size_t>(id); }
-  };
   // Sized by the runtime calls that carry a correlation (a quarter of the
   // host ops in a Kineto trace): a table 4x smaller stays in cache better.
   const auto with_correlation = static_cast<size_t>(std::count_if(
       tl.host_ops.correlation.begin(), tl.host_ops.correlation.end(), [](int64_t c) { return c != model::kNoId; }));
-  FlatIndex<int64_t, IdHash> by_correlation(with_correlation);
+  IdIndex by_correlation(with_correlation);
   for (size_t i = 0; i < tl.host_ops.size(); ++i) {
     if (tl.host_ops.correlation[i] != model::kNoId) {
       by_correlation.Insert(tl.host_ops.correlation[i], static_cast<int32_t>(i));
@@ -165,7 +162,7 @@ void TimelineBuilder::LinkLaunches(unsigned threads) {
   for (size_t a = 0; a < acts.size(); ++a) {
     if (acts.correlation[a] == model::kNoId) continue;
     int32_t op = by_correlation.Find(acts.correlation[a]);
-    if (op != FlatIndex<int64_t, IdHash>::kMissing) acts.launcher[a] = op;
+    if (op != IdIndex::kMissing) acts.launcher[a] = op;
   }
   if (flow_ends_.empty()) return;
 
@@ -226,14 +223,11 @@ void TimelineBuilder::LinkFwdBwd() {
   if (fwd_starts_.empty() || bwd_ends_.empty()) return;
   const std::vector<int32_t> forward = HostOpsAt(fwd_starts_);
   const std::vector<int32_t> backward = HostOpsAt(bwd_ends_);
-  struct IdHash {
-    size_t operator()(int64_t id) const { return static_cast<size_t>(id); }
-  };
-  FlatIndex<int64_t, IdHash> start_of(fwd_starts_.size());
+  IdIndex start_of(fwd_starts_.size());
   for (size_t k = 0; k < fwd_starts_.size(); ++k) start_of.Insert(fwd_starts_[k].id, static_cast<int32_t>(k));
   for (size_t k = 0; k < bwd_ends_.size(); ++k) {
     const int32_t s = start_of.Find(bwd_ends_[k].id);
-    if (s == FlatIndex<int64_t, IdHash>::kMissing) continue;
+    if (s == IdIndex::kMissing) continue;
     const int32_t fwd = forward[static_cast<size_t>(s)];
     if (fwd == model::kNoIndex || backward[k] == model::kNoIndex) continue;
     timeline_.fwdbwd.push_back(model::FwdBwdLink{fwd, backward[k]});
