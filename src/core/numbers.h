@@ -25,6 +25,19 @@ bool IsMissingValue(std::string_view field);
 std::optional<int64_t> ParseMicrosToNanos(std::string_view field);
 
 std::optional<double> ParseDouble(std::string_view field);
+
+// The range every timestamp and duration must lie in, in nanoseconds:
+// [0, 2^62). 2^62 ns is 146 years after the epoch, far past any real
+// profile, and two such values still add up without int64 overflow, so
+// end = start + duration and end - start are always defined. Readers skip a
+// row outside it with a reason (a negative start would otherwise give a
+// 110-year span, a huge one an overflowed, negative end).
+inline constexpr int64_t kMaxTimeNs = int64_t{1} << 62;
+inline constexpr bool InTimeRange(int64_t ns) { return ns >= 0 && ns < kMaxTimeNs; }
+// A start and a duration both in range (so start + duration cannot overflow).
+inline constexpr bool ValidSpanNs(int64_t start_ns, int64_t duration_ns) {
+  return InTimeRange(start_ns) && InTimeRange(duration_ns);
+}
 std::optional<int64_t> ParseInt64(std::string_view field);
 
 }  // namespace trainscope

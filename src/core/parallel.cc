@@ -3,17 +3,27 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <exception>
+#include <mutex>
+#include <system_error>
 #include <thread>
 #include <vector>
 
 namespace trainscope {
 
+unsigned MaxUsefulThreads() { return std::max(1u, std::thread::hardware_concurrency()); }
+
+unsigned ClampThreads(unsigned requested) {
+  if (requested == 0) return DefaultThreadCount();
+  return std::min(requested, MaxUsefulThreads());
+}
+
 unsigned DefaultThreadCount() {
   if (const char* env = std::getenv("TRAINSCOPE_THREADS")) {
     int value = std::atoi(env);
-    if (value > 0) return static_cast<unsigned>(value);
+    if (value > 0) return std::min(static_cast<unsigned>(value), MaxUsefulThreads());
   }
-  return std::max(1u, std::thread::hardware_concurrency());
+  return MaxUsefulThreads();
 }
 
 void ParallelFor(size_t n, unsigned threads, const std::function<void(size_t)>& fn) {
@@ -24,14 +34,29 @@ void ParallelFor(size_t n, unsigned threads, const std::function<void(size_t)>& 
     return;
   }
   std::atomic<size_t> next{0};
+  std::mutex error_mutex;
+  std::exception_ptr first_error;
   auto work = [&] {
-    for (size_t i = next.fetch_add(1); i < n; i = next.fetch_add(1)) fn(i);
+    try {
+      for (size_t i = next.fetch_add(1); i < n; i = next.fetch_add(1)) fn(i);
+    } catch (...) {
+      next.store(n);  // the others finish their current index and stop
+      std::lock_guard<std::mutex> lock(error_mutex);
+      if (!first_error) first_error = std::current_exception();
+    }
   };
   std::vector<std::thread> pool;
   pool.reserve(workers - 1);
-  for (size_t t = 1; t < workers; ++t) pool.emplace_back(work);
+  for (size_t t = 1; t < workers; ++t) {
+    try {
+      pool.emplace_back(work);
+    } catch (const std::system_error&) {
+      break;  // the OS gave no more threads: the ones we have do the work
+    }
+  }
   work();
   for (auto& thread : pool) thread.join();
+  if (first_error) std::rethrow_exception(first_error);
 }
 
 }  // namespace trainscope
