@@ -20,5 +20,11 @@ for fuzzer in build/fuzz/fuzz/*_fuzzer; do
     tail -40 "build/fuzz/$name.log"
     exit 1
   fi
-  grep -E "stat::number_of_executed_units" "build/fuzz/$name.log" | tail -1 || true
+  # One line per fuzzer: executions, executions per second and coverage
+  # (libFuzzer's last "cov:" = covered edges, "ft:" = features), for
+  # docs/hostile-input.md's soak table.
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "build/fuzz/$name.log" | tail -1)
+  rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "build/fuzz/$name.log" | tail -1)
+  cov=$(grep -oE "cov: [0-9]+ ft: [0-9]+" "build/fuzz/$name.log" | tail -1)
+  echo "fuzz $name: ${seconds}s, ${execs:-?} executions, ${rate:-?}/s, ${cov:-cov: ?}"
 done
