@@ -42,6 +42,12 @@ std::string IdentityKey(const std::string& path) {
   return ec ? path : canonical.string();
 }
 
+// "<path>: <reason>" unless the reason names the path already.
+std::string Describe(const model::InputIssue& issue) {
+  if (issue.reason.rfind(issue.path, 0) == 0) return issue.reason;
+  return fmt::format("{}: {}", issue.path, issue.reason);
+}
+
 std::string NoDataReason(const model::RankProfile& profile) {
   if (profile.timeline.present && profile.timeline.format == "kineto") {
     return fmt::format("{}: no GPU/NPU kernels ({} host ops, no device activities)", profile.source_dir,
@@ -51,9 +57,29 @@ std::string NoDataReason(const model::RankProfile& profile) {
                      profile.source_dir);
 }
 
-Status NoUsableData(const std::vector<model::RankProfile>& profiles) {
+// The files discovery passed over, for the messages that end the run: the
+// data the user expected may be there.
+std::string SkippedLines(const std::vector<model::InputIssue>& skipped) {
+  constexpr size_t kShown = 10;
+  std::string lines;
+  for (size_t i = 0; i < skipped.size() && i < kShown; ++i) {
+    const std::string text = Describe(skipped[i]);
+    lines += "\n  skipped: " + text.substr(0, text.find('\n'));
+  }
+  if (skipped.size() > kShown) lines += fmt::format("\n  ... and {} more skipped", skipped.size() - kShown);
+  return lines;
+}
+
+Status NoUsableData(const std::vector<model::RankProfile>& profiles,
+                    const std::vector<model::InputIssue>& failed,
+                    const std::vector<model::InputIssue>& skipped) {
   std::string lines;
   for (const auto& profile : profiles) lines += "\n  " + NoDataReason(profile);
+  for (const auto& issue : failed) {
+    const std::string text = Describe(issue);
+    lines += "\n  not loaded: " + text.substr(0, text.find('\n'));
+  }
+  lines += SkippedLines(skipped);
   return InvalidInput(fmt::format(
       "no usable data: no rank has device kernels or step times{}\nhint: capture device activity: "
       "torch.profiler.profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) on GPU, "
@@ -63,13 +89,8 @@ Status NoUsableData(const std::vector<model::RankProfile>& profiles) {
       lines));
 }
 
-// "<path>: <reason>" unless the reason names the path already.
-std::string Describe(const model::InputIssue& issue) {
-  if (issue.reason.rfind(issue.path, 0) == 0) return issue.reason;
-  return fmt::format("{}: {}", issue.path, issue.reason);
-}
-
-Status NothingLoaded(const std::vector<model::InputIssue>& failed) {
+Status NothingLoaded(const std::vector<model::InputIssue>& failed,
+                     const std::vector<model::InputIssue>& skipped) {
   std::string lines;
   for (const auto& issue : failed) {
     // Each message keeps its own hint, indented under it.
@@ -79,6 +100,7 @@ Status NothingLoaded(const std::vector<model::InputIssue>& failed) {
     }
     lines += fmt::format("\n  {}", reason);
   }
+  lines += SkippedLines(skipped);
   return InvalidInput(fmt::format("no rank could be loaded ({} tried):{}", failed.size(), lines));
 }
 
@@ -136,9 +158,9 @@ Result<LoadedProfiles> LoadProfiles(const std::vector<std::string>& paths, unsig
     }
     loaded.profiles.push_back(std::move(profile));
   }
-  if (loaded.profiles.empty()) return NothingLoaded(loaded.failed);
+  if (loaded.profiles.empty()) return NothingLoaded(loaded.failed, loaded.skipped);
   if (std::none_of(loaded.profiles.begin(), loaded.profiles.end(), HasUsableData)) {
-    return NoUsableData(loaded.profiles);
+    return NoUsableData(loaded.profiles, loaded.failed, loaded.skipped);
   }
   std::stable_sort(
       loaded.profiles.begin(), loaded.profiles.end(),

@@ -54,6 +54,20 @@ TEST(HostileLoadNoData, EmptyTraceIsExit2) {
   EXPECT_EQ(DiffTrees(before, SnapshotTree(dir)), "");
 }
 
+TEST(HostileLoadNoData, NoDataMessageAlsoNamesWhatWasSkipped) {
+  const std::string dir = MakeTempDir("load-nodata-mixed");
+  ASSERT_TRUE(WriteBytes(dir + "/job/cpu.json", KinetoTraceJson(/*with_kernel=*/false)));
+  std::string gz = GzipBytes(KinetoTraceJson(true));
+  gz[3] = static_cast<char>(0xe0);
+  ASSERT_TRUE(WriteBytes(dir + "/job/gpu.json.gz", gz));
+  const TreeSnapshot before = SnapshotTree(dir);
+  CommandResult run = RunTrainscopeIn(dir, {"analyze", "job"});
+  EXPECT_EQ(run.exit_code, 2) << run.err << run.out;
+  EXPECT_TRUE(Has(run.err, "job/cpu.json: no GPU/NPU kernels")) << run.err;
+  EXPECT_TRUE(Has(run.err, "skipped: job/gpu.json.gz: not a gzip stream: ")) << run.err;
+  EXPECT_EQ(DiffTrees(before, SnapshotTree(dir)), "");
+}
+
 TEST(HostileLoadNoData, StepTimesOnlyRankIsStillUsable) {
   const std::string dir = MakeSynthJob("load-steps-only", 1);
   ASSERT_FALSE(dir.empty());
