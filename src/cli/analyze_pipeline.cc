@@ -102,6 +102,12 @@ int RunAnalyze(const AnalyzeArgs& args) {
     return ReportError(loaded.status());
   }
   const std::vector<model::RankProfile>& profiles = loaded->profiles;
+  if (!loaded->failed.empty()) {
+    // On stderr too: with --json - the report itself is not read by a person.
+    progress.Done();
+    fmt::print(stderr, "trainscope: warning: {} of {} ranks not loaded (listed in the input health)\n",
+               loaded->failed.size(), loaded->failed.size() + profiles.size());
+  }
   clock.Lap("read");
   progress.Update(fmt::format("trainscope: analysing {} rank(s)...", profiles.size()));
   analysis::AnalysisOptions options;
