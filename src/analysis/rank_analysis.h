@@ -12,6 +12,7 @@
 #include "analysis/kernel_distribution.h"
 #include "analysis/motifs.h"
 #include "analysis/step_timeline.h"
+#include "model/input_issue.h"
 #include "model/rank_profile.h"
 
 namespace trainscope::analysis {
@@ -54,6 +55,10 @@ struct AnalysisOptions {
 
 struct JobAnalysis {
   std::vector<std::string> inputs;
+  // Input health beyond the ranks (set by the caller from the loader): ranks
+  // that failed to load, and files under the inputs not taken as profiles.
+  std::vector<model::InputIssue> failed_inputs;
+  std::vector<model::InputIssue> skipped_inputs;
   std::vector<RankAnalysis> ranks;
   std::vector<std::string> family_names;
   std::vector<Finding> findings;  // the root-cause portrait, ranked by estimated gain

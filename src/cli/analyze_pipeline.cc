@@ -94,21 +94,32 @@ int RunAnalyze(const AnalyzeArgs& args) {
 
   Progress progress;
   progress.Update(fmt::format("trainscope: reading {} path(s)...", args.paths.size()));
-  auto profiles = formats::LoadProfiles(args.paths, threads, activity_rules ? &*activity_rules : nullptr);
-  if (!profiles.ok()) {
+  // Fails (exit 2) only when no rank loads or none has usable data; ranks
+  // that failed and files not taken go to the input health of every report.
+  auto loaded = formats::LoadProfiles(args.paths, threads, activity_rules ? &*activity_rules : nullptr);
+  if (!loaded.ok()) {
     progress.Done();
-    return ReportError(profiles.status());
+    return ReportError(loaded.status());
+  }
+  const std::vector<model::RankProfile>& profiles = loaded->profiles;
+  if (!loaded->failed.empty()) {
+    // On stderr too: with --json - the report itself is not read by a person.
+    progress.Done();
+    fmt::print(stderr, "trainscope: warning: {} of {} ranks not loaded (listed in the input health)\n",
+               loaded->failed.size(), loaded->failed.size() + profiles.size());
   }
   clock.Lap("read");
-  progress.Update(fmt::format("trainscope: analysing {} rank(s)...", profiles->size()));
+  progress.Update(fmt::format("trainscope: analysing {} rank(s)...", profiles.size()));
   analysis::AnalysisOptions options;
   options.step = args.step;
   if (fingerprints) options.fingerprints = &*fingerprints;
-  auto job = analysis::AnalyzeJob(*profiles, *rules, options, threads);
+  auto job = analysis::AnalyzeJob(profiles, *rules, options, threads);
   progress.Done();
   if (!job.ok()) return ReportError(job.status());
   clock.Lap("analyse");
   job->inputs = args.paths;
+  job->failed_inputs = std::move(loaded->failed);
+  job->skipped_inputs = std::move(loaded->skipped);
 
   if (!args.html_out.empty()) {
     report::HtmlReportOptions html_options;

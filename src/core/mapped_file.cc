@@ -11,26 +11,62 @@
 #include <fmt/format.h>
 
 namespace trainscope {
+namespace {
+
+const char* FileTypeName(mode_t mode) {
+  if (S_ISFIFO(mode)) return "FIFO";
+  if (S_ISCHR(mode)) return "character device";
+  if (S_ISBLK(mode)) return "block device";
+  if (S_ISSOCK(mode)) return "socket";
+  if (S_ISDIR(mode)) return "directory";
+  if (S_ISLNK(mode)) return "symbolic link";
+  return "unknown file type";
+}
+
+Status OpenError(const std::string& path, int err) {
+  if (err == ENOENT) {
+    struct stat link {};
+    const bool dangling = ::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode);
+    return NotFound(fmt::format("{}: no such file{}", path, dangling ? " (dangling symbolic link)" : ""));
+  }
+  // ELOOP (a symlink loop), EACCES, ENOTDIR...: the OS reason says what happened.
+  const std::string message = fmt::format("{}: cannot open: {}", path, std::strerror(err));
+  if (err == ELOOP || err == ENOTDIR || err == ENAMETOOLONG) return InvalidInput(message);
+  return IoError(message);
+}
+
+Status NotRegular(const std::string& path, mode_t mode) {
+  if (S_ISDIR(mode)) return InvalidInput(fmt::format("{}: is a directory, expected a file", path));
+  return InvalidInput(fmt::format(
+      "{}: not a regular file ({})\nhint: trainscope reads only regular files; copy the data "
+      "into a file first",
+      path, FileTypeName(mode)));
+}
+
+}  // namespace
 
 Result<MappedFile> MappedFile::Open(const std::string& path) { return Map(path, false); }
 
 Result<MappedFile> MappedFile::OpenCopyOnWrite(const std::string& path) { return Map(path, true); }
 
 Result<MappedFile> MappedFile::Map(const std::string& path, bool writable) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ENOENT) return NotFound(fmt::format("{}: no such file", path));
-    return IoError(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
-  }
+  // Check the type before opening: opening a FIFO blocks until a writer
+  // comes, and opening a device can have side effects.
   struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return OpenError(path, errno);
+  if (!S_ISREG(st.st_mode)) return NotRegular(path, st.st_mode);
+  // O_NONBLOCK: should the path be swapped for a FIFO after the stat, the
+  // open still returns at once, and the fstat below rejects it.
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return OpenError(path, errno);
   if (::fstat(fd, &st) != 0) {
     int err = errno;
     ::close(fd);
     return IoError(fmt::format("{}: cannot stat: {}", path, std::strerror(err)));
   }
-  if (S_ISDIR(st.st_mode)) {
+  if (!S_ISREG(st.st_mode)) {
     ::close(fd);
-    return InvalidInput(fmt::format("{}: is a directory, expected a file", path));
+    return NotRegular(path, st.st_mode);
   }
   MappedFile file;
   file.path_ = path;

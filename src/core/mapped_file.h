@@ -2,7 +2,9 @@
 //
 // The bytes stay valid while the MappedFile lives; readers hand out
 // string_views into it. Empty files map to an empty view (mmap of length 0 is
-// not allowed, so no mapping is made).
+// not allowed, so no mapping is made). Only regular files are opened: a FIFO,
+// socket or device is rejected (kInvalidInput, "not a regular file (FIFO)")
+// before any open() that could block or have side effects.
 #pragma once
 
 #include <string>

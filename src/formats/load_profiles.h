@@ -5,21 +5,40 @@
 #include <vector>
 
 #include "core/status.h"
+#include "model/input_issue.h"
 #include "model/rank_profile.h"
 #include "model/timeline_classify.h"
 
 namespace trainscope::formats {
 
-// Runs DiscoverProfiles on each path, loads all ranks in parallel on up to
-// |threads| threads and returns them sorted by rank. A profile's rank is the
-// rank in its profiler_info_<N>.json file name, else rank_id inside it, else
-// its index in discovery order. Fails, naming the rank directory, if any
-// rank cannot be loaded (no kernel_details.csv and no step_trace_time.csv,
-// or an unusable kernel_details.csv header).
+struct LoadedProfiles {
+  std::vector<model::RankProfile> profiles;  // sorted by rank
+  // Ranks that could not be loaded (path = the rank directory or trace file,
+  // reason = the error with its hint). The rest of the job is analysed.
+  std::vector<model::InputIssue> failed;
+  // Files under the paths that discovery did not take (DiscoverProfiles).
+  std::vector<model::InputIssue> skipped;
+};
+
+// Runs DiscoverProfiles on each path (a path that fails discovery fails the
+// call: the user named it), loads all ranks in parallel on up to |threads|
+// threads and returns them sorted by rank. The same profile reached twice
+// (job dir + rank dir, two spellings, a symlink) loads once. A profile's
+// rank is the rank in its profiler_info_<N>.json file name, else rank_id
+// inside it, else its index in discovery order.
+// A rank that cannot be loaded (no kernel_details.csv and no
+// step_trace_time.csv, an unusable kernel_details.csv header, an unreadable
+// trace) is listed in |failed| and the others are returned. Fails with
+// kInvalidInput (exit 2) when no rank loads, naming each failure, or when
+// no loaded rank has usable data (device kernels/activities or step-trace
+// rows), naming each rank and what to profile instead.
 // |activity_rules|: name rules for Kineto device activities (nullptr = the
 // built-in ones, see trace::ScanOptions).
-Result<std::vector<model::RankProfile>> LoadProfiles(const std::vector<std::string>& paths,
-                                                     unsigned threads,
-                                                     const std::vector<model::ClassRule>* activity_rules = nullptr);
+Result<LoadedProfiles> LoadProfiles(const std::vector<std::string>& paths, unsigned threads,
+                                    const std::vector<model::ClassRule>* activity_rules = nullptr);
+
+// Whether a loaded rank has anything the analyses can use: device kernels
+// (kernel_details.csv or a trace's device activities) or step-trace rows.
+bool HasUsableData(const model::RankProfile& profile);
 
 }  // namespace trainscope::formats

@@ -1,14 +1,16 @@
 #include "formats/profile_discovery.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <system_error>
 
-#include <zlib.h>
-
 #include "formats/ascend/profiler_info_reader.h"
+#include "formats/kineto_sniff.h"
 
 namespace trainscope::formats {
 namespace {
@@ -17,14 +19,45 @@ namespace fs = std::filesystem;
 
 constexpr std::string_view kOutputDirName = "ASCEND_PROFILER_OUTPUT";
 constexpr std::string_view kRankDirSuffix = "_ascend_pt";
+constexpr std::string_view kInputsHint =
+    "hint: pass a job directory, a *_ascend_pt rank directory, its ASCEND_PROFILER_OUTPUT directory, or "
+    "a PyTorch profiler trace (.json / .json.gz with traceEvents)";
 
 bool EndsWith(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
 }
 
-bool IsFile(const fs::path& path) {
-  std::error_code ec;
-  return fs::is_regular_file(path, ec);
+bool HasTraceName(std::string_view name) { return EndsWith(name, ".json") || EndsWith(name, ".json.gz"); }
+
+// Present in any form (a FIFO named kernel_details.csv still makes a rank:
+// its loader then says what is wrong with it). stat() never opens the file.
+bool Present(const fs::path& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+const char* TypeName(mode_t mode) {
+  if (S_ISFIFO(mode)) return "FIFO";
+  if (S_ISCHR(mode)) return "character device";
+  if (S_ISBLK(mode)) return "block device";
+  if (S_ISSOCK(mode)) return "socket";
+  return "unknown file type";
+}
+
+std::string NotRegularReason(mode_t mode) {
+  return fmt::format("not a regular file ({}): never opened", TypeName(mode));
+}
+
+// Why stat() on a path failed, in the OS's words ("Too many levels of
+// symbolic links" for a loop, "Permission denied"), dangling links named.
+bool IsLink(const fs::path& path) {
+  struct stat link {};
+  return ::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode);
+}
+
+std::string StatFailure(const fs::path& path, int err) {
+  if (err == ENOENT && IsLink(path)) return "dangling symbolic link (its target does not exist)";
+  return std::strerror(err);
 }
 
 // A rank directory is named *_ascend_pt (torch_npu's naming) or, whatever
@@ -32,7 +65,7 @@ bool IsFile(const fs::path& path) {
 bool IsRankDir(const fs::path& dir) {
   if (EndsWith(dir.filename().string(), kRankDirSuffix)) return true;
   const fs::path output = dir / kOutputDirName;
-  return IsFile(output / "kernel_details.csv") || IsFile(output / "step_trace_time.csv");
+  return Present(output / "kernel_details.csv") || Present(output / "step_trace_time.csv");
 }
 
 int RankHint(const fs::path& rank_dir) {
@@ -43,25 +76,6 @@ int RankHint(const fs::path& rank_dir) {
     if (rank && (hint < 0 || *rank < hint)) hint = *rank;
   }
   return hint;
-}
-
-// Kineto traces are recognised by content, not name: the first 256 KiB of
-// the (inflated) file mention traceEvents or schemaVersion (some writers put
-// a large "metadata" object first). Ascend's JSON
-// files (trace_view.json, profiler_info) live inside rank dirs and are never
-// sniffed.
-bool IsKinetoTrace(const fs::path& path) {
-  const std::string name = path.filename().string();
-  if (!EndsWith(name, ".json") && !EndsWith(name, ".json.gz")) return false;
-  gzFile file = gzopen(path.string().c_str(), "rb");  // reads plain files too
-  if (file == nullptr) return false;
-  std::string head(256 * 1024, '\0');
-  int read = gzread(file, head.data(), static_cast<unsigned>(head.size()));
-  gzclose(file);
-  if (read <= 0) return false;
-  std::string_view text(head.data(), static_cast<size_t>(read));
-  return text.find("\"traceEvents\"") != std::string_view::npos ||
-         text.find("\"schemaVersion\"") != std::string_view::npos;
 }
 
 ProfileLocation MakeTraceLocation(const fs::path& file) {
@@ -80,58 +94,147 @@ ProfileLocation MakeLocation(const fs::path& rank_dir) {
   return location;
 }
 
+// One entry of a directory being walked.
+void VisitEntry(const fs::path& path, std::vector<fs::path>* pending, Discovery* out) {
+  const std::string name = path.filename().string();
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) {
+    out->skipped.push_back({path.string(), std::strerror(errno)});
+    return;
+  }
+  const bool is_link = S_ISLNK(st.st_mode);
+  if (is_link && ::stat(path.c_str(), &st) != 0) {
+    const int err = errno;
+    // A loop or a dangling link: only worth a line where a profile could be.
+    if (HasTraceName(name) || EndsWith(name, kRankDirSuffix) || err != ENOENT) {
+      out->skipped.push_back({path.string(), "symbolic link: " + StatFailure(path, err)});
+    }
+    return;
+  }
+  if (S_ISDIR(st.st_mode)) {
+    if (IsRankDir(path)) {
+      out->profiles.push_back(MakeLocation(path));  // PROF_* raw data inside: no ranks in there
+    } else if (is_link) {
+      // Not followed (a link back up would loop), but said.
+      out->skipped.push_back(
+          {path.string(), "symbolic link to a directory: not followed (give it as its own path to include it)"});
+    } else {
+      pending->push_back(path);
+    }
+    return;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    out->skipped.push_back({path.string(), NotRegularReason(st.st_mode)});
+    return;
+  }
+  if (!HasTraceName(name)) return;  // CSVs, HTML reports, logs: not profiles on their own
+  SniffResult sniff = SniffKinetoTrace(path.string());
+  if (sniff.is_trace) {
+    out->profiles.push_back(MakeTraceLocation(path));
+  } else if (!sniff.own_output) {
+    out->skipped.push_back({path.string(), std::move(sniff.reason)});
+  }
+}
+
+// Depth-first, one directory_iterator per directory, so an unreadable
+// directory is reported and skipped instead of ending the walk, and
+// directory symlinks are never followed (no loop can form).
+void WalkJobDir(const fs::path& root, Discovery* out) {
+  std::vector<fs::path> pending{root};
+  while (!pending.empty()) {
+    const fs::path dir = std::move(pending.back());
+    pending.pop_back();
+    std::error_code ec;
+    fs::directory_iterator it(dir, ec);
+    if (ec) {
+      out->skipped.push_back({dir.string(), "cannot list directory: " + ec.message()});
+      continue;
+    }
+    for (const fs::directory_iterator end; it != end;) {
+      VisitEntry(it->path(), &pending, out);
+      it.increment(ec);
+      if (ec) {
+        out->skipped.push_back({dir.string(), "listing stopped: " + ec.message()});
+        break;
+      }
+    }
+  }
+}
+
+void SortDiscovery(Discovery* found) {
+  std::sort(found->profiles.begin(), found->profiles.end(),
+            [](const ProfileLocation& a, const ProfileLocation& b) {
+              const bool a_known = a.rank_hint >= 0;
+              const bool b_known = b.rank_hint >= 0;
+              if (a_known != b_known) return a_known;
+              if (a.rank_hint != b.rank_hint) return a.rank_hint < b.rank_hint;
+              return a.path < b.path;
+            });
+  std::sort(found->skipped.begin(), found->skipped.end(),
+            [](const model::InputIssue& a, const model::InputIssue& b) { return a.path < b.path; });
+}
+
+Discovery One(ProfileLocation location) {
+  Discovery found;
+  found.profiles.push_back(std::move(location));
+  return found;
+}
+
 }  // namespace
 
-Result<std::vector<ProfileLocation>> DiscoverProfiles(const std::string& path) {
-  std::error_code ec;
+std::string ListIssues(const std::vector<model::InputIssue>& issues, size_t limit) {
+  std::string out;
+  for (size_t i = 0; i < issues.size() && i < limit; ++i) {
+    const std::string& reason = issues[i].reason;
+    out += fmt::format("\n  {}: {}", issues[i].path, std::string_view(reason).substr(0, reason.find('\n')));
+  }
+  if (issues.size() > limit) out += fmt::format("\n  ... and {} more", issues.size() - limit);
+  return out;
+}
+
+Result<Discovery> DiscoverProfiles(const std::string& path) {
   fs::path root(path);
-  if (!fs::exists(root, ec)) return NotFound(fmt::format("{}: no such file or directory", path));
-  if (IsFile(root)) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    const int err = errno;
+    if (err == ENOENT) {
+      return NotFound(fmt::format("{}: no such file or directory{}", path,
+                                  IsLink(root) ? " (dangling symbolic link)" : ""));
+    }
+    // ELOOP, EACCES on a parent, ENOTDIR...: the OS reason, not "no such file".
+    return InvalidInput(fmt::format("{}: cannot access: {}\n{}", path, std::strerror(err), kInputsHint));
+  }
+  if (S_ISREG(st.st_mode)) {
     // A file inside ASCEND_PROFILER_OUTPUT (e.g. kernel_details.csv): its rank.
-    fs::path parent = root.parent_path();
-    if (parent.filename() == kOutputDirName) return std::vector{MakeLocation(parent.parent_path())};
-    if (IsKinetoTrace(root)) return std::vector{MakeTraceLocation(root)};
-    return InvalidInput(fmt::format(
-        "{}: not a profile this tool reads\nhint: pass a job directory, a *_ascend_pt rank "
-        "directory, its ASCEND_PROFILER_OUTPUT directory, or a PyTorch profiler trace "
-        "(.json / .json.gz with traceEvents)",
-        path));
+    fs::path parent = root.lexically_normal().parent_path();
+    if (parent.filename() == kOutputDirName) return One(MakeLocation(parent.parent_path()));
+    SniffResult sniff = SniffKinetoTrace(path);
+    if (sniff.is_trace) return One(MakeTraceLocation(root));
+    return InvalidInput(fmt::format("{}: not a profile this tool reads: {}\n{}", path, sniff.reason, kInputsHint));
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    return InvalidInput(fmt::format("{}: not a regular file ({})\n{}", path, TypeName(st.st_mode), kInputsHint));
   }
   fs::path normalized = root.lexically_normal();
   if (normalized.filename().empty()) normalized = normalized.parent_path();
-  if (normalized.filename() == kOutputDirName) {
-    return std::vector{MakeLocation(normalized.parent_path())};
-  }
-  if (IsRankDir(normalized)) return std::vector{MakeLocation(normalized)};
+  if (normalized.filename() == kOutputDirName) return One(MakeLocation(normalized.parent_path()));
+  if (IsRankDir(normalized)) return One(MakeLocation(normalized));
 
-  std::vector<ProfileLocation> found;
-  fs::recursive_directory_iterator it(normalized, fs::directory_options::skip_permission_denied,
-                                      ec);
-  for (fs::recursive_directory_iterator end; !ec && it != end; it.increment(ec)) {
-    if (!it->is_directory(ec)) {
-      if (IsKinetoTrace(it->path())) found.push_back(MakeTraceLocation(it->path()));
-      continue;
+  Discovery found;
+  WalkJobDir(normalized, &found);
+  SortDiscovery(&found);
+  if (found.profiles.empty()) {
+    std::string skipped;
+    if (!found.skipped.empty()) {
+      skipped = fmt::format("\n{} entr{} skipped:{}", found.skipped.size(),
+                            found.skipped.size() == 1 ? "y" : "ies", ListIssues(found.skipped, 10));
     }
-    if (IsRankDir(it->path())) {
-      found.push_back(MakeLocation(it->path()));
-      // Rank dirs hold PROF_* raw data with thousands of files: no ranks in there.
-      it.disable_recursion_pending();
-    }
-  }
-  if (found.empty()) {
     return NotFound(fmt::format(
-        "{}: no profile found\nhint: expected *_ascend_pt directories (or directories with "
+        "{}: no profile found{}\nhint: expected *_ascend_pt directories (or directories with "
         "ASCEND_PROFILER_OUTPUT/kernel_details.csv) or PyTorch profiler traces (.json / .json.gz) "
         "at any depth below it",
-        path));
+        path, skipped));
   }
-  std::sort(found.begin(), found.end(), [](const ProfileLocation& a, const ProfileLocation& b) {
-    const bool a_known = a.rank_hint >= 0;
-    const bool b_known = b.rank_hint >= 0;
-    if (a_known != b_known) return a_known;
-    if (a.rank_hint != b.rank_hint) return a.rank_hint < b.rank_hint;
-    return a.path < b.path;
-  });
   return found;
 }
 

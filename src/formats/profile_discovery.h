@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "model/input_issue.h"
 
 namespace trainscope::formats {
 
@@ -19,12 +20,29 @@ struct ProfileLocation {
   int rank_hint = -1;    // rank from profiler_info_<rank>.json's file name, -1 if unknown
 };
 
+struct Discovery {
+  std::vector<ProfileLocation> profiles;  // sorted by rank (unknown ranks last, then by path)
+  // What a job directory held that was not taken, with the reason, sorted by
+  // path: *.json / *.json.gz files that are not traces (or are unreadable,
+  // or a damaged gzip), FIFOs, sockets and devices (never opened), symlink
+  // loops and dangling links, symlinked directories (not followed),
+  // directories that cannot be listed.
+  std::vector<model::InputIssue> skipped;
+};
+
 // |path| may be a job directory (ranks at any depth), a rank directory
 // (*_ascend_pt), an ASCEND_PROFILER_OUTPUT directory, a Kineto trace file
 // (.json / .json.gz) or a directory of trace files (any depth; a file is a
-// trace when its first bytes hold "traceEvents" or "schemaVersion"). Results are sorted by
-// rank (unknown ranks last, then by path). kNotFound when nothing usable is
-// under |path|, with a hint naming what was expected.
-Result<std::vector<ProfileLocation>> DiscoverProfiles(const std::string& path);
+// trace when its top-level object has a "traceEvents" or "schemaVersion" key,
+// see kineto_sniff.h). Only regular files are ever opened.
+// Errors (exit code 2): kNotFound when |path| does not exist or nothing
+// usable is under it (the message lists what was skipped and why), and
+// kInvalidInput when |path| itself is not usable (a symlink loop, a FIFO, a
+// file that is not a trace), each with a hint.
+Result<Discovery> DiscoverProfiles(const std::string& path);
+
+// "  <path>: <first line of reason>" lines for up to |limit| issues, then
+// "  ... and N more"; for error messages.
+std::string ListIssues(const std::vector<model::InputIssue>& issues, size_t limit);
 
 }  // namespace trainscope::formats

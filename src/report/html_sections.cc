@@ -204,6 +204,19 @@ void RenderRanksSection(std::string& out, const analysis::JobAnalysis& job) {
 
 void RenderDetailsSection(std::string& out, const analysis::JobAnalysis& job) {
   out += "<section id=\"details\"><h2>Details: input health</h2>\n";
+  for (const auto& issue : job.failed_inputs) {
+    out += fmt::format("<p class=\"failed-input\"><b>not loaded</b>: {}: <span class=\"muted\">{}</span></p>\n",
+                       E(issue.path), E(issue.reason));
+  }
+  if (!job.skipped_inputs.empty()) {
+    out += fmt::format("<details class=\"skipped-inputs\"{}><summary>{} file{} skipped</summary><ul>\n",
+                       job.skipped_inputs.size() <= 10 ? " open" : "", job.skipped_inputs.size(),
+                       job.skipped_inputs.size() == 1 ? "" : "s");
+    for (const auto& issue : job.skipped_inputs) {
+      out += fmt::format("<li>{}: <span class=\"muted\">{}</span></li>\n", E(issue.path), E(issue.reason));
+    }
+    out += "</ul></details>\n";
+  }
   out += "<table><tr><th>rank</th><th class=\"l\">file</th><th>rows read</th><th>used</th><th>skipped</th>"
          "<th class=\"l\">skip reasons</th></tr>\n";
   for (const auto& rank : job.ranks) {

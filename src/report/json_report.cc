@@ -178,6 +178,17 @@ void WriteTimeline(JsonWriter& w, const analysis::StepTimeline& t) {
   w.EndObject();
 }
 
+void WriteInputIssues(JsonWriter& w, const char* key, const std::vector<model::InputIssue>& issues) {
+  w.Key(key).BeginArray();
+  for (const auto& issue : issues) {
+    w.BeginObject();
+    w.Field("path", issue.path);
+    w.Field("reason", issue.reason);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
 void WriteIngest(JsonWriter& w, const analysis::RankAnalysis& rank) {
   w.Key("ingest").BeginObject();
   w.Key("files").BeginArray();
@@ -224,6 +235,8 @@ std::string RenderJson(const analysis::JobAnalysis& job, const std::string& tool
   w.Key("inputs").BeginArray();
   for (const auto& input : job.inputs) w.String(input);
   w.EndArray();
+  WriteInputIssues(w, "failed_inputs", job.failed_inputs);
+  WriteInputIssues(w, "skipped_inputs", job.skipped_inputs);
   WriteFindingsJson(w, job);
   WriteClusterJson(w, job);
   w.Key("ranks").BeginArray();

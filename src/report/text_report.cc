@@ -146,6 +146,39 @@ void RenderRankTable(std::string& out, const analysis::JobAnalysis& job, const S
   }
 }
 
+// "<path>: <reason>" unless the reason names the path already; the hint
+// and any further lines of the reason indented below it.
+std::vector<std::string> IssueLines(const model::InputIssue& issue) {
+  std::string text = issue.reason.rfind(issue.path, 0) == 0 ? issue.reason
+                                                             : fmt::format("{}: {}", issue.path, issue.reason);
+  std::vector<std::string> lines;
+  for (size_t start = 0; start <= text.size();) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    lines.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return lines;
+}
+
+// Inputs that were not analysed at all: failed ranks, every one with its
+// reason; skipped files, the first few (the JSON lists all).
+void RenderInputIssues(std::string& out, const analysis::JobAnalysis& job, const Styler& s) {
+  for (const auto& issue : job.failed_inputs) {
+    std::vector<std::string> lines = IssueLines(issue);
+    out += s.Warn("  not loaded: " + lines.front()) + "\n";
+    for (size_t i = 1; i < lines.size(); ++i) out += s.Dim("    " + lines[i]) + "\n";
+  }
+  constexpr size_t kShownSkipped = 10;
+  for (size_t i = 0; i < job.skipped_inputs.size() && i < kShownSkipped; ++i) {
+    out += s.Warn("  skipped: " + IssueLines(job.skipped_inputs[i]).front()) + "\n";
+  }
+  if (job.skipped_inputs.size() > kShownSkipped) {
+    out += s.Dim(fmt::format("  ... and {} more skipped (all listed in --json skipped_inputs)",
+                             job.skipped_inputs.size() - kShownSkipped)) + "\n";
+  }
+}
+
 void RenderHealth(std::string& out, const analysis::JobAnalysis& job, const Styler& s) {
   int64_t files = 0, read = 0, used = 0, skipped = 0;
   for (const auto& rank : job.ranks) {
@@ -159,6 +192,7 @@ void RenderHealth(std::string& out, const analysis::JobAnalysis& job, const Styl
   out += "\n";
   out += fmt::format("Input: {} ranks, {} files, {} rows read = {} used + {} skipped\n",
                      job.ranks.size(), files, FormatCount(read), FormatCount(used), FormatCount(skipped));
+  RenderInputIssues(out, job, s);
   for (const auto& rank : job.ranks) {
     for (const auto& file : rank.files) {
       for (const auto& [reason, count] : file.skipped_by_reason) {

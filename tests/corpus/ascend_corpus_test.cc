@@ -242,13 +242,13 @@ TEST(AscendCorpusTest, ResNetOpStatisticAgreesWithinRounding) {
 
 TEST(AscendCorpusTest, QwenJobLoadsAllFourRanks) {
   TS_REQUIRE_CORPUS(kQwen);
-  Result<std::vector<model::RankProfile>> result = LoadProfiles({corpus_path + "/" + kQwen}, 2);
+  Result<LoadedProfiles> result = LoadProfiles({corpus_path + "/" + kQwen}, 2);
   ASSERT_TRUE(result.ok()) << result.status().message();
-  ASSERT_EQ(result->size(), 4u);
+  ASSERT_EQ(result->profiles.size(), 4u);
   const int32_t devices[] = {0, 1, 4, 5};  // Device_id is the physical device, not the rank
   const int64_t communication_ns[] = {420174260, 441708380, 277649660, 261498440};
   for (int rank = 0; rank < 4; ++rank) {
-    const model::RankProfile& profile = (*result)[rank];
+    const model::RankProfile& profile = result->profiles[rank];
     SCOPED_TRACE(profile.source_dir);
     EXPECT_EQ(profile.rank, rank);
     ASSERT_EQ(profile.step_trace.size(), 1u);
@@ -278,15 +278,15 @@ TEST(AscendCorpusTest, EveryTextSetIsDiscoveredAndLoaded) {
   };
   for (const auto& [dir, ranks] : sets) {
     SCOPED_TRACE(dir);
-    Result<std::vector<model::RankProfile>> result = LoadProfiles({corpus_path + "/" + dir}, 2);
+    Result<LoadedProfiles> result = LoadProfiles({corpus_path + "/" + dir}, 2);
     ASSERT_TRUE(result.ok()) << result.status().message();
-    ASSERT_EQ(result->size(), ranks);
+    ASSERT_EQ(result->profiles.size(), ranks);
     for (size_t i = 0; i < ranks; ++i) {
-      EXPECT_EQ((*result)[i].rank, static_cast<int32_t>(i));
-      EXPECT_GT((*result)[i].kernels.size(), 0u);
-      EXPECT_EQ((*result)[i].step_trace.size(), 1u);
-      EXPECT_TRUE((*result)[i].warnings.empty());
-      ExpectLedgerInvariant((*result)[i]);
+      EXPECT_EQ(result->profiles[i].rank, static_cast<int32_t>(i));
+      EXPECT_GT(result->profiles[i].kernels.size(), 0u);
+      EXPECT_EQ(result->profiles[i].step_trace.size(), 1u);
+      EXPECT_TRUE(result->profiles[i].warnings.empty());
+      ExpectLedgerInvariant(result->profiles[i]);
     }
   }
 }

@@ -18,7 +18,7 @@ JobAnalysis Analyze(const std::string& dir) {
   auto profiles = formats::LoadProfiles({dir}, 2);
   EXPECT_TRUE(profiles.ok()) << profiles.status().message();
   auto rules = FamilyRules::Merge({}, FamilyRules::Builtin());
-  auto job = AnalyzeJob(*profiles, rules, AnalysisOptions(), 2);
+  auto job = AnalyzeJob(profiles->profiles, rules, AnalysisOptions(), 2);
   EXPECT_TRUE(job.ok());
   return std::move(*job);
 }

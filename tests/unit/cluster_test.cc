@@ -91,7 +91,7 @@ std::vector<std::string> ClusterFindings(const synth::SynthOptions& options, Job
   auto profiles = formats::LoadProfiles({dir}, 2);
   EXPECT_TRUE(profiles.ok());
   auto rules = FamilyRules::Merge({}, FamilyRules::Builtin());
-  auto job = AnalyzeJob(*profiles, rules, AnalysisOptions(), 2);
+  auto job = AnalyzeJob(profiles->profiles, rules, AnalysisOptions(), 2);
   EXPECT_TRUE(job.ok());
   std::vector<std::string> ids;
   for (const Finding& f : job->findings) {

@@ -42,15 +42,15 @@ TEST(DiscoveryTest, JobDirectoryWithRanksAtAnyDepthSortedByRank) {
   MakeRank(job / "rank_0_ascend_pt/PROF_000/x_ascend_pt", 99);
   fs::create_directories(job / "unrelated/dir");
 
-  Result<std::vector<ProfileLocation>> found = DiscoverProfiles(job.string());
+  Result<Discovery> found = DiscoverProfiles(job.string());
   ASSERT_TRUE(found.ok()) << found.status().message();
-  ASSERT_EQ(found->size(), 4u);
-  EXPECT_EQ((*found)[0].rank_hint, 0);
-  EXPECT_EQ((*found)[1].rank_hint, 1);
-  EXPECT_EQ((*found)[2].rank_hint, 2);
-  EXPECT_EQ((*found)[3].rank_hint, 10);
-  EXPECT_EQ((*found)[0].path, (job / "rank_0_ascend_pt").string());
-  EXPECT_EQ((*found)[3].path, (job / "deep/a/b/rank_10_ascend_pt").string());
+  ASSERT_EQ(found->profiles.size(), 4u);
+  EXPECT_EQ(found->profiles[0].rank_hint, 0);
+  EXPECT_EQ(found->profiles[1].rank_hint, 1);
+  EXPECT_EQ(found->profiles[2].rank_hint, 2);
+  EXPECT_EQ(found->profiles[3].rank_hint, 10);
+  EXPECT_EQ(found->profiles[0].path, (job / "rank_0_ascend_pt").string());
+  EXPECT_EQ(found->profiles[3].path, (job / "deep/a/b/rank_10_ascend_pt").string());
 }
 
 TEST(DiscoveryTest, RankDirOutputDirAndFile) {
@@ -60,11 +60,11 @@ TEST(DiscoveryTest, RankDirOutputDirAndFile) {
   for (const fs::path& path :
        {rank, rank / "ASCEND_PROFILER_OUTPUT", rank / "ASCEND_PROFILER_OUTPUT/",
         rank / "ASCEND_PROFILER_OUTPUT/kernel_details.csv"}) {
-    Result<std::vector<ProfileLocation>> found = DiscoverProfiles(path.string());
+    Result<Discovery> found = DiscoverProfiles(path.string());
     ASSERT_TRUE(found.ok()) << path << ": " << found.status().message();
-    ASSERT_EQ(found->size(), 1u) << path;
-    EXPECT_EQ((*found)[0].path, rank.string()) << path;
-    EXPECT_EQ((*found)[0].rank_hint, 3) << path;
+    ASSERT_EQ(found->profiles.size(), 1u) << path;
+    EXPECT_EQ(found->profiles[0].path, rank.string()) << path;
+    EXPECT_EQ(found->profiles[0].rank_hint, 3) << path;
   }
 }
 
@@ -73,18 +73,18 @@ TEST(DiscoveryTest, UnknownRanksSortLast) {
   MakeRank(job / "b_ascend_pt", -1);
   MakeRank(job / "a_ascend_pt", -1);
   MakeRank(job / "z_ascend_pt", 5);
-  Result<std::vector<ProfileLocation>> found = DiscoverProfiles(job.string());
+  Result<Discovery> found = DiscoverProfiles(job.string());
   ASSERT_TRUE(found.ok());
-  ASSERT_EQ(found->size(), 3u);
-  EXPECT_EQ((*found)[0].rank_hint, 5);
-  EXPECT_EQ((*found)[1].path, (job / "a_ascend_pt").string());
-  EXPECT_EQ((*found)[2].path, (job / "b_ascend_pt").string());
+  ASSERT_EQ(found->profiles.size(), 3u);
+  EXPECT_EQ(found->profiles[0].rank_hint, 5);
+  EXPECT_EQ(found->profiles[1].path, (job / "a_ascend_pt").string());
+  EXPECT_EQ(found->profiles[2].path, (job / "b_ascend_pt").string());
 }
 
 TEST(DiscoveryTest, NothingFoundIsNotFoundWithHint) {
   const fs::path job = testing::MakeTempDir("job");
   fs::create_directories(job / "empty");
-  Result<std::vector<ProfileLocation>> found = DiscoverProfiles(job.string());
+  Result<Discovery> found = DiscoverProfiles(job.string());
   ASSERT_FALSE(found.ok());
   EXPECT_EQ(found.status().code(), StatusCode::kNotFound);
   EXPECT_NE(found.status().message().find("_ascend_pt"), std::string::npos);
@@ -98,9 +98,9 @@ TEST(DiscoveryLoadProfilesTest, LoadsInParallelSortedAndAssignsRanks) {
   MakeRank(job / "r0_ascend_pt", 0);
   MakeRank(job / "nameless_ascend_pt", -1);
   // The same rank given twice (job dir + rank dir) loads once.
-  Result<std::vector<model::RankProfile>> profiles =
-      LoadProfiles({job.string(), (job / "r0_ascend_pt").string()}, 2);
-  ASSERT_TRUE(profiles.ok()) << profiles.status().message();
+  Result<LoadedProfiles> loaded = LoadProfiles({job.string(), (job / "r0_ascend_pt").string()}, 2);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  const std::vector<model::RankProfile>* profiles = &loaded->profiles;
   ASSERT_EQ(profiles->size(), 4u);
   EXPECT_EQ((*profiles)[0].rank, 0);
   EXPECT_EQ((*profiles)[1].rank, 1);
@@ -110,14 +110,28 @@ TEST(DiscoveryLoadProfilesTest, LoadsInParallelSortedAndAssignsRanks) {
   EXPECT_EQ((*profiles)[0].kernels.size(), 1u);
 }
 
-TEST(DiscoveryLoadProfilesTest, FailingRankNamesItsPath) {
+TEST(DiscoveryLoadProfilesTest, FailingRankIsListedAndTheRestLoads) {
   const fs::path job = testing::MakeTempDir("job");
   MakeRank(job / "r0_ascend_pt", 0);
   WriteFile(job / "r1_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv", "Name,Foo\nx,1\n");
-  Result<std::vector<model::RankProfile>> profiles = LoadProfiles({job.string()}, 2);
-  ASSERT_FALSE(profiles.ok());
-  EXPECT_EQ(profiles.status().code(), StatusCode::kInvalidInput);
-  EXPECT_NE(profiles.status().message().find("r1_ascend_pt"), std::string::npos);
+  Result<LoadedProfiles> loaded = LoadProfiles({job.string()}, 2);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  ASSERT_EQ(loaded->profiles.size(), 1u);
+  ASSERT_EQ(loaded->failed.size(), 1u);
+  EXPECT_EQ(loaded->failed[0].path, (job / "r1_ascend_pt").string());
+  EXPECT_NE(loaded->failed[0].reason.find("kernel_details.csv"), std::string::npos);
+}
+
+TEST(DiscoveryLoadProfilesTest, NoRankLoadsNamesEachPath) {
+  const fs::path job = testing::MakeTempDir("job");
+  WriteFile(job / "r0_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv", "Name,Foo\nx,1\n");
+  WriteFile(job / "r1_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv", "Name,Foo\nx,1\n");
+  Result<LoadedProfiles> loaded = LoadProfiles({job.string()}, 2);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().code(), StatusCode::kInvalidInput);
+  EXPECT_NE(loaded.status().message().find("no rank could be loaded"), std::string::npos);
+  EXPECT_NE(loaded.status().message().find("r0_ascend_pt"), std::string::npos);
+  EXPECT_NE(loaded.status().message().find("r1_ascend_pt"), std::string::npos);
 }
 
 }  // namespace

@@ -130,9 +130,9 @@ Loaded Load(const synth::SynthOptions& options, const std::string& tag) {
   EXPECT_TRUE(synth::WriteSynthJob(options, dir).ok());
   auto profiles = formats::LoadProfiles({dir}, 2);
   EXPECT_TRUE(profiles.ok()) << profiles.status().message();
-  auto job = AnalyzeJob(*profiles, FamilyRules::Builtin(), AnalysisOptions{}, 2);
+  auto job = AnalyzeJob(profiles->profiles, FamilyRules::Builtin(), AnalysisOptions{}, 2);
   EXPECT_TRUE(job.ok()) << job.status().message();
-  return {std::move(profiles).value(), std::move(job).value()};
+  return {std::move(profiles).value().profiles, std::move(job).value()};
 }
 
 // Step time that the fusions can change: from the end of the step-start

@@ -218,7 +218,7 @@ JobAnalysis Analyze(const synth::SynthOptions& options, const std::string& tag, 
   EXPECT_TRUE(synth::WriteSynthJob(options, job).ok());
   auto profiles = formats::LoadProfiles({job}, 2);
   EXPECT_TRUE(profiles.ok()) << profiles.status().message();
-  auto analysis = AnalyzeJob(*profiles, FamilyRules::Builtin(), AnalysisOptions{}, 2);
+  auto analysis = AnalyzeJob(profiles->profiles, FamilyRules::Builtin(), AnalysisOptions{}, 2);
   EXPECT_TRUE(analysis.ok()) << analysis.status().message();
   if (dir != nullptr) *dir = job;
   return std::move(analysis).value();

@@ -151,7 +151,7 @@ TEST(MotifSynth, OneLayerIsTheMainMotifAndFingerprintsAreMeasured) {
   ASSERT_TRUE(synth::WriteSynthJob(options, dir).ok());
   auto profiles = formats::LoadProfiles({dir}, 2);
   ASSERT_TRUE(profiles.ok()) << profiles.status().message();
-  auto job = AnalyzeJob(*profiles, FamilyRules::Builtin(), AnalysisOptions{}, 2);
+  auto job = AnalyzeJob(profiles->profiles, FamilyRules::Builtin(), AnalysisOptions{}, 2);
   ASSERT_TRUE(job.ok()) << job.status().message();
   const StepDistribution* step = job->ranks[0].selected();
   ASSERT_NE(step, nullptr);

@@ -1,6 +1,7 @@
 #include "formats/ascend/ascend_rank_loader.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <system_error>
@@ -20,9 +21,11 @@ namespace fs = std::filesystem;
 
 constexpr std::string_view kOutputDirName = "ASCEND_PROFILER_OUTPUT";
 
-bool IsFile(const fs::path& path) {
-  std::error_code ec;
-  return fs::is_regular_file(path, ec);
+// Present in any form: a FIFO or a symlink loop named kernel_details.csv is
+// read (and rejected by MappedFile with the reason), not taken as absent.
+bool Present(const fs::path& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0;
 }
 
 // profiler_info_<rank>.json, or profiler_info.json in single-card runs.
@@ -51,7 +54,7 @@ fs::path FindProfilerInfo(const fs::path& source_dir) {
 template <typename ReadFn>
 void ReadOptional(const fs::path& path, std::string_view why, model::RankProfile* profile,
                   ReadFn read) {
-  if (!IsFile(path)) {
+  if (!Present(path)) {
     profile->missing_files.push_back(fmt::format("{} ({})", path.filename().string(), why));
     return;
   }
@@ -83,9 +86,15 @@ Result<model::RankProfile> LoadAscendRank(const std::string& rank_dir) {
   const fs::path kernel_details = output_dir / "kernel_details.csv";
   const fs::path step_trace = output_dir / "step_trace_time.csv";
   const fs::path trace_view = output_dir / "trace_view.json";
-  if (IsFile(kernel_details)) {
+  if (Present(output_dir) && !fs::is_directory(output_dir, ec)) {
+    return InvalidInput(fmt::format(
+        "{}: not a directory\nhint: ASCEND_PROFILER_OUTPUT must be the directory torch_npu writes its "
+        "parsed CSV/JSON files into",
+        output_dir.string()));
+  }
+  if (Present(kernel_details)) {
     TS_RETURN_IF_ERROR(ReadKernelDetailsFile(kernel_details.string(), &profile));
-  } else if (IsFile(step_trace) || IsFile(trace_view)) {
+  } else if (Present(step_trace) || Present(trace_view)) {
     // Seen in real captures (the Qwen sample's rank 1 and 3): the rank still
     // has step timings, so it is reported instead of failing the whole job.
     profile.missing_files.push_back(

@@ -1,0 +1,50 @@
+// Is this .json / .json.gz file a PyTorch profiler (Kineto) trace?
+//
+// Traces are recognised by content, not name: a JSON object with a top-level
+// "traceEvents" or "schemaVersion" key. The top level is walked (nested
+// values skipped by bracket depth), so however long the metadata before
+// "traceEvents" ("deviceProperties", "distributedInfo"...), the key is found
+// within the first kSniffLimitBytes of (inflated) text.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace trainscope::formats {
+
+// How far the sniff reads, in bytes of inflated text, before it gives up.
+inline constexpr size_t kSniffLimitBytes = size_t{64} << 20;
+
+struct SniffResult {
+  bool is_trace = false;
+  std::string reason;  // why not (empty when is_trace): "not a gzip stream: ...", ...
+  // One of trainscope's own files (synth's ground_truth.json, a --json
+  // report): not a profile, and not worth a line in the input health.
+  bool own_output = false;
+};
+
+// Opens |path| only when it is a regular file (MappedFile): never blocks.
+SniffResult SniffKinetoTrace(const std::string& path);
+
+// The walk, on bytes in memory (fuzzable, tested): feed the text in pieces.
+class TopLevelKeyScanner {
+ public:
+  enum class State { kMore, kFound, kNotObject, kEnded };
+  State Feed(std::string_view bytes);
+  State state() const { return state_; }
+
+ private:
+  State state_ = State::kMore;
+  bool started_ = false;
+  int bom_left_ = 3;  // a UTF-8 byte order mark may precede the '{'
+  int64_t depth_ = 0;
+  bool in_string_ = false;
+  bool escape_ = false;
+  bool expect_key_ = false;
+  bool in_key_ = false;
+  std::string key_;
+};
+
+}  // namespace trainscope::formats
