@@ -59,6 +59,10 @@ std::vector<std::string> InputsOf(const AnalyzeArgs& args) {
   return inputs;
 }
 
+std::vector<OutputPath> OutputsOf(const AnalyzeArgs& args) {
+  return {{"--json", args.json_out}, {"--html", args.html_out}};
+}
+
 // --rank N must name a rank of the job, as --step N must name a step.
 Status CheckFocusRank(const std::vector<model::RankProfile>& profiles, std::optional<int32_t> focus_rank) {
   if (!focus_rank) return Status::Ok();
@@ -78,7 +82,7 @@ class StageClock {
   void Lap(const char* stage) {
     if (!enabled_) return;
     auto now = std::chrono::steady_clock::now();
-    fmt::print(stderr, "trainscope: {:<8} {:8.3f} s\n", stage, std::chrono::duration<double>(now - last_).count());
+    WriteStderr(fmt::format("trainscope: {:<8} {:8.3f} s\n", stage, std::chrono::duration<double>(now - last_).count()));
     last_ = now;
   }
 
@@ -92,7 +96,7 @@ class StageClock {
 int RunAnalyze(const AnalyzeArgs& args) {
   // Before anything is read: a run that cannot write its outputs, or would
   // overwrite an input, must not start.
-  Status outputs = CheckOutputPaths({{"--json", args.json_out}, {"--html", args.html_out}}, InputsOf(args));
+  Status outputs = CheckOutputPaths(OutputsOf(args), InputsOf(args));
   if (!outputs.ok()) return ReportError(outputs);
   StageClock clock(args.timings);
   const unsigned threads = ClampThreads(args.threads);
@@ -136,6 +140,10 @@ int RunAnalyze(const AnalyzeArgs& args) {
   clock.Lap("analyse");
   job->inputs = args.paths;
 
+  // Checked again: the analysis may have taken minutes, and a file that
+  // appeared there meanwhile is not ours to replace either.
+  outputs = CheckOutputPaths(OutputsOf(args), InputsOf(args));
+  if (!outputs.ok()) return ReportError(outputs);
   // Files are replaced atomically; a document on stdout ('-') replaces the
   // text summary (cli::Run checks that stdout took it all).
   bool document_on_stdout = false;

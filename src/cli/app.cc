@@ -49,7 +49,7 @@ int RunCommand(const std::vector<std::string>& args) {
   } catch (const std::exception& e) {
     // Nothing below should throw; this is the one boundary where a stray
     // exception from a dependency becomes an error message, not a crash.
-    fmt::print(stderr, "trainscope: internal error: {}\n", e.what());
+    WriteStderr(fmt::format("trainscope: internal error: {}\n", e.what()));
     return kExitFailure;
   }
   return kExitUnusableInput;

@@ -111,7 +111,7 @@ CommandRunner RegisterDemo(CLI::App& app) {
         fmt::format("Demo job ({}, {} ranks, seed {}) written to {}\n\n",
                     args->fused ? "all remedies applied" : "unfused baseline", options.ranks, options.seed, args->out);
     if (analyze.json_out == "-" || analyze.html_out == "-") {
-      fmt::print(stderr, "{}", banner);
+      WriteStderr(banner);
     } else {
       WriteStdout(banner);
       std::fflush(stdout);

@@ -26,6 +26,10 @@ bool WriteStdout(std::string_view text) {
   return true;
 }
 
+void WriteStderr(std::string_view text) {
+  if (!text.empty()) (void)!std::fwrite(text.data(), 1, text.size(), stderr);
+}
+
 int FinishStdout(int exit_code) {
   int err = g_stdout_errno;
   errno = 0;
@@ -34,7 +38,7 @@ int FinishStdout(int exit_code) {
   g_stdout_errno = 0;
   std::clearerr(stdout);
   if (err == 0) return exit_code;
-  fmt::print(stderr, "trainscope: error: writing to standard output: {}\n", std::strerror(err));
+  WriteStderr(fmt::format("trainscope: error: writing to standard output: {}\n", std::strerror(err)));
   return exit_code == kExitSuccess ? kExitFailure : exit_code;
 }
 

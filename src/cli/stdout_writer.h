@@ -15,6 +15,11 @@ namespace trainscope::cli {
 // written.
 bool WriteStdout(std::string_view text);
 
+// Writes |text| to stderr, ignoring failure: there is nowhere left to report
+// it. (fmt::print throws on a failed write, and a second throw while
+// reporting the first aborted `trainscope ... 2>/dev/full`.)
+void WriteStderr(std::string_view text);
+
 // Flushes stdout. When a write failed (here, or through std::cout, which
 // CLI11 uses for --help), prints the error on stderr and returns 1 unless
 // |exit_code| already says failure; else returns |exit_code|. Resets the

@@ -199,5 +199,16 @@ TEST(HostileCliOutput, WriteErrorsOnStdoutExitOne) {
   EXPECT_EQ(DiffTrees(before, Contents(ws.root)), "");
 }
 
+TEST(HostileCliOutput, AFullStderrDoesNotCrash) {
+  Workspace ws = MakeWorkspace("err-full");
+  const TreeSnapshot before = Contents(ws.root);
+  // The error message cannot be written either: the exit code still says why.
+  CommandResult missing = RunShell(ws.root, "\"$TRAINSCOPE\" analyze absent 2>/dev/full");
+  EXPECT_EQ(missing.exit_code, 2) << missing.out;
+  CommandResult timings = RunShell(ws.root, "\"$TRAINSCOPE\" analyze job --timings --json - 2>/dev/full");
+  EXPECT_EQ(timings.exit_code, 0);
+  EXPECT_EQ(DiffTrees(before, Contents(ws.root)), "");
+}
+
 }  // namespace
 }  // namespace trainscope::testing
