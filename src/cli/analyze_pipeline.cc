@@ -53,7 +53,8 @@ Result<std::vector<model::ClassRule>> LoadActivityRules(const std::string& path)
 // Everything the run reads: an output may be none of these.
 std::vector<std::string> InputsOf(const AnalyzeArgs& args) {
   std::vector<std::string> inputs = args.paths;
-  for (const std::string* rules : {&args.families_file, &args.fingerprints_file, &args.activity_rules_file}) {
+  for (const std::string* rules :
+       {&args.families_file, &args.fingerprints_file, &args.activity_rules_file}) {
     if (!rules->empty()) inputs.push_back(*rules);
   }
   return inputs;
@@ -64,14 +65,15 @@ std::vector<OutputPath> OutputsOf(const AnalyzeArgs& args) {
 }
 
 // --rank N must name a rank of the job, as --step N must name a step.
-Status CheckFocusRank(const std::vector<model::RankProfile>& profiles, std::optional<int32_t> focus_rank) {
+Status CheckFocusRank(const std::vector<model::RankProfile>& profiles,
+                      std::optional<int32_t> focus_rank) {
   if (!focus_rank) return Status::Ok();
   std::vector<int32_t> ranks;
   for (const auto& profile : profiles) ranks.push_back(profile.rank);
   if (std::find(ranks.begin(), ranks.end(), *focus_rank) != ranks.end()) return Status::Ok();
   return NotFound(fmt::format(
-      "--rank {}: rank {} is not in the job (ranks present: {})\nhint: pick one of those with --rank, or omit "
-      "--rank to show the lowest rank",
+      "--rank {}: rank {} is not in the job (ranks present: {})\nhint: pick one of those with "
+      "--rank, or omit --rank to show the lowest rank",
       *focus_rank, *focus_rank, ranks.empty() ? "none" : fmt::format("{}", fmt::join(ranks, ", "))));
 }
 
@@ -82,7 +84,8 @@ class StageClock {
   void Lap(const char* stage) {
     if (!enabled_) return;
     auto now = std::chrono::steady_clock::now();
-    WriteStderr(fmt::format("trainscope: {:<8} {:8.3f} s\n", stage, std::chrono::duration<double>(now - last_).count()));
+    WriteStderr(fmt::format("trainscope: {:<8} {:8.3f} s\n", stage,
+                            std::chrono::duration<double>(now - last_).count()));
     last_ = now;
   }
 

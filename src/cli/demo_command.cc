@@ -1,11 +1,10 @@
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <memory>
-
-#include <fmt/format.h>
 
 #include "cli/analyze_pipeline.h"
 #include "cli/app.h"
@@ -26,7 +25,8 @@ namespace fs = std::filesystem;
 std::vector<fs::path> MissingDirs(const fs::path& dir) {
   std::vector<fs::path> missing;
   std::error_code ec;
-  for (fs::path p = dir; !p.empty() && !fs::exists(fs::symlink_status(p, ec)); p = p.parent_path()) {
+  for (fs::path p = dir; !p.empty() && !fs::exists(fs::symlink_status(p, ec));
+       p = p.parent_path()) {
     missing.push_back(p);
     if (p == p.parent_path()) break;
   }
@@ -63,11 +63,13 @@ CommandRunner RegisterDemo(CLI::App& app) {
   };
   auto args = std::make_shared<Args>();
   app.add_option("--out,-o", args->out,
-                 "Where to write the demo job: a new or empty directory, or one holding an earlier demo job "
+                 "Where to write the demo job: a new or empty directory, or one holding an earlier "
+                 "demo job "
                  "(replaced; anything else there is refused, never deleted)")
       ->capture_default_str();
   app.add_option("--ranks", args->ranks, "Ranks in the demo job")->capture_default_str();
-  app.add_flag("--fused", args->fused, "Generate the optimised run (all remedies) instead of the baseline");
+  app.add_flag("--fused", args->fused,
+               "Generate the optimised run (all remedies) instead of the baseline");
   app.add_option("--json", args->json_out, "Also write the JSON result to FILE ('-' for stdout)");
   app.add_option("--html", args->html_out,
                  "Where to write the HTML report ('-' for stdout; default: <out>/report.html)");
@@ -94,10 +96,12 @@ CommandRunner RegisterDemo(CLI::App& app) {
     const std::vector<fs::path> created = MissingDirs(args->out);
     std::error_code ec;
     if (!created.empty() && !fs::create_directories(args->out, ec) && ec) {
-      return ReportError(UsageError(fmt::format("demo --out {}: cannot create it: {}\nhint: choose another directory",
-                                                args->out, ec.message())));
+      return ReportError(UsageError(
+          fmt::format("demo --out {}: cannot create it: {}\nhint: choose another directory",
+                      args->out, ec.message())));
     }
-    status = CheckOutputPaths({{"--json", analyze.json_out}, {"--html", analyze.html_out}}, {args->out});
+    status =
+        CheckOutputPaths({{"--json", analyze.json_out}, {"--html", analyze.html_out}}, {args->out});
     if (!status.ok()) {
       for (const fs::path& dir : created) ::rmdir(dir.c_str());  // only ours, only if still empty
       return ReportError(status);
@@ -109,7 +113,8 @@ CommandRunner RegisterDemo(CLI::App& app) {
     // With a document on stdout, the banner goes to stderr to keep it clean.
     const std::string banner =
         fmt::format("Demo job ({}, {} ranks, seed {}) written to {}\n\n",
-                    args->fused ? "all remedies applied" : "unfused baseline", options.ranks, options.seed, args->out);
+                    args->fused ? "all remedies applied" : "unfused baseline", options.ranks,
+                    options.seed, args->out);
     if (analyze.json_out == "-" || analyze.html_out == "-") {
       WriteStderr(banner);
     } else {

@@ -1,5 +1,6 @@
 #include "cli/demo_dir.h"
 
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -9,8 +10,6 @@
 #include <filesystem>
 #include <set>
 #include <utility>
-
-#include <fmt/format.h>
 
 #include "cli/output_paths.h"
 #include "synth/manifest.h"
@@ -24,10 +23,11 @@ namespace fs = std::filesystem;
 constexpr const char* kDemoReport = "report.html";
 
 Status Refuse(const std::string& dir, const std::string& why) {
-  return UsageError(fmt::format(
-      "demo --out {}: {}\nhint: choose a new or empty directory with --out, or remove its contents yourself; demo "
-      "only ever replaces a demo job it wrote there",
-      dir, why));
+  return UsageError(
+      fmt::format("demo --out {}: {}\nhint: choose a new or empty directory with --out, or remove "
+                  "its contents yourself; demo "
+                  "only ever replaces a demo job it wrote there",
+                  dir, why));
 }
 
 }  // namespace
@@ -60,16 +60,18 @@ Result<DemoDirPlan> InspectDemoDir(const std::string& dir) {
 
   auto manifest = synth::ReadManifest(dir);
   if (!manifest.ok()) {
-    return Refuse(dir, fmt::format("is not empty and holds no trainscope demo job (no {})", synth::kManifestName));
+    return Refuse(dir, fmt::format("is not empty and holds no trainscope demo job (no {})",
+                                   synth::kManifestName));
   }
   std::set<std::pair<std::string, char>> listed;
   for (const synth::ManifestEntry& entry : *manifest) listed.insert({entry.path, entry.type});
   for (const auto& [path, type] : entries) {
-    const bool ours = listed.count({path, type}) > 0 || (type == 'f' && path == synth::kManifestName) ||
+    const bool ours = listed.count({path, type}) > 0 ||
+                      (type == 'f' && path == synth::kManifestName) ||
                       (type == 'f' && path == kDemoReport && IsTrainscopeReport(dir + "/" + path));
     if (!ours) {
-      return Refuse(dir, fmt::format("holds {}, which trainscope did not write (it is not in {})", path,
-                                     synth::kManifestName));
+      return Refuse(dir, fmt::format("holds {}, which trainscope did not write (it is not in {})",
+                                     path, synth::kManifestName));
     }
     (type == 'd' ? plan.dirs : plan.files).push_back(path);
   }

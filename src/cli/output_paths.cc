@@ -1,6 +1,7 @@
 #include "cli/output_paths.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -9,8 +10,6 @@
 #include <cstring>
 #include <filesystem>
 #include <string_view>
-
-#include <fmt/format.h>
 
 #include "core/read_file.h"
 #include "report/html_report.h"
@@ -41,7 +40,9 @@ std::vector<Input> StatInputs(const std::vector<std::string>& paths) {
   return inputs;
 }
 
-bool SameFile(const struct stat& a, const struct stat& b) { return a.st_dev == b.st_dev && a.st_ino == b.st_ino; }
+bool SameFile(const struct stat& a, const struct stat& b) {
+  return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
 
 bool IsUnder(const fs::path& file, const fs::path& dir) {
   if (dir.empty()) return false;
@@ -62,7 +63,8 @@ Status CheckDirectory(const OutputPath& out, const std::string& dir) {
                   "create the directory first, or choose another path");
   }
   if (!S_ISDIR(st.st_mode)) {
-    return Refuse(out, fmt::format("cannot write in {}: {}", dir, std::strerror(ENOTDIR)), "choose another path");
+    return Refuse(out, fmt::format("cannot write in {}: {}", dir, std::strerror(ENOTDIR)),
+                  "choose another path");
   }
   if (::access(dir.c_str(), W_OK | X_OK) != 0) {
     return Refuse(out, fmt::format("cannot write in {}: {}", dir, std::strerror(errno)),
@@ -88,12 +90,15 @@ Status CheckOne(const OutputPath& out, const std::vector<Input>& inputs) {
     const int err = errno;
     std::error_code ec;
     const std::string target = fs::read_symlink(out.path, ec).string();
-    return Refuse(out, fmt::format("is a symlink to {} that cannot be followed: {}", target, std::strerror(err)),
-                  "point the link at a file in an existing directory, or choose another path");
+    return Refuse(
+        out,
+        fmt::format("is a symlink to {} that cannot be followed: {}", target, std::strerror(err)),
+        "point the link at a file in an existing directory, or choose another path");
   }
   if (S_ISDIR(st.st_mode)) {
     return Refuse(out, "is a directory",
-                  fmt::format("give a file name, e.g. {}/report.{}", out.path, out.option == "--html" ? "html" : "json"));
+                  fmt::format("give a file name, e.g. {}/report.{}", out.path,
+                              out.option == "--html" ? "html" : "json"));
   }
   if (!S_ISREG(st.st_mode)) {
     return Refuse(out, fmt::format("is {}, not a regular file", FileTypeName(st.st_mode)),
@@ -131,7 +136,8 @@ bool SameDestination(const std::string& a, const std::string& b) {
   const fs::path ca = fs::weakly_canonical(fs::absolute(a, ec_a), ec_a);
   const fs::path cb = fs::weakly_canonical(fs::absolute(b, ec_b), ec_b);
   if (!ec_a && !ec_b && ca == cb) return true;
-  struct stat sa {}, sb {};
+  struct stat sa {
+  }, sb{};
   return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && SameFile(sa, sb);
 }
 
@@ -162,13 +168,15 @@ bool IsTrainscopeReport(const std::string& path) {
     const std::string marker = "\"" + std::string(schema.substr(0, schema.find('/') + 1));
     const size_t key = text.find("\"schema\"", first);
     const size_t value = text.find(marker, first);
-    return key != std::string_view::npos && key < 64 && value != std::string_view::npos && value < key + 32;
+    return key != std::string_view::npos && key < 64 && value != std::string_view::npos &&
+           value < key + 32;
   }
   return text.find(report::kHtmlGeneratorMeta) != std::string_view::npos ||
          text.find("<title>trainscope report</title>") != std::string_view::npos;
 }
 
-Status CheckOutputPaths(const std::vector<OutputPath>& outputs, const std::vector<std::string>& inputs) {
+Status CheckOutputPaths(const std::vector<OutputPath>& outputs,
+                        const std::vector<std::string>& inputs) {
   std::vector<const OutputPath*> requested;
   for (const OutputPath& out : outputs) {
     if (!out.path.empty()) requested.push_back(&out);
@@ -178,12 +186,14 @@ Status CheckOutputPaths(const std::vector<OutputPath>& outputs, const std::vecto
       const OutputPath& a = *requested[i];
       const OutputPath& b = *requested[j];
       if (a.path == "-" && b.path == "-") {
-        return UsageError(fmt::format("{} - and {} - both write to standard output\nhint: write one of them to a file",
-                                      a.option, b.option));
+        return UsageError(fmt::format(
+            "{} - and {} - both write to standard output\nhint: write one of them to a file",
+            a.option, b.option));
       }
       if (a.path != "-" && b.path != "-" && SameDestination(a.path, b.path)) {
-        return UsageError(fmt::format("{} {} and {} {} name the same file\nhint: give each output its own file",
-                                      a.option, a.path, b.option, b.path));
+        return UsageError(
+            fmt::format("{} {} and {} {} name the same file\nhint: give each output its own file",
+                        a.option, a.path, b.option, b.path));
       }
     }
   }

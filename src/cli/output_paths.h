@@ -22,7 +22,8 @@ struct OutputPath {
 
 // |inputs|: every path the command reads (profiles, rule files); files and
 // directories, absent ones are ignored (loading reports them).
-Status CheckOutputPaths(const std::vector<OutputPath>& outputs, const std::vector<std::string>& inputs);
+Status CheckOutputPaths(const std::vector<OutputPath>& outputs,
+                        const std::vector<std::string>& inputs);
 
 // True when the regular file at |path| starts like a report trainscope
 // writes: a JSON object whose "schema" is trainscope's (report/json_report.h),

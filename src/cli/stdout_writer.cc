@@ -1,10 +1,10 @@
 #include "cli/stdout_writer.h"
 
+#include <fmt/format.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-
-#include <fmt/format.h>
 
 #include "cli/app.h"
 
@@ -38,7 +38,8 @@ int FinishStdout(int exit_code) {
   g_stdout_errno = 0;
   std::clearerr(stdout);
   if (err == 0) return exit_code;
-  WriteStderr(fmt::format("trainscope: error: writing to standard output: {}\n", std::strerror(err)));
+  WriteStderr(
+      fmt::format("trainscope: error: writing to standard output: {}\n", std::strerror(err)));
   return exit_code == kExitSuccess ? kExitFailure : exit_code;
 }
 

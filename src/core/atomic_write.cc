@@ -1,6 +1,7 @@
 #include "core/atomic_write.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -9,8 +10,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-
-#include <fmt/format.h>
 
 namespace trainscope {
 namespace {
@@ -60,7 +59,8 @@ Status WriteFileAtomically(const std::string& path, std::string_view content) {
                               counter.fetch_add(1)))
                .string();
     fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0 && errno != EEXIST) return WriteError(path, exists, "cannot create a file in its directory", errno);
+    if (fd < 0 && errno != EEXIST)
+      return WriteError(path, exists, "cannot create a file in its directory", errno);
   }
   if (fd < 0) return WriteError(path, exists, "cannot create a temporary file", EEXIST);
 

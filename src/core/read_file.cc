@@ -1,6 +1,7 @@
 #include "core/read_file.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,8 +12,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-
-#include <fmt/format.h>
 
 namespace trainscope {
 namespace {
@@ -35,21 +34,25 @@ class Fd {
 Status OsError(const std::string& path, const char* what, int err) {
   std::string message = fmt::format("{}: {}: {}", path, what, std::strerror(err));
   if (err == ENOENT) return NotFound(message + "\nhint: check the path");
-  if (err == ELOOP) return InvalidInput(message + "\nhint: the path is a symlink loop; point it at a file");
-  if (err == ENOTDIR) return InvalidInput(message + "\nhint: a part of the path is a file, not a directory");
+  if (err == ELOOP)
+    return InvalidInput(message + "\nhint: the path is a symlink loop; point it at a file");
+  if (err == ENOTDIR)
+    return InvalidInput(message + "\nhint: a part of the path is a file, not a directory");
   return IoError(message);
 }
 
 Status RefuseType(const std::string& path, unsigned mode) {
-  return InvalidInput(fmt::format(
-      "{}: is {}, expected a regular file or a pipe\nhint: give the path of a rule file (a pipe such as "
-      "<(command) works too)",
-      path, FileTypeName(mode)));
+  return InvalidInput(
+      fmt::format("{}: is {}, expected a regular file or a pipe\nhint: give the path of a rule "
+                  "file (a pipe such as "
+                  "<(command) works too)",
+                  path, FileTypeName(mode)));
 }
 
 Status TooLarge(const std::string& path, size_t max_bytes) {
-  return InvalidInput(fmt::format("{}: larger than the {} MiB limit for this file\nhint: is this the right file?",
-                                  path, max_bytes >> 20));
+  return InvalidInput(
+      fmt::format("{}: larger than the {} MiB limit for this file\nhint: is this the right file?",
+                  path, max_bytes >> 20));
 }
 
 }  // namespace
@@ -80,7 +83,8 @@ Result<std::string> ReadSmallFile(const std::string& path, size_t max_bytes) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return OsError(path, "cannot open", errno);
   if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode)) return RefuseType(path, st.st_mode);
-  if (S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) > max_bytes) return TooLarge(path, max_bytes);
+  if (S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) > max_bytes)
+    return TooLarge(path, max_bytes);
 
   // O_NONBLOCK: opening a FIFO for reading otherwise waits for a writer.
   Fd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
@@ -106,10 +110,11 @@ Result<std::string> ReadSmallFile(const std::string& path, size_t max_bytes) {
         return OsError(path, "cannot wait for data", errno);
       }
       if (ready == 0) {
-        return InvalidInput(fmt::format(
-            "{}: no data arrived within {:g} s (a FIFO or pipe with no writer?)\nhint: start the writer first, "
-            "give a regular file, or raise TRAINSCOPE_READ_TIMEOUT_S (seconds)",
-            path, timeout_s));
+        return InvalidInput(
+            fmt::format("{}: no data arrived within {:g} s (a FIFO or pipe with no writer?)\nhint: "
+                        "start the writer first, "
+                        "give a regular file, or raise TRAINSCOPE_READ_TIMEOUT_S (seconds)",
+                        path, timeout_s));
       }
     }
     const ssize_t n = ::read(fd.get(), buffer, sizeof(buffer));

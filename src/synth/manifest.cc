@@ -1,5 +1,6 @@
 #include "synth/manifest.h"
 
+#include <fmt/format.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -7,8 +8,6 @@
 #include <cstring>
 #include <filesystem>
 #include <string_view>
-
-#include <fmt/format.h>
 
 #include "core/atomic_write.h"
 #include "core/read_file.h"
@@ -20,7 +19,8 @@ namespace fs = std::filesystem;
 
 constexpr std::string_view kHeader =
     "# trainscope synth manifest 1: the files (f) and directories (d) trainscope wrote here.\n"
-    "# `trainscope demo --out` removes exactly these, and nothing else, before writing a new job.\n";
+    "# `trainscope demo --out` removes exactly these, and nothing else, before writing a new "
+    "job.\n";
 
 bool WellFormed(std::string_view path) {
   if (path.empty() || path.front() == '/' || path.back() == '/') return false;
@@ -34,7 +34,9 @@ bool WellFormed(std::string_view path) {
   return path.find('\n') == std::string_view::npos && path.find('\0') == std::string_view::npos;
 }
 
-std::string Line(const ManifestEntry& entry) { return fmt::format("{} {}\n", entry.type, entry.path); }
+std::string Line(const ManifestEntry& entry) {
+  return fmt::format("{} {}\n", entry.type, entry.path);
+}
 
 }  // namespace
 

@@ -70,7 +70,8 @@ Status PrepareDir(const std::string& dir) {
   std::error_code ec;
   if (fs::exists(dir, ec)) {
     if (!fs::is_directory(dir, ec))
-      return InvalidInput("synth: " + dir + " exists and is not a directory\nhint: give a new or empty directory with --out");
+      return InvalidInput("synth: " + dir +
+                          " exists and is not a directory\nhint: give a new or empty directory with --out");
     if (!fs::is_empty(dir, ec))
       return InvalidInput("synth: " + dir +
                           " is not empty\nhint: give a new or empty directory with --out; synth never writes "

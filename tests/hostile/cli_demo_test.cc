@@ -1,10 +1,10 @@
 // `demo --out DIR` and `synth --out DIR` never delete what trainscope did not
 // write (issue 10, class 1): `--out .` used to empty the current directory,
 // even when the command then failed on a bad option.
+#include <gtest/gtest.h>
+
 #include <filesystem>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "hostile/hostile_util.h"
 #include "test_paths.h"
@@ -14,7 +14,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 // A directory with something of the user's in it.
 std::string MakeUserDir(const std::string& tag) {
@@ -29,8 +31,10 @@ TEST(HostileCliDemo, OutDotInAUsedDirectoryLeavesItUntouched) {
   const TreeSnapshot before = SnapshotTree(root);
   CommandResult result = RunTrainscopeIn(root, {"demo", "--out", ".", "--ranks", "1"});
   EXPECT_EQ(result.exit_code, 2) << result.err;
-  EXPECT_TRUE(Contains(result.err, "demo --out .: is not empty and holds no trainscope demo job")) << result.err;
-  EXPECT_TRUE(Contains(result.err, "hint: choose a new or empty directory with --out")) << result.err;
+  EXPECT_TRUE(Contains(result.err, "demo --out .: is not empty and holds no trainscope demo job"))
+      << result.err;
+  EXPECT_TRUE(Contains(result.err, "hint: choose a new or empty directory with --out"))
+      << result.err;
   EXPECT_EQ(DiffTrees(before, SnapshotTree(root)), "");
 }
 
@@ -44,19 +48,23 @@ TEST(HostileCliDemo, ABadOptionIsReportedBeforeAnythingIsTouched) {
     EXPECT_TRUE(Contains(result.err, "ranks must be in [1, 512]")) << result.err;
   }
   // A bad --html is found before the previous demo job is cleared.
-  CommandResult html = RunTrainscopeIn(root, {"demo", "--out", "d", "--ranks", "1", "--html", "nodir/r.html"});
+  CommandResult html =
+      RunTrainscopeIn(root, {"demo", "--out", "d", "--ranks", "1", "--html", "nodir/r.html"});
   EXPECT_EQ(html.exit_code, 2) << html.err;
-  EXPECT_TRUE(Contains(html.err, "--html nodir/r.html: cannot write in nodir: No such file or directory"))
+  EXPECT_TRUE(
+      Contains(html.err, "--html nodir/r.html: cannot write in nodir: No such file or directory"))
       << html.err;
   EXPECT_EQ(DiffTrees(before, SnapshotTree(root)), "");
 }
 
 TEST(HostileCliDemo, ARerunReplacesExactlyItsOwnJob) {
   const std::string root = MakeUserDir("demo-rerun");
-  CommandResult first = RunTrainscopeIn(root, {"demo", "--out", "d", "--ranks", "1", "--json", "d/r.json"});
+  CommandResult first =
+      RunTrainscopeIn(root, {"demo", "--out", "d", "--ranks", "1", "--json", "d/r.json"});
   ASSERT_EQ(first.exit_code, 0) << first.err;
   const TreeSnapshot first_tree = SnapshotTree(root);
-  CommandResult second = RunTrainscopeIn(root, {"demo", "--out", "d", "--ranks", "1", "--json", "d/r.json"});
+  CommandResult second =
+      RunTrainscopeIn(root, {"demo", "--out", "d", "--ranks", "1", "--json", "d/r.json"});
   ASSERT_EQ(second.exit_code, 0) << second.err;
   // The same names (new files), the user's files untouched.
   const TreeSnapshot second_tree = SnapshotTree(root);
@@ -73,7 +81,9 @@ TEST(HostileCliDemo, ARerunReplacesExactlyItsOwnJob) {
   const TreeSnapshot before = SnapshotTree(root);
   CommandResult refused = RunTrainscopeIn(root, {"demo", "--out", "d", "--ranks", "1"});
   EXPECT_EQ(refused.exit_code, 2) << refused.err;
-  EXPECT_TRUE(Contains(refused.err, "demo --out d: holds notes.txt, which trainscope did not write")) << refused.err;
+  EXPECT_TRUE(
+      Contains(refused.err, "demo --out d: holds notes.txt, which trainscope did not write"))
+      << refused.err;
   EXPECT_EQ(DiffTrees(before, SnapshotTree(root)), "");
 }
 
@@ -82,12 +92,14 @@ TEST(HostileCliDemo, ASymlinkOrAForgedManifestCannotReachOutside) {
   ASSERT_EQ(RunTrainscopeIn(root, {"demo", "--out", "d", "--ranks", "1"}).exit_code, 0);
   // A manifest that lists the user's files outside d, and a symlink into them.
   WriteBytes(root + "/d/trainscope-manifest.txt",
-             ReadFileBytes(root + "/d/trainscope-manifest.txt") + "f ../thesis.tex\nf /etc/passwd\nd ../data\n");
+             ReadFileBytes(root + "/d/trainscope-manifest.txt") +
+                 "f ../thesis.tex\nf /etc/passwd\nd ../data\n");
   fs::create_symlink("../data", root + "/d/data-link");
   const TreeSnapshot before = SnapshotTree(root);
   CommandResult result = RunTrainscopeIn(root, {"demo", "--out", "d", "--ranks", "1"});
   EXPECT_EQ(result.exit_code, 2) << result.err;
-  EXPECT_TRUE(Contains(result.err, "holds data-link, which trainscope did not write")) << result.err;
+  EXPECT_TRUE(Contains(result.err, "holds data-link, which trainscope did not write"))
+      << result.err;
   EXPECT_EQ(DiffTrees(before, SnapshotTree(root)), "");
   fs::remove(root + "/d/data-link");
   CommandResult rerun = RunTrainscopeIn(root, {"demo", "--out", "d", "--ranks", "1"});
@@ -100,23 +112,29 @@ TEST(HostileCliDemo, ReportsOntoTheJobOrTheUsersFilesAreRefused) {
   const std::string root = MakeUserDir("demo-report-target");
   ASSERT_EQ(RunTrainscopeIn(root, {"demo", "--out", "d", "--ranks", "1"}).exit_code, 0);
   const TreeSnapshot before = SnapshotTree(root);
-  CommandResult onto_job = RunTrainscopeIn(root, {"demo", "--out", "d", "--ranks", "1", "--html", "d/ground_truth.json"});
+  CommandResult onto_job = RunTrainscopeIn(
+      root, {"demo", "--out", "d", "--ranks", "1", "--html", "d/ground_truth.json"});
   EXPECT_EQ(onto_job.exit_code, 2) << onto_job.err;
-  EXPECT_TRUE(Contains(onto_job.err, "--html d/ground_truth.json: exists and is not a report trainscope wrote"))
+  EXPECT_TRUE(Contains(onto_job.err,
+                       "--html d/ground_truth.json: exists and is not a report trainscope wrote"))
       << onto_job.err;
-  CommandResult onto_user = RunTrainscopeIn(root, {"demo", "--out", "d", "--ranks", "1", "--json", "thesis.tex"});
+  CommandResult onto_user =
+      RunTrainscopeIn(root, {"demo", "--out", "d", "--ranks", "1", "--json", "thesis.tex"});
   EXPECT_EQ(onto_user.exit_code, 2) << onto_user.err;
-  EXPECT_TRUE(Contains(onto_user.err, "--json thesis.tex: exists and is not a report trainscope wrote"))
+  EXPECT_TRUE(
+      Contains(onto_user.err, "--json thesis.tex: exists and is not a report trainscope wrote"))
       << onto_user.err;
   EXPECT_EQ(DiffTrees(before, SnapshotTree(root)), "");
 }
 
 TEST(HostileCliDemo, JsonOnStdoutStaysValidJson) {
   const std::string root = MakeTempDir("demo-json-dash");
-  CommandResult result = RunTrainscopeIn(root, {"demo", "--out", "d", "--ranks", "1", "--json", "-"});
+  CommandResult result =
+      RunTrainscopeIn(root, {"demo", "--out", "d", "--ranks", "1", "--json", "-"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_EQ(result.out.rfind("{", 0), 0u) << result.out.substr(0, 200);
-  EXPECT_TRUE(Contains(result.err, "Demo job (unfused baseline, 1 ranks")) << "the banner goes to stderr";
+  EXPECT_TRUE(Contains(result.err, "Demo job (unfused baseline, 1 ranks"))
+      << "the banner goes to stderr";
 }
 
 TEST(HostileCliDemo, SynthStillWantsAnEmptyOrAbsentDirectory) {

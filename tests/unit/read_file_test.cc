@@ -1,5 +1,8 @@
 // ReadSmallFile (pipes, caps, refusals) and WriteFileAtomically (mode,
 // symlinks, no leftovers on failure).
+#include "core/read_file.h"
+
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -7,10 +10,7 @@
 #include <string>
 #include <thread>
 
-#include <gtest/gtest.h>
-
 #include "core/atomic_write.h"
-#include "core/read_file.h"
 #include "hostile/hostile_util.h"
 #include "test_paths.h"
 
@@ -80,8 +80,10 @@ TEST(WriteFileAtomically, FailsWithTheOsReasonInAMissingDirectory) {
   Status status = WriteFileAtomically(dir + "/no/such/out.json", "x");
   ASSERT_FALSE(status.ok());
   EXPECT_EQ(status.code(), StatusCode::kIoError);
-  EXPECT_NE(status.message().find("No such file or directory"), std::string::npos) << status.message();
-  EXPECT_NE(status.message().find("hint: nothing was written"), std::string::npos) << status.message();
+  EXPECT_NE(status.message().find("No such file or directory"), std::string::npos)
+      << status.message();
+  EXPECT_NE(status.message().find("hint: nothing was written"), std::string::npos)
+      << status.message();
 }
 
 }  // namespace
