@@ -2,21 +2,25 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <optional>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "analysis/family_rules.h"
 #include "analysis/fingerprint_library.h"
 #include "analysis/rank_analysis.h"
 #include "cli/app.h"
+#include "cli/output_paths.h"
 #include "cli/status_exit.h"
-#include "core/mapped_file.h"
+#include "cli/stdout_writer.h"
+#include "core/atomic_write.h"
 #include "core/parallel.h"
 #include "core/progress.h"
+#include "core/read_file.h"
 #include "formats/load_profiles.h"
 #include "model/timeline_classify.h"
 #include "report/html_report.h"
@@ -28,30 +32,49 @@ namespace {
 
 Result<analysis::FamilyRules> LoadRules(const std::string& families_file) {
   if (families_file.empty()) return analysis::FamilyRules::Merge({}, analysis::FamilyRules::Builtin());
-  TS_ASSIGN_OR_RETURN(MappedFile file, MappedFile::Open(families_file));
-  TS_ASSIGN_OR_RETURN(analysis::FamilyRules user,
-                      analysis::FamilyRules::Parse(file.data(), families_file));
+  // ReadSmallFile, not MappedFile: rule files may be pipes (<(...)).
+  TS_ASSIGN_OR_RETURN(std::string text, ReadSmallFile(families_file));
+  TS_ASSIGN_OR_RETURN(analysis::FamilyRules user, analysis::FamilyRules::Parse(text, families_file));
   return analysis::FamilyRules::Merge(user, analysis::FamilyRules::Builtin());
 }
 
 Result<analysis::FingerprintLibrary> LoadFingerprints(const std::string& path) {
-  TS_ASSIGN_OR_RETURN(MappedFile file, MappedFile::Open(path));
-  TS_ASSIGN_OR_RETURN(analysis::FingerprintLibrary user, analysis::FingerprintLibrary::Parse(file.data(), path));
+  TS_ASSIGN_OR_RETURN(std::string text, ReadSmallFile(path));
+  TS_ASSIGN_OR_RETURN(analysis::FingerprintLibrary user, analysis::FingerprintLibrary::Parse(text, path));
   return analysis::FingerprintLibrary::Merge(user, analysis::FingerprintLibrary::Builtin());
 }
 
 Result<std::vector<model::ClassRule>> LoadActivityRules(const std::string& path) {
-  TS_ASSIGN_OR_RETURN(MappedFile file, MappedFile::Open(path));
-  TS_ASSIGN_OR_RETURN(std::vector<model::ClassRule> user, model::ParseClassRules(file.data(), path));
+  TS_ASSIGN_OR_RETURN(std::string text, ReadSmallFile(path));
+  TS_ASSIGN_OR_RETURN(std::vector<model::ClassRule> user, model::ParseClassRules(text, path));
   return model::WithDefaultClassRules(std::move(user));
 }
 
-Status WriteFile(const std::string& path, const std::string& content) {
-  std::ofstream out(path, std::ios::binary);
-  if (!out) return IoError(fmt::format("{}: cannot open for writing", path));
-  out.write(content.data(), static_cast<std::streamsize>(content.size()));
-  if (!out) return IoError(fmt::format("{}: write failed", path));
-  return Status::Ok();
+// Everything the run reads: an output may be none of these.
+std::vector<std::string> InputsOf(const AnalyzeArgs& args) {
+  std::vector<std::string> inputs = args.paths;
+  for (const std::string* rules :
+       {&args.families_file, &args.fingerprints_file, &args.activity_rules_file}) {
+    if (!rules->empty()) inputs.push_back(*rules);
+  }
+  return inputs;
+}
+
+std::vector<OutputPath> OutputsOf(const AnalyzeArgs& args) {
+  return {{"--json", args.json_out}, {"--html", args.html_out}};
+}
+
+// --rank N must name a rank of the job, as --step N must name a step.
+Status CheckFocusRank(const std::vector<model::RankProfile>& profiles,
+                      std::optional<int32_t> focus_rank) {
+  if (!focus_rank) return Status::Ok();
+  std::vector<int32_t> ranks;
+  for (const auto& profile : profiles) ranks.push_back(profile.rank);
+  if (std::find(ranks.begin(), ranks.end(), *focus_rank) != ranks.end()) return Status::Ok();
+  return NotFound(fmt::format(
+      "--rank {}: rank {} is not in the job (ranks present: {})\nhint: pick one of those with "
+      "--rank, or omit --rank to show the lowest rank",
+      *focus_rank, *focus_rank, ranks.empty() ? "none" : fmt::format("{}", fmt::join(ranks, ", "))));
 }
 
 // Wall time per stage for --timings (stderr, so --json - stays clean).
@@ -61,7 +84,8 @@ class StageClock {
   void Lap(const char* stage) {
     if (!enabled_) return;
     auto now = std::chrono::steady_clock::now();
-    fmt::print(stderr, "trainscope: {:<8} {:8.3f} s\n", stage, std::chrono::duration<double>(now - last_).count());
+    WriteStderr(fmt::format("trainscope: {:<8} {:8.3f} s\n", stage,
+                            std::chrono::duration<double>(now - last_).count()));
     last_ = now;
   }
 
@@ -73,8 +97,12 @@ class StageClock {
 }  // namespace
 
 int RunAnalyze(const AnalyzeArgs& args) {
+  // Before anything is read: a run that cannot write its outputs, or would
+  // overwrite an input, must not start.
+  Status outputs = CheckOutputPaths(OutputsOf(args), InputsOf(args));
+  if (!outputs.ok()) return ReportError(outputs);
   StageClock clock(args.timings);
-  const unsigned threads = args.threads ? args.threads : DefaultThreadCount();
+  const unsigned threads = ClampThreads(args.threads);
   auto rules = LoadRules(args.families_file);
   if (!rules.ok()) return ReportError(rules.status());
 
@@ -109,6 +137,11 @@ int RunAnalyze(const AnalyzeArgs& args) {
                loaded->failed.size(), loaded->failed.size() + profiles.size());
   }
   clock.Lap("read");
+  Status focus = CheckFocusRank(profiles, args.focus_rank);
+  if (!focus.ok()) {
+    progress.Done();
+    return ReportError(focus);
+  }
   progress.Update(fmt::format("trainscope: analysing {} rank(s)...", profiles.size()));
   analysis::AnalysisOptions options;
   options.step = args.step;
@@ -121,31 +154,48 @@ int RunAnalyze(const AnalyzeArgs& args) {
   job->failed_inputs = std::move(loaded->failed);
   job->skipped_inputs = std::move(loaded->skipped);
 
+  // Checked again: the analysis may have taken minutes, and a file that
+  // appeared there meanwhile is not ours to replace either.
+  outputs = CheckOutputPaths(OutputsOf(args), InputsOf(args));
+  if (!outputs.ok()) return ReportError(outputs);
+  // Files are replaced atomically; a document on stdout ('-') replaces the
+  // text summary (cli::Run checks that stdout took it all).
+  bool document_on_stdout = false;
   if (!args.html_out.empty()) {
     report::HtmlReportOptions html_options;
     html_options.focus_rank = args.focus_rank;
     html_options.tool_version = kVersion;
-    Status written = WriteFile(args.html_out, report::RenderHtml(*job, html_options));
-    if (!written.ok()) return ReportError(written);
+    std::string html = report::RenderHtml(*job, html_options);
+    if (args.html_out == "-") {
+      WriteStdout(html);
+      document_on_stdout = true;
+    } else {
+      Status written = WriteFileAtomically(args.html_out, html);
+      if (!written.ok()) return ReportError(written);
+    }
   }
   if (!args.json_out.empty()) {
     std::string json = report::RenderJson(*job, kVersion);
     if (args.json_out == "-") {
-      std::fwrite(json.data(), 1, json.size(), stdout);
-      clock.Lap("report");
-      return kExitSuccess;
+      WriteStdout(json);
+      document_on_stdout = true;
+    } else {
+      Status written = WriteFileAtomically(args.json_out, json);
+      if (!written.ok()) return ReportError(written);
     }
-    Status written = WriteFile(args.json_out, json);
-    if (!written.ok()) return ReportError(written);
+  }
+  if (document_on_stdout) {
+    clock.Lap("report");
+    return kExitSuccess;
   }
   report::TextReportOptions text_options;
   text_options.focus_rank = args.focus_rank;
   text_options.color = !args.no_color && ::isatty(STDOUT_FILENO) == 1 && std::getenv("NO_COLOR") == nullptr;
   std::string text = report::RenderText(*job, text_options);
-  std::fwrite(text.data(), 1, text.size(), stdout);
+  WriteStdout(text);
   clock.Lap("report");
-  if (!args.json_out.empty()) fmt::print("\nJSON written to {}\n", args.json_out);
-  if (!args.html_out.empty()) fmt::print("\nHTML report written to {}\n", args.html_out);
+  if (!args.json_out.empty()) WriteStdout(fmt::format("\nJSON written to {}\n", args.json_out));
+  if (!args.html_out.empty()) WriteStdout(fmt::format("\nHTML report written to {}\n", args.html_out));
   return kExitSuccess;
 }
 

@@ -11,13 +11,15 @@ namespace trainscope::cli {
 struct AnalyzeArgs {
   std::vector<std::string> paths;
   std::string json_out;       // "" = none, "-" = stdout (replaces the text summary)
-  std::string html_out;       // "" = none
+  std::string html_out;       // "" = none, "-" = stdout (replaces the text summary)
   std::string families_file;  // extra family rules, tried before the built-in ones
   std::string fingerprints_file;  // extra fingerprints, tried before the built-in ones
   std::string activity_rules_file;  // extra compute/communication name rules for GPU traces
   std::optional<int32_t> step;
   std::optional<int32_t> focus_rank;
-  unsigned threads = 0;  // 0 = all cores
+  // 0 = the default (TRAINSCOPE_THREADS, else all cores); clamped to the
+  // machine's hardware threads (ClampThreads), so --threads 40000 runs.
+  unsigned threads = 0;
   bool no_color = false;
   bool timings = false;  // wall time of each stage on stderr
 };

@@ -5,10 +5,13 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/stdout_writer.h"
 
 namespace trainscope::cli {
 
-int Run(const std::vector<std::string>& args) {
+namespace {
+
+int RunCommand(const std::vector<std::string>& args) {
   CLI::App app{
       "trainscope: diagnose large-model training profiles (Ascend torch_npu, PyTorch/Kineto)",
       "trainscope"};
@@ -46,10 +49,18 @@ int Run(const std::vector<std::string>& args) {
   } catch (const std::exception& e) {
     // Nothing below should throw; this is the one boundary where a stray
     // exception from a dependency becomes an error message, not a crash.
-    fmt::print(stderr, "trainscope: internal error: {}\n", e.what());
+    WriteStderr(fmt::format("trainscope: internal error: {}\n", e.what()));
     return kExitFailure;
   }
   return kExitUnusableInput;
+}
+
+}  // namespace
+
+int Run(const std::vector<std::string>& args) {
+  // Whatever the command printed must have reached stdout: a full disk or a
+  // closed pipe is an error (exit 1), not a silent success.
+  return FinishStdout(RunCommand(args));
 }
 
 }  // namespace trainscope::cli

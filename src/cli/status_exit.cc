@@ -3,11 +3,12 @@
 #include <fmt/format.h>
 
 #include "cli/app.h"
+#include "cli/stdout_writer.h"
 
 namespace trainscope::cli {
 
 int ReportError(const Status& status) {
-  fmt::print(stderr, "trainscope: error: {}\n", status.message());
+  WriteStderr(fmt::format("trainscope: error: {}\n", status.message()));
   switch (status.code()) {
     case StatusCode::kInvalidInput:
     case StatusCode::kNotFound:

@@ -7,6 +7,7 @@
 #include "cli/app.h"
 #include "cli/commands.h"
 #include "cli/status_exit.h"
+#include "cli/stdout_writer.h"
 
 namespace trainscope::cli {
 
@@ -103,8 +104,8 @@ CommandRunner RegisterSynth(CLI::App& app) {
     if (status.ok()) status = ApplyFusedList(args->fused, &options);
     if (status.ok()) status = synth::WriteSynthJob(options, args->out);
     if (!status.ok()) return ReportError(status);
-    fmt::print("wrote {} rank(s) to {} (ground truth: {}/ground_truth.json)\n", options.ranks,
-               args->out, args->out);
+    WriteStdout(fmt::format("wrote {} rank(s) to {} (ground truth: {}/ground_truth.json)\n", options.ranks,
+                            args->out, args->out));
     return static_cast<int>(kExitSuccess);
   };
 }

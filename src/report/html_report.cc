@@ -48,6 +48,7 @@ std::string RenderHtml(const analysis::JobAnalysis& job, const HtmlReportOptions
   std::string out;
   out.reserve(1 << 20);
   out += "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">";
+  out += fmt::format("{} {}\">", kHtmlGeneratorMeta, HtmlEscape(options.tool_version));
   out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">";
   out += "<title>trainscope report</title><style>";
   out += kStyle;

@@ -16,6 +16,10 @@ struct HtmlReportOptions {
   std::string tool_version;
 };
 
+// The start of the <meta> every report carries in its <head>: how trainscope
+// recognises a file it wrote before replacing it (cli/output_paths).
+inline constexpr const char* kHtmlGeneratorMeta = "<meta name=\"generator\" content=\"trainscope";
+
 std::string RenderHtml(const analysis::JobAnalysis& job, const HtmlReportOptions& options);
 
 }  // namespace trainscope::report

@@ -15,6 +15,7 @@
 #include "synth/ground_truth.h"
 #include "synth/kernel_catalog.h"
 #include "synth/kernel_details_writer.h"
+#include "synth/manifest.h"
 #include "synth/model_schedule.h"
 #include "synth/rng.h"
 #include "synth/step_trace.h"
@@ -32,7 +33,9 @@ constexpr double kBoundSpreadUs = 70200.0;
 constexpr uint64_t kSkewSalt = 0x5CE3;
 constexpr uint64_t kMetricSalt = 0xAC0E;
 
-Status Validate(const SynthOptions& o) {
+}  // namespace
+
+Status ValidateSynthOptions(const SynthOptions& o) {
   if (o.ranks < 1 || o.ranks > 512) return UsageError("synth: ranks must be in [1, 512]");
   if (o.layers < 1 || o.layers > 100000) return UsageError("synth: layers must be in [1, 100000]");
   if (o.micro_batches < 1) return UsageError("synth: micro_batches must be >= 1");
@@ -61,12 +64,18 @@ Status Validate(const SynthOptions& o) {
   return Status::Ok();
 }
 
+namespace {
+
 Status PrepareDir(const std::string& dir) {
   std::error_code ec;
   if (fs::exists(dir, ec)) {
     if (!fs::is_directory(dir, ec))
-      return InvalidInput("synth: " + dir + " exists and is not a directory");
-    if (!fs::is_empty(dir, ec)) return InvalidInput("synth: " + dir + " is not empty");
+      return InvalidInput("synth: " + dir +
+                          " exists and is not a directory\nhint: give a new or empty directory with --out");
+    if (!fs::is_empty(dir, ec))
+      return InvalidInput("synth: " + dir +
+                          " is not empty\nhint: give a new or empty directory with --out; synth never writes "
+                          "into a used one");
     return Status::Ok();
   }
   fs::create_directories(dir, ec);
@@ -155,10 +164,10 @@ SynthOptions AllFused(SynthOptions options) {
   return options;
 }
 
-Status WriteSynthJob(const SynthOptions& options, const std::string& out_dir) {
-  TS_RETURN_IF_ERROR(Validate(options));
-  TS_RETURN_IF_ERROR(PrepareDir(out_dir));
+namespace {
 
+// The job's files, into |out_dir| (empty).
+Status WriteJobFiles(const SynthOptions& options, const std::string& out_dir) {
   const KernelCatalog catalog(options);
   ScheduleShape shape;
   shape.layers = options.layers;
@@ -259,6 +268,18 @@ Status WriteSynthJob(const SynthOptions& options, const std::string& out_dir) {
         WriteProfilerMetadata(rank_dir + "/profiler_metadata.json", r, options.ranks));
   }
   return WriteGroundTruth(out_dir + "/ground_truth.json", catalog, truth);
+}
+
+}  // namespace
+
+Status WriteSynthJob(const SynthOptions& options, const std::string& out_dir) {
+  TS_RETURN_IF_ERROR(ValidateSynthOptions(options));
+  TS_RETURN_IF_ERROR(PrepareDir(out_dir));
+  Status written = WriteJobFiles(options, out_dir);
+  // Also after a failure (full disk, say): the manifest then lists the part
+  // that was written, so `demo --out` can still clear it.
+  Status manifest = WriteManifest(out_dir);
+  return written.ok() ? manifest : written;
 }
 
 }  // namespace trainscope::synth

@@ -66,7 +66,12 @@ struct SynthOptions {
 // Applies every remedy (the "optimised" run of the article).
 SynthOptions AllFused(SynthOptions options);
 
-// Writes the job under |out_dir| (created; must be empty or absent).
+// The usage errors WriteSynthJob would return for |options|, without
+// touching the file system (demo checks its options before anything else).
+Status ValidateSynthOptions(const SynthOptions& options);
+
+// Writes the job under |out_dir| (created; must be empty or absent), and
+// |out_dir|/trainscope-manifest.txt listing what it wrote (synth/manifest.h).
 Status WriteSynthJob(const SynthOptions& options, const std::string& out_dir);
 
 }  // namespace trainscope::synth

@@ -1,0 +1,90 @@
+// ReadSmallFile (pipes, caps, refusals) and WriteFileAtomically (mode,
+// symlinks, no leftovers on failure).
+#include "core/read_file.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+#include <thread>
+
+#include "core/atomic_write.h"
+#include "hostile/hostile_util.h"
+#include "test_paths.h"
+
+namespace trainscope {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::MakeTempDir;
+using testing::ReadFileBytes;
+using testing::WriteBytes;
+
+TEST(ReadSmallFile, ReadsARegularFileAndEnforcesTheCap) {
+  const std::string dir = MakeTempDir("read-small");
+  ASSERT_TRUE(WriteBytes(dir + "/rules.tsv", "a\tb\n"));
+  auto text = ReadSmallFile(dir + "/rules.tsv");
+  ASSERT_TRUE(text.ok()) << text.status().message();
+  EXPECT_EQ(*text, "a\tb\n");
+  auto capped = ReadSmallFile(dir + "/rules.tsv", 2);
+  ASSERT_FALSE(capped.ok());
+  EXPECT_EQ(capped.status().code(), StatusCode::kInvalidInput);
+  EXPECT_NE(capped.status().message().find("larger than the"), std::string::npos);
+}
+
+TEST(ReadSmallFile, ReadsAFifoWithAWriter) {
+  const std::string dir = MakeTempDir("read-fifo");
+  const std::string fifo = dir + "/f";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::thread writer([&] {
+    WriteBytes(fifo, std::string(200000, 'x'));  // several pipe buffers
+  });
+  auto text = ReadSmallFile(fifo);
+  writer.join();
+  ASSERT_TRUE(text.ok()) << text.status().message();
+  EXPECT_EQ(text->size(), 200000u);
+}
+
+TEST(ReadSmallFile, RefusesDirectoriesAndDevicesAndNamesMissingFiles) {
+  const std::string dir = MakeTempDir("read-refuse");
+  auto directory = ReadSmallFile(dir);
+  ASSERT_FALSE(directory.ok());
+  EXPECT_NE(directory.status().message().find("is a directory"), std::string::npos);
+  auto device = ReadSmallFile("/dev/zero");
+  ASSERT_FALSE(device.ok());
+  EXPECT_NE(device.status().message().find("is a character device"), std::string::npos);
+  auto missing = ReadSmallFile(dir + "/absent");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+}
+
+TEST(WriteFileAtomically, ReplacesKeepingTheModeAndTheSymlink) {
+  const std::string dir = MakeTempDir("atomic");
+  ASSERT_TRUE(WriteBytes(dir + "/target.json", "old"));
+  ::chmod((dir + "/target.json").c_str(), 0640);
+  fs::create_symlink("target.json", dir + "/link.json");
+  ASSERT_TRUE(WriteFileAtomically(dir + "/link.json", "new").ok());
+  EXPECT_TRUE(fs::is_symlink(dir + "/link.json"));
+  EXPECT_EQ(ReadFileBytes(dir + "/target.json"), "new");
+  struct stat st {};
+  ASSERT_EQ(::stat((dir + "/target.json").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0640u);
+  // Only the two entries: no temporary file left.
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 2);
+}
+
+TEST(WriteFileAtomically, FailsWithTheOsReasonInAMissingDirectory) {
+  const std::string dir = MakeTempDir("atomic-missing");
+  Status status = WriteFileAtomically(dir + "/no/such/out.json", "x");
+  ASSERT_FALSE(status.ok());
+  EXPECT_EQ(status.code(), StatusCode::kIoError);
+  EXPECT_NE(status.message().find("No such file or directory"), std::string::npos)
+      << status.message();
+  EXPECT_NE(status.message().find("hint: nothing was written"), std::string::npos)
+      << status.message();
+}
+
+}  // namespace
+}  // namespace trainscope
