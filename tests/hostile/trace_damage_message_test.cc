@@ -74,5 +74,16 @@ TEST(HostileTraceDamageMessage, OtherDamageNamesItsOffset) {
   }
 }
 
+// A damaged metadata value is reported where it is, and the events after it
+// are still read.
+TEST(HostileTraceDamageMessage, DamagedMetadataValueDoesNotStopTheEvents) {
+  const std::string head = "{\"deviceProperties\": ";
+  const std::string doc = head + "[\"bad \xff\"], \"traceEvents\": [" + Kernel("k1", 1) + ",\n" + Kernel("k2", 2) + "]}";
+  model::RankProfile p;
+  ASSERT_TRUE(formats::ParseKinetoTrace(doc, "m.json", &p).ok());
+  ExpectWarning(p, fmt::format("at byte {} (invalid value of top-level key \"deviceProperties\"", head.size()), 2);
+  EXPECT_NE(p.warnings[0].find("read the 2 events around it"), std::string::npos) << p.warnings[0];
+}
+
 }  // namespace
 }  // namespace trainscope

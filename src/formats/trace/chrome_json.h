@@ -106,6 +106,9 @@ struct ScanReport {
   bool damaged = false;
   size_t damage_offset = 0;
   std::string damage_reason;
+  // The damage did not stop the read (a bad metadata value): the events
+  // after it were read too.
+  bool damage_read_on = false;
   bool slow_path = false;
   size_t chunks = 0;  // > 0: read by the chunked scan (no whole-document pass)
   size_t chunks_in_place = 0;  // of which parsed where they lie in the file (no copy)

@@ -72,6 +72,7 @@ void EventWiseScanner::TrailingData(size_t i) {
 void EventWiseScanner::Damage(size_t offset, std::string reason) {
   stopped_ = true;  // and what stopped the read is the damage reported
   report_->damaged = true;
+  report_->damage_read_on = false;
   report_->damage_offset = base_ + offset;
   report_->damage_reason = std::move(reason);
 }
@@ -94,6 +95,7 @@ void EventWiseScanner::TopLevel(std::string_view key, size_t begin, size_t end) 
     // the events are elsewhere.
     if (!report_->damaged) {
       report_->damaged = true;
+      report_->damage_read_on = true;
       report_->damage_offset = base_ + begin;
       report_->damage_reason = fmt::format("invalid value of top-level key \"{}\" ({})", key, simdjson::error_message(e));
     }
