@@ -16,6 +16,7 @@
 
 #include <fmt/format.h>
 
+#include "fuzz_flags.h"
 #include "formats/trace/chrome_json.h"
 #include "formats/trace/kineto_reader.h"
 #include "model/rank_profile.h"
@@ -41,6 +42,11 @@ std::string Deflate(std::string_view text) {
 }
 
 }  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
+  trainscope::fuzz::AddDefaultFlags(argc, argv);
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 2) return 0;

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "fuzz_flags.h"
 #include "formats/trace/chrome_json.h"
 #include "formats/trace/kineto_reader.h"
 #include "model/rank_profile.h"
@@ -32,6 +33,11 @@ class CountingSink : public trace::SerialEventSink {
 };
 
 }  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
+  trainscope::fuzz::AddDefaultFlags(argc, argv);
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
