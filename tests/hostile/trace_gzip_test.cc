@@ -118,6 +118,28 @@ TEST(HostileTraceGzip, SpacesBetweenEventsAreDroppedAsTheyCome) {
   }
 }
 
+// Events whose first key the cut finder does not know give no cut: the
+// buffer fills to the event limit and the complete events in it go as one
+// chunk (not one event per refill, which was quadratic).
+TEST(HostileTraceGzip, EventsWithoutCutsAreReadInBoundedMemory) {
+  const std::string dir = testing::MakeTempDir("trace_gzip_no_cuts");
+  std::vector<std::string> events;
+  for (int i = 0; i < 3000; ++i) {
+    events.push_back(fmt::format(R"({{"tts": {}, "ph": "X", "cat": "kernel", "name": "k{}", "pid": 0, "tid": 7, "ts": {}, "dur": 1}})",
+                                 i, i, 10 + i));
+  }
+  const std::string gz = dir + "/no_cuts.json.gz";
+  ASSERT_TRUE(testing::WriteGzip(gz, {{testing::TraceOf(events)}}));
+  for (unsigned threads : {1u, 2u}) {
+    ScanOptions options = Limits(4096, size_t{1} << 20, 512);
+    options.threads = threads;
+    model::RankProfile p;
+    ASSERT_TRUE(formats::ReadKinetoTrace(gz, &p, options).ok());
+    EXPECT_EQ(p.timeline.activities.size(), 3000u);
+    EXPECT_TRUE(p.warnings.empty()) << p.warnings[0];
+  }
+}
+
 TEST(HostileTraceGzip, DamagedStreamIsHeldOnlyUpToTheInflationLimit) {
   const std::string dir = testing::MakeTempDir("trace_gzip_cap");
   // Metadata longer than an event before the array: the streaming scan

@@ -119,17 +119,30 @@ bool GzipFeeder::TakeLongEvent(std::string_view* chunk) {
   }
   const size_t begin = head_ + b;
   const size_t event_offset = Offset(begin);
-  ValueEndScanner scanner;
-  const size_t end = scanner.Feed(pending.substr(b));
-  if (end != std::string_view::npos && end <= max_event_bytes_) {
-    // An event of allowed size not followed by a cut (a long gap, an
-    // unusual first key): it goes alone.
-    *chunk = pending.substr(b, end);
+  // Events of allowed size without a cut after them (a long gap, events
+  // whose first key the cut finder does not know): the complete ones found
+  // by the bracket matcher go as one chunk, so the buffer empties.
+  size_t events_end = std::string_view::npos;
+  for (size_t i = b;;) {
+    const size_t e = ValueEnd(pending, i);
+    if (e == std::string_view::npos || e - i > max_event_bytes_) break;
+    events_end = e;
+    const size_t sep = SkipSpace(pending, e);
+    if (sep >= pending.size() || pending[sep] != ',') break;
+    const size_t next = SkipSpace(pending, sep + 1);
+    if (next >= pending.size() || pending[next] != '{') break;
+    i = next;
+  }
+  if (events_end != std::string_view::npos) {
+    *chunk = pending.substr(b, events_end - b);
     info_.offset = event_offset;
-    head_ = begin + end;
+    head_ += events_end;
     after_event_ = true;
     return true;
   }
+  // The first event is longer than the limit.
+  ValueEndScanner scanner;
+  const size_t end = scanner.Feed(pending.substr(b));
   if (end != std::string_view::npos) {
     head_ = begin + end;
   } else {

@@ -67,8 +67,9 @@ class GzipFeeder : public ChunkFeeder {
   // event or the array's end follows.
   bool SkipSeparator();
   // buf_[head_, ...) holds max_event_bytes of text without a cut: hands
-  // over its first event alone, or skips it when it is longer than
-  // max_event_bytes. False (failed_ or done_ set) when it cannot.
+  // over the complete events at its front (found by the bracket matcher), or
+  // skips the first when it is longer than max_event_bytes. False (failed_
+  // or done_ set, or only whitespace dropped) when it hands over nothing.
   bool TakeLongEvent(std::string_view* chunk);
   // The stream ended and the array's end is not in the rest: hands over the
   // complete events, keeps the rest as tail().
