@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "fuzz_flags.h"
 #include "formats/ascend/communication_reader.h"
 #include "formats/ascend/profiler_info_reader.h"
 #include "formats/ascend/profiler_metadata_reader.h"
@@ -30,6 +31,11 @@ void CheckLedgers(const trainscope::model::RankProfile& profile) {
 }
 
 }  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
+  trainscope::fuzz::AddDefaultFlags(argc, argv);
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view input(reinterpret_cast<const char*>(data), size);

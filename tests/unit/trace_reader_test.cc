@@ -149,10 +149,17 @@ TEST(KinetoReader, TruncatedAfterEvent) { ExpectDamaged(kTwoEvents, 2, "truncate
 
 TEST(KinetoReader, TrailingComma) { ExpectDamaged(std::string(kTwoEvents) + ",\n]}", 2, "trailing comma"); }
 
-TEST(KinetoReader, InvalidUtf8) {
+// An event that does not parse but whose extent is known is skipped and
+// counted; the read goes on (tests/hostile/trace_bad_event_test.cc has more).
+TEST(KinetoReader, InvalidUtf8EventIsSkipped) {
   std::string json = std::string(kTwoEvents) +
-                     ",\n{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"bad\xff\xfe\", \"pid\": 0, \"tid\": 7, \"ts\": 5, \"dur\": 1}]}";
-  ExpectDamaged(json, 2, "UTF-8");
+                     ",\n{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"bad\xff\xfe\", \"pid\": 0, \"tid\": 7, \"ts\": 5, \"dur\": 1},\n"
+                     "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k4\", \"pid\": 0, \"tid\": 7, \"ts\": 9, \"dur\": 1}]}";
+  model::RankProfile p;
+  ASSERT_TRUE(formats::ParseKinetoTrace(json, "damaged.json", &p).ok());
+  EXPECT_EQ(p.timeline.activities.size(), 3u);
+  EXPECT_TRUE(p.warnings.empty());
+  EXPECT_EQ(p.ledgers.at(0).skipped_by_reason().at("invalid UTF-8"), 1);
 }
 
 TEST(KinetoReader, UnescapedQuote) {
@@ -161,8 +168,9 @@ TEST(KinetoReader, UnescapedQuote) {
                      "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k4\", \"pid\": 0, \"tid\": 7, \"ts\": 9, \"dur\": 1}]}";
   model::RankProfile p;
   ASSERT_TRUE(formats::ParseKinetoTrace(json, "damaged.json", &p).ok());
-  EXPECT_EQ(p.timeline.activities.size(), 2u);
-  EXPECT_EQ(p.warnings.size(), 1u);
+  EXPECT_EQ(p.timeline.activities.size(), 3u);  // k1, k2, k4: the bad event is skipped
+  EXPECT_TRUE(p.warnings.empty());
+  EXPECT_EQ(p.ledgers.at(0).skipped_by_reason().at("invalid event"), 1);
 }
 
 TEST(KinetoReader, IdOverflowKeepsEvent) {

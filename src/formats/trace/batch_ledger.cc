@@ -13,7 +13,25 @@ BatchLedger::Entry* BatchLedger::Find(std::vector<Entry>* entries, const char* r
   return nullptr;
 }
 
+namespace {
+
+// Samples quote the input (a bad ts token, a dur): a hostile file can make
+// that token megabytes long, so a sample keeps its first bytes only (cut
+// before a UTF-8 continuation byte).
+constexpr size_t kMaxDetailBytes = 120;
+
+void Shorten(std::string* detail) {
+  if (detail->size() <= kMaxDetailBytes) return;
+  size_t cut = kMaxDetailBytes;
+  while (cut > 0 && (static_cast<unsigned char>((*detail)[cut]) & 0xC0) == 0x80) --cut;
+  detail->resize(cut);
+  *detail += "...";
+}
+
+}  // namespace
+
 void BatchLedger::Add(std::vector<Entry>* entries, const char* reason, int64_t index, std::string detail) {
+  Shorten(&detail);
   Entry* e = Find(entries, reason);
   if (e == nullptr) {
     entries->push_back(Entry{reason, 0, {}});

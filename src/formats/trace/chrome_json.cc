@@ -91,10 +91,16 @@ error_code FastPath(std::string_view padded, EventSink* sink, size_t* count) {
   } else {
     return simdjson::TAPE_ERROR;
   }
+  // "{...} garbage": the event-wise scan reports where the garbage starts.
+  if (!AtDocumentEnd(doc)) return simdjson::TRAILING_CONTENT;
   return simdjson::SUCCESS;
 }
 
 constexpr size_t kNpos = std::string_view::npos;
+// Documents up to this size try the one-pass whole-document parse first.
+constexpr size_t kFastPathMaxBytes = size_t{64} << 20;
+constexpr const char* kDamageHint =
+    "the file is damaged (cut short, corrupt, or not a Chrome trace); re-export it, or check how it was copied";
 
 bool IsGzip(std::string_view data) {
   return data.size() >= 2 && static_cast<unsigned char>(data[0]) == 0x1f &&
@@ -137,6 +143,8 @@ bool TryChunked(std::string_view doc, char* writable_doc, bool release_pages, co
   const size_t readable_after = body.size() - close;
   TextFeeder feeder(body.substr(0, close), options.chunk_bytes, release_pages,
                     writable_doc ? writable_doc + start.begin : nullptr, readable_after);
+  feeder.set_base_offset(start.begin);
+  feeder.set_max_event_bytes(options.max_event_bytes);
   unsigned threads = Threads(options);
   // Under 16 chunks (64 MiB by default) worker start-up and the first-touch
   // faults of their buffers cost more than they save (216k-event trace:
@@ -179,13 +187,17 @@ bool TryTruncated(std::string_view doc, char* writable_doc, const ScanOptions& o
   if (ReadMetadata(meta, sink) != simdjson::SUCCESS) return false;
   TextFeeder feeder(body.substr(0, prefix_end), options.chunk_bytes, /*release_pages=*/true,
                     writable_doc ? writable_doc + start.begin : nullptr, body.size() - prefix_end);
+  feeder.set_base_offset(start.begin);
+  feeder.set_max_event_bytes(options.max_event_bytes);
   ChunkScanResult result = ScanChunks(&feeder, Threads(options), sink);
   if (!result.ok) return false;
   report->events = result.events;
   report->chunks = std::max<size_t>(result.chunks, 1);
   report->chunks_in_place = result.chunks_in_place;
   const simdjson::padded_string tail(body.substr(tail_begin));
-  EventWiseScanner(std::string_view(tail.data(), tail.size()), sink, report, start.begin + tail_begin).RunEvents();
+  EventWiseScanner(std::string_view(tail.data(), tail.size()), sink, report, start.begin + tail_begin,
+                   options.max_event_bytes)
+      .RunEvents();
   report->slow_path = true;
   // The array closed after all: the damage is after it (trailing content,
   // cut metadata); the whole-document path reports that exactly.
@@ -195,15 +207,35 @@ bool TryTruncated(std::string_view doc, char* writable_doc, const ScanOptions& o
 bool TryChunkedGzip(std::string_view gz, const ScanOptions& options, EventSink* sink,
                     ScanReport* report) {
   ActiveScan active;
-  GzipFeeder feeder(gz, options.chunk_bytes);
+  GzipFeeder feeder(gz, options.chunk_bytes, options.max_event_bytes);
   if (!feeder.Start()) return false;
   ChunkScanResult result = ScanChunks(&feeder, Threads(options), sink);
   if (!result.ok) return false;
-  // The metadata after the array is only known at the end of the stream.
-  if (ReadMetadata(feeder.metadata(), sink) != simdjson::SUCCESS) return false;
   report->events = result.events;
   report->chunks = std::max<size_t>(result.chunks, 1);
-  return true;
+  // The metadata after the array is only known at the end of the stream.
+  if (!feeder.truncated()) return ReadMetadata(feeder.metadata(), sink) == simdjson::SUCCESS;
+  // The text ended inside the event array (a truncated or corrupt gzip
+  // stream, a cut document): as TryTruncated, the keys before the array with
+  // the array closed empty, and the cut tail read event by event up to the
+  // damage. Nothing of it was held whole.
+  std::string head = feeder.prefix();
+  head += feeder.start().top_level_array ? "]" : "]}";
+  if (ReadMetadata(simdjson::padded_string(head), sink) != simdjson::SUCCESS) return false;
+  report->slow_path = true;
+  if (feeder.ended_in_long_event()) {
+    report->damaged = true;
+    report->damage_offset = feeder.long_event_offset();
+    report->damage_reason = "truncated mid-event (in an event over the size limit)";
+    return true;
+  }
+  const simdjson::padded_string& tail = feeder.tail();
+  EventWiseScanner(std::string_view(tail.data(), tail.size()), sink, report, feeder.tail_offset(),
+                   options.max_event_bytes)
+      .RunEvents();
+  // The array closed after all: the damage is after it (trailing data, cut
+  // metadata); the whole-document path reports that exactly.
+  return report->damaged;
 }
 
 }  // namespace
@@ -232,28 +264,27 @@ void SerialEventSink::Commit(EventBatch* batch) {
 }
 
 Status ScanChromeTrace(std::string_view padded, const std::string& label, EventSink* sink,
-                       ScanReport* report) {
+                       ScanReport* report, size_t max_event_bytes) {
   *report = ScanReport{};
-  size_t count = 0;
-  error_code e = FastPath(padded, sink, &count);
-  if (!e) {
-    report->events = count;
-    return Status::Ok();
+  // The one-pass parse indexes the whole document (simdjson allocates ~5
+  // bytes per input byte): only small documents take it, larger ones go
+  // straight to the event-wise scan, whose parses are one event each.
+  if (padded.size() <= kFastPathMaxBytes && padded.size() <= max_event_bytes) {
+    size_t count = 0;
+    if (!FastPath(padded, sink, &count)) {
+      report->events = count;
+      return Status::Ok();
+    }
+    sink->Reset();
   }
-  sink->Reset();
   report->slow_path = true;
-  EventWiseScanner(padded, sink, report).Run();
+  EventWiseScanner(padded, sink, report, 0, max_event_bytes).Run();
   if (report->events == 0 && report->damaged) {
-    return InvalidInput(fmt::format("{}: no valid trace event (damage at byte {}: {})", label,
-                                    report->damage_offset, report->damage_reason));
+    return InvalidInput(fmt::format("{}: no valid trace event (damage at byte {}: {})\nhint: {}", label,
+                                    report->damage_offset, report->damage_reason, kDamageHint));
   }
-  if (!report->damaged) {
-    // simdjson refused the document but the event-wise reader found nothing
-    // wrong in the events (e.g. damage in ignored metadata): say so anyway.
-    report->damaged = true;
-    report->damage_offset = 0;
-    report->damage_reason = simdjson::error_message(e);
-  }
+  // Otherwise every problem is in the report or the ledger: events that do
+  // not parse are skipped and counted, damage says where the read stopped.
   return Status::Ok();
 }
 
@@ -263,7 +294,8 @@ Status ScanJsonText(std::string_view json, const std::string& label, EventSink* 
   if (TryChunked(json, nullptr, /*release_pages=*/false, options, sink, report)) return Status::Ok();
   sink->Reset();
   simdjson::padded_string padded(json.data(), json.size());
-  return ScanChromeTrace(std::string_view(padded.data(), padded.size()), label, sink, report);
+  return ScanChromeTrace(std::string_view(padded.data(), padded.size()), label, sink, report,
+                         options.max_event_bytes);
 }
 
 Status ScanJsonFile(const std::string& path, EventSink* sink, ScanReport* report,
@@ -285,36 +317,82 @@ Status ScanJsonFile(const std::string& path, EventSink* sink, ScanReport* report
   }
   // Damaged or unusual: the reference whole-document scan.
   sink->Reset();
-  TS_ASSIGN_OR_RETURN(simdjson::padded_string json, LoadJsonFile(path));
-  return ScanChromeTrace(std::string_view(json.data(), json.size()), path, sink, report);
+  bool capped = false;
+  TS_ASSIGN_OR_RETURN(simdjson::padded_string json, LoadJsonFile(path, options.max_inflated_bytes, &capped));
+  Status status =
+      ScanChromeTrace(std::string_view(json.data(), json.size()), path, sink, report, options.max_event_bytes);
+  if (!capped) return status;
+  // Only the first max_inflated_bytes were read: say so where the read
+  // stopped at that end (or found nothing before it).
+  const std::string why = fmt::format(
+      "the damaged gzip stream inflates to more than {} bytes, the most read whole "
+      "(TRAINSCOPE_MAX_INFLATED_BYTES); the rest was not read",
+      options.max_inflated_bytes);
+  if (!status.ok()) {
+    return InvalidInput(fmt::format("{}: no valid trace event in the first {} inflated bytes: {}\nhint: {}", path,
+                                    json.size(), why, kDamageHint));
+  }
+  if (!report->damaged || report->damage_offset >= json.size()) {
+    report->damaged = true;
+    report->damage_offset = json.size();
+    report->damage_reason = why;
+  }
+  return Status::Ok();
 }
 
-Result<simdjson::padded_string> LoadJsonFile(const std::string& path) {
+namespace {
+
+// Inflates every member of |gz| into |out| (nullptr: only counts, through a
+// scratch buffer), at most |limit| bytes; returns the bytes produced. A
+// truncated or corrupt stream yields what inflated before the damage.
+size_t InflateInto(std::string_view gz, char* out, size_t limit) {
+  z_stream zs{};
+  if (inflateInit2(&zs, 15 + 32) != Z_OK) return 0;
+  std::vector<char> scratch(out == nullptr ? size_t{1} << 16 : 0);
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(gz.data()));
+  zs.avail_in = 0;
+  size_t remaining_in = gz.size(), produced = 0;
+  while (produced < limit) {
+    if (zs.avail_in == 0 && remaining_in > 0) {
+      uInt window = static_cast<uInt>(std::min<size_t>(remaining_in, 1u << 30));
+      zs.avail_in = window;
+      remaining_in -= window;
+    }
+    const size_t room = std::min<size_t>(limit - produced, out != nullptr ? size_t{1} << 30 : scratch.size());
+    zs.next_out = reinterpret_cast<Bytef*>(out != nullptr ? out + produced : scratch.data());
+    zs.avail_out = static_cast<uInt>(room);
+    int rc = inflate(&zs, Z_NO_FLUSH);
+    produced += room - zs.avail_out;
+    if (rc == Z_STREAM_END) {
+      // A concatenated stream: the next member continues the text.
+      if ((zs.avail_in > 0 || remaining_in > 0) && inflateReset(&zs) == Z_OK) continue;
+      break;
+    }
+    if (rc == Z_BUF_ERROR && zs.avail_in == 0 && remaining_in == 0) break;  // truncated: keep what inflated
+    if (rc != Z_OK && rc != Z_BUF_ERROR) break;                             // corrupt: keep the prefix
+  }
+  inflateEnd(&zs);
+  return produced;
+}
+
+}  // namespace
+
+Result<simdjson::padded_string> LoadJsonFile(const std::string& path, size_t max_inflated_bytes, bool* capped) {
+  if (capped != nullptr) *capped = false;
   TS_ASSIGN_OR_RETURN(MappedFile file, MappedFile::Open(path));
   std::string_view data = file.data();
   if (!IsGzip(data)) return simdjson::padded_string(data.data(), data.size());
 
-  // Inflate into a growing buffer, then one copy into the padded string.
-  z_stream zs{};
-  if (inflateInit2(&zs, 15 + 32) != Z_OK) return InternalError("zlib inflateInit2 failed");
-  std::vector<char> out(data.size() * 8 + 4096);
-  size_t used = 0;
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  zs.avail_in = static_cast<uInt>(data.size());
-  int rc = Z_OK;
-  while (rc != Z_STREAM_END) {
-    if (used == out.size()) out.resize(out.size() * 2);
-    zs.next_out = reinterpret_cast<Bytef*>(out.data() + used);
-    zs.avail_out = static_cast<uInt>(out.size() - used);
-    rc = inflate(&zs, Z_NO_FLUSH);
-    used = out.size() - zs.avail_out;
-    if (rc == Z_STREAM_END) break;
-    if (rc == Z_BUF_ERROR && zs.avail_in == 0) break;  // truncated gzip: keep what inflated
-    if (rc != Z_OK && rc != Z_BUF_ERROR) break;        // corrupt gzip: keep the prefix
-  }
-  inflateEnd(&zs);
-  if (used == 0) return InvalidInput(fmt::format("{}: gzip stream inflates to nothing", path));
-  return simdjson::padded_string(out.data(), used);
+  // Two passes, the first only counting: the text is then inflated once
+  // into a buffer of its size (a growing buffer held up to twice of it).
+  const size_t limit = std::max<size_t>(max_inflated_bytes, 1);
+  const size_t total = InflateInto(data, nullptr, limit + 1);
+  if (total == 0) return InvalidInput(fmt::format("{}: gzip stream inflates to nothing\nhint: {}", path, kDamageHint));
+  const size_t size = std::min(total, limit);
+  if (capped != nullptr) *capped = total > limit;
+  simdjson::padded_string text(size);
+  InflateInto(data, text.data(), size);
+  return text;
 }
 
 }  // namespace trainscope::formats::trace

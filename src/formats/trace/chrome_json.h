@@ -39,7 +39,25 @@ struct RawEvent {
   std::string_view coll_name, in_nelems, out_nelems, group_size, dtype, pg_name, pg_desc, pg_ranks;
   std::string_view bytes, total_allocated, total_reserved, device_id, device_type;
   std::string_view arg_name, labels, task_type;
+  // Set on an event that cannot be used (invalid JSON in it, not an object,
+  // over the size limit): the ledger reason (a string literal) and a detail.
+  // The scans hand such events to the sink like any other, in document
+  // order, so that they are counted where they were; every other field is
+  // empty.
+  const char* skip = nullptr;
+  std::string_view skip_detail;
+  // A problem that costs a field, not the event ("args" that is not an
+  // object is read as absent): a ledger note (a string literal).
+  const char* note = nullptr;
 };
+
+// The stand-in for an event the scan could not read (see RawEvent::skip).
+inline RawEvent SkippedEvent(const char* reason, std::string_view detail = {}) {
+  RawEvent ev;
+  ev.skip = reason;
+  ev.skip_detail = detail;
+  return ev;
+}
 
 // What a sink makes of the events of one chunk: filled on a worker thread by
 // EventSink::Convert, taken in by EventSink::Commit on the calling thread.
@@ -88,6 +106,9 @@ struct ScanReport {
   bool damaged = false;
   size_t damage_offset = 0;
   std::string damage_reason;
+  // The damage did not stop the read (a bad metadata value): the events
+  // after it were read too.
+  bool damage_read_on = false;
   bool slow_path = false;
   size_t chunks = 0;  // > 0: read by the chunked scan (no whole-document pass)
   size_t chunks_in_place = 0;  // of which parsed where they lie in the file (no copy)
@@ -99,7 +120,7 @@ struct ScanReport {
 // could be read; damage after at least one good event is reported in
 // |report| only.
 Status ScanChromeTrace(std::string_view padded, const std::string& label, EventSink* sink,
-                       ScanReport* report);
+                       ScanReport* report, size_t max_event_bytes = DefaultMaxEventBytes());
 
 // Scans a document held in memory (not necessarily padded): the chunked
 // scan when the document is intact, else the whole-document scan above (same
@@ -114,7 +135,11 @@ Status ScanJsonFile(const std::string& path, EventSink* sink, ScanReport* report
                     const ScanOptions& options = {});
 
 // Reads a whole .json or .json.gz file into a padded buffer (gzip is detected
-// by its magic bytes and stream-inflated).
-Result<simdjson::padded_string> LoadJsonFile(const std::string& path);
+// by its magic bytes and stream-inflated, every member of a concatenated
+// stream). Inflation stops at |max_inflated_bytes| (then *capped is set, when
+// given): the text is held whole, so a gzip bomb must not get further.
+Result<simdjson::padded_string> LoadJsonFile(const std::string& path,
+                                             size_t max_inflated_bytes = DefaultMaxInflatedBytes(),
+                                             bool* capped = nullptr);
 
 }  // namespace trainscope::formats::trace

@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -73,6 +74,11 @@ struct Slot {
   // Takes the feeder's chunk: a bracketed one is parsed where it lies (and
   // released after its commit), another is copied and released at once.
   void Take(ChunkFeeder* feeder, std::string_view text, bool bracketed) {
+    info = feeder->info();
+    if (info.skip != nullptr) {
+      in_place = {};
+      return;
+    }
     if (bracketed) {
       in_place = text;
       return;
@@ -93,7 +99,9 @@ struct Slot {
     in_place = {};
   }
 
+  ChunkFeeder::ChunkInfo info;
   PaddedChunk copy;
+  PaddedChunk recovered;  // the events of a refused chunk that do parse
   std::string_view in_place;
   od::parser parser;
   std::unique_ptr<EventBatch> batch;
@@ -102,13 +110,96 @@ struct Slot {
   bool ok = false;
 };
 
+// The slot's chunk did not parse: finds its events with the bracket matcher,
+// parses each alone to tell the bad ones (skipped, with their offset) from
+// the good ones, and parses the good ones again together, so that their
+// unescaped strings stay in the parser's buffer until the commit. False
+// when the chunk's structure cannot be followed.
+bool RecoverChunk(const EventSink& sink, Slot* slot) {
+  // Whatever the failed parse converted is dropped with its batch.
+  slot->batch = sink.NewBatch();
+  slot->events = 0;
+  const std::string_view text = slot->doc();  // "[" events "]"
+  const std::string_view body = text.substr(1, text.size() - 2);
+  struct Bad {
+    size_t before_good;  // number of good events before it
+    size_t offset;
+    RawEvent event;
+  };
+  std::vector<Bad> bad;
+  std::string good;
+  size_t good_count = 0;
+  RawEvent ev;
+  size_t i = SkipSpace(body, 0);
+  while (i < body.size()) {
+    const size_t end = ValueEnd(body, i);
+    if (end == std::string_view::npos || end == i) return false;
+    const char* reason = nullptr;
+    std::string_view detail;
+    if (body[i] != '{') {
+      reason = "event is not an object";
+    } else {
+      od::document doc;
+      od::object obj;
+      // The bytes after the slice (the rest of the chunk, then its padding)
+      // are readable, as simdjson requires.
+      error_code e = slot->parser.iterate(body.data() + i, end - i, end - i + simdjson::SIMDJSON_PADDING).get(doc);
+      if (!e) e = doc.get_object().get(obj);
+      if (!e) e = CaptureEvent(obj, &ev);
+      if (e) {
+        if (FirstBadUtf8(body.substr(i, end - i)) != std::string_view::npos) {
+          reason = "invalid UTF-8";
+        } else {
+          reason = "invalid event";
+          detail = simdjson::error_message(e);
+        }
+      }
+    }
+    if (reason != nullptr) {
+      bad.push_back(Bad{good_count, slot->info.offset + i, SkippedEvent(reason, detail)});
+    } else {
+      if (good_count++ > 0) good += ',';
+      good.append(body.substr(i, end - i));
+    }
+    i = SkipSpace(body, end);
+    if (i >= body.size()) break;
+    if (body[i] != ',') return false;
+    i = SkipSpace(body, i + 1);
+    if (i >= body.size()) return false;  // a trailing comma
+  }
+  slot->recovered.Assign(good);
+  size_t next_bad = 0, seen_good = 0;
+  auto flush_bad = [&](size_t up_to_good) {
+    for (; next_bad < bad.size() && bad[next_bad].before_good <= up_to_good; ++next_bad) {
+      sink.Convert(bad[next_bad].event, bad[next_bad].offset, slot->batch.get());
+      ++slot->events;
+    }
+  };
+  const bool ok = ParseChunk(slot->parser, std::string_view(slot->recovered.data(), slot->recovered.size()),
+                             slot->recovered.capacity(), [&](const RawEvent& event) {
+                               flush_bad(seen_good++);
+                               sink.Convert(event, 0, slot->batch.get());
+                               ++slot->events;
+                             });
+  if (!ok || seen_good != good_count) return false;
+  flush_bad(good_count);
+  return true;
+}
+
 // Parses the slot's chunk and converts its events into the slot's batch.
 void ConvertChunk(const EventSink& sink, Slot* slot) {
   slot->events = 0;
+  if (slot->info.skip != nullptr) {
+    sink.Convert(SkippedEvent(slot->info.skip, slot->info.skip_detail), slot->info.offset, slot->batch.get());
+    slot->events = 1;
+    slot->ok = true;
+    return;
+  }
   slot->ok = ParseChunk(slot->parser, slot->doc(), slot->capacity(), [&](const RawEvent& ev) {
     sink.Convert(ev, 0, slot->batch.get());
     ++slot->events;
   });
+  if (!slot->ok) slot->ok = RecoverChunk(sink, slot);
 }
 
 ChunkScanResult ScanSequential(ChunkFeeder* feeder, EventSink* sink) {
@@ -236,6 +327,33 @@ ChunkScanResult ScanChunks(ChunkFeeder* feeder, unsigned threads, EventSink* sin
 
 namespace {
 constexpr size_t kMinBracketedChunk = 4096;
+
+// Walks the events of body[begin, ...) (commas between them) for the first
+// one longer than |limit|: its extent, and the end of the event before it
+// (|begin| when it is the first). False when there is none or the walk
+// loses the structure (the chunk parse then reports it).
+bool FindLongEvent(std::string_view body, size_t begin, size_t limit, size_t* before_end, size_t* long_begin,
+                   size_t* long_end) {
+  size_t i = begin;
+  *before_end = begin;
+  while (i < body.size()) {
+    const size_t end = ValueEnd(body, i);
+    if (end == std::string_view::npos) {
+      return false;
+    }
+    if (end - i > limit) {
+      *long_begin = i;
+      *long_end = end;
+      return true;
+    }
+    const size_t sep = SkipSpace(body, end);
+    if (sep >= body.size() || body[sep] != ',') return false;
+    *before_end = end;
+    i = SkipSpace(body, sep + 1);
+  }
+  return false;
+}
+
 }  // namespace
 
 bool TextFeeder::Next(std::string_view* chunk, bool* bracketed) {
@@ -252,8 +370,31 @@ bool TextFeeder::Next(std::string_view* chunk, bool* bracketed) {
     pos_ = body_.size();
     last = true;
   }
+  // A chunk this long may hold an event over the limit: the events before
+  // it go as a chunk, it goes as a skip (its text neither copied nor parsed).
+  size_t long_begin = 0, long_end = 0, before_end = 0;
+  if (chunk_end - begin > max_event_bytes_ &&
+      FindLongEvent(body_.substr(0, chunk_end), begin, max_event_bytes_, &before_end, &long_begin, &long_end)) {
+    if (long_begin == begin) {
+      size_t after = SkipSpace(body_, long_end);
+      if (after < body_.size() && body_[after] == ',') ++after;
+      pos_ = after;
+      open_bracket_ready_ = false;  // the next chunk is copied
+      *chunk = {};
+      *bracketed = false;
+      info_ = ChunkInfo{base_offset_ + begin, "event over the size limit",
+                        "longer than the event size limit (TRAINSCOPE_MAX_EVENT_BYTES)"};
+      Release(body_.substr(begin, long_end - begin));
+      return true;
+    }
+    chunk_end = before_end;
+    next_begin = long_begin;
+    pos_ = long_begin;
+    last = false;
+  }
   *chunk = body_.substr(begin, chunk_end - begin);
   *bracketed = false;
+  info_ = ChunkInfo{base_offset_ + begin};
   // Tiny chunks (tests) are copied: a next chunk shorter than the padding
   // would get its ']' inside the padding of a chunk being parsed.
   if (writable_ == nullptr || chunk_bytes_ < kMinBracketedChunk) return true;

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <string_view>
 
+
 #include "formats/trace/chrome_json.h"
 
 namespace trainscope::formats::trace {
@@ -30,6 +31,18 @@ class ChunkFeeder {
   virtual void Release(std::string_view /*chunk*/) {}
   // The feeder could not cut its input (the caller falls back).
   virtual bool failed() const { return false; }
+
+  // About the chunk the last Next returned (asked right after it, by the
+  // same thread): the document offset of its first byte (not counting a '['
+  // the feeder wrote), and, for an event the feeder read past without
+  // handing it over (over ScanOptions::max_event_bytes; the chunk is then
+  // empty), the ledger reason and detail to count it with.
+  struct ChunkInfo {
+    size_t offset = 0;
+    const char* skip = nullptr;
+    std::string_view skip_detail;
+  };
+  virtual ChunkInfo info() const { return {}; }
 };
 
 struct ChunkScanResult {
@@ -40,7 +53,10 @@ struct ChunkScanResult {
 };
 
 // Events reach |sink| with offset 0 (as on the whole-document fast path).
-// On failure events of the chunks before the failed one may have been
+// A chunk simdjson refuses is read again event by event: events that do not
+// parse are skipped and counted (RawEvent::skip, with their offset), the
+// others are kept; only a chunk whose structure cannot be followed fails the
+// scan. On failure events of the chunks before the failed one may have been
 // delivered: the caller resets the sink.
 ChunkScanResult ScanChunks(ChunkFeeder* feeder, unsigned threads, EventSink* sink);
 
@@ -68,6 +84,12 @@ class TextFeeder : public ChunkFeeder {
         readable_after_(readable_after) {}
   bool Next(std::string_view* chunk, bool* bracketed) override;
   void Release(std::string_view chunk) override;
+  ChunkInfo info() const override { return info_; }
+  // The document offset of body[0] (for ChunkInfo::offset).
+  void set_base_offset(size_t offset) { base_offset_ = offset; }
+  // Events longer than this are handed over as skips (ChunkInfo::skip),
+  // never copied or parsed; their pages are released.
+  void set_max_event_bytes(size_t bytes) { max_event_bytes_ = bytes < 1 ? 1 : bytes; }
 
  private:
   std::string_view body_;
@@ -76,6 +98,9 @@ class TextFeeder : public ChunkFeeder {
   char* writable_;
   size_t readable_after_;
   size_t pos_ = 0;
+  size_t base_offset_ = 0;
+  size_t max_event_bytes_ = static_cast<size_t>(-1);
+  ChunkInfo info_;
   // Whether the byte before the next chunk may hold its '[' (the first
   // chunk's is the array's own '[' or whitespace after it).
   bool open_bracket_ready_ = true;

@@ -51,6 +51,14 @@ error_code RawToken(od::value& value, std::string_view* out) {
 }
 
 error_code CaptureArgs(od::value& value, RawEvent* ev) {
+  od::json_type type;
+  if (error_code e = value.type().get(type)) return e;
+  if (type != od::json_type::object) {
+    // "args": null / 5 / [] (hand-made or converted traces): read as absent;
+    // the iterator skips the value.
+    ev->note = "args is not an object (ignored)";
+    return simdjson::SUCCESS;
+  }
   od::object args;
   if (error_code e = value.get_object().get(args)) return e;
   ev->has_args = true;

@@ -15,49 +15,6 @@ using simdjson::error_code;
 
 constexpr size_t kNpos = std::string_view::npos;
 
-// End (one past) of the JSON value starting at s[i], or npos when truncated.
-size_t ValueEnd(std::string_view s, size_t i) {
-  if (i >= s.size()) return kNpos;
-  if (s[i] == '"') return StringEnd(s, i);
-  if (s[i] != '{' && s[i] != '[') {
-    while (i < s.size() && s[i] != ',' && s[i] != '}' && s[i] != ']' && s[i] != ' ' &&
-           s[i] != '\n' && s[i] != '\r' && s[i] != '\t') {
-      ++i;
-    }
-    return i;
-  }
-  int depth = 0;
-  for (; i < s.size(); ++i) {
-    char c = s[i];
-    if (c == '"') {
-      i = StringEnd(s, i);
-      if (i == kNpos) return kNpos;
-      --i;
-    } else if (c == '{' || c == '[') {
-      ++depth;
-    } else if (c == '}' || c == ']') {
-      if (--depth == 0) return i + 1;
-    }
-  }
-  return kNpos;
-}
-
-// Offset of the first invalid UTF-8 sequence in s, or npos.
-size_t FirstBadUtf8(std::string_view s) {
-  size_t i = 0;
-  const auto* u = reinterpret_cast<const unsigned char*>(s.data());
-  while (i < s.size()) {
-    unsigned char c = u[i];
-    size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
-    if (n == 0 || (n == 2 && c < 0xC2) || i + n > s.size()) return i;
-    for (size_t k = 1; k < n; ++k) {
-      if ((u[i + k] & 0xC0) != 0x80) return i;
-    }
-    i += n;
-  }
-  return kNpos;
-}
-
 // The slice [begin, end) plus simdjson's padding: the document is padded,
 // so those bytes are readable. Not the rest of the document: the parser
 // sizes its index buffers by the capacity, and a per-event parse of a
@@ -72,13 +29,14 @@ void EventWiseScanner::Run() {
   size_t i = SkipSpace(s_, 0);
   if (i >= s_.size()) return Damage(i, "empty document");
   if (s_[i] == '[') {
-    Events(i + 1);
+    i = Events(i + 1);
+    if (!stopped_) TrailingData(i);
     return;
   }
   if (s_[i] != '{') return Damage(i, "document is neither an object nor an array");
   i = SkipSpace(s_, i + 1);
   while (i < s_.size()) {
-    if (s_[i] == '}') return;
+    if (s_[i] == '}') return TrailingData(i + 1);
     if (s_[i] != '"') return Damage(i, "expected a key");
     size_t key_end = StringEnd(s_, i);
     if (key_end == kNpos) return Damage(s_.size(), "truncated in a key");
@@ -88,7 +46,7 @@ void EventWiseScanner::Run() {
     i = SkipSpace(s_, i + 1);
     if (key == "traceEvents" && i < s_.size() && s_[i] == '[') {
       i = Events(i + 1);
-      if (report_->damaged) return;
+      if (stopped_) return;
     } else {
       size_t end = ValueEnd(s_, i);
       if (end == kNpos) return Damage(s_.size(), "truncated");
@@ -99,13 +57,22 @@ void EventWiseScanner::Run() {
     if (i < s_.size() && s_[i] == ',') {
       i = SkipSpace(s_, i + 1);
       if (i < s_.size() && s_[i] == '}') return Damage(i, "trailing comma");
+    } else if (i < s_.size() && s_[i] != '}') {
+      return Damage(i, "expected ',' or '}' after a top-level value");
     }
   }
   Damage(s_.size(), "truncated (object not closed)");
 }
 
+void EventWiseScanner::TrailingData(size_t i) {
+  i = SkipSpace(s_, i);
+  if (i < s_.size()) Damage(i, "trailing data after the JSON document");
+}
+
 void EventWiseScanner::Damage(size_t offset, std::string reason) {
+  stopped_ = true;  // and what stopped the read is the damage reported
   report_->damaged = true;
+  report_->damage_read_on = false;
   report_->damage_offset = base_ + offset;
   report_->damage_reason = std::move(reason);
 }
@@ -116,12 +83,33 @@ void EventWiseScanner::TopLevel(std::string_view key, size_t begin, size_t end) 
     sink_->OnTopLevelScalar(key, s_.substr(begin, end - begin));
     return;
   }
+  // A metadata value longer than an event may be is not parsed (it would
+  // size the parser's buffers to it); the events do not depend on it.
+  if (end - begin > max_event_bytes_) return;
   od::document doc;
-  if (ThreadParser().iterate(s_.data() + begin, end - begin, Capacity(begin, end)).get(doc)) return;
   od::value v;
-  if (doc.get_value().get(v)) return;
+  error_code e = ThreadParser().iterate(s_.data() + begin, end - begin, Capacity(begin, end)).get(doc);
+  if (!e) e = doc.get_value().get(v);
+  if (e) {
+    // Reported (the whole-document parse fails on it too) but not fatal:
+    // the events are elsewhere.
+    if (!report_->damaged) {
+      report_->damaged = true;
+      report_->damage_read_on = true;
+      report_->damage_offset = base_ + begin;
+      report_->damage_reason = fmt::format("invalid value of top-level key \"{}\" ({})", key, simdjson::error_message(e));
+    }
+    return;
+  }
   // A damaged metadata block is not worth the load: OnTopLevel reads what it can.
   sink_->OnTopLevel(key, v);
+}
+
+void EventWiseScanner::Deliver(const RawEvent& ev, size_t offset) {
+  if (!batch_) batch_ = sink_->NewBatch();
+  sink_->Convert(ev, base_ + offset, batch_.get());
+  sink_->Commit(batch_.get());  // the next event's parse reuses the string buffer
+  ++report_->events;
 }
 
 size_t EventWiseScanner::Events(size_t i) {
@@ -137,10 +125,6 @@ size_t EventWiseScanner::Events(size_t i) {
       if (after_comma) Damage(i, "trailing comma");
       return i + 1;
     }
-    if (s_[i] != '{') {
-      Damage(i, "expected an event object");
-      return i;
-    }
     size_t end = ValueEnd(s_, i);
     if (end == kNpos) {
       size_t bad = FirstBadUtf8(s_.substr(i));
@@ -151,24 +135,31 @@ size_t EventWiseScanner::Events(size_t i) {
       }
       return i;
     }
-    od::document doc;
-    od::object obj;
-    error_code e = ThreadParser().iterate(s_.data() + i, end - i, Capacity(i, end)).get(doc);
-    if (!e) e = doc.get_object().get(obj);
-    if (!e) e = CaptureEvent(obj, &ev);
-    if (e) {
-      size_t bad = FirstBadUtf8(s_.substr(i, end - i));
-      if (bad != kNpos) {
-        Damage(i + bad, "invalid UTF-8");
-      } else {
-        Damage(i, fmt::format("invalid event ({})", simdjson::error_message(e)));
+    if (s_[i] != '{') {
+      // A number, string or array where an event belongs: skipped and counted.
+      if (end == i) {
+        Damage(i, "expected an event object");
+        return i;
       }
-      return i;
+      Deliver(SkippedEvent("event is not an object"), i);
+    } else if (end - i > max_event_bytes_) {
+      Deliver(SkippedEvent("event over the size limit", "longer than the event size limit (TRAINSCOPE_MAX_EVENT_BYTES)"), i);
+    } else {
+      od::document doc;
+      od::object obj;
+      error_code e = ThreadParser().iterate(s_.data() + i, end - i, Capacity(i, end)).get(doc);
+      if (!e) e = doc.get_object().get(obj);
+      if (!e) e = CaptureEvent(obj, &ev);
+      if (e) {
+        // The event's extent is known: skip it with the reason and read on.
+        Deliver(FirstBadUtf8(s_.substr(i, end - i)) != kNpos
+                    ? SkippedEvent("invalid UTF-8")
+                    : SkippedEvent("invalid event", simdjson::error_message(e)),
+                i);
+      } else {
+        Deliver(ev, i);
+      }
     }
-    if (!batch_) batch_ = sink_->NewBatch();
-    sink_->Convert(ev, base_ + i, batch_.get());
-    sink_->Commit(batch_.get());  // the next event's parse reuses the string buffer
-    ++report_->events;
     i = SkipSpace(s_, end);
     after_comma = false;
     if (i < s_.size() && s_[i] == ',') {

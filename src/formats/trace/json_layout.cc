@@ -78,6 +78,59 @@ size_t StringEnd(std::string_view s, size_t i) {
   return kNpos;
 }
 
+size_t ValueEnd(std::string_view s, size_t i) {
+  if (i >= s.size()) return kNpos;
+  if (s[i] == '"') return StringEnd(s, i);
+  if (s[i] != '{' && s[i] != '[') {
+    while (i < s.size() && s[i] != ',' && s[i] != '}' && s[i] != ']' && !IsSpace(s[i])) ++i;
+    return i;
+  }
+  ValueEndScanner scanner;
+  size_t end = scanner.Feed(s.substr(i));
+  return end == kNpos ? kNpos : i + end;
+}
+
+size_t ValueEndScanner::Feed(std::string_view bytes) {
+  const char* p = bytes.data();
+  const size_t n = bytes.size();
+  for (size_t i = 0; i < n; ++i) {
+    if (in_string_) {
+      if (escape_) {
+        escape_ = false;
+      } else if (p[i] == '\\') {
+        escape_ = true;
+      } else if (p[i] == '"') {
+        in_string_ = false;
+      }
+      continue;
+    }
+    const char c = p[i];
+    if (c == '"') {
+      in_string_ = true;
+    } else if (c == '{' || c == '[') {
+      ++depth_;
+    } else if (c == '}' || c == ']') {
+      if (--depth_ <= 0) return i + 1;
+    }
+  }
+  return kNpos;
+}
+
+size_t FirstBadUtf8(std::string_view s) {
+  size_t i = 0;
+  const auto* u = reinterpret_cast<const unsigned char*>(s.data());
+  while (i < s.size()) {
+    unsigned char c = u[i];
+    size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    if (n == 0 || (n == 2 && c < 0xC2) || i + n > s.size()) return i;
+    for (size_t k = 1; k < n; ++k) {
+      if ((u[i + k] & 0xC0) != 0x80) return i;
+    }
+    i += n;
+  }
+  return kNpos;
+}
+
 LocateResult LocateEventsStart(std::string_view head, bool complete, EventsStart* out) {
   const LocateResult need_more = complete ? LocateResult::kUnsupported : LocateResult::kNeedMore;
   size_t i = SkipSpace(head, 0);

@@ -9,6 +9,7 @@
 #include <simdjson.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -21,6 +22,26 @@ size_t SkipSpace(std::string_view s, size_t i);
 // One past the JSON string starting at s[i] == '"' (escapes honoured), or
 // npos when it runs off |s|.
 size_t StringEnd(std::string_view s, size_t i);
+
+// End (one past) of the JSON value starting at s[i] (strings and brackets
+// matched, scalars up to the next delimiter), or npos when it runs off |s|.
+size_t ValueEnd(std::string_view s, size_t i);
+
+// Offset of the first invalid UTF-8 sequence in |s|, or npos.
+size_t FirstBadUtf8(std::string_view s);
+
+// ValueEnd for text that arrives in pieces and is not kept: finds where the
+// object or array opened by the first byte fed closes (strings honoured).
+class ValueEndScanner {
+ public:
+  // One past the closing bracket within |bytes|, or npos (feed more).
+  size_t Feed(std::string_view bytes);
+
+ private:
+  int64_t depth_ = 0;
+  bool in_string_ = false;
+  bool escape_ = false;
+};
 
 enum class LocateResult { kFound, kNeedMore, kUnsupported };
 

@@ -7,6 +7,7 @@
 #include "core/numbers.h"
 #include "formats/trace/batch_ledger.h"
 #include "formats/trace/chrome_json.h"
+#include "formats/trace/event_times.h"
 #include "formats/trace/local_strings.h"
 #include "formats/trace/timeline_builder.h"
 #include "model/timeline_classify.h"
@@ -89,6 +90,8 @@ class KinetoSink : public trace::EventSink {
     auto& batch = *static_cast<KinetoBatch*>(out);
     batch.ledger.CountEvent();
     const int64_t index = batch.ledger.events();
+    if (ev.skip) return batch.ledger.Skip(ev.skip, index, offset, ev.skip_detail);
+    if (ev.note) batch.ledger.Note(ev.note, index, offset ? fmt::format("byte {}", offset) : std::string());
     if (ev.ph.size() != 1) return batch.ledger.Skip(ev.ph.empty() ? "missing ph" : "unknown phase", index, offset);
     switch (ev.ph[0]) {
       case 'X': return Complete(ev, index, offset, &batch);
@@ -167,22 +170,21 @@ class KinetoSink : public trace::EventSink {
 
  private:
   void Complete(const RawEvent& ev, int64_t index, size_t offset, KinetoBatch* batch) const {
-    std::optional<int64_t> ts = ParseMicrosToNanos(ev.ts);
-    if (!ts) return batch->ledger.Skip(ev.ts.empty() ? "missing ts" : "bad ts", index, offset);
-    int64_t dur = 0;
-    if (!ev.dur.empty()) {
-      std::optional<int64_t> d = ParseMicrosToNanos(ev.dur);
-      if (d && *d >= 0) dur = *d;
-      else batch->ledger.Note("bad dur (0 used)", index, ev.dur);
+    int64_t ts = 0, dur = 0;
+    if (const char* bad = trace::ReadEventTs(ev.ts, &ts)) return batch->ledger.Skip(bad, index, offset, ev.ts);
+    switch (trace::ReadEventDur(ev.dur, &dur)) {
+      case trace::DurStatus::kOk: break;
+      case trace::DurStatus::kBad: batch->ledger.Note("bad dur (0 used)", index, ev.dur); break;
+      case trace::DurStatus::kOutOfRange: return batch->ledger.Skip(trace::kDurationOutOfRange, index, offset, ev.dur);
     }
-    if (IsDeviceCategory(ev.cat)) return Device(ev, index, *ts, dur, batch);
+    if (IsDeviceCategory(ev.cat)) return Device(ev, index, ts, dur, batch);
     if (ev.cat == "gpu_user_annotation") return batch->ledger.Skip("gpu_user_annotation", index, offset);
     if (ev.cat == "cuda_sync") return batch->ledger.Skip("cuda_sync", index, offset);
     trace::LocalStrings& strings = batch->strings;
     model::HostOp op;
     op.pid = trace::LocalThreadId(ev.pid, &strings);
     op.tid = trace::LocalThreadId(ev.tid, &strings);
-    op.start_ns = *ts;
+    op.start_ns = ts;
     op.duration_ns = dur;
     op.name = strings.Intern(ev.name);
     op.category = strings.Intern(ev.cat);
@@ -243,10 +245,10 @@ class KinetoSink : public trace::EventSink {
 
   void Instant(const RawEvent& ev, int64_t index, size_t offset, KinetoBatch* batch) const {
     if (ev.name != "[memory]") return batch->ledger.Skip("instant event", index, offset);
-    std::optional<int64_t> ts = ParseMicrosToNanos(ev.ts);
-    if (!ts) return batch->ledger.Skip("missing ts", index, offset);
+    int64_t ts = 0;
+    if (const char* bad = trace::ReadEventTs(ev.ts, &ts)) return batch->ledger.Skip(bad, index, offset, ev.ts);
     model::MemoryEvent m;
-    m.ts_ns = *ts;
+    m.ts_ns = ts;
     m.device_type = static_cast<int32_t>(IdOr(ev.device_type, -1));
     m.device_id = static_cast<int32_t>(IdOr(ev.device_id, -1));
     m.bytes = IdOr(ev.bytes, 0);
@@ -258,14 +260,14 @@ class KinetoSink : public trace::EventSink {
   void FlowPoint(const RawEvent& ev, int64_t index, size_t offset, KinetoBatch* batch) const {
     const bool fwdbwd = ev.cat == "fwdbwd";
     if (!fwdbwd && !IsLaunchFlow(ev.cat)) return batch->ledger.Skip("flow other than launch or fwdbwd", index, offset);
-    std::optional<int64_t> ts = ParseMicrosToNanos(ev.ts);
-    if (!ts) return batch->ledger.Skip("missing ts", index, offset);
+    int64_t ts = 0;
+    if (const char* bad = trace::ReadEventTs(ev.ts, &ts)) return batch->ledger.Skip(bad, index, offset, ev.ts);
     std::optional<int64_t> id = ParseIdToken(ev.id);
     if (!id) return batch->ledger.Skip(ev.id.empty() ? "flow without id" : "id overflow", index, offset);
     trace::LocalStrings& strings = batch->strings;
     batch->flows.push_back(KinetoBatch::Flow{ev.ph[0] == 's', fwdbwd, *id, strings.Intern(ev.cat),
                                              trace::LocalThreadId(ev.pid, &strings),
-                                             trace::LocalThreadId(ev.tid, &strings), *ts});
+                                             trace::LocalThreadId(ev.tid, &strings), ts});
   }
 
   void Metadata(const RawEvent& ev, KinetoBatch* batch) const {
@@ -370,8 +372,9 @@ Status ReadWith(const std::string& label, model::RankProfile* profile, const tra
   TS_RETURN_IF_ERROR(scan(&sink, &report));
   if (report.damaged) {
     profile->warnings.push_back(fmt::format(
-        "{}: damaged trace at byte {} ({}); kept the {} events before it", label,
-        report.damage_offset, report.damage_reason, report.events));
+        "{}: damaged trace at byte {} ({}); {} the {} events {} it", label, report.damage_offset,
+        report.damage_reason, report.damage_read_on ? "read" : "kept", report.events,
+        report.damage_read_on ? "around" : "before"));
   }
   model::Timeline& tl = sink.builder().timeline();
   tl.format = "kineto";

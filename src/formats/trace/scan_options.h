@@ -9,6 +9,12 @@
 
 namespace trainscope::formats::trace {
 
+// The defaults of the two size limits below: 16 MiB per event and 128 MiB of
+// inflated text, or TRAINSCOPE_MAX_EVENT_BYTES / TRAINSCOPE_MAX_INFLATED_BYTES
+// (bytes, or with a K/M/G suffix: 64M) when set to a positive number.
+size_t DefaultMaxEventBytes();
+size_t DefaultMaxInflatedBytes();
+
 struct ScanOptions {
   // Target size of one chunk of the event array; tests force tiny ones.
   // 4 MiB keeps a chunk, its structural index and its events in L2/L3 and
@@ -22,6 +28,16 @@ struct ScanOptions {
   // model::DefaultClassRules(). `analyze --activity-rules FILE` puts the
   // user's rules in front of the defaults.
   const std::vector<model::ClassRule>* activity_rules = nullptr;
+  // The longest event the scan takes whole. A longer one (a gzip bomb's
+  // 300 MB string) is read past without being held, skipped and counted
+  // ("event over the size limit"), and the read goes on: no single event can
+  // make a scan hold more than about this much text.
+  size_t max_event_bytes = DefaultMaxEventBytes();
+  // How much inflated text of a damaged .json.gz the whole-document fallback
+  // holds (intact, truncated and corrupt-tail streams are read streaming and
+  // never held). Past it the rest of the document is not read and the damage
+  // report says so.
+  size_t max_inflated_bytes = DefaultMaxInflatedBytes();
 };
 
 }  // namespace trainscope::formats::trace

@@ -9,6 +9,7 @@
 #include "core/numbers.h"
 #include "formats/trace/batch_ledger.h"
 #include "formats/trace/chrome_json.h"
+#include "formats/trace/event_times.h"
 #include "formats/trace/local_strings.h"
 #include "formats/trace/timeline_builder.h"
 
@@ -80,6 +81,8 @@ class TraceViewSink : public trace::EventSink {
     auto& batch = *static_cast<TraceViewBatch*>(out);
     batch.ledger.CountEvent();
     const int64_t index = batch.ledger.events();
+    if (ev.skip) return batch.ledger.Skip(ev.skip, index, offset, ev.skip_detail);
+    if (ev.note) batch.ledger.Note(ev.note, index, offset ? fmt::format("byte {}", offset) : std::string());
     trace::LocalStrings& strings = batch.strings;
     if (ev.ph.size() != 1) return batch.ledger.Skip(ev.ph.empty() ? "missing ph" : "unknown phase", index, offset);
     char ph = ev.ph[0];
@@ -97,18 +100,19 @@ class TraceViewSink : public trace::EventSink {
     }
     if (ph == 'C') return batch.ledger.Skip("counter", index, offset);
     if (ph != 'X' && ph != 's' && ph != 'f' && ph != 't') return batch.ledger.Skip("unknown phase", index, offset);
-    std::optional<int64_t> ts = ParseMicrosToNanos(ev.ts);
-    if (!ts) return batch.ledger.Skip(ev.ts.empty() ? "missing ts" : "bad ts", index, offset);
+    int64_t ts = 0, dur = 0;
+    if (const char* bad = trace::ReadEventTs(ev.ts, &ts)) return batch.ledger.Skip(bad, index, offset, ev.ts);
+    switch (trace::ReadEventDur(ev.dur, &dur)) {
+      case trace::DurStatus::kOk: break;
+      case trace::DurStatus::kBad: batch.ledger.Note("bad dur (0 used)", index, ev.dur); break;
+      case trace::DurStatus::kOutOfRange: return batch.ledger.Skip(trace::kDurationOutOfRange, index, offset, ev.dur);
+    }
     Staged s{};
     s.ph = ph;
     s.pid = trace::LocalThreadId(ev.pid, &strings);
     s.tid = trace::LocalThreadId(ev.tid, &strings);
-    s.ts_ns = *ts;
-    if (!ev.dur.empty()) {
-      std::optional<int64_t> d = ParseMicrosToNanos(ev.dur);
-      if (d && *d >= 0) s.dur_ns = *d;
-      else batch.ledger.Note("bad dur (0 used)", index, ev.dur);
-    }
+    s.ts_ns = ts;
+    s.dur_ns = dur;
     if (ph != 'X') {
       std::optional<int64_t> id = ParseIdToken(ev.id);
       if (!id) return batch.ledger.Skip(ev.id.empty() ? "flow without id" : "id overflow", index, offset);
@@ -278,8 +282,9 @@ Status ReadWith(const std::string& label, model::RankProfile* profile, unsigned 
   TS_RETURN_IF_ERROR(scan(&sink, &report));
   if (report.damaged) {
     profile->warnings.push_back(fmt::format(
-        "{}: damaged trace at byte {} ({}); kept the {} events before it", label,
-        report.damage_offset, report.damage_reason, report.events));
+        "{}: damaged trace at byte {} ({}); {} the {} events {} it", label, report.damage_offset,
+        report.damage_reason, report.damage_read_on ? "read" : "kept", report.events,
+        report.damage_read_on ? "around" : "before"));
   }
   bool append_kernels = profile->kernels.size() == 0;
   trace::TimelineBuilder builder(profile);
