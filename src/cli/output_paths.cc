@@ -100,6 +100,12 @@ Status CheckOne(const OutputPath& out, const std::vector<Input>& inputs) {
                   fmt::format("give a file name, e.g. {}/report.{}", out.path,
                               out.option == "--html" ? "html" : "json"));
   }
+  if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
+    // A stream the user named (/dev/null, /dev/stdout, a FIFO): written in
+    // place, nothing is replaced. Block devices stay refused below: writing
+    // a report over a disk destroys it.
+    return Status::Ok();
+  }
   if (!S_ISREG(st.st_mode)) {
     return Refuse(out, fmt::format("is {}, not a regular file", FileTypeName(st.st_mode)),
                   fmt::format("give a file path, or '{} -' for standard output", out.option));

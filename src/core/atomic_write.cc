@@ -41,6 +41,16 @@ Status WriteFileAtomically(const std::string& path, std::string_view content) {
   fs::path target = path;
   struct stat st {};
   const bool exists = ::stat(path.c_str(), &st) == 0;
+  if (exists && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
+    // A stream the user named (/dev/null, /dev/stdout, a FIFO): written in
+    // place. Renaming a temporary file over it would replace the device node.
+    const int fd = ::open(path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) return WriteError(path, false, "cannot open for writing", errno);
+    const int err = WriteAll(fd, content);
+    const int close_err = ::close(fd) != 0 ? errno : 0;
+    if (err != 0 || close_err != 0) return WriteError(path, false, "write failed", err ? err : close_err);
+    return Status::Ok();
+  }
   std::error_code ec;
   if (exists && fs::is_symlink(target, ec)) {
     fs::path resolved = fs::canonical(target, ec);

@@ -16,7 +16,9 @@ namespace trainscope {
 // Writes |content| to |path|. A symlink at |path| is followed (its target is
 // replaced, the link stays). An existing file keeps its permission bits; a
 // new one gets 0666 minus the umask. Errors are IoError naming |path| with
-// the OS reason (strerror).
+// the OS reason (strerror). A character device or FIFO at |path| (/dev/null,
+// /dev/stdout, a named pipe) is a stream: it is written in place, never
+// renamed over.
 Status WriteFileAtomically(const std::string& path, std::string_view content);
 
 }  // namespace trainscope

@@ -4,6 +4,7 @@
 // test asserts the exit code, the message, and that nothing but the intended
 // output was written or removed.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -131,11 +132,29 @@ TEST(HostileCliOutput, MissingDirectoryAndDirectoryTargetsNameTheOsReason) {
   CommandResult directory = RunTrainscopeIn(ws.root, {"analyze", "job", "--json", "job"});
   EXPECT_EQ(directory.exit_code, 2) << directory.err;
   EXPECT_TRUE(Contains(directory.err, "--json job: is a directory")) << directory.err;
-  CommandResult device = RunTrainscopeIn(ws.root, {"analyze", "job", "--json", "/dev/null"});
-  EXPECT_EQ(device.exit_code, 2) << device.err;
-  EXPECT_TRUE(Contains(device.err, "--json /dev/null: is a character device, not a regular file"))
-      << device.err;
   EXPECT_EQ(DiffTrees(before, Contents(ws.root)), "");
+}
+
+// A character device or FIFO the user names is a stream: written in place,
+// never renamed over (a rename onto /dev/null would replace the device node).
+TEST(HostileCliOutput, DevNullAndFifosAreWrittenInPlace) {
+  Workspace ws = MakeWorkspace("out-stream");
+  const TreeSnapshot before = Contents(ws.root);
+  CommandResult device = RunTrainscopeIn(ws.root, {"analyze", "job", "--json", "/dev/null"});
+  EXPECT_EQ(device.exit_code, 0) << device.err;
+  struct stat st {};
+  ASSERT_EQ(::stat("/dev/null", &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode)) << "/dev/null is no longer a character device";
+  EXPECT_EQ(DiffTrees(before, Contents(ws.root)), "");
+
+  ASSERT_EQ(::mkfifo((ws.root + "/report.pipe").c_str(), 0600), 0);
+  CommandResult fifo = RunShell(ws.root,
+                                "cat report.pipe > got.json & \"$TRAINSCOPE\" analyze job --json report.pipe "
+                                ">/dev/null; rc=$?; wait; exit $rc");
+  EXPECT_EQ(fifo.exit_code, 0) << fifo.err;
+  EXPECT_TRUE(Contains(ReadFileBytes(ws.root + "/got.json"), "\"schema\""));
+  ASSERT_EQ(::lstat((ws.root + "/report.pipe").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISFIFO(st.st_mode));
 }
 
 TEST(HostileCliOutput, UnwritableDirectoryIsRefusedBeforeTheAnalysis) {
