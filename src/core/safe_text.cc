@@ -5,7 +5,9 @@
 namespace trainscope {
 namespace {
 
-inline bool InRange(unsigned char c, unsigned char lo, unsigned char hi) { return c >= lo && c <= hi; }
+inline bool InRange(unsigned char c, unsigned char lo, unsigned char hi) {
+  return c >= lo && c <= hi;
+}
 
 }  // namespace
 

@@ -2,7 +2,6 @@
 // communication(_matrix).json are unknown: NaN in the model, null in JSON,
 // a warning naming the file, and never evidence for a slow-link finding.
 #include <gtest/gtest.h>
-
 #include <simdjson.h>
 
 #include <cmath>
@@ -76,8 +75,8 @@ std::string Plant(const std::string& json, const std::string& key, const std::st
                         "\": \\{\"Transport Type\": \"HCCS\", \"Transit Size\\(MB\\)\": [0-9.]+, "
                         "\"Transit Time\\(ms\\)\": )([0-9.]+)(, \"Bandwidth\\(GB/s\\)\": )[0-9.]+");
   // Two-digit group numbers: "$1" followed by a digit would read as $10.
-  return std::regex_replace(json, link, "$01" + (time.empty() ? std::string("$02") : time) +
-                                            "$03" + bandwidth);
+  return std::regex_replace(json, link,
+                            "$01" + (time.empty() ? std::string("$02") : time) + "$03" + bandwidth);
 }
 
 TEST(HostileCommValues, PlantedInfiniteAndZeroTimeLinksNeverMakeASlowLinkFinding) {

@@ -16,8 +16,8 @@ namespace {
 constexpr size_t kTwentyMb = 20u << 20;
 
 TEST(HostileCsvHugeField, TwentyMegabyteNameCostsOnlyItsRow) {
-  const std::string data = std::string(kKernelDetailsHeader) + KernelRows(0, 2) +
-                           "1," + std::string(kTwentyMb, 'n') +
+  const std::string data = std::string(kKernelDetailsHeader) + KernelRows(0, 2) + "1," +
+                           std::string(kTwentyMb, 'n') +
                            ",MatMulV3,AI_CORE,1764246877000060.000\t,12.5,0,8\n" + KernelRows(3, 2);
   model::RankProfile profile;
   ASSERT_TRUE(formats::ParseKernelDetails(data, "kd.csv", &profile).ok());

@@ -3,7 +3,6 @@
 // edge of the range are kept and nothing downstream overflows (the debug
 // build runs this under UBSan: "runtime error" on stderr fails the test).
 #include <gtest/gtest.h>
-
 #include <simdjson.h>
 
 #include <string>
@@ -27,13 +26,13 @@ constexpr const char* kEdgeUs = "4611686018427387.000";
 
 std::string OutOfRangeKernels() {
   return std::string(kKernelDetailsHeader) + KernelRows(0, 1) +  // line 2
-         Row("-5.000", "12.5") +                                  // 3: negative start
-         Row("9000000000000000", "12.5") +                        // 4: 9e18 ns
-         Row("1764246877000090.000", "-1") +                      // 5: negative duration
-         Row("1764246877000090.000", "4611686018427388") +        // 6: > 2^62 ns
-         Row("1764246877000090.000", "1e400") +                   // 7: not a number
-         Row(kEdgeUs, kEdgeUs) +                                  // 8: the edge, kept
-         KernelRows(7, 1);                                        // 9
+         Row("-5.000", "12.5") +                                 // 3: negative start
+         Row("9000000000000000", "12.5") +                       // 4: 9e18 ns
+         Row("1764246877000090.000", "-1") +                     // 5: negative duration
+         Row("1764246877000090.000", "4611686018427388") +       // 6: > 2^62 ns
+         Row("1764246877000090.000", "1e400") +                  // 7: not a number
+         Row(kEdgeUs, kEdgeUs) +                                 // 8: the edge, kept
+         KernelRows(7, 1);                                       // 9
 }
 
 TEST(HostileCsvTimeRange, KernelRowsOutOfRangeAreSkippedWithTheirReason) {
@@ -109,7 +108,8 @@ TEST(HostileCsvTimeRange, EdgeValuesGoThroughTheWholeAnalysisWithoutOverflow) {
       "Device_id,Step,Computing,Communication(Not Overlapped),Overlapped,Communication,Free\n"
       "0,1,4611686018427387,4611686018427387,4611686018427387,4611686018427387,"
       "4611686018427387\n";
-  const std::string job = WriteAscendJob("range_cli", kernels, {{"step_trace_time.csv", step_trace}});
+  const std::string job =
+      WriteAscendJob("range_cli", kernels, {{"step_trace_time.csv", step_trace}});
   const CommandResult r = RunTrainscopeIn(job, {"analyze", "--json", "-", job});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.err.find("runtime error"), std::string::npos) << r.err;

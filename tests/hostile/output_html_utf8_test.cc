@@ -1,7 +1,6 @@
 // Class 7: the HTML report is valid UTF-8 and carries no raw control bytes,
 // whatever the kernel names hold (markup escaping is tested elsewhere).
 #include <gtest/gtest.h>
-
 #include <simdjson.h>
 
 #include <string>

@@ -2,7 +2,6 @@
 // UTF-8 JSON (RFC 8259): ill-formed sequences become U+FFFD and control
 // characters \u00XX escapes.
 #include <gtest/gtest.h>
-
 #include <simdjson.h>
 
 #include <string>
@@ -16,14 +15,15 @@ namespace {
 // Kernel names no profiler should write, each several times so they make
 // it into the top operators, motifs and the JSON kernel lists.
 const char* const kEvilNames[] = {
-    "bad\xff\xfe",           // bytes that are never UTF-8
-    "\x1b[31mred\x1b[0m",    // an ANSI colour sequence
-    "bell\x07",              // BEL
-    "cesu\xed\xa0\x80",      // a lone surrogate encoded in UTF-8 (CESU-8)
-    "over\xc0\xaf",          // an overlong '/'
-    "cut\xe4\xb8",           // a truncated 3-byte sequence
-    "c1\xc2\x9b" "2J",       // C1 CSI, then "2J" (clear screen)
-    "cr\rback\b del\x7f",    // CR, backspace, DEL
+    "bad\xff\xfe",         // bytes that are never UTF-8
+    "\x1b[31mred\x1b[0m",  // an ANSI colour sequence
+    "bell\x07",            // BEL
+    "cesu\xed\xa0\x80",    // a lone surrogate encoded in UTF-8 (CESU-8)
+    "over\xc0\xaf",        // an overlong '/'
+    "cut\xe4\xb8",         // a truncated 3-byte sequence
+    "c1\xc2\x9b"
+    "2J",                                       // C1 CSI, then "2J" (clear screen)
+    "cr\rback\b del\x7f",                       // CR, backspace, DEL
     "\xe5\xbd\x92\xe4\xb8\x80\xe5\x8c\x96_ok",  // valid UTF-8 (归一化) stays as it is
 };
 

@@ -2,7 +2,6 @@
 // terminal raw, in the report (kernel names, ledger samples), in colour
 // mode, and in error messages that quote a field.
 #include <gtest/gtest.h>
-
 #include <simdjson.h>
 
 #include <string>
@@ -18,8 +17,15 @@ namespace trainscope::testing {
 namespace {
 
 const char* const kEvilNames[] = {
-    "bad\xff\xfe", "\x1b[31mred\x1b[0m", "bell\x07", "cesu\xed\xa0\x80", "c1\xc2\x9b" "2J",
-    "cr\rback\b del\x7f", "bidi\xe2\x80\xae" "txt",
+    "bad\xff\xfe",
+    "\x1b[31mred\x1b[0m",
+    "bell\x07",
+    "cesu\xed\xa0\x80",
+    "c1\xc2\x9b"
+    "2J",
+    "cr\rback\b del\x7f",
+    "bidi\xe2\x80\xae"
+    "txt",
 };
 
 std::string EvilKernelDetails() {

@@ -20,7 +20,9 @@ std::string Json(std::string_view text) {
 }
 
 TEST(HostileOutputUtf8Rules, MaximalSubpartsBecomeOneReplacementEach) {
-  EXPECT_EQ(ValidUtf8("a\xff" "b"), std::string("a") + std::string(R) + "b");
+  EXPECT_EQ(ValidUtf8("a\xff"
+                      "b"),
+            std::string("a") + std::string(R) + "b");
   EXPECT_EQ(ValidUtf8("\xe0\x80"), std::string(R) + std::string(R));  // overlong lead, then 80
   EXPECT_EQ(ValidUtf8("\xc0\xaf"), std::string(R) + std::string(R));  // overlong '/'
   EXPECT_EQ(ValidUtf8("\xed\xa0\x80"), std::string(R) + std::string(R) + std::string(R));  // CESU
@@ -34,8 +36,12 @@ TEST(HostileOutputUtf8Rules, MaximalSubpartsBecomeOneReplacementEach) {
 
 TEST(HostileOutputUtf8Rules, JsonEscapesControlsAndReplacesBadBytes) {
   EXPECT_EQ(Json("\x1b[31m\x07\x7f"), "\"\\u001b[31m\\u0007\\u007f\"");
-  EXPECT_EQ(Json("\xc2\x9b" "2J"), "\"\\u009b2J\"");
-  EXPECT_EQ(Json("a\xe2\x80\xa8" "b"), "\"a\\u2028b\"");
+  EXPECT_EQ(Json("\xc2\x9b"
+                 "2J"),
+            "\"\\u009b2J\"");
+  EXPECT_EQ(Json("a\xe2\x80\xa8"
+                 "b"),
+            "\"a\\u2028b\"");
   EXPECT_EQ(Json("\xff\xfe"), "\"\\ufffd\\ufffd\"");
   EXPECT_EQ(Json("\xe5\xbd\x92"), "\"\xe5\xbd\x92\"");
 }
@@ -46,8 +52,8 @@ TEST(HostileOutputUtf8Rules, TerminalAndHtmlEscaping) {
   EXPECT_EQ(TerminalSafe("x\ny", /*keep_newlines=*/true), "x\ny");
   EXPECT_EQ(TerminalSafe("\xc2\x9b\xe2\x80\xae\xff"), "\\u009b\\u202e" + std::string(R));
   EXPECT_EQ(TerminalSafe("\xe5\xbd\x92 ok"), "\xe5\xbd\x92 ok");
-  EXPECT_EQ(report::HtmlEscape("<b>\xff\x01</b>"), "&lt;b&gt;" + std::string(R) + std::string(R) +
-                                                      "&lt;/b&gt;");
+  EXPECT_EQ(report::HtmlEscape("<b>\xff\x01</b>"),
+            "&lt;b&gt;" + std::string(R) + std::string(R) + "&lt;/b&gt;");
 }
 
 }  // namespace
