@@ -84,5 +84,18 @@ TEST(HostileCsvHugeField, LimitIsOverridableFromTheEnvironment) {
   EXPECT_NE(limited.out.find("record limit of 4096 bytes"), std::string::npos) << limited.out;
 }
 
+TEST(HostileCsvHugeField, HugeUnparsableValueIsQuotedShortInTheLedger) {
+  // A 1 MB start time (under the record limit): the row is skipped and its
+  // sample quotes 120 bytes and the length, not the megabyte.
+  const std::string data = std::string(kKernelDetailsHeader) + KernelRows(0, 1) +
+                           "1,k,MatMulV3,AI_CORE," + std::string(1 << 20, '7') + "x,12.5,0,8\n";
+  model::RankProfile profile;
+  ASSERT_TRUE(formats::ParseKernelDetails(data, "kd.csv", &profile).ok());
+  const RowLedger& ledger = profile.ledgers[0];
+  EXPECT_EQ(ledger.skipped_by_reason().at("unparsable start time"), 1);
+  ASSERT_EQ(ledger.samples().size(), 1u);
+  EXPECT_EQ(ledger.samples()[0].detail, std::string(120, '7') + "... (1048577 bytes)");
+}
+
 }  // namespace
 }  // namespace trainscope::testing

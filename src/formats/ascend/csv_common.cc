@@ -35,6 +35,15 @@ Status MissingColumnError(const std::string& label, std::string_view column,
                   TerminalSafe(header.Joined()), hint));
 }
 
+std::string FieldSample(std::string_view field) {
+  constexpr size_t kMaxSampleBytes = 120;
+  const std::string_view text = TrimField(field);
+  if (text.size() <= kMaxSampleBytes) return std::string(text);
+  size_t cut = kMaxSampleBytes;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return fmt::format("{}... ({} bytes)", text.substr(0, cut), text.size());
+}
+
 std::string FieldCountDetail(size_t got, size_t expected) {
   return fmt::format("got {} fields, header has {}", got, expected);
 }
@@ -53,14 +62,14 @@ bool SpanMicrosField(const CsvRecord& record, int column, const char* name, RowL
   std::optional<int64_t> value = ParseMicrosToNanos(raw);
   if (!value) {
     if (!IsMissingValue(raw)) {
-      ledger->Note(fmt::format("unparsable {}", name), record.line, std::string(TrimField(raw)));
+      ledger->Note(fmt::format("unparsable {}", name), record.line, FieldSample(raw));
     }
     return true;
   }
   if (!InTimeRange(*value)) {
     ledger->Skip(*value < 0 ? fmt::format("negative {}", name) : fmt::format("{} out of range", name),
                  record.line,
-                 std::string(TrimField(raw)));
+                 FieldSample(raw));
     return false;
   }
   *out = *value;

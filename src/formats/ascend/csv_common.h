@@ -38,6 +38,11 @@ Status MissingColumnError(const std::string& label, std::string_view column,
 bool SpanMicrosField(const CsvRecord& record, int column, const char* name, RowLedger* ledger,
                      int64_t* out);
 
+// A field quoted in a ledger sample: trimmed and cut to 120 bytes (on a
+// character boundary) with its full length, so a 16 MiB field does not
+// travel into every report that shows the sample.
+std::string FieldSample(std::string_view field);
+
 // "got 5 fields, header has 8"
 std::string FieldCountDetail(size_t got, size_t expected);
 

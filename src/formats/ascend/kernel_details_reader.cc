@@ -129,7 +129,7 @@ int32_t ParseOptionalInt32(std::string_view field, int32_t fallback, const char*
   if (IsMissingValue(field)) return fallback;
   std::optional<int64_t> value = ParseInt64(field);
   if (!value || !FitsInt32(*value)) {
-    ledger->Note(fmt::format("unparsable {}", what), line, std::string(TrimField(field)));
+    ledger->Note(fmt::format("unparsable {}", what), line, FieldSample(field));
     return fallback;
   }
   return static_cast<int32_t>(*value);
@@ -247,26 +247,26 @@ Status ParseKernelDetails(std::string_view data, const std::string& file_label,
     if (!start) {
       std::string_view raw = record.fields[cols.start];
       ledger.Skip(IsMissingValue(raw) ? "missing start time" : "unparsable start time", line,
-                  std::string(TrimField(raw)));
+                  FieldSample(raw));
       continue;
     }
     std::optional<int64_t> duration = ParseMicrosToNanos(record.fields[cols.duration]);
     if (!duration) {
       std::string_view raw = record.fields[cols.duration];
       ledger.Skip(IsMissingValue(raw) ? "missing duration" : "unparsable duration", line,
-                  std::string(TrimField(raw)));
+                  FieldSample(raw));
       continue;
     }
     // [0, 2^62) ns keeps start + duration and every difference of two
     // times defined downstream (a negative start would give a 110-year span).
     if (!InTimeRange(*start)) {
       ledger.Skip(*start < 0 ? "negative start time" : "start time out of range", line,
-                  std::string(TrimField(record.fields[cols.start])));
+                  FieldSample(record.fields[cols.start]));
       continue;
     }
     if (!InTimeRange(*duration)) {
       ledger.Skip(*duration < 0 ? "negative duration" : "duration out of range", line,
-                  std::string(TrimField(record.fields[cols.duration])));
+                  FieldSample(record.fields[cols.duration]));
       continue;
     }
 
@@ -316,9 +316,9 @@ Status ParseKernelDetails(std::string_view data, const std::string& file_label,
       if (wait && InTimeRange(*wait)) {
         row.wait_ns = *wait;
       } else if (wait) {
-        ledger.Note("Wait Time out of range", line, std::string(TrimField(raw)));
+        ledger.Note("Wait Time out of range", line, FieldSample(raw));
       } else if (!IsMissingValue(raw)) {
-        ledger.Note("unparsable Wait Time", line, std::string(TrimField(raw)));
+        ledger.Note("unparsable Wait Time", line, FieldSample(raw));
       }
     }
     row.aic_mac_ratio = cols.aic_mac_ratio == CsvHeader::kAbsent

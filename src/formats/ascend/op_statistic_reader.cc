@@ -49,25 +49,25 @@ Status ParseOpStatistic(std::string_view data, const std::string& file_label,
       row.core_type = std::string(TrimField(record.fields[core_type]));
     std::optional<int64_t> count_value = ParseInt64(record.fields[count]);
     if (!count_value) {
-      ledger.Skip("unparsable Count", record.line, std::string(TrimField(record.fields[count])));
+      ledger.Skip("unparsable Count", record.line, FieldSample(record.fields[count]));
       continue;
     }
     std::optional<int64_t> total_value = ParseMicrosToNanos(record.fields[total]);
     if (!total_value) {
       ledger.Skip("unparsable Total Time", record.line,
-                  std::string(TrimField(record.fields[total])));
+                  FieldSample(record.fields[total]));
       continue;
     }
     // A count or total outside [0, 2^62) is not a statistic of a real run
     // and would overflow the per-type sums: the row is skipped.
     if (!InTimeRange(*count_value)) {
       ledger.Skip(*count_value < 0 ? "negative Count" : "Count out of range", record.line,
-                  std::string(TrimField(record.fields[count])));
+                  FieldSample(record.fields[count]));
       continue;
     }
     if (!InTimeRange(*total_value)) {
       ledger.Skip(*total_value < 0 ? "negative Total Time" : "Total Time out of range",
-                  record.line, std::string(TrimField(record.fields[total])));
+                  record.line, FieldSample(record.fields[total]));
       continue;
     }
     row.count = *count_value;
@@ -84,7 +84,7 @@ Status ParseOpStatistic(std::string_view data, const std::string& file_label,
       if (value) {
         row.ratio_pct = *value;
       } else if (!IsMissingValue(record.fields[ratio])) {
-        ledger.Note("unparsable Ratio", record.line, std::string(TrimField(record.fields[ratio])));
+        ledger.Note("unparsable Ratio", record.line, FieldSample(record.fields[ratio]));
       }
     }
     profile->op_statistic.push_back(std::move(row));

@@ -53,7 +53,7 @@ Status ParseStepTraceTime(std::string_view data, const std::string& file_label,
     if (!IsMissingValue(step_raw)) {
       std::optional<int64_t> value = ParseInt64(step_raw);
       if (!value || *value < INT32_MIN || *value > INT32_MAX) {
-        ledger.Skip("unparsable Step", record.line, std::string(TrimField(step_raw)));
+        ledger.Skip("unparsable Step", record.line, FieldSample(step_raw));
         continue;
       }
       row.step = static_cast<int32_t>(*value);
