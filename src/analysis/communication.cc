@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "analysis/breakdown_intervals.h"
+#include "core/numbers.h"
 
 namespace trainscope::analysis {
 namespace {
@@ -118,7 +119,7 @@ void SummarizeStep(const CommOptions& options, const std::vector<CommInstance>& 
                        (op.bytes <= 0 || op.bytes < options.small_bytes);
     if (small) {
       ++out->small_collectives;
-      out->small_ns += op.duration_ns;
+      AddSaturating(out->small_ns, op.duration_ns);
     }
     // The collective that runs before any compute of the step is the
     // step-start barrier: its length is the wait for the slowest rank.
