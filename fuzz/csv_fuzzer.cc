@@ -1,20 +1,26 @@
-// libFuzzer harness for the CSV reader and the kernel_details parser.
+// libFuzzer harness for the CSV reader and every Ascend CSV reader
+// (kernel_details, step_trace_time, op_statistic).
 //
-// Checks more than "does not crash": the reader must always make progress
-// and return views inside its input (or scratch), and the kernel_details
-// ledger must account for every row it saw.
+// Checks more than "does not crash": the reader must always make progress,
+// reach the end of its input (damage costs a record, never the rest), and
+// return views inside its input (or scratch); every reader's ledger must
+// account for every row it saw, and kept times lie in [0, 2^62) ns.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <string_view>
 
+#include "core/numbers.h"
 #include "formats/ascend/kernel_details_reader.h"
+#include "formats/ascend/op_statistic_reader.h"
+#include "formats/ascend/step_trace_reader.h"
 #include "formats/csv/csv_reader.h"
 #include "model/rank_profile.h"
 
 namespace {
 
+using trainscope::formats::CsvProblem;
 using trainscope::formats::CsvReader;
 using trainscope::formats::CsvRecord;
 
@@ -30,8 +36,18 @@ void FuzzReader(std::string_view input) {
   int64_t last_line = 0;
   size_t records = 0;
   while (reader.Next(&record)) {
-    Check(!record.fields.empty());
     Check(record.byte_offset >= last_offset && record.byte_offset < input.size());
+    Check(record.line > last_line);
+    if (record.problem != CsvProblem::kNone) {
+      Check(record.fields.empty());
+      Check(record.error.byte_offset <= input.size());
+      Check(record.error.line >= 1 && record.error.column >= 1);
+      last_offset = record.byte_offset;
+      last_line = record.line;
+      Check(++records <= input.size());
+      continue;
+    }
+    Check(!record.fields.empty());
     Check(record.line > last_line);
     last_offset = record.byte_offset;
     last_line = record.line;
@@ -40,24 +56,47 @@ void FuzzReader(std::string_view input) {
     Check(total <= input.size());
     Check(++records <= input.size());
   }
-  Check(reader.position() <= input.size());
-  if (const auto* error = reader.error()) {
-    Check(error->byte_offset <= input.size());
-    Check(error->line >= 1 && error->column >= 1);
-  }
+  // Reading never stops early: the whole input was consumed.
+  Check(reader.position() == input.size());
+}
+
+// Every reader: the ledger accounts for every row.
+void CheckLedger(const trainscope::model::RankProfile& profile) {
+  Check(profile.ledgers.size() == 1);
+  const trainscope::RowLedger& ledger = profile.ledgers[0];
+  Check(ledger.rows_read() == ledger.rows_used() + ledger.rows_skipped());
 }
 
 void FuzzKernelDetails(std::string_view input) {
   trainscope::model::RankProfile profile;
   trainscope::Status status = trainscope::formats::ParseKernelDetails(input, "fuzz.csv", &profile);
   if (!status.ok()) return;
-  Check(profile.ledgers.size() == 1);
-  const trainscope::RowLedger& ledger = profile.ledgers[0];
-  Check(ledger.rows_read() == ledger.rows_used() + ledger.rows_skipped());
-  Check(profile.kernels.size() == static_cast<size_t>(ledger.rows_used()));
+  CheckLedger(profile);
+  Check(profile.kernels.size() == static_cast<size_t>(profile.ledgers[0].rows_used()));
   for (size_t i = 0; i < profile.kernels.size(); ++i) {
-    Check(profile.kernels.duration_ns[i] >= 0);
+    Check(trainscope::ValidSpanNs(profile.kernels.start_ns[i], profile.kernels.duration_ns[i]));
     if (i > 0) Check(profile.kernels.start_ns[i - 1] <= profile.kernels.start_ns[i]);
+  }
+}
+
+void FuzzStepTrace(std::string_view input) {
+  trainscope::model::RankProfile profile;
+  if (!trainscope::formats::ParseStepTraceTime(input, "fuzz.csv", &profile).ok()) return;
+  CheckLedger(profile);
+  Check(profile.step_trace.size() == static_cast<size_t>(profile.ledgers[0].rows_used()));
+  for (const auto& row : profile.step_trace) {
+    Check(trainscope::InTimeRange(row.computing_ns) && trainscope::InTimeRange(row.free_ns) &&
+          trainscope::InTimeRange(row.communication_ns));
+  }
+}
+
+void FuzzOpStatistic(std::string_view input) {
+  trainscope::model::RankProfile profile;
+  if (!trainscope::formats::ParseOpStatistic(input, "fuzz.csv", &profile).ok()) return;
+  CheckLedger(profile);
+  Check(profile.op_statistic.size() == static_cast<size_t>(profile.ledgers[0].rows_used()));
+  for (const auto& row : profile.op_statistic) {
+    Check(row.count >= 0 && trainscope::InTimeRange(row.total_ns));
   }
 }
 
@@ -73,5 +112,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       "Step Id,Device_id,Stream ID,Name,Type,Accelerator Core,Start Time(us),Duration(us),"
       "Wait Time(us),Block Dim,aic_mac_ratio,aic_mte2_ratio,aiv_vec_ratio\n";
   FuzzKernelDetails(kHeader + std::string(input));
+  static const std::string kStepTraceHeader =
+      "Device_id,Step,Computing,Communication(Not Overlapped),Overlapped,Communication,Free,Stage,"
+      "Bubble,Communication(Not Overlapped and Exclude Receive),Preparing\n";
+  FuzzStepTrace(input);
+  FuzzStepTrace(kStepTraceHeader + std::string(input));
+  static const std::string kOpStatisticHeader =
+      "Device_id,OP Type,Core Type,Count,Total Time(us),Min Time(us),Avg Time(us),Max Time(us),"
+      "Ratio(%)\n";
+  FuzzOpStatistic(input);
+  FuzzOpStatistic(kOpStatisticHeader + std::string(input));
   return 0;
 }

@@ -1,5 +1,6 @@
 #include "analysis/cluster_links.h"
 
+#include <cmath>
 #include <map>
 #include <string>
 #include <tuple>
@@ -23,6 +24,10 @@ struct LinkKey {
 // 4-rank sample: 96-byte all-gathers at 0.08 GB/s next to 19 GB/s for the
 // 375 MB ones), so comparing it with bulk transfers flags every such link.
 constexpr double kMinLinkMbPerStep = 1.0;
+
+bool UsableMeasure(double value, bool allow_zero = false) {
+  return std::isfinite(value) && (allow_zero ? value >= 0 : value > 0);
+}
 
 struct LinkAgg {
   double bandwidth_sum = 0;
@@ -51,7 +56,11 @@ std::vector<SlowLink> FindSlowLinks(const std::vector<model::RankProfile>& profi
   for (size_t i = 0; i < profiles.size(); ++i) {
     const model::RankProfile& p = profiles[i];
     for (const model::CommLinkRecord& l : p.communication.links) {
-      if (l.transport == "LOCAL" || l.src == l.dst || l.bandwidth_gbps <= 0) continue;
+      if (l.transport == "LOCAL" || l.src == l.dst) continue;
+      // Unknown values (NaN from the reader) and anything else that is not a
+      // finite positive measurement are no evidence: such a link is neither
+      // compared nor averaged into its transport's mean.
+      if (!UsableMeasure(l.bandwidth_gbps) || !UsableMeasure(l.size_mb, /*allow_zero=*/true)) continue;
       if (any_total && l.statistic != "total") continue;
       LinkAgg& agg = links[{p.rank >= 0 ? p.rank : static_cast<int32_t>(i), l.group_hash, l.src,
                             l.dst, l.transport}];
@@ -77,7 +86,7 @@ std::vector<SlowLink> FindSlowLinks(const std::vector<model::RankProfile>& profi
     if (t.second < 2) continue;  // nothing to compare with
     const double mean = t.first / static_cast<double>(t.second);
     const double bw = agg.bandwidth_sum / static_cast<double>(agg.n);
-    if (mean <= 0 || bw >= max_ratio * mean) continue;
+    if (!(mean > 0) || !std::isfinite(mean) || !(bw < max_ratio * mean)) continue;
     SlowLink s;
     s.reporting_rank = key.rank;
     s.group_hash = key.group;

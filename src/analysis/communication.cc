@@ -1,12 +1,14 @@
 #include "analysis/communication.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <string>
 #include <unordered_map>
 #include <utility>
 
 #include "analysis/breakdown_intervals.h"
+#include "core/numbers.h"
 
 namespace trainscope::analysis {
 namespace {
@@ -20,6 +22,9 @@ double DtypeBytes(std::string_view dtype) {
   auto it = kSizes.find(dtype);
   return it == kSizes.end() ? 0 : it->second;
 }
+
+// A communication.json time, or -1 when unknown (NaN, negative).
+double Known(double ms) { return std::isfinite(ms) && ms >= 0 ? ms : -1; }
 
 // Collectives from a Kineto timeline: NCCL/RCCL kernels and custom
 // collectives classified as communication, with record_param_comms args.
@@ -72,10 +77,12 @@ void FromKernels(const model::RankProfile& profile, std::vector<CommInstance>* o
     auto it = records.find(name);
     if (it != records.end()) {
       const model::CommOpRecord& r = *it->second;
-      op.bytes = r.TransitSizeMb() * 1e6;
-      op.transit_ms = r.transit_ms;
-      op.wait_ms = r.wait_ms;
-      op.sync_ms = r.sync_ms;
+      // Unknown values (NaN from the reader) stay unknown: bytes 0, times -1.
+      const double size_mb = r.TransitSizeMb();
+      op.bytes = std::isfinite(size_mb) && size_mb > 0 ? size_mb * 1e6 : 0;
+      op.transit_ms = Known(r.transit_ms);
+      op.wait_ms = Known(r.wait_ms);
+      op.sync_ms = Known(r.sync_ms);
     }
     out->push_back(std::move(op));
   }
@@ -112,7 +119,7 @@ void SummarizeStep(const CommOptions& options, const std::vector<CommInstance>& 
                        (op.bytes <= 0 || op.bytes < options.small_bytes);
     if (small) {
       ++out->small_collectives;
-      out->small_ns += op.duration_ns;
+      AddSaturating(out->small_ns, op.duration_ns);
     }
     // The collective that runs before any compute of the step is the
     // step-start barrier: its length is the wait for the slowest rank.
@@ -180,6 +187,8 @@ RankComm SummarizeRankCommunication(const model::RankProfile& profile, const Com
 
   double wait = 0, transit = 0, sync = 0;
   for (const model::CommOpRecord& r : profile.communication.ops) {
+    // An op with an unknown time does not count in the ratios.
+    if (Known(r.wait_ms) < 0 || Known(r.transit_ms) < 0 || Known(r.sync_ms) < 0) continue;
     wait += r.wait_ms;
     transit += r.transit_ms;
     sync += r.sync_ms;

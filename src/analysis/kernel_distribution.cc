@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "core/numbers.h"
+
 namespace trainscope::analysis {
 namespace {
 
@@ -65,7 +67,7 @@ StepDistribution ComputeStepDistribution(const model::RankProfile& profile, int3
       last_end = std::max(last_end, start + duration);
     }
     durations.push_back(duration);
-    total_ns += duration;
+    AddSaturating(total_ns, duration);
     if (duration <= 50'000) ++le50;
     if (duration <= 100'000) ++le100;
     if (kernels.kind[i] == model::KernelKind::kCommunication) {
@@ -76,11 +78,11 @@ StepDistribution ComputeStepDistribution(const model::RankProfile& profile, int3
 
     const size_t family = families.Of(i);
     ++family_count_by_index[family];
-    family_ns[family] += duration;
+    AddSaturating(family_ns[family], duration);
 
     OpAccumulator& op = by_type[kernels.op_type[i]];
     ++op.count;
-    op.total_ns += duration;
+    AddSaturating(op.total_ns, duration);
     op.max_ns = std::max(op.max_ns, duration);
     op.family = family;
   }

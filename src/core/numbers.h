@@ -40,4 +40,14 @@ inline constexpr bool ValidSpanNs(int64_t start_ns, int64_t duration_ns) {
 }
 std::optional<int64_t> ParseInt64(std::string_view field);
 
+// acc + value, clamped to INT64_MAX/INT64_MIN instead of overflowing. Sums
+// of many in-range durations (kernel time per family, per op type) can
+// pass 2^63 on hostile input: the total is then "huge", not negative and
+// not undefined behaviour.
+inline void AddSaturating(int64_t& acc, int64_t value) {
+  if (__builtin_add_overflow(acc, value, &acc)) {
+    acc = value > 0 ? INT64_MAX : INT64_MIN;
+  }
+}
+
 }  // namespace trainscope

@@ -3,6 +3,10 @@
 //
 // Small by construction (one record per HCCL op and per matrix link, a few
 // hundred per step), so plain structs with strings are fine here.
+//
+// Numbers: 0 when the file does not report them; NaN when it reports a value
+// that cannot be a measurement (infinite, NaN, negative, out of range, a
+// bandwidth over a transit time of 0): unknown, never evidence.
 #pragma once
 
 #include <cstdint>
@@ -66,6 +70,9 @@ struct CommunicationData {
   bool matrix_present = false;  // communication_matrix.json was read
   std::vector<CommOpRecord> ops;
   std::vector<CommLinkRecord> links;
+  // What the readers had to treat as unknown (one line per file), for the
+  // rank's warnings.
+  std::vector<std::string> notes;
 };
 
 }  // namespace trainscope::model

@@ -10,6 +10,7 @@
 namespace trainscope::report {
 
 std::string FormatDurationUs(double us) {
+  if (!std::isfinite(us)) return "n/a";  // an unknown value, never "nan ns"
   double magnitude = std::fabs(us);
   if (magnitude < 1.0) return fmt::format("{:.0f} ns", us * 1000.0);
   if (magnitude < 10.0) return fmt::format("{:.2f} µs", us);
@@ -20,7 +21,10 @@ std::string FormatDurationUs(double us) {
 }
 
 std::string FormatCount(int64_t count) {
-  std::string digits = std::to_string(count < 0 ? -count : count);
+  // Unsigned magnitude: -INT64_MIN does not exist.
+  const uint64_t magnitude =
+      count < 0 ? uint64_t{0} - static_cast<uint64_t>(count) : static_cast<uint64_t>(count);
+  std::string digits = std::to_string(magnitude);
   std::string out;
   int group = 0;
   for (auto it = digits.rbegin(); it != digits.rend(); ++it) {

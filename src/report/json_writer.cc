@@ -4,12 +4,34 @@
 
 #include <fmt/format.h>
 
+#include "core/safe_text.h"
+
 namespace trainscope::report {
 
 void AppendJsonEscaped(std::string* out, std::string_view text) {
   out->push_back('"');
-  for (size_t i = 0; i < text.size(); ++i) {
-    unsigned char c = static_cast<unsigned char>(text[i]);
+  size_t bad = 0;
+  for (size_t i = 0; i < text.size();) {
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x80) {
+      // RFC 8259 requires UTF-8: profile bytes that are not (lone
+      // continuation bytes, overlongs, CESU-8 surrogates, truncated
+      // sequences) become U+FFFD; C1 controls and the line separators are
+      // escaped like C0 (terminals act on C1; U+2028/9 end lines in old JS).
+      uint32_t cp = 0;
+      const size_t n = Utf8SequenceLength(text, i, &bad, &cp);
+      if (n == 0) {
+        out->append("\\ufffd");
+        i += bad;
+      } else if ((cp >= 0x80 && cp <= 0x9F) || cp == 0x2028 || cp == 0x2029) {
+        out->append(fmt::format("\\u{:04x}", cp));
+        i += n;
+      } else {
+        out->append(text.substr(i, n));
+        i += n;
+      }
+      continue;
+    }
     switch (c) {
       case '"': out->append("\\\""); break;
       case '\\': out->append("\\\\"); break;
@@ -17,7 +39,7 @@ void AppendJsonEscaped(std::string* out, std::string_view text) {
       case '\r': out->append("\\r"); break;
       case '\t': out->append("\\t"); break;
       default:
-        if (c < 0x20) {
+        if (c < 0x20 || c == 0x7F) {
           out->append(fmt::format("\\u{:04x}", c));
         } else if (c == '<' || c == '>' || c == '&') {
           // Safe to embed in HTML <script> blocks as well.
@@ -26,6 +48,7 @@ void AppendJsonEscaped(std::string* out, std::string_view text) {
           out->push_back(static_cast<char>(c));
         }
     }
+    ++i;
   }
   out->push_back('"');
 }

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "core/safe_text.h"
 #include "report/sections.h"
 #include "report/text_report.h"
 
@@ -19,11 +20,11 @@ void RenderPortraitText(std::string& out, const analysis::JobAnalysis& job, bool
     if (!finding.ranks.empty() && finding.ranks.size() < job.ranks.size()) {
       where = fmt::format(" [rank{} {}]", finding.ranks.size() > 1 ? "s" : "", fmt::join(finding.ranks, ","));
     }
-    out += fmt::format("{:>3}. {:>5.1f}%  {}{}  ({})\n", ++index, finding.estimated_gain_pct, finding.title,
+    out += fmt::format("{:>3}. {:>5.1f}%  {}{}  ({})\n", ++index, finding.estimated_gain_pct, TerminalSafe(finding.title),
                        where, finding.id);
-    out += fmt::format("          evidence: {}\n", finding.evidence);
-    if (!finding.root_cause.empty()) out += fmt::format("          cause:    {}\n", finding.root_cause);
-    out += fmt::format("          remedy:   {}\n", finding.remedy);
+    out += fmt::format("          evidence: {}\n", TerminalSafe(finding.evidence));
+    if (!finding.root_cause.empty()) out += fmt::format("          cause:    {}\n", TerminalSafe(finding.root_cause));
+    out += fmt::format("          remedy:   {}\n", TerminalSafe(finding.remedy));
   }
   out += "\n";
 }

@@ -11,7 +11,8 @@
 
 namespace trainscope::report {
 
-// HTML/XML escaping of & < > " ' (also used for HTML text and attributes).
+// HTML/XML escaping of & < > " ' (also used for HTML text and attributes);
+// ill-formed UTF-8 and C0 controls other than white space become U+FFFD.
 std::string HtmlEscape(std::string_view text);
 
 // Okabe-Ito colour-blind-safe palette (and a grey for "other").

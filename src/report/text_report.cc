@@ -6,10 +6,51 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "core/safe_text.h"
 #include "report/sections.h"
 
 namespace trainscope::report {
 namespace {
+
+// Profile strings shown in the report: no control byte reaches the terminal.
+std::string T(std::string_view text) { return TerminalSafe(text); }
+
+// The last line of defence, over the whole report: every control byte and
+// ill-formed UTF-8 sequence that a section let through (a profile string
+// not wrapped in T()) is escaped; '\n' stays, and with colour only the
+// exact SGR sequences the report itself writes (bold, dim, yellow, reset),
+// which cannot move the cursor or talk to the terminal.
+std::string TerminalSafeReport(std::string_view text, bool color) {
+  static constexpr std::string_view kOwnSequences[] = {"\033[0m", "\033[1m", "\033[2m",
+                                                       "\033[33m"};
+  std::string out;
+  out.reserve(text.size());
+  size_t i = 0;
+  while (i < text.size()) {
+    size_t esc = text.find('\033', i);
+    if (esc == std::string_view::npos) esc = text.size();
+    // ESC is ASCII: cutting there never splits a UTF-8 sequence.
+    AppendTerminalSafe(&out, text.substr(i, esc - i), /*keep_newlines=*/true);
+    i = esc;
+    if (i >= text.size()) break;
+    bool own = false;
+    if (color) {
+      for (std::string_view seq : kOwnSequences) {
+        if (text.substr(i, seq.size()) == seq) {
+          out.append(seq);
+          i += seq.size();
+          own = true;
+          break;
+        }
+      }
+    }
+    if (!own) {
+      out.append("\\x1b");
+      ++i;
+    }
+  }
+  return out;
+}
 
 class Styler {
  public:
@@ -49,10 +90,10 @@ void RenderRankDetail(std::string& out, const analysis::RankAnalysis& rank, cons
   out += s.Bold(fmt::format("Rank {}", rank.rank));
   if (!capture.empty()) out += fmt::format("  ({})", capture);
   out += "\n";
-  out += fmt::format("  {}\n", s.Dim(rank.source));
-  out += fmt::format("  step chosen: {}\n", rank.selected_step_reason);
+  out += fmt::format("  {}\n", s.Dim(T(rank.source)));
+  out += fmt::format("  step chosen: {}\n", T(rank.selected_step_reason));
   if (!rank.steps_from.empty() && rank.steps_from.find("Step Id column") == std::string::npos) {
-    out += fmt::format("  steps from:  {}\n", rank.steps_from);
+    out += fmt::format("  steps from:  {}\n", T(rank.steps_from));
   }
 
   const analysis::StepDistribution* step = rank.selected();
@@ -94,7 +135,7 @@ void RenderRankDetail(std::string& out, const analysis::RankAnalysis& rank, cons
                        FormatDurationUs(timeline.step_start_idle_us),
                        timeline.step_start_waits_for.empty()
                            ? std::string()
-                           : fmt::format(", waiting for {} ({})", timeline.step_start_waits_for,
+                           : fmt::format(", waiting for {} ({})", T(timeline.step_start_waits_for),
                                          FormatDurationUs(timeline.step_start_wait_collective_us)));
   }
   out += fmt::format("  density     1µs |{}| 1s   (log-log, kernels per decade)\n",
@@ -108,7 +149,7 @@ void RenderRankDetail(std::string& out, const analysis::RankAnalysis& rank, cons
                    [](const auto& a, const auto& b) { return a.total_us > b.total_us; });
   for (const auto& family : families) {
     if (family.count == 0) continue;
-    out += fmt::format("  {:<26} {:>9} {:>7} {:>11} {:>7}\n", family.name, FormatCount(family.count),
+    out += fmt::format("  {:<26} {:>9} {:>7} {:>11} {:>7}\n", T(family.name), FormatCount(family.count),
                        FormatPercent(family.share_count), FormatDurationUs(family.total_us),
                        FormatPercent(family.share_time));
   }
@@ -119,8 +160,13 @@ void RenderRankDetail(std::string& out, const analysis::RankAnalysis& rank, cons
   size_t shown = 0;
   for (const auto& op : step->top_operators) {
     if (++shown > 10) break;
-    std::string type = op.op_type.size() > 34 ? op.op_type.substr(0, 31) + "..." : op.op_type;
-    out += fmt::format("  {:<34} {:<22} {:>8} {:>11} {:>10} {:>7}\n", type, op.family,
+    std::string type = T(op.op_type);
+    if (type.size() > 34) {
+      size_t cut = 31;  // on a character boundary, not inside a UTF-8 sequence
+      while (cut > 0 && (static_cast<unsigned char>(type[cut]) & 0xC0) == 0x80) --cut;
+      type = type.substr(0, cut) + "...";
+    }
+    out += fmt::format("  {:<34} {:<22} {:>8} {:>11} {:>10} {:>7}\n", type, T(op.family),
                        FormatCount(op.count), FormatDurationUs(op.total_us),
                        FormatDurationUs(op.mean_us), FormatPercent(op.share_time));
   }
@@ -135,7 +181,7 @@ void RenderRankTable(std::string& out, const analysis::JobAnalysis& job, const S
     std::string step_text = rank.selected_step == model::kNoStep ? "all" : std::to_string(rank.selected_step);
     if (step == nullptr || step->kernels.count == 0) {
       out += fmt::format("  rank {:<4} {:>6} {:>9}   (no kernels: {})\n", rank.rank, step_text, 0,
-                         rank.missing_files.empty() ? "empty kernel table" : rank.missing_files.front());
+                         rank.missing_files.empty() ? "empty kernel table" : T(rank.missing_files.front()));
       continue;
     }
     const auto& k = step->kernels;
@@ -196,15 +242,15 @@ void RenderHealth(std::string& out, const analysis::JobAnalysis& job, const Styl
   for (const auto& rank : job.ranks) {
     for (const auto& file : rank.files) {
       for (const auto& [reason, count] : file.skipped_by_reason) {
-        out += s.Warn(fmt::format("  rank {}: {}: {} rows skipped: {}", rank.rank, file.file,
-                                  FormatCount(count), reason)) + "\n";
+        out += s.Warn(fmt::format("  rank {}: {}: {} rows skipped: {}", rank.rank, T(file.file),
+                                  FormatCount(count), T(reason))) + "\n";
       }
       for (const auto& sample : file.samples) {
-        out += s.Dim(fmt::format("    line {}: {}: {}", sample.line, sample.reason, sample.detail)) + "\n";
+        out += s.Dim(fmt::format("    line {}: {}: {}", sample.line, T(sample.reason), T(sample.detail))) + "\n";
       }
     }
     for (const auto& warning : rank.warnings) {
-      out += s.Warn(fmt::format("  rank {}: {}", rank.rank, warning)) + "\n";
+      out += s.Warn(fmt::format("  rank {}: {}", rank.rank, TerminalSafe(warning, /*keep_newlines=*/true))) + "\n";
     }
   }
   // Missing optional files are the same on every rank most of the time:
@@ -222,7 +268,7 @@ void RenderHealth(std::string& out, const analysis::JobAnalysis& job, const Styl
   }
   for (const auto& [file, ranks] : missing) {
     std::string which = ranks.size() == job.ranks.size() ? "all ranks" : fmt::format("{} {}", ranks.size() == 1 ? "rank" : "ranks", fmt::join(ranks, ","));
-    out += s.Dim(fmt::format("  not present ({}): {}", which, file)) + "\n";
+    out += s.Dim(fmt::format("  not present ({}): {}", which, T(file))) + "\n";
   }
 }
 
@@ -239,7 +285,7 @@ std::string RenderText(const analysis::JobAnalysis& job, const TextReportOptions
   if (job.ranks.size() > 1) RenderRankTable(out, job, s);
   RenderClusterText(out, job, options.color);
   RenderHealth(out, job, s);
-  return out;
+  return TerminalSafeReport(out, options.color);
 }
 
 }  // namespace trainscope::report

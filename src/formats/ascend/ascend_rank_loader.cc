@@ -125,6 +125,9 @@ Result<model::RankProfile> LoadAscendRank(const std::string& rank_dir) {
                  return ReadCommunicationMatrixFile(path, &profile.communication);
                });
 
+  for (std::string& note : profile.communication.notes) profile.warnings.push_back(std::move(note));
+  profile.communication.notes.clear();
+
   // Read after kernel_details.csv: the trace adds host ops, flows and the
   // Overlap Analysis lanes, and supplies the kernels only when the CSV is absent.
   ReadOptional(trace_view, "host ops, call stacks, flows and the device timeline", &profile,

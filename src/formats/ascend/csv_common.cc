@@ -6,37 +6,42 @@
 
 #include "core/mapped_file.h"
 #include "core/numbers.h"
+#include "core/safe_text.h"
 
 namespace trainscope::formats {
 
 Result<CsvHeader> ReadCsvHeader(CsvReader* reader, CsvRecord* record, const std::string& label,
                                 std::string_view hint) {
   if (!reader->Next(record)) {
-    if (const CsvError* error = reader->error()) {
-      return InvalidInput(
-          fmt::format("{}: header is not CSV text ({})\nhint: {}", label, error->ToString(), hint));
-    }
     return InvalidInput(fmt::format("{}: file is empty (no header line)\nhint: {}", label, hint));
+  }
+  if (record->problem != CsvProblem::kNone) {
+    return InvalidInput(fmt::format("{}: header is not CSV text ({})\nhint: {}", label,
+                                    record->error.ToString(), hint));
   }
   return CsvHeader(record->fields);
 }
 
-void AccountCsvError(const CsvReader& reader, const std::string& label, RowLedger* ledger,
-                     std::vector<std::string>* warnings) {
-  const CsvError* error = reader.error();
-  if (error == nullptr) return;
-  ledger->Skip("malformed CSV (reading stopped)", error->record_line, error->ToString());
-  if (warnings != nullptr) {
-    warnings->push_back(
-        fmt::format("{}: {}; rows after this point were not read", label, error->ToString()));
-  }
+bool SkipDamagedRecord(const CsvRecord& record, RowLedger* ledger) {
+  if (record.problem == CsvProblem::kNone) return false;
+  ledger->Skip(CsvProblemReason(record.problem), record.line, record.error.ToString());
+  return true;
 }
 
 Status MissingColumnError(const std::string& label, std::string_view column,
                           const CsvHeader& header, std::string_view hint) {
   return InvalidInput(
       fmt::format("{}: required column '{}' not found; header found: [{}]\nhint: {}", label, column,
-                  header.Joined(), hint));
+                  TerminalSafe(header.Joined()), hint));
+}
+
+std::string FieldSample(std::string_view field) {
+  constexpr size_t kMaxSampleBytes = 120;
+  const std::string_view text = TrimField(field);
+  if (text.size() <= kMaxSampleBytes) return std::string(text);
+  size_t cut = kMaxSampleBytes;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return fmt::format("{}... ({} bytes)", text.substr(0, cut), text.size());
 }
 
 std::string FieldCountDetail(size_t got, size_t expected) {
@@ -49,15 +54,26 @@ Status ParseMappedFile(const std::string& path,
   return parse(file.data());
 }
 
-int64_t OptionalMicrosField(const CsvRecord& record, int column, const char* name, RowLedger* ledger) {
-  if (column == CsvHeader::kAbsent) return 0;
+bool SpanMicrosField(const CsvRecord& record, int column, const char* name, RowLedger* ledger,
+                     int64_t* out) {
+  *out = 0;
+  if (column == CsvHeader::kAbsent) return true;
   std::string_view raw = record.fields[column];
   std::optional<int64_t> value = ParseMicrosToNanos(raw);
-  if (value) return *value;
-  if (!IsMissingValue(raw)) {
-    ledger->Note(fmt::format("unparsable {}", name), record.line, std::string(TrimField(raw)));
+  if (!value) {
+    if (!IsMissingValue(raw)) {
+      ledger->Note(fmt::format("unparsable {}", name), record.line, FieldSample(raw));
+    }
+    return true;
   }
-  return 0;
+  if (!InTimeRange(*value)) {
+    ledger->Skip(*value < 0 ? fmt::format("negative {}", name) : fmt::format("{} out of range", name),
+                 record.line,
+                 FieldSample(raw));
+    return false;
+  }
+  *out = *value;
+  return true;
 }
 
 }  // namespace trainscope::formats

@@ -21,20 +21,27 @@ namespace trainscope::formats {
 Result<CsvHeader> ReadCsvHeader(CsvReader* reader, CsvRecord* record, const std::string& label,
                                 std::string_view hint);
 
-// A syntax error stops the reader; the record it was in is lost and counted
-// as one skipped row, and a warning tells how far the file was read, so the
-// ledger invariant holds and the user knows data is missing.
-void AccountCsvError(const CsvReader& reader, const std::string& label, RowLedger* ledger,
-                     std::vector<std::string>* warnings);
+// A damaged record (NUL byte, over the size limit, unterminated quote) is
+// one skipped row with its reason and position; the reader has already
+// resynchronised, so the caller just goes on. True when |record| was skipped.
+bool SkipDamagedRecord(const CsvRecord& record, RowLedger* ledger);
 
 // InvalidInput for a header without a required column.
 Status MissingColumnError(const std::string& label, std::string_view column,
                           const CsvHeader& header, std::string_view hint);
 
-// An optional microsecond column as ns: an absent column or a missing value
-// (N/A, empty) gives 0; an unparsable cell gives 0 and a note in |ledger|
-// (msprof-analyze also turns unparsable cells into 0).
-int64_t OptionalMicrosField(const CsvRecord& record, int column, const char* name, RowLedger* ledger);
+// An optional microsecond column as ns, for a row that is kept only when
+// the value is a time span in [0, 2^62) ns: an absent column or a missing
+// value gives 0, an unparsable cell 0 and a note (msprof-analyze also turns
+// unparsable cells into 0); a value out of range skips the row ("negative
+// <name>" / "<name> out of range") and returns false.
+bool SpanMicrosField(const CsvRecord& record, int column, const char* name, RowLedger* ledger,
+                     int64_t* out);
+
+// A field quoted in a ledger sample: trimmed and cut to 120 bytes (on a
+// character boundary) with its full length, so a 16 MiB field does not
+// travel into every report that shows the sample.
+std::string FieldSample(std::string_view field);
 
 // "got 5 fields, header has 8"
 std::string FieldCountDetail(size_t got, size_t expected);

@@ -1,5 +1,6 @@
 #include "formats/ascend/kernel_details_reader.h"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <limits>
@@ -128,7 +129,7 @@ int32_t ParseOptionalInt32(std::string_view field, int32_t fallback, const char*
   if (IsMissingValue(field)) return fallback;
   std::optional<int64_t> value = ParseInt64(field);
   if (!value || !FitsInt32(*value)) {
-    ledger->Note(fmt::format("unparsable {}", what), line, std::string(TrimField(field)));
+    ledger->Note(fmt::format("unparsable {}", what), line, FieldSample(field));
     return fallback;
   }
   return static_cast<int32_t>(*value);
@@ -205,7 +206,7 @@ std::string_view DeriveOpTypeFromName(std::string_view name) {
 
 Status ParseKernelDetails(std::string_view data, const std::string& file_label,
                           model::RankProfile* profile) {
-  CsvReader reader(data);
+  CsvReader reader(data, CsvReader::ConfiguredMaxRecordBytes());
   CsvRecord record;
   TS_ASSIGN_OR_RETURN(CsvHeader header, ReadCsvHeader(&reader, &record, file_label, kHint));
   const KernelColumns cols = FindColumns(header);
@@ -221,7 +222,10 @@ Status ParseKernelDetails(std::string_view data, const std::string& file_label,
   model::KernelTable& kernels = profile->kernels;
   StringPool& pool = profile->strings;
   // Rows <= line ends: one cheap pass reserves every column exactly once.
-  kernels.Reserve(kernels.size() + CountLineEnds(data) + 1);
+  // A row has at least one byte per field (its comma or line end), which
+  // caps the reservation for files of blank lines.
+  const size_t max_rows = data.size() / std::max<size_t>(header.size(), 1);
+  kernels.Reserve(kernels.size() + std::min(CountLineEnds(data), max_rows) + 1);
 
   // One cache for all three columns: their values never collide in meaning
   // (same text -> same id is exactly what interning means).
@@ -232,6 +236,7 @@ Status ParseKernelDetails(std::string_view data, const std::string& file_label,
 
   model::KernelRow row;
   while (reader.Next(&record)) {
+    if (SkipDamagedRecord(record, &ledger)) continue;
     const int64_t line = record.line;
     if (record.fields.size() != expected_fields) {
       ledger.Skip("wrong field count", line,
@@ -242,18 +247,26 @@ Status ParseKernelDetails(std::string_view data, const std::string& file_label,
     if (!start) {
       std::string_view raw = record.fields[cols.start];
       ledger.Skip(IsMissingValue(raw) ? "missing start time" : "unparsable start time", line,
-                  std::string(TrimField(raw)));
+                  FieldSample(raw));
       continue;
     }
     std::optional<int64_t> duration = ParseMicrosToNanos(record.fields[cols.duration]);
     if (!duration) {
       std::string_view raw = record.fields[cols.duration];
       ledger.Skip(IsMissingValue(raw) ? "missing duration" : "unparsable duration", line,
-                  std::string(TrimField(raw)));
+                  FieldSample(raw));
       continue;
     }
-    if (*duration < 0) {
-      ledger.Skip("negative duration", line, std::string(TrimField(record.fields[cols.duration])));
+    // [0, 2^62) ns keeps start + duration and every difference of two
+    // times defined downstream (a negative start would give a 110-year span).
+    if (!InTimeRange(*start)) {
+      ledger.Skip(*start < 0 ? "negative start time" : "start time out of range", line,
+                  FieldSample(record.fields[cols.start]));
+      continue;
+    }
+    if (!InTimeRange(*duration)) {
+      ledger.Skip(*duration < 0 ? "negative duration" : "duration out of range", line,
+                  FieldSample(record.fields[cols.duration]));
       continue;
     }
 
@@ -300,10 +313,12 @@ Status ParseKernelDetails(std::string_view data, const std::string& file_label,
     if (cols.wait != CsvHeader::kAbsent) {
       std::string_view raw = record.fields[cols.wait];
       std::optional<int64_t> wait = ParseMicrosToNanos(raw);
-      if (wait) {
+      if (wait && InTimeRange(*wait)) {
         row.wait_ns = *wait;
+      } else if (wait) {
+        ledger.Note("Wait Time out of range", line, FieldSample(raw));
       } else if (!IsMissingValue(raw)) {
-        ledger.Note("unparsable Wait Time", line, std::string(TrimField(raw)));
+        ledger.Note("unparsable Wait Time", line, FieldSample(raw));
       }
     }
     row.aic_mac_ratio = cols.aic_mac_ratio == CsvHeader::kAbsent
@@ -318,7 +333,6 @@ Status ParseKernelDetails(std::string_view data, const std::string& file_label,
     kernels.Append(row);
     ledger.Use();
   }
-  AccountCsvError(reader, file_label, &ledger, &profile->warnings);
   kernels.SortByStart();
   profile->ledgers.push_back(std::move(ledger));
   return Status::Ok();

@@ -17,7 +17,7 @@ constexpr std::string_view kHint =
 
 Status ParseOpStatistic(std::string_view data, const std::string& file_label,
                         model::RankProfile* profile) {
-  CsvReader reader(data);
+  CsvReader reader(data, CsvReader::ConfiguredMaxRecordBytes());
   CsvRecord record;
   TS_ASSIGN_OR_RETURN(CsvHeader header, ReadCsvHeader(&reader, &record, file_label, kHint));
   const int op_type = header.Find({"OP Type", "Type"});
@@ -37,6 +37,7 @@ Status ParseOpStatistic(std::string_view data, const std::string& file_label,
 
   RowLedger ledger(file_label);
   while (reader.Next(&record)) {
+    if (SkipDamagedRecord(record, &ledger)) continue;
     if (record.fields.size() != header.size()) {
       ledger.Skip("wrong field count", record.line,
                   FieldCountDetail(record.fields.size(), header.size()));
@@ -48,32 +49,47 @@ Status ParseOpStatistic(std::string_view data, const std::string& file_label,
       row.core_type = std::string(TrimField(record.fields[core_type]));
     std::optional<int64_t> count_value = ParseInt64(record.fields[count]);
     if (!count_value) {
-      ledger.Skip("unparsable Count", record.line, std::string(TrimField(record.fields[count])));
+      ledger.Skip("unparsable Count", record.line, FieldSample(record.fields[count]));
       continue;
     }
     std::optional<int64_t> total_value = ParseMicrosToNanos(record.fields[total]);
     if (!total_value) {
       ledger.Skip("unparsable Total Time", record.line,
-                  std::string(TrimField(record.fields[total])));
+                  FieldSample(record.fields[total]));
+      continue;
+    }
+    // A count or total outside [0, 2^62) is not a statistic of a real run
+    // and would overflow the per-type sums: the row is skipped.
+    if (!InTimeRange(*count_value)) {
+      ledger.Skip(*count_value < 0 ? "negative Count" : "Count out of range", record.line,
+                  FieldSample(record.fields[count]));
+      continue;
+    }
+    if (!InTimeRange(*total_value)) {
+      ledger.Skip(*total_value < 0 ? "negative Total Time" : "Total Time out of range",
+                  record.line, FieldSample(record.fields[total]));
       continue;
     }
     row.count = *count_value;
     row.total_ns = *total_value;
-    row.min_ns = OptionalMicrosField(record, min_col, "Min Time", &ledger);
-    row.avg_ns = OptionalMicrosField(record, avg, "Avg Time", &ledger);
-    row.max_ns = OptionalMicrosField(record, max_col, "Max Time", &ledger);
+    // Min/Avg/Max only describe the row: out of range they cost it too, as
+    // any span column does.
+    if (!SpanMicrosField(record, min_col, "Min Time", &ledger, &row.min_ns) ||
+        !SpanMicrosField(record, avg, "Avg Time", &ledger, &row.avg_ns) ||
+        !SpanMicrosField(record, max_col, "Max Time", &ledger, &row.max_ns)) {
+      continue;
+    }
     if (ratio != CsvHeader::kAbsent) {
       std::optional<double> value = ParseDouble(record.fields[ratio]);
       if (value) {
         row.ratio_pct = *value;
       } else if (!IsMissingValue(record.fields[ratio])) {
-        ledger.Note("unparsable Ratio", record.line, std::string(TrimField(record.fields[ratio])));
+        ledger.Note("unparsable Ratio", record.line, FieldSample(record.fields[ratio]));
       }
     }
     profile->op_statistic.push_back(std::move(row));
     ledger.Use();
   }
-  AccountCsvError(reader, file_label, &ledger, &profile->warnings);
   profile->ledgers.push_back(std::move(ledger));
   return Status::Ok();
 }

@@ -19,7 +19,7 @@ constexpr std::string_view kHint =
 
 Status ParseStepTraceTime(std::string_view data, const std::string& file_label,
                           model::RankProfile* profile) {
-  CsvReader reader(data);
+  CsvReader reader(data, CsvReader::ConfiguredMaxRecordBytes());
   CsvRecord record;
   TS_ASSIGN_OR_RETURN(CsvHeader header, ReadCsvHeader(&reader, &record, file_label, kHint));
   const int device = header.Find("Device_id");
@@ -42,6 +42,7 @@ Status ParseStepTraceTime(std::string_view data, const std::string& file_label,
 
   RowLedger ledger(file_label);
   while (reader.Next(&record)) {
+    if (SkipDamagedRecord(record, &ledger)) continue;
     if (record.fields.size() != header.size()) {
       ledger.Skip("wrong field count", record.line,
                   FieldCountDetail(record.fields.size(), header.size()));
@@ -52,7 +53,7 @@ Status ParseStepTraceTime(std::string_view data, const std::string& file_label,
     if (!IsMissingValue(step_raw)) {
       std::optional<int64_t> value = ParseInt64(step_raw);
       if (!value || *value < INT32_MIN || *value > INT32_MAX) {
-        ledger.Skip("unparsable Step", record.line, std::string(TrimField(step_raw)));
+        ledger.Skip("unparsable Step", record.line, FieldSample(step_raw));
         continue;
       }
       row.step = static_cast<int32_t>(*value);
@@ -63,21 +64,24 @@ Status ParseStepTraceTime(std::string_view data, const std::string& file_label,
         row.device_id = static_cast<int32_t>(*value);
       }
     }
-    row.computing_ns = OptionalMicrosField(record, computing, "Computing", &ledger);
-    row.communication_not_overlapped_ns =
-        OptionalMicrosField(record, comm_not_overlapped, "Communication(Not Overlapped)", &ledger);
-    row.overlapped_ns = OptionalMicrosField(record, overlapped, "Overlapped", &ledger);
-    row.communication_ns = OptionalMicrosField(record, communication, "Communication", &ledger);
-    row.free_ns = OptionalMicrosField(record, free_col, "Free", &ledger);
-    row.stage_ns = OptionalMicrosField(record, stage, "Stage", &ledger);
-    row.bubble_ns = OptionalMicrosField(record, bubble, "Bubble", &ledger);
-    if (preparing != CsvHeader::kAbsent) {
-      row.preparing_ns = OptionalMicrosField(record, preparing, "Preparing", &ledger);
-    }
+    // Every column is a time span: one out of [0, 2^62) ns costs the row
+    // (a negative or overflowing span would poison the step budgets).
+    int64_t preparing_ns = 0;
+    const bool in_range =
+        SpanMicrosField(record, computing, "Computing", &ledger, &row.computing_ns) &&
+        SpanMicrosField(record, comm_not_overlapped, "Communication(Not Overlapped)", &ledger,
+                        &row.communication_not_overlapped_ns) &&
+        SpanMicrosField(record, overlapped, "Overlapped", &ledger, &row.overlapped_ns) &&
+        SpanMicrosField(record, communication, "Communication", &ledger, &row.communication_ns) &&
+        SpanMicrosField(record, free_col, "Free", &ledger, &row.free_ns) &&
+        SpanMicrosField(record, stage, "Stage", &ledger, &row.stage_ns) &&
+        SpanMicrosField(record, bubble, "Bubble", &ledger, &row.bubble_ns) &&
+        SpanMicrosField(record, preparing, "Preparing", &ledger, &preparing_ns);
+    if (!in_range) continue;
+    if (preparing != CsvHeader::kAbsent) row.preparing_ns = preparing_ns;
     profile->step_trace.push_back(row);
     ledger.Use();
   }
-  AccountCsvError(reader, file_label, &ledger, &profile->warnings);
   profile->ledgers.push_back(std::move(ledger));
   return Status::Ok();
 }

@@ -1,6 +1,9 @@
 #include "formats/csv/csv_reader.h"
 
 #include <array>
+#include <charconv>
+#include <cstdlib>
+#include <cstring>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -13,7 +16,8 @@ namespace {
 
 // Bytes that end an unquoted field. '"' is not among them: a quote inside an
 // unquoted field is literal (as Python's csv reader treats it). NUL is, so
-// binary garbage is reported instead of being returned as text.
+// binary garbage is reported (the record skipped) instead of being returned
+// as text.
 constexpr std::array<bool, 256> MakeTable(std::string_view specials) {
   std::array<bool, 256> table{};
   for (char c : specials) table[static_cast<unsigned char>(c)] = true;
@@ -51,10 +55,44 @@ inline size_t FindUnquotedStop(const char* base, size_t p, size_t n) {
   return p;
 }
 
+// Offset of the first '\n' or '\r' at or after |p|, or |n|.
+inline size_t FindLineBreak(const char* base, size_t p, size_t n) {
+  if (p >= n) return n;
+  const void* lf = std::memchr(base + p, '\n', n - p);
+  const size_t lf_at = lf == nullptr ? n : static_cast<size_t>(static_cast<const char*>(lf) - base);
+  const void* cr = std::memchr(base + p, '\r', lf_at - p);
+  return cr == nullptr ? lf_at : static_cast<size_t>(static_cast<const char*>(cr) - base);
+}
+
 }  // namespace
 
 std::string CsvError::ToString() const {
   return fmt::format("line {}, column {} (byte {}): {}", line, column, byte_offset, message);
+}
+
+const char* CsvProblemReason(CsvProblem problem) {
+  switch (problem) {
+    case CsvProblem::kNone: return "";
+    case CsvProblem::kNulByte: return "NUL byte in the record";
+    case CsvProblem::kRecordTooLong: return "record over the size limit";
+    case CsvProblem::kUnterminatedQuote: return "unterminated quoted field";
+  }
+  return "";
+}
+
+size_t CsvReader::ConfiguredMaxRecordBytes() {
+  static const size_t configured = [] {
+    const char* env = std::getenv(kMaxRecordBytesEnv);
+    if (env == nullptr) return kDefaultMaxRecordBytes;
+    const std::string_view text(env);
+    size_t value = 0;
+    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || ptr != text.data() + text.size() || value == 0) {
+      return kDefaultMaxRecordBytes;
+    }
+    return value;
+  }();
+  return configured;
 }
 
 CsvReader::CsvReader(std::string_view data, size_t max_record_bytes)
@@ -67,19 +105,25 @@ CsvReader::CsvReader(std::string_view data, size_t max_record_bytes)
   }
 }
 
-bool CsvReader::Fail(uint64_t offset, std::string message) {
-  failed_ = true;
-  error_.message = std::move(message);
-  error_.line = line_;
-  error_.column = static_cast<int64_t>(offset - line_start_) + 1;
-  error_.byte_offset = offset;
-  error_.record_line = record_line_;
-  return false;
+void CsvReader::SetProblem(CsvRecord* out, CsvProblem problem, uint64_t offset,
+                           std::string message) {
+  out->problem = problem;
+  out->fields.clear();
+  out->error.message = std::move(message);
+  out->error.line = line_;
+  out->error.column = static_cast<int64_t>(offset - line_start_) + 1;
+  out->error.byte_offset = offset;
+  out->error.record_line = record_line_;
+}
+
+void CsvReader::SkipToLineBreak(uint64_t from) {
+  pos_ = FindLineBreak(data_.data(), from, data_.size());
+  state_ = CsvState::kRecordEnd;
 }
 
 bool CsvReader::Next(CsvRecord* out) {
   out->fields.clear();
-  if (failed_) return false;
+  out->problem = CsvProblem::kNone;
   const char* base = data_.data();
   const size_t n = data_.size();
 
@@ -105,6 +149,7 @@ bool CsvReader::Next(CsvRecord* out) {
   out->byte_offset = pos_;
   scratch_.clear();
   fixups_.clear();
+  nul_seen_ = false;
 
   // The loop works on locals: stores into the field vector could alias the
   // pos_ member for the compiler, forcing a reload per field.
@@ -116,7 +161,7 @@ bool CsvReader::Next(CsvRecord* out) {
     if (pos < n && base[pos] == '"') {
       state_ = CsvState::kQuoted;
       pos_ = pos;
-      if (!ReadQuotedField(out)) return false;
+      if (!ReadQuotedField(out)) return true;  // damaged record, reader resynchronised
       pos = pos_;
     } else {
       // Fast path: scan to the next delimiter, line end or NUL.
@@ -125,9 +170,20 @@ bool CsvReader::Next(CsvRecord* out) {
       pos = stop;
     }
     if (pos > record_limit) {
-      return Fail(pos, fmt::format("record longer than {} bytes; not a profile CSV (binary or "
-                                   "corrupt data?)",
-                                   max_record_bytes_));
+      // Unquoted fields never span lines: the record ends at the next break.
+      // Reported where the record starts; unquoted fields never span lines,
+      // so the record ends at the next line break.
+      const int64_t line = line_;
+      const uint64_t line_start = line_start_;
+      line_ = record_line_;
+      line_start_ = record_start_;
+      SetProblem(out, CsvProblem::kRecordTooLong, record_start_,
+                 fmt::format("record longer than {} bytes (the limit; {} overrides it)",
+                             max_record_bytes_, kMaxRecordBytesEnv));
+      line_ = line;
+      line_start_ = line_start;
+      SkipToLineBreak(pos);
+      return true;
     }
     if (pos >= n) break;  // last record without a line end
     const char c = base[pos];
@@ -144,12 +200,28 @@ bool CsvReader::Next(CsvRecord* out) {
       NewLine(pos);
       state = CsvState::kRecordEnd;
     } else {
-      pos_ = pos;
-      return Fail(pos, "NUL byte: binary data, not CSV text");
+      // NUL: remember the first one and read on to the end of the record,
+      // which the NUL does not change.
+      if (!nul_seen_) {
+        nul_seen_ = true;
+        nul_at_.line = line_;
+        nul_at_.column = static_cast<int64_t>(pos - line_start_) + 1;
+        nul_at_.byte_offset = pos;
+      }
+      ++pos;
+      state = CsvState::kFieldStart;
     }
   }
   pos_ = pos;
   state_ = CsvState::kRecordEnd;
+  if (nul_seen_) {
+    out->problem = CsvProblem::kNulByte;
+    out->fields.clear();
+    out->error = nul_at_;
+    out->error.message = "NUL byte (binary data, not CSV text)";
+    out->error.record_line = record_line_;
+    return true;
+  }
   for (const Fixup& fixup : fixups_) {
     out->fields[fixup.field_index] = std::string_view(scratch_.data() + fixup.offset, fixup.length);
   }
@@ -166,18 +238,31 @@ bool CsvReader::ReadQuotedField(CsvRecord* out) {
   bool copying = false;
   size_t segment = pos_ + 1;  // start of the bytes not yet copied
   size_t p = segment;
+  // Gives up on the record: reported where the quote opened (that is where
+  // a user has to look), resumed at the line after the opening quote. Every
+  // quote inside the abandoned stretch pairs up (else the field would have
+  // closed there), so no later field can open inside it and scan it again:
+  // the reader stays linear in the file size.
+  auto give_up = [&](CsvProblem problem, std::string message) {
+    line_ = open_line;
+    line_start_ = open_line_start;
+    SetProblem(out, problem, open, std::move(message));
+    SkipToLineBreak(open + 1);
+    return false;
+  };
   for (;;) {
     while (p < n && !IsStop(kQuotedStop, base[p])) ++p;
     if (p - record_start_ > max_record_bytes_) {
-      return Fail(p, fmt::format("record longer than {} bytes; not a profile CSV (binary or "
-                                 "corrupt data?)",
-                                 max_record_bytes_));
+      return give_up(CsvProblem::kRecordTooLong,
+                     fmt::format("quoted field runs past the record limit of {} bytes (a quote "
+                                 "that never closes? {} overrides the limit); reading resumes at "
+                                 "the next line",
+                                 max_record_bytes_, kMaxRecordBytesEnv));
     }
     if (p >= n) {
-      // Report where the quote opened: that is where a user has to look.
-      line_ = open_line;
-      line_start_ = open_line_start;
-      return Fail(open, "unterminated quoted field (the file ends inside it; truncated?)");
+      return give_up(CsvProblem::kUnterminatedQuote,
+                     "unterminated quoted field (the file ends inside it; truncated?); reading "
+                     "resumes at the next line");
     }
     const char c = base[p];
     if (c == '"') {
@@ -197,8 +282,11 @@ bool CsvReader::ReadQuotedField(CsvRecord* out) {
       NewLine(p + 1);
     } else if (c == '\r') {
       if (p + 1 >= n || base[p + 1] != '\n') NewLine(p + 1);  // CRLF counts at the LF
-    } else {
-      return Fail(p, "NUL byte: binary data, not CSV text");
+    } else if (!nul_seen_) {
+      nul_seen_ = true;
+      nul_at_.line = line_;
+      nul_at_.column = static_cast<int64_t>(p - line_start_) + 1;
+      nul_at_.byte_offset = p;
     }
     ++p;
   }

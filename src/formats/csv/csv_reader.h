@@ -10,6 +10,14 @@
 // Values are returned raw: trailing TABs after timestamps and the literal
 // quotes that profilers put inside quoted fields are for the caller to strip
 // (core/numbers.h TrimField).
+//
+// Damage costs one record, never the rest of the file: a record with a NUL
+// byte, one longer than the record limit (16 MiB by default) and one whose
+// quoted field never closes are returned with |problem| set and no fields,
+// and reading goes on. RFC 4180 makes everything after an unclosed quote one
+// field; the reader keeps that reading up to the limit or the end of the
+// file, then gives up on the record and resynchronises at the first line
+// break after the opening quote, so the rows after a stray quote are read.
 #pragma once
 
 #include <cstdint>
@@ -18,14 +26,6 @@
 #include <vector>
 
 namespace trainscope::formats {
-
-struct CsvRecord {
-  // Views into the reader's buffer or its scratch space; valid until the next
-  // call to Next() on the reader that filled them.
-  std::vector<std::string_view> fields;
-  int64_t line = 0;          // 1-based physical line where the record starts
-  uint64_t byte_offset = 0;  // offset of the record's first byte in the buffer
-};
 
 struct CsvError {
   std::string message;
@@ -36,6 +36,27 @@ struct CsvError {
 
   // "line 12, column 4 (byte 530): unterminated quoted field"
   std::string ToString() const;
+};
+
+// Why a record could not be read. The record is skipped; the file is not.
+enum class CsvProblem : uint8_t {
+  kNone,
+  kNulByte,            // a NUL byte: binary data inside the record
+  kRecordTooLong,      // longer than the reader's limit (a runaway quote?)
+  kUnterminatedQuote,  // a quoted field still open at the end of the file
+};
+
+// The RowLedger reason for a problem ("NUL byte in the record", ...).
+const char* CsvProblemReason(CsvProblem problem);
+
+struct CsvRecord {
+  // Views into the reader's buffer or its scratch space; valid until the next
+  // call to Next() on the reader that filled them. Empty when |problem| is set.
+  std::vector<std::string_view> fields;
+  int64_t line = 0;          // 1-based physical line where the record starts
+  uint64_t byte_offset = 0;  // offset of the record's first byte in the buffer
+  CsvProblem problem = CsvProblem::kNone;
+  CsvError error;  // where and what, when |problem| is set
 };
 
 // Where the reader is inside a field. Kept as an explicit enum so the quoted
@@ -51,29 +72,41 @@ enum class CsvState : uint8_t {
 
 class CsvReader {
  public:
-  // A bigger record is certainly not a profile row but a broken or binary file.
+  // A bigger record is certainly not a profile row but a broken or binary
+  // file (the longest real fields, operator shapes and call stacks, stay
+  // below 1 MB). It also bounds the scratch memory of one record.
   static constexpr size_t kDefaultMaxRecordBytes = 16u << 20;
+  // Overrides kDefaultMaxRecordBytes for the profile readers.
+  static constexpr const char* kMaxRecordBytesEnv = "TRAINSCOPE_CSV_MAX_RECORD_BYTES";
+
+  // kDefaultMaxRecordBytes, or $TRAINSCOPE_CSV_MAX_RECORD_BYTES when that is
+  // a positive integer (bytes). Read once per process.
+  static size_t ConfiguredMaxRecordBytes();
 
   explicit CsvReader(std::string_view data, size_t max_record_bytes = kDefaultMaxRecordBytes);
 
   // Reads the next record into |out| (its field vector is reused, so pass the
-  // same CsvRecord every time to avoid allocations). Returns false at the end
-  // of the data or on error; error() tells which. Blank lines are skipped.
+  // same CsvRecord every time to avoid allocations). Returns false only at
+  // the end of the data. A damaged record comes back with out->problem set
+  // (and no fields): the caller counts it and calls Next() again. Blank
+  // lines are skipped.
   bool Next(CsvRecord* out);
-
-  // Non-null once a syntax error stopped the reader. Reading never resumes
-  // after an error: a broken quote makes the rest of the file ambiguous.
-  const CsvError* error() const { return failed_ ? &error_ : nullptr; }
 
   // Bytes consumed so far (the end of the last record returned).
   uint64_t position() const { return pos_; }
+  size_t max_record_bytes() const { return max_record_bytes_; }
 
  private:
   // Reads a quoted field starting at the opening quote at pos_. On success
   // appends the field to |fields| and leaves pos_ after the closing quote and
-  // any lenient trailing bytes.
+  // any lenient trailing bytes. On failure (too long, unterminated) fills
+  // out->problem and resynchronises; returns false.
   bool ReadQuotedField(CsvRecord* out);
-  bool Fail(uint64_t offset, std::string message);
+  // Marks |out| as damaged by |problem| at |offset| (with the current line).
+  void SetProblem(CsvRecord* out, CsvProblem problem, uint64_t offset, std::string message);
+  // Moves pos_ to the first line break at or after |from| (or the end), so
+  // the next call starts at the following line.
+  void SkipToLineBreak(uint64_t from);
   void NewLine(uint64_t next_line_start) {
     ++line_;
     line_start_ = next_line_start;
@@ -98,8 +131,10 @@ class CsvReader {
   std::string scratch_;
   std::vector<Fixup> fixups_;
 
-  bool failed_ = false;
-  CsvError error_;
+  // First NUL byte of the current record (reported once the record ends, so
+  // the reader stays in step with the record structure).
+  bool nul_seen_ = false;
+  CsvError nul_at_;
 };
 
 }  // namespace trainscope::formats

@@ -1,0 +1,43 @@
+#include "hostile/csv_util.h"
+
+#include <fmt/format.h>
+
+#include "hostile/hostile_util.h"
+#include "test_paths.h"
+
+namespace trainscope::testing {
+
+std::string KernelRow(int index, const std::string& name) {
+  // Quoted: names may hold commas, quotes, line breaks and raw bytes.
+  std::string quoted = "\"";
+  for (char c : name) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  quoted += "\"";
+  // The name is the op type too, so it shows in every table of the report.
+  return fmt::format("1,{0},{0},AI_CORE,{1}.000\t,12.5,0,8\n", quoted,
+                     int64_t{1764246877000000} + int64_t{30} * index);
+}
+
+std::string KernelRows(int first, int rows) {
+  // Unquoted, as torch_npu writes plain names: a stray quote before them
+  // runs to the end of the file.
+  std::string out;
+  for (int i = first; i < first + rows; ++i) {
+    out += fmt::format("1,kernel_{},MatMulV3,AI_CORE,{}.000\t,12.5,0,8\n", i,
+                       int64_t{1764246877000000} + int64_t{30} * i);
+  }
+  return out;
+}
+
+std::string WriteAscendJob(const std::string& tag, const std::string& kernel_details,
+                           const std::map<std::string, std::string>& other_outputs) {
+  const std::string job = MakeTempDir(tag);
+  const std::string rank = job + "/rank_0_ascend_pt";
+  WriteBytes(rank + "/profiler_info_0.json", "{\"rank_id\": 0}");
+  WriteBytes(rank + "/ASCEND_PROFILER_OUTPUT/kernel_details.csv", kernel_details);
+  for (const auto& [name, bytes] : other_outputs) {
+    WriteBytes(rank + "/ASCEND_PROFILER_OUTPUT/" + name, bytes);
+  }
+  return job;
+}
+
+}  // namespace trainscope::testing
