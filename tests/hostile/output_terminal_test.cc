@@ -80,7 +80,7 @@ TEST(HostileOutputTerminal, ColourModeKeepsOnlyItsOwnSequences) {
   auto profiles = formats::LoadProfiles({job}, 1);
   ASSERT_TRUE(profiles.ok()) << profiles.status().message();
   auto rules = analysis::FamilyRules::Merge({}, analysis::FamilyRules::Builtin());
-  auto analysed = analysis::AnalyzeJob(*profiles, rules, analysis::AnalysisOptions(), 1);
+  auto analysed = analysis::AnalyzeJob(profiles->profiles, rules, analysis::AnalysisOptions(), 1);
   ASSERT_TRUE(analysed.ok());
   report::TextReportOptions options;
   options.color = true;
