@@ -16,6 +16,7 @@
 #include "formats/ascend/op_statistic_reader.h"
 #include "formats/ascend/step_trace_reader.h"
 #include "formats/csv/csv_reader.h"
+#include "fuzz_flags.h"
 #include "model/rank_profile.h"
 
 namespace {
@@ -122,5 +123,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       "Ratio(%)\n";
   FuzzOpStatistic(input);
   FuzzOpStatistic(kOpStatisticHeader + std::string(input));
+  return 0;
+}
+
+extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
+  trainscope::fuzz::AddDefaultFlags(argc, argv);
   return 0;
 }

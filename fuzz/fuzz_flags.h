@@ -1,8 +1,8 @@
-// Default libFuzzer flags of the trace fuzzers, added from
+// Default libFuzzer flags of every fuzzer, added from
 // LLVMFuzzerInitialize (libFuzzer parses its flags after calling it).
 //
 // -entropic=0: libFuzzer 14's entropic schedule updates a frequency per
-// feature on every run; with the ~50k features of the trace readers that
+// feature on every run; with the ~50k features of the readers that
 // was 95% of the time (perf: InputCorpus::UpdateFeatureFrequency), 4
 // executions/s instead of 120. A flag given on the command line wins.
 #pragma once

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/numbers.h"
+
 namespace trainscope::analysis {
 
 LaunchStats ComputeLaunchStats(const model::Timeline& tl, const LaunchStatsOptions& options) {
@@ -18,7 +20,7 @@ LaunchStats ComputeLaunchStats(const model::Timeline& tl, const LaunchStatsOptio
     if (gpu < cpu && cpu <= options.short_cpu_max_ns) ++s.short_kernels;
     if (cpu > options.long_runtime_ns) ++s.long_runtime;
     if (delay > options.long_delay_ns) ++s.long_delay;
-    s.total_delay_ns += delay;
+    AddSaturating(s.total_delay_ns, delay);
     s.max_delay_ns = std::max(s.max_delay_ns, delay);
     s.delay_ns.push_back(delay);
   }

@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "cli/stdout_writer.h"
+#include "core/safe_text.h"
 
 namespace trainscope::cli {
 
@@ -49,7 +50,7 @@ int RunCommand(const std::vector<std::string>& args) {
   } catch (const std::exception& e) {
     // Nothing below should throw; this is the one boundary where a stray
     // exception from a dependency becomes an error message, not a crash.
-    WriteStderr(fmt::format("trainscope: internal error: {}\n", e.what()));
+    WriteStderr(fmt::format("trainscope: internal error: {}\n", TerminalSafe(e.what(), /*keep_newlines=*/true)));
     return kExitFailure;
   }
   return kExitUnusableInput;

@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -99,6 +100,16 @@ CommandResult RunTrainscopeIn(const std::string& cwd, const std::vector<std::str
 CommandResult RunShell(const std::string& cwd, const std::string& script) {
   // bash, not sh: tests use process substitution <(...).
   return RunCaptured(cwd, "TRAINSCOPE=" + ShellQuote(TrainscopeBinary()) + " bash -c " + ShellQuote(script));
+}
+
+CommandResult RunUnprivileged(const std::string& cwd, const std::string& args) {
+  const std::string prefix = ::geteuid() == 0 ? "setpriv --reuid=65534 --regid=65534 --clear-groups " : "";
+  return RunShell(cwd, "timeout 20 " + prefix + "\"$TRAINSCOPE\" " + args);
+}
+
+bool CanDropPrivileges() {
+  return ::geteuid() != 0 ||
+         RunShell("/", "setpriv --reuid=65534 --regid=65534 --clear-groups true").exit_code == 0;
 }
 
 bool WriteBytes(const std::string& path, const std::string& bytes) {

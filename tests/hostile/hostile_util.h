@@ -38,6 +38,13 @@ CommandResult RunTrainscopeIn(const std::string& cwd, const std::vector<std::str
 // the other helpers cannot express (> /dev/full, <(...) pipes, FIFOs).
 CommandResult RunShell(const std::string& cwd, const std::string& script);
 
+// Runs `trainscope ARGS` (|args| is shell text) as an unprivileged user
+// (nobody, through setpriv) when the tests run as root, since root reads and
+// writes any file and permission checks could never fail; as itself otherwise.
+CommandResult RunUnprivileged(const std::string& cwd, const std::string& args);
+// False when running as root and setpriv cannot drop privileges.
+bool CanDropPrivileges();
+
 // Writes |bytes| to |path| (creating parent directories); false on failure.
 bool WriteBytes(const std::string& path, const std::string& bytes);
 

@@ -16,17 +16,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Runs trainscope as an unprivileged user when the tests run as root (root
-// reads any file, so permissions cannot be tested as root).
-CommandResult RunUnprivileged(const std::string& cwd, const std::string& args) {
-  const std::string prefix = ::geteuid() == 0 ? "setpriv --reuid=65534 --regid=65534 --clear-groups " : "";
-  return RunShell(cwd, "timeout 20 " + prefix + "\"$TRAINSCOPE\" " + args);
-}
-
-bool CanDropPrivileges() {
-  return ::geteuid() != 0 || RunShell("/", "setpriv --reuid=65534 --regid=65534 --clear-groups true").exit_code == 0;
-}
-
 TEST(HostileLoadPaths, SymlinkLoopSaysSo) {
   const std::string dir = MakeTempDir("load-loop");
   fs::create_symlink("loop", dir + "/loop");

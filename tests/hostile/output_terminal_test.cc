@@ -12,6 +12,7 @@
 #include "hostile/csv_util.h"
 #include "hostile/hostile_util.h"
 #include "report/text_report.h"
+#include "test_paths.h"
 
 namespace trainscope::testing {
 namespace {
@@ -104,6 +105,18 @@ TEST(HostileOutputTerminal, ErrorMessageQuotingTheHeaderIsEscaped) {
   EXPECT_NE(all.find("required column 'Name' not found"), std::string::npos) << all;
   EXPECT_NE(all.find("\\x1b[2JKernel\\x07"), std::string::npos) << all;
   EXPECT_EQ(DiffTrees(before, SnapshotTree(job)), "");
+}
+
+// Every error message goes through the same escaping, whatever quotes the
+// bytes: here the path a user gave (a file name may hold any byte but '/').
+TEST(HostileOutputTerminal, EveryErrorMessageIsEscaped) {
+  const std::string dir = MakeTempDir("terminal_path");
+  const TreeSnapshot before = SnapshotTree(dir);
+  const CommandResult r = RunTrainscopeIn(dir, {"analyze", "gone\x1b]0;title\x07.json"});
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  ExpectTerminalSafe(r.err);
+  EXPECT_NE(r.err.find("gone\\x1b]0;title\\x07.json"), std::string::npos) << r.err;
+  EXPECT_EQ(DiffTrees(before, SnapshotTree(dir)), "");
 }
 
 }  // namespace

@@ -263,6 +263,12 @@ void SerialEventSink::Commit(EventBatch* batch) {
   raw->events.clear();
 }
 
+std::string DescribeDamage(const std::string& label, const ScanReport& report) {
+  return fmt::format("{}: damaged trace at byte {} ({}); {} the {} events {} it", label, report.damage_offset,
+                     report.damage_reason, report.damage_read_on ? "read" : "kept",
+                     report.events - report.unreadable_events, report.damage_read_on ? "around" : "before");
+}
+
 Status ScanChromeTrace(std::string_view padded, const std::string& label, EventSink* sink,
                        ScanReport* report, size_t max_event_bytes) {
   *report = ScanReport{};
@@ -279,7 +285,7 @@ Status ScanChromeTrace(std::string_view padded, const std::string& label, EventS
   }
   report->slow_path = true;
   EventWiseScanner(padded, sink, report, 0, max_event_bytes).Run();
-  if (report->events == 0 && report->damaged) {
+  if (report->events == report->unreadable_events && report->damaged) {
     return InvalidInput(fmt::format("{}: no valid trace event (damage at byte {}: {})\nhint: {}", label,
                                     report->damage_offset, report->damage_reason, kDamageHint));
   }

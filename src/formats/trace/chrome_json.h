@@ -103,6 +103,9 @@ class SerialEventSink : public EventSink {
 
 struct ScanReport {
   size_t events = 0;
+  // Of |events|, those the scan itself could not read (not an object, over
+  // the size limit, unparsable) and handed on only to be counted as skipped.
+  size_t unreadable_events = 0;
   bool damaged = false;
   size_t damage_offset = 0;
   std::string damage_reason;
@@ -114,6 +117,10 @@ struct ScanReport {
   size_t chunks_in_place = 0;  // of which parsed where they lie in the file (no copy)
 };
 
+
+// The warning for a damaged scan: where the damage is and which events were
+// read (events the scan could not read at all are not counted as read).
+std::string DescribeDamage(const std::string& label, const ScanReport& report);
 
 // |padded| must have simdjson::SIMDJSON_PADDING readable bytes after size().
 // Returns InvalidInput (naming |label| and the offset) when not one event

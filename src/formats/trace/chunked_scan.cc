@@ -8,6 +8,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <exception>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -233,23 +234,52 @@ class ParallelScan {
     }
   }
 
+  // An exception in a worker (std::bad_alloc from the sink, say) never
+  // escapes its thread: the first one stops the scan and is rethrown here,
+  // on the calling thread, after every worker has joined.
   ChunkScanResult Run() {
     std::vector<std::thread> workers;
     workers.reserve(threads_);
-    for (unsigned t = 0; t < threads_; ++t) workers.emplace_back([this] { Work(); });
-    bool ok = Consume();
+    std::exception_ptr error;
+    try {
+      for (unsigned t = 0; t < threads_; ++t) workers.emplace_back([this] { Work(); });
+    } catch (...) {
+      // The OS gave fewer threads: the ones that started do the work.
+      if (workers.empty()) error = std::current_exception();
+    }
+    bool ok = false;
+    if (!error) {
+      try {
+        ok = Consume();
+      } catch (...) {
+        error = std::current_exception();
+      }
+    }
     {
       std::lock_guard<std::mutex> lock(mu_);
       stop_ = true;
     }
     cv_.notify_all();
     for (auto& worker : workers) worker.join();
+    if (!error) error = worker_error_;
+    if (error) std::rethrow_exception(error);
     result_.ok = ok && !feeder_->failed();
     return result_;
   }
 
  private:
   void Work() {
+    try {
+      WorkLoop();
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!worker_error_) worker_error_ = std::current_exception();
+      stop_ = true;
+      cv_.notify_all();
+    }
+  }
+
+  void WorkLoop() {
     while (true) {
       Slot* slot = nullptr;
       {
@@ -285,7 +315,8 @@ class ParallelScan {
       Slot* slot = nullptr;
       {
         std::unique_lock<std::mutex> lock(mu_);
-        cv_.wait(lock, [this, i] { return ready_.count(i) != 0 || (fed_all_ && i >= fed_); });
+        cv_.wait(lock, [this, i] { return ready_.count(i) != 0 || (fed_all_ && i >= fed_) || worker_error_; });
+        if (worker_error_) return false;
         auto it = ready_.find(i);
         if (it == ready_.end()) return true;
         slot = it->second;
@@ -305,6 +336,7 @@ class ParallelScan {
   }
 
   ChunkFeeder* feeder_;
+  std::exception_ptr worker_error_;  // guarded by mu_
   unsigned threads_;
   EventSink* sink_;
   std::vector<std::unique_ptr<Slot>> slots_;

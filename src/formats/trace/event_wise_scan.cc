@@ -142,8 +142,10 @@ size_t EventWiseScanner::Events(size_t i) {
         return i;
       }
       Deliver(SkippedEvent("event is not an object"), i);
+      ++report_->unreadable_events;
     } else if (end - i > max_event_bytes_) {
       Deliver(SkippedEvent("event over the size limit", "longer than the event size limit (TRAINSCOPE_MAX_EVENT_BYTES)"), i);
+      ++report_->unreadable_events;
     } else {
       od::document doc;
       od::object obj;
@@ -156,6 +158,7 @@ size_t EventWiseScanner::Events(size_t i) {
                     ? SkippedEvent("invalid UTF-8")
                     : SkippedEvent("invalid event", simdjson::error_message(e)),
                 i);
+        ++report_->unreadable_events;
       } else {
         Deliver(ev, i);
       }

@@ -371,10 +371,7 @@ Status ReadWith(const std::string& label, model::RankProfile* profile, const tra
   trace::ScanReport report;
   TS_RETURN_IF_ERROR(scan(&sink, &report));
   if (report.damaged) {
-    profile->warnings.push_back(fmt::format(
-        "{}: damaged trace at byte {} ({}); {} the {} events {} it", label, report.damage_offset,
-        report.damage_reason, report.damage_read_on ? "read" : "kept", report.events,
-        report.damage_read_on ? "around" : "before"));
+    profile->warnings.push_back(trace::DescribeDamage(label, report));
   }
   model::Timeline& tl = sink.builder().timeline();
   tl.format = "kineto";

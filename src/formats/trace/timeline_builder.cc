@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 #include <tuple>
+#include <exception>
 #include <thread>
 #include <unordered_map>
 
@@ -373,10 +374,24 @@ void TimelineBuilder::AppendKernels() {
 
 void TimelineBuilder::Finish(bool append_kernels, unsigned threads) {
   if (threads > 1) {
-    // The two sorts touch disjoint columns.
-    std::thread activities([this] { SortActivities(); });
-    SortHostOps();
+    // The two sorts touch disjoint columns. An exception in the helper
+    // thread is carried over and rethrown here, never left to terminate.
+    std::exception_ptr error;
+    std::thread activities([this, &error] {
+      try {
+        SortActivities();
+      } catch (...) {
+        error = std::current_exception();
+      }
+    });
+    try {
+      SortHostOps();
+    } catch (...) {
+      activities.join();
+      throw;
+    }
     activities.join();
+    if (error) std::rethrow_exception(error);
   } else {
     SortHostOps();
     SortActivities();

@@ -281,10 +281,7 @@ Status ReadWith(const std::string& label, model::RankProfile* profile, unsigned 
   trace::ScanReport report;
   TS_RETURN_IF_ERROR(scan(&sink, &report));
   if (report.damaged) {
-    profile->warnings.push_back(fmt::format(
-        "{}: damaged trace at byte {} ({}); {} the {} events {} it", label, report.damage_offset,
-        report.damage_reason, report.damage_read_on ? "read" : "kept", report.events,
-        report.damage_read_on ? "around" : "before"));
+    profile->warnings.push_back(trace::DescribeDamage(label, report));
   }
   bool append_kernels = profile->kernels.size() == 0;
   trace::TimelineBuilder builder(profile);
