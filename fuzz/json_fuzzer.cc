@@ -13,6 +13,7 @@
 #include "formats/ascend/communication_reader.h"
 #include "formats/ascend/profiler_info_reader.h"
 #include "formats/ascend/profiler_metadata_reader.h"
+#include "formats/kineto_sniff.h"
 #include "formats/trace/kineto_reader.h"
 #include "formats/trace/trace_view_reader.h"
 #include "model/rank_profile.h"
@@ -38,6 +39,19 @@ extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  {
+    // The discovery sniff: whole, and fed in uneven pieces, it must decide
+    // the same (its state carries across pieces).
+    std::string_view text(reinterpret_cast<const char*>(data), size);
+    trainscope::formats::TopLevelKeyScanner whole, pieces;
+    whole.Feed(text);
+    size_t step = 1 + size % 7;
+    for (size_t at = 0; at < size && pieces.state() == trainscope::formats::TopLevelKeyScanner::State::kMore;
+         at += step) {
+      pieces.Feed(text.substr(at, step));
+    }
+    if (whole.state() != pieces.state()) std::abort();
+  }
   std::string_view input(reinterpret_cast<const char*>(data), size);
   {
     trainscope::model::RankProfile profile;

@@ -20,6 +20,7 @@
 #include "core/atomic_write.h"
 #include "core/parallel.h"
 #include "core/progress.h"
+#include "core/safe_text.h"
 #include "core/read_file.h"
 #include "formats/load_profiles.h"
 #include "model/timeline_classify.h"
@@ -133,8 +134,8 @@ int RunAnalyze(const AnalyzeArgs& args) {
   if (!loaded->failed.empty()) {
     // On stderr too: with --json - the report itself is not read by a person.
     progress.Done();
-    fmt::print(stderr, "trainscope: warning: {} of {} ranks not loaded (listed in the input health)\n",
-               loaded->failed.size(), loaded->failed.size() + profiles.size());
+    WriteStderr(fmt::format("trainscope: warning: {} of {} ranks not loaded (listed in the input health)\n",
+                            loaded->failed.size(), loaded->failed.size() + profiles.size()));
   }
   clock.Lap("read");
   Status focus = CheckFocusRank(profiles, args.focus_rank);
@@ -194,8 +195,8 @@ int RunAnalyze(const AnalyzeArgs& args) {
   std::string text = report::RenderText(*job, text_options);
   WriteStdout(text);
   clock.Lap("report");
-  if (!args.json_out.empty()) WriteStdout(fmt::format("\nJSON written to {}\n", args.json_out));
-  if (!args.html_out.empty()) WriteStdout(fmt::format("\nHTML report written to {}\n", args.html_out));
+  if (!args.json_out.empty()) WriteStdout(fmt::format("\nJSON written to {}\n", TerminalSafe(args.json_out)));
+  if (!args.html_out.empty()) WriteStdout(fmt::format("\nHTML report written to {}\n", TerminalSafe(args.html_out)));
   return kExitSuccess;
 }
 
