@@ -9,6 +9,10 @@
 set -eu
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
+# ccache (when installed) shares objects between checkouts in any folder:
+# paths are hashed relative to the checkout's parent, not absolute.
+CCACHE_BASEDIR="$(cd .. && pwd)"; CCACHE_NOHASHDIR=true
+export CCACHE_BASEDIR CCACHE_NOHASHDIR
 jobs=$(nproc 2>/dev/null || echo 2)
 mkdir -p build
 
