@@ -40,4 +40,36 @@ std::string WriteAscendJob(const std::string& tag, const std::string& kernel_det
   return job;
 }
 
+namespace {
+
+// Kernel names no profiler should write, each several times so they make
+// it into the top operators, motifs and the JSON kernel lists.
+const char* const kEvilNames[] = {
+    "bad\xff\xfe",         // bytes that are never UTF-8
+    "\x1b[31mred\x1b[0m",  // an ANSI colour sequence
+    "bell\x07",            // BEL
+    "cesu\xed\xa0\x80",    // a lone surrogate encoded in UTF-8 (CESU-8)
+    "over\xc0\xaf",        // an overlong '/'
+    "cut\xe4\xb8",         // a truncated 3-byte sequence
+    "c1\xc2\x9b"
+    "2J",                                       // C1 CSI, then "2J" (clear screen)
+    "cr\rback\b del\x7f",                       // CR, backspace, DEL
+    "\xe5\xbd\x92\xe4\xb8\x80\xe5\x8c\x96_ok",  // valid UTF-8 (归一化) stays as it is
+    "bidi\xe2\x80\xae"
+    "txt",  // a right-to-left override
+};
+
+}  // namespace
+
+std::string EvilKernelDetails() {
+  std::string data = kKernelDetailsHeader;
+  int i = 0;
+  for (int round = 0; round < 4; ++round) {
+    for (const char* name : kEvilNames) data += KernelRow(i++, name);
+  }
+  // A ledger sample that quotes hostile bytes: an unparsable start time.
+  data += "1,k,MatMulV3,AI_CORE,\x1b]0;pwned\x07,12.5,0,8\n";
+  return data;
+}
+
 }  // namespace trainscope::testing

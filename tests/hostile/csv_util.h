@@ -25,4 +25,10 @@ std::string KernelRows(int first, int rows);
 std::string WriteAscendJob(const std::string& tag, const std::string& kernel_details,
                            const std::map<std::string, std::string>& other_outputs = {});
 
+// A kernel_details.csv whose kernel names hold every kind of hostile byte
+// (never-UTF-8 bytes, ANSI sequences, BEL, CESU-8 surrogates, overlongs,
+// truncated sequences, C1 controls, CR/BS/DEL, a bidi override), each name
+// four times, plus one row whose bad start time quotes ESC and BEL.
+std::string EvilKernelDetails();
+
 }  // namespace trainscope::testing

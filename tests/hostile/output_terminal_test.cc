@@ -17,27 +17,6 @@
 namespace trainscope::testing {
 namespace {
 
-const char* const kEvilNames[] = {
-    "bad\xff\xfe",
-    "\x1b[31mred\x1b[0m",
-    "bell\x07",
-    "cesu\xed\xa0\x80",
-    "c1\xc2\x9b"
-    "2J",
-    "cr\rback\b del\x7f",
-    "bidi\xe2\x80\xae"
-    "txt",
-};
-
-std::string EvilKernelDetails() {
-  std::string data = kKernelDetailsHeader;
-  int i = 0;
-  for (int round = 0; round < 4; ++round) {
-    for (const char* name : kEvilNames) data += KernelRow(i++, name);
-  }
-  data += "1,k,MatMulV3,AI_CORE,\x1b]0;pwned\x07,12.5,0,8\n";
-  return data;
-}
 
 // No C0 control but '\n', no DEL, no C1, valid UTF-8; with |allowed_sgr|
 // ESC only in the report's own bold/dim/yellow/reset sequences.

@@ -121,6 +121,14 @@ void CsvReader::SkipToLineBreak(uint64_t from) {
   state_ = CsvState::kRecordEnd;
 }
 
+void CsvReader::NoteNul(uint64_t pos) {
+  if (nul_seen_) return;
+  nul_seen_ = true;
+  nul_at_.line = line_;
+  nul_at_.column = static_cast<int64_t>(pos - line_start_) + 1;
+  nul_at_.byte_offset = pos;
+}
+
 bool CsvReader::Next(CsvRecord* out) {
   out->fields.clear();
   out->problem = CsvProblem::kNone;
@@ -202,12 +210,7 @@ bool CsvReader::Next(CsvRecord* out) {
     } else {
       // NUL: remember the first one and read on to the end of the record,
       // which the NUL does not change.
-      if (!nul_seen_) {
-        nul_seen_ = true;
-        nul_at_.line = line_;
-        nul_at_.column = static_cast<int64_t>(pos - line_start_) + 1;
-        nul_at_.byte_offset = pos;
-      }
+      NoteNul(pos);
       ++pos;
       state = CsvState::kFieldStart;
     }
@@ -282,11 +285,8 @@ bool CsvReader::ReadQuotedField(CsvRecord* out) {
       NewLine(p + 1);
     } else if (c == '\r') {
       if (p + 1 >= n || base[p + 1] != '\n') NewLine(p + 1);  // CRLF counts at the LF
-    } else if (!nul_seen_) {
-      nul_seen_ = true;
-      nul_at_.line = line_;
-      nul_at_.column = static_cast<int64_t>(p - line_start_) + 1;
-      nul_at_.byte_offset = p;
+    } else {
+      NoteNul(p);
     }
     ++p;
   }

@@ -107,6 +107,8 @@ class CsvReader {
   // Moves pos_ to the first line break at or after |from| (or the end), so
   // the next call starts at the following line.
   void SkipToLineBreak(uint64_t from);
+  // Remembers the first NUL byte of the current record at |pos|.
+  void NoteNul(uint64_t pos);
   void NewLine(uint64_t next_line_start) {
     ++line_;
     line_start_ = next_line_start;
