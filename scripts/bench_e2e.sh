@@ -11,11 +11,23 @@ set -eu
 cd "$(dirname "$0")/.."
 scale="${1:-400}"
 ranks="${2:-1}"
-cmake --preset release >/dev/null
-cmake --build --preset release --target trainscope >/dev/null
-bin=build/release/src/cli/trainscope
-job="build/bench-job-$scale-$ranks"
+# TRAINSCOPE_BIN: a built binary to use instead of building the release
+# preset; BENCH_DIR: where the job goes (ctest runs this script in
+# functional mode, small, with both set).
+bin="${TRAINSCOPE_BIN:-}"
+if [ -z "$bin" ]; then
+  cmake --preset release >/dev/null
+  cmake --build --preset release --target trainscope >/dev/null
+  bin=build/release/src/cli/trainscope
+fi
+bench_dir="${BENCH_DIR:-build}"
+job="$bench_dir/bench-job-$scale-$ranks"
 if [ ! -f "$job/ground_truth.json" ]; then
+  # Only a job synth wrote (it leaves its manifest) is ever removed.
+  if [ -e "$job" ] && [ ! -f "$job/trainscope-manifest.txt" ]; then
+    echo "$job exists and was not written by trainscope synth: remove it yourself or set BENCH_DIR" >&2
+    exit 2
+  fi
   rm -rf "$job"
   start=$(date +%s.%N)
   "$bin" synth --out "$job" --ranks "$ranks" --scale "$scale" >/dev/null
@@ -28,9 +40,9 @@ bytes=$(cat $files | wc -c)
 rows=$(( $(cat $files | wc -l) - ranks ))
 echo "input: $ranks rank(s), kernel_details.csv $(echo "$bytes / 1000000" | bc) MB, $rows kernel rows"
 for threads in 1 $(nproc); do
-  /usr/bin/time -f "%e %M" -o build/bench-time.txt "$bin" analyze "$job" --threads "$threads" \
+  /usr/bin/time -f "%e %M" -o "$bench_dir/bench-time.txt" "$bin" analyze "$job" --threads "$threads" \
     --json /dev/null >/dev/null
-  read -r seconds rss_kb < build/bench-time.txt
+  read -r seconds rss_kb < "$bench_dir/bench-time.txt"
   echo "analyze --threads $threads: ${seconds} s, $(echo "scale=0; $bytes / $seconds / 1000000" | bc) MB/s," \
        "$(echo "scale=0; $rows / $seconds" | bc) kernels/s, peak RSS $(( rss_kb / 1024 )) MiB"
 done

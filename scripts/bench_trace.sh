@@ -22,6 +22,8 @@ ORIG=$OUT/hta216k.json
 BIG=$OUT/hta216k_x$COPIES.json
 
 [[ -x $BIN ]] || { echo "build trainscope first ($BIN)"; exit 1; }
+# 77: ctest's "skipped" (bench_trace_functional) when the corpus is absent.
+[[ -f $CORPUS ]] || { echo "corpus file absent ($CORPUS): skipped"; exit 77; }
 [[ -s $ORIG ]] || zcat "$CORPUS" > "$ORIG"
 
 if [[ ! -s $BIG || $BIG -ot $ORIG ]]; then
