@@ -13,8 +13,9 @@ using trainscope::analysis::FamilyRules;
 // |kernels| kernels in one step: a repeating 12-kernel layer pattern with
 // realistic Ascend op types and a communication op every 40 kernels.
 trainscope::model::RankProfile MakeProfile(int64_t kernels) {
-  static const char* kTypes[] = {"Cast",   "Pows",     "ReduceMean", "Adds", "Rsqrt", "Mul",
-                                 "Mul",    "Cast",     "MatMulV3",   "Add",  "Swish", "FlashAttentionScore"};
+  static const char* kTypes[] = {"Cast",     "Pows", "ReduceMean", "Adds",
+                                 "Rsqrt",    "Mul",  "Mul",        "Cast",
+                                 "MatMulV3", "Add",  "Swish",      "FlashAttentionScore"};
   trainscope::model::RankProfile profile;
   profile.kernels.Reserve(static_cast<size_t>(kernels));
   int64_t t = 1'764'246'877'000'000'000;
@@ -25,7 +26,8 @@ trainscope::model::RankProfile MakeProfile(int64_t kernels) {
     const char* type = comm ? "hcom_allGather_" : kTypes[i % 12];
     row.op_type = profile.strings.Intern(type);
     row.name = profile.strings.Intern(std::string("aclnn") + type + "_" + type);
-    row.kind = comm ? trainscope::model::KernelKind::kCommunication : trainscope::model::KernelKind::kCompute;
+    row.kind = comm ? trainscope::model::KernelKind::kCommunication
+                    : trainscope::model::KernelKind::kCompute;
     row.start_ns = t;
     row.duration_ns = 5'000 + (i * 7919) % 200'000;
     t += row.duration_ns + 3'000;

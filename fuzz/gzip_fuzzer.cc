@@ -4,6 +4,7 @@
 // fallback are all reached) and LoadJsonFile. The first byte picks how the
 // rest is used: as gzip bytes (mutated streams: corrupt, cut, several
 // members), or as JSON text deflated here into one member or two.
+#include <fmt/format.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -14,11 +15,9 @@
 #include <string>
 #include <string_view>
 
-#include <fmt/format.h>
-
-#include "fuzz_flags.h"
 #include "formats/trace/chrome_json.h"
 #include "formats/trace/kineto_reader.h"
+#include "fuzz_flags.h"
 #include "model/rank_profile.h"
 
 namespace {
@@ -54,13 +53,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view rest(reinterpret_cast<const char*>(data) + 1, size - 1);
   std::string gz;
   switch (mode & 3) {
-    case 1: gz = Deflate(rest); break;
+    case 1:
+      gz = Deflate(rest);
+      break;
     case 2: {
       const size_t cut = rest.empty() ? 0 : static_cast<uint8_t>(rest[0]) % rest.size();
       gz = Deflate(rest.substr(0, cut)) + Deflate(rest.substr(cut));
       break;
     }
-    default: gz.assign(rest); break;
+    default:
+      gz.assign(rest);
+      break;
   }
   // The readers take a path: the bytes go to an anonymous memory file.
   const int fd = memfd_create("fuzz.json.gz", 0);

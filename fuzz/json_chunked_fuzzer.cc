@@ -9,9 +9,9 @@
 #include <string>
 #include <string_view>
 
-#include "fuzz_flags.h"
 #include "formats/trace/chrome_json.h"
 #include "formats/trace/kineto_reader.h"
+#include "fuzz_flags.h"
 #include "model/rank_profile.h"
 
 namespace {
@@ -49,7 +49,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   CountingSink chunked;
   trace::ScanReport chunked_report;
-  trainscope::Status chunked_status = trace::ScanJsonText(input, "fuzz.json", &chunked, &chunked_report, options);
+  trainscope::Status chunked_status =
+      trace::ScanJsonText(input, "fuzz.json", &chunked, &chunked_report, options);
   Check(chunked_status.ok() || !chunked_status.message().empty());
   Check(chunked.events == chunked_report.events);
 
@@ -58,9 +59,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     CountingSink whole;
     trace::ScanReport whole_report;
     simdjson::padded_string padded(input);
-    trainscope::Status whole_status = trace::ScanChromeTrace(std::string_view(padded.data(), padded.size()),
-                                                             "fuzz.json", &whole, &whole_report,
-                                                             options.max_event_bytes);
+    trainscope::Status whole_status =
+        trace::ScanChromeTrace(std::string_view(padded.data(), padded.size()), "fuzz.json", &whole,
+                               &whole_report, options.max_event_bytes);
     Check(whole_status.ok() == chunked_status.ok());
     Check(whole.events == chunked.events);
     Check(whole.skipped == chunked.skipped);
@@ -69,7 +70,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   {
     trainscope::model::RankProfile profile;
-    trainscope::Status status = trainscope::formats::ParseKinetoTrace(input, "fuzz.json", &profile, options);
+    trainscope::Status status =
+        trainscope::formats::ParseKinetoTrace(input, "fuzz.json", &profile, options);
     Check(status.ok() == chunked_status.ok());
     for (const auto& ledger : profile.ledgers) {
       Check(ledger.rows_read() == ledger.rows_used() + ledger.rows_skipped());

@@ -9,13 +9,13 @@
 #include <string>
 #include <string_view>
 
-#include "fuzz_flags.h"
 #include "formats/ascend/communication_reader.h"
 #include "formats/ascend/profiler_info_reader.h"
 #include "formats/ascend/profiler_metadata_reader.h"
 #include "formats/kineto_sniff.h"
 #include "formats/trace/kineto_reader.h"
 #include "formats/trace/trace_view_reader.h"
+#include "fuzz_flags.h"
 #include "model/rank_profile.h"
 
 namespace {
@@ -46,7 +46,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     trainscope::formats::TopLevelKeyScanner whole, pieces;
     whole.Feed(text);
     size_t step = 1 + size % 7;
-    for (size_t at = 0; at < size && pieces.state() == trainscope::formats::TopLevelKeyScanner::State::kMore;
+    for (size_t at = 0;
+         at < size && pieces.state() == trainscope::formats::TopLevelKeyScanner::State::kMore;
          at += step) {
       pieces.Feed(text.substr(at, step));
     }
@@ -61,7 +62,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   {
     trainscope::model::RankProfile profile;
-    trainscope::Status status = trainscope::formats::ParseTraceView(input, "trace_view.json", &profile);
+    trainscope::Status status =
+        trainscope::formats::ParseTraceView(input, "trace_view.json", &profile);
     Check(status.ok() || !status.message().empty());
     CheckLedgers(profile);
   }
@@ -73,7 +75,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   {
     trainscope::model::CommunicationData communication;
     (void)trainscope::formats::ParseCommunication(input, "communication.json", &communication);
-    (void)trainscope::formats::ParseCommunicationMatrix(input, "communication_matrix.json", &communication);
+    (void)trainscope::formats::ParseCommunicationMatrix(input, "communication_matrix.json",
+                                                        &communication);
   }
   return 0;
 }

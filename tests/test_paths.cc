@@ -1,12 +1,12 @@
 #include "test_paths.h"
 
+#include <unistd.h>
+
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-
-#include <unistd.h>
 
 namespace trainscope::testing {
 
@@ -43,7 +43,8 @@ std::string SynthRankDir(const std::string& job, int rank) {
   const std::string marker = "_rank" + std::to_string(rank) + "_";
   for (const auto& entry : std::filesystem::directory_iterator(job)) {
     const std::string name = entry.path().filename().string();
-    if (name.find(marker) != std::string::npos && name.ends_with("_ascend_pt")) return entry.path().string();
+    if (name.find(marker) != std::string::npos && name.ends_with("_ascend_pt"))
+      return entry.path().string();
   }
   return "";
 }

@@ -24,7 +24,7 @@ std::string SynthOutputFile(const std::string& job, int rank, const std::string&
 }  // namespace trainscope::testing
 
 #define TS_REQUIRE_CORPUS(subdir)                                                    \
-  std::string corpus_path = ::trainscope::testing::CorpusDir();                     \
+  std::string corpus_path = ::trainscope::testing::CorpusDir();                      \
   if (corpus_path.empty() || !std::filesystem::exists(corpus_path + "/" + (subdir))) \
-  GTEST_SKIP() << "corpus not found (" << corpus_path << "/" << (subdir)           \
+  GTEST_SKIP() << "corpus not found (" << corpus_path << "/" << (subdir)             \
                << "); set TRAINSCOPE_CORPUS to ../shared/corpus to run this test"

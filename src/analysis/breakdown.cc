@@ -22,11 +22,20 @@ TimeBudget BudgetOf(const model::Timeline& tl, const std::vector<model::Activity
     if (first || iv.end > b.window_end_ns) b.window_end_ns = iv.end;
     first = false;
     switch (kind) {
-      case ActivityKind::kCompute: compute.push_back(iv); break;
-      case ActivityKind::kCommunication: comm.push_back(iv); break;
-      case ActivityKind::kMemcpy: memcpy.push_back(iv); break;
-      case ActivityKind::kMemset: memset.push_back(iv); break;
-      case ActivityKind::kOther: break;
+      case ActivityKind::kCompute:
+        compute.push_back(iv);
+        break;
+      case ActivityKind::kCommunication:
+        comm.push_back(iv);
+        break;
+      case ActivityKind::kMemcpy:
+        memcpy.push_back(iv);
+        break;
+      case ActivityKind::kMemset:
+        memset.push_back(iv);
+        break;
+      case ActivityKind::kOther:
+        break;
     }
   }
   if (b.activities == 0) return b;
@@ -34,8 +43,8 @@ TimeBudget BudgetOf(const model::Timeline& tl, const std::vector<model::Activity
   return b;
 }
 
-void FillBudget(std::vector<Interval> compute, std::vector<Interval> comm, std::vector<Interval> memcpy,
-                std::vector<Interval> memset, TimeBudget* b) {
+void FillBudget(std::vector<Interval> compute, std::vector<Interval> comm,
+                std::vector<Interval> memcpy, std::vector<Interval> memset, TimeBudget* b) {
   std::vector<Interval> u_compute = UnionOf(std::move(compute));
   std::vector<Interval> u_comm = UnionOf(std::move(comm));
   std::vector<Interval> u_memcpy = UnionOf(std::move(memcpy));
@@ -79,14 +88,16 @@ Breakdown ComputeBreakdown(const model::RankProfile& profile, const BreakdownOpt
   for (size_t i = 0; i < acts.size(); ++i) {
     if (options.linked_only && acts.launcher[i] == model::kNoIndex) continue;
     all.push_back(static_cast<uint32_t>(i));
-    if (options.per_step && acts.step[i] >= 0) by_step[acts.step[i]].push_back(static_cast<uint32_t>(i));
+    if (options.per_step && acts.step[i] >= 0)
+      by_step[acts.step[i]].push_back(static_cast<uint32_t>(i));
   }
   out.rows.push_back(BreakdownRow{-1, BudgetOf(tl, kinds, all)});
   if (options.per_step) {
     for (const model::Step& step : tl.steps) {
       auto it = by_step.find(step.number);
       static const std::vector<uint32_t> kNone;
-      out.rows.push_back(BreakdownRow{step.number, BudgetOf(tl, kinds, it == by_step.end() ? kNone : it->second)});
+      out.rows.push_back(
+          BreakdownRow{step.number, BudgetOf(tl, kinds, it == by_step.end() ? kNone : it->second)});
     }
   }
   return out;

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "model/rank_profile.h"
 #include "analysis/breakdown_intervals.h"
+#include "model/rank_profile.h"
 #include "model/timeline_classify.h"
 
 namespace trainscope::analysis {
@@ -54,7 +54,8 @@ struct BreakdownRow {
 };
 
 struct Breakdown {
-  std::string scope;  // printed with the result, e.g. "whole trace + ProfilerStep windows; all activities"
+  std::string
+      scope;  // printed with the result, e.g. "whole trace + ProfilerStep windows; all activities"
   std::vector<BreakdownRow> rows;  // rows[0] is the whole trace
 };
 

@@ -25,7 +25,8 @@ std::vector<Interval> UnionOf(std::vector<Interval> v) {
   return out;
 }
 
-std::vector<Interval> UnionOfMerged(const std::vector<Interval>& a, const std::vector<Interval>& b) {
+std::vector<Interval> UnionOfMerged(const std::vector<Interval>& a,
+                                    const std::vector<Interval>& b) {
   // Both inputs are sorted unions: a linear merge keeps start order.
   std::vector<Interval> all;
   all.reserve(a.size() + b.size());

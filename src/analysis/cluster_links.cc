@@ -60,7 +60,8 @@ std::vector<SlowLink> FindSlowLinks(const std::vector<model::RankProfile>& profi
       // Unknown values (NaN from the reader) and anything else that is not a
       // finite positive measurement are no evidence: such a link is neither
       // compared nor averaged into its transport's mean.
-      if (!UsableMeasure(l.bandwidth_gbps) || !UsableMeasure(l.size_mb, /*allow_zero=*/true)) continue;
+      if (!UsableMeasure(l.bandwidth_gbps) || !UsableMeasure(l.size_mb, /*allow_zero=*/true))
+        continue;
       if (any_total && l.statistic != "total") continue;
       LinkAgg& agg = links[{p.rank >= 0 ? p.rank : static_cast<int32_t>(i), l.group_hash, l.src,
                             l.dst, l.transport}];

@@ -8,14 +8,22 @@ namespace trainscope::analysis {
 
 const char* CollectiveTypeName(CollectiveType type) {
   switch (type) {
-    case CollectiveType::kAllReduce: return "allreduce";
-    case CollectiveType::kAllGather: return "allgather";
-    case CollectiveType::kReduceScatter: return "reducescatter";
-    case CollectiveType::kAllToAll: return "alltoall";
-    case CollectiveType::kBroadcast: return "broadcast";
-    case CollectiveType::kReduce: return "reduce";
-    case CollectiveType::kP2p: return "p2p";
-    case CollectiveType::kOther: return "other";
+    case CollectiveType::kAllReduce:
+      return "allreduce";
+    case CollectiveType::kAllGather:
+      return "allgather";
+    case CollectiveType::kReduceScatter:
+      return "reducescatter";
+    case CollectiveType::kAllToAll:
+      return "alltoall";
+    case CollectiveType::kBroadcast:
+      return "broadcast";
+    case CollectiveType::kReduce:
+      return "reduce";
+    case CollectiveType::kP2p:
+      return "p2p";
+    case CollectiveType::kOther:
+      return "other";
   }
   return "other";
 }
@@ -44,11 +52,14 @@ double BusBandwidthFactor(CollectiveType type, int ranks) {
   if (ranks < 2) return 1.0;
   const double n = ranks;
   switch (type) {
-    case CollectiveType::kAllReduce: return 2.0 * (n - 1) / n;
+    case CollectiveType::kAllReduce:
+      return 2.0 * (n - 1) / n;
     case CollectiveType::kAllGather:
     case CollectiveType::kReduceScatter:
-    case CollectiveType::kAllToAll: return (n - 1) / n;
-    default: return 1.0;
+    case CollectiveType::kAllToAll:
+      return (n - 1) / n;
+    default:
+      return 1.0;
   }
 }
 

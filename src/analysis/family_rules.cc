@@ -1,8 +1,8 @@
 #include "analysis/family_rules.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "core/rule_file.h"
 
@@ -53,40 +53,43 @@ KernelFamilies::KernelFamilies(const model::RankProfile& profile, const FamilyRu
     uint32_t& family = by_name_[kernels_.name[i]];
     if (family == kUnknown) {
       family = static_cast<uint32_t>(rules.Classify(profile.strings.Get(kernels_.op_type[i]),
-                                                    profile.strings.Get(kernels_.name[i]), kernels_.kind[i]));
+                                                    profile.strings.Get(kernels_.name[i]),
+                                                    kernels_.kind[i]));
     }
   }
 }
 
 Result<FamilyRules> FamilyRules::Parse(std::string_view text, const std::string& source_name) {
   FamilyRules rules;
-  Status status = ForEachRuleLine(text, [&](size_t line_number, std::string_view line,
-                                            const std::vector<std::string_view>& columns) -> Status {
-    if (columns.size() != 3) {
-      return InvalidInput(fmt::format(
-          "{}:{}: expected 3 columns (family, field, pattern), found {}: '{}'\n"
-          "hint: separate columns with a TAB or two spaces; field is type, name or kind",
-          source_name, line_number, columns.size(), line));
-    }
-    FamilyRule rule;
-    rule.family = std::string(columns[0]);
-    std::string field = AsciiLower(columns[1]);
-    if (field == "type") {
-      rule.field = RuleField::kType;
-    } else if (field == "name") {
-      rule.field = RuleField::kName;
-    } else if (field == "kind") {
-      rule.field = RuleField::kKind;
-    } else {
-      return InvalidInput(fmt::format("{}:{}: unknown field '{}'\nhint: use type, name or kind",
-                                      source_name, line_number, columns[1]));
-    }
-    rule.pattern = AsciiLower(columns[2]);
-    rule.source = fmt::format("{}:{}", source_name, line_number);
-    rules.rule_family_.push_back(rules.FamilyIndex(rule.family));
-    rules.rules_.push_back(std::move(rule));
-    return Status::Ok();
-  });
+  Status status = ForEachRuleLine(
+      text,
+      [&](size_t line_number, std::string_view line,
+          const std::vector<std::string_view>& columns) -> Status {
+        if (columns.size() != 3) {
+          return InvalidInput(fmt::format(
+              "{}:{}: expected 3 columns (family, field, pattern), found {}: '{}'\n"
+              "hint: separate columns with a TAB or two spaces; field is type, name or kind",
+              source_name, line_number, columns.size(), line));
+        }
+        FamilyRule rule;
+        rule.family = std::string(columns[0]);
+        std::string field = AsciiLower(columns[1]);
+        if (field == "type") {
+          rule.field = RuleField::kType;
+        } else if (field == "name") {
+          rule.field = RuleField::kName;
+        } else if (field == "kind") {
+          rule.field = RuleField::kKind;
+        } else {
+          return InvalidInput(fmt::format("{}:{}: unknown field '{}'\nhint: use type, name or kind",
+                                          source_name, line_number, columns[1]));
+        }
+        rule.pattern = AsciiLower(columns[2]);
+        rule.source = fmt::format("{}:{}", source_name, line_number);
+        rules.rule_family_.push_back(rules.FamilyIndex(rule.family));
+        rules.rules_.push_back(std::move(rule));
+        return Status::Ok();
+      });
   if (!status.ok()) return status;
   rules.FamilyIndex("other");
   return rules;
@@ -106,7 +109,8 @@ FamilyRules FamilyRules::Merge(const FamilyRules& user, const FamilyRules& base)
 
 const FamilyRules& FamilyRules::Builtin() {
   static const FamilyRules* builtin = [] {
-    auto parsed = Parse(reinterpret_cast<const char*>(embedded::kBuiltinFamiliesTsv), "data/families.tsv");
+    auto parsed =
+        Parse(reinterpret_cast<const char*>(embedded::kBuiltinFamiliesTsv), "data/families.tsv");
     // The built-in table is tested; a parse failure here is a build defect.
     if (!parsed.ok()) {
       fmt::print(stderr, "trainscope: internal error: {}\n", parsed.status().message());

@@ -15,15 +15,16 @@ namespace trainscope::analysis {
 struct Finding {
   // Stable id, e.g. unfused-rmsnorm, exposed-communication, straggler-rank.
   std::string id;
-  std::string title;                 // one line, for people
-  std::vector<int32_t> ranks;        // ranks where it was seen (empty: job-wide)
-  int64_t occurrences = 0;           // instances per step (per rank, summed over ranks where it applies)
-  std::string evidence;              // the numbers, in a sentence
-  std::vector<std::pair<std::string, double>> evidence_values;  // the same numbers, machine-readable
+  std::string title;           // one line, for people
+  std::vector<int32_t> ranks;  // ranks where it was seen (empty: job-wide)
+  int64_t occurrences = 0;     // instances per step (per rank, summed over ranks where it applies)
+  std::string evidence;        // the numbers, in a sentence
+  std::vector<std::pair<std::string, double>>
+      evidence_values;  // the same numbers, machine-readable
   std::string root_cause;
-  std::string remedy;                // concrete switches
-  double estimated_gain_pct = 0;     // expected step-time saving, % of the step
-  std::string gain_model;            // how the gain was estimated (assumptions)
+  std::string remedy;             // concrete switches
+  double estimated_gain_pct = 0;  // expected step-time saving, % of the step
+  std::string gain_model;         // how the gain was estimated (assumptions)
 };
 
 // Sorts by estimated gain, largest first; ties by id for stable output.

@@ -10,7 +10,9 @@ constexpr int64_t kMatchToleranceNs = 1000;
 
 bool IsPythonFrame(std::string_view category) { return category == "python_function"; }
 
-bool IsAtenOp(std::string_view name) { return name.substr(0, 6) == "aten::" || name.substr(0, 5) == "npu::"; }
+bool IsAtenOp(std::string_view name) {
+  return name.substr(0, 6) == "aten::" || name.substr(0, 5) == "npu::";
+}
 
 // ProfilerStep#N is a cpu_op-category annotation, not an operator.
 bool IsFrameworkOp(std::string_view category, std::string_view name) {
@@ -20,7 +22,8 @@ bool IsFrameworkOp(std::string_view category, std::string_view name) {
 
 // A frame of user code, not of the framework's own module plumbing.
 bool IsUserFrame(std::string_view name) {
-  return name.find(".py(") != std::string_view::npos && name.find("torch/") == std::string_view::npos &&
+  return name.find(".py(") != std::string_view::npos &&
+         name.find("torch/") == std::string_view::npos &&
          name.find("site-packages") == std::string_view::npos;
 }
 
@@ -31,7 +34,8 @@ HostAttributor::HostAttributor(const model::RankProfile& profile) : profile_(pro
   if (!tl.present) return;
   available_ = std::any_of(tl.activities.launcher.begin(), tl.activities.launcher.end(),
                            [](int32_t l) { return l != model::kNoIndex; });
-  for (const model::FwdBwdLink& link : tl.fwdbwd) forward_of_.emplace(link.backward_op, link.forward_op);
+  for (const model::FwdBwdLink& link : tl.fwdbwd)
+    forward_of_.emplace(link.backward_op, link.forward_op);
 }
 
 HostAttribution HostAttributor::FromForward(const std::vector<int32_t>& backward_chain) const {
@@ -56,12 +60,14 @@ HostAttribution HostAttributor::FromForward(const std::vector<int32_t>& backward
 
 int32_t HostAttributor::Launcher(int64_t start_ns) const {
   const auto& acts = profile_.timeline.activities;
-  auto it = std::lower_bound(acts.start_ns.begin(), acts.start_ns.end(), start_ns - kMatchToleranceNs);
+  auto it =
+      std::lower_bound(acts.start_ns.begin(), acts.start_ns.end(), start_ns - kMatchToleranceNs);
   int32_t best = model::kNoIndex;
   int64_t best_delta = INT64_MAX;
   for (size_t i = static_cast<size_t>(it - acts.start_ns.begin());
        i < acts.size() && acts.start_ns[i] <= start_ns + kMatchToleranceNs; ++i) {
-    if (acts.launcher[i] == model::kNoIndex || acts.kind[i] != model::ActivityKind::kCompute) continue;
+    if (acts.launcher[i] == model::kNoIndex || acts.kind[i] != model::ActivityKind::kCompute)
+      continue;
     const int64_t delta = std::abs(acts.start_ns[i] - start_ns);
     if (delta < best_delta) {
       best_delta = delta;
@@ -77,7 +83,8 @@ HostAttribution HostAttributor::Attribute(const std::vector<int64_t>& kernel_sta
   const auto& ops = profile_.timeline.host_ops;
   auto ancestors = [&](int32_t op) {
     std::vector<int32_t> chain;
-    for (int32_t o = op; o != model::kNoIndex && chain.size() < 256; o = ops.parent[o]) chain.push_back(o);
+    for (int32_t o = op; o != model::kNoIndex && chain.size() < 256; o = ops.parent[o])
+      chain.push_back(o);
     return chain;
   };
   // The lowest common ancestor of the launchers: the code that issued the
@@ -108,7 +115,8 @@ HostAttribution HostAttributor::Attribute(const std::vector<int64_t>& kernel_sta
     }
     if (member != model::kNoIndex) {
       const auto name = profile_.strings.Get(ops.name[member]);
-      if (std::find(member_ops.begin(), member_ops.end(), name) == member_ops.end() && member_ops.size() < 4) {
+      if (std::find(member_ops.begin(), member_ops.end(), name) == member_ops.end() &&
+          member_ops.size() < 4) {
         member_ops.emplace_back(name);
       }
     }
@@ -119,7 +127,9 @@ HostAttribution HostAttributor::Attribute(const std::vector<int64_t>& kernel_sta
       continue;
     }
     // Keep the part of |common| (deepest first) that is also in |chain|.
-    auto in_chain = [&](int32_t o) { return std::find(chain.begin(), chain.end(), o) != chain.end(); };
+    auto in_chain = [&](int32_t o) {
+      return std::find(chain.begin(), chain.end(), o) != chain.end();
+    };
     auto keep = std::find_if(common.begin(), common.end(), in_chain);
     common.erase(common.begin(), keep);
   }
@@ -128,16 +138,19 @@ HostAttribution HostAttributor::Attribute(const std::vector<int64_t>& kernel_sta
     const auto category = profile_.strings.Get(ops.category[o]);
     const auto name = profile_.strings.Get(ops.name[o]);
     if (out.framework_op.empty()) {
-      if ((IsPythonFrame(category) && name.substr(0, 11) == "nn.Module: ") || IsFrameworkOp(category, name)) {
+      if ((IsPythonFrame(category) && name.substr(0, 11) == "nn.Module: ") ||
+          IsFrameworkOp(category, name)) {
         out.framework_op = std::string(name);
       }
     }
-    if (out.source.empty() && IsPythonFrame(category) && IsUserFrame(name)) out.source = std::string(name);
+    if (out.source.empty() && IsPythonFrame(category) && IsUserFrame(name))
+      out.source = std::string(name);
   }
   if (out.source.empty()) {
     for (int32_t o : common) {
       const auto name = profile_.strings.Get(ops.name[o]);
-      if (IsPythonFrame(profile_.strings.Get(ops.category[o])) && name.find(".py(") != std::string_view::npos) {
+      if (IsPythonFrame(profile_.strings.Get(ops.category[o])) &&
+          name.find(".py(") != std::string_view::npos) {
         out.source = std::string(name);
         break;
       }
@@ -153,7 +166,8 @@ HostAttribution HostAttributor::Attribute(const std::vector<int64_t>& kernel_sta
     }
   }
   if (out.framework_op.empty()) {
-    for (const auto& op : member_ops) out.framework_op += (out.framework_op.empty() ? "" : "+") + op;
+    for (const auto& op : member_ops)
+      out.framework_op += (out.framework_op.empty() ? "" : "+") + op;
   }
   return out;
 }

@@ -15,7 +15,8 @@
 namespace trainscope::analysis {
 
 struct HostAttribution {
-  std::string framework_op;  // "nn.Module: Qwen3RMSNorm_0", "aten::rms_norm", or member ops "aten::pow+aten::mean"
+  std::string framework_op;  // "nn.Module: Qwen3RMSNorm_0", "aten::rms_norm", or member ops
+                             // "aten::pow+aten::mean"
   std::string source;        // "modeling_qwen3.py(66): forward", "" when no Python frames
   bool empty() const { return framework_op.empty() && source.empty(); }
 };

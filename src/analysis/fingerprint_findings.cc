@@ -1,7 +1,8 @@
 #include "analysis/fingerprint_findings.h"
 
-#include <algorithm>
 #include <fmt/format.h>
+
+#include <algorithm>
 #include <map>
 
 #include "analysis/gain_model.h"
@@ -32,15 +33,18 @@ std::vector<Finding> FingerprintFindings(int32_t rank, int32_t step, const StepM
       total.span_us += s->span_us;
       total.saving_us += s->saving_us;
       total.fused_us += s->fused_us;
-      counts += fmt::format("{}{} {}", counts.empty() ? "" : " + ", s->instances, fps[s->fingerprint].variant);
-      per_variant.emplace_back("instances_" + fps[s->fingerprint].variant, static_cast<double>(s->instances));
+      counts += fmt::format("{}{} {}", counts.empty() ? "" : " + ", s->instances,
+                            fps[s->fingerprint].variant);
+      per_variant.emplace_back("instances_" + fps[s->fingerprint].variant,
+                               static_cast<double>(s->instances));
     }
     if (total.instances < min_instances || total.saving_us <= 0) continue;
     const Fingerprint& fp = fps[stats.front()->fingerprint];
     // The chain and its placement, from the motif of the most frequent variant.
     const Motif* chain = nullptr;
     for (const auto& m : motifs.motifs) {
-      if (m.fingerprint == id && (chain == nullptr || m.occurrences > chain->occurrences)) chain = &m;
+      if (m.fingerprint == id && (chain == nullptr || m.occurrences > chain->occurrences))
+        chain = &m;
     }
     const double step_us = motifs.step_us;
     const double projected = step_us - total.saving_us;
@@ -54,11 +58,15 @@ std::vector<Finding> FingerprintFindings(int32_t rank, int32_t step, const StepM
       for (const auto& k : chain->kernels) chain_text += (chain_text.empty() ? "" : " ") + k;
     }
     f.evidence = fmt::format(
-        "{} instances per step (step {}) of [{}]: {} kernels, {:.2f} ms of kernel time, {:.2f} ms of wall "
-        "span ({:.1f}% of the {:.1f} ms step){}{}; fused estimate {:.2f} ms, saving {:.2f} ms per step",
+        "{} instances per step (step {}) of [{}]: {} kernels, {:.2f} ms of kernel time, {:.2f} ms "
+        "of wall "
+        "span ({:.1f}% of the {:.1f} ms step){}{}; fused estimate {:.2f} ms, saving {:.2f} ms per "
+        "step",
         counts, step, chain_text, total.kernels, total.kernel_us / 1e3, total.span_us / 1e3,
         step_us > 0 ? total.span_us / step_us * 100 : 0, step_us / 1e3,
-        chain != nullptr && chain->period_us > 0 ? fmt::format(", period {:.0f} us", chain->period_us) : "",
+        chain != nullptr && chain->period_us > 0
+            ? fmt::format(", period {:.0f} us", chain->period_us)
+            : "",
         chain != nullptr && !chain->attribution.empty() ? "; " + chain->attribution : "",
         total.fused_us / 1e3, total.saving_us / 1e3);
     f.evidence_values = per_variant;
@@ -115,8 +123,8 @@ std::vector<Finding> MergeRankFindings(std::vector<std::vector<Finding>> per_ran
     m.estimated_gain_pct = sum / count;
     std::sort(m.ranks.begin(), m.ranks.end());
     if (count > 1) {
-      m.evidence = fmt::format("on {} ranks, mean gain {:.1f}%; worst rank: {}", count, m.estimated_gain_pct,
-                               m.evidence);
+      m.evidence = fmt::format("on {} ranks, mean gain {:.1f}%; worst rank: {}", count,
+                               m.estimated_gain_pct, m.evidence);
     }
   }
   return merged;

@@ -1,8 +1,9 @@
 #include "analysis/fingerprint_library.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
-#include <fmt/format.h>
 
 namespace trainscope::embedded {
 extern const unsigned char kBuiltinFingerprintsTsv[];
@@ -18,8 +19,10 @@ std::string Lower(std::string_view text) {
 }
 
 std::string_view Trim(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
+    text.remove_prefix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
+    text.remove_suffix(1);
   return text;
 }
 
@@ -28,7 +31,8 @@ std::vector<std::string_view> Split(std::string_view text, char sep) {
   size_t begin = 0;
   while (true) {
     const size_t end = text.find(sep, begin);
-    out.push_back(text.substr(begin, end == std::string_view::npos ? std::string_view::npos : end - begin));
+    out.push_back(
+        text.substr(begin, end == std::string_view::npos ? std::string_view::npos : end - begin));
     if (end == std::string_view::npos) break;
     begin = end + 1;
   }
@@ -38,8 +42,8 @@ std::vector<std::string_view> Split(std::string_view text, char sep) {
 }  // namespace
 
 size_t Fingerprint::required_members() const {
-  return static_cast<size_t>(
-      std::count_if(members.begin(), members.end(), [](const PatternMember& m) { return !m.optional; }));
+  return static_cast<size_t>(std::count_if(members.begin(), members.end(),
+                                           [](const PatternMember& m) { return !m.optional; }));
 }
 
 std::string FingerprintLibrary::Canonical(std::string_view op_type) const {
@@ -57,7 +61,8 @@ const Fingerprint* FingerprintLibrary::Find(std::string_view id) const {
   return nullptr;
 }
 
-Result<FingerprintLibrary> FingerprintLibrary::Parse(std::string_view text, const std::string& source_name) {
+Result<FingerprintLibrary> FingerprintLibrary::Parse(std::string_view text,
+                                                     const std::string& source_name) {
   FingerprintLibrary library;
   std::vector<std::vector<std::string_view>> rows;
   std::vector<int> row_lines;
@@ -81,10 +86,11 @@ Result<FingerprintLibrary> FingerprintLibrary::Parse(std::string_view text, cons
                           std::string(fields[0]) + "'");
     }
     if (fields.size() != 9) {
-      return InvalidInput(fmt::format(
-          "{}: a fingerprint row needs 9 tab-separated fields (fingerprint id variant pattern action "
-          "title formula root_cause remedy), got {}",
-          where, fields.size()));
+      return InvalidInput(
+          fmt::format("{}: a fingerprint row needs 9 tab-separated fields (fingerprint id variant "
+                      "pattern action "
+                      "title formula root_cause remedy), got {}",
+                      where, fields.size()));
     }
     rows.push_back(fields);
     row_lines.push_back(line_number);
@@ -105,7 +111,8 @@ Result<FingerprintLibrary> FingerprintLibrary::Parse(std::string_view text, cons
     } else if (f[4] == "remove") {
       fp.action = FingerprintAction::kRemove;
     } else {
-      return InvalidInput(where + ": action must be 'fuse' or 'remove', got '" + std::string(f[4]) + "'");
+      return InvalidInput(where + ": action must be 'fuse' or 'remove', got '" + std::string(f[4]) +
+                          "'");
     }
     fp.title = std::string(f[5]);
     fp.formula = std::string(f[6]);
@@ -126,7 +133,8 @@ Result<FingerprintLibrary> FingerprintLibrary::Parse(std::string_view text, cons
           member.optional = true;
           alt.remove_suffix(1);
         }
-        if (alt.empty()) return InvalidInput(where + ": empty member in pattern '" + fp.pattern + "'");
+        if (alt.empty())
+          return InvalidInput(where + ": empty member in pattern '" + fp.pattern + "'");
         if (alt.substr(0, 5) == "name~") {
           member.name_globs.push_back(Lower(alt.substr(5)));
         } else {
@@ -136,7 +144,8 @@ Result<FingerprintLibrary> FingerprintLibrary::Parse(std::string_view text, cons
       fp.members.push_back(std::move(member));
     }
     if (fp.required_members() < 2) {
-      return InvalidInput(where + ": a pattern needs at least 2 required members: '" + fp.pattern + "'");
+      return InvalidInput(where + ": a pattern needs at least 2 required members: '" + fp.pattern +
+                          "'");
     }
     if (fp.members.front().any || fp.members.back().any) {
       return InvalidInput(where + ": ANY must be surrounded by the chain: '" + fp.pattern + "'");
@@ -146,7 +155,8 @@ Result<FingerprintLibrary> FingerprintLibrary::Parse(std::string_view text, cons
   return library;
 }
 
-FingerprintLibrary FingerprintLibrary::Merge(const FingerprintLibrary& user, const FingerprintLibrary& base) {
+FingerprintLibrary FingerprintLibrary::Merge(const FingerprintLibrary& user,
+                                             const FingerprintLibrary& base) {
   FingerprintLibrary merged;
   merged.equiv_ = user.equiv_;
   for (const auto& pair : base.equiv_) {
@@ -155,14 +165,15 @@ FingerprintLibrary FingerprintLibrary::Merge(const FingerprintLibrary& user, con
     if (!overridden) merged.equiv_.push_back(pair);
   }
   merged.fingerprints_ = user.fingerprints_;
-  merged.fingerprints_.insert(merged.fingerprints_.end(), base.fingerprints_.begin(), base.fingerprints_.end());
+  merged.fingerprints_.insert(merged.fingerprints_.end(), base.fingerprints_.begin(),
+                              base.fingerprints_.end());
   return merged;
 }
 
 const FingerprintLibrary& FingerprintLibrary::Builtin() {
   static const FingerprintLibrary* library = [] {
-    auto parsed =
-        Parse(reinterpret_cast<const char*>(embedded::kBuiltinFingerprintsTsv), "data/fingerprints.tsv");
+    auto parsed = Parse(reinterpret_cast<const char*>(embedded::kBuiltinFingerprintsTsv),
+                        "data/fingerprints.tsv");
     // The built-in table is tested; an error here is a bug in the data file.
     return new FingerprintLibrary(parsed.ok() ? std::move(parsed).value() : FingerprintLibrary());
   }();

@@ -12,7 +12,8 @@ bool HasGlob(const std::string& token) { return token.find('*') != std::string::
 bool MemberMatches(const PatternMember& member, const KernelSequence& seq, size_t token) {
   if (member.any) return true;
   for (const auto& alt : member.alternatives) {
-    if (HasGlob(alt) ? GlobMatch(alt, seq.canonical[token]) : alt == seq.canonical[token]) return true;
+    if (HasGlob(alt) ? GlobMatch(alt, seq.canonical[token]) : alt == seq.canonical[token])
+      return true;
   }
   for (const auto& glob : member.name_globs) {
     if (GlobMatch(glob, seq.name[token])) return true;
@@ -28,8 +29,8 @@ struct CompiledFingerprint {
 
 // Longest match of members [k..) starting at |pos|; fills |any_at| with
 // the positions of ANY members on the best path. Returns the end or -1.
-int32_t LongestMatch(const CompiledFingerprint& cf, const std::vector<int32_t>& tokens, size_t k, int32_t pos,
-                     std::vector<int32_t>* path_any, std::vector<int32_t>* best_any) {
+int32_t LongestMatch(const CompiledFingerprint& cf, const std::vector<int32_t>& tokens, size_t k,
+                     int32_t pos, std::vector<int32_t>* path_any, std::vector<int32_t>* best_any) {
   const auto& members = cf.fp->members;
   if (k == members.size()) {
     *best_any = *path_any;
@@ -69,7 +70,8 @@ std::vector<FingerprintInstance> MatchFingerprints(const KernelSequence& sequenc
     compiled[f].fp = &fps[f];
     compiled[f].accepts.assign(fps[f].members.size(), std::vector<uint8_t>(vocab, 0));
     for (size_t m = 0; m < fps[f].members.size(); ++m) {
-      for (size_t t = 0; t < vocab; ++t) compiled[f].accepts[m][t] = MemberMatches(fps[f].members[m], sequence, t);
+      for (size_t t = 0; t < vocab; ++t)
+        compiled[f].accepts[m][t] = MemberMatches(fps[f].members[m], sequence, t);
     }
     for (size_t m = 0; m < fps[f].members.size(); ++m) {
       for (size_t t = 0; t < vocab; ++t) first_ok[f][t] |= compiled[f].accepts[m][t];

@@ -24,19 +24,22 @@ std::map<int32_t, int64_t> StepStarts(const model::KernelTable& table) {
     auto [it, inserted] = starts.emplace(table.step[i], table.start_ns[i]);
     if (!inserted) it->second = std::min(it->second, table.start_ns[i]);
   }
-  if (table.size() > 0) starts[model::kNoStep] = *std::min_element(table.start_ns.begin(), table.start_ns.end());
+  if (table.size() > 0)
+    starts[model::kNoStep] = *std::min_element(table.start_ns.begin(), table.start_ns.end());
   return starts;
 }
 
 double StepSpanUs(const StepDistribution& step) {
-  if (step.breakdown && step.breakdown->budget.total_ns > 0) return step.breakdown->budget.total_ns / 1e3;
+  if (step.breakdown && step.breakdown->budget.total_ns > 0)
+    return step.breakdown->budget.total_ns / 1e3;
   return step.kernels.span_us;
 }
 
 }  // namespace
 
 void AddFingerprintAnalysis(const std::vector<model::RankProfile>& profiles, const FamilyRules&,
-                            const FingerprintLibrary* user_library, unsigned threads, JobAnalysis* job) {
+                            const FingerprintLibrary* user_library, unsigned threads,
+                            JobAnalysis* job) {
   const FingerprintLibrary& library = user_library ? *user_library : FingerprintLibrary::Builtin();
   const size_t n = std::min(profiles.size(), job->ranks.size());
   std::vector<std::optional<HostAttributor>> hosts(n);
@@ -64,8 +67,8 @@ void AddFingerprintAnalysis(const std::vector<model::RankProfile>& profiles, con
   ParallelFor(tasks.size(), threads, [&](size_t t) {
     const Task& task = tasks[t];
     const StepDistribution& step = job->ranks[task.rank].steps[task.step];
-    mined[t] = AnalyzeStepMotifs(profiles[task.rank], step.step, task.start_ns, StepSpanUs(step), library,
-                                 *hosts[task.rank]);
+    mined[t] = AnalyzeStepMotifs(profiles[task.rank], step.step, task.start_ns, StepSpanUs(step),
+                                 library, *hosts[task.rank]);
   });
 
   std::vector<std::vector<Finding>> per_rank(n);

@@ -5,14 +5,20 @@
 namespace trainscope::analysis {
 
 const char kFusionGainModel[] =
-    "what-if per instance: the chain's wall span (its kernels and the dispatch gaps between them) is "
-    "replaced by one fused kernel taking the longest member's time (one pass over the data) plus one "
-    "launch overhead (median of the shortest 10% of kernels in the step); for glue around a custom op "
-    "the glue disappears and only the op and one launch remain. Summed over the instances of the step, "
-    "divided by the step span. Assumes the step's critical path runs through these kernels (a device- "
+    "what-if per instance: the chain's wall span (its kernels and the dispatch gaps between them) "
+    "is "
+    "replaced by one fused kernel taking the longest member's time (one pass over the data) plus "
+    "one "
+    "launch overhead (median of the shortest 10% of kernels in the step); for glue around a custom "
+    "op "
+    "the glue disappears and only the op and one launch remain. Summed over the instances of the "
+    "step, "
+    "divided by the step span. Assumes the step's critical path runs through these kernels (a "
+    "device- "
     "or dispatch-bound compute stream); shapes are not used";
 
-double LaunchOverheadUs(const model::KernelTable& table, const std::vector<KernelSequence>& sequences) {
+double LaunchOverheadUs(const model::KernelTable& table,
+                        const std::vector<KernelSequence>& sequences) {
   std::vector<int64_t> durations;
   for (const auto& seq : sequences) {
     for (uint32_t row : seq.rows) durations.push_back(table.duration_ns[row]);
@@ -21,8 +27,10 @@ double LaunchOverheadUs(const model::KernelTable& table, const std::vector<Kerne
   const size_t decile = std::max<size_t>(1, durations.size() / 10);
   std::nth_element(durations.begin(), durations.begin() + static_cast<std::ptrdiff_t>(decile - 1),
                    durations.end());
-  std::vector<int64_t> shortest(durations.begin(), durations.begin() + static_cast<std::ptrdiff_t>(decile));
-  std::nth_element(shortest.begin(), shortest.begin() + static_cast<std::ptrdiff_t>(shortest.size() / 2),
+  std::vector<int64_t> shortest(durations.begin(),
+                                durations.begin() + static_cast<std::ptrdiff_t>(decile));
+  std::nth_element(shortest.begin(),
+                   shortest.begin() + static_cast<std::ptrdiff_t>(shortest.size() / 2),
                    shortest.end());
   return static_cast<double>(shortest[shortest.size() / 2]) / 1000.0;
 }

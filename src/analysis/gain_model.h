@@ -25,7 +25,8 @@ extern const char kFusionGainModel[];
 
 // Median duration of the shortest decile of compute kernels in |sequences|
 // (us): a kernel that does almost nothing costs about one launch.
-double LaunchOverheadUs(const model::KernelTable& table, const std::vector<KernelSequence>& sequences);
+double LaunchOverheadUs(const model::KernelTable& table,
+                        const std::vector<KernelSequence>& sequences);
 
 struct InstanceCost {
   double span_us = 0;     // first member start to last member end

@@ -25,7 +25,8 @@ std::vector<StreamIdle> ComputeIdleTime(const model::Timeline& tl,
       if (!first && acts.start_ns[i] > prev_end) {
         int64_t gap = acts.start_ns[i] - prev_end;
         int32_t launcher = acts.launcher[i];
-        if (launcher != model::kNoIndex && tl.host_ops.start_ns[static_cast<size_t>(launcher)] > prev_end) {
+        if (launcher != model::kNoIndex &&
+            tl.host_ops.start_ns[static_cast<size_t>(launcher)] > prev_end) {
           idle.host_wait_ns += gap;
         } else if (gap < consecutive_kernel_delay_ns) {
           idle.kernel_wait_ns += gap;

@@ -16,8 +16,9 @@ namespace trainscope::analysis {
 // expected gains, fingerprint findings (unfused-*, glue-around-custom-op,
 // exposed-communication, host-bound, dominant-operator).
 // |library| nullptr: the built-in data/fingerprints.tsv.
-void AddFingerprintAnalysis(const std::vector<model::RankProfile>& profiles, const FamilyRules& rules,
-                            const FingerprintLibrary* library, unsigned threads, JobAnalysis* job);
+void AddFingerprintAnalysis(const std::vector<model::RankProfile>& profiles,
+                            const FamilyRules& rules, const FingerprintLibrary* library,
+                            unsigned threads, JobAnalysis* job);
 
 // cluster_stage.cc: cross-rank communication, stragglers, skew, slow links
 // and their findings.

@@ -92,8 +92,9 @@ StepDistribution ComputeStepDistribution(const model::RankProfile& profile, int3
   if (!durations.empty()) {
     summary.span_us = ToUs(last_end - first_start);
     summary.mean_issue_interval_us =
-        durations.size() > 1 ? ToUs(last_start - first_start) / static_cast<double>(durations.size() - 1)
-                             : 0.0;
+        durations.size() > 1
+            ? ToUs(last_start - first_start) / static_cast<double>(durations.size() - 1)
+            : 0.0;
     summary.total_time_us = ToUs(total_ns);
     summary.share_le_50us = static_cast<double>(le50) / static_cast<double>(durations.size());
     summary.share_le_100us = static_cast<double>(le100) / static_cast<double>(durations.size());
@@ -113,7 +114,8 @@ StepDistribution ComputeStepDistribution(const model::RankProfile& profile, int3
     stat.count = family_count_by_index[f];
     stat.total_us = ToUs(family_ns[f]);
     stat.share_count = summary.count ? static_cast<double>(stat.count) / summary.count : 0;
-    stat.share_time = total_ns ? static_cast<double>(family_ns[f]) / static_cast<double>(total_ns) : 0;
+    stat.share_time =
+        total_ns ? static_cast<double>(family_ns[f]) / static_cast<double>(total_ns) : 0;
     result.families.push_back(std::move(stat));
   }
 
@@ -126,7 +128,8 @@ StepDistribution ComputeStepDistribution(const model::RankProfile& profile, int3
     stat.total_us = ToUs(op.total_ns);
     stat.mean_us = stat.total_us / static_cast<double>(op.count);
     stat.max_us = ToUs(op.max_ns);
-    stat.share_time = total_ns ? static_cast<double>(op.total_ns) / static_cast<double>(total_ns) : 0;
+    stat.share_time =
+        total_ns ? static_cast<double>(op.total_ns) / static_cast<double>(total_ns) : 0;
     result.top_operators.push_back(std::move(stat));
   }
   std::sort(result.top_operators.begin(), result.top_operators.end(),

@@ -10,8 +10,8 @@
 
 #include "analysis/family_rules.h"
 #include "analysis/motifs.h"
-#include "analysis/step_budget.h"
 #include "analysis/statistics.h"
+#include "analysis/step_budget.h"
 #include "model/rank_profile.h"
 
 namespace trainscope::analysis {
@@ -65,7 +65,7 @@ struct StepDistribution {
   int32_t step = model::kNoStep;
   KernelSummary kernels;
   DurationDensity density;
-  std::vector<FamilyStat> families;      // every family of the rule table, in table order
+  std::vector<FamilyStat> families;         // every family of the rule table, in table order
   std::vector<OperatorStat> top_operators;  // by total time, descending
   std::optional<StepTraceSummary> step_trace;
   std::optional<StepBudget> breakdown;  // interval-union time budget of the step

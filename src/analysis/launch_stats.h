@@ -11,13 +11,13 @@
 namespace trainscope::analysis {
 
 struct LaunchStatsOptions {
-  int64_t short_cpu_max_ns = 50'000;     // HTA: cpu_duration <= 50 µs
-  int64_t long_runtime_ns = 50'000;      // runtime call > 50 µs
-  int64_t long_delay_ns = 100'000;       // launch delay > 100 µs
+  int64_t short_cpu_max_ns = 50'000;  // HTA: cpu_duration <= 50 µs
+  int64_t long_runtime_ns = 50'000;   // runtime call > 50 µs
+  int64_t long_delay_ns = 100'000;    // launch delay > 100 µs
 };
 
 struct LaunchStats {
-  int64_t launches = 0;  // activities with a launching host op
+  int64_t launches = 0;       // activities with a launching host op
   int64_t short_kernels = 0;  // gpu < cpu duration and cpu <= short_cpu_max
   int64_t long_runtime = 0;
   int64_t long_delay = 0;

@@ -50,7 +50,8 @@ std::vector<int32_t> Instances(const std::vector<int32_t>& positions, int32_t le
 
 }  // namespace
 
-std::vector<RepeatSet> MineRepeats(const std::vector<int32_t>& tokens, const std::vector<double>& weights,
+std::vector<RepeatSet> MineRepeats(const std::vector<int32_t>& tokens,
+                                   const std::vector<double>& weights,
                                    const MiningOptions& options) {
   const int32_t n = static_cast<int32_t>(tokens.size());
   std::vector<RepeatSet> result;
@@ -74,7 +75,8 @@ std::vector<RepeatSet> MineRepeats(const std::vector<int32_t>& tokens, const std
   for (int32_t p : order) group[p] = tokens[p];
   int32_t groups = vocab;
   std::vector<int32_t> scratch, counts, next;
-  CountingSort(&order, groups, [&](int32_t p) { return group[p]; }, &scratch, &counts);
+  CountingSort(
+      &order, groups, [&](int32_t p) { return group[p]; }, &scratch, &counts);
   std::vector<Candidate> candidates;
   for (int32_t length = 1; length <= options.max_length && order.size() >= 2; ++length) {
     next.clear();
@@ -113,7 +115,8 @@ std::vector<RepeatSet> MineRepeats(const std::vector<int32_t>& tokens, const std
                                order.begin() + static_cast<std::ptrdiff_t>(end));
             const auto inst = Instances(c.positions, length, nullptr);
             if (static_cast<int>(inst.size()) >= options.min_occurrences) {
-              c.score = static_cast<double>(inst.size()) * (prefix_weight[p0 + length] - prefix_weight[p0]);
+              c.score = static_cast<double>(inst.size()) *
+                        (prefix_weight[p0 + length] - prefix_weight[p0]);
               candidates.push_back(std::move(c));
             }
           }
@@ -124,8 +127,10 @@ std::vector<RepeatSet> MineRepeats(const std::vector<int32_t>& tokens, const std
     if (length == options.max_length) break;
     // Refine: sort the survivors by (group, next token, position) and
     // number the new groups.
-    CountingSort(&next, vocab, [&](int32_t p) { return tokens[p + length]; }, &scratch, &counts);
-    CountingSort(&next, groups, [&](int32_t p) { return group[p]; }, &scratch, &counts);
+    CountingSort(
+        &next, vocab, [&](int32_t p) { return tokens[p + length]; }, &scratch, &counts);
+    CountingSort(
+        &next, groups, [&](int32_t p) { return group[p]; }, &scratch, &counts);
     int32_t id = -1;
     int32_t prev_group = -1, prev_token = -1;
     std::vector<int32_t> new_group(next.size());
@@ -147,8 +152,10 @@ std::vector<RepeatSet> MineRepeats(const std::vector<int32_t>& tokens, const std
   // drops as tokens get covered, so a popped candidate whose fresh score
   // still beats the next stored score is the true maximum.
   auto less = [&](size_t a, size_t b) {
-    if (candidates[a].score != candidates[b].score) return candidates[a].score < candidates[b].score;
-    if (candidates[a].length != candidates[b].length) return candidates[a].length > candidates[b].length;
+    if (candidates[a].score != candidates[b].score)
+      return candidates[a].score < candidates[b].score;
+    if (candidates[a].length != candidates[b].length)
+      return candidates[a].length > candidates[b].length;
     return candidates[a].positions.front() > candidates[b].positions.front();
   };
   std::priority_queue<size_t, std::vector<size_t>, decltype(less)> heap(less);
@@ -160,8 +167,8 @@ std::vector<RepeatSet> MineRepeats(const std::vector<int32_t>& tokens, const std
     Candidate& c = candidates[top];
     auto inst = Instances(c.positions, c.length, &covered);
     if (static_cast<int>(inst.size()) < options.min_occurrences) continue;
-    const double score =
-        static_cast<double>(inst.size()) * (prefix_weight[inst[0] + c.length] - prefix_weight[inst[0]]);
+    const double score = static_cast<double>(inst.size()) *
+                         (prefix_weight[inst[0] + c.length] - prefix_weight[inst[0]]);
     if (score < c.score && !heap.empty() && score < candidates[heap.top()].score) {
       c.score = score;
       heap.push(top);

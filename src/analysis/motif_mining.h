@@ -31,7 +31,8 @@ struct RepeatSet {
 // |tokens|: negative values are separators that never match. |weights|:
 // weight of each position (e.g. kernels it stands for); empty = all 1.
 // Chains made of a single repeated token are skipped (a run, not a motif).
-std::vector<RepeatSet> MineRepeats(const std::vector<int32_t>& tokens, const std::vector<double>& weights,
+std::vector<RepeatSet> MineRepeats(const std::vector<int32_t>& tokens,
+                                   const std::vector<double>& weights,
                                    const MiningOptions& options);
 
 }  // namespace trainscope::analysis

@@ -16,7 +16,8 @@ std::string Lower(std::string_view text) {
 }  // namespace
 
 std::vector<KernelSequence> BuildKernelSequences(const model::RankProfile& profile, int32_t step,
-                                                 const FingerprintLibrary& library, size_t min_kernels) {
+                                                 const FingerprintLibrary& library,
+                                                 size_t min_kernels) {
   const model::KernelTable& table = profile.kernels;
   std::map<int32_t, KernelSequence> by_stream;
   // Token per (op type id, name id if derived): interning strings once per
@@ -54,7 +55,8 @@ std::vector<KernelSequence> BuildKernelSequences(const model::RankProfile& profi
     merged.rows = std::move(seq.rows);
     for (size_t id = 0; id < seq.canonical.size(); ++id) {
       // GPU-derived tokens stay distinct by name.
-      const std::string key = seq.canonical[id] + '\x1f' + (seq.keyed_by_name[id] ? seq.name[id] : "");
+      const std::string key =
+          seq.canonical[id] + '\x1f' + (seq.keyed_by_name[id] ? seq.name[id] : "");
       auto [it, inserted] = first.emplace(key, static_cast<int32_t>(merged.canonical.size()));
       if (inserted) {
         merged.canonical.push_back(seq.canonical[id]);

@@ -30,6 +30,7 @@ struct KernelSequence {
 // Compute kernels of |step| (kNoStep: all) grouped by stream, each stream's
 // kernels in start order. Streams with fewer than |min_kernels| are left out.
 std::vector<KernelSequence> BuildKernelSequences(const model::RankProfile& profile, int32_t step,
-                                                 const FingerprintLibrary& library, size_t min_kernels = 8);
+                                                 const FingerprintLibrary& library,
+                                                 size_t min_kernels = 8);
 
 }  // namespace trainscope::analysis

@@ -1,7 +1,8 @@
 #include "analysis/motif_step.h"
 
-#include <algorithm>
 #include <fmt/format.h>
+
+#include <algorithm>
 #include <map>
 
 #include "analysis/fingerprint_match.h"
@@ -24,13 +25,15 @@ void Measure(const model::KernelTable& table, const std::vector<std::vector<uint
   motif->occurrences = static_cast<int64_t>(instances.size());
   std::vector<double> periods;
   for (size_t k = 0; k < instances.size(); ++k) {
-    for (uint32_t row : instances[k]) motif->total_us += static_cast<double>(table.duration_ns[row]) / 1000.0;
+    for (uint32_t row : instances[k])
+      motif->total_us += static_cast<double>(table.duration_ns[row]) / 1000.0;
     const int64_t start = table.start_ns[instances[k].front()];
     motif->instance_starts_us.push_back(static_cast<double>(start - step_start_ns) / 1000.0);
     if (k > 0) periods.push_back(motif->instance_starts_us[k] - motif->instance_starts_us[k - 1]);
   }
   motif->period_us = Median(std::move(periods));
-  motif->mean_us = motif->occurrences > 0 ? motif->total_us / static_cast<double>(motif->occurrences) : 0;
+  motif->mean_us =
+      motif->occurrences > 0 ? motif->total_us / static_cast<double>(motif->occurrences) : 0;
   motif->share_of_step = step_us > 0 ? motif->total_us / step_us : 0;
 }
 
@@ -52,14 +55,15 @@ void Attribute(const HostAttributor& host, const model::KernelTable& table,
   motif->framework_op = best->first.first;
   motif->source = best->first.second;
   motif->attribution = motif->framework_op;
-  if (!motif->source.empty()) motif->attribution += (motif->attribution.empty() ? "" : " at ") + motif->source;
+  if (!motif->source.empty())
+    motif->attribution += (motif->attribution.empty() ? "" : " at ") + motif->source;
 }
 
 }  // namespace
 
 StepMotifs AnalyzeStepMotifs(const model::RankProfile& profile, int32_t step, int64_t step_start_ns,
-                             double step_us, const FingerprintLibrary& library, const HostAttributor& host,
-                             const MotifStepOptions& options) {
+                             double step_us, const FingerprintLibrary& library,
+                             const HostAttributor& host, const MotifStepOptions& options) {
   StepMotifs out;
   out.step_us = step_us;
   const model::KernelTable& table = profile.kernels;
@@ -76,7 +80,8 @@ StepMotifs AnalyzeStepMotifs(const model::RankProfile& profile, int32_t step, in
     // Instances per fingerprint row, as KernelTable rows.
     std::map<int32_t, std::vector<std::vector<uint32_t>>> rows_by_fp;
     for (const auto& m : matches) {
-      const InstanceCost cost = EstimateInstance(table, seq, m, fps[m.fingerprint], out.launch_overhead_us);
+      const InstanceCost cost =
+          EstimateInstance(table, seq, m, fps[m.fingerprint], out.launch_overhead_us);
       auto& s = stats[m.fingerprint];
       s.fingerprint = m.fingerprint;
       ++s.instances;
@@ -90,7 +95,8 @@ StepMotifs AnalyzeStepMotifs(const model::RankProfile& profile, int32_t step, in
     }
     for (auto& [f, instances] : rows_by_fp) {
       Motif motif;
-      for (uint32_t row : instances.front()) motif.kernels.emplace_back(profile.strings.Get(table.op_type[row]));
+      for (uint32_t row : instances.front())
+        motif.kernels.emplace_back(profile.strings.Get(table.op_type[row]));
       motif.fingerprint = fps[f].id;
       motif.variant = fps[f].variant;
       motif.stream = seq.stream;
@@ -128,7 +134,8 @@ StepMotifs AnalyzeStepMotifs(const model::RankProfile& profile, int32_t step, in
       for (int32_t start : rep.starts) {
         std::vector<uint32_t> rows;
         for (int32_t c = start; c < start + rep.length; ++c) {
-          for (int32_t p = span_of[c].first; p < span_of[c].second; ++p) rows.push_back(seq.rows[p]);
+          for (int32_t p = span_of[c].first; p < span_of[c].second; ++p)
+            rows.push_back(seq.rows[p]);
         }
         instances.push_back(std::move(rows));
       }
@@ -136,7 +143,8 @@ StepMotifs AnalyzeStepMotifs(const model::RankProfile& profile, int32_t step, in
         if (tokens[c] >= vocab) ++fingerprint_tokens;
       }
       Motif motif;
-      for (uint32_t row : instances.front()) motif.kernels.emplace_back(profile.strings.Get(table.op_type[row]));
+      for (uint32_t row : instances.front())
+        motif.kernels.emplace_back(profile.strings.Get(table.op_type[row]));
       motif.stream = seq.stream;
       Measure(table, instances, step_start_ns, step_us, &motif);
       Attribute(host, table, instances, &motif);
@@ -163,7 +171,8 @@ StepMotifs AnalyzeStepMotifs(const model::RankProfile& profile, int32_t step, in
         if (per_instance == 0) continue;
         const Motif& layer = mined_motifs[mined_motifs.size() - repeats.size() + r];
         fm.attribution = fmt::format(
-            "no host data: {} per repeat of a {}-kernel motif (x{} per step, period {:.0f} us, likely one layer)",
+            "no host data: {} per repeat of a {}-kernel motif (x{} per step, period {:.0f} us, "
+            "likely one layer)",
             per_instance, layer.kernels.size(), layer.occurrences, layer.period_us);
         break;
       }
@@ -179,8 +188,10 @@ StepMotifs AnalyzeStepMotifs(const model::RankProfile& profile, int32_t step, in
     // Fingerprint motifs are the findings' evidence: keep them all.
     std::vector<Motif> kept;
     size_t mined_kept = 0;
-    const size_t fp_count = static_cast<size_t>(std::count_if(
-        out.motifs.begin(), out.motifs.end(), [](const Motif& m) { return m.fingerprint.has_value(); }));
+    const size_t fp_count =
+        static_cast<size_t>(std::count_if(out.motifs.begin(), out.motifs.end(), [](const Motif& m) {
+          return m.fingerprint.has_value();
+        }));
     const size_t mined_budget = options.max_motifs > fp_count ? options.max_motifs - fp_count : 0;
     for (auto& m : out.motifs) {
       if (m.fingerprint || mined_kept++ < mined_budget) kept.push_back(std::move(m));

@@ -20,11 +20,11 @@ namespace trainscope::analysis {
 struct FingerprintStepStats {
   int32_t fingerprint = -1;  // index into the library
   int64_t instances = 0;
-  int64_t kernels = 0;     // member kernels of all instances (kept op excluded)
-  double kernel_us = 0;    // their summed durations
-  double span_us = 0;      // summed instance spans
-  double saving_us = 0;    // gain_model.h
-  double fused_us = 0;     // summed estimated fused time
+  int64_t kernels = 0;   // member kernels of all instances (kept op excluded)
+  double kernel_us = 0;  // their summed durations
+  double span_us = 0;    // summed instance spans
+  double saving_us = 0;  // gain_model.h
+  double fused_us = 0;   // summed estimated fused time
 };
 
 struct StepMotifs {
@@ -42,7 +42,7 @@ struct MotifStepOptions {
 
 // |step_start_ns|, |step_us|: the step window used for positions and shares.
 StepMotifs AnalyzeStepMotifs(const model::RankProfile& profile, int32_t step, int64_t step_start_ns,
-                             double step_us, const FingerprintLibrary& library, const HostAttributor& host,
-                             const MotifStepOptions& options = {});
+                             double step_us, const FingerprintLibrary& library,
+                             const HostAttributor& host, const MotifStepOptions& options = {});
 
 }  // namespace trainscope::analysis

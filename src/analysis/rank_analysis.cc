@@ -23,7 +23,8 @@ FileHealth ToHealth(const RowLedger& ledger) {
   health.rows_read = ledger.rows_read();
   health.rows_used = ledger.rows_used();
   health.rows_skipped = ledger.rows_skipped();
-  health.skipped_by_reason.assign(ledger.skipped_by_reason().begin(), ledger.skipped_by_reason().end());
+  health.skipped_by_reason.assign(ledger.skipped_by_reason().begin(),
+                                  ledger.skipped_by_reason().end());
   health.notes_by_reason.assign(ledger.notes_by_reason().begin(), ledger.notes_by_reason().end());
   health.samples = ledger.samples();
   return health;
@@ -63,8 +64,10 @@ void CentreZoomsOnTopMotif(RankAnalysis* rank) {
     chain += (i ? " → " : "") + best->kernels[i];
   }
   if (best->kernels.size() > 12) chain += " → …";
-  std::string label = std::string(best->fingerprint ? "instances of the most repeated fingerprinted motif ("
-                                                    : "instances of the costliest motif (") + chain + ")";
+  std::string label =
+      std::string(best->fingerprint ? "instances of the most repeated fingerprinted motif ("
+                                    : "instances of the costliest motif (") +
+      chain + ")";
   if (best->fingerprint) label += ", fingerprint " + *best->fingerprint;
   BuildZooms(&rank->timeline, best->instance_starts_us, label);
 }
@@ -109,7 +112,8 @@ Result<JobAnalysis> AnalyzeJob(const std::vector<model::RankProfile>& profiles,
   if (!options.step) job_step = SelectJobStep(profiles);
   std::vector<std::optional<Result<RankAnalysis>>> results(profiles.size());
   // Fewer ranks than cores (one big trace): the steps of each rank share the rest.
-  const unsigned step_threads = std::max(1u, threads / static_cast<unsigned>(std::max<size_t>(1, profiles.size())));
+  const unsigned step_threads =
+      std::max(1u, threads / static_cast<unsigned>(std::max<size_t>(1, profiles.size())));
   ParallelFor(profiles.size(), threads, [&](size_t i) {
     AnalysisOptions own = rank_options;
     // A rank without that step (e.g. no kernel_details) keeps its own choice.
@@ -120,7 +124,8 @@ Result<JobAnalysis> AnalyzeJob(const std::vector<model::RankProfile>& profiles,
       }
     }
     auto analysis = AnalyzeRank(profiles[i], rules, own, step_threads);
-    if (analysis.ok() && own.step && !options.step) analysis->selected_step_reason = job_step->reason;
+    if (analysis.ok() && own.step && !options.step)
+      analysis->selected_step_reason = job_step->reason;
     results[i].emplace(std::move(analysis));
   });
   for (auto& result : results) {

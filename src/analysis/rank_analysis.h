@@ -49,7 +49,8 @@ class FingerprintLibrary;
 
 struct AnalysisOptions {
   std::optional<int32_t> step;  // --step
-  const FingerprintLibrary* fingerprints = nullptr;  // --fingerprints (merged with the built-in); null: built-in
+  const FingerprintLibrary* fingerprints =
+      nullptr;  // --fingerprints (merged with the built-in); null: built-in
   DistributionOptions distribution;
 };
 

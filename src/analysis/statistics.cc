@@ -56,7 +56,8 @@ DurationDensity ComputeDurationDensity(const std::vector<int64_t>& durations_ns,
   const int bin_count = static_cast<int>(std::lround((log_max - log_min) * bins_per_decade));
   density.bins.resize(static_cast<size_t>(bin_count));
   for (int i = 0; i < bin_count; ++i) {
-    density.bins[i].lo_us = std::pow(10.0, log_min + static_cast<double>(i) / bins_per_decade) / 1000.0;
+    density.bins[i].lo_us =
+        std::pow(10.0, log_min + static_cast<double>(i) / bins_per_decade) / 1000.0;
     density.bins[i].hi_us =
         std::pow(10.0, log_min + static_cast<double>(i + 1) / bins_per_decade) / 1000.0;
   }

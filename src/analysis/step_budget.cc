@@ -15,17 +15,19 @@ std::optional<StepBudget> FromTrace(const model::RankProfile& profile, int32_t s
   if (step == model::kNoStep) {
     members.resize(activities.size());
     std::iota(members.begin(), members.end(), 0u);
-  } else if (auto rows = timeline.activity_rows_by_step.find(step); rows != timeline.activity_rows_by_step.end()) {
+  } else if (auto rows = timeline.activity_rows_by_step.find(step);
+             rows != timeline.activity_rows_by_step.end()) {
     members = rows->second;
   }
   TimeBudget budget = BudgetOf(timeline, activities.kind, members);
   if (budget.activities == 0) return std::nullopt;
-  return StepBudget{"trace",
-                    step == model::kNoStep
-                        ? "whole trace; all device activities"
-                        : "ProfilerStep window (activity in step = launched by a host op in the step "
-                          "window, else starts in it); all device activities",
-                    budget};
+  return StepBudget{
+      "trace",
+      step == model::kNoStep
+          ? "whole trace; all device activities"
+          : "ProfilerStep window (activity in step = launched by a host op in the step "
+            "window, else starts in it); all device activities",
+      budget};
 }
 
 std::optional<StepBudget> FromKernels(const model::RankProfile& profile, int32_t step) {
@@ -38,16 +40,22 @@ std::optional<StepBudget> FromKernels(const model::RankProfile& profile, int32_t
     if (b.activities == 0 || interval.end > b.window_end_ns) b.window_end_ns = interval.end;
     ++b.activities;
     switch (kernels.kind[i]) {
-      case model::KernelKind::kCommunication: comm.push_back(interval); break;
-      case model::KernelKind::kMemory: memory.push_back(interval); break;
-      case model::KernelKind::kCompute: compute.push_back(interval); break;
+      case model::KernelKind::kCommunication:
+        comm.push_back(interval);
+        break;
+      case model::KernelKind::kMemory:
+        memory.push_back(interval);
+        break;
+      case model::KernelKind::kCompute:
+        compute.push_back(interval);
+        break;
     }
   }
   if (b.activities == 0) return std::nullopt;
   FillBudget(std::move(compute), std::move(comm), std::move(memory), {}, &b);
-  return StepBudget{"kernel_details.csv",
-                    "kernels whose Step Id is the step; window = first kernel start to last kernel end",
-                    b};
+  return StepBudget{
+      "kernel_details.csv",
+      "kernels whose Step Id is the step; window = first kernel start to last kernel end", b};
 }
 
 }  // namespace

@@ -1,12 +1,12 @@
 #include "analysis/step_selection.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <iterator>
 #include <map>
 #include <set>
-
-#include <fmt/format.h>
-#include <fmt/ranges.h>
 
 namespace trainscope::analysis {
 
@@ -54,12 +54,13 @@ StepChoice ChooseSteady(const std::vector<int32_t>& steps, std::map<int32_t, int
     return StepChoice{steps[0], fmt::format("step {}: the only step captured", steps[0])};
   }
   std::vector<int32_t> candidates(steps.begin() + 1, steps.end());
-  std::string skipped = fmt::format("skipped step {} (first captured step, treated as warm-up)",
-                                    steps.front());
+  std::string skipped =
+      fmt::format("skipped step {} (first captured step, treated as warm-up)", steps.front());
   // Steps known only from step_trace_time have no kernels to analyse.
   std::erase_if(candidates, [&](int32_t step) { return !spans.count(step); });
   if (candidates.empty()) {
-    return StepChoice{steps.front(), fmt::format("step {}: the only step with kernels", steps.front())};
+    return StepChoice{steps.front(),
+                      fmt::format("step {}: the only step with kernels", steps.front())};
   }
   if (candidates.size() == 1) {
     return StepChoice{candidates[0], fmt::format("step {}: steps {}-{} captured; {}", candidates[0],
@@ -90,10 +91,11 @@ Result<StepChoice> SelectStep(const model::RankProfile& profile, std::optional<i
   std::vector<int32_t> steps = StepsPresent(profile);
   if (requested) {
     if (std::find(steps.begin(), steps.end(), *requested) == steps.end()) {
-      return NotFound(fmt::format(
-          "rank {}: step {} is not in the profile (steps present: {})\nhint: pick one of those with "
-          "--step, or omit --step to let trainscope choose a steady step",
-          profile.rank, *requested, JoinSteps(steps)));
+      return NotFound(
+          fmt::format("rank {}: step {} is not in the profile (steps present: {})\nhint: pick one "
+                      "of those with "
+                      "--step, or omit --step to let trainscope choose a steady step",
+                      profile.rank, *requested, JoinSteps(steps)));
     }
     return StepChoice{*requested, fmt::format("step {} requested with --step", *requested)};
   }
@@ -134,7 +136,8 @@ std::optional<StepChoice> SelectJobStep(const std::vector<model::RankProfile>& p
   }
   if (ranks_with_kernels < 2 || common.empty()) return std::nullopt;
   std::map<int32_t, int64_t> mean_spans;
-  for (int32_t step : common) mean_spans[step] = sum_and_ranks[step].first / sum_and_ranks[step].second;
+  for (int32_t step : common)
+    mean_spans[step] = sum_and_ranks[step].first / sum_and_ranks[step].second;
   StepChoice choice = ChooseSteady(common, mean_spans, "mean span across ranks");
   choice.reason += " (one step for all ranks, so that ranks are compared on the same step)";
   return choice;

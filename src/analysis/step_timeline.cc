@@ -44,8 +44,8 @@ double DensestWindowStart(const std::vector<double>& points, double lo, double h
 
 }  // namespace
 
-void BuildZooms(StepTimeline* timeline, std::vector<double> anchors_us, const std::string& centred_on,
-                const TimelineOptions& options) {
+void BuildZooms(StepTimeline* timeline, std::vector<double> anchors_us,
+                const std::string& centred_on, const TimelineOptions& options) {
   std::sort(anchors_us.begin(), anchors_us.end());
   timeline->zooms.clear();
   timeline->zoom_centre = centred_on;
@@ -94,7 +94,8 @@ StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step
   std::unordered_map<StringId, uint32_t> local_string;
   std::unordered_map<size_t, uint32_t> local_family;
   auto local = [&](StringId id) {
-    auto [it, inserted] = local_string.try_emplace(id, static_cast<uint32_t>(timeline.strings.size()));
+    auto [it, inserted] =
+        local_string.try_emplace(id, static_cast<uint32_t>(timeline.strings.size()));
     if (inserted) timeline.strings.emplace_back(profile.strings.Get(id));
     return it->second;
   };
@@ -104,19 +105,20 @@ StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step
     Interval interval{kernels.start_ns[i], kernels.end_ns(i)};
     (lane == Lane::kCompute ? compute : lane == Lane::kComm ? comm : other).push_back(interval);
     const size_t index = families.Of(i);
-    auto [family, new_family] = local_family.try_emplace(index, static_cast<uint32_t>(timeline.strings.size()));
+    auto [family, new_family] =
+        local_family.try_emplace(index, static_cast<uint32_t>(timeline.strings.size()));
     if (new_family) timeline.strings.push_back(rules.families()[index]);
-    timeline.kernels.push_back(TimelineKernel{ToUs(kernels.start_ns[i] - origin),
-                                              ToUs(kernels.duration_ns[i]), lane,
-                                              local(kernels.op_type[i]), local(kernels.name[i]),
-                                              family->second});
+    timeline.kernels.push_back(
+        TimelineKernel{ToUs(kernels.start_ns[i] - origin), ToUs(kernels.duration_ns[i]), lane,
+                       local(kernels.op_type[i]), local(kernels.name[i]), family->second});
   }
   timeline.step_start_ns = origin;
   timeline.span_us = ToUs(window_end - origin);
   std::vector<Interval> compute_union = UnionOf(compute);
   std::vector<Interval> comm_union = UnionOf(comm);
   std::vector<Interval> other_union = UnionOf(other);
-  std::vector<Interval> all_union = UnionOfMerged(UnionOfMerged(compute_union, comm_union), other_union);
+  std::vector<Interval> all_union =
+      UnionOfMerged(UnionOfMerged(compute_union, comm_union), other_union);
   timeline.compute_us = ToUs(TotalLength(compute_union));
   timeline.comm_us = ToUs(TotalLength(comm_union));
   timeline.other_us = ToUs(TotalLength(other_union));
@@ -132,7 +134,8 @@ StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step
   }
   for (size_t i : rows) {
     if (kernels.kind[i] != model::KernelKind::kCommunication) continue;
-    if (kernels.start_ns[i] - origin > static_cast<int64_t>(timeline.step_start_idle_us * 1000)) break;
+    if (kernels.start_ns[i] - origin > static_cast<int64_t>(timeline.step_start_idle_us * 1000))
+      break;
     timeline.step_start_waits_for = std::string(profile.strings.Get(kernels.op_type[i]));
     timeline.step_start_wait_collective_us = ToUs(kernels.duration_ns[i]);
     break;

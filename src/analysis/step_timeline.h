@@ -58,9 +58,9 @@ struct StepTimeline {
   double step_start_idle_us = 0;
   std::string step_start_waits_for;  // op type of the first collective, "" if none
   double step_start_wait_collective_us = 0;
-  std::vector<FreeGap> longest_gaps;   // longest first
-  std::vector<ZoomWindow> zooms;       // widest first, each nested in the previous
-  std::string zoom_centre;             // what the zooms are centred on
+  std::vector<FreeGap> longest_gaps;  // longest first
+  std::vector<ZoomWindow> zooms;      // widest first, each nested in the previous
+  std::string zoom_centre;            // what the zooms are centred on
   // Every kernel of the step, in start order (for pictures). Kernels are
   // aggregated by the report where a picture cannot show them anyway.
   std::vector<TimelineKernel> kernels;
@@ -77,12 +77,13 @@ struct TimelineOptions {
 };
 
 StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step,
-                                 const KernelFamilies& families, const TimelineOptions& options = {});
+                                 const KernelFamilies& families,
+                                 const TimelineOptions& options = {});
 
 // (Re)builds the nested zoom windows: each is the window of its width, inside
 // the previous one, that holds the most |anchors_us| (times relative to the
 // step start), e.g. the instance starts of the costliest motif.
-void BuildZooms(StepTimeline* timeline, std::vector<double> anchors_us, const std::string& centred_on,
-                const TimelineOptions& options = {});
+void BuildZooms(StepTimeline* timeline, std::vector<double> anchors_us,
+                const std::string& centred_on, const TimelineOptions& options = {});
 
 }  // namespace trainscope::analysis

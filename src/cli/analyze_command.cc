@@ -7,8 +7,9 @@ namespace trainscope::cli {
 
 CommandRunner RegisterAnalyze(CLI::App& app) {
   auto args = std::make_shared<AnalyzeArgs>();
-  app.add_option("paths", args->paths,
-                 "Job directories, *_ascend_pt rank directories or ASCEND_PROFILER_OUTPUT directories")
+  app.add_option(
+         "paths", args->paths,
+         "Job directories, *_ascend_pt rank directories or ASCEND_PROFILER_OUTPUT directories")
       ->required();
   app.add_option("--json", args->json_out,
                  "Write the versioned JSON result (docs/json-schema.md) to FILE, or '-' for stdout")
@@ -21,15 +22,17 @@ CommandRunner RegisterAnalyze(CLI::App& app) {
   app.add_option("--rank", args->focus_rank, "Rank to show in depth in the terminal summary");
   app.add_option("--families", args->families_file,
                  "Extra kernel family rules (same format as data/families.tsv), tried first");
-  app.add_option("--fingerprints", args->fingerprints_file,
-                 "Extra fingerprints (same format as data/fingerprints.tsv), tried before the built-in ones");
+  app.add_option(
+      "--fingerprints", args->fingerprints_file,
+      "Extra fingerprints (same format as data/fingerprints.tsv), tried before the built-in ones");
   app.add_option("--activity-rules", args->activity_rules_file,
                  "Extra rules sorting GPU trace kernels into compute/communication/memcpy/memset "
                  "(lines: KIND MATCH PATTERN, docs/timelines.md), tried before the built-in ones")
       ->type_name("FILE");
   app.add_option("--threads", args->threads, "Worker threads (default: all cores)");
   app.add_flag("--no-color", args->no_color, "Plain text even on a terminal");
-  app.add_flag("--timings", args->timings, "Print the wall time of each stage (read, analyse, report) on stderr");
+  app.add_flag("--timings", args->timings,
+               "Print the wall time of each stage (read, analyse, report) on stderr");
   return [args] { return RunAnalyze(*args); };
 }
 

@@ -1,14 +1,13 @@
 #include "cli/analyze_pipeline.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <optional>
-
-#include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "analysis/family_rules.h"
 #include "analysis/fingerprint_library.h"
@@ -20,8 +19,8 @@
 #include "core/atomic_write.h"
 #include "core/parallel.h"
 #include "core/progress.h"
-#include "core/safe_text.h"
 #include "core/read_file.h"
+#include "core/safe_text.h"
 #include "formats/load_profiles.h"
 #include "model/timeline_classify.h"
 #include "report/html_report.h"
@@ -32,16 +31,19 @@ namespace trainscope::cli {
 namespace {
 
 Result<analysis::FamilyRules> LoadRules(const std::string& families_file) {
-  if (families_file.empty()) return analysis::FamilyRules::Merge({}, analysis::FamilyRules::Builtin());
+  if (families_file.empty())
+    return analysis::FamilyRules::Merge({}, analysis::FamilyRules::Builtin());
   // ReadSmallFile, not MappedFile: rule files may be pipes (<(...)).
   TS_ASSIGN_OR_RETURN(std::string text, ReadSmallFile(families_file));
-  TS_ASSIGN_OR_RETURN(analysis::FamilyRules user, analysis::FamilyRules::Parse(text, families_file));
+  TS_ASSIGN_OR_RETURN(analysis::FamilyRules user,
+                      analysis::FamilyRules::Parse(text, families_file));
   return analysis::FamilyRules::Merge(user, analysis::FamilyRules::Builtin());
 }
 
 Result<analysis::FingerprintLibrary> LoadFingerprints(const std::string& path) {
   TS_ASSIGN_OR_RETURN(std::string text, ReadSmallFile(path));
-  TS_ASSIGN_OR_RETURN(analysis::FingerprintLibrary user, analysis::FingerprintLibrary::Parse(text, path));
+  TS_ASSIGN_OR_RETURN(analysis::FingerprintLibrary user,
+                      analysis::FingerprintLibrary::Parse(text, path));
   return analysis::FingerprintLibrary::Merge(user, analysis::FingerprintLibrary::Builtin());
 }
 
@@ -75,7 +77,8 @@ Status CheckFocusRank(const std::vector<model::RankProfile>& profiles,
   return NotFound(fmt::format(
       "--rank {}: rank {} is not in the job (ranks present: {})\nhint: pick one of those with "
       "--rank, or omit --rank to show the lowest rank",
-      *focus_rank, *focus_rank, ranks.empty() ? "none" : fmt::format("{}", fmt::join(ranks, ", "))));
+      *focus_rank, *focus_rank,
+      ranks.empty() ? "none" : fmt::format("{}", fmt::join(ranks, ", "))));
 }
 
 // Wall time per stage for --timings (stderr, so --json - stays clean).
@@ -125,7 +128,8 @@ int RunAnalyze(const AnalyzeArgs& args) {
   progress.Update(fmt::format("trainscope: reading {} path(s)...", args.paths.size()));
   // Fails (exit 2) only when no rank loads or none has usable data; ranks
   // that failed and files not taken go to the input health of every report.
-  auto loaded = formats::LoadProfiles(args.paths, threads, activity_rules ? &*activity_rules : nullptr);
+  auto loaded =
+      formats::LoadProfiles(args.paths, threads, activity_rules ? &*activity_rules : nullptr);
   if (!loaded.ok()) {
     progress.Done();
     return ReportError(loaded.status());
@@ -134,8 +138,9 @@ int RunAnalyze(const AnalyzeArgs& args) {
   if (!loaded->failed.empty()) {
     // On stderr too: with --json - the report itself is not read by a person.
     progress.Done();
-    WriteStderr(fmt::format("trainscope: warning: {} of {} ranks not loaded (listed in the input health)\n",
-                            loaded->failed.size(), loaded->failed.size() + profiles.size()));
+    WriteStderr(
+        fmt::format("trainscope: warning: {} of {} ranks not loaded (listed in the input health)\n",
+                    loaded->failed.size(), loaded->failed.size() + profiles.size()));
   }
   clock.Lap("read");
   Status focus = CheckFocusRank(profiles, args.focus_rank);
@@ -191,12 +196,15 @@ int RunAnalyze(const AnalyzeArgs& args) {
   }
   report::TextReportOptions text_options;
   text_options.focus_rank = args.focus_rank;
-  text_options.color = !args.no_color && ::isatty(STDOUT_FILENO) == 1 && std::getenv("NO_COLOR") == nullptr;
+  text_options.color =
+      !args.no_color && ::isatty(STDOUT_FILENO) == 1 && std::getenv("NO_COLOR") == nullptr;
   std::string text = report::RenderText(*job, text_options);
   WriteStdout(text);
   clock.Lap("report");
-  if (!args.json_out.empty()) WriteStdout(fmt::format("\nJSON written to {}\n", TerminalSafe(args.json_out)));
-  if (!args.html_out.empty()) WriteStdout(fmt::format("\nHTML report written to {}\n", TerminalSafe(args.html_out)));
+  if (!args.json_out.empty())
+    WriteStdout(fmt::format("\nJSON written to {}\n", TerminalSafe(args.json_out)));
+  if (!args.html_out.empty())
+    WriteStdout(fmt::format("\nHTML report written to {}\n", TerminalSafe(args.html_out)));
   return kExitSuccess;
 }
 

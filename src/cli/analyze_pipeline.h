@@ -10,10 +10,10 @@ namespace trainscope::cli {
 
 struct AnalyzeArgs {
   std::vector<std::string> paths;
-  std::string json_out;       // "" = none, "-" = stdout (replaces the text summary)
-  std::string html_out;       // "" = none, "-" = stdout (replaces the text summary)
-  std::string families_file;  // extra family rules, tried before the built-in ones
-  std::string fingerprints_file;  // extra fingerprints, tried before the built-in ones
+  std::string json_out;             // "" = none, "-" = stdout (replaces the text summary)
+  std::string html_out;             // "" = none, "-" = stdout (replaces the text summary)
+  std::string families_file;        // extra family rules, tried before the built-in ones
+  std::string fingerprints_file;    // extra fingerprints, tried before the built-in ones
   std::string activity_rules_file;  // extra compute/communication name rules for GPU traces
   std::optional<int32_t> step;
   std::optional<int32_t> focus_rank;

@@ -1,8 +1,8 @@
 #include "cli/app.h"
 
-#include <exception>
-
 #include <fmt/format.h>
+
+#include <exception>
 
 #include "cli/commands.h"
 #include "cli/stdout_writer.h"
@@ -50,7 +50,8 @@ int RunCommand(const std::vector<std::string>& args) {
   } catch (const std::exception& e) {
     // Nothing below should throw; this is the one boundary where a stray
     // exception from a dependency becomes an error message, not a crash.
-    WriteStderr(fmt::format("trainscope: internal error: {}\n", TerminalSafe(e.what(), /*keep_newlines=*/true)));
+    WriteStderr(fmt::format("trainscope: internal error: {}\n",
+                            TerminalSafe(e.what(), /*keep_newlines=*/true)));
     return kExitFailure;
   }
   return kExitUnusableInput;

@@ -9,7 +9,7 @@ namespace trainscope::cli {
 
 enum ExitCode : int {
   kExitSuccess = 0,
-  kExitFailure = 1,      // internal error or findings with --strict (later)
+  kExitFailure = 1,        // internal error or findings with --strict (later)
   kExitUnusableInput = 2,  // bad input files or bad usage: the message says which
   kExitInterrupted = 130,
 };

@@ -2,10 +2,9 @@
 // the callback that runs it. Table-driven like ninja's tools.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <functional>
 #include <memory>
-
-#include <CLI/CLI.hpp>
 
 namespace trainscope::cli {
 

@@ -11,7 +11,8 @@ namespace trainscope::cli {
 int ReportError(const Status& status) {
   // Messages quote file names and fields from profiles: control bytes in
   // them (ESC, BEL) must not reach the terminal raw.
-  WriteStderr(fmt::format("trainscope: error: {}\n", TerminalSafe(status.message(), /*keep_newlines=*/true)));
+  WriteStderr(fmt::format("trainscope: error: {}\n",
+                          TerminalSafe(status.message(), /*keep_newlines=*/true)));
   switch (status.code()) {
     case StatusCode::kInvalidInput:
     case StatusCode::kNotFound:

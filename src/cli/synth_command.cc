@@ -1,8 +1,8 @@
 #include "cli/synth_command.h"
 
-#include <memory>
-
 #include <fmt/format.h>
+
+#include <memory>
 
 #include "cli/app.h"
 #include "cli/commands.h"
@@ -52,7 +52,8 @@ Status ParseHeaderVariant(const std::string& name, synth::HeaderVariant* header)
     *header = synth::HeaderVariant::kCann2026;
   } else {
     return UsageError(fmt::format(
-        "--header: unknown variant '{}'\nhint: use legacy2023, level1-2025, cann83 or cann2026", name));
+        "--header: unknown variant '{}'\nhint: use legacy2023, level1-2025, cann83 or cann2026",
+        name));
   }
   return Status::Ok();
 }
@@ -66,20 +67,25 @@ CommandRunner RegisterSynth(CLI::App& app) {
   };
   auto args = std::make_shared<Args>();
   auto& o = args->options;
-  app.add_option("--out,-o", args->out, "Job directory to create (must be empty or absent)")->required();
-  app.add_option("--seed", o.seed, "PRNG seed; the same seed writes the same bytes")->capture_default_str();
+  app.add_option("--out,-o", args->out, "Job directory to create (must be empty or absent)")
+      ->required();
+  app.add_option("--seed", o.seed, "PRNG seed; the same seed writes the same bytes")
+      ->capture_default_str();
   app.add_option("--ranks", o.ranks, "Number of ranks")->capture_default_str();
   app.add_option("--layers", o.layers, "Transformer layers")->capture_default_str();
-  app.add_option("--micro-batches", o.micro_batches, "Micro-batches per step")->capture_default_str();
+  app.add_option("--micro-batches", o.micro_batches, "Micro-batches per step")
+      ->capture_default_str();
   app.add_option("--steps", o.steps, "Captured steps")->capture_default_str();
   app.add_option("--first-step", o.first_step, "Number of the first captured ProfilerStep")
       ->capture_default_str();
   app.add_option("--hidden", o.hidden, "Hidden size (drives matmul and norm durations)")
       ->capture_default_str();
   app.add_option("--vocab", o.vocab, "Vocabulary size (drives the loss)")->capture_default_str();
-  app.add_option("--scale", o.scale, "Multiply the work per step (e.g. 400 for ~1 GB kernel_details.csv)")
+  app.add_option("--scale", o.scale,
+                 "Multiply the work per step (e.g. 400 for ~1 GB kernel_details.csv)")
       ->capture_default_str();
-  app.add_option("--header", args->header, "CSV header generation: legacy2023, level1-2025, cann83, cann2026")
+  app.add_option("--header", args->header,
+                 "CSV header generation: legacy2023, level1-2025, cann83, cann2026")
       ->capture_default_str();
   app.add_option("--fused", args->fused,
                  "Remedies to apply (comma-separated): rmsnorm, gated-norm, swiglu, cross-entropy, "
@@ -91,9 +97,10 @@ CommandRunner RegisterSynth(CLI::App& app) {
       ->capture_default_str();
   app.add_flag("--slow-link", o.slow_link,
                "Plant a slow link 0 -> 1 at ~10% bandwidth in communication_matrix.json");
-  app.add_flag("--trace-view", o.trace_view,
-               "Also write ASCEND_PROFILER_OUTPUT/trace_view.json per rank (host ops, launch flows, "
-               "device tasks; ~3.5x the size of kernel_details.csv)");
+  app.add_flag(
+      "--trace-view", o.trace_view,
+      "Also write ASCEND_PROFILER_OUTPUT/trace_view.json per rank (host ops, launch flows, "
+      "device tasks; ~3.5x the size of kernel_details.csv)");
   app.add_flag("--with-stack", o.with_stack,
                "Python frames in trace_view.json (torch with_stack=True; implies --trace-view); "
                "ground_truth.json names each pattern's source line");
@@ -104,8 +111,8 @@ CommandRunner RegisterSynth(CLI::App& app) {
     if (status.ok()) status = ApplyFusedList(args->fused, &options);
     if (status.ok()) status = synth::WriteSynthJob(options, args->out);
     if (!status.ok()) return ReportError(status);
-    WriteStdout(fmt::format("wrote {} rank(s) to {} (ground truth: {}/ground_truth.json)\n", options.ranks,
-                            args->out, args->out));
+    WriteStdout(fmt::format("wrote {} rank(s) to {} (ground truth: {}/ground_truth.json)\n",
+                            options.ranks, args->out, args->out));
     return static_cast<int>(kExitSuccess);
   };
 }

@@ -48,7 +48,8 @@ Status WriteFileAtomically(const std::string& path, std::string_view content) {
     if (fd < 0) return WriteError(path, false, "cannot open for writing", errno);
     const int err = WriteAll(fd, content);
     const int close_err = ::close(fd) != 0 ? errno : 0;
-    if (err != 0 || close_err != 0) return WriteError(path, false, "write failed", err ? err : close_err);
+    if (err != 0 || close_err != 0)
+      return WriteError(path, false, "write failed", err ? err : close_err);
     return Status::Ok();
   }
   std::error_code ec;

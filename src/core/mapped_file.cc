@@ -1,14 +1,13 @@
 #include "core/mapped_file.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-
-#include <fmt/format.h>
 
 namespace trainscope {
 namespace {
@@ -27,7 +26,8 @@ Status OpenError(const std::string& path, int err) {
   if (err == ENOENT) {
     struct stat link {};
     const bool dangling = ::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode);
-    return NotFound(fmt::format("{}: no such file{}", path, dangling ? " (dangling symbolic link)" : ""));
+    return NotFound(
+        fmt::format("{}: no such file{}", path, dangling ? " (dangling symbolic link)" : ""));
   }
   // ELOOP (a symlink loop), EACCES, ENOTDIR...: the OS reason says what happened.
   const std::string message = fmt::format("{}: cannot open: {}", path, std::strerror(err));
@@ -72,7 +72,8 @@ Result<MappedFile> MappedFile::Map(const std::string& path, bool writable) {
   file.path_ = path;
   file.size_ = static_cast<size_t>(st.st_size);
   if (file.size_ > 0) {
-    void* addr = ::mmap(nullptr, file.size_, writable ? PROT_READ | PROT_WRITE : PROT_READ, MAP_PRIVATE, fd, 0);
+    void* addr = ::mmap(nullptr, file.size_, writable ? PROT_READ | PROT_WRITE : PROT_READ,
+                        MAP_PRIVATE, fd, 0);
     if (addr == MAP_FAILED) {
       int err = errno;
       ::close(fd);

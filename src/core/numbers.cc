@@ -1,7 +1,6 @@
 #include "core/numbers.h"
 
 #include <algorithm>
-
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -69,8 +68,10 @@ std::optional<int64_t> ParsePlainMicrosToNanos(std::string_view s) {
     int digits = 0;
     bool round_up = false;
     for (; q < end && IsDigit(*q); ++q, ++digits) {
-      if (digits < 3) frac_ns = frac_ns * 10 + (*q - '0');
-      else if (digits == 3) round_up = *q >= '5';
+      if (digits < 3)
+        frac_ns = frac_ns * 10 + (*q - '0');
+      else if (digits == 3)
+        round_up = *q >= '5';
     }
     if (q == frac_begin) return std::nullopt;
     for (int i = digits; i < 3; ++i) frac_ns *= 10;

@@ -51,8 +51,8 @@ class RowLedger {
   const std::vector<RowIssueSample>& samples() const { return samples_; }
 
  private:
-  void Sample(const std::map<std::string, int64_t>& counts, const std::string& reason,
-              int64_t line, std::string detail);
+  void Sample(const std::map<std::string, int64_t>& counts, const std::string& reason, int64_t line,
+              std::string detail);
 
   std::string file_;
   int64_t rows_read_ = 0;

@@ -43,8 +43,12 @@ inline Status InvalidInput(std::string message) {
 inline Status NotFound(std::string message) {
   return Status(StatusCode::kNotFound, std::move(message));
 }
-inline Status IoError(std::string message) { return Status(StatusCode::kIoError, std::move(message)); }
-inline Status UsageError(std::string message) { return Status(StatusCode::kUsage, std::move(message)); }
+inline Status IoError(std::string message) {
+  return Status(StatusCode::kIoError, std::move(message));
+}
+inline Status UsageError(std::string message) {
+  return Status(StatusCode::kUsage, std::move(message));
+}
 inline Status InternalError(std::string message) {
   return Status(StatusCode::kInternal, std::move(message));
 }
@@ -53,7 +57,7 @@ inline Status InternalError(std::string message) {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : data_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  Result(T value) : data_(std::move(value)) {}        // NOLINT(google-explicit-constructor)
   Result(Status status) : data_(std::move(status)) {  // NOLINT(google-explicit-constructor)
     assert(!std::get<Status>(data_).ok() && "Result built from an OK status has no value");
   }
@@ -80,10 +84,10 @@ class [[nodiscard]] Result {
 #define TS_CONCAT_INNER(a, b) a##b
 #define TS_CONCAT(a, b) TS_CONCAT_INNER(a, b)
 
-#define TS_RETURN_IF_ERROR(expr)                    \
-  do {                                              \
-    ::trainscope::Status ts_status_ = (expr);       \
-    if (!ts_status_.ok()) return ts_status_;        \
+#define TS_RETURN_IF_ERROR(expr)              \
+  do {                                        \
+    ::trainscope::Status ts_status_ = (expr); \
+    if (!ts_status_.ok()) return ts_status_;  \
   } while (0)
 
 #define TS_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \

@@ -1,12 +1,11 @@
 #include "formats/kineto_sniff.h"
 
 #include <fmt/format.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <vector>
-
-#include <zlib.h>
 
 #include "core/mapped_file.h"
 
@@ -47,7 +46,8 @@ std::string NotTraceReason(TopLevelKeyScanner::State state, size_t bytes_seen, b
     return fmt::format("not a trace: no top-level \"traceEvents\" key in the first {} MiB",
                        kSniffLimitBytes >> 20);
   }
-  return fmt::format("not a trace: no top-level \"traceEvents\" key before the end at byte {}", bytes_seen);
+  return fmt::format("not a trace: no top-level \"traceEvents\" key before the end at byte {}",
+                     bytes_seen);
 }
 
 bool IsOwnOutput(std::string_view data) {
@@ -96,14 +96,16 @@ SniffResult SniffGzip(std::string_view data) {
     if (scanner.Feed(piece) != TopLevelKeyScanner::State::kMore) break;
     if (total_out >= kSniffLimitBytes || rc == Z_STREAM_END) break;
     if (rc == Z_BUF_ERROR && zs.avail_in == 0 && fed == data.size()) {
-      gzip_error = total_out == 0 ? "not a gzip stream: ends inside the gzip header"
-                                  : fmt::format("gzip stream truncated after {} inflated bytes", total_out);
+      gzip_error = total_out == 0
+                       ? "not a gzip stream: ends inside the gzip header"
+                       : fmt::format("gzip stream truncated after {} inflated bytes", total_out);
       break;
     }
     if (rc != Z_OK && rc != Z_BUF_ERROR) {
       const char* why = zs.msg != nullptr ? zs.msg : "zlib error";
       gzip_error = total_out == 0 ? fmt::format("not a gzip stream: {}", why)
-                                  : fmt::format("gzip stream damaged after {} inflated bytes: {}", total_out, why);
+                                  : fmt::format("gzip stream damaged after {} inflated bytes: {}",
+                                                total_out, why);
       break;
     }
   }
@@ -134,7 +136,8 @@ TopLevelKeyScanner::State TopLevelKeyScanner::Feed(std::string_view bytes) {
         in_string_ = false;
         if (in_key_) {
           in_key_ = false;
-          if (std::find(std::begin(kTraceKeys), std::end(kTraceKeys), key_) != std::end(kTraceKeys)) {
+          if (std::find(std::begin(kTraceKeys), std::end(kTraceKeys), key_) !=
+              std::end(kTraceKeys)) {
             state_ = State::kFound;
           }
         }

@@ -50,8 +50,8 @@ std::string Describe(const model::InputIssue& issue) {
 
 std::string NoDataReason(const model::RankProfile& profile) {
   if (profile.timeline.present && profile.timeline.format == "kineto") {
-    return fmt::format("{}: no GPU/NPU kernels ({} host ops, no device activities)", profile.source_dir,
-                       profile.timeline.host_ops.size());
+    return fmt::format("{}: no GPU/NPU kernels ({} host ops, no device activities)",
+                       profile.source_dir, profile.timeline.host_ops.size());
   }
   return fmt::format("{}: no NPU kernels in kernel_details.csv and no step_trace_time.csv rows",
                      profile.source_dir);
@@ -66,7 +66,8 @@ std::string SkippedLines(const std::vector<model::InputIssue>& skipped) {
     const std::string text = Describe(skipped[i]);
     lines += "\n  skipped: " + text.substr(0, text.find('\n'));
   }
-  if (skipped.size() > kShown) lines += fmt::format("\n  ... and {} more skipped", skipped.size() - kShown);
+  if (skipped.size() > kShown)
+    lines += fmt::format("\n  ... and {} more skipped", skipped.size() - kShown);
   return lines;
 }
 
@@ -95,7 +96,8 @@ Status NothingLoaded(const std::vector<model::InputIssue>& failed,
   for (const auto& issue : failed) {
     // Each message keeps its own hint, indented under it.
     std::string reason = Describe(issue);
-    for (size_t pos = reason.find('\n'); pos != std::string::npos; pos = reason.find('\n', pos + 5)) {
+    for (size_t pos = reason.find('\n'); pos != std::string::npos;
+         pos = reason.find('\n', pos + 5)) {
       reason.replace(pos, 1, "\n    ");
     }
     lines += fmt::format("\n  {}", reason);
@@ -107,7 +109,8 @@ Status NothingLoaded(const std::vector<model::InputIssue>& failed,
 }  // namespace
 
 bool HasUsableData(const model::RankProfile& profile) {
-  return profile.kernels.size() > 0 || profile.timeline.activities.size() > 0 || !profile.step_trace.empty();
+  return profile.kernels.size() > 0 || profile.timeline.activities.size() > 0 ||
+         !profile.step_trace.empty();
 }
 
 Result<LoadedProfiles> LoadProfiles(const std::vector<std::string>& paths, unsigned threads,
@@ -122,7 +125,8 @@ Result<LoadedProfiles> LoadProfiles(const std::vector<std::string>& paths, unsig
       if (seen.insert(IdentityKey(location.path)).second) locations.push_back(std::move(location));
     }
     for (model::InputIssue& issue : found.skipped) {
-      if (seen_skipped.insert(IdentityKey(issue.path)).second) loaded.skipped.push_back(std::move(issue));
+      if (seen_skipped.insert(IdentityKey(issue.path)).second)
+        loaded.skipped.push_back(std::move(issue));
     }
   }
 
@@ -134,7 +138,8 @@ Result<LoadedProfiles> LoadProfiles(const std::vector<std::string>& paths, unsig
     try {
       results[i].emplace(LoadLocation(locations[i], file_threads, activity_rules));
     } catch (const std::exception& e) {
-      results[i].emplace(InternalError(fmt::format("{}: loading failed: {}", locations[i].path, e.what())));
+      results[i].emplace(
+          InternalError(fmt::format("{}: loading failed: {}", locations[i].path, e.what())));
     }
   });
 

@@ -20,14 +20,17 @@ namespace fs = std::filesystem;
 constexpr std::string_view kOutputDirName = "ASCEND_PROFILER_OUTPUT";
 constexpr std::string_view kRankDirSuffix = "_ascend_pt";
 constexpr std::string_view kInputsHint =
-    "hint: pass a job directory, a *_ascend_pt rank directory, its ASCEND_PROFILER_OUTPUT directory, or "
+    "hint: pass a job directory, a *_ascend_pt rank directory, its ASCEND_PROFILER_OUTPUT "
+    "directory, or "
     "a PyTorch profiler trace (.json / .json.gz with traceEvents)";
 
 bool EndsWith(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
 }
 
-bool HasTraceName(std::string_view name) { return EndsWith(name, ".json") || EndsWith(name, ".json.gz"); }
+bool HasTraceName(std::string_view name) {
+  return EndsWith(name, ".json") || EndsWith(name, ".json.gz");
+}
 
 // Present in any form (a FIFO named kernel_details.csv still makes a rank:
 // its loader then says what is wrong with it). stat() never opens the file.
@@ -117,7 +120,8 @@ void VisitEntry(const fs::path& path, std::vector<fs::path>* pending, Discovery*
     } else if (is_link) {
       // Not followed (a link back up would loop), but said.
       out->skipped.push_back(
-          {path.string(), "symbolic link to a directory: not followed (give it as its own path to include it)"});
+          {path.string(),
+           "symbolic link to a directory: not followed (give it as its own path to include it)"});
     } else {
       pending->push_back(path);
     }
@@ -186,7 +190,8 @@ std::string ListIssues(const std::vector<model::InputIssue>& issues, size_t limi
   std::string out;
   for (size_t i = 0; i < issues.size() && i < limit; ++i) {
     const std::string& reason = issues[i].reason;
-    out += fmt::format("\n  {}: {}", issues[i].path, std::string_view(reason).substr(0, reason.find('\n')));
+    out += fmt::format("\n  {}: {}", issues[i].path,
+                       std::string_view(reason).substr(0, reason.find('\n')));
   }
   if (issues.size() > limit) out += fmt::format("\n  ... and {} more", issues.size() - limit);
   return out;
@@ -202,7 +207,8 @@ Result<Discovery> DiscoverProfiles(const std::string& path) {
                                   IsLink(root) ? " (dangling symbolic link)" : ""));
     }
     // ELOOP, EACCES on a parent, ENOTDIR...: the OS reason, not "no such file".
-    return InvalidInput(fmt::format("{}: cannot access: {}\n{}", path, std::strerror(err), kInputsHint));
+    return InvalidInput(
+        fmt::format("{}: cannot access: {}\n{}", path, std::strerror(err), kInputsHint));
   }
   if (S_ISREG(st.st_mode)) {
     // A file inside ASCEND_PROFILER_OUTPUT (e.g. kernel_details.csv): its rank.
@@ -210,10 +216,12 @@ Result<Discovery> DiscoverProfiles(const std::string& path) {
     if (parent.filename() == kOutputDirName) return One(MakeLocation(parent.parent_path()));
     SniffResult sniff = SniffKinetoTrace(path);
     if (sniff.is_trace) return One(MakeTraceLocation(root));
-    return InvalidInput(fmt::format("{}: not a profile this tool reads: {}\n{}", path, sniff.reason, kInputsHint));
+    return InvalidInput(
+        fmt::format("{}: not a profile this tool reads: {}\n{}", path, sniff.reason, kInputsHint));
   }
   if (!S_ISDIR(st.st_mode)) {
-    return InvalidInput(fmt::format("{}: not a regular file ({})\n{}", path, TypeName(st.st_mode), kInputsHint));
+    return InvalidInput(
+        fmt::format("{}: not a regular file ({})\n{}", path, TypeName(st.st_mode), kInputsHint));
   }
   fs::path normalized = root.lexically_normal();
   if (normalized.filename().empty()) normalized = normalized.parent_path();

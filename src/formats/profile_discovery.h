@@ -16,8 +16,8 @@ enum class ProfileKind {
 
 struct ProfileLocation {
   ProfileKind kind = ProfileKind::kAscendRank;
-  std::string path;      // the *_ascend_pt directory, or the trace file
-  int rank_hint = -1;    // rank from profiler_info_<rank>.json's file name, -1 if unknown
+  std::string path;    // the *_ascend_pt directory, or the trace file
+  int rank_hint = -1;  // rank from profiler_info_<rank>.json's file name, -1 if unknown
 };
 
 struct Discovery {

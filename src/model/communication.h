@@ -26,11 +26,11 @@ struct CommTransportBandwidth {
 
 // One op of communication.json ("<opName>@<groupHash>" under a step).
 struct CommOpRecord {
-  std::string name;         // op name without "@<groupHash>", e.g. hcom_allReduce__586_0_1
-  std::string group_hash;   // decimal text of the group hash ("" when absent)
-  int32_t step = -1;        // from "step<N>"; -1 for "step" (no step info)
-  bool p2p = false;         // listed under "p2p"
-  double start_us = 0;      // Start Timestamp(us): a double, coarser than trace times
+  std::string name;        // op name without "@<groupHash>", e.g. hcom_allReduce__586_0_1
+  std::string group_hash;  // decimal text of the group hash ("" when absent)
+  int32_t step = -1;       // from "step<N>"; -1 for "step" (no step info)
+  bool p2p = false;        // listed under "p2p"
+  double start_us = 0;     // Start Timestamp(us): a double, coarser than trace times
   double elapse_ms = 0;
   double transit_ms = 0;
   double wait_ms = 0;
@@ -53,16 +53,16 @@ struct CommOpRecord {
 struct CommLinkRecord {
   int32_t step = -1;
   bool p2p = false;
-  std::string op_type;     // <type> of "<type>-<stat>@<hash>": allreduce, reduce, ...
-  std::string statistic;   // top1, middle, bottom1..3, total
+  std::string op_type;    // <type> of "<type>-<stat>@<hash>": allreduce, reduce, ...
+  std::string statistic;  // top1, middle, bottom1..3, total
   std::string group_hash;
-  int32_t src = -1;        // group-local ranks
+  int32_t src = -1;  // group-local ranks
   int32_t dst = -1;
-  std::string transport;   // LOCAL, HCCS, PCIE, RDMA, SIO
+  std::string transport;  // LOCAL, HCCS, PCIE, RDMA, SIO
   double size_mb = 0;
   double time_ms = 0;
   double bandwidth_gbps = 0;
-  std::string op_name;     // absent for "total"
+  std::string op_name;  // absent for "total"
 };
 
 struct CommunicationData {

@@ -97,7 +97,8 @@ void KernelTable::SortByStart() {
 
 void KernelTable::IndexSteps() {
   rows_by_step_.clear();
-  for (size_t i = 0; i < step.size(); ++i) rows_by_step_[step[i]].push_back(static_cast<uint32_t>(i));
+  for (size_t i = 0; i < step.size(); ++i)
+    rows_by_step_[step[i]].push_back(static_cast<uint32_t>(i));
 }
 
 std::span<const uint32_t> KernelTable::RowsOf(int32_t step_number) const {

@@ -28,7 +28,7 @@ inline constexpr int32_t kNoStream = -1;  // stream id N/A
 struct KernelRow {
   int32_t step = kNoStep;
   StringId name = StringPool::kEmpty;
-  StringId op_type = StringPool::kEmpty;    // "Type" column, or derived from the name
+  StringId op_type = StringPool::kEmpty;      // "Type" column, or derived from the name
   StringId accelerator = StringPool::kEmpty;  // "Accelerator Core" (AI_CORE, HCCL, ...)
   int32_t stream = kNoStream;
   int64_t start_ns = 0;

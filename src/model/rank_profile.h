@@ -49,10 +49,10 @@ struct CaptureInfo {
   std::optional<int32_t> rank;  // from the file name or rank_id
   std::string torch_npu_version;
   std::string cann_version;
-  std::string profiler_level;   // Level0/1/2
+  std::string profiler_level;  // Level0/1/2
   std::string aic_metrics;
   std::optional<int32_t> world_size;
-  std::map<std::string, std::string> env;  // ENV_VARIABLES
+  std::map<std::string, std::string> env;         // ENV_VARIABLES
   std::map<std::string, int64_t> parallel_sizes;  // tensor_model_parallel_size, ...
 };
 

@@ -15,11 +15,16 @@ void PermuteColumn(std::vector<T>* column, const std::vector<uint32_t>& order) {
 
 const char* ActivityKindName(ActivityKind kind) {
   switch (kind) {
-    case ActivityKind::kCompute: return "compute";
-    case ActivityKind::kCommunication: return "communication";
-    case ActivityKind::kMemcpy: return "memcpy";
-    case ActivityKind::kMemset: return "memset";
-    case ActivityKind::kOther: return "other";
+    case ActivityKind::kCompute:
+      return "compute";
+    case ActivityKind::kCommunication:
+      return "communication";
+    case ActivityKind::kMemcpy:
+      return "memcpy";
+    case ActivityKind::kMemset:
+      return "memset";
+    case ActivityKind::kOther:
+      return "other";
   }
   return "?";
 }

@@ -212,8 +212,8 @@ struct DeviceProperties {
 
 struct Timeline {
   bool present = false;
-  std::string format;  // "kineto" or "trace_view"
-  std::string source;  // the file read
+  std::string format;        // "kineto" or "trace_view"
+  std::string source;        // the file read
   int64_t base_time_ns = 0;  // Kineto baseTimeNanoseconds (0 when absent)
 
   DeviceActivities activities;  // sorted by start_ns

@@ -15,47 +15,62 @@ const std::vector<ClassRule>& DefaultClassRules() {
   using M = ClassRule::Match;
   constexpr ActivityKind kComm = ActivityKind::kCommunication;
   static const std::vector<ClassRule> kRules = {
-      {M::kPrefix, "nccl", kComm},         {M::kContains, "ncclDevKernel", kComm},
-      {M::kContains, "ncclKernel", kComm}, {M::kPrefix, "rccl", kComm},
-      {M::kPrefix, "hcom", kComm},         {M::kPrefix, "hccl", kComm},
-      {M::kPrefix, "Hccl", kComm},         {M::kPrefix, "HCCL", kComm},
-      {M::kContains, "dpsk::ep::", kComm}, {M::kContains, "multimem_all_reduce", kComm},
+      {M::kPrefix, "nccl", kComm},
+      {M::kContains, "ncclDevKernel", kComm},
+      {M::kContains, "ncclKernel", kComm},
+      {M::kPrefix, "rccl", kComm},
+      {M::kPrefix, "hcom", kComm},
+      {M::kPrefix, "hccl", kComm},
+      {M::kPrefix, "Hccl", kComm},
+      {M::kPrefix, "HCCL", kComm},
+      {M::kContains, "dpsk::ep::", kComm},
+      {M::kContains, "multimem_all_reduce", kComm},
       {M::kContains, "cross_device_reduce", kComm},
   };
   return kRules;
 }
 
-Result<std::vector<ClassRule>> ParseClassRules(std::string_view text, const std::string& source_name) {
+Result<std::vector<ClassRule>> ParseClassRules(std::string_view text,
+                                               const std::string& source_name) {
   std::vector<ClassRule> rules;
-  Status status = ForEachRuleLine(text, [&](size_t line_number, std::string_view line,
-                                            const std::vector<std::string_view>& columns) -> Status {
-    if (columns.size() != 3) {
-      return InvalidInput(fmt::format(
-          "{}:{}: expected 3 columns (kind, match, pattern), found {}: '{}'\n"
-          "hint: e.g. 'communication<TAB>contains<TAB>my_allreduce_kernel'",
-          source_name, line_number, columns.size(), line));
-    }
-    ClassRule rule;
-    const std::string kind = AsciiLower(columns[0]);
-    if (kind == "compute") rule.kind = ActivityKind::kCompute;
-    else if (kind == "communication") rule.kind = ActivityKind::kCommunication;
-    else if (kind == "memcpy") rule.kind = ActivityKind::kMemcpy;
-    else if (kind == "memset") rule.kind = ActivityKind::kMemset;
-    else {
-      return InvalidInput(fmt::format("{}:{}: unknown kind '{}'\nhint: use compute, communication, memcpy or memset",
-                                      source_name, line_number, columns[0]));
-    }
-    const std::string match = AsciiLower(columns[1]);
-    if (match == "prefix") rule.match = ClassRule::Match::kPrefix;
-    else if (match == "contains") rule.match = ClassRule::Match::kContains;
-    else {
-      return InvalidInput(fmt::format("{}:{}: unknown match '{}'\nhint: use prefix or contains", source_name,
-                                      line_number, columns[1]));
-    }
-    rule.pattern = std::string(columns[2]);
-    rules.push_back(std::move(rule));
-    return Status::Ok();
-  });
+  Status status = ForEachRuleLine(
+      text,
+      [&](size_t line_number, std::string_view line,
+          const std::vector<std::string_view>& columns) -> Status {
+        if (columns.size() != 3) {
+          return InvalidInput(
+              fmt::format("{}:{}: expected 3 columns (kind, match, pattern), found {}: '{}'\n"
+                          "hint: e.g. 'communication<TAB>contains<TAB>my_allreduce_kernel'",
+                          source_name, line_number, columns.size(), line));
+        }
+        ClassRule rule;
+        const std::string kind = AsciiLower(columns[0]);
+        if (kind == "compute")
+          rule.kind = ActivityKind::kCompute;
+        else if (kind == "communication")
+          rule.kind = ActivityKind::kCommunication;
+        else if (kind == "memcpy")
+          rule.kind = ActivityKind::kMemcpy;
+        else if (kind == "memset")
+          rule.kind = ActivityKind::kMemset;
+        else {
+          return InvalidInput(fmt::format(
+              "{}:{}: unknown kind '{}'\nhint: use compute, communication, memcpy or memset",
+              source_name, line_number, columns[0]));
+        }
+        const std::string match = AsciiLower(columns[1]);
+        if (match == "prefix")
+          rule.match = ClassRule::Match::kPrefix;
+        else if (match == "contains")
+          rule.match = ClassRule::Match::kContains;
+        else {
+          return InvalidInput(fmt::format("{}:{}: unknown match '{}'\nhint: use prefix or contains",
+                                          source_name, line_number, columns[1]));
+        }
+        rule.pattern = std::string(columns[2]);
+        rules.push_back(std::move(rule));
+        return Status::Ok();
+      });
   if (!status.ok()) return status;
   return rules;
 }

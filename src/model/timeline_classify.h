@@ -33,7 +33,8 @@ const std::vector<ClassRule>& DefaultClassRules();
 // compute, communication, memcpy, memset; match prefix or contains (case
 // sensitive, as kernel names are); columns separated by a TAB or two
 // spaces, '#' comments. Errors name |source_name| and the line.
-Result<std::vector<ClassRule>> ParseClassRules(std::string_view text, const std::string& source_name);
+Result<std::vector<ClassRule>> ParseClassRules(std::string_view text,
+                                               const std::string& source_name);
 
 // |user| rules first (the first match wins), then DefaultClassRules().
 std::vector<ClassRule> WithDefaultClassRules(std::vector<ClassRule> user);

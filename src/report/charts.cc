@@ -1,10 +1,10 @@
 #include "report/charts.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
-
-#include <fmt/format.h>
 
 #include "report/svg.h"
 #include "report/text_report.h"
@@ -36,16 +36,19 @@ void TimeAxis(SvgCanvas& svg, double x0, double x1, double y, double t0_us, doub
   }
 }
 
-
 }  // namespace
 
 std::string FamilyColor(const std::string& family) {
-  static const std::map<std::string, std::string> kKnown = {
-      {"matmul/attention", "#0072B2"},   {"custom/linear attention", "#56B4E9"},
-      {"norm", "#CC79A7"},               {"elementwise", "#E69F00"},
-      {"glue/data movement", "#F0E442"}, {"loss", "#009E73"},
-      {"optimizer", "#882255"},          {"communication", "#D55E00"},
-      {"memory", "#117733"},             {"other", "#999999"}};
+  static const std::map<std::string, std::string> kKnown = {{"matmul/attention", "#0072B2"},
+                                                            {"custom/linear attention", "#56B4E9"},
+                                                            {"norm", "#CC79A7"},
+                                                            {"elementwise", "#E69F00"},
+                                                            {"glue/data movement", "#F0E442"},
+                                                            {"loss", "#009E73"},
+                                                            {"optimizer", "#882255"},
+                                                            {"communication", "#D55E00"},
+                                                            {"memory", "#117733"},
+                                                            {"other", "#999999"}};
   auto it = kKnown.find(family);
   if (it != kKnown.end()) return it->second;
   size_t hash = std::hash<std::string>{}(family);
@@ -83,9 +86,10 @@ std::string DensityChartSvg(const std::vector<DensitySeries>& series) {
     svg.Text(kLeft - 6, y + 4, fmt::format("1e{:g}", e), "end", 10);
   }
   svg.Text(kLeft + plot_w / 2, height - 6, "kernel duration (log scale)", "middle", 11);
-  svg.Raw(fmt::format("<text x=\"14\" y=\"{:.0f}\" font-size=\"11\" text-anchor=\"middle\" "
-                      "transform=\"rotate(-90 14 {:.0f})\">fraction of kernels per decade</text>",
-                      kTop + plot_h / 2, kTop + plot_h / 2));
+  svg.Raw(
+      fmt::format("<text x=\"14\" y=\"{:.0f}\" font-size=\"11\" text-anchor=\"middle\" "
+                  "transform=\"rotate(-90 14 {:.0f})\">fraction of kernels per decade</text>",
+                  kTop + plot_h / 2, kTop + plot_h / 2));
   for (size_t i = 0; i < series.size(); ++i) {
     const std::string color = kPalette[i % kPaletteSize];
     std::vector<std::pair<double, double>> points;
@@ -112,7 +116,8 @@ std::string DensityChartSvg(const std::vector<DensitySeries>& series) {
       svg.Text(width - 108, ly - 3, series[i].label, "start", 10);
     }
   }
-  if (series.size() > 16) svg.Text(width - 125, kTop + 12 + 16 * 16, fmt::format("+{} more", series.size() - 16));
+  if (series.size() > 16)
+    svg.Text(width - 125, kTop + 12 + 16 * 16, fmt::format("+{} more", series.size() - 16));
   return svg.Finish();
 }
 
@@ -132,14 +137,17 @@ std::string FamilyBarsSvg(const std::vector<analysis::FamilyStat>& families) {
   for (const auto& family : shown) {
     std::string color = FamilyColor(family.name);
     svg.Text(label_w - 8, y + 14, family.name, "end", 11);
-    std::string tooltip = fmt::format("{}: {} kernels ({}), {} ({})", family.name, FormatCount(family.count),
-                                      FormatPercent(family.share_count), FormatDurationUs(family.total_us),
-                                      FormatPercent(family.share_time));
+    std::string tooltip =
+        fmt::format("{}: {} kernels ({}), {} ({})", family.name, FormatCount(family.count),
+                    FormatPercent(family.share_count), FormatDurationUs(family.total_us),
+                    FormatPercent(family.share_time));
     svg.Rect(label_w, y + 3, bar_w * family.share_count, row - 6, color, tooltip);
-    svg.Text(label_w + bar_w * family.share_count + 4, y + 14, FormatPercent(family.share_count), "start", 10);
+    svg.Text(label_w + bar_w * family.share_count + 4, y + 14, FormatPercent(family.share_count),
+             "start", 10);
     double x2 = label_w + bar_w + 80;
     svg.Rect(x2, y + 3, bar_w * family.share_time, row - 6, color, tooltip);
-    svg.Text(x2 + bar_w * family.share_time + 4, y + 14, FormatPercent(family.share_time), "start", 10);
+    svg.Text(x2 + bar_w * family.share_time + 4, y + 14, FormatPercent(family.share_time), "start",
+             10);
     y += row;
   }
   return svg.Finish();
@@ -149,8 +157,8 @@ namespace {
 
 // Draws |kernels| in [t0, t1) onto four lanes, aggregating per pixel column.
 void DrawLanes(SvgCanvas& svg, const analysis::StepTimeline& timeline,
-               const std::vector<analysis::TimelineKernel>& kernels, double t0, double t1, double x0,
-               double plot_w, double y0, double lane_h, bool per_kernel) {
+               const std::vector<analysis::TimelineKernel>& kernels, double t0, double t1,
+               double x0, double plot_w, double y0, double lane_h, bool per_kernel) {
   const char* lanes[] = {"Compute", "Comm", "Other", "Free"};
   for (int lane = 0; lane < 4; ++lane) {
     double y = y0 + lane * (lane_h + 6);
@@ -168,7 +176,8 @@ void DrawLanes(SvgCanvas& svg, const analysis::StepTimeline& timeline,
   for (const auto& kernel : kernels) {
     double start = std::max(kernel.start_us, t0);
     double end = std::min(kernel.start_us + kernel.duration_us, t1);
-    if (end <= start && !(kernel.duration_us == 0 && kernel.start_us >= t0 && kernel.start_us < t1)) continue;
+    if (end <= start && !(kernel.duration_us == 0 && kernel.start_us >= t0 && kernel.start_us < t1))
+      continue;
     double x_start = x0 + (start - t0) / range * plot_w;
     double x_end = x0 + (end - t0) / range * plot_w;
     auto lane = static_cast<int>(kernel.lane);
@@ -188,7 +197,8 @@ void DrawLanes(SvgCanvas& svg, const analysis::StepTimeline& timeline,
       auto& cell = cells[static_cast<size_t>(lane)][static_cast<size_t>(c)][kernel.family];
       cell.first += overlap;
       cell.second += 1;
-      busy[static_cast<size_t>(c)] = std::min(1.0, busy[static_cast<size_t>(c)] + overlap / us_per_column);
+      busy[static_cast<size_t>(c)] =
+          std::min(1.0, busy[static_cast<size_t>(c)] + overlap / us_per_column);
     }
   }
   if (!per_kernel) {
@@ -200,9 +210,11 @@ void DrawLanes(SvgCanvas& svg, const analysis::StepTimeline& timeline,
       int run_count = 0;
       auto flush = [&](int end_column) {
         if (run_start < 0) return;
-        svg.Rect(x0 + run_start, y, end_column - run_start, lane_h, FamilyColor(timeline.Str(run_family)),
-                 fmt::format("{}: {} kernels, {} of kernel time in {}", timeline.Str(run_family), run_count,
-                             FormatDurationUs(run_time), FormatDurationUs((end_column - run_start) * us_per_column)));
+        svg.Rect(x0 + run_start, y, end_column - run_start, lane_h,
+                 FamilyColor(timeline.Str(run_family)),
+                 fmt::format("{}: {} kernels, {} of kernel time in {}", timeline.Str(run_family),
+                             run_count, FormatDurationUs(run_time),
+                             FormatDurationUs((end_column - run_start) * us_per_column)));
         run_start = -1;
         run_time = 0;
         run_count = 0;
@@ -249,17 +261,21 @@ std::string StepGanttSvg(const analysis::StepTimeline& timeline) {
   const double width = 1100, lane_h = 26, plot_w = width - kLeft - kRight;
   const double height = kTop + 4 * (lane_h + 6) + kBottom;
   SvgCanvas svg(width, height,
-                fmt::format("Timeline of step {}: compute, communication, other and free lanes", timeline.step));
-  DrawLanes(svg, timeline, timeline.kernels, 0, timeline.span_us, kLeft, plot_w, kTop, lane_h, false);
+                fmt::format("Timeline of step {}: compute, communication, other and free lanes",
+                            timeline.step));
+  DrawLanes(svg, timeline, timeline.kernels, 0, timeline.span_us, kLeft, plot_w, kTop, lane_h,
+            false);
   for (size_t i = 0; i < timeline.zooms.size(); ++i) {
     const auto& zoom = timeline.zooms[i];
     double x = kLeft + zoom.start_us / std::max(timeline.span_us, 1e-6) * plot_w;
     double w = std::max(2.0, zoom.width_us / std::max(timeline.span_us, 1e-6) * plot_w);
-    svg.Raw(fmt::format("<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"none\" "
-                        "stroke=\"#000\" stroke-dasharray=\"3,2\" class=\"zoom-outline\"><title>zoom {} "
-                        "({})</title></rect>",
-                        x, kTop - 3.0 + static_cast<double>(i), w, 4 * (lane_h + 6) - 6 + 6.0 - 2.0 * static_cast<double>(i),
-                        i + 1, HtmlEscape(FormatDurationUs(zoom.width_us))));
+    svg.Raw(fmt::format(
+        "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"none\" "
+        "stroke=\"#000\" stroke-dasharray=\"3,2\" class=\"zoom-outline\"><title>zoom {} "
+        "({})</title></rect>",
+        x, kTop - 3.0 + static_cast<double>(i), w,
+        4 * (lane_h + 6) - 6 + 6.0 - 2.0 * static_cast<double>(i), i + 1,
+        HtmlEscape(FormatDurationUs(zoom.width_us))));
   }
   TimeAxis(svg, kLeft, kLeft + plot_w, kTop + 4 * (lane_h + 6), 0, timeline.span_us);
   return svg.Finish();
@@ -268,11 +284,14 @@ std::string StepGanttSvg(const analysis::StepTimeline& timeline) {
 std::string ZoomGanttSvg(const analysis::StepTimeline& timeline, const analysis::ZoomWindow& zoom) {
   const double width = 1100, lane_h = 26, plot_w = width - kLeft - kRight;
   const double height = kTop + 4 * (lane_h + 6) + kBottom;
-  SvgCanvas svg(width, height, fmt::format("Zoom: {} from +{}", FormatDurationUs(zoom.width_us),
-                                           FormatDurationUs(zoom.start_us)));
-  DrawLanes(svg, timeline, zoom.kernels, zoom.start_us, zoom.start_us + zoom.width_us, kLeft, plot_w, kTop, lane_h,
+  SvgCanvas svg(width, height,
+                fmt::format("Zoom: {} from +{}", FormatDurationUs(zoom.width_us),
+                            FormatDurationUs(zoom.start_us)));
+  DrawLanes(svg, timeline, zoom.kernels, zoom.start_us, zoom.start_us + zoom.width_us, kLeft,
+            plot_w, kTop, lane_h,
             /*per_kernel=*/true);
-  TimeAxis(svg, kLeft, kLeft + plot_w, kTop + 4 * (lane_h + 6), zoom.start_us, zoom.start_us + zoom.width_us);
+  TimeAxis(svg, kLeft, kLeft + plot_w, kTop + 4 * (lane_h + 6), zoom.start_us,
+           zoom.start_us + zoom.width_us);
   return svg.Finish();
 }
 

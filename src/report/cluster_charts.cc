@@ -38,10 +38,10 @@ std::string RankScatterSvg(const analysis::ClusterAnalysis& c) {
     const bool straggler = std::find(c.straggler_ranks.begin(), c.straggler_ranks.end(), r.rank) !=
                            c.straggler_ranks.end();
     const double x = X(r.step_start_offset_us), y = Y(r.step_time_us);
-    const std::string tip = fmt::format(
-        "rank {}: start +{:.2f} ms, step {:.2f} ms, step-start wait {:.2f} ms{}", r.rank,
-        r.step_start_offset_us / 1000, r.step_time_us / 1000, r.step_start_wait_us / 1000,
-        straggler ? " (straggler)" : "");
+    const std::string tip =
+        fmt::format("rank {}: start +{:.2f} ms, step {:.2f} ms, step-start wait {:.2f} ms{}",
+                    r.rank, r.step_start_offset_us / 1000, r.step_time_us / 1000,
+                    r.step_start_wait_us / 1000, straggler ? " (straggler)" : "");
     svg.Rect(x - 3, y - 3, 6, 6, straggler ? "#d62728" : "#1f77b4", tip);
     if (straggler || c.per_rank.size() <= 16) {
       svg.Text(x + 5, y - 4, fmt::format("{}", r.rank), "start", 9);

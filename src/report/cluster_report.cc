@@ -90,8 +90,8 @@ void RenderClusterText(std::string& out, const analysis::JobAnalysis& job, bool)
     for (size_t i = 0; i < c.slow_links.size() && i < kMaxTextRows; ++i) {
       const auto& l = c.slow_links[i];
       out += fmt::format("    {} -> {} {} {:.2f} GB/s vs {:.2f} average (rank {}'s matrix)\n",
-                         l.src, l.dst, TerminalSafe(l.transport), l.bandwidth_gbps, l.transport_mean_gbps,
-                         l.reporting_rank);
+                         l.src, l.dst, TerminalSafe(l.transport), l.bandwidth_gbps,
+                         l.transport_mean_gbps, l.reporting_rank);
     }
   }
   for (const std::string& note : c.notes) out += fmt::format("  note: {}\n", TerminalSafe(note));

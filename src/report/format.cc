@@ -1,9 +1,9 @@
 // Helpers shared by the text and HTML reports: human number formats and
 // the choice of the rank shown in depth.
+#include <fmt/format.h>
+
 #include <cmath>
 #include <string>
-
-#include <fmt/format.h>
 
 #include "report/text_report.h"
 
@@ -39,7 +39,8 @@ std::string FormatCount(int64_t count) {
   return std::string(out.rbegin(), out.rend());
 }
 
-const analysis::RankAnalysis* FocusRank(const analysis::JobAnalysis& job, std::optional<int32_t> requested) {
+const analysis::RankAnalysis* FocusRank(const analysis::JobAnalysis& job,
+                                        std::optional<int32_t> requested) {
   if (job.ranks.empty()) return nullptr;
   if (requested) {
     for (const auto& rank : job.ranks) {

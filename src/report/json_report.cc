@@ -120,7 +120,8 @@ void WriteStep(JsonWriter& w, const analysis::StepDistribution& step) {
   w.EndObject();
 }
 
-void WriteTimelineKernel(JsonWriter& w, const analysis::StepTimeline& t, const analysis::TimelineKernel& kernel) {
+void WriteTimelineKernel(JsonWriter& w, const analysis::StepTimeline& t,
+                         const analysis::TimelineKernel& kernel) {
   static const char* kLanes[] = {"compute", "comm", "other"};
   w.BeginObject();
   w.Field("start_us", kernel.start_us);
@@ -178,7 +179,8 @@ void WriteTimeline(JsonWriter& w, const analysis::StepTimeline& t) {
   w.EndObject();
 }
 
-void WriteInputIssues(JsonWriter& w, const char* key, const std::vector<model::InputIssue>& issues) {
+void WriteInputIssues(JsonWriter& w, const char* key,
+                      const std::vector<model::InputIssue>& issues) {
   w.Key(key).BeginArray();
   for (const auto& issue : issues) {
     w.BeginObject();
@@ -231,7 +233,11 @@ std::string RenderJson(const analysis::JobAnalysis& job, const std::string& tool
   JsonWriter w;
   w.BeginObject();
   w.Field("schema", kJsonSchema);
-  w.Key("tool").BeginObject().Field("name", "trainscope").Field("version", tool_version).EndObject();
+  w.Key("tool")
+      .BeginObject()
+      .Field("name", "trainscope")
+      .Field("version", tool_version)
+      .EndObject();
   w.Key("inputs").BeginArray();
   for (const auto& input : job.inputs) w.String(input);
   w.EndArray();
@@ -248,8 +254,9 @@ std::string RenderJson(const analysis::JobAnalysis& job, const std::string& tool
     w.Field("torch_npu_version", rank.torch_npu_version);
     w.Field("cann_version", rank.cann_version);
     w.Field("profiler_level", rank.profiler_level);
-    w.Field("steps_from", rank.steps_from.empty() ? std::string("none (the whole capture is one step)")
-                                                  : rank.steps_from);
+    w.Field("steps_from", rank.steps_from.empty()
+                              ? std::string("none (the whole capture is one step)")
+                              : rank.steps_from);
     w.EndObject();
     if (rank.selected_step == model::kNoStep) {
       w.Key("selected_step").Null();

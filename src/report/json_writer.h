@@ -2,9 +2,9 @@
 //
 // Keeps commas and nesting right and escapes every string (profile strings
 // are untrusted): the output is always valid UTF-8 (ill-formed sequences
-// become U+FFFD) with every control character escaped as \u00XX. Numbers: doubles are written with up to 6 significant
-// decimals after the point trimmed ("12.5", not "12.500000"); non-finite
-// values become null because JSON has no NaN.
+// become U+FFFD) with every control character escaped as \u00XX. Numbers: doubles are written with
+// up to 6 significant decimals after the point trimmed ("12.5", not "12.500000"); non-finite values
+// become null because JSON has no NaN.
 #pragma once
 
 #include <cstdint>

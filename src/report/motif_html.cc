@@ -1,8 +1,8 @@
 // The HTML report's motif section: the periodic kernel chains of the focus
 // rank's selected step, fingerprinted ones first.
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "report/html_sections.h"
 #include "report/svg.h"
@@ -15,16 +15,20 @@ void RenderMotifsHtml(std::string& out, const analysis::RankAnalysis* focus) {
   const auto& motifs = focus->selected()->motifs;
   out += "<section id=\"motifs\"><h2>Repeating kernel chains (motifs)</h2>\n";
   if (motifs.empty()) {
-    out += "<p class=\"muted\">No repeating chain of 3 or more kernels in this step.</p></section>\n";
+    out +=
+        "<p class=\"muted\">No repeating chain of 3 or more kernels in this step.</p></section>\n";
     return;
   }
   out += fmt::format(
-      "<p>Rank {}, step {}: chains of operator types that repeat in the device kernel sequence, matched to "
+      "<p>Rank {}, step {}: chains of operator types that repeat in the device kernel sequence, "
+      "matched to "
       "known unfused patterns (fingerprints). One instance is shown per row.</p>\n",
       focus->rank, focus->selected_step);
-  out += "<table><tr><th class=\"l\">fingerprint</th><th class=\"l\">chain (one instance)</th><th>kernels</th>"
-         "<th>instances</th><th>period</th><th>total</th><th>mean</th><th>share of step</th>"
-         "<th class=\"l\">where</th></tr>\n";
+  out +=
+      "<table><tr><th class=\"l\">fingerprint</th><th class=\"l\">chain (one "
+      "instance)</th><th>kernels</th>"
+      "<th>instances</th><th>period</th><th>total</th><th>mean</th><th>share of step</th>"
+      "<th class=\"l\">where</th></tr>\n";
   std::vector<const analysis::Motif*> sorted;
   for (const auto& motif : motifs) sorted.push_back(&motif);
   std::stable_sort(sorted.begin(), sorted.end(), [](const auto* a, const auto* b) {
@@ -44,12 +48,13 @@ void RenderMotifsHtml(std::string& out, const analysis::RankAnalysis* focus) {
     if (motif->fingerprint && motif->variant) fingerprint += " (" + *motif->variant + ")";
     std::string where = motif->source.empty() ? motif->attribution : motif->source;
     out += fmt::format(
-        "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+        "<tr><td class=\"l\">{}</td><td "
+        "class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
         "<td>{}</td><td class=\"l\">{}</td></tr>\n",
         HtmlEscape(fingerprint), HtmlEscape(chain), motif->kernels.size(), motif->occurrences,
-        HtmlEscape(FormatDurationUs(motif->period_us)), HtmlEscape(FormatDurationUs(motif->total_us)),
-        HtmlEscape(FormatDurationUs(motif->mean_us)), HtmlEscape(FormatPercent(motif->share_of_step)),
-        HtmlEscape(where));
+        HtmlEscape(FormatDurationUs(motif->period_us)),
+        HtmlEscape(FormatDurationUs(motif->total_us)), HtmlEscape(FormatDurationUs(motif->mean_us)),
+        HtmlEscape(FormatPercent(motif->share_of_step)), HtmlEscape(where));
   }
   out += "</table></section>\n";
 }

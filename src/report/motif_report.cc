@@ -15,7 +15,8 @@ constexpr size_t kChainShown = 14;
 
 std::string Chain(const std::vector<std::string>& kernels) {
   std::string out;
-  for (size_t i = 0; i < kernels.size() && i < kChainShown; ++i) out += (i ? " " : "") + TerminalSafe(kernels[i]);
+  for (size_t i = 0; i < kernels.size() && i < kChainShown; ++i)
+    out += (i ? " " : "") + TerminalSafe(kernels[i]);
   if (kernels.size() > kChainShown) out += fmt::format(" ... (+{})", kernels.size() - kChainShown);
   return out;
 }
@@ -28,15 +29,17 @@ void RenderMotifsText(std::string& out, const analysis::RankAnalysis& rank, bool
   auto bold = [&](const std::string& text) { return color ? "\033[1m" + text + "\033[0m" : text; };
   out += bold(fmt::format("Motifs of rank {} step {}", rank.rank, step->step)) +
          " (repeating kernel chains, by total time)\n";
-  out += fmt::format("  {:>5} {:>9} {:>9} {:>6}  {:<22} {}\n", "occ", "period", "total", "share", "fingerprint",
-                     "chain");
+  out += fmt::format("  {:>5} {:>9} {:>9} {:>6}  {:<22} {}\n", "occ", "period", "total", "share",
+                     "fingerprint", "chain");
   for (size_t i = 0; i < step->motifs.size() && i < kTextMotifs; ++i) {
     const auto& m = step->motifs[i];
     const std::string fp =
         m.fingerprint ? TerminalSafe(*m.fingerprint + (m.variant ? " " + *m.variant : "")) : "-";
-    out += fmt::format("  {:>5} {:>7.0f}us {:>7.2f}ms {:>5.1f}%  {:<22} [{}] {}\n", m.occurrences, m.period_us,
-                       m.total_us / 1e3, m.share_of_step * 100, fp, m.kernels.size(), Chain(m.kernels));
-    if (!m.attribution.empty()) out += fmt::format("  {:>34}  {}\n", "", TerminalSafe(m.attribution));
+    out += fmt::format("  {:>5} {:>7.0f}us {:>7.2f}ms {:>5.1f}%  {:<22} [{}] {}\n", m.occurrences,
+                       m.period_us, m.total_us / 1e3, m.share_of_step * 100, fp, m.kernels.size(),
+                       Chain(m.kernels));
+    if (!m.attribution.empty())
+      out += fmt::format("  {:>34}  {}\n", "", TerminalSafe(m.attribution));
   }
   if (step->motifs.size() > kTextMotifs) {
     out += fmt::format("  ... {} more in the JSON report\n", step->motifs.size() - kTextMotifs);

@@ -18,12 +18,14 @@ void RenderPortraitText(std::string& out, const analysis::JobAnalysis& job, bool
   for (const auto& finding : job.findings) {
     std::string where;
     if (!finding.ranks.empty() && finding.ranks.size() < job.ranks.size()) {
-      where = fmt::format(" [rank{} {}]", finding.ranks.size() > 1 ? "s" : "", fmt::join(finding.ranks, ","));
+      where = fmt::format(" [rank{} {}]", finding.ranks.size() > 1 ? "s" : "",
+                          fmt::join(finding.ranks, ","));
     }
-    out += fmt::format("{:>3}. {:>5.1f}%  {}{}  ({})\n", ++index, finding.estimated_gain_pct, TerminalSafe(finding.title),
-                       where, finding.id);
+    out += fmt::format("{:>3}. {:>5.1f}%  {}{}  ({})\n", ++index, finding.estimated_gain_pct,
+                       TerminalSafe(finding.title), where, finding.id);
     out += fmt::format("          evidence: {}\n", TerminalSafe(finding.evidence));
-    if (!finding.root_cause.empty()) out += fmt::format("          cause:    {}\n", TerminalSafe(finding.root_cause));
+    if (!finding.root_cause.empty())
+      out += fmt::format("          cause:    {}\n", TerminalSafe(finding.root_cause));
     out += fmt::format("          remedy:   {}\n", TerminalSafe(finding.remedy));
   }
   out += "\n";

@@ -1,8 +1,8 @@
 #include "report/svg.h"
 
-#include <cmath>
-
 #include <fmt/format.h>
+
+#include <cmath>
 
 #include "core/safe_text.h"
 
@@ -28,11 +28,21 @@ std::string HtmlEscape(std::string_view text) {
       continue;
     }
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
       default:
         // C0 controls other than white space are not allowed in HTML/XML
         // text (NUL ends some parsers' strings).
@@ -57,9 +67,9 @@ SvgCanvas::SvgCanvas(double width, double height, std::string_view aria_label) {
 void SvgCanvas::Rect(double x, double y, double w, double h, std::string_view fill,
                      std::string_view tooltip, std::string_view extra_attributes) {
   if (w <= 0 || h <= 0) return;
-  out_ += fmt::format("<rect x=\"{:.2f}\" y=\"{:.2f}\" width=\"{:.2f}\" height=\"{:.2f}\" fill=\"{}\"{}{}",
-                      x, y, w, h, HtmlEscape(fill), extra_attributes.empty() ? "" : " ",
-                      extra_attributes);
+  out_ += fmt::format(
+      "<rect x=\"{:.2f}\" y=\"{:.2f}\" width=\"{:.2f}\" height=\"{:.2f}\" fill=\"{}\"{}{}", x, y, w,
+      h, HtmlEscape(fill), extra_attributes.empty() ? "" : " ", extra_attributes);
   if (tooltip.empty()) {
     out_ += "/>";
   } else {
@@ -67,20 +77,23 @@ void SvgCanvas::Rect(double x, double y, double w, double h, std::string_view fi
   }
 }
 
-void SvgCanvas::Line(double x1, double y1, double x2, double y2, std::string_view stroke, double width) {
+void SvgCanvas::Line(double x1, double y1, double x2, double y2, std::string_view stroke,
+                     double width) {
   out_ += fmt::format(
-      "<line x1=\"{:.2f}\" y1=\"{:.2f}\" x2=\"{:.2f}\" y2=\"{:.2f}\" stroke=\"{}\" stroke-width=\"{}\"/>",
+      "<line x1=\"{:.2f}\" y1=\"{:.2f}\" x2=\"{:.2f}\" y2=\"{:.2f}\" stroke=\"{}\" "
+      "stroke-width=\"{}\"/>",
       x1, y1, x2, y2, HtmlEscape(stroke), width);
 }
 
-void SvgCanvas::Text(double x, double y, std::string_view text, std::string_view anchor, double size,
-                     std::string_view fill) {
-  out_ += fmt::format("<text x=\"{:.2f}\" y=\"{:.2f}\" text-anchor=\"{}\" font-size=\"{}\" fill=\"{}\">{}</text>",
-                      x, y, HtmlEscape(anchor), size, HtmlEscape(fill), HtmlEscape(text));
+void SvgCanvas::Text(double x, double y, std::string_view text, std::string_view anchor,
+                     double size, std::string_view fill) {
+  out_ += fmt::format(
+      "<text x=\"{:.2f}\" y=\"{:.2f}\" text-anchor=\"{}\" font-size=\"{}\" fill=\"{}\">{}</text>",
+      x, y, HtmlEscape(anchor), size, HtmlEscape(fill), HtmlEscape(text));
 }
 
-void SvgCanvas::Polyline(const std::vector<std::pair<double, double>>& points, std::string_view stroke,
-                         double width, std::string_view tooltip) {
+void SvgCanvas::Polyline(const std::vector<std::pair<double, double>>& points,
+                         std::string_view stroke, double width, std::string_view tooltip) {
   if (points.empty()) return;
   out_ += "<polyline fill=\"none\" stroke=\"" + HtmlEscape(stroke) + "\" stroke-width=\"" +
           fmt::format("{}", width) + "\" points=\"";

@@ -24,8 +24,8 @@ class SvgCanvas {
  public:
   SvgCanvas(double width, double height, std::string_view aria_label);
 
-  void Rect(double x, double y, double w, double h, std::string_view fill, std::string_view tooltip = {},
-            std::string_view extra_attributes = {});
+  void Rect(double x, double y, double w, double h, std::string_view fill,
+            std::string_view tooltip = {}, std::string_view extra_attributes = {});
   void Line(double x1, double y1, double x2, double y2, std::string_view stroke, double width = 1);
   void Text(double x, double y, std::string_view text, std::string_view anchor = "start",
             double size = 11, std::string_view fill = "#222");

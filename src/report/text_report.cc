@@ -1,10 +1,10 @@
 #include "report/text_report.h"
 
-#include <algorithm>
-#include <cmath>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cmath>
 
 #include "core/safe_text.h"
 #include "report/sections.h"
@@ -21,8 +21,7 @@ std::string T(std::string_view text) { return TerminalSafe(text); }
 // exact SGR sequences the report itself writes (bold, dim, yellow, reset),
 // which cannot move the cursor or talk to the terminal.
 std::string TerminalSafeReport(std::string_view text, bool color) {
-  static constexpr std::string_view kOwnSequences[] = {"\033[0m", "\033[1m", "\033[2m",
-                                                       "\033[33m"};
+  static constexpr std::string_view kOwnSequences[] = {"\033[0m", "\033[1m", "\033[2m", "\033[33m"};
   std::string out;
   out.reserve(text.size());
   size_t i = 0;
@@ -85,7 +84,8 @@ std::string Sparkline(const analysis::DurationDensity& density) {
 void RenderRankDetail(std::string& out, const analysis::RankAnalysis& rank, const Styler& s) {
   std::string capture;
   if (!rank.torch_npu_version.empty()) capture += "torch_npu " + rank.torch_npu_version;
-  if (!rank.cann_version.empty()) capture += (capture.empty() ? "" : ", ") + ("CANN " + rank.cann_version);
+  if (!rank.cann_version.empty())
+    capture += (capture.empty() ? "" : ", ") + ("CANN " + rank.cann_version);
   if (!rank.profiler_level.empty()) capture += (capture.empty() ? "" : ", ") + rank.profiler_level;
   out += s.Bold(fmt::format("Rank {}", rank.rank));
   if (!capture.empty()) out += fmt::format("  ({})", capture);
@@ -100,13 +100,13 @@ void RenderRankDetail(std::string& out, const analysis::RankAnalysis& rank, cons
   if (step == nullptr) return;
   const auto& k = step->kernels;
   out += "\n";
-  out += fmt::format("  kernels     {} ({} compute, {} communication) over {}; one issued every {}\n",
-                     FormatCount(k.count), FormatCount(k.compute_count),
-                     FormatCount(k.communication_count), FormatDurationUs(k.span_us),
-                     FormatDurationUs(k.mean_issue_interval_us));
-  out += fmt::format("  durations   p50 {}   p90 {}   p99 {}   max {}\n", FormatDurationUs(k.p50_us),
-                     FormatDurationUs(k.p90_us), FormatDurationUs(k.p99_us),
-                     FormatDurationUs(k.max_us));
+  out += fmt::format(
+      "  kernels     {} ({} compute, {} communication) over {}; one issued every {}\n",
+      FormatCount(k.count), FormatCount(k.compute_count), FormatCount(k.communication_count),
+      FormatDurationUs(k.span_us), FormatDurationUs(k.mean_issue_interval_us));
+  out += fmt::format("  durations   p50 {}   p90 {}   p99 {}   max {}\n",
+                     FormatDurationUs(k.p50_us), FormatDurationUs(k.p90_us),
+                     FormatDurationUs(k.p99_us), FormatDurationUs(k.max_us));
   out += fmt::format("  small       {} of kernels ≤ 50 µs, {} ≤ 100 µs\n",
                      FormatPercent(k.share_le_50us), FormatPercent(k.share_le_100us));
   if (step->step_trace) {
@@ -120,14 +120,17 @@ void RenderRankDetail(std::string& out, const analysis::RankAnalysis& rank, cons
   if (step->breakdown) {
     const auto& b = step->breakdown->budget;
     auto us = [](int64_t ns) { return static_cast<double>(ns) / 1000.0; };
-    auto pct = [&](int64_t ns) { return b.total_ns ? FormatPercent(static_cast<double>(ns) / b.total_ns) : "-"; };
+    auto pct = [&](int64_t ns) {
+      return b.total_ns ? FormatPercent(static_cast<double>(ns) / b.total_ns) : "-";
+    };
     out += fmt::format(
-        "  time        {} step: computation {} ({}), communication {} (exposed {}, {}), idle {} ({})  "
+        "  time        {} step: computation {} ({}), communication {} (exposed {}, {}), idle {} "
+        "({})  "
         "[{}]\n",
-        FormatDurationUs(us(b.total_ns)), FormatDurationUs(us(b.computation_ns)), pct(b.computation_ns),
-        FormatDurationUs(us(b.communication_ns)), FormatDurationUs(us(b.exposed_communication_ns)),
-        pct(b.exposed_communication_ns), FormatDurationUs(us(b.idle_ns)), pct(b.idle_ns),
-        step->breakdown->source);
+        FormatDurationUs(us(b.total_ns)), FormatDurationUs(us(b.computation_ns)),
+        pct(b.computation_ns), FormatDurationUs(us(b.communication_ns)),
+        FormatDurationUs(us(b.exposed_communication_ns)), pct(b.exposed_communication_ns),
+        FormatDurationUs(us(b.idle_ns)), pct(b.idle_ns), step->breakdown->source);
   }
   const analysis::StepTimeline& timeline = rank.timeline;
   if (timeline.step_start_idle_us > 0) {
@@ -142,21 +145,23 @@ void RenderRankDetail(std::string& out, const analysis::RankAnalysis& rank, cons
                      Sparkline(step->density));
 
   out += "\n";
-  out += s.Bold(fmt::format("  {:<26} {:>9} {:>7} {:>11} {:>7}", "family", "kernels", "share", "time",
-                            "share")) + "\n";
+  out += s.Bold(fmt::format("  {:<26} {:>9} {:>7} {:>11} {:>7}", "family", "kernels", "share",
+                            "time", "share")) +
+         "\n";
   std::vector<analysis::FamilyStat> families = step->families;
   std::stable_sort(families.begin(), families.end(),
                    [](const auto& a, const auto& b) { return a.total_us > b.total_us; });
   for (const auto& family : families) {
     if (family.count == 0) continue;
-    out += fmt::format("  {:<26} {:>9} {:>7} {:>11} {:>7}\n", T(family.name), FormatCount(family.count),
-                       FormatPercent(family.share_count), FormatDurationUs(family.total_us),
-                       FormatPercent(family.share_time));
+    out += fmt::format("  {:<26} {:>9} {:>7} {:>11} {:>7}\n", T(family.name),
+                       FormatCount(family.count), FormatPercent(family.share_count),
+                       FormatDurationUs(family.total_us), FormatPercent(family.share_time));
   }
 
   out += "\n";
   out += s.Bold(fmt::format("  {:<34} {:<22} {:>8} {:>11} {:>10} {:>7}", "top operators by time",
-                            "family", "count", "total", "mean", "share")) + "\n";
+                            "family", "count", "total", "mean", "share")) +
+         "\n";
   size_t shown = 0;
   for (const auto& op : step->top_operators) {
     if (++shown > 10) break;
@@ -174,14 +179,17 @@ void RenderRankDetail(std::string& out, const analysis::RankAnalysis& rank, cons
 
 void RenderRankTable(std::string& out, const analysis::JobAnalysis& job, const Styler& s) {
   out += "\n";
-  out += s.Bold(fmt::format("  {:<9} {:>6} {:>9} {:>11} {:>10} {:>10} {:>7} {:>7}", "all ranks", "step",
-                            "kernels", "span", "p50", "p90", "≤50µs", "≤100µs")) + "\n";
+  out += s.Bold(fmt::format("  {:<9} {:>6} {:>9} {:>11} {:>10} {:>10} {:>7} {:>7}", "all ranks",
+                            "step", "kernels", "span", "p50", "p90", "≤50µs", "≤100µs")) +
+         "\n";
   for (const auto& rank : job.ranks) {
     const analysis::StepDistribution* step = rank.selected();
-    std::string step_text = rank.selected_step == model::kNoStep ? "all" : std::to_string(rank.selected_step);
+    std::string step_text =
+        rank.selected_step == model::kNoStep ? "all" : std::to_string(rank.selected_step);
     if (step == nullptr || step->kernels.count == 0) {
-      out += fmt::format("  rank {:<4} {:>6} {:>9}   (no kernels: {})\n", rank.rank, step_text, 0,
-                         rank.missing_files.empty() ? "empty kernel table" : T(rank.missing_files.front()));
+      out += fmt::format(
+          "  rank {:<4} {:>6} {:>9}   (no kernels: {})\n", rank.rank, step_text, 0,
+          rank.missing_files.empty() ? "empty kernel table" : T(rank.missing_files.front()));
       continue;
     }
     const auto& k = step->kernels;
@@ -195,8 +203,9 @@ void RenderRankTable(std::string& out, const analysis::JobAnalysis& job, const S
 // "<path>: <reason>" unless the reason names the path already; the hint
 // and any further lines of the reason indented below it.
 std::vector<std::string> IssueLines(const model::InputIssue& issue) {
-  std::string text = issue.reason.rfind(issue.path, 0) == 0 ? issue.reason
-                                                             : fmt::format("{}: {}", issue.path, issue.reason);
+  std::string text = issue.reason.rfind(issue.path, 0) == 0
+                         ? issue.reason
+                         : fmt::format("{}: {}", issue.path, issue.reason);
   std::vector<std::string> lines;
   for (size_t start = 0; start <= text.size();) {
     size_t end = text.find('\n', start);
@@ -221,7 +230,8 @@ void RenderInputIssues(std::string& out, const analysis::JobAnalysis& job, const
   }
   if (job.skipped_inputs.size() > kShownSkipped) {
     out += s.Dim(fmt::format("  ... and {} more skipped (all listed in --json skipped_inputs)",
-                             job.skipped_inputs.size() - kShownSkipped)) + "\n";
+                             job.skipped_inputs.size() - kShownSkipped)) +
+           "\n";
   }
 }
 
@@ -237,20 +247,26 @@ void RenderHealth(std::string& out, const analysis::JobAnalysis& job, const Styl
   }
   out += "\n";
   out += fmt::format("Input: {} ranks, {} files, {} rows read = {} used + {} skipped\n",
-                     job.ranks.size(), files, FormatCount(read), FormatCount(used), FormatCount(skipped));
+                     job.ranks.size(), files, FormatCount(read), FormatCount(used),
+                     FormatCount(skipped));
   RenderInputIssues(out, job, s);
   for (const auto& rank : job.ranks) {
     for (const auto& file : rank.files) {
       for (const auto& [reason, count] : file.skipped_by_reason) {
         out += s.Warn(fmt::format("  rank {}: {}: {} rows skipped: {}", rank.rank, T(file.file),
-                                  FormatCount(count), T(reason))) + "\n";
+                                  FormatCount(count), T(reason))) +
+               "\n";
       }
       for (const auto& sample : file.samples) {
-        out += s.Dim(fmt::format("    line {}: {}: {}", sample.line, T(sample.reason), T(sample.detail))) + "\n";
+        out += s.Dim(fmt::format("    line {}: {}: {}", sample.line, T(sample.reason),
+                                 T(sample.detail))) +
+               "\n";
       }
     }
     for (const auto& warning : rank.warnings) {
-      out += s.Warn(fmt::format("  rank {}: {}", rank.rank, TerminalSafe(warning, /*keep_newlines=*/true))) + "\n";
+      out += s.Warn(fmt::format("  rank {}: {}", rank.rank,
+                                TerminalSafe(warning, /*keep_newlines=*/true))) +
+             "\n";
     }
   }
   // Missing optional files are the same on every rank most of the time:
@@ -258,7 +274,8 @@ void RenderHealth(std::string& out, const analysis::JobAnalysis& job, const Styl
   std::vector<std::pair<std::string, std::vector<int32_t>>> missing;
   for (const auto& rank : job.ranks) {
     for (const auto& file : rank.missing_files) {
-      auto it = std::find_if(missing.begin(), missing.end(), [&](const auto& m) { return m.first == file; });
+      auto it = std::find_if(missing.begin(), missing.end(),
+                             [&](const auto& m) { return m.first == file; });
       if (it == missing.end()) {
         missing.push_back({file, {rank.rank}});
       } else {
@@ -267,7 +284,10 @@ void RenderHealth(std::string& out, const analysis::JobAnalysis& job, const Styl
     }
   }
   for (const auto& [file, ranks] : missing) {
-    std::string which = ranks.size() == job.ranks.size() ? "all ranks" : fmt::format("{} {}", ranks.size() == 1 ? "rank" : "ranks", fmt::join(ranks, ","));
+    std::string which =
+        ranks.size() == job.ranks.size()
+            ? "all ranks"
+            : fmt::format("{} {}", ranks.size() == 1 ? "rank" : "ranks", fmt::join(ranks, ","));
     out += s.Dim(fmt::format("  not present ({}): {}", which, T(file))) + "\n";
   }
 }

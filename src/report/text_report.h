@@ -17,12 +17,12 @@ std::string RenderText(const analysis::JobAnalysis& job, const TextReportOptions
 
 // The rank shown in depth: |requested| if present, else the lowest rank that
 // has kernels in its selected step. Shared by the text and HTML reports.
-const analysis::RankAnalysis* FocusRank(const analysis::JobAnalysis& job, std::optional<int32_t> requested);
-
+const analysis::RankAnalysis* FocusRank(const analysis::JobAnalysis& job,
+                                        std::optional<int32_t> requested);
 
 // Human formats shared by the text and HTML reports.
-std::string FormatDurationUs(double us);    // "812 ns", "22.8 µs", "3.08 ms", "1.20 s"
-std::string FormatCount(int64_t count);     // "19,252"
-std::string FormatPercent(double fraction); // "62.4%"
+std::string FormatDurationUs(double us);     // "812 ns", "22.8 µs", "3.08 ms", "1.20 s"
+std::string FormatCount(int64_t count);      // "19,252"
+std::string FormatPercent(double fraction);  // "62.4%"
 
 }  // namespace trainscope::report

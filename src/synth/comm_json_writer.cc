@@ -68,7 +68,8 @@ void CommJsonWriter::AddStep(int step, const StepPlan& plan,
         "\"Elapse Time(ms)\": {:.6f}, \"Transit Time(ms)\": {:.6f}, \"Wait Time(ms)\": {:.6f}, "
         "\"Synchronization Time(ms)\": {:.6f}, \"Idle Time(ms)\": 0, \"Wait Time Ratio\": {:.4f}, "
         "\"Synchronization Time Ratio\": {:.4f}}}, \"Communication Bandwidth Info\": {{\"{}\": "
-        "{{\"Transit Size(MB)\": {:.6f}, \"Transit Time(ms)\": {:.6f}, \"Bandwidth(GB/s)\": {:.4f}, "
+        "{{\"Transit Size(MB)\": {:.6f}, \"Transit Time(ms)\": {:.6f}, \"Bandwidth(GB/s)\": "
+        "{:.4f}, "
         "\"Large Packet Ratio\": 0.0, \"Size Distribution\": {{}}}}, \"SDMA\": {{\"Transit "
         "Size(MB)\": {:.6f}, \"Transit Time(ms)\": {:.6f}, \"Bandwidth(GB/s)\": {:.4f}, \"Large "
         "Packet Ratio\": 0, \"Size Distribution\": {{}}}}}}}}",
@@ -76,7 +77,8 @@ void CommJsonWriter::AddStep(int step, const StepPlan& plan,
         elapse, transit, wait, wait, wait_ratio, wait_ratio, transport, mb, transit, bw, mb,
         transit, bw);
   }
-  fmt::format_to(std::back_inserter(ops_), "{}\"step{}\": {{\"p2p\": {{}}, \"collective\": {{{}}}}}",
+  fmt::format_to(std::back_inserter(ops_),
+                 "{}\"step{}\": {{\"p2p\": {{}}, \"collective\": {{{}}}}}",
                  ops_.empty() ? "" : ", ", step, ops);
 
   // Matrix: per op type the "total" record of every link from this rank.
@@ -101,10 +103,11 @@ void CommJsonWriter::AddStep(int step, const StepPlan& plan,
                      "\"Transit Time(ms)\": {:.6f}, \"Bandwidth(GB/s)\": {:.4f}}}",
                      rank_, d, same_node ? "HCCS" : "RDMA", mb, mb / bw, bw);
     }
-    fmt::format_to(std::back_inserter(types), "{}\"{}-total@{}\": {{{}}}", types.empty() ? "" : ", ",
-                   kMatrixTypes[t], hash, links);
+    fmt::format_to(std::back_inserter(types), "{}\"{}-total@{}\": {{{}}}",
+                   types.empty() ? "" : ", ", kMatrixTypes[t], hash, links);
   }
-  fmt::format_to(std::back_inserter(matrix_), "{}\"step{}\": {{\"p2p\": {{}}, \"collective\": {{{}}}}}",
+  fmt::format_to(std::back_inserter(matrix_),
+                 "{}\"step{}\": {{\"p2p\": {{}}, \"collective\": {{{}}}}}",
                  matrix_.empty() ? "" : ", ", step, types);
 }
 

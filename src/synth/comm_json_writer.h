@@ -26,7 +26,7 @@ class CommJsonWriter {
   const KernelCatalog& catalog_;
   const SynthOptions& options_;
   int rank_;
-  std::string ops_;     // "step<N>": {...} entries
+  std::string ops_;  // "step<N>": {...} entries
   std::string matrix_;
 };
 

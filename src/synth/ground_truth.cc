@@ -136,9 +136,10 @@ Status WriteGroundTruth(const std::string& path, const KernelCatalog& catalog,
                  "  \"cluster\": {{\"straggler_rank\": {}, \"straggler_slowdown\": {}, "
                  "\"slow_link\": {}, \"collectives_coupled\": true}},\n",
                  o.straggler_rank, o.straggler_slowdown,
-                 o.slow_link ? fmt::format("{{\"src\": {}, \"dst\": {}, \"bandwidth_factor\": 0.1}}",
-                                           o.slow_link_src, o.slow_link_dst)
-                             : std::string("null"));
+                 o.slow_link
+                     ? fmt::format("{{\"src\": {}, \"dst\": {}, \"bandwidth_factor\": 0.1}}",
+                                   o.slow_link_src, o.slow_link_dst)
+                     : std::string("null"));
   out.Raw("  \"patterns\": [\n");
   const Chain all_gather{c.comm_all_gather};
   const Chain all_reduce{c.comm_all_reduce};

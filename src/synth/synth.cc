@@ -49,9 +49,9 @@ Status ValidateSynthOptions(const SynthOptions& o) {
   if (o.straggler_rank >= o.ranks) return UsageError("synth: straggler_rank must be < ranks");
   if (!(o.straggler_slowdown >= 1.0) || o.straggler_slowdown > 10.0)
     return UsageError("synth: straggler_slowdown must be in [1, 10]");
-  if (o.slow_link && (o.ranks < 2 || o.slow_link_src < 0 || o.slow_link_dst < 0 ||
-                      o.slow_link_src >= o.ranks || o.slow_link_dst >= o.ranks ||
-                      o.slow_link_src == o.slow_link_dst))
+  if (o.slow_link &&
+      (o.ranks < 2 || o.slow_link_src < 0 || o.slow_link_dst < 0 || o.slow_link_src >= o.ranks ||
+       o.slow_link_dst >= o.ranks || o.slow_link_src == o.slow_link_dst))
     return UsageError("synth: slow_link needs two different ranks < ranks");
   if (o.with_stack && !o.trace_view)
     return UsageError("synth: with_stack needs trace_view (the frames live in trace_view.json)");
@@ -70,12 +70,14 @@ Status PrepareDir(const std::string& dir) {
   std::error_code ec;
   if (fs::exists(dir, ec)) {
     if (!fs::is_directory(dir, ec))
-      return InvalidInput("synth: " + dir +
-                          " exists and is not a directory\nhint: give a new or empty directory with --out");
+      return InvalidInput(
+          "synth: " + dir +
+          " exists and is not a directory\nhint: give a new or empty directory with --out");
     if (!fs::is_empty(dir, ec))
-      return InvalidInput("synth: " + dir +
-                          " is not empty\nhint: give a new or empty directory with --out; synth never writes "
-                          "into a used one");
+      return InvalidInput(
+          "synth: " + dir +
+          " is not empty\nhint: give a new or empty directory with --out; synth never writes "
+          "into a used one");
     return Status::Ok();
   }
   fs::create_directories(dir, ec);

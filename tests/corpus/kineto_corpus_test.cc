@@ -17,7 +17,8 @@ namespace {
 std::string FirstMatching(const std::string& dir, const std::string& prefix) {
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     std::string name = entry.path().filename().string();
-    if (name.rfind(prefix, 0) == 0 && name.find(".json") != std::string::npos) return entry.path().string();
+    if (name.rfind(prefix, 0) == 0 && name.find(".json") != std::string::npos)
+      return entry.path().string();
   }
   return "";
 }
@@ -84,7 +85,8 @@ TEST(KinetoCorpus, NcclMetadataCollectiveArgs) {
   size_t longest = 0;
   int64_t longest_dur = -1;
   for (size_t i = 0; i < tl.activities.size(); ++i) {
-    if (profile.strings.Get(tl.activities.name[i]).find("ncclKernel") == std::string_view::npos) continue;
+    if (profile.strings.Get(tl.activities.name[i]).find("ncclKernel") == std::string_view::npos)
+      continue;
     ++nccl;
     EXPECT_EQ(tl.activities.kind[i], model::ActivityKind::kCommunication);
     if (tl.activities.duration_ns[i] > longest_dur) {
@@ -95,7 +97,8 @@ TEST(KinetoCorpus, NcclMetadataCollectiveArgs) {
   std::printf("nccl kernels: %d (HTA after its step filter: 21)\n", nccl);
   EXPECT_GE(nccl, 21);
   ASSERT_NE(tl.activities.collective[longest], model::kNoIndex);
-  const model::CollectiveArgs& c = tl.collectives[static_cast<size_t>(tl.activities.collective[longest])];
+  const model::CollectiveArgs& c =
+      tl.collectives[static_cast<size_t>(tl.activities.collective[longest])];
   EXPECT_EQ(profile.strings.Get(c.name), "allreduce");
   EXPECT_EQ(c.in_nelems, 2049000);
   EXPECT_EQ(c.out_nelems, 2049000);
@@ -108,7 +111,8 @@ TEST(KinetoCorpus, NcclMetadataCollectiveArgs) {
 TEST(KinetoCorpus, NsResolutionLaunches) {
   TS_REQUIRE_CORPUS("kineto/hta_ddp_v100_rank0_ns_resolution");
   model::RankProfile profile;
-  std::string path = FirstMatching(corpus_path + "/kineto/hta_ddp_v100_rank0_ns_resolution", "rank-0");
+  std::string path =
+      FirstMatching(corpus_path + "/kineto/hta_ddp_v100_rank0_ns_resolution", "rank-0");
   ASSERT_TRUE(formats::ReadKinetoTrace(path, &profile).ok());
   analysis::LaunchStats s = analysis::ComputeLaunchStats(profile.timeline, {});
   std::printf("ns_resolution: %lld launches (HTA 4876), %zu activities\n",
@@ -125,15 +129,16 @@ TEST(KinetoCorpus, NsResolutionLaunches) {
       ++hta_scope;
     }
   }
-  std::printf("  in HTA scope (steps but the last): %lld, steps %zu\n", static_cast<long long>(hta_scope),
-              tl.steps.size());
+  std::printf("  in HTA scope (steps but the last): %lld, steps %zu\n",
+              static_cast<long long>(hta_scope), tl.steps.size());
   EXPECT_EQ(hta_scope, 4876);
 }
 
 TEST(KinetoCorpus, OldSchema2021Reads) {
   TS_REQUIRE_CORPUS("kineto/kineto_tbplugin_resnet50_2021_oldschema");
   model::RankProfile profile;
-  std::string path = FirstMatching(corpus_path + "/kineto/kineto_tbplugin_resnet50_2021_oldschema", "worker0");
+  std::string path =
+      FirstMatching(corpus_path + "/kineto/kineto_tbplugin_resnet50_2021_oldschema", "worker0");
   ASSERT_TRUE(formats::ReadKinetoTrace(path, &profile).ok());
   const model::Timeline& tl = profile.timeline;
   EXPECT_GT(tl.activities.size(), 1000u);

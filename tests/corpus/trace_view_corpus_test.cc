@@ -45,8 +45,9 @@ void CheckRank(const std::string& dir) {
   double computing = b.computation_ns / 1e3;
   double comm_no = b.exposed_communication_ns / 1e3;
   double free = b.idle_ns / 1e3;
-  std::printf("%s\n  computing %.3f vs %.3f, comm(not overlapped) %.3f vs %.3f, free %.3f vs %.3f (us)\n",
-              dir.c_str(), computing, st.computing, comm_no, st.comm_not_overlapped, free, st.free);
+  std::printf(
+      "%s\n  computing %.3f vs %.3f, comm(not overlapped) %.3f vs %.3f, free %.3f vs %.3f (us)\n",
+      dir.c_str(), computing, st.computing, comm_no, st.comm_not_overlapped, free, st.free);
   EXPECT_NEAR(computing, st.computing, st.computing * 0.005);
   EXPECT_NEAR(comm_no, st.comm_not_overlapped, st.comm_not_overlapped * 0.005);
   EXPECT_NEAR(free, st.free, st.free * 0.005);

@@ -1,10 +1,10 @@
 // End-to-end tests of the real binary: golden terminal and JSON output on a
 // hand-made two-rank fixture, exit codes and messages on bad input.
-#include <filesystem>
-#include <fstream>
-
 #include <gtest/gtest.h>
 #include <simdjson.h>
+
+#include <filesystem>
+#include <fstream>
 
 #include "golden/cli_test_util.h"
 #include "test_paths.h"
@@ -54,7 +54,8 @@ TEST(GoldenCliTest, JsonHasTheGuaranteedFields) {
       ASSERT_EQ(step["step"].get(number), simdjson::SUCCESS);
       ASSERT_EQ(step["kernels"]["count"].get(count), simdjson::SUCCESS);
       EXPECT_EQ(count, 25);  // 1 all-reduce + 3 x 8 kernels
-      for (const char* field : {"span_us", "p50_us", "p90_us", "p99_us", "share_le_50us", "share_le_100us"}) {
+      for (const char* field :
+           {"span_us", "p50_us", "p90_us", "p99_us", "share_le_50us", "share_le_100us"}) {
         double value = -1;
         EXPECT_EQ(step["kernels"][field].get(value), simdjson::SUCCESS) << field;
         EXPECT_GE(value, 0) << field;
@@ -120,7 +121,10 @@ TEST(GoldenCliTest, UnusableInputExitsWithTwoAndAHint) {
   std::string dir = MakeTempDir("garbage") + "/x_ascend_pt";
   std::filesystem::create_directories(dir + "/ASCEND_PROFILER_OUTPUT");
   std::ofstream(dir + "/ASCEND_PROFILER_OUTPUT/kernel_details.csv", std::ios::binary)
-      << std::string("\x7f" "ELF\x02\x01\x01\0\0\0binary garbage\xff\xfe", 27);
+      << std::string(
+             "\x7f"
+             "ELF\x02\x01\x01\0\0\0binary garbage\xff\xfe",
+             27);
   CommandResult garbage = RunTrainscope({"analyze", dir});
   EXPECT_EQ(garbage.exit_code, 2) << garbage.out;
   EXPECT_NE(garbage.err.find("kernel_details.csv"), std::string::npos) << garbage.err;
@@ -133,7 +137,8 @@ TEST(GoldenCliTest, UnusableInputExitsWithTwoAndAHint) {
 
   CommandResult usage = RunTrainscope({"analyze"});
   EXPECT_EQ(usage.exit_code, 2);
-  CommandResult bad_fused = RunTrainscope({"synth", "--out", MakeTempDir("s") + "/job", "--fused", "nope"});
+  CommandResult bad_fused =
+      RunTrainscope({"synth", "--out", MakeTempDir("s") + "/job", "--fused", "nope"});
   EXPECT_EQ(bad_fused.exit_code, 2);
   EXPECT_NE(bad_fused.err.find("unknown remedy"), std::string::npos);
 }
@@ -143,7 +148,8 @@ TEST(GoldenCliTest, UserFamilyRulesOverrideTheBuiltinTable) {
   std::ofstream(rules) << "my norm chain\ttype\tPows\nmy norm chain\ttype\tRsqrt\n";
   CommandResult result = RunTrainscope({"analyze", TinyJob(), "--families", rules, "--json", "-"});
   ASSERT_EQ(result.exit_code, 0) << result.err;
-  EXPECT_NE(result.out.find("\"name\": \"my norm chain\",\n              \"count\": 6"), std::string::npos);
+  EXPECT_NE(result.out.find("\"name\": \"my norm chain\",\n              \"count\": 6"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -1,11 +1,11 @@
 #include "golden/cli_test_util.h"
 
+#include <sys/wait.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
-
-#include <sys/wait.h>
 
 #include "test_paths.h"
 
@@ -56,7 +56,8 @@ std::string NormalizePaths(std::string text) {
 
 std::string CompareGolden(const std::string& name, const std::string& actual) {
   const std::string path = SourceDir() + "/tests/golden/data/" + name;
-  if (const char* update = std::getenv("TRAINSCOPE_UPDATE_GOLDEN"); update && std::string(update) == "1") {
+  if (const char* update = std::getenv("TRAINSCOPE_UPDATE_GOLDEN");
+      update && std::string(update) == "1") {
     std::ofstream(path, std::ios::binary) << actual;
     return "";
   }
@@ -69,8 +70,9 @@ std::string CompareGolden(const std::string& name, const std::string& actual) {
     bool more_e = static_cast<bool>(std::getline(e, line_e));
     if (!more_a && !more_e) break;
     if (line_a != line_e || more_a != more_e) {
-      return "golden " + name + " differs at line " + std::to_string(line) + "\n  expected: " +
-             (more_e ? line_e : "<eof>") + "\n  actual:   " + (more_a ? line_a : "<eof>") +
+      return "golden " + name + " differs at line " + std::to_string(line) +
+             "\n  expected: " + (more_e ? line_e : "<eof>") +
+             "\n  actual:   " + (more_a ? line_a : "<eof>") +
              "\n(re-run with TRAINSCOPE_UPDATE_GOLDEN=1 after checking the change is intended)";
     }
   }

@@ -148,9 +148,10 @@ TEST(HostileCliOutput, DevNullAndFifosAreWrittenInPlace) {
   EXPECT_EQ(DiffTrees(before, Contents(ws.root)), "");
 
   ASSERT_EQ(::mkfifo((ws.root + "/report.pipe").c_str(), 0600), 0);
-  CommandResult fifo = RunShell(ws.root,
-                                "cat report.pipe > got.json & \"$TRAINSCOPE\" analyze job --json report.pipe "
-                                ">/dev/null; rc=$?; wait; exit $rc");
+  CommandResult fifo =
+      RunShell(ws.root,
+               "cat report.pipe > got.json & \"$TRAINSCOPE\" analyze job --json report.pipe "
+               ">/dev/null; rc=$?; wait; exit $rc");
   EXPECT_EQ(fifo.exit_code, 0) << fifo.err;
   EXPECT_TRUE(Contains(ReadFileBytes(ws.root + "/got.json"), "\"schema\""));
   ASSERT_EQ(::lstat((ws.root + "/report.pipe").c_str(), &st), 0);
@@ -158,7 +159,8 @@ TEST(HostileCliOutput, DevNullAndFifosAreWrittenInPlace) {
 }
 
 TEST(HostileCliOutput, UnwritableDirectoryIsRefusedBeforeTheAnalysis) {
-  if (!CanDropPrivileges()) GTEST_SKIP() << "running as root without setpriv: permissions cannot be tested";
+  if (!CanDropPrivileges())
+    GTEST_SKIP() << "running as root without setpriv: permissions cannot be tested";
   Workspace ws = MakeWorkspace("out-readonly");
   ::chmod(ws.root.c_str(), 0755);  // the unprivileged user reads the job
   fs::create_directory(ws.root + "/ro");

@@ -33,11 +33,16 @@ TreeEntry Describe(const fs::path& path) {
   TreeEntry entry;
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0) return entry;
-  if (S_ISREG(st.st_mode)) entry.type = 'f';
-  else if (S_ISDIR(st.st_mode)) entry.type = 'd';
-  else if (S_ISLNK(st.st_mode)) entry.type = 'l';
-  else if (S_ISFIFO(st.st_mode)) entry.type = 'p';
-  else if (S_ISSOCK(st.st_mode)) entry.type = 's';
+  if (S_ISREG(st.st_mode))
+    entry.type = 'f';
+  else if (S_ISDIR(st.st_mode))
+    entry.type = 'd';
+  else if (S_ISLNK(st.st_mode))
+    entry.type = 'l';
+  else if (S_ISFIFO(st.st_mode))
+    entry.type = 'p';
+  else if (S_ISSOCK(st.st_mode))
+    entry.type = 's';
   entry.size = entry.type == 'f' ? static_cast<uint64_t>(st.st_size) : 0;
   entry.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1'000'000'000 + st.st_mtim.tv_nsec;
   entry.inode = static_cast<uint64_t>(st.st_ino);
@@ -50,8 +55,8 @@ TreeEntry Describe(const fs::path& path) {
 
 CommandResult RunCaptured(const std::string& cwd, const std::string& command_line) {
   const std::string dir = MakeTempDir("hostile-run");
-  std::string command = "cd " + ShellQuote(cwd) + " && " + command_line + " >" + ShellQuote(dir + "/out") +
-                        " 2>" + ShellQuote(dir + "/err") + " </dev/null";
+  std::string command = "cd " + ShellQuote(cwd) + " && " + command_line + " >" +
+                        ShellQuote(dir + "/out") + " 2>" + ShellQuote(dir + "/err") + " </dev/null";
   int raw = std::system(command.c_str());
   CommandResult result;
   result.exit_code = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
@@ -99,11 +104,13 @@ CommandResult RunTrainscopeIn(const std::string& cwd, const std::vector<std::str
 
 CommandResult RunShell(const std::string& cwd, const std::string& script) {
   // bash, not sh: tests use process substitution <(...).
-  return RunCaptured(cwd, "TRAINSCOPE=" + ShellQuote(TrainscopeBinary()) + " bash -c " + ShellQuote(script));
+  return RunCaptured(
+      cwd, "TRAINSCOPE=" + ShellQuote(TrainscopeBinary()) + " bash -c " + ShellQuote(script));
 }
 
 CommandResult RunUnprivileged(const std::string& cwd, const std::string& args) {
-  const std::string prefix = ::geteuid() == 0 ? "setpriv --reuid=65534 --regid=65534 --clear-groups " : "";
+  const std::string prefix =
+      ::geteuid() == 0 ? "setpriv --reuid=65534 --regid=65534 --clear-groups " : "";
   return RunShell(cwd, "timeout 20 " + prefix + "\"$TRAINSCOPE\" " + args);
 }
 

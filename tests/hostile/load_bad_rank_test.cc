@@ -29,7 +29,9 @@ TEST(HostileLoadBadRank, OneUnusableRankIsReportedAndTheRestAnalysed) {
   const std::string rank1_rel = fs::relative(rank1, dir).string();
   EXPECT_TRUE(Has(run.out, "Input: 2 ranks")) << run.out;
   EXPECT_TRUE(Has(run.err, "trainscope: warning: 1 of 3 ranks not loaded")) << run.err;
-  EXPECT_TRUE(Has(run.out, "not loaded: " + rank1_rel + "/ASCEND_PROFILER_OUTPUT/kernel_details.csv")) << run.out;
+  EXPECT_TRUE(
+      Has(run.out, "not loaded: " + rank1_rel + "/ASCEND_PROFILER_OUTPUT/kernel_details.csv"))
+      << run.out;
   // Row accounting holds for what was read.
   EXPECT_TRUE(Has(run.out, "rows read = ")) << run.out;
 

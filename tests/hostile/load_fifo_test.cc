@@ -63,10 +63,11 @@ TEST(HostileLoadFifo, FifosAndSocketsInAJobDirAreSkippedAndListed) {
 
   const std::string out = MakeTempDir("load-fifo-out");
   const TreeSnapshot before = SnapshotTree(dir);
-  CommandResult run =
-      RunShell(dir, "timeout 20 \"$TRAINSCOPE\" analyze job --no-color --json \"" + out + "/r.json\"");
+  CommandResult run = RunShell(
+      dir, "timeout 20 \"$TRAINSCOPE\" analyze job --no-color --json \"" + out + "/r.json\"");
   EXPECT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_TRUE(Has(run.out, "skipped: job/trace.json: not a regular file (FIFO): never opened")) << run.out;
+  EXPECT_TRUE(Has(run.out, "skipped: job/trace.json: not a regular file (FIFO): never opened"))
+      << run.out;
   EXPECT_TRUE(Has(run.out, "skipped: job/notes.txt: not a regular file (FIFO)")) << run.out;
   EXPECT_TRUE(Has(run.out, "skipped: job/s.json.gz: not a regular file (socket)")) << run.out;
   const std::string json = ReadFileBytes(out + "/r.json");

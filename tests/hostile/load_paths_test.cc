@@ -25,14 +25,17 @@ TEST(HostileLoadPaths, SymlinkLoopSaysSo) {
   for (const char* path : {"loop", "a.json", "loop/x"}) {
     CommandResult run = RunTrainscopeIn(dir, {"analyze", path});
     EXPECT_EQ(run.exit_code, 2) << path << ": " << run.err;
-    EXPECT_TRUE(Has(run.err, std::string(path) + ": cannot access: Too many levels of symbolic links")) << run.err;
+    EXPECT_TRUE(
+        Has(run.err, std::string(path) + ": cannot access: Too many levels of symbolic links"))
+        << run.err;
     EXPECT_FALSE(Has(run.err, "no such file")) << run.err;
   }
   CommandResult dangling = RunTrainscopeIn(dir, {"analyze", "gone"});
   fs::create_symlink("nowhere", dir + "/dangling");
   dangling = RunTrainscopeIn(dir, {"analyze", "dangling"});
   EXPECT_EQ(dangling.exit_code, 2);
-  EXPECT_TRUE(Has(dangling.err, "dangling: no such file or directory (dangling symbolic link)")) << dangling.err;
+  EXPECT_TRUE(Has(dangling.err, "dangling: no such file or directory (dangling symbolic link)"))
+      << dangling.err;
   fs::remove(dir + "/dangling");
   EXPECT_EQ(DiffTrees(before, SnapshotTree(dir)), "");
 }
@@ -41,21 +44,26 @@ TEST(HostileLoadPaths, LoopsInsideAJobDirAreListedAndTheWalkEnds) {
   const std::string dir = MakeSynthJob("load-loop-job");
   ASSERT_FALSE(dir.empty());
   fs::create_directories(dir + "/job/sub");
-  fs::create_symlink("..", dir + "/job/sub/up");           // a directory loop
+  fs::create_symlink("..", dir + "/job/sub/up");            // a directory loop
   fs::create_symlink("self.json", dir + "/job/self.json");  // a file loop
   fs::create_symlink("missing.json", dir + "/job/gone.json");
   const TreeSnapshot before = SnapshotTree(dir);
   CommandResult run = RunShell(dir, "timeout 20 \"$TRAINSCOPE\" analyze job --no-color");
   EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_TRUE(Has(run.out, "Input: 2 ranks")) << run.out;
-  EXPECT_TRUE(Has(run.out, "skipped: job/self.json: symbolic link: Too many levels of symbolic links")) << run.out;
-  EXPECT_TRUE(Has(run.out, "skipped: job/gone.json: symbolic link: dangling symbolic link")) << run.out;
-  EXPECT_TRUE(Has(run.out, "skipped: job/sub/up: symbolic link to a directory: not followed")) << run.out;
+  EXPECT_TRUE(
+      Has(run.out, "skipped: job/self.json: symbolic link: Too many levels of symbolic links"))
+      << run.out;
+  EXPECT_TRUE(Has(run.out, "skipped: job/gone.json: symbolic link: dangling symbolic link"))
+      << run.out;
+  EXPECT_TRUE(Has(run.out, "skipped: job/sub/up: symbolic link to a directory: not followed"))
+      << run.out;
   EXPECT_EQ(DiffTrees(before, SnapshotTree(dir)), "");
 }
 
 TEST(HostileLoadPaths, PermissionDeniedSaysSo) {
-  if (!CanDropPrivileges()) GTEST_SKIP() << "running as root without setpriv: permissions cannot be tested";
+  if (!CanDropPrivileges())
+    GTEST_SKIP() << "running as root without setpriv: permissions cannot be tested";
   const std::string dir = MakeSynthJob("load-perm");
   ASSERT_FALSE(dir.empty());
   ::chmod(dir.c_str(), 0755);
@@ -70,11 +78,13 @@ TEST(HostileLoadPaths, PermissionDeniedSaysSo) {
   EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_TRUE(Has(run.out, "Input: 2 ranks")) << run.out;
   EXPECT_TRUE(Has(run.out, "skipped: job/locked.json: cannot open: Permission denied")) << run.out;
-  EXPECT_TRUE(Has(run.out, "skipped: job/secret: cannot list directory: Permission denied")) << run.out;
+  EXPECT_TRUE(Has(run.out, "skipped: job/secret: cannot list directory: Permission denied"))
+      << run.out;
   // Given directly: an error that says so (not "no such file").
   run = RunUnprivileged(dir, "analyze job/locked.json");
   EXPECT_EQ(run.exit_code, 2) << run.err;
-  EXPECT_TRUE(Has(run.err, "job/locked.json: not a profile this tool reads: cannot open: Permission denied"))
+  EXPECT_TRUE(Has(run.err,
+                  "job/locked.json: not a profile this tool reads: cannot open: Permission denied"))
       << run.err;
   run = RunUnprivileged(dir, "analyze job/secret/deeper");
   EXPECT_EQ(run.exit_code, 2) << run.err;
@@ -88,7 +98,8 @@ TEST(HostileLoadPaths, OnePathInSeveralSpellingsLoadsOnce) {
   ASSERT_FALSE(dir.empty());
   fs::create_symlink("job", dir + "/alias");
   const TreeSnapshot before = SnapshotTree(dir);
-  CommandResult run = RunTrainscopeIn(dir, {"analyze", "job", "./job/", dir + "/job", "alias", "--no-color"});
+  CommandResult run =
+      RunTrainscopeIn(dir, {"analyze", "job", "./job/", dir + "/job", "alias", "--no-color"});
   EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_TRUE(Has(run.out, "Input: 2 ranks")) << run.out;
   EXPECT_EQ(DiffTrees(before, SnapshotTree(dir)), "");

@@ -28,7 +28,9 @@ TEST(HostileLoadSkipped, CorruptGzipHeaderIsReportedNotDropped) {
       dir, {"analyze", "job", "--no-color", "--json", out + "/r.json", "--html", out + "/r.html"});
   EXPECT_EQ(run.exit_code, 0) << run.err;
   EXPECT_TRUE(Has(run.out, "skipped: job/bad.json.gz: not a gzip stream: ")) << run.out;
-  EXPECT_TRUE(Has(run.out, "skipped: job/nomagic.json.gz: not a gzip stream: starts with bytes 78 8b")) << run.out;
+  EXPECT_TRUE(
+      Has(run.out, "skipped: job/nomagic.json.gz: not a gzip stream: starts with bytes 78 8b"))
+      << run.out;
   const std::string json = ReadFileBytes(out + "/r.json");
   EXPECT_TRUE(Has(json, "\"path\": \"job/bad.json.gz\"")) << json.substr(0, 600);
   EXPECT_TRUE(Has(json, "not a gzip stream")) << json.substr(0, 600);
@@ -51,7 +53,8 @@ TEST(HostileLoadSkipped, OnlyACorruptGzipIsExit2NamingIt) {
   // Given directly, the same file is an error naming it.
   run = RunTrainscopeIn(dir, {"analyze", "job/bad.json.gz"});
   EXPECT_EQ(run.exit_code, 2) << run.err;
-  EXPECT_TRUE(Has(run.err, "job/bad.json.gz: not a profile this tool reads: not a gzip stream: ")) << run.err;
+  EXPECT_TRUE(Has(run.err, "job/bad.json.gz: not a profile this tool reads: not a gzip stream: "))
+      << run.err;
   EXPECT_EQ(DiffTrees(before, SnapshotTree(dir)), "");
 }
 
@@ -72,7 +75,8 @@ TEST(HostileLoadSkipped, LongLeadingMetadataStillATrace) {
 TEST(HostileLoadSkipped, NonTraceJsonIsListedOwnOutputsAreNot) {
   const std::string dir = MakeSynthJob("load-nontrace");
   ASSERT_FALSE(dir.empty());
-  ASSERT_TRUE(WriteBytes(dir + "/job/config.json", "{\"lr\": 0.1, \"nested\": {\"traceEvents\": []}}"));
+  ASSERT_TRUE(
+      WriteBytes(dir + "/job/config.json", "{\"lr\": 0.1, \"nested\": {\"traceEvents\": []}}"));
   ASSERT_TRUE(WriteBytes(dir + "/job/empty.json", ""));
   ASSERT_TRUE(WriteBytes(dir + "/job/list.json", "[1, 2, 3]"));
   // The demo's own outputs in the job dir: report.html, a --json report.
@@ -83,10 +87,12 @@ TEST(HostileLoadSkipped, NonTraceJsonIsListedOwnOutputsAreNot) {
 
   CommandResult run = RunTrainscopeIn(dir, {"analyze", "job", "--no-color"});
   EXPECT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_TRUE(Has(run.out, "skipped: job/config.json: not a trace: no top-level \"traceEvents\" key")) << run.out;
+  EXPECT_TRUE(
+      Has(run.out, "skipped: job/config.json: not a trace: no top-level \"traceEvents\" key"))
+      << run.out;
   EXPECT_TRUE(Has(run.out, "skipped: job/empty.json: not a trace: empty")) << run.out;
   EXPECT_TRUE(Has(run.out, "skipped: job/list.json: not a trace: not a JSON object")) << run.out;
-  EXPECT_FALSE(Has(run.out, "report.json")) << run.out;       // trainscope's own output
+  EXPECT_FALSE(Has(run.out, "report.json")) << run.out;        // trainscope's own output
   EXPECT_FALSE(Has(run.out, "ground_truth.json")) << run.out;  // synth's answer key
   EXPECT_TRUE(Has(run.out, "Input: 2 ranks")) << run.out;
   EXPECT_EQ(DiffTrees(before, SnapshotTree(dir)), "");

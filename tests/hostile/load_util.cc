@@ -10,8 +10,9 @@ namespace trainscope::testing {
 
 std::string MakeSynthJob(const std::string& tag, int ranks) {
   const std::string dir = MakeTempDir(tag);
-  CommandResult synth = RunTrainscopeIn(dir, {"synth", "--out", "job", "--ranks", std::to_string(ranks),
-                                              "--layers", "2", "--steps", "2"});
+  CommandResult synth = RunTrainscopeIn(
+      dir,
+      {"synth", "--out", "job", "--ranks", std::to_string(ranks), "--layers", "2", "--steps", "2"});
   return synth.exit_code == 0 ? dir : "";
 }
 
@@ -24,19 +25,26 @@ std::string KinetoTraceJson(bool with_kernel, size_t metadata_bytes) {
     size_t i = 0;
     while (json.size() < metadata_bytes) {
       json += (i ? "," : "") + std::string("{\"id\": ") + std::to_string(i) +
-              ", \"name\": \"NVIDIA H100 \\\"traceEvents\\\"\", \"props\": {\"a\": [1, 2, {\"b\": \"}]\"}]}}";
+              ", \"name\": \"NVIDIA H100 \\\"traceEvents\\\"\", \"props\": {\"a\": [1, 2, {\"b\": "
+              "\"}]\"}]}}";
       ++i;
     }
     json += "],\n  \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": 0, \"world_size\": 1},\n";
   }
   json += "  \"traceEvents\": [\n";
-  json += "    {\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#1\", \"pid\": 100, \"tid\": 100, "
-          "\"ts\": 1000.0, \"dur\": 100.0},\n";
-  json += "    {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 100, \"tid\": 100, \"ts\": 1001.0, "
-          "\"dur\": 10.0}";
+  json +=
+      "    {\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#1\", \"pid\": "
+      "100, \"tid\": 100, "
+      "\"ts\": 1000.0, \"dur\": 100.0},\n";
+  json +=
+      "    {\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 100, \"tid\": "
+      "100, \"ts\": 1001.0, "
+      "\"dur\": 10.0}";
   if (with_kernel) {
-    json += ",\n    {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"sm90_gemm\", \"pid\": 0, \"tid\": 7, "
-            "\"ts\": 1010.0, \"dur\": 20.0, \"args\": {\"device\": 0, \"stream\": 7}}";
+    json +=
+        ",\n    {\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"sm90_gemm\", \"pid\": 0, \"tid\": "
+        "7, "
+        "\"ts\": 1010.0, \"dur\": 20.0, \"args\": {\"device\": 0, \"stream\": 7}}";
   }
   json += "\n  ]\n}\n";
   return json;

@@ -12,7 +12,6 @@
 namespace trainscope::testing {
 namespace {
 
-
 TEST(HostileOutputJsonUtf8, EvilKernelNamesGiveValidUtf8Json) {
   const std::string job = WriteAscendJob("json_utf8", EvilKernelDetails());
   const TreeSnapshot before = SnapshotTree(job);

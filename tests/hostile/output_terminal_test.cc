@@ -17,7 +17,6 @@
 namespace trainscope::testing {
 namespace {
 
-
 // No C0 control but '\n', no DEL, no C1, valid UTF-8; with |allowed_sgr|
 // ESC only in the report's own bold/dim/yellow/reset sequences.
 void ExpectTerminalSafe(const std::string& text, bool allowed_sgr = false) {

@@ -31,15 +31,20 @@ struct BadEvent {
 
 std::vector<BadEvent> BadEvents() {
   return {
-      {"args_null", Kernel("bad", 500, R"(, "args": null)"), nullptr, "args is not an object (ignored)"},
-      {"args_number", Kernel("bad", 500, R"(, "args": 5)"), nullptr, "args is not an object (ignored)"},
+      {"args_null", Kernel("bad", 500, R"(, "args": null)"), nullptr,
+       "args is not an object (ignored)"},
+      {"args_number", Kernel("bad", 500, R"(, "args": 5)"), nullptr,
+       "args is not an object (ignored)"},
       {"args_array", Kernel("bad", 500, R"(, "args": [1, {"correlation": 2}])"), nullptr,
        "args is not an object (ignored)"},
-      {"ts_text", R"({"ph": "X", "cat": "kernel", "name": "bad", "pid": 0, "tid": 7, "ts": "abc", "dur": 1})", "bad ts",
-       nullptr},
-      {"name_number", R"({"ph": "X", "cat": "kernel", "name": 3, "pid": 0, "tid": 7, "ts": 500, "dur": 1})", nullptr,
-       nullptr},
-      {"dur_object", R"({"ph": "X", "cat": "kernel", "name": "bad", "pid": 0, "tid": 7, "ts": 500, "dur": {}})",
+      {"ts_text",
+       R"({"ph": "X", "cat": "kernel", "name": "bad", "pid": 0, "tid": 7, "ts": "abc", "dur": 1})",
+       "bad ts", nullptr},
+      {"name_number",
+       R"({"ph": "X", "cat": "kernel", "name": 3, "pid": 0, "tid": 7, "ts": 500, "dur": 1})",
+       nullptr, nullptr},
+      {"dur_object",
+       R"({"ph": "X", "cat": "kernel", "name": "bad", "pid": 0, "tid": 7, "ts": 500, "dur": {}})",
        nullptr, nullptr},
       {"lone_surrogate", Kernel("bad\\ud800", 500), "invalid event", nullptr},
       {"nul_byte", Kernel(std::string("a\0b", 3), 500), "invalid event", nullptr},
@@ -69,7 +74,8 @@ void ExpectRead(const BadEvent& c, const model::RankProfile& p, const std::strin
   if (c.skip_reason != nullptr) {
     EXPECT_EQ(p.timeline.activities.size(), 60u);
     EXPECT_EQ(l.rows_skipped(), 1);
-    ASSERT_EQ(l.skipped_by_reason().count(c.skip_reason), 1u) << "reasons: " << l.skipped_by_reason().begin()->first;
+    ASSERT_EQ(l.skipped_by_reason().count(c.skip_reason), 1u)
+        << "reasons: " << l.skipped_by_reason().begin()->first;
     EXPECT_EQ(l.skipped_by_reason().at(c.skip_reason), 1);
   } else {
     EXPECT_EQ(p.timeline.activities.size(), 61u);
@@ -133,7 +139,8 @@ TEST(HostileTraceBadEvent, WholeDocumentScanSkipsWithTheOffset) {
     simdjson::padded_string padded(doc);
     Counter sink;
     formats::trace::ScanReport report;
-    ASSERT_TRUE(formats::trace::ScanChromeTrace(std::string_view(padded.data(), padded.size()), "doc", &sink, &report)
+    ASSERT_TRUE(formats::trace::ScanChromeTrace(std::string_view(padded.data(), padded.size()),
+                                                "doc", &sink, &report)
                     .ok());
     EXPECT_FALSE(report.damaged) << c.label << ": " << report.damage_reason;
     EXPECT_EQ(report.events, 61u) << c.label;
@@ -147,7 +154,9 @@ TEST(HostileTraceBadEvent, WholeDocumentScanSkipsWithTheOffset) {
 
 TEST(HostileTraceBadEvent, TraceViewReaderSkipsAndReadsOn) {
   for (const BadEvent& c : BadEvents()) {
-    std::string doc = "[\n" + std::string(R"({"ph": "M", "name": "process_name", "pid": 1, "args": {"name": "Python"}})");
+    std::string doc =
+        "[\n" +
+        std::string(R"({"ph": "M", "name": "process_name", "pid": 1, "args": {"name": "Python"}})");
     for (int i = 0; i < 20; ++i) {
       doc += ",\n" + Kernel("op" + std::to_string(i), 100 + i);
     }

@@ -27,7 +27,8 @@ void ExpectWarning(const model::RankProfile& p, const std::string& expected, siz
 TEST(HostileTraceDamageMessage, TrailingDataIsReportedWhereItIs) {
   const std::string doc = testing::TraceOf({Kernel("k1", 1), Kernel("k2", 2)});
   const std::string text = doc + "garbage";
-  const std::string expected = fmt::format("at byte {} (trailing data after the JSON document)", doc.size());
+  const std::string expected =
+      fmt::format("at byte {} (trailing data after the JSON document)", doc.size());
   model::RankProfile p;
   ASSERT_TRUE(formats::ParseKinetoTrace(text, "t.json", &p).ok());
   ExpectWarning(p, expected, 2);
@@ -44,7 +45,8 @@ TEST(HostileTraceDamageMessage, TrailingDataIsReportedWhereItIs) {
   const std::string array = "[" + Kernel("k1", 1) + "]";
   model::RankProfile a;
   ASSERT_TRUE(formats::ParseKinetoTrace(array + " ]", "a.json", &a).ok());
-  ExpectWarning(a, fmt::format("at byte {} (trailing data after the JSON document)", array.size() + 1), 1);
+  ExpectWarning(
+      a, fmt::format("at byte {} (trailing data after the JSON document)", array.size() + 1), 1);
 
   const testing::TreeSnapshot before = testing::SnapshotTree(dir);
   const testing::CommandResult r = testing::RunTrainscopeIn(dir, {"analyze", "t.json.gz"});
@@ -78,10 +80,14 @@ TEST(HostileTraceDamageMessage, OtherDamageNamesItsOffset) {
 // are still read.
 TEST(HostileTraceDamageMessage, DamagedMetadataValueDoesNotStopTheEvents) {
   const std::string head = "{\"deviceProperties\": ";
-  const std::string doc = head + "[\"bad \xff\"], \"traceEvents\": [" + Kernel("k1", 1) + ",\n" + Kernel("k2", 2) + "]}";
+  const std::string doc = head + "[\"bad \xff\"], \"traceEvents\": [" + Kernel("k1", 1) + ",\n" +
+                          Kernel("k2", 2) + "]}";
   model::RankProfile p;
   ASSERT_TRUE(formats::ParseKinetoTrace(doc, "m.json", &p).ok());
-  ExpectWarning(p, fmt::format("at byte {} (invalid value of top-level key \"deviceProperties\"", head.size()), 2);
+  ExpectWarning(
+      p,
+      fmt::format("at byte {} (invalid value of top-level key \"deviceProperties\"", head.size()),
+      2);
   EXPECT_NE(p.warnings[0].find("read the 2 events around it"), std::string::npos) << p.warnings[0];
 }
 

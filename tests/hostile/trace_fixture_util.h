@@ -4,20 +4,20 @@
 // memory, and neither does its 300 KB of output more than once).
 #pragma once
 
+#include <fmt/format.h>
 #include <zlib.h>
 
 #include <cstdio>
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-
 namespace trainscope::testing {
 
 // A kernel event the Kineto reader keeps (one device activity).
 inline std::string Kernel(const std::string& name, int64_t ts_us, const std::string& extra = "") {
-  return fmt::format(R"({{"ph": "X", "cat": "kernel", "name": "{}", "pid": 0, "tid": 7, "ts": {}, "dur": 1{}}})", name,
-                     ts_us, extra);
+  return fmt::format(
+      R"({{"ph": "X", "cat": "kernel", "name": "{}", "pid": 0, "tid": 7, "ts": {}, "dur": 1{}}})",
+      name, ts_us, extra);
 }
 
 inline std::string TraceOf(const std::vector<std::string>& events) {
@@ -64,7 +64,8 @@ inline bool WriteGzipMember(std::FILE* f, const std::vector<GzipPiece>& pieces) 
 
 // Writes each entry of |members| as its own gzip member, one after the
 // other (what `cat a.gz b.gz` or pigz produce).
-inline bool WriteGzipMembers(const std::string& path, const std::vector<std::vector<GzipPiece>>& members) {
+inline bool WriteGzipMembers(const std::string& path,
+                             const std::vector<std::vector<GzipPiece>>& members) {
   std::FILE* f = std::fopen(path.c_str(), "wb");
   if (f == nullptr) return false;
   bool ok = true;

@@ -81,7 +81,9 @@ TEST(HostileTraceGzip, EventOverTheSizeLimitIsSkippedAndTheRestRead) {
     }
     ASSERT_TRUE(testing::WriteBytes(plain, text));
     model::RankProfile from_text;
-    ASSERT_TRUE(formats::ParseKinetoTrace(text, "long.json", &from_text, Limits(size_t{1} << 20, size_t{4} << 20)).ok());
+    ASSERT_TRUE(formats::ParseKinetoTrace(text, "long.json", &from_text,
+                                          Limits(size_t{1} << 20, size_t{4} << 20))
+                    .ok());
     ExpectSkippedOne(from_text, 12, "event over the size limit");
   }
   model::RankProfile p;
@@ -96,7 +98,8 @@ TEST(HostileTraceGzip, StreamEndingInsideALongEventKeepsWhatCameBefore) {
   pieces.pop_back();  // the stream ends inside the string
   ASSERT_TRUE(testing::WriteGzip(gz, pieces));
   model::RankProfile p;
-  ASSERT_TRUE(formats::ReadKinetoTrace(gz, &p, Limits(size_t{1} << 20, size_t{2} << 20, 4096)).ok());
+  ASSERT_TRUE(
+      formats::ReadKinetoTrace(gz, &p, Limits(size_t{1} << 20, size_t{2} << 20, 4096)).ok());
   EXPECT_EQ(p.timeline.activities.size(), 6u);
   ASSERT_EQ(p.warnings.size(), 1u);
   EXPECT_NE(p.warnings[0].find("truncated mid-event"), std::string::npos) << p.warnings[0];
@@ -107,11 +110,15 @@ TEST(HostileTraceGzip, SpacesBetweenEventsAreDroppedAsTheyCome) {
   const std::string gz = dir + "/spaces.json.gz";
   const std::string block(1 << 20, ' ');
   std::string head = "{\"traceEvents\": [" + Kernel("k0", 1) + ",\n" + Kernel("k1", 2) + ",";
-  ASSERT_TRUE(testing::WriteGzip(gz, {{head}, {block, 64}, {Kernel("k2", 3) + "  "}, {block, 16},
+  ASSERT_TRUE(testing::WriteGzip(gz, {{head},
+                                      {block, 64},
+                                      {Kernel("k2", 3) + "  "},
+                                      {block, 16},
                                       {", " + Kernel("k3", 4) + "]}"}}));
   for (size_t chunk : {size_t{100}, size_t{1} << 20}) {
     model::RankProfile p;
-    ASSERT_TRUE(formats::ReadKinetoTrace(gz, &p, Limits(size_t{1} << 20, size_t{2} << 20, chunk)).ok());
+    ASSERT_TRUE(
+        formats::ReadKinetoTrace(gz, &p, Limits(size_t{1} << 20, size_t{2} << 20, chunk)).ok());
     EXPECT_EQ(p.timeline.activities.size(), 4u) << chunk;
     EXPECT_TRUE(p.warnings.empty()) << p.warnings[0];
     EXPECT_EQ(p.ledgers.at(0).rows_read(), 4);
@@ -125,8 +132,9 @@ TEST(HostileTraceGzip, EventsWithoutCutsAreReadInBoundedMemory) {
   const std::string dir = testing::MakeTempDir("trace_gzip_no_cuts");
   std::vector<std::string> events;
   for (int i = 0; i < 3000; ++i) {
-    events.push_back(fmt::format(R"({{"tts": {}, "ph": "X", "cat": "kernel", "name": "k{}", "pid": 0, "tid": 7, "ts": {}, "dur": 1}})",
-                                 i, i, 10 + i));
+    events.push_back(fmt::format(
+        R"({{"tts": {}, "ph": "X", "cat": "kernel", "name": "k{}", "pid": 0, "tid": 7, "ts": {}, "dur": 1}})",
+        i, i, 10 + i));
   }
   const std::string gz = dir + "/no_cuts.json.gz";
   ASSERT_TRUE(testing::WriteGzip(gz, {{testing::TraceOf(events)}}));
@@ -145,12 +153,14 @@ TEST(HostileTraceGzip, DamagedStreamIsHeldOnlyUpToTheInflationLimit) {
   // Metadata longer than an event before the array: the streaming scan
   // cannot hold it, the whole-document fallback holds 2 MiB of it.
   const std::string gz = dir + "/meta.json.gz";
-  ASSERT_TRUE(testing::WriteGzip(gz, {{"{\"note\": \""}, {std::string(1 << 20, 'B'), 8},
+  ASSERT_TRUE(testing::WriteGzip(gz, {{"{\"note\": \""},
+                                      {std::string(1 << 20, 'B'), 8},
                                       {"\", \"traceEvents\": [" + Kernel("k", 1) + "]}"}}));
   model::RankProfile p;
   Status s = formats::ReadKinetoTrace(gz, &p, Limits(size_t{1} << 20, size_t{2} << 20));
   ASSERT_FALSE(s.ok());
-  EXPECT_NE(s.message().find("no valid trace event in the first 2097152 inflated bytes"), std::string::npos)
+  EXPECT_NE(s.message().find("no valid trace event in the first 2097152 inflated bytes"),
+            std::string::npos)
       << s.message();
   EXPECT_NE(s.message().find("TRAINSCOPE_MAX_INFLATED_BYTES"), std::string::npos) << s.message();
   EXPECT_NE(s.message().find("hint:"), std::string::npos) << s.message();
@@ -185,12 +195,14 @@ TEST(HostileTraceGzip, ConcatenatedMembersAreAllRead) {
   std::string damaged = doc;
   damaged.replace(damaged.rfind(",\n"), 2, "\n");
   const std::string gz2 = dir + "/two_damaged.json.gz";
-  ASSERT_TRUE(testing::WriteGzipMembers(gz2, {{{damaged.substr(0, cut)}}, {{damaged.substr(cut)}}}));
+  ASSERT_TRUE(
+      testing::WriteGzipMembers(gz2, {{{damaged.substr(0, cut)}}, {{damaged.substr(cut)}}}));
   model::RankProfile p;
   ASSERT_TRUE(formats::ReadKinetoTrace(gz2, &p).ok());
   EXPECT_EQ(p.timeline.activities.size(), 39u);
   ASSERT_EQ(p.warnings.size(), 1u);
-  EXPECT_NE(p.warnings[0].find("expected ',' or ']' after an event"), std::string::npos) << p.warnings[0];
+  EXPECT_NE(p.warnings[0].find("expected ',' or ']' after an event"), std::string::npos)
+      << p.warnings[0];
 }
 
 // Through the CLI with the default limits, peak RSS measured: the issue's
@@ -203,25 +215,29 @@ int64_t PeakKb(const std::string& err) {
 TEST(HostileTraceGzip, BombsThroughTheCliStayBounded) {
   const std::string dir = testing::MakeTempDir("trace_gzip_bomb");
   // 300 MB of 'A' in one name (~300 KB compressed).
-  ASSERT_TRUE(testing::WriteGzip(dir + "/string.json.gz", HugeStringTrace(size_t{300} << 20, 3, 4)));
+  ASSERT_TRUE(
+      testing::WriteGzip(dir + "/string.json.gz", HugeStringTrace(size_t{300} << 20, 3, 4)));
   // 2 GB of spaces between two events (~2 MB compressed).
   const std::string block(1 << 20, ' ');
-  ASSERT_TRUE(testing::WriteGzip(dir + "/spaces.json.gz",
-                                 {{"{\"traceEvents\": [" + Kernel("k0", 1) + ","}, {block, 2048},
-                                  {Kernel("k1", 2) + "]}"}}));
+  ASSERT_TRUE(testing::WriteGzip(
+      dir + "/spaces.json.gz",
+      {{"{\"traceEvents\": [" + Kernel("k0", 1) + ","}, {block, 2048}, {Kernel("k1", 2) + "]}"}}));
   const testing::TreeSnapshot before = testing::SnapshotTree(dir);
   for (const char* name : {"string.json.gz", "spaces.json.gz"}) {
     const testing::CommandResult r = testing::RunShell(
-        dir, fmt::format("/usr/bin/time -f peak_kb=%M \"$TRAINSCOPE\" analyze {} --json out_{}.json", name, name));
+        dir,
+        fmt::format("/usr/bin/time -f peak_kb=%M \"$TRAINSCOPE\" analyze {} --json out_{}.json",
+                    name, name));
     SCOPED_TRACE(name);
     EXPECT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(r.err.find("bad_alloc"), std::string::npos) << r.err;
     const int64_t peak_kb = PeakKb(r.err);
-    const int64_t input_kb = static_cast<int64_t>(testing::ReadFileBytes(dir + "/" + name).size() / 1024);
+    const int64_t input_kb =
+        static_cast<int64_t>(testing::ReadFileBytes(dir + "/" + name).size() / 1024);
     EXPECT_GT(peak_kb, 0) << r.err;
     EXPECT_LE(peak_kb, 2 * input_kb + 256 * 1024) << "peak RSS " << peak_kb << " kB";
-    std::printf("[ RSS      ] %s: input %lld kB, peak RSS %lld kB\n", name, static_cast<long long>(input_kb),
-                static_cast<long long>(peak_kb));
+    std::printf("[ RSS      ] %s: input %lld kB, peak RSS %lld kB\n", name,
+                static_cast<long long>(input_kb), static_cast<long long>(peak_kb));
   }
   const std::string json = testing::ReadFileBytes(dir + "/out_string.json.gz.json");
   EXPECT_NE(json.find("event over the size limit"), std::string::npos);

@@ -1,6 +1,7 @@
+#include "analysis/breakdown.h"
+
 #include <gtest/gtest.h>
 
-#include "analysis/breakdown.h"
 #include "analysis/breakdown_intervals.h"
 #include "analysis/idle_time.h"
 #include "analysis/launch_stats.h"
@@ -31,7 +32,8 @@ model::RankProfile Profile() {
   model::RankProfile p;
   model::Timeline& tl = p.timeline;
   tl.present = true;
-  auto add = [&](int64_t start, int64_t dur, model::ActivityKind kind, int32_t launcher, int32_t step) {
+  auto add = [&](int64_t start, int64_t dur, model::ActivityKind kind, int32_t launcher,
+                 int32_t step) {
     model::DeviceActivity a;
     a.start_ns = start;
     a.duration_ns = dur;
@@ -89,7 +91,8 @@ TEST(Breakdown, LinkedOnlyDropsUnlinked) {
 
 TEST(Breakdown, RuleTableReclassifies) {
   model::RankProfile p = Profile();
-  std::vector<model::ClassRule> rules = {{model::ClassRule::Match::kPrefix, "k", model::ActivityKind::kCommunication}};
+  std::vector<model::ClassRule> rules = {
+      {model::ClassRule::Match::kPrefix, "k", model::ActivityKind::kCommunication}};
   BreakdownOptions o;
   o.rules = &rules;
   TimeBudget t = ComputeBreakdown(p, o).rows[0].budget;
@@ -99,14 +102,21 @@ TEST(Breakdown, RuleTableReclassifies) {
 TEST(Breakdown, DefaultRulesClassifyLlmCollectives) {
   const auto& r = model::DefaultClassRules();
   using model::ActivityKind;
-  EXPECT_EQ(model::ClassifyActivity("void dpsk::ep::internode::dispatch<8>(int)", "kernel", false, r), ActivityKind::kCommunication);
-  EXPECT_EQ(model::ClassifyActivity("ncclDevKernel_AllGather_RING_LL(x)", "kernel", false, r), ActivityKind::kCommunication);
-  EXPECT_EQ(model::ClassifyActivity("void multimem_all_reduce_kernel<1>()", "kernel", false, r), ActivityKind::kCommunication);
-  EXPECT_EQ(model::ClassifyActivity("void cross_device_reduce_1stage<half>()", "kernel", false, r), ActivityKind::kCommunication);
+  EXPECT_EQ(
+      model::ClassifyActivity("void dpsk::ep::internode::dispatch<8>(int)", "kernel", false, r),
+      ActivityKind::kCommunication);
+  EXPECT_EQ(model::ClassifyActivity("ncclDevKernel_AllGather_RING_LL(x)", "kernel", false, r),
+            ActivityKind::kCommunication);
+  EXPECT_EQ(model::ClassifyActivity("void multimem_all_reduce_kernel<1>()", "kernel", false, r),
+            ActivityKind::kCommunication);
+  EXPECT_EQ(model::ClassifyActivity("void cross_device_reduce_1stage<half>()", "kernel", false, r),
+            ActivityKind::kCommunication);
   EXPECT_EQ(model::ClassifyActivity("sm90_gemm", "kernel", true, r), ActivityKind::kCommunication);
   EXPECT_EQ(model::ClassifyActivity("sm90_gemm", "kernel", false, r), ActivityKind::kCompute);
-  EXPECT_EQ(model::ClassifyActivity("Memset (Device)", "gpu_memset", false, r), ActivityKind::kMemset);
-  EXPECT_EQ(model::ShortKernelName("void (anonymous namespace)::f<int>(int)"), "(anonymous namespace)::f");
+  EXPECT_EQ(model::ClassifyActivity("Memset (Device)", "gpu_memset", false, r),
+            ActivityKind::kMemset);
+  EXPECT_EQ(model::ShortKernelName("void (anonymous namespace)::f<int>(int)"),
+            "(anonymous namespace)::f");
 }
 
 TEST(Breakdown, LaunchStatsAndIdleTime) {
@@ -116,7 +126,8 @@ TEST(Breakdown, LaunchStatsAndIdleTime) {
   EXPECT_EQ(s.delay_ns[0], 5);  // 10 - (0 + 5)
   std::vector<StreamIdle> idle = ComputeIdleTime(p.timeline);
   ASSERT_EQ(idle.size(), 1u);
-  // Gaps: [50,55) kernel-wait (unlinked, < 30 µs); [60,70) host-wait (launch at 60 >= prev end 60? no: 60 > 60 false) -> kernel-wait.
+  // Gaps: [50,55) kernel-wait (unlinked, < 30 µs); [60,70) host-wait (launch at 60 >= prev end 60?
+  // no: 60 > 60 false) -> kernel-wait.
   EXPECT_EQ(idle[0].kernel_wait_ns + idle[0].host_wait_ns + idle[0].other_ns, 15);
 }
 

@@ -1,6 +1,7 @@
 // The chunked Chrome-trace scan must read exactly what the whole-document
 // scan reads: same events in the same order, same top-level keys, same damage
 // reports, for any chunk size, thread count, and for gzip streaming.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <simdjson.h>
 #include <unistd.h>
@@ -10,8 +11,6 @@
 #include <fstream>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "formats/trace/chrome_json.h"
 #include "formats/trace/json_layout.h"
@@ -23,10 +22,10 @@
 namespace trainscope {
 namespace {
 
-using formats::trace::SerialEventSink;
 using formats::trace::RawEvent;
 using formats::trace::ScanOptions;
 using formats::trace::ScanReport;
+using formats::trace::SerialEventSink;
 
 // Records every callback as text, so two scans compare with one EXPECT_EQ.
 class RecordingSink : public SerialEventSink {
@@ -75,12 +74,13 @@ std::string MakeTrace(int n) {
         break;
       case 2:
         json += fmt::format(
-            R"({{"name": "ac2g", "ph": "s", "id": {}, "pid": 1, "tid": 2, "ts": "{}.25", "cat": "ac2g"}})", i,
-            1002 + i * 10);
+            R"({{"name": "ac2g", "ph": "s", "id": {}, "pid": 1, "tid": 2, "ts": "{}.25", "cat": "ac2g"}})",
+            i, 1002 + i * 10);
         break;
       default:
         json += fmt::format(
-            R"({{ "ph" : "M", "name": "thread_name", "pid": 1, "tid": 2, "args": {{"name": "t\u00e9{}"}}}})", i);
+            R"({{ "ph" : "M", "name": "thread_name", "pid": 1, "tid": 2, "args": {{"name": "t\u00e9{}"}}}})",
+            i);
         break;
     }
   }
@@ -114,7 +114,8 @@ TEST(ChunkedJson, EqualsWholeDocumentScanForAnyChunkSize) {
   ScanWhole(json, &whole);
   ASSERT_TRUE(whole.status.ok());
   ASSERT_EQ(whole.sink.events.size(), 200u);
-  for (size_t chunk : {size_t{1}, size_t{7}, size_t{100}, size_t{333}, size_t{4096}, size_t{1} << 20}) {
+  for (size_t chunk :
+       {size_t{1}, size_t{7}, size_t{100}, size_t{333}, size_t{4096}, size_t{1} << 20}) {
     for (unsigned threads : {1u, 2u, 4u}) {
       Scan chunked;
       ScanChunked(json, chunk, threads, &chunked);
@@ -140,7 +141,9 @@ TEST(ChunkedJson, SplitsNextToStringsThatLookLikeCuts) {
   std::string json = "[";
   for (int i = 0; i < 50; ++i) {
     if (i) json += ",";
-    json += fmt::format(R"({{"name": "a}},{{\"ph\":\"X\"}},{{\"name\":\"b", "ph": "X", "pid": 1, "tid": 1, "ts": "{}", "dur": 1}})", i);
+    json += fmt::format(
+        R"({{"name": "a}},{{\"ph\":\"X\"}},{{\"name\":\"b", "ph": "X", "pid": 1, "tid": 1, "ts": "{}", "dur": 1}})",
+        i);
   }
   json += "]";
   Scan whole;
@@ -160,7 +163,9 @@ TEST(ChunkedJson, CutInsideNestedObjectArrayFallsBackToTheSameEvents) {
   std::string json = R"({"traceEvents": [)";
   for (int i = 0; i < 20; ++i) {
     if (i) json += ", ";
-    json += fmt::format(R"({{"ph": "X", "name": "n{}", "ts": 1, "args": {{"l": [{{"name": 1}}, {{"name": 2}}, {{"name": 3}}]}}}})", i);
+    json += fmt::format(
+        R"({{"ph": "X", "name": "n{}", "ts": 1, "args": {{"l": [{{"name": 1}}, {{"name": 2}}, {{"name": 3}}]}}}})",
+        i);
   }
   json += "]}";
   Scan whole;
@@ -178,12 +183,12 @@ TEST(ChunkedJson, DamageIsReportedAsByTheWholeDocumentScan) {
   std::string good = MakeTrace(30);
   size_t cut = good.rfind("\n],");
   std::vector<std::string> damaged = {
-      good.substr(0, cut),                                  // truncated after an event
-      good.substr(0, cut - 10),                             // truncated mid-event
-      good.substr(0, cut) + ",\n]}",                        // trailing comma
+      good.substr(0, cut),            // truncated after an event
+      good.substr(0, cut - 10),       // truncated mid-event
+      good.substr(0, cut) + ",\n]}",  // trailing comma
       good.substr(0, cut) + R"(, {"ph": "X", "name": "a "q" b", "ts": 1}]})",  // unescaped quote
       good.substr(0, cut) + ", {\"ph\": \"X\", \"name\": \"bad\xff\", \"ts\": 1}]}",  // bad UTF-8
-      good + " trailing",                                   // content after the document
+      good + " trailing",  // content after the document
   };
   for (const std::string& json : damaged) {
     Scan whole;
@@ -205,12 +210,15 @@ TEST(ChunkedJson, LocatesTheEventArray) {
   using formats::trace::EventsStart;
   using formats::trace::LocateResult;
   EventsStart start;
-  std::string doc = R"({"a": {"traceEvents": [1]}, "b": "\"traceEvents\": [", "traceEvents" : [ {}]})";
+  std::string doc =
+      R"({"a": {"traceEvents": [1]}, "b": "\"traceEvents\": [", "traceEvents" : [ {}]})";
   ASSERT_EQ(formats::trace::LocateEventsStart(doc, true, &start), LocateResult::kFound);
   EXPECT_FALSE(start.top_level_array);
   EXPECT_EQ(doc.substr(start.begin), " {}]}");
-  EXPECT_EQ(formats::trace::LocateEventsStart(doc.substr(0, 30), false, &start), LocateResult::kNeedMore);
-  EXPECT_EQ(formats::trace::LocateEventsStart(R"({"x": 1})", true, &start), LocateResult::kUnsupported);
+  EXPECT_EQ(formats::trace::LocateEventsStart(doc.substr(0, 30), false, &start),
+            LocateResult::kNeedMore);
+  EXPECT_EQ(formats::trace::LocateEventsStart(R"({"x": 1})", true, &start),
+            LocateResult::kUnsupported);
   ASSERT_EQ(formats::trace::LocateEventsStart(" \n[{}]", true, &start), LocateResult::kFound);
   EXPECT_TRUE(start.top_level_array);
   EXPECT_EQ(start.begin, 3u);
@@ -223,7 +231,8 @@ std::string TempPath(const std::string& name) {
 void WriteGzip(const std::string& path, const std::string& text) {
   gzFile f = gzopen(path.c_str(), "wb");
   ASSERT_NE(f, nullptr);
-  ASSERT_EQ(gzwrite(f, text.data(), static_cast<unsigned>(text.size())), static_cast<int>(text.size()));
+  ASSERT_EQ(gzwrite(f, text.data(), static_cast<unsigned>(text.size())),
+            static_cast<int>(text.size()));
   gzclose(f);
 }
 
@@ -238,7 +247,8 @@ TEST(ChunkedJson, GzipStreamingEqualsPlain) {
     for (unsigned threads : {1u, 3u}) {
       ScanOptions options{chunk, threads};
       Scan from_plain, from_gz;
-      ASSERT_TRUE(formats::trace::ScanJsonFile(plain, &from_plain.sink, &from_plain.report, options).ok());
+      ASSERT_TRUE(
+          formats::trace::ScanJsonFile(plain, &from_plain.sink, &from_plain.report, options).ok());
       ASSERT_TRUE(formats::trace::ScanJsonFile(gz, &from_gz.sink, &from_gz.report, options).ok());
       EXPECT_GT(from_gz.report.chunks, 0u) << chunk;
       if (chunk <= 500) {
@@ -257,7 +267,8 @@ TEST(ChunkedJson, GzipStreamingEqualsPlain) {
     std::ofstream(cut_gz, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
   }
   Scan cut;
-  ASSERT_TRUE(formats::trace::ScanJsonFile(cut_gz, &cut.sink, &cut.report, ScanOptions{64, 2}).ok());
+  ASSERT_TRUE(
+      formats::trace::ScanJsonFile(cut_gz, &cut.sink, &cut.report, ScanOptions{64, 2}).ok());
   EXPECT_TRUE(cut.report.damaged);
   EXPECT_GT(cut.sink.events.size(), 0u);
   EXPECT_LT(cut.sink.events.size(), 500u);
@@ -288,7 +299,11 @@ TEST(ChunkedJson, InPlaceChunksOfMappedFiles) {
   // padding room after its ']' and is copied.
   std::string tail_less = R"({"traceEvents": [)";
   for (int i = 0; i < 400; ++i) {
-    tail_less += (i ? ",\n  " : "") + fmt::format(R"({{"ph": "X", "cat": "kernel", "name": "k{}", "pid": 0, "tid": 7, "ts": {}, "dur": 2}})", i, 1000 + i);
+    tail_less +=
+        (i ? ",\n  " : "") +
+        fmt::format(
+            R"({{"ph": "X", "cat": "kernel", "name": "k{}", "pid": 0, "tid": 7, "ts": {}, "dur": 2}})",
+            i, 1000 + i);
   }
   tail_less += "]}";
   for (const std::string* json : {&spaced, &compact, &tail_less}) {
@@ -300,7 +315,9 @@ TEST(ChunkedJson, InPlaceChunksOfMappedFiles) {
     for (size_t chunk : {size_t{100}, size_t{4096}, size_t{9000}, size_t{1} << 20}) {
       for (unsigned threads : {1u, 2u, 3u}) {
         Scan mapped;
-        ASSERT_TRUE(formats::trace::ScanJsonFile(path, &mapped.sink, &mapped.report, ScanOptions{chunk, threads}).ok());
+        ASSERT_TRUE(formats::trace::ScanJsonFile(path, &mapped.sink, &mapped.report,
+                                                 ScanOptions{chunk, threads})
+                        .ok());
         EXPECT_EQ(mapped.sink.events, whole.sink.events) << chunk << " " << threads;
         EXPECT_EQ(mapped.sink.top, whole.sink.top) << chunk;
         EXPECT_GT(mapped.report.chunks, 0u);
@@ -312,7 +329,8 @@ TEST(ChunkedJson, InPlaceChunksOfMappedFiles) {
         } else if (json == &spaced) {
           EXPECT_EQ(mapped.report.chunks_in_place, mapped.report.chunks) << chunk;
         } else {
-          EXPECT_EQ(mapped.report.chunks_in_place + 1, mapped.report.chunks) << chunk;  // all but the last
+          EXPECT_EQ(mapped.report.chunks_in_place + 1, mapped.report.chunks)
+              << chunk;  // all but the last
         }
       }
     }
@@ -338,7 +356,8 @@ TEST(ChunkedJson, TruncatedFileReadsLikeTheWholeDocumentScan) {
     for (size_t chunk : {size_t{100}, size_t{4096}}) {
       for (unsigned threads : {1u, 2u}) {
         Scan mapped;
-        Status status = formats::trace::ScanJsonFile(path, &mapped.sink, &mapped.report, ScanOptions{chunk, threads});
+        Status status = formats::trace::ScanJsonFile(path, &mapped.sink, &mapped.report,
+                                                     ScanOptions{chunk, threads});
         ASSERT_EQ(status.ok(), whole.status.ok()) << cut;
         if (!status.ok()) continue;
         EXPECT_EQ(mapped.sink.events, whole.sink.events) << cut << " " << chunk;
@@ -355,14 +374,16 @@ TEST(ChunkedJson, TruncatedFileReadsLikeTheWholeDocumentScan) {
   // trace_view.json: the document is the array.
   std::string array = "[\n";
   for (int i = 0; i < 300; ++i) {
-    array += fmt::format(R"({}{{"name": "op{}", "pid": 1, "tid": 2, "ts": "17000{}.5", "dur": 1.0, "ph": "X"}})",
-                         i ? ",\n" : "", i, 1000 + i);
+    array += fmt::format(
+        R"({}{{"name": "op{}", "pid": 1, "tid": 2, "ts": "17000{}.5", "dur": 1.0, "ph": "X"}})",
+        i ? ",\n" : "", i, 1000 + i);
   }
   const std::string cut = array.substr(0, array.size() - 30);
   Scan whole, mapped;
   ScanWhole(cut, &whole);
   std::ofstream(path, std::ios::binary | std::ios::trunc) << cut;
-  ASSERT_TRUE(formats::trace::ScanJsonFile(path, &mapped.sink, &mapped.report, ScanOptions{4096, 2}).ok());
+  ASSERT_TRUE(
+      formats::trace::ScanJsonFile(path, &mapped.sink, &mapped.report, ScanOptions{4096, 2}).ok());
   EXPECT_GT(mapped.report.chunks, 0u);
   EXPECT_EQ(mapped.sink.events, whole.sink.events);
   EXPECT_EQ(mapped.report.damage_offset, whole.report.damage_offset);
@@ -373,7 +394,8 @@ TEST(ChunkedJson, TruncatedFileReadsLikeTheWholeDocumentScan) {
 TEST(ChunkedJson, KinetoProfileIndependentOfChunking) {
   std::string json = MakeTrace(400);
   model::RankProfile reference;
-  ASSERT_TRUE(formats::ParseKinetoTrace(json, "t", &reference, ScanOptions{size_t{1} << 30, 1}).ok());
+  ASSERT_TRUE(
+      formats::ParseKinetoTrace(json, "t", &reference, ScanOptions{size_t{1} << 30, 1}).ok());
   for (size_t chunk : {size_t{1}, size_t{999}}) {
     model::RankProfile p;
     ASSERT_TRUE(formats::ParseKinetoTrace(json, "t", &p, ScanOptions{chunk, 2}).ok());
@@ -395,12 +417,16 @@ TEST(ChunkedJson, KinetoProfileIndependentOfChunking) {
 TEST(ChunkedJson, TraceViewArrayIndependentOfChunking) {
   std::string json = "[\n";
   for (int i = 0; i < 100; ++i) {
-    json += fmt::format(R"({{"name": "op{}", "pid": 5, "tid": 6, "ts": "17364088837{:05}.000", "dur": 1.5, "ph": "X", "cat": "cpu_op", "args": {{}}}},)", i, i * 3);
+    json += fmt::format(
+        R"({{"name": "op{}", "pid": 5, "tid": 6, "ts": "17364088837{:05}.000", "dur": 1.5, "ph": "X", "cat": "cpu_op", "args": {{}}}},)",
+        i, i * 3);
     json += "\n";
   }
-  json += R"({"name": "process_name", "pid": 5, "tid": 0, "ph": "M", "args": {"name": "Python"}}]  )";
+  json +=
+      R"({"name": "process_name", "pid": 5, "tid": 0, "ph": "M", "args": {"name": "Python"}}]  )";
   model::RankProfile reference, chunked;
-  ASSERT_TRUE(formats::ParseTraceView(json, "tv", &reference, ScanOptions{size_t{1} << 30, 1}).ok());
+  ASSERT_TRUE(
+      formats::ParseTraceView(json, "tv", &reference, ScanOptions{size_t{1} << 30, 1}).ok());
   ASSERT_TRUE(formats::ParseTraceView(json, "tv", &chunked, ScanOptions{50, 3}).ok());
   EXPECT_EQ(chunked.timeline.host_ops.size(), 100u);
   EXPECT_EQ(chunked.timeline.host_ops.start_ns, reference.timeline.host_ops.start_ns);

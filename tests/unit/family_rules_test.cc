@@ -36,14 +36,17 @@ TEST(FamilyRulesTest, BuiltinTableClassifiesTheArticleFamilies) {
   EXPECT_EQ(FamilyOf(rules, "LogSoftmaxV2"), "loss");
   EXPECT_EQ(FamilyOf(rules, "NLLLossGrad"), "loss");
   EXPECT_EQ(FamilyOf(rules, "ApplyAdamW"), "optimizer");
-  EXPECT_EQ(FamilyOf(rules, "hcom_allReduce_", "hcom_allReduce__586_0_1", KernelKind::kCommunication),
-            "communication");
+  EXPECT_EQ(
+      FamilyOf(rules, "hcom_allReduce_", "hcom_allReduce__586_0_1", KernelKind::kCommunication),
+      "communication");
   EXPECT_EQ(FamilyOf(rules, "ChunkGatedDeltaRule"), "custom/linear attention");
   EXPECT_EQ(FamilyOf(rules, "SomethingNobodyKnows"), "other");
   // GPU kernels are classified by name.
-  EXPECT_EQ(FamilyOf(rules, "", "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)"),
-            "communication");
-  EXPECT_EQ(FamilyOf(rules, "", "void at::native::vectorized_elementwise_kernel<4, ...>"), "elementwise");
+  EXPECT_EQ(
+      FamilyOf(rules, "", "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)"),
+      "communication");
+  EXPECT_EQ(FamilyOf(rules, "", "void at::native::vectorized_elementwise_kernel<4, ...>"),
+            "elementwise");
   EXPECT_EQ(FamilyOf(rules, "", "sm90_xmma_gemm_bf16bf16_bf16f32"), "matmul/attention");
   EXPECT_EQ(FamilyOf(rules, "", "dpsk::ep::internode::dispatch<...>"), "communication");
 }
@@ -57,7 +60,8 @@ TEST(FamilyRulesTest, BuiltinTableHasTheNineFamiliesOfTheMethod) {
 }
 
 TEST(FamilyRulesTest, UserRulesComeFirstAndCanAddFamilies) {
-  auto user = FamilyRules::Parse("# mine\nmy kernels\ttype\tMyFused*\nnorm  type  Cast\n", "user.tsv");
+  auto user =
+      FamilyRules::Parse("# mine\nmy kernels\ttype\tMyFused*\nnorm  type  Cast\n", "user.tsv");
   ASSERT_TRUE(user.ok()) << user.status().message();
   FamilyRules merged = FamilyRules::Merge(*user, FamilyRules::Builtin());
   EXPECT_EQ(FamilyOf(merged, "MyFusedThing"), "my kernels");

@@ -1,8 +1,6 @@
 // The root-cause portrait: threshold rules of methodology §3, the ranking
 // of fingerprint findings against independently measured costs, and the
 // error of the gain model against fused twins.
-#include "analysis/finding.h"
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,6 +11,7 @@
 #include <vector>
 
 #include "analysis/family_rules.h"
+#include "analysis/finding.h"
 #include "analysis/rank_analysis.h"
 #include "analysis/threshold_findings.h"
 #include "formats/load_profiles.h"
@@ -58,7 +57,9 @@ const Finding* FindingWithId(const std::vector<Finding>& findings, const std::st
 
 TEST(FindingThresholds, ExposedCommunicationBands) {
   const model::RankProfile profile;
-  EXPECT_EQ(FindingWithId(ThresholdFindings(RankWithBudget(8, 1, 0.2), profile), "exposed-communication"), nullptr);
+  EXPECT_EQ(
+      FindingWithId(ThresholdFindings(RankWithBudget(8, 1, 0.2), profile), "exposed-communication"),
+      nullptr);
   const auto watch = ThresholdFindings(RankWithBudget(15, 1, 0.2), profile);
   const Finding* w = FindingWithId(watch, "exposed-communication");
   ASSERT_NE(w, nullptr);
@@ -76,7 +77,8 @@ TEST(FindingThresholds, ExposedCommunicationBands) {
 
 TEST(FindingThresholds, HostBoundAndDominantOperator) {
   const model::RankProfile profile;
-  EXPECT_EQ(FindingWithId(ThresholdFindings(RankWithBudget(5, 2.5, 0.2), profile), "host-bound"), nullptr);
+  EXPECT_EQ(FindingWithId(ThresholdFindings(RankWithBudget(5, 2.5, 0.2), profile), "host-bound"),
+            nullptr);
   const auto findings = ThresholdFindings(RankWithBudget(5, 7, 0.45), profile);
   const Finding* host = FindingWithId(findings, "host-bound");
   ASSERT_NE(host, nullptr);
@@ -87,7 +89,9 @@ TEST(FindingThresholds, HostBoundAndDominantOperator) {
   ASSERT_NE(dominant, nullptr);
   // (45% - 30%) of 80 ms of kernel time over a 100 ms step.
   EXPECT_NEAR(dominant->estimated_gain_pct, 12, 1e-9);
-  EXPECT_EQ(FindingWithId(ThresholdFindings(RankWithBudget(5, 2, 0.25), profile), "dominant-operator"), nullptr);
+  EXPECT_EQ(
+      FindingWithId(ThresholdFindings(RankWithBudget(5, 2, 0.25), profile), "dominant-operator"),
+      nullptr);
 }
 
 TEST(FindingRanking, SortsByGainThenId) {
@@ -214,8 +218,8 @@ TEST(GainModel, LargestPlantedCostRanksFirstAndTheModelIsWithinBounds) {
   double measured_total = 0, predicted_total = 0, abs_error = 0;
   for (const auto& [id, ms] : measured_sum) {
     const double predicted = predicted_sum[id];
-    std::printf("mean %-24s measured %8.2f ms/step  predicted %8.2f ms/step  error %+6.1f%%\n", id.c_str(), ms,
-                predicted, (predicted - ms) / ms * 100);
+    std::printf("mean %-24s measured %8.2f ms/step  predicted %8.2f ms/step  error %+6.1f%%\n",
+                id.c_str(), ms, predicted, (predicted - ms) / ms * 100);
     EXPECT_GT(ms, 0) << id;
     // Per pattern: within a factor of 2.5 either way (the fallback model
     // does not know the fused kernels' real cost).
@@ -225,10 +229,11 @@ TEST(GainModel, LargestPlantedCostRanksFirstAndTheModelIsWithinBounds) {
     predicted_total += predicted;
     abs_error += std::abs(predicted - ms);
   }
-  std::printf("all patterns: measured %.2f ms/step, predicted %.2f ms/step, total error %+.1f%%, "
-              "sum of absolute errors %.1f%% of the measured total\n",
-              measured_total, predicted_total, (predicted_total - measured_total) / measured_total * 100,
-              abs_error / measured_total * 100);
+  std::printf(
+      "all patterns: measured %.2f ms/step, predicted %.2f ms/step, total error %+.1f%%, "
+      "sum of absolute errors %.1f%% of the measured total\n",
+      measured_total, predicted_total, (predicted_total - measured_total) / measured_total * 100,
+      abs_error / measured_total * 100);
   EXPECT_LT(std::abs(predicted_total - measured_total) / measured_total, 0.25);
 }
 

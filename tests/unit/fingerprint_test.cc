@@ -1,7 +1,5 @@
 // Fingerprint library, matching, attribution, and the planted patterns of
 // synth jobs found with their exact instance counts.
-#include "analysis/fingerprint_library.h"
-
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -13,6 +11,7 @@
 
 #include "analysis/family_rules.h"
 #include "analysis/fingerprint_attribution.h"
+#include "analysis/fingerprint_library.h"
 #include "analysis/fingerprint_match.h"
 #include "analysis/motif_sequence.h"
 #include "analysis/rank_analysis.h"
@@ -42,11 +41,13 @@ model::RankProfile ProfileOf(const std::vector<std::string>& types, int32_t step
   return p;
 }
 
-std::map<std::string, int> CountMatches(const model::RankProfile& p, const FingerprintLibrary& lib) {
+std::map<std::string, int> CountMatches(const model::RankProfile& p,
+                                        const FingerprintLibrary& lib) {
   std::map<std::string, int> counts;
   for (const auto& seq : BuildKernelSequences(p, 1, lib, 1)) {
     for (const auto& m : MatchFingerprints(seq, lib)) {
-      ++counts[lib.fingerprints()[m.fingerprint].id + "/" + lib.fingerprints()[m.fingerprint].variant];
+      ++counts[lib.fingerprints()[m.fingerprint].id + "/" +
+               lib.fingerprints()[m.fingerprint].variant];
     }
   }
   return counts;
@@ -55,8 +56,9 @@ std::map<std::string, int> CountMatches(const model::RankProfile& p, const Finge
 TEST(FingerprintLibrary, BuiltinParsesWithTheRequiredIds) {
   const auto& lib = FingerprintLibrary::Builtin();
   ASSERT_GT(lib.fingerprints().size(), 10u);
-  for (const char* id : {"unfused-rmsnorm", "unfused-gated-norm", "unfused-swiglu", "unfused-rope",
-                         "unfused-cross-entropy", "glue-around-custom-op", "unfused-optimizer", "cast-chain"}) {
+  for (const char* id :
+       {"unfused-rmsnorm", "unfused-gated-norm", "unfused-swiglu", "unfused-rope",
+        "unfused-cross-entropy", "glue-around-custom-op", "unfused-optimizer", "cast-chain"}) {
     const Fingerprint* fp = lib.Find(id);
     ASSERT_NE(fp, nullptr) << id;
     EXPECT_FALSE(fp->remedy.empty()) << id;
@@ -73,7 +75,8 @@ TEST(FingerprintLibrary, ParseErrorsNameTheLine) {
   EXPECT_NE(bad.status().message().find("user.tsv:2"), std::string::npos);
   auto action = FingerprintLibrary::Parse("fingerprint\tx\tfwd\tA B\tmelt\tt\tf\tr\tm\n", "u.tsv");
   ASSERT_FALSE(action.ok());
-  auto short_pattern = FingerprintLibrary::Parse("fingerprint\tx\tfwd\tA B?\tfuse\tt\tf\tr\tm\n", "u.tsv");
+  auto short_pattern =
+      FingerprintLibrary::Parse("fingerprint\tx\tfwd\tA B?\tfuse\tt\tf\tr\tm\n", "u.tsv");
   ASSERT_FALSE(short_pattern.ok());
   auto kind = FingerprintLibrary::Parse("pattern\tx\n", "u.tsv");
   ASSERT_FALSE(kind.ok());
@@ -87,7 +90,8 @@ TEST(FingerprintLibrary, UserEntriesMergeFirst) {
   EXPECT_EQ(merged.fingerprints().front().id, "my-chain");
   EXPECT_EQ(merged.Canonical("FancyMul"), "mul");
   EXPECT_EQ(merged.Canonical("Muls"), "mul");
-  const auto counts = CountMatches(ProfileOf({"Foo", "Bar", "Baz", "X", "Foo", "Bar", "Baz"}), merged);
+  const auto counts =
+      CountMatches(ProfileOf({"Foo", "Bar", "Baz", "X", "Foo", "Bar", "Baz"}), merged);
   EXPECT_EQ(counts.at("my-chain/fwd"), 2);
 }
 
@@ -96,9 +100,10 @@ TEST(FingerprintMatch, VariantsAndOptionalCasts) {
   // The article's chain, a Pow/Mean/Muls variant without Casts, and the
   // zero-centred one with Adds(1+w): all three are RMSNorms.
   const auto counts = CountMatches(
-      ProfileOf({"MatMulV3", "Cast", "Pows", "ReduceMean", "Adds", "Rsqrt", "Mul", "Mul", "Cast", "MatMulV3",
-                 "Pow", "Mean", "Add", "Rsqrt", "Muls", "Mul", "MatMulV3", "Cast", "Pows", "ReduceMean", "Adds",
-                 "Rsqrt", "Mul", "Adds", "Mul", "Cast", "MatMulV3"}),
+      ProfileOf({"MatMulV3", "Cast", "Pows",     "ReduceMean", "Adds", "Rsqrt",      "Mul",
+                 "Mul",      "Cast", "MatMulV3", "Pow",        "Mean", "Add",        "Rsqrt",
+                 "Muls",     "Mul",  "MatMulV3", "Cast",       "Pows", "ReduceMean", "Adds",
+                 "Rsqrt",    "Mul",  "Adds",     "Mul",        "Cast", "MatMulV3"}),
       lib);
   EXPECT_EQ(counts.at("unfused-rmsnorm/fwd"), 3);
   EXPECT_EQ(counts.size(), 1u);
@@ -107,15 +112,17 @@ TEST(FingerprintMatch, VariantsAndOptionalCasts) {
 TEST(FingerprintMatch, LongestChainWinsAndInstancesDoNotOverlap) {
   const auto& lib = FingerprintLibrary::Builtin();
   // A gated RMSNorm contains an RMSNorm and a Silu,Mul: only the gated one counts.
-  const auto counts = CountMatches(ProfileOf({"Cast", "Pows", "ReduceMean", "Adds", "Rsqrt", "Mul", "Mul", "Cast",
-                                              "Swish", "Mul", "Cast", "MatMulV3", "Swish", "Mul", "MatMulV3"}),
-                                   lib);
+  const auto counts =
+      CountMatches(ProfileOf({"Cast", "Pows", "ReduceMean", "Adds", "Rsqrt", "Mul", "Mul", "Cast",
+                              "Swish", "Mul", "Cast", "MatMulV3", "Swish", "Mul", "MatMulV3"}),
+                   lib);
   EXPECT_EQ(counts.at("unfused-gated-norm/fwd"), 1);
   EXPECT_EQ(counts.at("unfused-swiglu/fwd"), 1);
   EXPECT_EQ(counts.count("unfused-rmsnorm/fwd"), 0u);
   // Glue around any op: the op itself is the ANY member.
-  const auto glue = CountMatches(
-      ProfileOf({"StridedSlice", "PadV3", "Transpose", "MyCustomOp", "TransData", "ConcatD", "Add"}), lib);
+  const auto glue = CountMatches(ProfileOf({"StridedSlice", "PadV3", "Transpose", "MyCustomOp",
+                                            "TransData", "ConcatD", "Add"}),
+                                 lib);
   EXPECT_EQ(glue.at("glue-around-custom-op/fwd"), 1);
 }
 
@@ -126,7 +133,8 @@ TEST(FingerprintAttribution, LauncherLinksGiveModuleAndSourceLine) {
   auto& tl = p.timeline;
   tl.present = true;
   tl.format = "kineto";
-  auto host = [&](const char* name, const char* cat, int64_t start, int64_t dur, int32_t parent, int32_t depth) {
+  auto host = [&](const char* name, const char* cat, int64_t start, int64_t dur, int32_t parent,
+                  int32_t depth) {
     model::HostOp op;
     op.pid = 1;
     op.tid = 1;
@@ -139,8 +147,10 @@ TEST(FingerprintAttribution, LauncherLinksGiveModuleAndSourceLine) {
     tl.host_ops.Append(op);
     return static_cast<int32_t>(tl.host_ops.size() - 1);
   };
-  const int32_t frame = host("models/qwen3/modeling_qwen3.py(66): forward", "python_function", 0, 900'000, -1, 0);
-  const int32_t module = host("nn.Module: Qwen3RMSNorm_3", "python_function", 1'000, 800'000, frame, 1);
+  const int32_t frame =
+      host("models/qwen3/modeling_qwen3.py(66): forward", "python_function", 0, 900'000, -1, 0);
+  const int32_t module =
+      host("nn.Module: Qwen3RMSNorm_3", "python_function", 1'000, 800'000, frame, 1);
   const int32_t pow = host("aten::pow", "cpu_op", 2'000, 100'000, module, 2);
   const int32_t launch1 = host("cudaLaunchKernel", "cuda_runtime", 3'000, 5'000, pow, 3);
   const int32_t mean = host("aten::mean", "cpu_op", 200'000, 100'000, module, 2);
@@ -176,7 +186,8 @@ struct Planted {
 std::vector<std::string> Types(const std::string& list) {
   std::vector<std::string> out;
   const std::regex item(R"re("([^"]+)")re");
-  for (auto it = std::sregex_iterator(list.begin(), list.end(), item); it != std::sregex_iterator(); ++it) {
+  for (auto it = std::sregex_iterator(list.begin(), list.end(), item); it != std::sregex_iterator();
+       ++it) {
     out.push_back((*it)[1]);
   }
   return out;
@@ -196,7 +207,8 @@ std::map<std::string, Planted> ReadPlanted(const std::string& job) {
   const std::regex fwd_types(R"re("type_sequence": \[([^\]]*)\])re");
   const std::regex bwd_types(R"re("backward_type_sequence": \[([^\]]*)\])re");
   std::vector<std::pair<size_t, std::string>> starts;
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), id); it != std::sregex_iterator(); ++it) {
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), id); it != std::sregex_iterator();
+       ++it) {
     starts.emplace_back(static_cast<size_t>(it->position()), (*it)[1]);
   }
   for (size_t k = 0; k < starts.size(); ++k) {
@@ -213,7 +225,8 @@ std::map<std::string, Planted> ReadPlanted(const std::string& job) {
   return out;
 }
 
-JobAnalysis Analyze(const synth::SynthOptions& options, const std::string& tag, std::string* dir = nullptr) {
+JobAnalysis Analyze(const synth::SynthOptions& options, const std::string& tag,
+                    std::string* dir = nullptr) {
   const std::string job = testing::MakeTempDir(tag);
   EXPECT_TRUE(synth::WriteSynthJob(options, job).ok());
   auto profiles = formats::LoadProfiles({job}, 2);
@@ -282,7 +295,8 @@ TEST_P(FingerprintSynth, EveryPlantedPatternWithItsExactCount) {
           if (m.fingerprint != id) continue;
           by_variant[*m.variant] += m.occurrences;
           // The chain is the planted Type sequence, kernel for kernel.
-          EXPECT_EQ(m.kernels, *m.variant == "fwd" ? p.forward_types : p.backward_types) << *m.variant;
+          EXPECT_EQ(m.kernels, *m.variant == "fwd" ? p.forward_types : p.backward_types)
+              << *m.variant;
         }
         EXPECT_EQ(by_variant["fwd"], p.forward) << "rank " << rank.rank << " step " << step.step;
         EXPECT_EQ(by_variant["bwd"], p.backward) << "rank " << rank.rank << " step " << step.step;
@@ -299,8 +313,9 @@ TEST_P(FingerprintSynth, EveryPlantedPatternWithItsExactCount) {
 }
 
 INSTANTIATE_TEST_SUITE_P(FingerprintSizes, FingerprintSynth,
-                         ::testing::Values(Size{4, 1, 1024, 2}, Size{8, 7, 2048, 2}, Size{12, 42, 4096, 1},
-                                           Size{8, 42, 1024, 3}, Size{12, 7, 2048, 2}));
+                         ::testing::Values(Size{4, 1, 1024, 2}, Size{8, 7, 2048, 2},
+                                           Size{12, 42, 4096, 1}, Size{8, 42, 1024, 3},
+                                           Size{12, 7, 2048, 2}));
 
 TEST(FingerprintSynthFused, FusedTwinReportsNoUnfusedOrGlueFinding) {
   synth::SynthOptions options;

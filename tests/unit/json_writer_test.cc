@@ -24,7 +24,13 @@ TEST(JsonWriterTest, EscapesUntrustedStrings) {
 
 TEST(JsonWriterTest, DoublesAreTrimmedAndNonFiniteIsNull) {
   JsonWriter w(false);
-  w.BeginArray().Double(12.5).Double(3.0).Double(0.1234567, 6).Double(1.0 / 0.0).Double(-0.0).EndArray();
+  w.BeginArray()
+      .Double(12.5)
+      .Double(3.0)
+      .Double(0.1234567, 6)
+      .Double(1.0 / 0.0)
+      .Double(-0.0)
+      .EndArray();
   EXPECT_EQ(w.str(), "[12.5,3,0.123457,null,0]");
 }
 

@@ -16,7 +16,8 @@ void AddKernel(model::RankProfile& profile, int32_t step, std::string_view type,
   model::KernelRow row;
   row.step = step;
   row.op_type = profile.strings.Intern(type);
-  row.name = profile.strings.Intern(std::string("aclnn") + std::string(type) + "_" + std::string(type));
+  row.name =
+      profile.strings.Intern(std::string("aclnn") + std::string(type) + "_" + std::string(type));
   row.start_ns = static_cast<int64_t>(start_us * 1000);
   row.duration_ns = static_cast<int64_t>(duration_us * 1000);
   row.kind = kind;
@@ -78,7 +79,8 @@ TEST(KernelDistributionTest, ComputesCountsQuantilesSharesAndFamilies) {
   AddKernel(profile, 1, "MatMulV3", 300, 200);
   AddKernel(profile, 1, "hcom_allReduce_", 600, 1000, KernelKind::kCommunication);
   AddKernel(profile, 2, "Mul", 5000, 1);  // another step, must be ignored
-  StepDistribution d = ComputeStepDistribution(profile, 1, KernelFamilies(profile, FamilyRules::Builtin()));
+  StepDistribution d =
+      ComputeStepDistribution(profile, 1, KernelFamilies(profile, FamilyRules::Builtin()));
   EXPECT_EQ(d.kernels.count, 5);
   EXPECT_EQ(d.kernels.compute_count, 4);
   EXPECT_EQ(d.kernels.communication_count, 1);

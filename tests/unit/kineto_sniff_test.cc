@@ -26,7 +26,8 @@ State ScanBytewise(const std::string& text) {
 
 TEST(KinetoSniffTest, FindsTopLevelKeysAfterLongNestedMetadata) {
   const std::string trace =
-      "\xef\xbb\xbf {\"deviceProperties\": [{\"name\": \"a \\\"traceEvents\\\" b\", \"x\": {\"y\": \"}]{[\"}}],"
+      "\xef\xbb\xbf {\"deviceProperties\": [{\"name\": \"a \\\"traceEvents\\\" b\", \"x\": {\"y\": "
+      "\"}]{[\"}}],"
       " \"distributedInfo\": {\"traceEvents\": 1}, \"traceEvents\": []}";
   EXPECT_EQ(ScanWhole(trace), State::kFound);
   EXPECT_EQ(ScanBytewise(trace), State::kFound);

@@ -1,6 +1,4 @@
 // Motif mining: repeats on token streams, and motifs of whole steps.
-#include "analysis/motif_mining.h"
-
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -11,6 +9,7 @@
 #include "analysis/family_rules.h"
 #include "analysis/fingerprint_attribution.h"
 #include "analysis/fingerprint_library.h"
+#include "analysis/motif_mining.h"
 #include "analysis/motif_step.h"
 #include "analysis/rank_analysis.h"
 #include "formats/load_profiles.h"
@@ -93,10 +92,21 @@ TEST(MotifMining, WeightsPreferTheChainThatCoversMoreKernels) {
 // A 100k-kernel compute stream: a 60-kernel "layer" with an RMSNorm, a
 // SwiGLU and matmuls, where one instance in 7 drops a Cast (a variation).
 model::RankProfile BigStream(size_t kernels) {
-  const std::vector<std::string> layer = {
-      "Cast", "Pows", "ReduceMean", "Adds", "Rsqrt", "Mul", "Mul", "Cast", "MatMulV3", "Slice", "Slice",
-      "RotaryMul", "RotaryMul", "FlashAttentionScore", "MatMulV3", "Add", "Cast", "Pows", "ReduceMean", "Adds",
-      "Rsqrt", "Mul", "Mul", "Cast", "MatMulV3", "MatMulV3", "Swish", "Mul", "MatMulV3", "Add"};
+  const std::vector<std::string> layer = {"Cast",       "Pows",
+                                          "ReduceMean", "Adds",
+                                          "Rsqrt",      "Mul",
+                                          "Mul",        "Cast",
+                                          "MatMulV3",   "Slice",
+                                          "Slice",      "RotaryMul",
+                                          "RotaryMul",  "FlashAttentionScore",
+                                          "MatMulV3",   "Add",
+                                          "Cast",       "Pows",
+                                          "ReduceMean", "Adds",
+                                          "Rsqrt",      "Mul",
+                                          "Mul",        "Cast",
+                                          "MatMulV3",   "MatMulV3",
+                                          "Swish",      "Mul",
+                                          "MatMulV3",   "Add"};
   model::RankProfile p;
   std::vector<StringId> ids;
   for (const auto& t : layer) ids.push_back(p.strings.Intern(t));
@@ -123,12 +133,15 @@ TEST(MotifMining, HundredThousandKernelStreamInWellUnderASecond) {
   const model::RankProfile p = BigStream(100'000);
   const HostAttributor host(p);
   const auto begin = std::chrono::steady_clock::now();
-  const StepMotifs motifs = AnalyzeStepMotifs(p, 1, 0, static_cast<double>(p.kernels.end_ns(p.kernels.size() - 1)) / 1e3,
-                                              FingerprintLibrary::Builtin(), host);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  const StepMotifs motifs =
+      AnalyzeStepMotifs(p, 1, 0, static_cast<double>(p.kernels.end_ns(p.kernels.size() - 1)) / 1e3,
+                        FingerprintLibrary::Builtin(), host);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
   std::printf("motif mining: %zu kernels in %.3f s = %.2f M kernels/s\n", p.kernels.size(), seconds,
               static_cast<double>(p.kernels.size()) / seconds / 1e6);
-  RecordProperty("kernels_per_second", std::to_string(static_cast<int64_t>(p.kernels.size() / seconds)));
+  RecordProperty("kernels_per_second",
+                 std::to_string(static_cast<int64_t>(p.kernels.size() / seconds)));
   ASSERT_FALSE(motifs.motifs.empty());
   // Both RMSNorms of every layer, with and without the optional Cast.
   int64_t norms = 0;
@@ -136,7 +149,8 @@ TEST(MotifMining, HundredThousandKernelStreamInWellUnderASecond) {
     if (m.fingerprint == "unfused-rmsnorm") norms += m.occurrences;
   }
   const int64_t layers = static_cast<int64_t>((100'000 + 29) / 30);  // ~1 Cast dropped per 7 layers
-  EXPECT_NEAR(static_cast<double>(norms), 2.0 * static_cast<double>(layers), 0.01 * static_cast<double>(layers));
+  EXPECT_NEAR(static_cast<double>(norms), 2.0 * static_cast<double>(layers),
+              0.01 * static_cast<double>(layers));
 #ifndef TS_UNDER_SANITIZER
   EXPECT_LT(seconds, 1.0);
 #endif
@@ -168,7 +182,8 @@ TEST(MotifSynth, OneLayerIsTheMainMotifAndFingerprintsAreMeasured) {
       EXPECT_NEAR(m.mean_us * m.occurrences, m.total_us, 1e-6 * m.total_us);
       continue;
     }
-    if (m.kernels.size() >= 40 && m.occurrences == options.layers * options.micro_batches) ++layer_motifs;
+    if (m.kernels.size() >= 40 && m.occurrences == options.layers * options.micro_batches)
+      ++layer_motifs;
   }
   EXPECT_EQ(layer_motifs, 2);
   // Positions are inside the step.

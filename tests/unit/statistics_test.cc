@@ -1,8 +1,8 @@
 #include "analysis/statistics.h"
 
-#include <algorithm>
-
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 namespace trainscope::analysis {
 namespace {
@@ -61,7 +61,8 @@ TEST(StatisticsTest, QuantilesWithoutSortingMatchTheSortedDefinition) {
   std::vector<double> qs = {0.0, 0.5, 0.9, 0.99, 1.0};
   std::vector<int64_t> scratch = values;
   std::vector<double> got = Quantiles(scratch, qs);
-  for (size_t i = 0; i < qs.size(); ++i) EXPECT_DOUBLE_EQ(got[i], QuantileSorted(sorted, qs[i])) << qs[i];
+  for (size_t i = 0; i < qs.size(); ++i)
+    EXPECT_DOUBLE_EQ(got[i], QuantileSorted(sorted, qs[i])) << qs[i];
   std::vector<int64_t> four = {40, 10, 30, 20};
   EXPECT_EQ(Quantiles(four, {0.5, 0.9}), (std::vector<double>{25.0, 37.0}));
 }

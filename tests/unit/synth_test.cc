@@ -173,7 +173,8 @@ TEST_F(SynthTest, DifferentSeedGivesDifferentBytes) {
 
 TEST_F(SynthTest, BaselineHasMoreAndSmallerKernelsThanAllFused) {
   const SynthOptions baseline;
-  const DurationMix base = Mix(SynthOutputFile(WriteJob(baseline, "mix_base"), 0, "kernel_details.csv"));
+  const DurationMix base =
+      Mix(SynthOutputFile(WriteJob(baseline, "mix_base"), 0, "kernel_details.csv"));
   const DurationMix fused =
       Mix(SynthOutputFile(WriteJob(AllFused(baseline), "mix_fused"), 0, "kernel_details.csv"));
   EXPECT_GT(base.kernels, fused.kernels);
@@ -438,8 +439,10 @@ TEST_F(SynthTest, ScaleMultipliesTheMicroBatches) {
   const std::string three = WriteJob(options, "scale3");
   const std::string json = ReadFile(three + "/ground_truth.json");
   EXPECT_NE(json.find("\"effective\": {\"layers\": 4, \"micro_batches\": 6,"), std::string::npos);
-  const double small = static_cast<double>(fs::file_size(SynthOutputFile(one, 0, "kernel_details.csv")));
-  const double big = static_cast<double>(fs::file_size(SynthOutputFile(three, 0, "kernel_details.csv")));
+  const double small =
+      static_cast<double>(fs::file_size(SynthOutputFile(one, 0, "kernel_details.csv")));
+  const double big =
+      static_cast<double>(fs::file_size(SynthOutputFile(three, 0, "kernel_details.csv")));
   EXPECT_GT(big, 2.5 * small);
   EXPECT_LT(big, 3.1 * small);
 }

@@ -361,7 +361,8 @@ TEST_F(SynthTraceViewTest, SameSeedSameBytesAndOtherFilesUnchanged) {
     EXPECT_FALSE(fs::exists(SynthOutputFile(plain, rank, "trace_view.json")));
     for (const char* file : {"kernel_details.csv", "step_trace_time.csv", "op_statistic.csv",
                              "communication.json", "communication_matrix.json"}) {
-      EXPECT_TRUE(ReadFile(SynthOutputFile(a, rank, file)) == ReadFile(SynthOutputFile(plain, rank, file)))
+      EXPECT_TRUE(ReadFile(SynthOutputFile(a, rank, file)) ==
+                  ReadFile(SynthOutputFile(plain, rank, file)))
           << file << " changes with trace_view";
     }
   }
@@ -451,8 +452,9 @@ TEST_F(SynthTraceViewTest, OlderHeaderVariantsAreReadToo) {
     options.steps = 1;
     options.ranks = 1;
     const std::string job = WriteJob(options, "variant");
-    EXPECT_NE(ReadFile(SynthOutputFile(job, 0, "trace_view.json")).find(R"("args": {"name": "HCCL"})"),
-              std::string::npos);
+    EXPECT_NE(
+        ReadFile(SynthOutputFile(job, 0, "trace_view.json")).find(R"("args": {"name": "HCCL"})"),
+        std::string::npos);
     const model::RankProfile p = LoadRank(job, 0);
     size_t compute_rows = 0, comm_rows = 0, compute_tasks = 0, comm_tasks = 0, unlinked = 0;
     for (size_t i = 0; i < p.kernels.size(); ++i) {

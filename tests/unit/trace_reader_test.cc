@@ -1,11 +1,10 @@
 // Inline traces for each Kineto schema generation, trace_view.json, and each
 // kind of damage the readers must survive.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <string>
-
-#include <fmt/format.h>
 
 #include "formats/trace/kineto_reader.h"
 #include "formats/trace/trace_view_reader.h"
@@ -52,7 +51,8 @@ TEST(KinetoReader, CurrentSchema) {
   EXPECT_EQ(tl.activities.kind[1], model::ActivityKind::kCommunication);
   EXPECT_EQ(tl.activities.kind[2], model::ActivityKind::kMemcpy);
   ASSERT_NE(tl.activities.launcher[0], model::kNoIndex);
-  EXPECT_EQ(p.strings.Get(tl.host_ops.name[static_cast<size_t>(tl.activities.launcher[0])]), "cudaLaunchKernel");
+  EXPECT_EQ(p.strings.Get(tl.host_ops.name[static_cast<size_t>(tl.activities.launcher[0])]),
+            "cudaLaunchKernel");
   EXPECT_EQ(tl.activities.step[0], 7);
   ASSERT_EQ(tl.steps.size(), 1u);
   EXPECT_EQ(tl.steps[0].start_ns, 1000000);
@@ -60,8 +60,12 @@ TEST(KinetoReader, CurrentSchema) {
   // Depth from strict nesting: step 0, mm 1, launch 2.
   for (size_t i = 0; i < tl.host_ops.size(); ++i) {
     std::string_view name = p.strings.Get(tl.host_ops.name[i]);
-    if (name == "cudaLaunchKernel") { EXPECT_EQ(tl.host_ops.depth[i], 2); }
-    if (name == "aten::mm") { EXPECT_EQ(tl.host_ops.depth[i], 1); }
+    if (name == "cudaLaunchKernel") {
+      EXPECT_EQ(tl.host_ops.depth[i], 2);
+    }
+    if (name == "aten::mm") {
+      EXPECT_EQ(tl.host_ops.depth[i], 1);
+    }
   }
   ASSERT_EQ(tl.collectives.size(), 1u);
   EXPECT_EQ(tl.collectives[0].in_nelems, 2049000);
@@ -142,19 +146,24 @@ void ExpectDamaged(const std::string& json, size_t kept, const std::string& reas
 }
 
 TEST(KinetoReader, TruncatedMidEvent) {
-  ExpectDamaged(std::string(kTwoEvents) + ",\n{\"ph\": \"X\", \"cat\": \"kernel\", \"na", 2, "truncated");
+  ExpectDamaged(std::string(kTwoEvents) + ",\n{\"ph\": \"X\", \"cat\": \"kernel\", \"na", 2,
+                "truncated");
 }
 
 TEST(KinetoReader, TruncatedAfterEvent) { ExpectDamaged(kTwoEvents, 2, "truncated"); }
 
-TEST(KinetoReader, TrailingComma) { ExpectDamaged(std::string(kTwoEvents) + ",\n]}", 2, "trailing comma"); }
+TEST(KinetoReader, TrailingComma) {
+  ExpectDamaged(std::string(kTwoEvents) + ",\n]}", 2, "trailing comma");
+}
 
 // An event that does not parse but whose extent is known is skipped and
 // counted; the read goes on (tests/hostile/trace_bad_event_test.cc has more).
 TEST(KinetoReader, InvalidUtf8EventIsSkipped) {
   std::string json = std::string(kTwoEvents) +
-                     ",\n{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"bad\xff\xfe\", \"pid\": 0, \"tid\": 7, \"ts\": 5, \"dur\": 1},\n"
-                     "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k4\", \"pid\": 0, \"tid\": 7, \"ts\": 9, \"dur\": 1}]}";
+                     ",\n{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"bad\xff\xfe\", \"pid\": "
+                     "0, \"tid\": 7, \"ts\": 5, \"dur\": 1},\n"
+                     "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k4\", \"pid\": 0, \"tid\": "
+                     "7, \"ts\": 9, \"dur\": 1}]}";
   model::RankProfile p;
   ASSERT_TRUE(formats::ParseKinetoTrace(json, "damaged.json", &p).ok());
   EXPECT_EQ(p.timeline.activities.size(), 3u);
@@ -164,8 +173,10 @@ TEST(KinetoReader, InvalidUtf8EventIsSkipped) {
 
 TEST(KinetoReader, UnescapedQuote) {
   std::string json = std::string(kTwoEvents) +
-                     ",\n{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"a \"quoted\" b\", \"pid\": 0, \"tid\": 7, \"ts\": 5, \"dur\": 1},\n"
-                     "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k4\", \"pid\": 0, \"tid\": 7, \"ts\": 9, \"dur\": 1}]}";
+                     ",\n{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"a \"quoted\" b\", "
+                     "\"pid\": 0, \"tid\": 7, \"ts\": 5, \"dur\": 1},\n"
+                     "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k4\", \"pid\": 0, \"tid\": "
+                     "7, \"ts\": 9, \"dur\": 1}]}";
   model::RankProfile p;
   ASSERT_TRUE(formats::ParseKinetoTrace(json, "damaged.json", &p).ok());
   EXPECT_EQ(p.timeline.activities.size(), 3u);  // k1, k2, k4: the bad event is skipped
@@ -187,14 +198,16 @@ TEST(KinetoReader, IdOverflowKeepsEvent) {
 
 TEST(KinetoReader, NoValidEventIsInvalidInput) {
   model::RankProfile p;
-  Status s = formats::ParseKinetoTrace("{\"traceEvents\": [{\"ph\": \"X\", \"na", "broken.json", &p);
+  Status s =
+      formats::ParseKinetoTrace("{\"traceEvents\": [{\"ph\": \"X\", \"na", "broken.json", &p);
   EXPECT_EQ(s.code(), StatusCode::kInvalidInput);
   EXPECT_NE(s.message().find("broken.json"), std::string::npos);
   EXPECT_NE(s.message().find("byte"), std::string::npos);
 }
 
 TEST(KinetoReader, MissingTsIsCounted) {
-  const char* json = R"J({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "dur": 1},
+  const char* json =
+      R"J({"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "dur": 1},
                                           {"ph": "Q", "name": "odd"}]})J";
   model::RankProfile p;
   ASSERT_TRUE(formats::ParseKinetoTrace(json, "x", &p).ok());
@@ -215,7 +228,8 @@ TEST(ActivityRules, ParseAndOrder) {
   auto all = model::WithDefaultClassRules(*rules);
   EXPECT_EQ(all.size(), 2 + model::DefaultClassRules().size());
   // User rules come first, so they override the built-in ^nccl.
-  EXPECT_EQ(model::ClassifyActivity("nccl_fake_compute_kernel", "kernel", false, all), model::ActivityKind::kCompute);
+  EXPECT_EQ(model::ClassifyActivity("nccl_fake_compute_kernel", "kernel", false, all),
+            model::ActivityKind::kCompute);
   EXPECT_EQ(model::ClassifyActivity("void ns::my_allreduce<4>()", "kernel", false, all),
             model::ActivityKind::kCommunication);
   EXPECT_EQ(model::ClassifyActivity("ncclDevKernel_AllGather", "kernel", false, all),
@@ -256,15 +270,24 @@ TEST(KinetoReader, StepsFromRepeatedAnnotationWithoutProfilerStep) {
   int corr = 1;
   for (int k = 0; k < 3; ++k) {
     const int base = 1000 + k * 100;
-    json += fmt::format(R"({{"ph": "X", "cat": "user_annotation", "name": "train_step", "pid": 1, "tid": 1, "ts": {}, "dur": 90}},)", base);
-    json += fmt::format(R"({{"ph": "X", "cat": "user_annotation", "name": "log", "pid": 1, "tid": 1, "ts": {}, "dur": 5}},)", base + 92);
+    json += fmt::format(
+        R"({{"ph": "X", "cat": "user_annotation", "name": "train_step", "pid": 1, "tid": 1, "ts": {}, "dur": 90}},)",
+        base);
+    json += fmt::format(
+        R"({{"ph": "X", "cat": "user_annotation", "name": "log", "pid": 1, "tid": 1, "ts": {}, "dur": 5}},)",
+        base + 92);
     for (int j = 0; j < 2; ++j, ++corr) {
       const int ts = base + 10 + j * 30;
-      json += fmt::format(R"({{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": {}, "dur": 2, "args": {{"correlation": {}}}}},)", ts, corr);
-      json += fmt::format(R"({{"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": {}, "dur": 20, "args": {{"correlation": {}}}}},)", ts + 5, corr);
+      json += fmt::format(
+          R"({{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": {}, "dur": 2, "args": {{"correlation": {}}}}},)",
+          ts, corr);
+      json += fmt::format(
+          R"({{"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": {}, "dur": 20, "args": {{"correlation": {}}}}},)",
+          ts + 5, corr);
     }
   }
-  json += R"({"ph": "X", "cat": "kernel", "name": "late", "pid": 0, "tid": 7, "ts": 5000, "dur": 1}]})";
+  json +=
+      R"({"ph": "X", "cat": "kernel", "name": "late", "pid": 0, "tid": 7, "ts": 5000, "dur": 1}]})";
   model::RankProfile p;
   ASSERT_TRUE(formats::ParseKinetoTrace(json, "x", &p).ok());
   const model::Timeline& tl = p.timeline;
@@ -277,7 +300,8 @@ TEST(KinetoReader, StepsFromRepeatedAnnotationWithoutProfilerStep) {
     EXPECT_EQ(tl.steps[k].end_ns, (1090 + k * 100) * 1000);
   }
   // Kernels take the step of their launch; the unlaunched late one none.
-  for (size_t a = 0; a + 1 < tl.activities.size(); ++a) EXPECT_EQ(tl.activities.step[a], static_cast<int32_t>(a / 2));
+  for (size_t a = 0; a + 1 < tl.activities.size(); ++a)
+    EXPECT_EQ(tl.activities.step[a], static_cast<int32_t>(a / 2));
   EXPECT_EQ(tl.activities.step.back(), -1);
   EXPECT_EQ(p.kernels.RowsOf(1).size(), 2u);
   EXPECT_NE(p.steps_from.find("'train_step'"), std::string::npos) << p.steps_from;
@@ -303,10 +327,11 @@ TEST(KinetoReader, LedgerSamplesAndCountsAcrossChunks) {
   for (int i = 0; i < n; ++i) {
     if (i) json += ",\n";
     if (i % 3 == 0) {
-      json += R"({"ph": "i", "name": "marker", "pid": 1, "tid": 1, "ts": )" + std::to_string(100 + i) + "}";
+      json += R"({"ph": "i", "name": "marker", "pid": 1, "tid": 1, "ts": )" +
+              std::to_string(100 + i) + "}";
     } else {
-      json += R"({"ph": "X", "cat": "cpu_op", "name": "op", "pid": 1, "tid": 1, "ts": )" + std::to_string(100 + i) +
-              R"(, "dur": 1})";
+      json += R"({"ph": "X", "cat": "cpu_op", "name": "op", "pid": 1, "tid": 1, "ts": )" +
+              std::to_string(100 + i) + R"(, "dur": 1})";
     }
   }
   json += "]}";
@@ -363,7 +388,8 @@ TEST(TraceViewReader, RoutesByProcessName) {
   EXPECT_EQ(tl.activities.kind[1], model::ActivityKind::kCommunication);
   EXPECT_EQ(tl.activities.kind[2], model::ActivityKind::kOther);
   ASSERT_NE(tl.activities.launcher[0], model::kNoIndex);
-  EXPECT_EQ(p.strings.Get(tl.host_ops.name[static_cast<size_t>(tl.activities.launcher[0])]), "aten::add");
+  EXPECT_EQ(p.strings.Get(tl.host_ops.name[static_cast<size_t>(tl.activities.launcher[0])]),
+            "aten::add");
   EXPECT_EQ(tl.activities.step[0], 50);
   ASSERT_EQ(tl.overlap.size(), 1u);
   EXPECT_EQ(tl.flows[0].id, 1736408883700059821);
@@ -385,14 +411,23 @@ TEST(KinetoReader, SyntheticThroughput) {
   std::string json = "{\"traceEvents\": [\n";
   const int kEvents = 20000;
   for (int i = 0; i < kEvents; ++i) {
-    json += "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 100, \"tid\": 100, \"ts\": " +
-            std::to_string(1000 + i * 10) + ".125, \"dur\": 3.500, \"args\": {\"External id\": " + std::to_string(i) +
-            ", \"cbid\": 211, \"correlation\": " + std::to_string(i) + "}},\n";
-    json += "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>(int, float)\", \"pid\": 0, \"tid\": 7, \"ts\": " +
-            std::to_string(1005 + i * 10) + ".250, \"dur\": 2.125, \"args\": {\"External id\": " + std::to_string(i) +
-            ", \"queued\": 0, \"device\": 0, \"context\": 1, \"stream\": 7, \"correlation\": " + std::to_string(i) +
-            ", \"registers per thread\": 16, \"shared memory\": 0, \"grid\": [1, 1, 1], \"block\": [128, 1, 1]}}" +
-            (i + 1 < kEvents ? ",\n" : "\n");
+    json +=
+        "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 100, "
+        "\"tid\": 100, \"ts\": " +
+        std::to_string(1000 + i * 10) +
+        ".125, \"dur\": 3.500, \"args\": {\"External id\": " + std::to_string(i) +
+        ", \"cbid\": 211, \"correlation\": " + std::to_string(i) + "}},\n";
+    json +=
+        "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"void "
+        "at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>>(int, "
+        "float)\", \"pid\": 0, \"tid\": 7, \"ts\": " +
+        std::to_string(1005 + i * 10) +
+        ".250, \"dur\": 2.125, \"args\": {\"External id\": " + std::to_string(i) +
+        ", \"queued\": 0, \"device\": 0, \"context\": 1, \"stream\": 7, \"correlation\": " +
+        std::to_string(i) +
+        ", \"registers per thread\": 16, \"shared memory\": 0, \"grid\": [1, 1, 1], \"block\": "
+        "[128, 1, 1]}}" +
+        (i + 1 < kEvents ? ",\n" : "\n");
   }
   json += "]}";
   model::RankProfile p;

@@ -39,7 +39,8 @@ class ThrowingSink : public formats::trace::EventSink {
   std::unique_ptr<formats::trace::EventBatch> NewBatch() const override {
     return std::make_unique<formats::trace::EventBatch>();
   }
-  void Convert(const formats::trace::RawEvent& event, size_t, formats::trace::EventBatch*) const override {
+  void Convert(const formats::trace::RawEvent& event, size_t,
+               formats::trace::EventBatch*) const override {
     if (event.name == "bad") throw std::bad_alloc();
   }
   void Commit(formats::trace::EventBatch*) override {}
@@ -58,7 +59,8 @@ TEST(WorkerException, ChunkedScanRethrowsAWorkersBadAlloc) {
   options.threads = 4;
   ThrowingSink sink;
   formats::trace::ScanReport report;
-  EXPECT_THROW((void)formats::trace::ScanJsonText(json, "t.json", &sink, &report, options), std::bad_alloc);
+  EXPECT_THROW((void)formats::trace::ScanJsonText(json, "t.json", &sink, &report, options),
+               std::bad_alloc);
 }
 
 }  // namespace

@@ -87,10 +87,11 @@ Result<model::RankProfile> LoadAscendRank(const std::string& rank_dir) {
   const fs::path step_trace = output_dir / "step_trace_time.csv";
   const fs::path trace_view = output_dir / "trace_view.json";
   if (Present(output_dir) && !fs::is_directory(output_dir, ec)) {
-    return InvalidInput(fmt::format(
-        "{}: not a directory\nhint: ASCEND_PROFILER_OUTPUT must be the directory torch_npu writes its "
-        "parsed CSV/JSON files into",
-        output_dir.string()));
+    return InvalidInput(
+        fmt::format("{}: not a directory\nhint: ASCEND_PROFILER_OUTPUT must be the directory "
+                    "torch_npu writes its "
+                    "parsed CSV/JSON files into",
+                    output_dir.string()));
   }
   if (Present(kernel_details)) {
     TS_RETURN_IF_ERROR(ReadKernelDetailsFile(kernel_details.string(), &profile));
@@ -102,7 +103,8 @@ Result<model::RankProfile> LoadAscendRank(const std::string& rank_dir) {
         "else have no data for this rank)");
   } else {
     return NotFound(fmt::format(
-        "{}: none of kernel_details.csv, step_trace_time.csv, trace_view.json found in {}\nhint: pass the "
+        "{}: none of kernel_details.csv, step_trace_time.csv, trace_view.json found in {}\nhint: "
+        "pass the "
         "*_ascend_pt directory written by torch_npu after offline/online parsing (it contains "
         "ASCEND_PROFILER_OUTPUT/); raw PROF_* data must be parsed with torch_npu first",
         rank_dir, output_dir.string()));
@@ -114,11 +116,10 @@ Result<model::RankProfile> LoadAscendRank(const std::string& rank_dir) {
                "Level1+ only; per-op-type totals for cross-checking kernel_details", &profile,
                [&](const std::string& path) { return ReadOpStatisticFile(path, &profile); });
 
-  ReadOptional(output_dir / "communication.json",
-               "Level1+ only; per-op transit/wait/synchronization times for the cluster analysis",
-               &profile, [&](const std::string& path) {
-                 return ReadCommunicationFile(path, &profile.communication);
-               });
+  ReadOptional(
+      output_dir / "communication.json",
+      "Level1+ only; per-op transit/wait/synchronization times for the cluster analysis", &profile,
+      [&](const std::string& path) { return ReadCommunicationFile(path, &profile.communication); });
   ReadOptional(output_dir / "communication_matrix.json",
                "Level1+ only; per-link bandwidths for slow-link detection", &profile,
                [&](const std::string& path) {

@@ -35,8 +35,8 @@ struct Range {
 constexpr double kMaxTimeMs = static_cast<double>(kMaxTimeNs) / 1e6;  // 146 years
 constexpr Range kTimeMs{kMaxTimeMs};
 constexpr Range kTimestampUs{static_cast<double>(kMaxTimeNs) / 1e3};
-constexpr Range kSizeMb{1e9};          // 1 PB in one op
-constexpr Range kBandwidthGbps{1e5};   // 100 TB/s, ~100x the fastest link
+constexpr Range kSizeMb{1e9};         // 1 PB in one op
+constexpr Range kBandwidthGbps{1e5};  // 100 TB/s, ~100x the fastest link
 constexpr Range kRatio{1.0};
 
 // Counts unknown values for the file's warning.
@@ -96,14 +96,22 @@ error_code ReadTimeInfo(od::object object, Unknowns* unknowns, model::CommOpReco
   return ForEachJsonField(object, [&](std::string_view key, od::value value) -> error_code {
     double* target = nullptr;
     Range range = kTimeMs;
-    if (key == "Start Timestamp(us)") target = &op->start_us, range = kTimestampUs;
-    else if (key == "Elapse Time(ms)") target = &op->elapse_ms;
-    else if (key == "Transit Time(ms)") target = &op->transit_ms;
-    else if (key == "Wait Time(ms)") target = &op->wait_ms;
-    else if (key == "Synchronization Time(ms)") target = &op->sync_ms;
-    else if (key == "Idle Time(ms)") target = &op->idle_ms;
-    else if (key == "Wait Time Ratio") target = &op->wait_ratio, range = kRatio;
-    else if (key == "Synchronization Time Ratio") target = &op->sync_ratio, range = kRatio;
+    if (key == "Start Timestamp(us)")
+      target = &op->start_us, range = kTimestampUs;
+    else if (key == "Elapse Time(ms)")
+      target = &op->elapse_ms;
+    else if (key == "Transit Time(ms)")
+      target = &op->transit_ms;
+    else if (key == "Wait Time(ms)")
+      target = &op->wait_ms;
+    else if (key == "Synchronization Time(ms)")
+      target = &op->sync_ms;
+    else if (key == "Idle Time(ms)")
+      target = &op->idle_ms;
+    else if (key == "Wait Time Ratio")
+      target = &op->wait_ratio, range = kRatio;
+    else if (key == "Synchronization Time Ratio")
+      target = &op->sync_ratio, range = kRatio;
     return target != nullptr ? ReadNumber(value, key, range, unknowns, target) : simdjson::SUCCESS;
   });
 }
@@ -113,8 +121,7 @@ error_code ReadTimeInfo(od::object object, Unknowns* unknowns, model::CommOpReco
 void CheckBandwidth(double size_mb, double time_ms, double* bandwidth_gbps, Unknowns* unknowns) {
   if (std::isnan(*bandwidth_gbps) || *bandwidth_gbps == 0) return;
   if (size_mb > 0 && !(time_ms > 0)) {
-    unknowns->Add("Bandwidth(GB/s) with Transit Time(ms) 0",
-                  fmt::format("{}", *bandwidth_gbps));
+    unknowns->Add("Bandwidth(GB/s) with Transit Time(ms) 0", fmt::format("{}", *bandwidth_gbps));
     *bandwidth_gbps = std::numeric_limits<double>::quiet_NaN();
   }
 }
@@ -123,15 +130,21 @@ error_code ReadTransport(std::string_view transport, od::object object, Unknowns
                          model::CommOpRecord* op) {
   model::CommTransportBandwidth b;
   b.transport.assign(transport);
-  error_code error = ForEachJsonField(object, [&](std::string_view key, od::value value) -> error_code {
-    double* target = nullptr;
-    Range range = kTimeMs;
-    if (key == "Transit Size(MB)") target = &b.size_mb, range = kSizeMb;
-    else if (key == "Transit Time(ms)") target = &b.time_ms;
-    else if (key == "Bandwidth(GB/s)") target = &b.bandwidth_gbps, range = kBandwidthGbps;
-    else if (key == "Large Packet Ratio") target = &b.large_packet_ratio, range = kRatio;
-    return target != nullptr ? ReadNumber(value, key, range, unknowns, target) : simdjson::SUCCESS;
-  });
+  error_code error =
+      ForEachJsonField(object, [&](std::string_view key, od::value value) -> error_code {
+        double* target = nullptr;
+        Range range = kTimeMs;
+        if (key == "Transit Size(MB)")
+          target = &b.size_mb, range = kSizeMb;
+        else if (key == "Transit Time(ms)")
+          target = &b.time_ms;
+        else if (key == "Bandwidth(GB/s)")
+          target = &b.bandwidth_gbps, range = kBandwidthGbps;
+        else if (key == "Large Packet Ratio")
+          target = &b.large_packet_ratio, range = kRatio;
+        return target != nullptr ? ReadNumber(value, key, range, unknowns, target)
+                                 : simdjson::SUCCESS;
+      });
   if (error) return error;
   CheckBandwidth(b.size_mb, b.time_ms, &b.bandwidth_gbps, unknowns);
   // Transports that moved nothing are noise (every op lists all five).
@@ -151,11 +164,12 @@ error_code ReadOp(od::object object, Unknowns* unknowns, model::CommOpRecord* op
     }
     if (key == "Communication Bandwidth Info") {
       if (auto error = ObjectOf(value, &inner)) return error;
-      return ForEachJsonField(inner, [&](std::string_view transport, od::value per_transport) -> error_code {
-        od::object per;
-        if (auto error = ObjectOf(per_transport, &per)) return error;
-        return ReadTransport(transport, per, unknowns, op);
-      });
+      return ForEachJsonField(
+          inner, [&](std::string_view transport, od::value per_transport) -> error_code {
+            od::object per;
+            if (auto error = ObjectOf(per_transport, &per)) return error;
+            return ReadTransport(transport, per, unknowns, op);
+          });
     }
     return simdjson::SUCCESS;
   });
@@ -179,18 +193,20 @@ error_code ReadOpSection(od::object section, int32_t step, bool p2p, Unknowns* u
 }
 
 error_code ReadLink(od::object object, Unknowns* unknowns, model::CommLinkRecord* link) {
-  error_code error = ForEachJsonField(object, [&](std::string_view key, od::value value) -> error_code {
-    if (key == "Transport Type") return JsonValueToString(value, &link->transport);
-    if (key == "Op Name") return JsonValueToString(value, &link->op_name);
-    if (key == "Transit Size(MB)") {
-      return ReadNumber(value, key, kSizeMb, unknowns, &link->size_mb);
-    }
-    if (key == "Transit Time(ms)") return ReadNumber(value, key, kTimeMs, unknowns, &link->time_ms);
-    if (key == "Bandwidth(GB/s)") {
-      return ReadNumber(value, key, kBandwidthGbps, unknowns, &link->bandwidth_gbps);
-    }
-    return simdjson::SUCCESS;
-  });
+  error_code error =
+      ForEachJsonField(object, [&](std::string_view key, od::value value) -> error_code {
+        if (key == "Transport Type") return JsonValueToString(value, &link->transport);
+        if (key == "Op Name") return JsonValueToString(value, &link->op_name);
+        if (key == "Transit Size(MB)") {
+          return ReadNumber(value, key, kSizeMb, unknowns, &link->size_mb);
+        }
+        if (key == "Transit Time(ms)")
+          return ReadNumber(value, key, kTimeMs, unknowns, &link->time_ms);
+        if (key == "Bandwidth(GB/s)") {
+          return ReadNumber(value, key, kBandwidthGbps, unknowns, &link->bandwidth_gbps);
+        }
+        return simdjson::SUCCESS;
+      });
   if (error) return error;
   CheckBandwidth(link->size_mb, link->time_ms, &link->bandwidth_gbps, unknowns);
   return simdjson::SUCCESS;
@@ -222,15 +238,17 @@ error_code ReadMatrixSection(od::object section, int32_t step, bool p2p, Unknown
     proto.statistic = dash == std::string::npos ? "" : type_stat.substr(dash + 1);
     od::object links;
     if (auto error = ObjectOf(value, &links)) return error;
-    return ForEachJsonField(links, [&](std::string_view link_key, od::value link_value) -> error_code {
-      model::CommLinkRecord link = proto;
-      od::object object;
-      if (auto error = ObjectOf(link_value, &object)) return error;
-      if (!ParseLinkKey(link_key, &link.src, &link.dst)) return simdjson::SUCCESS;  // unknown layout: skip
-      if (auto error = ReadLink(object, unknowns, &link)) return error;
-      data->links.push_back(std::move(link));
-      return simdjson::SUCCESS;
-    });
+    return ForEachJsonField(links,
+                            [&](std::string_view link_key, od::value link_value) -> error_code {
+                              model::CommLinkRecord link = proto;
+                              od::object object;
+                              if (auto error = ObjectOf(link_value, &object)) return error;
+                              if (!ParseLinkKey(link_key, &link.src, &link.dst))
+                                return simdjson::SUCCESS;  // unknown layout: skip
+                              if (auto error = ReadLink(object, unknowns, &link)) return error;
+                              data->links.push_back(std::move(link));
+                              return simdjson::SUCCESS;
+                            });
   });
 }
 
@@ -240,8 +258,8 @@ using SectionFn = error_code (*)(od::object, int32_t, bool, Unknowns*, model::Co
 Status ParseSteps(std::string_view json, const std::string& file_label, SectionFn section_fn,
                   model::CommunicationData* data) {
   Unknowns unknowns;
-  Status status =
-      ForEachTopLevelJsonField(json, file_label, [&](std::string_view step_key, od::value step_value) {
+  Status status = ForEachTopLevelJsonField(
+      json, file_label, [&](std::string_view step_key, od::value step_value) {
         const int32_t step = StepFromKey(step_key);
         od::object sections;
         if (auto error = step_value.get_object().get(sections)) return error;

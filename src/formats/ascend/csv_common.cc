@@ -67,9 +67,9 @@ bool SpanMicrosField(const CsvRecord& record, int column, const char* name, RowL
     return true;
   }
   if (!InTimeRange(*value)) {
-    ledger->Skip(*value < 0 ? fmt::format("negative {}", name) : fmt::format("{} out of range", name),
-                 record.line,
-                 FieldSample(raw));
+    ledger->Skip(
+        *value < 0 ? fmt::format("negative {}", name) : fmt::format("{} out of range", name),
+        record.line, FieldSample(raw));
     return false;
   }
   *out = *value;

@@ -30,7 +30,8 @@ simdjson::error_code JsonValueToString(simdjson::ondemand::value value, std::str
   return simdjson::SUCCESS;
 }
 
-simdjson::error_code ForEachJsonField(simdjson::ondemand::object object, const JsonFieldFn& on_field) {
+simdjson::error_code ForEachJsonField(simdjson::ondemand::object object,
+                                      const JsonFieldFn& on_field) {
   for (auto field_result : object) {
     simdjson::ondemand::field field;
     if (auto error = std::move(field_result).get(field)) return error;
@@ -41,7 +42,8 @@ simdjson::error_code ForEachJsonField(simdjson::ondemand::object object, const J
   return simdjson::SUCCESS;
 }
 
-Status ForEachTopLevelJsonField(std::string_view json, const std::string& label, const JsonFieldFn& on_field) {
+Status ForEachTopLevelJsonField(std::string_view json, const std::string& label,
+                                const JsonFieldFn& on_field) {
   simdjson::padded_string padded(json.data(), json.size());
   simdjson::ondemand::parser parser;
   simdjson::ondemand::document doc;

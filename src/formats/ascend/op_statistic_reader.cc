@@ -12,7 +12,6 @@ constexpr std::string_view kHint =
     "op_statistic.csv needs OP Type, Count and Total Time(us) (CANN op_statistic copied by "
     "torch_npu at Level1/Level2)";
 
-
 }  // namespace
 
 Status ParseOpStatistic(std::string_view data, const std::string& file_label,
@@ -54,8 +53,7 @@ Status ParseOpStatistic(std::string_view data, const std::string& file_label,
     }
     std::optional<int64_t> total_value = ParseMicrosToNanos(record.fields[total]);
     if (!total_value) {
-      ledger.Skip("unparsable Total Time", record.line,
-                  FieldSample(record.fields[total]));
+      ledger.Skip("unparsable Total Time", record.line, FieldSample(record.fields[total]));
       continue;
     }
     // A count or total outside [0, 2^62) is not a statistic of a real run
@@ -66,8 +64,8 @@ Status ParseOpStatistic(std::string_view data, const std::string& file_label,
       continue;
     }
     if (!InTimeRange(*total_value)) {
-      ledger.Skip(*total_value < 0 ? "negative Total Time" : "Total Time out of range",
-                  record.line, FieldSample(record.fields[total]));
+      ledger.Skip(*total_value < 0 ? "negative Total Time" : "Total Time out of range", record.line,
+                  FieldSample(record.fields[total]));
       continue;
     }
     row.count = *count_value;

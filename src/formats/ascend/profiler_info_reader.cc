@@ -15,20 +15,24 @@ namespace {
 namespace od = simdjson::ondemand;
 
 simdjson::error_code ReadExperimentalConfig(od::object object, model::CaptureInfo* info) {
-  return ForEachJsonField(object, [&](std::string_view key, od::value value) -> simdjson::error_code {
-    if (key == "_profiler_level") return JsonValueToString(value, &info->profiler_level);
-    if (key == "_aic_metrics") return JsonValueToString(value, &info->aic_metrics);
-    return simdjson::SUCCESS;
-  });
+  return ForEachJsonField(object,
+                          [&](std::string_view key, od::value value) -> simdjson::error_code {
+                            if (key == "_profiler_level")
+                              return JsonValueToString(value, &info->profiler_level);
+                            if (key == "_aic_metrics")
+                              return JsonValueToString(value, &info->aic_metrics);
+                            return simdjson::SUCCESS;
+                          });
 }
 
 simdjson::error_code ReadConfig(od::object object, model::CaptureInfo* info) {
-  return ForEachJsonField(object, [&](std::string_view key, od::value value) -> simdjson::error_code {
-    if (key != "experimental_config") return simdjson::SUCCESS;
-    od::object experimental;
-    if (auto error = value.get_object().get(experimental)) return error;
-    return ReadExperimentalConfig(experimental, info);
-  });
+  return ForEachJsonField(object,
+                          [&](std::string_view key, od::value value) -> simdjson::error_code {
+                            if (key != "experimental_config") return simdjson::SUCCESS;
+                            od::object experimental;
+                            if (auto error = value.get_object().get(experimental)) return error;
+                            return ReadExperimentalConfig(experimental, info);
+                          });
 }
 
 simdjson::error_code ReadRankId(od::value value, model::CaptureInfo* info) {

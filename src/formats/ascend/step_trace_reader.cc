@@ -14,7 +14,6 @@ constexpr std::string_view kHint =
     "step_trace_time.csv needs at least Step, Computing and Communication columns (written by "
     "torch_npu into ASCEND_PROFILER_OUTPUT)";
 
-
 }  // namespace
 
 Status ParseStepTraceTime(std::string_view data, const std::string& file_label,

@@ -72,10 +72,14 @@ std::string CsvError::ToString() const {
 
 const char* CsvProblemReason(CsvProblem problem) {
   switch (problem) {
-    case CsvProblem::kNone: return "";
-    case CsvProblem::kNulByte: return "NUL byte in the record";
-    case CsvProblem::kRecordTooLong: return "record over the size limit";
-    case CsvProblem::kUnterminatedQuote: return "unterminated quoted field";
+    case CsvProblem::kNone:
+      return "";
+    case CsvProblem::kNulByte:
+      return "NUL byte in the record";
+    case CsvProblem::kRecordTooLong:
+      return "record over the size limit";
+    case CsvProblem::kUnterminatedQuote:
+      return "unterminated quoted field";
   }
   return "";
 }

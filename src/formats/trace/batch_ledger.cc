@@ -1,8 +1,8 @@
 #include "formats/trace/batch_ledger.h"
 
-#include <cstring>
-
 #include <fmt/format.h>
+
+#include <cstring>
 
 namespace trainscope::formats::trace {
 
@@ -30,7 +30,8 @@ void Shorten(std::string* detail) {
 
 }  // namespace
 
-void BatchLedger::Add(std::vector<Entry>* entries, const char* reason, int64_t index, std::string detail) {
+void BatchLedger::Add(std::vector<Entry>* entries, const char* reason, int64_t index,
+                      std::string detail) {
   Shorten(&detail);
   Entry* e = Find(entries, reason);
   if (e == nullptr) {
@@ -47,7 +48,8 @@ void BatchLedger::Skip(const char* reason, int64_t index, size_t offset, std::st
   ++skipped_count_;
   // Most skips only count (a trace can skip millions of events for one
   // reason): the detail text is built only for a sample that is kept.
-  if (Entry* e = Find(&skipped_, reason); e != nullptr && e->samples.size() >= RowLedger::kSamplesPerReason) {
+  if (Entry* e = Find(&skipped_, reason);
+      e != nullptr && e->samples.size() >= RowLedger::kSamplesPerReason) {
     ++e->count;
     return;
   }
@@ -57,7 +59,8 @@ void BatchLedger::Skip(const char* reason, int64_t index, size_t offset, std::st
 }
 
 void BatchLedger::Note(const char* reason, int64_t index, std::string_view detail) {
-  if (Entry* e = Find(&notes_, reason); e != nullptr && e->samples.size() >= RowLedger::kSamplesPerReason) {
+  if (Entry* e = Find(&notes_, reason);
+      e != nullptr && e->samples.size() >= RowLedger::kSamplesPerReason) {
     ++e->count;
     return;
   }

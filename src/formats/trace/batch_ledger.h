@@ -38,7 +38,8 @@ class BatchLedger {
     std::vector<RowIssueSample> samples;  // line = index within the batch
   };
   static Entry* Find(std::vector<Entry>* entries, const char* reason);
-  static void Add(std::vector<Entry>* entries, const char* reason, int64_t index, std::string detail);
+  static void Add(std::vector<Entry>* entries, const char* reason, int64_t index,
+                  std::string detail);
 
   std::vector<Entry> skipped_;
   std::vector<Entry> notes_;

@@ -1,16 +1,15 @@
 #include "formats/trace/chrome_json.h"
 
+#include <fmt/format.h>
 #include <zlib.h>
 
-#include <cstdio>
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <utility>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "core/mapped_file.h"
 #include "core/parallel.h"
@@ -52,9 +51,9 @@ error_code FastEvents(od::array& events, EventSink* sink, size_t* count) {
 error_code FastPath(std::string_view padded, EventSink* sink, size_t* count) {
   od::parser& parser = ThreadParser();
   od::document doc;
-  if (error_code e = parser.iterate(padded.data(), padded.size(),
-                                    padded.size() + simdjson::SIMDJSON_PADDING)
-                         .get(doc)) {
+  if (error_code e =
+          parser.iterate(padded.data(), padded.size(), padded.size() + simdjson::SIMDJSON_PADDING)
+              .get(doc)) {
     return e;
   }
   od::json_type type;
@@ -100,7 +99,8 @@ constexpr size_t kNpos = std::string_view::npos;
 // Documents up to this size try the one-pass whole-document parse first.
 constexpr size_t kFastPathMaxBytes = size_t{64} << 20;
 constexpr const char* kDamageHint =
-    "the file is damaged (cut short, corrupt, or not a Chrome trace); re-export it, or check how it was copied";
+    "the file is damaged (cut short, corrupt, or not a Chrome trace); re-export it, or check how "
+    "it was copied";
 
 bool IsGzip(std::string_view data) {
   return data.size() >= 2 && static_cast<unsigned char>(data[0]) == 0x1f &&
@@ -129,8 +129,8 @@ unsigned Threads(const ScanOptions& options) {
 // when it cannot prove the document intact.
 // |writable_doc|: the same bytes in a copy-on-write mapping (chunks are then
 // bracketed in place), or nullptr.
-bool TryChunked(std::string_view doc, char* writable_doc, bool release_pages, const ScanOptions& options,
-                EventSink* sink, ScanReport* report) {
+bool TryChunked(std::string_view doc, char* writable_doc, bool release_pages,
+                const ScanOptions& options, EventSink* sink, ScanReport* report) {
   ActiveScan active;
   EventsStart start;
   if (LocateEventsStart(doc, /*complete=*/true, &start) != LocateResult::kFound) return false;
@@ -170,8 +170,8 @@ bool LooksTruncated(std::string_view doc) {
 // 1.4 GB trace costs about what an intact one does (it was 19 s and 2.8 GB
 // through the whole-document path). False (sink possibly fed) when the
 // document is not of that shape or the prefix does not parse.
-bool TryTruncated(std::string_view doc, char* writable_doc, const ScanOptions& options, EventSink* sink,
-                  ScanReport* report) {
+bool TryTruncated(std::string_view doc, char* writable_doc, const ScanOptions& options,
+                  EventSink* sink, ScanReport* report) {
   if (!LooksTruncated(doc)) return false;
   ActiveScan active;
   EventsStart start;
@@ -195,8 +195,8 @@ bool TryTruncated(std::string_view doc, char* writable_doc, const ScanOptions& o
   report->chunks = std::max<size_t>(result.chunks, 1);
   report->chunks_in_place = result.chunks_in_place;
   const simdjson::padded_string tail(body.substr(tail_begin));
-  EventWiseScanner(std::string_view(tail.data(), tail.size()), sink, report, start.begin + tail_begin,
-                   options.max_event_bytes)
+  EventWiseScanner(std::string_view(tail.data(), tail.size()), sink, report,
+                   start.begin + tail_begin, options.max_event_bytes)
       .RunEvents();
   report->slow_path = true;
   // The array closed after all: the damage is after it (trailing content,
@@ -264,9 +264,10 @@ void SerialEventSink::Commit(EventBatch* batch) {
 }
 
 std::string DescribeDamage(const std::string& label, const ScanReport& report) {
-  return fmt::format("{}: damaged trace at byte {} ({}); {} the {} events {} it", label, report.damage_offset,
-                     report.damage_reason, report.damage_read_on ? "read" : "kept",
-                     report.events - report.unreadable_events, report.damage_read_on ? "around" : "before");
+  return fmt::format(
+      "{}: damaged trace at byte {} ({}); {} the {} events {} it", label, report.damage_offset,
+      report.damage_reason, report.damage_read_on ? "read" : "kept",
+      report.events - report.unreadable_events, report.damage_read_on ? "around" : "before");
 }
 
 Status ScanChromeTrace(std::string_view padded, const std::string& label, EventSink* sink,
@@ -286,8 +287,9 @@ Status ScanChromeTrace(std::string_view padded, const std::string& label, EventS
   report->slow_path = true;
   EventWiseScanner(padded, sink, report, 0, max_event_bytes).Run();
   if (report->events == report->unreadable_events && report->damaged) {
-    return InvalidInput(fmt::format("{}: no valid trace event (damage at byte {}: {})\nhint: {}", label,
-                                    report->damage_offset, report->damage_reason, kDamageHint));
+    return InvalidInput(fmt::format("{}: no valid trace event (damage at byte {}: {})\nhint: {}",
+                                    label, report->damage_offset, report->damage_reason,
+                                    kDamageHint));
   }
   // Otherwise every problem is in the report or the ledger: events that do
   // not parse are skipped and counted, damage says where the read stopped.
@@ -297,7 +299,8 @@ Status ScanChromeTrace(std::string_view padded, const std::string& label, EventS
 Status ScanJsonText(std::string_view json, const std::string& label, EventSink* sink,
                     ScanReport* report, const ScanOptions& options) {
   *report = ScanReport{};
-  if (TryChunked(json, nullptr, /*release_pages=*/false, options, sink, report)) return Status::Ok();
+  if (TryChunked(json, nullptr, /*release_pages=*/false, options, sink, report))
+    return Status::Ok();
   sink->Reset();
   simdjson::padded_string padded(json.data(), json.size());
   return ScanChromeTrace(std::string_view(padded.data(), padded.size()), label, sink, report,
@@ -310,23 +313,24 @@ Status ScanJsonFile(const std::string& path, EventSink* sink, ScanReport* report
   {
     // Copy-on-write: chunks are bracketed in place (the file is never written).
     TS_ASSIGN_OR_RETURN(MappedFile file, MappedFile::OpenCopyOnWrite(path));
-    bool ok = IsGzip(file.data())
-                  ? TryChunkedGzip(file.data(), options, sink, report)
-                  : TryChunked(file.data(), file.copy_on_write_data(), /*release_pages=*/true, options, sink,
-                               report);
+    bool ok = IsGzip(file.data()) ? TryChunkedGzip(file.data(), options, sink, report)
+                                  : TryChunked(file.data(), file.copy_on_write_data(),
+                                               /*release_pages=*/true, options, sink, report);
     if (ok) return Status::Ok();
     if (!IsGzip(file.data())) {
       sink->Reset();
       *report = ScanReport{};
-      if (TryTruncated(file.data(), file.copy_on_write_data(), options, sink, report)) return Status::Ok();
+      if (TryTruncated(file.data(), file.copy_on_write_data(), options, sink, report))
+        return Status::Ok();
     }
   }
   // Damaged or unusual: the reference whole-document scan.
   sink->Reset();
   bool capped = false;
-  TS_ASSIGN_OR_RETURN(simdjson::padded_string json, LoadJsonFile(path, options.max_inflated_bytes, &capped));
-  Status status =
-      ScanChromeTrace(std::string_view(json.data(), json.size()), path, sink, report, options.max_event_bytes);
+  TS_ASSIGN_OR_RETURN(simdjson::padded_string json,
+                      LoadJsonFile(path, options.max_inflated_bytes, &capped));
+  Status status = ScanChromeTrace(std::string_view(json.data(), json.size()), path, sink, report,
+                                  options.max_event_bytes);
   if (!capped) return status;
   // Only the first max_inflated_bytes were read: say so where the read
   // stopped at that end (or found nothing before it).
@@ -335,8 +339,9 @@ Status ScanJsonFile(const std::string& path, EventSink* sink, ScanReport* report
       "(TRAINSCOPE_MAX_INFLATED_BYTES); the rest was not read",
       options.max_inflated_bytes);
   if (!status.ok()) {
-    return InvalidInput(fmt::format("{}: no valid trace event in the first {} inflated bytes: {}\nhint: {}", path,
-                                    json.size(), why, kDamageHint));
+    return InvalidInput(
+        fmt::format("{}: no valid trace event in the first {} inflated bytes: {}\nhint: {}", path,
+                    json.size(), why, kDamageHint));
   }
   if (!report->damaged || report->damage_offset >= json.size()) {
     report->damaged = true;
@@ -364,7 +369,8 @@ size_t InflateInto(std::string_view gz, char* out, size_t limit) {
       zs.avail_in = window;
       remaining_in -= window;
     }
-    const size_t room = std::min<size_t>(limit - produced, out != nullptr ? size_t{1} << 30 : scratch.size());
+    const size_t room =
+        std::min<size_t>(limit - produced, out != nullptr ? size_t{1} << 30 : scratch.size());
     zs.next_out = reinterpret_cast<Bytef*>(out != nullptr ? out + produced : scratch.data());
     zs.avail_out = static_cast<uInt>(room);
     int rc = inflate(&zs, Z_NO_FLUSH);
@@ -374,8 +380,9 @@ size_t InflateInto(std::string_view gz, char* out, size_t limit) {
       if ((zs.avail_in > 0 || remaining_in > 0) && inflateReset(&zs) == Z_OK) continue;
       break;
     }
-    if (rc == Z_BUF_ERROR && zs.avail_in == 0 && remaining_in == 0) break;  // truncated: keep what inflated
-    if (rc != Z_OK && rc != Z_BUF_ERROR) break;                             // corrupt: keep the prefix
+    if (rc == Z_BUF_ERROR && zs.avail_in == 0 && remaining_in == 0)
+      break;                                     // truncated: keep what inflated
+    if (rc != Z_OK && rc != Z_BUF_ERROR) break;  // corrupt: keep the prefix
   }
   inflateEnd(&zs);
   return produced;
@@ -383,7 +390,8 @@ size_t InflateInto(std::string_view gz, char* out, size_t limit) {
 
 }  // namespace
 
-Result<simdjson::padded_string> LoadJsonFile(const std::string& path, size_t max_inflated_bytes, bool* capped) {
+Result<simdjson::padded_string> LoadJsonFile(const std::string& path, size_t max_inflated_bytes,
+                                             bool* capped) {
   if (capped != nullptr) *capped = false;
   TS_ASSIGN_OR_RETURN(MappedFile file, MappedFile::Open(path));
   std::string_view data = file.data();
@@ -393,7 +401,9 @@ Result<simdjson::padded_string> LoadJsonFile(const std::string& path, size_t max
   // into a buffer of its size (a growing buffer held up to twice of it).
   const size_t limit = std::max<size_t>(max_inflated_bytes, 1);
   const size_t total = InflateInto(data, nullptr, limit + 1);
-  if (total == 0) return InvalidInput(fmt::format("{}: gzip stream inflates to nothing\nhint: {}", path, kDamageHint));
+  if (total == 0)
+    return InvalidInput(
+        fmt::format("{}: gzip stream inflates to nothing\nhint: {}", path, kDamageHint));
   const size_t size = std::min(total, limit);
   if (capped != nullptr) *capped = total > limit;
   simdjson::padded_string text(size);

@@ -6,9 +6,9 @@
 
 #include <condition_variable>
 #include <cstring>
+#include <exception>
 #include <map>
 #include <memory>
-#include <exception>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -144,7 +144,9 @@ bool RecoverChunk(const EventSink& sink, Slot* slot) {
       od::object obj;
       // The bytes after the slice (the rest of the chunk, then its padding)
       // are readable, as simdjson requires.
-      error_code e = slot->parser.iterate(body.data() + i, end - i, end - i + simdjson::SIMDJSON_PADDING).get(doc);
+      error_code e =
+          slot->parser.iterate(body.data() + i, end - i, end - i + simdjson::SIMDJSON_PADDING)
+              .get(doc);
       if (!e) e = doc.get_object().get(obj);
       if (!e) e = CaptureEvent(obj, &ev);
       if (e) {
@@ -176,12 +178,13 @@ bool RecoverChunk(const EventSink& sink, Slot* slot) {
       ++slot->events;
     }
   };
-  const bool ok = ParseChunk(slot->parser, std::string_view(slot->recovered.data(), slot->recovered.size()),
-                             slot->recovered.capacity(), [&](const RawEvent& event) {
-                               flush_bad(seen_good++);
-                               sink.Convert(event, 0, slot->batch.get());
-                               ++slot->events;
-                             });
+  const bool ok =
+      ParseChunk(slot->parser, std::string_view(slot->recovered.data(), slot->recovered.size()),
+                 slot->recovered.capacity(), [&](const RawEvent& event) {
+                   flush_bad(seen_good++);
+                   sink.Convert(event, 0, slot->batch.get());
+                   ++slot->events;
+                 });
   if (!ok || seen_good != good_count) return false;
   flush_bad(good_count);
   return true;
@@ -191,7 +194,8 @@ bool RecoverChunk(const EventSink& sink, Slot* slot) {
 void ConvertChunk(const EventSink& sink, Slot* slot) {
   slot->events = 0;
   if (slot->info.skip != nullptr) {
-    sink.Convert(SkippedEvent(slot->info.skip, slot->info.skip_detail), slot->info.offset, slot->batch.get());
+    sink.Convert(SkippedEvent(slot->info.skip, slot->info.skip_detail), slot->info.offset,
+                 slot->batch.get());
     slot->events = 1;
     slot->ok = true;
     return;
@@ -315,7 +319,9 @@ class ParallelScan {
       Slot* slot = nullptr;
       {
         std::unique_lock<std::mutex> lock(mu_);
-        cv_.wait(lock, [this, i] { return ready_.count(i) != 0 || (fed_all_ && i >= fed_) || worker_error_; });
+        cv_.wait(lock, [this, i] {
+          return ready_.count(i) != 0 || (fed_all_ && i >= fed_) || worker_error_;
+        });
         if (worker_error_) return false;
         auto it = ready_.find(i);
         if (it == ready_.end()) return true;
@@ -364,8 +370,8 @@ constexpr size_t kMinBracketedChunk = 4096;
 // one longer than |limit|: its extent, and the end of the event before it
 // (|begin| when it is the first). False when there is none or the walk
 // loses the structure (the chunk parse then reports it).
-bool FindLongEvent(std::string_view body, size_t begin, size_t limit, size_t* before_end, size_t* long_begin,
-                   size_t* long_end) {
+bool FindLongEvent(std::string_view body, size_t begin, size_t limit, size_t* before_end,
+                   size_t* long_begin, size_t* long_end) {
   size_t i = begin;
   *before_end = begin;
   while (i < body.size()) {
@@ -406,7 +412,8 @@ bool TextFeeder::Next(std::string_view* chunk, bool* bracketed) {
   // it go as a chunk, it goes as a skip (its text neither copied nor parsed).
   size_t long_begin = 0, long_end = 0, before_end = 0;
   if (chunk_end - begin > max_event_bytes_ &&
-      FindLongEvent(body_.substr(0, chunk_end), begin, max_event_bytes_, &before_end, &long_begin, &long_end)) {
+      FindLongEvent(body_.substr(0, chunk_end), begin, max_event_bytes_, &before_end, &long_begin,
+                    &long_end)) {
     if (long_begin == begin) {
       size_t after = SkipSpace(body_, long_end);
       if (after < body_.size() && body_[after] == ',') ++after;
@@ -433,7 +440,8 @@ bool TextFeeder::Next(std::string_view* chunk, bool* bracketed) {
   // '[' goes just before |begin| (the array's '[' or whitespace after it for
   // the first chunk, a separator byte otherwise), ']' at |chunk_end| (a
   // separator byte, or the array's own ']' after the last chunk).
-  const bool room_after = chunk_end + 1 + simdjson::SIMDJSON_PADDING <= body_.size() + readable_after_;
+  const bool room_after =
+      chunk_end + 1 + simdjson::SIMDJSON_PADDING <= body_.size() + readable_after_;
   const bool gap_after = last || next_begin >= chunk_end + 2;
   if (open_bracket_ready_ && room_after && gap_after) {
     // Only changed bytes are written: each write copies its page.

@@ -12,7 +12,6 @@
 #include <cstddef>
 #include <string_view>
 
-
 #include "formats/trace/chrome_json.h"
 
 namespace trainscope::formats::trace {
@@ -75,8 +74,8 @@ ChunkScanResult ScanChunks(ChunkFeeder* feeder, unsigned threads, EventSink* sin
 // before it is cut, so no byte near a chunk changes while it is parsed.
 class TextFeeder : public ChunkFeeder {
  public:
-  TextFeeder(std::string_view body, size_t chunk_bytes, bool release_pages, char* writable_body = nullptr,
-             size_t readable_after = 0)
+  TextFeeder(std::string_view body, size_t chunk_bytes, bool release_pages,
+             char* writable_body = nullptr, size_t readable_after = 0)
       : body_(body),
         chunk_bytes_(chunk_bytes < 1 ? 1 : chunk_bytes),
         release_pages_(release_pages),

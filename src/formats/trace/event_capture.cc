@@ -78,36 +78,50 @@ error_code CaptureArgs(od::value& value, RawEvent* ev) {
         if (Is(key, "name")) target = &ev->arg_name, raw = false;
         break;
       case 5:
-        if (Is(key, "Bytes")) target = &ev->bytes;
-        else if (Is(key, "dtype")) target = &ev->dtype, raw = false;
+        if (Is(key, "Bytes"))
+          target = &ev->bytes;
+        else if (Is(key, "dtype"))
+          target = &ev->dtype, raw = false;
         break;
       case 6:
-        if (Is(key, "stream")) target = &ev->stream;
-        else if (Is(key, "device")) target = &ev->device;
-        else if (Is(key, "labels")) target = &ev->labels, raw = false;
+        if (Is(key, "stream"))
+          target = &ev->stream;
+        else if (Is(key, "device"))
+          target = &ev->device;
+        else if (Is(key, "labels"))
+          target = &ev->labels, raw = false;
         break;
       case 9:
-        if (Is(key, "Device Id")) target = &ev->device_id;
-        else if (Is(key, "Task Type")) target = &ev->task_type, raw = false;
+        if (Is(key, "Device Id"))
+          target = &ev->device_id;
+        else if (Is(key, "Task Type"))
+          target = &ev->task_type, raw = false;
         break;
       case 10:
         if (Is(key, "Group size")) target = &ev->group_size;
         break;
       case 11:
-        if (Is(key, "External id")) target = &ev->external_id;
-        else if (Is(key, "correlation")) target = &ev->correlation;
-        else if (Is(key, "Device Type")) target = &ev->device_type;
+        if (Is(key, "External id"))
+          target = &ev->external_id;
+        else if (Is(key, "correlation"))
+          target = &ev->correlation;
+        else if (Is(key, "Device Type"))
+          target = &ev->device_type;
         break;
       case 13:
         if (Is(key, "In msg nelems")) target = &ev->in_nelems;
         break;
       case 14:
-        if (Is(key, "Out msg nelems")) target = &ev->out_nelems;
-        else if (Is(key, "Total Reserved")) target = &ev->total_reserved;
+        if (Is(key, "Out msg nelems"))
+          target = &ev->out_nelems;
+        else if (Is(key, "Total Reserved"))
+          target = &ev->total_reserved;
         break;
       case 15:
-        if (Is(key, "Collective name")) target = &ev->coll_name, raw = false;
-        else if (Is(key, "Total Allocated")) target = &ev->total_allocated;
+        if (Is(key, "Collective name"))
+          target = &ev->coll_name, raw = false;
+        else if (Is(key, "Total Allocated"))
+          target = &ev->total_allocated;
         break;
       case 18:
         if (Is(key, "Process Group Name")) target = &ev->pg_name, raw = false;
@@ -146,20 +160,30 @@ error_code CaptureEvent(od::object& obj, RawEvent* ev) {
     error_code e = simdjson::SUCCESS;
     switch (key.size()) {
       case 2:
-        if (Is(key, "ph")) e = Token(v, &ev->ph);
-        else if (Is(key, "ts")) e = RawToken(v, &ev->ts);
-        else if (Is(key, "id")) e = RawToken(v, &ev->id);
-        else if (Is(key, "bp")) e = Token(v, &ev->bp);
+        if (Is(key, "ph"))
+          e = Token(v, &ev->ph);
+        else if (Is(key, "ts"))
+          e = RawToken(v, &ev->ts);
+        else if (Is(key, "id"))
+          e = RawToken(v, &ev->id);
+        else if (Is(key, "bp"))
+          e = Token(v, &ev->bp);
         break;
       case 3:
-        if (Is(key, "cat")) e = Token(v, &ev->cat);
-        else if (Is(key, "pid")) e = RawToken(v, &ev->pid);
-        else if (Is(key, "tid")) e = RawToken(v, &ev->tid);
-        else if (Is(key, "dur")) e = RawToken(v, &ev->dur);
+        if (Is(key, "cat"))
+          e = Token(v, &ev->cat);
+        else if (Is(key, "pid"))
+          e = RawToken(v, &ev->pid);
+        else if (Is(key, "tid"))
+          e = RawToken(v, &ev->tid);
+        else if (Is(key, "dur"))
+          e = RawToken(v, &ev->dur);
         break;
       case 4:
-        if (Is(key, "name")) e = Token(v, &ev->name);
-        else if (Is(key, "args")) e = CaptureArgs(v, ev);
+        if (Is(key, "name"))
+          e = Token(v, &ev->name);
+        else if (Is(key, "args"))
+          e = CaptureArgs(v, ev);
         break;
       default:
         break;

@@ -88,7 +88,8 @@ void EventWiseScanner::TopLevel(std::string_view key, size_t begin, size_t end) 
   if (end - begin > max_event_bytes_) return;
   od::document doc;
   od::value v;
-  error_code e = ThreadParser().iterate(s_.data() + begin, end - begin, Capacity(begin, end)).get(doc);
+  error_code e =
+      ThreadParser().iterate(s_.data() + begin, end - begin, Capacity(begin, end)).get(doc);
   if (!e) e = doc.get_value().get(v);
   if (e) {
     // Reported (the whole-document parse fails on it too) but not fatal:
@@ -97,7 +98,8 @@ void EventWiseScanner::TopLevel(std::string_view key, size_t begin, size_t end) 
       report_->damaged = true;
       report_->damage_read_on = true;
       report_->damage_offset = base_ + begin;
-      report_->damage_reason = fmt::format("invalid value of top-level key \"{}\" ({})", key, simdjson::error_message(e));
+      report_->damage_reason = fmt::format("invalid value of top-level key \"{}\" ({})", key,
+                                           simdjson::error_message(e));
     }
     return;
   }
@@ -144,7 +146,9 @@ size_t EventWiseScanner::Events(size_t i) {
       Deliver(SkippedEvent("event is not an object"), i);
       ++report_->unreadable_events;
     } else if (end - i > max_event_bytes_) {
-      Deliver(SkippedEvent("event over the size limit", "longer than the event size limit (TRAINSCOPE_MAX_EVENT_BYTES)"), i);
+      Deliver(SkippedEvent("event over the size limit",
+                           "longer than the event size limit (TRAINSCOPE_MAX_EVENT_BYTES)"),
+              i);
       ++report_->unreadable_events;
     } else {
       od::document doc;

@@ -8,12 +8,14 @@ namespace {
 // Inflation step while reading past a long event or whitespace: big enough
 // to be cheap, small enough that nothing accumulates.
 constexpr size_t kDropStep = size_t{1} << 20;
-constexpr const char* kLongEventDetail = "longer than the event size limit (TRAINSCOPE_MAX_EVENT_BYTES)";
+constexpr const char* kLongEventDetail =
+    "longer than the event size limit (TRAINSCOPE_MAX_EVENT_BYTES)";
 
 }  // namespace
 
 GzipFeeder::GzipFeeder(std::string_view gz, size_t chunk_bytes, size_t max_event_bytes)
-    : chunk_bytes_(std::max<size_t>(chunk_bytes, 1)), max_event_bytes_(std::max<size_t>(max_event_bytes, 1)) {
+    : chunk_bytes_(std::max<size_t>(chunk_bytes, 1)),
+      max_event_bytes_(std::max<size_t>(max_event_bytes, 1)) {
   zs_.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(gz.data()));
   zs_.avail_in = 0;
   zs_ready_ = inflateInit2(&zs_, 15 + 32) == Z_OK;
@@ -58,7 +60,8 @@ void GzipFeeder::Inflate(size_t bytes) {
       eof_ = true;
       break;
     }
-    if ((rc == Z_BUF_ERROR && zs_.avail_in == 0 && remaining_in_ == 0) || (rc != Z_OK && rc != Z_BUF_ERROR)) {
+    if ((rc == Z_BUF_ERROR && zs_.avail_in == 0 && remaining_in_ == 0) ||
+        (rc != Z_OK && rc != Z_BUF_ERROR)) {
       eof_ = true;  // truncated or corrupt: keep what inflated
       break;
     }

@@ -23,11 +23,16 @@ bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 // torch_npu "name"; the others cover hand-written and converted traces).
 bool IsEventKey(std::string_view key) {
   switch (key.size()) {
-    case 1: return key == "s";
-    case 2: return key == "ph" || key == "ts" || key == "id" || key == "bp";
-    case 3: return key == "cat" || key == "pid" || key == "tid" || key == "dur";
-    case 4: return key == "name" || key == "args";
-    default: return false;
+    case 1:
+      return key == "s";
+    case 2:
+      return key == "ph" || key == "ts" || key == "id" || key == "bp";
+    case 3:
+      return key == "cat" || key == "pid" || key == "tid" || key == "dur";
+    case 4:
+      return key == "name" || key == "args";
+    default:
+      return false;
   }
 }
 
@@ -243,8 +248,7 @@ size_t FindEventsEnd(std::string_view prefix, std::string_view body,
   return kNpos;
 }
 
-bool NextEventBoundary(std::string_view body, size_t from, size_t* chunk_end,
-                       size_t* next_begin) {
+bool NextEventBoundary(std::string_view body, size_t from, size_t* chunk_end, size_t* next_begin) {
   while (from < body.size()) {
     const void* hit = std::memchr(body.data() + from, '}', body.size() - from);
     if (hit == nullptr) return false;
@@ -255,8 +259,7 @@ bool NextEventBoundary(std::string_view body, size_t from, size_t* chunk_end,
   return false;
 }
 
-bool LastEventBoundary(std::string_view body, size_t from, size_t* chunk_end,
-                       size_t* next_begin) {
+bool LastEventBoundary(std::string_view body, size_t from, size_t* chunk_end, size_t* next_begin) {
   size_t pos = body.size();
   while (pos > from) {
     size_t close = body.find_last_of('}', pos - 1);

@@ -59,8 +59,7 @@ LocateResult LocateEventsStart(std::string_view head, bool complete, EventsStart
 // document (|prefix| + "]" + rest, where |prefix| = document[0, begin))
 // parses completely is it. Returns its offset in |body| and the metadata
 // document in |meta|, or npos.
-size_t FindEventsEnd(std::string_view prefix, std::string_view body,
-                     simdjson::padded_string* meta);
+size_t FindEventsEnd(std::string_view prefix, std::string_view body, simdjson::padded_string* meta);
 
 // Parses a metadata document (the whole document with an empty event array):
 // returns an error unless it is complete and has one `traceEvents` key; with
@@ -72,12 +71,10 @@ simdjson::error_code ReadMetadata(const simdjson::padded_string& meta, EventSink
 // separator `ws , ws` lies between). A cut must look like `} , { "key":` with
 // an event key, so a cut inside a nested array of objects is possible but
 // rare; the chunk parse then fails and the caller falls back.
-bool NextEventBoundary(std::string_view body, size_t from, size_t* chunk_end,
-                       size_t* next_begin);
+bool NextEventBoundary(std::string_view body, size_t from, size_t* chunk_end, size_t* next_begin);
 
 // Last cut in |body| at or after |from| (streaming input cuts behind the
 // newest complete event).
-bool LastEventBoundary(std::string_view body, size_t from, size_t* chunk_end,
-                       size_t* next_begin);
+bool LastEventBoundary(std::string_view body, size_t from, size_t* chunk_end, size_t* next_begin);
 
 }  // namespace trainscope::formats::trace

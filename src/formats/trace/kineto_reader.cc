@@ -84,25 +84,35 @@ class KinetoSink : public trace::EventSink {
              const std::vector<model::ClassRule>& rules)
       : profile_(profile), builder_(profile), ledger_(label), rules_(rules) {}
 
-  std::unique_ptr<trace::EventBatch> NewBatch() const override { return std::make_unique<KinetoBatch>(); }
+  std::unique_ptr<trace::EventBatch> NewBatch() const override {
+    return std::make_unique<KinetoBatch>();
+  }
 
   void Convert(const RawEvent& ev, size_t offset, trace::EventBatch* out) const override {
     auto& batch = *static_cast<KinetoBatch*>(out);
     batch.ledger.CountEvent();
     const int64_t index = batch.ledger.events();
     if (ev.skip) return batch.ledger.Skip(ev.skip, index, offset, ev.skip_detail);
-    if (ev.note) batch.ledger.Note(ev.note, index, offset ? fmt::format("byte {}", offset) : std::string());
-    if (ev.ph.size() != 1) return batch.ledger.Skip(ev.ph.empty() ? "missing ph" : "unknown phase", index, offset);
+    if (ev.note)
+      batch.ledger.Note(ev.note, index, offset ? fmt::format("byte {}", offset) : std::string());
+    if (ev.ph.size() != 1)
+      return batch.ledger.Skip(ev.ph.empty() ? "missing ph" : "unknown phase", index, offset);
     switch (ev.ph[0]) {
-      case 'X': return Complete(ev, index, offset, &batch);
+      case 'X':
+        return Complete(ev, index, offset, &batch);
       case 'i':
-      case 'I': return Instant(ev, index, offset, &batch);
+      case 'I':
+        return Instant(ev, index, offset, &batch);
       case 's':
       case 'f':
-      case 't': return FlowPoint(ev, index, offset, &batch);
-      case 'M': return Metadata(ev, &batch);
-      case 'C': return batch.ledger.Skip("counter", index, offset);
-      default: return batch.ledger.Skip("unknown phase", index, offset);
+      case 't':
+        return FlowPoint(ev, index, offset, &batch);
+      case 'M':
+        return Metadata(ev, &batch);
+      case 'C':
+        return batch.ledger.Skip("counter", index, offset);
+      default:
+        return batch.ledger.Skip("unknown phase", index, offset);
     }
   }
 
@@ -135,15 +145,20 @@ class KinetoSink : public trace::EventSink {
                            trace::GlobalThreadId(batch.activity_tid[i], global), a);
     }
     for (const KinetoBatch::Flow& f : batch.flows) {
-      const int64_t pid = trace::GlobalThreadId(f.pid, global), tid = trace::GlobalThreadId(f.tid, global);
-      if (f.fwdbwd) builder_.AddFwdBwdPoint(f.start, f.id, pid, tid, f.ts_ns);
-      else builder_.AddFlowPoint(f.start, f.id, global[f.category], pid, tid, f.ts_ns);
+      const int64_t pid = trace::GlobalThreadId(f.pid, global),
+                    tid = trace::GlobalThreadId(f.tid, global);
+      if (f.fwdbwd)
+        builder_.AddFwdBwdPoint(f.start, f.id, pid, tid, f.ts_ns);
+      else
+        builder_.AddFlowPoint(f.start, f.id, global[f.category], pid, tid, f.ts_ns);
     }
     tl.memory.insert(tl.memory.end(), batch.memory.begin(), batch.memory.end());
     for (const KinetoBatch::Meta& m : batch.meta) {
       const int64_t pid = trace::GlobalThreadId(m.pid, global);
-      if (m.thread) tl.thread_names[{pid, trace::GlobalThreadId(m.tid, global)}] = global[m.name];
-      else tl.process_names[pid] = global[m.name];
+      if (m.thread)
+        tl.thread_names[{pid, trace::GlobalThreadId(m.tid, global)}] = global[m.name];
+      else
+        tl.process_names[pid] = global[m.name];
     }
     batch.ledger.CommitTo(events_, &ledger_);
     events_ += batch.ledger.events();
@@ -151,8 +166,10 @@ class KinetoSink : public trace::EventSink {
   }
 
   void OnTopLevel(std::string_view key, od::value& value) override {
-    if (key == "distributedInfo") ReadDistributed(value);
-    else if (key == "deviceProperties") ReadDevices(value);
+    if (key == "distributedInfo")
+      ReadDistributed(value);
+    else if (key == "deviceProperties")
+      ReadDevices(value);
   }
 
   void OnTopLevelScalar(std::string_view key, std::string_view raw) override {
@@ -171,14 +188,20 @@ class KinetoSink : public trace::EventSink {
  private:
   void Complete(const RawEvent& ev, int64_t index, size_t offset, KinetoBatch* batch) const {
     int64_t ts = 0, dur = 0;
-    if (const char* bad = trace::ReadEventTs(ev.ts, &ts)) return batch->ledger.Skip(bad, index, offset, ev.ts);
+    if (const char* bad = trace::ReadEventTs(ev.ts, &ts))
+      return batch->ledger.Skip(bad, index, offset, ev.ts);
     switch (trace::ReadEventDur(ev.dur, &dur)) {
-      case trace::DurStatus::kOk: break;
-      case trace::DurStatus::kBad: batch->ledger.Note("bad dur (0 used)", index, ev.dur); break;
-      case trace::DurStatus::kOutOfRange: return batch->ledger.Skip(trace::kDurationOutOfRange, index, offset, ev.dur);
+      case trace::DurStatus::kOk:
+        break;
+      case trace::DurStatus::kBad:
+        batch->ledger.Note("bad dur (0 used)", index, ev.dur);
+        break;
+      case trace::DurStatus::kOutOfRange:
+        return batch->ledger.Skip(trace::kDurationOutOfRange, index, offset, ev.dur);
     }
     if (IsDeviceCategory(ev.cat)) return Device(ev, index, ts, dur, batch);
-    if (ev.cat == "gpu_user_annotation") return batch->ledger.Skip("gpu_user_annotation", index, offset);
+    if (ev.cat == "gpu_user_annotation")
+      return batch->ledger.Skip("gpu_user_annotation", index, offset);
     if (ev.cat == "cuda_sync") return batch->ledger.Skip("cuda_sync", index, offset);
     trace::LocalStrings& strings = batch->strings;
     model::HostOp op;
@@ -193,7 +216,8 @@ class KinetoSink : public trace::EventSink {
     batch->host_ops.push_back(op);
   }
 
-  void Device(const RawEvent& ev, int64_t index, int64_t ts, int64_t dur, KinetoBatch* batch) const {
+  void Device(const RawEvent& ev, int64_t index, int64_t ts, int64_t dur,
+              KinetoBatch* batch) const {
     trace::LocalStrings& strings = batch->strings;
     model::DeviceActivity a;
     int64_t pid = trace::LocalThreadId(ev.pid, &strings);
@@ -239,14 +263,16 @@ class KinetoSink : public trace::EventSink {
     if (kind != model::ActivityKind::kCompute) return kind;
     if (batch->kind_by_name.size() <= name) batch->kind_by_name.resize(batch->strings.size(), -1);
     int8_t& cached = batch->kind_by_name[name];
-    if (cached < 0) cached = static_cast<int8_t>(model::ClassifyActivity(ev.name, ev.cat, false, rules_));
+    if (cached < 0)
+      cached = static_cast<int8_t>(model::ClassifyActivity(ev.name, ev.cat, false, rules_));
     return static_cast<model::ActivityKind>(cached);
   }
 
   void Instant(const RawEvent& ev, int64_t index, size_t offset, KinetoBatch* batch) const {
     if (ev.name != "[memory]") return batch->ledger.Skip("instant event", index, offset);
     int64_t ts = 0;
-    if (const char* bad = trace::ReadEventTs(ev.ts, &ts)) return batch->ledger.Skip(bad, index, offset, ev.ts);
+    if (const char* bad = trace::ReadEventTs(ev.ts, &ts))
+      return batch->ledger.Skip(bad, index, offset, ev.ts);
     model::MemoryEvent m;
     m.ts_ns = ts;
     m.device_type = static_cast<int32_t>(IdOr(ev.device_type, -1));
@@ -259,11 +285,14 @@ class KinetoSink : public trace::EventSink {
 
   void FlowPoint(const RawEvent& ev, int64_t index, size_t offset, KinetoBatch* batch) const {
     const bool fwdbwd = ev.cat == "fwdbwd";
-    if (!fwdbwd && !IsLaunchFlow(ev.cat)) return batch->ledger.Skip("flow other than launch or fwdbwd", index, offset);
+    if (!fwdbwd && !IsLaunchFlow(ev.cat))
+      return batch->ledger.Skip("flow other than launch or fwdbwd", index, offset);
     int64_t ts = 0;
-    if (const char* bad = trace::ReadEventTs(ev.ts, &ts)) return batch->ledger.Skip(bad, index, offset, ev.ts);
+    if (const char* bad = trace::ReadEventTs(ev.ts, &ts))
+      return batch->ledger.Skip(bad, index, offset, ev.ts);
     std::optional<int64_t> id = ParseIdToken(ev.id);
-    if (!id) return batch->ledger.Skip(ev.id.empty() ? "flow without id" : "id overflow", index, offset);
+    if (!id)
+      return batch->ledger.Skip(ev.id.empty() ? "flow without id" : "id overflow", index, offset);
     trace::LocalStrings& strings = batch->strings;
     batch->flows.push_back(KinetoBatch::Flow{ev.ph[0] == 's', fwdbwd, *id, strings.Intern(ev.cat),
                                              trace::LocalThreadId(ev.pid, &strings),
@@ -272,7 +301,8 @@ class KinetoSink : public trace::EventSink {
 
   void Metadata(const RawEvent& ev, KinetoBatch* batch) const {
     const bool process = ev.name == "process_name";
-    if (!process && ev.name != "thread_name") return;  // sort indexes, labels: used, nothing to keep
+    if (!process && ev.name != "thread_name")
+      return;  // sort indexes, labels: used, nothing to keep
     trace::LocalStrings& strings = batch->strings;
     batch->meta.push_back(KinetoBatch::Meta{!process, trace::LocalThreadId(ev.pid, &strings),
                                             process ? 0 : trace::LocalThreadId(ev.tid, &strings),
@@ -291,11 +321,16 @@ class KinetoSink : public trace::EventSink {
       od::value v = f.value();
       int64_t n = 0;
       std::string_view s;
-      if (key == "rank" && !v.get_int64().get(n)) info.rank = static_cast<int32_t>(n);
-      else if (key == "world_size" && !v.get_int64().get(n)) info.world_size = static_cast<int32_t>(n);
-      else if (key == "backend" && !v.get_string().get(s)) info.backend = std::string(s);
-      else if (key == "nccl_version" && !v.get_string().get(s)) info.nccl_version = std::string(s);
-      else if (key == "pg_config") ReadProcessGroups(v, &info);
+      if (key == "rank" && !v.get_int64().get(n))
+        info.rank = static_cast<int32_t>(n);
+      else if (key == "world_size" && !v.get_int64().get(n))
+        info.world_size = static_cast<int32_t>(n);
+      else if (key == "backend" && !v.get_string().get(s))
+        info.backend = std::string(s);
+      else if (key == "nccl_version" && !v.get_string().get(s))
+        info.nccl_version = std::string(s);
+      else if (key == "pg_config")
+        ReadProcessGroups(v, &info);
     }
   }
 
@@ -314,10 +349,14 @@ class KinetoSink : public trace::EventSink {
         od::value v = f.value();
         std::string_view s;
         int64_t n = 0;
-        if (key == "pg_name" && !v.get_string().get(s)) pg.name = std::string(s);
-        else if (key == "pg_desc" && !v.get_string().get(s)) pg.desc = std::string(s);
-        else if (key == "backend_config" && !v.get_string().get(s)) pg.backend_config = std::string(s);
-        else if (key == "pg_size" && !v.get_int64().get(n)) pg.size = static_cast<int32_t>(n);
+        if (key == "pg_name" && !v.get_string().get(s))
+          pg.name = std::string(s);
+        else if (key == "pg_desc" && !v.get_string().get(s))
+          pg.desc = std::string(s);
+        else if (key == "backend_config" && !v.get_string().get(s))
+          pg.backend_config = std::string(s);
+        else if (key == "pg_size" && !v.get_int64().get(n))
+          pg.size = static_cast<int32_t>(n);
         else if (key == "ranks") {
           od::array ranks;
           if (v.get_array().get(ranks)) continue;
@@ -345,12 +384,18 @@ class KinetoSink : public trace::EventSink {
         od::value v = f.value();
         std::string_view s;
         int64_t n = 0;
-        if (key == "id" && !v.get_int64().get(n)) d.id = static_cast<int32_t>(n);
-        else if (key == "name" && !v.get_string().get(s)) d.name = std::string(s);
-        else if (key == "totalGlobalMem" && !v.get_int64().get(n)) d.total_global_mem = n;
-        else if (key == "numSms" && !v.get_int64().get(n)) d.num_sms = static_cast<int32_t>(n);
-        else if (key == "computeMajor" && !v.get_int64().get(n)) d.compute_major = static_cast<int32_t>(n);
-        else if (key == "computeMinor" && !v.get_int64().get(n)) d.compute_minor = static_cast<int32_t>(n);
+        if (key == "id" && !v.get_int64().get(n))
+          d.id = static_cast<int32_t>(n);
+        else if (key == "name" && !v.get_string().get(s))
+          d.name = std::string(s);
+        else if (key == "totalGlobalMem" && !v.get_int64().get(n))
+          d.total_global_mem = n;
+        else if (key == "numSms" && !v.get_int64().get(n))
+          d.num_sms = static_cast<int32_t>(n);
+        else if (key == "computeMajor" && !v.get_int64().get(n))
+          d.compute_major = static_cast<int32_t>(n);
+        else if (key == "computeMinor" && !v.get_int64().get(n))
+          d.compute_minor = static_cast<int32_t>(n);
       }
       builder_.timeline().devices.push_back(std::move(d));
     }
@@ -365,9 +410,10 @@ class KinetoSink : public trace::EventSink {
 
 // |scan| runs the scan of the file or text into the sink.
 template <typename ScanFn>
-Status ReadWith(const std::string& label, model::RankProfile* profile, const trace::ScanOptions& options,
-                ScanFn&& scan) {
-  KinetoSink sink(profile, label, options.activity_rules ? *options.activity_rules : model::DefaultClassRules());
+Status ReadWith(const std::string& label, model::RankProfile* profile,
+                const trace::ScanOptions& options, ScanFn&& scan) {
+  KinetoSink sink(profile, label,
+                  options.activity_rules ? *options.activity_rules : model::DefaultClassRules());
   trace::ScanReport report;
   TS_RETURN_IF_ERROR(scan(&sink, &report));
   if (report.damaged) {
@@ -391,8 +437,8 @@ Status ReadKinetoTrace(const std::string& path, model::RankProfile* profile,
   });
 }
 
-Status ParseKinetoTrace(std::string_view json, const std::string& label, model::RankProfile* profile,
-                       const trace::ScanOptions& options) {
+Status ParseKinetoTrace(std::string_view json, const std::string& label,
+                        model::RankProfile* profile, const trace::ScanOptions& options) {
   return ReadWith(label, profile, options, [&](trace::EventSink* sink, trace::ScanReport* report) {
     return trace::ScanJsonText(json, label, sink, report, options);
   });

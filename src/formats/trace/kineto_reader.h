@@ -24,7 +24,6 @@ Status ReadKinetoTrace(const std::string& path, model::RankProfile* profile,
 // |json| need not be padded (it is copied into a padded buffer when needed).
 // |label| names the input in messages.
 Status ParseKinetoTrace(std::string_view json, const std::string& label,
-                        model::RankProfile* profile,
-                       const trace::ScanOptions& options = {});
+                        model::RankProfile* profile, const trace::ScanOptions& options = {});
 
 }  // namespace trainscope::formats

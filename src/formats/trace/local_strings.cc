@@ -13,7 +13,7 @@ constexpr size_t kInitialSlots = 1024;  // a chunk has a few hundred distinct st
 }  // namespace
 
 uint64_t LocalStrings::Hash(std::string_view text) {
-  return std::hash<std::string_view>{}(text) * 0x9E3779B97F4A7C15ULL;
+  return std::hash<std::string_view>{}(text)*0x9E3779B97F4A7C15ULL;
 }
 
 void LocalStrings::Clear() {

@@ -18,7 +18,10 @@ size_t ParseSize(const char* text) {
   if (i == 0) return 0;
   if (i < s.size()) {
     const char unit = s[i];
-    const int shift = unit == 'K' || unit == 'k' ? 10 : unit == 'M' || unit == 'm' ? 20 : unit == 'G' || unit == 'g' ? 30 : -1;
+    const int shift = unit == 'K' || unit == 'k'   ? 10
+                      : unit == 'M' || unit == 'm' ? 20
+                      : unit == 'G' || unit == 'g' ? 30
+                                                   : -1;
     if (shift < 0 || i + 1 != s.size() || value > (size_t{1} << 30)) return 0;
     value <<= shift;
   }

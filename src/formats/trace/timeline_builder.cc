@@ -1,10 +1,10 @@
 #include "formats/trace/timeline_builder.h"
 
 #include <algorithm>
-#include <numeric>
-#include <tuple>
 #include <exception>
+#include <numeric>
 #include <thread>
+#include <tuple>
 #include <unordered_map>
 
 #include "core/numbers.h"
@@ -51,7 +51,8 @@ void TimelineBuilder::AddFlowPoint(bool start, int64_t id, StringId category, in
   (start ? flow_starts_ : flow_ends_).push_back(FlowPoint{id, category, pid, tid, ts_ns});
 }
 
-void TimelineBuilder::AddFwdBwdPoint(bool start, int64_t id, int64_t pid, int64_t tid, int64_t ts_ns) {
+void TimelineBuilder::AddFwdBwdPoint(bool start, int64_t id, int64_t pid, int64_t tid,
+                                     int64_t ts_ns) {
   (start ? fwd_starts_ : bwd_ends_).push_back(FlowPoint{id, StringPool::kEmpty, pid, tid, ts_ns});
 }
 
@@ -102,9 +103,8 @@ void TimelineBuilder::SortActivities() {
   model::DeviceActivities& acts = timeline_.activities;
   std::vector<uint32_t> order(acts.size());
   std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(), [&acts](uint32_t a, uint32_t b) {
-    return acts.start_ns[a] < acts.start_ns[b];
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&acts](uint32_t a, uint32_t b) { return acts.start_ns[a] < acts.start_ns[b]; });
   acts.Permute(order);
   std::vector<int64_t> pid(order.size()), tid(order.size());
   for (size_t k = 0; k < order.size(); ++k) {
@@ -141,7 +141,8 @@ std::vector<int32_t> TimelineBuilder::HostOpsAt(const std::vector<FlowPoint>& po
     if (next == 0) continue;
     auto i = static_cast<int32_t>(next - 1);
     if (ops.pid[i] != f.pid || ops.tid[i] != f.tid) continue;
-    while (i != model::kNoIndex && ops.start_ns[i] != f.ts_ns && ops.end_ns(i) <= f.ts_ns) i = ops.parent[i];
+    while (i != model::kNoIndex && ops.start_ns[i] != f.ts_ns && ops.end_ns(i) <= f.ts_ns)
+      i = ops.parent[i];
     result[k] = i;
   }
   return result;
@@ -152,8 +153,9 @@ void TimelineBuilder::LinkLaunches(unsigned threads) {
   model::DeviceActivities& acts = tl.activities;
   // Sized by the runtime calls that carry a correlation (a quarter of the
   // host ops in a Kineto trace): a table 4x smaller stays in cache better.
-  const auto with_correlation = static_cast<size_t>(std::count_if(
-      tl.host_ops.correlation.begin(), tl.host_ops.correlation.end(), [](int64_t c) { return c != model::kNoId; }));
+  const auto with_correlation = static_cast<size_t>(
+      std::count_if(tl.host_ops.correlation.begin(), tl.host_ops.correlation.end(),
+                    [](int64_t c) { return c != model::kNoId; }));
   IdIndex by_correlation(with_correlation);
   for (size_t i = 0; i < tl.host_ops.size(); ++i) {
     if (tl.host_ops.correlation[i] != model::kNoId) {
@@ -174,7 +176,8 @@ void TimelineBuilder::LinkLaunches(unsigned threads) {
   }
   FlatIndex<TrackKey, TrackKeyHash> starts(flow_starts_.size());  // (id, category, 0)
   for (size_t k = 0; k < flow_starts_.size(); ++k) {
-    starts.Insert(TrackKey{flow_starts_[k].id, flow_starts_[k].category, 0}, static_cast<int32_t>(k));
+    starts.Insert(TrackKey{flow_starts_[k].id, flow_starts_[k].category, 0},
+                  static_cast<int32_t>(k));
   }
   const std::vector<int32_t> start_ops = HostOpsAt(flow_starts_);
   // Where each flow end points: its start's host op and its own activity.
@@ -225,7 +228,8 @@ void TimelineBuilder::LinkFwdBwd() {
   const std::vector<int32_t> forward = HostOpsAt(fwd_starts_);
   const std::vector<int32_t> backward = HostOpsAt(bwd_ends_);
   IdIndex start_of(fwd_starts_.size());
-  for (size_t k = 0; k < fwd_starts_.size(); ++k) start_of.Insert(fwd_starts_[k].id, static_cast<int32_t>(k));
+  for (size_t k = 0; k < fwd_starts_.size(); ++k)
+    start_of.Insert(fwd_starts_[k].id, static_cast<int32_t>(k));
   for (size_t k = 0; k < bwd_ends_.size(); ++k) {
     const int32_t s = start_of.Find(bwd_ends_[k].id);
     if (s == IdIndex::kMissing) continue;
@@ -335,12 +339,15 @@ void TimelineBuilder::AppendKernels() {
   const model::DeviceActivities& acts = timeline_.activities;
   model::KernelTable& kernels = profile_->kernels;
   switch (timeline_.step_source) {
-    case model::StepSource::kProfilerStep: profile_->steps_from = "ProfilerStep#N windows of the trace"; break;
+    case model::StepSource::kProfilerStep:
+      profile_->steps_from = "ProfilerStep#N windows of the trace";
+      break;
     case model::StepSource::kRepeatedAnnotation:
       profile_->steps_from = "repeated top-level annotation '" + timeline_.step_annotation +
                              "' of the trace (no ProfilerStep#N; steps numbered from 0)";
       break;
-    case model::StepSource::kNone: break;
+    case model::StepSource::kNone:
+      break;
   }
   bool had_rows = kernels.size() > 0;
   kernels.Reserve(kernels.size() + acts.size());
@@ -349,17 +356,25 @@ void TimelineBuilder::AppendKernels() {
   for (size_t a = 0; a < acts.size(); ++a) {
     model::KernelRow row;
     switch (acts.kind[a]) {
-      case model::ActivityKind::kCompute: row.kind = model::KernelKind::kCompute; break;
-      case model::ActivityKind::kCommunication: row.kind = model::KernelKind::kCommunication; break;
+      case model::ActivityKind::kCompute:
+        row.kind = model::KernelKind::kCompute;
+        break;
+      case model::ActivityKind::kCommunication:
+        row.kind = model::KernelKind::kCommunication;
+        break;
       case model::ActivityKind::kMemcpy:
-      case model::ActivityKind::kMemset: row.kind = model::KernelKind::kMemory; break;
-      case model::ActivityKind::kOther: continue;
+      case model::ActivityKind::kMemset:
+        row.kind = model::KernelKind::kMemory;
+        break;
+      case model::ActivityKind::kOther:
+        continue;
     }
     row.step = acts.step[a] >= 0 ? acts.step[a] : model::kNoStep;
     row.name = acts.name[a];
     StringId& op_type = op_type_of[acts.name[a]];
     if (op_type == StringPool::kNotInterned) {
-      op_type = profile_->strings.Intern(model::ShortKernelName(profile_->strings.Get(acts.name[a])));
+      op_type =
+          profile_->strings.Intern(model::ShortKernelName(profile_->strings.Get(acts.name[a])));
     }
     row.op_type = op_type;
     row.op_type_derived = true;

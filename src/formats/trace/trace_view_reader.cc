@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-
 #include <vector>
 
 #include "core/numbers.h"
@@ -26,8 +25,8 @@ using trace::RawEvent;
 // HCCL's own Notify/Write Value/SDMA tasks stick out of the hcom op windows
 // (they would add ~0.2 % to Communication). Those tasks become kOther.
 bool IsComputeTaskType(std::string_view type) {
-  return type == "AI_CORE" || type == "AI_VECTOR_CORE" || type == "MIX_AIV" ||
-         type == "MIX_AIC" || type == "AI_CPU";
+  return type == "AI_CORE" || type == "AI_VECTOR_CORE" || type == "MIX_AIV" || type == "MIX_AIC" ||
+         type == "AI_CPU";
 }
 
 // Events are staged because process_name metadata may come after the events
@@ -82,9 +81,11 @@ class TraceViewSink : public trace::EventSink {
     batch.ledger.CountEvent();
     const int64_t index = batch.ledger.events();
     if (ev.skip) return batch.ledger.Skip(ev.skip, index, offset, ev.skip_detail);
-    if (ev.note) batch.ledger.Note(ev.note, index, offset ? fmt::format("byte {}", offset) : std::string());
+    if (ev.note)
+      batch.ledger.Note(ev.note, index, offset ? fmt::format("byte {}", offset) : std::string());
     trace::LocalStrings& strings = batch.strings;
-    if (ev.ph.size() != 1) return batch.ledger.Skip(ev.ph.empty() ? "missing ph" : "unknown phase", index, offset);
+    if (ev.ph.size() != 1)
+      return batch.ledger.Skip(ev.ph.empty() ? "missing ph" : "unknown phase", index, offset);
     char ph = ev.ph[0];
     if (ph == 'M') {
       using K = TraceViewBatch::MetaKind;
@@ -92,20 +93,27 @@ class TraceViewSink : public trace::EventSink {
       if (ev.name == "process_name") {
         batch.meta.push_back({K::kProcessName, pid, 0, strings.Intern(ev.arg_name)});
       } else if (ev.name == "thread_name") {
-        batch.meta.push_back({K::kThreadName, pid, trace::LocalThreadId(ev.tid, &strings), strings.Intern(ev.arg_name)});
+        batch.meta.push_back({K::kThreadName, pid, trace::LocalThreadId(ev.tid, &strings),
+                              strings.Intern(ev.arg_name)});
       } else if (ev.name == "process_labels") {
         batch.meta.push_back({K::kProcessLabels, pid, 0, strings.Intern(ev.labels)});
       }
       return;
     }
     if (ph == 'C') return batch.ledger.Skip("counter", index, offset);
-    if (ph != 'X' && ph != 's' && ph != 'f' && ph != 't') return batch.ledger.Skip("unknown phase", index, offset);
+    if (ph != 'X' && ph != 's' && ph != 'f' && ph != 't')
+      return batch.ledger.Skip("unknown phase", index, offset);
     int64_t ts = 0, dur = 0;
-    if (const char* bad = trace::ReadEventTs(ev.ts, &ts)) return batch.ledger.Skip(bad, index, offset, ev.ts);
+    if (const char* bad = trace::ReadEventTs(ev.ts, &ts))
+      return batch.ledger.Skip(bad, index, offset, ev.ts);
     switch (trace::ReadEventDur(ev.dur, &dur)) {
-      case trace::DurStatus::kOk: break;
-      case trace::DurStatus::kBad: batch.ledger.Note("bad dur (0 used)", index, ev.dur); break;
-      case trace::DurStatus::kOutOfRange: return batch.ledger.Skip(trace::kDurationOutOfRange, index, offset, ev.dur);
+      case trace::DurStatus::kOk:
+        break;
+      case trace::DurStatus::kBad:
+        batch.ledger.Note("bad dur (0 used)", index, ev.dur);
+        break;
+      case trace::DurStatus::kOutOfRange:
+        return batch.ledger.Skip(trace::kDurationOutOfRange, index, offset, ev.dur);
     }
     Staged s{};
     s.ph = ph;
@@ -115,7 +123,8 @@ class TraceViewSink : public trace::EventSink {
     s.dur_ns = dur;
     if (ph != 'X') {
       std::optional<int64_t> id = ParseIdToken(ev.id);
-      if (!id) return batch.ledger.Skip(ev.id.empty() ? "flow without id" : "id overflow", index, offset);
+      if (!id)
+        return batch.ledger.Skip(ev.id.empty() ? "flow without id" : "id overflow", index, offset);
       s.id = *id;
       s.has_id = true;
     }
@@ -142,9 +151,15 @@ class TraceViewSink : public trace::EventSink {
     for (const TraceViewBatch::Meta& m : batch.meta) {
       const int64_t pid = trace::GlobalThreadId(m.pid, global);
       switch (m.kind) {
-        case K::kProcessName: process_names_[pid] = global[m.value]; break;
-        case K::kThreadName: thread_names_[{pid, trace::GlobalThreadId(m.tid, global)}] = global[m.value]; break;
-        case K::kProcessLabels: labels_[pid] = global[m.value]; break;
+        case K::kProcessName:
+          process_names_[pid] = global[m.value];
+          break;
+        case K::kThreadName:
+          thread_names_[{pid, trace::GlobalThreadId(m.tid, global)}] = global[m.value];
+          break;
+        case K::kProcessLabels:
+          labels_[pid] = global[m.value];
+          break;
       }
     }
     // The staged events are not settled yet: the ledger sees only the
@@ -204,10 +219,14 @@ class TraceViewSink : public trace::EventSink {
         model::OverlapSegment seg;
         seg.start_ns = s.ts_ns;
         seg.duration_ns = s.dur_ns;
-        if (name == "Computing") seg.kind = model::OverlapKind::kComputing;
-        else if (name == "Communication") seg.kind = model::OverlapKind::kCommunication;
-        else if (name == "Communication(Not Overlapped)") seg.kind = model::OverlapKind::kCommunicationNotOverlapped;
-        else if (name == "Free") seg.kind = model::OverlapKind::kFree;
+        if (name == "Computing")
+          seg.kind = model::OverlapKind::kComputing;
+        else if (name == "Communication")
+          seg.kind = model::OverlapKind::kCommunication;
+        else if (name == "Communication(Not Overlapped)")
+          seg.kind = model::OverlapKind::kCommunicationNotOverlapped;
+        else if (name == "Free")
+          seg.kind = model::OverlapKind::kFree;
         else {
           Skip("unknown overlap segment", s);
           continue;
@@ -276,7 +295,8 @@ class TraceViewSink : public trace::EventSink {
 
 // |scan| runs the scan of the file or text into the sink.
 template <typename ScanFn>
-Status ReadWith(const std::string& label, model::RankProfile* profile, unsigned threads, ScanFn&& scan) {
+Status ReadWith(const std::string& label, model::RankProfile* profile, unsigned threads,
+                ScanFn&& scan) {
   TraceViewSink sink(profile, label);
   trace::ScanReport report;
   TS_RETURN_IF_ERROR(scan(&sink, &report));
@@ -296,17 +316,19 @@ Status ReadWith(const std::string& label, model::RankProfile* profile, unsigned 
 }  // namespace
 
 Status ReadTraceView(const std::string& path, model::RankProfile* profile,
-                       const trace::ScanOptions& options) {
-  return ReadWith(path, profile, options.threads, [&](trace::EventSink* sink, trace::ScanReport* report) {
-    return trace::ScanJsonFile(path, sink, report, options);
-  });
+                     const trace::ScanOptions& options) {
+  return ReadWith(path, profile, options.threads,
+                  [&](trace::EventSink* sink, trace::ScanReport* report) {
+                    return trace::ScanJsonFile(path, sink, report, options);
+                  });
 }
 
 Status ParseTraceView(std::string_view json, const std::string& label, model::RankProfile* profile,
-                       const trace::ScanOptions& options) {
-  return ReadWith(label, profile, options.threads, [&](trace::EventSink* sink, trace::ScanReport* report) {
-    return trace::ScanJsonText(json, label, sink, report, options);
-  });
+                      const trace::ScanOptions& options) {
+  return ReadWith(label, profile, options.threads,
+                  [&](trace::EventSink* sink, trace::ScanReport* report) {
+                    return trace::ScanJsonText(json, label, sink, report, options);
+                  });
 }
 
 }  // namespace trainscope::formats

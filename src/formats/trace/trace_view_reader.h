@@ -20,8 +20,8 @@ namespace trainscope::formats {
 // Device tasks are appended to profile->kernels only when the table is empty
 // on entry (kernel_details.csv, read first, is the richer source).
 Status ReadTraceView(const std::string& path, model::RankProfile* profile,
-                       const trace::ScanOptions& options = {});
+                     const trace::ScanOptions& options = {});
 Status ParseTraceView(std::string_view json, const std::string& label, model::RankProfile* profile,
-                       const trace::ScanOptions& options = {});
+                      const trace::ScanOptions& options = {});
 
 }  // namespace trainscope::formats
