@@ -6,7 +6,9 @@
 #      tests except the browser one;
 #   3. ThreadSanitizer build + all tests except the browser one (the chunked
 #      trace scan and the per-rank/per-step analyses run on several threads);
-#   4. every libFuzzer target for a bounded time (FUZZ_SECONDS, default 30).
+#   4. clang-tidy over src/ (.clang-tidy: bugprone-*, performance-*,
+#      cognitive complexity <= 40; scripts/tidy.sh);
+#   5. every libFuzzer target for a bounded time (FUZZ_SECONDS, default 30).
 # TRAINSCOPE_QUICK=1 runs only step 1. Ends with one summary line.
 set -eu
 cd "$(dirname "$0")/.."
@@ -32,7 +34,7 @@ count() {  # log -> "passed failed skipped"
   echo "$((all - failed - skipped)) $failed $skipped"
 }
 
-echo "== 1/4 release build (warnings are errors) and tests"
+echo "== 1/5 release build (warnings are errors) and tests"
 cmake --preset ci >/dev/null
 cmake --build --preset ci -j"$jobs"
 run_ctest ci build/ci-ctest.log
@@ -40,7 +42,7 @@ set -- $(count build/ci-ctest.log)
 passed=$1 failed=$2 skipped=$3
 
 if [ "${TRAINSCOPE_QUICK:-0}" != "1" ]; then
-  echo "== 2/4 debug build with ASan+UBSan and tests"
+  echo "== 2/5 debug build with ASan+UBSan and tests"
   cmake --preset debug >/dev/null
   cmake --build --preset debug -j"$jobs"
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
@@ -48,14 +50,17 @@ if [ "${TRAINSCOPE_QUICK:-0}" != "1" ]; then
   set -- $(count build/debug-ctest.log)
   passed=$((passed + $1)) failed=$((failed + $2)) skipped=$((skipped + $3))
 
-  echo "== 3/4 ThreadSanitizer build and tests"
+  echo "== 3/5 ThreadSanitizer build and tests"
   cmake --preset tsan >/dev/null
   cmake --build --preset tsan -j"$jobs"
   TSAN_OPTIONS=halt_on_error=1 run_ctest tsan build/tsan-ctest.log -LE browser
   set -- $(count build/tsan-ctest.log)
   passed=$((passed + $1)) failed=$((failed + $2)) skipped=$((skipped + $3))
 
-  echo "== 4/4 fuzzing (bounded)"
+  echo "== 4/5 clang-tidy"
+  scripts/tidy.sh
+
+  echo "== 5/5 fuzzing (bounded)"
   scripts/fuzz.sh "${FUZZ_SECONDS:-30}"
 fi
 

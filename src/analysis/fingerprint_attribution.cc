@@ -27,6 +27,61 @@ bool IsUserFrame(std::string_view name) {
          name.find("site-packages") == std::string_view::npos;
 }
 
+// The host ops from |op| up to the root (deepest first).
+std::vector<int32_t> Ancestors(const model::HostOps& ops, int32_t op) {
+  std::vector<int32_t> chain;
+  for (int32_t o = op; o != model::kNoIndex && chain.size() < 256; o = ops.parent[o])
+    chain.push_back(o);
+  return chain;
+}
+
+// The operator that launched a kernel, given its launcher's ancestors: in
+// the run of framework ops nearest the launcher, the aten::/npu:: one
+// (torch_npu launches through an inner aclnn* op, PyTorch through aten ops),
+// else the innermost. kNoIndex when no framework op is in the chain.
+int32_t LaunchingOperator(const model::RankProfile& profile, const std::vector<int32_t>& chain) {
+  const auto& ops = profile.timeline.host_ops;
+  int32_t member = model::kNoIndex;
+  for (int32_t o : chain) {
+    const auto name = profile.strings.Get(ops.name[o]);
+    if (!IsFrameworkOp(profile.strings.Get(ops.category[o]), name)) {
+      if (member != model::kNoIndex) break;
+      continue;
+    }
+    if (member == model::kNoIndex) member = o;
+    if (IsAtenOp(name)) return o;
+  }
+  return member;
+}
+
+// Names the chain from the common ancestors of its launchers (deepest
+// first): the innermost module or framework op, and the innermost user
+// source line (else any source line).
+void NameFromAncestors(const model::RankProfile& profile, const std::vector<int32_t>& common,
+                       HostAttribution* out) {
+  const auto& ops = profile.timeline.host_ops;
+  for (int32_t o : common) {
+    const auto category = profile.strings.Get(ops.category[o]);
+    const auto name = profile.strings.Get(ops.name[o]);
+    if (out->framework_op.empty() &&
+        ((IsPythonFrame(category) && name.substr(0, 11) == "nn.Module: ") ||
+         IsFrameworkOp(category, name))) {
+      out->framework_op = std::string(name);
+    }
+    if (out->source.empty() && IsPythonFrame(category) && IsUserFrame(name))
+      out->source = std::string(name);
+  }
+  if (!out->source.empty()) return;
+  for (int32_t o : common) {
+    const auto name = profile.strings.Get(ops.name[o]);
+    if (IsPythonFrame(profile.strings.Get(ops.category[o])) &&
+        name.find(".py(") != std::string_view::npos) {
+      out->source = std::string(name);
+      return;
+    }
+  }
+}
+
 }  // namespace
 
 HostAttributor::HostAttributor(const model::RankProfile& profile) : profile_(profile) {
@@ -81,12 +136,6 @@ HostAttribution HostAttributor::Attribute(const std::vector<int64_t>& kernel_sta
   HostAttribution out;
   if (!available_) return out;
   const auto& ops = profile_.timeline.host_ops;
-  auto ancestors = [&](int32_t op) {
-    std::vector<int32_t> chain;
-    for (int32_t o = op; o != model::kNoIndex && chain.size() < 256; o = ops.parent[o])
-      chain.push_back(o);
-    return chain;
-  };
   // The lowest common ancestor of the launchers: the code that issued the
   // whole chain. Host ops nest strictly per thread, so a parent walk is it.
   std::vector<int32_t> common;
@@ -96,23 +145,8 @@ HostAttribution HostAttributor::Attribute(const std::vector<int64_t>& kernel_sta
   for (int64_t start : kernel_starts_ns) {
     const int32_t launcher = Launcher(start);
     if (launcher == model::kNoIndex) continue;
-    auto chain = ancestors(launcher);
-    // The operator that launched this kernel: in the run of framework ops
-    // nearest the launcher, the aten::/npu:: one (torch_npu launches through
-    // an inner aclnn* op, PyTorch through aten ops), else the innermost.
-    int32_t member = model::kNoIndex;
-    for (int32_t o : chain) {
-      const auto name = profile_.strings.Get(ops.name[o]);
-      if (!IsFrameworkOp(profile_.strings.Get(ops.category[o]), name)) {
-        if (member != model::kNoIndex) break;
-        continue;
-      }
-      if (member == model::kNoIndex) member = o;
-      if (IsAtenOp(name)) {
-        member = o;
-        break;
-      }
-    }
+    auto chain = Ancestors(ops, launcher);
+    const int32_t member = LaunchingOperator(profile_, chain);
     if (member != model::kNoIndex) {
       const auto name = profile_.strings.Get(ops.name[member]);
       if (std::find(member_ops.begin(), member_ops.end(), name) == member_ops.end() &&
@@ -134,28 +168,7 @@ HostAttribution HostAttributor::Attribute(const std::vector<int64_t>& kernel_sta
     common.erase(common.begin(), keep);
   }
   if (first) return out;
-  for (int32_t o : common) {
-    const auto category = profile_.strings.Get(ops.category[o]);
-    const auto name = profile_.strings.Get(ops.name[o]);
-    if (out.framework_op.empty()) {
-      if ((IsPythonFrame(category) && name.substr(0, 11) == "nn.Module: ") ||
-          IsFrameworkOp(category, name)) {
-        out.framework_op = std::string(name);
-      }
-    }
-    if (out.source.empty() && IsPythonFrame(category) && IsUserFrame(name))
-      out.source = std::string(name);
-  }
-  if (out.source.empty()) {
-    for (int32_t o : common) {
-      const auto name = profile_.strings.Get(ops.name[o]);
-      if (IsPythonFrame(profile_.strings.Get(ops.category[o])) &&
-          name.find(".py(") != std::string_view::npos) {
-        out.source = std::string(name);
-        break;
-      }
-    }
-  }
+  NameFromAncestors(profile_, common, &out);
   if (out.source.empty() && !forward_of_.empty()) {
     // Backward kernels run on the autograd thread without Python frames; the
     // fwdbwd flow leads to the forward op, whose frames name the code.

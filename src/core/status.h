@@ -90,6 +90,8 @@ class [[nodiscard]] Result {
     if (!ts_status_.ok()) return ts_status_;  \
   } while (0)
 
+// NOLINTBEGIN(bugprone-macro-parentheses): |lhs| may be a declaration
+// ("auto x"), and |tmp| names a variable; neither can be parenthesised.
 #define TS_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
   auto tmp = (expr);                             \
   if (!tmp.ok()) return tmp.status();            \
@@ -97,3 +99,4 @@ class [[nodiscard]] Result {
 
 #define TS_ASSIGN_OR_RETURN(lhs, expr) \
   TS_ASSIGN_OR_RETURN_IMPL(TS_CONCAT(ts_result_, __LINE__), lhs, expr)
+// NOLINTEND(bugprone-macro-parentheses)

@@ -36,7 +36,7 @@ class StringPool {
  private:
   std::string_view Store(std::string_view text);
 
-  static constexpr size_t kBlockSize = 64 * 1024;
+  static constexpr size_t kBlockSize = size_t{64} * 1024;
   std::vector<std::unique_ptr<char[]>> blocks_;
   char* current_block_ = nullptr;  // the block small strings are appended to
   size_t block_used_ = kBlockSize;
