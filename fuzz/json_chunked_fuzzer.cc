@@ -26,7 +26,7 @@ class CountingSink : public trace::SerialEventSink {
  public:
   void OnEvent(const trace::RawEvent& e, size_t /*offset*/) override {
     ++events;
-    if (e.skip != nullptr) ++skipped;
+    if (e.skip != trainscope::RowIssue::kNone) ++skipped;
   }
   void Reset() override { events = skipped = 0; }
   size_t events = 0, skipped = 0;

@@ -10,9 +10,8 @@
 #include <system_error>
 
 #include "core/parallel.h"
-#include "formats/ascend/ascend_rank_loader.h"
+#include "formats/importer_registry.h"
 #include "formats/profile_discovery.h"
-#include "formats/trace/kineto_reader.h"
 
 namespace trainscope::formats {
 
@@ -21,17 +20,14 @@ namespace {
 namespace fs = std::filesystem;
 
 // |file_threads|: parser threads for one big trace file; ranks already run
-// in parallel, so a file gets the cores the other ranks leave.
+// in parallel, so a file gets the cores the other ranks leave. The importer
+// that claimed the location in discovery reads it (importer_registry.h).
 Result<model::RankProfile> LoadLocation(const ProfileLocation& location, unsigned file_threads,
                                         const std::vector<model::ClassRule>* activity_rules) {
-  if (location.kind == ProfileKind::kAscendRank) return LoadAscendRank(location.path);
-  model::RankProfile profile;
-  profile.source_dir = location.path;
-  trace::ScanOptions options;
+  ImportOptions options;
   options.threads = file_threads;
   options.activity_rules = activity_rules;
-  TS_RETURN_IF_ERROR(ReadKinetoTrace(location.path, &profile, options));
-  return profile;
+  return LoadWith(*location.importer, location.path, options);
 }
 
 // One key per file system object, whatever the spelling (./job, /abs/job,

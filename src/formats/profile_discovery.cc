@@ -9,8 +9,9 @@
 #include <filesystem>
 #include <system_error>
 
+#include "formats/ascend/ascend_importer.h"
 #include "formats/ascend/profiler_info_reader.h"
-#include "formats/kineto_sniff.h"
+#include "formats/importer_registry.h"
 
 namespace trainscope::formats {
 namespace {
@@ -28,15 +29,10 @@ bool EndsWith(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
 }
 
-bool HasTraceName(std::string_view name) {
-  return EndsWith(name, ".json") || EndsWith(name, ".json.gz");
-}
-
-// Present in any form (a FIFO named kernel_details.csv still makes a rank:
-// its loader then says what is wrong with it). stat() never opens the file.
-bool Present(const fs::path& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0;
+// Names where a profile could be: a dangling link or a loop under such a
+// name is worth a line in the input health, any other is noise.
+bool ProfileLikeName(std::string_view name) {
+  return EndsWith(name, ".json") || EndsWith(name, ".json.gz") || EndsWith(name, kRankDirSuffix);
 }
 
 const char* TypeName(mode_t mode) {
@@ -63,14 +59,6 @@ std::string StatFailure(const fs::path& path, int err) {
   return std::strerror(err);
 }
 
-// A rank directory is named *_ascend_pt (torch_npu's naming) or, whatever
-// its name, holds the parsed output we read (test fixtures, renamed copies).
-bool IsRankDir(const fs::path& dir) {
-  if (EndsWith(dir.filename().string(), kRankDirSuffix)) return true;
-  const fs::path output = dir / kOutputDirName;
-  return Present(output / "kernel_details.csv") || Present(output / "step_trace_time.csv");
-}
-
 int RankHint(const fs::path& rank_dir) {
   std::error_code ec;
   int hint = -1;
@@ -81,20 +69,21 @@ int RankHint(const fs::path& rank_dir) {
   return hint;
 }
 
-ProfileLocation MakeTraceLocation(const fs::path& file) {
+ProfileLocation MakeLocation(const Importer* importer, const fs::path& path) {
   ProfileLocation location;
-  location.kind = ProfileKind::kKinetoTrace;
-  location.path = file.lexically_normal().string();
+  location.importer = importer;
+  location.path = path.lexically_normal().string();
+  while (location.path.size() > 1 && location.path.back() == '/') location.path.pop_back();
+  if (importer->shape == InputShape::kDirectory) location.rank_hint = RankHint(path);
   return location;
 }
 
-ProfileLocation MakeLocation(const fs::path& rank_dir) {
-  ProfileLocation location;
-  location.kind = ProfileKind::kAscendRank;
-  location.path = rank_dir.lexically_normal().string();
-  while (location.path.size() > 1 && location.path.back() == '/') location.path.pop_back();
-  location.rank_hint = RankHint(rank_dir);
-  return location;
+// The rank around a file or directory inside ASCEND_PROFILER_OUTPUT: the
+// registry's importer for it, else the text importer (whose load then says
+// what the directory lacks).
+ProfileLocation RankAround(const fs::path& rank_dir) {
+  const Guess guess = GuessImporter(rank_dir.string(), InputShape::kDirectory, /*named=*/true);
+  return MakeLocation(guess.importer ? guess.importer : &kAscendTextImporter, rank_dir);
 }
 
 // One entry of a directory being walked.
@@ -109,14 +98,16 @@ void VisitEntry(const fs::path& path, std::vector<fs::path>* pending, Discovery*
   if (is_link && ::stat(path.c_str(), &st) != 0) {
     const int err = errno;
     // A loop or a dangling link: only worth a line where a profile could be.
-    if (HasTraceName(name) || EndsWith(name, kRankDirSuffix) || err != ENOENT) {
+    if (ProfileLikeName(name) || err != ENOENT) {
       out->skipped.push_back({path.string(), "symbolic link: " + StatFailure(path, err)});
     }
     return;
   }
   if (S_ISDIR(st.st_mode)) {
-    if (IsRankDir(path)) {
-      out->profiles.push_back(MakeLocation(path));  // PROF_* raw data inside: no ranks in there
+    const Guess guess = GuessImporter(path.string(), InputShape::kDirectory);
+    if (guess.importer != nullptr) {
+      // A rank: not descended into (PROF_* raw data inside: no ranks in there).
+      out->profiles.push_back(MakeLocation(guess.importer, path));
     } else if (is_link) {
       // Not followed (a link back up would loop), but said.
       out->skipped.push_back(
@@ -131,12 +122,14 @@ void VisitEntry(const fs::path& path, std::vector<fs::path>* pending, Discovery*
     out->skipped.push_back({path.string(), NotRegularReason(st.st_mode)});
     return;
   }
-  if (!HasTraceName(name)) return;  // CSVs, HTML reports, logs: not profiles on their own
-  SniffResult sniff = SniffKinetoTrace(path.string());
-  if (sniff.is_trace) {
-    out->profiles.push_back(MakeTraceLocation(path));
-  } else if (!sniff.own_output) {
-    out->skipped.push_back({path.string(), std::move(sniff.reason)});
+  // CSVs, HTML reports, logs: no importer looks at them on their own.
+  Guess guess = GuessImporter(path.string(), InputShape::kFile);
+  if (guess.importer == nullptr) {
+    if (!guess.reason.empty()) out->skipped.push_back({path.string(), std::move(guess.reason)});
+  } else if (guess.importer->scope == ImportScope::kJob) {
+    out->job_files.push_back({path.lexically_normal().string(), guess.importer->name});
+  } else {
+    out->profiles.push_back(MakeLocation(guess.importer, path));
   }
 }
 
@@ -176,6 +169,8 @@ void SortDiscovery(Discovery* found) {
             });
   std::sort(found->skipped.begin(), found->skipped.end(),
             [](const model::InputIssue& a, const model::InputIssue& b) { return a.path < b.path; });
+  std::sort(found->job_files.begin(), found->job_files.end(),
+            [](const JobFile& a, const JobFile& b) { return a.path < b.path; });
 }
 
 Discovery One(ProfileLocation location) {
@@ -213,11 +208,18 @@ Result<Discovery> DiscoverProfiles(const std::string& path) {
   if (S_ISREG(st.st_mode)) {
     // A file inside ASCEND_PROFILER_OUTPUT (e.g. kernel_details.csv): its rank.
     fs::path parent = root.lexically_normal().parent_path();
-    if (parent.filename() == kOutputDirName) return One(MakeLocation(parent.parent_path()));
-    SniffResult sniff = SniffKinetoTrace(path);
-    if (sniff.is_trace) return One(MakeTraceLocation(root));
-    return InvalidInput(
-        fmt::format("{}: not a profile this tool reads: {}\n{}", path, sniff.reason, kInputsHint));
+    if (parent.filename() == kOutputDirName) return One(RankAround(parent.parent_path()));
+    Guess guess = GuessImporter(path, InputShape::kFile, /*named=*/true);
+    if (guess.importer != nullptr && guess.importer->scope == ImportScope::kRank) {
+      return One(MakeLocation(guess.importer, root));
+    }
+    if (guess.importer != nullptr) {
+      return InvalidInput(fmt::format("{}: a job-level input ({}), not a rank profile\n{}", path,
+                                      guess.importer->description, kInputsHint));
+    }
+    return InvalidInput(fmt::format(
+        "{}: not a profile this tool reads: {}\n{}", path,
+        guess.reason.empty() ? "no importer recognises it" : guess.reason, kInputsHint));
   }
   if (!S_ISDIR(st.st_mode)) {
     return InvalidInput(
@@ -225,8 +227,9 @@ Result<Discovery> DiscoverProfiles(const std::string& path) {
   }
   fs::path normalized = root.lexically_normal();
   if (normalized.filename().empty()) normalized = normalized.parent_path();
-  if (normalized.filename() == kOutputDirName) return One(MakeLocation(normalized.parent_path()));
-  if (IsRankDir(normalized)) return One(MakeLocation(normalized));
+  if (normalized.filename() == kOutputDirName) return One(RankAround(normalized.parent_path()));
+  const Guess guess = GuessImporter(normalized.string(), InputShape::kDirectory, /*named=*/true);
+  if (guess.importer != nullptr) return One(MakeLocation(guess.importer, normalized));
 
   Discovery found;
   WalkJobDir(normalized, &found);

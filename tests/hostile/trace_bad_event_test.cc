@@ -115,8 +115,8 @@ TEST(HostileTraceBadEvent, SkippedOrReadAsMissingThroughEveryKinetoPath) {
 class Counter : public formats::trace::SerialEventSink {
  public:
   void OnEvent(const formats::trace::RawEvent& e, size_t offset) override {
-    if (e.skip != nullptr) {
-      skipped.push_back(e.skip);
+    if (e.skip != RowIssue::kNone) {
+      skipped.push_back(RowIssueKey(e.skip));
       offsets.push_back(offset);
     } else {
       names.emplace_back(e.name);

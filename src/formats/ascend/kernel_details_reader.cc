@@ -14,16 +14,12 @@
 
 #include "core/numbers.h"
 #include "formats/ascend/csv_common.h"
-#include "formats/csv/csv_header.h"
+#include "formats/ascend/csv_specs.h"
 #include "formats/csv/csv_reader.h"
+#include "formats/csv/csv_spec.h"
 
 namespace trainscope::formats {
 namespace {
-
-constexpr std::string_view kHint =
-    "kernel_details.csv needs Name, Start Time(us) (or Task Start Time(us)) and Duration(us) "
-    "(or Task Duration(us)); pass the ASCEND_PROFILER_OUTPUT/kernel_details.csv written by "
-    "torch_npu, with its header as the first line";
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
@@ -82,89 +78,6 @@ class InternCache {
   std::array<StringId, kSlots> slots_;
 };
 
-struct KernelColumns {
-  int step = CsvHeader::kAbsent;
-  int name = CsvHeader::kAbsent;
-  int type = CsvHeader::kAbsent;
-  int accelerator = CsvHeader::kAbsent;
-  int stream = CsvHeader::kAbsent;
-  int start = CsvHeader::kAbsent;
-  int duration = CsvHeader::kAbsent;
-  int wait = CsvHeader::kAbsent;
-  int block_dim = CsvHeader::kAbsent;
-  int aic_mac_ratio = CsvHeader::kAbsent;
-  int aic_mte2_ratio = CsvHeader::kAbsent;
-  int aiv_vec_ratio = CsvHeader::kAbsent;
-};
-
-KernelColumns FindColumns(const CsvHeader& header) {
-  KernelColumns c;
-  c.step = header.Find({"Step Id", "Step ID"});  // case-insensitive anyway
-  c.name = header.Find({"Name", "Op Name"});
-  c.type = header.Find({"Type", "OP Type"});
-  c.accelerator = header.Find({"Accelerator Core", "Task Type"});
-  c.stream = header.Find({"Stream ID", "Stream Id"});
-  c.start = header.Find({"Start Time(us)", "Task Start Time(us)"});
-  c.duration = header.Find({"Duration(us)", "Task Duration(us)"});
-  c.wait = header.Find({"Wait Time(us)", "Task Wait Time(us)"});
-  c.block_dim = header.Find({"Block Dim", "Block Num"});
-  c.aic_mac_ratio = header.Find("aic_mac_ratio");
-  c.aic_mte2_ratio = header.Find("aic_mte2_ratio");
-  c.aiv_vec_ratio = header.Find("aiv_vec_ratio");
-  return c;
-}
-
-inline std::string_view Field(const CsvRecord& record, int column) {
-  return column == CsvHeader::kAbsent ? std::string_view() : record.fields[column];
-}
-
-bool FitsInt32(int64_t value) {
-  return value >= std::numeric_limits<int32_t>::min() &&
-         value <= std::numeric_limits<int32_t>::max();
-}
-
-// Optional int32 column: missing -> |fallback| silently; garbage -> note.
-int32_t ParseOptionalInt32(std::string_view field, int32_t fallback, const char* what, int64_t line,
-                           RowLedger* ledger) {
-  if (IsMissingValue(field)) return fallback;
-  std::optional<int64_t> value = ParseInt64(field);
-  if (!value || !FitsInt32(*value)) {
-    ledger->Note(fmt::format("unparsable {}", what), line, FieldSample(field));
-    return fallback;
-  }
-  return static_cast<int32_t>(*value);
-}
-
-// Ratios are short plain decimals ("0.964", "0.0", "N/A"); parsing them
-// directly is several times cheaper than from_chars, and float precision is
-// all the table keeps. Anything else takes the general path.
-float ParseRatio(std::string_view field) {
-  const char* p = field.data();
-  const char* end = p + field.size();
-  uint64_t mantissa = 0;
-  int digits = 0;
-  int scale = 0;
-  while (p < end && IsDigit(*p)) {
-    mantissa = mantissa * 10 + static_cast<uint64_t>(*p++ - '0');
-    ++digits;
-  }
-  if (p < end && *p == '.') {
-    ++p;
-    while (p < end && IsDigit(*p)) {
-      mantissa = mantissa * 10 + static_cast<uint64_t>(*p++ - '0');
-      ++digits;
-      ++scale;
-    }
-  }
-  if (p == end && digits > 0 && digits <= 15) {
-    static constexpr double kPow10[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-                                        1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
-    return static_cast<float>(static_cast<double>(mantissa) / kPow10[scale]);
-  }
-  std::optional<double> value = ParseDouble(field);
-  return value ? static_cast<float>(*value) : NAN;
-}
-
 bool IsCommunicationCore(std::string_view accelerator) {
   return accelerator == "HCCL" || accelerator == "COMMUNICATION";
 }
@@ -206,17 +119,11 @@ std::string_view DeriveOpTypeFromName(std::string_view name) {
 
 Status ParseKernelDetails(std::string_view data, const std::string& file_label,
                           model::RankProfile* profile) {
+  namespace col = ascend_csv;
   CsvReader reader(data, CsvReader::ConfiguredMaxRecordBytes());
   CsvRecord record;
-  TS_ASSIGN_OR_RETURN(CsvHeader header, ReadCsvHeader(&reader, &record, file_label, kHint));
-  const KernelColumns cols = FindColumns(header);
-  if (cols.name == CsvHeader::kAbsent) return MissingColumnError(file_label, "Name", header, kHint);
-  if (cols.start == CsvHeader::kAbsent) {
-    return MissingColumnError(file_label, "Start Time(us)", header, kHint);
-  }
-  if (cols.duration == CsvHeader::kAbsent) {
-    return MissingColumnError(file_label, "Duration(us)", header, kHint);
-  }
+  TS_ASSIGN_OR_RETURN(BoundSpec cols,
+                      ReadSpecHeader(&reader, &record, file_label, col::kKernelDetails));
 
   RowLedger ledger(file_label);
   model::KernelTable& kernels = profile->kernels;
@@ -224,7 +131,7 @@ Status ParseKernelDetails(std::string_view data, const std::string& file_label,
   // Rows <= line ends: one cheap pass reserves every column exactly once.
   // A row has at least one byte per field (its comma or line end), which
   // caps the reservation for files of blank lines.
-  const size_t max_rows = data.size() / std::max<size_t>(header.size(), 1);
+  const size_t max_rows = data.size() / std::max<size_t>(cols.fields(), 1);
   kernels.Reserve(kernels.size() + std::min(CountLineEnds(data), max_rows) + 1);
 
   // One cache for all three columns: their values never collide in meaning
@@ -232,50 +139,22 @@ Status ParseKernelDetails(std::string_view data, const std::string& file_label,
   auto cache = std::make_unique<InternCache>(&pool);
   StringId last_accelerator = StringPool::kNotInterned;
   bool last_accelerator_is_comm = false;
-  const size_t expected_fields = header.size();
+  const BoundColumn& step = cols[col::kKernelStep];
 
   model::KernelRow row;
   while (reader.Next(&record)) {
-    if (SkipDamagedRecord(record, &ledger)) continue;
-    const int64_t line = record.line;
-    if (record.fields.size() != expected_fields) {
-      ledger.Skip("wrong field count", line,
-                  FieldCountDetail(record.fields.size(), expected_fields));
-      continue;
-    }
-    std::optional<int64_t> start = ParseMicrosToNanos(record.fields[cols.start]);
-    if (!start) {
-      std::string_view raw = record.fields[cols.start];
-      ledger.Skip(IsMissingValue(raw) ? "missing start time" : "unparsable start time", line,
-                  FieldSample(raw));
-      continue;
-    }
-    std::optional<int64_t> duration = ParseMicrosToNanos(record.fields[cols.duration]);
-    if (!duration) {
-      std::string_view raw = record.fields[cols.duration];
-      ledger.Skip(IsMissingValue(raw) ? "missing duration" : "unparsable duration", line,
-                  FieldSample(raw));
-      continue;
-    }
+    if (!TakeRecord(record, cols.fields(), &ledger)) continue;
     // [0, 2^62) ns keeps start + duration and every difference of two
     // times defined downstream (a negative start would give a 110-year span).
-    if (!InTimeRange(*start)) {
-      ledger.Skip(*start < 0 ? "negative start time" : "start time out of range", line,
-                  FieldSample(record.fields[cols.start]));
-      continue;
+    if (ReadMicrosInline(record, cols[col::kKernelStart], &ledger, &row.start_ns) != Cell::kValue ||
+        ReadMicrosInline(record, cols[col::kKernelDuration], &ledger, &row.duration_ns) !=
+            Cell::kValue) {
+      continue;  // required: any other answer skipped the row
     }
-    if (!InTimeRange(*duration)) {
-      ledger.Skip(*duration < 0 ? "negative duration" : "duration out of range", line,
-                  FieldSample(record.fields[cols.duration]));
-      continue;
-    }
-
-    row.start_ns = *start;
-    row.duration_ns = *duration;
-    const std::string_view name = TrimField(record.fields[cols.name]);
+    const std::string_view name = ReadText(record, cols[col::kKernelName]);
     row.name = cache->Intern(name);
 
-    const std::string_view type = TrimField(Field(record, cols.type));
+    const std::string_view type = ReadText(record, cols[col::kKernelType]);
     if (IsMissingValue(type)) {
       // Level0 does not collect OP Type; the name still says what ran.
       row.op_type = cache->Intern(DeriveOpTypeFromName(name));
@@ -285,7 +164,7 @@ Status ParseKernelDetails(std::string_view data, const std::string& file_label,
       row.op_type_derived = false;
     }
 
-    const std::string_view accelerator = TrimField(Field(record, cols.accelerator));
+    const std::string_view accelerator = ReadText(record, cols[col::kKernelAccelerator]);
     row.accelerator = cache->Intern(accelerator);
     if (row.accelerator != last_accelerator) {
       last_accelerator = row.accelerator;
@@ -294,42 +173,22 @@ Status ParseKernelDetails(std::string_view data, const std::string& file_label,
     const bool is_comm = last_accelerator_is_comm || name.substr(0, 5) == "hcom_";
     row.kind = is_comm ? model::KernelKind::kCommunication : model::KernelKind::kCompute;
 
-    row.step = cols.step == CsvHeader::kAbsent
-                   ? model::kNoStep
-                   : ParseOptionalInt32(record.fields[cols.step], model::kNoStep, "Step Id", line,
-                                        &ledger);
+    // Optional columns: a bad cell is noted and the default kept (the spec
+    // says so), never a reason to skip the kernel.
+    row.step = model::kNoStep;
+    ReadInt32Inline(record, step, &ledger, &row.step);
     if (row.step != model::kNoStep && profile->steps_from.empty()) {
       profile->steps_from = "Step Id column of kernel_details.csv";
     }
-    row.stream = cols.stream == CsvHeader::kAbsent
-                     ? model::kNoStream
-                     : ParseOptionalInt32(record.fields[cols.stream], model::kNoStream, "Stream ID",
-                                          line, &ledger);
-    row.block_dim =
-        cols.block_dim == CsvHeader::kAbsent
-            ? 0
-            : ParseOptionalInt32(record.fields[cols.block_dim], 0, "Block Dim", line, &ledger);
+    row.stream = model::kNoStream;
+    ReadInt32Inline(record, cols[col::kKernelStream], &ledger, &row.stream);
+    row.block_dim = 0;
+    ReadInt32Inline(record, cols[col::kKernelBlockDim], &ledger, &row.block_dim);
     row.wait_ns = 0;
-    if (cols.wait != CsvHeader::kAbsent) {
-      std::string_view raw = record.fields[cols.wait];
-      std::optional<int64_t> wait = ParseMicrosToNanos(raw);
-      if (wait && InTimeRange(*wait)) {
-        row.wait_ns = *wait;
-      } else if (wait) {
-        ledger.Note("Wait Time out of range", line, FieldSample(raw));
-      } else if (!IsMissingValue(raw)) {
-        ledger.Note("unparsable Wait Time", line, FieldSample(raw));
-      }
-    }
-    row.aic_mac_ratio = cols.aic_mac_ratio == CsvHeader::kAbsent
-                            ? NAN
-                            : ParseRatio(record.fields[cols.aic_mac_ratio]);
-    row.aic_mte2_ratio = cols.aic_mte2_ratio == CsvHeader::kAbsent
-                             ? NAN
-                             : ParseRatio(record.fields[cols.aic_mte2_ratio]);
-    row.aiv_vec_ratio = cols.aiv_vec_ratio == CsvHeader::kAbsent
-                            ? NAN
-                            : ParseRatio(record.fields[cols.aiv_vec_ratio]);
+    ReadMicrosInline(record, cols[col::kKernelWait], &ledger, &row.wait_ns);
+    row.aic_mac_ratio = ReadRatio(record, cols[col::kKernelAicMacRatio]);
+    row.aic_mte2_ratio = ReadRatio(record, cols[col::kKernelAicMte2Ratio]);
+    row.aiv_vec_ratio = ReadRatio(record, cols[col::kKernelAivVecRatio]);
     kernels.Append(row);
     ledger.Use();
   }

@@ -2,13 +2,11 @@
 
 #include <fmt/format.h>
 
-#include <cstring>
-
 namespace trainscope::formats::trace {
 
-BatchLedger::Entry* BatchLedger::Find(std::vector<Entry>* entries, const char* reason) {
+BatchLedger::Entry* BatchLedger::Find(std::vector<Entry>* entries, RowIssue reason) {
   for (Entry& e : *entries) {
-    if (e.reason == reason || std::strcmp(e.reason, reason) == 0) return &e;
+    if (e.reason == reason) return &e;
   }
   return nullptr;
 }
@@ -30,7 +28,7 @@ void Shorten(std::string* detail) {
 
 }  // namespace
 
-void BatchLedger::Add(std::vector<Entry>* entries, const char* reason, int64_t index,
+void BatchLedger::Add(std::vector<Entry>* entries, RowIssue reason, int64_t index,
                       std::string detail) {
   Shorten(&detail);
   Entry* e = Find(entries, reason);
@@ -40,12 +38,11 @@ void BatchLedger::Add(std::vector<Entry>* entries, const char* reason, int64_t i
   }
   ++e->count;
   if (e->samples.size() < RowLedger::kSamplesPerReason) {
-    e->samples.push_back(RowIssueSample{index, reason, std::move(detail)});
+    e->samples.push_back(RowIssueSample{index, std::string(), std::move(detail)});
   }
 }
 
-void BatchLedger::Skip(const char* reason, int64_t index, size_t offset, std::string_view detail) {
-  ++skipped_count_;
+void BatchLedger::Skip(RowIssue reason, int64_t index, size_t offset, std::string_view detail) {
   // Most skips only count (a trace can skip millions of events for one
   // reason): the detail text is built only for a sample that is kept.
   if (Entry* e = Find(&skipped_, reason);
@@ -58,7 +55,7 @@ void BatchLedger::Skip(const char* reason, int64_t index, size_t offset, std::st
   Add(&skipped_, reason, index, std::move(text));
 }
 
-void BatchLedger::Note(const char* reason, int64_t index, std::string_view detail) {
+void BatchLedger::Note(RowIssue reason, int64_t index, std::string_view detail) {
   if (Entry* e = Find(&notes_, reason);
       e != nullptr && e->samples.size() >= RowLedger::kSamplesPerReason) {
     ++e->count;
@@ -67,23 +64,24 @@ void BatchLedger::Note(const char* reason, int64_t index, std::string_view detai
   Add(&notes_, reason, index, std::string(detail));
 }
 
-void BatchLedger::CommitTo(int64_t base, RowLedger* ledger, int64_t deferred) const {
+void BatchLedger::CommitTo(int64_t base, RowLedger* ledger) const {
+  ledger->CountRead(events_);
   for (const Entry& e : skipped_) {
-    for (const RowIssueSample& s : e.samples) ledger->Skip(s.reason, base + s.line, s.detail);
+    for (const RowIssueSample& s : e.samples) ledger->Skip(e.reason, base + s.line, s.detail);
     ledger->SkipUnsampled(e.reason, e.count - static_cast<int64_t>(e.samples.size()));
   }
   for (const Entry& e : notes_) {
-    for (const RowIssueSample& s : e.samples) ledger->Note(s.reason, base + s.line, s.detail);
+    for (const RowIssueSample& s : e.samples) ledger->Note(e.reason, base + s.line, s.detail);
     ledger->NoteUnsampled(e.reason, e.count - static_cast<int64_t>(e.samples.size()));
   }
-  ledger->UseMany(events_ - skipped_count_ - deferred);
+  ledger->Use(used_);
 }
 
 void BatchLedger::Clear() {
   skipped_.clear();
   notes_.clear();
   events_ = 0;
-  skipped_count_ = 0;
+  used_ = 0;
 }
 
 }  // namespace trainscope::formats::trace

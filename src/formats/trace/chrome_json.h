@@ -22,6 +22,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/row_issues.h"
 #include "core/status.h"
 #include "formats/trace/scan_options.h"
 
@@ -40,19 +41,19 @@ struct RawEvent {
   std::string_view bytes, total_allocated, total_reserved, device_id, device_type;
   std::string_view arg_name, labels, task_type;
   // Set on an event that cannot be used (invalid JSON in it, not an object,
-  // over the size limit): the ledger reason (a string literal) and a detail.
+  // over the size limit): the ledger reason and a detail.
   // The scans hand such events to the sink like any other, in document
   // order, so that they are counted where they were; every other field is
   // empty.
-  const char* skip = nullptr;
+  RowIssue skip = RowIssue::kNone;
   std::string_view skip_detail;
   // A problem that costs a field, not the event ("args" that is not an
-  // object is read as absent): a ledger note (a string literal).
-  const char* note = nullptr;
+  // object is read as absent): a ledger note.
+  RowIssue note = RowIssue::kNone;
 };
 
 // The stand-in for an event the scan could not read (see RawEvent::skip).
-inline RawEvent SkippedEvent(const char* reason, std::string_view detail = {}) {
+inline RawEvent SkippedEvent(RowIssue reason, std::string_view detail = {}) {
   RawEvent ev;
   ev.skip = reason;
   ev.skip_detail = detail;

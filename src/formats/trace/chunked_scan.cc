@@ -76,7 +76,7 @@ struct Slot {
   // released after its commit), another is copied and released at once.
   void Take(ChunkFeeder* feeder, std::string_view text, bool bracketed) {
     info = feeder->info();
-    if (info.skip != nullptr) {
+    if (info.skip != RowIssue::kNone) {
       in_place = {};
       return;
     }
@@ -135,10 +135,10 @@ bool RecoverChunk(const EventSink& sink, Slot* slot) {
   while (i < body.size()) {
     const size_t end = ValueEnd(body, i);
     if (end == std::string_view::npos || end == i) return false;
-    const char* reason = nullptr;
+    RowIssue reason = RowIssue::kNone;
     std::string_view detail;
     if (body[i] != '{') {
-      reason = "event is not an object";
+      reason = RowIssue::kEventNotObject;
     } else {
       od::document doc;
       od::object obj;
@@ -151,14 +151,14 @@ bool RecoverChunk(const EventSink& sink, Slot* slot) {
       if (!e) e = CaptureEvent(obj, &ev);
       if (e) {
         if (FirstBadUtf8(body.substr(i, end - i)) != std::string_view::npos) {
-          reason = "invalid UTF-8";
+          reason = RowIssue::kEventInvalidUtf8;
         } else {
-          reason = "invalid event";
+          reason = RowIssue::kEventInvalid;
           detail = simdjson::error_message(e);
         }
       }
     }
-    if (reason != nullptr) {
+    if (reason != RowIssue::kNone) {
       bad.push_back(Bad{good_count, slot->info.offset + i, SkippedEvent(reason, detail)});
     } else {
       if (good_count++ > 0) good += ',';
@@ -193,7 +193,7 @@ bool RecoverChunk(const EventSink& sink, Slot* slot) {
 // Parses the slot's chunk and converts its events into the slot's batch.
 void ConvertChunk(const EventSink& sink, Slot* slot) {
   slot->events = 0;
-  if (slot->info.skip != nullptr) {
+  if (slot->info.skip != RowIssue::kNone) {
     sink.Convert(SkippedEvent(slot->info.skip, slot->info.skip_detail), slot->info.offset,
                  slot->batch.get());
     slot->events = 1;
@@ -421,7 +421,7 @@ bool TextFeeder::Next(std::string_view* chunk, bool* bracketed) {
       open_bracket_ready_ = false;  // the next chunk is copied
       *chunk = {};
       *bracketed = false;
-      info_ = ChunkInfo{base_offset_ + begin, "event over the size limit",
+      info_ = ChunkInfo{base_offset_ + begin, RowIssue::kEventTooLong,
                         "longer than the event size limit (TRAINSCOPE_MAX_EVENT_BYTES)"};
       Release(body_.substr(begin, long_end - begin));
       return true;

@@ -38,7 +38,7 @@ class ChunkFeeder {
   // empty), the ledger reason and detail to count it with.
   struct ChunkInfo {
     size_t offset = 0;
-    const char* skip = nullptr;
+    RowIssue skip = RowIssue::kNone;
     std::string_view skip_detail;
   };
   virtual ChunkInfo info() const { return {}; }

@@ -56,7 +56,7 @@ error_code CaptureArgs(od::value& value, RawEvent* ev) {
   if (type != od::json_type::object) {
     // "args": null / 5 / [] (hand-made or converted traces): read as absent;
     // the iterator skips the value.
-    ev->note = "args is not an object (ignored)";
+    ev->note = RowIssue::kArgsNotObject;
     return simdjson::SUCCESS;
   }
   od::object args;

@@ -17,13 +17,13 @@ bool IsFiniteNumber(std::string_view raw) {
 
 }  // namespace
 
-const char* ReadEventTs(std::string_view raw, int64_t* ns) {
-  if (raw.empty()) return "missing ts";
+RowIssue ReadEventTs(std::string_view raw, int64_t* ns) {
+  if (raw.empty()) return RowIssue::kMissingTs;
   std::optional<int64_t> v = ParseMicrosToNanos(raw);
-  if (!v) return IsFiniteNumber(raw) ? kTimestampOutOfRange : "bad ts";
-  if (!InTimeRange(*v)) return kTimestampOutOfRange;
+  if (!v) return IsFiniteNumber(raw) ? RowIssue::kTimestampOutOfRange : RowIssue::kBadTs;
+  if (!InTimeRange(*v)) return RowIssue::kTimestampOutOfRange;
   *ns = *v;
-  return nullptr;
+  return RowIssue::kNone;
 }
 
 DurStatus ReadEventDur(std::string_view raw, int64_t* ns) {

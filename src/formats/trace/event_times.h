@@ -6,20 +6,19 @@
 #include <cstdint>
 #include <string_view>
 
+#include "core/row_issues.h"
+
 namespace trainscope::formats::trace {
 
-// Reads the raw ts token into *ns; nullptr when usable, else the ledger
-// reason for skipping the event ("missing ts", "bad ts", "timestamp out of
-// range" for a number outside the range, 9.2e18 or -1 µs).
-const char* ReadEventTs(std::string_view raw, int64_t* ns);
+// Reads the raw ts token into *ns; RowIssue::kNone when usable, else the
+// ledger reason for skipping the event (kMissingTs, kBadTs,
+// kTimestampOutOfRange for a number outside the range, 9.2e18 or -1 µs).
+RowIssue ReadEventTs(std::string_view raw, int64_t* ns);
 
 enum class DurStatus { kOk, kBad, kOutOfRange };
 // Reads the raw dur token into *ns (0 when absent): kBad for text that is no
 // number (the reader notes it and uses 0), kOutOfRange for a number outside
 // the range (negative, or 2^62 ns and more: the event is skipped).
 DurStatus ReadEventDur(std::string_view raw, int64_t* ns);
-
-inline constexpr const char* kTimestampOutOfRange = "timestamp out of range";
-inline constexpr const char* kDurationOutOfRange = "duration out of range";
 
 }  // namespace trainscope::formats::trace

@@ -143,10 +143,10 @@ size_t EventWiseScanner::Events(size_t i) {
         Damage(i, "expected an event object");
         return i;
       }
-      Deliver(SkippedEvent("event is not an object"), i);
+      Deliver(SkippedEvent(RowIssue::kEventNotObject), i);
       ++report_->unreadable_events;
     } else if (end - i > max_event_bytes_) {
-      Deliver(SkippedEvent("event over the size limit",
+      Deliver(SkippedEvent(RowIssue::kEventTooLong,
                            "longer than the event size limit (TRAINSCOPE_MAX_EVENT_BYTES)"),
               i);
       ++report_->unreadable_events;
@@ -159,8 +159,8 @@ size_t EventWiseScanner::Events(size_t i) {
       if (e) {
         // The event's extent is known: skip it with the reason and read on.
         Deliver(FirstBadUtf8(s_.substr(i, end - i)) != kNpos
-                    ? SkippedEvent("invalid UTF-8")
-                    : SkippedEvent("invalid event", simdjson::error_message(e)),
+                    ? SkippedEvent(RowIssue::kEventInvalidUtf8)
+                    : SkippedEvent(RowIssue::kEventInvalid, simdjson::error_message(e)),
                 i);
         ++report_->unreadable_events;
       } else {

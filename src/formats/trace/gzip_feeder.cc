@@ -171,7 +171,7 @@ bool GzipFeeder::TakeLongEvent(std::string_view* chunk) {
   }
   *chunk = {};
   info_.offset = event_offset;
-  info_.skip = "event over the size limit";
+  info_.skip = RowIssue::kEventTooLong;
   info_.skip_detail = kLongEventDetail;
   after_event_ = true;
   return true;

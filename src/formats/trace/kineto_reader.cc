@@ -92,11 +92,13 @@ class KinetoSink : public trace::EventSink {
     auto& batch = *static_cast<KinetoBatch*>(out);
     batch.ledger.CountEvent();
     const int64_t index = batch.ledger.events();
-    if (ev.skip) return batch.ledger.Skip(ev.skip, index, offset, ev.skip_detail);
-    if (ev.note)
+    if (ev.skip != RowIssue::kNone)
+      return batch.ledger.Skip(ev.skip, index, offset, ev.skip_detail);
+    if (ev.note != RowIssue::kNone)
       batch.ledger.Note(ev.note, index, offset ? fmt::format("byte {}", offset) : std::string());
     if (ev.ph.size() != 1)
-      return batch.ledger.Skip(ev.ph.empty() ? "missing ph" : "unknown phase", index, offset);
+      return batch.ledger.Skip(ev.ph.empty() ? RowIssue::kMissingPhase : RowIssue::kUnknownPhase,
+                               index, offset);
     switch (ev.ph[0]) {
       case 'X':
         return Complete(ev, index, offset, &batch);
@@ -110,9 +112,9 @@ class KinetoSink : public trace::EventSink {
       case 'M':
         return Metadata(ev, &batch);
       case 'C':
-        return batch.ledger.Skip("counter", index, offset);
+        return batch.ledger.Skip(RowIssue::kCounter, index, offset);
       default:
-        return batch.ledger.Skip("unknown phase", index, offset);
+        return batch.ledger.Skip(RowIssue::kUnknownPhase, index, offset);
     }
   }
 
@@ -188,21 +190,21 @@ class KinetoSink : public trace::EventSink {
  private:
   void Complete(const RawEvent& ev, int64_t index, size_t offset, KinetoBatch* batch) const {
     int64_t ts = 0, dur = 0;
-    if (const char* bad = trace::ReadEventTs(ev.ts, &ts))
+    if (RowIssue bad = trace::ReadEventTs(ev.ts, &ts); bad != RowIssue::kNone)
       return batch->ledger.Skip(bad, index, offset, ev.ts);
     switch (trace::ReadEventDur(ev.dur, &dur)) {
       case trace::DurStatus::kOk:
         break;
       case trace::DurStatus::kBad:
-        batch->ledger.Note("bad dur (0 used)", index, ev.dur);
+        batch->ledger.Note(RowIssue::kBadDur, index, ev.dur);
         break;
       case trace::DurStatus::kOutOfRange:
-        return batch->ledger.Skip(trace::kDurationOutOfRange, index, offset, ev.dur);
+        return batch->ledger.Skip(RowIssue::kDurationOutOfRange, index, offset, ev.dur);
     }
     if (IsDeviceCategory(ev.cat)) return Device(ev, index, ts, dur, batch);
     if (ev.cat == "gpu_user_annotation")
-      return batch->ledger.Skip("gpu_user_annotation", index, offset);
-    if (ev.cat == "cuda_sync") return batch->ledger.Skip("cuda_sync", index, offset);
+      return batch->ledger.Skip(RowIssue::kGpuUserAnnotation, index, offset);
+    if (ev.cat == "cuda_sync") return batch->ledger.Skip(RowIssue::kCudaSync, index, offset);
     trace::LocalStrings& strings = batch->strings;
     model::HostOp op;
     op.pid = trace::LocalThreadId(ev.pid, &strings);
@@ -214,6 +216,7 @@ class KinetoSink : public trace::EventSink {
     op.external_id = IdOr(ev.external_id, model::kNoId);
     op.correlation = IdOr(ev.correlation, model::kNoId);
     batch->host_ops.push_back(op);
+    batch->ledger.Use();
   }
 
   void Device(const RawEvent& ev, int64_t index, int64_t ts, int64_t dur,
@@ -232,7 +235,7 @@ class KinetoSink : public trace::EventSink {
     a.correlation = IdOr(ev.correlation, model::kNoId);
     a.external_id = IdOr(ev.external_id, model::kNoId);
     if (!ev.correlation.empty() && a.correlation == model::kNoId) {
-      batch->ledger.Note("id overflow (correlation dropped)", index, ev.correlation);
+      batch->ledger.Note(RowIssue::kCorrelationOverflow, index, ev.correlation);
     }
     bool collective = !ev.coll_name.empty();
     if (collective) {
@@ -254,6 +257,7 @@ class KinetoSink : public trace::EventSink {
     batch->activities.push_back(a);
     batch->activity_pid.push_back(pid);
     batch->activity_tid.push_back(tid);
+    batch->ledger.Use();
   }
 
   // ClassifyActivity without collective args, cached per name: memcpy /
@@ -269,9 +273,9 @@ class KinetoSink : public trace::EventSink {
   }
 
   void Instant(const RawEvent& ev, int64_t index, size_t offset, KinetoBatch* batch) const {
-    if (ev.name != "[memory]") return batch->ledger.Skip("instant event", index, offset);
+    if (ev.name != "[memory]") return batch->ledger.Skip(RowIssue::kInstantEvent, index, offset);
     int64_t ts = 0;
-    if (const char* bad = trace::ReadEventTs(ev.ts, &ts))
+    if (RowIssue bad = trace::ReadEventTs(ev.ts, &ts); bad != RowIssue::kNone)
       return batch->ledger.Skip(bad, index, offset, ev.ts);
     model::MemoryEvent m;
     m.ts_ns = ts;
@@ -281,28 +285,31 @@ class KinetoSink : public trace::EventSink {
     m.total_allocated = IdOr(ev.total_allocated, 0);
     m.total_reserved = IdOr(ev.total_reserved, 0);
     batch->memory.push_back(m);
+    batch->ledger.Use();
   }
 
   void FlowPoint(const RawEvent& ev, int64_t index, size_t offset, KinetoBatch* batch) const {
     const bool fwdbwd = ev.cat == "fwdbwd";
     if (!fwdbwd && !IsLaunchFlow(ev.cat))
-      return batch->ledger.Skip("flow other than launch or fwdbwd", index, offset);
+      return batch->ledger.Skip(RowIssue::kFlowNotLaunchOrFwdBwd, index, offset);
     int64_t ts = 0;
-    if (const char* bad = trace::ReadEventTs(ev.ts, &ts))
+    if (RowIssue bad = trace::ReadEventTs(ev.ts, &ts); bad != RowIssue::kNone)
       return batch->ledger.Skip(bad, index, offset, ev.ts);
     std::optional<int64_t> id = ParseIdToken(ev.id);
     if (!id)
-      return batch->ledger.Skip(ev.id.empty() ? "flow without id" : "id overflow", index, offset);
+      return batch->ledger.Skip(ev.id.empty() ? RowIssue::kFlowWithoutId : RowIssue::kIdOverflow,
+                                index, offset);
     trace::LocalStrings& strings = batch->strings;
     batch->flows.push_back(KinetoBatch::Flow{ev.ph[0] == 's', fwdbwd, *id, strings.Intern(ev.cat),
                                              trace::LocalThreadId(ev.pid, &strings),
                                              trace::LocalThreadId(ev.tid, &strings), ts});
+    batch->ledger.Use();
   }
 
   void Metadata(const RawEvent& ev, KinetoBatch* batch) const {
+    batch->ledger.Use();  // sort indexes, labels: used, nothing to keep
     const bool process = ev.name == "process_name";
-    if (!process && ev.name != "thread_name")
-      return;  // sort indexes, labels: used, nothing to keep
+    if (!process && ev.name != "thread_name") return;
     trace::LocalStrings& strings = batch->strings;
     batch->meta.push_back(KinetoBatch::Meta{!process, trace::LocalThreadId(ev.pid, &strings),
                                             process ? 0 : trace::LocalThreadId(ev.tid, &strings),

@@ -74,18 +74,20 @@ class TraceViewSink : public trace::EventSink {
     return std::make_unique<TraceViewBatch>();
   }
 
-  // Staged events count as read at routing time, not here: only events
-  // skipped now (and metadata) are settled by the batch's ledger.
+  // Every event counts as read here; metadata is used and bad events
+  // skipped here, staged events are used or skipped when Route settles them.
   void Convert(const RawEvent& ev, size_t offset, trace::EventBatch* out) const override {
     auto& batch = *static_cast<TraceViewBatch*>(out);
     batch.ledger.CountEvent();
     const int64_t index = batch.ledger.events();
-    if (ev.skip) return batch.ledger.Skip(ev.skip, index, offset, ev.skip_detail);
-    if (ev.note)
+    if (ev.skip != RowIssue::kNone)
+      return batch.ledger.Skip(ev.skip, index, offset, ev.skip_detail);
+    if (ev.note != RowIssue::kNone)
       batch.ledger.Note(ev.note, index, offset ? fmt::format("byte {}", offset) : std::string());
     trace::LocalStrings& strings = batch.strings;
     if (ev.ph.size() != 1)
-      return batch.ledger.Skip(ev.ph.empty() ? "missing ph" : "unknown phase", index, offset);
+      return batch.ledger.Skip(ev.ph.empty() ? RowIssue::kMissingPhase : RowIssue::kUnknownPhase,
+                               index, offset);
     char ph = ev.ph[0];
     if (ph == 'M') {
       using K = TraceViewBatch::MetaKind;
@@ -98,22 +100,23 @@ class TraceViewSink : public trace::EventSink {
       } else if (ev.name == "process_labels") {
         batch.meta.push_back({K::kProcessLabels, pid, 0, strings.Intern(ev.labels)});
       }
+      batch.ledger.Use();
       return;
     }
-    if (ph == 'C') return batch.ledger.Skip("counter", index, offset);
+    if (ph == 'C') return batch.ledger.Skip(RowIssue::kCounter, index, offset);
     if (ph != 'X' && ph != 's' && ph != 'f' && ph != 't')
-      return batch.ledger.Skip("unknown phase", index, offset);
+      return batch.ledger.Skip(RowIssue::kUnknownPhase, index, offset);
     int64_t ts = 0, dur = 0;
-    if (const char* bad = trace::ReadEventTs(ev.ts, &ts))
+    if (RowIssue bad = trace::ReadEventTs(ev.ts, &ts); bad != RowIssue::kNone)
       return batch.ledger.Skip(bad, index, offset, ev.ts);
     switch (trace::ReadEventDur(ev.dur, &dur)) {
       case trace::DurStatus::kOk:
         break;
       case trace::DurStatus::kBad:
-        batch.ledger.Note("bad dur (0 used)", index, ev.dur);
+        batch.ledger.Note(RowIssue::kBadDur, index, ev.dur);
         break;
       case trace::DurStatus::kOutOfRange:
-        return batch.ledger.Skip(trace::kDurationOutOfRange, index, offset, ev.dur);
+        return batch.ledger.Skip(RowIssue::kDurationOutOfRange, index, offset, ev.dur);
     }
     Staged s{};
     s.ph = ph;
@@ -124,7 +127,8 @@ class TraceViewSink : public trace::EventSink {
     if (ph != 'X') {
       std::optional<int64_t> id = ParseIdToken(ev.id);
       if (!id)
-        return batch.ledger.Skip(ev.id.empty() ? "flow without id" : "id overflow", index, offset);
+        return batch.ledger.Skip(ev.id.empty() ? RowIssue::kFlowWithoutId : RowIssue::kIdOverflow,
+                                 index, offset);
       s.id = *id;
       s.has_id = true;
     }
@@ -162,9 +166,8 @@ class TraceViewSink : public trace::EventSink {
           break;
       }
     }
-    // The staged events are not settled yet: the ledger sees only the
-    // events this batch used (metadata) or skipped.
-    batch.ledger.CommitTo(events_, &ledger_, static_cast<int64_t>(batch.staged.size()));
+    // The staged events are read but not settled yet (Route does that).
+    batch.ledger.CommitTo(events_, &ledger_);
     events_ += batch.ledger.events();
     batch.Clear();
   }
@@ -189,7 +192,7 @@ class TraceViewSink : public trace::EventSink {
       std::string_view process = ProcessName(s.pid);
       if (s.ph != 'X') {
         if (s.cat != async_npu && s.cat != host_to_device) {
-          Skip("flow other than launch", s);
+          Skip(RowIssue::kFlowNotLaunch, s);
           continue;
         }
         builder->AddFlowPoint(s.ph == 's', s.id, s.cat, s.pid, s.tid, s.ts_ns);
@@ -206,7 +209,7 @@ class TraceViewSink : public trace::EventSink {
       } else if (process == "HCCL" || process == "Communication") {
         std::string_view thread = ThreadName(s.pid, s.tid);
         if (thread.find("Plane") != std::string_view::npos) {
-          Skip("HCCL plane task", s);
+          Skip(RowIssue::kHcclPlaneTask, s);
           continue;
         }
         model::DeviceActivity a = Activity(s);
@@ -228,7 +231,7 @@ class TraceViewSink : public trace::EventSink {
         else if (name == "Free")
           seg.kind = model::OverlapKind::kFree;
         else {
-          Skip("unknown overlap segment", s);
+          Skip(RowIssue::kUnknownOverlapSegment, s);
           continue;
         }
         tl.overlap.push_back(seg);
@@ -250,7 +253,7 @@ class TraceViewSink : public trace::EventSink {
   RowLedger& ledger() { return ledger_; }
 
  private:
-  void Skip(const char* reason, const Staged& s) { ledger_.Skip(reason, s.index, std::string()); }
+  void Skip(RowIssue reason, const Staged& s) { ledger_.Skip(reason, s.index, std::string()); }
 
   std::string_view ProcessName(int64_t pid) const {
     auto it = process_names_.find(pid);

@@ -1,0 +1,113 @@
+#include "formats/ascend/csv_specs.h"
+
+namespace trainscope::formats::ascend_csv {
+namespace {
+
+using U = ColumnUnit;
+constexpr OnBad kSkip = OnBad::kSkipRow;
+constexpr OnBad kNote = OnBad::kNote;
+constexpr OnBad kIgnore = OnBad::kIgnore;
+
+// A time span that must be valid for the row to mean anything.
+constexpr ColumnSpec Span(std::string_view key, std::string_view alias, bool required) {
+  return {key, {alias}, required, U::kMicros, OnMissing::kDefault, kNote, kSkip};
+}
+
+// kernel_details.csv: Name, start and duration make a kernel; the rest
+// describes it (a bad id or dim is noted, the kernel kept).
+constexpr ColumnSpec kKernelColumns[] = {
+    {"Step Id", {"Step Id", "Step ID"}, false, U::kInt32, OnMissing::kDefault, kNote, kIgnore},
+    {"Name", {"Name", "Op Name"}, true, U::kText},
+    {"Type", {"Type", "OP Type"}, false, U::kText},
+    {"Accelerator Core", {"Accelerator Core", "Task Type"}, false, U::kText},
+    {"Stream ID",
+     {"Stream ID", "Stream Id"},
+     false,
+     U::kInt32,
+     OnMissing::kDefault,
+     kNote,
+     kIgnore},
+    {"start time",
+     {"Start Time(us)", "Task Start Time(us)"},
+     true,
+     U::kMicros,
+     OnMissing::kSkipRow,
+     kSkip,
+     kSkip},
+    {"duration",
+     {"Duration(us)", "Task Duration(us)"},
+     true,
+     U::kMicros,
+     OnMissing::kSkipRow,
+     kSkip,
+     kSkip},
+    {"Wait Time",
+     {"Wait Time(us)", "Task Wait Time(us)"},
+     false,
+     U::kMicros,
+     OnMissing::kDefault,
+     kNote,
+     kNote},
+    {"Block Dim",
+     {"Block Dim", "Block Num"},
+     false,
+     U::kInt32,
+     OnMissing::kDefault,
+     kNote,
+     kIgnore},
+    {"aic_mac_ratio", {"aic_mac_ratio"}, false, U::kRatio},
+    {"aic_mte2_ratio", {"aic_mte2_ratio"}, false, U::kRatio},
+    {"aiv_vec_ratio", {"aiv_vec_ratio"}, false, U::kRatio},
+};
+static_assert(std::size(kKernelColumns) == kKernelColumnCount);
+
+// step_trace_time.csv: every time column is a span; one out of [0, 2^62)
+// ns costs the row (it would poison the step budgets), an unparsable one
+// reads as 0 (msprof-analyze also turns unparsable cells into 0).
+constexpr ColumnSpec kStepTraceColumns[] = {
+    {"Device_id", {"Device_id"}, false, U::kInt32, OnMissing::kDefault, kIgnore, kIgnore},
+    {"Step", {"Step"}, true, U::kInt32, OnMissing::kDefault, kSkip, kIgnore},
+    Span("Computing", "Computing", true),
+    Span("Communication(Not Overlapped)", "Communication(Not Overlapped)", false),
+    Span("Overlapped", "Overlapped", false),
+    Span("Communication", "Communication", true),
+    Span("Free", "Free", false),
+    Span("Stage", "Stage", false),
+    Span("Bubble", "Bubble", false),
+    Span("Preparing", "Preparing", false),
+};
+static_assert(std::size(kStepTraceColumns) == kStepTraceColumnCount);
+
+// op_statistic.csv: Count and Total Time make the statistic (a count or
+// total outside [0, 2^62) is not a real run and would overflow the sums).
+constexpr ColumnSpec kOpStatisticColumns[] = {
+    {"OP Type", {"OP Type", "Type"}, true, U::kText},
+    {"Core Type", {"Core Type", "Task Type"}, false, U::kText},
+    {"Count", {"Count"}, true, U::kCount, OnMissing::kAsUnparsable, kSkip, kSkip},
+    {"Total Time", {"Total Time(us)"}, true, U::kMicros, OnMissing::kAsUnparsable, kSkip, kSkip},
+    Span("Min Time", "Min Time(us)", false),
+    Span("Avg Time", "Avg Time(us)", false),
+    Span("Max Time", "Max Time(us)", false),
+    {"Ratio", {"Ratio(%)"}, false, U::kDecimal, OnMissing::kDefault, kNote, kIgnore},
+};
+static_assert(std::size(kOpStatisticColumns) == kOpStatisticColumnCount);
+
+}  // namespace
+
+const CsvSpec kKernelDetails = {
+    "kernel_details.csv", kKernelColumns,
+    "kernel_details.csv needs Name, Start Time(us) (or Task Start Time(us)) and Duration(us) "
+    "(or Task Duration(us)); pass the ASCEND_PROFILER_OUTPUT/kernel_details.csv written by "
+    "torch_npu, with its header as the first line"};
+
+const CsvSpec kStepTraceTime = {
+    "step_trace_time.csv", kStepTraceColumns,
+    "step_trace_time.csv needs at least Step, Computing and Communication columns (written by "
+    "torch_npu into ASCEND_PROFILER_OUTPUT)"};
+
+const CsvSpec kOpStatistic = {
+    "op_statistic.csv", kOpStatisticColumns,
+    "op_statistic.csv needs OP Type, Count and Total Time(us) (CANN op_statistic copied by "
+    "torch_npu at Level1/Level2)"};
+
+}  // namespace trainscope::formats::ascend_csv

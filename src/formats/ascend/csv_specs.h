@@ -1,0 +1,65 @@
+// The column specs of the Ascend CSV files (ASCEND_PROFILER_OUTPUT), one
+// table per file: header aliases across torch_npu / CANN versions
+// (docs/ascend-formats.md), required columns, units and what a bad cell
+// costs. The readers bind these to the header (formats/csv/csv_spec.h) and
+// address columns by the enums below, which follow each table's order.
+#pragma once
+
+#include <cstddef>
+
+#include "formats/csv/csv_spec.h"
+
+namespace trainscope::formats::ascend_csv {
+
+// kernel_details.csv (docs/ascend-formats.md 2.2).
+enum KernelColumn : size_t {
+  kKernelStep,
+  kKernelName,
+  kKernelType,
+  kKernelAccelerator,
+  kKernelStream,
+  kKernelStart,
+  kKernelDuration,
+  kKernelWait,
+  kKernelBlockDim,
+  kKernelAicMacRatio,
+  kKernelAicMte2Ratio,
+  kKernelAivVecRatio,
+  kKernelColumnCount,
+};
+extern const CsvSpec kKernelDetails;
+
+// step_trace_time.csv.
+enum StepTraceColumn : size_t {
+  kStepDevice,
+  kStepStep,
+  kStepComputing,
+  kStepCommNotOverlapped,
+  kStepOverlapped,
+  kStepCommunication,
+  kStepFree,
+  kStepStage,
+  kStepBubble,
+  kStepPreparing,
+  kStepTraceColumnCount,
+};
+extern const CsvSpec kStepTraceTime;
+
+// op_statistic.csv (Level1+).
+enum OpStatisticColumn : size_t {
+  kOpType,
+  kOpCoreType,
+  kOpCount,
+  kOpTotal,
+  kOpMin,
+  kOpAvg,
+  kOpMax,
+  kOpRatio,
+  kOpStatisticColumnCount,
+};
+extern const CsvSpec kOpStatistic;
+
+// Every spec above, for docs and tests.
+inline constexpr const CsvSpec* kAllSpecs[] = {&kKernelDetails, &kStepTraceTime, &kOpStatistic};
+
+}  // namespace trainscope::formats::ascend_csv

@@ -1,0 +1,25 @@
+// The Ascend database importer: a torch_npu rank directory whose
+// ASCEND_PROFILER_OUTPUT holds only the SQLite export
+// (ascend_pytorch_profiler_<rank>.db, analysis.db; export_type Db).
+//
+// Recognised, not read yet (issue 16): Load fails with kInvalidInput and a
+// hint to produce the text export, so such a rank is listed with what to do
+// instead of "no kernel_details.csv".
+#pragma once
+
+#include <string>
+
+#include "formats/importer.h"
+
+namespace trainscope::formats {
+
+// Sniff: 50 when ASCEND_PROFILER_OUTPUT holds ascend_pytorch_profiler*.db or
+// analysis.db starting with the SQLite header (below the text importer's
+// 100: newer torch_npu writes the .db files beside the CSVs too).
+extern const Importer kAscendDbImporter;
+
+// Whether |path| is a regular file starting with "SQLite format 3\0".
+// Opens regular files only; never blocks.
+bool HasSqliteHeader(const std::string& path);
+
+}  // namespace trainscope::formats
