@@ -119,13 +119,14 @@ std::vector<Finding> MergeRankFindings(std::vector<std::vector<Finding>> per_ran
     const auto& [sum, count] = gain_sum[m.id];
     m.estimated_gain_pct = sum / count;
     std::sort(m.ranks.begin(), m.ranks.end());
-    if (count > 1) {
+    // "on N ranks, mean gain G%; worst rank: ...", from the catalogue.
+    const FindingEntry* merged_entry = FindingCatalog::Builtin().Find("_merged-ranks");
+    if (count > 1 && merged_entry != nullptr) {
       Finding prefix;
       prefix.text_values = {{"rank_count", count}, {"mean_gain_pct", m.estimated_gain_pct}};
       prefix.text_labels = {{"worst_evidence", m.evidence}};
-      const FindingCatalog& catalog = FindingCatalog::Builtin();
       m.evidence =
-          catalog.RenderPart(catalog.Find("_merged-ranks")->Part("evidence"), prefix, nullptr);
+          FindingCatalog::Builtin().RenderPart(merged_entry->Part("evidence"), prefix, nullptr);
     }
   }
   return merged;

@@ -94,6 +94,16 @@ TEST(ExplainCli, PrintsTheEntryWithThresholdsAndOrigins) {
             std::string::npos)
       << fp.out;
   EXPECT_NE(fp.out.find("fingerprint_min_instances = 2 (count)"), std::string::npos);
+
+  // With a thresholds file: the values in force, and where they were set.
+  const std::string file = MakeTempDir("explain_thresholds") + "/mine.tsv";
+  std::ofstream(file) << "# ours\nskew_residual_pct  5\n";
+  const CommandResult mine = RunTrainscope({"explain", "step-start-skew", "--thresholds", file});
+  ASSERT_EQ(mine.exit_code, 0) << mine.err;
+  EXPECT_NE(mine.out.find("a residual spread of about 5.0% of the step"), std::string::npos)
+      << mine.out;
+  EXPECT_NE(mine.out.find("skew_residual_pct = 5 (pct of the step)"), std::string::npos);
+  EXPECT_NE(mine.out.find("(set in " + file + ":2)"), std::string::npos) << mine.out;
 }
 
 TEST(ExplainCli, ListsIdsAndRejectsUnknownOnes) {
