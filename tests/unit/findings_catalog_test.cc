@@ -193,6 +193,21 @@ TEST(FindingCatalog, BuiltinLoadsAndEveryIdHasItsTexts) {
   }
 }
 
+// docs/findings.md lists every id and every threshold (with its origin).
+TEST(FindingCatalog, DocsListEveryIdAndThreshold) {
+  const std::string doc = testing::ReadFileBytes(testing::SourceDir() + "/docs/findings.md");
+  ASSERT_FALSE(doc.empty());
+  const FindingCatalog& c = FindingCatalog::Builtin();
+  for (const FindingEntry& e : c.entries()) {
+    if (e.id.front() == '_') continue;
+    EXPECT_NE(doc.find("| `" + e.id + "` |"), std::string::npos) << e.id;
+  }
+  for (const ThresholdInfo& t : c.threshold_info()) {
+    EXPECT_NE(doc.find("| `" + t.key + "` | "), std::string::npos) << t.key;
+    EXPECT_NE(doc.find(t.origin), std::string::npos) << t.key;
+  }
+}
+
 TEST(FindingCatalog, OverrideThresholds) {
   FindingCatalog c = FindingCatalog::Builtin();
   ASSERT_TRUE(
