@@ -9,14 +9,13 @@
 #include "analysis/cluster_findings.h"
 #include "analysis/cluster_links.h"
 #include "analysis/communication.h"
+#include "analysis/findings_catalog.h"
 #include "analysis/job_stages.h"
 #include "analysis/straggler.h"
 #include "core/parallel.h"
 
 namespace trainscope::analysis {
 namespace {
-
-constexpr double kSlowLinkRatio = 0.2;  // CANN: < 20% of the transport's average
 
 // The step every rank is compared on: the selected one, else the last step
 // that every rank has.
@@ -163,7 +162,8 @@ void FillCollectives(const std::vector<RankComm>& comm, ClusterAnalysis* c) {
 }  // namespace
 
 void AddClusterAnalysis(const std::vector<model::RankProfile>& profiles, unsigned threads,
-                        JobAnalysis* job) {
+                        JobAnalysis* job, const FindingCatalog* catalog) {
+  const FindingCatalog& findings = catalog != nullptr ? *catalog : FindingCatalog::Builtin();
   ClusterAnalysis& c = job->cluster;
   c.ranks = static_cast<int32_t>(profiles.size());
   if (profiles.size() < 2) return;
@@ -177,12 +177,12 @@ void AddClusterAnalysis(const std::vector<model::RankProfile>& profiles, unsigne
   FillPerRank(comm, c.step, &c);
   FillCollectives(comm, &c);
   DetectStragglers(comm, StragglerOptions(), &c);
-  c.slow_links = FindSlowLinks(profiles, kSlowLinkRatio, &c.links_checked);
+  c.slow_links = FindSlowLinks(profiles, findings.thresholds().slow_link_ratio, &c.links_checked);
   if (c.collectives.empty()) c.notes.push_back("no communication ops found on any rank");
   if (c.links_checked == 0) {
     c.notes.push_back("no communication_matrix.json links: slow links not checked");
   }
-  AddClusterFindings(c, &job->findings);
+  AddClusterFindings(c, &job->findings, findings);
 }
 
 }  // namespace trainscope::analysis

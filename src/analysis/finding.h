@@ -25,6 +25,14 @@ struct Finding {
   std::string remedy;             // concrete switches
   double estimated_gain_pct = 0;  // expected step-time saving, % of the step
   std::string gain_model;         // how the gain was estimated (assumptions)
+
+  // What the catalogue (data/findings.tsv) renders the text above from,
+  // beyond evidence_values; not part of the JSON. variant picks alternative
+  // templates of the id (e.g. "examine"); text_values are numbers the
+  // sentence shows, text_labels names (operator types, rank lists).
+  std::string variant;
+  std::vector<std::pair<std::string, double>> text_values;
+  std::vector<std::pair<std::string, std::string>> text_labels;
 };
 
 // Sorts by estimated gain, largest first; ties by id for stable output.

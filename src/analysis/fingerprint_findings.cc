@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <map>
 
+#include "analysis/findings_catalog.h"
 #include "analysis/gain_model.h"
 
 namespace trainscope::analysis {
 
 std::vector<Finding> FingerprintFindings(int32_t rank, int32_t step, const StepMotifs& motifs,
-                                         const FingerprintLibrary& library, int64_t min_instances) {
+                                         const FingerprintLibrary& library, int64_t min_instances,
+                                         const FindingCatalog& catalog) {
   const auto& fps = library.fingerprints();
   // Variants of one id, in library order.
   std::map<std::string, std::vector<const FingerprintStepStats*>> by_id;
@@ -50,25 +52,12 @@ std::vector<Finding> FingerprintFindings(int32_t rank, int32_t step, const StepM
     const double projected = step_us - total.saving_us;
     Finding f;
     f.id = id;
-    f.title = fp.title;
     f.ranks = {rank};
     f.occurrences = total.instances;
     std::string chain_text;
     if (chain != nullptr) {
       for (const auto& k : chain->kernels) chain_text += (chain_text.empty() ? "" : " ") + k;
     }
-    f.evidence = fmt::format(
-        "{} instances per step (step {}) of [{}]: {} kernels, {:.2f} ms of kernel time, {:.2f} ms "
-        "of wall "
-        "span ({:.1f}% of the {:.1f} ms step){}{}; fused estimate {:.2f} ms, saving {:.2f} ms per "
-        "step",
-        counts, step, chain_text, total.kernels, total.kernel_us / 1e3, total.span_us / 1e3,
-        step_us > 0 ? total.span_us / step_us * 100 : 0, step_us / 1e3,
-        chain != nullptr && chain->period_us > 0
-            ? fmt::format(", period {:.0f} us", chain->period_us)
-            : "",
-        chain != nullptr && !chain->attribution.empty() ? "; " + chain->attribution : "",
-        total.fused_us / 1e3, total.saving_us / 1e3);
     f.evidence_values = per_variant;
     f.evidence_values.insert(
         f.evidence_values.end(),
@@ -82,10 +71,16 @@ std::vector<Finding> FingerprintFindings(int32_t rank, int32_t step, const StepM
          {"projected_step_ms", projected / 1e3},
          {"throughput_gain_pct", projected > 0 ? (step_us / projected - 1) * 100 : 0},
          {"launch_overhead_us", motifs.launch_overhead_us}});
-    f.root_cause = fp.root_cause + " (formula: " + fp.formula + ")";
-    f.remedy = fp.remedy;
+    f.text_values = {{"step", step}, {"span_pct", step_us > 0 ? total.span_us / step_us * 100 : 0}};
+    if (chain != nullptr && chain->period_us > 0)
+      f.text_values.push_back({"period_us", chain->period_us});
+    f.text_labels = {{"fp_title", fp.title},     {"fp_root_cause", fp.root_cause},
+                     {"fp_formula", fp.formula}, {"fp_remedy", fp.remedy},
+                     {"counts", counts},         {"chain", chain_text}};
+    if (chain != nullptr && !chain->attribution.empty())
+      f.text_labels.push_back({"attribution", chain->attribution});
     f.estimated_gain_pct = step_us > 0 ? total.saving_us / step_us * 100 : 0;
-    f.gain_model = kFusionGainModel;
+    catalog.Render(&f, "fingerprint");
     out.push_back(std::move(f));
   }
   return out;
@@ -115,6 +110,8 @@ std::vector<Finding> MergeRankFindings(std::vector<std::vector<Finding>> per_ran
         m.title = f.title;
         m.evidence = f.evidence;
         m.evidence_values = f.evidence_values;
+        m.text_values = f.text_values;
+        m.text_labels = f.text_labels;
       }
     }
   }
@@ -122,9 +119,14 @@ std::vector<Finding> MergeRankFindings(std::vector<std::vector<Finding>> per_ran
     const auto& [sum, count] = gain_sum[m.id];
     m.estimated_gain_pct = sum / count;
     std::sort(m.ranks.begin(), m.ranks.end());
-    if (count > 1) {
-      m.evidence = fmt::format("on {} ranks, mean gain {:.1f}%; worst rank: {}", count,
-                               m.estimated_gain_pct, m.evidence);
+    // "on N ranks, mean gain G%; worst rank: ...", from the catalogue.
+    const FindingEntry* merged_entry = FindingCatalog::Builtin().Find("_merged-ranks");
+    if (count > 1 && merged_entry != nullptr) {
+      Finding prefix;
+      prefix.text_values = {{"rank_count", count}, {"mean_gain_pct", m.estimated_gain_pct}};
+      prefix.text_labels = {{"worst_evidence", m.evidence}};
+      m.evidence =
+          FindingCatalog::Builtin().RenderPart(merged_entry->Part("evidence"), prefix, nullptr);
     }
   }
   return merged;

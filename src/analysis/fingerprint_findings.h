@@ -5,16 +5,19 @@
 #include <vector>
 
 #include "analysis/finding.h"
+#include "analysis/findings_catalog.h"
 #include "analysis/fingerprint_library.h"
 #include "analysis/motif_step.h"
 
 namespace trainscope::analysis {
 
 // One Finding per fingerprint id seen at least |min_instances| times in the
-// step (variants, e.g. forward and backward chains, together).
+// step (variants, e.g. forward and backward chains, together); the text is
+// the "fingerprint" entry of |catalog| filled with the library's row.
 std::vector<Finding> FingerprintFindings(int32_t rank, int32_t step, const StepMotifs& motifs,
                                          const FingerprintLibrary& library,
-                                         int64_t min_instances = 2);
+                                         int64_t min_instances = 2,
+                                         const FindingCatalog& catalog = FindingCatalog::Builtin());
 
 // Merges per-rank findings with the same id into one: ranks listed,
 // occurrences = the largest per-rank count, gain = the mean over the ranks

@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 
+#include "analysis/findings_catalog.h"
 #include "analysis/fingerprint_attribution.h"
 #include "analysis/fingerprint_findings.h"
 #include "analysis/fingerprint_library.h"
@@ -39,8 +40,9 @@ double StepSpanUs(const StepDistribution& step) {
 
 void AddFingerprintAnalysis(const std::vector<model::RankProfile>& profiles, const FamilyRules&,
                             const FingerprintLibrary* user_library, unsigned threads,
-                            JobAnalysis* job) {
+                            JobAnalysis* job, const FindingCatalog* user_catalog) {
   const FingerprintLibrary& library = user_library ? *user_library : FingerprintLibrary::Builtin();
+  const FindingCatalog* catalog = user_catalog ? user_catalog : &FindingCatalog::Builtin();
   const size_t n = std::min(profiles.size(), job->ranks.size());
   std::vector<std::optional<HostAttributor>> hosts(n);
   std::vector<std::map<int32_t, int64_t>> starts(n);
@@ -76,12 +78,14 @@ void AddFingerprintAnalysis(const std::vector<model::RankProfile>& profiles, con
     RankAnalysis& rank = job->ranks[tasks[t].rank];
     StepDistribution& step = rank.steps[tasks[t].step];
     if (step.step == rank.selected_step) {
-      per_rank[tasks[t].rank] = FingerprintFindings(rank.rank, step.step, mined[t], library);
+      per_rank[tasks[t].rank] = FingerprintFindings(
+          rank.rank, step.step, mined[t], library,
+          static_cast<int64_t>(catalog->thresholds().fingerprint_min_instances), *catalog);
     }
     step.motifs = std::move(mined[t].motifs);
   }
   ParallelFor(n, threads, [&](size_t i) {
-    auto thresholds = ThresholdFindings(job->ranks[i], profiles[i]);
+    auto thresholds = ThresholdFindings(job->ranks[i], profiles[i], *catalog);
     per_rank[i].insert(per_rank[i].end(), std::make_move_iterator(thresholds.begin()),
                        std::make_move_iterator(thresholds.end()));
   });

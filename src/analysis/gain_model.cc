@@ -4,19 +4,6 @@
 
 namespace trainscope::analysis {
 
-const char kFusionGainModel[] =
-    "what-if per instance: the chain's wall span (its kernels and the dispatch gaps between them) "
-    "is "
-    "replaced by one fused kernel taking the longest member's time (one pass over the data) plus "
-    "one "
-    "launch overhead (median of the shortest 10% of kernels in the step); for glue around a custom "
-    "op "
-    "the glue disappears and only the op and one launch remain. Summed over the instances of the "
-    "step, "
-    "divided by the step span. Assumes the step's critical path runs through these kernels (a "
-    "device- "
-    "or dispatch-bound compute stream); shapes are not used";
-
 double LaunchOverheadUs(const model::KernelTable& table,
                         const std::vector<KernelSequence>& sequences) {
   std::vector<int64_t> durations;

@@ -20,8 +20,8 @@
 
 namespace trainscope::analysis {
 
-// The assumptions, for Finding::gain_model.
-extern const char kFusionGainModel[];
+// The assumptions, in words, are the gain row of the "fingerprint" entry of
+// data/findings.tsv.
 
 // Median duration of the shortest decile of compute kernels in |sequences|
 // (us): a kernel that does almost nothing costs about one launch.

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "analysis/family_rules.h"
+#include "analysis/findings_catalog.h"
 #include "analysis/fingerprint_library.h"
 #include "analysis/rank_analysis.h"
 #include "model/rank_profile.h"
@@ -18,11 +19,12 @@ namespace trainscope::analysis {
 // |library| nullptr: the built-in data/fingerprints.tsv.
 void AddFingerprintAnalysis(const std::vector<model::RankProfile>& profiles,
                             const FamilyRules& rules, const FingerprintLibrary* library,
-                            unsigned threads, JobAnalysis* job);
+                            unsigned threads, JobAnalysis* job,
+                            const FindingCatalog* catalog = nullptr);
 
 // cluster_stage.cc: cross-rank communication, stragglers, skew, slow links
 // and their findings.
 void AddClusterAnalysis(const std::vector<model::RankProfile>& profiles, unsigned threads,
-                        JobAnalysis* job);
+                        JobAnalysis* job, const FindingCatalog* catalog = nullptr);
 
 }  // namespace trainscope::analysis

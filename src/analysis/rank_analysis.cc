@@ -132,9 +132,9 @@ Result<JobAnalysis> AnalyzeJob(const std::vector<model::RankProfile>& profiles,
     if (!result->ok()) return result->status();
     job.ranks.push_back(std::move(*result).value());
   }
-  AddFingerprintAnalysis(profiles, rules, options.fingerprints, threads, &job);
+  AddFingerprintAnalysis(profiles, rules, options.fingerprints, threads, &job, options.catalog);
   for (RankAnalysis& rank : job.ranks) CentreZoomsOnTopMotif(&rank);
-  AddClusterAnalysis(profiles, threads, &job);
+  AddClusterAnalysis(profiles, threads, &job, options.catalog);
   RankFindings(&job.findings);
   return job;
 }

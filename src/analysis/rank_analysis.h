@@ -46,12 +46,16 @@ struct RankAnalysis {
 };
 
 class FingerprintLibrary;
+class FindingCatalog;
 
 struct AnalysisOptions {
   std::optional<int32_t> step;  // --step
   const FingerprintLibrary* fingerprints =
       nullptr;  // --fingerprints (merged with the built-in); null: built-in
   DistributionOptions distribution;
+  // Finding thresholds and texts (--thresholds overrides the built-in
+  // data/thresholds.tsv); null: FindingCatalog::Builtin().
+  const FindingCatalog* catalog = nullptr;
 };
 
 struct JobAnalysis {

@@ -1,18 +1,22 @@
 // The threshold rules of methodology §3 on one rank's selected step:
-// exposed communication (<=10% normal, >20% examine), device free time
-// (>3%: host-bound dispatch), a dominant operator (>30% of kernel time) and
-// compute- vs memory-bound operators from the AI Core pipe ratios.
+// exposed communication (normal / examine bands), device free time
+// (host-bound dispatch), a dominant operator (share of kernel time) and
+// compute- vs memory-bound operators from the AI Core pipe ratios; the
+// numbers are in data/thresholds.tsv.
 #pragma once
 
 #include <vector>
 
 #include "analysis/finding.h"
+#include "analysis/findings_catalog.h"
 #include "analysis/rank_analysis.h"
 #include "model/rank_profile.h"
 
 namespace trainscope::analysis {
 
 // Findings of |rank| (ranks = {rank.rank}); merged across ranks by the caller.
-std::vector<Finding> ThresholdFindings(const RankAnalysis& rank, const model::RankProfile& profile);
+// Thresholds and texts come from |catalog| (data/thresholds.tsv, findings.tsv).
+std::vector<Finding> ThresholdFindings(const RankAnalysis& rank, const model::RankProfile& profile,
+                                       const FindingCatalog& catalog = FindingCatalog::Builtin());
 
 }  // namespace trainscope::analysis

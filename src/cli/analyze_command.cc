@@ -29,6 +29,10 @@ CommandRunner RegisterAnalyze(CLI::App& app) {
                  "Extra rules sorting GPU trace kernels into compute/communication/memcpy/memset "
                  "(lines: KIND MATCH PATTERN, docs/timelines.md), tried before the built-in ones")
       ->type_name("FILE");
+  app.add_option("--thresholds", args->thresholds_file,
+                 "Override detector thresholds (rows: key value, as in data/thresholds.tsv; "
+                 "`trainscope explain` shows them)")
+      ->type_name("FILE");
   app.add_option("--threads", args->threads, "Worker threads (default: all cores)");
   app.add_flag("--no-color", args->no_color, "Plain text even on a terminal");
   app.add_flag("--timings", args->timings,

@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "analysis/family_rules.h"
+#include "analysis/findings_catalog.h"
 #include "analysis/fingerprint_library.h"
 #include "analysis/rank_analysis.h"
 #include "cli/app.h"
@@ -53,11 +54,18 @@ Result<std::vector<model::ClassRule>> LoadActivityRules(const std::string& path)
   return model::WithDefaultClassRules(std::move(user));
 }
 
+Result<analysis::FindingCatalog> LoadThresholds(const std::string& path) {
+  TS_ASSIGN_OR_RETURN(std::string text, ReadSmallFile(path));
+  analysis::FindingCatalog catalog = analysis::FindingCatalog::Builtin();
+  TS_RETURN_IF_ERROR(catalog.OverrideThresholds(text, path));
+  return catalog;
+}
+
 // Everything the run reads: an output may be none of these.
 std::vector<std::string> InputsOf(const AnalyzeArgs& args) {
   std::vector<std::string> inputs = args.paths;
-  for (const std::string* rules :
-       {&args.families_file, &args.fingerprints_file, &args.activity_rules_file}) {
+  for (const std::string* rules : {&args.families_file, &args.fingerprints_file,
+                                   &args.activity_rules_file, &args.thresholds_file}) {
     if (!rules->empty()) inputs.push_back(*rules);
   }
   return inputs;
@@ -117,6 +125,13 @@ int RunAnalyze(const AnalyzeArgs& args) {
     fingerprints.emplace(std::move(loaded).value());
   }
 
+  std::optional<analysis::FindingCatalog> catalog;
+  if (!args.thresholds_file.empty()) {
+    auto loaded = LoadThresholds(args.thresholds_file);
+    if (!loaded.ok()) return ReportError(loaded.status());
+    catalog.emplace(std::move(loaded).value());
+  }
+
   std::optional<std::vector<model::ClassRule>> activity_rules;
   if (!args.activity_rules_file.empty()) {
     auto loaded = LoadActivityRules(args.activity_rules_file);
@@ -152,6 +167,7 @@ int RunAnalyze(const AnalyzeArgs& args) {
   analysis::AnalysisOptions options;
   options.step = args.step;
   if (fingerprints) options.fingerprints = &*fingerprints;
+  if (catalog) options.catalog = &*catalog;
   auto job = analysis::AnalyzeJob(profiles, *rules, options, threads);
   progress.Done();
   if (!job.ok()) return ReportError(job.status());

@@ -15,6 +15,7 @@ struct AnalyzeArgs {
   std::string families_file;        // extra family rules, tried before the built-in ones
   std::string fingerprints_file;    // extra fingerprints, tried before the built-in ones
   std::string activity_rules_file;  // extra compute/communication name rules for GPU traces
+  std::string thresholds_file;      // overrides of data/thresholds.tsv
   std::optional<int32_t> step;
   std::optional<int32_t> focus_rank;
   // 0 = the default (TRAINSCOPE_THREADS, else all cores); clamped to the

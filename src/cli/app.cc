@@ -33,6 +33,8 @@ int RunCommand(const std::vector<std::string>& args) {
   add("synth", "Write a realistic synthetic Ascend profile job (demo, tests, benchmarks)",
       &RegisterSynth);
   add("demo", "Generate the built-in demo job and analyse it", &RegisterDemo);
+  add("explain", "Print what a finding id means: texts, thresholds and their origin",
+      &RegisterExplain);
 
   // CLI11 wants argv order with the program name first; it parses a reversed
   // vector when given one.

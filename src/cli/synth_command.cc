@@ -92,6 +92,10 @@ CommandRunner RegisterSynth(CLI::App& app) {
                  "custom-op, unshard, numa, optimizer, all. Default: the unfused baseline")
       ->delimiter(',');
   app.add_option("--name", o.name, "Job name used in directory names")->capture_default_str();
+  app.add_option("--host-skew-ms", o.host_skew_ms,
+                 "First-kernel spread across unbound ranks (without --fused numa); bound ranks "
+                 "keep only the spread of their step preparation")
+      ->capture_default_str();
   app.add_option("--straggler-rank", o.straggler_rank,
                  "Plant a straggler: this rank's compute is 15% slower (-1: none)")
       ->capture_default_str();

@@ -39,6 +39,10 @@ struct SynthOptions {
   bool native_custom_op = false;           // false: StridedSlice/PadV3 glue around the custom op
   bool unshard_on_compute_stream = false;  // false: separate-stream FSDP unshard (pseudo-overlap)
   bool numa_bound = false;                 // false: unbound host skew between ranks
+  // First-kernel spread across unbound ranks (the article's 104.5 ms by
+  // default; tests plant smaller ones). Bound ranks keep only the spread of
+  // their step preparation (docs/synth.md).
+  double host_skew_ms = 104.5;
   // Not one of the six remedies (AllFused leaves it): false = per-tensor
   // decomposed AdamW loop (Muls/Add/Mul/Sqrt/Adds/RealDiv/Add), true = one
   // ApplyAdamWV2 kernel per tensor.

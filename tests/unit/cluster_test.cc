@@ -1,12 +1,15 @@
 // Cluster analysis: Dixon's table, collective classification, the
 // communication readers, and synth jobs with planted faults.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <string>
 
+#include "analysis/cluster_findings.h"
 #include "analysis/communication.h"
 #include "analysis/family_rules.h"
+#include "analysis/findings_catalog.h"
 #include "analysis/rank_analysis.h"
 #include "analysis/straggler.h"
 #include "formats/ascend/communication_reader.h"
@@ -85,13 +88,16 @@ TEST(CommunicationReader, ParsesOpsAndLinks) {
 }
 
 // Generates a synth job, analyses it and returns the cluster finding ids.
-std::vector<std::string> ClusterFindings(const synth::SynthOptions& options, JobAnalysis* out) {
+std::vector<std::string> ClusterFindings(const synth::SynthOptions& options, JobAnalysis* out,
+                                         const FindingCatalog* catalog = nullptr) {
   const std::string dir = testing::MakeTempDir("cluster");
   EXPECT_TRUE(synth::WriteSynthJob(options, dir).ok());
   auto profiles = formats::LoadProfiles({dir}, 2);
   EXPECT_TRUE(profiles.ok());
   auto rules = FamilyRules::Merge({}, FamilyRules::Builtin());
-  auto job = AnalyzeJob(profiles->profiles, rules, AnalysisOptions(), 2);
+  AnalysisOptions analysis_options;
+  analysis_options.catalog = catalog;
+  auto job = AnalyzeJob(profiles->profiles, rules, analysis_options, 2);
   EXPECT_TRUE(job.ok());
   std::vector<std::string> ids;
   for (const Finding& f : job->findings) {
@@ -178,6 +184,80 @@ TEST(SynthCluster, PseudoOverlapCountsOnlyRepeatedAllGatherWaits) {
   for (const RankClusterStats& r : planted.cluster.per_rank) {
     EXPECT_EQ(r.pseudo_overlap_count, r.all_gathers) << r.rank;
   }
+}
+
+// The clean twin is clean by a margin, not by sharing a number with the
+// detector: binding leaves synth ranks within their step preparation
+// (docs/synth.md), far below the residual spread the rule allows
+// (skew_residual_pct of the step). A twin with a modest skew planted (a
+// spread of 12% of the clean twin's step, so ranks wait ~6% of it on
+// average: less than the methodology's 302 ms of 3,083) is found, and a
+// thresholds file moves the verdict.
+TEST(SynthCluster, SkewVerdictFollowsTheStepNotAConstant) {
+  JobAnalysis clean;
+  EXPECT_TRUE(ClusterFindings(Clean(8), &clean).empty());
+  const FindingThresholds& t = FindingCatalog::Builtin().thresholds();
+  const double step_us = clean.cluster.mean_step_time_us;
+  ASSERT_GT(step_us, 0);
+  EXPECT_LT(clean.cluster.first_kernel_skew_us, 0.25 * t.skew_residual_pct / 100 * step_us);
+
+  synth::SynthOptions modest = Clean(8);
+  modest.numa_bound = false;
+  modest.host_skew_ms = 0.12 * step_us / 1000;
+  JobAnalysis found;
+  EXPECT_EQ(ClusterFindings(modest, &found), std::vector<std::string>{"step-start-skew"});
+  const double wait_pct =
+      found.cluster.mean_step_start_wait_us / found.cluster.mean_step_time_us * 100;
+  EXPECT_GT(wait_pct, t.skew_wait_pct);
+
+  // Asking for a longer wait than this run has makes it clean again.
+  FindingCatalog strict = FindingCatalog::Builtin();
+  ASSERT_TRUE(
+      strict.OverrideThresholds(fmt::format("skew_wait_pct  {:.1f}\n", wait_pct + 1), "strict")
+          .ok());
+  JobAnalysis strict_job;
+  EXPECT_TRUE(ClusterFindings(modest, &strict_job, &strict).empty());
+  // A residual as large as the whole spread leaves nothing to recover.
+  FindingCatalog loose = FindingCatalog::Builtin();
+  ASSERT_TRUE(loose.OverrideThresholds("skew_residual_pct  10\n", "loose").ok());
+  JobAnalysis loose_job;
+  EXPECT_TRUE(ClusterFindings(modest, &loose_job, &loose).empty());
+}
+
+// The skew gain scales with the step: the same spread costs less of a
+// longer step, and the residual is a share of the step (no absolute ms).
+TEST(ClusterFindingRules, SkewResidualIsAShareOfTheStep) {
+  ClusterAnalysis c;
+  c.present = true;
+  c.ranks = 8;
+  c.step = 3;
+  c.per_rank.resize(8);
+  c.mean_step_time_us = 1'000'000;   // 1 s
+  c.first_kernel_skew_us = 100'000;  // 10% of the step
+  c.mean_step_start_wait_us = 100'000;
+  c.max_step_start_wait_us = 100'000;
+  const double residual = FindingCatalog::Builtin().thresholds().skew_residual_pct;
+  auto gain_of = [](const ClusterAnalysis& a) {
+    std::vector<Finding> out;
+    AddClusterFindings(a, &out);
+    for (const Finding& f : out) {
+      if (f.id == "step-start-skew") return f.estimated_gain_pct;
+    }
+    return -1.0;
+  };
+  EXPECT_NEAR(gain_of(c), 10.0 * (10.0 - residual) / 10.0, 1e-9);
+  // Ten times the step, same proportions: same gain (a fixed 70.2 ms
+  // residual would have given a different one).
+  ClusterAnalysis longer = c;
+  longer.mean_step_time_us *= 10;
+  longer.first_kernel_skew_us *= 10;
+  longer.mean_step_start_wait_us *= 10;
+  longer.max_step_start_wait_us *= 10;
+  EXPECT_NEAR(gain_of(longer), gain_of(c), 1e-9);
+  // A spread inside the residual share is not reported.
+  ClusterAnalysis tight = c;
+  tight.first_kernel_skew_us = residual / 100 * c.mean_step_time_us * 0.9;
+  EXPECT_EQ(gain_of(tight), -1.0);
 }
 
 TEST(SynthCluster, SkewPlantedWhenUnbound) {

@@ -1,0 +1,393 @@
+// The findings catalogue: the template renderer, the parsers of
+// data/findings.tsv and data/thresholds.tsv (errors name file:line), every
+// id rendered from what its detector emits, and thresholds that move a
+// verdict.
+#include "analysis/findings_catalog.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "analysis/cluster_findings.h"
+#include "analysis/family_rules.h"
+#include "analysis/finding_template.h"
+#include "analysis/rank_analysis.h"
+#include "analysis/threshold_findings.h"
+#include "formats/load_profiles.h"
+#include "synth/synth.h"
+#include "test_paths.h"
+
+namespace trainscope::analysis {
+namespace {
+
+std::string Render(const std::string& tmpl, const std::map<std::string, double>& numbers,
+                   const std::map<std::string, std::string>& texts = {},
+                   std::vector<std::string>* missing = nullptr) {
+  return RenderTemplate(
+      tmpl,
+      [&](std::string_view name, TemplateValue* v) {
+        if (auto it = numbers.find(std::string(name)); it != numbers.end()) {
+          v->number = it->second;
+          return true;
+        }
+        if (auto it = texts.find(std::string(name)); it != texts.end()) {
+          v->text = it->second;
+          v->is_text = true;
+          return true;
+        }
+        return false;
+      },
+      missing);
+}
+
+TEST(FindingTemplate, FormatsNumbersAndText) {
+  EXPECT_EQ(Render("{a:f0}|{a:f1}|{a:f2}|{a:f3}", {{"a", 2.34567}}), "2|2.3|2.35|2.346");
+  EXPECT_EQ(Render("{s:pct0}% {s:pct1}% {s:pct2}%", {{"s", 0.12345}}), "12% 12.3% 12.35%");
+  EXPECT_EQ(Render("{n:int} calls", {{"n", 41.6}}), "42 calls");
+  EXPECT_EQ(Render("{x}", {{"x", 0.5}}), "0.5");
+  EXPECT_EQ(Render("op {op} ({family})", {}, {{"op", "MatMulV3"}, {"family", "matmul"}}),
+            "op MatMulV3 (matmul)");
+  // Text values are inserted as they are, braces included.
+  EXPECT_EQ(Render("[{chain}]", {}, {{"chain", "{odd}"}}), "[{odd}]");
+}
+
+TEST(FindingTemplate, OptionalPartsNeedEveryValue) {
+  EXPECT_EQ(Render("a[[, p {p:f0} us]][[; {who}]] z", {{"p", 948}}), "a, p 948 us z");
+  EXPECT_EQ(Render("a[[, p {p:f0} us]][[; {who}]] z", {}, {{"who", "rank 3"}}), "a; rank 3 z");
+  EXPECT_EQ(Render("a[[ {p:f0} and {q:f0}]]", {{"p", 1}}), "a");
+}
+
+TEST(FindingTemplate, MissingValuesStayVisibleAndAreReported) {
+  std::vector<std::string> missing;
+  EXPECT_EQ(Render("x {gone:f1} y {text:f1}", {}, {{"text", "t"}}, &missing),
+            "x {gone:f1} y {text:f1}");
+  EXPECT_EQ(missing, (std::vector<std::string>{"gone", "text"}));
+}
+
+TEST(FindingTemplate, CheckRejectsBadTemplates) {
+  std::vector<Placeholder> p;
+  EXPECT_TRUE(CheckTemplate("a {b:f1} [[c {d}]]", &p).ok());
+  ASSERT_EQ(p.size(), 2u);
+  EXPECT_EQ(p[0].name, "b");
+  EXPECT_EQ(p[0].format, "f1");
+  for (const char* bad :
+       {"{", "a }", "{}", "{x:f9}", "{x:pct}", "[[a", "a]]", "[[ [[a]] ]]", "{a b}"}) {
+    EXPECT_FALSE(CheckTemplate(bad, &p).ok()) << bad;
+  }
+  EXPECT_NE(CheckTemplate("ok {x:bad}", &p).message().find("column 4"), std::string::npos);
+}
+
+constexpr char kThresholds[] = R"(# comment
+exposed_comm_normal  0.10  share  step  methodology §3
+exposed_comm_examine  0.20  share  step  methodology §3
+device_free_normal  0.03  share  step  m
+dominant_operator  0.30  share  kernel-time  m
+pipe_operator_min_share  0.10  share  kernel-time  m
+pipe_top_operators  5  count  none  m
+pipe_busy  0.6  ratio  none  m
+pipe_low  0.3  ratio  none  m
+fingerprint_min_instances  2  count  none  m
+straggler_gain_cap_pct  20  pct  step  m
+skew_wait_pct  4  pct  step  m
+skew_residual_pct  2.3  pct  step  m
+skew_min_gain_pct  1  pct  step  m
+pseudo_overlap_pct  2  pct  step  m
+pseudo_overlap_min_count  2  count  none  m
+pseudo_overlap_min_share  0.5  share  all-gathers  m
+slow_link_ratio  0.2  share  transport-mean  m
+fragmented_min_slices  16  count  none  m
+fragmented_min_share  0.5  share  communication-time  m
+)";
+
+Status ParseWith(const std::string& findings, const std::string& thresholds = kThresholds) {
+  return FindingCatalog::Parse(findings, "f.tsv", thresholds, "t.tsv").status();
+}
+
+TEST(FindingCatalog, ParsesAndChecksPlaceholders) {
+  const std::string ok =
+      "# x\n"
+      "demo  values  share op\n"
+      "demo  thresholds  exposed_comm_normal\n"
+      "demo  title  {op} above {threshold.exposed_comm_normal:pct0}%\n"
+      "demo  title@big  {op} far above\n";
+  auto c = FindingCatalog::Parse(ok, "f.tsv", kThresholds, "t.tsv");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  Finding f;
+  f.id = "demo";
+  f.text_labels = {{"op", "Mul"}};
+  EXPECT_TRUE(c->Render(&f).empty());
+  EXPECT_EQ(f.title, "Mul above 10%");
+  f.variant = "big";
+  c->Render(&f);
+  EXPECT_EQ(f.title, "Mul far above");
+
+  auto error = [&](const std::string& findings) { return ParseWith(findings).message(); };
+  EXPECT_EQ(error("demo  values  a\ndemo  title  {b}\n")
+                .rfind("f.tsv:2: demo title: unknown "
+                       "placeholder '{b}'",
+                       0),
+            0u);
+  EXPECT_NE(error("demo  values  a\n\ndemo  title  {a:f7}\n").find("f.tsv:3: demo title: column 1"),
+            std::string::npos);
+  EXPECT_NE(error("demo  values  a\ndemo  title  {threshold.nope}\n").find("unknown placeholder"),
+            std::string::npos);
+  EXPECT_NE(error("demo  thresholds  nope\n").find("f.tsv:1: demo uses unknown threshold 'nope'"),
+            std::string::npos);
+  EXPECT_NE(error("#\ndemo  colour  x\n").find("f.tsv:2: part 'colour'"), std::string::npos);
+  EXPECT_NE(error("demo  title\n").find("f.tsv:1: a findings row has 3 columns"),
+            std::string::npos);
+  EXPECT_NE(error("a  title  x\nb  title  y\na  remedy  z\n").find("f.tsv:3: rows of 'a'"),
+            std::string::npos);
+}
+
+TEST(FindingCatalog, ThresholdErrorsNameFileAndLine) {
+  std::string t = kThresholds;
+  auto error = [](const std::string& thresholds) { return ParseWith("", thresholds).message(); };
+  EXPECT_NE(error(t + "bogus  1  pct  step  m\n").find("t.tsv:21: unknown threshold key 'bogus'"),
+            std::string::npos);
+  EXPECT_NE(
+      error(t + "skew_wait_pct  2  pct  step  m\n").find("t.tsv:21: 'skew_wait_pct' set twice"),
+      std::string::npos);
+  EXPECT_NE(error("skew_wait_pct  x  pct  step  m\n").find("t.tsv:1: 'x' is not a number"),
+            std::string::npos);
+  EXPECT_NE(error("skew_wait_pct  400  pct  step  m\n").find("t.tsv:1: value 400 out of range"),
+            std::string::npos);
+  EXPECT_NE(error("skew_wait_pct  4  seconds  step  m\n").find("t.tsv:1: unit 'seconds'"),
+            std::string::npos);
+  EXPECT_NE(error("skew_wait_pct  4  pct  step  m\n").find("t.tsv: threshold '"),
+            std::string::npos);
+}
+
+TEST(FindingCatalog, BuiltinLoadsAndEveryIdHasItsTexts) {
+  auto parsed = FindingCatalog::Parse(
+      // The same bytes Builtin() parses, re-read to see the error if any.
+      "", "f", "", "t");
+  EXPECT_FALSE(parsed.ok());  // no thresholds at all: each one is required
+  const FindingCatalog& c = FindingCatalog::Builtin();
+  ASSERT_GE(c.entries().size(), 11u) << "data/findings.tsv failed to load";
+  for (const FindingEntry& e : c.entries()) {
+    SCOPED_TRACE(e.id);
+    if (e.id.front() == '_') continue;
+    for (const char* part : {"title", "evidence", "remedy", "gain"})
+      EXPECT_FALSE(e.Part(part).empty()) << part;
+    EXPECT_FALSE(e.thresholds.empty());
+    for (const std::string& key : e.thresholds) {
+      const ThresholdInfo* t = c.FindThreshold(key);
+      ASSERT_NE(t, nullptr) << key;
+      EXPECT_FALSE(t->origin.empty()) << key;
+    }
+  }
+  // Every threshold has an origin and is used by some id.
+  for (const ThresholdInfo& t : c.threshold_info()) {
+    EXPECT_FALSE(t.origin.empty()) << t.key;
+    bool used = false;
+    for (const FindingEntry& e : c.entries()) {
+      for (const std::string& key : e.thresholds) used = used || key == t.key;
+    }
+    EXPECT_TRUE(used) << t.key;
+    // A threshold on a time is relative to the step: no unit is a time.
+    EXPECT_TRUE(t.unit == "share" || t.unit == "pct" || t.unit == "ratio" || t.unit == "count");
+  }
+}
+
+// docs/findings.md lists every id and every threshold (with its origin).
+TEST(FindingCatalog, DocsListEveryIdAndThreshold) {
+  const std::string doc = testing::ReadFileBytes(testing::SourceDir() + "/docs/findings.md");
+  ASSERT_FALSE(doc.empty());
+  const FindingCatalog& c = FindingCatalog::Builtin();
+  for (const FindingEntry& e : c.entries()) {
+    if (e.id.front() == '_') continue;
+    EXPECT_NE(doc.find("| `" + e.id + "` |"), std::string::npos) << e.id;
+  }
+  for (const ThresholdInfo& t : c.threshold_info()) {
+    EXPECT_NE(doc.find("| `" + t.key + "` | "), std::string::npos) << t.key;
+    EXPECT_NE(doc.find(t.origin), std::string::npos) << t.key;
+  }
+}
+
+TEST(FindingCatalog, OverrideThresholds) {
+  FindingCatalog c = FindingCatalog::Builtin();
+  ASSERT_TRUE(
+      c.OverrideThresholds("# mine\nexposed_comm_normal  0.05\nskew_wait_pct  6  pct\n", "mine.tsv")
+          .ok());
+  EXPECT_DOUBLE_EQ(c.thresholds().exposed_comm_normal, 0.05);
+  EXPECT_DOUBLE_EQ(c.thresholds().skew_wait_pct, 6);
+  EXPECT_EQ(c.FindThreshold("skew_wait_pct")->source, "mine.tsv:3");
+  EXPECT_DOUBLE_EQ(FindingCatalog::Builtin().thresholds().exposed_comm_normal, 0.10);
+  auto error = [&](const char* text) { return c.OverrideThresholds(text, "mine.tsv").message(); };
+  EXPECT_NE(error("\nnope  1\n").find("mine.tsv:2: unknown threshold key 'nope'"),
+            std::string::npos);
+  EXPECT_NE(error("\nnope  1\n").find("hint"), std::string::npos);
+  EXPECT_NE(error("skew_wait_pct  4  share\n").find("mine.tsv:1: 'skew_wait_pct' is in unit 'pct'"),
+            std::string::npos);
+  EXPECT_NE(error("exposed_comm_normal  1.5\n").find("mine.tsv:1: value 1.5 out of range"),
+            std::string::npos);
+  EXPECT_NE(error("exposed_comm_normal\n").find("mine.tsv:1: a threshold row is"),
+            std::string::npos);
+}
+
+// A thresholds override moves a verdict, and the text follows the numbers.
+TEST(FindingCatalog, OverriddenThresholdChangesVerdictAndText) {
+  RankAnalysis rank;
+  rank.rank = 0;
+  rank.selected_step = 3;
+  StepDistribution step;
+  step.step = 3;
+  StepBudget budget;
+  budget.budget.total_ns = 100'000'000;
+  budget.budget.exposed_communication_ns = 8'000'000;  // 8% of the step
+  budget.budget.communication_ns = 9'000'000;
+  step.breakdown = budget;
+  rank.steps.push_back(step);
+  model::RankProfile profile;
+  EXPECT_TRUE(ThresholdFindings(rank, profile).empty());
+  FindingCatalog strict = FindingCatalog::Builtin();
+  ASSERT_TRUE(strict.OverrideThresholds("exposed_comm_normal  0.05\n", "s").ok());
+  const auto findings = ThresholdFindings(rank, profile, strict);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].title, "Exposed communication above the 5% normal band");
+  EXPECT_NEAR(findings[0].estimated_gain_pct, 3.0, 1e-9);
+  EXPECT_NE(findings[0].evidence.find("(5-20% watch band: <=5% normal, 5-20% watch"),
+            std::string::npos)
+      << findings[0].evidence;
+}
+
+// Every finding the detectors emit on a synth job with every fault planted
+// (and on hand-made steps for the rules synth does not trigger) renders
+// completely: no placeholder left, every catalogue id covered.
+TEST(FindingCatalog, EveryIdRendersFromWhatItsDetectorEmits) {
+  const FindingCatalog& catalog = FindingCatalog::Builtin();
+  std::map<std::string, int> rendered;
+  auto check = [&](const Finding& f) {
+    SCOPED_TRACE(f.id);
+    const FindingEntry* e = catalog.EntryFor(f.id);
+    ASSERT_NE(e, nullptr);
+    ++rendered[e->id];
+    Finding again = f;
+    EXPECT_EQ(catalog.Render(&again), std::vector<std::string>{});
+    for (const std::string* text :
+         {&f.title, &f.evidence, &f.root_cause, &f.remedy, &f.gain_model}) {
+      EXPECT_EQ(text->find('{'), std::string::npos) << *text;
+      EXPECT_FALSE(text->empty());
+    }
+    // What the detector provides is what the catalogue declares.
+    for (const auto* list : {&f.evidence_values, &f.text_values}) {
+      for (const auto& [name, value] : *list) {
+        if (name.rfind("instances_", 0) == 0) continue;  // per fingerprint variant
+        if (e->id == "fingerprint" && name != "step" && name != "span_pct" && name != "period_us") {
+          continue;  // evidence_values beyond the sentence (throughput, launch overhead)
+        }
+        EXPECT_NE(std::find(e->values.begin(), e->values.end(), name), e->values.end()) << name;
+      }
+    }
+    for (const auto& [name, text] : f.text_labels) {
+      EXPECT_NE(std::find(e->values.begin(), e->values.end(), name), e->values.end()) << name;
+    }
+  };
+
+  synth::SynthOptions o;
+  o.ranks = 4;
+  o.layers = 2;
+  o.steps = 2;
+  o.straggler_rank = 2;
+  o.slow_link = true;
+  const std::string dir = testing::MakeTempDir("catalog");
+  ASSERT_TRUE(synth::WriteSynthJob(o, dir).ok());
+  auto profiles = formats::LoadProfiles({dir}, 2);
+  ASSERT_TRUE(profiles.ok());
+  auto rules = FamilyRules::Merge({}, FamilyRules::Builtin());
+  auto job = AnalyzeJob(profiles->profiles, rules, AnalysisOptions(), 2);
+  ASSERT_TRUE(job.ok());
+  for (const Finding& f : job->findings) check(f);
+  // Without the straggler the skew and separate-stream waits are the
+  // ranks' own (behind a straggler they are its cost).
+  o.straggler_rank = -1;
+  o.slow_link = false;
+  const std::string dir2 = testing::MakeTempDir("catalog2");
+  ASSERT_TRUE(synth::WriteSynthJob(o, dir2).ok());
+  auto profiles2 = formats::LoadProfiles({dir2}, 2);
+  ASSERT_TRUE(profiles2.ok());
+  auto job2 = AnalyzeJob(profiles2->profiles, rules, AnalysisOptions(), 2);
+  ASSERT_TRUE(job2.ok());
+  for (const Finding& f : job2->findings) check(f);
+
+  // The threshold rules on a step built to trip each of them.
+  RankAnalysis rank;
+  rank.rank = 1;
+  rank.selected_step = 4;
+  rank.timeline.step = 4;
+  rank.timeline.step_start_idle_us = 3'000;
+  rank.timeline.step_start_waits_for = "rank 3";
+  StepDistribution step;
+  step.step = 4;
+  StepBudget budget;
+  budget.budget.total_ns = 100'000'000;
+  budget.budget.exposed_communication_ns = 30'000'000;
+  budget.budget.communication_ns = 40'000'000;
+  budget.budget.idle_ns = 9'000'000;
+  step.breakdown = budget;
+  step.kernels.count = 500;
+  step.kernels.total_time_us = 60'000;
+  step.kernels.span_us = 100'000;
+  OperatorStat op;
+  op.op_type = "MatMulV3";
+  op.family = "matmul/attention";
+  op.count = 40;
+  op.share_time = 0.6;
+  op.total_us = 36'000;
+  op.mean_us = 900;
+  step.top_operators.push_back(op);
+  OperatorStat mul = op;
+  mul.op_type = "Mul";
+  mul.family = "elementwise";
+  mul.share_time = 0.2;
+  step.top_operators.push_back(mul);
+  rank.steps.push_back(step);
+  // AI Core pipe ratios: the matmul cube-bound, the Mul HBM-bound.
+  model::RankProfile profile;
+  for (int i = 0; i < 4; ++i) {
+    model::KernelRow row;
+    row.step = 4;
+    const bool matmul = i % 2 == 0;
+    row.op_type = profile.strings.Intern(matmul ? "MatMulV3" : "Mul");
+    row.start_ns = i * 1000;
+    row.duration_ns = 500;
+    row.aic_mac_ratio = matmul ? 0.8f : 0.1f;
+    row.aic_mte2_ratio = matmul ? 0.3f : 0.7f;
+    profile.kernels.Append(row);
+  }
+  for (const Finding& f : ThresholdFindings(rank, profile)) check(f);
+  budget.budget.exposed_communication_ns = 15'000'000;  // the "watch" band
+  rank.steps[0].breakdown = budget;
+  for (const Finding& f : ThresholdFindings(rank, profile)) check(f);
+
+  // Communication in many small slices (synth buckets its collectives).
+  ClusterAnalysis cluster;
+  cluster.present = true;
+  cluster.ranks = 2;
+  cluster.step = 5;
+  cluster.mean_step_time_us = 100'000;
+  for (int32_t r = 0; r < 2; ++r) {
+    RankClusterStats stats;
+    stats.rank = r;
+    stats.small_collectives = 40;
+    stats.small_comm_us = 8'000;
+    stats.comm_us = 10'000;
+    stats.exposed_comm_us = 5'000;
+    cluster.per_rank.push_back(stats);
+  }
+  std::vector<Finding> cluster_findings;
+  AddClusterFindings(cluster, &cluster_findings);
+  for (const Finding& f : cluster_findings) check(f);
+
+  for (const FindingEntry& e : catalog.entries()) {
+    if (e.id.front() == '_') continue;
+    EXPECT_GT(rendered[e.id], 0) << e.id << " never emitted";
+  }
+}
+
+}  // namespace
+}  // namespace trainscope::analysis
