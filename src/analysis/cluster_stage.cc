@@ -1,6 +1,6 @@
-// The cluster stage: per-rank communication summaries (in parallel, then the
-// profiles are no longer needed), cross-rank step timing, stragglers, slow
-// links, collective statistics and the findings.
+// The cluster stage: from the per-rank communication summaries (made by each
+// rank's own analysis), cross-rank step timing, stragglers, slow links,
+// collective statistics and the findings.
 #include <algorithm>
 #include <map>
 #include <string>
@@ -11,7 +11,6 @@
 #include "analysis/communication.h"
 #include "analysis/job_stages.h"
 #include "analysis/straggler.h"
-#include "core/parallel.h"
 
 namespace trainscope::analysis {
 namespace {
@@ -162,22 +161,20 @@ void FillCollectives(const std::vector<RankComm>& comm, ClusterAnalysis* c) {
 
 }  // namespace
 
-void AddClusterAnalysis(const std::vector<model::RankProfile>& profiles, unsigned threads,
+void AddClusterAnalysis(std::vector<RankComm> comm, const std::vector<RankLinks>& links,
                         JobAnalysis* job) {
   ClusterAnalysis& c = job->cluster;
-  c.ranks = static_cast<int32_t>(profiles.size());
-  if (profiles.size() < 2) return;
+  c.ranks = static_cast<int32_t>(comm.size());
+  if (comm.size() < 2) return;
   c.present = true;
-  std::vector<RankComm> comm(profiles.size());
-  ParallelFor(profiles.size(), threads, [&](size_t i) {
-    comm[i] = SummarizeRankCommunication(profiles[i]);
+  for (size_t i = 0; i < comm.size(); ++i) {
     if (comm[i].rank < 0) comm[i].rank = static_cast<int32_t>(i);
-  });
+  }
   c.step = ComparedStep(comm, *job);
   FillPerRank(comm, c.step, &c);
   FillCollectives(comm, &c);
   DetectStragglers(comm, StragglerOptions(), &c);
-  c.slow_links = FindSlowLinks(profiles, kSlowLinkRatio, &c.links_checked);
+  c.slow_links = FindSlowLinks(links, kSlowLinkRatio, &c.links_checked);
   if (c.collectives.empty()) c.notes.push_back("no communication ops found on any rank");
   if (c.links_checked == 0) {
     c.notes.push_back("no communication_matrix.json links: slow links not checked");
