@@ -238,7 +238,9 @@ StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step
                       if (a.duration_us != b.duration_us) return a.duration_us > b.duration_us;
                       return a.start_us < b.start_us;
                     });
-  gaps.resize(keep);
+  // A new vector, not resize: the timeline outlives the analysis of its
+  // rank, and the capacity of every gap of the step would stay with it.
+  gaps = std::vector<FreeGap>(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(keep));
   for (FreeGap& gap : gaps) {
     int64_t gap_start = origin + static_cast<int64_t>(gap.start_us * 1000 + 0.5);
     int64_t gap_end = gap_start + static_cast<int64_t>(gap.duration_us * 1000 + 0.5);
