@@ -10,6 +10,7 @@
 #include "analysis/cluster_links.h"
 #include "analysis/communication.h"
 #include "analysis/job_stages.h"
+#include "analysis/statistics.h"
 #include "analysis/straggler.h"
 
 namespace trainscope::analysis {
@@ -85,12 +86,6 @@ void FillPerRank(const std::vector<RankComm>& comm, int32_t step, ClusterAnalysi
       with_step > 0 && c->mean_step_time_us > 0 ? (hi - lo) / c->mean_step_time_us * 100 : 0;
   c->first_kernel_skew_us = skew;
   c->mean_step_start_wait_us = wait_sum / n;
-}
-
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 // Per collective type over every rank and step. Bandwidth per instance uses
