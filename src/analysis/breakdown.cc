@@ -1,7 +1,6 @@
 #include "analysis/breakdown.h"
 
 #include <algorithm>
-#include <map>
 
 #include "analysis/breakdown_intervals.h"
 
@@ -61,46 +60,6 @@ void FillBudget(std::vector<Interval> compute, std::vector<Interval> comm,
   b->memset_ns = TotalLength(u_memset);
   b->exposed_memset_ns = LengthMinus(u_memset, UnionOfMerged(u_cc, u_memcpy));
   b->idle_ns = b->total_ns - b->busy_ns;
-}
-
-Breakdown ComputeBreakdown(const model::RankProfile& profile, const BreakdownOptions& options) {
-  const model::Timeline& tl = profile.timeline;
-  const model::DeviceActivities& acts = tl.activities;
-  std::vector<model::ActivityKind> kinds(acts.kind);
-  if (options.rules != nullptr) {
-    for (size_t i = 0; i < acts.size(); ++i) {
-      if (kinds[i] == model::ActivityKind::kOther) continue;
-      kinds[i] = model::ClassifyActivity(profile.strings.Get(acts.name[i]),
-                                         profile.strings.Get(acts.category[i]),
-                                         acts.collective[i] != model::kNoIndex, *options.rules);
-    }
-  }
-  Breakdown out;
-  out.scope = std::string("whole trace") +
-              (options.per_step && !tl.steps.empty()
-                   ? " + ProfilerStep windows (activity in step = launched by a host op in the "
-                     "step window, else starts in it)"
-                   : "") +
-              (options.linked_only ? "; linked-only (activities with a launching host op)"
-                                   : "; all device activities");
-  std::vector<uint32_t> all;
-  std::map<int32_t, std::vector<uint32_t>> by_step;
-  for (size_t i = 0; i < acts.size(); ++i) {
-    if (options.linked_only && acts.launcher[i] == model::kNoIndex) continue;
-    all.push_back(static_cast<uint32_t>(i));
-    if (options.per_step && acts.step[i] >= 0)
-      by_step[acts.step[i]].push_back(static_cast<uint32_t>(i));
-  }
-  out.rows.push_back(BreakdownRow{-1, BudgetOf(tl, kinds, all)});
-  if (options.per_step) {
-    for (const model::Step& step : tl.steps) {
-      auto it = by_step.find(step.number);
-      static const std::vector<uint32_t> kNone;
-      out.rows.push_back(
-          BreakdownRow{step.number, BudgetOf(tl, kinds, it == by_step.end() ? kNone : it->second)});
-    }
-  }
-  return out;
 }
 
 }  // namespace trainscope::analysis

@@ -12,25 +12,12 @@
 #pragma once
 
 #include <cstdint>
-#include <string>
 #include <vector>
 
 #include "analysis/breakdown_intervals.h"
 #include "model/rank_profile.h"
-#include "model/timeline_classify.h"
 
 namespace trainscope::analysis {
-
-struct BreakdownOptions {
-  // Only activities with a launching host op (TraceLens's default
-  // include_unlinked_kernels=False). Default: all activities.
-  bool linked_only = false;
-  // One row per ProfilerStep besides the whole-trace row.
-  bool per_step = true;
-  // Reclassify by name with this table instead of the reader's kinds
-  // (kOther tasks stay kOther). nullptr = keep the reader's kinds.
-  const std::vector<model::ClassRule>* rules = nullptr;
-};
 
 struct TimeBudget {
   int64_t activities = 0;
@@ -47,19 +34,6 @@ struct TimeBudget {
   int64_t exposed_memset_ns = 0;
   int64_t idle_ns = 0;
 };
-
-struct BreakdownRow {
-  int32_t step = -1;  // -1: the whole trace
-  TimeBudget budget;
-};
-
-struct Breakdown {
-  std::string
-      scope;  // printed with the result, e.g. "whole trace + ProfilerStep windows; all activities"
-  std::vector<BreakdownRow> rows;  // rows[0] is the whole trace
-};
-
-Breakdown ComputeBreakdown(const model::RankProfile& profile, const BreakdownOptions& options);
 
 // The budget from the four kinds' intervals (any order, overlaps allowed);
 // |activities| and the window are the caller's. Shared by the trace and the

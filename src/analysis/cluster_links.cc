@@ -38,14 +38,14 @@ struct LinkAgg {
 
 }  // namespace
 
-std::vector<SlowLink> FindSlowLinks(const std::vector<model::RankProfile>& profiles,
-                                    double max_ratio, int64_t* links_checked) {
+std::vector<SlowLink> FindSlowLinks(const std::vector<RankLinks>& ranks, double max_ratio,
+                                    int64_t* links_checked) {
   // Group-local -> global rank, from the self links (src == dst on rank r
   // means local id src is r), as msprof-analyze does.
   std::map<std::pair<std::string, int32_t>, int32_t> global;
   bool any_total = false;
-  for (const model::RankProfile& p : profiles) {
-    for (const model::CommLinkRecord& l : p.communication.links) {
+  for (const RankLinks& p : ranks) {
+    for (const model::CommLinkRecord& l : p.links) {
       if (l.src == l.dst && p.rank >= 0) global[{l.group_hash, l.src}] = p.rank;
       any_total |= l.statistic == "total";
     }
@@ -53,9 +53,9 @@ std::vector<SlowLink> FindSlowLinks(const std::vector<model::RankProfile>& profi
   // Per link the mean over steps of its "total" record (sums over every op:
   // the per-op top/bottom records of latency-bound small ops would be noise).
   std::map<LinkKey, LinkAgg> links;
-  for (size_t i = 0; i < profiles.size(); ++i) {
-    const model::RankProfile& p = profiles[i];
-    for (const model::CommLinkRecord& l : p.communication.links) {
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    const RankLinks& p = ranks[i];
+    for (const model::CommLinkRecord& l : p.links) {
       if (l.transport == "LOCAL" || l.src == l.dst) continue;
       // Unknown values (NaN from the reader) and anything else that is not a
       // finite positive measurement are no evidence: such a link is neither

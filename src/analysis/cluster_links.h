@@ -12,7 +12,14 @@
 
 namespace trainscope::analysis {
 
-std::vector<SlowLink> FindSlowLinks(const std::vector<model::RankProfile>& profiles,
-                                    double max_ratio, int64_t* links_checked);
+// The link records of one rank (communication_matrix.json), kept by the
+// rank's own analysis so that the profile can be freed.
+struct RankLinks {
+  int32_t rank = -1;  // -1: unknown, the rank's index in the job is used
+  std::vector<model::CommLinkRecord> links;
+};
+
+std::vector<SlowLink> FindSlowLinks(const std::vector<RankLinks>& ranks, double max_ratio,
+                                    int64_t* links_checked);
 
 }  // namespace trainscope::analysis

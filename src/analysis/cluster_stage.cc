@@ -1,6 +1,6 @@
-// The cluster stage: per-rank communication summaries (in parallel, then the
-// profiles are no longer needed), cross-rank step timing, stragglers, slow
-// links, collective statistics and the findings.
+// The cluster stage: from the per-rank communication summaries (made by each
+// rank's own analysis), cross-rank step timing, stragglers, slow links,
+// collective statistics and the findings.
 #include <algorithm>
 #include <map>
 #include <string>
@@ -9,13 +9,13 @@
 #include "analysis/cluster_findings.h"
 #include "analysis/cluster_links.h"
 #include "analysis/communication.h"
-#include "analysis/findings_catalog.h"
 #include "analysis/job_stages.h"
+#include "analysis/statistics.h"
 #include "analysis/straggler.h"
-#include "core/parallel.h"
 
 namespace trainscope::analysis {
 namespace {
+
 
 // The step every rank is compared on: the selected one, else the last step
 // that every rank has.
@@ -87,12 +87,6 @@ void FillPerRank(const std::vector<RankComm>& comm, int32_t step, ClusterAnalysi
   c->mean_step_start_wait_us = wait_sum / n;
 }
 
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 // Per collective type over every rank and step. Bandwidth per instance uses
 // the shortest duration across ranks (the others include waiting), as
 // TraceLens does.
@@ -161,28 +155,25 @@ void FillCollectives(const std::vector<RankComm>& comm, ClusterAnalysis* c) {
 
 }  // namespace
 
-void AddClusterAnalysis(const std::vector<model::RankProfile>& profiles, unsigned threads,
-                        JobAnalysis* job, const FindingCatalog* catalog) {
-  const FindingCatalog& findings = catalog != nullptr ? *catalog : FindingCatalog::Builtin();
+void AddClusterAnalysis(std::vector<RankComm> comm, const std::vector<RankLinks>& links,
+                        JobAnalysis* job, const FindingCatalog& catalog) {
   ClusterAnalysis& c = job->cluster;
-  c.ranks = static_cast<int32_t>(profiles.size());
-  if (profiles.size() < 2) return;
+  c.ranks = static_cast<int32_t>(comm.size());
+  if (comm.size() < 2) return;
   c.present = true;
-  std::vector<RankComm> comm(profiles.size());
-  ParallelFor(profiles.size(), threads, [&](size_t i) {
-    comm[i] = SummarizeRankCommunication(profiles[i]);
+  for (size_t i = 0; i < comm.size(); ++i) {
     if (comm[i].rank < 0) comm[i].rank = static_cast<int32_t>(i);
-  });
+  }
   c.step = ComparedStep(comm, *job);
   FillPerRank(comm, c.step, &c);
   FillCollectives(comm, &c);
   DetectStragglers(comm, StragglerOptions(), &c);
-  c.slow_links = FindSlowLinks(profiles, findings.thresholds().slow_link_ratio, &c.links_checked);
+  c.slow_links = FindSlowLinks(links, catalog.thresholds().slow_link_ratio, &c.links_checked);
   if (c.collectives.empty()) c.notes.push_back("no communication ops found on any rank");
   if (c.links_checked == 0) {
     c.notes.push_back("no communication_matrix.json links: slow links not checked");
   }
-  AddClusterFindings(c, &job->findings, findings);
+  AddClusterFindings(c, &job->findings, catalog);
 }
 
 }  // namespace trainscope::analysis

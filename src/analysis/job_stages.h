@@ -1,30 +1,44 @@
-// Job-level analysis stages that run after every rank is analysed. Each
-// stage lives in its own file and adds to JobAnalysis (motifs and
-// fingerprints, cluster analysis, findings).
+// The stages of the two-phase analysis (rank_analysis.h), each in its own
+// file: motifs and fingerprints of one step of one rank
+// (fingerprint_stage.cc), and the cluster analysis of the job from every
+// rank's communication summary (cluster_stage.cc).
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <vector>
 
-#include "analysis/family_rules.h"
+#include "analysis/finding.h"
 #include "analysis/findings_catalog.h"
+#include "analysis/fingerprint_attribution.h"
 #include "analysis/fingerprint_library.h"
+#include "analysis/kernel_distribution.h"
 #include "analysis/rank_analysis.h"
 #include "model/rank_profile.h"
 
 namespace trainscope::analysis {
 
-// fingerprint_stage.cc: motifs per rank and step, fingerprint matching,
-// expected gains, fingerprint findings (unfused-*, glue-around-custom-op,
-// exposed-communication, host-bound, dominant-operator).
-// |library| nullptr: the built-in data/fingerprints.tsv.
-void AddFingerprintAnalysis(const std::vector<model::RankProfile>& profiles,
-                            const FamilyRules& rules, const FingerprintLibrary* library,
-                            unsigned threads, JobAnalysis* job,
-                            const FindingCatalog* catalog = nullptr);
+// fingerprint_stage.cc: what the motif mining of one rank's steps shares.
+struct RankMotifContext {
+  const FingerprintLibrary& library;
+  const HostAttributor& host;
+  const FindingCatalog& catalog;  // texts and thresholds of the findings
+  // First kernel start of each step (kNoStep: of the capture): motif
+  // positions are relative to it, as in the timeline panorama.
+  std::map<int32_t, int64_t> step_starts_ns;
+};
+
+std::map<int32_t, int64_t> StepStarts(const model::KernelTable& table);
+
+// Mines the motifs of |step| (into step->motifs) and returns the step's
+// fingerprint findings (unfused-*, glue-around-custom-op, ...). A step
+// without kernels has neither.
+std::vector<Finding> AddStepMotifs(const model::RankProfile& profile,
+                                   const RankMotifContext& context, StepDistribution* step);
 
 // cluster_stage.cc: cross-rank communication, stragglers, skew, slow links
-// and their findings.
-void AddClusterAnalysis(const std::vector<model::RankProfile>& profiles, unsigned threads,
-                        JobAnalysis* job, const FindingCatalog* catalog = nullptr);
+// and their findings. |comm| and |links| in job order (sorted by rank).
+void AddClusterAnalysis(std::vector<RankComm> comm, const std::vector<RankLinks>& links,
+                        JobAnalysis* job, const FindingCatalog& catalog);
 
 }  // namespace trainscope::analysis

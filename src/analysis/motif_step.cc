@@ -8,16 +8,10 @@
 #include "analysis/fingerprint_match.h"
 #include "analysis/gain_model.h"
 #include "analysis/motif_sequence.h"
+#include "analysis/statistics.h"
 
 namespace trainscope::analysis {
 namespace {
-
-double Median(std::vector<double> values) {
-  if (values.empty()) return 0;
-  const size_t mid = values.size() / 2;
-  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid), values.end());
-  return values[mid];
-}
 
 // Fills the timing fields of |motif| from its instances (row lists).
 void Measure(const model::KernelTable& table, const std::vector<std::vector<uint32_t>>& instances,

@@ -1,4 +1,8 @@
-// The analysis of a whole job: every rank, every step, and the selected one.
+// The analysis of a whole job in two phases: each rank on its own
+// (AnalyzeRank: everything a rank can say alone, for every step it has),
+// then the job (Combine: the job's step, the cluster, the portrait). A
+// rank's profile can be freed as soon as its RankResult exists, so a job
+// needs memory for one profile per thread plus the results.
 #pragma once
 
 #include <cstdint>
@@ -7,10 +11,13 @@
 #include <vector>
 
 #include "analysis/cluster.h"
+#include "analysis/cluster_links.h"
+#include "analysis/communication.h"
 #include "analysis/family_rules.h"
 #include "analysis/finding.h"
 #include "analysis/kernel_distribution.h"
 #include "analysis/motifs.h"
+#include "analysis/step_selection.h"
 #include "analysis/step_timeline.h"
 #include "model/input_issue.h"
 #include "model/rank_profile.h"
@@ -70,14 +77,62 @@ struct JobAnalysis {
   ClusterAnalysis cluster;
 };
 
-// |threads|: the steps of the rank are analysed in parallel.
-Result<RankAnalysis> AnalyzeRank(const model::RankProfile& profile, const FamilyRules& rules,
-                                 const AnalysisOptions& options, unsigned threads = 1);
+// What every rank's analysis shares: the rules, the options (--step,
+// --fingerprints) and the threads one rank's steps may use.
+struct JobContext {
+  const FamilyRules& rules;
+  AnalysisOptions options;
+  unsigned step_threads = 1;
+};
 
-// Analyses every rank on up to |threads| threads. The first failing rank's
-// error is returned (e.g. --step not present).
+// One step of one rank, analysed as if it were the step chosen for the job.
+struct RankStepResult {
+  StepDistribution distribution;  // with its motifs
+  StepTimeline timeline;          // zooms centred on the step's top motif
+  std::vector<Finding> fingerprint_findings;
+  std::vector<Finding> threshold_findings;
+};
+
+// Everything one rank can say alone, for every step it has; the job's step
+// is chosen later, by Combine, from |steps_info| of every rank.
+//
+// Contract: plain data only. No pointer, view or string id into the
+// profile or its StringPool survives in a RankResult, so the profile can be
+// freed once it exists, and a RankResult can be serialised (what an MPI mode
+// gathers and what `compare` diffs).
+struct RankResult {
+  int32_t rank = -1;
+  std::string source;
+  std::string torch_npu_version;
+  std::string cann_version;
+  std::string profiler_level;
+  std::string steps_from;
+  std::vector<FileHealth> files;
+  std::vector<std::string> missing_files;
+  std::vector<std::string> warnings;
+  RankSteps steps_info;               // steps present and their spans, for the job's step
+  StepChoice own_step;                // this rank's choice, when the job has no common step
+  std::vector<RankStepResult> steps;  // one per step present (kNoStep: none), ascending
+  RankComm comm;                      // for the cluster stage
+  RankLinks links;                    // communication_matrix.json records, for slow links
+};
+
+Result<RankResult> AnalyzeRank(const model::RankProfile& profile, const JobContext& context);
+
+// The job from every rank's result (any order; sorted by rank here): the
+// step every rank is shown on, each rank's findings on that step, the
+// cluster analysis and the ranked portrait. Fails like --step does today
+// when the requested step is missing on a rank (the lowest such rank).
+Result<JobAnalysis> Combine(std::vector<RankResult>&& ranks, const JobContext& context);
+
+// The two phases over profiles already in memory (tests, benchmarks): every
+// rank analysed on up to |threads| threads, then Combine.
 Result<JobAnalysis> AnalyzeJob(const std::vector<model::RankProfile>& profiles,
                                const FamilyRules& rules, const AnalysisOptions& options,
                                unsigned threads);
+
+// One profile as a job of one rank.
+Result<RankAnalysis> AnalyzeRank(const model::RankProfile& profile, const FamilyRules& rules,
+                                 const AnalysisOptions& options, unsigned threads = 1);
 
 }  // namespace trainscope::analysis

@@ -18,6 +18,17 @@ double QuantileSorted(const std::vector<int64_t>& sorted, double q) {
   return low + (high - low) * fraction;
 }
 
+double Median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  const size_t mid = values.size() / 2;
+  const auto middle = values.begin() + static_cast<std::ptrdiff_t>(mid);
+  std::nth_element(values.begin(), middle, values.end());
+  if (values.size() % 2 == 1) return *middle;
+  // nth_element leaves the lower half before |middle|: its largest is the
+  // other middle value.
+  return (*std::max_element(values.begin(), middle) + *middle) / 2;
+}
+
 std::vector<double> Quantiles(std::vector<int64_t>& values, const std::vector<double>& qs) {
   std::vector<double> out;
   if (values.empty()) {

@@ -11,6 +11,12 @@ namespace trainscope::analysis {
 // even count is the mean of the two middle values. 0 for an empty input.
 double QuantileSorted(const std::vector<int64_t>& sorted, double q);
 
+// The median, with the convention of QuantileSorted (p50): the middle value
+// of an odd count, the mean of the two middle values of an even count (not
+// the upper or lower one: with two values, either would be an extreme). 0
+// for an empty input. O(n): nth_element, not a sort.
+double Median(std::vector<double> values);
+
 // The same quantiles without sorting everything: nth_element per quantile,
 // O(n) each. Reorders |values|. |qs| must be ascending.
 std::vector<double> Quantiles(std::vector<int64_t>& values, const std::vector<double>& qs);

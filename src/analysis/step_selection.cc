@@ -21,9 +21,6 @@ std::vector<int32_t> StepsPresent(const model::RankProfile& profile) {
   return {steps.begin(), steps.end()};
 }
 
-namespace {
-
-// Span (first kernel start to last kernel end) of each step.
 std::map<int32_t, int64_t> StepSpans(const model::RankProfile& profile) {
   std::map<int32_t, std::pair<int64_t, int64_t>> bounds;
   const auto& kernels = profile.kernels;
@@ -41,7 +38,9 @@ std::map<int32_t, int64_t> StepSpans(const model::RankProfile& profile) {
   return spans;
 }
 
-}  // namespace
+RankSteps RankStepsOf(const model::RankProfile& profile) {
+  return RankSteps{profile.rank, StepsPresent(profile), StepSpans(profile)};
+}
 
 namespace {
 
@@ -88,14 +87,18 @@ std::string JoinSteps(const std::vector<int32_t>& steps) {
 }  // namespace
 
 Result<StepChoice> SelectStep(const model::RankProfile& profile, std::optional<int32_t> requested) {
-  std::vector<int32_t> steps = StepsPresent(profile);
+  return SelectStep(RankStepsOf(profile), requested);
+}
+
+Result<StepChoice> SelectStep(const RankSteps& rank, std::optional<int32_t> requested) {
+  const std::vector<int32_t>& steps = rank.present;
   if (requested) {
     if (std::find(steps.begin(), steps.end(), *requested) == steps.end()) {
       return NotFound(
           fmt::format("rank {}: step {} is not in the profile (steps present: {})\nhint: pick one "
                       "of those with "
                       "--step, or omit --step to let trainscope choose a steady step",
-                      profile.rank, *requested, JoinSteps(steps)));
+                      rank.rank, *requested, JoinSteps(steps)));
     }
     return StepChoice{*requested, fmt::format("step {} requested with --step", *requested)};
   }
@@ -104,18 +107,25 @@ Result<StepChoice> SelectStep(const model::RankProfile& profile, std::optional<i
                       "no step ids in the profile (no ProfilerStep schedule): the whole capture "
                       "is analysed as one step"};
   }
-  return ChooseSteady(steps, StepSpans(profile), "span");
+  return ChooseSteady(steps, rank.spans_ns, "span");
 }
 
 std::optional<StepChoice> SelectJobStep(const std::vector<model::RankProfile>& profiles) {
-  if (profiles.size() < 2) return std::nullopt;
+  std::vector<RankSteps> ranks;
+  ranks.reserve(profiles.size());
+  for (const auto& profile : profiles) ranks.push_back(RankStepsOf(profile));
+  return SelectJobStep(ranks);
+}
+
+std::optional<StepChoice> SelectJobStep(const std::vector<RankSteps>& ranks) {
+  if (ranks.size() < 2) return std::nullopt;
   // Steps every rank with kernels has; mean span over those ranks.
   std::map<int32_t, std::pair<int64_t, int>> sum_and_ranks;
   std::vector<int32_t> common;
   bool first = true;
   int ranks_with_kernels = 0;
-  for (const auto& profile : profiles) {
-    auto spans = StepSpans(profile);
+  for (const RankSteps& rank : ranks) {
+    const auto& spans = rank.spans_ns;
     if (spans.empty()) continue;
     ++ranks_with_kernels;
     std::vector<int32_t> steps;

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,13 +27,28 @@ struct StepChoice {
 // step_trace_time rows, ascending. Empty when no step information exists.
 std::vector<int32_t> StepsPresent(const model::RankProfile& profile);
 
+// Span (first kernel start to last kernel end) of each step that has kernels.
+std::map<int32_t, int64_t> StepSpans(const model::RankProfile& profile);
+
+// What step selection needs of one rank: plain data, gathered from every
+// rank before the job's step is chosen.
+struct RankSteps {
+  int32_t rank = -1;
+  std::vector<int32_t> present;         // StepsPresent
+  std::map<int32_t, int64_t> spans_ns;  // StepSpans
+};
+
+RankSteps RankStepsOf(const model::RankProfile& profile);
+
 // |requested| (from --step) must be present, else kNotFound naming the steps
 // that are.
+Result<StepChoice> SelectStep(const RankSteps& rank, std::optional<int32_t> requested);
 Result<StepChoice> SelectStep(const model::RankProfile& profile, std::optional<int32_t> requested);
 
 // The same rule for a whole job, so every rank is analysed on the same step:
 // over the steps that every rank with kernels has, using the mean span across
 // ranks. nullopt for a single rank or when the ranks share no step.
+std::optional<StepChoice> SelectJobStep(const std::vector<RankSteps>& ranks);
 std::optional<StepChoice> SelectJobStep(const std::vector<model::RankProfile>& profiles);
 
 }  // namespace trainscope::analysis

@@ -1,6 +1,8 @@
 #include "analysis/step_timeline.h"
 
 #include <algorithm>
+#include <map>
+#include <optional>
 #include <unordered_map>
 
 #include "analysis/breakdown_intervals.h"
@@ -42,10 +44,11 @@ double DensestWindowStart(const std::vector<double>& points, double lo, double h
   return best_start;
 }
 
-}  // namespace
-
-void BuildZooms(StepTimeline* timeline, std::vector<double> anchors_us,
-                const std::string& centred_on, const TimelineOptions& options) {
+// The nested zoom windows: each is the window of its width, inside the
+// previous one, that holds the most |anchors_us|.
+void BuildZooms(const std::vector<TimelineKernel>& kernels, StepTimeline* timeline,
+                std::vector<double> anchors_us, const std::string& centred_on,
+                const TimelineOptions& options) {
   std::sort(anchors_us.begin(), anchors_us.end());
   timeline->zooms.clear();
   timeline->zoom_centre = centred_on;
@@ -64,7 +67,7 @@ void BuildZooms(StepTimeline* timeline, std::vector<double> anchors_us,
     ZoomWindow zoom;
     zoom.width_us = width;
     zoom.start_us = start;
-    for (const TimelineKernel& kernel : timeline->kernels) {
+    for (const TimelineKernel& kernel : kernels) {
       double relative = kernel.start_us - start;
       if (relative < 0 || relative >= width) continue;
       ++zoom.kernel_count;
@@ -78,8 +81,82 @@ void BuildZooms(StepTimeline* timeline, std::vector<double> anchors_us,
   }
 }
 
+}  // namespace
+
+TimelineOverview AggregateColumns(const std::vector<TimelineKernel>& kernels, double t0, double t1,
+                                  int32_t columns) {
+  TimelineOverview overview;
+  overview.columns = columns;
+  const double range = std::max(t1 - t0, 1e-6);
+  const double us_per_column = range / columns;
+  overview.us_per_column = us_per_column;
+  // busy[c] = fraction of column c covered by any kernel (for the Free lane).
+  std::vector<double> busy(static_cast<size_t>(columns), 0.0);
+  // per lane and column: time and count by family
+  std::vector<std::vector<std::map<uint32_t, std::pair<double, int>>>> cells(
+      3, std::vector<std::map<uint32_t, std::pair<double, int>>>(static_cast<size_t>(columns)));
+  for (const auto& kernel : kernels) {
+    double start = std::max(kernel.start_us, t0);
+    double end = std::min(kernel.start_us + kernel.duration_us, t1);
+    if (end <= start && !(kernel.duration_us == 0 && kernel.start_us >= t0 && kernel.start_us < t1))
+      continue;
+    auto lane = static_cast<size_t>(kernel.lane);
+    int c0 = std::clamp(static_cast<int>((start - t0) / us_per_column), 0, columns - 1);
+    int c1 = std::clamp(static_cast<int>((end - t0) / us_per_column), 0, columns - 1);
+    for (int c = c0; c <= c1; ++c) {
+      double col_start = t0 + c * us_per_column, col_end = col_start + us_per_column;
+      double overlap = std::max(0.0, std::min(end, col_end) - std::max(start, col_start));
+      auto& cell = cells[lane][static_cast<size_t>(c)][kernel.family];
+      cell.first += overlap;
+      cell.second += 1;
+      busy[static_cast<size_t>(c)] =
+          std::min(1.0, busy[static_cast<size_t>(c)] + overlap / us_per_column);
+    }
+  }
+  // Runs: neighbouring columns whose dominant family is the same.
+  for (size_t lane = 0; lane < 3; ++lane) {
+    std::vector<OverviewRun>& runs = overview.lanes[lane];
+    std::optional<OverviewRun> run;
+    auto flush = [&](int end_column) {
+      if (!run) return;
+      run->end_column = end_column;
+      runs.push_back(*run);
+      run.reset();
+    };
+    for (int c = 0; c < columns; ++c) {
+      const auto& cell = cells[lane][static_cast<size_t>(c)];
+      if (cell.empty()) {
+        flush(c);
+        continue;
+      }
+      auto best = std::max_element(cell.begin(), cell.end(), [](const auto& a, const auto& b) {
+        return a.second.first < b.second.first;
+      });
+      if (run && best->first != run->family) flush(c);
+      if (!run) run = OverviewRun{c, c, best->first, 0, 0};
+      for (const auto& [family, time_count] : cell) {
+        run->time_us += time_count.first;
+        run->kernels += time_count.second;
+      }
+    }
+    flush(columns);
+  }
+  // Free: columns with less than half their time covered.
+  int free_start = -1;
+  for (int c = 0; c <= columns; ++c) {
+    bool is_free = c < columns && busy[static_cast<size_t>(c)] < 0.5;
+    if (is_free && free_start < 0) free_start = c;
+    if (!is_free && free_start >= 0) {
+      overview.free.push_back(ColumnRange{free_start, c});
+      free_start = -1;
+    }
+  }
+  return overview;
+}
+
 StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step,
-                                 const KernelFamilies& families, const TimelineOptions& options) {
+                                 const KernelFamilies& families, const TimelineOptions& options,
+                                 const ZoomCentre* centre) {
   const FamilyRules& rules = families.rules();
   StepTimeline timeline;
   timeline.step = step;
@@ -93,6 +170,10 @@ StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step
   // Profile string id -> index in timeline.strings; families likewise.
   std::unordered_map<StringId, uint32_t> local_string;
   std::unordered_map<size_t, uint32_t> local_family;
+  // Every kernel of the step, in start order: for the zooms and the overview
+  // only, not kept.
+  std::vector<TimelineKernel> step_kernels;
+  step_kernels.reserve(rows.size());
   auto local = [&](StringId id) {
     auto [it, inserted] =
         local_string.try_emplace(id, static_cast<uint32_t>(timeline.strings.size()));
@@ -108,11 +189,12 @@ StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step
     auto [family, new_family] =
         local_family.try_emplace(index, static_cast<uint32_t>(timeline.strings.size()));
     if (new_family) timeline.strings.push_back(rules.families()[index]);
-    timeline.kernels.push_back(
+    step_kernels.push_back(
         TimelineKernel{ToUs(kernels.start_ns[i] - origin), ToUs(kernels.duration_ns[i]), lane,
                        local(kernels.op_type[i]), local(kernels.name[i]), family->second});
   }
   timeline.step_start_ns = origin;
+  timeline.kernel_count = static_cast<int64_t>(step_kernels.size());
   timeline.span_us = ToUs(window_end - origin);
   std::vector<Interval> compute_union = UnionOf(compute);
   std::vector<Interval> comm_union = UnionOf(comm);
@@ -156,7 +238,9 @@ StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step
                       if (a.duration_us != b.duration_us) return a.duration_us > b.duration_us;
                       return a.start_us < b.start_us;
                     });
-  gaps.resize(keep);
+  // A new vector, not resize: the timeline outlives the analysis of its
+  // rank, and the capacity of every gap of the step would stay with it.
+  gaps = std::vector<FreeGap>(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(keep));
   for (FreeGap& gap : gaps) {
     int64_t gap_start = origin + static_cast<int64_t>(gap.start_us * 1000 + 0.5);
     int64_t gap_end = gap_start + static_cast<int64_t>(gap.duration_us * 1000 + 0.5);
@@ -173,13 +257,17 @@ StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step
   }
   timeline.longest_gaps = std::move(gaps);
 
-  // Nested zoom windows on the densest region of compute starts (re-centred
-  // on the costliest motif later, when motif mining has run).
-  std::vector<double> starts;
-  for (const TimelineKernel& kernel : timeline.kernels) {
-    if (kernel.lane == Lane::kCompute) starts.push_back(kernel.start_us);
+  if (centre != nullptr) {
+    BuildZooms(step_kernels, &timeline, centre->anchors_us, centre->label, options);
+  } else {
+    // Nested zoom windows on the densest region of compute starts.
+    std::vector<double> starts;
+    for (const TimelineKernel& kernel : step_kernels) {
+      if (kernel.lane == Lane::kCompute) starts.push_back(kernel.start_us);
+    }
+    BuildZooms(step_kernels, &timeline, starts, "densest region of compute kernel starts", options);
   }
-  BuildZooms(&timeline, starts, "densest region of compute kernel starts", options);
+  timeline.overview = AggregateColumns(step_kernels, 0, timeline.span_us, kOverviewColumns);
   return timeline;
 }
 

@@ -6,6 +6,7 @@
 // kernel_details.csv or the kernels of a GPU trace.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -44,10 +45,45 @@ struct ZoomWindow {
   bool truncated = false;
 };
 
+// The step drawn at a fixed resolution: each lane split into |columns|
+// equal columns; in each column the family with the most kernel time names
+// the column, and neighbouring columns of the same family form one run.
+// Computed once from every kernel of the step, so a timeline keeps a few
+// hundred runs instead of 10^4-10^6 kernels (report/charts.cc draws it).
+struct OverviewRun {
+  int32_t first_column = 0;
+  int32_t end_column = 0;  // exclusive
+  uint32_t family = 0;     // index into StepTimeline::strings
+  double time_us = 0;      // kernel time of every family in the run's columns
+  int64_t kernels = 0;     // kernels touching the run's columns (once per column)
+};
+
+struct ColumnRange {
+  int32_t first_column = 0;
+  int32_t end_column = 0;  // exclusive
+};
+
+struct TimelineOverview {
+  int32_t columns = 0;
+  double us_per_column = 0;
+  std::array<std::vector<OverviewRun>, 3> lanes;  // by Lane
+  std::vector<ColumnRange> free;                  // columns less than half covered by any kernel
+};
+
+// The Gantt's plot width in pixels (report/charts.cc: 1100 - 70 - 20): one
+// column per pixel.
+inline constexpr int32_t kOverviewColumns = 1010;
+
+// Aggregates |kernels| (times relative to the step start) in [t0_us, t1_us)
+// into |columns| columns.
+TimelineOverview AggregateColumns(const std::vector<TimelineKernel>& kernels, double t0_us,
+                                  double t1_us, int32_t columns);
+
 struct StepTimeline {
   int32_t step = model::kNoStep;
   int64_t step_start_ns = 0;  // absolute, first kernel start of the step
   double span_us = 0;
+  int64_t kernel_count = 0;  // kernels of the step
   // Lane totals as interval unions (us) and Free = span - |union of all|.
   double compute_us = 0;
   double comm_us = 0;
@@ -61,10 +97,8 @@ struct StepTimeline {
   std::vector<FreeGap> longest_gaps;  // longest first
   std::vector<ZoomWindow> zooms;      // widest first, each nested in the previous
   std::string zoom_centre;            // what the zooms are centred on
-  // Every kernel of the step, in start order (for pictures). Kernels are
-  // aggregated by the report where a picture cannot show them anyway.
-  std::vector<TimelineKernel> kernels;
-  std::vector<std::string> strings;  // op types, names and families of |kernels|
+  TimelineOverview overview;          // the whole step at kOverviewColumns columns
+  std::vector<std::string> strings;   // op types, names and families of zoom kernels and runs
 
   const std::string& Str(uint32_t index) const { return strings[index]; }
 };
@@ -76,14 +110,18 @@ struct TimelineOptions {
   int64_t min_gap_ns = 1'000;  // gaps shorter than 1 us are not "free time" worth listing
 };
 
+// What the zoom windows are centred on: each zoom is the window of its
+// width, inside the previous one, that holds the most anchors (times
+// relative to the step start), e.g. the instance starts of the top motif.
+struct ZoomCentre {
+  std::vector<double> anchors_us;
+  std::string label;
+};
+
+// |centre| nullptr: the zooms go to the densest region of compute kernel starts.
 StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step,
                                  const KernelFamilies& families,
-                                 const TimelineOptions& options = {});
-
-// (Re)builds the nested zoom windows: each is the window of its width, inside
-// the previous one, that holds the most |anchors_us| (times relative to the
-// step start), e.g. the instance starts of the costliest motif.
-void BuildZooms(StepTimeline* timeline, std::vector<double> anchors_us,
-                const std::string& centred_on, const TimelineOptions& options = {});
+                                 const TimelineOptions& options = {},
+                                 const ZoomCentre* centre = nullptr);
 
 }  // namespace trainscope::analysis

@@ -7,6 +7,8 @@
 #include <unordered_map>
 #include <utility>
 
+#include "analysis/statistics.h"
+
 namespace trainscope::analysis {
 namespace {
 
@@ -30,17 +32,6 @@ std::vector<std::vector<Member>> MatchInstances(const std::vector<RankComm>& ran
   }
   std::erase_if(instances, [](const std::vector<Member>& m) { return m.size() < 2; });
   return instances;
-}
-
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  const size_t mid = v.size() / 2;
-  std::nth_element(v.begin(), v.begin() + static_cast<long>(mid), v.end());
-  double m = v[mid];
-  if (v.size() % 2 == 0) {
-    m = (m + *std::max_element(v.begin(), v.begin() + static_cast<long>(mid))) / 2;
-  }
-  return m;
 }
 
 // Ranks sorted by score, descending; ties by rank.

@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <map>
+#include <mutex>
 #include <optional>
 
 #include "analysis/family_rules.h"
@@ -64,8 +66,9 @@ Result<analysis::FindingCatalog> LoadThresholds(const std::string& path) {
 // Everything the run reads: an output may be none of these.
 std::vector<std::string> InputsOf(const AnalyzeArgs& args) {
   std::vector<std::string> inputs = args.paths;
-  for (const std::string* rules : {&args.families_file, &args.fingerprints_file,
-                                   &args.activity_rules_file, &args.thresholds_file}) {
+  for (const std::string* rules :
+       {&args.families_file, &args.fingerprints_file, &args.activity_rules_file,
+        &args.thresholds_file}) {
     if (!rules->empty()) inputs.push_back(*rules);
   }
   return inputs;
@@ -76,11 +79,9 @@ std::vector<OutputPath> OutputsOf(const AnalyzeArgs& args) {
 }
 
 // --rank N must name a rank of the job, as --step N must name a step.
-Status CheckFocusRank(const std::vector<model::RankProfile>& profiles,
-                      std::optional<int32_t> focus_rank) {
+// |ranks| sorted.
+Status CheckFocusRank(const std::vector<int32_t>& ranks, std::optional<int32_t> focus_rank) {
   if (!focus_rank) return Status::Ok();
-  std::vector<int32_t> ranks;
-  for (const auto& profile : profiles) ranks.push_back(profile.rank);
   if (std::find(ranks.begin(), ranks.end(), *focus_rank) != ranks.end()) return Status::Ok();
   return NotFound(fmt::format(
       "--rank {}: rank {} is not in the job (ranks present: {})\nhint: pick one of those with "
@@ -140,41 +141,71 @@ int RunAnalyze(const AnalyzeArgs& args) {
   }
 
   Progress progress;
-  progress.Update(fmt::format("trainscope: reading {} path(s)...", args.paths.size()));
-  // Fails (exit 2) only when no rank loads or none has usable data; ranks
-  // that failed and files not taken go to the input health of every report.
-  auto loaded =
-      formats::LoadProfiles(args.paths, threads, activity_rules ? &*activity_rules : nullptr);
-  if (!loaded.ok()) {
-    progress.Done();
-    return ReportError(loaded.status());
-  }
-  const std::vector<model::RankProfile>& profiles = loaded->profiles;
-  if (!loaded->failed.empty()) {
-    // On stderr too: with --json - the report itself is not read by a person.
-    progress.Done();
-    WriteStderr(
-        fmt::format("trainscope: warning: {} of {} ranks not loaded (listed in the input health)\n",
-                    loaded->failed.size(), loaded->failed.size() + profiles.size()));
-  }
-  clock.Lap("read");
-  Status focus = CheckFocusRank(profiles, args.focus_rank);
-  if (!focus.ok()) {
-    progress.Done();
-    return ReportError(focus);
-  }
-  progress.Update(fmt::format("trainscope: analysing {} rank(s)...", profiles.size()));
+  progress.Update(
+      fmt::format("trainscope: reading and analysing {} path(s)...", args.paths.size()));
   analysis::AnalysisOptions options;
   options.step = args.step;
   if (fingerprints) options.fingerprints = &*fingerprints;
   if (catalog) options.catalog = &*catalog;
-  auto job = analysis::AnalyzeJob(profiles, *rules, options, threads);
+  // Each rank is loaded, analysed on its own and freed (at most |threads|
+  // profiles in memory); the job is combined from the results.
+  std::mutex mutex;
+  std::map<size_t, Result<analysis::RankResult>> results;  // by discovery index
+  auto streamed = formats::ForEachProfile(
+      args.paths, threads, activity_rules ? &*activity_rules : nullptr,
+      [&](size_t index, unsigned rank_threads, model::RankProfile&& profile) {
+        const model::RankProfile rank_profile = std::move(profile);
+        const analysis::JobContext context{*rules, options, rank_threads};
+        Result<analysis::RankResult> result = analysis::AnalyzeRank(rank_profile, context);
+        std::lock_guard<std::mutex> lock(mutex);
+        results.emplace(index, std::move(result));
+      });
+  // Fails (exit 2) only when no rank loads or none has usable data; ranks
+  // that failed and files not taken go to the input health of every report.
+  if (!streamed.ok()) {
+    progress.Done();
+    return ReportError(streamed.status());
+  }
+  if (!streamed->failed.empty()) {
+    // On stderr too: with --json - the report itself is not read by a person.
+    progress.Done();
+    WriteStderr(
+        fmt::format("trainscope: warning: {} of {} ranks not loaded (listed in the input health)\n",
+                    streamed->failed.size(), streamed->failed.size() + streamed->loaded));
+  }
+  clock.Lap("read+analyse");
+  // Job order: by rank, discovery order among equal ranks (as LoadProfiles).
+  std::vector<analysis::RankResult> ranks;
+  ranks.reserve(results.size());
+  Status first_error = Status::Ok();
+  for (auto& [index, result] : results) {
+    if (!result.ok()) {
+      if (first_error.ok()) first_error = result.status();
+      continue;
+    }
+    ranks.push_back(std::move(result).value());
+  }
+  results.clear();
+  std::stable_sort(ranks.begin(), ranks.end(),
+                   [](const auto& a, const auto& b) { return a.rank < b.rank; });
+  std::vector<int32_t> rank_ids;
+  for (const auto& rank : ranks) rank_ids.push_back(rank.rank);
+  Status focus = CheckFocusRank(rank_ids, args.focus_rank);
+  if (!focus.ok()) {
+    progress.Done();
+    return ReportError(focus);
+  }
+  if (!first_error.ok()) {
+    progress.Done();
+    return ReportError(first_error);
+  }
+  auto job = analysis::Combine(std::move(ranks), analysis::JobContext{*rules, options, threads});
   progress.Done();
   if (!job.ok()) return ReportError(job.status());
-  clock.Lap("analyse");
+  clock.Lap("combine");
   job->inputs = args.paths;
-  job->failed_inputs = std::move(loaded->failed);
-  job->skipped_inputs = std::move(loaded->skipped);
+  job->failed_inputs = std::move(streamed->failed);
+  job->skipped_inputs = std::move(streamed->skipped);
 
   // Checked again: the analysis may have taken minutes, and a file that
   // appeared there meanwhile is not ours to replace either.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -67,11 +68,12 @@ std::string SkippedLines(const std::vector<model::InputIssue>& skipped) {
   return lines;
 }
 
-Status NoUsableData(const std::vector<model::RankProfile>& profiles,
+// |no_data|: NoDataReason of each loaded rank, in discovery order.
+Status NoUsableData(const std::vector<std::string>& no_data,
                     const std::vector<model::InputIssue>& failed,
                     const std::vector<model::InputIssue>& skipped) {
   std::string lines;
-  for (const auto& profile : profiles) lines += "\n  " + NoDataReason(profile);
+  for (const std::string& reason : no_data) lines += "\n  " + reason;
   for (const auto& issue : failed) {
     const std::string text = Describe(issue);
     lines += "\n  not loaded: " + text.substr(0, text.find('\n'));
@@ -109,9 +111,10 @@ bool HasUsableData(const model::RankProfile& profile) {
          !profile.step_trace.empty();
 }
 
-Result<LoadedProfiles> LoadProfiles(const std::vector<std::string>& paths, unsigned threads,
-                                    const std::vector<model::ClassRule>* activity_rules) {
-  LoadedProfiles loaded;
+Result<StreamedProfiles> ForEachProfile(const std::vector<std::string>& paths, unsigned threads,
+                                        const std::vector<model::ClassRule>* activity_rules,
+                                        const ProfileCallback& consume) {
+  StreamedProfiles streamed;
   std::vector<ProfileLocation> locations;
   std::set<std::string> seen;  // the same rank given twice (job dir + rank dir) loads once
   std::set<std::string> seen_skipped;
@@ -122,50 +125,91 @@ Result<LoadedProfiles> LoadProfiles(const std::vector<std::string>& paths, unsig
     }
     for (model::InputIssue& issue : found.skipped) {
       if (seen_skipped.insert(IdentityKey(issue.path)).second)
-        loaded.skipped.push_back(std::move(issue));
+        streamed.skipped.push_back(std::move(issue));
     }
   }
 
   const unsigned file_threads =
       std::max(1u, threads / static_cast<unsigned>(std::max<size_t>(1, locations.size())));
-  std::vector<std::optional<Result<model::RankProfile>>> results(locations.size());
+  // Per location: the load error, or why a loaded rank has no usable data
+  // (for the message when no rank has any). Each slot is written by one task.
+  struct Outcome {
+    std::optional<Status> error;
+    bool loaded = false;
+    bool usable = false;
+    std::string no_data;
+  };
+  std::vector<Outcome> outcomes(locations.size());
   ParallelFor(locations.size(), threads, [&](size_t i) {
+    Outcome& outcome = outcomes[i];
+    std::optional<model::RankProfile> profile;
     // One rank running out of memory fails that rank, not the job.
     try {
-      results[i].emplace(LoadLocation(locations[i], file_threads, activity_rules));
+      Result<model::RankProfile> result = LoadLocation(locations[i], file_threads, activity_rules);
+      if (!result.ok()) {
+        outcome.error = result.status();
+        return;
+      }
+      profile.emplace(std::move(result).value());
     } catch (const std::exception& e) {
-      results[i].emplace(
-          InternalError(fmt::format("{}: loading failed: {}", locations[i].path, e.what())));
+      outcome.error =
+          InternalError(fmt::format("{}: loading failed: {}", locations[i].path, e.what()));
+      return;
     }
+    if (locations[i].rank_hint >= 0) {
+      profile->rank = locations[i].rank_hint;
+    } else if (profile->rank >= 0) {
+      // A trace's distributedInfo.rank, set by its reader.
+    } else if (profile->info.rank) {
+      profile->rank = *profile->info.rank;
+    } else {
+      profile->rank = static_cast<int32_t>(i);
+    }
+    outcome.loaded = true;
+    outcome.usable = HasUsableData(*profile);
+    if (!outcome.usable) outcome.no_data = NoDataReason(*profile);
+    consume(i, file_threads, std::move(*profile));
   });
 
-  loaded.profiles.reserve(locations.size());
+  std::vector<std::string> no_data;
+  bool any_usable = false;
   for (size_t i = 0; i < locations.size(); ++i) {
-    Result<model::RankProfile>& result = *results[i];
-    if (!result.ok()) {
+    const Outcome& outcome = outcomes[i];
+    if (outcome.error) {
       // The messages of the readers start with the file they name.
-      loaded.failed.push_back({locations[i].path, result.status().message()});
+      streamed.failed.push_back({locations[i].path, outcome.error->message()});
       continue;
     }
-    model::RankProfile profile = std::move(result).value();
-    if (locations[i].rank_hint >= 0) {
-      profile.rank = locations[i].rank_hint;
-    } else if (profile.rank >= 0) {
-      // A trace's distributedInfo.rank, set by its reader.
-    } else if (profile.info.rank) {
-      profile.rank = *profile.info.rank;
-    } else {
-      profile.rank = static_cast<int32_t>(i);
-    }
-    loaded.profiles.push_back(std::move(profile));
+    ++streamed.loaded;
+    any_usable |= outcome.usable;
+    if (!outcome.usable) no_data.push_back(outcome.no_data);
   }
-  if (loaded.profiles.empty()) return NothingLoaded(loaded.failed, loaded.skipped);
-  if (std::none_of(loaded.profiles.begin(), loaded.profiles.end(), HasUsableData)) {
-    return NoUsableData(loaded.profiles, loaded.failed, loaded.skipped);
-  }
-  std::stable_sort(
-      loaded.profiles.begin(), loaded.profiles.end(),
-      [](const model::RankProfile& a, const model::RankProfile& b) { return a.rank < b.rank; });
+  if (streamed.loaded == 0) return NothingLoaded(streamed.failed, streamed.skipped);
+  if (!any_usable) return NoUsableData(no_data, streamed.failed, streamed.skipped);
+  return streamed;
+}
+
+Result<LoadedProfiles> LoadProfiles(const std::vector<std::string>& paths, unsigned threads,
+                                    const std::vector<model::ClassRule>* activity_rules) {
+  // Kept in discovery order, then sorted by rank (stable: discovery order
+  // among equal ranks).
+  std::mutex mutex;
+  std::vector<std::pair<size_t, model::RankProfile>> kept;
+  TS_ASSIGN_OR_RETURN(StreamedProfiles streamed,
+                      ForEachProfile(paths, threads, activity_rules,
+                                     [&](size_t index, unsigned, model::RankProfile&& profile) {
+                                       std::lock_guard<std::mutex> lock(mutex);
+                                       kept.emplace_back(index, std::move(profile));
+                                     }));
+  std::sort(kept.begin(), kept.end(), [](const auto& a, const auto& b) {
+    if (a.second.rank != b.second.rank) return a.second.rank < b.second.rank;
+    return a.first < b.first;
+  });
+  LoadedProfiles loaded;
+  loaded.profiles.reserve(kept.size());
+  for (auto& [index, profile] : kept) loaded.profiles.push_back(std::move(profile));
+  loaded.failed = std::move(streamed.failed);
+  loaded.skipped = std::move(streamed.skipped);
   return loaded;
 }
 

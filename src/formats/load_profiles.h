@@ -1,6 +1,8 @@
 // Discovering and loading every rank under the paths a user gives.
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -36,6 +38,30 @@ struct LoadedProfiles {
 // built-in ones, see trace::ScanOptions).
 Result<LoadedProfiles> LoadProfiles(const std::vector<std::string>& paths, unsigned threads,
                                     const std::vector<model::ClassRule>* activity_rules = nullptr);
+
+struct StreamedProfiles {
+  size_t loaded = 0;  // profiles handed to the callback
+  std::vector<model::InputIssue> failed;
+  std::vector<model::InputIssue> skipped;
+};
+
+// Called once per loaded rank, on one of the loader's threads. |index|: the
+// rank's position in discovery order (the tie-break among equal ranks);
+// |rank_threads|: the threads this rank may use for its own work (the cores
+// the other ranks leave); |profile| is freed when the callback returns,
+// unless it moves it away.
+using ProfileCallback =
+    std::function<void(size_t index, unsigned rank_threads, model::RankProfile&& profile)>;
+
+// LoadProfiles without keeping the job: each rank is loaded, handed to
+// |consume| and freed, on up to |threads| threads, so at most |threads|
+// profiles are alive at once. Discovery, de-duplication, rank numbering,
+// |failed|, |skipped| and the errors (no rank loaded, no usable data) are
+// those of LoadProfiles; the errors come after every loaded rank has been
+// handed over.
+Result<StreamedProfiles> ForEachProfile(const std::vector<std::string>& paths, unsigned threads,
+                                        const std::vector<model::ClassRule>* activity_rules,
+                                        const ProfileCallback& consume);
 
 // Whether a loaded rank has anything the analyses can use: device kernels
 // (kernel_details.csv or a trace's device activities) or step-trace rows.

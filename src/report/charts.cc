@@ -155,10 +155,13 @@ std::string FamilyBarsSvg(const std::vector<analysis::FamilyStat>& families) {
 
 namespace {
 
-// Draws |kernels| in [t0, t1) onto four lanes, aggregating per pixel column.
+// Draws four lanes: the columns of |overview| (runs of the dominant family,
+// and the Free lane), or with |kernels| each kernel of at least a pixel on
+// its own (zooms) instead of the runs.
 void DrawLanes(SvgCanvas& svg, const analysis::StepTimeline& timeline,
-               const std::vector<analysis::TimelineKernel>& kernels, double t0, double t1,
-               double x0, double plot_w, double y0, double lane_h, bool per_kernel) {
+               const analysis::TimelineOverview& overview,
+               const std::vector<analysis::TimelineKernel>* kernels, double t0, double t1,
+               double x0, double plot_w, double y0, double lane_h) {
   const char* lanes[] = {"Compute", "Comm", "Other", "Free"};
   for (int lane = 0; lane < 4; ++lane) {
     double y = y0 + lane * (lane_h + 6);
@@ -166,22 +169,18 @@ void DrawLanes(SvgCanvas& svg, const analysis::StepTimeline& timeline,
     svg.Rect(x0, y, plot_w, lane_h, "#f4f4f4");
   }
   const double range = std::max(t1 - t0, 1e-6);
-  const int columns = static_cast<int>(plot_w);
-  // busy[c] = fraction of column c covered by any kernel (for the Free lane).
-  std::vector<double> busy(static_cast<size_t>(columns), 0.0);
-  // per lane and column: time by family
-  std::vector<std::vector<std::map<uint32_t, std::pair<double, int>>>> cells(
-      3, std::vector<std::map<uint32_t, std::pair<double, int>>>(static_cast<size_t>(columns)));
-  const double us_per_column = range / columns;
-  for (const auto& kernel : kernels) {
-    double start = std::max(kernel.start_us, t0);
-    double end = std::min(kernel.start_us + kernel.duration_us, t1);
-    if (end <= start && !(kernel.duration_us == 0 && kernel.start_us >= t0 && kernel.start_us < t1))
-      continue;
-    double x_start = x0 + (start - t0) / range * plot_w;
-    double x_end = x0 + (end - t0) / range * plot_w;
-    auto lane = static_cast<int>(kernel.lane);
-    if (per_kernel && x_end - x_start >= 1.0) {
+  const double us_per_column = overview.us_per_column;
+  if (kernels != nullptr) {
+    for (const auto& kernel : *kernels) {
+      double start = std::max(kernel.start_us, t0);
+      double end = std::min(kernel.start_us + kernel.duration_us, t1);
+      if (end <= start &&
+          !(kernel.duration_us == 0 && kernel.start_us >= t0 && kernel.start_us < t1))
+        continue;
+      double x_start = x0 + (start - t0) / range * plot_w;
+      double x_end = x0 + (end - t0) / range * plot_w;
+      auto lane = static_cast<int>(kernel.lane);
+      if (x_end - x_start < 1.0) continue;
       svg.Rect(x_start, y0 + lane * (lane_h + 6), std::max(x_end - x_start, 0.5), lane_h,
                FamilyColor(timeline.Str(kernel.family)),
                fmt::format("{} [{}] at +{} for {}\n{}", timeline.Str(kernel.op_type),
@@ -189,69 +188,24 @@ void DrawLanes(SvgCanvas& svg, const analysis::StepTimeline& timeline,
                            FormatDurationUs(kernel.duration_us), timeline.Str(kernel.name)),
                "stroke=\"#fff\" stroke-width=\"0.3\"");
     }
-    int c0 = std::clamp(static_cast<int>((start - t0) / us_per_column), 0, columns - 1);
-    int c1 = std::clamp(static_cast<int>((end - t0) / us_per_column), 0, columns - 1);
-    for (int c = c0; c <= c1; ++c) {
-      double col_start = t0 + c * us_per_column, col_end = col_start + us_per_column;
-      double overlap = std::max(0.0, std::min(end, col_end) - std::max(start, col_start));
-      auto& cell = cells[static_cast<size_t>(lane)][static_cast<size_t>(c)][kernel.family];
-      cell.first += overlap;
-      cell.second += 1;
-      busy[static_cast<size_t>(c)] =
-          std::min(1.0, busy[static_cast<size_t>(c)] + overlap / us_per_column);
-    }
-  }
-  if (!per_kernel) {
+  } else {
     for (int lane = 0; lane < 3; ++lane) {
       double y = y0 + lane * (lane_h + 6);
-      int run_start = -1;
-      uint32_t run_family = 0;
-      double run_time = 0;
-      int run_count = 0;
-      auto flush = [&](int end_column) {
-        if (run_start < 0) return;
-        svg.Rect(x0 + run_start, y, end_column - run_start, lane_h,
-                 FamilyColor(timeline.Str(run_family)),
-                 fmt::format("{}: {} kernels, {} of kernel time in {}", timeline.Str(run_family),
-                             run_count, FormatDurationUs(run_time),
-                             FormatDurationUs((end_column - run_start) * us_per_column)));
-        run_start = -1;
-        run_time = 0;
-        run_count = 0;
-      };
-      for (int c = 0; c < columns; ++c) {
-        const auto& cell = cells[static_cast<size_t>(lane)][static_cast<size_t>(c)];
-        if (cell.empty()) {
-          flush(c);
-          continue;
-        }
-        auto best = std::max_element(cell.begin(), cell.end(), [](const auto& a, const auto& b) {
-          return a.second.first < b.second.first;
-        });
-        if (run_start >= 0 && best->first != run_family) flush(c);
-        if (run_start < 0) {
-          run_start = c;
-          run_family = best->first;
-        }
-        for (const auto& [family, time_count] : cell) {
-          run_time += time_count.first;
-          run_count += time_count.second;
-        }
+      for (const analysis::OverviewRun& run : overview.lanes[static_cast<size_t>(lane)]) {
+        svg.Rect(
+            x0 + run.first_column, y, run.end_column - run.first_column, lane_h,
+            FamilyColor(timeline.Str(run.family)),
+            fmt::format("{}: {} kernels, {} of kernel time in {}", timeline.Str(run.family),
+                        run.kernels, FormatDurationUs(run.time_us),
+                        FormatDurationUs((run.end_column - run.first_column) * us_per_column)));
       }
-      flush(columns);
     }
   }
-  // Free lane: columns with less than half their time covered.
   double y_free = y0 + 3 * (lane_h + 6);
-  int free_start = -1;
-  for (int c = 0; c <= columns; ++c) {
-    bool is_free = c < columns && busy[static_cast<size_t>(c)] < 0.5;
-    if (is_free && free_start < 0) free_start = c;
-    if (!is_free && free_start >= 0) {
-      svg.Rect(x0 + free_start, y_free, c - free_start, lane_h, "#555",
-               fmt::format("device idle ~{}", FormatDurationUs((c - free_start) * us_per_column)));
-      free_start = -1;
-    }
+  for (const analysis::ColumnRange& free : overview.free) {
+    svg.Rect(x0 + free.first_column, y_free, free.end_column - free.first_column, lane_h, "#555",
+             fmt::format("device idle ~{}",
+                         FormatDurationUs((free.end_column - free.first_column) * us_per_column)));
   }
 }
 
@@ -263,8 +217,10 @@ std::string StepGanttSvg(const analysis::StepTimeline& timeline) {
   SvgCanvas svg(width, height,
                 fmt::format("Timeline of step {}: compute, communication, other and free lanes",
                             timeline.step));
-  DrawLanes(svg, timeline, timeline.kernels, 0, timeline.span_us, kLeft, plot_w, kTop, lane_h,
-            false);
+  // The overview was aggregated at one column per pixel of this plot.
+  static_assert(1100 - kLeft - kRight == analysis::kOverviewColumns);
+  DrawLanes(svg, timeline, timeline.overview, nullptr, 0, timeline.span_us, kLeft, plot_w, kTop,
+            lane_h);
   for (size_t i = 0; i < timeline.zooms.size(); ++i) {
     const auto& zoom = timeline.zooms[i];
     double x = kLeft + zoom.start_us / std::max(timeline.span_us, 1e-6) * plot_w;
@@ -287,9 +243,10 @@ std::string ZoomGanttSvg(const analysis::StepTimeline& timeline, const analysis:
   SvgCanvas svg(width, height,
                 fmt::format("Zoom: {} from +{}", FormatDurationUs(zoom.width_us),
                             FormatDurationUs(zoom.start_us)));
-  DrawLanes(svg, timeline, zoom.kernels, zoom.start_us, zoom.start_us + zoom.width_us, kLeft,
-            plot_w, kTop, lane_h,
-            /*per_kernel=*/true);
+  const analysis::TimelineOverview columns = analysis::AggregateColumns(
+      zoom.kernels, zoom.start_us, zoom.start_us + zoom.width_us, static_cast<int32_t>(plot_w));
+  DrawLanes(svg, timeline, columns, &zoom.kernels, zoom.start_us, zoom.start_us + zoom.width_us,
+            kLeft, plot_w, kTop, lane_h);
   TimeAxis(svg, kLeft, kLeft + plot_w, kTop + 4 * (lane_h + 6), zoom.start_us,
            zoom.start_us + zoom.width_us);
   return svg.Finish();

@@ -130,7 +130,7 @@ void RenderDistributionSection(std::string& out, const analysis::JobAnalysis& jo
 
 void RenderTimelineSection(std::string& out, const analysis::RankAnalysis* focus) {
   out += "<section id=\"timeline\"><h2>Timeline panorama</h2>\n";
-  if (focus == nullptr || focus->timeline.kernels.empty()) {
+  if (focus == nullptr || focus->timeline.kernel_count == 0) {
     out += "<p class=\"muted\">No device activity to draw.</p></section>\n";
     return;
   }

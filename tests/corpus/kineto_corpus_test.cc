@@ -6,7 +6,6 @@
 #include <string>
 
 #include "analysis/breakdown.h"
-#include "analysis/launch_stats.h"
 #include "formats/trace/kineto_reader.h"
 #include "model/rank_profile.h"
 #include "test_paths.h"
@@ -25,16 +24,25 @@ std::string FirstMatching(const std::string& dir, const std::string& prefix) {
 
 double Ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
 
+// The product's budget (BudgetOf, as ComputeStepBudget runs it) over the
+// scope HTA and TraceLens use by default: activities with a launching host
+// op (include_unlinked_kernels=False), the whole trace.
+analysis::TimeBudget LinkedOnlyBudget(const model::RankProfile& profile) {
+  const model::DeviceActivities& acts = profile.timeline.activities;
+  std::vector<uint32_t> linked;
+  for (size_t i = 0; i < acts.size(); ++i) {
+    if (acts.launcher[i] != model::kNoIndex) linked.push_back(static_cast<uint32_t>(i));
+  }
+  return analysis::BudgetOf(profile.timeline, acts.kind, linked);
+}
+
 TEST(KinetoCorpus, DlrmRank0MatchesHtaAndTraceLens) {
   TS_REQUIRE_CORPUS("kineto/dlrm_ddp_8rank_v100_param");
   model::RankProfile profile;
   std::string path = FirstMatching(corpus_path + "/kineto/dlrm_ddp_8rank_v100_param", "worker0_");
   ASSERT_TRUE(formats::ReadKinetoTrace(path, &profile).ok());
   EXPECT_TRUE(profile.warnings.empty());
-  analysis::BreakdownOptions options;
-  options.linked_only = true;
-  analysis::Breakdown b = analysis::ComputeBreakdown(profile, options);
-  const analysis::TimeBudget& t = b.rows[0].budget;
+  const analysis::TimeBudget t = LinkedOnlyBudget(profile);
   std::printf("DLRM r0: total %.4f idle %.4f compute %.4f exposed comm %.4f (ms)\n", Ms(t.total_ns),
               Ms(t.idle_ns), Ms(t.computation_ns), Ms(t.exposed_communication_ns));
   EXPECT_NEAR(Ms(t.total_ns), 13.009, 0.001);
@@ -47,9 +55,7 @@ void ExpectTraceLensTimeline(const std::string& path, double computation, double
                              double idle, double total) {
   model::RankProfile profile;
   ASSERT_TRUE(formats::ReadKinetoTrace(path, &profile).ok());
-  analysis::BreakdownOptions options;
-  options.linked_only = true;
-  analysis::TimeBudget t = analysis::ComputeBreakdown(profile, options).rows[0].budget;
+  const analysis::TimeBudget t = LinkedOnlyBudget(profile);
   std::printf("%s: computation %.5f exposed_memcpy %.5f idle %.5f total %.5f (ms)\n", path.c_str(),
               Ms(t.computation_ns), Ms(t.exposed_memcpy_ns + t.exposed_memset_ns), Ms(t.idle_ns),
               Ms(t.total_ns));
@@ -114,9 +120,7 @@ TEST(KinetoCorpus, NsResolutionLaunches) {
   std::string path =
       FirstMatching(corpus_path + "/kineto/hta_ddp_v100_rank0_ns_resolution", "rank-0");
   ASSERT_TRUE(formats::ReadKinetoTrace(path, &profile).ok());
-  analysis::LaunchStats s = analysis::ComputeLaunchStats(profile.timeline, {});
-  std::printf("ns_resolution: %lld launches (HTA 4876), %zu activities\n",
-              static_cast<long long>(s.launches), profile.timeline.activities.size());
+  std::printf("ns_resolution: %zu activities\n", profile.timeline.activities.size());
   // HTA keeps only activities of traced steps and drops the last step
   // (include_last_profiler_step=False): reproduce that scope.
   const model::Timeline& tl = profile.timeline;

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <string>
 
-#include "analysis/breakdown.h"
+#include "analysis/step_budget.h"
 #include "formats/trace/trace_view_reader.h"
 #include "model/rank_profile.h"
 #include "test_paths.h"
@@ -41,7 +41,9 @@ void CheckRank(const std::string& dir) {
   EXPECT_FALSE(tl.overlap.empty());
   EXPECT_EQ(tl.step_source, model::StepSource::kProfilerStep);
   StepTrace st = ReadStepTrace(dir + "/step_trace_time.csv");
-  analysis::TimeBudget b = analysis::ComputeBreakdown(profile, {}).rows[0].budget;
+  auto budget = analysis::ComputeStepBudget(profile, model::kNoStep);
+  ASSERT_TRUE(budget.has_value());
+  const analysis::TimeBudget& b = budget->budget;
   double computing = b.computation_ns / 1e3;
   double comm_no = b.exposed_communication_ns / 1e3;
   double free = b.idle_ns / 1e3;

@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "analysis/breakdown_intervals.h"
-#include "analysis/idle_time.h"
-#include "analysis/launch_stats.h"
+#include "analysis/step_budget.h"
 #include "model/rank_profile.h"
+#include "model/timeline_classify.h"
 
 namespace trainscope::analysis {
 namespace {
@@ -56,15 +56,18 @@ model::RankProfile Profile() {
   add(70, 10, model::ActivityKind::kCompute, 1, 2);        // [70,80)
   add(0, 100, model::ActivityKind::kOther, -1, 1);         // ignored
   tl.steps = {{1, 0, 60, -1}, {2, 60, 100, -1}};
+  tl.activity_rows_by_step = {{1, {0, 1, 2, 4}}, {2, {3}}};
   tl.step_source = model::StepSource::kProfilerStep;
   return p;
 }
 
+// The product's budget (ComputeStepBudget, what `analyze` reports per step).
 TEST(Breakdown, WholeTraceAndSteps) {
   model::RankProfile p = Profile();
-  Breakdown b = ComputeBreakdown(p, {});
-  ASSERT_EQ(b.rows.size(), 3u);
-  const TimeBudget& t = b.rows[0].budget;
+  auto whole = ComputeStepBudget(p, model::kNoStep);
+  ASSERT_TRUE(whole.has_value());
+  EXPECT_EQ(whole->source, "trace");
+  const TimeBudget& t = whole->budget;
   EXPECT_EQ(t.total_ns, 70);
   EXPECT_EQ(t.busy_ns, 55);
   EXPECT_EQ(t.computation_ns, 30);
@@ -73,30 +76,43 @@ TEST(Breakdown, WholeTraceAndSteps) {
   EXPECT_EQ(t.memcpy_ns, 5);
   EXPECT_EQ(t.exposed_memcpy_ns, 5);
   EXPECT_EQ(t.idle_ns, 15);
-  EXPECT_EQ(b.rows[1].step, 1);
-  EXPECT_EQ(b.rows[1].budget.total_ns, 50);
-  EXPECT_EQ(b.rows[2].budget.total_ns, 10);
-  EXPECT_NE(b.scope.find("all device activities"), std::string::npos);
+  EXPECT_NE(whole->scope.find("all device activities"), std::string::npos);
+  auto step1 = ComputeStepBudget(p, 1);
+  auto step2 = ComputeStepBudget(p, 2);
+  ASSERT_TRUE(step1.has_value() && step2.has_value());
+  EXPECT_EQ(step1->budget.total_ns, 50);
+  EXPECT_EQ(step2->budget.total_ns, 10);
 }
 
-TEST(Breakdown, LinkedOnlyDropsUnlinked) {
+// HTA / TraceLens count only activities with a launching host op; the
+// parity tests (tests/corpus) pass that member set to the product's BudgetOf.
+TEST(Breakdown, LinkedOnlyMembersDropUnlinked) {
   model::RankProfile p = Profile();
-  BreakdownOptions o;
-  o.linked_only = true;
-  Breakdown b = ComputeBreakdown(p, o);
-  EXPECT_EQ(b.rows[0].budget.memcpy_ns, 0);
-  EXPECT_EQ(b.rows[0].budget.activities, 3);
-  EXPECT_NE(b.scope.find("linked-only"), std::string::npos);
+  const auto& acts = p.timeline.activities;
+  std::vector<uint32_t> linked;
+  for (size_t i = 0; i < acts.size(); ++i) {
+    if (acts.launcher[i] != model::kNoIndex) linked.push_back(static_cast<uint32_t>(i));
+  }
+  TimeBudget t = BudgetOf(p.timeline, acts.kind, linked);
+  EXPECT_EQ(t.memcpy_ns, 0);
+  EXPECT_EQ(t.activities, 3);
 }
 
-TEST(Breakdown, RuleTableReclassifies) {
+TEST(Breakdown, BudgetFollowsTheKindsGiven) {
   model::RankProfile p = Profile();
+  const auto& acts = p.timeline.activities;
   std::vector<model::ClassRule> rules = {
       {model::ClassRule::Match::kPrefix, "k", model::ActivityKind::kCommunication}};
-  BreakdownOptions o;
-  o.rules = &rules;
-  TimeBudget t = ComputeBreakdown(p, o).rows[0].budget;
+  std::vector<model::ActivityKind> kinds(acts.kind);
+  std::vector<uint32_t> all;
+  for (size_t i = 0; i < acts.size(); ++i) {
+    all.push_back(static_cast<uint32_t>(i));
+    if (kinds[i] == model::ActivityKind::kOther) continue;
+    kinds[i] = model::ClassifyActivity(p.strings.Get(acts.name[i]), "kernel", false, rules);
+  }
+  TimeBudget t = BudgetOf(p.timeline, kinds, all);
   EXPECT_EQ(t.computation_ns, 0);
+  EXPECT_EQ(t.communication_ns, 55);  // [10,50) + [55,60) + [70,80): every kind but kOther
 }
 
 TEST(Breakdown, DefaultRulesClassifyLlmCollectives) {
@@ -117,18 +133,6 @@ TEST(Breakdown, DefaultRulesClassifyLlmCollectives) {
             ActivityKind::kMemset);
   EXPECT_EQ(model::ShortKernelName("void (anonymous namespace)::f<int>(int)"),
             "(anonymous namespace)::f");
-}
-
-TEST(Breakdown, LaunchStatsAndIdleTime) {
-  model::RankProfile p = Profile();
-  LaunchStats s = ComputeLaunchStats(p.timeline, {});
-  EXPECT_EQ(s.launches, 3);
-  EXPECT_EQ(s.delay_ns[0], 5);  // 10 - (0 + 5)
-  std::vector<StreamIdle> idle = ComputeIdleTime(p.timeline);
-  ASSERT_EQ(idle.size(), 1u);
-  // Gaps: [50,55) kernel-wait (unlinked, < 30 µs); [60,70) host-wait (launch at 60 >= prev end 60?
-  // no: 60 > 60 false) -> kernel-wait.
-  EXPECT_EQ(idle[0].kernel_wait_ns + idle[0].host_wait_ns + idle[0].other_ns, 15);
 }
 
 }  // namespace

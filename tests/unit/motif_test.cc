@@ -1,6 +1,7 @@
 // Motif mining: repeats on token streams, and motifs of whole steps.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -174,6 +175,17 @@ TEST(MotifSynth, OneLayerIsTheMainMotifAndFingerprintsAreMeasured) {
   // and backward layers: one per layer and micro-batch.
   int layer_motifs = 0;
   for (const auto& m : step->motifs) {
+    // The period is the median gap between instance starts (even count: the
+    // mean of the two middle gaps).
+    std::vector<double> gaps;
+    for (size_t k = 1; k < m.instance_starts_us.size(); ++k)
+      gaps.push_back(m.instance_starts_us[k] - m.instance_starts_us[k - 1]);
+    std::sort(gaps.begin(), gaps.end());
+    if (!gaps.empty()) {
+      const size_t mid = gaps.size() / 2;
+      const double median = gaps.size() % 2 ? gaps[mid] : (gaps[mid - 1] + gaps[mid]) / 2;
+      EXPECT_NEAR(m.period_us, median, 1e-9 * std::max(1.0, median));
+    }
     if (m.fingerprint) {
       EXPECT_GT(m.period_us, 0);
       EXPECT_GT(m.share_of_step, 0);

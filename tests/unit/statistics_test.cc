@@ -18,6 +18,26 @@ TEST(StatisticsTest, QuantilesInterpolateLikeNumpyLinear) {
   EXPECT_DOUBLE_EQ(QuantileSorted({7}, 0.99), 7.0);
 }
 
+TEST(StatisticsTest, MedianOfAnEvenCountIsTheMeanOfTheTwoMiddleValues) {
+  // The convention of QuantileSorted's p50 (numpy.median): with two values
+  // the median is between them, not the larger one (the old cluster and
+  // motif medians returned 300 here).
+  EXPECT_DOUBLE_EQ(Median({100, 300}), 200.0);
+  EXPECT_DOUBLE_EQ(Median({40, 10, 30, 20}), 25.0);
+  EXPECT_DOUBLE_EQ(Median({5, 1, 3}), 3.0);
+  EXPECT_DOUBLE_EQ(Median({7}), 7.0);
+  EXPECT_DOUBLE_EQ(Median({}), 0.0);
+  // The same as p50 of QuantileSorted on any input.
+  std::vector<int64_t> values = {9, 2, 7, 7, 1, 12, 4, 3};
+  std::vector<double> as_double(values.begin(), values.end());
+  std::sort(values.begin(), values.end());
+  EXPECT_DOUBLE_EQ(Median(as_double), QuantileSorted(values, 0.5));
+  values.pop_back();
+  as_double.assign(values.begin(), values.end());
+  std::reverse(as_double.begin(), as_double.end());
+  EXPECT_DOUBLE_EQ(Median(as_double), QuantileSorted(values, 0.5));
+}
+
 TEST(StatisticsTest, DensityBinsAreLogSpacedFromOneMicrosecondToOneSecond) {
   DurationDensity density = ComputeDurationDensity({});
   ASSERT_EQ(density.bins.size(), 60u);  // 6 decades x 10 bins

@@ -21,8 +21,8 @@
 #include <system_error>
 #include <vector>
 
-#include "analysis/breakdown.h"
 #include "analysis/fingerprint_attribution.h"
+#include "analysis/step_budget.h"
 #include "formats/ascend/kernel_details_reader.h"
 #include "formats/ascend/step_trace_reader.h"
 #include "formats/trace/trace_view_reader.h"
@@ -226,16 +226,14 @@ TEST_F(SynthTraceViewTest, TraceBreakdownReproducesStepTraceTime) {
   for (int rank = 0; rank < options.ranks; ++rank) {
     SCOPED_TRACE(rank);
     const model::RankProfile p = LoadRank(*job_, rank);
-    analysis::BreakdownOptions bo;
-    bo.per_step = true;
-    const analysis::Breakdown breakdown = analysis::ComputeBreakdown(p, bo);
     ASSERT_EQ(p.step_trace.size(), static_cast<size_t>(options.steps));
     for (const model::StepTraceRow& row : p.step_trace) {
       SCOPED_TRACE(row.step);
-      auto it = std::find_if(breakdown.rows.begin(), breakdown.rows.end(),
-                             [&](const analysis::BreakdownRow& b) { return b.step == row.step; });
-      ASSERT_NE(it, breakdown.rows.end());
-      const analysis::TimeBudget& b = it->budget;
+      // The product's per-step budget, from the trace.
+      const auto budget = analysis::ComputeStepBudget(p, row.step);
+      ASSERT_TRUE(budget.has_value());
+      ASSERT_EQ(budget->source, "trace");
+      const analysis::TimeBudget& b = budget->budget;
       const std::pair<int64_t, int64_t> pairs[] = {
           {b.computation_ns, row.computing_ns},
           {b.exposed_communication_ns, row.communication_not_overlapped_ns},
