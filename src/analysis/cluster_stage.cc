@@ -16,7 +16,6 @@
 namespace trainscope::analysis {
 namespace {
 
-
 // The step every rank is compared on: the selected one, else the last step
 // that every rank has.
 int32_t ComparedStep(const std::vector<RankComm>& comm, const JobAnalysis& job) {

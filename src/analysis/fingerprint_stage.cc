@@ -35,10 +35,10 @@ std::vector<Finding> AddStepMotifs(const model::RankProfile& profile,
   if (start == context.step_starts_ns.end()) return {};
   StepMotifs mined = AnalyzeStepMotifs(profile, step->step, start->second, StepSpanUs(*step),
                                        context.library, context.host);
-  std::vector<Finding> findings =
-      FingerprintFindings(
+  std::vector<Finding> findings = FingerprintFindings(
       profile.rank, step->step, mined, context.library,
-      static_cast<int64_t>(context.catalog.thresholds().fingerprint_min_instances), context.catalog);
+      static_cast<int64_t>(context.catalog.thresholds().fingerprint_min_instances),
+      context.catalog);
   step->motifs = std::move(mined.motifs);
   return findings;
 }

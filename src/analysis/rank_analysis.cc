@@ -158,7 +158,7 @@ Result<RankResult> AnalyzeRank(const model::RankProfile& profile, const JobConte
       context.options.fingerprints ? *context.options.fingerprints : FingerprintLibrary::Builtin();
   const HostAttributor host(profile);
   const RankMotifContext motifs{library, host, CatalogOf(context.options),
-                               StepStarts(profile.kernels)};
+                                StepStarts(profile.kernels)};
   result.steps.resize(steps.size());
   // Mining is the costliest analysis: a single big rank has dozens of steps,
   // so they share the cores the other ranks leave.

@@ -57,9 +57,19 @@ StepChoice ChooseSteady(const std::vector<int32_t>& steps, std::map<int32_t, int
       fmt::format("skipped step {} (first captured step, treated as warm-up)", steps.front());
   // Steps known only from step_trace_time have no kernels to analyse.
   std::erase_if(candidates, [&](int32_t step) { return !spans.count(step); });
-  if (candidates.empty()) {
+  if (candidates.empty() && !spans.empty()) {
     return StepChoice{steps.front(),
                       fmt::format("step {}: the only step with kernels", steps.front())};
+  }
+  if (candidates.empty()) {
+    // No step has kernels (only step_trace_time.csv): the steps are known
+    // but not their spans, so the warm-up is still skipped and the middle
+    // of the rest taken.
+    std::vector<int32_t> rest(steps.begin() + 1, steps.end());
+    const int32_t chosen = rest[(rest.size() - 1) / 2];
+    return StepChoice{chosen, fmt::format("step {}: steps {}-{} captured, none with kernels; {}; "
+                                          "the middle step of the rest",
+                                          chosen, steps.front(), steps.back(), skipped)};
   }
   if (candidates.size() == 1) {
     return StepChoice{candidates[0], fmt::format("step {}: steps {}-{} captured; {}", candidates[0],

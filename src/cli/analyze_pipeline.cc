@@ -66,9 +66,8 @@ Result<analysis::FindingCatalog> LoadThresholds(const std::string& path) {
 // Everything the run reads: an output may be none of these.
 std::vector<std::string> InputsOf(const AnalyzeArgs& args) {
   std::vector<std::string> inputs = args.paths;
-  for (const std::string* rules :
-       {&args.families_file, &args.fingerprints_file, &args.activity_rules_file,
-        &args.thresholds_file}) {
+  for (const std::string* rules : {&args.families_file, &args.fingerprints_file,
+                                   &args.activity_rules_file, &args.thresholds_file}) {
     if (!rules->empty()) inputs.push_back(*rules);
   }
   return inputs;

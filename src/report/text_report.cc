@@ -99,16 +99,25 @@ void RenderRankDetail(std::string& out, const analysis::RankAnalysis& rank, cons
   const analysis::StepDistribution* step = rank.selected();
   if (step == nullptr) return;
   const auto& k = step->kernels;
+  // No kernels in the step (a rank with only step_trace_time.csv): the
+  // kernel statistics are unknown, not zero.
+  const bool has_kernels = k.count > 0;
   out += "\n";
-  out += fmt::format(
-      "  kernels     {} ({} compute, {} communication) over {}; one issued every {}\n",
-      FormatCount(k.count), FormatCount(k.compute_count), FormatCount(k.communication_count),
-      FormatDurationUs(k.span_us), FormatDurationUs(k.mean_issue_interval_us));
-  out += fmt::format("  durations   p50 {}   p90 {}   p99 {}   max {}\n",
-                     FormatDurationUs(k.p50_us), FormatDurationUs(k.p90_us),
-                     FormatDurationUs(k.p99_us), FormatDurationUs(k.max_us));
-  out += fmt::format("  small       {} of kernels ≤ 50 µs, {} ≤ 100 µs\n",
-                     FormatPercent(k.share_le_50us), FormatPercent(k.share_le_100us));
+  if (has_kernels) {
+    out += fmt::format(
+        "  kernels     {} ({} compute, {} communication) over {}; one issued every {}\n",
+        FormatCount(k.count), FormatCount(k.compute_count), FormatCount(k.communication_count),
+        FormatDurationUs(k.span_us), FormatDurationUs(k.mean_issue_interval_us));
+    out += fmt::format("  durations   p50 {}   p90 {}   p99 {}   max {}\n",
+                       FormatDurationUs(k.p50_us), FormatDurationUs(k.p90_us),
+                       FormatDurationUs(k.p99_us), FormatDurationUs(k.max_us));
+    out += fmt::format("  small       {} of kernels ≤ 50 µs, {} ≤ 100 µs\n",
+                       FormatPercent(k.share_le_50us), FormatPercent(k.share_le_100us));
+  } else {
+    out +=
+        "  kernels     n/a: no device kernels in this step (durations, families and operators "
+        "need kernel_details.csv or a trace)\n";
+  }
   if (step->step_trace) {
     const auto& t = *step->step_trace;
     out += fmt::format(
@@ -141,6 +150,7 @@ void RenderRankDetail(std::string& out, const analysis::RankAnalysis& rank, cons
                            : fmt::format(", waiting for {} ({})", T(timeline.step_start_waits_for),
                                          FormatDurationUs(timeline.step_start_wait_collective_us)));
   }
+  if (!has_kernels) return;
   out += fmt::format("  density     1µs |{}| 1s   (log-log, kernels per decade)\n",
                      Sparkline(step->density));
 
