@@ -91,8 +91,9 @@ std::vector<SlowLink> FindSlowLinks(const std::vector<RankLinks>& ranks, double 
     SlowLink s;
     s.reporting_rank = key.rank;
     s.group_hash = key.group;
+    const auto group = key.group;  // clang 14 cannot capture a structured binding
     auto g = [&](int32_t local) {
-      auto it = global.find({key.group, local});
+      auto it = global.find({group, local});
       return it == global.end() ? local : it->second;
     };
     s.src = g(key.src);

@@ -55,6 +55,7 @@ void Attribute(const HostAttributor& host, const model::KernelTable& table,
 
 }  // namespace
 
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): HACKING.md, "Complexity debt"
 StepMotifs AnalyzeStepMotifs(const model::RankProfile& profile, int32_t step, int64_t step_start_ns,
                              double step_us, const FingerprintLibrary& library,
                              const HostAttributor& host, const MotifStepOptions& options) {

@@ -76,6 +76,7 @@ StepChoice ChooseSteady(const std::vector<int32_t>& steps, std::map<int32_t, int
                                                  steps.front(), steps.back(), skipped)};
   }
   std::vector<int64_t> sorted_spans;
+  sorted_spans.reserve(candidates.size());
   for (int32_t step : candidates) sorted_spans.push_back(spans[step]);
   std::sort(sorted_spans.begin(), sorted_spans.end());
   const int64_t median = sorted_spans[(sorted_spans.size() - 1) / 2];

@@ -1,6 +1,7 @@
 #include "analysis/step_timeline.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <optional>
 #include <unordered_map>
@@ -154,6 +155,7 @@ TimelineOverview AggregateColumns(const std::vector<TimelineKernel>& kernels, do
   return overview;
 }
 
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): HACKING.md, "Complexity debt"
 StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step,
                                  const KernelFamilies& families, const TimelineOptions& options,
                                  const ZoomCentre* centre) {
@@ -242,8 +244,8 @@ StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step
   // rank, and the capacity of every gap of the step would stay with it.
   gaps = std::vector<FreeGap>(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(keep));
   for (FreeGap& gap : gaps) {
-    int64_t gap_start = origin + static_cast<int64_t>(gap.start_us * 1000 + 0.5);
-    int64_t gap_end = gap_start + static_cast<int64_t>(gap.duration_us * 1000 + 0.5);
+    int64_t gap_start = origin + std::llround(gap.start_us * 1000);
+    int64_t gap_end = gap_start + std::llround(gap.duration_us * 1000);
     int64_t best_end = INT64_MIN;
     for (size_t i : rows) {
       if (kernels.end_ns(i) <= gap_start && kernels.end_ns(i) > best_end) {

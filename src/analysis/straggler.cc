@@ -129,8 +129,9 @@ void DetectStragglers(const std::vector<RankComm>& ranks, const StragglerOptions
       "than the median rank",
       share * 100, options.min_lateness_us);
   for (const auto& [rank, s] : b.scores) {
+    const auto id = rank;  // clang 14 cannot capture a structured binding
     const auto it = std::find_if(cluster->per_rank.begin(), cluster->per_rank.end(),
-                                 [rank](const RankClusterStats& x) { return x.rank == rank; });
+                                 [id](const RankClusterStats& x) { return x.rank == id; });
     if (s >= share && tested_b >= options.min_instances && it != cluster->per_rank.end() &&
         it->mean_lateness_us >= options.min_lateness_us) {
       b.ranks.push_back(rank);

@@ -108,6 +108,7 @@ class StageClock {
 
 }  // namespace
 
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): HACKING.md, "Complexity debt"
 int RunAnalyze(const AnalyzeArgs& args) {
   // Before anything is read: a run that cannot write its outputs, or would
   // overwrite an input, must not start.
@@ -188,6 +189,7 @@ int RunAnalyze(const AnalyzeArgs& args) {
   std::stable_sort(ranks.begin(), ranks.end(),
                    [](const auto& a, const auto& b) { return a.rank < b.rank; });
   std::vector<int32_t> rank_ids;
+  rank_ids.reserve(ranks.size());
   for (const auto& rank : ranks) rank_ids.push_back(rank.rank);
   Status focus = CheckFocusRank(rank_ids, args.focus_rank);
   if (!focus.ok()) {

@@ -66,9 +66,9 @@ Result<DemoDirPlan> InspectDemoDir(const std::string& dir) {
   std::set<std::pair<std::string, char>> listed;
   for (const synth::ManifestEntry& entry : *manifest) listed.insert({entry.path, entry.type});
   for (const auto& [path, type] : entries) {
-    const bool ours = listed.count({path, type}) > 0 ||
-                      (type == 'f' && path == synth::kManifestName) ||
-                      (type == 'f' && path == kDemoReport && IsTrainscopeReport(dir + "/" + path));
+    const bool ours =
+        listed.count({path, type}) > 0 || (type == 'f' && path == synth::kManifestName) ||
+        (type == 'f' && path == kDemoReport && IsTrainscopeReport(fmt::format("{}/{}", dir, path)));
     if (!ours) {
       return Refuse(dir, fmt::format("holds {}, which trainscope did not write (it is not in {})",
                                      path, synth::kManifestName));

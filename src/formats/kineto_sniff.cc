@@ -19,7 +19,7 @@ constexpr size_t kMaxKeyLength = 32;
 // anywhere. Kept as the fallback where the walk cannot decide (a damaged
 // head that is not an object, brackets that never close), so nothing read
 // before is dropped; never when the walk saw a whole object without the key.
-constexpr size_t kLegacyWindow = 256 * 1024;
+constexpr size_t kLegacyWindow = size_t{256} * 1024;
 
 bool IsGzip(std::string_view data) {
   return data.size() >= 2 && static_cast<unsigned char>(data[0]) == 0x1f &&
@@ -71,7 +71,7 @@ SniffResult SniffPlain(std::string_view data) {
 SniffResult SniffGzip(std::string_view data) {
   z_stream zs{};
   if (inflateInit2(&zs, 15 + 16) != Z_OK) return {false, "cannot sniff: zlib inflateInit2 failed"};
-  constexpr size_t kStep = 256 * 1024;
+  constexpr size_t kStep = size_t{256} * 1024;
   constexpr size_t kInputSlice = size_t{1} << 20;  // avail_in is 32-bit: feed big files in slices
   std::vector<char> out(kStep);
   std::string head;  // the first kLegacyWindow bytes, for the fallback
@@ -123,6 +123,7 @@ bool EndsWith(std::string_view text, std::string_view suffix) {
 
 }  // namespace
 
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): HACKING.md, "Complexity debt"
 TopLevelKeyScanner::State TopLevelKeyScanner::Feed(std::string_view bytes) {
   for (size_t i = 0; i < bytes.size() && state_ == State::kMore; ++i) {
     const char c = bytes[i];

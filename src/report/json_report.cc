@@ -7,19 +7,34 @@ namespace trainscope::report {
 namespace {
 
 void WriteKernels(JsonWriter& w, const analysis::KernelSummary& k) {
+  // Statistics of no kernels (a step known only from step_trace_time.csv)
+  // do not exist: null, not 0; an issue interval needs two kernels.
+  auto known = [&w](const char* key, double value, bool exists) {
+    if (exists) {
+      w.Field(key, value);
+    } else {
+      w.Key(key).Null();
+    }
+  };
+  const bool any = k.count > 0;
   w.Key("kernels").BeginObject();
   w.Field("count", k.count);
   w.Field("compute_count", k.compute_count);
   w.Field("communication_count", k.communication_count);
-  w.Field("span_us", k.span_us);
-  w.Field("mean_issue_interval_us", k.mean_issue_interval_us);
+  known("span_us", k.span_us, any);
+  known("mean_issue_interval_us", k.mean_issue_interval_us, k.count > 1);
   w.Field("total_time_us", k.total_time_us);
-  w.Field("p50_us", k.p50_us);
-  w.Field("p90_us", k.p90_us);
-  w.Field("p99_us", k.p99_us);
-  w.Field("max_us", k.max_us);
-  w.Key("share_le_50us").Double(k.share_le_50us, 6);
-  w.Key("share_le_100us").Double(k.share_le_100us, 6);
+  known("p50_us", k.p50_us, any);
+  known("p90_us", k.p90_us, any);
+  known("p99_us", k.p99_us, any);
+  known("max_us", k.max_us, any);
+  if (any) {
+    w.Key("share_le_50us").Double(k.share_le_50us, 6);
+    w.Key("share_le_100us").Double(k.share_le_100us, 6);
+  } else {
+    w.Key("share_le_50us").Null();
+    w.Key("share_le_100us").Null();
+  }
   w.EndObject();
 }
 

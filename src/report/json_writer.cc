@@ -49,10 +49,9 @@ void AppendJsonEscaped(std::string* out, std::string_view text) {
         out->append("\\t");
         break;
       default:
-        if (c < 0x20 || c == 0x7F) {
-          out->append(fmt::format("\\u{:04x}", c));
-        } else if (c == '<' || c == '>' || c == '&') {
-          // Safe to embed in HTML <script> blocks as well.
+        // Control bytes must be escaped; <, > and & are too, so that the
+        // JSON is safe to embed in HTML <script> blocks as well.
+        if (c < 0x20 || c == 0x7F || c == '<' || c == '>' || c == '&') {
           out->append(fmt::format("\\u{:04x}", c));
         } else {
           out->push_back(static_cast<char>(c));

@@ -30,6 +30,7 @@ void RenderMotifsHtml(std::string& out, const analysis::RankAnalysis* focus) {
       "<th>instances</th><th>period</th><th>total</th><th>mean</th><th>share of step</th>"
       "<th class=\"l\">where</th></tr>\n";
   std::vector<const analysis::Motif*> sorted;
+  sorted.reserve(motifs.size());
   for (const auto& motif : motifs) sorted.push_back(&motif);
   std::stable_sort(sorted.begin(), sorted.end(), [](const auto* a, const auto* b) {
     if (a->fingerprint.has_value() != b->fingerprint.has_value()) return a->fingerprint.has_value();

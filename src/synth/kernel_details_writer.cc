@@ -1,6 +1,7 @@
 #include "synth/kernel_details_writer.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace trainscope::synth {
 namespace {
@@ -34,8 +35,7 @@ int LeadingColumns(const std::string& header) {
 
 // A ratio in thousandths: the spec's value jittered by a random byte.
 int64_t Thousandths(double base, uint8_t noise) {
-  const int64_t value =
-      static_cast<int64_t>(base * 1000.0 + 0.5) + (static_cast<int>(noise) - 128) / 4;
+  const int64_t value = std::llround(base * 1000.0) + (static_cast<int>(noise) - 128) / 4;
   return std::clamp<int64_t>(value, 0, 1000);
 }
 

@@ -35,7 +35,7 @@ error_code FastEvents(od::array& events, EventSink* sink, size_t* count) {
   size_t pending = 0;
   for (auto element : events) {
     od::object obj;
-    if (error_code e = std::move(element).get_object().get(obj)) return e;
+    if (error_code e = element.get_object().get(obj)) return e;
     if (error_code e = CaptureEvent(obj, &ev)) return e;
     sink->Convert(ev, 0, batch.get());
     ++*count;

@@ -59,7 +59,7 @@ bool ParseChunk(od::parser& parser, std::string_view chunk, size_t capacity, OnE
   RawEvent ev;
   for (auto element : events) {
     od::object obj;
-    if (std::move(element).get_object().get(obj)) return false;
+    if (element.get_object().get(obj)) return false;
     if (CaptureEvent(obj, &ev)) return false;
     on_event(ev);
   }
@@ -464,9 +464,13 @@ void TextFeeder::Release(std::string_view chunk) {
   if (!release_pages_) return;
   // Only whole pages inside the chunk: neighbours may still be read.
   static const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-  uintptr_t begin = (reinterpret_cast<uintptr_t>(chunk.data()) + page - 1) & ~(page - 1);
-  uintptr_t end = (reinterpret_cast<uintptr_t>(chunk.data()) + chunk.size()) & ~(page - 1);
-  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+  const uintptr_t base = reinterpret_cast<uintptr_t>(chunk.data());
+  const uintptr_t begin = (base + page - 1) & ~(page - 1);
+  const uintptr_t end = (base + chunk.size()) & ~(page - 1);
+  // The page-aligned address is reached from the chunk's own pointer (no
+  // integer-to-pointer cast); the mapping is ours and copy-on-write.
+  char* first = const_cast<char*>(chunk.data()) + (begin - base);
+  if (end > begin) madvise(first, end - begin, MADV_DONTNEED);
 }
 
 }  // namespace trainscope::formats::trace

@@ -50,6 +50,7 @@ error_code RawToken(od::value& value, std::string_view* out) {
   return simdjson::SUCCESS;
 }
 
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): HACKING.md, "Complexity debt"
 error_code CaptureArgs(od::value& value, RawEvent* ev) {
   od::json_type type;
   if (error_code e = value.type().get(type)) return e;

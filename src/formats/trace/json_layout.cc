@@ -136,6 +136,7 @@ size_t FirstBadUtf8(std::string_view s) {
   return kNpos;
 }
 
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): HACKING.md, "Complexity debt"
 LocateResult LocateEventsStart(std::string_view head, bool complete, EventsStart* out) {
   const LocateResult need_more = complete ? LocateResult::kUnsupported : LocateResult::kNeedMore;
   size_t i = SkipSpace(head, 0);
@@ -181,6 +182,7 @@ LocateResult LocateEventsStart(std::string_view head, bool complete, EventsStart
   return need_more;
 }
 
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): HACKING.md, "Complexity debt"
 error_code ReadMetadata(const simdjson::padded_string& meta, EventSink* sink) {
   od::parser parser;
   od::document doc;

@@ -346,7 +346,7 @@ class KinetoSink : public trace::EventSink {
     if (value.get_array().get(arr)) return;
     for (auto er : arr) {
       od::object obj;
-      if (std::move(er).get_object().get(obj)) return;
+      if (er.get_object().get(obj)) return;
       model::ProcessGroupConfig pg;
       for (auto fr : obj) {
         od::field f;
@@ -368,7 +368,7 @@ class KinetoSink : public trace::EventSink {
           od::array ranks;
           if (v.get_array().get(ranks)) continue;
           for (auto rr : ranks) {
-            if (!std::move(rr).get_int64().get(n)) pg.ranks.push_back(static_cast<int32_t>(n));
+            if (!rr.get_int64().get(n)) pg.ranks.push_back(static_cast<int32_t>(n));
           }
         }
       }
@@ -381,7 +381,7 @@ class KinetoSink : public trace::EventSink {
     if (value.get_array().get(arr)) return;
     for (auto er : arr) {
       od::object obj;
-      if (std::move(er).get_object().get(obj)) return;
+      if (er.get_object().get(obj)) return;
       model::DeviceProperties d;
       for (auto fr : obj) {
         od::field f;

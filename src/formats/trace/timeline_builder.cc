@@ -85,13 +85,10 @@ void TimelineBuilder::SortHostOps() {
     if (j == 0 || ops.pid[j] != ops.pid[j - 1] || ops.tid[j] != ops.tid[j - 1]) stack.clear();
     while (!stack.empty()) {
       size_t top = static_cast<size_t>(stack.back());
-      if (ops.end_ns(top) <= ops.start_ns[j] && ops.duration_ns[top] > 0) {
-        stack.pop_back();
-      } else if (ops.end_ns(j) > ops.end_ns(top)) {
-        stack.pop_back();
-      } else {
-        break;
-      }
+      // |top| ended before |j| starts, or |j| bleeds past it: not its parent.
+      const bool ended = ops.end_ns(top) <= ops.start_ns[j] && ops.duration_ns[top] > 0;
+      if (!ended && ops.end_ns(j) <= ops.end_ns(top)) break;
+      stack.pop_back();
     }
     ops.depth[j] = static_cast<int32_t>(stack.size());
     ops.parent[j] = stack.empty() ? model::kNoIndex : stack.back();
