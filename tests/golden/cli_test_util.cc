@@ -54,6 +54,24 @@ std::string NormalizePaths(std::string text) {
   return text;
 }
 
+std::string DescribeDifference(const std::string& label, const std::string& line_note,
+                               const std::string& expected, const std::string& actual) {
+  std::istringstream a(actual), e(expected);
+  std::string line_a, line_e;
+  for (int line = 1;; ++line) {
+    bool more_a = static_cast<bool>(std::getline(a, line_a));
+    bool more_e = static_cast<bool>(std::getline(e, line_e));
+    if (!more_a && !more_e) break;
+    if (line_a != line_e || more_a != more_e) {
+      return label + " differs at line " + std::to_string(line) + line_note +
+             "\n  expected: " + (more_e ? line_e : "<eof>") +
+             "\n  actual:   " + (more_a ? line_a : "<eof>") +
+             "\n(re-run with TRAINSCOPE_UPDATE_GOLDEN=1 after checking the change is intended)";
+    }
+  }
+  return label + " differs (line endings or a missing newline at the end?)";
+}
+
 std::string CompareGolden(const std::string& name, const std::string& actual) {
   const std::string path = SourceDir() + "/tests/golden/data/" + name;
   if (const char* update = std::getenv("TRAINSCOPE_UPDATE_GOLDEN");
@@ -63,20 +81,7 @@ std::string CompareGolden(const std::string& name, const std::string& actual) {
   }
   std::string expected = ReadAll(path);
   if (expected == actual) return "";
-  std::istringstream a(actual), e(expected);
-  std::string line_a, line_e;
-  for (int line = 1;; ++line) {
-    bool more_a = static_cast<bool>(std::getline(a, line_a));
-    bool more_e = static_cast<bool>(std::getline(e, line_e));
-    if (!more_a && !more_e) break;
-    if (line_a != line_e || more_a != more_e) {
-      return "golden " + name + " differs at line " + std::to_string(line) +
-             "\n  expected: " + (more_e ? line_e : "<eof>") +
-             "\n  actual:   " + (more_a ? line_a : "<eof>") +
-             "\n(re-run with TRAINSCOPE_UPDATE_GOLDEN=1 after checking the change is intended)";
-    }
-  }
-  return "golden " + name + " differs (whitespace at end?)";
+  return DescribeDifference("golden " + name, "", expected, actual);
 }
 
 }  // namespace trainscope::testing

@@ -24,4 +24,9 @@ std::string NormalizePaths(std::string text);
 // Returns "" when equal, else a message with the first differing line.
 std::string CompareGolden(const std::string& name, const std::string& actual);
 
+// "" when equal, else "<label> differs at line N<line_note>" with both lines
+// and the update hint (the line of the first difference).
+std::string DescribeDifference(const std::string& label, const std::string& line_note,
+                               const std::string& expected, const std::string& actual);
+
 }  // namespace trainscope::testing

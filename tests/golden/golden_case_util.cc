@@ -84,20 +84,7 @@ std::string CompareCaseOutput(const std::string& label, const std::string& expec
                               const std::string& actual) {
   const std::string body = StripLeadingComments(expected);
   if (body == actual) return "";
-  std::istringstream a(actual), e(body);
-  std::string line_a, line_e;
-  for (int line = 1;; ++line) {
-    bool more_a = static_cast<bool>(std::getline(a, line_a));
-    bool more_e = static_cast<bool>(std::getline(e, line_e));
-    if (!more_a && !more_e) break;
-    if (line_a != line_e || more_a != more_e) {
-      return label + " differs at output line " + std::to_string(line) +
-             " (comment lines not counted)\n  expected: " + (more_e ? line_e : "<eof>") +
-             "\n  actual:   " + (more_a ? line_a : "<eof>") +
-             "\n(re-run with TRAINSCOPE_UPDATE_GOLDEN=1 after checking the change is intended)";
-    }
-  }
-  return label + " differs (line endings or a missing newline at the end?)";
+  return DescribeDifference(label, " of the output (comment lines not counted)", body, actual);
 }
 
 std::string CheckGoldenCase(const GoldenCase& golden_case, bool update) {

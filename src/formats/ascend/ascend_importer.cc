@@ -1,7 +1,5 @@
 #include "formats/ascend/ascend_importer.h"
 
-#include <sys/stat.h>
-
 #include <filesystem>
 
 #include "formats/ascend/ascend_rank_loader.h"
@@ -13,12 +11,7 @@ namespace fs = std::filesystem;
 
 constexpr std::string_view kRankDirSuffix = "_ascend_pt";
 
-// Present in any form (a FIFO named kernel_details.csv still makes a rank:
-// its loader then says what is wrong with it). stat() never opens the file.
-bool Present(const fs::path& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0;
-}
+bool Present(const fs::path& path) { return PresentInAnyForm(path.string()); }
 
 SniffVerdict Sniff(const std::string& path, bool /*named*/) {
   const fs::path dir(path);

@@ -21,12 +21,7 @@ namespace fs = std::filesystem;
 
 constexpr std::string_view kOutputDirName = "ASCEND_PROFILER_OUTPUT";
 
-// Present in any form: a FIFO or a symlink loop named kernel_details.csv is
-// read (and rejected by MappedFile with the reason), not taken as absent.
-bool Present(const fs::path& path) {
-  struct stat st {};
-  return ::lstat(path.c_str(), &st) == 0;
-}
+bool Present(const fs::path& path) { return PresentInAnyForm(path.string()); }
 
 // profiler_info_<rank>.json, or profiler_info.json in single-card runs.
 // With several (should not happen), the lowest rank wins for determinism.
@@ -63,6 +58,11 @@ void ReadOptional(const fs::path& path, std::string_view why, model::RankProfile
 }
 
 }  // namespace
+
+bool PresentInAnyForm(const std::string& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0;
+}
 
 Result<model::RankProfile> LoadAscendRank(const std::string& rank_dir) {
   std::error_code ec;

@@ -20,4 +20,9 @@ namespace trainscope::formats {
 // unusable; every other problem is recorded in the profile's ledgers/warnings.
 Result<model::RankProfile> LoadAscendRank(const std::string& rank_dir);
 
+// Whether anything at all is at |path| (lstat: a FIFO, a device or a
+// dangling symlink counts). A file the loader would reject still makes a
+// rank, so its problem is reported, not taken as "absent"; never opens it.
+bool PresentInAnyForm(const std::string& path);
+
 }  // namespace trainscope::formats
