@@ -1,9 +1,9 @@
 // Benchmarks of the per-step analyses on a synthetic kernel table.
 #include <benchmark/benchmark.h>
 
-#include "analysis/family_rules.h"
-#include "analysis/kernel_distribution.h"
-#include "analysis/step_timeline.h"
+#include "analysis/common/family_rules.h"
+#include "analysis/step/kernel_distribution.h"
+#include "analysis/timeline/step_timeline.h"
 #include "model/rank_profile.h"
 
 namespace {

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Fails when a source file includes a header from a layer it may not use.
 # Allowed: formats->model, analysis->model, report->analysis+model,
-# synth->core, cli->all, everything->core.
+# synth->core, cli->all, everything->core; inside analysis/, the folders
+# common < motifs < step < timeline < cluster < findings < job.
 src="${1:-$(dirname "$0")/../src}"
 status=0
 check() {  # layer, forbidden-regex
@@ -18,5 +19,20 @@ check formats  'analysis|report|synth|cli'
 check analysis 'formats|report|synth|cli'
 check report   'formats|synth|cli'
 check synth    'model|formats|analysis|report|cli'
+# Inside analysis/ the folders stack one way, bottom first: each may include
+# the folders before it, never one after it.
+analysis_order="common motifs step timeline cluster findings job"
+above="$analysis_order"
+for folder in $analysis_order; do
+  above=${above#"$folder"}
+  above=${above# }
+  [ -n "$above" ] && check "analysis/$folder" "analysis/($(echo "$above" | tr ' ' '|'))"
+done
+stray=$(find "$src/analysis" -maxdepth 1 -name '*.h' -o -maxdepth 1 -name '*.cc')
+if [ -n "$stray" ]; then
+  echo "analysis/ sources belong in one of its folders ($analysis_order):"
+  echo "$stray"
+  status=1
+fi
 [ $status -eq 0 ] && echo "layer edges ok"
 exit $status

@@ -11,10 +11,10 @@
 #include <mutex>
 #include <optional>
 
-#include "analysis/family_rules.h"
-#include "analysis/findings_catalog.h"
-#include "analysis/fingerprint_library.h"
-#include "analysis/rank_analysis.h"
+#include "analysis/common/family_rules.h"
+#include "analysis/common/findings_catalog.h"
+#include "analysis/job/rank_analysis.h"
+#include "analysis/motifs/fingerprint_library.h"
 #include "cli/app.h"
 #include "cli/output_paths.h"
 #include "cli/status_exit.h"

@@ -4,8 +4,8 @@
 
 #include <memory>
 
-#include "analysis/findings_catalog.h"
-#include "analysis/fingerprint_library.h"
+#include "analysis/common/findings_catalog.h"
+#include "analysis/motifs/fingerprint_library.h"
 #include "cli/app.h"
 #include "cli/commands.h"
 #include "cli/status_exit.h"

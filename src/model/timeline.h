@@ -26,7 +26,7 @@ enum class ActivityKind : uint8_t {
   // Device tasks that are neither compute, communication nor memory traffic:
   // Ascend event record/wait, placeholders, SDMA of HCCL's own task streams.
   // Kept for completeness but left out of the time budget (CANN's Overlap
-  // Analysis leaves them out too, see analysis/breakdown.h).
+  // Analysis leaves them out too, see analysis/step/breakdown.h).
   kOther = 4,
 };
 

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "analysis/kernel_distribution.h"
-#include "analysis/step_timeline.h"
+#include "analysis/step/kernel_distribution.h"
+#include "analysis/timeline/step_timeline.h"
 
 namespace trainscope::report {
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "analysis/cluster.h"
+#include "analysis/cluster/cluster.h"
 
 namespace trainscope::report {
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
-#include "analysis/findings_catalog.h"
-#include "analysis/fingerprint_library.h"
+#include "analysis/common/findings_catalog.h"
+#include "analysis/motifs/fingerprint_library.h"
 
 namespace trainscope::report {
 

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "analysis/rank_analysis.h"
+#include "analysis/job/rank_analysis.h"
 
 namespace trainscope::report {
 

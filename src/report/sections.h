@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "analysis/rank_analysis.h"
+#include "analysis/job/rank_analysis.h"
 #include "report/json_writer.h"
 
 namespace trainscope::report {

@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-#include "analysis/rank_analysis.h"
+#include "analysis/job/rank_analysis.h"
 
 namespace trainscope::report {
 

@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <string>
 
-#include "analysis/breakdown.h"
+#include "analysis/step/breakdown.h"
 #include "formats/trace/kineto_reader.h"
 #include "model/rank_profile.h"
 #include "test_paths.h"

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <string>
 
-#include "analysis/step_budget.h"
+#include "analysis/step/step_budget.h"
 #include "formats/trace/trace_view_reader.h"
 #include "model/rank_profile.h"
 #include "test_paths.h"

@@ -6,8 +6,8 @@
 
 #include <string>
 
-#include "analysis/family_rules.h"
-#include "analysis/rank_analysis.h"
+#include "analysis/common/family_rules.h"
+#include "analysis/job/rank_analysis.h"
 #include "formats/load_profiles.h"
 #include "hostile/csv_util.h"
 #include "hostile/hostile_util.h"

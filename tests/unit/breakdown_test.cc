@@ -1,9 +1,9 @@
-#include "analysis/breakdown.h"
+#include "analysis/step/breakdown.h"
 
 #include <gtest/gtest.h>
 
-#include "analysis/breakdown_intervals.h"
-#include "analysis/step_budget.h"
+#include "analysis/common/breakdown_intervals.h"
+#include "analysis/step/step_budget.h"
 #include "model/rank_profile.h"
 #include "model/timeline_classify.h"
 

@@ -6,12 +6,12 @@
 #include <filesystem>
 #include <string>
 
-#include "analysis/cluster_findings.h"
-#include "analysis/communication.h"
-#include "analysis/family_rules.h"
-#include "analysis/findings_catalog.h"
-#include "analysis/rank_analysis.h"
-#include "analysis/straggler.h"
+#include "analysis/cluster/communication.h"
+#include "analysis/cluster/straggler.h"
+#include "analysis/common/family_rules.h"
+#include "analysis/common/findings_catalog.h"
+#include "analysis/findings/cluster_findings.h"
+#include "analysis/job/rank_analysis.h"
 #include "formats/ascend/communication_reader.h"
 #include "formats/load_profiles.h"
 #include "synth/synth.h"

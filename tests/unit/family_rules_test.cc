@@ -1,4 +1,4 @@
-#include "analysis/family_rules.h"
+#include "analysis/common/family_rules.h"
 
 #include <gtest/gtest.h>
 

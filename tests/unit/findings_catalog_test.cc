@@ -2,7 +2,7 @@
 // data/findings.tsv and data/thresholds.tsv (errors name file:line), every
 // id rendered from what its detector emits, and thresholds that move a
 // verdict.
-#include "analysis/findings_catalog.h"
+#include "analysis/common/findings_catalog.h"
 
 #include <gtest/gtest.h>
 
@@ -11,14 +11,14 @@
 #include <string>
 #include <vector>
 
-#include "analysis/cluster_findings.h"
-#include "analysis/family_rules.h"
-#include "analysis/finding_template.h"
-#include "analysis/rank_analysis.h"
-#include "analysis/threshold_findings.h"
+#include "analysis/common/family_rules.h"
+#include "analysis/common/finding_template.h"
+#include "analysis/findings/cluster_findings.h"
+#include "analysis/job/rank_analysis.h"
 #include "formats/load_profiles.h"
 #include "synth/synth.h"
 #include "test_paths.h"
+#include "unit/threshold_findings_util.h"
 
 namespace trainscope::analysis {
 namespace {
@@ -243,10 +243,10 @@ TEST(FindingCatalog, OverriddenThresholdChangesVerdictAndText) {
   step.breakdown = budget;
   rank.steps.push_back(step);
   model::RankProfile profile;
-  EXPECT_TRUE(ThresholdFindings(rank, profile).empty());
+  EXPECT_TRUE(RankThresholdFindings(rank, profile).empty());
   FindingCatalog strict = FindingCatalog::Builtin();
   ASSERT_TRUE(strict.OverrideThresholds("exposed_comm_normal  0.05\n", "s").ok());
-  const auto findings = ThresholdFindings(rank, profile, strict);
+  const auto findings = RankThresholdFindings(rank, profile, strict);
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0].title, "Exposed communication above the 5% normal band");
   EXPECT_NEAR(findings[0].estimated_gain_pct, 3.0, 1e-9);
@@ -359,10 +359,10 @@ TEST(FindingCatalog, EveryIdRendersFromWhatItsDetectorEmits) {
     row.aic_mte2_ratio = matmul ? 0.3f : 0.7f;
     profile.kernels.Append(row);
   }
-  for (const Finding& f : ThresholdFindings(rank, profile)) check(f);
+  for (const Finding& f : RankThresholdFindings(rank, profile)) check(f);
   budget.budget.exposed_communication_ns = 15'000'000;  // the "watch" band
   rank.steps[0].breakdown = budget;
-  for (const Finding& f : ThresholdFindings(rank, profile)) check(f);
+  for (const Finding& f : RankThresholdFindings(rank, profile)) check(f);
 
   // Communication in many small slices (synth buckets its collectives).
   ClusterAnalysis cluster;

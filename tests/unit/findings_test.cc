@@ -10,13 +10,13 @@
 #include <string>
 #include <vector>
 
-#include "analysis/family_rules.h"
-#include "analysis/finding.h"
-#include "analysis/rank_analysis.h"
-#include "analysis/threshold_findings.h"
+#include "analysis/common/family_rules.h"
+#include "analysis/common/finding.h"
+#include "analysis/job/rank_analysis.h"
 #include "formats/load_profiles.h"
 #include "synth/synth.h"
 #include "test_paths.h"
+#include "unit/threshold_findings_util.h"
 
 namespace trainscope::analysis {
 namespace {
@@ -56,16 +56,16 @@ const Finding* FindingWithId(const std::vector<Finding>& findings, const std::st
 }
 
 TEST(FindingThresholds, ExposedCommunicationBands) {
-  const model::RankProfile profile;
-  EXPECT_EQ(
-      FindingWithId(ThresholdFindings(RankWithBudget(8, 1, 0.2), profile), "exposed-communication"),
-      nullptr);
-  const auto watch = ThresholdFindings(RankWithBudget(15, 1, 0.2), profile);
+  model::RankProfile profile;
+  EXPECT_EQ(FindingWithId(RankThresholdFindings(RankWithBudget(8, 1, 0.2), profile),
+                          "exposed-communication"),
+            nullptr);
+  const auto watch = RankThresholdFindings(RankWithBudget(15, 1, 0.2), profile);
   const Finding* w = FindingWithId(watch, "exposed-communication");
   ASSERT_NE(w, nullptr);
   EXPECT_NEAR(w->estimated_gain_pct, 5, 1e-9);
   EXPECT_NE(w->evidence.find("10-20% watch"), std::string::npos);
-  const auto examine = ThresholdFindings(RankWithBudget(24, 1, 0.2), profile);
+  const auto examine = RankThresholdFindings(RankWithBudget(24, 1, 0.2), profile);
   const Finding* e = FindingWithId(examine, "exposed-communication");
   ASSERT_NE(e, nullptr);
   EXPECT_NEAR(e->estimated_gain_pct, 14, 1e-9);
@@ -76,10 +76,11 @@ TEST(FindingThresholds, ExposedCommunicationBands) {
 }
 
 TEST(FindingThresholds, HostBoundAndDominantOperator) {
-  const model::RankProfile profile;
-  EXPECT_EQ(FindingWithId(ThresholdFindings(RankWithBudget(5, 2.5, 0.2), profile), "host-bound"),
-            nullptr);
-  const auto findings = ThresholdFindings(RankWithBudget(5, 7, 0.45), profile);
+  model::RankProfile profile;
+  EXPECT_EQ(
+      FindingWithId(RankThresholdFindings(RankWithBudget(5, 2.5, 0.2), profile), "host-bound"),
+      nullptr);
+  const auto findings = RankThresholdFindings(RankWithBudget(5, 7, 0.45), profile);
   const Finding* host = FindingWithId(findings, "host-bound");
   ASSERT_NE(host, nullptr);
   EXPECT_NEAR(host->estimated_gain_pct, 4, 1e-9);
@@ -89,9 +90,9 @@ TEST(FindingThresholds, HostBoundAndDominantOperator) {
   ASSERT_NE(dominant, nullptr);
   // (45% - 30%) of 80 ms of kernel time over a 100 ms step.
   EXPECT_NEAR(dominant->estimated_gain_pct, 12, 1e-9);
-  EXPECT_EQ(
-      FindingWithId(ThresholdFindings(RankWithBudget(5, 2, 0.25), profile), "dominant-operator"),
-      nullptr);
+  EXPECT_EQ(FindingWithId(RankThresholdFindings(RankWithBudget(5, 2, 0.25), profile),
+                          "dominant-operator"),
+            nullptr);
 }
 
 TEST(FindingRanking, SortsByGainThenId) {

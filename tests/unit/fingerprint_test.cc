@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
-#include "analysis/family_rules.h"
-#include "analysis/fingerprint_attribution.h"
-#include "analysis/fingerprint_library.h"
-#include "analysis/fingerprint_match.h"
-#include "analysis/motif_sequence.h"
-#include "analysis/rank_analysis.h"
+#include "analysis/common/family_rules.h"
+#include "analysis/job/rank_analysis.h"
+#include "analysis/motifs/fingerprint_attribution.h"
+#include "analysis/motifs/fingerprint_library.h"
+#include "analysis/motifs/fingerprint_match.h"
+#include "analysis/motifs/motif_sequence.h"
 #include "formats/load_profiles.h"
 #include "formats/trace/kineto_reader.h"
 #include "synth/synth.h"

@@ -1,9 +1,9 @@
-#include "analysis/kernel_distribution.h"
+#include "analysis/step/kernel_distribution.h"
 
 #include <gtest/gtest.h>
 
-#include "analysis/rank_analysis.h"
-#include "analysis/step_selection.h"
+#include "analysis/job/rank_analysis.h"
+#include "analysis/step/step_selection.h"
 
 namespace trainscope::analysis {
 namespace {

@@ -7,12 +7,12 @@
 #include <string>
 #include <vector>
 
-#include "analysis/family_rules.h"
-#include "analysis/fingerprint_attribution.h"
-#include "analysis/fingerprint_library.h"
-#include "analysis/motif_mining.h"
-#include "analysis/motif_step.h"
-#include "analysis/rank_analysis.h"
+#include "analysis/common/family_rules.h"
+#include "analysis/job/rank_analysis.h"
+#include "analysis/motifs/fingerprint_attribution.h"
+#include "analysis/motifs/fingerprint_library.h"
+#include "analysis/motifs/motif_mining.h"
+#include "analysis/motifs/motif_step.h"
 #include "formats/load_profiles.h"
 #include "synth/synth.h"
 #include "test_paths.h"

@@ -14,9 +14,9 @@
 #include <thread>
 #include <vector>
 
-#include "analysis/family_rules.h"
-#include "analysis/rank_analysis.h"
-#include "analysis/step_selection.h"
+#include "analysis/common/family_rules.h"
+#include "analysis/job/rank_analysis.h"
+#include "analysis/step/step_selection.h"
 #include "formats/load_profiles.h"
 #include "synth/synth.h"
 #include "test_paths.h"

@@ -1,4 +1,4 @@
-#include "analysis/statistics.h"
+#include "analysis/common/statistics.h"
 
 #include <gtest/gtest.h>
 

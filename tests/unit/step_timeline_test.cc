@@ -1,6 +1,6 @@
 // The timeline overview: the step aggregated into fixed columns once, in the
 // analysis, so the timeline need not keep every kernel for the Gantt.
-#include "analysis/step_timeline.h"
+#include "analysis/timeline/step_timeline.h"
 
 #include <gtest/gtest.h>
 

@@ -21,8 +21,8 @@
 #include <system_error>
 #include <vector>
 
-#include "analysis/fingerprint_attribution.h"
-#include "analysis/step_budget.h"
+#include "analysis/motifs/fingerprint_attribution.h"
+#include "analysis/step/step_budget.h"
 #include "formats/ascend/kernel_details_reader.h"
 #include "formats/ascend/step_trace_reader.h"
 #include "formats/trace/trace_view_reader.h"

@@ -1,0 +1,201 @@
+#include "analysis/cluster/communication.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <utility>
+
+#include "analysis/common/breakdown_intervals.h"
+#include "core/numbers.h"
+
+namespace trainscope::analysis {
+namespace {
+
+// Bytes per element of a Kineto "dtype" (c10 ScalarType names).
+double DtypeBytes(std::string_view dtype) {
+  static const std::map<std::string_view, double> kSizes = {
+      {"Float", 4}, {"float", 4},         {"Half", 2},        {"BFloat16", 2},    {"Double", 8},
+      {"Long", 8},  {"Int", 4},           {"Short", 2},       {"Char", 1},        {"Byte", 1},
+      {"Bool", 1},  {"Float8_e4m3fn", 1}, {"Float8_e5m2", 1}, {"ComplexFloat", 8}};
+  auto it = kSizes.find(dtype);
+  return it == kSizes.end() ? 0 : it->second;
+}
+
+// A communication.json time, or -1 when unknown (NaN, negative).
+double Known(double ms) { return std::isfinite(ms) && ms >= 0 ? ms : -1; }
+
+// Collectives from a Kineto timeline: NCCL/RCCL kernels and custom
+// collectives classified as communication, with record_param_comms args.
+void FromTimeline(const model::RankProfile& profile, std::vector<CommInstance>* out) {
+  const model::Timeline& tl = profile.timeline;
+  const model::DeviceActivities& acts = tl.activities;
+  std::map<std::string, int64_t> next_index;  // (pg, type, step) -> instances seen
+  for (size_t a = 0; a < acts.size(); ++a) {
+    if (acts.kind[a] != model::ActivityKind::kCommunication) continue;
+    CommInstance op;
+    op.step = acts.step[a];
+    op.start_ns = acts.start_ns[a];
+    op.duration_ns = acts.duration_ns[a];
+    std::string pg;
+    std::string_view name = profile.strings.Get(acts.name[a]);
+    if (acts.collective[a] != model::kNoIndex) {
+      const model::CollectiveArgs& args = tl.collectives[static_cast<size_t>(acts.collective[a])];
+      std::string_view coll = profile.strings.Get(args.name);
+      if (!coll.empty()) name = coll;
+      pg = profile.strings.Get(args.pg_name);
+      const double elem = DtypeBytes(profile.strings.Get(args.dtype));
+      const int64_t nelems = std::max(args.in_nelems, args.out_nelems);
+      if (elem > 0 && nelems > 0) op.bytes = elem * static_cast<double>(nelems);
+      op.group_size = args.group_size;
+    }
+    op.type = ClassifyCollective(name);
+    std::string base = pg + ":" + CollectiveTypeName(op.type) + ":" + std::to_string(op.step);
+    const int64_t index = next_index[base]++;
+    op.key = base + "#" + std::to_string(index);
+    out->push_back(std::move(op));
+  }
+}
+
+// Collectives from kernel_details.csv (hcom_* ops), completed with
+// communication.json. The op name (hcom_allReduce__586_3_1: group suffix,
+// per-group index) is the same on every rank of the group.
+void FromKernels(const model::RankProfile& profile, std::vector<CommInstance>* out) {
+  std::unordered_map<std::string_view, const model::CommOpRecord*> records;
+  for (const model::CommOpRecord& r : profile.communication.ops) records.emplace(r.name, &r);
+  const model::KernelTable& k = profile.kernels;
+  for (size_t i = 0; i < k.size(); ++i) {
+    if (k.kind[i] != model::KernelKind::kCommunication) continue;
+    CommInstance op;
+    std::string_view name = profile.strings.Get(k.name[i]);
+    op.key.assign(name);
+    op.type = ClassifyCollective(name);
+    op.step = k.step[i];
+    op.start_ns = k.start_ns[i];
+    op.duration_ns = k.duration_ns[i];
+    auto it = records.find(name);
+    if (it != records.end()) {
+      const model::CommOpRecord& r = *it->second;
+      // Unknown values (NaN from the reader) stay unknown: bytes 0, times -1.
+      const double size_mb = r.TransitSizeMb();
+      op.bytes = std::isfinite(size_mb) && size_mb > 0 ? size_mb * 1e6 : 0;
+      op.transit_ms = Known(r.transit_ms);
+      op.wait_ms = Known(r.wait_ms);
+      op.sync_ms = Known(r.sync_ms);
+    }
+    out->push_back(std::move(op));
+  }
+}
+
+struct StepKernels {
+  std::vector<Interval> compute;  // start order
+  std::vector<size_t> comm;       // indices into RankComm::ops
+  int64_t first_start = INT64_MAX;
+  int64_t last_end = INT64_MIN;
+};
+
+void SummarizeStep(const CommOptions& options, const std::vector<CommInstance>& ops,
+                   const StepKernels& sk, RankStepComm* out) {
+  out->first_start_ns = sk.first_start;
+  out->last_end_ns = sk.last_end;
+  const int64_t first_compute = sk.compute.empty() ? INT64_MAX : sk.compute.front().start;
+  std::vector<Interval> comm;
+  comm.reserve(sk.comm.size());
+  // Running max of compute ends, to know whether compute was idle before k.
+  std::vector<int64_t> prefix_end(sk.compute.size());
+  int64_t running = INT64_MIN;
+  for (size_t i = 0; i < sk.compute.size(); ++i) {
+    running = std::max(running, sk.compute[i].end);
+    prefix_end[i] = running;
+  }
+  bool start_collective_seen = false;
+  for (size_t idx : sk.comm) {
+    const CommInstance& op = ops[idx];
+    const int64_t end = op.start_ns + op.duration_ns;
+    comm.push_back({op.start_ns, end});
+    ++out->collectives;
+    const bool small = op.duration_ns < options.small_duration_ns &&
+                       (op.bytes <= 0 || op.bytes < options.small_bytes);
+    if (small) {
+      ++out->small_collectives;
+      AddSaturating(out->small_ns, op.duration_ns);
+    }
+    // The collective that runs before any compute of the step is the
+    // step-start barrier: its length is the wait for the slowest rank.
+    if (!start_collective_seen && op.start_ns < first_compute) {
+      start_collective_seen = true;
+      out->step_start_wait_ns = op.duration_ns;
+      continue;
+    }
+    // Pseudo-overlap: compute idles while an all-gather runs and resumes
+    // right after it ends, i.e. its next kernel needed the unshard. Other
+    // collectives that compute waits for (the last reduce-scatter before the
+    // optimizer) are dependencies no stream placement can hide.
+    if (op.type != CollectiveType::kAllGather) continue;
+    ++out->all_gathers;
+    auto next = std::lower_bound(sk.compute.begin(), sk.compute.end(), end,
+                                 [](const Interval& iv, int64_t t) { return iv.start < t; });
+    if (next == sk.compute.end() || next == sk.compute.begin()) continue;
+    if (next->start - end > options.resume_tolerance_ns) continue;
+    const int64_t prev_end = prefix_end[static_cast<size_t>(next - sk.compute.begin()) - 1];
+    if (prev_end >= end) continue;
+    const int64_t idle = end - std::max(prev_end, op.start_ns);
+    if (idle >= options.min_pseudo_overlap_ns) {
+      out->pseudo_overlap_ns += idle;
+      ++out->pseudo_overlap_count;
+    }
+  }
+  const std::vector<Interval> comm_union = UnionOf(std::move(comm));
+  out->comm_ns = TotalLength(comm_union);
+  out->exposed_ns = LengthMinus(comm_union, UnionOf(sk.compute));
+}
+
+}  // namespace
+
+RankComm SummarizeRankCommunication(const model::RankProfile& profile, const CommOptions& options) {
+  RankComm rc;
+  rc.rank = profile.rank;
+  if (profile.timeline.present && profile.timeline.format == "kineto") {
+    FromTimeline(profile, &rc.ops);
+  } else {
+    FromKernels(profile, &rc.ops);
+  }
+  std::stable_sort(rc.ops.begin(), rc.ops.end(), [](const CommInstance& a, const CommInstance& b) {
+    return a.start_ns < b.start_ns;
+  });
+
+  std::map<int32_t, StepKernels> steps;
+  const model::KernelTable& k = profile.kernels;
+  for (size_t i = 0; i < k.size(); ++i) {
+    StepKernels& sk = steps[k.step[i]];
+    sk.first_start = std::min(sk.first_start, k.start_ns[i]);
+    sk.last_end = std::max(sk.last_end, k.end_ns(i));
+    if (k.kind[i] == model::KernelKind::kCompute)
+      sk.compute.push_back({k.start_ns[i], k.end_ns(i)});
+  }
+  for (size_t i = 0; i < rc.ops.size(); ++i) steps[rc.ops[i].step].comm.push_back(i);
+  for (auto& [step, sk] : steps) {
+    if (sk.first_start == INT64_MAX) continue;  // comm only seen in the trace: no window
+    std::sort(sk.compute.begin(), sk.compute.end(),
+              [](const Interval& a, const Interval& b) { return a.start < b.start; });
+    RankStepComm out;
+    out.step = step;
+    SummarizeStep(options, rc.ops, sk, &out);
+    rc.steps.push_back(out);
+  }
+
+  double wait = 0, transit = 0, sync = 0;
+  for (const model::CommOpRecord& r : profile.communication.ops) {
+    // An op with an unknown time does not count in the ratios.
+    if (Known(r.wait_ms) < 0 || Known(r.transit_ms) < 0 || Known(r.sync_ms) < 0) continue;
+    wait += r.wait_ms;
+    transit += r.transit_ms;
+    sync += r.sync_ms;
+  }
+  if (wait + transit > 0) rc.wait_ratio = wait / (wait + transit);
+  if (sync + transit > 0) rc.sync_ratio = sync / (sync + transit);
+  return rc;
+}
+
+}  // namespace trainscope::analysis

@@ -1,0 +1,45 @@
+// Straggler detection across ranks, two independent methods:
+//  (a) msprof-analyze slow_rank: per collective instance the rank with the
+//      shortest communication time (everyone else waited for it), kept when
+//      it is an outlier: Dixon's Q-test at 99.5% for 3..100 ranks, 3-sigma
+//      beyond;
+//  (b) arrival order (TraceLens / HTA): per instance the rank that started
+//      the collective last, and each rank's mean lateness.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "analysis/cluster/cluster.h"
+#include "analysis/cluster/communication.h"
+
+namespace trainscope::analysis {
+
+// Dixon critical value at 99.5% (alpha = 0.005, one-sided) for n in
+// [3, 100]; 0 outside. The ratio form switches with n as Dixon defines:
+// r10 (3-7), r11 (8-10), r21 (11-13), r22 (14-100).
+double DixonCritical(int n);
+// Dixon's ratio for the smallest of |sorted| (ascending, size 3..100).
+double DixonRatioLow(const std::vector<double>& sorted);
+// True when the smallest value of |values| is an outlier: Dixon for n <= 100,
+// 3-sigma beyond (below mean - 3 sigma). Needs n >= 3.
+bool SmallestIsOutlier(std::vector<double> values);
+
+struct StragglerOptions {
+  // A rank is a straggler by (a) when it is the flagged shortest in at least
+  // this share of the tested instances (and at least min_instances times).
+  double min_flag_share = 0.2;
+  int64_t min_instances = 3;
+  // By (b) when it arrives last in at least max(this, 2/n, capped at 0.9)
+  // of the instances and its mean lateness exceeds min_lateness_us.
+  double min_last_share = 0.5;
+  double min_lateness_us = 20.0;
+};
+
+// Fills by_shortest_comm, by_last_arrival, the per-rank straggler columns and
+// straggler_ranks of |cluster| (per_rank must already hold one row per entry
+// of |ranks|, same order).
+void DetectStragglers(const std::vector<RankComm>& ranks, const StragglerOptions& options,
+                      ClusterAnalysis* cluster);
+
+}  // namespace trainscope::analysis

@@ -1,0 +1,111 @@
+// The findings catalogue: what each finding id says (data/findings.tsv) and
+// the thresholds the detectors decide with (data/thresholds.tsv), both
+// compiled in; `analyze --thresholds FILE` overrides thresholds.
+//
+// Detectors emit ids and numbers (Finding::evidence_values, text_values,
+// text_labels); FindingCatalog::Render turns them into the title, evidence
+// sentence, cause, remedy and gain model with the templates of
+// analysis/common/finding_template.h. docs/findings.md lists every id and
+// threshold with its origin.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analysis/common/finding.h"
+#include "analysis/common/finding_template.h"
+#include "core/status.h"
+
+namespace trainscope::analysis {
+
+// Every threshold a detector decides with. Values come from
+// data/thresholds.tsv (the members have no defaults of their own); "pct"
+// members are percentages, "share"/"ratio" members fractions.
+struct FindingThresholds {
+  double exposed_comm_normal = 0;        // share of the step
+  double exposed_comm_examine = 0;       // share of the step
+  double device_free_normal = 0;         // share of the step
+  double dominant_operator = 0;          // share of kernel time
+  double pipe_operator_min_share = 0;    // share of kernel time
+  double pipe_top_operators = 0;         // count
+  double pipe_busy = 0;                  // AI Core pipe ratio
+  double pipe_low = 0;                   // AI Core pipe ratio
+  double fingerprint_min_instances = 0;  // count per step
+  double straggler_gain_cap_pct = 0;     // % of the step
+  double skew_wait_pct = 0;              // % of the step
+  double skew_residual_pct = 0;          // % of the step
+  double skew_min_gain_pct = 0;          // % of the step
+  double pseudo_overlap_pct = 0;         // % of the step
+  double pseudo_overlap_min_count = 0;   // count per rank
+  double pseudo_overlap_min_share = 0;   // share of the rank's all-gathers
+  double slow_link_ratio = 0;            // share of the transport's mean bandwidth
+  double fragmented_min_slices = 0;      // count per rank
+  double fragmented_min_share = 0;       // share of communication time
+};
+
+// One row of data/thresholds.tsv.
+struct ThresholdInfo {
+  std::string key;
+  double value = 0;
+  std::string unit;         // share | pct | ratio | count
+  std::string relative_to;  // step | kernel-time | ... | none
+  std::string origin;       // where the number comes from
+  std::string source;       // file:line it was last set from
+};
+
+// What one id says: templates per part, by variant ("" = the default).
+struct FindingEntry {
+  std::string id;
+  std::vector<std::string> values;                 // placeholders the detector provides
+  std::vector<std::string> thresholds;             // threshold keys the detector decides with
+  std::map<std::string, std::string> parts;        // "title", "title@examine", "evidence", ...
+  std::map<std::string, std::string> part_source;  // part -> file:line
+  std::string source;                              // file:line of its first row
+
+  // The template of |part| for |variant|, falling back to the default one;
+  // "" when the id has no such part.
+  const std::string& Part(const std::string& part, const std::string& variant = "") const;
+};
+
+class FindingCatalog {
+ public:
+  // Parses a findings table and a thresholds table; |*_name| names them in
+  // errors ("file:line: ...").
+  static Result<FindingCatalog> Parse(std::string_view findings_tsv,
+                                      const std::string& findings_name,
+                                      std::string_view thresholds_tsv,
+                                      const std::string& thresholds_name);
+  // The compiled-in data/findings.tsv and data/thresholds.tsv.
+  static const FindingCatalog& Builtin();
+
+  // Overrides thresholds from |text| (rows: key value [unit [relative_to
+  // [origin]]]): an unknown key, a bad value or a unit that differs from the
+  // built-in one is an error naming |name|:line.
+  Status OverrideThresholds(std::string_view text, const std::string& name);
+
+  const FindingThresholds& thresholds() const { return thresholds_; }
+  const std::vector<ThresholdInfo>& threshold_info() const { return threshold_info_; }
+  const ThresholdInfo* FindThreshold(std::string_view key) const;
+  const std::vector<FindingEntry>& entries() const { return entries_; }
+  // The entry of |id|; ids of the fingerprint library render with the
+  // "fingerprint" entry. Null when neither exists.
+  const FindingEntry* EntryFor(std::string_view id) const;
+  const FindingEntry* Find(std::string_view id) const;
+
+  // Fills title, evidence, root_cause, remedy and gain_model of |f| from the
+  // entry of |f->id| (or |entry_id|), variant |f->variant|. Returns the names
+  // of placeholders that had no value (empty: complete).
+  std::vector<std::string> Render(Finding* f, std::string_view entry_id = {}) const;
+  // One template filled from |f|'s values and the thresholds.
+  std::string RenderPart(const std::string& tmpl, const Finding& f,
+                         std::vector<std::string>* missing) const;
+
+ private:
+  std::vector<FindingEntry> entries_;
+  std::vector<ThresholdInfo> threshold_info_;
+  FindingThresholds thresholds_;
+};
+
+}  // namespace trainscope::analysis

@@ -1,0 +1,100 @@
+#include "analysis/common/statistics.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace trainscope::analysis {
+
+double QuantileSorted(const std::vector<int64_t>& sorted, double q) {
+  if (sorted.empty()) return 0;
+  if (q <= 0) return static_cast<double>(sorted.front());
+  if (q >= 1) return static_cast<double>(sorted.back());
+  double position = q * static_cast<double>(sorted.size() - 1);
+  auto lower = static_cast<size_t>(std::floor(position));
+  double fraction = position - static_cast<double>(lower);
+  double low = static_cast<double>(sorted[lower]);
+  if (lower + 1 >= sorted.size()) return low;
+  double high = static_cast<double>(sorted[lower + 1]);
+  return low + (high - low) * fraction;
+}
+
+double Median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  const size_t mid = values.size() / 2;
+  const auto middle = values.begin() + static_cast<std::ptrdiff_t>(mid);
+  std::nth_element(values.begin(), middle, values.end());
+  if (values.size() % 2 == 1) return *middle;
+  // nth_element leaves the lower half before |middle|: its largest is the
+  // other middle value.
+  return (*std::max_element(values.begin(), middle) + *middle) / 2;
+}
+
+std::vector<double> Quantiles(std::vector<int64_t>& values, const std::vector<double>& qs) {
+  std::vector<double> out;
+  if (values.empty()) {
+    out.assign(qs.size(), 0.0);
+    return out;
+  }
+  const size_t n = values.size();
+  // Each quantile needs the order statistics at floor(p) and floor(p)+1;
+  // ascending qs let each nth_element work on the remaining suffix.
+  auto begin = values.begin();
+  for (double q : qs) {
+    double position = std::clamp(q, 0.0, 1.0) * static_cast<double>(n - 1);
+    auto lower = static_cast<size_t>(std::floor(position));
+    double fraction = position - static_cast<double>(lower);
+    auto lower_it = values.begin() + static_cast<std::ptrdiff_t>(lower);
+    if (lower_it >= begin) std::nth_element(begin, lower_it, values.end());
+    double low = static_cast<double>(*lower_it);
+    double high = low;
+    if (lower + 1 < n && fraction > 0) {
+      high = static_cast<double>(*std::min_element(lower_it + 1, values.end()));
+    }
+    out.push_back(low + (high - low) * fraction);
+    begin = lower_it;
+  }
+  return out;
+}
+
+DurationDensity ComputeDurationDensity(const std::vector<int64_t>& durations_ns, int64_t min_ns,
+                                       int64_t max_ns, int bins_per_decade) {
+  DurationDensity density;
+  density.bins_per_decade = bins_per_decade;
+  density.min_us = static_cast<double>(min_ns) / 1000.0;
+  density.max_us = static_cast<double>(max_ns) / 1000.0;
+  const double log_min = std::log10(static_cast<double>(min_ns));
+  const double log_max = std::log10(static_cast<double>(max_ns));
+  const int bin_count = static_cast<int>(std::lround((log_max - log_min) * bins_per_decade));
+  density.bins.resize(static_cast<size_t>(bin_count));
+  for (int i = 0; i < bin_count; ++i) {
+    density.bins[i].lo_us =
+        std::pow(10.0, log_min + static_cast<double>(i) / bins_per_decade) / 1000.0;
+    density.bins[i].hi_us =
+        std::pow(10.0, log_min + static_cast<double>(i + 1) / bins_per_decade) / 1000.0;
+  }
+  for (int64_t duration : durations_ns) {
+    if (duration < min_ns) {
+      ++density.below_min;
+      continue;
+    }
+    if (duration >= max_ns) {
+      ++density.above_max;
+      continue;
+    }
+    double position = (std::log10(static_cast<double>(duration)) - log_min) * bins_per_decade;
+    auto index = static_cast<int>(std::floor(position + 1e-9));
+    if (index < 0) index = 0;
+    if (index >= bin_count) index = bin_count - 1;
+    ++density.bins[static_cast<size_t>(index)].count;
+  }
+  if (!durations_ns.empty()) {
+    const double total = static_cast<double>(durations_ns.size());
+    const double width_decades = 1.0 / bins_per_decade;
+    for (auto& bin : density.bins) {
+      bin.density_per_decade = static_cast<double>(bin.count) / total / width_decades;
+    }
+  }
+  return density;
+}
+
+}  // namespace trainscope::analysis

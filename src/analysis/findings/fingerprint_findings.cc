@@ -1,0 +1,135 @@
+#include "analysis/findings/fingerprint_findings.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "analysis/common/findings_catalog.h"
+#include "analysis/motifs/gain_model.h"
+
+namespace trainscope::analysis {
+
+std::vector<Finding> FingerprintFindings(int32_t rank, int32_t step, const StepMotifs& motifs,
+                                         const FingerprintLibrary& library, int64_t min_instances,
+                                         const FindingCatalog& catalog) {
+  const auto& fps = library.fingerprints();
+  // Variants of one id, in library order.
+  std::map<std::string, std::vector<const FingerprintStepStats*>> by_id;
+  std::vector<std::string> order;
+  for (const auto& s : motifs.fingerprints) {
+    const std::string& id = fps[s.fingerprint].id;
+    if (by_id.find(id) == by_id.end()) order.push_back(id);
+    by_id[id].push_back(&s);
+  }
+  std::vector<Finding> out;
+  for (const auto& id : order) {
+    const auto& stats = by_id[id];
+    FingerprintStepStats total;
+    std::string counts;
+    std::vector<std::pair<std::string, double>> per_variant;
+    for (const auto* s : stats) {
+      total.instances += s->instances;
+      total.kernels += s->kernels;
+      total.kernel_us += s->kernel_us;
+      total.span_us += s->span_us;
+      total.saving_us += s->saving_us;
+      total.fused_us += s->fused_us;
+      counts += fmt::format("{}{} {}", counts.empty() ? "" : " + ", s->instances,
+                            fps[s->fingerprint].variant);
+      per_variant.emplace_back("instances_" + fps[s->fingerprint].variant,
+                               static_cast<double>(s->instances));
+    }
+    if (total.instances < min_instances || total.saving_us <= 0) continue;
+    const Fingerprint& fp = fps[stats.front()->fingerprint];
+    // The chain and its placement, from the motif of the most frequent variant.
+    const Motif* chain = nullptr;
+    for (const auto& m : motifs.motifs) {
+      if (m.fingerprint == id && (chain == nullptr || m.occurrences > chain->occurrences))
+        chain = &m;
+    }
+    const double step_us = motifs.step_us;
+    const double projected = step_us - total.saving_us;
+    Finding f;
+    f.id = id;
+    f.ranks = {rank};
+    f.occurrences = total.instances;
+    std::string chain_text;
+    if (chain != nullptr) {
+      for (const auto& k : chain->kernels) chain_text += (chain_text.empty() ? "" : " ") + k;
+    }
+    f.evidence_values = per_variant;
+    f.evidence_values.insert(
+        f.evidence_values.end(),
+        {{"instances", static_cast<double>(total.instances)},
+         {"kernels_per_step", static_cast<double>(total.kernels)},
+         {"kernel_ms", total.kernel_us / 1e3},
+         {"span_ms", total.span_us / 1e3},
+         {"fused_ms", total.fused_us / 1e3},
+         {"saving_ms", total.saving_us / 1e3},
+         {"step_ms", step_us / 1e3},
+         {"projected_step_ms", projected / 1e3},
+         {"throughput_gain_pct", projected > 0 ? (step_us / projected - 1) * 100 : 0},
+         {"launch_overhead_us", motifs.launch_overhead_us}});
+    f.text_values = {{"step", step}, {"span_pct", step_us > 0 ? total.span_us / step_us * 100 : 0}};
+    if (chain != nullptr && chain->period_us > 0)
+      f.text_values.push_back({"period_us", chain->period_us});
+    f.text_labels = {{"fp_title", fp.title},     {"fp_root_cause", fp.root_cause},
+                     {"fp_formula", fp.formula}, {"fp_remedy", fp.remedy},
+                     {"counts", counts},         {"chain", chain_text}};
+    if (chain != nullptr && !chain->attribution.empty())
+      f.text_labels.push_back({"attribution", chain->attribution});
+    f.estimated_gain_pct = step_us > 0 ? total.saving_us / step_us * 100 : 0;
+    catalog.Render(&f, "fingerprint");
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+std::vector<Finding> MergeRankFindings(std::vector<std::vector<Finding>> per_rank) {
+  std::vector<Finding> merged;
+  std::map<std::string, size_t> index;
+  std::map<std::string, std::pair<double, int>> gain_sum;  // sum, ranks
+  std::map<std::string, double> best_gain;
+  for (auto& findings : per_rank) {
+    for (auto& f : findings) {
+      auto [it, inserted] = index.emplace(f.id, merged.size());
+      auto& sum = gain_sum[f.id];
+      sum.first += f.estimated_gain_pct;
+      ++sum.second;
+      if (inserted) {
+        best_gain[f.id] = f.estimated_gain_pct;
+        merged.push_back(std::move(f));
+        continue;
+      }
+      Finding& m = merged[it->second];
+      m.ranks.insert(m.ranks.end(), f.ranks.begin(), f.ranks.end());
+      m.occurrences = std::max(m.occurrences, f.occurrences);
+      if (f.estimated_gain_pct > best_gain[f.id]) {
+        best_gain[f.id] = f.estimated_gain_pct;
+        m.title = f.title;
+        m.evidence = f.evidence;
+        m.evidence_values = f.evidence_values;
+        m.text_values = f.text_values;
+        m.text_labels = f.text_labels;
+      }
+    }
+  }
+  for (auto& m : merged) {
+    const auto& [sum, count] = gain_sum[m.id];
+    m.estimated_gain_pct = sum / count;
+    std::sort(m.ranks.begin(), m.ranks.end());
+    // "on N ranks, mean gain G%; worst rank: ...", from the catalogue.
+    const FindingEntry* merged_entry = FindingCatalog::Builtin().Find("_merged-ranks");
+    if (count > 1 && merged_entry != nullptr) {
+      Finding prefix;
+      prefix.text_values = {{"rank_count", count}, {"mean_gain_pct", m.estimated_gain_pct}};
+      prefix.text_labels = {{"worst_evidence", m.evidence}};
+      m.evidence =
+          FindingCatalog::Builtin().RenderPart(merged_entry->Part("evidence"), prefix, nullptr);
+    }
+  }
+  return merged;
+}
+
+}  // namespace trainscope::analysis

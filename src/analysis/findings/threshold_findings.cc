@@ -1,0 +1,140 @@
+#include "analysis/findings/threshold_findings.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace trainscope::analysis {
+namespace {
+
+Finding Base(int32_t rank, const char* id) {
+  Finding f;
+  f.id = id;
+  f.ranks = {rank};
+  f.occurrences = 1;
+  return f;
+}
+
+void ExposedCommunication(int32_t rank, const StepDistribution& step, const StepTimeline& timeline,
+                          const FindingThresholds& t, std::vector<Finding>* out) {
+  if (!step.breakdown || step.breakdown->budget.total_ns <= 0) return;
+  const TimeBudget& b = step.breakdown->budget;
+  const double share =
+      static_cast<double>(b.exposed_communication_ns) / static_cast<double>(b.total_ns);
+  if (share <= t.exposed_comm_normal) return;
+  Finding f = Base(rank, "exposed-communication");
+  if (share > t.exposed_comm_examine) f.variant = "examine";
+  f.evidence_values = {{"exposed_communication_pct", share * 100},
+                       {"exposed_communication_ms", b.exposed_communication_ns / 1e6},
+                       {"step_ms", b.total_ns / 1e6}};
+  f.text_values = {{"step", step.step}, {"communication_ms", b.communication_ns / 1e6}};
+  // Say how much of it is the step-start wait: when ranks are skewed that
+  // part is the cross-rank step-start-skew / straggler cost, not this rank's.
+  if (timeline.step == step.step && !timeline.step_start_waits_for.empty()) {
+    double barrier_ms =
+        std::min(timeline.step_start_idle_us / 1000.0, b.exposed_communication_ns / 1e6);
+    f.evidence_values.push_back({"step_start_wait_ms", barrier_ms});
+    f.text_labels = {{"waits_for", timeline.step_start_waits_for}};
+  }
+  f.estimated_gain_pct = (share - t.exposed_comm_normal) * 100;
+  out->push_back(std::move(f));
+}
+
+void HostBound(int32_t rank, const StepDistribution& step, const FindingThresholds& t,
+               std::vector<Finding>* out) {
+  if (!step.breakdown || step.breakdown->budget.total_ns <= 0) return;
+  const TimeBudget& b = step.breakdown->budget;
+  const double share = static_cast<double>(b.idle_ns) / static_cast<double>(b.total_ns);
+  if (share <= t.device_free_normal) return;
+  Finding f = Base(rank, "host-bound");
+  f.evidence_values = {{"free_pct", share * 100},
+                       {"free_ms", b.idle_ns / 1e6},
+                       {"kernels", static_cast<double>(step.kernels.count)},
+                       {"p50_us", step.kernels.p50_us}};
+  f.text_values = {{"step", step.step},
+                   {"step_ms", b.total_ns / 1e6},
+                   {"issue_interval_us", step.kernels.mean_issue_interval_us},
+                   {"share_le_50us", step.kernels.share_le_50us}};
+  f.estimated_gain_pct = (share - t.device_free_normal) * 100;
+  out->push_back(std::move(f));
+}
+
+void DominantOperator(int32_t rank, const StepDistribution& step, const FindingThresholds& t,
+                      std::vector<Finding>* out) {
+  if (step.kernels.total_time_us <= 0) return;
+  // Communication has its own rule (exposed communication): this one is
+  // about the compute operator to optimise first.
+  const OperatorStat* found = nullptr;
+  for (const auto& op : step.top_operators) {
+    if (op.family != "communication") {
+      found = &op;
+      break;
+    }
+  }
+  if (found == nullptr || found->share_time <= t.dominant_operator) return;
+  const OperatorStat& top = *found;
+  Finding f = Base(rank, "dominant-operator");
+  f.evidence_values = {{"share_of_kernel_time_pct", top.share_time * 100},
+                       {"total_ms", top.total_us / 1e3},
+                       {"count", static_cast<double>(top.count)}};
+  f.text_values = {{"mean_us", top.mean_us}};
+  f.text_labels = {{"op_type", top.op_type}, {"family", top.family}};
+  const double step_us = step.breakdown && step.breakdown->budget.total_ns > 0
+                             ? step.breakdown->budget.total_ns / 1e3
+                             : step.kernels.span_us;
+  f.estimated_gain_pct = step_us > 0 ? (top.share_time - t.dominant_operator) *
+                                           step.kernels.total_time_us / step_us * 100
+                                     : 0;
+  out->push_back(std::move(f));
+}
+
+void PipeBound(int32_t rank, const StepDistribution& step, const model::RankProfile& profile,
+               const FindingThresholds& th, std::vector<Finding>* out) {
+  const auto& t = profile.kernels;
+  const auto top = static_cast<size_t>(th.pipe_top_operators);
+  // Duration-weighted pipe ratios per op type of the top operators.
+  for (size_t k = 0; k < std::min(step.top_operators.size(), top); ++k) {
+    const OperatorStat& op = step.top_operators[k];
+    if (op.share_time < th.pipe_operator_min_share) continue;
+    double mac = 0, mte2 = 0, weight = 0;
+    for (const uint32_t i : t.RowsOf(step.step)) {
+      if (std::isnan(t.aic_mac_ratio[i]) || std::isnan(t.aic_mte2_ratio[i])) continue;
+      if (profile.strings.Get(t.op_type[i]) != op.op_type) continue;
+      const double w = static_cast<double>(t.duration_ns[i]);
+      mac += w * t.aic_mac_ratio[i];
+      mte2 += w * t.aic_mte2_ratio[i];
+      weight += w;
+    }
+    if (weight <= 0) continue;
+    mac /= weight;
+    mte2 /= weight;
+    // A kernel whose cube (MAC) pipe is busy most of the time is
+    // compute-bound; one whose MTE2 (HBM -> on-chip) pipe is, memory-bound.
+    const bool memory = mte2 >= th.pipe_busy && mac < th.pipe_low;
+    const bool compute = mac >= th.pipe_busy;
+    if (!memory && !compute) continue;
+    Finding f = Base(rank, memory ? "memory-bound-operator" : "compute-bound-operator");
+    f.evidence_values = {{"aic_mac_ratio", mac},
+                         {"aic_mte2_ratio", mte2},
+                         {"share_of_kernel_time_pct", op.share_time * 100}};
+    f.text_labels = {{"op_type", op.op_type}};
+    f.estimated_gain_pct = 0;
+    out->push_back(std::move(f));
+  }
+}
+
+}  // namespace
+
+std::vector<Finding> ThresholdFindings(const StepDistribution& step, const StepTimeline& timeline,
+                                       const model::RankProfile& profile,
+                                       const FindingCatalog& catalog) {
+  std::vector<Finding> out;
+  const FindingThresholds& t = catalog.thresholds();
+  ExposedCommunication(profile.rank, step, timeline, t, &out);
+  HostBound(profile.rank, step, t, &out);
+  DominantOperator(profile.rank, step, t, &out);
+  PipeBound(profile.rank, step, profile, t, &out);
+  for (Finding& f : out) catalog.Render(&f);
+  return out;
+}
+
+}  // namespace trainscope::analysis

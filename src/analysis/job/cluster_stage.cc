@@ -1,0 +1,178 @@
+// The cluster stage: from the per-rank communication summaries (made by each
+// rank's own analysis), cross-rank step timing, stragglers, slow links,
+// collective statistics and the findings.
+#include <algorithm>
+#include <map>
+#include <string>
+#include <unordered_map>
+
+#include "analysis/cluster/cluster_links.h"
+#include "analysis/cluster/communication.h"
+#include "analysis/cluster/straggler.h"
+#include "analysis/common/statistics.h"
+#include "analysis/findings/cluster_findings.h"
+#include "analysis/job/job_stages.h"
+
+namespace trainscope::analysis {
+namespace {
+
+// The step every rank is compared on: the selected one, else the last step
+// that every rank has.
+int32_t ComparedStep(const std::vector<RankComm>& comm, const JobAnalysis& job) {
+  auto has = [&](int32_t step) {
+    return std::all_of(comm.begin(), comm.end(), [step](const RankComm& rc) {
+      return std::any_of(rc.steps.begin(), rc.steps.end(),
+                         [step](const RankStepComm& s) { return s.step == step; });
+    });
+  };
+  if (!job.ranks.empty() && has(job.ranks.front().selected_step))
+    return job.ranks.front().selected_step;
+  if (comm.empty()) return -1;
+  for (auto it = comm.front().steps.rbegin(); it != comm.front().steps.rend(); ++it) {
+    if (has(it->step)) return it->step;
+  }
+  return comm.front().steps.empty() ? -1 : comm.front().steps.back().step;
+}
+
+void FillPerRank(const std::vector<RankComm>& comm, int32_t step, ClusterAnalysis* c) {
+  int64_t earliest = INT64_MAX;
+  for (const RankComm& rc : comm) {
+    for (const RankStepComm& s : rc.steps) {
+      if (s.step == step) earliest = std::min(earliest, s.first_start_ns);
+    }
+  }
+  double sum = 0, lo = 1e300, hi = 0, skew = 0, wait_sum = 0;
+  int64_t with_step = 0;
+  for (const RankComm& rc : comm) {
+    RankClusterStats row;
+    row.rank = rc.rank;
+    row.step = step;
+    row.wait_ratio = rc.wait_ratio;
+    row.sync_ratio = rc.sync_ratio;
+    bool has_step = false;
+    for (const RankStepComm& s : rc.steps) {
+      if (s.step != step) continue;
+      row.step_time_us = static_cast<double>(s.last_end_ns - s.first_start_ns) / 1000.0;
+      row.step_start_offset_us = static_cast<double>(s.first_start_ns - earliest) / 1000.0;
+      row.step_start_wait_us = static_cast<double>(s.step_start_wait_ns) / 1000.0;
+      row.comm_us = static_cast<double>(s.comm_ns) / 1000.0;
+      row.exposed_comm_us = static_cast<double>(s.exposed_ns) / 1000.0;
+      row.pseudo_overlap_us = static_cast<double>(s.pseudo_overlap_ns) / 1000.0;
+      row.pseudo_overlap_count = s.pseudo_overlap_count;
+      row.all_gathers = s.all_gathers;
+      row.collectives = s.collectives;
+      row.small_collectives = s.small_collectives;
+      row.small_comm_us = static_cast<double>(s.small_ns) / 1000.0;
+      has_step = true;
+    }
+    c->per_rank.push_back(row);
+    // A rank without kernels in the step (kernel_details.csv missing, as in
+    // the Qwen sample's ranks 1 and 3) has no step time: a 0 there would
+    // turn the spread into 200% and halve the mean.
+    if (!has_step) continue;
+    ++with_step;
+    sum += row.step_time_us;
+    lo = std::min(lo, row.step_time_us);
+    hi = std::max(hi, row.step_time_us);
+    skew = std::max(skew, row.step_start_offset_us);
+    wait_sum += row.step_start_wait_us;
+    c->max_step_start_wait_us = std::max(c->max_step_start_wait_us, row.step_start_wait_us);
+  }
+  const double n = static_cast<double>(std::max<int64_t>(1, with_step));
+  c->mean_step_time_us = sum / n;
+  c->step_time_spread_pct =
+      with_step > 0 && c->mean_step_time_us > 0 ? (hi - lo) / c->mean_step_time_us * 100 : 0;
+  c->first_kernel_skew_us = skew;
+  c->mean_step_start_wait_us = wait_sum / n;
+}
+
+// Per collective type over every rank and step. Bandwidth per instance uses
+// the shortest duration across ranks (the others include waiting), as
+// TraceLens does.
+void FillCollectives(const std::vector<RankComm>& comm, ClusterAnalysis* c) {
+  struct Instance {
+    CollectiveType type = CollectiveType::kOther;
+    int32_t members = 0;
+    int32_t group_size = -1;
+    int64_t min_ns = INT64_MAX;
+    double bytes = 0;
+  };
+  std::unordered_map<std::string, Instance> instances;
+  CollectiveTypeStats stats[kCollectiveTypes];
+  double bytes_sum[kCollectiveTypes] = {};
+  int64_t bytes_n[kCollectiveTypes] = {};
+  for (const RankComm& rc : comm) {
+    for (const CommInstance& op : rc.ops) {
+      const int t = static_cast<int>(op.type);
+      CollectiveTypeStats& s = stats[t];
+      ++s.count;
+      s.total_us += static_cast<double>(op.duration_ns) / 1000.0;
+      const bool small = op.duration_ns < 1'000'000 && (op.bytes <= 0 || op.bytes < 50.0 * 1024);
+      if (small) {
+        ++s.small_count;
+        s.small_us += static_cast<double>(op.duration_ns) / 1000.0;
+      }
+      if (op.bytes > 0) {
+        bytes_sum[t] += op.bytes;
+        ++bytes_n[t];
+      }
+      if (op.transit_ms >= 0) s.transit_ms += op.transit_ms;
+      if (op.wait_ms >= 0) s.wait_ms += op.wait_ms;
+      if (op.sync_ms >= 0) s.sync_ms += op.sync_ms;
+      Instance& inst = instances[std::to_string(op.step) + "|" + op.key];
+      inst.type = op.type;
+      ++inst.members;
+      inst.group_size = std::max(inst.group_size, op.group_size);
+      inst.min_ns = std::min(inst.min_ns, op.duration_ns);
+      inst.bytes = std::max(inst.bytes, op.bytes);
+    }
+  }
+  std::vector<double> algbw[kCollectiveTypes], busbw[kCollectiveTypes];
+  for (const auto& [key, inst] : instances) {
+    if (inst.bytes <= 0 || inst.min_ns <= 0) continue;
+    const int t = static_cast<int>(inst.type);
+    const double alg = inst.bytes / static_cast<double>(inst.min_ns);  // bytes/ns = GB/s
+    const int n = inst.group_size > 0 ? inst.group_size : inst.members;
+    algbw[t].push_back(alg);
+    busbw[t].push_back(alg * BusBandwidthFactor(inst.type, n));
+  }
+  for (int t = 0; t < kCollectiveTypes; ++t) {
+    CollectiveTypeStats& s = stats[t];
+    if (s.count == 0) continue;
+    s.type = CollectiveTypeName(static_cast<CollectiveType>(t));
+    s.mean_us = s.total_us / static_cast<double>(s.count);
+    s.mean_bytes = bytes_n[t] ? bytes_sum[t] / static_cast<double>(bytes_n[t]) : 0;
+    s.algbw_gbps = Median(algbw[t]);
+    s.busbw_gbps = Median(busbw[t]);
+    c->collectives.push_back(s);
+  }
+  std::sort(c->collectives.begin(), c->collectives.end(),
+            [](const CollectiveTypeStats& a, const CollectiveTypeStats& b) {
+              return a.total_us > b.total_us;
+            });
+}
+
+}  // namespace
+
+void AddClusterAnalysis(std::vector<RankComm> comm, const std::vector<RankLinks>& links,
+                        JobAnalysis* job, const FindingCatalog& catalog) {
+  ClusterAnalysis& c = job->cluster;
+  c.ranks = static_cast<int32_t>(comm.size());
+  if (comm.size() < 2) return;
+  c.present = true;
+  for (size_t i = 0; i < comm.size(); ++i) {
+    if (comm[i].rank < 0) comm[i].rank = static_cast<int32_t>(i);
+  }
+  c.step = ComparedStep(comm, *job);
+  FillPerRank(comm, c.step, &c);
+  FillCollectives(comm, &c);
+  DetectStragglers(comm, StragglerOptions(), &c);
+  c.slow_links = FindSlowLinks(links, catalog.thresholds().slow_link_ratio, &c.links_checked);
+  if (c.collectives.empty()) c.notes.push_back("no communication ops found on any rank");
+  if (c.links_checked == 0) {
+    c.notes.push_back("no communication_matrix.json links: slow links not checked");
+  }
+  AddClusterFindings(c, &job->findings, catalog);
+}
+
+}  // namespace trainscope::analysis

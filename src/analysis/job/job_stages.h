@@ -1,0 +1,44 @@
+// The stages of the two-phase analysis (rank_analysis.h), each in its own
+// file: motifs and fingerprints of one step of one rank
+// (fingerprint_stage.cc), and the cluster analysis of the job from every
+// rank's communication summary (cluster_stage.cc).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "analysis/common/finding.h"
+#include "analysis/common/findings_catalog.h"
+#include "analysis/job/rank_analysis.h"
+#include "analysis/motifs/fingerprint_attribution.h"
+#include "analysis/motifs/fingerprint_library.h"
+#include "analysis/step/kernel_distribution.h"
+#include "model/rank_profile.h"
+
+namespace trainscope::analysis {
+
+// fingerprint_stage.cc: what the motif mining of one rank's steps shares.
+struct RankMotifContext {
+  const FingerprintLibrary& library;
+  const HostAttributor& host;
+  const FindingCatalog& catalog;  // texts and thresholds of the findings
+  // First kernel start of each step (kNoStep: of the capture): motif
+  // positions are relative to it, as in the timeline panorama.
+  std::map<int32_t, int64_t> step_starts_ns;
+};
+
+std::map<int32_t, int64_t> StepStarts(const model::KernelTable& table);
+
+// Mines the motifs of |step| (into step->motifs) and returns the step's
+// fingerprint findings (unfused-*, glue-around-custom-op, ...). A step
+// without kernels has neither.
+std::vector<Finding> AddStepMotifs(const model::RankProfile& profile,
+                                   const RankMotifContext& context, StepDistribution* step);
+
+// cluster_stage.cc: cross-rank communication, stragglers, skew, slow links
+// and their findings. |comm| and |links| in job order (sorted by rank).
+void AddClusterAnalysis(std::vector<RankComm> comm, const std::vector<RankLinks>& links,
+                        JobAnalysis* job, const FindingCatalog& catalog);
+
+}  // namespace trainscope::analysis

@@ -1,0 +1,138 @@
+// The analysis of a whole job in two phases: each rank on its own
+// (AnalyzeRank: everything a rank can say alone, for every step it has),
+// then the job (Combine: the job's step, the cluster, the portrait). A
+// rank's profile can be freed as soon as its RankResult exists, so a job
+// needs memory for one profile per thread plus the results.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/cluster/cluster.h"
+#include "analysis/cluster/cluster_links.h"
+#include "analysis/cluster/communication.h"
+#include "analysis/common/family_rules.h"
+#include "analysis/common/finding.h"
+#include "analysis/motifs/motifs.h"
+#include "analysis/step/kernel_distribution.h"
+#include "analysis/step/step_selection.h"
+#include "analysis/timeline/step_timeline.h"
+#include "model/input_issue.h"
+#include "model/rank_profile.h"
+
+namespace trainscope::analysis {
+
+struct FileHealth {
+  std::string file;
+  int64_t rows_read = 0;
+  int64_t rows_used = 0;
+  int64_t rows_skipped = 0;
+  std::vector<std::pair<std::string, int64_t>> skipped_by_reason;
+  std::vector<std::pair<std::string, int64_t>> notes_by_reason;
+  std::vector<RowIssueSample> samples;
+};
+
+struct RankAnalysis {
+  int32_t rank = -1;
+  std::string source;
+  std::string torch_npu_version;
+  std::string cann_version;
+  std::string profiler_level;
+  int32_t selected_step = model::kNoStep;
+  std::string selected_step_reason;
+  std::string steps_from;  // where step numbers come from ("" = none: the whole capture)
+  std::vector<StepDistribution> steps;  // every step present, ascending
+  StepTimeline timeline;                // panorama of the selected step
+  std::vector<FileHealth> files;
+  std::vector<std::string> missing_files;
+  std::vector<std::string> warnings;
+
+  const StepDistribution* selected() const;
+};
+
+class FingerprintLibrary;
+class FindingCatalog;
+
+struct AnalysisOptions {
+  std::optional<int32_t> step;  // --step
+  const FingerprintLibrary* fingerprints =
+      nullptr;  // --fingerprints (merged with the built-in); null: built-in
+  DistributionOptions distribution;
+  // Finding thresholds and texts (--thresholds overrides the built-in
+  // data/thresholds.tsv); null: FindingCatalog::Builtin().
+  const FindingCatalog* catalog = nullptr;
+};
+
+struct JobAnalysis {
+  std::vector<std::string> inputs;
+  // Input health beyond the ranks (set by the caller from the loader): ranks
+  // that failed to load, and files under the inputs not taken as profiles.
+  std::vector<model::InputIssue> failed_inputs;
+  std::vector<model::InputIssue> skipped_inputs;
+  std::vector<RankAnalysis> ranks;
+  std::vector<std::string> family_names;
+  std::vector<Finding> findings;  // the root-cause portrait, ranked by estimated gain
+  ClusterAnalysis cluster;
+};
+
+// What every rank's analysis shares: the rules, the options (--step,
+// --fingerprints) and the threads one rank's steps may use.
+struct JobContext {
+  const FamilyRules& rules;
+  AnalysisOptions options;
+  unsigned step_threads = 1;
+};
+
+// One step of one rank, analysed as if it were the step chosen for the job.
+struct RankStepResult {
+  StepDistribution distribution;  // with its motifs
+  StepTimeline timeline;          // zooms centred on the step's top motif
+  std::vector<Finding> fingerprint_findings;
+  std::vector<Finding> threshold_findings;
+};
+
+// Everything one rank can say alone, for every step it has; the job's step
+// is chosen later, by Combine, from |steps_info| of every rank.
+//
+// Contract: plain data only. No pointer, view or string id into the
+// profile or its StringPool survives in a RankResult, so the profile can be
+// freed once it exists, and a RankResult can be serialised (what an MPI mode
+// gathers and what `compare` diffs).
+struct RankResult {
+  int32_t rank = -1;
+  std::string source;
+  std::string torch_npu_version;
+  std::string cann_version;
+  std::string profiler_level;
+  std::string steps_from;
+  std::vector<FileHealth> files;
+  std::vector<std::string> missing_files;
+  std::vector<std::string> warnings;
+  RankSteps steps_info;               // steps present and their spans, for the job's step
+  StepChoice own_step;                // this rank's choice, when the job has no common step
+  std::vector<RankStepResult> steps;  // one per step present (kNoStep: none), ascending
+  RankComm comm;                      // for the cluster stage
+  RankLinks links;                    // communication_matrix.json records, for slow links
+};
+
+Result<RankResult> AnalyzeRank(const model::RankProfile& profile, const JobContext& context);
+
+// The job from every rank's result (any order; sorted by rank here): the
+// step every rank is shown on, each rank's findings on that step, the
+// cluster analysis and the ranked portrait. Fails like --step does today
+// when the requested step is missing on a rank (the lowest such rank).
+Result<JobAnalysis> Combine(std::vector<RankResult>&& ranks, const JobContext& context);
+
+// The two phases over profiles already in memory (tests, benchmarks): every
+// rank analysed on up to |threads| threads, then Combine.
+Result<JobAnalysis> AnalyzeJob(const std::vector<model::RankProfile>& profiles,
+                               const FamilyRules& rules, const AnalysisOptions& options,
+                               unsigned threads);
+
+// One profile as a job of one rank.
+Result<RankAnalysis> AnalyzeRank(const model::RankProfile& profile, const FamilyRules& rules,
+                                 const AnalysisOptions& options, unsigned threads = 1);
+
+}  // namespace trainscope::analysis

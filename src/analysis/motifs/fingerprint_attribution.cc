@@ -1,0 +1,188 @@
+#include "analysis/motifs/fingerprint_attribution.h"
+
+#include <algorithm>
+#include <string_view>
+
+namespace trainscope::analysis {
+namespace {
+
+constexpr int64_t kMatchToleranceNs = 1000;
+
+bool IsPythonFrame(std::string_view category) { return category == "python_function"; }
+
+bool IsAtenOp(std::string_view name) {
+  return name.substr(0, 6) == "aten::" || name.substr(0, 5) == "npu::";
+}
+
+// ProfilerStep#N is a cpu_op-category annotation, not an operator.
+bool IsFrameworkOp(std::string_view category, std::string_view name) {
+  if (name.substr(0, 13) == "ProfilerStep#") return false;
+  return category == "cpu_op" || category == "operator" || IsAtenOp(name);
+}
+
+// A frame of user code, not of the framework's own module plumbing.
+bool IsUserFrame(std::string_view name) {
+  return name.find(".py(") != std::string_view::npos &&
+         name.find("torch/") == std::string_view::npos &&
+         name.find("site-packages") == std::string_view::npos;
+}
+
+// The host ops from |op| up to the root (deepest first).
+std::vector<int32_t> Ancestors(const model::HostOps& ops, int32_t op) {
+  std::vector<int32_t> chain;
+  for (int32_t o = op; o != model::kNoIndex && chain.size() < 256; o = ops.parent[o])
+    chain.push_back(o);
+  return chain;
+}
+
+// The operator that launched a kernel, given its launcher's ancestors: in
+// the run of framework ops nearest the launcher, the aten::/npu:: one
+// (torch_npu launches through an inner aclnn* op, PyTorch through aten ops),
+// else the innermost. kNoIndex when no framework op is in the chain.
+int32_t LaunchingOperator(const model::RankProfile& profile, const std::vector<int32_t>& chain) {
+  const auto& ops = profile.timeline.host_ops;
+  int32_t member = model::kNoIndex;
+  for (int32_t o : chain) {
+    const auto name = profile.strings.Get(ops.name[o]);
+    if (!IsFrameworkOp(profile.strings.Get(ops.category[o]), name)) {
+      if (member != model::kNoIndex) break;
+      continue;
+    }
+    if (member == model::kNoIndex) member = o;
+    if (IsAtenOp(name)) return o;
+  }
+  return member;
+}
+
+// Names the chain from the common ancestors of its launchers (deepest
+// first): the innermost module or framework op, and the innermost user
+// source line (else any source line).
+void NameFromAncestors(const model::RankProfile& profile, const std::vector<int32_t>& common,
+                       HostAttribution* out) {
+  const auto& ops = profile.timeline.host_ops;
+  for (int32_t o : common) {
+    const auto category = profile.strings.Get(ops.category[o]);
+    const auto name = profile.strings.Get(ops.name[o]);
+    if (out->framework_op.empty() &&
+        ((IsPythonFrame(category) && name.substr(0, 11) == "nn.Module: ") ||
+         IsFrameworkOp(category, name))) {
+      out->framework_op = std::string(name);
+    }
+    if (out->source.empty() && IsPythonFrame(category) && IsUserFrame(name))
+      out->source = std::string(name);
+  }
+  if (!out->source.empty()) return;
+  for (int32_t o : common) {
+    const auto name = profile.strings.Get(ops.name[o]);
+    if (IsPythonFrame(profile.strings.Get(ops.category[o])) &&
+        name.find(".py(") != std::string_view::npos) {
+      out->source = std::string(name);
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+HostAttributor::HostAttributor(const model::RankProfile& profile) : profile_(profile) {
+  const auto& tl = profile.timeline;
+  if (!tl.present) return;
+  available_ = std::any_of(tl.activities.launcher.begin(), tl.activities.launcher.end(),
+                           [](int32_t l) { return l != model::kNoIndex; });
+  for (const model::FwdBwdLink& link : tl.fwdbwd)
+    forward_of_.emplace(link.backward_op, link.forward_op);
+}
+
+HostAttribution HostAttributor::FromForward(const std::vector<int32_t>& backward_chain) const {
+  HostAttribution out;
+  const auto& ops = profile_.timeline.host_ops;
+  for (int32_t o : backward_chain) {
+    auto it = forward_of_.find(o);
+    if (it == forward_of_.end()) continue;
+    std::string module;
+    for (int32_t f = it->second; f != model::kNoIndex; f = ops.parent[f]) {
+      const auto category = profile_.strings.Get(ops.category[f]);
+      const auto name = profile_.strings.Get(ops.name[f]);
+      if (!IsPythonFrame(category)) continue;
+      if (module.empty() && name.substr(0, 11) == "nn.Module: ") module = std::string(name);
+      if (out.source.empty() && IsUserFrame(name)) out.source = std::string(name);
+    }
+    if (!module.empty()) out.framework_op = "backward of " + module;
+    return out;
+  }
+  return out;
+}
+
+int32_t HostAttributor::Launcher(int64_t start_ns) const {
+  const auto& acts = profile_.timeline.activities;
+  auto it =
+      std::lower_bound(acts.start_ns.begin(), acts.start_ns.end(), start_ns - kMatchToleranceNs);
+  int32_t best = model::kNoIndex;
+  int64_t best_delta = INT64_MAX;
+  for (size_t i = static_cast<size_t>(it - acts.start_ns.begin());
+       i < acts.size() && acts.start_ns[i] <= start_ns + kMatchToleranceNs; ++i) {
+    if (acts.launcher[i] == model::kNoIndex || acts.kind[i] != model::ActivityKind::kCompute)
+      continue;
+    const int64_t delta = std::abs(acts.start_ns[i] - start_ns);
+    if (delta < best_delta) {
+      best_delta = delta;
+      best = acts.launcher[i];
+    }
+  }
+  return best;
+}
+
+HostAttribution HostAttributor::Attribute(const std::vector<int64_t>& kernel_starts_ns) const {
+  HostAttribution out;
+  if (!available_) return out;
+  const auto& ops = profile_.timeline.host_ops;
+  // The lowest common ancestor of the launchers: the code that issued the
+  // whole chain. Host ops nest strictly per thread, so a parent walk is it.
+  std::vector<int32_t> common;
+  std::vector<int32_t> first_chain;
+  std::vector<std::string> member_ops;
+  bool first = true;
+  for (int64_t start : kernel_starts_ns) {
+    const int32_t launcher = Launcher(start);
+    if (launcher == model::kNoIndex) continue;
+    auto chain = Ancestors(ops, launcher);
+    const int32_t member = LaunchingOperator(profile_, chain);
+    if (member != model::kNoIndex) {
+      const auto name = profile_.strings.Get(ops.name[member]);
+      if (std::find(member_ops.begin(), member_ops.end(), name) == member_ops.end() &&
+          member_ops.size() < 4) {
+        member_ops.emplace_back(name);
+      }
+    }
+    if (first) {
+      first_chain = chain;
+      common = std::move(chain);
+      first = false;
+      continue;
+    }
+    // Keep the part of |common| (deepest first) that is also in |chain|.
+    auto in_chain = [&](int32_t o) {
+      return std::find(chain.begin(), chain.end(), o) != chain.end();
+    };
+    auto keep = std::find_if(common.begin(), common.end(), in_chain);
+    common.erase(common.begin(), keep);
+  }
+  if (first) return out;
+  NameFromAncestors(profile_, common, &out);
+  if (out.source.empty() && !forward_of_.empty()) {
+    // Backward kernels run on the autograd thread without Python frames; the
+    // fwdbwd flow leads to the forward op, whose frames name the code.
+    HostAttribution forward = FromForward(first_chain);
+    if (!forward.source.empty()) {
+      out.source = forward.source;
+      if (!forward.framework_op.empty()) out.framework_op = forward.framework_op;
+    }
+  }
+  if (out.framework_op.empty()) {
+    for (const auto& op : member_ops)
+      out.framework_op += (out.framework_op.empty() ? "" : "+") + op;
+  }
+  return out;
+}
+
+}  // namespace trainscope::analysis

@@ -1,0 +1,184 @@
+#include "analysis/motifs/fingerprint_library.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+
+namespace trainscope::embedded {
+extern const unsigned char kBuiltinFingerprintsTsv[];
+}  // namespace trainscope::embedded
+
+namespace trainscope::analysis {
+namespace {
+
+std::string Lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string_view Trim(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
+    text.remove_prefix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
+    text.remove_suffix(1);
+  return text;
+}
+
+std::vector<std::string_view> Split(std::string_view text, char sep) {
+  std::vector<std::string_view> out;
+  size_t begin = 0;
+  while (true) {
+    const size_t end = text.find(sep, begin);
+    out.push_back(
+        text.substr(begin, end == std::string_view::npos ? std::string_view::npos : end - begin));
+    if (end == std::string_view::npos) break;
+    begin = end + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+size_t Fingerprint::required_members() const {
+  return static_cast<size_t>(std::count_if(members.begin(), members.end(),
+                                           [](const PatternMember& m) { return !m.optional; }));
+}
+
+std::string FingerprintLibrary::Canonical(std::string_view op_type) const {
+  std::string lower = Lower(op_type);
+  for (const auto& [from, to] : equiv_) {
+    if (lower == from) return to;
+  }
+  return lower;
+}
+
+const Fingerprint* FingerprintLibrary::Find(std::string_view id) const {
+  for (const auto& fp : fingerprints_) {
+    if (fp.id == id) return &fp;
+  }
+  return nullptr;
+}
+
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): HACKING.md, "Complexity debt"
+Result<FingerprintLibrary> FingerprintLibrary::Parse(std::string_view text,
+                                                     const std::string& source_name) {
+  FingerprintLibrary library;
+  std::vector<std::vector<std::string_view>> rows;
+  std::vector<int> row_lines;
+  int line_number = 0;
+  for (std::string_view line : Split(text, '\n')) {
+    ++line_number;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (Trim(line).empty() || Trim(line).front() == '#') continue;
+    auto fields = Split(line, '\t');
+    for (auto& field : fields) field = Trim(field);
+    const std::string where = fmt::format("{}:{}", source_name, line_number);
+    if (fields[0] == "equiv") {
+      if (fields.size() != 3 || fields[1].empty() || fields[2].empty()) {
+        return InvalidInput(where + ": an equiv row needs 3 tab-separated fields: equiv FROM TO");
+      }
+      library.equiv_.emplace_back(Lower(fields[1]), Lower(fields[2]));
+      continue;
+    }
+    if (fields[0] != "fingerprint") {
+      return InvalidInput(where + ": a row starts with 'equiv' or 'fingerprint', got '" +
+                          std::string(fields[0]) + "'");
+    }
+    if (fields.size() != 9) {
+      return InvalidInput(
+          fmt::format("{}: a fingerprint row needs 9 tab-separated fields (fingerprint id variant "
+                      "pattern action "
+                      "title formula root_cause remedy), got {}",
+                      where, fields.size()));
+    }
+    rows.push_back(fields);
+    row_lines.push_back(line_number);
+  }
+  // Patterns are canonicalised with the file's own equivalences, so rows
+  // may come before or after the equiv rows.
+  for (size_t r = 0; r < rows.size(); ++r) {
+    const auto& f = rows[r];
+    const std::string where = fmt::format("{}:{}", source_name, row_lines[r]);
+    Fingerprint fp;
+    fp.id = std::string(f[1]);
+    fp.variant = std::string(f[2]);
+    fp.pattern = std::string(f[3]);
+    fp.source = where;
+    if (fp.id.empty()) return InvalidInput(where + ": empty fingerprint id");
+    if (f[4] == "fuse") {
+      fp.action = FingerprintAction::kFuse;
+    } else if (f[4] == "remove") {
+      fp.action = FingerprintAction::kRemove;
+    } else {
+      return InvalidInput(where + ": action must be 'fuse' or 'remove', got '" + std::string(f[4]) +
+                          "'");
+    }
+    fp.title = std::string(f[5]);
+    fp.formula = std::string(f[6]);
+    fp.root_cause = std::string(f[7]);
+    fp.remedy = std::string(f[8]);
+    for (std::string_view token : Split(fp.pattern, ' ')) {
+      token = Trim(token);
+      if (token.empty()) continue;
+      PatternMember member;
+      if (token == "ANY" || token == "ANY?") {
+        member.any = true;
+        member.optional = token == "ANY?";
+        fp.members.push_back(member);
+        continue;
+      }
+      for (std::string_view alt : Split(token, '|')) {
+        if (!alt.empty() && alt.back() == '?') {
+          member.optional = true;
+          alt.remove_suffix(1);
+        }
+        if (alt.empty())
+          return InvalidInput(where + ": empty member in pattern '" + fp.pattern + "'");
+        if (alt.substr(0, 5) == "name~") {
+          member.name_globs.push_back(Lower(alt.substr(5)));
+        } else {
+          member.alternatives.push_back(library.Canonical(alt));
+        }
+      }
+      fp.members.push_back(std::move(member));
+    }
+    if (fp.required_members() < 2) {
+      return InvalidInput(where + ": a pattern needs at least 2 required members: '" + fp.pattern +
+                          "'");
+    }
+    if (fp.members.front().any || fp.members.back().any) {
+      return InvalidInput(where + ": ANY must be surrounded by the chain: '" + fp.pattern + "'");
+    }
+    library.fingerprints_.push_back(std::move(fp));
+  }
+  return library;
+}
+
+FingerprintLibrary FingerprintLibrary::Merge(const FingerprintLibrary& user,
+                                             const FingerprintLibrary& base) {
+  FingerprintLibrary merged;
+  merged.equiv_ = user.equiv_;
+  for (const auto& pair : base.equiv_) {
+    const bool overridden = std::any_of(merged.equiv_.begin(), merged.equiv_.end(),
+                                        [&](const auto& e) { return e.first == pair.first; });
+    if (!overridden) merged.equiv_.push_back(pair);
+  }
+  merged.fingerprints_ = user.fingerprints_;
+  merged.fingerprints_.insert(merged.fingerprints_.end(), base.fingerprints_.begin(),
+                              base.fingerprints_.end());
+  return merged;
+}
+
+const FingerprintLibrary& FingerprintLibrary::Builtin() {
+  static const FingerprintLibrary* library = [] {
+    auto parsed = Parse(reinterpret_cast<const char*>(embedded::kBuiltinFingerprintsTsv),
+                        "data/fingerprints.tsv");
+    // The built-in table is tested; an error here is a bug in the data file.
+    return new FingerprintLibrary(parsed.ok() ? std::move(parsed).value() : FingerprintLibrary());
+  }();
+  return *library;
+}
+
+}  // namespace trainscope::analysis

@@ -1,0 +1,44 @@
+// Expected gain of removing a fingerprint (what-if), methodology §2 step 5.
+//
+// The model only has kernel durations (shapes are in kernel_details' Input
+// Shapes but not in model::KernelTable), so the fused kernel's time is
+// estimated as one pass over the data: the longest member kernel (the one
+// that already streams the whole tensor once), plus one launch overhead,
+// measured as the median of the shortest kernels of the step. The saving of
+// an instance is its wall span (members and the dispatch gaps between them)
+// minus that fused time; for a "remove" remedy (glue around a custom op) the
+// kept op's time replaces the fused kernel's.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "analysis/motifs/fingerprint_library.h"
+#include "analysis/motifs/fingerprint_match.h"
+#include "analysis/motifs/motif_sequence.h"
+#include "model/kernel_table.h"
+
+namespace trainscope::analysis {
+
+// The assumptions, in words, are the gain row of the "fingerprint" entry of
+// data/findings.tsv.
+
+// Median duration of the shortest decile of compute kernels in |sequences|
+// (us): a kernel that does almost nothing costs about one launch.
+double LaunchOverheadUs(const model::KernelTable& table,
+                        const std::vector<KernelSequence>& sequences);
+
+struct InstanceCost {
+  double span_us = 0;     // first member start to last member end
+  double kernel_us = 0;   // summed member durations (kept op excluded)
+  double longest_us = 0;  // longest member (kept op excluded)
+  double kept_us = 0;     // ANY members' durations
+  double fused_us = 0;    // what replaces the chain
+  double saving_us = 0;   // span - fused, at least 0
+};
+
+InstanceCost EstimateInstance(const model::KernelTable& table, const KernelSequence& sequence,
+                              const FingerprintInstance& instance, const Fingerprint& fingerprint,
+                              double launch_overhead_us);
+
+}  // namespace trainscope::analysis

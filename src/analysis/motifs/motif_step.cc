@@ -1,0 +1,199 @@
+#include "analysis/motifs/motif_step.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+#include "analysis/common/statistics.h"
+#include "analysis/motifs/fingerprint_match.h"
+#include "analysis/motifs/gain_model.h"
+#include "analysis/motifs/motif_sequence.h"
+
+namespace trainscope::analysis {
+namespace {
+
+// Fills the timing fields of |motif| from its instances (row lists).
+void Measure(const model::KernelTable& table, const std::vector<std::vector<uint32_t>>& instances,
+             int64_t step_start_ns, double step_us, Motif* motif) {
+  motif->occurrences = static_cast<int64_t>(instances.size());
+  std::vector<double> periods;
+  for (size_t k = 0; k < instances.size(); ++k) {
+    for (uint32_t row : instances[k])
+      motif->total_us += static_cast<double>(table.duration_ns[row]) / 1000.0;
+    const int64_t start = table.start_ns[instances[k].front()];
+    motif->instance_starts_us.push_back(static_cast<double>(start - step_start_ns) / 1000.0);
+    if (k > 0) periods.push_back(motif->instance_starts_us[k] - motif->instance_starts_us[k - 1]);
+  }
+  motif->period_us = Median(std::move(periods));
+  motif->mean_us =
+      motif->occurrences > 0 ? motif->total_us / static_cast<double>(motif->occurrences) : 0;
+  motif->share_of_step = step_us > 0 ? motif->total_us / step_us : 0;
+}
+
+// The most frequent attribution over (at most 16) sampled instances.
+void Attribute(const HostAttributor& host, const model::KernelTable& table,
+               const std::vector<std::vector<uint32_t>>& instances, Motif* motif) {
+  if (!host.available() || instances.empty()) return;
+  std::map<std::pair<std::string, std::string>, int> votes;
+  const size_t stride = std::max<size_t>(1, instances.size() / 16);
+  for (size_t k = 0; k < instances.size(); k += stride) {
+    std::vector<int64_t> starts;
+    for (uint32_t row : instances[k]) starts.push_back(table.start_ns[row]);
+    auto a = host.Attribute(starts);
+    if (!a.empty()) ++votes[{a.framework_op, a.source}];
+  }
+  if (votes.empty()) return;
+  auto best = std::max_element(votes.begin(), votes.end(),
+                               [](const auto& a, const auto& b) { return a.second < b.second; });
+  motif->framework_op = best->first.first;
+  motif->source = best->first.second;
+  motif->attribution = motif->framework_op;
+  if (!motif->source.empty())
+    motif->attribution += (motif->attribution.empty() ? "" : " at ") + motif->source;
+}
+
+}  // namespace
+
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): HACKING.md, "Complexity debt"
+StepMotifs AnalyzeStepMotifs(const model::RankProfile& profile, int32_t step, int64_t step_start_ns,
+                             double step_us, const FingerprintLibrary& library,
+                             const HostAttributor& host, const MotifStepOptions& options) {
+  StepMotifs out;
+  out.step_us = step_us;
+  const model::KernelTable& table = profile.kernels;
+  const auto sequences = BuildKernelSequences(profile, step, library);
+  out.launch_overhead_us = LaunchOverheadUs(table, sequences);
+  const auto& fps = library.fingerprints();
+  std::map<int32_t, FingerprintStepStats> stats;
+  std::vector<Motif> fingerprint_motifs;
+  std::vector<Motif> mined_motifs;
+
+  for (const auto& seq : sequences) {
+    out.compute_kernels += static_cast<int64_t>(seq.rows.size());
+    const auto matches = MatchFingerprints(seq, library);
+    // Instances per fingerprint row, as KernelTable rows.
+    std::map<int32_t, std::vector<std::vector<uint32_t>>> rows_by_fp;
+    for (const auto& m : matches) {
+      const InstanceCost cost =
+          EstimateInstance(table, seq, m, fps[m.fingerprint], out.launch_overhead_us);
+      auto& s = stats[m.fingerprint];
+      s.fingerprint = m.fingerprint;
+      ++s.instances;
+      s.kernels += m.end - m.begin - static_cast<int64_t>(m.kept.size());
+      s.kernel_us += cost.kernel_us;
+      s.span_us += cost.span_us;
+      s.saving_us += cost.saving_us;
+      s.fused_us += cost.fused_us;
+      std::vector<uint32_t> rows(seq.rows.begin() + m.begin, seq.rows.begin() + m.end);
+      rows_by_fp[m.fingerprint].push_back(std::move(rows));
+    }
+    for (auto& [f, instances] : rows_by_fp) {
+      Motif motif;
+      for (uint32_t row : instances.front())
+        motif.kernels.emplace_back(profile.strings.Get(table.op_type[row]));
+      motif.fingerprint = fps[f].id;
+      motif.variant = fps[f].variant;
+      motif.stream = seq.stream;
+      Measure(table, instances, step_start_ns, step_us, &motif);
+      Attribute(host, table, instances, &motif);
+      fingerprint_motifs.push_back(std::move(motif));
+    }
+
+    // Collapse each fingerprint instance into one token (vocabulary size +
+    // fingerprint row) and mine the repeats of the collapsed stream.
+    const int32_t vocab = static_cast<int32_t>(seq.canonical.size());
+    std::vector<int32_t> tokens;
+    std::vector<double> weights;
+    std::vector<std::pair<int32_t, int32_t>> span_of;  // collapsed position -> [begin, end) in seq
+    size_t next_match = 0;
+    for (int32_t p = 0; p < static_cast<int32_t>(seq.tokens.size());) {
+      if (next_match < matches.size() && matches[next_match].begin == p) {
+        const auto& m = matches[next_match++];
+        tokens.push_back(vocab + m.fingerprint);
+        weights.push_back(m.end - m.begin);
+        span_of.emplace_back(m.begin, m.end);
+        p = m.end;
+        continue;
+      }
+      tokens.push_back(seq.tokens[p]);
+      weights.push_back(1);
+      span_of.emplace_back(p, p + 1);
+      ++p;
+    }
+    const auto repeats = MineRepeats(tokens, weights, options.mining);
+    for (const auto& rep : repeats) {
+      std::vector<std::vector<uint32_t>> instances;
+      int fingerprint_tokens = 0;
+      std::string first_fp;
+      for (int32_t start : rep.starts) {
+        std::vector<uint32_t> rows;
+        for (int32_t c = start; c < start + rep.length; ++c) {
+          for (int32_t p = span_of[c].first; p < span_of[c].second; ++p)
+            rows.push_back(seq.rows[p]);
+        }
+        instances.push_back(std::move(rows));
+      }
+      for (int32_t c = rep.starts.front(); c < rep.starts.front() + rep.length; ++c) {
+        if (tokens[c] >= vocab) ++fingerprint_tokens;
+      }
+      Motif motif;
+      for (uint32_t row : instances.front())
+        motif.kernels.emplace_back(profile.strings.Get(table.op_type[row]));
+      motif.stream = seq.stream;
+      Measure(table, instances, step_start_ns, step_us, &motif);
+      Attribute(host, table, instances, &motif);
+      if (motif.attribution.empty() && fingerprint_tokens > 0) {
+        motif.attribution = fmt::format("contains {} fingerprint chain{}", fingerprint_tokens,
+                                        fingerprint_tokens > 1 ? "s" : "");
+      }
+      mined_motifs.push_back(std::move(motif));
+    }
+    // Without host data, place each fingerprint in the repeating structure:
+    // the mined motif with the most coverage that contains it is usually one
+    // layer, and its period is the layer time.
+    for (auto& fm : fingerprint_motifs) {
+      if (!fm.attribution.empty() || fm.stream != seq.stream) continue;
+      for (size_t r = 0; r < repeats.size(); ++r) {
+        const auto& rep = repeats[r];
+        int per_instance = 0;
+        for (int32_t c = rep.starts.front(); c < rep.starts.front() + rep.length; ++c) {
+          if (tokens[c] >= vocab && fps[tokens[c] - vocab].id == *fm.fingerprint &&
+              fps[tokens[c] - vocab].variant == *fm.variant) {
+            ++per_instance;
+          }
+        }
+        if (per_instance == 0) continue;
+        const Motif& layer = mined_motifs[mined_motifs.size() - repeats.size() + r];
+        fm.attribution = fmt::format(
+            "no host data: {} per repeat of a {}-kernel motif (x{} per step, period {:.0f} us, "
+            "likely one layer)",
+            per_instance, layer.kernels.size(), layer.occurrences, layer.period_us);
+        break;
+      }
+    }
+  }
+  for (auto& [f, s] : stats) out.fingerprints.push_back(s);
+  out.motifs = std::move(fingerprint_motifs);
+  out.motifs.insert(out.motifs.end(), std::make_move_iterator(mined_motifs.begin()),
+                    std::make_move_iterator(mined_motifs.end()));
+  std::stable_sort(out.motifs.begin(), out.motifs.end(),
+                   [](const Motif& a, const Motif& b) { return a.total_us > b.total_us; });
+  if (out.motifs.size() > options.max_motifs) {
+    // Fingerprint motifs are the findings' evidence: keep them all.
+    std::vector<Motif> kept;
+    size_t mined_kept = 0;
+    const size_t fp_count =
+        static_cast<size_t>(std::count_if(out.motifs.begin(), out.motifs.end(), [](const Motif& m) {
+          return m.fingerprint.has_value();
+        }));
+    const size_t mined_budget = options.max_motifs > fp_count ? options.max_motifs - fp_count : 0;
+    for (auto& m : out.motifs) {
+      if (m.fingerprint || mined_kept++ < mined_budget) kept.push_back(std::move(m));
+    }
+    out.motifs = std::move(kept);
+  }
+  return out;
+}
+
+}  // namespace trainscope::analysis

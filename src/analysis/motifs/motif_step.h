@@ -1,0 +1,48 @@
+// Motifs and fingerprint instances of one step of one rank: tokenise each
+// compute stream, match the fingerprint library, collapse each instance to
+// one token and mine the repeats of what remains (so a layer shows up as one
+// motif whose members include its fingerprints), then measure everything.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analysis/motifs/fingerprint_attribution.h"
+#include "analysis/motifs/fingerprint_library.h"
+#include "analysis/motifs/motif_mining.h"
+#include "analysis/motifs/motifs.h"
+#include "model/rank_profile.h"
+
+namespace trainscope::analysis {
+
+// One fingerprint (library row) in one step, all streams together.
+struct FingerprintStepStats {
+  int32_t fingerprint = -1;  // index into the library
+  int64_t instances = 0;
+  int64_t kernels = 0;   // member kernels of all instances (kept op excluded)
+  double kernel_us = 0;  // their summed durations
+  double span_us = 0;    // summed instance spans
+  double saving_us = 0;  // gain_model.h
+  double fused_us = 0;   // summed estimated fused time
+};
+
+struct StepMotifs {
+  std::vector<Motif> motifs;  // fingerprints and mined repeats, by total time
+  std::vector<FingerprintStepStats> fingerprints;
+  double step_us = 0;
+  double launch_overhead_us = 0;
+  int64_t compute_kernels = 0;
+};
+
+struct MotifStepOptions {
+  MiningOptions mining;
+  size_t max_motifs = 20;
+};
+
+// |step_start_ns|, |step_us|: the step window used for positions and shares.
+StepMotifs AnalyzeStepMotifs(const model::RankProfile& profile, int32_t step, int64_t step_start_ns,
+                             double step_us, const FingerprintLibrary& library,
+                             const HostAttributor& host, const MotifStepOptions& options = {});
+
+}  // namespace trainscope::analysis

@@ -1,0 +1,65 @@
+#include "analysis/step/breakdown.h"
+
+#include <algorithm>
+
+#include "analysis/common/breakdown_intervals.h"
+
+namespace trainscope::analysis {
+
+TimeBudget BudgetOf(const model::Timeline& tl, const std::vector<model::ActivityKind>& kinds,
+                    const std::vector<uint32_t>& members) {
+  using model::ActivityKind;
+  std::vector<Interval> compute, comm, memcpy, memset;
+  TimeBudget b;
+  bool first = true;
+  for (uint32_t i : members) {
+    ActivityKind kind = kinds[i];
+    if (kind == ActivityKind::kOther) continue;
+    Interval iv{tl.activities.start_ns[i], tl.activities.end_ns(i)};
+    ++b.activities;
+    if (first || iv.start < b.window_start_ns) b.window_start_ns = iv.start;
+    if (first || iv.end > b.window_end_ns) b.window_end_ns = iv.end;
+    first = false;
+    switch (kind) {
+      case ActivityKind::kCompute:
+        compute.push_back(iv);
+        break;
+      case ActivityKind::kCommunication:
+        comm.push_back(iv);
+        break;
+      case ActivityKind::kMemcpy:
+        memcpy.push_back(iv);
+        break;
+      case ActivityKind::kMemset:
+        memset.push_back(iv);
+        break;
+      case ActivityKind::kOther:
+        break;
+    }
+  }
+  if (b.activities == 0) return b;
+  FillBudget(std::move(compute), std::move(comm), std::move(memcpy), std::move(memset), &b);
+  return b;
+}
+
+void FillBudget(std::vector<Interval> compute, std::vector<Interval> comm,
+                std::vector<Interval> memcpy, std::vector<Interval> memset, TimeBudget* b) {
+  std::vector<Interval> u_compute = UnionOf(std::move(compute));
+  std::vector<Interval> u_comm = UnionOf(std::move(comm));
+  std::vector<Interval> u_memcpy = UnionOf(std::move(memcpy));
+  std::vector<Interval> u_memset = UnionOf(std::move(memset));
+  std::vector<Interval> u_cc = UnionOfMerged(u_compute, u_comm);
+  std::vector<Interval> u_all = UnionOfMerged(UnionOfMerged(u_cc, u_memcpy), u_memset);
+  b->total_ns = b->window_end_ns - b->window_start_ns;
+  b->busy_ns = TotalLength(u_all);
+  b->computation_ns = TotalLength(u_compute);
+  b->communication_ns = TotalLength(u_comm);
+  b->exposed_communication_ns = LengthMinus(u_comm, u_compute);
+  b->memcpy_ns = TotalLength(u_memcpy);
+  b->exposed_memcpy_ns = LengthMinus(u_memcpy, u_cc);
+  b->memset_ns = TotalLength(u_memset);
+  b->exposed_memset_ns = LengthMinus(u_memset, UnionOfMerged(u_cc, u_memcpy));
+  b->idle_ns = b->total_ns - b->busy_ns;
+}
+
+}  // namespace trainscope::analysis

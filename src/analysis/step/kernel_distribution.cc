@@ -1,0 +1,148 @@
+#include "analysis/step/kernel_distribution.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "core/numbers.h"
+
+namespace trainscope::analysis {
+namespace {
+
+constexpr double kNsPerUs = 1000.0;
+
+double ToUs(int64_t ns) { return static_cast<double>(ns) / kNsPerUs; }
+
+std::optional<StepTraceSummary> FindStepTrace(const model::RankProfile& profile, int32_t step) {
+  for (const auto& row : profile.step_trace) {
+    if (row.step != step) continue;
+    StepTraceSummary summary;
+    summary.computing_us = ToUs(row.computing_ns);
+    summary.communication_not_overlapped_us = ToUs(row.communication_not_overlapped_ns);
+    summary.overlapped_us = ToUs(row.overlapped_ns);
+    summary.communication_us = ToUs(row.communication_ns);
+    summary.free_us = ToUs(row.free_ns);
+    summary.stage_us = ToUs(row.stage_ns);
+    summary.bubble_us = ToUs(row.bubble_ns);
+    if (row.preparing_ns) summary.preparing_us = ToUs(*row.preparing_ns);
+    return summary;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+StepDistribution ComputeStepDistribution(const model::RankProfile& profile, int32_t step,
+                                         const KernelFamilies& families,
+                                         const DistributionOptions& options) {
+  const FamilyRules& rules = families.rules();
+  StepDistribution result;
+  result.step = step;
+  const model::KernelTable& kernels = profile.kernels;
+
+  std::vector<int64_t> durations;
+  int64_t first_start = 0, last_start = 0, last_end = 0;
+  int64_t total_ns = 0, le50 = 0, le100 = 0;
+  const size_t family_count = rules.families().size();
+  std::vector<int64_t> family_count_by_index(family_count, 0);
+  std::vector<int64_t> family_ns(family_count, 0);
+
+  struct OpAccumulator {
+    int64_t count = 0;
+    int64_t total_ns = 0;
+    int64_t max_ns = 0;
+    size_t family = 0;
+  };
+  std::unordered_map<StringId, OpAccumulator> by_type;
+
+  for (const uint32_t i : kernels.RowsOf(step)) {
+    const int64_t start = kernels.start_ns[i];
+    const int64_t duration = kernels.duration_ns[i];
+    if (durations.empty()) {
+      first_start = start;
+      last_start = start;
+      last_end = start + duration;
+    } else {
+      first_start = std::min(first_start, start);
+      last_start = std::max(last_start, start);
+      last_end = std::max(last_end, start + duration);
+    }
+    durations.push_back(duration);
+    AddSaturating(total_ns, duration);
+    if (duration <= 50'000) ++le50;
+    if (duration <= 100'000) ++le100;
+    if (kernels.kind[i] == model::KernelKind::kCommunication) {
+      ++result.kernels.communication_count;
+    } else {
+      ++result.kernels.compute_count;
+    }
+
+    const size_t family = families.Of(i);
+    ++family_count_by_index[family];
+    AddSaturating(family_ns[family], duration);
+
+    OpAccumulator& op = by_type[kernels.op_type[i]];
+    ++op.count;
+    AddSaturating(op.total_ns, duration);
+    op.max_ns = std::max(op.max_ns, duration);
+    op.family = family;
+  }
+
+  KernelSummary& summary = result.kernels;
+  summary.count = static_cast<int64_t>(durations.size());
+  if (!durations.empty()) {
+    summary.span_us = ToUs(last_end - first_start);
+    summary.mean_issue_interval_us =
+        durations.size() > 1
+            ? ToUs(last_start - first_start) / static_cast<double>(durations.size() - 1)
+            : 0.0;
+    summary.total_time_us = ToUs(total_ns);
+    summary.share_le_50us = static_cast<double>(le50) / static_cast<double>(durations.size());
+    summary.share_le_100us = static_cast<double>(le100) / static_cast<double>(durations.size());
+    result.density = ComputeDurationDensity(durations);
+    summary.max_us = ToUs(*std::max_element(durations.begin(), durations.end()));
+    std::vector<double> quantiles = Quantiles(durations, {0.50, 0.90, 0.99});
+    summary.p50_us = quantiles[0] / kNsPerUs;
+    summary.p90_us = quantiles[1] / kNsPerUs;
+    summary.p99_us = quantiles[2] / kNsPerUs;
+  } else {
+    result.density = ComputeDurationDensity(durations);
+  }
+
+  for (size_t f = 0; f < family_count; ++f) {
+    FamilyStat stat;
+    stat.name = rules.families()[f];
+    stat.count = family_count_by_index[f];
+    stat.total_us = ToUs(family_ns[f]);
+    stat.share_count = summary.count ? static_cast<double>(stat.count) / summary.count : 0;
+    stat.share_time =
+        total_ns ? static_cast<double>(family_ns[f]) / static_cast<double>(total_ns) : 0;
+    result.families.push_back(std::move(stat));
+  }
+
+  for (const auto& [type_id, op] : by_type) {
+    OperatorStat stat;
+    std::string_view type = profile.strings.Get(type_id);
+    stat.op_type = type.empty() ? "(unknown)" : std::string(type);
+    stat.family = rules.families()[op.family];
+    stat.count = op.count;
+    stat.total_us = ToUs(op.total_ns);
+    stat.mean_us = stat.total_us / static_cast<double>(op.count);
+    stat.max_us = ToUs(op.max_ns);
+    stat.share_time =
+        total_ns ? static_cast<double>(op.total_ns) / static_cast<double>(total_ns) : 0;
+    result.top_operators.push_back(std::move(stat));
+  }
+  std::sort(result.top_operators.begin(), result.top_operators.end(),
+            [](const OperatorStat& a, const OperatorStat& b) {
+              if (a.total_us != b.total_us) return a.total_us > b.total_us;
+              return a.op_type < b.op_type;
+            });
+  if (result.top_operators.size() > options.top_operators) {
+    result.top_operators.resize(options.top_operators);
+  }
+  result.step_trace = FindStepTrace(profile, step);
+  result.breakdown = ComputeStepBudget(profile, step);
+  return result;
+}
+
+}  // namespace trainscope::analysis

@@ -1,0 +1,167 @@
+#include "analysis/step/step_selection.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <iterator>
+#include <map>
+#include <set>
+
+namespace trainscope::analysis {
+
+std::vector<int32_t> StepsPresent(const model::RankProfile& profile) {
+  std::set<int32_t> steps;
+  for (int32_t step : profile.kernels.step) {
+    if (step != model::kNoStep) steps.insert(step);
+  }
+  for (const auto& row : profile.step_trace) {
+    if (row.step != model::kNoStep) steps.insert(row.step);
+  }
+  return {steps.begin(), steps.end()};
+}
+
+std::map<int32_t, int64_t> StepSpans(const model::RankProfile& profile) {
+  std::map<int32_t, std::pair<int64_t, int64_t>> bounds;
+  const auto& kernels = profile.kernels;
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    int32_t step = kernels.step[i];
+    if (step == model::kNoStep) continue;
+    auto [it, inserted] = bounds.try_emplace(step, kernels.start_ns[i], kernels.end_ns(i));
+    if (!inserted) {
+      it->second.first = std::min(it->second.first, kernels.start_ns[i]);
+      it->second.second = std::max(it->second.second, kernels.end_ns(i));
+    }
+  }
+  std::map<int32_t, int64_t> spans;
+  for (const auto& [step, range] : bounds) spans[step] = range.second - range.first;
+  return spans;
+}
+
+RankSteps RankStepsOf(const model::RankProfile& profile) {
+  return RankSteps{profile.rank, StepsPresent(profile), StepSpans(profile)};
+}
+
+namespace {
+
+// The rule shared by one rank and a whole job: skip the first captured step
+// (warm-up), then take the step whose span is the median of the rest.
+// |spans| holds only steps that have kernels; |label| prefixes messages.
+StepChoice ChooseSteady(const std::vector<int32_t>& steps, std::map<int32_t, int64_t> spans,
+                        const std::string& span_kind) {
+  if (steps.size() == 1) {
+    return StepChoice{steps[0], fmt::format("step {}: the only step captured", steps[0])};
+  }
+  std::vector<int32_t> candidates(steps.begin() + 1, steps.end());
+  std::string skipped =
+      fmt::format("skipped step {} (first captured step, treated as warm-up)", steps.front());
+  // Steps known only from step_trace_time have no kernels to analyse.
+  std::erase_if(candidates, [&](int32_t step) { return !spans.count(step); });
+  if (candidates.empty() && !spans.empty()) {
+    return StepChoice{steps.front(),
+                      fmt::format("step {}: the only step with kernels", steps.front())};
+  }
+  if (candidates.empty()) {
+    // No step has kernels (only step_trace_time.csv): the steps are known
+    // but not their spans, so the warm-up is still skipped and the middle
+    // of the rest taken.
+    std::vector<int32_t> rest(steps.begin() + 1, steps.end());
+    const int32_t chosen = rest[(rest.size() - 1) / 2];
+    return StepChoice{chosen, fmt::format("step {}: steps {}-{} captured, none with kernels; {}; "
+                                          "the middle step of the rest",
+                                          chosen, steps.front(), steps.back(), skipped)};
+  }
+  if (candidates.size() == 1) {
+    return StepChoice{candidates[0], fmt::format("step {}: steps {}-{} captured; {}", candidates[0],
+                                                 steps.front(), steps.back(), skipped)};
+  }
+  std::vector<int64_t> sorted_spans;
+  sorted_spans.reserve(candidates.size());
+  for (int32_t step : candidates) sorted_spans.push_back(spans[step]);
+  std::sort(sorted_spans.begin(), sorted_spans.end());
+  const int64_t median = sorted_spans[(sorted_spans.size() - 1) / 2];
+  int32_t chosen = candidates[0];
+  for (int32_t step : candidates) {
+    if (std::llabs(spans[step] - median) < std::llabs(spans[chosen] - median)) chosen = step;
+  }
+  return StepChoice{chosen,
+                    fmt::format("step {}: steps {}-{} captured; {}; step {} has the median {} "
+                                "({:.1f} ms) of the remaining {} steps",
+                                chosen, steps.front(), steps.back(), skipped, chosen, span_kind,
+                                static_cast<double>(spans[chosen]) / 1e6, candidates.size())};
+}
+
+std::string JoinSteps(const std::vector<int32_t>& steps) {
+  return steps.empty() ? "none" : fmt::format("{}", fmt::join(steps, ", "));
+}
+
+}  // namespace
+
+Result<StepChoice> SelectStep(const model::RankProfile& profile, std::optional<int32_t> requested) {
+  return SelectStep(RankStepsOf(profile), requested);
+}
+
+Result<StepChoice> SelectStep(const RankSteps& rank, std::optional<int32_t> requested) {
+  const std::vector<int32_t>& steps = rank.present;
+  if (requested) {
+    if (std::find(steps.begin(), steps.end(), *requested) == steps.end()) {
+      return NotFound(
+          fmt::format("rank {}: step {} is not in the profile (steps present: {})\nhint: pick one "
+                      "of those with "
+                      "--step, or omit --step to let trainscope choose a steady step",
+                      rank.rank, *requested, JoinSteps(steps)));
+    }
+    return StepChoice{*requested, fmt::format("step {} requested with --step", *requested)};
+  }
+  if (steps.empty()) {
+    return StepChoice{model::kNoStep,
+                      "no step ids in the profile (no ProfilerStep schedule): the whole capture "
+                      "is analysed as one step"};
+  }
+  return ChooseSteady(steps, rank.spans_ns, "span");
+}
+
+std::optional<StepChoice> SelectJobStep(const std::vector<model::RankProfile>& profiles) {
+  std::vector<RankSteps> ranks;
+  ranks.reserve(profiles.size());
+  for (const auto& profile : profiles) ranks.push_back(RankStepsOf(profile));
+  return SelectJobStep(ranks);
+}
+
+std::optional<StepChoice> SelectJobStep(const std::vector<RankSteps>& ranks) {
+  if (ranks.size() < 2) return std::nullopt;
+  // Steps every rank with kernels has; mean span over those ranks.
+  std::map<int32_t, std::pair<int64_t, int>> sum_and_ranks;
+  std::vector<int32_t> common;
+  bool first = true;
+  int ranks_with_kernels = 0;
+  for (const RankSteps& rank : ranks) {
+    const auto& spans = rank.spans_ns;
+    if (spans.empty()) continue;
+    ++ranks_with_kernels;
+    std::vector<int32_t> steps;
+    for (const auto& [step, span] : spans) {
+      steps.push_back(step);
+      sum_and_ranks[step].first += span;
+      sum_and_ranks[step].second += 1;
+    }
+    if (first) {
+      common = steps;
+      first = false;
+    } else {
+      std::vector<int32_t> kept;
+      std::set_intersection(common.begin(), common.end(), steps.begin(), steps.end(),
+                            std::back_inserter(kept));
+      common = kept;
+    }
+  }
+  if (ranks_with_kernels < 2 || common.empty()) return std::nullopt;
+  std::map<int32_t, int64_t> mean_spans;
+  for (int32_t step : common)
+    mean_spans[step] = sum_and_ranks[step].first / sum_and_ranks[step].second;
+  StepChoice choice = ChooseSteady(common, mean_spans, "mean span across ranks");
+  choice.reason += " (one step for all ranks, so that ranks are compared on the same step)";
+  return choice;
+}
+
+}  // namespace trainscope::analysis

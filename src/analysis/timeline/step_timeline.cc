@@ -1,0 +1,276 @@
+#include "analysis/timeline/step_timeline.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <unordered_map>
+
+#include "analysis/common/breakdown_intervals.h"
+
+namespace trainscope::analysis {
+namespace {
+
+double ToUs(int64_t ns) { return static_cast<double>(ns) / 1000.0; }
+
+// Other = device work that is neither compute nor communication: memory
+// copies and AI CPU / DSA tasks (the article's "Other" lane).
+Lane LaneOf(const model::RankProfile& profile, size_t i) {
+  const auto& kernels = profile.kernels;
+  if (kernels.kind[i] == model::KernelKind::kCommunication) return Lane::kComm;
+  if (kernels.kind[i] == model::KernelKind::kMemory) return Lane::kOther;
+  std::string_view accelerator = profile.strings.Get(kernels.accelerator[i]);
+  if (accelerator == "AI_CPU" || accelerator == "DSA_SQE") return Lane::kOther;
+  return Lane::kCompute;
+}
+
+// Picks the window of |width| inside [lo, hi) that contains the most
+// anchor points (two pointers over sorted points). Ties keep the earliest.
+double DensestWindowStart(const std::vector<double>& points, double lo, double hi, double width) {
+  auto first = std::lower_bound(points.begin(), points.end(), lo);
+  auto last = std::lower_bound(points.begin(), points.end(), hi);
+  double best_start = lo;
+  std::ptrdiff_t best_count = -1;
+  auto tail = first;
+  for (auto head = first; head != last; ++head) {
+    while (*head - *tail >= width) ++tail;
+    std::ptrdiff_t count = head - tail + 1;
+    if (count > best_count) {
+      best_count = count;
+      best_start = *tail;
+    }
+  }
+  // Keep the window inside [lo, hi) when possible.
+  if (best_start + width > hi) best_start = std::max(lo, hi - width);
+  return best_start;
+}
+
+// The nested zoom windows: each is the window of its width, inside the
+// previous one, that holds the most |anchors_us|.
+void BuildZooms(const std::vector<TimelineKernel>& kernels, StepTimeline* timeline,
+                std::vector<double> anchors_us, const std::string& centred_on,
+                const TimelineOptions& options) {
+  std::sort(anchors_us.begin(), anchors_us.end());
+  timeline->zooms.clear();
+  timeline->zoom_centre = centred_on;
+  double lo = 0, hi = timeline->span_us;
+  std::vector<double> widths = options.zoom_widths_us;
+  // A step shorter than every configured window still gets one zoom, at a
+  // quarter of its span, so the kernels are shown one by one somewhere.
+  if (!widths.empty() && hi > 0 &&
+      std::all_of(widths.begin(), widths.end(), [&](double width) { return width >= hi; })) {
+    widths = {hi / 4};
+  }
+  for (double width : widths) {
+    // A window as wide as what is already shown would not zoom in.
+    if (width >= hi - lo) continue;
+    double start = DensestWindowStart(anchors_us, lo, hi, width);
+    ZoomWindow zoom;
+    zoom.width_us = width;
+    zoom.start_us = start;
+    for (const TimelineKernel& kernel : kernels) {
+      double relative = kernel.start_us - start;
+      if (relative < 0 || relative >= width) continue;
+      ++zoom.kernel_count;
+      if (zoom.kernels.size() < options.max_kernels_per_zoom) zoom.kernels.push_back(kernel);
+    }
+    zoom.truncated = zoom.kernel_count > static_cast<int64_t>(zoom.kernels.size());
+    timeline->zooms.push_back(std::move(zoom));
+    // The next, narrower window is searched inside this one.
+    lo = start;
+    hi = std::min(hi, start + width);
+  }
+}
+
+}  // namespace
+
+TimelineOverview AggregateColumns(const std::vector<TimelineKernel>& kernels, double t0, double t1,
+                                  int32_t columns) {
+  TimelineOverview overview;
+  overview.columns = columns;
+  const double range = std::max(t1 - t0, 1e-6);
+  const double us_per_column = range / columns;
+  overview.us_per_column = us_per_column;
+  // busy[c] = fraction of column c covered by any kernel (for the Free lane).
+  std::vector<double> busy(static_cast<size_t>(columns), 0.0);
+  // per lane and column: time and count by family
+  std::vector<std::vector<std::map<uint32_t, std::pair<double, int>>>> cells(
+      3, std::vector<std::map<uint32_t, std::pair<double, int>>>(static_cast<size_t>(columns)));
+  for (const auto& kernel : kernels) {
+    double start = std::max(kernel.start_us, t0);
+    double end = std::min(kernel.start_us + kernel.duration_us, t1);
+    if (end <= start && !(kernel.duration_us == 0 && kernel.start_us >= t0 && kernel.start_us < t1))
+      continue;
+    auto lane = static_cast<size_t>(kernel.lane);
+    int c0 = std::clamp(static_cast<int>((start - t0) / us_per_column), 0, columns - 1);
+    int c1 = std::clamp(static_cast<int>((end - t0) / us_per_column), 0, columns - 1);
+    for (int c = c0; c <= c1; ++c) {
+      double col_start = t0 + c * us_per_column, col_end = col_start + us_per_column;
+      double overlap = std::max(0.0, std::min(end, col_end) - std::max(start, col_start));
+      auto& cell = cells[lane][static_cast<size_t>(c)][kernel.family];
+      cell.first += overlap;
+      cell.second += 1;
+      busy[static_cast<size_t>(c)] =
+          std::min(1.0, busy[static_cast<size_t>(c)] + overlap / us_per_column);
+    }
+  }
+  // Runs: neighbouring columns whose dominant family is the same.
+  for (size_t lane = 0; lane < 3; ++lane) {
+    std::vector<OverviewRun>& runs = overview.lanes[lane];
+    std::optional<OverviewRun> run;
+    auto flush = [&](int end_column) {
+      if (!run) return;
+      run->end_column = end_column;
+      runs.push_back(*run);
+      run.reset();
+    };
+    for (int c = 0; c < columns; ++c) {
+      const auto& cell = cells[lane][static_cast<size_t>(c)];
+      if (cell.empty()) {
+        flush(c);
+        continue;
+      }
+      auto best = std::max_element(cell.begin(), cell.end(), [](const auto& a, const auto& b) {
+        return a.second.first < b.second.first;
+      });
+      if (run && best->first != run->family) flush(c);
+      if (!run) run = OverviewRun{c, c, best->first, 0, 0};
+      for (const auto& [family, time_count] : cell) {
+        run->time_us += time_count.first;
+        run->kernels += time_count.second;
+      }
+    }
+    flush(columns);
+  }
+  // Free: columns with less than half their time covered.
+  int free_start = -1;
+  for (int c = 0; c <= columns; ++c) {
+    bool is_free = c < columns && busy[static_cast<size_t>(c)] < 0.5;
+    if (is_free && free_start < 0) free_start = c;
+    if (!is_free && free_start >= 0) {
+      overview.free.push_back(ColumnRange{free_start, c});
+      free_start = -1;
+    }
+  }
+  return overview;
+}
+
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): HACKING.md, "Complexity debt"
+StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step,
+                                 const KernelFamilies& families, const TimelineOptions& options,
+                                 const ZoomCentre* centre) {
+  const FamilyRules& rules = families.rules();
+  StepTimeline timeline;
+  timeline.step = step;
+  const auto& kernels = profile.kernels;
+  const std::span<const uint32_t> rows = kernels.RowsOf(step);
+  if (rows.empty()) return timeline;
+  // KernelTable is sorted by start, so rows are in start order.
+  const int64_t origin = kernels.start_ns[rows.front()];
+  int64_t window_end = origin;
+  std::vector<Interval> compute, comm, other;
+  // Profile string id -> index in timeline.strings; families likewise.
+  std::unordered_map<StringId, uint32_t> local_string;
+  std::unordered_map<size_t, uint32_t> local_family;
+  // Every kernel of the step, in start order: for the zooms and the overview
+  // only, not kept.
+  std::vector<TimelineKernel> step_kernels;
+  step_kernels.reserve(rows.size());
+  auto local = [&](StringId id) {
+    auto [it, inserted] =
+        local_string.try_emplace(id, static_cast<uint32_t>(timeline.strings.size()));
+    if (inserted) timeline.strings.emplace_back(profile.strings.Get(id));
+    return it->second;
+  };
+  for (size_t i : rows) {
+    window_end = std::max(window_end, kernels.end_ns(i));
+    Lane lane = LaneOf(profile, i);
+    Interval interval{kernels.start_ns[i], kernels.end_ns(i)};
+    (lane == Lane::kCompute ? compute : lane == Lane::kComm ? comm : other).push_back(interval);
+    const size_t index = families.Of(i);
+    auto [family, new_family] =
+        local_family.try_emplace(index, static_cast<uint32_t>(timeline.strings.size()));
+    if (new_family) timeline.strings.push_back(rules.families()[index]);
+    step_kernels.push_back(
+        TimelineKernel{ToUs(kernels.start_ns[i] - origin), ToUs(kernels.duration_ns[i]), lane,
+                       local(kernels.op_type[i]), local(kernels.name[i]), family->second});
+  }
+  timeline.step_start_ns = origin;
+  timeline.kernel_count = static_cast<int64_t>(step_kernels.size());
+  timeline.span_us = ToUs(window_end - origin);
+  std::vector<Interval> compute_union = UnionOf(compute);
+  std::vector<Interval> comm_union = UnionOf(comm);
+  std::vector<Interval> other_union = UnionOf(other);
+  std::vector<Interval> all_union =
+      UnionOfMerged(UnionOfMerged(compute_union, comm_union), other_union);
+  timeline.compute_us = ToUs(TotalLength(compute_union));
+  timeline.comm_us = ToUs(TotalLength(comm_union));
+  timeline.other_us = ToUs(TotalLength(other_union));
+  timeline.comm_not_overlapped_us = ToUs(LengthMinus(comm_union, compute_union));
+  timeline.free_us = ToUs((window_end - origin) - TotalLength(all_union));
+
+  // Step-start idle: until the first compute kernel; the collective that
+  // runs meanwhile is what the step waits for (the article's 302 ms barrier).
+  for (size_t i : rows) {
+    if (LaneOf(profile, i) != Lane::kCompute) continue;
+    timeline.step_start_idle_us = ToUs(kernels.start_ns[i] - origin);
+    break;
+  }
+  for (size_t i : rows) {
+    if (kernels.kind[i] != model::KernelKind::kCommunication) continue;
+    if (kernels.start_ns[i] - origin > static_cast<int64_t>(timeline.step_start_idle_us * 1000))
+      break;
+    timeline.step_start_waits_for = std::string(profile.strings.Get(kernels.op_type[i]));
+    timeline.step_start_wait_collective_us = ToUs(kernels.duration_ns[i]);
+    break;
+  }
+
+  // Free gaps between consecutive pieces of the all-activity union.
+  std::vector<FreeGap> gaps;
+  for (size_t g = 1; g < all_union.size(); ++g) {
+    int64_t gap_start = all_union[g - 1].end;
+    int64_t gap_end = all_union[g].start;
+    if (gap_end - gap_start < options.min_gap_ns) continue;
+    gaps.push_back(FreeGap{ToUs(gap_start - origin), ToUs(gap_end - gap_start), "", ""});
+  }
+  // Only the longest few are kept: partial_sort, not a full sort of 10^5 gaps.
+  size_t keep = std::min(gaps.size(), options.longest_gaps);
+  std::partial_sort(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(keep), gaps.end(),
+                    [](const FreeGap& a, const FreeGap& b) {
+                      if (a.duration_us != b.duration_us) return a.duration_us > b.duration_us;
+                      return a.start_us < b.start_us;
+                    });
+  // A new vector, not resize: the timeline outlives the analysis of its
+  // rank, and the capacity of every gap of the step would stay with it.
+  gaps = std::vector<FreeGap>(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(keep));
+  for (FreeGap& gap : gaps) {
+    int64_t gap_start = origin + std::llround(gap.start_us * 1000);
+    int64_t gap_end = gap_start + std::llround(gap.duration_us * 1000);
+    int64_t best_end = INT64_MIN;
+    for (size_t i : rows) {
+      if (kernels.end_ns(i) <= gap_start && kernels.end_ns(i) > best_end) {
+        best_end = kernels.end_ns(i);
+        gap.before = std::string(profile.strings.Get(kernels.op_type[i]));
+      }
+      if (kernels.start_ns[i] >= gap_end && gap.after.empty()) {
+        gap.after = std::string(profile.strings.Get(kernels.op_type[i]));
+      }
+    }
+  }
+  timeline.longest_gaps = std::move(gaps);
+
+  if (centre != nullptr) {
+    BuildZooms(step_kernels, &timeline, centre->anchors_us, centre->label, options);
+  } else {
+    // Nested zoom windows on the densest region of compute starts.
+    std::vector<double> starts;
+    for (const TimelineKernel& kernel : step_kernels) {
+      if (kernel.lane == Lane::kCompute) starts.push_back(kernel.start_us);
+    }
+    BuildZooms(step_kernels, &timeline, starts, "densest region of compute kernel starts", options);
+  }
+  timeline.overview = AggregateColumns(step_kernels, 0, timeline.span_us, kOverviewColumns);
+  return timeline;
+}
+
+}  // namespace trainscope::analysis

@@ -1,0 +1,127 @@
+// Timeline panorama of one step (methodology §2 step 3): four lanes
+// (Compute, Comm, Other, Free), the idle at step start and what it waits
+// for, the longest free gaps, and zoom windows on the densest region.
+//
+// Works on model::KernelTable, so it needs only device activity: Ascend
+// kernel_details.csv or the kernels of a GPU trace.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analysis/common/family_rules.h"
+#include "model/rank_profile.h"
+
+namespace trainscope::analysis {
+
+enum class Lane : uint8_t { kCompute = 0, kComm = 1, kOther = 2 };
+
+// One kernel placed on the timeline; times relative to the step start (us).
+// Strings are indices into StepTimeline::strings: a step has 10^4-10^6
+// kernels but only hundreds of distinct names.
+struct TimelineKernel {
+  double start_us = 0;
+  double duration_us = 0;
+  Lane lane = Lane::kCompute;
+  uint32_t op_type = 0;
+  uint32_t name = 0;
+  uint32_t family = 0;
+};
+
+struct FreeGap {
+  double start_us = 0;  // relative to the step start
+  double duration_us = 0;
+  std::string before;  // op type of the kernel that ended last before the gap
+  std::string after;   // op type of the kernel that starts the gap's end
+};
+
+struct ZoomWindow {
+  double width_us = 0;
+  double start_us = 0;  // relative to the step start
+  int64_t kernel_count = 0;
+  std::vector<TimelineKernel> kernels;  // every kernel starting in the window (capped)
+  bool truncated = false;
+};
+
+// The step drawn at a fixed resolution: each lane split into |columns|
+// equal columns; in each column the family with the most kernel time names
+// the column, and neighbouring columns of the same family form one run.
+// Computed once from every kernel of the step, so a timeline keeps a few
+// hundred runs instead of 10^4-10^6 kernels (report/charts.cc draws it).
+struct OverviewRun {
+  int32_t first_column = 0;
+  int32_t end_column = 0;  // exclusive
+  uint32_t family = 0;     // index into StepTimeline::strings
+  double time_us = 0;      // kernel time of every family in the run's columns
+  int64_t kernels = 0;     // kernels touching the run's columns (once per column)
+};
+
+struct ColumnRange {
+  int32_t first_column = 0;
+  int32_t end_column = 0;  // exclusive
+};
+
+struct TimelineOverview {
+  int32_t columns = 0;
+  double us_per_column = 0;
+  std::array<std::vector<OverviewRun>, 3> lanes;  // by Lane
+  std::vector<ColumnRange> free;                  // columns less than half covered by any kernel
+};
+
+// The Gantt's plot width in pixels (report/charts.cc: 1100 - 70 - 20): one
+// column per pixel.
+inline constexpr int32_t kOverviewColumns = 1010;
+
+// Aggregates |kernels| (times relative to the step start) in [t0_us, t1_us)
+// into |columns| columns.
+TimelineOverview AggregateColumns(const std::vector<TimelineKernel>& kernels, double t0_us,
+                                  double t1_us, int32_t columns);
+
+struct StepTimeline {
+  int32_t step = model::kNoStep;
+  int64_t step_start_ns = 0;  // absolute, first kernel start of the step
+  double span_us = 0;
+  int64_t kernel_count = 0;  // kernels of the step
+  // Lane totals as interval unions (us) and Free = span - |union of all|.
+  double compute_us = 0;
+  double comm_us = 0;
+  double other_us = 0;
+  double comm_not_overlapped_us = 0;  // comm union minus compute union
+  double free_us = 0;
+  // The idle of the compute lane at step start and the collective running then.
+  double step_start_idle_us = 0;
+  std::string step_start_waits_for;  // op type of the first collective, "" if none
+  double step_start_wait_collective_us = 0;
+  std::vector<FreeGap> longest_gaps;  // longest first
+  std::vector<ZoomWindow> zooms;      // widest first, each nested in the previous
+  std::string zoom_centre;            // what the zooms are centred on
+  TimelineOverview overview;          // the whole step at kOverviewColumns columns
+  std::vector<std::string> strings;   // op types, names and families of zoom kernels and runs
+
+  const std::string& Str(uint32_t index) const { return strings[index]; }
+};
+
+struct TimelineOptions {
+  std::vector<double> zoom_widths_us = {40'000, 4'000, 1'000};
+  size_t longest_gaps = 5;
+  size_t max_kernels_per_zoom = 400;
+  int64_t min_gap_ns = 1'000;  // gaps shorter than 1 us are not "free time" worth listing
+};
+
+// What the zoom windows are centred on: each zoom is the window of its
+// width, inside the previous one, that holds the most anchors (times
+// relative to the step start), e.g. the instance starts of the top motif.
+struct ZoomCentre {
+  std::vector<double> anchors_us;
+  std::string label;
+};
+
+// |centre| nullptr: the zooms go to the densest region of compute kernel starts.
+StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step,
+                                 const KernelFamilies& families,
+                                 const TimelineOptions& options = {},
+                                 const ZoomCentre* centre = nullptr);
+
+}  // namespace trainscope::analysis
