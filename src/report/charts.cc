@@ -55,7 +55,7 @@ std::string FamilyColor(const std::string& family) {
   return kPalette[hash % kPaletteSize];
 }
 
-std::string DensityChartSvg(const std::vector<DensitySeries>& series) {
+HtmlFragment DensityChartSvg(const std::vector<DensitySeries>& series) {
   const double width = 760, height = 340;
   SvgCanvas svg(width, height, "Log-log density of kernel durations");
   const double plot_w = width - kLeft - kRight - 120, plot_h = height - kTop - kBottom;
@@ -86,10 +86,10 @@ std::string DensityChartSvg(const std::vector<DensitySeries>& series) {
     svg.Text(kLeft - 6, y + 4, fmt::format("1e{:g}", e), "end", 10);
   }
   svg.Text(kLeft + plot_w / 2, height - 6, "kernel duration (log scale)", "middle", 11);
-  svg.Raw(
-      fmt::format("<text x=\"14\" y=\"{:.0f}\" font-size=\"11\" text-anchor=\"middle\" "
-                  "transform=\"rotate(-90 14 {:.0f})\">fraction of kernels per decade</text>",
-                  kTop + plot_h / 2, kTop + plot_h / 2));
+  svg.Format(
+      "<text x=\"14\" y=\"{:.0f}\" font-size=\"11\" text-anchor=\"middle\" "
+      "transform=\"rotate(-90 14 {:.0f})\">fraction of kernels per decade</text>",
+      kTop + plot_h / 2, kTop + plot_h / 2);
   for (size_t i = 0; i < series.size(); ++i) {
     const std::string color = kPalette[i % kPaletteSize];
     std::vector<std::pair<double, double>> points;
@@ -118,10 +118,10 @@ std::string DensityChartSvg(const std::vector<DensitySeries>& series) {
   }
   if (series.size() > 16)
     svg.Text(width - 125, kTop + 12 + 16 * 16, fmt::format("+{} more", series.size() - 16));
-  return svg.Finish();
+  return std::move(svg).Finish();
 }
 
-std::string FamilyBarsSvg(const std::vector<analysis::FamilyStat>& families) {
+HtmlFragment FamilyBarsSvg(const std::vector<analysis::FamilyStat>& families) {
   std::vector<analysis::FamilyStat> shown;
   for (const auto& family : families) {
     if (family.count > 0) shown.push_back(family);
@@ -150,7 +150,7 @@ std::string FamilyBarsSvg(const std::vector<analysis::FamilyStat>& families) {
              10);
     y += row;
   }
-  return svg.Finish();
+  return std::move(svg).Finish();
 }
 
 namespace {
@@ -211,7 +211,7 @@ void DrawLanes(SvgCanvas& svg, const analysis::StepTimeline& timeline,
 
 }  // namespace
 
-std::string StepGanttSvg(const analysis::StepTimeline& timeline) {
+HtmlFragment StepGanttSvg(const analysis::StepTimeline& timeline) {
   const double width = 1100, lane_h = 26, plot_w = width - kLeft - kRight;
   const double height = kTop + 4 * (lane_h + 6) + kBottom;
   SvgCanvas svg(width, height,
@@ -225,19 +225,20 @@ std::string StepGanttSvg(const analysis::StepTimeline& timeline) {
     const auto& zoom = timeline.zooms[i];
     double x = kLeft + zoom.start_us / std::max(timeline.span_us, 1e-6) * plot_w;
     double w = std::max(2.0, zoom.width_us / std::max(timeline.span_us, 1e-6) * plot_w);
-    svg.Raw(fmt::format(
+    svg.Format(
         "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"none\" "
         "stroke=\"#000\" stroke-dasharray=\"3,2\" class=\"zoom-outline\"><title>zoom {} "
         "({})</title></rect>",
         x, kTop - 3.0 + static_cast<double>(i), w,
         4 * (lane_h + 6) - 6 + 6.0 - 2.0 * static_cast<double>(i), i + 1,
-        HtmlEscape(FormatDurationUs(zoom.width_us))));
+        FormatDurationUs(zoom.width_us));
   }
   TimeAxis(svg, kLeft, kLeft + plot_w, kTop + 4 * (lane_h + 6), 0, timeline.span_us);
-  return svg.Finish();
+  return std::move(svg).Finish();
 }
 
-std::string ZoomGanttSvg(const analysis::StepTimeline& timeline, const analysis::ZoomWindow& zoom) {
+HtmlFragment ZoomGanttSvg(const analysis::StepTimeline& timeline,
+                          const analysis::ZoomWindow& zoom) {
   const double width = 1100, lane_h = 26, plot_w = width - kLeft - kRight;
   const double height = kTop + 4 * (lane_h + 6) + kBottom;
   SvgCanvas svg(width, height,
@@ -249,7 +250,7 @@ std::string ZoomGanttSvg(const analysis::StepTimeline& timeline, const analysis:
             kLeft, plot_w, kTop, lane_h);
   TimeAxis(svg, kLeft, kLeft + plot_w, kTop + 4 * (lane_h + 6), zoom.start_us,
            zoom.start_us + zoom.width_us);
-  return svg.Finish();
+  return std::move(svg).Finish();
 }
 
 }  // namespace trainscope::report

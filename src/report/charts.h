@@ -6,6 +6,7 @@
 
 #include "analysis/step/kernel_distribution.h"
 #include "analysis/timeline/step_timeline.h"
+#include "report/html_writer.h"
 
 namespace trainscope::report {
 
@@ -18,18 +19,18 @@ struct DensitySeries {
 };
 
 // Log-log kernel-duration density, several runs or ranks overlaid.
-std::string DensityChartSvg(const std::vector<DensitySeries>& series);
+HtmlFragment DensityChartSvg(const std::vector<DensitySeries>& series);
 
 // Two bar charts side by side: share of kernel count and of kernel time.
-std::string FamilyBarsSvg(const std::vector<analysis::FamilyStat>& families);
+HtmlFragment FamilyBarsSvg(const std::vector<analysis::FamilyStat>& families);
 
 // Gantt of one step: lanes Compute, Comm, Other, Free, coloured by family;
 // kernels narrower than a pixel are aggregated per pixel column (the
 // family with the most time there wins), so the SVG stays small for
 // steps of 10^5 kernels. Zoom windows are outlined.
-std::string StepGanttSvg(const analysis::StepTimeline& timeline);
+HtmlFragment StepGanttSvg(const analysis::StepTimeline& timeline);
 
 // One zoom window drawn kernel by kernel (up to its cap).
-std::string ZoomGanttSvg(const analysis::StepTimeline& timeline, const analysis::ZoomWindow& zoom);
+HtmlFragment ZoomGanttSvg(const analysis::StepTimeline& timeline, const analysis::ZoomWindow& zoom);
 
 }  // namespace trainscope::report

@@ -8,10 +8,10 @@
 
 namespace trainscope::report {
 
-std::string RankScatterSvg(const analysis::ClusterAnalysis& c) {
+HtmlFragment RankScatterSvg(const analysis::ClusterAnalysis& c) {
   constexpr double kW = 640, kH = 360, kLeft = 70, kRight = 20, kTop = 24, kBottom = 48;
   SvgCanvas svg(kW, kH, "ranks: step-start offset vs step time");
-  if (c.per_rank.empty()) return svg.Finish();
+  if (c.per_rank.empty()) return std::move(svg).Finish();
   double x_max = 0, y_min = 1e300, y_max = 0;
   for (const auto& r : c.per_rank) {
     x_max = std::max(x_max, r.step_start_offset_us);
@@ -47,7 +47,7 @@ std::string RankScatterSvg(const analysis::ClusterAnalysis& c) {
       svg.Text(x + 5, y - 4, fmt::format("{}", r.rank), "start", 9);
     }
   }
-  return svg.Finish();
+  return std::move(svg).Finish();
 }
 
 }  // namespace trainscope::report

@@ -5,9 +5,10 @@
 #include <string>
 
 #include "analysis/cluster/cluster.h"
+#include "report/html_writer.h"
 
 namespace trainscope::report {
 
-std::string RankScatterSvg(const analysis::ClusterAnalysis& cluster);
+HtmlFragment RankScatterSvg(const analysis::ClusterAnalysis& cluster);
 
 }  // namespace trainscope::report

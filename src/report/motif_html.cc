@@ -10,25 +10,25 @@
 
 namespace trainscope::report {
 
-void RenderMotifsHtml(std::string& out, const analysis::RankAnalysis* focus) {
+void RenderMotifsHtml(HtmlWriter& out, const analysis::RankAnalysis* focus) {
   if (focus == nullptr || focus->selected() == nullptr) return;
   const auto& motifs = focus->selected()->motifs;
-  out += "<section id=\"motifs\"><h2>Repeating kernel chains (motifs)</h2>\n";
+  out.Raw("<section id=\"motifs\"><h2>Repeating kernel chains (motifs)</h2>\n");
   if (motifs.empty()) {
-    out +=
-        "<p class=\"muted\">No repeating chain of 3 or more kernels in this step.</p></section>\n";
+    out.Raw(
+        "<p class=\"muted\">No repeating chain of 3 or more kernels in this step.</p></section>\n");
     return;
   }
-  out += fmt::format(
+  out.Format(
       "<p>Rank {}, step {}: chains of operator types that repeat in the device kernel sequence, "
       "matched to "
       "known unfused patterns (fingerprints). One instance is shown per row.</p>\n",
       focus->rank, focus->selected_step);
-  out +=
+  out.Raw(
       "<table><tr><th class=\"l\">fingerprint</th><th class=\"l\">chain (one "
       "instance)</th><th>kernels</th>"
       "<th>instances</th><th>period</th><th>total</th><th>mean</th><th>share of step</th>"
-      "<th class=\"l\">where</th></tr>\n";
+      "<th class=\"l\">where</th></tr>\n");
   std::vector<const analysis::Motif*> sorted;
   sorted.reserve(motifs.size());
   for (const auto& motif : motifs) sorted.push_back(&motif);
@@ -48,16 +48,15 @@ void RenderMotifsHtml(std::string& out, const analysis::RankAnalysis* focus) {
     std::string fingerprint = motif->fingerprint ? *motif->fingerprint : "—";
     if (motif->fingerprint && motif->variant) fingerprint += " (" + *motif->variant + ")";
     std::string where = motif->source.empty() ? motif->attribution : motif->source;
-    out += fmt::format(
+    out.Format(
         "<tr><td class=\"l\">{}</td><td "
         "class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
         "<td>{}</td><td class=\"l\">{}</td></tr>\n",
-        HtmlEscape(fingerprint), HtmlEscape(chain), motif->kernels.size(), motif->occurrences,
-        HtmlEscape(FormatDurationUs(motif->period_us)),
-        HtmlEscape(FormatDurationUs(motif->total_us)), HtmlEscape(FormatDurationUs(motif->mean_us)),
-        HtmlEscape(FormatPercent(motif->share_of_step)), HtmlEscape(where));
+        fingerprint, chain, motif->kernels.size(), motif->occurrences,
+        FormatDurationUs(motif->period_us), FormatDurationUs(motif->total_us),
+        FormatDurationUs(motif->mean_us), FormatPercent(motif->share_of_step), where);
   }
-  out += "</table></section>\n";
+  out.Raw("</table></section>\n");
 }
 
 }  // namespace trainscope::report

@@ -5,8 +5,8 @@
 #include <string>
 
 #include "core/safe_text.h"
+#include "report/html_writer.h"
 #include "report/json_writer.h"
-#include "report/svg.h"
 
 namespace trainscope {
 namespace {
