@@ -491,5 +491,35 @@ TEST(ChunkedJson, TraceViewArrayIndependentOfChunking) {
   EXPECT_EQ(chunked.ledgers.back().rows_read(), reference.ledgers.back().rows_read());
 }
 
+// Found by the json_chunked soak on 2026-12-01 (input with its options byte:
+// tests/data/fuzz_findings/json_chunked-soak-2026-12-01, also a seed): an
+// event over the size limit followed by a stray byte instead of a comma. The
+// whole-document scan skips the long event and stops at the stray byte; the
+// text feeder skipped it and read on from the stray byte, so the chunked
+// scan succeeded where the whole-document scan failed. The feeder now leaves
+// such a document to the whole-document scan.
+TEST(ChunkedJson, DamageAfterALongEventStopsBothScansAtTheSameByte) {
+  const std::string json = "[{\"ph\":\"X\",\"name\":\"" + std::string(600, 'a') +
+                           "\"} !,{\"ph\":\"X\",\"name\":\"b\",\"pid\":1,\"tid\":1,"
+                           "\"ts\":\"1\",\"dur\":1}]";
+  ScanOptions options;
+  options.chunk_bytes = 41;
+  options.threads = 2;
+  options.max_event_bytes = 512;
+  Scan chunked;
+  chunked.status =
+      formats::trace::ScanJsonText(json, "doc", &chunked.sink, &chunked.report, options);
+  Scan whole;
+  simdjson::padded_string padded(json);
+  whole.status = formats::trace::ScanChromeTrace(std::string_view(padded.data(), padded.size()),
+                                                 "doc", &whole.sink, &whole.report, 512);
+  EXPECT_FALSE(whole.status.ok());  // the long event is all there is before the damage
+  EXPECT_EQ(chunked.status.ok(), whole.status.ok()) << chunked.status.message();
+  EXPECT_EQ(chunked.sink.events.size(), whole.sink.events.size());
+  EXPECT_TRUE(chunked.report.damaged);
+  EXPECT_EQ(chunked.report.damage_offset, whole.report.damage_offset);
+  EXPECT_EQ(whole.report.damage_offset, json.find('!'));
+}
+
 }  // namespace
 }  // namespace trainscope

@@ -415,8 +415,16 @@ bool TextFeeder::Next(std::string_view* chunk, bool* bracketed) {
       FindLongEvent(body_.substr(0, chunk_end), begin, max_event_bytes_, &before_end, &long_begin,
                     &long_end)) {
     if (long_begin == begin) {
+      // What the whole-document scan would not read on from (a long value
+      // that is not an event object, no comma after it, a trailing comma)
+      // is left to it: the feeder fails and the caller falls back.
       size_t after = SkipSpace(body_, long_end);
-      if (after < body_.size() && body_[after] == ',') ++after;
+      if (body_[long_begin] != '{') return Fail();
+      if (after < body_.size()) {
+        if (body_[after] != ',') return Fail();
+        ++after;
+        if (SkipSpace(body_, after) >= body_.size()) return Fail();
+      }
       pos_ = after;
       open_bracket_ready_ = false;  // the next chunk is copied
       *chunk = {};

@@ -84,6 +84,7 @@ class TextFeeder : public ChunkFeeder {
   bool Next(std::string_view* chunk, bool* bracketed) override;
   void Release(std::string_view chunk) override;
   ChunkInfo info() const override { return info_; }
+  bool failed() const override { return failed_; }
   // The document offset of body[0] (for ChunkInfo::offset).
   void set_base_offset(size_t offset) { base_offset_ = offset; }
   // Events longer than this are handed over as skips (ChunkInfo::skip),
@@ -91,6 +92,11 @@ class TextFeeder : public ChunkFeeder {
   void set_max_event_bytes(size_t bytes) { max_event_bytes_ = bytes < 1 ? 1 : bytes; }
 
  private:
+  bool Fail() {
+    failed_ = true;
+    return false;
+  }
+
   std::string_view body_;
   size_t chunk_bytes_;
   bool release_pages_;
@@ -100,6 +106,7 @@ class TextFeeder : public ChunkFeeder {
   size_t base_offset_ = 0;
   size_t max_event_bytes_ = static_cast<size_t>(-1);
   ChunkInfo info_;
+  bool failed_ = false;
   // Whether the byte before the next chunk may hold its '[' (the first
   // chunk's is the array's own '[' or whitespace after it).
   bool open_bracket_ready_ = true;
