@@ -33,7 +33,7 @@ void RenderSummarySection(std::string& out, const analysis::JobAnalysis& job,
     const auto& step = *focus->selected();
     const auto& k = step.kernels;
     out += fmt::format("<p>Rank {} in depth, step {}: <span class=\"muted\">{}</span></p>\n",
-                       focus->rank, E(StepLabel(focus->selected_step)),
+                       focus->header.rank, E(StepLabel(focus->selected_step)),
                        E(focus->selected_step_reason));
     out += "<div class=\"kpi\">";
     Kpi(out, "kernels in the step", E(FormatCount(k.count)));
@@ -81,7 +81,8 @@ void RenderDistributionSection(std::string& out, const analysis::JobAnalysis& jo
     const auto* step = rank.selected();
     if (step == nullptr || step->kernels.count == 0) continue;
     series.push_back(
-        {fmt::format("rank {} step {}", rank.rank, StepLabel(rank.selected_step)), &step->density});
+        {fmt::format("rank {} step {}", rank.header.rank, StepLabel(rank.selected_step)),
+         &step->density});
   }
   if (!series.empty()) {
     out += "<h3>Log-log density of kernel durations</h3>\n";
@@ -93,7 +94,7 @@ void RenderDistributionSection(std::string& out, const analysis::JobAnalysis& jo
   }
   if (focus != nullptr && focus->selected() != nullptr) {
     const auto& step = *focus->selected();
-    out += fmt::format("<h3>Kernel families, rank {} step {}</h3>\n", focus->rank,
+    out += fmt::format("<h3>Kernel families, rank {} step {}</h3>\n", focus->header.rank,
                        E(StepLabel(step.step)));
     out += FamilyBarsSvg(step.families);
     out +=
@@ -138,7 +139,7 @@ void RenderTimelineSection(std::string& out, const analysis::RankAnalysis* focus
   out += fmt::format(
       "<p>Rank {}, step {}, span {}. Lanes: Compute, Comm (collectives), Other (copies, AI CPU), "
       "Free (device idle). Dashed boxes are the zoom windows below.</p>\n",
-      focus->rank, E(StepLabel(t.step)), Us(t.span_us));
+      focus->header.rank, E(StepLabel(t.step)), Us(t.span_us));
   out += StepGanttSvg(t);
   out += "<table><tr><th class=\"l\">lane</th><th>time</th><th>share of span</th></tr>\n";
   double span = t.span_us > 0 ? t.span_us : 1;
@@ -213,8 +214,8 @@ void RenderRanksSection(std::string& out, const analysis::JobAnalysis& job) {
       "class=\"l\">capture</th></tr>\n";
   for (const auto& rank : job.ranks) {
     const auto* step = rank.selected();
-    std::string capture =
-        fmt::format("{} {} {}", rank.torch_npu_version, rank.cann_version, rank.profiler_level);
+    std::string capture = fmt::format("{} {} {}", rank.header.torch_npu_version,
+                                      rank.header.cann_version, rank.header.profiler_level);
     if (step == nullptr) continue;
     const auto& k = step->kernels;
     std::string comp = "-", comm = "-", idle = "-";
@@ -229,7 +230,7 @@ void RenderRanksSection(std::string& out, const analysis::JobAnalysis& job) {
         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</"
         "td>"
         "<td>{}</td><td>{}</td><td class=\"l\">{}</td></tr>\n",
-        rank.rank, E(StepLabel(rank.selected_step)), E(FormatCount(k.count)), Us(k.span_us),
+        rank.header.rank, E(StepLabel(rank.selected_step)), E(FormatCount(k.count)), Us(k.span_us),
         Us(k.p50_us), Us(k.p90_us), Pct(k.share_le_50us), comp, comm, idle, E(capture));
   }
   out += "</table>\n";
@@ -260,7 +261,7 @@ void RenderDetailsSection(std::string& out, const analysis::JobAnalysis& job) {
       "read</th><th>used</th><th>skipped</th>"
       "<th class=\"l\">skip reasons</th></tr>\n";
   for (const auto& rank : job.ranks) {
-    for (const auto& file : rank.files) {
+    for (const auto& file : rank.header.files) {
       std::string reasons;
       for (const auto& [reason, count] : file.skipped_by_reason) {
         reasons += fmt::format("{}{} × {}", reasons.empty() ? "" : "; ", count, reason);
@@ -268,17 +269,18 @@ void RenderDetailsSection(std::string& out, const analysis::JobAnalysis& job) {
       out += fmt::format(
           "<tr><td>{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td "
           "class=\"l\">{}</td></tr>\n",
-          rank.rank, E(file.file), file.rows_read, file.rows_used, file.rows_skipped, E(reasons));
+          rank.header.rank, E(file.file), file.rows_read, file.rows_used, file.rows_skipped,
+          E(reasons));
     }
   }
   out += "</table>\n";
   for (const auto& rank : job.ranks) {
-    for (const auto& missing : rank.missing_files) {
-      out +=
-          fmt::format("<p class=\"muted\">rank {}: not present: {}</p>\n", rank.rank, E(missing));
+    for (const auto& missing : rank.header.missing_files) {
+      out += fmt::format("<p class=\"muted\">rank {}: not present: {}</p>\n", rank.header.rank,
+                         E(missing));
     }
-    for (const auto& warning : rank.warnings) {
-      out += fmt::format("<p>rank {}: {}</p>\n", rank.rank, E(warning));
+    for (const auto& warning : rank.header.warnings) {
+      out += fmt::format("<p>rank {}: {}</p>\n", rank.header.rank, E(warning));
     }
   }
   out += "</section>\n";

@@ -40,8 +40,8 @@ void ExpectRoundTripKeepsTheReports(const std::vector<model::RankProfile>& profi
     auto back = DeserializeRankResult(bytes);
     ASSERT_TRUE(back.ok()) << back.status().message();
     EXPECT_EQ(SerializeRankResult(*back), bytes);
-    EXPECT_EQ(back->rank, result->rank);
-    EXPECT_EQ(back->source, result->source);
+    EXPECT_EQ(back->header.rank, result->header.rank);
+    EXPECT_EQ(back->header.source, result->header.source);
     EXPECT_EQ(back->steps_info.spans_ns, result->steps_info.spans_ns);
     ASSERT_EQ(back->steps.size(), result->steps.size());
     for (size_t i = 0; i < back->steps.size(); ++i) {
@@ -98,12 +98,12 @@ TEST(RankResultIoTest, CorpusJobsRoundTripToIdenticalReports) {
 // Every struct of the tree with one item, values that stress the encoding.
 RankResult MakeSample() {
   RankResult r;
-  r.rank = 7;
-  r.source = "/runs/a/rank_7";
-  r.torch_npu_version = "2.7.1";
-  r.cann_version = "8.3.RC1";
-  r.profiler_level = "Level1";
-  r.steps_from = "Step Id column";
+  r.header.rank = 7;
+  r.header.source = "/runs/a/rank_7";
+  r.header.torch_npu_version = "2.7.1";
+  r.header.cann_version = "8.3.RC1";
+  r.header.profiler_level = "Level1";
+  r.header.steps_from = "Step Id column";
   FileHealth file;
   file.file = "kernel_details.csv";
   file.rows_read = 10;
@@ -111,9 +111,9 @@ RankResult MakeSample() {
   file.rows_skipped = 1;
   file.skipped_by_reason = {{"bad-time", 1}};
   file.samples = {{12, "bad-time", "Start Time (us) is \"x\""}};
-  r.files.push_back(file);
-  r.missing_files = {"op_statistic.csv"};
-  r.warnings = {"a warning"};
+  r.header.files.push_back(file);
+  r.header.missing_files = {"op_statistic.csv"};
+  r.header.warnings = {"a warning"};
   r.steps_info.rank = 7;
   r.steps_info.present = {3, 4};
   r.steps_info.spans_ns = {{3, 1'000'000}, {4, std::numeric_limits<int64_t>::max()}};
@@ -190,10 +190,10 @@ TEST(RankResultIoTest, SampleRoundTripsBitExactly) {
   EXPECT_EQ(back->steps[0].timeline.overview.lanes[1].at(0).kernels, 4);
   EXPECT_EQ(back->steps[0].fingerprint_findings.at(0).text_labels,
             sample.steps[0].fingerprint_findings[0].text_labels);
-  EXPECT_EQ(back->files.at(0).samples.at(0).detail, "Start Time (us) is \"x\"");
+  EXPECT_EQ(back->header.files.at(0).samples.at(0).detail, "Start Time (us) is \"x\"");
   EXPECT_TRUE(back->links.links.at(0).p2p);
   EXPECT_EQ(back->links.links[0].transport, "HCCS");
-  EXPECT_EQ(back->warnings, sample.warnings);
+  EXPECT_EQ(back->header.warnings, sample.header.warnings);
 }
 
 // The bytes of a fixed sample pin the layout: when this fails, a
@@ -234,7 +234,7 @@ TEST(RankResultIoTest, TrailingBytesAreRefused) {
 
 TEST(RankResultIoTest, CorruptLengthIsRefusedBeforeAllocating) {
   RankResult small;
-  small.source = "abc";
+  small.header.source = "abc";
   std::string bytes = SerializeRankResult(small);
   // "TSRR", version, rank (zigzag -1 = 1), then the source's length byte.
   ASSERT_EQ(bytes[6], 3);
@@ -251,7 +251,7 @@ TEST(RankResultIoTest, CorruptLengthIsRefusedBeforeAllocating) {
       << back.status().message();
   // A vector count far beyond the bytes left: the warnings, right after files.
   RankResult counted;
-  counted.warnings = {"w"};
+  counted.header.warnings = {"w"};
   std::string vec = SerializeRankResult(counted);
   const size_t at = vec.find(std::string("\x01\x01w", 3));
   ASSERT_NE(at, std::string::npos);

@@ -153,10 +153,14 @@ template <class V, Is<RankLinks> S>
 void VisitFields(V& v, S& rank_links) {
   TS_FIELDS(v, rank_links, rank, links);
 }
+template <class V, Is<RankHeader> S>
+void VisitFields(V& v, S& rank_header) {
+  TS_FIELDS(v, rank_header, rank, source, torch_npu_version, cann_version, profiler_level,
+            steps_from, files, missing_files, warnings);
+}
 template <class V, Is<RankResult> S>
 void VisitFields(V& v, S& rank_result) {
-  TS_FIELDS(v, rank_result, rank, source, torch_npu_version, cann_version, profiler_level,
-            steps_from, files, missing_files, warnings, steps_info, own_step, steps, comm, links);
+  TS_FIELDS(v, rank_result, header, steps_info, own_step, steps, comm, links);
 }
 
 #undef TS_FIELDS
