@@ -187,10 +187,10 @@ int RunAnalyze(const AnalyzeArgs& args) {
   }
   results.clear();
   std::stable_sort(ranks.begin(), ranks.end(),
-                   [](const auto& a, const auto& b) { return a.rank < b.rank; });
+                   [](const auto& a, const auto& b) { return a.header.rank < b.header.rank; });
   std::vector<int32_t> rank_ids;
   rank_ids.reserve(ranks.size());
-  for (const auto& rank : ranks) rank_ids.push_back(rank.rank);
+  for (const auto& rank : ranks) rank_ids.push_back(rank.header.rank);
   Status focus = CheckFocusRank(rank_ids, args.focus_rank);
   if (!focus.ok()) {
     progress.Done();

@@ -44,7 +44,7 @@ const analysis::RankAnalysis* FocusRank(const analysis::JobAnalysis& job,
   if (job.ranks.empty()) return nullptr;
   if (requested) {
     for (const auto& rank : job.ranks) {
-      if (rank.rank == *requested) return &rank;
+      if (rank.header.rank == *requested) return &rank;
     }
   }
   for (const auto& rank : job.ranks) {

@@ -28,8 +28,8 @@ void RenderSummarySection(HtmlWriter& out, const analysis::JobAnalysis& job,
   if (focus != nullptr && focus->selected() != nullptr) {
     const auto& step = *focus->selected();
     const auto& k = step.kernels;
-    out.Format("<p>Rank {} in depth, step {}: <span class=\"muted\">{}</span></p>\n", focus->rank,
-               StepLabel(focus->selected_step), focus->selected_step_reason);
+    out.Format("<p>Rank {} in depth, step {}: <span class=\"muted\">{}</span></p>\n",
+               focus->header.rank, StepLabel(focus->selected_step), focus->selected_step_reason);
     out.Raw("<div class=\"kpi\">");
     Kpi(out, "kernels in the step", FormatCount(k.count));
     Kpi(out, "step span", FormatDurationUs(k.span_us));
@@ -75,7 +75,8 @@ void RenderDistributionSection(HtmlWriter& out, const analysis::JobAnalysis& job
     const auto* step = rank.selected();
     if (step == nullptr || step->kernels.count == 0) continue;
     series.push_back(
-        {fmt::format("rank {} step {}", rank.rank, StepLabel(rank.selected_step)), &step->density});
+        {fmt::format("rank {} step {}", rank.header.rank, StepLabel(rank.selected_step)),
+         &step->density});
   }
   if (!series.empty()) {
     out.Raw("<h3>Log-log density of kernel durations</h3>\n");
@@ -87,7 +88,8 @@ void RenderDistributionSection(HtmlWriter& out, const analysis::JobAnalysis& job
   }
   if (focus != nullptr && focus->selected() != nullptr) {
     const auto& step = *focus->selected();
-    out.Format("<h3>Kernel families, rank {} step {}</h3>\n", focus->rank, StepLabel(step.step));
+    out.Format("<h3>Kernel families, rank {} step {}</h3>\n", focus->header.rank,
+               StepLabel(step.step));
     out.Append(FamilyBarsSvg(step.families));
     out.Raw(
         "<table><tr><th "
@@ -132,7 +134,7 @@ void RenderTimelineSection(HtmlWriter& out, const analysis::RankAnalysis* focus)
   out.Format(
       "<p>Rank {}, step {}, span {}. Lanes: Compute, Comm (collectives), Other (copies, AI CPU), "
       "Free (device idle). Dashed boxes are the zoom windows below.</p>\n",
-      focus->rank, StepLabel(t.step), FormatDurationUs(t.span_us));
+      focus->header.rank, StepLabel(t.step), FormatDurationUs(t.span_us));
   out.Append(StepGanttSvg(t));
   out.Raw("<table><tr><th class=\"l\">lane</th><th>time</th><th>share of span</th></tr>\n");
   double span = t.span_us > 0 ? t.span_us : 1;
@@ -207,8 +209,8 @@ void RenderRanksSection(HtmlWriter& out, const analysis::JobAnalysis& job) {
       "class=\"l\">capture</th></tr>\n");
   for (const auto& rank : job.ranks) {
     const auto* step = rank.selected();
-    std::string capture =
-        fmt::format("{} {} {}", rank.torch_npu_version, rank.cann_version, rank.profiler_level);
+    std::string capture = fmt::format("{} {} {}", rank.header.torch_npu_version,
+                                      rank.header.cann_version, rank.header.profiler_level);
     if (step == nullptr) continue;
     const auto& k = step->kernels;
     std::string comp = "-", comm = "-", idle = "-";
@@ -223,9 +225,9 @@ void RenderRanksSection(HtmlWriter& out, const analysis::JobAnalysis& job) {
         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</"
         "td>"
         "<td>{}</td><td>{}</td><td class=\"l\">{}</td></tr>\n",
-        rank.rank, StepLabel(rank.selected_step), FormatCount(k.count), FormatDurationUs(k.span_us),
-        FormatDurationUs(k.p50_us), FormatDurationUs(k.p90_us), FormatPercent(k.share_le_50us),
-        comp, comm, idle, capture);
+        rank.header.rank, StepLabel(rank.selected_step), FormatCount(k.count),
+        FormatDurationUs(k.span_us), FormatDurationUs(k.p50_us), FormatDurationUs(k.p90_us),
+        FormatPercent(k.share_le_50us), comp, comm, idle, capture);
   }
   out.Raw("</table>\n");
   RenderClusterHtml(out, job);
@@ -253,7 +255,7 @@ void RenderDetailsSection(HtmlWriter& out, const analysis::JobAnalysis& job) {
       "read</th><th>used</th><th>skipped</th>"
       "<th class=\"l\">skip reasons</th></tr>\n");
   for (const auto& rank : job.ranks) {
-    for (const auto& file : rank.files) {
+    for (const auto& file : rank.header.files) {
       std::string reasons;
       for (const auto& [reason, count] : file.skipped_by_reason) {
         reasons += fmt::format("{}{} × {}", reasons.empty() ? "" : "; ", count, reason);
@@ -261,16 +263,16 @@ void RenderDetailsSection(HtmlWriter& out, const analysis::JobAnalysis& job) {
       out.Format(
           "<tr><td>{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td "
           "class=\"l\">{}</td></tr>\n",
-          rank.rank, file.file, file.rows_read, file.rows_used, file.rows_skipped, reasons);
+          rank.header.rank, file.file, file.rows_read, file.rows_used, file.rows_skipped, reasons);
     }
   }
   out.Raw("</table>\n");
   for (const auto& rank : job.ranks) {
-    for (const auto& missing : rank.missing_files) {
-      out.Format("<p class=\"muted\">rank {}: not present: {}</p>\n", rank.rank, missing);
+    for (const auto& missing : rank.header.missing_files) {
+      out.Format("<p class=\"muted\">rank {}: not present: {}</p>\n", rank.header.rank, missing);
     }
-    for (const auto& warning : rank.warnings) {
-      out.Format("<p>rank {}: {}</p>\n", rank.rank, warning);
+    for (const auto& warning : rank.header.warnings) {
+      out.Format("<p>rank {}: {}</p>\n", rank.header.rank, warning);
     }
   }
   out.Raw("</section>\n");

@@ -209,7 +209,7 @@ void WriteInputIssues(JsonWriter& w, const char* key,
 void WriteIngest(JsonWriter& w, const analysis::RankAnalysis& rank) {
   w.Key("ingest").BeginObject();
   w.Key("files").BeginArray();
-  for (const auto& file : rank.files) {
+  for (const auto& file : rank.header.files) {
     w.BeginObject();
     w.Field("file", file.file);
     w.Field("rows_read", file.rows_read);
@@ -234,10 +234,10 @@ void WriteIngest(JsonWriter& w, const analysis::RankAnalysis& rank) {
   }
   w.EndArray();
   w.Key("missing_files").BeginArray();
-  for (const auto& missing : rank.missing_files) w.String(missing);
+  for (const auto& missing : rank.header.missing_files) w.String(missing);
   w.EndArray();
   w.Key("warnings").BeginArray();
-  for (const auto& warning : rank.warnings) w.String(warning);
+  for (const auto& warning : rank.header.warnings) w.String(warning);
   w.EndArray();
   w.EndObject();
 }
@@ -263,15 +263,15 @@ std::string RenderJson(const analysis::JobAnalysis& job, const std::string& tool
   w.Key("ranks").BeginArray();
   for (const auto& rank : job.ranks) {
     w.BeginObject();
-    w.Field("rank", rank.rank);
-    w.Field("source", rank.source);
+    w.Field("rank", rank.header.rank);
+    w.Field("source", rank.header.source);
     w.Key("capture").BeginObject();
-    w.Field("torch_npu_version", rank.torch_npu_version);
-    w.Field("cann_version", rank.cann_version);
-    w.Field("profiler_level", rank.profiler_level);
-    w.Field("steps_from", rank.steps_from.empty()
+    w.Field("torch_npu_version", rank.header.torch_npu_version);
+    w.Field("cann_version", rank.header.cann_version);
+    w.Field("profiler_level", rank.header.profiler_level);
+    w.Field("steps_from", rank.header.steps_from.empty()
                               ? std::string("none (the whole capture is one step)")
-                              : rank.steps_from);
+                              : rank.header.steps_from);
     w.EndObject();
     if (rank.selected_step == model::kNoStep) {
       w.Key("selected_step").Null();

@@ -83,17 +83,20 @@ std::string Sparkline(const analysis::DurationDensity& density) {
 
 void RenderRankDetail(std::string& out, const analysis::RankAnalysis& rank, const Styler& s) {
   std::string capture;
-  if (!rank.torch_npu_version.empty()) capture += "torch_npu " + rank.torch_npu_version;
-  if (!rank.cann_version.empty())
-    capture += (capture.empty() ? "" : ", ") + ("CANN " + rank.cann_version);
-  if (!rank.profiler_level.empty()) capture += (capture.empty() ? "" : ", ") + rank.profiler_level;
-  out += s.Bold(fmt::format("Rank {}", rank.rank));
+  if (!rank.header.torch_npu_version.empty())
+    capture += "torch_npu " + rank.header.torch_npu_version;
+  if (!rank.header.cann_version.empty())
+    capture += (capture.empty() ? "" : ", ") + ("CANN " + rank.header.cann_version);
+  if (!rank.header.profiler_level.empty())
+    capture += (capture.empty() ? "" : ", ") + rank.header.profiler_level;
+  out += s.Bold(fmt::format("Rank {}", rank.header.rank));
   if (!capture.empty()) out += fmt::format("  ({})", capture);
   out += "\n";
-  out += fmt::format("  {}\n", s.Dim(T(rank.source)));
+  out += fmt::format("  {}\n", s.Dim(T(rank.header.source)));
   out += fmt::format("  step chosen: {}\n", T(rank.selected_step_reason));
-  if (!rank.steps_from.empty() && rank.steps_from.find("Step Id column") == std::string::npos) {
-    out += fmt::format("  steps from:  {}\n", T(rank.steps_from));
+  if (!rank.header.steps_from.empty() &&
+      rank.header.steps_from.find("Step Id column") == std::string::npos) {
+    out += fmt::format("  steps from:  {}\n", T(rank.header.steps_from));
   }
 
   const analysis::StepDistribution* step = rank.selected();
@@ -197,16 +200,18 @@ void RenderRankTable(std::string& out, const analysis::JobAnalysis& job, const S
     std::string step_text =
         rank.selected_step == model::kNoStep ? "all" : std::to_string(rank.selected_step);
     if (step == nullptr || step->kernels.count == 0) {
-      out += fmt::format(
-          "  rank {:<4} {:>6} {:>9}   (no kernels: {})\n", rank.rank, step_text, 0,
-          rank.missing_files.empty() ? "empty kernel table" : T(rank.missing_files.front()));
+      out += fmt::format("  rank {:<4} {:>6} {:>9}   (no kernels: {})\n", rank.header.rank,
+                         step_text, 0,
+                         rank.header.missing_files.empty() ? "empty kernel table"
+                                                           : T(rank.header.missing_files.front()));
       continue;
     }
     const auto& k = step->kernels;
-    out += fmt::format("  rank {:<4} {:>6} {:>9} {:>11} {:>10} {:>10} {:>7} {:>7}\n", rank.rank,
-                       step_text, FormatCount(k.count), FormatDurationUs(k.span_us),
-                       FormatDurationUs(k.p50_us), FormatDurationUs(k.p90_us),
-                       FormatPercent(k.share_le_50us), FormatPercent(k.share_le_100us));
+    out +=
+        fmt::format("  rank {:<4} {:>6} {:>9} {:>11} {:>10} {:>10} {:>7} {:>7}\n", rank.header.rank,
+                    step_text, FormatCount(k.count), FormatDurationUs(k.span_us),
+                    FormatDurationUs(k.p50_us), FormatDurationUs(k.p90_us),
+                    FormatPercent(k.share_le_50us), FormatPercent(k.share_le_100us));
   }
 }
 
@@ -248,7 +253,7 @@ void RenderInputIssues(std::string& out, const analysis::JobAnalysis& job, const
 void RenderHealth(std::string& out, const analysis::JobAnalysis& job, const Styler& s) {
   int64_t files = 0, read = 0, used = 0, skipped = 0;
   for (const auto& rank : job.ranks) {
-    for (const auto& file : rank.files) {
+    for (const auto& file : rank.header.files) {
       ++files;
       read += file.rows_read;
       used += file.rows_used;
@@ -261,10 +266,10 @@ void RenderHealth(std::string& out, const analysis::JobAnalysis& job, const Styl
                      FormatCount(skipped));
   RenderInputIssues(out, job, s);
   for (const auto& rank : job.ranks) {
-    for (const auto& file : rank.files) {
+    for (const auto& file : rank.header.files) {
       for (const auto& [reason, count] : file.skipped_by_reason) {
-        out += s.Warn(fmt::format("  rank {}: {}: {} rows skipped: {}", rank.rank, T(file.file),
-                                  FormatCount(count), T(reason))) +
+        out += s.Warn(fmt::format("  rank {}: {}: {} rows skipped: {}", rank.header.rank,
+                                  T(file.file), FormatCount(count), T(reason))) +
                "\n";
       }
       for (const auto& sample : file.samples) {
@@ -273,8 +278,8 @@ void RenderHealth(std::string& out, const analysis::JobAnalysis& job, const Styl
                "\n";
       }
     }
-    for (const auto& warning : rank.warnings) {
-      out += s.Warn(fmt::format("  rank {}: {}", rank.rank,
+    for (const auto& warning : rank.header.warnings) {
+      out += s.Warn(fmt::format("  rank {}: {}", rank.header.rank,
                                 TerminalSafe(warning, /*keep_newlines=*/true))) +
              "\n";
     }
@@ -283,13 +288,13 @@ void RenderHealth(std::string& out, const analysis::JobAnalysis& job, const Styl
   // say each once with the ranks it applies to.
   std::vector<std::pair<std::string, std::vector<int32_t>>> missing;
   for (const auto& rank : job.ranks) {
-    for (const auto& file : rank.missing_files) {
+    for (const auto& file : rank.header.missing_files) {
       auto it = std::find_if(missing.begin(), missing.end(),
                              [&](const auto& m) { return m.first == file; });
       if (it == missing.end()) {
-        missing.push_back({file, {rank.rank}});
+        missing.push_back({file, {rank.header.rank}});
       } else {
-        it->second.push_back(rank.rank);
+        it->second.push_back(rank.header.rank);
       }
     }
   }

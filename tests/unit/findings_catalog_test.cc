@@ -232,7 +232,7 @@ TEST(FindingCatalog, OverrideThresholds) {
 // A thresholds override moves a verdict, and the text follows the numbers.
 TEST(FindingCatalog, OverriddenThresholdChangesVerdictAndText) {
   RankAnalysis rank;
-  rank.rank = 0;
+  rank.header.rank = 0;
   rank.selected_step = 3;
   StepDistribution step;
   step.step = 3;
@@ -316,7 +316,7 @@ TEST(FindingCatalog, EveryIdRendersFromWhatItsDetectorEmits) {
 
   // The threshold rules on a step built to trip each of them.
   RankAnalysis rank;
-  rank.rank = 1;
+  rank.header.rank = 1;
   rank.selected_step = 4;
   rank.timeline.step = 4;
   rank.timeline.step_start_idle_us = 3'000;

@@ -23,7 +23,7 @@ namespace {
 
 RankAnalysis RankWithBudget(double exposed_pct, double idle_pct, double top_share) {
   RankAnalysis rank;
-  rank.rank = 3;
+  rank.header.rank = 3;
   rank.selected_step = 7;
   StepDistribution step;
   step.step = 7;

@@ -298,8 +298,10 @@ TEST_P(FingerprintSynth, EveryPlantedPatternWithItsExactCount) {
           EXPECT_EQ(m.kernels, *m.variant == "fwd" ? p.forward_types : p.backward_types)
               << *m.variant;
         }
-        EXPECT_EQ(by_variant["fwd"], p.forward) << "rank " << rank.rank << " step " << step.step;
-        EXPECT_EQ(by_variant["bwd"], p.backward) << "rank " << rank.rank << " step " << step.step;
+        EXPECT_EQ(by_variant["fwd"], p.forward)
+            << "rank " << rank.header.rank << " step " << step.step;
+        EXPECT_EQ(by_variant["bwd"], p.backward)
+            << "rank " << rank.header.rank << " step " << step.step;
       }
     }
   }

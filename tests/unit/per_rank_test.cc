@@ -43,7 +43,7 @@ void ExpectCombineChoosesAsProfiles(const std::vector<model::RankProfile>& profi
       ASSERT_TRUE(own.ok());
       expected = *own;
     }
-    EXPECT_EQ(job->ranks[i].rank, profiles[i].rank);
+    EXPECT_EQ(job->ranks[i].header.rank, profiles[i].rank);
     EXPECT_EQ(job->ranks[i].selected_step, expected.step);
     EXPECT_EQ(job->ranks[i].selected_step_reason, expected.reason);
     EXPECT_EQ(job->ranks[i].timeline.step, expected.step);

@@ -14,7 +14,7 @@ inline std::vector<Finding> RankThresholdFindings(
     const FindingCatalog& catalog = FindingCatalog::Builtin()) {
   const StepDistribution* step = rank.selected();
   if (step == nullptr) return {};
-  profile.rank = rank.rank;
+  profile.rank = rank.header.rank;
   return ThresholdFindings(*step, rank.timeline, profile, catalog);
 }
 

@@ -98,14 +98,9 @@ RankStepResult AnalyzeOneStep(const model::RankProfile& profile, int32_t step,
 
 RankAnalysis ToRankAnalysis(RankResult&& result, const StepChoice& choice) {
   RankAnalysis analysis;
-  analysis.rank = result.rank;
-  analysis.source = std::move(result.source);
-  analysis.torch_npu_version = std::move(result.torch_npu_version);
-  analysis.cann_version = std::move(result.cann_version);
-  analysis.profiler_level = std::move(result.profiler_level);
+  analysis.header = std::move(result.header);
   analysis.selected_step = choice.step;
   analysis.selected_step_reason = choice.reason;
-  analysis.steps_from = std::move(result.steps_from);
   for (RankStepResult& step : result.steps) {
     if (step.distribution.step == choice.step) {
       analysis.timeline = std::move(step.timeline);
@@ -116,9 +111,6 @@ RankAnalysis ToRankAnalysis(RankResult&& result, const StepChoice& choice) {
     analysis.timeline = StepTimeline();
     analysis.timeline.step = choice.step;
   }
-  analysis.files = std::move(result.files);
-  analysis.missing_files = std::move(result.missing_files);
-  analysis.warnings = std::move(result.warnings);
   return analysis;
 }
 
@@ -130,15 +122,16 @@ bool HasStep(const RankSteps& steps, int32_t step) {
 
 Result<RankResult> AnalyzeRank(const model::RankProfile& profile, const JobContext& context) {
   RankResult result;
-  result.rank = profile.rank;
-  result.source = profile.source_dir;
-  result.torch_npu_version = profile.info.torch_npu_version;
-  result.cann_version = profile.info.cann_version;
-  result.profiler_level = profile.info.profiler_level;
-  for (const auto& ledger : profile.ledgers) result.files.push_back(ToHealth(ledger));
-  result.missing_files = profile.missing_files;
-  result.steps_from = profile.steps_from;
-  result.warnings = profile.warnings;
+  RankHeader& header = result.header;
+  header.rank = profile.rank;
+  header.source = profile.source_dir;
+  header.torch_npu_version = profile.info.torch_npu_version;
+  header.cann_version = profile.info.cann_version;
+  header.profiler_level = profile.info.profiler_level;
+  header.steps_from = profile.steps_from;
+  for (const auto& ledger : profile.ledgers) header.files.push_back(ToHealth(ledger));
+  header.missing_files = profile.missing_files;
+  header.warnings = profile.warnings;
   result.steps_info = RankStepsOf(profile);
   // Without --step the rank's own choice cannot fail; --step is checked by
   // Combine, rank by rank, as the job's choice.
@@ -165,8 +158,9 @@ Result<RankResult> AnalyzeRank(const model::RankProfile& profile, const JobConte
 
 Result<JobAnalysis> Combine(std::vector<RankResult>&& ranks, const JobContext& context) {
   const AnalysisOptions& options = context.options;
-  std::stable_sort(ranks.begin(), ranks.end(),
-                   [](const RankResult& a, const RankResult& b) { return a.rank < b.rank; });
+  std::stable_sort(ranks.begin(), ranks.end(), [](const RankResult& a, const RankResult& b) {
+    return a.header.rank < b.header.rank;
+  });
   // Phase one: the job's step, from every rank's steps and spans.
   std::optional<StepChoice> job_step;
   if (!options.step) {

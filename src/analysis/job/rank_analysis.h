@@ -34,20 +34,26 @@ struct FileHealth {
   std::vector<RowIssueSample> samples;
 };
 
-struct RankAnalysis {
+// Who a rank is and how its input read: the same in its RankResult and in
+// the RankAnalysis the reports show.
+struct RankHeader {
   int32_t rank = -1;
   std::string source;
   std::string torch_npu_version;
   std::string cann_version;
   std::string profiler_level;
-  int32_t selected_step = model::kNoStep;
-  std::string selected_step_reason;
   std::string steps_from;  // where step numbers come from ("" = none: the whole capture)
-  std::vector<StepDistribution> steps;  // every step present, ascending
-  StepTimeline timeline;                // panorama of the selected step
   std::vector<FileHealth> files;
   std::vector<std::string> missing_files;
   std::vector<std::string> warnings;
+};
+
+struct RankAnalysis {
+  RankHeader header;
+  int32_t selected_step = model::kNoStep;
+  std::string selected_step_reason;
+  std::vector<StepDistribution> steps;  // every step present, ascending
+  StepTimeline timeline;                // panorama of the selected step
 
   const StepDistribution* selected() const;
 };
@@ -99,17 +105,9 @@ struct RankStepResult {
 // Contract: plain data only. No pointer, view or string id into the
 // profile or its StringPool survives in a RankResult, so the profile can be
 // freed once it exists, and a RankResult can be serialised (what an MPI mode
-// gathers and what `compare` diffs).
+// gathers and what `compare` diffs: rank_result_io.h).
 struct RankResult {
-  int32_t rank = -1;
-  std::string source;
-  std::string torch_npu_version;
-  std::string cann_version;
-  std::string profiler_level;
-  std::string steps_from;
-  std::vector<FileHealth> files;
-  std::vector<std::string> missing_files;
-  std::vector<std::string> warnings;
+  RankHeader header;
   RankSteps steps_info;               // steps present and their spans, for the job's step
   StepChoice own_step;                // this rank's choice, when the job has no common step
   std::vector<RankStepResult> steps;  // one per step present (kNoStep: none), ascending

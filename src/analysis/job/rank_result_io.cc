@@ -1,0 +1,411 @@
+#include "analysis/job/rank_result_io.h"
+
+#include <array>
+#include <concepts>
+#include <map>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "core/byte_reader.h"
+#include "core/byte_writer.h"
+
+namespace trainscope::analysis {
+namespace {
+
+// One field list per struct, used by the writer and the reader alike, so
+// the two cannot drift apart. The structured binding names every member:
+// it does not compile when the struct has more or fewer members than the
+// list, so a field added to a struct cannot be forgotten here.
+#define TS_FIELDS(visitor, object, ...) \
+  auto& [__VA_ARGS__] = object;         \
+  visitor.Fields(#object, __VA_ARGS__)
+
+// S is T or const T: the writer visits const objects, the reader mutable ones.
+template <class S, class T>
+concept Is = std::same_as<std::remove_const_t<S>, T>;
+
+template <class V, Is<RowIssueSample> S>
+void VisitFields(V& v, S& sample) {
+  TS_FIELDS(v, sample, line, reason, detail);
+}
+template <class V, Is<FileHealth> S>
+void VisitFields(V& v, S& health) {
+  TS_FIELDS(v, health, file, rows_read, rows_used, rows_skipped, skipped_by_reason, notes_by_reason,
+            samples);
+}
+template <class V, Is<RankSteps> S>
+void VisitFields(V& v, S& steps) {
+  TS_FIELDS(v, steps, rank, present, spans_ns);
+}
+template <class V, Is<StepChoice> S>
+void VisitFields(V& v, S& choice) {
+  TS_FIELDS(v, choice, step, reason);
+}
+template <class V, Is<KernelSummary> S>
+void VisitFields(V& v, S& kernels) {
+  TS_FIELDS(v, kernels, count, compute_count, communication_count, span_us, mean_issue_interval_us,
+            total_time_us, p50_us, p90_us, p99_us, max_us, share_le_50us, share_le_100us);
+}
+template <class V, Is<DensityBin> S>
+void VisitFields(V& v, S& bin) {
+  TS_FIELDS(v, bin, lo_us, hi_us, count, density_per_decade);
+}
+template <class V, Is<DurationDensity> S>
+void VisitFields(V& v, S& density) {
+  TS_FIELDS(v, density, bins_per_decade, min_us, max_us, below_min, above_max, bins);
+}
+template <class V, Is<FamilyStat> S>
+void VisitFields(V& v, S& family) {
+  TS_FIELDS(v, family, name, count, total_us, share_count, share_time);
+}
+template <class V, Is<OperatorStat> S>
+void VisitFields(V& v, S& op) {
+  TS_FIELDS(v, op, op_type, family, count, total_us, mean_us, max_us, share_time);
+}
+template <class V, Is<StepTraceSummary> S>
+void VisitFields(V& v, S& trace) {
+  TS_FIELDS(v, trace, computing_us, communication_not_overlapped_us, overlapped_us,
+            communication_us, free_us, stage_us, bubble_us, preparing_us);
+}
+template <class V, Is<TimeBudget> S>
+void VisitFields(V& v, S& budget) {
+  TS_FIELDS(v, budget, activities, window_start_ns, window_end_ns, total_ns, busy_ns,
+            computation_ns, communication_ns, exposed_communication_ns, memcpy_ns,
+            exposed_memcpy_ns, memset_ns, exposed_memset_ns, idle_ns);
+}
+template <class V, Is<StepBudget> S>
+void VisitFields(V& v, S& step_budget) {
+  TS_FIELDS(v, step_budget, source, scope, budget);
+}
+template <class V, Is<Motif> S>
+void VisitFields(V& v, S& motif) {
+  TS_FIELDS(v, motif, kernels, occurrences, period_us, total_us, mean_us, share_of_step,
+            fingerprint, variant, instance_starts_us, stream, framework_op, source, attribution);
+}
+template <class V, Is<StepDistribution> S>
+void VisitFields(V& v, S& distribution) {
+  TS_FIELDS(v, distribution, step, kernels, density, families, top_operators, step_trace, breakdown,
+            motifs);
+}
+template <class V, Is<TimelineKernel> S>
+void VisitFields(V& v, S& kernel) {
+  TS_FIELDS(v, kernel, start_us, duration_us, lane, op_type, name, family);
+}
+template <class V, Is<FreeGap> S>
+void VisitFields(V& v, S& gap) {
+  TS_FIELDS(v, gap, start_us, duration_us, before, after);
+}
+template <class V, Is<ZoomWindow> S>
+void VisitFields(V& v, S& zoom) {
+  TS_FIELDS(v, zoom, width_us, start_us, kernel_count, kernels, truncated);
+}
+template <class V, Is<OverviewRun> S>
+void VisitFields(V& v, S& run) {
+  TS_FIELDS(v, run, first_column, end_column, family, time_us, kernels);
+}
+template <class V, Is<ColumnRange> S>
+void VisitFields(V& v, S& range) {
+  TS_FIELDS(v, range, first_column, end_column);
+}
+template <class V, Is<TimelineOverview> S>
+void VisitFields(V& v, S& overview) {
+  TS_FIELDS(v, overview, columns, us_per_column, lanes, free);
+}
+template <class V, Is<StepTimeline> S>
+void VisitFields(V& v, S& timeline) {
+  TS_FIELDS(v, timeline, step, step_start_ns, span_us, kernel_count, compute_us, comm_us, other_us,
+            comm_not_overlapped_us, free_us, step_start_idle_us, step_start_waits_for,
+            step_start_wait_collective_us, longest_gaps, zooms, zoom_centre, overview, strings);
+}
+template <class V, Is<Finding> S>
+void VisitFields(V& v, S& finding) {
+  TS_FIELDS(v, finding, id, title, ranks, occurrences, evidence, evidence_values, root_cause,
+            remedy, estimated_gain_pct, gain_model, variant, text_values, text_labels);
+}
+template <class V, Is<RankStepResult> S>
+void VisitFields(V& v, S& rank_step_result) {
+  TS_FIELDS(v, rank_step_result, distribution, timeline, fingerprint_findings, threshold_findings);
+}
+template <class V, Is<CommInstance> S>
+void VisitFields(V& v, S& op) {
+  TS_FIELDS(v, op, key, type, step, start_ns, duration_ns, bytes, group_size, transit_ms, wait_ms,
+            sync_ms);
+}
+template <class V, Is<RankStepComm> S>
+void VisitFields(V& v, S& rank_step_comm) {
+  TS_FIELDS(v, rank_step_comm, step, first_start_ns, last_end_ns, step_start_wait_ns, comm_ns,
+            exposed_ns, pseudo_overlap_ns, pseudo_overlap_count, all_gathers, collectives,
+            small_collectives, small_ns);
+}
+template <class V, Is<RankComm> S>
+void VisitFields(V& v, S& comm) {
+  TS_FIELDS(v, comm, rank, ops, steps, wait_ratio, sync_ratio);
+}
+template <class V, Is<model::CommLinkRecord> S>
+void VisitFields(V& v, S& link) {
+  TS_FIELDS(v, link, step, p2p, op_type, statistic, group_hash, src, dst, transport, size_mb,
+            time_ms, bandwidth_gbps, op_name);
+}
+template <class V, Is<RankLinks> S>
+void VisitFields(V& v, S& rank_links) {
+  TS_FIELDS(v, rank_links, rank, links);
+}
+template <class V, Is<RankHeader> S>
+void VisitFields(V& v, S& rank_header) {
+  TS_FIELDS(v, rank_header, rank, source, torch_npu_version, cann_version, profiler_level,
+            steps_from, files, missing_files, warnings);
+}
+template <class V, Is<RankResult> S>
+void VisitFields(V& v, S& rank_result) {
+  TS_FIELDS(v, rank_result, header, steps_info, own_step, steps, comm, links);
+}
+
+#undef TS_FIELDS
+
+// The largest value of each serialised enum.
+template <class E>
+constexpr uint64_t kEnumMax = 0;
+template <>
+constexpr uint64_t kEnumMax<Lane> = static_cast<uint64_t>(Lane::kOther);
+template <>
+constexpr uint64_t kEnumMax<CollectiveType> = kCollectiveTypes - 1;
+
+template <class T>
+struct IsVector : std::false_type {};
+template <class T>
+struct IsVector<std::vector<T>> : std::true_type {};
+
+// The fewest bytes one value of T takes, to bound counts by the bytes left.
+template <class T>
+constexpr size_t kMinBytes = std::is_same_v<T, double> ? 8 : 1;
+
+class Writer {
+ public:
+  template <class... F>
+  void Fields(const char* /*struct_name*/, const F&... fields) {
+    (Put(fields), ...);
+  }
+
+  void Put(bool value) { out_.Byte(value ? 1 : 0); }
+  void Put(double value) { out_.Double(value); }
+  void Put(const std::string& value) { out_.String(value); }
+  template <std::signed_integral T>
+  void Put(T value) {
+    out_.SignedVarint(value);
+  }
+  template <std::unsigned_integral T>
+  void Put(T value) {
+    out_.Varint(value);
+  }
+  template <class E>
+  requires std::is_enum_v<E>
+  void Put(E value) { out_.Varint(static_cast<uint64_t>(value)); }
+  template <class T>
+  void Put(const std::optional<T>& value) {
+    Put(value.has_value());
+    if (value) Put(*value);
+  }
+  template <class A, class B>
+  void Put(const std::pair<A, B>& pair) {
+    Put(pair.first);
+    Put(pair.second);
+  }
+  template <class T>
+  void Put(const std::vector<T>& items) {
+    out_.Varint(items.size());
+    for (const T& item : items) Put(item);
+  }
+  template <class K, class T>
+  void Put(const std::map<K, T>& items) {
+    out_.Varint(items.size());
+    for (const auto& [key, value] : items) {
+      Put(key);
+      Put(value);
+    }
+  }
+  template <class T, size_t N>
+  void Put(const std::array<T, N>& items) {
+    for (const T& item : items) Put(item);
+  }
+  template <class T>
+  requires std::is_class_v<T>
+  void Put(const T& object) { VisitFields(*this, object); }
+
+  ByteWriter& out() { return out_; }
+
+ private:
+  ByteWriter out_;
+};
+
+class Reader {
+ public:
+  explicit Reader(std::string_view bytes) : in_(bytes) {}
+
+  template <class... F>
+  void Fields(const char* struct_name, F&... fields) {
+    const char* outer = struct_name_;
+    struct_name_ = struct_name;
+    (Get(fields), ...);
+    // On failure the innermost struct stays named in the message.
+    if (in_.ok()) struct_name_ = outer;
+  }
+
+  void Get(bool& value) {
+    const size_t at = in_.offset();
+    const uint8_t byte = in_.Byte();
+    if (byte > 1) in_.FailAt(at, "bool byte " + std::to_string(byte) + " is neither 0 nor 1");
+    value = byte == 1;
+  }
+  void Get(double& value) { value = in_.Double(); }
+  void Get(std::string& value) { value = std::string(in_.String()); }
+  template <std::signed_integral T>
+  void Get(T& value) {
+    const size_t at = in_.offset();
+    const int64_t wide = in_.SignedVarint();
+    if (!std::in_range<T>(wide)) {
+      in_.FailAt(at, "integer " + std::to_string(wide) + " out of range for its field");
+    }
+    value = static_cast<T>(wide);
+  }
+  template <std::unsigned_integral T>
+  void Get(T& value) {
+    const size_t at = in_.offset();
+    const uint64_t wide = in_.Varint();
+    if (!std::in_range<T>(wide)) {
+      in_.FailAt(at, "integer " + std::to_string(wide) + " out of range for its field");
+    }
+    value = static_cast<T>(wide);
+  }
+  template <class E>
+  requires std::is_enum_v<E>
+  void Get(E& value) {
+    const size_t at = in_.offset();
+    const uint64_t number = in_.Varint();
+    if (number > kEnumMax<E>) {
+      in_.FailAt(at, "enum value " + std::to_string(number) + " is not defined (largest " +
+                         std::to_string(kEnumMax<E>) + ")");
+    }
+    value = in_.ok() ? static_cast<E>(number) : E{};
+  }
+  template <class T>
+  void Get(std::optional<T>& value) {
+    bool present = false;
+    Get(present);
+    if (!present || !in_.ok()) return value.reset();
+    Get(value.emplace());
+  }
+  template <class A, class B>
+  void Get(std::pair<A, B>& pair) {
+    Get(pair.first);
+    Get(pair.second);
+  }
+  template <class T>
+  void Get(std::vector<T>& items) {
+    const uint64_t count = in_.Count(kMinBytes<T>, "vector");
+    items.clear();
+    // Only flat items are reserved up front (bounded by the bytes left);
+    // structs grow as they are read, so memory follows the bytes consumed.
+    if constexpr (std::is_arithmetic_v<T>) items.reserve(count);
+    for (uint64_t i = 0; i < count && in_.ok(); ++i) Get(items.emplace_back());
+  }
+  template <class K, class T>
+  void Get(std::map<K, T>& items) {
+    const uint64_t count = in_.Count(2, "map");
+    items.clear();
+    for (uint64_t i = 0; i < count && in_.ok(); ++i) {
+      const size_t at = in_.offset();
+      K key{};
+      Get(key);
+      if (!items.empty() && !(items.rbegin()->first < key)) {
+        in_.FailAt(at, "map keys not strictly ascending");
+      }
+      Get(items[key]);
+    }
+  }
+  template <class T, size_t N>
+  void Get(std::array<T, N>& items) {
+    for (T& item : items) Get(item);
+  }
+  template <class T>
+  requires std::is_class_v<T>
+  void Get(T& object) {
+    const size_t at = in_.offset();
+    VisitFields(*this, object);
+    if (in_.ok()) Check(object, at);
+  }
+
+  ByteReader& in() { return in_; }
+  const char* struct_name() const { return struct_name_; }
+
+ private:
+  // What a consumer would index with: a timeline's string ids must name
+  // one of its strings (StepTimeline::Str does not check).
+  void Check(const StepTimeline& timeline, size_t at) {
+    const size_t strings = timeline.strings.size();
+    auto bad = [&](uint32_t index) { return index >= strings; };
+    bool ok = true;
+    for (const ZoomWindow& zoom : timeline.zooms) {
+      for (const TimelineKernel& kernel : zoom.kernels) {
+        ok = ok && !bad(kernel.op_type) && !bad(kernel.name) && !bad(kernel.family);
+      }
+    }
+    for (const auto& lane : timeline.overview.lanes) {
+      for (const OverviewRun& run : lane) ok = ok && !bad(run.family);
+    }
+    if (!ok) {
+      in_.FailAt(
+          at, "a timeline string index is not below its " + std::to_string(strings) + " strings");
+    }
+  }
+  template <class T>
+  void Check(const T& /*object*/, size_t /*at*/) {}
+
+  ByteReader in_;
+  const char* struct_name_ = "rank_result";
+};
+
+}  // namespace
+
+std::string SerializeRankResult(const RankResult& result) {
+  Writer writer;
+  writer.out().Raw(std::string_view(kRankResultMagic, sizeof kRankResultMagic));
+  writer.out().Varint(kRankResultFormatVersion);
+  writer.Put(result);
+  return writer.out().Take();
+}
+
+Result<RankResult> DeserializeRankResult(std::string_view bytes) {
+  const std::string hint =
+      "; hint: the bytes are truncated or corrupt, or were not written by "
+      "trainscope's SerializeRankResult";
+  Reader reader(bytes);
+  ByteReader& in = reader.in();
+  if (in.Raw(sizeof kRankResultMagic, "magic") !=
+      std::string_view(kRankResultMagic, sizeof kRankResultMagic)) {
+    return InvalidInput("RankResult: byte 0 of " + std::to_string(bytes.size()) +
+                        ": not a serialised RankResult (no \"TSRR\" magic)" + hint);
+  }
+  const uint64_t version = in.Varint();
+  if (!in.ok()) return InvalidInput("RankResult: " + in.error() + hint);
+  if (version != kRankResultFormatVersion) {
+    return InvalidInput("RankResult: byte 4 of " + std::to_string(bytes.size()) +
+                        ": format version " + std::to_string(version) +
+                        " is not supported (this build reads version " +
+                        std::to_string(kRankResultFormatVersion) +
+                        "); hint: gather results with one trainscope build on every process");
+  }
+  RankResult result;
+  reader.Get(result);
+  if (in.ok() && in.left() > 0) {
+    in.Fail(std::to_string(in.left()) + " trailing bytes after the RankResult");
+  }
+  if (!in.ok()) {
+    return InvalidInput("RankResult: " + in.error() + " (in " + reader.struct_name() + ")" + hint);
+  }
+  return result;
+}
+
+}  // namespace trainscope::analysis

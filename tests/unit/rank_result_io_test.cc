@@ -1,0 +1,340 @@
+// RankResult to bytes and back (analysis/job/rank_result_io.h): real
+// results round-trip so exactly that the job's reports do not change, and
+// damaged bytes are refused with their offset, never a crash.
+#include "analysis/job/rank_result_io.h"
+
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "analysis/common/family_rules.h"
+#include "analysis/job/rank_analysis.h"
+#include "core/byte_reader.h"
+#include "core/byte_writer.h"
+#include "formats/load_profiles.h"
+#include "report/json_report.h"
+#include "report/text_report.h"
+#include "synth/synth.h"
+#include "test_paths.h"
+
+namespace trainscope::analysis {
+namespace {
+
+// Analyses every rank, then checks: each result re-serialises to the same
+// bytes after a round trip, and Combine over the decoded results renders
+// the same JSON and text reports as Combine over the originals.
+// |motifs| counts the motifs round-tripped, so a caller can show the check
+// was not vacuous.
+void ExpectRoundTripKeepsTheReports(const std::vector<model::RankProfile>& profiles,
+                                    size_t* motifs = nullptr) {
+  const JobContext context{FamilyRules::Builtin(), AnalysisOptions{}, 2};
+  std::vector<RankResult> originals;
+  std::vector<RankResult> decoded;
+  for (const model::RankProfile& profile : profiles) {
+    auto result = AnalyzeRank(profile, context);
+    ASSERT_TRUE(result.ok()) << result.status().message();
+    const std::string bytes = SerializeRankResult(*result);
+    auto back = DeserializeRankResult(bytes);
+    ASSERT_TRUE(back.ok()) << back.status().message();
+    EXPECT_EQ(SerializeRankResult(*back), bytes);
+    EXPECT_EQ(back->header.rank, result->header.rank);
+    EXPECT_EQ(back->header.source, result->header.source);
+    EXPECT_EQ(back->steps_info.spans_ns, result->steps_info.spans_ns);
+    ASSERT_EQ(back->steps.size(), result->steps.size());
+    for (size_t i = 0; i < back->steps.size(); ++i) {
+      const StepDistribution& a = result->steps[i].distribution;
+      const StepDistribution& b = back->steps[i].distribution;
+      ASSERT_EQ(b.motifs.size(), a.motifs.size());
+      if (motifs != nullptr) *motifs += b.motifs.size();
+      for (size_t m = 0; m < a.motifs.size(); ++m) {
+        EXPECT_EQ(b.motifs[m].instance_starts_us, a.motifs[m].instance_starts_us);
+        EXPECT_EQ(b.motifs[m].fingerprint, a.motifs[m].fingerprint);
+      }
+      EXPECT_EQ(b.breakdown.has_value(), a.breakdown.has_value());
+      EXPECT_EQ(back->steps[i].timeline.strings, result->steps[i].timeline.strings);
+    }
+    EXPECT_EQ(back->comm.ops.size(), result->comm.ops.size());
+    EXPECT_EQ(back->links.links.size(), result->links.links.size());
+    originals.push_back(*std::move(result));
+    decoded.push_back(*std::move(back));
+  }
+  auto job_a = Combine(std::move(originals), context);
+  auto job_b = Combine(std::move(decoded), context);
+  ASSERT_TRUE(job_a.ok()) << job_a.status().message();
+  ASSERT_TRUE(job_b.ok()) << job_b.status().message();
+  const std::string json = report::RenderJson(*job_a, "test");
+  ASSERT_FALSE(job_a->ranks.empty());
+  EXPECT_EQ(report::RenderJson(*job_b, "test"), json);
+  EXPECT_EQ(report::RenderText(*job_b, {}), report::RenderText(*job_a, {}));
+}
+
+TEST(RankResultIoTest, SynthJobRoundTripsToIdenticalReports) {
+  synth::SynthOptions options;
+  options.ranks = 2;
+  options.steps = 3;
+  const std::string dir = testing::MakeTempDir("rank_result_io");
+  ASSERT_TRUE(synth::WriteSynthJob(options, dir).ok());
+  auto loaded = formats::LoadProfiles({dir}, 2);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  ASSERT_EQ(loaded->profiles.size(), 2u);
+  size_t motifs = 0;
+  ExpectRoundTripKeepsTheReports(loaded->profiles, &motifs);
+  EXPECT_GT(motifs, 0u);
+}
+
+TEST(RankResultIoTest, CorpusJobsRoundTripToIdenticalReports) {
+  TS_REQUIRE_CORPUS("ascend/msinsight-pytorch-2rank-text-level1");
+  for (const char* job :
+       {"ascend/msinsight-pytorch-2rank-text-level1", "kineto/dlrm_ddp_8rank_v100_param"}) {
+    SCOPED_TRACE(job);
+    if (!std::filesystem::exists(corpus_path + "/" + job)) continue;
+    auto loaded = formats::LoadProfiles({corpus_path + "/" + job}, 2);
+    ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+    ASSERT_FALSE(loaded->profiles.empty());
+    ExpectRoundTripKeepsTheReports(loaded->profiles);
+  }
+}
+
+// Every struct of the tree with one item, values that stress the encoding.
+RankResult MakeSample() {
+  RankResult r;
+  r.header.rank = 7;
+  r.header.source = "/runs/a/rank_7";
+  r.header.torch_npu_version = "2.7.1";
+  r.header.cann_version = "8.3.RC1";
+  r.header.profiler_level = "Level1";
+  r.header.steps_from = "Step Id column";
+  FileHealth file;
+  file.file = "kernel_details.csv";
+  file.rows_read = 10;
+  file.rows_used = 9;
+  file.rows_skipped = 1;
+  file.skipped_by_reason = {{"bad-time", 1}};
+  file.samples = {{12, "bad-time", "Start Time (us) is \"x\""}};
+  r.header.files.push_back(file);
+  r.header.missing_files = {"op_statistic.csv"};
+  r.header.warnings = {"a warning"};
+  r.steps_info.rank = 7;
+  r.steps_info.present = {3, 4};
+  r.steps_info.spans_ns = {{3, 1'000'000}, {4, std::numeric_limits<int64_t>::max()}};
+  r.own_step = {4, "median span"};
+  RankStepResult step;
+  step.distribution.step = 4;
+  step.distribution.kernels.count = 3;
+  step.distribution.kernels.p50_us = std::numeric_limits<double>::quiet_NaN();
+  step.distribution.kernels.max_us = -0.0;
+  step.distribution.kernels.span_us = std::numeric_limits<double>::infinity();
+  step.distribution.density.bins = {{1, 10, 2, 0.5}};
+  step.distribution.families = {{"matmul", 2, 5.5, 0.5, 0.25}};
+  step.distribution.top_operators = {{"MatMul", "matmul", 2, 5.5, 2.75, 3, 0.25}};
+  step.distribution.step_trace = StepTraceSummary{};
+  step.distribution.step_trace->preparing_us = 1.25;
+  step.distribution.breakdown = StepBudget{"trace", "all", {}};
+  step.distribution.breakdown->budget.idle_ns = -5;
+  Motif motif;
+  motif.kernels = {"A", "B"};
+  motif.occurrences = 2;
+  motif.fingerprint = "rmsnorm";
+  motif.instance_starts_us = {0.5, 1e-300};
+  motif.stream = 3;
+  step.distribution.motifs.push_back(motif);
+  step.timeline.step = 4;
+  step.timeline.strings = {"MatMul", "matmul"};
+  step.timeline.zooms.push_back({4000, 1, 1, {{0.5, 1.5, Lane::kOther, 0, 0, 1}}, true});
+  step.timeline.longest_gaps.push_back({1, 2, "A", "B"});
+  step.timeline.overview.columns = 2;
+  step.timeline.overview.lanes[1].push_back({0, 2, 1, 3.5, 4});
+  step.timeline.overview.free.push_back({1, 2});
+  Finding finding;
+  finding.id = "unfused-rmsnorm";
+  finding.ranks = {7};
+  finding.evidence_values = {{"x", 1.5}};
+  finding.text_labels = {{"op", "RmsNorm"}};
+  step.fingerprint_findings.push_back(finding);
+  r.steps.push_back(step);
+  r.comm.rank = 7;
+  r.comm.ops.push_back({"allreduce#1", CollectiveType::kReduceScatter, 4, 10, 20, 1024, 8, -1, -1,
+                        std::numeric_limits<double>::signaling_NaN()});
+  r.comm.steps.push_back({});
+  r.comm.steps.back().step = 4;
+  r.links.rank = 7;
+  model::CommLinkRecord link;
+  link.p2p = true;
+  link.transport = "HCCS";
+  r.links.links.push_back(link);
+  return r;
+}
+
+uint64_t Bits(double value) { return std::bit_cast<uint64_t>(value); }
+
+TEST(RankResultIoTest, SampleRoundTripsBitExactly) {
+  const RankResult sample = MakeSample();
+  const std::string bytes = SerializeRankResult(sample);
+  auto back = DeserializeRankResult(bytes);
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_EQ(SerializeRankResult(*back), bytes);
+  const KernelSummary& k = back->steps.at(0).distribution.kernels;
+  EXPECT_EQ(Bits(k.p50_us), Bits(sample.steps[0].distribution.kernels.p50_us));
+  EXPECT_TRUE(std::signbit(k.max_us));
+  EXPECT_TRUE(std::isinf(k.span_us));
+  EXPECT_EQ(Bits(back->comm.ops.at(0).sync_ms), Bits(sample.comm.ops[0].sync_ms));
+  EXPECT_EQ(back->comm.ops[0].type, CollectiveType::kReduceScatter);
+  EXPECT_EQ(back->steps_info.spans_ns, sample.steps_info.spans_ns);
+  EXPECT_EQ(back->steps[0].distribution.step_trace->preparing_us, 1.25);
+  EXPECT_EQ(back->steps[0].distribution.breakdown->budget.idle_ns, -5);
+  EXPECT_EQ(back->steps[0].distribution.motifs.at(0).fingerprint, "rmsnorm");
+  EXPECT_FALSE(back->steps[0].distribution.motifs[0].variant.has_value());
+  EXPECT_EQ(back->steps[0].distribution.motifs[0].instance_starts_us[1], 1e-300);
+  EXPECT_EQ(back->steps[0].timeline.zooms.at(0).kernels.at(0).lane, Lane::kOther);
+  EXPECT_TRUE(back->steps[0].timeline.zooms[0].truncated);
+  EXPECT_EQ(back->steps[0].timeline.overview.lanes[1].at(0).kernels, 4);
+  EXPECT_EQ(back->steps[0].fingerprint_findings.at(0).text_labels,
+            sample.steps[0].fingerprint_findings[0].text_labels);
+  EXPECT_EQ(back->header.files.at(0).samples.at(0).detail, "Start Time (us) is \"x\"");
+  EXPECT_TRUE(back->links.links.at(0).p2p);
+  EXPECT_EQ(back->links.links[0].transport, "HCCS");
+  EXPECT_EQ(back->header.warnings, sample.header.warnings);
+}
+
+// The bytes of a fixed sample pin the layout: when this fails, a
+// serialised struct changed; bump kRankResultFormatVersion and record the
+// new length and hash here with it.
+TEST(RankResultIoTest, FormatVersionMatchesTheLayout) {
+  const std::string bytes = SerializeRankResult(MakeSample());
+  uint64_t hash = 14695981039346656037ull;  // FNV-1a
+  for (char c : bytes) hash = (hash ^ static_cast<uint8_t>(c)) * 1099511628211ull;
+  struct Layout {
+    uint32_t version;
+    size_t size;
+    uint64_t hash;
+  };
+  constexpr Layout kLayout{1, 901, 0xa3bf61bae5417351};
+  EXPECT_EQ(kRankResultFormatVersion, kLayout.version);
+  EXPECT_EQ(bytes.size(), kLayout.size);
+  EXPECT_EQ(hash, kLayout.hash) << std::hex << hash;
+}
+
+TEST(RankResultIoTest, EveryTruncationIsAnErrorWithItsOffset) {
+  const std::string bytes = SerializeRankResult(MakeSample());
+  for (size_t n = 0; n < bytes.size(); ++n) {
+    auto back = DeserializeRankResult(std::string_view(bytes).substr(0, n));
+    ASSERT_FALSE(back.ok()) << n;
+    EXPECT_EQ(back.status().code(), StatusCode::kInvalidInput);
+    EXPECT_NE(back.status().message().find("of " + std::to_string(n) + ":"), std::string::npos)
+        << back.status().message();
+  }
+}
+
+TEST(RankResultIoTest, TrailingBytesAreRefused) {
+  auto back = DeserializeRankResult(SerializeRankResult(MakeSample()) + "x");
+  ASSERT_FALSE(back.ok());
+  EXPECT_NE(back.status().message().find("1 trailing bytes"), std::string::npos)
+      << back.status().message();
+}
+
+TEST(RankResultIoTest, CorruptLengthIsRefusedBeforeAllocating) {
+  RankResult small;
+  small.header.source = "abc";
+  std::string bytes = SerializeRankResult(small);
+  // "TSRR", version, rank (zigzag -1 = 1), then the source's length byte.
+  ASSERT_EQ(bytes[6], 3);
+  std::string corrupt = bytes.substr(0, 6);
+  ByteWriter huge;
+  huge.Varint(uint64_t{1} << 62);
+  corrupt += huge.Take() + bytes.substr(7);
+  auto back = DeserializeRankResult(corrupt);
+  ASSERT_FALSE(back.ok());
+  EXPECT_NE(back.status().message().find("byte 6 of"), std::string::npos)
+      << back.status().message();
+  EXPECT_NE(back.status().message().find("string length 4611686018427387904 exceeds"),
+            std::string::npos)
+      << back.status().message();
+  // A vector count far beyond the bytes left: the warnings, right after files.
+  RankResult counted;
+  counted.header.warnings = {"w"};
+  std::string vec = SerializeRankResult(counted);
+  const size_t at = vec.find(std::string("\x01\x01w", 3));
+  ASSERT_NE(at, std::string::npos);
+  vec[at] = 0x7f;
+  auto refused = DeserializeRankResult(vec);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("vector count 127 cannot fit"), std::string::npos)
+      << refused.status().message();
+}
+
+TEST(RankResultIoTest, WrongMagicAndUnknownVersionAreRefused) {
+  std::string bytes = SerializeRankResult(MakeSample());
+  std::string foreign = bytes;
+  foreign[0] = '{';
+  auto a = DeserializeRankResult(foreign);
+  ASSERT_FALSE(a.ok());
+  EXPECT_NE(a.status().message().find("no \"TSRR\" magic"), std::string::npos);
+  std::string newer = bytes;
+  newer[4] = static_cast<char>(kRankResultFormatVersion + 1);
+  auto b = DeserializeRankResult(newer);
+  ASSERT_FALSE(b.ok());
+  EXPECT_NE(
+      b.status().message().find("format version " + std::to_string(kRankResultFormatVersion + 1) +
+                                " is not supported (this build reads version " +
+                                std::to_string(kRankResultFormatVersion) + ")"),
+      std::string::npos)
+      << b.status().message();
+  EXPECT_FALSE(DeserializeRankResult("").ok());
+}
+
+TEST(RankResultIoTest, OutOfRangeValuesAreRefused) {
+  RankResult sample = MakeSample();
+  // A timeline string index past its strings would crash StepTimeline::Str.
+  sample.steps[0].timeline.overview.lanes[1][0].family = 2;
+  auto bad_index = DeserializeRankResult(SerializeRankResult(sample));
+  ASSERT_FALSE(bad_index.ok());
+  EXPECT_NE(bad_index.status().message().find("string index"), std::string::npos)
+      << bad_index.status().message();
+  // An enum number with no enumerator.
+  sample = MakeSample();
+  sample.steps[0].timeline.zooms[0].kernels[0].lane = static_cast<Lane>(9);
+  auto bad_enum = DeserializeRankResult(SerializeRankResult(sample));
+  ASSERT_FALSE(bad_enum.ok());
+  EXPECT_NE(bad_enum.status().message().find("enum value 9"), std::string::npos)
+      << bad_enum.status().message();
+}
+
+TEST(ByteReaderTest, VarintsRoundTripAndRefuseNonCanonicalForms) {
+  ByteWriter w;
+  const std::vector<int64_t> values = {0,
+                                       -1,
+                                       1,
+                                       63,
+                                       -64,
+                                       64,
+                                       std::numeric_limits<int64_t>::min(),
+                                       std::numeric_limits<int64_t>::max()};
+  for (int64_t v : values) w.SignedVarint(v);
+  w.Varint(std::numeric_limits<uint64_t>::max());
+  const std::string bytes = w.Take();
+  ByteReader r(bytes);
+  for (int64_t v : values) EXPECT_EQ(r.SignedVarint(), v);
+  EXPECT_EQ(r.Varint(), std::numeric_limits<uint64_t>::max());
+  EXPECT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r.left(), 0u);
+
+  ByteReader overlong(std::string("\x80\x00", 2));
+  overlong.Varint();
+  EXPECT_NE(overlong.error().find("byte 0 of 2: overlong varint"), std::string::npos)
+      << overlong.error();
+  ByteReader too_wide(std::string(9, '\xff') + "\x02");
+  too_wide.Varint();
+  EXPECT_NE(too_wide.error().find("exceeds 64 bits"), std::string::npos) << too_wide.error();
+  ByteReader too_long(std::string(11, '\x80'));
+  too_long.Varint();
+  EXPECT_FALSE(too_long.ok());
+}
+
+}  // namespace
+}  // namespace trainscope::analysis
