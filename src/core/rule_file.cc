@@ -28,6 +28,23 @@ std::vector<std::string_view> SplitRuleColumns(std::string_view line) {
   return columns;
 }
 
+std::vector<std::string_view> SplitOn(std::string_view text, char separator) {
+  std::vector<std::string_view> pieces;
+  size_t begin = 0;
+  while (true) {
+    const size_t end = text.find(separator, begin);
+    pieces.push_back(text.substr(begin, end == std::string_view::npos ? end : end - begin));
+    if (end == std::string_view::npos) return pieces;
+    begin = end + 1;
+  }
+}
+
+std::vector<std::string_view> SplitTabColumns(std::string_view line) {
+  std::vector<std::string_view> columns = SplitOn(line, '\t');
+  for (std::string_view& column : columns) column = TrimRuleText(column);
+  return columns;
+}
+
 std::string AsciiLower(std::string_view text) {
   std::string out(text);
   for (char& c : out) {

@@ -5,49 +5,20 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/rule_file.h"
+
 namespace trainscope::embedded {
 extern const unsigned char kBuiltinFingerprintsTsv[];
 }  // namespace trainscope::embedded
 
 namespace trainscope::analysis {
-namespace {
-
-std::string Lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-std::string_view Trim(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
-    text.remove_prefix(1);
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
-    text.remove_suffix(1);
-  return text;
-}
-
-std::vector<std::string_view> Split(std::string_view text, char sep) {
-  std::vector<std::string_view> out;
-  size_t begin = 0;
-  while (true) {
-    const size_t end = text.find(sep, begin);
-    out.push_back(
-        text.substr(begin, end == std::string_view::npos ? std::string_view::npos : end - begin));
-    if (end == std::string_view::npos) break;
-    begin = end + 1;
-  }
-  return out;
-}
-
-}  // namespace
-
 size_t Fingerprint::required_members() const {
   return static_cast<size_t>(std::count_if(members.begin(), members.end(),
                                            [](const PatternMember& m) { return !m.optional; }));
 }
 
 std::string FingerprintLibrary::Canonical(std::string_view op_type) const {
-  std::string lower = Lower(op_type);
+  std::string lower = AsciiLower(op_type);
   for (const auto& [from, to] : equiv_) {
     if (lower == from) return to;
   }
@@ -67,35 +38,34 @@ Result<FingerprintLibrary> FingerprintLibrary::Parse(std::string_view text,
   FingerprintLibrary library;
   std::vector<std::vector<std::string_view>> rows;
   std::vector<int> row_lines;
-  int line_number = 0;
-  for (std::string_view line : Split(text, '\n')) {
-    ++line_number;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (Trim(line).empty() || Trim(line).front() == '#') continue;
-    auto fields = Split(line, '\t');
-    for (auto& field : fields) field = Trim(field);
-    const std::string where = fmt::format("{}:{}", source_name, line_number);
-    if (fields[0] == "equiv") {
-      if (fields.size() != 3 || fields[1].empty() || fields[2].empty()) {
-        return InvalidInput(where + ": an equiv row needs 3 tab-separated fields: equiv FROM TO");
-      }
-      library.equiv_.emplace_back(Lower(fields[1]), Lower(fields[2]));
-      continue;
-    }
-    if (fields[0] != "fingerprint") {
-      return InvalidInput(where + ": a row starts with 'equiv' or 'fingerprint', got '" +
-                          std::string(fields[0]) + "'");
-    }
-    if (fields.size() != 9) {
-      return InvalidInput(
-          fmt::format("{}: a fingerprint row needs 9 tab-separated fields (fingerprint id variant "
-                      "pattern action "
-                      "title formula root_cause remedy), got {}",
-                      where, fields.size()));
-    }
-    rows.push_back(fields);
-    row_lines.push_back(line_number);
-  }
+  TS_RETURN_IF_ERROR(ForEachRuleLine(
+      text,
+      [&](size_t line_number, std::string_view,
+          const std::vector<std::string_view>& fields) -> Status {
+        const std::string where = fmt::format("{}:{}", source_name, line_number);
+        if (fields[0] == "equiv") {
+          if (fields.size() != 3 || fields[1].empty() || fields[2].empty()) {
+            return InvalidInput(where +
+                                ": an equiv row needs 3 tab-separated fields: equiv FROM TO");
+          }
+          library.equiv_.emplace_back(AsciiLower(fields[1]), AsciiLower(fields[2]));
+          return Status::Ok();
+        }
+        if (fields[0] != "fingerprint") {
+          return InvalidInput(where + ": a row starts with 'equiv' or 'fingerprint', got '" +
+                              std::string(fields[0]) + "'");
+        }
+        if (fields.size() != 9) {
+          return InvalidInput(fmt::format(
+              "{}: a fingerprint row needs 9 tab-separated fields (fingerprint id variant "
+              "pattern action title formula root_cause remedy), got {}",
+              where, fields.size()));
+        }
+        rows.push_back(fields);
+        row_lines.push_back(static_cast<int>(line_number));
+        return Status::Ok();
+      },
+      RuleColumns::kTabs));
   // Patterns are canonicalised with the file's own equivalences, so rows
   // may come before or after the equiv rows.
   for (size_t r = 0; r < rows.size(); ++r) {
@@ -119,8 +89,8 @@ Result<FingerprintLibrary> FingerprintLibrary::Parse(std::string_view text,
     fp.formula = std::string(f[6]);
     fp.root_cause = std::string(f[7]);
     fp.remedy = std::string(f[8]);
-    for (std::string_view token : Split(fp.pattern, ' ')) {
-      token = Trim(token);
+    for (std::string_view token : SplitOn(fp.pattern, ' ')) {
+      token = TrimRuleText(token);
       if (token.empty()) continue;
       PatternMember member;
       if (token == "ANY" || token == "ANY?") {
@@ -129,7 +99,7 @@ Result<FingerprintLibrary> FingerprintLibrary::Parse(std::string_view text,
         fp.members.push_back(member);
         continue;
       }
-      for (std::string_view alt : Split(token, '|')) {
+      for (std::string_view alt : SplitOn(token, '|')) {
         if (!alt.empty() && alt.back() == '?') {
           member.optional = true;
           alt.remove_suffix(1);
@@ -137,7 +107,7 @@ Result<FingerprintLibrary> FingerprintLibrary::Parse(std::string_view text,
         if (alt.empty())
           return InvalidInput(where + ": empty member in pattern '" + fp.pattern + "'");
         if (alt.substr(0, 5) == "name~") {
-          member.name_globs.push_back(Lower(alt.substr(5)));
+          member.name_globs.push_back(AsciiLower(alt.substr(5)));
         } else {
           member.alternatives.push_back(library.Canonical(alt));
         }
