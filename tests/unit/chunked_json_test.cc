@@ -95,16 +95,19 @@ struct Scan {
 };
 
 // The reference: the whole-document scan on a padded copy.
-void ScanWhole(const std::string& json, Scan* out) {
+void ScanWhole(const std::string& json, Scan* out,
+               size_t max_event_bytes = ScanOptions().max_event_bytes) {
   simdjson::padded_string padded(json);
   out->status = formats::trace::ScanChromeTrace(std::string_view(padded.data(), padded.size()),
-                                                "doc", &out->sink, &out->report);
+                                                "doc", &out->sink, &out->report, max_event_bytes);
 }
 
-void ScanChunked(const std::string& json, size_t chunk_bytes, unsigned threads, Scan* out) {
+void ScanChunked(const std::string& json, size_t chunk_bytes, unsigned threads, Scan* out,
+                 size_t max_event_bytes = ScanOptions().max_event_bytes) {
   ScanOptions options;
   options.chunk_bytes = chunk_bytes;
   options.threads = threads;
+  options.max_event_bytes = max_event_bytes;
   out->status = formats::trace::ScanJsonText(json, "doc", &out->sink, &out->report, options);
 }
 
@@ -175,17 +178,9 @@ TEST(ChunkedJson, SoakFindingMalformedEventsAgreeWithTheWholeScan) {
       "\x5f"
       "\x6e\x70\x75\x22\x7d\x5d",
       318);
-  ScanOptions options;
-  options.chunk_bytes = 41;
-  options.threads = 2;
-  options.max_event_bytes = 512;
-  Scan chunked;
-  chunked.status =
-      formats::trace::ScanJsonText(json, "doc", &chunked.sink, &chunked.report, options);
-  Scan whole;
-  simdjson::padded_string padded(json);
-  whole.status = formats::trace::ScanChromeTrace(std::string_view(padded.data(), padded.size()),
-                                                 "doc", &whole.sink, &whole.report, 512);
+  Scan chunked, whole;
+  ScanChunked(json, 41, 2, &chunked, 512);  // the fuzzer's options byte
+  ScanWhole(json, &whole, 512);
   EXPECT_EQ(chunked.status.ok(), whole.status.ok())
       << "chunked: " << chunked.status.message() << "\nwhole: " << whole.status.message();
   EXPECT_EQ(chunked.sink.events, whole.sink.events);
@@ -502,17 +497,9 @@ TEST(ChunkedJson, DamageAfterALongEventStopsBothScansAtTheSameByte) {
   const std::string json = "[{\"ph\":\"X\",\"name\":\"" + std::string(600, 'a') +
                            "\"} !,{\"ph\":\"X\",\"name\":\"b\",\"pid\":1,\"tid\":1,"
                            "\"ts\":\"1\",\"dur\":1}]";
-  ScanOptions options;
-  options.chunk_bytes = 41;
-  options.threads = 2;
-  options.max_event_bytes = 512;
-  Scan chunked;
-  chunked.status =
-      formats::trace::ScanJsonText(json, "doc", &chunked.sink, &chunked.report, options);
-  Scan whole;
-  simdjson::padded_string padded(json);
-  whole.status = formats::trace::ScanChromeTrace(std::string_view(padded.data(), padded.size()),
-                                                 "doc", &whole.sink, &whole.report, 512);
+  Scan chunked, whole;
+  ScanChunked(json, 41, 2, &chunked, 512);  // the fuzzer's options byte
+  ScanWhole(json, &whole, 512);
   EXPECT_FALSE(whole.status.ok());  // the long event is all there is before the damage
   EXPECT_EQ(chunked.status.ok(), whole.status.ok()) << chunked.status.message();
   EXPECT_EQ(chunked.sink.events.size(), whole.sink.events.size());
