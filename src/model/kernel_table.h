@@ -15,15 +15,10 @@
 #include <vector>
 
 #include "core/string_pool.h"
+#include "model/activity_kind.h"
 #include "model/columnar.h"
 
 namespace trainscope::model {
-
-enum class KernelKind : uint8_t {
-  kCompute = 0,
-  kCommunication = 1,  // HCCL/COMMUNICATION accelerator core, hcom_* ops, NCCL
-  kMemory = 2,         // memcpy / memset (GPU traces)
-};
 
 inline constexpr int32_t kNoStep = -1;    // kernel outside any ProfilerStep
 inline constexpr int32_t kNoStream = -1;  // stream id N/A
@@ -40,7 +35,7 @@ inline constexpr int32_t kNoStream = -1;  // stream id N/A
   X(int64_t, duration_ns, 0)                                                                    \
   X(int64_t, wait_ns, 0)                                                                        \
   X(int32_t, block_dim, 0)                                                                      \
-  X(KernelKind, kind, KernelKind::kCompute)                                                     \
+  X(ActivityKind, kind, ActivityKind::kCompute) /* never kOther */                                                     \
   X(uint8_t, op_type_derived, 0)  /* 1 when Type was N/A and we derived it from Name */         \
   X(float, aic_mac_ratio, NAN)    /* PipeUtilization metrics; NaN when absent */                \
   X(float, aic_mte2_ratio, NAN)                                                                 \

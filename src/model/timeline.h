@@ -17,23 +17,10 @@
 #include <vector>
 
 #include "core/string_pool.h"
+#include "model/activity_kind.h"
 #include "model/columnar.h"
 
 namespace trainscope::model {
-
-enum class ActivityKind : uint8_t {
-  kCompute = 0,        // kernels / AI_CORE, AI_VECTOR_CORE, MIX_*, AI_CPU tasks
-  kCommunication = 1,  // collectives (NCCL/RCCL kernels, HCCL ops, DeepEP, ...)
-  kMemcpy = 2,
-  kMemset = 3,
-  // Device tasks that are neither compute, communication nor memory traffic:
-  // Ascend event record/wait, placeholders, SDMA of HCCL's own task streams.
-  // Kept for completeness but left out of the time budget (CANN's Overlap
-  // Analysis leaves them out too, see analysis/step/breakdown.h).
-  kOther = 4,
-};
-
-const char* ActivityKindName(ActivityKind kind);
 
 inline constexpr int32_t kNoIndex = -1;
 inline constexpr int64_t kNoId = INT64_MIN;  // correlation / external id absent

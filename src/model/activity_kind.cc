@@ -1,4 +1,4 @@
-#include "model/timeline.h"
+#include "model/activity_kind.h"
 
 namespace trainscope::model {
 
