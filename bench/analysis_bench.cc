@@ -26,8 +26,8 @@ trainscope::model::RankProfile MakeProfile(int64_t kernels) {
     const char* type = comm ? "hcom_allGather_" : kTypes[i % 12];
     row.op_type = profile.strings.Intern(type);
     row.name = profile.strings.Intern(std::string("aclnn") + type + "_" + type);
-    row.kind = comm ? trainscope::model::KernelKind::kCommunication
-                    : trainscope::model::KernelKind::kCompute;
+    row.kind = comm ? trainscope::model::ActivityKind::kCommunication
+                    : trainscope::model::ActivityKind::kCompute;
     row.start_ns = t;
     row.duration_ns = 5'000 + (i * 7919) % 200'000;
     t += row.duration_ns + 3'000;

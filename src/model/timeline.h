@@ -2,7 +2,9 @@
 // Chrome-trace JSON (Kineto traces, Ascend trace_view.json).
 //
 // One model for GPU and NPU. Device activities and host ops are stored as
-// columns (a rank has 10^5-10^6 events; analyses scan one or two columns).
+// columns (a rank has 10^5-10^6 events; analyses scan one or two columns),
+// each table declared once as a column list (columnar.h generates the row
+// struct, Reserve, Append, Row and Permute).
 // All strings are StringIds into the owning RankProfile's StringPool; all
 // times are int64 ns (never through double: epoch-µs timestamps do not fit).
 #pragma once
@@ -15,22 +17,10 @@
 #include <vector>
 
 #include "core/string_pool.h"
+#include "model/activity_kind.h"
+#include "model/columnar.h"
 
 namespace trainscope::model {
-
-enum class ActivityKind : uint8_t {
-  kCompute = 0,        // kernels / AI_CORE, AI_VECTOR_CORE, MIX_*, AI_CPU tasks
-  kCommunication = 1,  // collectives (NCCL/RCCL kernels, HCCL ops, DeepEP, ...)
-  kMemcpy = 2,
-  kMemset = 3,
-  // Device tasks that are neither compute, communication nor memory traffic:
-  // Ascend event record/wait, placeholders, SDMA of HCCL's own task streams.
-  // Kept for completeness but left out of the time budget (CANN's Overlap
-  // Analysis leaves them out too, see analysis/step/breakdown.h).
-  kOther = 4,
-};
-
-const char* ActivityKindName(ActivityKind kind);
 
 inline constexpr int32_t kNoIndex = -1;
 inline constexpr int64_t kNoId = INT64_MIN;  // correlation / external id absent
@@ -47,42 +37,28 @@ struct CollectiveArgs {
   StringId pg_ranks = StringPool::kEmpty;  // verbatim, e.g. "[0, 1]"
 };
 
-struct DeviceActivity {
-  int32_t device = -1;
-  int32_t stream = -1;
-  int64_t start_ns = 0;
-  int64_t duration_ns = 0;
-  StringId name = StringPool::kEmpty;
-  StringId category = StringPool::kEmpty;  // Kineto cat, or Ascend "Task Type"
-  ActivityKind kind = ActivityKind::kCompute;
-  int64_t correlation = kNoId;
-  int64_t external_id = kNoId;
-  int32_t collective = kNoIndex;  // index into Timeline::collectives
-  int32_t launcher = kNoIndex;    // index into Timeline::host_ops (set by the reader)
-  int32_t step = -1;              // ProfilerStep number, -1 when outside every step
-};
+// (type, name, default of a row); columnar.h generates the rest.
+// clang-format off
+#define TS_DEVICE_ACTIVITY_COLUMNS(X)                                                             \
+  X(int32_t, device, -1)                                                                          \
+  X(int32_t, stream, -1)                                                                          \
+  X(int64_t, start_ns, 0)                                                                         \
+  X(int64_t, duration_ns, 0)                                                                      \
+  X(StringId, name, StringPool::kEmpty)                                                           \
+  X(StringId, category, StringPool::kEmpty)  /* Kineto cat, or Ascend "Task Type" */              \
+  X(ActivityKind, kind, ActivityKind::kCompute)                                                   \
+  X(int64_t, correlation, kNoId)                                                                  \
+  X(int64_t, external_id, kNoId)                                                                  \
+  X(int32_t, collective, kNoIndex)  /* index into Timeline::collectives */                        \
+  X(int32_t, launcher, kNoIndex)    /* index into Timeline::host_ops (set by the reader) */       \
+  X(int32_t, step, -1)              /* ProfilerStep number, -1 when outside every step */
+// clang-format on
 
-class DeviceActivities {
+TS_COLUMNAR_TABLE(DeviceActivity, DeviceActivityColumns, TS_DEVICE_ACTIVITY_COLUMNS, start_ns)
+
+class DeviceActivities : public DeviceActivityColumns {
  public:
-  void Append(const DeviceActivity& a);
-  size_t size() const { return start_ns.size(); }
   int64_t end_ns(size_t i) const { return start_ns[i] + duration_ns[i]; }
-  DeviceActivity Row(size_t i) const;
-  // Reorders every column by |order| (order[k] = old index of new row k).
-  void Permute(const std::vector<uint32_t>& order);
-
-  std::vector<int32_t> device;
-  std::vector<int32_t> stream;
-  std::vector<int64_t> start_ns;
-  std::vector<int64_t> duration_ns;
-  std::vector<StringId> name;
-  std::vector<StringId> category;
-  std::vector<ActivityKind> kind;
-  std::vector<int64_t> correlation;
-  std::vector<int64_t> external_id;
-  std::vector<int32_t> collective;
-  std::vector<int32_t> launcher;
-  std::vector<int32_t> step;
 };
 
 // pid/tid are int64. Non-numeric pids/tids ("Spans", "GPU 0 Counters") get a
@@ -95,37 +71,25 @@ inline StringId SyntheticThreadName(int64_t value) {
   return static_cast<StringId>(-(int64_t{1} << 40) - value);
 }
 
-struct HostOp {
-  int64_t pid = 0;
-  int64_t tid = 0;
-  int64_t start_ns = 0;
-  int64_t duration_ns = 0;
-  StringId name = StringPool::kEmpty;
-  StringId category = StringPool::kEmpty;
-  int32_t depth = 0;          // strict time nesting on (pid, tid); 0 = top level
-  int32_t parent = kNoIndex;  // enclosing op on the same thread
-  int64_t external_id = kNoId;
-  int64_t correlation = kNoId;  // runtime calls (cudaLaunchKernel, hipLaunchKernel, ...)
-};
+// clang-format off
+#define TS_HOST_OP_COLUMNS(X)                                                                     \
+  X(int64_t, pid, 0)                                                                              \
+  X(int64_t, tid, 0)                                                                              \
+  X(int64_t, start_ns, 0)                                                                         \
+  X(int64_t, duration_ns, 0)                                                                      \
+  X(StringId, name, StringPool::kEmpty)                                                           \
+  X(StringId, category, StringPool::kEmpty)                                                       \
+  X(int32_t, depth, 0)         /* strict time nesting on (pid, tid); 0 = top level */             \
+  X(int32_t, parent, kNoIndex) /* enclosing op on the same thread */                              \
+  X(int64_t, external_id, kNoId)                                                                  \
+  X(int64_t, correlation, kNoId) /* runtime calls (cudaLaunchKernel, hipLaunchKernel, ...) */
+// clang-format on
 
-class HostOps {
+TS_COLUMNAR_TABLE(HostOp, HostOpColumns, TS_HOST_OP_COLUMNS, start_ns)
+
+class HostOps : public HostOpColumns {
  public:
-  void Append(const HostOp& op);
-  size_t size() const { return start_ns.size(); }
   int64_t end_ns(size_t i) const { return start_ns[i] + duration_ns[i]; }
-  HostOp Row(size_t i) const;
-  void Permute(const std::vector<uint32_t>& order);
-
-  std::vector<int64_t> pid;
-  std::vector<int64_t> tid;
-  std::vector<int64_t> start_ns;
-  std::vector<int64_t> duration_ns;
-  std::vector<StringId> name;
-  std::vector<StringId> category;
-  std::vector<int32_t> depth;
-  std::vector<int32_t> parent;
-  std::vector<int64_t> external_id;
-  std::vector<int64_t> correlation;
 };
 
 // A resolved flow arrow host op -> device activity (ac2g, async,

@@ -115,7 +115,7 @@ TEST(AscendCorpusTest, Level0TypesAreDerivedFromNames) {
   std::map<std::string, int> types;
   for (size_t i = 0; i < profile.kernels.size(); ++i) {
     derived += profile.kernels.op_type_derived[i];
-    if (profile.kernels.kind[i] == model::KernelKind::kCommunication) {
+    if (profile.kernels.kind[i] == model::ActivityKind::kCommunication) {
       ++comm;
       EXPECT_EQ(profile.strings.Get(profile.kernels.op_type[i]), "hcom_allReduce_");
     }
@@ -142,7 +142,7 @@ std::map<std::pair<std::string, std::string>, std::pair<int64_t, int64_t>> Aggre
   std::map<std::pair<std::string, std::string>, std::pair<int64_t, int64_t>> agg;
   const model::KernelTable& k = profile.kernels;
   for (size_t i = 0; i < k.size(); ++i) {
-    if (k.kind[i] == model::KernelKind::kCommunication) continue;
+    if (k.kind[i] == model::ActivityKind::kCommunication) continue;
     auto& entry = agg[{std::string(profile.strings.Get(k.op_type[i])),
                        std::string(profile.strings.Get(k.accelerator[i]))}];
     ++entry.first;
@@ -160,7 +160,7 @@ TEST(AscendCorpusTest, QwenRank0CommunicationMatchesStepTrace) {
   int64_t comm_ns = 0;
   int comm_rows = 0;
   for (size_t i = 0; i < profile.kernels.size(); ++i) {
-    if (profile.kernels.kind[i] != model::KernelKind::kCommunication) continue;
+    if (profile.kernels.kind[i] != model::ActivityKind::kCommunication) continue;
     EXPECT_EQ(profile.strings.Get(profile.kernels.accelerator[i]), "COMMUNICATION");
     comm_ns += profile.kernels.duration_ns[i];
     ++comm_rows;

@@ -62,8 +62,8 @@ TEST(AscendKernelDetailsTest, Level0DerivesOpTypes) {
   EXPECT_EQ(k.wait_ns[1], 99142);
   EXPECT_EQ(k.block_dim[2], 8);
   EXPECT_EQ(k.stream[0], model::kNoStream);  // no Stream ID column at Level0
-  EXPECT_EQ(k.kind[0], model::KernelKind::kCompute);
-  EXPECT_EQ(k.kind[3], model::KernelKind::kCommunication);
+  EXPECT_EQ(k.kind[0], model::ActivityKind::kCompute);
+  EXPECT_EQ(k.kind[3], model::ActivityKind::kCommunication);
   EXPECT_TRUE(std::isnan(k.aic_mac_ratio[0]));
   ASSERT_EQ(profile.ledgers.size(), 1u);
   EXPECT_EQ(profile.ledgers[0].rows_read(), 4);
@@ -114,7 +114,7 @@ TEST(AscendKernelDetailsTest, Level1WithMetricsAndNaStream) {
   EXPECT_FLOAT_EQ(k.aic_mac_ratio[1], 0.824f);
   EXPECT_FLOAT_EQ(k.aic_mte2_ratio[1], 0.964f);
   EXPECT_EQ(k.stream[2], model::kNoStream);
-  EXPECT_EQ(k.kind[2], model::KernelKind::kCommunication);
+  EXPECT_EQ(k.kind[2], model::ActivityKind::kCommunication);
   EXPECT_TRUE(std::isnan(k.aic_mac_ratio[2]));
   EXPECT_EQ(profile.ledgers[0].rows_skipped(), 0);
   ExpectLedgerInvariant(profile);
@@ -136,7 +136,7 @@ TEST(AscendKernelDetailsTest, Cann83HeaderWithDeviceId) {
   ASSERT_EQ(k.size(), 2u);
   EXPECT_EQ(k.wait_ns[0], 1881080);
   EXPECT_EQ(Str(profile, k.accelerator[1]), "COMMUNICATION");
-  EXPECT_EQ(k.kind[1], model::KernelKind::kCommunication);
+  EXPECT_EQ(k.kind[1], model::ActivityKind::kCommunication);
   EXPECT_EQ(k.duration_ns[1], 436140);
   ExpectLedgerInvariant(profile);
 }

@@ -5,10 +5,10 @@
 namespace trainscope::analysis {
 namespace {
 
-using model::KernelKind;
+using model::ActivityKind;
 
 std::string FamilyOf(const FamilyRules& rules, std::string_view type, std::string_view name = "",
-                     KernelKind kind = KernelKind::kCompute) {
+                     ActivityKind kind = ActivityKind::kCompute) {
   return rules.families()[rules.Classify(type, name, kind)];
 }
 
@@ -37,7 +37,7 @@ TEST(FamilyRulesTest, BuiltinTableClassifiesTheArticleFamilies) {
   EXPECT_EQ(FamilyOf(rules, "NLLLossGrad"), "loss");
   EXPECT_EQ(FamilyOf(rules, "ApplyAdamW"), "optimizer");
   EXPECT_EQ(
-      FamilyOf(rules, "hcom_allReduce_", "hcom_allReduce__586_0_1", KernelKind::kCommunication),
+      FamilyOf(rules, "hcom_allReduce_", "hcom_allReduce__586_0_1", ActivityKind::kCommunication),
       "communication");
   EXPECT_EQ(FamilyOf(rules, "ChunkGatedDeltaRule"), "custom/linear attention");
   EXPECT_EQ(FamilyOf(rules, "SomethingNobodyKnows"), "other");

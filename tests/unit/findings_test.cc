@@ -152,7 +152,7 @@ double WorkTimeMs(const std::vector<model::RankProfile>& profiles) {
     const auto& k = p.kernels;
     for (size_t i = 0; i < k.size(); ++i) {
       last_end[k.step[i]] = std::max(last_end[k.step[i]], k.end_ns(i));
-      if (k.kind[i] != model::KernelKind::kCommunication) continue;
+      if (k.kind[i] != model::ActivityKind::kCommunication) continue;
       auto [it, inserted] = barrier.emplace(k.step[i], std::make_pair(k.start_ns[i], k.end_ns(i)));
       if (!inserted && k.start_ns[i] < it->second.first) it->second = {k.start_ns[i], k.end_ns(i)};
     }

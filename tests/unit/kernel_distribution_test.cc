@@ -8,11 +8,11 @@
 namespace trainscope::analysis {
 namespace {
 
-using model::KernelKind;
+using model::ActivityKind;
 
 // Appends a kernel; times in microseconds for readability.
 void AddKernel(model::RankProfile& profile, int32_t step, std::string_view type, double start_us,
-               double duration_us, KernelKind kind = KernelKind::kCompute) {
+               double duration_us, ActivityKind kind = ActivityKind::kCompute) {
   model::KernelRow row;
   row.step = step;
   row.op_type = profile.strings.Intern(type);
@@ -77,7 +77,7 @@ TEST(KernelDistributionTest, ComputesCountsQuantilesSharesAndFamilies) {
   AddKernel(profile, 1, "Mul", 100, 40);
   AddKernel(profile, 1, "MatMulV3", 200, 60);
   AddKernel(profile, 1, "MatMulV3", 300, 200);
-  AddKernel(profile, 1, "hcom_allReduce_", 600, 1000, KernelKind::kCommunication);
+  AddKernel(profile, 1, "hcom_allReduce_", 600, 1000, ActivityKind::kCommunication);
   AddKernel(profile, 2, "Mul", 5000, 1);  // another step, must be ignored
   StepDistribution d =
       ComputeStepDistribution(profile, 1, KernelFamilies(profile, FamilyRules::Builtin()));

@@ -156,8 +156,8 @@ TEST_F(SynthTraceViewTest, EveryTaskIsAKernelDetailsRow) {
     // i-th compute task must be the i-th compute row (same for HCCL ops).
     std::vector<size_t> rows[2], tasks[2];
     for (size_t i = 0; i < p.kernels.size(); ++i) {
-      if (p.kernels.kind[i] == model::KernelKind::kCompute) rows[0].push_back(i);
-      if (p.kernels.kind[i] == model::KernelKind::kCommunication) rows[1].push_back(i);
+      if (p.kernels.kind[i] == model::ActivityKind::kCompute) rows[0].push_back(i);
+      if (p.kernels.kind[i] == model::ActivityKind::kCommunication) rows[1].push_back(i);
     }
     const model::DeviceActivities& acts = p.timeline.activities;
     for (size_t a = 0; a < acts.size(); ++a) {
@@ -277,7 +277,7 @@ TEST_F(SynthTraceViewTest, AttributionFindsThePlantedSourceLines) {
 
   std::map<int32_t, std::vector<size_t>> compute_by_step;
   for (size_t i = 0; i < p.kernels.size(); ++i) {
-    if (p.kernels.kind[i] == model::KernelKind::kCompute)
+    if (p.kernels.kind[i] == model::ActivityKind::kCompute)
       compute_by_step[p.kernels.step[i]].push_back(i);
   }
   ASSERT_EQ(compute_by_step.size(), static_cast<size_t>(options.steps));
@@ -336,7 +336,7 @@ TEST_F(SynthTraceViewTest, WithoutStacksThereIsNoSourceLine) {
   ASSERT_TRUE(attributor.available());  // launch links without Python frames
   std::vector<int64_t> starts;
   for (size_t i = 0; i < p.kernels.size() && starts.size() < 8; ++i) {
-    if (p.kernels.kind[i] == model::KernelKind::kCompute) starts.push_back(p.kernels.start_ns[i]);
+    if (p.kernels.kind[i] == model::ActivityKind::kCompute) starts.push_back(p.kernels.start_ns[i]);
   }
   const analysis::HostAttribution a = attributor.Attribute(starts);
   EXPECT_EQ(a.source, "");
@@ -456,8 +456,8 @@ TEST_F(SynthTraceViewTest, OlderHeaderVariantsAreReadToo) {
     const model::RankProfile p = LoadRank(job, 0);
     size_t compute_rows = 0, comm_rows = 0, compute_tasks = 0, comm_tasks = 0, unlinked = 0;
     for (size_t i = 0; i < p.kernels.size(); ++i) {
-      compute_rows += p.kernels.kind[i] == model::KernelKind::kCompute;
-      comm_rows += p.kernels.kind[i] == model::KernelKind::kCommunication;
+      compute_rows += p.kernels.kind[i] == model::ActivityKind::kCompute;
+      comm_rows += p.kernels.kind[i] == model::ActivityKind::kCommunication;
     }
     for (size_t a = 0; a < p.timeline.activities.size(); ++a) {
       compute_tasks += p.timeline.activities.kind[a] == model::ActivityKind::kCompute;

@@ -66,7 +66,7 @@ void FromKernels(const model::RankProfile& profile, std::vector<CommInstance>* o
   for (const model::CommOpRecord& r : profile.communication.ops) records.emplace(r.name, &r);
   const model::KernelTable& k = profile.kernels;
   for (size_t i = 0; i < k.size(); ++i) {
-    if (k.kind[i] != model::KernelKind::kCommunication) continue;
+    if (k.kind[i] != model::ActivityKind::kCommunication) continue;
     CommInstance op;
     std::string_view name = profile.strings.Get(k.name[i]);
     op.key.assign(name);
@@ -171,7 +171,7 @@ RankComm SummarizeRankCommunication(const model::RankProfile& profile, const Com
     StepKernels& sk = steps[k.step[i]];
     sk.first_start = std::min(sk.first_start, k.start_ns[i]);
     sk.last_end = std::max(sk.last_end, k.end_ns(i));
-    if (k.kind[i] == model::KernelKind::kCompute)
+    if (k.kind[i] == model::ActivityKind::kCompute)
       sk.compute.push_back({k.start_ns[i], k.end_ns(i)});
   }
   for (size_t i = 0; i < rc.ops.size(); ++i) steps[rc.ops[i].step].comm.push_back(i);

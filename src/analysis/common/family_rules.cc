@@ -122,10 +122,10 @@ const FamilyRules& FamilyRules::Builtin() {
 }
 
 size_t FamilyRules::Classify(std::string_view op_type, std::string_view name,
-                             model::KernelKind kind) const {
-  std::string_view kind_text = kind == model::KernelKind::kCommunication ? "communication"
-                               : kind == model::KernelKind::kMemory      ? "memory"
-                                                                         : "compute";
+                             model::ActivityKind kind) const {
+  std::string_view kind_text = kind == model::ActivityKind::kCommunication ? "communication"
+                               : model::IsMemoryTraffic(kind)              ? "memory"
+                                                                           : "compute";
   for (size_t i = 0; i < rules_.size(); ++i) {
     const FamilyRule& rule = rules_[i];
     std::string_view subject = rule.field == RuleField::kType   ? op_type

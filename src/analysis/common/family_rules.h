@@ -36,7 +36,7 @@ class FamilyRules {
 
   // Index into families() of the first matching rule; the last family
   // ("other") when nothing matches.
-  size_t Classify(std::string_view op_type, std::string_view name, model::KernelKind kind) const;
+  size_t Classify(std::string_view op_type, std::string_view name, model::ActivityKind kind) const;
 
   const std::vector<std::string>& families() const { return families_; }
   const std::vector<FamilyRule>& rules() const { return rules_; }

@@ -24,7 +24,7 @@ std::vector<KernelSequence> BuildKernelSequences(const model::RankProfile& profi
   // distinct StringId keeps this linear in kernels.
   std::map<int32_t, std::unordered_map<uint64_t, int32_t>> token_of;
   for (const uint32_t i : table.RowsOf(step)) {
-    if (table.kind[i] != model::KernelKind::kCompute) continue;
+    if (table.kind[i] != model::ActivityKind::kCompute) continue;
     KernelSequence& seq = by_stream[table.stream[i]];
     seq.stream = table.stream[i];
     const bool derived = table.op_type_derived[i] != 0;

@@ -8,14 +8,20 @@ namespace trainscope::analysis {
 
 TimeBudget BudgetOf(const model::Timeline& tl, const std::vector<model::ActivityKind>& kinds,
                     const std::vector<uint32_t>& members) {
+  return BudgetOfRows(tl.activities.start_ns, tl.activities.duration_ns, kinds, members);
+}
+
+TimeBudget BudgetOfRows(std::span<const int64_t> start_ns, std::span<const int64_t> duration_ns,
+                        std::span<const model::ActivityKind> kinds,
+                        std::span<const uint32_t> rows) {
   using model::ActivityKind;
   std::vector<Interval> compute, comm, memcpy, memset;
   TimeBudget b;
   bool first = true;
-  for (uint32_t i : members) {
+  for (uint32_t i : rows) {
     ActivityKind kind = kinds[i];
     if (kind == ActivityKind::kOther) continue;
-    Interval iv{tl.activities.start_ns[i], tl.activities.end_ns(i)};
+    Interval iv{start_ns[i], start_ns[i] + duration_ns[i]};
     ++b.activities;
     if (first || iv.start < b.window_start_ns) b.window_start_ns = iv.start;
     if (first || iv.end > b.window_end_ns) b.window_end_ns = iv.end;

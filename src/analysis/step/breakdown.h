@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "analysis/common/breakdown_intervals.h"
@@ -41,7 +42,14 @@ struct TimeBudget {
 void FillBudget(std::vector<Interval> compute, std::vector<Interval> comm,
                 std::vector<Interval> memcpy, std::vector<Interval> memset, TimeBudget* b);
 
-// The budget of an explicit activity subset (indices into timeline.activities).
+// The budget of |rows| of a device table given by its start, duration and
+// kind columns (KernelTable or Timeline::activities: the one budget path);
+// kOther rows are left out.
+TimeBudget BudgetOfRows(std::span<const int64_t> start_ns, std::span<const int64_t> duration_ns,
+                        std::span<const model::ActivityKind> kinds, std::span<const uint32_t> rows);
+
+// The budget of an explicit activity subset (indices into timeline.activities)
+// with |kinds| in place of their kind column (the HTA parity tests relabel).
 TimeBudget BudgetOf(const model::Timeline& timeline, const std::vector<model::ActivityKind>& kinds,
                     const std::vector<uint32_t>& members);
 

@@ -70,7 +70,7 @@ StepDistribution ComputeStepDistribution(const model::RankProfile& profile, int3
     AddSaturating(total_ns, duration);
     if (duration <= 50'000) ++le50;
     if (duration <= 100'000) ++le100;
-    if (kernels.kind[i] == model::KernelKind::kCommunication) {
+    if (kernels.kind[i] == model::ActivityKind::kCommunication) {
       ++result.kernels.communication_count;
     } else {
       ++result.kernels.compute_count;

@@ -32,27 +32,9 @@ std::optional<StepBudget> FromTrace(const model::RankProfile& profile, int32_t s
 
 std::optional<StepBudget> FromKernels(const model::RankProfile& profile, int32_t step) {
   const auto& kernels = profile.kernels;
-  std::vector<Interval> compute, comm, memory;
-  TimeBudget b;
-  for (const uint32_t i : kernels.RowsOf(step)) {
-    Interval interval{kernels.start_ns[i], kernels.end_ns(i)};
-    if (b.activities == 0 || interval.start < b.window_start_ns) b.window_start_ns = interval.start;
-    if (b.activities == 0 || interval.end > b.window_end_ns) b.window_end_ns = interval.end;
-    ++b.activities;
-    switch (kernels.kind[i]) {
-      case model::KernelKind::kCommunication:
-        comm.push_back(interval);
-        break;
-      case model::KernelKind::kMemory:
-        memory.push_back(interval);
-        break;
-      case model::KernelKind::kCompute:
-        compute.push_back(interval);
-        break;
-    }
-  }
+  const TimeBudget b =
+      BudgetOfRows(kernels.start_ns, kernels.duration_ns, kernels.kind, kernels.RowsOf(step));
   if (b.activities == 0) return std::nullopt;
-  FillBudget(std::move(compute), std::move(comm), std::move(memory), {}, &b);
   return StepBudget{
       "kernel_details.csv",
       "kernels whose Step Id is the step; window = first kernel start to last kernel end", b};

@@ -1,6 +1,7 @@
 // The time budget of one step, whichever data the profile has: device
 // activities of a trace (Kineto, trace_view.json) when present, else the
-// kernels of kernel_details.csv. Both are interval unions (see breakdown.h).
+// kernels of kernel_details.csv. Both go through the one BudgetOfRows
+// (interval unions, see breakdown.h); only the table and the labels differ.
 #pragma once
 
 #include <optional>

@@ -17,8 +17,8 @@ double ToUs(int64_t ns) { return static_cast<double>(ns) / 1000.0; }
 // copies and AI CPU / DSA tasks (the article's "Other" lane).
 Lane LaneOf(const model::RankProfile& profile, size_t i) {
   const auto& kernels = profile.kernels;
-  if (kernels.kind[i] == model::KernelKind::kCommunication) return Lane::kComm;
-  if (kernels.kind[i] == model::KernelKind::kMemory) return Lane::kOther;
+  if (kernels.kind[i] == model::ActivityKind::kCommunication) return Lane::kComm;
+  if (model::IsMemoryTraffic(kernels.kind[i])) return Lane::kOther;
   std::string_view accelerator = profile.strings.Get(kernels.accelerator[i]);
   if (accelerator == "AI_CPU" || accelerator == "DSA_SQE") return Lane::kOther;
   return Lane::kCompute;
@@ -217,7 +217,7 @@ StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step
     break;
   }
   for (size_t i : rows) {
-    if (kernels.kind[i] != model::KernelKind::kCommunication) continue;
+    if (kernels.kind[i] != model::ActivityKind::kCommunication) continue;
     if (kernels.start_ns[i] - origin > static_cast<int64_t>(timeline.step_start_idle_us * 1000))
       break;
     timeline.step_start_waits_for = std::string(profile.strings.Get(kernels.op_type[i]));

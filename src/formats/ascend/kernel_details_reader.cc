@@ -171,7 +171,7 @@ Status ParseKernelDetails(std::string_view data, const std::string& file_label,
       last_accelerator_is_comm = IsCommunicationCore(accelerator);
     }
     const bool is_comm = last_accelerator_is_comm || name.substr(0, 5) == "hcom_";
-    row.kind = is_comm ? model::KernelKind::kCommunication : model::KernelKind::kCompute;
+    row.kind = is_comm ? model::ActivityKind::kCommunication : model::ActivityKind::kCompute;
 
     // Optional columns: a bad cell is noted and the default kept (the spec
     // says so), never a reason to skip the kernel.

@@ -351,21 +351,9 @@ void TimelineBuilder::AppendKernels() {
   // op_type by name id: a trace repeats a few thousand names millions of times.
   std::vector<StringId> op_type_of(profile_->strings.size(), StringPool::kNotInterned);
   for (size_t a = 0; a < acts.size(); ++a) {
+    if (acts.kind[a] == model::ActivityKind::kOther) continue;
     model::KernelRow row;
-    switch (acts.kind[a]) {
-      case model::ActivityKind::kCompute:
-        row.kind = model::KernelKind::kCompute;
-        break;
-      case model::ActivityKind::kCommunication:
-        row.kind = model::KernelKind::kCommunication;
-        break;
-      case model::ActivityKind::kMemcpy:
-      case model::ActivityKind::kMemset:
-        row.kind = model::KernelKind::kMemory;
-        break;
-      case model::ActivityKind::kOther:
-        continue;
-    }
+    row.kind = acts.kind[a];
     row.step = acts.step[a] >= 0 ? acts.step[a] : model::kNoStep;
     row.name = acts.name[a];
     StringId& op_type = op_type_of[acts.name[a]];

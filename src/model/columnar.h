@@ -1,0 +1,65 @@
+// Columnar tables generated from one column list.
+//
+// A table of the model (KernelTable, DeviceActivities, HostOps) declares its
+// columns once, as an X-macro list of (type, name, default):
+//
+//   #define TS_HOST_OP_COLUMNS(X) X(int64_t, pid, 0) X(int64_t, tid, 0) ...
+//   TS_COLUMNAR_TABLE(HostOp, HostOpColumns, TS_HOST_OP_COLUMNS, start_ns)
+//
+// which declares the row struct (one field per column, with its default) and
+// a class with one std::vector per column plus the boilerplate that used to
+// be written per table and per column: size(), Reserve, Append, Row and
+// Permute. Adding a column is one line in the list; a column can no longer be
+// forgotten in one of the five places. The last argument names the column
+// whose length is the row count.
+//
+// The concrete table derives from the generated class and adds what is its
+// own (end_ns, indexes kept up to date by hiding Append/Permute). Columns are
+// plain public vectors: analyses scan one or two of them.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace trainscope::model::columnar {
+
+// Reorders |column| by |order| (order[k] = old index of new row k).
+template <typename T>
+void Permute(std::vector<T>* column, const std::vector<uint32_t>& order) {
+  std::vector<T> out;
+  out.reserve(order.size());
+  for (uint32_t old_index : order) out.push_back((*column)[old_index]);
+  column->swap(out);
+}
+
+}  // namespace trainscope::model::columnar
+
+#define TS_COLUMNAR_ROW_FIELD_(type, name, init) type name = init;
+#define TS_COLUMNAR_VECTOR_(type, name, init) std::vector<type> name;
+#define TS_COLUMNAR_RESERVE_(type, name, init) name.reserve(rows);
+#define TS_COLUMNAR_APPEND_(type, name, init) name.push_back(row.name);
+#define TS_COLUMNAR_GET_(type, name, init) row.name = name[index];
+#define TS_COLUMNAR_PERMUTE_(type, name, init) ::trainscope::model::columnar::Permute(&name, order);
+
+// Declares `struct RowType` and `class ColumnsType` from |COLUMNS|.
+// clang-format off
+#define TS_COLUMNAR_TABLE(RowType, ColumnsType, COLUMNS, size_column)                     \
+  struct RowType {                                                                        \
+    COLUMNS(TS_COLUMNAR_ROW_FIELD_)                                                       \
+  };                                                                                      \
+  class ColumnsType {                                                                     \
+   public:                                                                                \
+    size_t size() const { return size_column.size(); }                                    \
+    void Reserve(size_t rows) { COLUMNS(TS_COLUMNAR_RESERVE_) }                           \
+    void Append(const RowType& row) { COLUMNS(TS_COLUMNAR_APPEND_) }                      \
+    RowType Row(size_t index) const {                                                     \
+      RowType row;                                                                        \
+      COLUMNS(TS_COLUMNAR_GET_)                                                           \
+      return row;                                                                         \
+    }                                                                                     \
+    /* Reorders every column: order[k] = old index of new row k. */                       \
+    void Permute(const std::vector<uint32_t>& order) { COLUMNS(TS_COLUMNAR_PERMUTE_) }    \
+    COLUMNS(TS_COLUMNAR_VECTOR_)                                                          \
+  };
+// clang-format on
