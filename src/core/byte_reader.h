@@ -20,6 +20,9 @@ namespace trainscope {
 class ByteReader {
  public:
   explicit ByteReader(std::string_view bytes) : bytes_(bytes) {}
+  // The reader views its bytes: a temporary string would dangle (ASan found
+  // one in a test).
+  explicit ByteReader(std::string&&) = delete;
 
   bool ok() const { return error_.empty(); }
   // "" while ok(); else "byte N of M: what went wrong".

@@ -324,14 +324,18 @@ TEST(ByteReaderTest, VarintsRoundTripAndRefuseNonCanonicalForms) {
   EXPECT_TRUE(r.ok()) << r.error();
   EXPECT_EQ(r.left(), 0u);
 
-  ByteReader overlong(std::string("\x80\x00", 2));
+  // The readers view their bytes: each buffer outlives its reader.
+  const std::string overlong_bytes("\x80\x00", 2);
+  ByteReader overlong(overlong_bytes);
   overlong.Varint();
   EXPECT_NE(overlong.error().find("byte 0 of 2: overlong varint"), std::string::npos)
       << overlong.error();
-  ByteReader too_wide(std::string(9, '\xff') + "\x02");
+  const std::string too_wide_bytes = std::string(9, '\xff') + "\x02";
+  ByteReader too_wide(too_wide_bytes);
   too_wide.Varint();
   EXPECT_NE(too_wide.error().find("exceeds 64 bits"), std::string::npos) << too_wide.error();
-  ByteReader too_long(std::string(11, '\x80'));
+  const std::string too_long_bytes(11, '\x80');
+  ByteReader too_long(too_long_bytes);
   too_long.Varint();
   EXPECT_FALSE(too_long.ok());
 }
