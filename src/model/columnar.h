@@ -35,6 +35,8 @@ void Permute(std::vector<T>* column, const std::vector<uint32_t>& order) {
 
 }  // namespace trainscope::model::columnar
 
+// Column names and types cannot be parenthesised: they are declarators.
+// NOLINTBEGIN(bugprone-macro-parentheses)
 #define TS_COLUMNAR_ROW_FIELD_(type, name, init) type name = init;
 #define TS_COLUMNAR_VECTOR_(type, name, init) std::vector<type> name;
 #define TS_COLUMNAR_RESERVE_(type, name, init) name.reserve(rows);
@@ -62,4 +64,5 @@ void Permute(std::vector<T>* column, const std::vector<uint32_t>& order) {
     void Permute(const std::vector<uint32_t>& order) { COLUMNS(TS_COLUMNAR_PERMUTE_) }    \
     COLUMNS(TS_COLUMNAR_VECTOR_)                                                          \
   };
+// NOLINTEND(bugprone-macro-parentheses)
 // clang-format on
