@@ -17,10 +17,10 @@ trainscope::model::RankProfile MakeProfile(int64_t kernels) {
                                  "Rsqrt",    "Mul",  "Mul",        "Cast",
                                  "MatMulV3", "Add",  "Swish",      "FlashAttentionScore"};
   trainscope::model::RankProfile profile;
-  profile.kernels.Reserve(static_cast<size_t>(kernels));
+  profile.device_events.Reserve(static_cast<size_t>(kernels));
   int64_t t = 1'764'246'877'000'000'000;
   for (int64_t i = 0; i < kernels; ++i) {
-    trainscope::model::KernelRow row;
+    trainscope::model::DeviceEvent row;
     row.step = 5;
     bool comm = i % 40 == 39;
     const char* type = comm ? "hcom_allGather_" : kTypes[i % 12];
@@ -31,7 +31,7 @@ trainscope::model::RankProfile MakeProfile(int64_t kernels) {
     row.start_ns = t;
     row.duration_ns = 5'000 + (i * 7919) % 200'000;
     t += row.duration_ns + 3'000;
-    profile.kernels.Append(row);
+    profile.device_events.Append(row);
   }
   return profile;
 }

@@ -67,7 +67,7 @@ void BM_CsvKernelDetailsParse(benchmark::State& state) {
     trainscope::Status status =
         trainscope::formats::ParseKernelDetails(data, "bench.csv", &profile);
     if (!status.ok()) state.SkipWithError(status.message().c_str());
-    benchmark::DoNotOptimize(profile.kernels.start_ns.data());
+    benchmark::DoNotOptimize(profile.device_events.start_ns.data());
   }
   state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(data.size()));
   state.SetItemsProcessed(state.iterations() * state.range(0));

@@ -73,10 +73,11 @@ void FuzzKernelDetails(std::string_view input) {
   trainscope::Status status = trainscope::formats::ParseKernelDetails(input, "fuzz.csv", &profile);
   if (!status.ok()) return;
   CheckLedger(profile);
-  Check(profile.kernels.size() == static_cast<size_t>(profile.ledgers[0].rows_used()));
-  for (size_t i = 0; i < profile.kernels.size(); ++i) {
-    Check(trainscope::ValidSpanNs(profile.kernels.start_ns[i], profile.kernels.duration_ns[i]));
-    if (i > 0) Check(profile.kernels.start_ns[i - 1] <= profile.kernels.start_ns[i]);
+  Check(profile.device_events.size() == static_cast<size_t>(profile.ledgers[0].rows_used()));
+  for (size_t i = 0; i < profile.device_events.size(); ++i) {
+    Check(trainscope::ValidSpanNs(profile.device_events.start_ns[i],
+                                  profile.device_events.duration_ns[i]));
+    if (i > 0) Check(profile.device_events.start_ns[i - 1] <= profile.device_events.start_ns[i]);
   }
 }
 

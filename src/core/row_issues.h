@@ -55,7 +55,8 @@ namespace trainscope {
   X(kCorrelationOverflow, "id overflow (correlation dropped)", kNote, "a correlation id that does not fit 64 bits: the activity is kept without it") \
   X(kArgsNotObject,       "args is not an object (ignored)", kNote, "\"args\" is null, a number or an array: read as absent") \
   X(kHcclPlaneTask,       "HCCL plane task",            kSkip, "trace_view.json HCCL plane lanes (per-link detail of an op already counted)") \
-  X(kUnknownOverlapSegment, "unknown overlap segment",  kSkip, "an Overlap Analysis lane other than Computing, Communication(Not Overlapped), Communication, Free")
+  X(kUnknownOverlapSegment, "unknown overlap segment",  kSkip, "an Overlap Analysis lane other than Computing, Communication(Not Overlapped), Communication, Free") \
+  X(kNonComputeDeviceTask, "device task that is not a kernel", kSkip, "trace_view.json Ascend Hardware task other than AI_CORE, AI_VECTOR_CORE, MIX_AIC/AIV, AI_CPU (event record/wait, placeholders, HCCL's SDMA/notify tasks): left out as CANN's Overlap Analysis leaves it out")
 // clang-format on
 
 enum class RowIssueKind : uint8_t { kSkip, kNote };

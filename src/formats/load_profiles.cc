@@ -107,8 +107,7 @@ Status NothingLoaded(const std::vector<model::InputIssue>& failed,
 }  // namespace
 
 bool HasUsableData(const model::RankProfile& profile) {
-  return profile.kernels.size() > 0 || profile.timeline.activities.size() > 0 ||
-         !profile.step_trace.empty();
+  return profile.device_events.size() > 0 || !profile.step_trace.empty();
 }
 
 Result<StreamedProfiles> ForEachProfile(const std::vector<std::string>& paths, unsigned threads,

@@ -12,8 +12,6 @@ const char* ActivityKindName(ActivityKind kind) {
       return "memcpy";
     case ActivityKind::kMemset:
       return "memset";
-    case ActivityKind::kOther:
-      return "other";
   }
   return "?";
 }

@@ -1,9 +1,8 @@
 // ActivityKind: what a row of device work is, the one kind enum of the model.
 //
-// Both device tables (KernelTable, Timeline::activities) and every analysis
-// use it, so a kind means the same thing whichever file the row came from:
-// kernel_details.csv rows are kCompute or kCommunication; trace rows can be
-// any kind (KernelTable leaves kOther rows out).
+// The DeviceEvents table and every analysis use it, so a kind means the same
+// thing whichever file the row came from: kernel_details.csv rows are
+// kCompute or kCommunication; trace rows can be any kind.
 #pragma once
 
 #include <cstdint>
@@ -15,11 +14,10 @@ enum class ActivityKind : uint8_t {
   kCommunication = 1,  // collectives (NCCL/RCCL kernels, HCCL ops, hcom_*, DeepEP, ...)
   kMemcpy = 2,
   kMemset = 3,
-  // Device tasks that are neither compute, communication nor memory traffic:
-  // Ascend event record/wait, placeholders, SDMA of HCCL's own task streams.
-  // Kept for completeness but left out of the time budget (CANN's Overlap
-  // Analysis leaves them out too, see analysis/step/breakdown.h).
-  kOther = 4,
+  // Device tasks that are none of these (Ascend event record/wait,
+  // placeholders, SDMA of HCCL's own task streams) are not device events:
+  // the trace_view reader counts them as skipped rows, as CANN's Overlap
+  // Analysis leaves them out of its Computing track.
 };
 
 const char* ActivityKindName(ActivityKind kind);

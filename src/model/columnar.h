@@ -1,6 +1,6 @@
 // Columnar tables generated from one column list.
 //
-// A table of the model (KernelTable, DeviceActivities, HostOps) declares its
+// A table of the model (DeviceEvents, HostOps) declares its
 // columns once, as an X-macro list of (type, name, default):
 //
 //   #define TS_HOST_OP_COLUMNS(X) X(int64_t, pid, 0) X(int64_t, tid, 0) ...

@@ -13,7 +13,7 @@
 #include "core/row_ledger.h"
 #include "core/string_pool.h"
 #include "model/communication.h"
-#include "model/kernel_table.h"
+#include "model/device_events.h"
 #include "model/timeline.h"
 
 namespace trainscope::model {
@@ -56,13 +56,25 @@ struct CaptureInfo {
   std::map<std::string, int64_t> parallel_sizes;  // tensor_model_parallel_size, ...
 };
 
+// Which file the device events came from: it decides how a step's window is
+// read (kernel_details.csv's Step Id or the trace's step windows).
+enum class DeviceEventsSource : uint8_t {
+  kNone = 0,
+  kKernelDetailsCsv = 1,  // kernel_details.csv (trace tasks joined onto it, if any)
+  kTrace = 2,             // Kineto trace or trace_view.json device activities
+};
+
 struct RankProfile {
   std::string source_dir;       // the *_ascend_pt (or trace) directory
   std::string profiler_output;  // the ASCEND_PROFILER_OUTPUT directory
   int32_t rank = -1;            // -1 when unknown
   CaptureInfo info;
   StringPool strings;
-  KernelTable kernels;
+  // All device work of the rank (kernel_details.csv, the .db export or the
+  // trace's device activities, joined when both exist).
+  DeviceEvents device_events;
+  DeviceEventsSource device_events_source = DeviceEventsSource::kNone;
+  std::string device_events_from;  // the file the rows came from, for messages
   std::vector<StepTraceRow> step_trace;
   std::vector<OpStatisticRow> op_statistic;
   Timeline timeline;  // from trace files (Kineto JSON, trace_view.json); present=false if none

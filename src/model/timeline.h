@@ -1,10 +1,12 @@
-// Timeline: device activities, host ops, flows and steps of one rank, from
+// Timeline: host ops, flows, steps and trace metadata of one rank, from
 // Chrome-trace JSON (Kineto traces, Ascend trace_view.json).
 //
-// One model for GPU and NPU. Device activities and host ops are stored as
-// columns (a rank has 10^5-10^6 events; analyses scan one or two columns),
-// each table declared once as a column list (columnar.h generates the row
-// struct, Reserve, Append, Row and Permute).
+// One model for GPU and NPU. The trace's device activities are not here:
+// they are rows of the rank's one DeviceEvents table (device_events.h), and
+// flows and launch links point into it. Host ops are stored as columns (a
+// rank has 10^5-10^6 events; analyses scan one or two columns), declared once
+// as a column list (columnar.h generates the row struct, Reserve, Append, Row
+// and Permute).
 // All strings are StringIds into the owning RankProfile's StringPool; all
 // times are int64 ns (never through double: epoch-µs timestamps do not fit).
 #pragma once
@@ -19,11 +21,9 @@
 #include "core/string_pool.h"
 #include "model/activity_kind.h"
 #include "model/columnar.h"
+#include "model/device_events.h"
 
 namespace trainscope::model {
-
-inline constexpr int32_t kNoIndex = -1;
-inline constexpr int64_t kNoId = INT64_MIN;  // correlation / external id absent
 
 // Metadata Kineto copies from record_param_comms onto a collective kernel.
 struct CollectiveArgs {
@@ -35,30 +35,6 @@ struct CollectiveArgs {
   StringId pg_name = StringPool::kEmpty;
   StringId pg_desc = StringPool::kEmpty;
   StringId pg_ranks = StringPool::kEmpty;  // verbatim, e.g. "[0, 1]"
-};
-
-// (type, name, default of a row); columnar.h generates the rest.
-// clang-format off
-#define TS_DEVICE_ACTIVITY_COLUMNS(X)                                                             \
-  X(int32_t, device, -1)                                                                          \
-  X(int32_t, stream, -1)                                                                          \
-  X(int64_t, start_ns, 0)                                                                         \
-  X(int64_t, duration_ns, 0)                                                                      \
-  X(StringId, name, StringPool::kEmpty)                                                           \
-  X(StringId, category, StringPool::kEmpty)  /* Kineto cat, or Ascend "Task Type" */              \
-  X(ActivityKind, kind, ActivityKind::kCompute)                                                   \
-  X(int64_t, correlation, kNoId)                                                                  \
-  X(int64_t, external_id, kNoId)                                                                  \
-  X(int32_t, collective, kNoIndex)  /* index into Timeline::collectives */                        \
-  X(int32_t, launcher, kNoIndex)    /* index into Timeline::host_ops (set by the reader) */       \
-  X(int32_t, step, -1)              /* ProfilerStep number, -1 when outside every step */
-// clang-format on
-
-TS_COLUMNAR_TABLE(DeviceActivity, DeviceActivityColumns, TS_DEVICE_ACTIVITY_COLUMNS, start_ns)
-
-class DeviceActivities : public DeviceActivityColumns {
- public:
-  int64_t end_ns(size_t i) const { return start_ns[i] + duration_ns[i]; }
 };
 
 // pid/tid are int64. Non-numeric pids/tids ("Spans", "GPU 0 Counters") get a
@@ -98,7 +74,7 @@ struct Flow {
   int64_t id = 0;  // flow ids can exceed 2^53 (Ascend): kept as int64 bits
   StringId category = StringPool::kEmpty;
   int32_t host_op = kNoIndex;
-  int32_t activity = kNoIndex;
+  int32_t activity = kNoIndex;  // row of RankProfile::device_events
 };
 
 // A Kineto `fwdbwd` flow: the forward op (with its Python stack) whose
@@ -180,15 +156,11 @@ struct Timeline {
   std::string source;        // the file read
   int64_t base_time_ns = 0;  // Kineto baseTimeNanoseconds (0 when absent)
 
-  DeviceActivities activities;  // sorted by start_ns
-  HostOps host_ops;             // sorted by (pid, tid, start, longer first)
+  HostOps host_ops;  // sorted by (pid, tid, start, longer first)
   std::vector<Flow> flows;
   std::vector<FwdBwdLink> fwdbwd;  // resolved fwdbwd flows
   std::vector<CollectiveArgs> collectives;
   std::vector<Step> steps;  // sorted by start
-  // Activity rows of each step number (in row order), filled by the reader
-  // once steps are assigned: per-step analyses then touch only their rows.
-  std::map<int32_t, std::vector<uint32_t>> activity_rows_by_step;
   StepSource step_source = StepSource::kNone;
   std::string step_annotation;  // kRepeatedAnnotation: the annotation's name
   std::map<int64_t, StringId> process_names;

@@ -94,10 +94,10 @@ TEST(AscendCorpusTest, EveryKernelDetailsSampleParses) {
     }
     EXPECT_TRUE(ledger.notes_by_reason().empty());
     EXPECT_TRUE(profile.warnings.empty());
-    EXPECT_EQ(profile.kernels.size(), static_cast<size_t>(c.rows_used));
+    EXPECT_EQ(profile.device_events.size(), static_cast<size_t>(c.rows_used));
     ExpectLedgerInvariant(profile);
-    for (size_t i = 1; i < profile.kernels.size(); ++i) {
-      ASSERT_LE(profile.kernels.start_ns[i - 1], profile.kernels.start_ns[i]);
+    for (size_t i = 1; i < profile.device_events.size(); ++i) {
+      ASSERT_LE(profile.device_events.start_ns[i - 1], profile.device_events.start_ns[i]);
     }
   }
 }
@@ -113,16 +113,16 @@ TEST(AscendCorpusTest, Level0TypesAreDerivedFromNames) {
   size_t derived = 0;
   size_t comm = 0;
   std::map<std::string, int> types;
-  for (size_t i = 0; i < profile.kernels.size(); ++i) {
-    derived += profile.kernels.op_type_derived[i];
-    if (profile.kernels.kind[i] == model::ActivityKind::kCommunication) {
+  for (size_t i = 0; i < profile.device_events.size(); ++i) {
+    derived += profile.device_events.op_type_derived[i];
+    if (profile.device_events.kind[i] == model::ActivityKind::kCommunication) {
       ++comm;
-      EXPECT_EQ(profile.strings.Get(profile.kernels.op_type[i]), "hcom_allReduce_");
+      EXPECT_EQ(profile.strings.Get(profile.device_events.op_type[i]), "hcom_allReduce_");
     }
-    ++types[std::string(profile.strings.Get(profile.kernels.op_type[i]))];
+    ++types[std::string(profile.strings.Get(profile.device_events.op_type[i]))];
   }
-  EXPECT_EQ(derived, profile.kernels.size());  // Level0: every Type is N/A
-  EXPECT_EQ(comm, 4u);                         // the four hcom_allReduce__868_* rows
+  EXPECT_EQ(derived, profile.device_events.size());  // Level0: every Type is N/A
+  EXPECT_EQ(comm, 4u);                               // the four hcom_allReduce__868_* rows
   EXPECT_GT(types["TransData"], 0);
   EXPECT_GT(types["Conv2D"], 0);
   EXPECT_EQ(profile.step_trace.size(), 1u);
@@ -140,7 +140,7 @@ TEST(AscendCorpusTest, Level0TypesAreDerivedFromNames) {
 std::map<std::pair<std::string, std::string>, std::pair<int64_t, int64_t>> AggregateByType(
     const model::RankProfile& profile) {
   std::map<std::pair<std::string, std::string>, std::pair<int64_t, int64_t>> agg;
-  const model::KernelTable& k = profile.kernels;
+  const model::DeviceEvents& k = profile.device_events;
   for (size_t i = 0; i < k.size(); ++i) {
     if (k.kind[i] == model::ActivityKind::kCommunication) continue;
     auto& entry = agg[{std::string(profile.strings.Get(k.op_type[i])),
@@ -159,10 +159,10 @@ TEST(AscendCorpusTest, QwenRank0CommunicationMatchesStepTrace) {
   const model::RankProfile& profile = *result;
   int64_t comm_ns = 0;
   int comm_rows = 0;
-  for (size_t i = 0; i < profile.kernels.size(); ++i) {
-    if (profile.kernels.kind[i] != model::ActivityKind::kCommunication) continue;
-    EXPECT_EQ(profile.strings.Get(profile.kernels.accelerator[i]), "COMMUNICATION");
-    comm_ns += profile.kernels.duration_ns[i];
+  for (size_t i = 0; i < profile.device_events.size(); ++i) {
+    if (profile.device_events.kind[i] != model::ActivityKind::kCommunication) continue;
+    EXPECT_EQ(profile.strings.Get(profile.device_events.accelerator[i]), "COMMUNICATION");
+    comm_ns += profile.device_events.duration_ns[i];
     ++comm_rows;
   }
   ASSERT_EQ(profile.step_trace.size(), 1u);
@@ -257,12 +257,12 @@ TEST(AscendCorpusTest, QwenJobLoadsAllFourRanks) {
     ExpectLedgerInvariant(profile);
     if (rank == 1 || rank == 3) {
       // The upstream snapshot has no kernel_details.csv for these ranks.
-      EXPECT_EQ(profile.kernels.size(), 0u);
+      EXPECT_EQ(profile.device_events.size(), 0u);
       ASSERT_FALSE(profile.missing_files.empty());
       EXPECT_EQ(profile.missing_files[0].rfind("kernel_details.csv", 0), 0u);
       EXPECT_EQ(LedgerFor(profile, "kernel_details.csv"), nullptr);
     } else {
-      EXPECT_GT(profile.kernels.size(), 2000u);
+      EXPECT_GT(profile.device_events.size(), 2000u);
       EXPECT_NE(LedgerFor(profile, "op_statistic.csv"), nullptr);
     }
   }
@@ -283,7 +283,7 @@ TEST(AscendCorpusTest, EveryTextSetIsDiscoveredAndLoaded) {
     ASSERT_EQ(result->profiles.size(), ranks);
     for (size_t i = 0; i < ranks; ++i) {
       EXPECT_EQ(result->profiles[i].rank, static_cast<int32_t>(i));
-      EXPECT_GT(result->profiles[i].kernels.size(), 0u);
+      EXPECT_GT(result->profiles[i].device_events.size(), 0u);
       EXPECT_EQ(result->profiles[i].step_trace.size(), 1u);
       EXPECT_TRUE(result->profiles[i].warnings.empty());
       ExpectLedgerInvariant(result->profiles[i]);

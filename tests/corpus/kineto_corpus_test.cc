@@ -24,16 +24,16 @@ std::string FirstMatching(const std::string& dir, const std::string& prefix) {
 
 double Ms(int64_t ns) { return static_cast<double>(ns) / 1e6; }
 
-// The product's budget (BudgetOf, as ComputeStepBudget runs it) over the
+// The product's budget (BudgetOfRows, as ComputeStepBudget runs it) over the
 // scope HTA and TraceLens use by default: activities with a launching host
 // op (include_unlinked_kernels=False), the whole trace.
 analysis::TimeBudget LinkedOnlyBudget(const model::RankProfile& profile) {
-  const model::DeviceActivities& acts = profile.timeline.activities;
+  const model::DeviceEvents& acts = profile.device_events;
   std::vector<uint32_t> linked;
   for (size_t i = 0; i < acts.size(); ++i) {
     if (acts.launcher[i] != model::kNoIndex) linked.push_back(static_cast<uint32_t>(i));
   }
-  return analysis::BudgetOf(profile.timeline, acts.kind, linked);
+  return analysis::BudgetOfRows(acts.start_ns, acts.duration_ns, acts.kind, linked);
 }
 
 TEST(KinetoCorpus, DlrmRank0MatchesHtaAndTraceLens) {
@@ -90,21 +90,22 @@ TEST(KinetoCorpus, NcclMetadataCollectiveArgs) {
   int nccl = 0;
   size_t longest = 0;
   int64_t longest_dur = -1;
-  for (size_t i = 0; i < tl.activities.size(); ++i) {
-    if (profile.strings.Get(tl.activities.name[i]).find("ncclKernel") == std::string_view::npos)
+  for (size_t i = 0; i < profile.device_events.size(); ++i) {
+    if (profile.strings.Get(profile.device_events.name[i]).find("ncclKernel") ==
+        std::string_view::npos)
       continue;
     ++nccl;
-    EXPECT_EQ(tl.activities.kind[i], model::ActivityKind::kCommunication);
-    if (tl.activities.duration_ns[i] > longest_dur) {
-      longest_dur = tl.activities.duration_ns[i];
+    EXPECT_EQ(profile.device_events.kind[i], model::ActivityKind::kCommunication);
+    if (profile.device_events.duration_ns[i] > longest_dur) {
+      longest_dur = profile.device_events.duration_ns[i];
       longest = i;
     }
   }
   std::printf("nccl kernels: %d (HTA after its step filter: 21)\n", nccl);
   EXPECT_GE(nccl, 21);
-  ASSERT_NE(tl.activities.collective[longest], model::kNoIndex);
+  ASSERT_NE(profile.device_events.collective[longest], model::kNoIndex);
   const model::CollectiveArgs& c =
-      tl.collectives[static_cast<size_t>(tl.activities.collective[longest])];
+      tl.collectives[static_cast<size_t>(profile.device_events.collective[longest])];
   EXPECT_EQ(profile.strings.Get(c.name), "allreduce");
   EXPECT_EQ(c.in_nelems, 2049000);
   EXPECT_EQ(c.out_nelems, 2049000);
@@ -120,16 +121,16 @@ TEST(KinetoCorpus, NsResolutionLaunches) {
   std::string path =
       FirstMatching(corpus_path + "/kineto/hta_ddp_v100_rank0_ns_resolution", "rank-0");
   ASSERT_TRUE(formats::ReadKinetoTrace(path, &profile).ok());
-  std::printf("ns_resolution: %zu activities\n", profile.timeline.activities.size());
+  std::printf("ns_resolution: %zu activities\n", profile.device_events.size());
   // HTA keeps only activities of traced steps and drops the last step
   // (include_last_profiler_step=False): reproduce that scope.
   const model::Timeline& tl = profile.timeline;
   ASSERT_GE(tl.steps.size(), 2u);
   int32_t last = tl.steps.back().number;
   int64_t hta_scope = 0;
-  for (size_t i = 0; i < tl.activities.size(); ++i) {
-    if (tl.activities.launcher[i] != model::kNoIndex && tl.activities.step[i] >= 0 &&
-        tl.activities.step[i] != last) {
+  for (size_t i = 0; i < profile.device_events.size(); ++i) {
+    if (profile.device_events.launcher[i] != model::kNoIndex &&
+        profile.device_events.step[i] >= 0 && profile.device_events.step[i] != last) {
       ++hta_scope;
     }
   }
@@ -145,12 +146,12 @@ TEST(KinetoCorpus, OldSchema2021Reads) {
       FirstMatching(corpus_path + "/kineto/kineto_tbplugin_resnet50_2021_oldschema", "worker0");
   ASSERT_TRUE(formats::ReadKinetoTrace(path, &profile).ok());
   const model::Timeline& tl = profile.timeline;
-  EXPECT_GT(tl.activities.size(), 1000u);
+  EXPECT_GT(profile.device_events.size(), 1000u);
   size_t linked = 0;
-  for (int32_t l : tl.activities.launcher) linked += l != model::kNoIndex;
-  EXPECT_GT(linked, tl.activities.size() / 2);
+  for (int32_t l : profile.device_events.launcher) linked += l != model::kNoIndex;
+  EXPECT_GT(linked, profile.device_events.size() / 2);
   EXPECT_FALSE(tl.steps.empty());
-  EXPECT_EQ(profile.kernels.size(), tl.activities.size());
+  EXPECT_EQ(profile.device_events_source, model::DeviceEventsSource::kTrace);
 }
 
 }  // namespace

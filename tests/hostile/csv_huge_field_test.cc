@@ -28,8 +28,8 @@ TEST(HostileCsvHugeField, TwentyMegabyteNameCostsOnlyItsRow) {
   ASSERT_EQ(ledger.samples().size(), 1u);
   EXPECT_EQ(ledger.samples()[0].line, 4);
   EXPECT_NE(ledger.samples()[0].detail.find("longer than 16777216 bytes"), std::string::npos);
-  ASSERT_EQ(profile.kernels.size(), 4u);
-  EXPECT_EQ(profile.strings.Get(profile.kernels.name[2]), "kernel_3");
+  ASSERT_EQ(profile.device_events.size(), 4u);
+  EXPECT_EQ(profile.strings.Get(profile.device_events.name[2]), "kernel_3");
 }
 
 TEST(HostileCsvHugeField, UnterminatedQuoteRunningToTheEndIsDroppedAndTheRestRead) {
@@ -51,7 +51,7 @@ TEST(HostileCsvHugeField, UnterminatedQuoteRunningToTheEndIsDroppedAndTheRestRea
   EXPECT_EQ(ledger.samples()[0].line, 4);
   EXPECT_NE(ledger.samples()[0].detail.find("line 4, column 3"), std::string::npos)
       << ledger.samples()[0].detail;
-  EXPECT_EQ(profile.strings.Get(profile.kernels.name.back()),
+  EXPECT_EQ(profile.strings.Get(profile.device_events.name.back()),
             "kernel_" + std::to_string(3 + after - 1));
 }
 
@@ -71,7 +71,7 @@ TEST(HostileCsvHugeField, UnterminatedQuoteInASmallFileCostsOneRow) {
 TEST(HostileCsvHugeField, LimitIsOverridableFromTheEnvironment) {
   // A 10 KB name is fine by default and over a 4 KB limit.
   const std::string data = std::string(kKernelDetailsHeader) + KernelRows(0, 2) +
-                           KernelRow(2, std::string(10000, 'n')) + KernelRows(3, 2);
+                           DeviceEvent(2, std::string(10000, 'n')) + KernelRows(3, 2);
   const std::string job = WriteAscendJob("limit_env", data);
   const CommandResult plain = RunShell(job, "$TRAINSCOPE analyze .");
   EXPECT_EQ(plain.exit_code, 0) << plain.err;

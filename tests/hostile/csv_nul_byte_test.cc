@@ -14,7 +14,7 @@ namespace {
 
 std::string NulFile() {
   return std::string(kKernelDetailsHeader) + KernelRows(0, 2) +
-         KernelRow(2, std::string("bad\0name", 8)) + KernelRows(3, 2);
+         DeviceEvent(2, std::string("bad\0name", 8)) + KernelRows(3, 2);
 }
 
 TEST(HostileCsvNulByte, RowSkippedWithReasonAndTheRestRead) {
@@ -30,8 +30,8 @@ TEST(HostileCsvNulByte, RowSkippedWithReasonAndTheRestRead) {
   EXPECT_EQ(ledger.samples()[0].line, 4);
   EXPECT_NE(ledger.samples()[0].detail.find("line 4, column 7"), std::string::npos)
       << ledger.samples()[0].detail;
-  ASSERT_EQ(profile.kernels.size(), 4u);
-  EXPECT_EQ(profile.strings.Get(profile.kernels.name[3]), "kernel_4");
+  ASSERT_EQ(profile.device_events.size(), 4u);
+  EXPECT_EQ(profile.strings.Get(profile.device_events.name[3]), "kernel_4");
   EXPECT_TRUE(profile.warnings.empty());
 }
 

@@ -48,14 +48,14 @@ TEST(HostileCsvTimeRange, KernelRowsOutOfRangeAreSkippedWithTheirReason) {
   EXPECT_EQ(skipped.at("negative duration"), 1);
   EXPECT_EQ(skipped.at("duration out of range"), 1);
   EXPECT_EQ(skipped.at("unparsable duration"), 1);
-  ASSERT_EQ(profile.kernels.size(), 3u);
-  for (size_t i = 0; i < profile.kernels.size(); ++i) {
-    EXPECT_GE(profile.kernels.start_ns[i], 0);
-    EXPECT_LT(profile.kernels.start_ns[i], int64_t{1} << 62);
-    EXPECT_GE(profile.kernels.duration_ns[i], 0);
-    EXPECT_LT(profile.kernels.duration_ns[i], int64_t{1} << 62);
+  ASSERT_EQ(profile.device_events.size(), 3u);
+  for (size_t i = 0; i < profile.device_events.size(); ++i) {
+    EXPECT_GE(profile.device_events.start_ns[i], 0);
+    EXPECT_LT(profile.device_events.start_ns[i], int64_t{1} << 62);
+    EXPECT_GE(profile.device_events.duration_ns[i], 0);
+    EXPECT_LT(profile.device_events.duration_ns[i], int64_t{1} << 62);
   }
-  EXPECT_EQ(profile.kernels.start_ns.back(), 4611686018427387000);
+  EXPECT_EQ(profile.device_events.start_ns.back(), 4611686018427387000);
 }
 
 TEST(HostileCsvTimeRange, StepTraceSpansOutOfRangeAreSkipped) {

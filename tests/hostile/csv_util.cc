@@ -7,7 +7,7 @@
 
 namespace trainscope::testing {
 
-std::string KernelRow(int index, const std::string& name) {
+std::string DeviceEvent(int index, const std::string& name) {
   // Quoted: names may hold commas, quotes, line breaks and raw bytes.
   std::string quoted = "\"";
   for (char c : name) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
@@ -65,7 +65,7 @@ std::string EvilKernelDetails() {
   std::string data = kKernelDetailsHeader;
   int i = 0;
   for (int round = 0; round < 4; ++round) {
-    for (const char* name : kEvilNames) data += KernelRow(i++, name);
+    for (const char* name : kEvilNames) data += DeviceEvent(i++, name);
   }
   // A ledger sample that quotes hostile bytes: an unparsable start time.
   data += "1,k,MatMulV3,AI_CORE,\x1b]0;pwned\x07,12.5,0,8\n";

@@ -14,7 +14,7 @@ inline constexpr const char* kKernelDetailsHeader =
 // One well-formed kernel_details.csv row: step 1, kernel |name| (and op type
 // |name|, quoted) starting
 // |index| * 30 us after a fixed epoch, 12.5 us long.
-std::string KernelRow(int index, const std::string& name);
+std::string DeviceEvent(int index, const std::string& name);
 
 // |rows| good rows named kernel_<i> (i from |first|).
 std::string KernelRows(int first, int rows);

@@ -17,7 +17,7 @@ TEST(HostileOutputHtmlUtf8, IllFormedNamesAreReplaced) {
   const char* const names[] = {"bad\xff\xfe", "cesu\xed\xa0\x80", "esc\x1b[31m", "nul\x01x"};
   int i = 0;
   for (int round = 0; round < 4; ++round) {
-    for (const char* name : names) data += KernelRow(i++, name);
+    for (const char* name : names) data += DeviceEvent(i++, name);
   }
   const std::string job = WriteAscendJob("html_utf8", data);
   const std::string out_dir = MakeTempDir("html_utf8_out");

@@ -72,13 +72,13 @@ void ExpectRead(const BadEvent& c, const model::RankProfile& p, const std::strin
   EXPECT_EQ(l.rows_read(), l.rows_used() + l.rows_skipped());
   EXPECT_TRUE(p.warnings.empty()) << p.warnings[0];
   if (c.skip_reason != nullptr) {
-    EXPECT_EQ(p.timeline.activities.size(), 60u);
+    EXPECT_EQ(p.device_events.size(), 60u);
     EXPECT_EQ(l.rows_skipped(), 1);
     ASSERT_EQ(l.skipped_by_reason().count(c.skip_reason), 1u)
         << "reasons: " << l.skipped_by_reason().begin()->first;
     EXPECT_EQ(l.skipped_by_reason().at(c.skip_reason), 1);
   } else {
-    EXPECT_EQ(p.timeline.activities.size(), 61u);
+    EXPECT_EQ(p.device_events.size(), 61u);
     EXPECT_EQ(l.rows_skipped(), 0);
     if (c.note_reason != nullptr) {
       ASSERT_EQ(l.notes_by_reason().count(c.note_reason), 1u);

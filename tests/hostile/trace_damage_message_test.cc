@@ -21,7 +21,7 @@ void ExpectWarning(const model::RankProfile& p, const std::string& expected, siz
   ASSERT_EQ(p.warnings.size(), 1u);
   EXPECT_NE(p.warnings[0].find(expected), std::string::npos) << p.warnings[0];
   EXPECT_EQ(p.warnings[0].find("at byte 0 "), std::string::npos) << p.warnings[0];
-  EXPECT_EQ(p.timeline.activities.size(), kept);
+  EXPECT_EQ(p.device_events.size(), kept);
 }
 
 TEST(HostileTraceDamageMessage, TrailingDataIsReportedWhereItIs) {

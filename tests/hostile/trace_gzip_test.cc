@@ -55,7 +55,7 @@ void ExpectSkippedOne(const model::RankProfile& p, int kept, const char* reason)
   EXPECT_EQ(l.rows_used(), kept);
   ASSERT_EQ(l.skipped_by_reason().count(reason), 1u);
   EXPECT_EQ(l.skipped_by_reason().at(reason), 1);
-  EXPECT_EQ(p.timeline.activities.size(), static_cast<size_t>(kept));
+  EXPECT_EQ(p.device_events.size(), static_cast<size_t>(kept));
 }
 
 TEST(HostileTraceGzip, EventOverTheSizeLimitIsSkippedAndTheRestRead) {
@@ -100,7 +100,7 @@ TEST(HostileTraceGzip, StreamEndingInsideALongEventKeepsWhatCameBefore) {
   model::RankProfile p;
   ASSERT_TRUE(
       formats::ReadKinetoTrace(gz, &p, Limits(size_t{1} << 20, size_t{2} << 20, 4096)).ok());
-  EXPECT_EQ(p.timeline.activities.size(), 6u);
+  EXPECT_EQ(p.device_events.size(), 6u);
   ASSERT_EQ(p.warnings.size(), 1u);
   EXPECT_NE(p.warnings[0].find("truncated mid-event"), std::string::npos) << p.warnings[0];
 }
@@ -119,7 +119,7 @@ TEST(HostileTraceGzip, SpacesBetweenEventsAreDroppedAsTheyCome) {
     model::RankProfile p;
     ASSERT_TRUE(
         formats::ReadKinetoTrace(gz, &p, Limits(size_t{1} << 20, size_t{2} << 20, chunk)).ok());
-    EXPECT_EQ(p.timeline.activities.size(), 4u) << chunk;
+    EXPECT_EQ(p.device_events.size(), 4u) << chunk;
     EXPECT_TRUE(p.warnings.empty()) << p.warnings[0];
     EXPECT_EQ(p.ledgers.at(0).rows_read(), 4);
   }
@@ -143,7 +143,7 @@ TEST(HostileTraceGzip, EventsWithoutCutsAreReadInBoundedMemory) {
     options.threads = threads;
     model::RankProfile p;
     ASSERT_TRUE(formats::ReadKinetoTrace(gz, &p, options).ok());
-    EXPECT_EQ(p.timeline.activities.size(), 3000u);
+    EXPECT_EQ(p.device_events.size(), 3000u);
     EXPECT_TRUE(p.warnings.empty()) << p.warnings[0];
   }
 }
@@ -183,7 +183,7 @@ TEST(HostileTraceGzip, ConcatenatedMembersAreAllRead) {
   for (ScanOptions options : {ScanOptions{}, ScanOptions{64, 2}, ScanOptions{1, 1}}) {
     model::RankProfile p;
     ASSERT_TRUE(formats::ReadKinetoTrace(gz, &p, options).ok());
-    EXPECT_EQ(p.timeline.activities.size(), 40u) << options.chunk_bytes;
+    EXPECT_EQ(p.device_events.size(), 40u) << options.chunk_bytes;
     EXPECT_TRUE(p.warnings.empty()) << p.warnings[0];
   }
   auto text = formats::trace::LoadJsonFile(gz);
@@ -199,7 +199,7 @@ TEST(HostileTraceGzip, ConcatenatedMembersAreAllRead) {
       testing::WriteGzipMembers(gz2, {{{damaged.substr(0, cut)}}, {{damaged.substr(cut)}}}));
   model::RankProfile p;
   ASSERT_TRUE(formats::ReadKinetoTrace(gz2, &p).ok());
-  EXPECT_EQ(p.timeline.activities.size(), 39u);
+  EXPECT_EQ(p.device_events.size(), 39u);
   ASSERT_EQ(p.warnings.size(), 1u);
   EXPECT_NE(p.warnings[0].find("expected ',' or ']' after an event"), std::string::npos)
       << p.warnings[0];

@@ -57,10 +57,9 @@ TEST(HostileTraceTimeRange, OutOfRangeEventsAreSkippedWithTheReason) {
       EXPECT_EQ(l.rows_used(), 2) << c.event;
       ASSERT_EQ(l.skipped_by_reason().count(c.reason), 1u)
           << c.event << " -> " << l.skipped_by_reason().begin()->first;
-      EXPECT_EQ(p.timeline.activities.size(), 2u) << c.event;
-      for (size_t i = 0; i < p.timeline.activities.size(); ++i) {
-        EXPECT_TRUE(
-            ValidSpanNs(p.timeline.activities.start_ns[i], p.timeline.activities.duration_ns[i]));
+      EXPECT_EQ(p.device_events.size(), 2u) << c.event;
+      for (size_t i = 0; i < p.device_events.size(); ++i) {
+        EXPECT_TRUE(ValidSpanNs(p.device_events.start_ns[i], p.device_events.duration_ns[i]));
       }
     }
   }

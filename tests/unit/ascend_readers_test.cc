@@ -48,7 +48,7 @@ constexpr std::string_view kLevel0 =
 TEST(AscendKernelDetailsTest, Level0DerivesOpTypes) {
   model::RankProfile profile;
   ASSERT_TRUE(ParseKernelDetails(kLevel0, "kd.csv", &profile).ok());
-  const model::KernelTable& k = profile.kernels;
+  const model::DeviceEvents& k = profile.device_events;
   ASSERT_EQ(k.size(), 4u);
   EXPECT_EQ(k.step[0], 50);
   EXPECT_EQ(Str(profile, k.name[0]), "trans_TransData_0");
@@ -64,7 +64,7 @@ TEST(AscendKernelDetailsTest, Level0DerivesOpTypes) {
   EXPECT_EQ(k.stream[0], model::kNoStream);  // no Stream ID column at Level0
   EXPECT_EQ(k.kind[0], model::ActivityKind::kCompute);
   EXPECT_EQ(k.kind[3], model::ActivityKind::kCommunication);
-  EXPECT_TRUE(std::isnan(k.aic_mac_ratio[0]));
+  EXPECT_FALSE(k.has_pmu());  // no PipeUtilization columns at Level0
   ASSERT_EQ(profile.ledgers.size(), 1u);
   EXPECT_EQ(profile.ledgers[0].rows_read(), 4);
   EXPECT_EQ(profile.ledgers[0].rows_used(), 4);
@@ -100,22 +100,24 @@ constexpr std::string_view kLevel1 =
 TEST(AscendKernelDetailsTest, Level1WithMetricsAndNaStream) {
   model::RankProfile profile;
   ASSERT_TRUE(ParseKernelDetails(kLevel1, "kd.csv", &profile).ok());
-  const model::KernelTable& k = profile.kernels;
+  const model::DeviceEvents& k = profile.device_events;
   ASSERT_EQ(k.size(), 3u);
   // Sorted by start: the Step-less Add row comes first.
   EXPECT_EQ(Str(profile, k.name[0]), "aclnnAdd_AddAiCore_Add");
   EXPECT_EQ(k.step[0], model::kNoStep);
-  EXPECT_FLOAT_EQ(k.aiv_vec_ratio[0], 0.5f);
+  ASSERT_TRUE(k.has_pmu());
+  ASSERT_EQ(k.pmu().size(), k.size());
+  EXPECT_FLOAT_EQ(k.pmu().aiv_vec_ratio[0], 0.5f);
   EXPECT_EQ(Str(profile, k.op_type[1]), "MatMulV2");
   EXPECT_FALSE(k.op_type_derived[1]);
   EXPECT_EQ(k.start_ns[1], 1736413971558972912);
   EXPECT_EQ(k.stream[1], 2);
   EXPECT_EQ(k.block_dim[1], 16);
-  EXPECT_FLOAT_EQ(k.aic_mac_ratio[1], 0.824f);
-  EXPECT_FLOAT_EQ(k.aic_mte2_ratio[1], 0.964f);
+  EXPECT_FLOAT_EQ(k.pmu().aic_mac_ratio[1], 0.824f);
+  EXPECT_FLOAT_EQ(k.pmu().aic_mte2_ratio[1], 0.964f);
   EXPECT_EQ(k.stream[2], model::kNoStream);
   EXPECT_EQ(k.kind[2], model::ActivityKind::kCommunication);
-  EXPECT_TRUE(std::isnan(k.aic_mac_ratio[2]));
+  EXPECT_TRUE(std::isnan(k.pmu().aic_mac_ratio[2]));
   EXPECT_EQ(profile.ledgers[0].rows_skipped(), 0);
   ExpectLedgerInvariant(profile);
 }
@@ -132,7 +134,7 @@ constexpr std::string_view kCann83 =
 TEST(AscendKernelDetailsTest, Cann83HeaderWithDeviceId) {
   model::RankProfile profile;
   ASSERT_TRUE(ParseKernelDetails(kCann83, "kd.csv", &profile).ok());
-  const model::KernelTable& k = profile.kernels;
+  const model::DeviceEvents& k = profile.device_events;
   ASSERT_EQ(k.size(), 2u);
   EXPECT_EQ(k.wait_ns[0], 1881080);
   EXPECT_EQ(Str(profile, k.accelerator[1]), "COMMUNICATION");
@@ -150,13 +152,13 @@ TEST(AscendKernelDetailsTest, BlockNumStepIdAndTaskStartAliases) {
       "3,MatMul_1,MatMul,AI_CORE,100.5,2.25,0.5,24,0\n";
   model::RankProfile profile;
   ASSERT_TRUE(ParseKernelDetails(kData, "kd.csv", &profile).ok());
-  ASSERT_EQ(profile.kernels.size(), 1u);
-  EXPECT_EQ(profile.kernels.step[0], 3);
-  EXPECT_EQ(Str(profile, profile.kernels.op_type[0]), "MatMul");
-  EXPECT_EQ(profile.kernels.start_ns[0], 100500);
-  EXPECT_EQ(profile.kernels.duration_ns[0], 2250);
-  EXPECT_EQ(profile.kernels.wait_ns[0], 500);
-  EXPECT_EQ(profile.kernels.block_dim[0], 24);
+  ASSERT_EQ(profile.device_events.size(), 1u);
+  EXPECT_EQ(profile.device_events.step[0], 3);
+  EXPECT_EQ(Str(profile, profile.device_events.op_type[0]), "MatMul");
+  EXPECT_EQ(profile.device_events.start_ns[0], 100500);
+  EXPECT_EQ(profile.device_events.duration_ns[0], 2250);
+  EXPECT_EQ(profile.device_events.wait_ns[0], 500);
+  EXPECT_EQ(profile.device_events.block_dim[0], 24);
 }
 
 TEST(AscendKernelDetailsTest, BadRowsAreSkippedWithReasons) {
@@ -183,7 +185,7 @@ TEST(AscendKernelDetailsTest, BadRowsAreSkippedWithReasons) {
   EXPECT_EQ(skipped.at("wrong field count"), 2);
   EXPECT_EQ(ledger.notes_by_reason().at("unparsable Step Id"), 1);
   EXPECT_EQ(ledger.notes_by_reason().at("unparsable Wait Time"), 1);
-  EXPECT_EQ(profile.kernels.step[1], model::kNoStep);
+  EXPECT_EQ(profile.device_events.step[1], model::kNoStep);
   bool found_line = false;
   for (const RowIssueSample& sample : ledger.samples()) {
     if (sample.reason == "negative duration") {
@@ -203,7 +205,7 @@ TEST(AscendKernelDetailsTest, UnterminatedQuoteCountsOneSkippedRow) {
       "c,3,1\n";
   model::RankProfile profile;
   ASSERT_TRUE(ParseKernelDetails(kData, "kd.csv", &profile).ok());
-  EXPECT_EQ(profile.kernels.size(), 2u);  // the row after the stray quote is read
+  EXPECT_EQ(profile.device_events.size(), 2u);  // the row after the stray quote is read
   EXPECT_EQ(profile.ledgers[0].skipped_by_reason().at("unterminated quoted field"), 1);
   ASSERT_EQ(profile.ledgers[0].samples().size(), 1u);
   EXPECT_EQ(profile.ledgers[0].samples()[0].line, 3);
@@ -370,7 +372,7 @@ TEST(AscendRankLoaderTest, FullRankDirectory) {
   ASSERT_TRUE(result.ok()) << result.status().message();
   const model::RankProfile& profile = *result;
   EXPECT_EQ(profile.rank, 6);
-  EXPECT_EQ(profile.kernels.size(), 2u);
+  EXPECT_EQ(profile.device_events.size(), 2u);
   EXPECT_EQ(profile.step_trace.size(), 1u);
   EXPECT_EQ(profile.info.cann_version, "8.3.RC1");
   ASSERT_EQ(profile.ledgers.size(), 2u);  // kernel_details + step_trace_time
@@ -398,7 +400,7 @@ TEST(AscendRankLoaderTest, StepTraceOnlyRankLoadsWithoutKernels) {
             "Step,Computing,Communication\n13,1,2\n");
   Result<model::RankProfile> result = LoadAscendRank(dir.string());
   ASSERT_TRUE(result.ok()) << result.status().message();
-  EXPECT_EQ(result->kernels.size(), 0u);
+  EXPECT_EQ(result->device_events.size(), 0u);
   EXPECT_EQ(result->step_trace.size(), 1u);
   ASSERT_FALSE(result->missing_files.empty());
   EXPECT_EQ(result->missing_files[0].rfind("kernel_details.csv", 0), 0u);

@@ -34,7 +34,7 @@ model::RankProfile Profile() {
   tl.present = true;
   auto add = [&](int64_t start, int64_t dur, model::ActivityKind kind, int32_t launcher,
                  int32_t step) {
-    model::DeviceActivity a;
+    model::DeviceEvent a;
     a.start_ns = start;
     a.duration_ns = dur;
     a.kind = kind;
@@ -42,7 +42,7 @@ model::RankProfile Profile() {
     a.step = step;
     a.stream = 7;
     a.name = p.strings.Intern("k");
-    tl.activities.Append(a);
+    p.device_events.Append(a);
   };
   model::HostOp launch;
   launch.start_ns = 0;
@@ -54,10 +54,9 @@ model::RankProfile Profile() {
   add(20, 30, model::ActivityKind::kCommunication, 0, 1);  // [20,50)
   add(55, 5, model::ActivityKind::kMemcpy, -1, 1);         // [55,60) unlinked
   add(70, 10, model::ActivityKind::kCompute, 1, 2);        // [70,80)
-  add(0, 100, model::ActivityKind::kOther, -1, 1);         // ignored
   tl.steps = {{1, 0, 60, -1}, {2, 60, 100, -1}};
-  tl.activity_rows_by_step = {{1, {0, 1, 2, 4}}, {2, {3}}};
   tl.step_source = model::StepSource::kProfilerStep;
+  p.device_events_source = model::DeviceEventsSource::kTrace;
   return p;
 }
 
@@ -85,34 +84,33 @@ TEST(Breakdown, WholeTraceAndSteps) {
 }
 
 // HTA / TraceLens count only activities with a launching host op; the
-// parity tests (tests/corpus) pass that member set to the product's BudgetOf.
+// parity tests (tests/corpus) pass that member set to the product's BudgetOfRows.
 TEST(Breakdown, LinkedOnlyMembersDropUnlinked) {
   model::RankProfile p = Profile();
-  const auto& acts = p.timeline.activities;
+  const auto& acts = p.device_events;
   std::vector<uint32_t> linked;
   for (size_t i = 0; i < acts.size(); ++i) {
     if (acts.launcher[i] != model::kNoIndex) linked.push_back(static_cast<uint32_t>(i));
   }
-  TimeBudget t = BudgetOf(p.timeline, acts.kind, linked);
+  TimeBudget t = BudgetOfRows(acts.start_ns, acts.duration_ns, acts.kind, linked);
   EXPECT_EQ(t.memcpy_ns, 0);
   EXPECT_EQ(t.activities, 3);
 }
 
 TEST(Breakdown, BudgetFollowsTheKindsGiven) {
   model::RankProfile p = Profile();
-  const auto& acts = p.timeline.activities;
+  const auto& acts = p.device_events;
   std::vector<model::ClassRule> rules = {
       {model::ClassRule::Match::kPrefix, "k", model::ActivityKind::kCommunication}};
   std::vector<model::ActivityKind> kinds(acts.kind);
   std::vector<uint32_t> all;
   for (size_t i = 0; i < acts.size(); ++i) {
     all.push_back(static_cast<uint32_t>(i));
-    if (kinds[i] == model::ActivityKind::kOther) continue;
     kinds[i] = model::ClassifyActivity(p.strings.Get(acts.name[i]), "kernel", false, rules);
   }
-  TimeBudget t = BudgetOf(p.timeline, kinds, all);
+  TimeBudget t = BudgetOfRows(acts.start_ns, acts.duration_ns, kinds, all);
   EXPECT_EQ(t.computation_ns, 0);
-  EXPECT_EQ(t.communication_ns, 55);  // [10,50) + [55,60) + [70,80): every kind but kOther
+  EXPECT_EQ(t.communication_ns, 55);  // [10,50) + [55,60) + [70,80): every row
 }
 
 TEST(Breakdown, DefaultRulesClassifyLlmCollectives) {

@@ -104,10 +104,10 @@ TEST(DiscoveryLoadProfilesTest, LoadsInParallelSortedAndAssignsRanks) {
   ASSERT_EQ(profiles->size(), 4u);
   EXPECT_EQ((*profiles)[0].rank, 0);
   EXPECT_EQ((*profiles)[1].rank, 1);
-  EXPECT_EQ((*profiles)[1].kernels.size(), 0u);
+  EXPECT_EQ((*profiles)[1].device_events.size(), 0u);
   EXPECT_EQ((*profiles)[2].rank, 3);  // the nameless rank gets its index (3) too
   EXPECT_EQ((*profiles)[3].rank, 3);
-  EXPECT_EQ((*profiles)[0].kernels.size(), 1u);
+  EXPECT_EQ((*profiles)[0].device_events.size(), 1u);
 }
 
 TEST(DiscoveryLoadProfilesTest, FailingRankIsListedAndTheRestLoads) {

@@ -349,15 +349,16 @@ TEST(FindingCatalog, EveryIdRendersFromWhatItsDetectorEmits) {
   // AI Core pipe ratios: the matmul cube-bound, the Mul HBM-bound.
   model::RankProfile profile;
   for (int i = 0; i < 4; ++i) {
-    model::KernelRow row;
+    model::DeviceEvent row;
     row.step = 4;
     const bool matmul = i % 2 == 0;
     row.op_type = profile.strings.Intern(matmul ? "MatMulV3" : "Mul");
     row.start_ns = i * 1000;
     row.duration_ns = 500;
-    row.aic_mac_ratio = matmul ? 0.8f : 0.1f;
-    row.aic_mte2_ratio = matmul ? 0.3f : 0.7f;
-    profile.kernels.Append(row);
+    model::PmuMetrics pmu;
+    pmu.aic_mac_ratio = matmul ? 0.8f : 0.1f;
+    pmu.aic_mte2_ratio = matmul ? 0.3f : 0.7f;
+    profile.device_events.Append(row, pmu);
   }
   for (const Finding& f : RankThresholdFindings(rank, profile)) check(f);
   budget.budget.exposed_communication_ns = 15'000'000;  // the "watch" band

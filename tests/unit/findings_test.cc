@@ -149,7 +149,7 @@ double WorkTimeMs(const std::vector<model::RankProfile>& profiles) {
   for (const auto& p : profiles) {
     std::map<int32_t, std::pair<int64_t, int64_t>> barrier;  // step -> (first comm start, its end)
     std::map<int32_t, int64_t> last_end;
-    const auto& k = p.kernels;
+    const auto& k = p.device_events;
     for (size_t i = 0; i < k.size(); ++i) {
       last_end[k.step[i]] = std::max(last_end[k.step[i]], k.end_ns(i));
       if (k.kind[i] != model::ActivityKind::kCommunication) continue;

@@ -28,14 +28,14 @@ model::RankProfile ProfileOf(const std::vector<std::string>& types, int32_t step
   model::RankProfile p;
   int64_t t = 1'000'000;
   for (const auto& type : types) {
-    model::KernelRow row;
+    model::DeviceEvent row;
     row.step = step;
     row.op_type = p.strings.Intern(type);
     row.name = p.strings.Intern("aclnn" + type);
     row.stream = 2;
     row.start_ns = t;
     row.duration_ns = 10'000;
-    p.kernels.Append(row);
+    p.device_events.Append(row);
     t += 12'000;
   }
   return p;
@@ -155,19 +155,16 @@ TEST(FingerprintAttribution, LauncherLinksGiveModuleAndSourceLine) {
   const int32_t launch1 = host("cudaLaunchKernel", "cuda_runtime", 3'000, 5'000, pow, 3);
   const int32_t mean = host("aten::mean", "cpu_op", 200'000, 100'000, module, 2);
   const int32_t launch2 = host("cudaLaunchKernel", "cuda_runtime", 201'000, 5'000, mean, 3);
-  for (size_t k = 0; k < p.kernels.size(); ++k) {
-    model::DeviceActivity a;
-    a.start_ns = p.kernels.start_ns[k] + 300;  // a different clock rounding
-    a.duration_ns = p.kernels.duration_ns[k];
-    a.launcher = k == 0 ? launch1 : launch2;
-    tl.activities.Append(a);
-  }
+  // The launch links the trace joins onto the device events.
+  for (size_t k = 0; k < p.device_events.size(); ++k)
+    p.device_events.launcher[k] = k == 0 ? launch1 : launch2;
   const HostAttributor attributor(p);
   ASSERT_TRUE(attributor.available());
-  const auto both = attributor.Attribute({p.kernels.start_ns[0], p.kernels.start_ns[1]});
+  const auto both =
+      attributor.Attribute({p.device_events.start_ns[0], p.device_events.start_ns[1]});
   EXPECT_EQ(both.framework_op, "nn.Module: Qwen3RMSNorm_3");
   EXPECT_EQ(both.source, "models/qwen3/modeling_qwen3.py(66): forward");
-  const auto one = attributor.Attribute({p.kernels.start_ns[1]});
+  const auto one = attributor.Attribute({p.device_events.start_ns[1]});
   EXPECT_EQ(one.framework_op, "aten::mean");
   // No trace: nothing to attribute.
   const model::RankProfile bare = ProfileOf({"Pows"});

@@ -13,7 +13,7 @@ using model::ActivityKind;
 // Appends a kernel; times in microseconds for readability.
 void AddKernel(model::RankProfile& profile, int32_t step, std::string_view type, double start_us,
                double duration_us, ActivityKind kind = ActivityKind::kCompute) {
-  model::KernelRow row;
+  model::DeviceEvent row;
   row.step = step;
   row.op_type = profile.strings.Intern(type);
   row.name =
@@ -21,7 +21,7 @@ void AddKernel(model::RankProfile& profile, int32_t step, std::string_view type,
   row.start_ns = static_cast<int64_t>(start_us * 1000);
   row.duration_ns = static_cast<int64_t>(duration_us * 1000);
   row.kind = kind;
-  profile.kernels.Append(row);
+  profile.device_events.Append(row);
 }
 
 model::RankProfile ThreeStepProfile() {

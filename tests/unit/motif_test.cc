@@ -111,19 +111,19 @@ model::RankProfile BigStream(size_t kernels) {
   model::RankProfile p;
   std::vector<StringId> ids;
   for (const auto& t : layer) ids.push_back(p.strings.Intern(t));
-  p.kernels.Reserve(kernels);
+  p.device_events.Reserve(kernels);
   int64_t t = 0;
-  for (size_t i = 0, instance = 0; p.kernels.size() < kernels; ++instance) {
-    for (size_t k = 0; k < layer.size() && p.kernels.size() < kernels; ++k, ++i) {
+  for (size_t i = 0, instance = 0; p.device_events.size() < kernels; ++instance) {
+    for (size_t k = 0; k < layer.size() && p.device_events.size() < kernels; ++k, ++i) {
       if (instance % 7 == 3 && k == 7) continue;  // the optional Cast
-      model::KernelRow row;
+      model::DeviceEvent row;
       row.step = 1;
       row.op_type = ids[k];
       row.name = ids[k];
       row.stream = 2;
       row.start_ns = t;
       row.duration_ns = 5'000 + static_cast<int64_t>((k * 7919) % 50) * 1'000;
-      p.kernels.Append(row);
+      p.device_events.Append(row);
       t += row.duration_ns + 3'000;
     }
   }
@@ -134,15 +134,15 @@ TEST(MotifMining, HundredThousandKernelStreamInWellUnderASecond) {
   const model::RankProfile p = BigStream(100'000);
   const HostAttributor host(p);
   const auto begin = std::chrono::steady_clock::now();
-  const StepMotifs motifs =
-      AnalyzeStepMotifs(p, 1, 0, static_cast<double>(p.kernels.end_ns(p.kernels.size() - 1)) / 1e3,
-                        FingerprintLibrary::Builtin(), host);
+  const StepMotifs motifs = AnalyzeStepMotifs(
+      p, 1, 0, static_cast<double>(p.device_events.end_ns(p.device_events.size() - 1)) / 1e3,
+      FingerprintLibrary::Builtin(), host);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
-  std::printf("motif mining: %zu kernels in %.3f s = %.2f M kernels/s\n", p.kernels.size(), seconds,
-              static_cast<double>(p.kernels.size()) / seconds / 1e6);
+  std::printf("motif mining: %zu kernels in %.3f s = %.2f M kernels/s\n", p.device_events.size(),
+              seconds, static_cast<double>(p.device_events.size()) / seconds / 1e6);
   RecordProperty("kernels_per_second",
-                 std::to_string(static_cast<int64_t>(p.kernels.size() / seconds)));
+                 std::to_string(static_cast<int64_t>(p.device_events.size() / seconds)));
   ASSERT_FALSE(motifs.motifs.empty());
   // Both RMSNorms of every layer, with and without the optional Cast.
   int64_t norms = 0;

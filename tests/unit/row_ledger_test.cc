@@ -116,7 +116,7 @@ TEST(RowLedgerTest, TiniestFixtureKernelCountsAreCountedNotDerived) {
   int64_t lines = std::count(bytes.begin(), bytes.end(), '\n');
   if (!bytes.empty() && bytes.back() != '\n') ++lines;
   EXPECT_EQ(ledger.rows_read(), lines - 1);  // less the header
-  EXPECT_EQ(ledger.rows_used(), static_cast<int64_t>(profile.kernels.size()));
+  EXPECT_EQ(ledger.rows_used(), static_cast<int64_t>(profile.device_events.size()));
   EXPECT_TRUE(ledger.Balanced());
 }
 

@@ -152,36 +152,19 @@ TEST_F(SynthTraceViewTest, EveryTaskIsAKernelDetailsRow) {
     EXPECT_GT(ledger->rows_used(), 0);
     EXPECT_EQ(ledger->rows_skipped(), 0) << "the reader skipped events of a synth trace";
 
-    // Both tables are sorted by start; compute kernels never overlap, so the
-    // i-th compute task must be the i-th compute row (same for HCCL ops).
-    std::vector<size_t> rows[2], tasks[2];
-    for (size_t i = 0; i < p.kernels.size(); ++i) {
-      if (p.kernels.kind[i] == model::ActivityKind::kCompute) rows[0].push_back(i);
-      if (p.kernels.kind[i] == model::ActivityKind::kCommunication) rows[1].push_back(i);
+    // Every device task of the trace joined a kernel_details.csv row (the
+    // join warns about the ones that did not), and every compute row got its
+    // launch link through the join.
+    for (const std::string& warning : p.warnings)
+      EXPECT_EQ(warning.find("device tasks have no row"), std::string::npos) << warning;
+    EXPECT_EQ(p.device_events_source, model::DeviceEventsSource::kKernelDetailsCsv);
+    size_t compute = 0;
+    for (size_t i = 0; i < p.device_events.size(); ++i) {
+      if (p.device_events.kind[i] != model::ActivityKind::kCompute) continue;
+      ++compute;
+      ASSERT_NE(p.device_events.launcher[i], model::kNoIndex) << "row " << i << " not joined";
     }
-    const model::DeviceActivities& acts = p.timeline.activities;
-    for (size_t a = 0; a < acts.size(); ++a) {
-      ASSERT_NE(acts.kind[a], model::ActivityKind::kOther) << "unexpected non-budget task";
-      tasks[acts.kind[a] == model::ActivityKind::kCommunication ? 1 : 0].push_back(a);
-    }
-    ASSERT_FALSE(rows[0].empty());
-    ASSERT_EQ(tasks[0].size(), rows[0].size());
-    ASSERT_EQ(tasks[1].size(), rows[1].size());
-    for (int kind = 0; kind < 2; ++kind) {
-      for (size_t j = 0; j < rows[kind].size(); ++j) {
-        const size_t r = rows[kind][j];
-        const size_t a = tasks[kind][j];
-        ASSERT_EQ(acts.start_ns[a], p.kernels.start_ns[r]) << j;
-        ASSERT_EQ(acts.duration_ns[a], p.kernels.duration_ns[r]) << j;
-        ASSERT_EQ(p.strings.Get(acts.name[a]), p.strings.Get(p.kernels.name[r])) << j;
-        if (kind == 0) {
-          // Task Type is the Accelerator Core; tid is the Stream ID.
-          ASSERT_EQ(p.strings.Get(acts.category[a]), p.strings.Get(p.kernels.accelerator[r]));
-          ASSERT_EQ(acts.stream[a], p.kernels.stream[r]);
-          ASSERT_EQ(acts.step[a], p.kernels.step[r]) << "task assigned to another step";
-        }
-      }
-    }
+    ASSERT_GT(compute, 0u);
   }
 }
 
@@ -193,10 +176,11 @@ TEST_F(SynthTraceViewTest, LaunchLinksResolveForEveryComputeTask) {
   for (int s = 0; s < options.steps; ++s) EXPECT_EQ(tl.steps[s].number, options.first_step + s);
 
   size_t compute = 0;
-  for (size_t a = 0; a < tl.activities.size(); ++a) {
-    if (tl.activities.kind[a] != model::ActivityKind::kCompute) continue;
+  const model::DeviceEvents& events = p.device_events;
+  for (size_t a = 0; a < events.size(); ++a) {
+    if (events.kind[a] != model::ActivityKind::kCompute) continue;
     ++compute;
-    const int32_t op = tl.activities.launcher[a];
+    const int32_t op = events.launcher[a];
     ASSERT_NE(op, model::kNoIndex) << "compute task " << a << " has no launching op";
     // The launch op (aclnn*) inside its framework op (aten::* / npu::*), and
     // launched before the task starts.
@@ -205,7 +189,7 @@ TEST_F(SynthTraceViewTest, LaunchLinksResolveForEveryComputeTask) {
     ASSERT_NE(framework, model::kNoIndex);
     const std::string_view name = p.strings.Get(tl.host_ops.name[framework]);
     EXPECT_TRUE(name.starts_with("aten::") || name.starts_with("npu::")) << name;
-    EXPECT_LE(tl.host_ops.end_ns(static_cast<size_t>(op)), tl.activities.start_ns[a]);
+    EXPECT_LE(tl.host_ops.end_ns(static_cast<size_t>(op)), events.start_ns[a]);
   }
   ASSERT_GT(compute, 0u);
   // One torch_to_npu flow per compute task, all resolved; torch_npu's ids
@@ -229,10 +213,11 @@ TEST_F(SynthTraceViewTest, TraceBreakdownReproducesStepTraceTime) {
     ASSERT_EQ(p.step_trace.size(), static_cast<size_t>(options.steps));
     for (const model::StepTraceRow& row : p.step_trace) {
       SCOPED_TRACE(row.step);
-      // The product's per-step budget, from the trace.
+      // The product's per-step budget, over the kernel_details.csv rows the
+      // trace joined.
       const auto budget = analysis::ComputeStepBudget(p, row.step);
       ASSERT_TRUE(budget.has_value());
-      ASSERT_EQ(budget->source, "trace");
+      ASSERT_EQ(budget->source, "kernel_details.csv");
       const analysis::TimeBudget& b = budget->budget;
       const std::pair<int64_t, int64_t> pairs[] = {
           {b.computation_ns, row.computing_ns},
@@ -276,9 +261,9 @@ TEST_F(SynthTraceViewTest, AttributionFindsThePlantedSourceLines) {
   ASSERT_TRUE(attributor.available());
 
   std::map<int32_t, std::vector<size_t>> compute_by_step;
-  for (size_t i = 0; i < p.kernels.size(); ++i) {
-    if (p.kernels.kind[i] == model::ActivityKind::kCompute)
-      compute_by_step[p.kernels.step[i]].push_back(i);
+  for (size_t i = 0; i < p.device_events.size(); ++i) {
+    if (p.device_events.kind[i] == model::ActivityKind::kCompute)
+      compute_by_step[p.device_events.step[i]].push_back(i);
   }
   ASSERT_EQ(compute_by_step.size(), static_cast<size_t>(options.steps));
 
@@ -301,12 +286,12 @@ TEST_F(SynthTraceViewTest, AttributionFindsThePlantedSourceLines) {
       for (size_t i = 0; i + t.types.size() <= rows.size(); ++i) {
         bool match = true;
         for (size_t k = 0; k < t.types.size() && match; ++k) {
-          match = p.strings.Get(p.kernels.op_type[rows[i + k]]) == t.types[k];
+          match = p.strings.Get(p.device_events.op_type[rows[i + k]]) == t.types[k];
         }
         if (!match) continue;
         std::vector<int64_t> starts;
         for (size_t k = 0; k < t.types.size(); ++k)
-          starts.push_back(p.kernels.start_ns[rows[i + k]]);
+          starts.push_back(p.device_events.start_ns[rows[i + k]]);
         const analysis::HostAttribution a = attributor.Attribute(starts);
         if (a.source != t.source_lines.front()) continue;
         ++attributed;
@@ -335,8 +320,9 @@ TEST_F(SynthTraceViewTest, WithoutStacksThereIsNoSourceLine) {
   const analysis::HostAttributor attributor(p);
   ASSERT_TRUE(attributor.available());  // launch links without Python frames
   std::vector<int64_t> starts;
-  for (size_t i = 0; i < p.kernels.size() && starts.size() < 8; ++i) {
-    if (p.kernels.kind[i] == model::ActivityKind::kCompute) starts.push_back(p.kernels.start_ns[i]);
+  for (size_t i = 0; i < p.device_events.size() && starts.size() < 8; ++i) {
+    if (p.device_events.kind[i] == model::ActivityKind::kCompute)
+      starts.push_back(p.device_events.start_ns[i]);
   }
   const analysis::HostAttribution a = attributor.Attribute(starts);
   EXPECT_EQ(a.source, "");
@@ -455,16 +441,16 @@ TEST_F(SynthTraceViewTest, OlderHeaderVariantsAreReadToo) {
         std::string::npos);
     const model::RankProfile p = LoadRank(job, 0);
     size_t compute_rows = 0, comm_rows = 0, compute_tasks = 0, comm_tasks = 0, unlinked = 0;
-    for (size_t i = 0; i < p.kernels.size(); ++i) {
-      compute_rows += p.kernels.kind[i] == model::ActivityKind::kCompute;
-      comm_rows += p.kernels.kind[i] == model::ActivityKind::kCommunication;
+    for (size_t i = 0; i < p.device_events.size(); ++i) {
+      compute_rows += p.device_events.kind[i] == model::ActivityKind::kCompute;
+      comm_rows += p.device_events.kind[i] == model::ActivityKind::kCommunication;
     }
-    for (size_t a = 0; a < p.timeline.activities.size(); ++a) {
-      compute_tasks += p.timeline.activities.kind[a] == model::ActivityKind::kCompute;
-      comm_tasks += p.timeline.activities.kind[a] == model::ActivityKind::kCommunication;
-      EXPECT_EQ(p.timeline.activities.device[a], 0);
-      unlinked += p.timeline.activities.kind[a] == model::ActivityKind::kCompute &&
-                  p.timeline.activities.launcher[a] == model::kNoIndex;
+    for (size_t a = 0; a < p.device_events.size(); ++a) {
+      compute_tasks += p.device_events.kind[a] == model::ActivityKind::kCompute;
+      comm_tasks += p.device_events.kind[a] == model::ActivityKind::kCommunication;
+      EXPECT_EQ(p.device_events.device[a], 0);
+      unlinked += p.device_events.kind[a] == model::ActivityKind::kCompute &&
+                  p.device_events.launcher[a] == model::kNoIndex;
     }
     EXPECT_EQ(compute_tasks, compute_rows);
     EXPECT_EQ(comm_tasks, comm_rows);
@@ -512,7 +498,7 @@ TEST_F(SynthTraceViewTest, AnalyzeCliAttributesTheRmsNormChain) {
     for (simdjson::dom::element step : steps) {
       std::string_view source;
       ASSERT_EQ(step["breakdown"]["source"].get(source), simdjson::SUCCESS);
-      EXPECT_EQ(source, "trace");
+      EXPECT_EQ(source, "kernel_details.csv");  // the trace joined onto its rows
       simdjson::dom::array motifs;
       ASSERT_EQ(step["motifs"].get(motifs), simdjson::SUCCESS);
       bool found = false;

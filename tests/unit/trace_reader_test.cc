@@ -44,16 +44,16 @@ TEST(KinetoReader, CurrentSchema) {
   EXPECT_TRUE(tl.present);
   EXPECT_TRUE(p.warnings.empty());
   EXPECT_EQ(tl.base_time_ns, 1767189312000000000);
-  ASSERT_EQ(tl.activities.size(), 3u);
-  EXPECT_EQ(tl.activities.start_ns[0], 1010123);
-  EXPECT_EQ(tl.activities.duration_ns[0], 20001);
-  EXPECT_EQ(tl.activities.kind[0], model::ActivityKind::kCompute);
-  EXPECT_EQ(tl.activities.kind[1], model::ActivityKind::kCommunication);
-  EXPECT_EQ(tl.activities.kind[2], model::ActivityKind::kMemcpy);
-  ASSERT_NE(tl.activities.launcher[0], model::kNoIndex);
-  EXPECT_EQ(p.strings.Get(tl.host_ops.name[static_cast<size_t>(tl.activities.launcher[0])]),
+  ASSERT_EQ(p.device_events.size(), 3u);
+  EXPECT_EQ(p.device_events.start_ns[0], 1010123);
+  EXPECT_EQ(p.device_events.duration_ns[0], 20001);
+  EXPECT_EQ(p.device_events.kind[0], model::ActivityKind::kCompute);
+  EXPECT_EQ(p.device_events.kind[1], model::ActivityKind::kCommunication);
+  EXPECT_EQ(p.device_events.kind[2], model::ActivityKind::kMemcpy);
+  ASSERT_NE(p.device_events.launcher[0], model::kNoIndex);
+  EXPECT_EQ(p.strings.Get(tl.host_ops.name[static_cast<size_t>(p.device_events.launcher[0])]),
             "cudaLaunchKernel");
-  EXPECT_EQ(tl.activities.step[0], 7);
+  EXPECT_EQ(p.device_events.step[0], 7);
   ASSERT_EQ(tl.steps.size(), 1u);
   EXPECT_EQ(tl.steps[0].start_ns, 1000000);
   EXPECT_EQ(tl.steps[0].end_ns, 1100500);
@@ -81,8 +81,8 @@ TEST(KinetoReader, CurrentSchema) {
   EXPECT_EQ(tl.devices[0].name, "NVIDIA H100");
   EXPECT_EQ(p.rank, 3);
   ASSERT_EQ(tl.flows.size(), 1u);
-  EXPECT_EQ(p.kernels.size(), 3u);
-  EXPECT_EQ(p.strings.Get(p.kernels.op_type[0]), "at::native::gemm");
+  EXPECT_EQ(p.device_events.size(), 3u);
+  EXPECT_EQ(p.strings.Get(p.device_events.op_type[0]), "at::native::gemm");
   const RowLedger& ledger = p.ledgers.back();
   EXPECT_EQ(ledger.rows_read(), ledger.rows_used() + ledger.rows_skipped());
   EXPECT_EQ(ledger.skipped_by_reason().at("counter"), 1);
@@ -100,14 +100,13 @@ const char* k2021 = R"J({"traceEvents": [
 TEST(KinetoReader, Schema2021) {
   model::RankProfile p;
   ASSERT_TRUE(formats::ParseKinetoTrace(k2021, "2021", &p).ok());
-  const model::Timeline& tl = p.timeline;
-  ASSERT_EQ(tl.activities.size(), 2u);
-  EXPECT_EQ(tl.activities.start_ns[0], 1623142623460120000);
-  EXPECT_EQ(tl.activities.stream[0], 7);
-  EXPECT_EQ(tl.activities.kind[1], model::ActivityKind::kMemset);
-  EXPECT_NE(tl.activities.launcher[0], model::kNoIndex);
-  EXPECT_EQ(tl.activities.step[0], 1);
-  EXPECT_EQ(tl.activities.step[1], 1);  // unlinked: falls back to its own start
+  ASSERT_EQ(p.device_events.size(), 2u);
+  EXPECT_EQ(p.device_events.start_ns[0], 1623142623460120000);
+  EXPECT_EQ(p.device_events.stream[0], 7);
+  EXPECT_EQ(p.device_events.kind[1], model::ActivityKind::kMemset);
+  EXPECT_NE(p.device_events.launcher[0], model::kNoIndex);
+  EXPECT_EQ(p.device_events.step[0], 1);
+  EXPECT_EQ(p.device_events.step[1], 1);  // unlinked: falls back to its own start
 }
 
 // ROCm: hip runtime names, string pid, async_cpu_to_gpu flows (2022).
@@ -122,9 +121,9 @@ TEST(KinetoReader, RocmAndStringPid) {
   model::RankProfile p;
   ASSERT_TRUE(formats::ParseKinetoTrace(json, "rocm", &p).ok());
   const model::Timeline& tl = p.timeline;
-  ASSERT_EQ(tl.activities.size(), 1u);
-  EXPECT_EQ(tl.activities.device[0], 2);
-  ASSERT_NE(tl.activities.launcher[0], model::kNoIndex);  // linked through the flow
+  ASSERT_EQ(p.device_events.size(), 1u);
+  EXPECT_EQ(p.device_events.device[0], 2);
+  ASSERT_NE(p.device_events.launcher[0], model::kNoIndex);  // linked through the flow
   EXPECT_EQ(tl.host_ops.size(), 2u);
   EXPECT_EQ(tl.step_source, model::StepSource::kNone);
 }
@@ -138,7 +137,7 @@ void ExpectDamaged(const std::string& json, size_t kept, const std::string& reas
   model::RankProfile p;
   Status s = formats::ParseKinetoTrace(json, "damaged.json", &p);
   ASSERT_TRUE(s.ok()) << s.message();
-  EXPECT_EQ(p.timeline.activities.size(), kept);
+  EXPECT_EQ(p.device_events.size(), kept);
   ASSERT_EQ(p.warnings.size(), 1u);
   EXPECT_NE(p.warnings[0].find("damaged.json"), std::string::npos) << p.warnings[0];
   EXPECT_NE(p.warnings[0].find("byte"), std::string::npos) << p.warnings[0];
@@ -166,7 +165,7 @@ TEST(KinetoReader, InvalidUtf8EventIsSkipped) {
                      "7, \"ts\": 9, \"dur\": 1}]}";
   model::RankProfile p;
   ASSERT_TRUE(formats::ParseKinetoTrace(json, "damaged.json", &p).ok());
-  EXPECT_EQ(p.timeline.activities.size(), 3u);
+  EXPECT_EQ(p.device_events.size(), 3u);
   EXPECT_TRUE(p.warnings.empty());
   EXPECT_EQ(p.ledgers.at(0).skipped_by_reason().at("invalid UTF-8"), 1);
 }
@@ -179,7 +178,7 @@ TEST(KinetoReader, UnescapedQuote) {
                      "7, \"ts\": 9, \"dur\": 1}]}";
   model::RankProfile p;
   ASSERT_TRUE(formats::ParseKinetoTrace(json, "damaged.json", &p).ok());
-  EXPECT_EQ(p.timeline.activities.size(), 3u);  // k1, k2, k4: the bad event is skipped
+  EXPECT_EQ(p.device_events.size(), 3u);  // k1, k2, k4: the bad event is skipped
   EXPECT_TRUE(p.warnings.empty());
   EXPECT_EQ(p.ledgers.at(0).skipped_by_reason().at("invalid event"), 1);
 }
@@ -190,8 +189,8 @@ TEST(KinetoReader, IdOverflowKeepsEvent) {
     {"ph": "s", "cat": "ac2g", "id": 99999999999999999999999, "pid": 1, "tid": 1, "ts": 1}]})J";
   model::RankProfile p;
   ASSERT_TRUE(formats::ParseKinetoTrace(json, "ids", &p).ok());
-  ASSERT_EQ(p.timeline.activities.size(), 1u);
-  EXPECT_EQ(p.timeline.activities.correlation[0], model::kNoId);
+  ASSERT_EQ(p.device_events.size(), 1u);
+  EXPECT_EQ(p.device_events.correlation[0], model::kNoId);
   EXPECT_EQ(p.ledgers.back().skipped_by_reason().at("id overflow"), 1);
   EXPECT_EQ(p.ledgers.back().notes_by_reason().count("id overflow (correlation dropped)"), 1u);
 }
@@ -250,7 +249,7 @@ TEST(KinetoReader, UserActivityRulesReachTheReader) {
   model::RankProfile plain;
   Status read = formats::ParseKinetoTrace(json, "x", &plain);
   ASSERT_TRUE(read.ok()) << read.message();
-  EXPECT_EQ(plain.timeline.activities.kind[0], model::ActivityKind::kCompute);
+  EXPECT_EQ(plain.device_events.kind[0], model::ActivityKind::kCompute);
 
   auto user = model::ParseClassRules("communication  prefix  custom_ar_kernel\n", "r");
   ASSERT_TRUE(user.ok());
@@ -259,8 +258,8 @@ TEST(KinetoReader, UserActivityRulesReachTheReader) {
   options.activity_rules = &rules;
   model::RankProfile custom;
   ASSERT_TRUE(formats::ParseKinetoTrace(json, "x", &custom, options).ok());
-  EXPECT_EQ(custom.timeline.activities.kind[0], model::ActivityKind::kCommunication);
-  EXPECT_EQ(custom.timeline.activities.kind[1], model::ActivityKind::kCompute);
+  EXPECT_EQ(custom.device_events.kind[0], model::ActivityKind::kCommunication);
+  EXPECT_EQ(custom.device_events.kind[1], model::ActivityKind::kCompute);
 }
 
 // No ProfilerStep#N: the repeated top-level annotation covering the most
@@ -300,10 +299,10 @@ TEST(KinetoReader, StepsFromRepeatedAnnotationWithoutProfilerStep) {
     EXPECT_EQ(tl.steps[k].end_ns, (1090 + k * 100) * 1000);
   }
   // Kernels take the step of their launch; the unlaunched late one none.
-  for (size_t a = 0; a + 1 < tl.activities.size(); ++a)
-    EXPECT_EQ(tl.activities.step[a], static_cast<int32_t>(a / 2));
-  EXPECT_EQ(tl.activities.step.back(), -1);
-  EXPECT_EQ(p.kernels.RowsOf(1).size(), 2u);
+  for (size_t a = 0; a + 1 < p.device_events.size(); ++a)
+    EXPECT_EQ(p.device_events.step[a], static_cast<int32_t>(a / 2));
+  EXPECT_EQ(p.device_events.step.back(), -1);
+  EXPECT_EQ(p.device_events.RowsOf(1).size(), 2u);
   EXPECT_NE(p.steps_from.find("'train_step'"), std::string::npos) << p.steps_from;
 
   // One occurrence only (or only tiny repeats): the whole trace, no steps.
@@ -381,19 +380,20 @@ TEST(TraceViewReader, RoutesByProcessName) {
   model::RankProfile p;
   ASSERT_TRUE(formats::ParseTraceView(kTraceView, "trace_view.json", &p).ok());
   const model::Timeline& tl = p.timeline;
-  ASSERT_EQ(tl.activities.size(), 3u);
-  EXPECT_EQ(tl.activities.start_ns[0], 1736408883700059821);
-  EXPECT_EQ(tl.activities.kind[0], model::ActivityKind::kCompute);
-  EXPECT_EQ(tl.activities.device[0], 4);
-  EXPECT_EQ(tl.activities.kind[1], model::ActivityKind::kCommunication);
-  EXPECT_EQ(tl.activities.kind[2], model::ActivityKind::kOther);
-  ASSERT_NE(tl.activities.launcher[0], model::kNoIndex);
-  EXPECT_EQ(p.strings.Get(tl.host_ops.name[static_cast<size_t>(tl.activities.launcher[0])]),
+  // The EVENT_WAIT task is not a device event: a skipped row with its reason.
+  ASSERT_EQ(p.device_events.size(), 2u);
+  EXPECT_EQ(p.device_events.start_ns[0], 1736408883700059821);
+  EXPECT_EQ(p.device_events.kind[0], model::ActivityKind::kCompute);
+  EXPECT_EQ(p.device_events.device[0], 4);
+  EXPECT_EQ(p.device_events.kind[1], model::ActivityKind::kCommunication);
+  EXPECT_EQ(p.ledgers.back().skipped_by_reason().at("device task that is not a kernel"), 1);
+  ASSERT_NE(p.device_events.launcher[0], model::kNoIndex);
+  EXPECT_EQ(p.strings.Get(tl.host_ops.name[static_cast<size_t>(p.device_events.launcher[0])]),
             "aten::add");
-  EXPECT_EQ(tl.activities.step[0], 50);
+  EXPECT_EQ(p.device_events.step[0], 50);
   ASSERT_EQ(tl.overlap.size(), 1u);
   EXPECT_EQ(tl.flows[0].id, 1736408883700059821);
-  EXPECT_EQ(p.kernels.size(), 2u);  // kOther tasks are not kernels
+  EXPECT_EQ(p.device_events_source, model::DeviceEventsSource::kTrace);
 }
 
 TEST(TraceViewReader, TruncatedArrayKeepsPrefix) {
@@ -434,7 +434,7 @@ TEST(KinetoReader, SyntheticThroughput) {
   auto t0 = std::chrono::steady_clock::now();
   ASSERT_TRUE(formats::ParseKinetoTrace(json, "synthetic", &p).ok());
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  EXPECT_EQ(p.timeline.activities.size(), static_cast<size_t>(kEvents));
+  EXPECT_EQ(p.device_events.size(), static_cast<size_t>(kEvents));
   std::printf("synthetic: %.1f MB in %.3f s = %.0f MB/s, %.0f events/s\n", json.size() / 1e6, s,
               json.size() / 1e6 / s, 2 * kEvents / s);
 }

@@ -26,22 +26,29 @@ double DtypeBytes(std::string_view dtype) {
 // A communication.json time, or -1 when unknown (NaN, negative).
 double Known(double ms) { return std::isfinite(ms) && ms >= 0 ? ms : -1; }
 
-// Collectives from a Kineto timeline: NCCL/RCCL kernels and custom
-// collectives classified as communication, with record_param_comms args.
-void FromTimeline(const model::RankProfile& profile, std::vector<CommInstance>* out) {
+// The collectives of the rank's device events. Kineto collectives carry
+// record_param_comms args (name, dtype, sizes, process group); their kernel
+// names are not unique, so an instance is keyed (group, type, step, index).
+// Ascend hcom_* op names (hcom_allReduce__586_3_1: group suffix, per-group
+// index) are the same on every rank of the group and are the key, completed
+// with communication.json's record of the same name.
+void CollectivesOf(const model::RankProfile& profile, std::vector<CommInstance>* out) {
   const model::Timeline& tl = profile.timeline;
-  const model::DeviceActivities& acts = tl.activities;
+  const bool names_are_keys = !(tl.present && tl.format == "kineto");
+  std::unordered_map<std::string_view, const model::CommOpRecord*> records;
+  for (const model::CommOpRecord& r : profile.communication.ops) records.emplace(r.name, &r);
   std::map<std::string, int64_t> next_index;  // (pg, type, step) -> instances seen
-  for (size_t a = 0; a < acts.size(); ++a) {
-    if (acts.kind[a] != model::ActivityKind::kCommunication) continue;
+  const model::DeviceEvents& events = profile.device_events;
+  for (size_t i = 0; i < events.size(); ++i) {
+    if (events.kind[i] != model::ActivityKind::kCommunication) continue;
     CommInstance op;
-    op.step = acts.step[a];
-    op.start_ns = acts.start_ns[a];
-    op.duration_ns = acts.duration_ns[a];
+    op.step = events.step[i];
+    op.start_ns = events.start_ns[i];
+    op.duration_ns = events.duration_ns[i];
+    std::string_view name = profile.strings.Get(events.name[i]);
     std::string pg;
-    std::string_view name = profile.strings.Get(acts.name[a]);
-    if (acts.collective[a] != model::kNoIndex) {
-      const model::CollectiveArgs& args = tl.collectives[static_cast<size_t>(acts.collective[a])];
+    if (events.collective[i] != model::kNoIndex) {
+      const model::CollectiveArgs& args = tl.collectives[static_cast<size_t>(events.collective[i])];
       std::string_view coll = profile.strings.Get(args.name);
       if (!coll.empty()) name = coll;
       pg = profile.strings.Get(args.pg_name);
@@ -51,31 +58,14 @@ void FromTimeline(const model::RankProfile& profile, std::vector<CommInstance>* 
       op.group_size = args.group_size;
     }
     op.type = ClassifyCollective(name);
-    std::string base = pg + ":" + CollectiveTypeName(op.type) + ":" + std::to_string(op.step);
-    const int64_t index = next_index[base]++;
-    op.key = base + "#" + std::to_string(index);
-    out->push_back(std::move(op));
-  }
-}
-
-// Collectives from kernel_details.csv (hcom_* ops), completed with
-// communication.json. The op name (hcom_allReduce__586_3_1: group suffix,
-// per-group index) is the same on every rank of the group.
-void FromKernels(const model::RankProfile& profile, std::vector<CommInstance>* out) {
-  std::unordered_map<std::string_view, const model::CommOpRecord*> records;
-  for (const model::CommOpRecord& r : profile.communication.ops) records.emplace(r.name, &r);
-  const model::KernelTable& k = profile.kernels;
-  for (size_t i = 0; i < k.size(); ++i) {
-    if (k.kind[i] != model::ActivityKind::kCommunication) continue;
-    CommInstance op;
-    std::string_view name = profile.strings.Get(k.name[i]);
-    op.key.assign(name);
-    op.type = ClassifyCollective(name);
-    op.step = k.step[i];
-    op.start_ns = k.start_ns[i];
-    op.duration_ns = k.duration_ns[i];
-    auto it = records.find(name);
-    if (it != records.end()) {
+    if (names_are_keys) {
+      op.key.assign(name);
+    } else {
+      std::string base = pg + ":" + CollectiveTypeName(op.type) + ":" + std::to_string(op.step);
+      const int64_t index = next_index[base]++;
+      op.key = base + "#" + std::to_string(index);
+    }
+    if (auto it = records.find(name); it != records.end()) {
       const model::CommOpRecord& r = *it->second;
       // Unknown values (NaN from the reader) stay unknown: bytes 0, times -1.
       const double size_mb = r.TransitSizeMb();
@@ -156,23 +146,26 @@ void SummarizeStep(const CommOptions& options, const std::vector<CommInstance>& 
 RankComm SummarizeRankCommunication(const model::RankProfile& profile, const CommOptions& options) {
   RankComm rc;
   rc.rank = profile.rank;
-  if (profile.timeline.present && profile.timeline.format == "kineto") {
-    FromTimeline(profile, &rc.ops);
-  } else {
-    FromKernels(profile, &rc.ops);
-  }
+  CollectivesOf(profile, &rc.ops);
   std::stable_sort(rc.ops.begin(), rc.ops.end(), [](const CommInstance& a, const CommInstance& b) {
     return a.start_ns < b.start_ns;
   });
 
   std::map<int32_t, StepKernels> steps;
-  const model::KernelTable& k = profile.kernels;
-  for (size_t i = 0; i < k.size(); ++i) {
-    StepKernels& sk = steps[k.step[i]];
-    sk.first_start = std::min(sk.first_start, k.start_ns[i]);
-    sk.last_end = std::max(sk.last_end, k.end_ns(i));
-    if (k.kind[i] == model::ActivityKind::kCompute)
-      sk.compute.push_back({k.start_ns[i], k.end_ns(i)});
+  const model::DeviceEvents& k = profile.device_events;
+  std::vector<int32_t> numbers = k.Steps();
+  // No steps at all: the whole capture is the one window. Rows outside
+  // every step of a stepped capture are no step's.
+  if (numbers.empty() && k.size() > 0) numbers.push_back(model::kNoStep);
+  for (int32_t step : numbers) {
+    StepKernels& sk = steps[step];
+    const model::StepExtent extent = *k.ExtentOf(step);
+    sk.first_start = extent.first_start_ns;
+    sk.last_end = extent.last_end_ns;
+    for (uint32_t i : k.RowsOf(step)) {
+      if (k.kind[i] == model::ActivityKind::kCompute)
+        sk.compute.push_back({k.start_ns[i], k.end_ns(i)});
+    }
   }
   for (size_t i = 0; i < rc.ops.size(); ++i) steps[rc.ops[i].step].comm.push_back(i);
   for (auto& [step, sk] : steps) {

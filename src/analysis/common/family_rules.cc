@@ -46,7 +46,7 @@ size_t FamilyRules::FamilyIndex(const std::string& family) {
 }
 
 KernelFamilies::KernelFamilies(const model::RankProfile& profile, const FamilyRules& rules)
-    : kernels_(profile.kernels), rules_(rules) {
+    : kernels_(profile.device_events), rules_(rules) {
   constexpr uint32_t kUnknown = UINT32_MAX;
   by_name_.assign(profile.strings.size(), kUnknown);
   for (size_t i = 0; i < kernels_.size(); ++i) {

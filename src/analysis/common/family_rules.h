@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/status.h"
-#include "model/kernel_table.h"
+#include "model/device_events.h"
 #include "model/rank_profile.h"
 
 namespace trainscope::analysis {
@@ -62,7 +62,7 @@ class KernelFamilies {
   const FamilyRules& rules() const { return rules_; }
 
  private:
-  const model::KernelTable& kernels_;
+  const model::DeviceEvents& kernels_;
   const FamilyRules& rules_;
   std::vector<uint32_t> by_name_;  // by StringId of the kernel name
 };

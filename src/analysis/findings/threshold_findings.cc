@@ -89,7 +89,9 @@ void DominantOperator(int32_t rank, const StepDistribution& step, const FindingT
 
 void PipeBound(int32_t rank, const StepDistribution& step, const model::RankProfile& profile,
                const FindingThresholds& th, std::vector<Finding>* out) {
-  const auto& t = profile.kernels;
+  const model::DeviceEvents& t = profile.device_events;
+  if (!t.has_pmu()) return;  // no PipeUtilization metrics captured
+  const model::PmuColumns& pmu = t.pmu();
   const auto top = static_cast<size_t>(th.pipe_top_operators);
   // Duration-weighted pipe ratios per op type of the top operators.
   for (size_t k = 0; k < std::min(step.top_operators.size(), top); ++k) {
@@ -97,11 +99,11 @@ void PipeBound(int32_t rank, const StepDistribution& step, const model::RankProf
     if (op.share_time < th.pipe_operator_min_share) continue;
     double mac = 0, mte2 = 0, weight = 0;
     for (const uint32_t i : t.RowsOf(step.step)) {
-      if (std::isnan(t.aic_mac_ratio[i]) || std::isnan(t.aic_mte2_ratio[i])) continue;
+      if (std::isnan(pmu.aic_mac_ratio[i]) || std::isnan(pmu.aic_mte2_ratio[i])) continue;
       if (profile.strings.Get(t.op_type[i]) != op.op_type) continue;
       const double w = static_cast<double>(t.duration_ns[i]);
-      mac += w * t.aic_mac_ratio[i];
-      mte2 += w * t.aic_mte2_ratio[i];
+      mac += w * pmu.aic_mac_ratio[i];
+      mte2 += w * pmu.aic_mte2_ratio[i];
       weight += w;
     }
     if (weight <= 0) continue;

@@ -23,12 +23,7 @@ struct RankMotifContext {
   const FingerprintLibrary& library;
   const HostAttributor& host;
   const FindingCatalog& catalog;  // texts and thresholds of the findings
-  // First kernel start of each step (kNoStep: of the capture): motif
-  // positions are relative to it, as in the timeline panorama.
-  std::map<int32_t, int64_t> step_starts_ns;
 };
-
-std::map<int32_t, int64_t> StepStarts(const model::KernelTable& table);
 
 // Mines the motifs of |step| (into step->motifs) and returns the step's
 // fingerprint findings (unfused-*, glue-around-custom-op, ...). A step

@@ -143,8 +143,7 @@ Result<RankResult> AnalyzeRank(const model::RankProfile& profile, const JobConte
   const FingerprintLibrary& library =
       context.options.fingerprints ? *context.options.fingerprints : FingerprintLibrary::Builtin();
   const HostAttributor host(profile);
-  const RankMotifContext motifs{library, host, CatalogOf(context.options),
-                                StepStarts(profile.kernels)};
+  const RankMotifContext motifs{library, host, CatalogOf(context.options)};
   result.steps.resize(steps.size());
   // Mining is the costliest analysis: a single big rank has dozens of steps,
   // so they share the cores the other ranks leave.

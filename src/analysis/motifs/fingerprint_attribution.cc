@@ -87,7 +87,8 @@ void NameFromAncestors(const model::RankProfile& profile, const std::vector<int3
 HostAttributor::HostAttributor(const model::RankProfile& profile) : profile_(profile) {
   const auto& tl = profile.timeline;
   if (!tl.present) return;
-  available_ = std::any_of(tl.activities.launcher.begin(), tl.activities.launcher.end(),
+  const model::DeviceEvents& events = profile.device_events;
+  available_ = std::any_of(events.launcher.begin(), events.launcher.end(),
                            [](int32_t l) { return l != model::kNoIndex; });
   for (const model::FwdBwdLink& link : tl.fwdbwd)
     forward_of_.emplace(link.backward_op, link.forward_op);
@@ -114,7 +115,7 @@ HostAttribution HostAttributor::FromForward(const std::vector<int32_t>& backward
 }
 
 int32_t HostAttributor::Launcher(int64_t start_ns) const {
-  const auto& acts = profile_.timeline.activities;
+  const model::DeviceEvents& acts = profile_.device_events;
   auto it =
       std::lower_bound(acts.start_ns.begin(), acts.start_ns.end(), start_ns - kMatchToleranceNs);
   int32_t best = model::kNoIndex;

@@ -27,7 +27,7 @@ class HostAttributor {
   // False when the profile has no trace with launcher links.
   bool available() const { return available_; }
   // The chain whose kernels start at |kernel_starts_ns| (absolute, as in
-  // KernelTable). Kernels are found in the trace by start time (+-1 us).
+  // DeviceEvents). Kernels are found in the trace by start time (+-1 us).
   HostAttribution Attribute(const std::vector<int64_t>& kernel_starts_ns) const;
 
  private:

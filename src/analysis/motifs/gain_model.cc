@@ -4,7 +4,7 @@
 
 namespace trainscope::analysis {
 
-double LaunchOverheadUs(const model::KernelTable& table,
+double LaunchOverheadUs(const model::DeviceEvents& table,
                         const std::vector<KernelSequence>& sequences) {
   std::vector<int64_t> durations;
   for (const auto& seq : sequences) {
@@ -22,7 +22,7 @@ double LaunchOverheadUs(const model::KernelTable& table,
   return static_cast<double>(shortest[shortest.size() / 2]) / 1000.0;
 }
 
-InstanceCost EstimateInstance(const model::KernelTable& table, const KernelSequence& sequence,
+InstanceCost EstimateInstance(const model::DeviceEvents& table, const KernelSequence& sequence,
                               const FingerprintInstance& instance, const Fingerprint& fingerprint,
                               double launch_overhead_us) {
   InstanceCost cost;

@@ -1,7 +1,7 @@
 // Expected gain of removing a fingerprint (what-if), methodology §2 step 5.
 //
 // The model only has kernel durations (shapes are in kernel_details' Input
-// Shapes but not in model::KernelTable), so the fused kernel's time is
+// Shapes but not in model::DeviceEvents), so the fused kernel's time is
 // estimated as one pass over the data: the longest member kernel (the one
 // that already streams the whole tensor once), plus one launch overhead,
 // measured as the median of the shortest kernels of the step. The saving of
@@ -16,7 +16,7 @@
 #include "analysis/motifs/fingerprint_library.h"
 #include "analysis/motifs/fingerprint_match.h"
 #include "analysis/motifs/motif_sequence.h"
-#include "model/kernel_table.h"
+#include "model/device_events.h"
 
 namespace trainscope::analysis {
 
@@ -25,7 +25,7 @@ namespace trainscope::analysis {
 
 // Median duration of the shortest decile of compute kernels in |sequences|
 // (us): a kernel that does almost nothing costs about one launch.
-double LaunchOverheadUs(const model::KernelTable& table,
+double LaunchOverheadUs(const model::DeviceEvents& table,
                         const std::vector<KernelSequence>& sequences);
 
 struct InstanceCost {
@@ -37,7 +37,7 @@ struct InstanceCost {
   double saving_us = 0;   // span - fused, at least 0
 };
 
-InstanceCost EstimateInstance(const model::KernelTable& table, const KernelSequence& sequence,
+InstanceCost EstimateInstance(const model::DeviceEvents& table, const KernelSequence& sequence,
                               const FingerprintInstance& instance, const Fingerprint& fingerprint,
                               double launch_overhead_us);
 

@@ -18,7 +18,7 @@ std::string Lower(std::string_view text) {
 std::vector<KernelSequence> BuildKernelSequences(const model::RankProfile& profile, int32_t step,
                                                  const FingerprintLibrary& library,
                                                  size_t min_kernels) {
-  const model::KernelTable& table = profile.kernels;
+  const model::DeviceEvents& table = profile.device_events;
   std::map<int32_t, KernelSequence> by_stream;
   // Token per (op type id, name id if derived): interning strings once per
   // distinct StringId keeps this linear in kernels.

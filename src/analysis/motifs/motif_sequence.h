@@ -18,7 +18,7 @@ namespace trainscope::analysis {
 
 struct KernelSequence {
   int32_t stream = model::kNoStream;
-  std::vector<uint32_t> rows;   // KernelTable rows, in start order
+  std::vector<uint32_t> rows;   // DeviceEvents rows, in start order
   std::vector<int32_t> tokens;  // vocabulary id per row
   // Per vocabulary id:
   std::vector<std::string> canonical;  // canonical op type, lower case

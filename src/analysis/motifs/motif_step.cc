@@ -14,7 +14,7 @@ namespace trainscope::analysis {
 namespace {
 
 // Fills the timing fields of |motif| from its instances (row lists).
-void Measure(const model::KernelTable& table, const std::vector<std::vector<uint32_t>>& instances,
+void Measure(const model::DeviceEvents& table, const std::vector<std::vector<uint32_t>>& instances,
              int64_t step_start_ns, double step_us, Motif* motif) {
   motif->occurrences = static_cast<int64_t>(instances.size());
   std::vector<double> periods;
@@ -32,7 +32,7 @@ void Measure(const model::KernelTable& table, const std::vector<std::vector<uint
 }
 
 // The most frequent attribution over (at most 16) sampled instances.
-void Attribute(const HostAttributor& host, const model::KernelTable& table,
+void Attribute(const HostAttributor& host, const model::DeviceEvents& table,
                const std::vector<std::vector<uint32_t>>& instances, Motif* motif) {
   if (!host.available() || instances.empty()) return;
   std::map<std::pair<std::string, std::string>, int> votes;
@@ -61,7 +61,7 @@ StepMotifs AnalyzeStepMotifs(const model::RankProfile& profile, int32_t step, in
                              const HostAttributor& host, const MotifStepOptions& options) {
   StepMotifs out;
   out.step_us = step_us;
-  const model::KernelTable& table = profile.kernels;
+  const model::DeviceEvents& table = profile.device_events;
   const auto sequences = BuildKernelSequences(profile, step, library);
   out.launch_overhead_us = LaunchOverheadUs(table, sequences);
   const auto& fps = library.fingerprints();
@@ -72,7 +72,7 @@ StepMotifs AnalyzeStepMotifs(const model::RankProfile& profile, int32_t step, in
   for (const auto& seq : sequences) {
     out.compute_kernels += static_cast<int64_t>(seq.rows.size());
     const auto matches = MatchFingerprints(seq, library);
-    // Instances per fingerprint row, as KernelTable rows.
+    // Instances per fingerprint row, as DeviceEvents rows.
     std::map<int32_t, std::vector<std::vector<uint32_t>>> rows_by_fp;
     for (const auto& m : matches) {
       const InstanceCost cost =

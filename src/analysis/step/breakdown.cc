@@ -6,11 +6,6 @@
 
 namespace trainscope::analysis {
 
-TimeBudget BudgetOf(const model::Timeline& tl, const std::vector<model::ActivityKind>& kinds,
-                    const std::vector<uint32_t>& members) {
-  return BudgetOfRows(tl.activities.start_ns, tl.activities.duration_ns, kinds, members);
-}
-
 TimeBudget BudgetOfRows(std::span<const int64_t> start_ns, std::span<const int64_t> duration_ns,
                         std::span<const model::ActivityKind> kinds,
                         std::span<const uint32_t> rows) {
@@ -20,7 +15,6 @@ TimeBudget BudgetOfRows(std::span<const int64_t> start_ns, std::span<const int64
   bool first = true;
   for (uint32_t i : rows) {
     ActivityKind kind = kinds[i];
-    if (kind == ActivityKind::kOther) continue;
     Interval iv{start_ns[i], start_ns[i] + duration_ns[i]};
     ++b.activities;
     if (first || iv.start < b.window_start_ns) b.window_start_ns = iv.start;
@@ -38,8 +32,6 @@ TimeBudget BudgetOfRows(std::span<const int64_t> start_ns, std::span<const int64
         break;
       case ActivityKind::kMemset:
         memset.push_back(iv);
-        break;
-      case ActivityKind::kOther:
         break;
     }
   }

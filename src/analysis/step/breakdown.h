@@ -6,9 +6,10 @@
 //   exposed communication = |U comm - U compute|,
 //   memcpy / memset = their unions; exposed = minus (U compute U U comm),
 //   idle = total - busy.
-// kOther device tasks (Ascend event/placeholder/HCCL-internal tasks) are left
-// out of every term, window included: that is how CANN's Overlap Analysis
-// builds Computing/Communication/Free (see docs/timelines.md).
+// Ascend event/placeholder/HCCL-internal tasks are not device events (the
+// trace_view reader skips them), so they are out of every term, window
+// included: that is how CANN's Overlap Analysis builds
+// Computing/Communication/Free (see docs/timelines.md).
 #pragma once
 
 #include <cstdint>
@@ -42,15 +43,10 @@ struct TimeBudget {
 void FillBudget(std::vector<Interval> compute, std::vector<Interval> comm,
                 std::vector<Interval> memcpy, std::vector<Interval> memset, TimeBudget* b);
 
-// The budget of |rows| of a device table given by its start, duration and
-// kind columns (KernelTable or Timeline::activities: the one budget path);
-// kOther rows are left out.
+// The budget of |rows| of the DeviceEvents table given by its start,
+// duration and kind columns (the one budget path; the HTA parity tests pass
+// relabelled kinds).
 TimeBudget BudgetOfRows(std::span<const int64_t> start_ns, std::span<const int64_t> duration_ns,
                         std::span<const model::ActivityKind> kinds, std::span<const uint32_t> rows);
-
-// The budget of an explicit activity subset (indices into timeline.activities)
-// with |kinds| in place of their kind column (the HTA parity tests relabel).
-TimeBudget BudgetOf(const model::Timeline& timeline, const std::vector<model::ActivityKind>& kinds,
-                    const std::vector<uint32_t>& members);
 
 }  // namespace trainscope::analysis

@@ -37,7 +37,7 @@ StepDistribution ComputeStepDistribution(const model::RankProfile& profile, int3
   const FamilyRules& rules = families.rules();
   StepDistribution result;
   result.step = step;
-  const model::KernelTable& kernels = profile.kernels;
+  const model::DeviceEvents& kernels = profile.device_events;
 
   std::vector<int64_t> durations;
   int64_t first_start = 0, last_start = 0, last_end = 0;

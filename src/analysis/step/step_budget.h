@@ -1,7 +1,7 @@
-// The time budget of one step, whichever data the profile has: device
-// activities of a trace (Kineto, trace_view.json) when present, else the
-// kernels of kernel_details.csv. Both go through the one BudgetOfRows
-// (interval unions, see breakdown.h); only the table and the labels differ.
+// The time budget of one step over the rank's one DeviceEvents table
+// (BudgetOfRows, interval unions, see breakdown.h). Only the labels depend on
+// where the rows came from: a trace's step windows or kernel_details.csv's
+// Step Id.
 #pragma once
 
 #include <optional>

@@ -11,10 +11,8 @@
 namespace trainscope::analysis {
 
 std::vector<int32_t> StepsPresent(const model::RankProfile& profile) {
-  std::set<int32_t> steps;
-  for (int32_t step : profile.kernels.step) {
-    if (step != model::kNoStep) steps.insert(step);
-  }
+  const std::vector<int32_t> with_events = profile.device_events.Steps();
+  std::set<int32_t> steps(with_events.begin(), with_events.end());
   for (const auto& row : profile.step_trace) {
     if (row.step != model::kNoStep) steps.insert(row.step);
   }
@@ -22,19 +20,9 @@ std::vector<int32_t> StepsPresent(const model::RankProfile& profile) {
 }
 
 std::map<int32_t, int64_t> StepSpans(const model::RankProfile& profile) {
-  std::map<int32_t, std::pair<int64_t, int64_t>> bounds;
-  const auto& kernels = profile.kernels;
-  for (size_t i = 0; i < kernels.size(); ++i) {
-    int32_t step = kernels.step[i];
-    if (step == model::kNoStep) continue;
-    auto [it, inserted] = bounds.try_emplace(step, kernels.start_ns[i], kernels.end_ns(i));
-    if (!inserted) {
-      it->second.first = std::min(it->second.first, kernels.start_ns[i]);
-      it->second.second = std::max(it->second.second, kernels.end_ns(i));
-    }
-  }
   std::map<int32_t, int64_t> spans;
-  for (const auto& [step, range] : bounds) spans[step] = range.second - range.first;
+  for (int32_t step : profile.device_events.Steps())
+    spans[step] = profile.device_events.ExtentOf(step)->span_ns();
   return spans;
 }
 

@@ -16,7 +16,7 @@ double ToUs(int64_t ns) { return static_cast<double>(ns) / 1000.0; }
 // Other = device work that is neither compute nor communication: memory
 // copies and AI CPU / DSA tasks (the article's "Other" lane).
 Lane LaneOf(const model::RankProfile& profile, size_t i) {
-  const auto& kernels = profile.kernels;
+  const auto& kernels = profile.device_events;
   if (kernels.kind[i] == model::ActivityKind::kCommunication) return Lane::kComm;
   if (model::IsMemoryTraffic(kernels.kind[i])) return Lane::kOther;
   std::string_view accelerator = profile.strings.Get(kernels.accelerator[i]);
@@ -162,10 +162,10 @@ StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step
   const FamilyRules& rules = families.rules();
   StepTimeline timeline;
   timeline.step = step;
-  const auto& kernels = profile.kernels;
+  const auto& kernels = profile.device_events;
   const std::span<const uint32_t> rows = kernels.RowsOf(step);
   if (rows.empty()) return timeline;
-  // KernelTable is sorted by start, so rows are in start order.
+  // DeviceEvents is sorted by start, so rows are in start order.
   const int64_t origin = kernels.start_ns[rows.front()];
   int64_t window_end = origin;
   std::vector<Interval> compute, comm, other;

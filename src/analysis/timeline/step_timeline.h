@@ -2,7 +2,7 @@
 // (Compute, Comm, Other, Free), the idle at step start and what it waits
 // for, the longest free gaps, and zoom windows on the densest region.
 //
-// Works on model::KernelTable, so it needs only device activity: Ascend
+// Works on model::DeviceEvents, so it needs only device activity: Ascend
 // kernel_details.csv or the kernels of a GPU trace.
 #pragma once
 

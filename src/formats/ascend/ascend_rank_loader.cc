@@ -130,7 +130,8 @@ Result<model::RankProfile> LoadAscendRank(const std::string& rank_dir) {
   profile.communication.notes.clear();
 
   // Read after kernel_details.csv: the trace adds host ops, flows and the
-  // Overlap Analysis lanes, and supplies the kernels only when the CSV is absent.
+  // Overlap Analysis lanes, joins its device tasks onto the CSV's rows
+  // (launch links) and supplies the device events only when the CSV is absent.
   ReadOptional(trace_view, "host ops, call stacks, flows and the device timeline", &profile,
                [&](const std::string& path) { return ReadTraceView(path, &profile); });
 

@@ -126,7 +126,7 @@ Status ParseKernelDetails(std::string_view data, const std::string& file_label,
                       ReadSpecHeader(&reader, &record, file_label, col::kKernelDetails));
 
   RowLedger ledger(file_label);
-  model::KernelTable& kernels = profile->kernels;
+  model::DeviceEvents& kernels = profile->device_events;
   StringPool& pool = profile->strings;
   // Rows <= line ends: one cheap pass reserves every column exactly once.
   // A row has at least one byte per field (its comma or line end), which
@@ -140,8 +140,12 @@ Status ParseKernelDetails(std::string_view data, const std::string& file_label,
   StringId last_accelerator = StringPool::kNotInterned;
   bool last_accelerator_is_comm = false;
   const BoundColumn& step = cols[col::kKernelStep];
+  // PipeUtilization columns exist only with aic_metrics: no side table else.
+  const bool has_pmu = cols[col::kKernelAicMacRatio].present() ||
+                       cols[col::kKernelAicMte2Ratio].present() ||
+                       cols[col::kKernelAivVecRatio].present();
 
-  model::KernelRow row;
+  model::DeviceEvent row;
   while (reader.Next(&record)) {
     if (!TakeRecord(record, cols.fields(), &ledger)) continue;
     // [0, 2^62) ns keeps start + duration and every difference of two
@@ -186,13 +190,20 @@ Status ParseKernelDetails(std::string_view data, const std::string& file_label,
     ReadInt32Inline(record, cols[col::kKernelBlockDim], &ledger, &row.block_dim);
     row.wait_ns = 0;
     ReadMicrosInline(record, cols[col::kKernelWait], &ledger, &row.wait_ns);
-    row.aic_mac_ratio = ReadRatio(record, cols[col::kKernelAicMacRatio]);
-    row.aic_mte2_ratio = ReadRatio(record, cols[col::kKernelAicMte2Ratio]);
-    row.aiv_vec_ratio = ReadRatio(record, cols[col::kKernelAivVecRatio]);
-    kernels.Append(row);
+    if (has_pmu) {
+      model::PmuMetrics pmu;
+      pmu.aic_mac_ratio = ReadRatio(record, cols[col::kKernelAicMacRatio]);
+      pmu.aic_mte2_ratio = ReadRatio(record, cols[col::kKernelAicMte2Ratio]);
+      pmu.aiv_vec_ratio = ReadRatio(record, cols[col::kKernelAivVecRatio]);
+      kernels.Append(row, pmu);
+    } else {
+      kernels.Append(row);
+    }
     ledger.Use();
   }
   kernels.SortByStart();
+  profile->device_events_source = model::DeviceEventsSource::kKernelDetailsCsv;
+  profile->device_events_from = file_label;
   profile->ledgers.push_back(std::move(ledger));
   return Status::Ok();
 }

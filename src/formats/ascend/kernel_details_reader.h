@@ -1,4 +1,4 @@
-// kernel_details.csv -> model::KernelTable.
+// kernel_details.csv -> model::DeviceEvents.
 //
 // One row per device task (compute kernel or whole HCCL op). Columns are
 // looked up by name with aliases, so every header generation from 2023 to
@@ -14,7 +14,7 @@
 namespace trainscope::formats {
 
 // Parses a whole kernel_details.csv held in memory and appends its rows to
-// profile->kernels (then sorts them by start), plus one RowLedger labelled
+// profile->device_events (then sorts them by start), plus one RowLedger labelled
 // |file_label| to profile->ledgers. Fails with InvalidInput only when the
 // header lacks Name, Start Time or Duration; bad rows are skipped and
 // counted in the ledger. Usable without files (tests, fuzzer, benchmark).

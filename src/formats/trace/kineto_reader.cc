@@ -70,7 +70,7 @@ struct KinetoBatch : trace::EventBatch {
   std::vector<int8_t> kind_by_name;
   trace::BatchLedger ledger;
   std::vector<model::HostOp> host_ops;
-  std::vector<model::DeviceActivity> activities;  // collective = index into |collectives|
+  std::vector<model::DeviceEvent> activities;  // collective = index into |collectives|
   std::vector<int64_t> activity_pid, activity_tid;
   std::vector<model::CollectiveArgs> collectives;
   std::vector<Flow> flows;
@@ -139,9 +139,9 @@ class KinetoSink : public trace::EventSink {
       builder_.AddCollective(c);
     }
     for (size_t i = 0; i < batch.activities.size(); ++i) {
-      model::DeviceActivity a = batch.activities[i];
+      model::DeviceEvent a = batch.activities[i];
       a.name = global[a.name];
-      a.category = global[a.category];
+      a.accelerator = global[a.accelerator];
       if (a.collective != model::kNoIndex) a.collective += collective_base;
       builder_.AddActivity(trace::GlobalThreadId(batch.activity_pid[i], global),
                            trace::GlobalThreadId(batch.activity_tid[i], global), a);
@@ -222,7 +222,7 @@ class KinetoSink : public trace::EventSink {
   void Device(const RawEvent& ev, int64_t index, int64_t ts, int64_t dur,
               KinetoBatch* batch) const {
     trace::LocalStrings& strings = batch->strings;
-    model::DeviceActivity a;
+    model::DeviceEvent a;
     int64_t pid = trace::LocalThreadId(ev.pid, &strings);
     int64_t tid = trace::LocalThreadId(ev.tid, &strings);
     // Numeric pids/tids are the device/stream when args lack them.
@@ -231,7 +231,7 @@ class KinetoSink : public trace::EventSink {
     a.start_ns = ts;
     a.duration_ns = dur;
     a.name = strings.Intern(ev.name);
-    a.category = strings.Intern(ev.cat);
+    a.accelerator = strings.Intern(ev.cat);
     a.correlation = IdOr(ev.correlation, model::kNoId);
     a.external_id = IdOr(ev.external_id, model::kNoId);
     if (!ev.correlation.empty() && a.correlation == model::kNoId) {
@@ -430,7 +430,7 @@ Status ReadWith(const std::string& label, model::RankProfile* profile,
   tl.format = "kineto";
   tl.source = label;
   if (tl.distributed.rank && profile->rank < 0) profile->rank = *tl.distributed.rank;
-  sink.builder().Finish(/*append_kernels=*/true, std::max(1u, options.threads));
+  sink.builder().Finish(std::max(1u, options.threads));
   profile->ledgers.push_back(std::move(sink.ledger()));
   return Status::Ok();
 }

@@ -1,5 +1,7 @@
 #include "formats/trace/timeline_builder.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <exception>
 #include <numeric>
@@ -35,8 +37,8 @@ std::optional<int64_t> ParseIdTokenSlow(std::string_view raw) {
 }
 
 void TimelineBuilder::AddActivity(int64_t raw_pid, int64_t raw_tid,
-                                  const model::DeviceActivity& activity) {
-  timeline_.activities.Append(activity);
+                                  const model::DeviceEvent& activity) {
+  activities_.Append(activity);
   activity_pid_.push_back(raw_pid);
   activity_tid_.push_back(raw_tid);
 }
@@ -58,6 +60,7 @@ void TimelineBuilder::AddFwdBwdPoint(bool start, int64_t id, int64_t pid, int64_
 
 void TimelineBuilder::Reset() {
   timeline_ = model::Timeline{};
+  activities_ = model::DeviceEventColumns{};
   activity_pid_.clear();
   activity_tid_.clear();
   flow_starts_.clear();
@@ -97,7 +100,7 @@ void TimelineBuilder::SortHostOps() {
 }
 
 void TimelineBuilder::SortActivities() {
-  model::DeviceActivities& acts = timeline_.activities;
+  model::DeviceEventColumns& acts = activities_;
   std::vector<uint32_t> order(acts.size());
   std::iota(order.begin(), order.end(), 0u);
   std::stable_sort(order.begin(), order.end(),
@@ -147,7 +150,7 @@ std::vector<int32_t> TimelineBuilder::HostOpsAt(const std::vector<FlowPoint>& po
 
 void TimelineBuilder::LinkLaunches(unsigned threads) {
   model::Timeline& tl = timeline_;
-  model::DeviceActivities& acts = tl.activities;
+  model::DeviceEventColumns& acts = activities_;
   // Sized by the runtime calls that carry a correlation (a quarter of the
   // host ops in a Kineto trace): a table 4x smaller stays in cache better.
   const auto with_correlation = static_cast<size_t>(
@@ -320,21 +323,20 @@ void TimelineBuilder::BuildSteps() {
     --it;
     return ts < it->end_ns ? it->number : -1;
   };
-  model::DeviceActivities& acts = tl.activities;
+  model::DeviceEventColumns& acts = activities_;
   for (size_t a = 0; a < acts.size(); ++a) {
-    int32_t step = -1;
+    int32_t step = model::kNoStep;
     if (acts.launcher[a] != model::kNoIndex) {
       step = step_of(tl.host_ops.start_ns[static_cast<size_t>(acts.launcher[a])]);
     }
-    if (step == -1) step = step_of(acts.start_ns[a]);
+    if (step == model::kNoStep) step = step_of(acts.start_ns[a]);
     acts.step[a] = step;
-    if (step >= 0) tl.activity_rows_by_step[step].push_back(static_cast<uint32_t>(a));
   }
 }
 
-void TimelineBuilder::AppendKernels() {
-  const model::DeviceActivities& acts = timeline_.activities;
-  model::KernelTable& kernels = profile_->kernels;
+void TimelineBuilder::DeliverDeviceEvents() {
+  const std::string& source = timeline_.source;
+  if (profile_->device_events.size() > 0) return JoinOntoProfileRows();
   switch (timeline_.step_source) {
     case model::StepSource::kProfilerStep:
       profile_->steps_from = "ProfilerStep#N windows of the trace";
@@ -346,33 +348,82 @@ void TimelineBuilder::AppendKernels() {
     case model::StepSource::kNone:
       break;
   }
-  bool had_rows = kernels.size() > 0;
-  kernels.Reserve(kernels.size() + acts.size());
   // op_type by name id: a trace repeats a few thousand names millions of times.
   std::vector<StringId> op_type_of(profile_->strings.size(), StringPool::kNotInterned);
-  for (size_t a = 0; a < acts.size(); ++a) {
-    if (acts.kind[a] == model::ActivityKind::kOther) continue;
-    model::KernelRow row;
-    row.kind = acts.kind[a];
-    row.step = acts.step[a] >= 0 ? acts.step[a] : model::kNoStep;
-    row.name = acts.name[a];
-    StringId& op_type = op_type_of[acts.name[a]];
+  for (size_t a = 0; a < activities_.size(); ++a) {
+    StringId& op_type = op_type_of[activities_.name[a]];
     if (op_type == StringPool::kNotInterned) {
-      op_type =
-          profile_->strings.Intern(model::ShortKernelName(profile_->strings.Get(acts.name[a])));
+      op_type = profile_->strings.Intern(
+          model::ShortKernelName(profile_->strings.Get(activities_.name[a])));
     }
-    row.op_type = op_type;
-    row.op_type_derived = true;
-    row.accelerator = acts.category[a];
-    row.stream = acts.stream[a];
-    row.start_ns = acts.start_ns[a];
-    row.duration_ns = acts.duration_ns[a];
-    kernels.Append(row);
+    activities_.op_type[a] = op_type;
+    activities_.op_type_derived[a] = 1;
   }
-  if (had_rows) kernels.SortByStart();
+  profile_->device_events = model::DeviceEvents(std::move(activities_));
+  profile_->device_events_source = model::DeviceEventsSource::kTrace;
+  profile_->device_events_from = source;
 }
 
-void TimelineBuilder::Finish(bool append_kernels, unsigned threads) {
+// The two files print the same task's start rounded differently (1 ns apart
+// on the corpus's CANN 8 exports); 1 us is the resolution of the oldest
+// exports, below any two tasks of one stream.
+constexpr int64_t kJoinToleranceNs = 1000;
+
+void TimelineBuilder::JoinOntoProfileRows() {
+  model::DeviceEvents& rows = profile_->device_events;
+  const bool rows_have_steps = !rows.Steps().empty();
+  std::vector<int32_t> steps = rows.step;
+  std::vector<int32_t> row_of(activities_.size(), model::kNoIndex);
+  std::vector<bool> taken(rows.size(), false);
+  int64_t unmatched = 0;
+  for (size_t a = 0; a < activities_.size(); ++a) {
+    const int64_t start = activities_.start_ns[a];
+    auto first =
+        std::lower_bound(rows.start_ns.begin(), rows.start_ns.end(), start - kJoinToleranceNs);
+    int32_t best = model::kNoIndex;
+    int64_t best_delta = INT64_MAX;
+    for (auto i = static_cast<size_t>(first - rows.start_ns.begin());
+         i < rows.size() && rows.start_ns[i] <= start + kJoinToleranceNs; ++i) {
+      if (taken[i] || rows.name[i] != activities_.name[a]) continue;
+      const int64_t delta = std::abs(rows.start_ns[i] - start);
+      if (delta < best_delta) {
+        best_delta = delta;
+        best = static_cast<int32_t>(i);
+      }
+    }
+    if (best == model::kNoIndex) {
+      ++unmatched;
+      continue;
+    }
+    const auto i = static_cast<size_t>(best);
+    taken[i] = true;
+    row_of[a] = best;
+    rows.launcher[i] = activities_.launcher[a];
+    rows.correlation[i] = activities_.correlation[a];
+    rows.external_id[i] = activities_.external_id[a];
+    rows.collective[i] = activities_.collective[a];
+    rows.device[i] = activities_.device[a];
+    if (!rows_have_steps) steps[i] = activities_.step[a];
+  }
+  for (model::Flow& flow : timeline_.flows) {
+    if (flow.activity != model::kNoIndex)
+      flow.activity = row_of[static_cast<size_t>(flow.activity)];
+  }
+  if (!rows_have_steps && timeline_.step_source != model::StepSource::kNone) {
+    rows.AssignSteps(std::move(steps));
+    profile_->steps_from = "ProfilerStep#N windows of " + timeline_.source + " (joined onto " +
+                           profile_->device_events_from + " rows)";
+  }
+  if (unmatched > 0) {
+    profile_->warnings.push_back(fmt::format(
+        "{}: {} of {} device tasks have no row with the same name and start (within {} ns) in "
+        "{}; they are left out, as {} is the profiler's list of device tasks",
+        timeline_.source, unmatched, activities_.size(), kJoinToleranceNs,
+        profile_->device_events_from, profile_->device_events_from));
+  }
+}
+
+void TimelineBuilder::Finish(unsigned threads) {
   if (threads > 1) {
     // The two sorts touch disjoint columns. An exception in the helper
     // thread is carried over and rethrown here, never left to terminate.
@@ -399,7 +450,10 @@ void TimelineBuilder::Finish(bool append_kernels, unsigned threads) {
   LinkLaunches(threads);
   LinkFwdBwd();
   BuildSteps();
-  if (append_kernels) AppendKernels();
+  DeliverDeviceEvents();
+  activities_ = model::DeviceEventColumns{};
+  activity_pid_.clear();
+  activity_tid_.clear();
   timeline_.present = true;
   profile_->timeline = std::move(timeline_);
   timeline_ = model::Timeline{};

@@ -1,6 +1,12 @@
 // TimelineBuilder: collects events from a trace reader and finishes the
-// model::Timeline (sorting, call-stack depth, launch links, steps, kernel
-// table rows). Shared by the Kineto and trace_view readers.
+// model::Timeline (sorting, call-stack depth, launch links, steps) and the
+// rank's device events. Shared by the Kineto and trace_view readers.
+//
+// The trace's device activities become the rank's DeviceEvents table. When
+// the rank already has rows (Ascend kernel_details.csv, the profiler's own
+// kernel list, read first), the trace adds no second view: each activity is
+// joined onto the row with its name and start (launcher, correlation,
+// collective, device), and activities with no row are counted in a warning.
 #pragma once
 
 #include <cstdint>
@@ -39,7 +45,7 @@ class TimelineBuilder {
 
   // (raw_pid, raw_tid) locate the event for flow ends ('f' events point at
   // the activity by its track and start).
-  void AddActivity(int64_t raw_pid, int64_t raw_tid, const model::DeviceActivity& activity);
+  void AddActivity(int64_t raw_pid, int64_t raw_tid, const model::DeviceEvent& activity);
   int32_t AddCollective(const model::CollectiveArgs& args);
   void AddHostOp(const model::HostOp& op) { timeline_.host_ops.Append(op); }
   // |start| = 's' (at the host op), otherwise 'f'/'t' (at the device activity).
@@ -51,9 +57,10 @@ class TimelineBuilder {
   // Drops everything (the scan restarts on its slow path).
   void Reset();
 
-  // Sorts, links, assigns steps, appends kernels (when |append_kernels|) and
-  // moves the timeline into the profile, on up to |threads| threads.
-  void Finish(bool append_kernels, unsigned threads = 1);
+  // Sorts, links, assigns steps, delivers the device events (the table, or
+  // the join onto the rows the profile has) and moves the timeline into the
+  // profile, on up to |threads| threads.
+  void Finish(unsigned threads = 1);
 
  private:
   struct FlowPoint {
@@ -83,13 +90,16 @@ class TimelineBuilder {
   void LinkLaunches(unsigned threads);
   void BuildSteps();
   void StepsFromRepeatedAnnotation();
-  void AppendKernels();
+  void DeliverDeviceEvents();
+  void JoinOntoProfileRows();
   // The host op each flow point sits on (kNoIndex when none).
   std::vector<int32_t> HostOpsAt(const std::vector<FlowPoint>& points) const;
   void LinkFwdBwd();
 
   model::RankProfile* profile_;
   model::Timeline timeline_;
+  // The trace's device activities until Finish delivers them.
+  model::DeviceEventColumns activities_;
   std::vector<int64_t> activity_pid_;  // raw track of each activity, for flow ends
   std::vector<int64_t> activity_tid_;
   std::vector<FlowPoint> flow_starts_;

@@ -23,7 +23,8 @@ using trace::RawEvent;
 // level0/1/2 samples it reproduces Computing to 0.07 % while counting
 // EVENT_*_SQE / PLACE_HOLDER / PCIE_DMA / SDMA tasks would inflate it, and
 // HCCL's own Notify/Write Value/SDMA tasks stick out of the hcom op windows
-// (they would add ~0.2 % to Communication). Those tasks become kOther.
+// (they would add ~0.2 % to Communication). Those tasks are not device
+// events: counted as skipped rows (kNonComputeDeviceTask).
 bool IsComputeTaskType(std::string_view type) {
   return type == "AI_CORE" || type == "AI_VECTOR_CORE" || type == "MIX_AIV" || type == "MIX_AIC" ||
          type == "AI_CPU";
@@ -200,10 +201,14 @@ class TraceViewSink : public trace::EventSink {
         continue;
       }
       if (process == "Ascend Hardware") {
-        model::DeviceActivity a = Activity(s);
-        a.category = s.task_type;
-        a.kind = IsComputeTaskType(pool.Get(s.task_type)) ? model::ActivityKind::kCompute
-                                                          : model::ActivityKind::kOther;
+        if (!IsComputeTaskType(pool.Get(s.task_type))) {
+          Skip(RowIssue::kNonComputeDeviceTask, s,
+               fmt::format("{} ({})", pool.Get(s.name), pool.Get(s.task_type)));
+          continue;
+        }
+        model::DeviceEvent a = Activity(s);
+        a.accelerator = s.task_type;
+        a.kind = model::ActivityKind::kCompute;
         builder->AddActivity(s.pid, s.tid, a);
         ledger_.Use();
       } else if (process == "HCCL" || process == "Communication") {
@@ -212,8 +217,8 @@ class TraceViewSink : public trace::EventSink {
           Skip(RowIssue::kHcclPlaneTask, s);
           continue;
         }
-        model::DeviceActivity a = Activity(s);
-        a.category = pool.Intern("HCCL");
+        model::DeviceEvent a = Activity(s);
+        a.accelerator = pool.Intern("HCCL");
         a.kind = model::ActivityKind::kCommunication;
         builder->AddActivity(s.pid, s.tid, a);
         ledger_.Use();
@@ -253,7 +258,9 @@ class TraceViewSink : public trace::EventSink {
   RowLedger& ledger() { return ledger_; }
 
  private:
-  void Skip(RowIssue reason, const Staged& s) { ledger_.Skip(reason, s.index, std::string()); }
+  void Skip(RowIssue reason, const Staged& s, std::string detail = std::string()) {
+    ledger_.Skip(reason, s.index, std::move(detail));
+  }
 
   std::string_view ProcessName(int64_t pid) const {
     auto it = process_names_.find(pid);
@@ -277,8 +284,8 @@ class TraceViewSink : public trace::EventSink {
     return static_cast<int32_t>(pid & 0x1F);
   }
 
-  model::DeviceActivity Activity(const Staged& s) const {
-    model::DeviceActivity a;
+  model::DeviceEvent Activity(const Staged& s) const {
+    model::DeviceEvent a;
     a.device = DeviceOf(s.pid);
     a.stream = static_cast<int32_t>(s.tid);
     a.start_ns = s.ts_ns;
@@ -306,12 +313,11 @@ Status ReadWith(const std::string& label, model::RankProfile* profile, unsigned 
   if (report.damaged) {
     profile->warnings.push_back(trace::DescribeDamage(label, report));
   }
-  bool append_kernels = profile->kernels.size() == 0;
   trace::TimelineBuilder builder(profile);
   sink.Route(&builder);
   builder.timeline().format = "trace_view";
   builder.timeline().source = label;
-  builder.Finish(append_kernels, std::max(1u, threads));
+  builder.Finish(std::max(1u, threads));
   profile->ledgers.push_back(std::move(sink.ledger()));
   return Status::Ok();
 }

@@ -17,7 +17,7 @@
 
 namespace trainscope::formats {
 
-// Device tasks are appended to profile->kernels only when the table is empty
+// Device tasks are appended to profile->device_events only when the table is empty
 // on entry (kernel_details.csv, read first, is the richer source).
 Status ReadTraceView(const std::string& path, model::RankProfile* profile,
                      const trace::ScanOptions& options = {});

@@ -1,0 +1,134 @@
+// DeviceEvents: the device work of one rank, one table whatever the source.
+//
+// One row per device task as the profiler reports it: a compute kernel, a
+// whole communication op, a memcpy or a memset. kernel_details.csv, the
+// Ascend .db export, trace_view.json and Kineto traces all fill this table
+// (when a rank has both kernel_details.csv and trace_view.json, the trace's
+// tasks are joined onto the CSV rows instead of being kept as a second view:
+// formats/trace/timeline_builder.h). Strings are StringIds into the owning
+// RankProfile's StringPool; times are int64 ns.
+//
+// Columns, not structs of strings, because a rank has 10^4-10^6 tasks per
+// step and analyses scan one or two columns. The column list below is the
+// only place a column is declared (columnar.h generates the row struct,
+// Reserve, Append, Row and Permute from it). Ascend PMU metrics, present only
+// for some captures, live in a side table with one row per event or none.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "core/string_pool.h"
+#include "model/activity_kind.h"
+#include "model/columnar.h"
+
+namespace trainscope::model {
+
+inline constexpr int32_t kNoStep = -1;    // event outside any step
+inline constexpr int32_t kNoStream = -1;  // stream id N/A
+inline constexpr int32_t kNoIndex = -1;
+inline constexpr int64_t kNoId = INT64_MIN;  // correlation / external id absent
+
+// (type, name, default of a row)
+// clang-format off
+#define TS_DEVICE_EVENT_COLUMNS(X)                                                              \
+  X(int32_t, step, kNoStep)                                                                     \
+  X(StringId, name, StringPool::kEmpty)                                                         \
+  X(StringId, op_type, StringPool::kEmpty)      /* "Type" column, or derived from the name */   \
+  X(StringId, accelerator, StringPool::kEmpty)  /* "Accelerator Core" / Task Type / Kineto cat */ \
+  X(int32_t, device, -1)                                                                        \
+  X(int32_t, stream, kNoStream)                                                                 \
+  X(int64_t, start_ns, 0)                                                                       \
+  X(int64_t, duration_ns, 0)                                                                    \
+  X(int64_t, wait_ns, 0)                                                                        \
+  X(int32_t, block_dim, 0)                                                                      \
+  X(ActivityKind, kind, ActivityKind::kCompute)                                                 \
+  X(uint8_t, op_type_derived, 0)  /* 1 when Type was N/A and we derived it from Name */         \
+  X(int64_t, correlation, kNoId)                                                                \
+  X(int64_t, external_id, kNoId)                                                                \
+  X(int32_t, collective, kNoIndex)  /* index into Timeline::collectives */                      \
+  X(int32_t, launcher, kNoIndex)    /* index into Timeline::host_ops */
+// clang-format on
+
+TS_COLUMNAR_TABLE(DeviceEvent, DeviceEventColumns, TS_DEVICE_EVENT_COLUMNS, start_ns)
+
+// Ascend PipeUtilization metrics (kernel_details.csv with aic_metrics); NaN
+// where a row has none.
+// clang-format off
+#define TS_PMU_COLUMNS(X)            \
+  X(float, aic_mac_ratio, NAN)       \
+  X(float, aic_mte2_ratio, NAN)      \
+  X(float, aiv_vec_ratio, NAN)
+// clang-format on
+
+TS_COLUMNAR_TABLE(PmuMetrics, PmuColumns, TS_PMU_COLUMNS, aic_mac_ratio)
+
+// Where a step's events lie: the first start, the last end, how many. The
+// step's span as the analyses use it (step choice, motif time origin,
+// straggler offsets), stored once here.
+struct StepExtent {
+  int64_t first_start_ns = 0;
+  int64_t last_end_ns = 0;
+  int64_t events = 0;
+  int64_t span_ns() const { return last_end_ns - first_start_ns; }
+};
+
+class DeviceEvents : public DeviceEventColumns {
+ public:
+  DeviceEvents() = default;
+  // Takes columns filled elsewhere (a trace reader's staging table) and
+  // indexes their steps.
+  explicit DeviceEvents(DeviceEventColumns columns);
+
+  void Reserve(size_t rows);
+  void Append(const DeviceEvent& row);
+  // A row with PMU metrics. The side table is filled up to this row with
+  // NaN, so it has one row per event as soon as any event has metrics.
+  void Append(const DeviceEvent& row, const PmuMetrics& metrics);
+  int64_t end_ns(size_t index) const { return start_ns[index] + duration_ns[index]; }
+
+  // Empty, or one row per event (NaN where an event has none).
+  const PmuColumns& pmu() const { return pmu_; }
+  bool has_pmu() const { return pmu_.size() > 0; }
+
+  // Sorts all columns by (start_ns, original order). Readers call it once at
+  // the end: kernel_details.csv is not guaranteed to be time-ordered.
+  void SortByStart();
+
+  // Sets the step of every row at once (the trace readers assign steps after
+  // sorting) and re-indexes.
+  void AssignSteps(std::vector<int32_t> steps);
+
+  // Rows whose step is |step|, in row order; kNoStep means every row (the
+  // whole-profile scope of the analyses). Kept up to date by Append,
+  // SortByStart and AssignSteps, so per-step analyses of a profile with S
+  // steps read N rows in all instead of scanning N rows S times. The step
+  // column must not be written directly.
+  std::span<const uint32_t> RowsOf(int32_t step) const;
+
+  // The step numbers that have rows, ascending (kNoStep left out).
+  std::vector<int32_t> Steps() const;
+
+  // The extent of |step|'s rows (kNoStep: of every row); nullopt when it has
+  // none. Kept up to date with the step index.
+  std::optional<StepExtent> ExtentOf(int32_t step) const;
+
+ private:
+  // Permute without re-indexing would leave RowsOf stale: SortByStart only.
+  using DeviceEventColumns::Permute;
+  void AppendEvent(const DeviceEvent& row);
+  void IndexSteps();
+  void Extend(int32_t step, int64_t start, int64_t end);
+
+  PmuColumns pmu_;
+  std::map<int32_t, std::vector<uint32_t>> rows_by_step_;
+  std::vector<uint32_t> all_rows_;
+  std::map<int32_t, StepExtent> extent_by_step_;  // kNoStep: rows without a step
+  std::optional<StepExtent> extent_of_all_;
+};
+
+}  // namespace trainscope::model
