@@ -8,6 +8,7 @@
 
 #include "report/svg.h"
 #include "report/text_report.h"
+#include "report/units.h"
 
 namespace trainscope::report {
 namespace {
@@ -102,11 +103,12 @@ HtmlFragment DensityChartSvg(const std::vector<DensitySeries>& series) {
         flush();
         continue;
       }
-      double centre = std::sqrt(bin.lo_us * bin.hi_us);
+      const double lo_us = Us(bin.lo_ns), hi_us = Us(bin.hi_ns);
+      double centre = std::sqrt(lo_us * hi_us);
       points.emplace_back(X(centre), Y(bin.density_per_decade));
       svg.Rect(X(centre) - 2, Y(bin.density_per_decade) - 2, 4, 4, color,
                fmt::format("{}: {} kernels between {} and {} ({:.4f} per decade)", series[i].label,
-                           bin.count, FormatDurationUs(bin.lo_us), FormatDurationUs(bin.hi_us),
+                           bin.count, FormatDurationUs(lo_us), FormatDurationUs(hi_us),
                            bin.density_per_decade));
     }
     flush();
@@ -127,7 +129,7 @@ HtmlFragment FamilyBarsSvg(const std::vector<analysis::FamilyStat>& families) {
     if (family.count > 0) shown.push_back(family);
   }
   std::stable_sort(shown.begin(), shown.end(),
-                   [](const auto& a, const auto& b) { return a.total_us > b.total_us; });
+                   [](const auto& a, const auto& b) { return a.total_ns > b.total_ns; });
   const double row = 22, width = 760, label_w = 170, bar_w = 240;
   const double height = kTop + 24 + row * static_cast<double>(shown.size()) + 10;
   SvgCanvas svg(width, height, "Kernel families: share of kernel count and of kernel time");
@@ -139,7 +141,7 @@ HtmlFragment FamilyBarsSvg(const std::vector<analysis::FamilyStat>& families) {
     svg.Text(label_w - 8, y + 14, family.name, "end", 11);
     std::string tooltip =
         fmt::format("{}: {} kernels ({}), {} ({})", family.name, FormatCount(family.count),
-                    FormatPercent(family.share_count), FormatDurationUs(family.total_us),
+                    FormatPercent(family.share_count), FormatDurationNs(family.total_ns),
                     FormatPercent(family.share_time));
     svg.Rect(label_w, y + 3, bar_w * family.share_count, row - 6, color, tooltip);
     svg.Text(label_w + bar_w * family.share_count + 4, y + 14, FormatPercent(family.share_count),
@@ -157,7 +159,7 @@ namespace {
 
 // Draws four lanes: the columns of |overview| (runs of the dominant family,
 // and the Free lane), or with |kernels| each kernel of at least a pixel on
-// its own (zooms) instead of the runs.
+// its own (zooms) instead of the runs. [t0, t1) in us, the charts' unit.
 void DrawLanes(SvgCanvas& svg, const analysis::StepTimeline& timeline,
                const analysis::TimelineOverview& overview,
                const std::vector<analysis::TimelineKernel>* kernels, double t0, double t1,
@@ -169,14 +171,13 @@ void DrawLanes(SvgCanvas& svg, const analysis::StepTimeline& timeline,
     svg.Rect(x0, y, plot_w, lane_h, "#f4f4f4");
   }
   const double range = std::max(t1 - t0, 1e-6);
-  const double us_per_column = overview.us_per_column;
+  const double us_per_column = Us(overview.ns_per_column);
   if (kernels != nullptr) {
     for (const auto& kernel : *kernels) {
-      double start = std::max(kernel.start_us, t0);
-      double end = std::min(kernel.start_us + kernel.duration_us, t1);
-      if (end <= start &&
-          !(kernel.duration_us == 0 && kernel.start_us >= t0 && kernel.start_us < t1))
-        continue;
+      const double start_us = Us(kernel.start_ns), duration_us = Us(kernel.duration_ns);
+      double start = std::max(start_us, t0);
+      double end = std::min(start_us + duration_us, t1);
+      if (end <= start && !(kernel.duration_ns == 0 && start_us >= t0 && start_us < t1)) continue;
       double x_start = x0 + (start - t0) / range * plot_w;
       double x_end = x0 + (end - t0) / range * plot_w;
       auto lane = static_cast<int>(kernel.lane);
@@ -184,8 +185,8 @@ void DrawLanes(SvgCanvas& svg, const analysis::StepTimeline& timeline,
       svg.Rect(x_start, y0 + lane * (lane_h + 6), std::max(x_end - x_start, 0.5), lane_h,
                FamilyColor(timeline.Str(kernel.family)),
                fmt::format("{} [{}] at +{} for {}\n{}", timeline.Str(kernel.op_type),
-                           timeline.Str(kernel.family), FormatDurationUs(kernel.start_us),
-                           FormatDurationUs(kernel.duration_us), timeline.Str(kernel.name)),
+                           timeline.Str(kernel.family), FormatDurationUs(start_us),
+                           FormatDurationUs(duration_us), timeline.Str(kernel.name)),
                "stroke=\"#fff\" stroke-width=\"0.3\"");
     }
   } else {
@@ -196,7 +197,7 @@ void DrawLanes(SvgCanvas& svg, const analysis::StepTimeline& timeline,
             x0 + run.first_column, y, run.end_column - run.first_column, lane_h,
             FamilyColor(timeline.Str(run.family)),
             fmt::format("{}: {} kernels, {} of kernel time in {}", timeline.Str(run.family),
-                        run.kernels, FormatDurationUs(run.time_us),
+                        run.kernels, FormatDurationNs(run.time_ns),
                         FormatDurationUs((run.end_column - run.first_column) * us_per_column)));
       }
     }
@@ -219,21 +220,21 @@ HtmlFragment StepGanttSvg(const analysis::StepTimeline& timeline) {
                             timeline.step));
   // The overview was aggregated at one column per pixel of this plot.
   static_assert(1100 - kLeft - kRight == analysis::kOverviewColumns);
-  DrawLanes(svg, timeline, timeline.overview, nullptr, 0, timeline.span_us, kLeft, plot_w, kTop,
-            lane_h);
+  const double span_us = Us(timeline.span_ns);
+  DrawLanes(svg, timeline, timeline.overview, nullptr, 0, span_us, kLeft, plot_w, kTop, lane_h);
   for (size_t i = 0; i < timeline.zooms.size(); ++i) {
     const auto& zoom = timeline.zooms[i];
-    double x = kLeft + zoom.start_us / std::max(timeline.span_us, 1e-6) * plot_w;
-    double w = std::max(2.0, zoom.width_us / std::max(timeline.span_us, 1e-6) * plot_w);
+    double x = kLeft + Us(zoom.start_ns) / std::max(span_us, 1e-6) * plot_w;
+    double w = std::max(2.0, Us(zoom.width_ns) / std::max(span_us, 1e-6) * plot_w);
     svg.Format(
         "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"none\" "
         "stroke=\"#000\" stroke-dasharray=\"3,2\" class=\"zoom-outline\"><title>zoom {} "
         "({})</title></rect>",
         x, kTop - 3.0 + static_cast<double>(i), w,
         4 * (lane_h + 6) - 6 + 6.0 - 2.0 * static_cast<double>(i), i + 1,
-        FormatDurationUs(zoom.width_us));
+        FormatDurationNs(zoom.width_ns));
   }
-  TimeAxis(svg, kLeft, kLeft + plot_w, kTop + 4 * (lane_h + 6), 0, timeline.span_us);
+  TimeAxis(svg, kLeft, kLeft + plot_w, kTop + 4 * (lane_h + 6), 0, span_us);
   return std::move(svg).Finish();
 }
 
@@ -242,14 +243,14 @@ HtmlFragment ZoomGanttSvg(const analysis::StepTimeline& timeline,
   const double width = 1100, lane_h = 26, plot_w = width - kLeft - kRight;
   const double height = kTop + 4 * (lane_h + 6) + kBottom;
   SvgCanvas svg(width, height,
-                fmt::format("Zoom: {} from +{}", FormatDurationUs(zoom.width_us),
-                            FormatDurationUs(zoom.start_us)));
+                fmt::format("Zoom: {} from +{}", FormatDurationNs(zoom.width_ns),
+                            FormatDurationNs(zoom.start_ns)));
   const analysis::TimelineOverview columns = analysis::AggregateColumns(
-      zoom.kernels, zoom.start_us, zoom.start_us + zoom.width_us, static_cast<int32_t>(plot_w));
-  DrawLanes(svg, timeline, columns, &zoom.kernels, zoom.start_us, zoom.start_us + zoom.width_us,
-            kLeft, plot_w, kTop, lane_h);
-  TimeAxis(svg, kLeft, kLeft + plot_w, kTop + 4 * (lane_h + 6), zoom.start_us,
-           zoom.start_us + zoom.width_us);
+      zoom.kernels, zoom.start_ns, zoom.start_ns + zoom.width_ns, static_cast<int32_t>(plot_w));
+  const double start_us = Us(zoom.start_ns), width_us = Us(zoom.width_ns);
+  DrawLanes(svg, timeline, columns, &zoom.kernels, start_us, start_us + width_us, kLeft, plot_w,
+            kTop, lane_h);
+  TimeAxis(svg, kLeft, kLeft + plot_w, kTop + 4 * (lane_h + 6), start_us, start_us + width_us);
   return std::move(svg).Finish();
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "report/svg.h"
+#include "report/units.h"
 
 namespace trainscope::report {
 
@@ -14,9 +15,9 @@ HtmlFragment RankScatterSvg(const analysis::ClusterAnalysis& c) {
   if (c.per_rank.empty()) return std::move(svg).Finish();
   double x_max = 0, y_min = 1e300, y_max = 0;
   for (const auto& r : c.per_rank) {
-    x_max = std::max(x_max, r.step_start_offset_us);
-    y_min = std::min(y_min, r.step_time_us);
-    y_max = std::max(y_max, r.step_time_us);
+    x_max = std::max(x_max, Us(r.step_start_offset_ns));
+    y_min = std::min(y_min, Us(r.step_time_ns));
+    y_max = std::max(y_max, Us(r.step_time_ns));
   }
   if (x_max <= 0) x_max = 1;
   const double pad = std::max(1.0, (y_max - y_min) * 0.1);
@@ -37,11 +38,11 @@ HtmlFragment RankScatterSvg(const analysis::ClusterAnalysis& c) {
   for (const auto& r : c.per_rank) {
     const bool straggler = std::find(c.straggler_ranks.begin(), c.straggler_ranks.end(), r.rank) !=
                            c.straggler_ranks.end();
-    const double x = X(r.step_start_offset_us), y = Y(r.step_time_us);
+    const double x = X(Us(r.step_start_offset_ns)), y = Y(Us(r.step_time_ns));
     const std::string tip =
         fmt::format("rank {}: start +{:.2f} ms, step {:.2f} ms, step-start wait {:.2f} ms{}",
-                    r.rank, r.step_start_offset_us / 1000, r.step_time_us / 1000,
-                    r.step_start_wait_us / 1000, straggler ? " (straggler)" : "");
+                    r.rank, Ms(r.step_start_offset_ns), Ms(r.step_time_ns),
+                    Ms(r.step_start_wait_ns), straggler ? " (straggler)" : "");
     svg.Rect(x - 3, y - 3, 6, 6, straggler ? "#d62728" : "#1f77b4", tip);
     if (straggler || c.per_rank.size() <= 16) {
       svg.Text(x + 5, y - 4, fmt::format("{}", r.rank), "start", 9);

@@ -26,8 +26,8 @@ void RenderClusterHtml(HtmlWriter& out, const analysis::JobAnalysis& job) {
       "<p>Step time spread {:.1f}% ((max − min) / mean; above 5% means a slow rank), first-kernel "
       "skew {}, "
       "step-start wait mean {} / max {}.</p>\n",
-      c.step_time_spread_pct, FormatDurationUs(c.first_kernel_skew_us),
-      FormatDurationUs(c.mean_step_start_wait_us), FormatDurationUs(c.max_step_start_wait_us));
+      c.step_time_spread_pct, FormatDurationNs(c.first_kernel_skew_ns),
+      FormatDurationNs(c.mean_step_start_wait_ns), FormatDurationNs(c.max_step_start_wait_ns));
   out.Append(RankScatterSvg(c));
   out.Raw(
       "<table><tr><th class=\"l\">straggler method</th><th class=\"l\">rule</th><th>instances</th>"
@@ -48,10 +48,10 @@ void RenderClusterHtml(HtmlWriter& out, const analysis::JobAnalysis& job) {
         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</"
         "td>"
         "<td>{}</td></tr>\n",
-        r.rank, FormatDurationUs(r.step_time_us), FormatDurationUs(r.step_start_offset_us),
-        FormatDurationUs(r.step_start_wait_us), FormatDurationUs(r.exposed_comm_us),
-        FormatDurationUs(r.pseudo_overlap_us), r.collectives, r.last_arrivals,
-        FormatDurationUs(r.mean_lateness_us));
+        r.rank, FormatDurationNs(r.step_time_ns), FormatDurationNs(r.step_start_offset_ns),
+        FormatDurationNs(r.step_start_wait_ns), FormatDurationNs(r.exposed_comm_ns),
+        FormatDurationNs(r.pseudo_overlap_ns), r.collectives, r.last_arrivals,
+        FormatDurationNs(r.mean_lateness_ns));
   }
   out.Raw("</table>\n");
   if (!c.slow_links.empty()) {

@@ -6,6 +6,7 @@
 
 #include "core/safe_text.h"
 #include "report/sections.h"
+#include "report/units.h"
 
 namespace trainscope::report {
 namespace {
@@ -45,9 +46,8 @@ void RenderClusterText(std::string& out, const analysis::JobAnalysis& job, bool)
   out += fmt::format(
       "  step time mean {:.1f} ms, spread (max-min)/mean {:.1f}%{}; first-kernel skew {:.1f} ms; "
       "step-start wait mean {:.1f} ms (max {:.1f} ms)\n",
-      c.mean_step_time_us / 1000, c.step_time_spread_pct,
-      c.step_time_spread_pct > 5 ? " (> 5%)" : "", c.first_kernel_skew_us / 1000,
-      c.mean_step_start_wait_us / 1000, c.max_step_start_wait_us / 1000);
+      Ms(c.mean_step_time_ns), c.step_time_spread_pct, c.step_time_spread_pct > 5 ? " (> 5%)" : "",
+      Ms(c.first_kernel_skew_ns), Ms(c.mean_step_start_wait_ns), Ms(c.max_step_start_wait_ns));
   out += fmt::format(
       "  stragglers: {}   [shortest-communication: {} of {} instances tested | "
       "last-arrival: {} of {}]\n",
@@ -57,7 +57,7 @@ void RenderClusterText(std::string& out, const analysis::JobAnalysis& job, bool)
   std::vector<const analysis::RankClusterStats*> rows;
   for (const auto& r : c.per_rank) rows.push_back(&r);
   std::stable_sort(rows.begin(), rows.end(), [](const auto* a, const auto* b) {
-    return a->mean_lateness_us > b->mean_lateness_us;
+    return a->mean_lateness_ns > b->mean_lateness_ns;
   });
   out +=
       "  rank  step ms  start +ms  start wait ms  comm ms  exposed ms  pseudo ms  colls  "
@@ -67,9 +67,9 @@ void RenderClusterText(std::string& out, const analysis::JobAnalysis& job, bool)
     out += fmt::format(
         "  {:>4}  {:>7.1f}  {:>9.2f}  {:>13.2f}  {:>7.1f}  {:>10.1f}  {:>9.2f}  {:>5}  "
         "{:>11}  {:>4}  {:>11.0f}\n",
-        r.rank, r.step_time_us / 1000, r.step_start_offset_us / 1000, r.step_start_wait_us / 1000,
-        r.comm_us / 1000, r.exposed_comm_us / 1000, r.pseudo_overlap_us / 1000, r.collectives,
-        r.shortest_flags, r.last_arrivals, r.mean_lateness_us);
+        r.rank, Ms(r.step_time_ns), Ms(r.step_start_offset_ns), Ms(r.step_start_wait_ns),
+        Ms(r.comm_ns), Ms(r.exposed_comm_ns), Ms(r.pseudo_overlap_ns), r.collectives,
+        r.shortest_flags, r.last_arrivals, Us(r.mean_lateness_ns));
   }
   if (rows.size() > kMaxTextRows) {
     out += fmt::format("  ... {} more ranks (ordered by lateness; all in the JSON)\n",
@@ -80,8 +80,8 @@ void RenderClusterText(std::string& out, const analysis::JobAnalysis& job, bool)
         "  collective       count   total ms   mean us   mean MB  algbw GB/s  busbw GB/s  small\n";
     for (const auto& s : c.collectives) {
       out += fmt::format("  {:<14} {:>7} {:>10.1f} {:>9.1f} {:>9.3f} {:>11.2f} {:>11.2f} {:>6}\n",
-                         s.type, s.count, s.total_us / 1000, s.mean_us, s.mean_bytes / 1e6,
-                         s.algbw_gbps, s.busbw_gbps, s.small_count);
+                         s.type, s.count, Ms(s.total_ns), MeanUs(s.total_ns, s.count),
+                         s.mean_bytes / 1e6, s.algbw_gbps, s.busbw_gbps, s.small_count);
     }
   }
   if (c.links_checked > 0) {
@@ -103,11 +103,11 @@ void WriteClusterJson(JsonWriter& w, const analysis::JobAnalysis& job) {
   w.Field("ranks", c.ranks);
   w.Field("present", c.present);
   w.Field("step", c.step);
-  w.Field("mean_step_time_us", c.mean_step_time_us);
+  w.Field("mean_step_time_us", Us(c.mean_step_time_ns));
   w.Field("step_time_spread_pct", c.step_time_spread_pct);
-  w.Field("first_kernel_skew_us", c.first_kernel_skew_us);
-  w.Field("mean_step_start_wait_us", c.mean_step_start_wait_us);
-  w.Field("max_step_start_wait_us", c.max_step_start_wait_us);
+  w.Field("first_kernel_skew_us", Us(c.first_kernel_skew_ns));
+  w.Field("mean_step_start_wait_us", Us(c.mean_step_start_wait_ns));
+  w.Field("max_step_start_wait_us", Us(c.max_step_start_wait_ns));
   w.Key("straggler_ranks").BeginArray();
   for (int32_t r : c.straggler_ranks) w.Int(r);
   w.EndArray();
@@ -122,22 +122,22 @@ void WriteClusterJson(JsonWriter& w, const analysis::JobAnalysis& job) {
     w.BeginObject();
     w.Field("rank", r.rank);
     w.Field("step", r.step);
-    w.Field("step_time_us", r.step_time_us);
-    w.Field("step_start_offset_us", r.step_start_offset_us);
-    w.Field("step_start_wait_us", r.step_start_wait_us);
-    w.Field("comm_us", r.comm_us);
-    w.Field("exposed_comm_us", r.exposed_comm_us);
-    w.Field("pseudo_overlap_us", r.pseudo_overlap_us);
+    w.Field("step_time_us", Us(r.step_time_ns));
+    w.Field("step_start_offset_us", Us(r.step_start_offset_ns));
+    w.Field("step_start_wait_us", Us(r.step_start_wait_ns));
+    w.Field("comm_us", Us(r.comm_ns));
+    w.Field("exposed_comm_us", Us(r.exposed_comm_ns));
+    w.Field("pseudo_overlap_us", Us(r.pseudo_overlap_ns));
     w.Field("pseudo_overlap_count", r.pseudo_overlap_count);
     w.Field("all_gathers", r.all_gathers);
     w.Field("collectives", r.collectives);
     w.Field("small_collectives", r.small_collectives);
-    w.Field("small_comm_us", r.small_comm_us);
+    w.Field("small_comm_us", Us(r.small_comm_ns));
     if (r.wait_ratio >= 0) w.Field("wait_ratio", r.wait_ratio);
     if (r.sync_ratio >= 0) w.Field("sync_ratio", r.sync_ratio);
     w.Field("shortest_flags", r.shortest_flags);
     w.Field("last_arrivals", r.last_arrivals);
-    w.Field("mean_lateness_us", r.mean_lateness_us);
+    w.Field("mean_lateness_us", Us(r.mean_lateness_ns));
     w.EndObject();
   }
   w.EndArray();
@@ -146,16 +146,16 @@ void WriteClusterJson(JsonWriter& w, const analysis::JobAnalysis& job) {
     w.BeginObject();
     w.Field("type", s.type);
     w.Field("count", s.count);
-    w.Field("total_us", s.total_us);
-    w.Field("mean_us", s.mean_us);
+    w.Field("total_us", Us(s.total_ns));
+    w.Field("mean_us", MeanUs(s.total_ns, s.count));
     w.Field("mean_bytes", s.mean_bytes);
     w.Field("algbw_gbps", s.algbw_gbps);
     w.Field("busbw_gbps", s.busbw_gbps);
     w.Field("small_count", s.small_count);
-    w.Field("small_us", s.small_us);
-    w.Field("transit_ms", s.transit_ms);
-    w.Field("wait_ms", s.wait_ms);
-    w.Field("sync_ms", s.sync_ms);
+    w.Field("small_us", Us(s.small_ns));
+    w.Field("transit_ms", Ms(s.transit_ns));
+    w.Field("wait_ms", Ms(s.wait_ns));
+    w.Field("sync_ms", Ms(s.sync_ns));
     w.EndObject();
   }
   w.EndArray();

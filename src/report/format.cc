@@ -6,6 +6,7 @@
 #include <string>
 
 #include "report/text_report.h"
+#include "report/units.h"
 
 namespace trainscope::report {
 
@@ -19,6 +20,8 @@ std::string FormatDurationUs(double us) {
   if (magnitude < 1'000'000.0) return fmt::format("{:.1f} ms", us / 1000.0);
   return fmt::format("{:.2f} s", us / 1e6);
 }
+
+std::string FormatDurationNs(double ns) { return FormatDurationUs(Us(ns)); }
 
 std::string FormatCount(int64_t count) {
   // Unsigned magnitude: -INT64_MIN does not exist.

@@ -8,6 +8,7 @@
 #include "report/charts.h"
 #include "report/svg.h"
 #include "report/text_report.h"
+#include "report/units.h"
 
 namespace trainscope::report {
 namespace {
@@ -32,9 +33,9 @@ void RenderSummarySection(HtmlWriter& out, const analysis::JobAnalysis& job,
                focus->header.rank, StepLabel(focus->selected_step), focus->selected_step_reason);
     out.Raw("<div class=\"kpi\">");
     Kpi(out, "kernels in the step", FormatCount(k.count));
-    Kpi(out, "step span", FormatDurationUs(k.span_us));
-    Kpi(out, "one kernel issued every", FormatDurationUs(k.mean_issue_interval_us));
-    Kpi(out, "p50 / p90 duration", FormatDurationUs(k.p50_us) + " / " + FormatDurationUs(k.p90_us));
+    Kpi(out, "step span", FormatDurationNs(k.span_ns));
+    Kpi(out, "one kernel issued every", FormatDurationNs(k.mean_issue_interval_ns));
+    Kpi(out, "p50 / p90 duration", FormatDurationNs(k.p50_ns) + " / " + FormatDurationNs(k.p90_ns));
     Kpi(out, "kernels ≤ 50 µs", FormatPercent(k.share_le_50us));
     if (step.breakdown) {
       const auto& b = step.breakdown->budget;
@@ -96,7 +97,7 @@ void RenderDistributionSection(HtmlWriter& out, const analysis::JobAnalysis& job
         "class=\"l\">family</th><th>kernels</th><th>share</th><th>time</th><th>share</th></tr>\n");
     std::vector<analysis::FamilyStat> families = step.families;
     std::stable_sort(families.begin(), families.end(),
-                     [](const auto& a, const auto& b) { return a.total_us > b.total_us; });
+                     [](const auto& a, const auto& b) { return a.total_ns > b.total_ns; });
     for (const auto& family : families) {
       if (family.count == 0) continue;
       out.Format(
@@ -104,7 +105,7 @@ void RenderDistributionSection(HtmlWriter& out, const analysis::JobAnalysis& job
           "style=\"background:{}\"></span>{}</td><td>{}</td><td>{}</td>"
           "<td>{}</td><td>{}</td></tr>\n",
           FamilyColor(family.name), family.name, FormatCount(family.count),
-          FormatPercent(family.share_count), FormatDurationUs(family.total_us),
+          FormatPercent(family.share_count), FormatDurationNs(family.total_ns),
           FormatPercent(family.share_time));
     }
     out.Raw("</table>\n<h3>Top operators by total time</h3>\n");
@@ -116,8 +117,9 @@ void RenderDistributionSection(HtmlWriter& out, const analysis::JobAnalysis& job
       out.Format(
           "<tr><td class=\"l\">{}</td><td "
           "class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-          op.op_type, op.family, FormatCount(op.count), FormatDurationUs(op.total_us),
-          FormatDurationUs(op.mean_us), FormatDurationUs(op.max_us), FormatPercent(op.share_time));
+          op.op_type, op.family, FormatCount(op.count), FormatDurationNs(op.total_ns),
+          FormatDurationUs(MeanUs(op.total_ns, op.count)), FormatDurationNs(op.max_ns),
+          FormatPercent(op.share_time));
     }
     out.Raw("</table>\n");
   }
@@ -134,27 +136,27 @@ void RenderTimelineSection(HtmlWriter& out, const analysis::RankAnalysis* focus)
   out.Format(
       "<p>Rank {}, step {}, span {}. Lanes: Compute, Comm (collectives), Other (copies, AI CPU), "
       "Free (device idle). Dashed boxes are the zoom windows below.</p>\n",
-      focus->header.rank, StepLabel(t.step), FormatDurationUs(t.span_us));
+      focus->header.rank, StepLabel(t.step), FormatDurationNs(t.span_ns));
   out.Append(StepGanttSvg(t));
   out.Raw("<table><tr><th class=\"l\">lane</th><th>time</th><th>share of span</th></tr>\n");
-  double span = t.span_us > 0 ? t.span_us : 1;
-  for (auto [name, value] : {std::pair<const char*, double>{"Compute", t.compute_us},
-                             {"Comm", t.comm_us},
-                             {"Comm not overlapped", t.comm_not_overlapped_us},
-                             {"Other", t.other_us},
-                             {"Free", t.free_us}}) {
+  double span = t.span_ns > 0 ? Us(t.span_ns) : 1;
+  for (auto [name, value] : {std::pair<const char*, double>{"Compute", Us(t.compute_ns)},
+                             {"Comm", Us(t.comm_ns)},
+                             {"Comm not overlapped", Us(t.comm_not_overlapped_ns)},
+                             {"Other", Us(t.other_ns)},
+                             {"Free", Us(t.free_ns)}}) {
     out.Format("<tr><td class=\"l\">{}</td><td>{}</td><td>{}</td></tr>\n", name,
                FormatDurationUs(value), FormatPercent(value / span));
   }
   out.Raw("</table>\n");
-  if (t.step_start_idle_us > 0) {
+  if (t.step_start_idle_ns > 0) {
     out.Format("<p><b>Step start:</b> the compute lane is idle for {} after the step starts",
-               FormatDurationUs(t.step_start_idle_us));
+               FormatDurationNs(t.step_start_idle_ns));
     if (!t.step_start_waits_for.empty()) {
       out.Format(
           ", while <code>{}</code> runs for {} (a barrier waiting for the slowest rank when it is "
           "a step-start collective)",
-          t.step_start_waits_for, FormatDurationUs(t.step_start_wait_collective_us));
+          t.step_start_waits_for, FormatDurationNs(t.step_start_wait_collective_ns));
     }
     out.Raw(".</p>\n");
   }
@@ -168,7 +170,7 @@ void RenderTimelineSection(HtmlWriter& out, const analysis::RankAnalysis* focus)
         "<th class=\"l\">followed by</th></tr>\n");
     for (const auto& gap : t.longest_gaps) {
       out.Format("<tr><td>+{}</td><td>{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td></tr>\n",
-                 FormatDurationUs(gap.start_us), FormatDurationUs(gap.duration_us), gap.before,
+                 FormatDurationNs(gap.start_ns), FormatDurationNs(gap.duration_ns), gap.before,
                  gap.after);
     }
     out.Raw("</table>\n");
@@ -176,7 +178,7 @@ void RenderTimelineSection(HtmlWriter& out, const analysis::RankAnalysis* focus)
   for (size_t i = 0; i < t.zooms.size(); ++i) {
     const auto& zoom = t.zooms[i];
     out.Format("<h3 class=\"zoom\">Zoom {}: {} window from +{} ({} kernels)</h3>\n", i + 1,
-               FormatDurationUs(zoom.width_us), FormatDurationUs(zoom.start_us), zoom.kernel_count);
+               FormatDurationNs(zoom.width_ns), FormatDurationNs(zoom.start_ns), zoom.kernel_count);
     out.Append(ZoomGanttSvg(t, zoom));
     out.Raw(
         "<details><summary>kernels in this "
@@ -188,7 +190,7 @@ void RenderTimelineSection(HtmlWriter& out, const analysis::RankAnalysis* focus)
       out.Format(
           "<tr><td>+{}</td><td>{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td><td "
           "class=\"l\">{}</td></tr>\n",
-          FormatDurationUs(kernel.start_us), FormatDurationUs(kernel.duration_us),
+          FormatDurationNs(kernel.start_ns), FormatDurationNs(kernel.duration_ns),
           t.Str(kernel.op_type), t.Str(kernel.family), t.Str(kernel.name));
     }
     out.Raw("</table>");
@@ -226,7 +228,7 @@ void RenderRanksSection(HtmlWriter& out, const analysis::JobAnalysis& job) {
         "td>"
         "<td>{}</td><td>{}</td><td class=\"l\">{}</td></tr>\n",
         rank.header.rank, StepLabel(rank.selected_step), FormatCount(k.count),
-        FormatDurationUs(k.span_us), FormatDurationUs(k.p50_us), FormatDurationUs(k.p90_us),
+        FormatDurationNs(k.span_ns), FormatDurationNs(k.p50_ns), FormatDurationNs(k.p90_ns),
         FormatPercent(k.share_le_50us), comp, comm, idle, capture);
   }
   out.Raw("</table>\n");

@@ -2,6 +2,7 @@
 
 #include "report/json_writer.h"
 #include "report/sections.h"
+#include "report/units.h"
 
 namespace trainscope::report {
 namespace {
@@ -21,13 +22,13 @@ void WriteKernels(JsonWriter& w, const analysis::KernelSummary& k) {
   w.Field("count", k.count);
   w.Field("compute_count", k.compute_count);
   w.Field("communication_count", k.communication_count);
-  known("span_us", k.span_us, any);
-  known("mean_issue_interval_us", k.mean_issue_interval_us, k.count > 1);
-  w.Field("total_time_us", k.total_time_us);
-  known("p50_us", k.p50_us, any);
-  known("p90_us", k.p90_us, any);
-  known("p99_us", k.p99_us, any);
-  known("max_us", k.max_us, any);
+  known("span_us", Us(k.span_ns), any);
+  known("mean_issue_interval_us", Us(k.mean_issue_interval_ns), k.count > 1);
+  w.Field("total_time_us", Us(k.total_time_ns));
+  known("p50_us", Us(k.p50_ns), any);
+  known("p90_us", Us(k.p90_ns), any);
+  known("p99_us", Us(k.p99_ns), any);
+  known("max_us", Us(k.max_ns), any);
   if (any) {
     w.Key("share_le_50us").Double(k.share_le_50us, 6);
     w.Key("share_le_100us").Double(k.share_le_100us, 6);
@@ -41,15 +42,15 @@ void WriteKernels(JsonWriter& w, const analysis::KernelSummary& k) {
 void WriteDensity(JsonWriter& w, const analysis::DurationDensity& d) {
   w.Key("density").BeginObject();
   w.Field("bins_per_decade", d.bins_per_decade);
-  w.Field("min_us", d.min_us);
-  w.Field("max_us", d.max_us);
+  w.Field("min_us", Us(d.min_ns));
+  w.Field("max_us", Us(d.max_ns));
   w.Field("below_min", d.below_min);
   w.Field("above_max", d.above_max);
   w.Key("bins").BeginArray();
   for (const auto& bin : d.bins) {
     w.BeginObject();
-    w.Key("lo_us").Double(bin.lo_us, 4);
-    w.Key("hi_us").Double(bin.hi_us, 4);
+    w.Key("lo_us").Double(Us(bin.lo_ns), 4);
+    w.Key("hi_us").Double(Us(bin.hi_ns), 4);
     w.Field("count", bin.count);
     w.Key("density_per_decade").Double(bin.density_per_decade, 6);
     w.EndObject();
@@ -71,7 +72,7 @@ void WriteStep(JsonWriter& w, const analysis::StepDistribution& step) {
     w.BeginObject();
     w.Field("name", family.name);
     w.Field("count", family.count);
-    w.Field("total_us", family.total_us);
+    w.Field("total_us", Us(family.total_ns));
     w.Key("share_count").Double(family.share_count, 6);
     w.Key("share_time").Double(family.share_time, 6);
     w.EndObject();
@@ -83,9 +84,9 @@ void WriteStep(JsonWriter& w, const analysis::StepDistribution& step) {
     w.Field("type", op.op_type);
     w.Field("family", op.family);
     w.Field("count", op.count);
-    w.Field("total_us", op.total_us);
-    w.Field("mean_us", op.mean_us);
-    w.Field("max_us", op.max_us);
+    w.Field("total_us", Us(op.total_ns));
+    w.Field("mean_us", MeanUs(op.total_ns, op.count));
+    w.Field("max_us", Us(op.max_ns));
     w.Key("share_time").Double(op.share_time, 6);
     w.EndObject();
   }
@@ -94,21 +95,20 @@ void WriteStep(JsonWriter& w, const analysis::StepDistribution& step) {
   WriteMotifsJson(w, step);
   if (step.breakdown) {
     const auto& b = step.breakdown->budget;
-    auto us = [](int64_t ns) { return static_cast<double>(ns) / 1000.0; };
     w.Key("breakdown").BeginObject();
     w.Field("source", step.breakdown->source);
     w.Field("scope", step.breakdown->scope);
     w.Field("activities", b.activities);
-    w.Field("total_us", us(b.total_ns));
-    w.Field("busy_us", us(b.busy_ns));
-    w.Field("computation_us", us(b.computation_ns));
-    w.Field("communication_us", us(b.communication_ns));
-    w.Field("exposed_communication_us", us(b.exposed_communication_ns));
-    w.Field("memcpy_us", us(b.memcpy_ns));
-    w.Field("exposed_memcpy_us", us(b.exposed_memcpy_ns));
-    w.Field("memset_us", us(b.memset_ns));
-    w.Field("exposed_memset_us", us(b.exposed_memset_ns));
-    w.Field("idle_us", us(b.idle_ns));
+    w.Field("total_us", Us(b.total_ns));
+    w.Field("busy_us", Us(b.busy_ns));
+    w.Field("computation_us", Us(b.computation_ns));
+    w.Field("communication_us", Us(b.communication_ns));
+    w.Field("exposed_communication_us", Us(b.exposed_communication_ns));
+    w.Field("memcpy_us", Us(b.memcpy_ns));
+    w.Field("exposed_memcpy_us", Us(b.exposed_memcpy_ns));
+    w.Field("memset_us", Us(b.memset_ns));
+    w.Field("exposed_memset_us", Us(b.exposed_memset_ns));
+    w.Field("idle_us", Us(b.idle_ns));
     w.EndObject();
   } else {
     w.Key("breakdown").Null();
@@ -116,15 +116,15 @@ void WriteStep(JsonWriter& w, const analysis::StepDistribution& step) {
   if (step.step_trace) {
     const auto& t = *step.step_trace;
     w.Key("step_trace").BeginObject();
-    w.Field("computing_us", t.computing_us);
-    w.Field("communication_not_overlapped_us", t.communication_not_overlapped_us);
-    w.Field("overlapped_us", t.overlapped_us);
-    w.Field("communication_us", t.communication_us);
-    w.Field("free_us", t.free_us);
-    w.Field("stage_us", t.stage_us);
-    w.Field("bubble_us", t.bubble_us);
-    if (t.preparing_us) {
-      w.Field("preparing_us", *t.preparing_us);
+    w.Field("computing_us", Us(t.computing_ns));
+    w.Field("communication_not_overlapped_us", Us(t.communication_not_overlapped_ns));
+    w.Field("overlapped_us", Us(t.overlapped_ns));
+    w.Field("communication_us", Us(t.communication_ns));
+    w.Field("free_us", Us(t.free_ns));
+    w.Field("stage_us", Us(t.stage_ns));
+    w.Field("bubble_us", Us(t.bubble_ns));
+    if (t.preparing_ns) {
+      w.Field("preparing_us", Us(*t.preparing_ns));
     } else {
       w.Key("preparing_us").Null();
     }
@@ -139,8 +139,8 @@ void WriteTimelineKernel(JsonWriter& w, const analysis::StepTimeline& t,
                          const analysis::TimelineKernel& kernel) {
   static const char* kLanes[] = {"compute", "comm", "other"};
   w.BeginObject();
-  w.Field("start_us", kernel.start_us);
-  w.Field("duration_us", kernel.duration_us);
+  w.Field("start_us", Us(kernel.start_ns));
+  w.Field("duration_us", Us(kernel.duration_ns));
   w.Field("lane", kLanes[static_cast<int>(kernel.lane)]);
   w.Field("type", t.Str(kernel.op_type));
   w.Field("family", t.Str(kernel.family));
@@ -154,24 +154,24 @@ void WriteTimeline(JsonWriter& w, const analysis::StepTimeline& t) {
   } else {
     w.Field("step", t.step);
   }
-  w.Field("span_us", t.span_us);
+  w.Field("span_us", Us(t.span_ns));
   w.Key("lanes").BeginObject();
-  w.Field("compute_us", t.compute_us);
-  w.Field("comm_us", t.comm_us);
-  w.Field("other_us", t.other_us);
-  w.Field("comm_not_overlapped_us", t.comm_not_overlapped_us);
-  w.Field("free_us", t.free_us);
+  w.Field("compute_us", Us(t.compute_ns));
+  w.Field("comm_us", Us(t.comm_ns));
+  w.Field("other_us", Us(t.other_ns));
+  w.Field("comm_not_overlapped_us", Us(t.comm_not_overlapped_ns));
+  w.Field("free_us", Us(t.free_ns));
   w.EndObject();
   w.Key("step_start_idle").BeginObject();
-  w.Field("idle_us", t.step_start_idle_us);
+  w.Field("idle_us", Us(t.step_start_idle_ns));
   w.Field("waits_for", t.step_start_waits_for);
-  w.Field("collective_us", t.step_start_wait_collective_us);
+  w.Field("collective_us", Us(t.step_start_wait_collective_ns));
   w.EndObject();
   w.Key("longest_free_gaps").BeginArray();
   for (const auto& gap : t.longest_gaps) {
     w.BeginObject();
-    w.Field("start_us", gap.start_us);
-    w.Field("duration_us", gap.duration_us);
+    w.Field("start_us", Us(gap.start_ns));
+    w.Field("duration_us", Us(gap.duration_ns));
     w.Field("before", gap.before);
     w.Field("after", gap.after);
     w.EndObject();
@@ -181,8 +181,8 @@ void WriteTimeline(JsonWriter& w, const analysis::StepTimeline& t) {
   w.Key("zooms").BeginArray();
   for (const auto& zoom : t.zooms) {
     w.BeginObject();
-    w.Field("width_us", zoom.width_us);
-    w.Field("start_us", zoom.start_us);
+    w.Field("width_us", Us(zoom.width_ns));
+    w.Field("start_us", Us(zoom.start_ns));
     w.Field("kernel_count", zoom.kernel_count);
     w.Field("truncated", zoom.truncated);
     w.Key("kernels").BeginArray();

@@ -7,6 +7,7 @@
 #include "report/html_sections.h"
 #include "report/svg.h"
 #include "report/text_report.h"
+#include "report/units.h"
 
 namespace trainscope::report {
 
@@ -34,7 +35,7 @@ void RenderMotifsHtml(HtmlWriter& out, const analysis::RankAnalysis* focus) {
   for (const auto& motif : motifs) sorted.push_back(&motif);
   std::stable_sort(sorted.begin(), sorted.end(), [](const auto* a, const auto* b) {
     if (a->fingerprint.has_value() != b->fingerprint.has_value()) return a->fingerprint.has_value();
-    return a->total_us > b->total_us;
+    return a->total_ns > b->total_ns;
   });
   for (const auto* motif : sorted) {
     std::string chain;
@@ -53,8 +54,9 @@ void RenderMotifsHtml(HtmlWriter& out, const analysis::RankAnalysis* focus) {
         "class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
         "<td>{}</td><td class=\"l\">{}</td></tr>\n",
         fingerprint, chain, motif->kernels.size(), motif->occurrences,
-        FormatDurationUs(motif->period_us), FormatDurationUs(motif->total_us),
-        FormatDurationUs(motif->mean_us), FormatPercent(motif->share_of_step), where);
+        FormatDurationNs(motif->period_ns), FormatDurationNs(motif->total_ns),
+        FormatDurationUs(MeanUs(motif->total_ns, motif->occurrences)),
+        FormatPercent(motif->share_of_step), where);
   }
   out.Raw("</table></section>\n");
 }

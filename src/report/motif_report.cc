@@ -6,6 +6,7 @@
 
 #include "core/safe_text.h"
 #include "report/sections.h"
+#include "report/units.h"
 
 namespace trainscope::report {
 namespace {
@@ -36,7 +37,7 @@ void RenderMotifsText(std::string& out, const analysis::RankAnalysis& rank, bool
     const std::string fp =
         m.fingerprint ? TerminalSafe(*m.fingerprint + (m.variant ? " " + *m.variant : "")) : "-";
     out += fmt::format("  {:>5} {:>7.0f}us {:>7.2f}ms {:>5.1f}%  {:<22} [{}] {}\n", m.occurrences,
-                       m.period_us, m.total_us / 1e3, m.share_of_step * 100, fp, m.kernels.size(),
+                       Us(m.period_ns), Ms(m.total_ns), m.share_of_step * 100, fp, m.kernels.size(),
                        Chain(m.kernels));
     if (!m.attribution.empty())
       out += fmt::format("  {:>34}  {}\n", "", TerminalSafe(m.attribution));
@@ -55,9 +56,9 @@ void WriteMotifsJson(JsonWriter& w, const analysis::StepDistribution& step) {
     for (const auto& k : m.kernels) w.String(k);
     w.EndArray();
     w.Field("occurrences", m.occurrences);
-    w.Key("period_us").Double(m.period_us, 3);
-    w.Key("total_us").Double(m.total_us, 3);
-    w.Key("mean_us").Double(m.mean_us, 3);
+    w.Key("period_us").Double(Us(m.period_ns), 3);
+    w.Key("total_us").Double(Us(m.total_ns), 3);
+    w.Key("mean_us").Double(MeanUs(m.total_ns, m.occurrences), 3);
     w.Key("share_of_step").Double(m.share_of_step, 6);
     w.Key("fingerprint");
     if (m.fingerprint) {
@@ -76,7 +77,7 @@ void WriteMotifsJson(JsonWriter& w, const analysis::StepDistribution& step) {
     w.Field("source", m.source);
     w.Field("attribution", m.attribution);
     w.Key("instance_starts_us").BeginArray();
-    for (double s : m.instance_starts_us) w.Double(s, 3);
+    for (const int64_t start_ns : m.instance_starts_ns) w.Double(Us(start_ns), 3);
     w.EndArray();
     w.EndObject();
   }

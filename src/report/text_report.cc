@@ -8,6 +8,7 @@
 
 #include "core/safe_text.h"
 #include "report/sections.h"
+#include "report/units.h"
 
 namespace trainscope::report {
 namespace {
@@ -110,10 +111,10 @@ void RenderRankDetail(std::string& out, const analysis::RankAnalysis& rank, cons
     out += fmt::format(
         "  kernels     {} ({} compute, {} communication) over {}; one issued every {}\n",
         FormatCount(k.count), FormatCount(k.compute_count), FormatCount(k.communication_count),
-        FormatDurationUs(k.span_us), FormatDurationUs(k.mean_issue_interval_us));
+        FormatDurationNs(k.span_ns), FormatDurationNs(k.mean_issue_interval_ns));
     out += fmt::format("  durations   p50 {}   p90 {}   p99 {}   max {}\n",
-                       FormatDurationUs(k.p50_us), FormatDurationUs(k.p90_us),
-                       FormatDurationUs(k.p99_us), FormatDurationUs(k.max_us));
+                       FormatDurationNs(k.p50_ns), FormatDurationNs(k.p90_ns),
+                       FormatDurationNs(k.p99_ns), FormatDurationNs(k.max_ns));
     out += fmt::format("  small       {} of kernels ≤ 50 µs, {} ≤ 100 µs\n",
                        FormatPercent(k.share_le_50us), FormatPercent(k.share_le_100us));
   } else {
@@ -126,12 +127,11 @@ void RenderRankDetail(std::string& out, const analysis::RankAnalysis& rank, cons
     out += fmt::format(
         "  profiler    computing {}, communication {} (not overlapped {}), free {}  "
         "[step_trace_time.csv]\n",
-        FormatDurationUs(t.computing_us), FormatDurationUs(t.communication_us),
-        FormatDurationUs(t.communication_not_overlapped_us), FormatDurationUs(t.free_us));
+        FormatDurationNs(t.computing_ns), FormatDurationNs(t.communication_ns),
+        FormatDurationNs(t.communication_not_overlapped_ns), FormatDurationNs(t.free_ns));
   }
   if (step->breakdown) {
     const auto& b = step->breakdown->budget;
-    auto us = [](int64_t ns) { return static_cast<double>(ns) / 1000.0; };
     auto pct = [&](int64_t ns) {
       return b.total_ns ? FormatPercent(static_cast<double>(ns) / b.total_ns) : "-";
     };
@@ -139,19 +139,19 @@ void RenderRankDetail(std::string& out, const analysis::RankAnalysis& rank, cons
         "  time        {} step: computation {} ({}), communication {} (exposed {}, {}), idle {} "
         "({})  "
         "[{}]\n",
-        FormatDurationUs(us(b.total_ns)), FormatDurationUs(us(b.computation_ns)),
-        pct(b.computation_ns), FormatDurationUs(us(b.communication_ns)),
-        FormatDurationUs(us(b.exposed_communication_ns)), pct(b.exposed_communication_ns),
-        FormatDurationUs(us(b.idle_ns)), pct(b.idle_ns), step->breakdown->source);
+        FormatDurationNs(b.total_ns), FormatDurationNs(b.computation_ns), pct(b.computation_ns),
+        FormatDurationNs(b.communication_ns), FormatDurationNs(b.exposed_communication_ns),
+        pct(b.exposed_communication_ns), FormatDurationNs(b.idle_ns), pct(b.idle_ns),
+        step->breakdown->source);
   }
   const analysis::StepTimeline& timeline = rank.timeline;
-  if (timeline.step_start_idle_us > 0) {
+  if (timeline.step_start_idle_ns > 0) {
     out += fmt::format("  step start  compute idle for {} after the step starts{}\n",
-                       FormatDurationUs(timeline.step_start_idle_us),
+                       FormatDurationNs(timeline.step_start_idle_ns),
                        timeline.step_start_waits_for.empty()
                            ? std::string()
                            : fmt::format(", waiting for {} ({})", T(timeline.step_start_waits_for),
-                                         FormatDurationUs(timeline.step_start_wait_collective_us)));
+                                         FormatDurationNs(timeline.step_start_wait_collective_ns)));
   }
   if (!has_kernels) return;
   out += fmt::format("  density     1µs |{}| 1s   (log-log, kernels per decade)\n",
@@ -163,12 +163,12 @@ void RenderRankDetail(std::string& out, const analysis::RankAnalysis& rank, cons
          "\n";
   std::vector<analysis::FamilyStat> families = step->families;
   std::stable_sort(families.begin(), families.end(),
-                   [](const auto& a, const auto& b) { return a.total_us > b.total_us; });
+                   [](const auto& a, const auto& b) { return a.total_ns > b.total_ns; });
   for (const auto& family : families) {
     if (family.count == 0) continue;
     out += fmt::format("  {:<26} {:>9} {:>7} {:>11} {:>7}\n", T(family.name),
                        FormatCount(family.count), FormatPercent(family.share_count),
-                       FormatDurationUs(family.total_us), FormatPercent(family.share_time));
+                       FormatDurationNs(family.total_ns), FormatPercent(family.share_time));
   }
 
   out += "\n";
@@ -184,9 +184,10 @@ void RenderRankDetail(std::string& out, const analysis::RankAnalysis& rank, cons
       while (cut > 0 && (static_cast<unsigned char>(type[cut]) & 0xC0) == 0x80) --cut;
       type = type.substr(0, cut) + "...";
     }
-    out += fmt::format("  {:<34} {:<22} {:>8} {:>11} {:>10} {:>7}\n", type, T(op.family),
-                       FormatCount(op.count), FormatDurationUs(op.total_us),
-                       FormatDurationUs(op.mean_us), FormatPercent(op.share_time));
+    out +=
+        fmt::format("  {:<34} {:<22} {:>8} {:>11} {:>10} {:>7}\n", type, T(op.family),
+                    FormatCount(op.count), FormatDurationNs(op.total_ns),
+                    FormatDurationUs(MeanUs(op.total_ns, op.count)), FormatPercent(op.share_time));
   }
 }
 
@@ -209,8 +210,8 @@ void RenderRankTable(std::string& out, const analysis::JobAnalysis& job, const S
     const auto& k = step->kernels;
     out +=
         fmt::format("  rank {:<4} {:>6} {:>9} {:>11} {:>10} {:>10} {:>7} {:>7}\n", rank.header.rank,
-                    step_text, FormatCount(k.count), FormatDurationUs(k.span_us),
-                    FormatDurationUs(k.p50_us), FormatDurationUs(k.p90_us),
+                    step_text, FormatCount(k.count), FormatDurationNs(k.span_ns),
+                    FormatDurationNs(k.p50_ns), FormatDurationNs(k.p90_ns),
                     FormatPercent(k.share_le_50us), FormatPercent(k.share_le_100us));
   }
 }

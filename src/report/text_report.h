@@ -22,6 +22,7 @@ const analysis::RankAnalysis* FocusRank(const analysis::JobAnalysis& job,
 
 // Human formats shared by the text and HTML reports.
 std::string FormatDurationUs(double us);     // "812 ns", "22.8 µs", "3.08 ms", "1.20 s"
+std::string FormatDurationNs(double ns);     // the same from nanoseconds (analysis times)
 std::string FormatCount(int64_t count);      // "19,252"
 std::string FormatPercent(double fraction);  // "62.4%"
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <limits>
 #include <string>
 
 #include "analysis/cluster/communication.h"
@@ -85,6 +86,44 @@ TEST(CommunicationReader, ParsesOpsAndLinks) {
   EXPECT_EQ(data.links[1].step, -1);
   EXPECT_EQ(data.links[1].dst, 1);
   EXPECT_FALSE(formats::ParseCommunication("{\"step1\": [", "bad", &data).ok());
+}
+
+// communication.json has milliseconds; the analysis keeps nanoseconds, and a
+// time the reader could not know (NaN, negative) stays unknown (-1), not 0.
+TEST(CommunicationSummary, FileMillisecondsBecomeNanosecondsAndUnknownStaysUnknown) {
+  model::RankProfile profile;
+  const char* names[] = {"hcom_allReduce__586_0_1", "hcom_allGather__586_1_1"};
+  for (int i = 0; i < 2; ++i) {
+    model::KernelRow row;
+    row.step = 3;
+    row.name = profile.strings.Intern(names[i]);
+    row.op_type = profile.strings.Intern("hcom_allReduce_");
+    row.kind = model::ActivityKind::kCommunication;
+    row.start_ns = 1'000'000 * (i + 1);
+    row.duration_ns = 500'000;
+    profile.kernels.Append(row);
+  }
+  profile.kernels.SortByStart();
+  model::CommOpRecord known;
+  known.name = names[0];
+  known.transit_ms = 1.5;
+  known.wait_ms = 0.0123456;  // below a nanosecond's precision: rounded
+  known.sync_ms = 0;
+  model::CommOpRecord unknown;
+  unknown.name = names[1];
+  unknown.transit_ms = std::numeric_limits<double>::quiet_NaN();
+  unknown.wait_ms = -2;
+  unknown.sync_ms = std::numeric_limits<double>::infinity();
+  profile.communication.ops = {known, unknown};
+
+  const RankComm comm = SummarizeRankCommunication(profile);
+  ASSERT_EQ(comm.ops.size(), 2u);
+  EXPECT_EQ(comm.ops[0].transit_ns, 1'500'000);
+  EXPECT_EQ(comm.ops[0].wait_ns, 12'346);
+  EXPECT_EQ(comm.ops[0].sync_ns, 0);
+  EXPECT_EQ(comm.ops[1].transit_ns, -1);
+  EXPECT_EQ(comm.ops[1].wait_ns, -1);
+  EXPECT_EQ(comm.ops[1].sync_ns, -1);
 }
 
 // Generates a synth job, analyses it and returns the cluster finding ids.
@@ -197,17 +236,18 @@ TEST(SynthCluster, SkewVerdictFollowsTheStepNotAConstant) {
   JobAnalysis clean;
   EXPECT_TRUE(ClusterFindings(Clean(8), &clean).empty());
   const FindingThresholds& t = FindingCatalog::Builtin().thresholds();
-  const double step_us = clean.cluster.mean_step_time_us;
-  ASSERT_GT(step_us, 0);
-  EXPECT_LT(clean.cluster.first_kernel_skew_us, 0.25 * t.skew_residual_pct / 100 * step_us);
+  const double step_ns = clean.cluster.mean_step_time_ns;
+  ASSERT_GT(step_ns, 0);
+  EXPECT_LT(static_cast<double>(clean.cluster.first_kernel_skew_ns),
+            0.25 * t.skew_residual_pct / 100 * step_ns);
 
   synth::SynthOptions modest = Clean(8);
   modest.numa_bound = false;
-  modest.host_skew_ms = 0.12 * step_us / 1000;
+  modest.host_skew_ms = 0.12 * step_ns / 1e6;
   JobAnalysis found;
   EXPECT_EQ(ClusterFindings(modest, &found), std::vector<std::string>{"step-start-skew"});
   const double wait_pct =
-      found.cluster.mean_step_start_wait_us / found.cluster.mean_step_time_us * 100;
+      found.cluster.mean_step_start_wait_ns / found.cluster.mean_step_time_ns * 100;
   EXPECT_GT(wait_pct, t.skew_wait_pct);
 
   // Asking for a longer wait than this run has makes it clean again.
@@ -232,10 +272,10 @@ TEST(ClusterFindingRules, SkewResidualIsAShareOfTheStep) {
   c.ranks = 8;
   c.step = 3;
   c.per_rank.resize(8);
-  c.mean_step_time_us = 1'000'000;   // 1 s
-  c.first_kernel_skew_us = 100'000;  // 10% of the step
-  c.mean_step_start_wait_us = 100'000;
-  c.max_step_start_wait_us = 100'000;
+  c.mean_step_time_ns = 1'000'000'000;   // 1 s
+  c.first_kernel_skew_ns = 100'000'000;  // 10% of the step
+  c.mean_step_start_wait_ns = 100'000'000;
+  c.max_step_start_wait_ns = 100'000'000;
   const double residual = FindingCatalog::Builtin().thresholds().skew_residual_pct;
   auto gain_of = [](const ClusterAnalysis& a) {
     std::vector<Finding> out;
@@ -249,14 +289,14 @@ TEST(ClusterFindingRules, SkewResidualIsAShareOfTheStep) {
   // Ten times the step, same proportions: same gain (a fixed 70.2 ms
   // residual would have given a different one).
   ClusterAnalysis longer = c;
-  longer.mean_step_time_us *= 10;
-  longer.first_kernel_skew_us *= 10;
-  longer.mean_step_start_wait_us *= 10;
-  longer.max_step_start_wait_us *= 10;
+  longer.mean_step_time_ns *= 10;
+  longer.first_kernel_skew_ns *= 10;
+  longer.mean_step_start_wait_ns *= 10;
+  longer.max_step_start_wait_ns *= 10;
   EXPECT_NEAR(gain_of(longer), gain_of(c), 1e-9);
   // A spread inside the residual share is not reported.
   ClusterAnalysis tight = c;
-  tight.first_kernel_skew_us = residual / 100 * c.mean_step_time_us * 0.9;
+  tight.first_kernel_skew_ns = static_cast<int64_t>(residual / 100 * c.mean_step_time_ns * 0.9);
   EXPECT_EQ(gain_of(tight), -1.0);
 }
 
@@ -265,7 +305,7 @@ TEST(SynthCluster, SkewPlantedWhenUnbound) {
   o.numa_bound = false;
   JobAnalysis job;
   EXPECT_EQ(ClusterFindings(o, &job), std::vector<std::string>{"step-start-skew"});
-  EXPECT_GT(job.cluster.first_kernel_skew_us, 90'000);
+  EXPECT_GT(job.cluster.first_kernel_skew_ns, 90'000'000);
 }
 
 }  // namespace

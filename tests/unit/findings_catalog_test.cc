@@ -319,7 +319,7 @@ TEST(FindingCatalog, EveryIdRendersFromWhatItsDetectorEmits) {
   rank.header.rank = 1;
   rank.selected_step = 4;
   rank.timeline.step = 4;
-  rank.timeline.step_start_idle_us = 3'000;
+  rank.timeline.step_start_idle_ns = 3'000'000;
   rank.timeline.step_start_waits_for = "rank 3";
   StepDistribution step;
   step.step = 4;
@@ -330,15 +330,14 @@ TEST(FindingCatalog, EveryIdRendersFromWhatItsDetectorEmits) {
   budget.budget.idle_ns = 9'000'000;
   step.breakdown = budget;
   step.kernels.count = 500;
-  step.kernels.total_time_us = 60'000;
-  step.kernels.span_us = 100'000;
+  step.kernels.total_time_ns = 60'000'000;
+  step.kernels.span_ns = 100'000'000;
   OperatorStat op;
   op.op_type = "MatMulV3";
   op.family = "matmul/attention";
   op.count = 40;
   op.share_time = 0.6;
-  op.total_us = 36'000;
-  op.mean_us = 900;
+  op.total_ns = 36'000'000;  // a mean of 900 us
   step.top_operators.push_back(op);
   OperatorStat mul = op;
   mul.op_type = "Mul";
@@ -370,14 +369,14 @@ TEST(FindingCatalog, EveryIdRendersFromWhatItsDetectorEmits) {
   cluster.present = true;
   cluster.ranks = 2;
   cluster.step = 5;
-  cluster.mean_step_time_us = 100'000;
+  cluster.mean_step_time_ns = 100'000'000;
   for (int32_t r = 0; r < 2; ++r) {
     RankClusterStats stats;
     stats.rank = r;
     stats.small_collectives = 40;
-    stats.small_comm_us = 8'000;
-    stats.comm_us = 10'000;
-    stats.exposed_comm_us = 5'000;
+    stats.small_comm_ns = 8'000'000;
+    stats.comm_ns = 10'000'000;
+    stats.exposed_comm_ns = 5'000'000;
     cluster.per_rank.push_back(stats);
   }
   std::vector<Finding> cluster_findings;

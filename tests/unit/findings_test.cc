@@ -35,14 +35,14 @@ RankAnalysis RankWithBudget(double exposed_pct, double idle_pct, double top_shar
   budget.budget.communication_ns = budget.budget.exposed_communication_ns;
   step.breakdown = budget;
   step.kernels.count = 1000;
-  step.kernels.span_us = 100'000;
-  step.kernels.total_time_us = 80'000;
+  step.kernels.span_ns = 100'000'000;
+  step.kernels.total_time_ns = 80'000'000;
   OperatorStat op;
   op.op_type = "MatMulV3";
   op.family = "matmul/attention";
   op.count = 100;
   op.share_time = top_share;
-  op.total_us = top_share * 80'000;
+  op.total_ns = static_cast<int64_t>(top_share * 80'000'000);
   step.top_operators.push_back(op);
   rank.steps.push_back(step);
   return rank;

@@ -84,14 +84,14 @@ TEST(KernelDistributionTest, ComputesCountsQuantilesSharesAndFamilies) {
   EXPECT_EQ(d.kernels.count, 5);
   EXPECT_EQ(d.kernels.compute_count, 4);
   EXPECT_EQ(d.kernels.communication_count, 1);
-  EXPECT_DOUBLE_EQ(d.kernels.span_us, 1600);
-  EXPECT_DOUBLE_EQ(d.kernels.mean_issue_interval_us, 150);  // (600 - 0) / 4
-  EXPECT_DOUBLE_EQ(d.kernels.total_time_us, 1310);
-  EXPECT_DOUBLE_EQ(d.kernels.p50_us, 60);
-  EXPECT_DOUBLE_EQ(d.kernels.p90_us, 200 + (1000 - 200) * 0.6);  // position 3.6
+  EXPECT_EQ(d.kernels.span_ns, 1'600'000);
+  EXPECT_DOUBLE_EQ(d.kernels.mean_issue_interval_ns, 150'000);  // (600 - 0) us / 4
+  EXPECT_EQ(d.kernels.total_time_ns, 1'310'000);
+  EXPECT_DOUBLE_EQ(d.kernels.p50_ns, 60'000);
+  EXPECT_DOUBLE_EQ(d.kernels.p90_ns, 200'000 + (1'000'000 - 200'000) * 0.6);  // position 3.6
   EXPECT_DOUBLE_EQ(d.kernels.share_le_50us, 2.0 / 5);
   EXPECT_DOUBLE_EQ(d.kernels.share_le_100us, 3.0 / 5);
-  EXPECT_DOUBLE_EQ(d.kernels.max_us, 1000);
+  EXPECT_EQ(d.kernels.max_ns, 1'000'000);
 
   auto family = [&](const std::string& name) {
     for (const auto& f : d.families) {
@@ -100,7 +100,7 @@ TEST(KernelDistributionTest, ComputesCountsQuantilesSharesAndFamilies) {
     return FamilyStat{};
   };
   EXPECT_EQ(family("matmul/attention").count, 2);
-  EXPECT_DOUBLE_EQ(family("matmul/attention").total_us, 260);
+  EXPECT_EQ(family("matmul/attention").total_ns, 260'000);
   EXPECT_EQ(family("communication").count, 1);
   EXPECT_EQ(family("glue/data movement").count, 1);
   EXPECT_EQ(family("elementwise").count, 1);
@@ -112,7 +112,7 @@ TEST(KernelDistributionTest, ComputesCountsQuantilesSharesAndFamilies) {
   EXPECT_EQ(d.top_operators[0].op_type, "hcom_allReduce_");
   EXPECT_EQ(d.top_operators[1].op_type, "MatMulV3");
   EXPECT_EQ(d.top_operators[1].count, 2);
-  EXPECT_DOUBLE_EQ(d.top_operators[1].mean_us, 130);
+  EXPECT_EQ(d.top_operators[1].total_ns, 2 * 130'000);  // a mean of 130 us
 }
 
 TEST(KernelDistributionTest, AnalyzeRankListsEveryStepAndTheSelectedOne) {

@@ -174,24 +174,30 @@ TEST(MotifSynth, OneLayerIsTheMainMotifAndFingerprintsAreMeasured) {
   // The mined (non-fingerprint) motifs with the most time are the forward
   // and backward layers: one per layer and micro-batch.
   int layer_motifs = 0;
+  // The window the shares are of: the step's time budget, else its span.
+  const int64_t step_ns = step->breakdown && step->breakdown->budget.total_ns > 0
+                              ? step->breakdown->budget.total_ns
+                              : step->kernels.span_ns;
   for (const auto& m : step->motifs) {
     // The period is the median gap between instance starts (even count: the
     // mean of the two middle gaps).
     std::vector<double> gaps;
-    for (size_t k = 1; k < m.instance_starts_us.size(); ++k)
-      gaps.push_back(m.instance_starts_us[k] - m.instance_starts_us[k - 1]);
+    for (size_t k = 1; k < m.instance_starts_ns.size(); ++k)
+      gaps.push_back(static_cast<double>(m.instance_starts_ns[k] - m.instance_starts_ns[k - 1]));
     std::sort(gaps.begin(), gaps.end());
     if (!gaps.empty()) {
       const size_t mid = gaps.size() / 2;
       const double median = gaps.size() % 2 ? gaps[mid] : (gaps[mid - 1] + gaps[mid]) / 2;
-      EXPECT_NEAR(m.period_us, median, 1e-9 * std::max(1.0, median));
+      EXPECT_DOUBLE_EQ(m.period_ns, median);
     }
     if (m.fingerprint) {
-      EXPECT_GT(m.period_us, 0);
+      EXPECT_GT(m.period_ns, 0);
       EXPECT_GT(m.share_of_step, 0);
       EXPECT_LT(m.share_of_step, 1);
-      EXPECT_EQ(m.instance_starts_us.size(), static_cast<size_t>(m.occurrences));
-      EXPECT_NEAR(m.mean_us * m.occurrences, m.total_us, 1e-6 * m.total_us);
+      EXPECT_EQ(m.instance_starts_ns.size(), static_cast<size_t>(m.occurrences));
+      EXPECT_GT(m.total_ns, 0);
+      EXPECT_NEAR(m.share_of_step * static_cast<double>(step_ns), static_cast<double>(m.total_ns),
+                  1e-9 * static_cast<double>(m.total_ns));
       continue;
     }
     if (m.kernels.size() >= 40 && m.occurrences == options.layers * options.micro_batches)
@@ -200,9 +206,9 @@ TEST(MotifSynth, OneLayerIsTheMainMotifAndFingerprintsAreMeasured) {
   EXPECT_EQ(layer_motifs, 2);
   // Positions are inside the step.
   for (const auto& m : step->motifs) {
-    for (double s : m.instance_starts_us) {
+    for (const int64_t s : m.instance_starts_ns) {
       EXPECT_GE(s, 0);
-      EXPECT_LE(s, step->kernels.span_us);
+      EXPECT_LE(s, step->kernels.span_ns);
     }
   }
 }

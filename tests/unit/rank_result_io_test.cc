@@ -53,7 +53,7 @@ void ExpectRoundTripKeepsTheReports(const std::vector<model::RankProfile>& profi
       ASSERT_EQ(b.motifs.size(), a.motifs.size());
       if (motifs != nullptr) *motifs += b.motifs.size();
       for (size_t m = 0; m < a.motifs.size(); ++m) {
-        EXPECT_EQ(b.motifs[m].instance_starts_us, a.motifs[m].instance_starts_us);
+        EXPECT_EQ(b.motifs[m].instance_starts_ns, a.motifs[m].instance_starts_ns);
         EXPECT_EQ(b.motifs[m].fingerprint, a.motifs[m].fingerprint);
       }
       EXPECT_EQ(b.breakdown.has_value(), a.breakdown.has_value());
@@ -127,26 +127,29 @@ RankResult MakeSample() {
   RankStepResult step;
   step.distribution.step = 4;
   step.distribution.kernels.count = 3;
-  step.distribution.kernels.p50_us = std::numeric_limits<double>::quiet_NaN();
-  step.distribution.kernels.max_us = -0.0;
-  step.distribution.kernels.span_us = std::numeric_limits<double>::infinity();
-  step.distribution.density.bins = {{1, 10, 2, 0.5}};
-  step.distribution.families = {{"matmul", 2, 5.5, 0.5, 0.25}};
-  step.distribution.top_operators = {{"MatMul", "matmul", 2, 5.5, 2.75, 3, 0.25}};
+  step.distribution.kernels.p50_ns = std::numeric_limits<double>::quiet_NaN();
+  step.distribution.kernels.mean_issue_interval_ns = -0.0;
+  step.distribution.kernels.p99_ns = std::numeric_limits<double>::infinity();
+  step.distribution.kernels.max_ns = std::numeric_limits<int64_t>::min();
+  step.distribution.kernels.span_ns = std::numeric_limits<int64_t>::max();
+  step.distribution.density.bins = {{1e3, 1.2589e3, 2, 0.5}};
+  step.distribution.families = {{"matmul", 2, 5'500, 0.5, 0.25}};
+  step.distribution.top_operators = {{"MatMul", "matmul", 2, 5'500, 3'000, 0.25}};
   step.distribution.step_trace = StepTraceSummary{};
-  step.distribution.step_trace->preparing_us = 1.25;
+  step.distribution.step_trace->preparing_ns = 1'250;
   step.distribution.breakdown = StepBudget{"trace", "all", {}};
   step.distribution.breakdown->budget.idle_ns = -5;
   Motif motif;
   motif.kernels = {"A", "B"};
   motif.occurrences = 2;
   motif.fingerprint = "rmsnorm";
-  motif.instance_starts_us = {0.5, 1e-300};
+  motif.period_ns = 0.5;
+  motif.instance_starts_ns = {500, std::numeric_limits<int64_t>::min()};
   motif.stream = 3;
   step.distribution.motifs.push_back(motif);
   step.timeline.step = 4;
   step.timeline.strings = {"MatMul", "matmul"};
-  step.timeline.zooms.push_back({4000, 1, 1, {{0.5, 1.5, Lane::kOther, 0, 0, 1}}, true});
+  step.timeline.zooms.push_back({4000.25, 1, 1, {{500, 1'500, Lane::kOther, 0, 0, 1}}, true});
   step.timeline.longest_gaps.push_back({1, 2, "A", "B"});
   step.timeline.overview.columns = 2;
   step.timeline.overview.lanes[1].push_back({0, 2, 1, 3.5, 4});
@@ -159,8 +162,8 @@ RankResult MakeSample() {
   step.fingerprint_findings.push_back(finding);
   r.steps.push_back(step);
   r.comm.rank = 7;
-  r.comm.ops.push_back({"allreduce#1", CollectiveType::kReduceScatter, 4, 10, 20, 1024, 8, -1, -1,
-                        std::numeric_limits<double>::signaling_NaN()});
+  r.comm.ops.push_back({"allreduce#1", CollectiveType::kReduceScatter, 4, 10, 20, 1024, 8, -1, 0,
+                        std::numeric_limits<int64_t>::max()});
   r.comm.steps.push_back({});
   r.comm.steps.back().step = 4;
   r.links.rank = 7;
@@ -180,17 +183,24 @@ TEST(RankResultIoTest, SampleRoundTripsBitExactly) {
   ASSERT_TRUE(back.ok()) << back.status().message();
   EXPECT_EQ(SerializeRankResult(*back), bytes);
   const KernelSummary& k = back->steps.at(0).distribution.kernels;
-  EXPECT_EQ(Bits(k.p50_us), Bits(sample.steps[0].distribution.kernels.p50_us));
-  EXPECT_TRUE(std::signbit(k.max_us));
-  EXPECT_TRUE(std::isinf(k.span_us));
-  EXPECT_EQ(Bits(back->comm.ops.at(0).sync_ms), Bits(sample.comm.ops[0].sync_ms));
+  EXPECT_EQ(Bits(k.p50_ns), Bits(sample.steps[0].distribution.kernels.p50_ns));
+  EXPECT_TRUE(std::signbit(k.mean_issue_interval_ns));
+  EXPECT_TRUE(std::isinf(k.p99_ns));
+  EXPECT_EQ(k.max_ns, std::numeric_limits<int64_t>::min());
+  EXPECT_EQ(k.span_ns, std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(back->comm.ops.at(0).transit_ns, -1);  // unknown stays unknown
+  EXPECT_EQ(back->comm.ops[0].wait_ns, 0);
+  EXPECT_EQ(back->comm.ops[0].sync_ns, std::numeric_limits<int64_t>::max());
   EXPECT_EQ(back->comm.ops[0].type, CollectiveType::kReduceScatter);
   EXPECT_EQ(back->steps_info.spans_ns, sample.steps_info.spans_ns);
-  EXPECT_EQ(back->steps[0].distribution.step_trace->preparing_us, 1.25);
+  EXPECT_EQ(back->steps[0].distribution.step_trace->preparing_ns, 1'250);
   EXPECT_EQ(back->steps[0].distribution.breakdown->budget.idle_ns, -5);
   EXPECT_EQ(back->steps[0].distribution.motifs.at(0).fingerprint, "rmsnorm");
   EXPECT_FALSE(back->steps[0].distribution.motifs[0].variant.has_value());
-  EXPECT_EQ(back->steps[0].distribution.motifs[0].instance_starts_us[1], 1e-300);
+  EXPECT_EQ(back->steps[0].distribution.motifs[0].instance_starts_ns[1],
+            std::numeric_limits<int64_t>::min());
+  EXPECT_EQ(back->steps[0].distribution.motifs[0].period_ns, 0.5);
+  EXPECT_EQ(back->steps[0].timeline.zooms.at(0).width_ns, 4000.25);
   EXPECT_EQ(back->steps[0].timeline.zooms.at(0).kernels.at(0).lane, Lane::kOther);
   EXPECT_TRUE(back->steps[0].timeline.zooms[0].truncated);
   EXPECT_EQ(back->steps[0].timeline.overview.lanes[1].at(0).kernels, 4);
@@ -214,7 +224,7 @@ TEST(RankResultIoTest, FormatVersionMatchesTheLayout) {
     size_t size;
     uint64_t hash;
   };
-  constexpr Layout kLayout{1, 901, 0xa3bf61bae5417351};
+  constexpr Layout kLayout{2, 690, 0x4231749a37d8eb4d};
   EXPECT_EQ(kRankResultFormatVersion, kLayout.version);
   EXPECT_EQ(bytes.size(), kLayout.size);
   EXPECT_EQ(hash, kLayout.hash) << std::hex << hash;

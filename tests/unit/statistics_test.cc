@@ -41,9 +41,11 @@ TEST(StatisticsTest, MedianOfAnEvenCountIsTheMeanOfTheTwoMiddleValues) {
 TEST(StatisticsTest, DensityBinsAreLogSpacedFromOneMicrosecondToOneSecond) {
   DurationDensity density = ComputeDurationDensity({});
   ASSERT_EQ(density.bins.size(), 60u);  // 6 decades x 10 bins
-  EXPECT_NEAR(density.bins.front().lo_us, 1.0, 1e-9);
-  EXPECT_NEAR(density.bins.back().hi_us, 1e6, 1e-3);
-  EXPECT_NEAR(density.bins[10].lo_us, 10.0, 1e-9);
+  EXPECT_EQ(density.min_ns, 1'000);
+  EXPECT_EQ(density.max_ns, 1'000'000'000);
+  EXPECT_NEAR(density.bins.front().lo_ns, 1e3, 1e-6);
+  EXPECT_NEAR(density.bins.back().hi_ns, 1e9, 1);
+  EXPECT_NEAR(density.bins[10].lo_ns, 1e4, 1e-6);
 }
 
 TEST(StatisticsTest, DensityPerDecadeIntegratesToTheFractionInside) {

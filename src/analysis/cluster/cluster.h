@@ -15,41 +15,40 @@ namespace trainscope::analysis {
 // Per collective type (allreduce, allgather, ...) over every rank and step.
 struct CollectiveTypeStats {
   std::string type;
-  int64_t count = 0;    // instances over all ranks and steps
-  double total_us = 0;  // summed durations
-  double mean_us = 0;
+  int64_t count = 0;        // instances over all ranks and steps
+  int64_t total_ns = 0;     // summed durations (the mean: total_ns / count, where it is shown)
   double mean_bytes = 0;    // 0 when no rank knows the message size
   double algbw_gbps = 0;    // median over instances with a known size
   double busbw_gbps = 0;    // algbw x nccl-tests factor
   int64_t small_count = 0;  // slices < 1 ms (and < 50 KB where the size is known)
-  double small_us = 0;
-  // communication.json (Ascend) sums; 0 elsewhere.
-  double transit_ms = 0;
-  double wait_ms = 0;
-  double sync_ms = 0;
+  int64_t small_ns = 0;
+  // communication.json (Ascend) sums of the known times; 0 elsewhere.
+  int64_t transit_ns = 0;
+  int64_t wait_ns = 0;
+  int64_t sync_ns = 0;
 };
 
 // One rank of the compared step (and communication over every step).
 struct RankClusterStats {
   int32_t rank = -1;
   int32_t step = -1;                 // the compared step
-  double step_time_us = 0;           // last kernel end - first kernel start
-  double step_start_offset_us = 0;   // first kernel start minus the earliest rank's
-  double step_start_wait_us = 0;     // duration of the step-start collective (0: none)
-  double comm_us = 0;                // |union of comm| in the step
-  double exposed_comm_us = 0;        // |comm \ compute| in the step
-  double pseudo_overlap_us = 0;      // compute idle waiting for a running all-gather
+  int64_t step_time_ns = 0;          // last kernel end - first kernel start
+  int64_t step_start_offset_ns = 0;  // first kernel start minus the earliest rank's
+  int64_t step_start_wait_ns = 0;    // duration of the step-start collective (0: none)
+  int64_t comm_ns = 0;               // |union of comm| in the step
+  int64_t exposed_comm_ns = 0;       // |comm \ compute| in the step
+  int64_t pseudo_overlap_ns = 0;     // compute idle waiting for a running all-gather
   int64_t pseudo_overlap_count = 0;  // all-gathers compute waited for
   int64_t all_gathers = 0;           // all-gathers in the step
   int64_t collectives = 0;           // in the step
   int64_t small_collectives = 0;     // in the step
-  double small_comm_us = 0;
+  int64_t small_comm_ns = 0;
   double wait_ratio = -1;  // communication.json Wait/(Wait+Transit), -1 if absent
   double sync_ratio = -1;
   // Straggler evidence over every matched collective instance.
   int64_t shortest_flags = 0;   // method (a): Dixon/3-sigma outlier count
   int64_t last_arrivals = 0;    // method (b): times this rank arrived last
-  double mean_lateness_us = 0;  // method (b): start minus the instance's median start
+  double mean_lateness_ns = 0;  // method (b): start minus the instance's median start
 };
 
 // One straggler method's verdict.
@@ -78,11 +77,11 @@ struct ClusterAnalysis {
   int32_t ranks = 0;
   int32_t step = -1;  // the compared step
   std::vector<RankClusterStats> per_rank;
-  double mean_step_time_us = 0;
-  double step_time_spread_pct = 0;  // (max - min) / mean
-  double first_kernel_skew_us = 0;  // max - min first-kernel start
-  double mean_step_start_wait_us = 0;
-  double max_step_start_wait_us = 0;
+  double mean_step_time_ns = 0;
+  double step_time_spread_pct = 0;   // (max - min) / mean
+  int64_t first_kernel_skew_ns = 0;  // max - min first-kernel start
+  double mean_step_start_wait_ns = 0;
+  int64_t max_step_start_wait_ns = 0;
   StragglerMethod by_shortest_comm;      // (a) msprof-analyze slow_rank
   StragglerMethod by_last_arrival;       // (b) TraceLens/HTA arrival order
   std::vector<int32_t> straggler_ranks;  // found by both methods, else by either

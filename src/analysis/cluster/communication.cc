@@ -26,6 +26,13 @@ double DtypeBytes(std::string_view dtype) {
 // A communication.json time, or -1 when unknown (NaN, negative).
 double Known(double ms) { return std::isfinite(ms) && ms >= 0 ? ms : -1; }
 
+// The same in nanoseconds (the file has milliseconds), -1 when unknown or
+// outside the time range.
+int64_t KnownNs(double ms) {
+  const double ns = Known(ms) * 1e6;
+  return ns >= 0 && ns < static_cast<double>(kMaxTimeNs) ? std::llround(ns) : -1;
+}
+
 // The collectives of the rank's device events. Kineto collectives carry
 // record_param_comms args (name, dtype, sizes, process group); their kernel
 // names are not unique, so an instance is keyed (group, type, step, index).
@@ -70,9 +77,9 @@ void CollectivesOf(const model::RankProfile& profile, std::vector<CommInstance>*
       // Unknown values (NaN from the reader) stay unknown: bytes 0, times -1.
       const double size_mb = r.TransitSizeMb();
       op.bytes = std::isfinite(size_mb) && size_mb > 0 ? size_mb * 1e6 : 0;
-      op.transit_ms = Known(r.transit_ms);
-      op.wait_ms = Known(r.wait_ms);
-      op.sync_ms = Known(r.sync_ms);
+      op.transit_ns = KnownNs(r.transit_ms);
+      op.wait_ns = KnownNs(r.wait_ms);
+      op.sync_ns = KnownNs(r.sync_ms);
     }
     out->push_back(std::move(op));
   }

@@ -38,10 +38,10 @@ struct CommInstance {
   int64_t duration_ns = 0;
   double bytes = 0;         // 0 when unknown
   int32_t group_size = -1;  // -1 when unknown (then: ranks that have the key)
-  // communication.json, -1 when absent.
-  double transit_ms = -1;
-  double wait_ms = -1;
-  double sync_ms = -1;
+  // communication.json (ms there), -1 when absent or unknown.
+  int64_t transit_ns = -1;
+  int64_t wait_ns = -1;
+  int64_t sync_ns = -1;
 };
 
 struct RankStepComm {

@@ -75,7 +75,7 @@ void DetectStragglers(const std::vector<RankComm>& ranks, const StragglerOptions
     ++last[inst[latest].rank_index];
     const double median = Median(starts);
     for (size_t m = 0; m < inst.size(); ++m) {
-      lateness_sum[inst[m].rank_index] += (starts[m] - median) / 1000.0;
+      lateness_sum[inst[m].rank_index] += starts[m] - median;
       ++participated[inst[m].rank_index];
     }
   }
@@ -85,7 +85,7 @@ void DetectStragglers(const std::vector<RankComm>& ranks, const StragglerOptions
     RankClusterStats& row = cluster->per_rank[r];
     row.shortest_flags = flags[r];
     row.last_arrivals = last[r];
-    row.mean_lateness_us =
+    row.mean_lateness_ns =
         participated[r] ? lateness_sum[r] / static_cast<double>(participated[r]) : 0;
     a_scores.emplace_back(row.rank, static_cast<double>(flags[r]));
     b_scores.emplace_back(
@@ -127,13 +127,13 @@ void DetectStragglers(const std::vector<RankComm>& ranks, const StragglerOptions
       "arrival order (TraceLens/HTA): per collective instance the rank that starts it last; a "
       "straggler arrives last in >= {:.0f}% of its instances and is on average >= {:.0f} us later "
       "than the median rank",
-      share * 100, options.min_lateness_us);
+      share * 100, static_cast<double>(options.min_lateness_ns) / 1000.0);
   for (const auto& [rank, s] : b.scores) {
     const auto id = rank;  // clang 14 cannot capture a structured binding
     const auto it = std::find_if(cluster->per_rank.begin(), cluster->per_rank.end(),
                                  [id](const RankClusterStats& x) { return x.rank == id; });
     if (s >= share && tested_b >= options.min_instances && it != cluster->per_rank.end() &&
-        it->mean_lateness_us >= options.min_lateness_us) {
+        it->mean_lateness_ns >= static_cast<double>(options.min_lateness_ns)) {
       b.ranks.push_back(rank);
     }
   }

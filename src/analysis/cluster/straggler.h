@@ -31,9 +31,9 @@ struct StragglerOptions {
   double min_flag_share = 0.2;
   int64_t min_instances = 3;
   // By (b) when it arrives last in at least max(this, 2/n, capped at 0.9)
-  // of the instances and its mean lateness exceeds min_lateness_us.
+  // of the instances and its mean lateness exceeds min_lateness_ns.
   double min_last_share = 0.5;
-  double min_lateness_us = 20.0;
+  int64_t min_lateness_ns = 20'000;
 };
 
 // Fills by_shortest_comm, by_last_arrival, the per-rank straggler columns and

@@ -35,6 +35,12 @@ struct Finding {
   std::vector<std::pair<std::string, std::string>> text_labels;
 };
 
+// evidence_values and text_values are in the units their keys name (µs for
+// *_us, ms for *_ms: data/findings.tsv, docs/json-schema.md). The analysis
+// keeps nanoseconds; these convert where a finding's evidence is made.
+inline double EvidenceUs(double ns) { return ns / 1e3; }
+inline double EvidenceMs(double ns) { return ns / 1e6; }
+
 // Sorts by estimated gain, largest first; ties by id for stable output.
 void RankFindings(std::vector<Finding>* findings);
 

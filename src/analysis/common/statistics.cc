@@ -60,17 +60,15 @@ DurationDensity ComputeDurationDensity(const std::vector<int64_t>& durations_ns,
                                        int64_t max_ns, int bins_per_decade) {
   DurationDensity density;
   density.bins_per_decade = bins_per_decade;
-  density.min_us = static_cast<double>(min_ns) / 1000.0;
-  density.max_us = static_cast<double>(max_ns) / 1000.0;
+  density.min_ns = min_ns;
+  density.max_ns = max_ns;
   const double log_min = std::log10(static_cast<double>(min_ns));
   const double log_max = std::log10(static_cast<double>(max_ns));
   const int bin_count = static_cast<int>(std::lround((log_max - log_min) * bins_per_decade));
   density.bins.resize(static_cast<size_t>(bin_count));
   for (int i = 0; i < bin_count; ++i) {
-    density.bins[i].lo_us =
-        std::pow(10.0, log_min + static_cast<double>(i) / bins_per_decade) / 1000.0;
-    density.bins[i].hi_us =
-        std::pow(10.0, log_min + static_cast<double>(i + 1) / bins_per_decade) / 1000.0;
+    density.bins[i].lo_ns = std::pow(10.0, log_min + static_cast<double>(i) / bins_per_decade);
+    density.bins[i].hi_ns = std::pow(10.0, log_min + static_cast<double>(i + 1) / bins_per_decade);
   }
   for (int64_t duration : durations_ns) {
     if (duration < min_ns) {

@@ -27,16 +27,16 @@ std::vector<double> Quantiles(std::vector<int64_t>& values, const std::vector<do
 // so the curve integrates to the fraction inside [min, max) and curves of
 // runs with different kernel counts are comparable.
 struct DensityBin {
-  double lo_us = 0;
-  double hi_us = 0;
+  double lo_ns = 0;  // log-spaced edges: not whole nanoseconds
+  double hi_ns = 0;
   int64_t count = 0;
   double density_per_decade = 0;
 };
 
 struct DurationDensity {
   int bins_per_decade = 0;
-  double min_us = 0;
-  double max_us = 0;
+  int64_t min_ns = 0;
+  int64_t max_ns = 0;
   int64_t below_min = 0;  // durations < min (e.g. sub-microsecond)
   int64_t above_max = 0;  // durations >= max
   std::vector<DensityBin> bins;

@@ -24,7 +24,7 @@ void Straggler(const ClusterAnalysis& c, const FindingThresholds& t, std::vector
   int64_t flags = 0, last = 0;
   for (const RankClusterStats& r : c.per_rank) {
     if (std::find(f.ranks.begin(), f.ranks.end(), r.rank) == f.ranks.end()) continue;
-    lateness = std::max(lateness, r.mean_lateness_us);
+    lateness = std::max(lateness, r.mean_lateness_ns);
     collectives = std::max(collectives, static_cast<double>(r.collectives));
     flags += r.shortest_flags;
     last += r.last_arrivals;
@@ -35,48 +35,48 @@ void Straggler(const ClusterAnalysis& c, const FindingThresholds& t, std::vector
       {"instances_tested_a", static_cast<double>(c.by_shortest_comm.instances_tested)},
       {"last_arrivals", static_cast<double>(last)},
       {"instances_tested_b", static_cast<double>(c.by_last_arrival.instances_tested)},
-      {"mean_lateness_us", lateness},
+      {"mean_lateness_us", EvidenceUs(lateness)},
       {"step_time_spread_pct", c.step_time_spread_pct}};
   f.text_labels = {{"straggler_ranks", RankList(c.straggler_ranks)},
                    {"shortest_comm_ranks", RankList(c.by_shortest_comm.ranks)},
                    {"last_arrival_ranks", RankList(c.by_last_arrival.ranks)}};
   f.estimated_gain_pct =
-      std::min(t.straggler_gain_cap_pct, Pct(lateness * collectives, c.mean_step_time_us));
+      std::min(t.straggler_gain_cap_pct, Pct(lateness * collectives, c.mean_step_time_ns));
   out->push_back(f);
 }
 
 void StepStartSkew(const ClusterAnalysis& c, const FindingThresholds& t,
                    std::vector<Finding>* out) {
-  const double wait_pct = Pct(c.mean_step_start_wait_us, c.mean_step_time_us);
+  const double wait_pct = Pct(c.mean_step_start_wait_ns, c.mean_step_time_ns);
   // Binding leaves a residual spread (2.3% of the step in the methodology's
   // case); only the spread above it is what binding is known to recover.
-  const double residual_us = t.skew_residual_pct / 100 * c.mean_step_time_us;
-  const double excess = c.first_kernel_skew_us > residual_us
-                            ? (c.first_kernel_skew_us - residual_us) / c.first_kernel_skew_us
-                            : 0.0;
+  const double residual_ns = t.skew_residual_pct / 100 * c.mean_step_time_ns;
+  const auto skew_ns = static_cast<double>(c.first_kernel_skew_ns);
+  const double excess = skew_ns > residual_ns ? (skew_ns - residual_ns) / skew_ns : 0.0;
   const double gain = wait_pct * excess;
   if (wait_pct < t.skew_wait_pct || gain < t.skew_min_gain_pct) return;
   Finding f;
   f.id = "step-start-skew";
   f.occurrences = 1;
-  f.evidence_values = {{"first_kernel_skew_us", c.first_kernel_skew_us},
-                       {"mean_step_start_wait_us", c.mean_step_start_wait_us},
-                       {"max_step_start_wait_us", c.max_step_start_wait_us},
+  const auto max_wait_ns = static_cast<double>(c.max_step_start_wait_ns);
+  f.evidence_values = {{"first_kernel_skew_us", EvidenceUs(skew_ns)},
+                       {"mean_step_start_wait_us", EvidenceUs(c.mean_step_start_wait_ns)},
+                       {"max_step_start_wait_us", EvidenceUs(max_wait_ns)},
                        {"step_start_wait_pct", wait_pct}};
-  f.text_values = {{"first_kernel_skew_ms", c.first_kernel_skew_us / 1000.0},
+  f.text_values = {{"first_kernel_skew_ms", EvidenceMs(skew_ns)},
                    {"rank_count", c.ranks},
                    {"step", c.step},
-                   {"mean_step_start_wait_ms", c.mean_step_start_wait_us / 1000.0},
-                   {"max_step_start_wait_ms", c.max_step_start_wait_us / 1000.0},
-                   {"mean_step_ms", c.mean_step_time_us / 1000.0},
-                   {"residual_ms", residual_us / 1000.0}};
+                   {"mean_step_start_wait_ms", EvidenceMs(c.mean_step_start_wait_ns)},
+                   {"max_step_start_wait_ms", EvidenceMs(max_wait_ns)},
+                   {"mean_step_ms", EvidenceMs(c.mean_step_time_ns)},
+                   {"residual_ms", EvidenceMs(residual_ns)}};
   f.estimated_gain_pct = gain;
   out->push_back(f);
 }
 
 void PseudoOverlap(const ClusterAnalysis& c, const FindingThresholds& t,
                    std::vector<Finding>* out) {
-  double sum = 0;
+  int64_t sum = 0;
   int64_t count = 0;
   Finding f;
   // Behind a straggler every other rank idles in its collectives: that is
@@ -92,22 +92,22 @@ void PseudoOverlap(const ClusterAnalysis& c, const FindingThresholds& t,
     const bool repeated = waits >= t.pseudo_overlap_min_count &&
                           waits >= t.pseudo_overlap_min_share * static_cast<double>(r.all_gathers);
     if (!repeated) continue;
-    sum += r.pseudo_overlap_us;
+    sum += r.pseudo_overlap_ns;
     count += r.pseudo_overlap_count;
     f.ranks.push_back(r.rank);
   }
   const double n = static_cast<double>(std::max<size_t>(
       1, c.straggler_ranks.empty() ? c.per_rank.size() : c.straggler_ranks.size()));
-  const double mean_us = sum / n;
-  const double pct = Pct(mean_us, c.mean_step_time_us);
+  const double mean_ns = static_cast<double>(sum) / n;
+  const double pct = Pct(mean_ns, c.mean_step_time_ns);
   if (pct < t.pseudo_overlap_pct || f.ranks.empty()) return;
   if (f.ranks.size() == c.per_rank.size()) f.ranks.clear();  // job-wide
   f.id = "pseudo-overlap";
   f.occurrences = count;
-  f.evidence_values = {{"pseudo_overlap_us_per_rank", mean_us},
+  f.evidence_values = {{"pseudo_overlap_us_per_rank", EvidenceUs(mean_ns)},
                        {"pseudo_overlap_pct", pct},
                        {"waits_per_rank", static_cast<double>(count) / n}};
-  f.text_values = {{"step", c.step}, {"pseudo_overlap_ms_per_rank", mean_us / 1000.0}};
+  f.text_values = {{"step", c.step}, {"pseudo_overlap_ms_per_rank", EvidenceMs(mean_ns)}};
   f.estimated_gain_pct = pct;
   out->push_back(f);
 }
@@ -123,10 +123,11 @@ void SlowLinks(const ClusterAnalysis& c, std::vector<Finding>* out) {
     }
   }
   std::sort(ranks.begin(), ranks.end());
-  double exposed = 0;
-  for (const RankClusterStats& r : c.per_rank) exposed += r.exposed_comm_us;
+  int64_t exposed = 0;
+  for (const RankClusterStats& r : c.per_rank) exposed += r.exposed_comm_ns;
   const double exposed_pct = Pct(
-      exposed / static_cast<double>(std::max<size_t>(1, c.per_rank.size())), c.mean_step_time_us);
+      static_cast<double>(exposed) / static_cast<double>(std::max<size_t>(1, c.per_rank.size())),
+      c.mean_step_time_ns);
   Finding f;
   f.id = "slow-link";
   f.ranks = ranks;
@@ -145,28 +146,32 @@ void SlowLinks(const ClusterAnalysis& c, std::vector<Finding>* out) {
 }
 
 void Fragmented(const ClusterAnalysis& c, const FindingThresholds& t, std::vector<Finding>* out) {
-  double small = 0, small_us = 0, comm_us = 0, exposed_us = 0;
+  double small = 0;
+  int64_t small_ns = 0, comm_ns = 0, exposed_ns = 0;
   for (const RankClusterStats& r : c.per_rank) {
     small += static_cast<double>(r.small_collectives);
-    small_us += r.small_comm_us;
-    comm_us += r.comm_us;
-    exposed_us += r.exposed_comm_us;
+    small_ns += r.small_comm_ns;
+    comm_ns += r.comm_ns;
+    exposed_ns += r.exposed_comm_ns;
   }
   const double n = static_cast<double>(std::max<size_t>(1, c.per_rank.size()));
   const double per_rank = small / n;
-  const double share = comm_us > 0 ? small_us / comm_us : 0;
+  const double share =
+      comm_ns > 0 ? static_cast<double>(small_ns) / static_cast<double>(comm_ns) : 0;
   if (per_rank < t.fragmented_min_slices || share < t.fragmented_min_share) return;
   Finding f;
   f.id = "fragmented-communication";
   f.occurrences = static_cast<int64_t>(per_rank);
   f.evidence_values = {{"small_collectives_per_rank", per_rank},
                        {"small_share", share},
-                       {"small_comm_us_per_rank", small_us / n}};
+                       {"small_comm_us_per_rank", EvidenceUs(static_cast<double>(small_ns) / n)}};
   f.text_values = {{"step", c.step}};
-  const double exposed_share = comm_us > 0 ? exposed_us / comm_us : 0;
+  const double exposed_share =
+      comm_ns > 0 ? static_cast<double>(exposed_ns) / static_cast<double>(comm_ns) : 0;
   // The gain model's assumption (gain row of data/findings.tsv): bucketing
   // halves the latency-bound time of the small slices.
-  f.estimated_gain_pct = 0.5 * Pct(small_us / n * exposed_share, c.mean_step_time_us);
+  f.estimated_gain_pct =
+      0.5 * Pct(static_cast<double>(small_ns) / n * exposed_share, c.mean_step_time_ns);
   out->push_back(f);
 }
 
@@ -174,7 +179,7 @@ void Fragmented(const ClusterAnalysis& c, const FindingThresholds& t, std::vecto
 
 void AddClusterFindings(const ClusterAnalysis& cluster, std::vector<Finding>* findings,
                         const FindingCatalog& catalog) {
-  if (!cluster.present || cluster.mean_step_time_us <= 0) return;
+  if (!cluster.present || cluster.mean_step_time_ns <= 0) return;
   const size_t first = findings->size();
   const FindingThresholds& t = catalog.thresholds();
   Straggler(cluster, t, findings);

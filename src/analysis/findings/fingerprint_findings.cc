@@ -31,16 +31,16 @@ std::vector<Finding> FingerprintFindings(int32_t rank, int32_t step, const StepM
     for (const auto* s : stats) {
       total.instances += s->instances;
       total.kernels += s->kernels;
-      total.kernel_us += s->kernel_us;
-      total.span_us += s->span_us;
-      total.saving_us += s->saving_us;
-      total.fused_us += s->fused_us;
+      total.kernel_ns += s->kernel_ns;
+      total.span_ns += s->span_ns;
+      total.saving_ns += s->saving_ns;
+      total.fused_ns += s->fused_ns;
       counts += fmt::format("{}{} {}", counts.empty() ? "" : " + ", s->instances,
                             fps[s->fingerprint].variant);
       per_variant.emplace_back("instances_" + fps[s->fingerprint].variant,
                                static_cast<double>(s->instances));
     }
-    if (total.instances < min_instances || total.saving_us <= 0) continue;
+    if (total.instances < min_instances || total.saving_ns <= 0) continue;
     const Fingerprint& fp = fps[stats.front()->fingerprint];
     // The chain and its placement, from the motif of the most frequent variant.
     const Motif* chain = nullptr;
@@ -48,8 +48,10 @@ std::vector<Finding> FingerprintFindings(int32_t rank, int32_t step, const StepM
       if (m.fingerprint == id && (chain == nullptr || m.occurrences > chain->occurrences))
         chain = &m;
     }
-    const double step_us = motifs.step_us;
-    const double projected = step_us - total.saving_us;
+    const auto step_ns = static_cast<double>(motifs.step_ns);
+    const auto saving_ns = static_cast<double>(total.saving_ns);
+    const auto span_ns = static_cast<double>(total.span_ns);
+    const double projected = step_ns - saving_ns;
     Finding f;
     f.id = id;
     f.ranks = {rank};
@@ -63,23 +65,23 @@ std::vector<Finding> FingerprintFindings(int32_t rank, int32_t step, const StepM
         f.evidence_values.end(),
         {{"instances", static_cast<double>(total.instances)},
          {"kernels_per_step", static_cast<double>(total.kernels)},
-         {"kernel_ms", total.kernel_us / 1e3},
-         {"span_ms", total.span_us / 1e3},
-         {"fused_ms", total.fused_us / 1e3},
-         {"saving_ms", total.saving_us / 1e3},
-         {"step_ms", step_us / 1e3},
-         {"projected_step_ms", projected / 1e3},
-         {"throughput_gain_pct", projected > 0 ? (step_us / projected - 1) * 100 : 0},
-         {"launch_overhead_us", motifs.launch_overhead_us}});
-    f.text_values = {{"step", step}, {"span_pct", step_us > 0 ? total.span_us / step_us * 100 : 0}};
-    if (chain != nullptr && chain->period_us > 0)
-      f.text_values.push_back({"period_us", chain->period_us});
+         {"kernel_ms", EvidenceMs(total.kernel_ns)},
+         {"span_ms", EvidenceMs(span_ns)},
+         {"fused_ms", EvidenceMs(total.fused_ns)},
+         {"saving_ms", EvidenceMs(saving_ns)},
+         {"step_ms", EvidenceMs(step_ns)},
+         {"projected_step_ms", EvidenceMs(projected)},
+         {"throughput_gain_pct", projected > 0 ? (step_ns / projected - 1) * 100 : 0},
+         {"launch_overhead_us", EvidenceUs(motifs.launch_overhead_ns)}});
+    f.text_values = {{"step", step}, {"span_pct", step_ns > 0 ? span_ns / step_ns * 100 : 0}};
+    if (chain != nullptr && chain->period_ns > 0)
+      f.text_values.push_back({"period_us", EvidenceUs(chain->period_ns)});
     f.text_labels = {{"fp_title", fp.title},     {"fp_root_cause", fp.root_cause},
                      {"fp_formula", fp.formula}, {"fp_remedy", fp.remedy},
                      {"counts", counts},         {"chain", chain_text}};
     if (chain != nullptr && !chain->attribution.empty())
       f.text_labels.push_back({"attribution", chain->attribution});
-    f.estimated_gain_pct = step_us > 0 ? total.saving_us / step_us * 100 : 0;
+    f.estimated_gain_pct = step_ns > 0 ? saving_ns / step_ns * 100 : 0;
     catalog.Render(&f, "fingerprint");
     out.push_back(std::move(f));
   }

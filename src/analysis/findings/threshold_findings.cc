@@ -24,15 +24,14 @@ void ExposedCommunication(int32_t rank, const StepDistribution& step, const Step
   Finding f = Base(rank, "exposed-communication");
   if (share > t.exposed_comm_examine) f.variant = "examine";
   f.evidence_values = {{"exposed_communication_pct", share * 100},
-                       {"exposed_communication_ms", b.exposed_communication_ns / 1e6},
-                       {"step_ms", b.total_ns / 1e6}};
-  f.text_values = {{"step", step.step}, {"communication_ms", b.communication_ns / 1e6}};
+                       {"exposed_communication_ms", EvidenceMs(b.exposed_communication_ns)},
+                       {"step_ms", EvidenceMs(b.total_ns)}};
+  f.text_values = {{"step", step.step}, {"communication_ms", EvidenceMs(b.communication_ns)}};
   // Say how much of it is the step-start wait: when ranks are skewed that
   // part is the cross-rank step-start-skew / straggler cost, not this rank's.
   if (timeline.step == step.step && !timeline.step_start_waits_for.empty()) {
-    double barrier_ms =
-        std::min(timeline.step_start_idle_us / 1000.0, b.exposed_communication_ns / 1e6);
-    f.evidence_values.push_back({"step_start_wait_ms", barrier_ms});
+    const int64_t barrier_ns = std::min(timeline.step_start_idle_ns, b.exposed_communication_ns);
+    f.evidence_values.push_back({"step_start_wait_ms", EvidenceMs(barrier_ns)});
     f.text_labels = {{"waits_for", timeline.step_start_waits_for}};
   }
   f.estimated_gain_pct = (share - t.exposed_comm_normal) * 100;
@@ -47,12 +46,12 @@ void HostBound(int32_t rank, const StepDistribution& step, const FindingThreshol
   if (share <= t.device_free_normal) return;
   Finding f = Base(rank, "host-bound");
   f.evidence_values = {{"free_pct", share * 100},
-                       {"free_ms", b.idle_ns / 1e6},
+                       {"free_ms", EvidenceMs(b.idle_ns)},
                        {"kernels", static_cast<double>(step.kernels.count)},
-                       {"p50_us", step.kernels.p50_us}};
+                       {"p50_us", EvidenceUs(step.kernels.p50_ns)}};
   f.text_values = {{"step", step.step},
-                   {"step_ms", b.total_ns / 1e6},
-                   {"issue_interval_us", step.kernels.mean_issue_interval_us},
+                   {"step_ms", EvidenceMs(b.total_ns)},
+                   {"issue_interval_us", EvidenceUs(step.kernels.mean_issue_interval_ns)},
                    {"share_le_50us", step.kernels.share_le_50us}};
   f.estimated_gain_pct = (share - t.device_free_normal) * 100;
   out->push_back(std::move(f));
@@ -60,7 +59,7 @@ void HostBound(int32_t rank, const StepDistribution& step, const FindingThreshol
 
 void DominantOperator(int32_t rank, const StepDistribution& step, const FindingThresholds& t,
                       std::vector<Finding>* out) {
-  if (step.kernels.total_time_us <= 0) return;
+  if (step.kernels.total_time_ns <= 0) return;
   // Communication has its own rule (exposed communication): this one is
   // about the compute operator to optimise first.
   const OperatorStat* found = nullptr;
@@ -74,15 +73,17 @@ void DominantOperator(int32_t rank, const StepDistribution& step, const FindingT
   const OperatorStat& top = *found;
   Finding f = Base(rank, "dominant-operator");
   f.evidence_values = {{"share_of_kernel_time_pct", top.share_time * 100},
-                       {"total_ms", top.total_us / 1e3},
+                       {"total_ms", EvidenceMs(top.total_ns)},
                        {"count", static_cast<double>(top.count)}};
-  f.text_values = {{"mean_us", top.mean_us}};
+  f.text_values = {
+      {"mean_us", EvidenceUs(top.total_ns) / static_cast<double>(top.count)}};
   f.text_labels = {{"op_type", top.op_type}, {"family", top.family}};
-  const double step_us = step.breakdown && step.breakdown->budget.total_ns > 0
-                             ? step.breakdown->budget.total_ns / 1e3
-                             : step.kernels.span_us;
-  f.estimated_gain_pct = step_us > 0 ? (top.share_time - t.dominant_operator) *
-                                           step.kernels.total_time_us / step_us * 100
+  const int64_t step_ns = step.breakdown && step.breakdown->budget.total_ns > 0
+                              ? step.breakdown->budget.total_ns
+                              : step.kernels.span_ns;
+  f.estimated_gain_pct = step_ns > 0 ? (top.share_time - t.dominant_operator) *
+                                           static_cast<double>(step.kernels.total_time_ns) /
+                                           static_cast<double>(step_ns) * 100
                                      : 0;
   out->push_back(std::move(f));
 }

@@ -12,6 +12,7 @@
 #include "analysis/common/statistics.h"
 #include "analysis/findings/cluster_findings.h"
 #include "analysis/job/job_stages.h"
+#include "core/numbers.h"
 
 namespace trainscope::analysis {
 namespace {
@@ -41,7 +42,7 @@ void FillPerRank(const std::vector<RankComm>& comm, int32_t step, ClusterAnalysi
       if (s.step == step) earliest = std::min(earliest, s.first_start_ns);
     }
   }
-  double sum = 0, lo = 1e300, hi = 0, skew = 0, wait_sum = 0;
+  int64_t sum = 0, lo = INT64_MAX, hi = 0, skew = 0, wait_sum = 0;
   int64_t with_step = 0;
   for (const RankComm& rc : comm) {
     RankClusterStats row;
@@ -52,17 +53,17 @@ void FillPerRank(const std::vector<RankComm>& comm, int32_t step, ClusterAnalysi
     bool has_step = false;
     for (const RankStepComm& s : rc.steps) {
       if (s.step != step) continue;
-      row.step_time_us = static_cast<double>(s.last_end_ns - s.first_start_ns) / 1000.0;
-      row.step_start_offset_us = static_cast<double>(s.first_start_ns - earliest) / 1000.0;
-      row.step_start_wait_us = static_cast<double>(s.step_start_wait_ns) / 1000.0;
-      row.comm_us = static_cast<double>(s.comm_ns) / 1000.0;
-      row.exposed_comm_us = static_cast<double>(s.exposed_ns) / 1000.0;
-      row.pseudo_overlap_us = static_cast<double>(s.pseudo_overlap_ns) / 1000.0;
+      row.step_time_ns = s.last_end_ns - s.first_start_ns;
+      row.step_start_offset_ns = s.first_start_ns - earliest;
+      row.step_start_wait_ns = s.step_start_wait_ns;
+      row.comm_ns = s.comm_ns;
+      row.exposed_comm_ns = s.exposed_ns;
+      row.pseudo_overlap_ns = s.pseudo_overlap_ns;
       row.pseudo_overlap_count = s.pseudo_overlap_count;
       row.all_gathers = s.all_gathers;
       row.collectives = s.collectives;
       row.small_collectives = s.small_collectives;
-      row.small_comm_us = static_cast<double>(s.small_ns) / 1000.0;
+      row.small_comm_ns = s.small_ns;
       has_step = true;
     }
     c->per_rank.push_back(row);
@@ -71,19 +72,20 @@ void FillPerRank(const std::vector<RankComm>& comm, int32_t step, ClusterAnalysi
     // turn the spread into 200% and halve the mean.
     if (!has_step) continue;
     ++with_step;
-    sum += row.step_time_us;
-    lo = std::min(lo, row.step_time_us);
-    hi = std::max(hi, row.step_time_us);
-    skew = std::max(skew, row.step_start_offset_us);
-    wait_sum += row.step_start_wait_us;
-    c->max_step_start_wait_us = std::max(c->max_step_start_wait_us, row.step_start_wait_us);
+    AddSaturating(sum, row.step_time_ns);
+    lo = std::min(lo, row.step_time_ns);
+    hi = std::max(hi, row.step_time_ns);
+    skew = std::max(skew, row.step_start_offset_ns);
+    AddSaturating(wait_sum, row.step_start_wait_ns);
+    c->max_step_start_wait_ns = std::max(c->max_step_start_wait_ns, row.step_start_wait_ns);
   }
   const double n = static_cast<double>(std::max<int64_t>(1, with_step));
-  c->mean_step_time_us = sum / n;
-  c->step_time_spread_pct =
-      with_step > 0 && c->mean_step_time_us > 0 ? (hi - lo) / c->mean_step_time_us * 100 : 0;
-  c->first_kernel_skew_us = skew;
-  c->mean_step_start_wait_us = wait_sum / n;
+  c->mean_step_time_ns = static_cast<double>(sum) / n;
+  c->step_time_spread_pct = with_step > 0 && c->mean_step_time_ns > 0
+                                ? static_cast<double>(hi - lo) / c->mean_step_time_ns * 100
+                                : 0;
+  c->first_kernel_skew_ns = skew;
+  c->mean_step_start_wait_ns = static_cast<double>(wait_sum) / n;
 }
 
 // Per collective type over every rank and step. Bandwidth per instance uses
@@ -106,19 +108,19 @@ void FillCollectives(const std::vector<RankComm>& comm, ClusterAnalysis* c) {
       const int t = static_cast<int>(op.type);
       CollectiveTypeStats& s = stats[t];
       ++s.count;
-      s.total_us += static_cast<double>(op.duration_ns) / 1000.0;
+      AddSaturating(s.total_ns, op.duration_ns);
       const bool small = op.duration_ns < 1'000'000 && (op.bytes <= 0 || op.bytes < 50.0 * 1024);
       if (small) {
         ++s.small_count;
-        s.small_us += static_cast<double>(op.duration_ns) / 1000.0;
+        AddSaturating(s.small_ns, op.duration_ns);
       }
       if (op.bytes > 0) {
         bytes_sum[t] += op.bytes;
         ++bytes_n[t];
       }
-      if (op.transit_ms >= 0) s.transit_ms += op.transit_ms;
-      if (op.wait_ms >= 0) s.wait_ms += op.wait_ms;
-      if (op.sync_ms >= 0) s.sync_ms += op.sync_ms;
+      if (op.transit_ns >= 0) AddSaturating(s.transit_ns, op.transit_ns);
+      if (op.wait_ns >= 0) AddSaturating(s.wait_ns, op.wait_ns);
+      if (op.sync_ns >= 0) AddSaturating(s.sync_ns, op.sync_ns);
       Instance& inst = instances[std::to_string(op.step) + "|" + op.key];
       inst.type = op.type;
       ++inst.members;
@@ -140,7 +142,6 @@ void FillCollectives(const std::vector<RankComm>& comm, ClusterAnalysis* c) {
     CollectiveTypeStats& s = stats[t];
     if (s.count == 0) continue;
     s.type = CollectiveTypeName(static_cast<CollectiveType>(t));
-    s.mean_us = s.total_us / static_cast<double>(s.count);
     s.mean_bytes = bytes_n[t] ? bytes_sum[t] / static_cast<double>(bytes_n[t]) : 0;
     s.algbw_gbps = Median(algbw[t]);
     s.busbw_gbps = Median(busbw[t]);
@@ -148,7 +149,7 @@ void FillCollectives(const std::vector<RankComm>& comm, ClusterAnalysis* c) {
   }
   std::sort(c->collectives.begin(), c->collectives.end(),
             [](const CollectiveTypeStats& a, const CollectiveTypeStats& b) {
-              return a.total_us > b.total_us;
+              return a.total_ns > b.total_ns;
             });
 }
 

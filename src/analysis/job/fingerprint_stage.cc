@@ -10,10 +10,9 @@
 namespace trainscope::analysis {
 namespace {
 
-double StepSpanUs(const StepDistribution& step) {
-  if (step.breakdown && step.breakdown->budget.total_ns > 0)
-    return step.breakdown->budget.total_ns / 1e3;
-  return step.kernels.span_us;
+int64_t StepSpanNs(const StepDistribution& step) {
+  if (step.breakdown && step.breakdown->budget.total_ns > 0) return step.breakdown->budget.total_ns;
+  return step.kernels.span_ns;
 }
 
 }  // namespace
@@ -25,7 +24,7 @@ std::vector<Finding> AddStepMotifs(const model::RankProfile& profile,
   const std::optional<model::StepExtent> extent = profile.device_events.ExtentOf(step->step);
   if (!extent) return {};
   StepMotifs mined = AnalyzeStepMotifs(profile, step->step, extent->first_start_ns,
-                                       StepSpanUs(*step), context.library, context.host);
+                                       StepSpanNs(*step), context.library, context.host);
   std::vector<Finding> findings = FingerprintFindings(
       profile.rank, step->step, mined, context.library,
       static_cast<int64_t>(context.catalog.thresholds().fingerprint_min_instances),

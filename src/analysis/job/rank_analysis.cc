@@ -44,12 +44,12 @@ FileHealth ToHealth(const RowLedger& ledger) {
 std::optional<ZoomCentre> TopMotifCentre(const StepDistribution& step) {
   if (step.motifs.empty()) return std::nullopt;
   const Motif* best = nullptr;
-  const double span_us = step.kernels.span_us;
+  const auto span_ns = static_cast<double>(step.kernels.span_ns);
   auto recurs_across_step = [&](const Motif& motif) {
-    return motif.period_us * static_cast<double>(motif.occurrences) >= 0.25 * span_us;
+    return motif.period_ns * static_cast<double>(motif.occurrences) >= 0.25 * span_ns;
   };
   for (const Motif& motif : step.motifs) {
-    if (motif.instance_starts_us.size() < 2) continue;
+    if (motif.instance_starts_ns.size() < 2) continue;
     if (motif.fingerprint.has_value() && !recurs_across_step(motif)) continue;
     bool better = false;
     if (best == nullptr) {
@@ -59,7 +59,7 @@ std::optional<ZoomCentre> TopMotifCentre(const StepDistribution& step) {
     } else if (motif.fingerprint.has_value() && motif.occurrences != best->occurrences) {
       better = motif.occurrences > best->occurrences;
     } else {
-      better = motif.total_us > best->total_us;
+      better = motif.total_ns > best->total_ns;
     }
     if (better) best = &motif;
   }
@@ -74,7 +74,7 @@ std::optional<ZoomCentre> TopMotifCentre(const StepDistribution& step) {
                                     : "instances of the costliest motif (") +
       chain + ")";
   if (best->fingerprint) label += ", fingerprint " + *best->fingerprint;
-  return ZoomCentre{best->instance_starts_us, std::move(label)};
+  return ZoomCentre{best->instance_starts_ns, std::move(label)};
 }
 
 const FindingCatalog& CatalogOf(const AnalysisOptions& options) {

@@ -46,29 +46,29 @@ void VisitFields(V& v, S& choice) {
 }
 template <class V, Is<KernelSummary> S>
 void VisitFields(V& v, S& kernels) {
-  TS_FIELDS(v, kernels, count, compute_count, communication_count, span_us, mean_issue_interval_us,
-            total_time_us, p50_us, p90_us, p99_us, max_us, share_le_50us, share_le_100us);
+  TS_FIELDS(v, kernels, count, compute_count, communication_count, span_ns, mean_issue_interval_ns,
+            total_time_ns, p50_ns, p90_ns, p99_ns, max_ns, share_le_50us, share_le_100us);
 }
 template <class V, Is<DensityBin> S>
 void VisitFields(V& v, S& bin) {
-  TS_FIELDS(v, bin, lo_us, hi_us, count, density_per_decade);
+  TS_FIELDS(v, bin, lo_ns, hi_ns, count, density_per_decade);
 }
 template <class V, Is<DurationDensity> S>
 void VisitFields(V& v, S& density) {
-  TS_FIELDS(v, density, bins_per_decade, min_us, max_us, below_min, above_max, bins);
+  TS_FIELDS(v, density, bins_per_decade, min_ns, max_ns, below_min, above_max, bins);
 }
 template <class V, Is<FamilyStat> S>
 void VisitFields(V& v, S& family) {
-  TS_FIELDS(v, family, name, count, total_us, share_count, share_time);
+  TS_FIELDS(v, family, name, count, total_ns, share_count, share_time);
 }
 template <class V, Is<OperatorStat> S>
 void VisitFields(V& v, S& op) {
-  TS_FIELDS(v, op, op_type, family, count, total_us, mean_us, max_us, share_time);
+  TS_FIELDS(v, op, op_type, family, count, total_ns, max_ns, share_time);
 }
 template <class V, Is<StepTraceSummary> S>
 void VisitFields(V& v, S& trace) {
-  TS_FIELDS(v, trace, computing_us, communication_not_overlapped_us, overlapped_us,
-            communication_us, free_us, stage_us, bubble_us, preparing_us);
+  TS_FIELDS(v, trace, computing_ns, communication_not_overlapped_ns, overlapped_ns,
+            communication_ns, free_ns, stage_ns, bubble_ns, preparing_ns);
 }
 template <class V, Is<TimeBudget> S>
 void VisitFields(V& v, S& budget) {
@@ -82,8 +82,8 @@ void VisitFields(V& v, S& step_budget) {
 }
 template <class V, Is<Motif> S>
 void VisitFields(V& v, S& motif) {
-  TS_FIELDS(v, motif, kernels, occurrences, period_us, total_us, mean_us, share_of_step,
-            fingerprint, variant, instance_starts_us, stream, framework_op, source, attribution);
+  TS_FIELDS(v, motif, kernels, occurrences, period_ns, total_ns, share_of_step, fingerprint,
+            variant, instance_starts_ns, stream, framework_op, source, attribution);
 }
 template <class V, Is<StepDistribution> S>
 void VisitFields(V& v, S& distribution) {
@@ -92,19 +92,19 @@ void VisitFields(V& v, S& distribution) {
 }
 template <class V, Is<TimelineKernel> S>
 void VisitFields(V& v, S& kernel) {
-  TS_FIELDS(v, kernel, start_us, duration_us, lane, op_type, name, family);
+  TS_FIELDS(v, kernel, start_ns, duration_ns, lane, op_type, name, family);
 }
 template <class V, Is<FreeGap> S>
 void VisitFields(V& v, S& gap) {
-  TS_FIELDS(v, gap, start_us, duration_us, before, after);
+  TS_FIELDS(v, gap, start_ns, duration_ns, before, after);
 }
 template <class V, Is<ZoomWindow> S>
 void VisitFields(V& v, S& zoom) {
-  TS_FIELDS(v, zoom, width_us, start_us, kernel_count, kernels, truncated);
+  TS_FIELDS(v, zoom, width_ns, start_ns, kernel_count, kernels, truncated);
 }
 template <class V, Is<OverviewRun> S>
 void VisitFields(V& v, S& run) {
-  TS_FIELDS(v, run, first_column, end_column, family, time_us, kernels);
+  TS_FIELDS(v, run, first_column, end_column, family, time_ns, kernels);
 }
 template <class V, Is<ColumnRange> S>
 void VisitFields(V& v, S& range) {
@@ -112,13 +112,13 @@ void VisitFields(V& v, S& range) {
 }
 template <class V, Is<TimelineOverview> S>
 void VisitFields(V& v, S& overview) {
-  TS_FIELDS(v, overview, columns, us_per_column, lanes, free);
+  TS_FIELDS(v, overview, columns, ns_per_column, lanes, free);
 }
 template <class V, Is<StepTimeline> S>
 void VisitFields(V& v, S& timeline) {
-  TS_FIELDS(v, timeline, step, step_start_ns, span_us, kernel_count, compute_us, comm_us, other_us,
-            comm_not_overlapped_us, free_us, step_start_idle_us, step_start_waits_for,
-            step_start_wait_collective_us, longest_gaps, zooms, zoom_centre, overview, strings);
+  TS_FIELDS(v, timeline, step, step_start_ns, span_ns, kernel_count, compute_ns, comm_ns, other_ns,
+            comm_not_overlapped_ns, free_ns, step_start_idle_ns, step_start_waits_for,
+            step_start_wait_collective_ns, longest_gaps, zooms, zoom_centre, overview, strings);
 }
 template <class V, Is<Finding> S>
 void VisitFields(V& v, S& finding) {
@@ -131,8 +131,8 @@ void VisitFields(V& v, S& rank_step_result) {
 }
 template <class V, Is<CommInstance> S>
 void VisitFields(V& v, S& op) {
-  TS_FIELDS(v, op, key, type, step, start_ns, duration_ns, bytes, group_size, transit_ms, wait_ms,
-            sync_ms);
+  TS_FIELDS(v, op, key, type, step, start_ns, duration_ns, bytes, group_size, transit_ns, wait_ns,
+            sync_ns);
 }
 template <class V, Is<RankStepComm> S>
 void VisitFields(V& v, S& rank_step_comm) {

@@ -4,8 +4,8 @@
 
 namespace trainscope::analysis {
 
-double LaunchOverheadUs(const model::DeviceEvents& table,
-                        const std::vector<KernelSequence>& sequences) {
+int64_t LaunchOverheadNs(const model::DeviceEvents& table,
+                         const std::vector<KernelSequence>& sequences) {
   std::vector<int64_t> durations;
   for (const auto& seq : sequences) {
     for (uint32_t row : seq.rows) durations.push_back(table.duration_ns[row]);
@@ -19,31 +19,31 @@ double LaunchOverheadUs(const model::DeviceEvents& table,
   std::nth_element(shortest.begin(),
                    shortest.begin() + static_cast<std::ptrdiff_t>(shortest.size() / 2),
                    shortest.end());
-  return static_cast<double>(shortest[shortest.size() / 2]) / 1000.0;
+  return shortest[shortest.size() / 2];
 }
 
 InstanceCost EstimateInstance(const model::DeviceEvents& table, const KernelSequence& sequence,
                               const FingerprintInstance& instance, const Fingerprint& fingerprint,
-                              double launch_overhead_us) {
+                              int64_t launch_overhead_ns) {
   InstanceCost cost;
   const uint32_t first = sequence.rows[instance.begin];
   int64_t end_ns = table.end_ns(first);
   for (int32_t p = instance.begin; p < instance.end; ++p) {
     const uint32_t row = sequence.rows[p];
     end_ns = std::max(end_ns, table.end_ns(row));
-    const double us = static_cast<double>(table.duration_ns[row]) / 1000.0;
+    const int64_t ns = table.duration_ns[row];
     if (std::find(instance.kept.begin(), instance.kept.end(), p) != instance.kept.end()) {
-      cost.kept_us += us;
+      cost.kept_ns += ns;
       continue;
     }
-    cost.kernel_us += us;
-    cost.longest_us = std::max(cost.longest_us, us);
+    cost.kernel_ns += ns;
+    cost.longest_ns = std::max(cost.longest_ns, ns);
   }
-  cost.span_us = static_cast<double>(end_ns - table.start_ns[first]) / 1000.0;
+  cost.span_ns = end_ns - table.start_ns[first];
   // Kept ops (ANY members) run either way; a fused chain adds one pass.
-  cost.fused_us = cost.kept_us + launch_overhead_us +
-                  (fingerprint.action == FingerprintAction::kFuse ? cost.longest_us : 0.0);
-  cost.saving_us = std::max(0.0, cost.span_us - cost.fused_us);
+  cost.fused_ns = cost.kept_ns + launch_overhead_ns +
+                  (fingerprint.action == FingerprintAction::kFuse ? cost.longest_ns : 0);
+  cost.saving_ns = std::max<int64_t>(0, cost.span_ns - cost.fused_ns);
   return cost;
 }
 

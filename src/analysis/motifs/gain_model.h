@@ -10,6 +10,7 @@
 // kept op's time replaces the fused kernel's.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -24,21 +25,22 @@ namespace trainscope::analysis {
 // data/findings.tsv.
 
 // Median duration of the shortest decile of compute kernels in |sequences|
-// (us): a kernel that does almost nothing costs about one launch.
-double LaunchOverheadUs(const model::DeviceEvents& table,
-                        const std::vector<KernelSequence>& sequences);
+// (one of them, not an interpolation): a kernel that does almost nothing
+// costs about one launch.
+int64_t LaunchOverheadNs(const model::DeviceEvents& table,
+                         const std::vector<KernelSequence>& sequences);
 
 struct InstanceCost {
-  double span_us = 0;     // first member start to last member end
-  double kernel_us = 0;   // summed member durations (kept op excluded)
-  double longest_us = 0;  // longest member (kept op excluded)
-  double kept_us = 0;     // ANY members' durations
-  double fused_us = 0;    // what replaces the chain
-  double saving_us = 0;   // span - fused, at least 0
+  int64_t span_ns = 0;     // first member start to last member end
+  int64_t kernel_ns = 0;   // summed member durations (kept op excluded)
+  int64_t longest_ns = 0;  // longest member (kept op excluded)
+  int64_t kept_ns = 0;     // ANY members' durations
+  int64_t fused_ns = 0;    // what replaces the chain
+  int64_t saving_ns = 0;   // span - fused, at least 0
 };
 
 InstanceCost EstimateInstance(const model::DeviceEvents& table, const KernelSequence& sequence,
                               const FingerprintInstance& instance, const Fingerprint& fingerprint,
-                              double launch_overhead_us);
+                              int64_t launch_overhead_ns);
 
 }  // namespace trainscope::analysis

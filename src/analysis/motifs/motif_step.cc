@@ -15,20 +15,21 @@ namespace {
 
 // Fills the timing fields of |motif| from its instances (row lists).
 void Measure(const model::DeviceEvents& table, const std::vector<std::vector<uint32_t>>& instances,
-             int64_t step_start_ns, double step_us, Motif* motif) {
+             int64_t step_start_ns, int64_t step_ns, Motif* motif) {
   motif->occurrences = static_cast<int64_t>(instances.size());
   std::vector<double> periods;
   for (size_t k = 0; k < instances.size(); ++k) {
-    for (uint32_t row : instances[k])
-      motif->total_us += static_cast<double>(table.duration_ns[row]) / 1000.0;
+    for (uint32_t row : instances[k]) motif->total_ns += table.duration_ns[row];
     const int64_t start = table.start_ns[instances[k].front()];
-    motif->instance_starts_us.push_back(static_cast<double>(start - step_start_ns) / 1000.0);
-    if (k > 0) periods.push_back(motif->instance_starts_us[k] - motif->instance_starts_us[k - 1]);
+    motif->instance_starts_ns.push_back(start - step_start_ns);
+    if (k > 0) {
+      periods.push_back(
+          static_cast<double>(motif->instance_starts_ns[k] - motif->instance_starts_ns[k - 1]));
+    }
   }
-  motif->period_us = Median(std::move(periods));
-  motif->mean_us =
-      motif->occurrences > 0 ? motif->total_us / static_cast<double>(motif->occurrences) : 0;
-  motif->share_of_step = step_us > 0 ? motif->total_us / step_us : 0;
+  motif->period_ns = Median(std::move(periods));
+  motif->share_of_step =
+      step_ns > 0 ? static_cast<double>(motif->total_ns) / static_cast<double>(step_ns) : 0;
 }
 
 // The most frequent attribution over (at most 16) sampled instances.
@@ -57,13 +58,13 @@ void Attribute(const HostAttributor& host, const model::DeviceEvents& table,
 
 // NOLINTNEXTLINE(readability-function-cognitive-complexity): HACKING.md, "Complexity debt"
 StepMotifs AnalyzeStepMotifs(const model::RankProfile& profile, int32_t step, int64_t step_start_ns,
-                             double step_us, const FingerprintLibrary& library,
+                             int64_t step_ns, const FingerprintLibrary& library,
                              const HostAttributor& host, const MotifStepOptions& options) {
   StepMotifs out;
-  out.step_us = step_us;
+  out.step_ns = step_ns;
   const model::DeviceEvents& table = profile.device_events;
   const auto sequences = BuildKernelSequences(profile, step, library);
-  out.launch_overhead_us = LaunchOverheadUs(table, sequences);
+  out.launch_overhead_ns = LaunchOverheadNs(table, sequences);
   const auto& fps = library.fingerprints();
   std::map<int32_t, FingerprintStepStats> stats;
   std::vector<Motif> fingerprint_motifs;
@@ -76,15 +77,15 @@ StepMotifs AnalyzeStepMotifs(const model::RankProfile& profile, int32_t step, in
     std::map<int32_t, std::vector<std::vector<uint32_t>>> rows_by_fp;
     for (const auto& m : matches) {
       const InstanceCost cost =
-          EstimateInstance(table, seq, m, fps[m.fingerprint], out.launch_overhead_us);
+          EstimateInstance(table, seq, m, fps[m.fingerprint], out.launch_overhead_ns);
       auto& s = stats[m.fingerprint];
       s.fingerprint = m.fingerprint;
       ++s.instances;
       s.kernels += m.end - m.begin - static_cast<int64_t>(m.kept.size());
-      s.kernel_us += cost.kernel_us;
-      s.span_us += cost.span_us;
-      s.saving_us += cost.saving_us;
-      s.fused_us += cost.fused_us;
+      s.kernel_ns += cost.kernel_ns;
+      s.span_ns += cost.span_ns;
+      s.saving_ns += cost.saving_ns;
+      s.fused_ns += cost.fused_ns;
       std::vector<uint32_t> rows(seq.rows.begin() + m.begin, seq.rows.begin() + m.end);
       rows_by_fp[m.fingerprint].push_back(std::move(rows));
     }
@@ -95,7 +96,7 @@ StepMotifs AnalyzeStepMotifs(const model::RankProfile& profile, int32_t step, in
       motif.fingerprint = fps[f].id;
       motif.variant = fps[f].variant;
       motif.stream = seq.stream;
-      Measure(table, instances, step_start_ns, step_us, &motif);
+      Measure(table, instances, step_start_ns, step_ns, &motif);
       Attribute(host, table, instances, &motif);
       fingerprint_motifs.push_back(std::move(motif));
     }
@@ -141,7 +142,7 @@ StepMotifs AnalyzeStepMotifs(const model::RankProfile& profile, int32_t step, in
       for (uint32_t row : instances.front())
         motif.kernels.emplace_back(profile.strings.Get(table.op_type[row]));
       motif.stream = seq.stream;
-      Measure(table, instances, step_start_ns, step_us, &motif);
+      Measure(table, instances, step_start_ns, step_ns, &motif);
       Attribute(host, table, instances, &motif);
       if (motif.attribution.empty() && fingerprint_tokens > 0) {
         motif.attribution = fmt::format("contains {} fingerprint chain{}", fingerprint_tokens,
@@ -168,7 +169,7 @@ StepMotifs AnalyzeStepMotifs(const model::RankProfile& profile, int32_t step, in
         fm.attribution = fmt::format(
             "no host data: {} per repeat of a {}-kernel motif (x{} per step, period {:.0f} us, "
             "likely one layer)",
-            per_instance, layer.kernels.size(), layer.occurrences, layer.period_us);
+            per_instance, layer.kernels.size(), layer.occurrences, layer.period_ns / 1000.0);
         break;
       }
     }
@@ -178,7 +179,7 @@ StepMotifs AnalyzeStepMotifs(const model::RankProfile& profile, int32_t step, in
   out.motifs.insert(out.motifs.end(), std::make_move_iterator(mined_motifs.begin()),
                     std::make_move_iterator(mined_motifs.end()));
   std::stable_sort(out.motifs.begin(), out.motifs.end(),
-                   [](const Motif& a, const Motif& b) { return a.total_us > b.total_us; });
+                   [](const Motif& a, const Motif& b) { return a.total_ns > b.total_ns; });
   if (out.motifs.size() > options.max_motifs) {
     // Fingerprint motifs are the findings' evidence: keep them all.
     std::vector<Motif> kept;

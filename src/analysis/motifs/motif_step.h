@@ -20,18 +20,18 @@ namespace trainscope::analysis {
 struct FingerprintStepStats {
   int32_t fingerprint = -1;  // index into the library
   int64_t instances = 0;
-  int64_t kernels = 0;   // member kernels of all instances (kept op excluded)
-  double kernel_us = 0;  // their summed durations
-  double span_us = 0;    // summed instance spans
-  double saving_us = 0;  // gain_model.h
-  double fused_us = 0;   // summed estimated fused time
+  int64_t kernels = 0;    // member kernels of all instances (kept op excluded)
+  int64_t kernel_ns = 0;  // their summed durations
+  int64_t span_ns = 0;    // summed instance spans
+  int64_t saving_ns = 0;  // gain_model.h
+  int64_t fused_ns = 0;   // summed estimated fused time
 };
 
 struct StepMotifs {
   std::vector<Motif> motifs;  // fingerprints and mined repeats, by total time
   std::vector<FingerprintStepStats> fingerprints;
-  double step_us = 0;
-  double launch_overhead_us = 0;
+  int64_t step_ns = 0;
+  int64_t launch_overhead_ns = 0;
   int64_t compute_kernels = 0;
 };
 
@@ -40,9 +40,9 @@ struct MotifStepOptions {
   size_t max_motifs = 20;
 };
 
-// |step_start_ns|, |step_us|: the step window used for positions and shares.
+// |step_start_ns|, |step_ns|: the step window used for positions and shares.
 StepMotifs AnalyzeStepMotifs(const model::RankProfile& profile, int32_t step, int64_t step_start_ns,
-                             double step_us, const FingerprintLibrary& library,
+                             int64_t step_ns, const FingerprintLibrary& library,
                              const HostAttributor& host, const MotifStepOptions& options = {});
 
 }  // namespace trainscope::analysis

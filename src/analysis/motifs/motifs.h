@@ -14,14 +14,13 @@ namespace trainscope::analysis {
 struct Motif {
   std::vector<std::string> kernels;  // op types of one instance, in order
   int64_t occurrences = 0;           // non-overlapping instances in the step
-  double period_us = 0;              // median start-to-start distance of consecutive instances
-  double total_us = 0;               // summed kernel time of all instances
-  double mean_us = 0;                // total_us / occurrences
-  double share_of_step = 0;          // total_us / step span
-  std::optional<std::string> fingerprint;  // fingerprint id, or nullopt
-  std::optional<std::string> variant;      // fingerprint variant (fwd, bwd...), with fingerprint
-  std::vector<double> instance_starts_us;  // relative to the step start
-  int32_t stream = -1;                     // device stream the chain runs on
+  double period_ns = 0;              // median start-to-start distance of consecutive instances
+  int64_t total_ns = 0;              // summed kernel time of all instances (mean: / occurrences)
+  double share_of_step = 0;          // total_ns / step span
+  std::optional<std::string> fingerprint;   // fingerprint id, or nullopt
+  std::optional<std::string> variant;       // fingerprint variant (fwd, bwd...), with fingerprint
+  std::vector<int64_t> instance_starts_ns;  // relative to the step start
+  int32_t stream = -1;                      // device stream the chain runs on
   // Where the chain comes from: the framework op / module and the Python
   // source line when the profile has host data (trace with launcher links),
   // else empty.

@@ -8,22 +8,18 @@
 namespace trainscope::analysis {
 namespace {
 
-constexpr double kNsPerUs = 1000.0;
-
-double ToUs(int64_t ns) { return static_cast<double>(ns) / kNsPerUs; }
-
 std::optional<StepTraceSummary> FindStepTrace(const model::RankProfile& profile, int32_t step) {
   for (const auto& row : profile.step_trace) {
     if (row.step != step) continue;
     StepTraceSummary summary;
-    summary.computing_us = ToUs(row.computing_ns);
-    summary.communication_not_overlapped_us = ToUs(row.communication_not_overlapped_ns);
-    summary.overlapped_us = ToUs(row.overlapped_ns);
-    summary.communication_us = ToUs(row.communication_ns);
-    summary.free_us = ToUs(row.free_ns);
-    summary.stage_us = ToUs(row.stage_ns);
-    summary.bubble_us = ToUs(row.bubble_ns);
-    if (row.preparing_ns) summary.preparing_us = ToUs(*row.preparing_ns);
+    summary.computing_ns = row.computing_ns;
+    summary.communication_not_overlapped_ns = row.communication_not_overlapped_ns;
+    summary.overlapped_ns = row.overlapped_ns;
+    summary.communication_ns = row.communication_ns;
+    summary.free_ns = row.free_ns;
+    summary.stage_ns = row.stage_ns;
+    summary.bubble_ns = row.bubble_ns;
+    summary.preparing_ns = row.preparing_ns;
     return summary;
   }
   return std::nullopt;
@@ -90,20 +86,20 @@ StepDistribution ComputeStepDistribution(const model::RankProfile& profile, int3
   KernelSummary& summary = result.kernels;
   summary.count = static_cast<int64_t>(durations.size());
   if (!durations.empty()) {
-    summary.span_us = ToUs(last_end - first_start);
-    summary.mean_issue_interval_us =
-        durations.size() > 1
-            ? ToUs(last_start - first_start) / static_cast<double>(durations.size() - 1)
-            : 0.0;
-    summary.total_time_us = ToUs(total_ns);
+    summary.span_ns = last_end - first_start;
+    summary.mean_issue_interval_ns = durations.size() > 1
+                                         ? static_cast<double>(last_start - first_start) /
+                                               static_cast<double>(durations.size() - 1)
+                                         : 0.0;
+    summary.total_time_ns = total_ns;
     summary.share_le_50us = static_cast<double>(le50) / static_cast<double>(durations.size());
     summary.share_le_100us = static_cast<double>(le100) / static_cast<double>(durations.size());
     result.density = ComputeDurationDensity(durations);
-    summary.max_us = ToUs(*std::max_element(durations.begin(), durations.end()));
+    summary.max_ns = *std::max_element(durations.begin(), durations.end());
     std::vector<double> quantiles = Quantiles(durations, {0.50, 0.90, 0.99});
-    summary.p50_us = quantiles[0] / kNsPerUs;
-    summary.p90_us = quantiles[1] / kNsPerUs;
-    summary.p99_us = quantiles[2] / kNsPerUs;
+    summary.p50_ns = quantiles[0];
+    summary.p90_ns = quantiles[1];
+    summary.p99_ns = quantiles[2];
   } else {
     result.density = ComputeDurationDensity(durations);
   }
@@ -112,7 +108,7 @@ StepDistribution ComputeStepDistribution(const model::RankProfile& profile, int3
     FamilyStat stat;
     stat.name = rules.families()[f];
     stat.count = family_count_by_index[f];
-    stat.total_us = ToUs(family_ns[f]);
+    stat.total_ns = family_ns[f];
     stat.share_count = summary.count ? static_cast<double>(stat.count) / summary.count : 0;
     stat.share_time =
         total_ns ? static_cast<double>(family_ns[f]) / static_cast<double>(total_ns) : 0;
@@ -125,16 +121,15 @@ StepDistribution ComputeStepDistribution(const model::RankProfile& profile, int3
     stat.op_type = type.empty() ? "(unknown)" : std::string(type);
     stat.family = rules.families()[op.family];
     stat.count = op.count;
-    stat.total_us = ToUs(op.total_ns);
-    stat.mean_us = stat.total_us / static_cast<double>(op.count);
-    stat.max_us = ToUs(op.max_ns);
+    stat.total_ns = op.total_ns;
+    stat.max_ns = op.max_ns;
     stat.share_time =
         total_ns ? static_cast<double>(op.total_ns) / static_cast<double>(total_ns) : 0;
     result.top_operators.push_back(std::move(stat));
   }
   std::sort(result.top_operators.begin(), result.top_operators.end(),
             [](const OperatorStat& a, const OperatorStat& b) {
-              if (a.total_us != b.total_us) return a.total_us > b.total_us;
+              if (a.total_ns != b.total_ns) return a.total_ns > b.total_ns;
               return a.op_type < b.op_type;
             });
   if (result.top_operators.size() > options.top_operators) {

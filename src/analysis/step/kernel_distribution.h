@@ -20,13 +20,13 @@ struct KernelSummary {
   int64_t count = 0;
   int64_t compute_count = 0;
   int64_t communication_count = 0;
-  double span_us = 0;                 // first kernel start to last kernel end
-  double mean_issue_interval_us = 0;  // (last start - first start) / (count - 1)
-  double total_time_us = 0;           // sum of kernel durations
-  double p50_us = 0;
-  double p90_us = 0;
-  double p99_us = 0;
-  double max_us = 0;
+  int64_t span_ns = 0;                // first kernel start to last kernel end
+  double mean_issue_interval_ns = 0;  // (last start - first start) / (count - 1)
+  int64_t total_time_ns = 0;          // sum of kernel durations
+  double p50_ns = 0;                  // quantiles interpolate: not whole nanoseconds
+  double p90_ns = 0;
+  double p99_ns = 0;
+  int64_t max_ns = 0;
   double share_le_50us = 0;  // fraction of kernels with duration <= 50 us
   double share_le_100us = 0;
 };
@@ -34,7 +34,7 @@ struct KernelSummary {
 struct FamilyStat {
   std::string name;
   int64_t count = 0;
-  double total_us = 0;
+  int64_t total_ns = 0;
   double share_count = 0;  // of the step's kernel count
   double share_time = 0;   // of the step's summed kernel time
 };
@@ -43,22 +43,21 @@ struct OperatorStat {
   std::string op_type;
   std::string family;
   int64_t count = 0;
-  double total_us = 0;
-  double mean_us = 0;
-  double max_us = 0;
+  int64_t total_ns = 0;  // the mean is total_ns / count, divided where it is shown
+  int64_t max_ns = 0;
   double share_time = 0;
 };
 
-// The profiler's own per-step accounting (step_trace_time.csv), in us.
+// The profiler's own per-step accounting (step_trace_time.csv).
 struct StepTraceSummary {
-  double computing_us = 0;
-  double communication_not_overlapped_us = 0;
-  double overlapped_us = 0;
-  double communication_us = 0;
-  double free_us = 0;
-  double stage_us = 0;
-  double bubble_us = 0;
-  std::optional<double> preparing_us;
+  int64_t computing_ns = 0;
+  int64_t communication_not_overlapped_ns = 0;
+  int64_t overlapped_ns = 0;
+  int64_t communication_ns = 0;
+  int64_t free_ns = 0;
+  int64_t stage_ns = 0;
+  int64_t bubble_ns = 0;
+  std::optional<int64_t> preparing_ns;
 };
 
 struct StepDistribution {

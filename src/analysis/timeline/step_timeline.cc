@@ -11,8 +11,6 @@
 namespace trainscope::analysis {
 namespace {
 
-double ToUs(int64_t ns) { return static_cast<double>(ns) / 1000.0; }
-
 // Other = device work that is neither compute nor communication: memory
 // copies and AI CPU / DSA tasks (the article's "Other" lane).
 Lane LaneOf(const model::RankProfile& profile, size_t i) {
@@ -26,18 +24,20 @@ Lane LaneOf(const model::RankProfile& profile, size_t i) {
 
 // Picks the window of |width| inside [lo, hi) that contains the most
 // anchor points (two pointers over sorted points). Ties keep the earliest.
-double DensestWindowStart(const std::vector<double>& points, double lo, double hi, double width) {
-  auto first = std::lower_bound(points.begin(), points.end(), lo);
-  auto last = std::lower_bound(points.begin(), points.end(), hi);
+double DensestWindowStart(const std::vector<int64_t>& points, double lo, double hi, double width) {
+  auto first = std::lower_bound(points.begin(), points.end(), lo,
+                                [](int64_t point, double value) { return point < value; });
+  auto last = std::lower_bound(points.begin(), points.end(), hi,
+                               [](int64_t point, double value) { return point < value; });
   double best_start = lo;
   std::ptrdiff_t best_count = -1;
   auto tail = first;
   for (auto head = first; head != last; ++head) {
-    while (*head - *tail >= width) ++tail;
+    while (static_cast<double>(*head - *tail) >= width) ++tail;
     std::ptrdiff_t count = head - tail + 1;
     if (count > best_count) {
       best_count = count;
-      best_start = *tail;
+      best_start = static_cast<double>(*tail);
     }
   }
   // Keep the window inside [lo, hi) when possible.
@@ -46,15 +46,15 @@ double DensestWindowStart(const std::vector<double>& points, double lo, double h
 }
 
 // The nested zoom windows: each is the window of its width, inside the
-// previous one, that holds the most |anchors_us|.
+// previous one, that holds the most |anchors_ns|.
 void BuildZooms(const std::vector<TimelineKernel>& kernels, StepTimeline* timeline,
-                std::vector<double> anchors_us, const std::string& centred_on,
+                std::vector<int64_t> anchors_ns, const std::string& centred_on,
                 const TimelineOptions& options) {
-  std::sort(anchors_us.begin(), anchors_us.end());
+  std::sort(anchors_ns.begin(), anchors_ns.end());
   timeline->zooms.clear();
   timeline->zoom_centre = centred_on;
-  double lo = 0, hi = timeline->span_us;
-  std::vector<double> widths = options.zoom_widths_us;
+  double lo = 0, hi = static_cast<double>(timeline->span_ns);
+  std::vector<double> widths(options.zoom_widths_ns.begin(), options.zoom_widths_ns.end());
   // A step shorter than every configured window still gets one zoom, at a
   // quarter of its span, so the kernels are shown one by one somewhere.
   if (!widths.empty() && hi > 0 &&
@@ -64,12 +64,12 @@ void BuildZooms(const std::vector<TimelineKernel>& kernels, StepTimeline* timeli
   for (double width : widths) {
     // A window as wide as what is already shown would not zoom in.
     if (width >= hi - lo) continue;
-    double start = DensestWindowStart(anchors_us, lo, hi, width);
+    double start = DensestWindowStart(anchors_ns, lo, hi, width);
     ZoomWindow zoom;
-    zoom.width_us = width;
-    zoom.start_us = start;
+    zoom.width_ns = width;
+    zoom.start_ns = start;
     for (const TimelineKernel& kernel : kernels) {
-      double relative = kernel.start_us - start;
+      double relative = static_cast<double>(kernel.start_ns) - start;
       if (relative < 0 || relative >= width) continue;
       ++zoom.kernel_count;
       if (zoom.kernels.size() < options.max_kernels_per_zoom) zoom.kernels.push_back(kernel);
@@ -88,30 +88,31 @@ TimelineOverview AggregateColumns(const std::vector<TimelineKernel>& kernels, do
                                   int32_t columns) {
   TimelineOverview overview;
   overview.columns = columns;
-  const double range = std::max(t1 - t0, 1e-6);
-  const double us_per_column = range / columns;
-  overview.us_per_column = us_per_column;
+  const double range = std::max(t1 - t0, 1e-3);
+  const double ns_per_column = range / columns;
+  overview.ns_per_column = ns_per_column;
   // busy[c] = fraction of column c covered by any kernel (for the Free lane).
   std::vector<double> busy(static_cast<size_t>(columns), 0.0);
   // per lane and column: time and count by family
   std::vector<std::vector<std::map<uint32_t, std::pair<double, int>>>> cells(
       3, std::vector<std::map<uint32_t, std::pair<double, int>>>(static_cast<size_t>(columns)));
   for (const auto& kernel : kernels) {
-    double start = std::max(kernel.start_us, t0);
-    double end = std::min(kernel.start_us + kernel.duration_us, t1);
-    if (end <= start && !(kernel.duration_us == 0 && kernel.start_us >= t0 && kernel.start_us < t1))
+    const auto kernel_start = static_cast<double>(kernel.start_ns);
+    double start = std::max(kernel_start, t0);
+    double end = std::min(static_cast<double>(kernel.start_ns + kernel.duration_ns), t1);
+    if (end <= start && !(kernel.duration_ns == 0 && kernel_start >= t0 && kernel_start < t1))
       continue;
     auto lane = static_cast<size_t>(kernel.lane);
-    int c0 = std::clamp(static_cast<int>((start - t0) / us_per_column), 0, columns - 1);
-    int c1 = std::clamp(static_cast<int>((end - t0) / us_per_column), 0, columns - 1);
+    int c0 = std::clamp(static_cast<int>((start - t0) / ns_per_column), 0, columns - 1);
+    int c1 = std::clamp(static_cast<int>((end - t0) / ns_per_column), 0, columns - 1);
     for (int c = c0; c <= c1; ++c) {
-      double col_start = t0 + c * us_per_column, col_end = col_start + us_per_column;
+      double col_start = t0 + c * ns_per_column, col_end = col_start + ns_per_column;
       double overlap = std::max(0.0, std::min(end, col_end) - std::max(start, col_start));
       auto& cell = cells[lane][static_cast<size_t>(c)][kernel.family];
       cell.first += overlap;
       cell.second += 1;
       busy[static_cast<size_t>(c)] =
-          std::min(1.0, busy[static_cast<size_t>(c)] + overlap / us_per_column);
+          std::min(1.0, busy[static_cast<size_t>(c)] + overlap / ns_per_column);
     }
   }
   // Runs: neighbouring columns whose dominant family is the same.
@@ -136,7 +137,7 @@ TimelineOverview AggregateColumns(const std::vector<TimelineKernel>& kernels, do
       if (run && best->first != run->family) flush(c);
       if (!run) run = OverviewRun{c, c, best->first, 0, 0};
       for (const auto& [family, time_count] : cell) {
-        run->time_us += time_count.first;
+        run->time_ns += time_count.first;
         run->kernels += time_count.second;
       }
     }
@@ -191,37 +192,36 @@ StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step
     auto [family, new_family] =
         local_family.try_emplace(index, static_cast<uint32_t>(timeline.strings.size()));
     if (new_family) timeline.strings.push_back(rules.families()[index]);
-    step_kernels.push_back(
-        TimelineKernel{ToUs(kernels.start_ns[i] - origin), ToUs(kernels.duration_ns[i]), lane,
-                       local(kernels.op_type[i]), local(kernels.name[i]), family->second});
+    step_kernels.push_back(TimelineKernel{kernels.start_ns[i] - origin, kernels.duration_ns[i],
+                                          lane, local(kernels.op_type[i]), local(kernels.name[i]),
+                                          family->second});
   }
   timeline.step_start_ns = origin;
   timeline.kernel_count = static_cast<int64_t>(step_kernels.size());
-  timeline.span_us = ToUs(window_end - origin);
+  timeline.span_ns = window_end - origin;
   std::vector<Interval> compute_union = UnionOf(compute);
   std::vector<Interval> comm_union = UnionOf(comm);
   std::vector<Interval> other_union = UnionOf(other);
   std::vector<Interval> all_union =
       UnionOfMerged(UnionOfMerged(compute_union, comm_union), other_union);
-  timeline.compute_us = ToUs(TotalLength(compute_union));
-  timeline.comm_us = ToUs(TotalLength(comm_union));
-  timeline.other_us = ToUs(TotalLength(other_union));
-  timeline.comm_not_overlapped_us = ToUs(LengthMinus(comm_union, compute_union));
-  timeline.free_us = ToUs((window_end - origin) - TotalLength(all_union));
+  timeline.compute_ns = TotalLength(compute_union);
+  timeline.comm_ns = TotalLength(comm_union);
+  timeline.other_ns = TotalLength(other_union);
+  timeline.comm_not_overlapped_ns = LengthMinus(comm_union, compute_union);
+  timeline.free_ns = (window_end - origin) - TotalLength(all_union);
 
   // Step-start idle: until the first compute kernel; the collective that
   // runs meanwhile is what the step waits for (the article's 302 ms barrier).
   for (size_t i : rows) {
     if (LaneOf(profile, i) != Lane::kCompute) continue;
-    timeline.step_start_idle_us = ToUs(kernels.start_ns[i] - origin);
+    timeline.step_start_idle_ns = kernels.start_ns[i] - origin;
     break;
   }
   for (size_t i : rows) {
     if (kernels.kind[i] != model::ActivityKind::kCommunication) continue;
-    if (kernels.start_ns[i] - origin > static_cast<int64_t>(timeline.step_start_idle_us * 1000))
-      break;
+    if (kernels.start_ns[i] - origin > timeline.step_start_idle_ns) break;
     timeline.step_start_waits_for = std::string(profile.strings.Get(kernels.op_type[i]));
-    timeline.step_start_wait_collective_us = ToUs(kernels.duration_ns[i]);
+    timeline.step_start_wait_collective_ns = kernels.duration_ns[i];
     break;
   }
 
@@ -231,21 +231,21 @@ StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step
     int64_t gap_start = all_union[g - 1].end;
     int64_t gap_end = all_union[g].start;
     if (gap_end - gap_start < options.min_gap_ns) continue;
-    gaps.push_back(FreeGap{ToUs(gap_start - origin), ToUs(gap_end - gap_start), "", ""});
+    gaps.push_back(FreeGap{gap_start - origin, gap_end - gap_start, "", ""});
   }
   // Only the longest few are kept: partial_sort, not a full sort of 10^5 gaps.
   size_t keep = std::min(gaps.size(), options.longest_gaps);
   std::partial_sort(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(keep), gaps.end(),
                     [](const FreeGap& a, const FreeGap& b) {
-                      if (a.duration_us != b.duration_us) return a.duration_us > b.duration_us;
-                      return a.start_us < b.start_us;
+                      if (a.duration_ns != b.duration_ns) return a.duration_ns > b.duration_ns;
+                      return a.start_ns < b.start_ns;
                     });
   // A new vector, not resize: the timeline outlives the analysis of its
   // rank, and the capacity of every gap of the step would stay with it.
   gaps = std::vector<FreeGap>(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(keep));
   for (FreeGap& gap : gaps) {
-    int64_t gap_start = origin + std::llround(gap.start_us * 1000);
-    int64_t gap_end = gap_start + std::llround(gap.duration_us * 1000);
+    const int64_t gap_start = origin + gap.start_ns;
+    const int64_t gap_end = gap_start + gap.duration_ns;
     int64_t best_end = INT64_MIN;
     for (size_t i : rows) {
       if (kernels.end_ns(i) <= gap_start && kernels.end_ns(i) > best_end) {
@@ -260,16 +260,17 @@ StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step
   timeline.longest_gaps = std::move(gaps);
 
   if (centre != nullptr) {
-    BuildZooms(step_kernels, &timeline, centre->anchors_us, centre->label, options);
+    BuildZooms(step_kernels, &timeline, centre->anchors_ns, centre->label, options);
   } else {
     // Nested zoom windows on the densest region of compute starts.
-    std::vector<double> starts;
+    std::vector<int64_t> starts;
     for (const TimelineKernel& kernel : step_kernels) {
-      if (kernel.lane == Lane::kCompute) starts.push_back(kernel.start_us);
+      if (kernel.lane == Lane::kCompute) starts.push_back(kernel.start_ns);
     }
     BuildZooms(step_kernels, &timeline, starts, "densest region of compute kernel starts", options);
   }
-  timeline.overview = AggregateColumns(step_kernels, 0, timeline.span_us, kOverviewColumns);
+  timeline.overview =
+      AggregateColumns(step_kernels, 0, static_cast<double>(timeline.span_ns), kOverviewColumns);
   return timeline;
 }
 

@@ -18,12 +18,12 @@ namespace trainscope::analysis {
 
 enum class Lane : uint8_t { kCompute = 0, kComm = 1, kOther = 2 };
 
-// One kernel placed on the timeline; times relative to the step start (us).
+// One kernel placed on the timeline; times relative to the step start.
 // Strings are indices into StepTimeline::strings: a step has 10^4-10^6
 // kernels but only hundreds of distinct names.
 struct TimelineKernel {
-  double start_us = 0;
-  double duration_us = 0;
+  int64_t start_ns = 0;
+  int64_t duration_ns = 0;
   Lane lane = Lane::kCompute;
   uint32_t op_type = 0;
   uint32_t name = 0;
@@ -31,15 +31,17 @@ struct TimelineKernel {
 };
 
 struct FreeGap {
-  double start_us = 0;  // relative to the step start
-  double duration_us = 0;
+  int64_t start_ns = 0;  // relative to the step start
+  int64_t duration_ns = 0;
   std::string before;  // op type of the kernel that ended last before the gap
   std::string after;   // op type of the kernel that starts the gap's end
 };
 
+// Not whole nanoseconds: a step shorter than every configured width gets
+// one window of a quarter of its span.
 struct ZoomWindow {
-  double width_us = 0;
-  double start_us = 0;  // relative to the step start
+  double width_ns = 0;
+  double start_ns = 0;  // relative to the step start
   int64_t kernel_count = 0;
   std::vector<TimelineKernel> kernels;  // every kernel starting in the window (capped)
   bool truncated = false;
@@ -54,7 +56,7 @@ struct OverviewRun {
   int32_t first_column = 0;
   int32_t end_column = 0;  // exclusive
   uint32_t family = 0;     // index into StepTimeline::strings
-  double time_us = 0;      // kernel time of every family in the run's columns
+  double time_ns = 0;      // kernel time of every family in the run's columns (parts of kernels)
   int64_t kernels = 0;     // kernels touching the run's columns (once per column)
 };
 
@@ -65,7 +67,7 @@ struct ColumnRange {
 
 struct TimelineOverview {
   int32_t columns = 0;
-  double us_per_column = 0;
+  double ns_per_column = 0;
   std::array<std::vector<OverviewRun>, 3> lanes;  // by Lane
   std::vector<ColumnRange> free;                  // columns less than half covered by any kernel
 };
@@ -74,26 +76,26 @@ struct TimelineOverview {
 // column per pixel.
 inline constexpr int32_t kOverviewColumns = 1010;
 
-// Aggregates |kernels| (times relative to the step start) in [t0_us, t1_us)
+// Aggregates |kernels| (times relative to the step start) in [t0_ns, t1_ns)
 // into |columns| columns.
-TimelineOverview AggregateColumns(const std::vector<TimelineKernel>& kernels, double t0_us,
-                                  double t1_us, int32_t columns);
+TimelineOverview AggregateColumns(const std::vector<TimelineKernel>& kernels, double t0_ns,
+                                  double t1_ns, int32_t columns);
 
 struct StepTimeline {
   int32_t step = model::kNoStep;
   int64_t step_start_ns = 0;  // absolute, first kernel start of the step
-  double span_us = 0;
+  int64_t span_ns = 0;
   int64_t kernel_count = 0;  // kernels of the step
-  // Lane totals as interval unions (us) and Free = span - |union of all|.
-  double compute_us = 0;
-  double comm_us = 0;
-  double other_us = 0;
-  double comm_not_overlapped_us = 0;  // comm union minus compute union
-  double free_us = 0;
+  // Lane totals as interval unions and Free = span - |union of all|.
+  int64_t compute_ns = 0;
+  int64_t comm_ns = 0;
+  int64_t other_ns = 0;
+  int64_t comm_not_overlapped_ns = 0;  // comm union minus compute union
+  int64_t free_ns = 0;
   // The idle of the compute lane at step start and the collective running then.
-  double step_start_idle_us = 0;
+  int64_t step_start_idle_ns = 0;
   std::string step_start_waits_for;  // op type of the first collective, "" if none
-  double step_start_wait_collective_us = 0;
+  int64_t step_start_wait_collective_ns = 0;
   std::vector<FreeGap> longest_gaps;  // longest first
   std::vector<ZoomWindow> zooms;      // widest first, each nested in the previous
   std::string zoom_centre;            // what the zooms are centred on
@@ -104,7 +106,7 @@ struct StepTimeline {
 };
 
 struct TimelineOptions {
-  std::vector<double> zoom_widths_us = {40'000, 4'000, 1'000};
+  std::vector<int64_t> zoom_widths_ns = {40'000'000, 4'000'000, 1'000'000};
   size_t longest_gaps = 5;
   size_t max_kernels_per_zoom = 400;
   int64_t min_gap_ns = 1'000;  // gaps shorter than 1 us are not "free time" worth listing
@@ -114,7 +116,7 @@ struct TimelineOptions {
 // width, inside the previous one, that holds the most anchors (times
 // relative to the step start), e.g. the instance starts of the top motif.
 struct ZoomCentre {
-  std::vector<double> anchors_us;
+  std::vector<int64_t> anchors_ns;
   std::string label;
 };
 
