@@ -94,16 +94,16 @@ TEST(CommunicationSummary, FileMillisecondsBecomeNanosecondsAndUnknownStaysUnkno
   model::RankProfile profile;
   const char* names[] = {"hcom_allReduce__586_0_1", "hcom_allGather__586_1_1"};
   for (int i = 0; i < 2; ++i) {
-    model::KernelRow row;
+    model::DeviceEvent row;
     row.step = 3;
     row.name = profile.strings.Intern(names[i]);
     row.op_type = profile.strings.Intern("hcom_allReduce_");
     row.kind = model::ActivityKind::kCommunication;
     row.start_ns = 1'000'000 * (i + 1);
     row.duration_ns = 500'000;
-    profile.kernels.Append(row);
+    profile.device_events.Append(row);
   }
-  profile.kernels.SortByStart();
+  profile.device_events.SortByStart();
   model::CommOpRecord known;
   known.name = names[0];
   known.transit_ms = 1.5;

@@ -75,8 +75,7 @@ void DominantOperator(int32_t rank, const StepDistribution& step, const FindingT
   f.evidence_values = {{"share_of_kernel_time_pct", top.share_time * 100},
                        {"total_ms", EvidenceMs(top.total_ns)},
                        {"count", static_cast<double>(top.count)}};
-  f.text_values = {
-      {"mean_us", EvidenceUs(top.total_ns) / static_cast<double>(top.count)}};
+  f.text_values = {{"mean_us", EvidenceUs(top.total_ns) / static_cast<double>(top.count)}};
   f.text_labels = {{"op_type", top.op_type}, {"family", top.family}};
   const int64_t step_ns = step.breakdown && step.breakdown->budget.total_ns > 0
                               ? step.breakdown->budget.total_ns
