@@ -116,7 +116,8 @@ TEST(CommunicationSummary, FileMillisecondsBecomeNanosecondsAndUnknownStaysUnkno
   unknown.sync_ms = std::numeric_limits<double>::infinity();
   profile.communication.ops = {known, unknown};
 
-  const RankComm comm = SummarizeRankCommunication(profile);
+  const RankComm comm =
+      SummarizeRankCommunication(profile, CommOptionsOf(FindingCatalog::Builtin().thresholds()));
   ASSERT_EQ(comm.ops.size(), 2u);
   EXPECT_EQ(comm.ops[0].transit_ns, 1'500'000);
   EXPECT_EQ(comm.ops[0].wait_ns, 12'346);
@@ -124,6 +125,43 @@ TEST(CommunicationSummary, FileMillisecondsBecomeNanosecondsAndUnknownStaysUnkno
   EXPECT_EQ(comm.ops[1].transit_ns, -1);
   EXPECT_EQ(comm.ops[1].wait_ns, -1);
   EXPECT_EQ(comm.ops[1].sync_ns, -1);
+}
+
+// The pseudo-overlap window and the small-slice size are catalogue
+// thresholds: an override moves the decision, no constant in the code does.
+TEST(CommunicationSummary, ResumeWindowAndSmallSliceComeFromTheThresholds) {
+  model::RankProfile profile;
+  auto add = [&](const char* name, model::ActivityKind kind, int64_t start_us, int64_t dur_us) {
+    model::DeviceEvent row;
+    row.step = 1;
+    row.name = profile.strings.Intern(name);
+    row.op_type = row.name;
+    row.kind = kind;
+    row.start_ns = start_us * 1000;
+    row.duration_ns = dur_us * 1000;
+    profile.device_events.Append(row);
+  };
+  add("MatMul", model::ActivityKind::kCompute, 0, 100);
+  add("hcom_allGather__1_1_1", model::ActivityKind::kCommunication, 100, 300);
+  add("MatMul", model::ActivityKind::kCompute, 430, 100);  // resumes 30 us after the end
+  profile.device_events.SortByStart();
+
+  FindingThresholds t = FindingCatalog::Builtin().thresholds();
+  t.comm_resume_us = 50;
+  t.pseudo_overlap_min_idle_us = 20;
+  t.small_collective_ms = 1;
+  RankComm comm = SummarizeRankCommunication(profile, CommOptionsOf(t));
+  ASSERT_EQ(comm.steps.size(), 1u);
+  EXPECT_EQ(comm.steps[0].pseudo_overlap_count, 1);
+  EXPECT_EQ(comm.steps[0].pseudo_overlap_ns, 300'000);
+  EXPECT_EQ(comm.steps[0].small_collectives, 1);  // 300 us < 1 ms, size unknown
+
+  t.comm_resume_us = 20;        // 30 us is now too late to have waited for it
+  t.small_collective_ms = 0.2;  // and 300 us is no longer small
+  comm = SummarizeRankCommunication(profile, CommOptionsOf(t));
+  ASSERT_EQ(comm.steps.size(), 1u);
+  EXPECT_EQ(comm.steps[0].pseudo_overlap_count, 0);
+  EXPECT_EQ(comm.steps[0].small_collectives, 0);
 }
 
 // Generates a synth job, analyses it and returns the cluster finding ids.

@@ -4,6 +4,7 @@
 // verdict.
 #include "analysis/common/findings_catalog.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -100,6 +101,14 @@ pseudo_overlap_min_share  0.5  share  all-gathers  m
 slow_link_ratio  0.2  share  transport-mean  m
 fragmented_min_slices  16  count  none  m
 fragmented_min_share  0.5  share  communication-time  m
+comm_resume_us  50  us  none  m
+pseudo_overlap_min_idle_us  20  us  none  m
+small_collective_ms  1  ms  none  m
+small_collective_kb  50  kb  none  m
+straggler_min_flag_share  0.2  share  instances  m
+straggler_min_instances  3  count  none  m
+straggler_min_last_share  0.5  share  instances  m
+straggler_min_lateness_us  20  us  none  m
 )";
 
 Status ParseWith(const std::string& findings, const std::string& thresholds = kThresholds) {
@@ -146,10 +155,14 @@ TEST(FindingCatalog, ParsesAndChecksPlaceholders) {
 TEST(FindingCatalog, ThresholdErrorsNameFileAndLine) {
   std::string t = kThresholds;
   auto error = [](const std::string& thresholds) { return ParseWith("", thresholds).message(); };
-  EXPECT_NE(error(t + "bogus  1  pct  step  m\n").find("t.tsv:21: unknown threshold key 'bogus'"),
+  // The appended row is the line after the last one of kThresholds.
+  const std::string next = fmt::format("t.tsv:{}:", std::count(t.begin(), t.end(), '\n') + 1);
+  EXPECT_NE(error(t + "bogus  1  pct  step  m\n").find(next + " unknown threshold key 'bogus'"),
+            std::string::npos);
+  EXPECT_NE(error(t + "skew_wait_pct  2  pct  step  m\n").find(next + " 'skew_wait_pct' set twice"),
             std::string::npos);
   EXPECT_NE(
-      error(t + "skew_wait_pct  2  pct  step  m\n").find("t.tsv:21: 'skew_wait_pct' set twice"),
+      error(t + "small_collective_ms  -1  ms  none  m\n").find(next + " value -1 out of range"),
       std::string::npos);
   EXPECT_NE(error("skew_wait_pct  x  pct  step  m\n").find("t.tsv:1: 'x' is not a number"),
             std::string::npos);
@@ -188,8 +201,15 @@ TEST(FindingCatalog, BuiltinLoadsAndEveryIdHasItsTexts) {
       for (const std::string& key : e.thresholds) used = used || key == t.key;
     }
     EXPECT_TRUE(used) << t.key;
-    // A threshold on a time is relative to the step: no unit is a time.
-    EXPECT_TRUE(t.unit == "share" || t.unit == "pct" || t.unit == "ratio" || t.unit == "count");
+    // A threshold on a time is relative to the step; the only absolute
+    // times and sizes are hardware latencies, relative to nothing.
+    const bool absolute = t.unit == "us" || t.unit == "ms" || t.unit == "kb";
+    EXPECT_TRUE(absolute || t.unit == "share" || t.unit == "pct" || t.unit == "ratio" ||
+                t.unit == "count")
+        << t.key;
+    if (absolute) {
+      EXPECT_EQ(t.relative_to, "none") << t.key;
+    }
   }
 }
 

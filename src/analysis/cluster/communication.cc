@@ -150,6 +150,15 @@ void SummarizeStep(const CommOptions& options, const std::vector<CommInstance>& 
 
 }  // namespace
 
+CommOptions CommOptionsOf(const FindingThresholds& t) {
+  CommOptions o;
+  o.resume_tolerance_ns = std::llround(t.comm_resume_us * 1e3);
+  o.min_pseudo_overlap_ns = std::llround(t.pseudo_overlap_min_idle_us * 1e3);
+  o.small_duration_ns = std::llround(t.small_collective_ms * 1e6);
+  o.small_bytes = t.small_collective_kb * 1024;
+  return o;
+}
+
 RankComm SummarizeRankCommunication(const model::RankProfile& profile, const CommOptions& options) {
   RankComm rc;
   rc.rank = profile.rank;

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/common/findings_catalog.h"
 #include "model/rank_profile.h"
 
 namespace trainscope::analysis {
@@ -70,17 +71,21 @@ struct RankComm {
   double sync_ratio = -1;
 };
 
+// The latencies the summary decides with; their values and origins are in
+// data/thresholds.tsv (comm_resume_us, pseudo_overlap_min_idle_us,
+// small_collective_ms, small_collective_kb), never constants here.
 struct CommOptions {
   // Compute resuming within this of a collective's end waited for it.
-  int64_t resume_tolerance_ns = 50'000;
-  int64_t min_pseudo_overlap_ns = 20'000;
+  int64_t resume_tolerance_ns = 0;
+  int64_t min_pseudo_overlap_ns = 0;
   // A "small slice": shorter than this and, where the size is known, smaller.
-  int64_t small_duration_ns = 1'000'000;
-  double small_bytes = 50.0 * 1024;
+  int64_t small_duration_ns = 0;
+  double small_bytes = 0;
 };
 
+CommOptions CommOptionsOf(const FindingThresholds& thresholds);
+
 // Keeps only what the cross-rank analysis needs; the profile can be freed after.
-RankComm SummarizeRankCommunication(const model::RankProfile& profile,
-                                    const CommOptions& options = {});
+RankComm SummarizeRankCommunication(const model::RankProfile& profile, const CommOptions& options);
 
 }  // namespace trainscope::analysis

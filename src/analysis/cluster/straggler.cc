@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -44,6 +45,15 @@ std::vector<std::pair<int32_t, double>> SortedScores(std::vector<std::pair<int32
 }
 
 }  // namespace
+
+StragglerOptions StragglerOptionsOf(const FindingThresholds& t) {
+  StragglerOptions o;
+  o.min_flag_share = t.straggler_min_flag_share;
+  o.min_instances = std::llround(t.straggler_min_instances);
+  o.min_last_share = t.straggler_min_last_share;
+  o.min_lateness_ns = std::llround(t.straggler_min_lateness_us * 1e3);
+  return o;
+}
 
 void DetectStragglers(const std::vector<RankComm>& ranks, const StragglerOptions& options,
                       ClusterAnalysis* cluster) {

@@ -25,16 +25,19 @@ double DixonRatioLow(const std::vector<double>& sorted);
 // 3-sigma beyond (below mean - 3 sigma). Needs n >= 3.
 bool SmallestIsOutlier(std::vector<double> values);
 
+// Values and origins in data/thresholds.tsv (straggler_min_*).
 struct StragglerOptions {
   // A rank is a straggler by (a) when it is the flagged shortest in at least
   // this share of the tested instances (and at least min_instances times).
-  double min_flag_share = 0.2;
-  int64_t min_instances = 3;
+  double min_flag_share = 0;
+  int64_t min_instances = 0;
   // By (b) when it arrives last in at least max(this, 2/n, capped at 0.9)
   // of the instances and its mean lateness exceeds min_lateness_ns.
-  double min_last_share = 0.5;
-  int64_t min_lateness_ns = 20'000;
+  double min_last_share = 0;
+  int64_t min_lateness_ns = 0;
 };
+
+StragglerOptions StragglerOptionsOf(const FindingThresholds& thresholds);
 
 // Fills by_shortest_comm, by_last_arrival, the per-rank straggler columns and
 // straggler_ranks of |cluster| (per_rank must already hold one row per entry

@@ -41,6 +41,14 @@ constexpr Binding kBindings[] = {
     {"slow_link_ratio", &FindingThresholds::slow_link_ratio},
     {"fragmented_min_slices", &FindingThresholds::fragmented_min_slices},
     {"fragmented_min_share", &FindingThresholds::fragmented_min_share},
+    {"comm_resume_us", &FindingThresholds::comm_resume_us},
+    {"pseudo_overlap_min_idle_us", &FindingThresholds::pseudo_overlap_min_idle_us},
+    {"small_collective_ms", &FindingThresholds::small_collective_ms},
+    {"small_collective_kb", &FindingThresholds::small_collective_kb},
+    {"straggler_min_flag_share", &FindingThresholds::straggler_min_flag_share},
+    {"straggler_min_instances", &FindingThresholds::straggler_min_instances},
+    {"straggler_min_last_share", &FindingThresholds::straggler_min_last_share},
+    {"straggler_min_lateness_us", &FindingThresholds::straggler_min_lateness_us},
 };
 
 const Binding* FindBinding(std::string_view key) {
@@ -56,21 +64,24 @@ std::string KnownKeys() {
   return s;
 }
 
-constexpr std::string_view kUnits[] = {"share", "pct", "ratio", "count"};
+constexpr std::string_view kUnits[] = {"share", "pct", "ratio", "count", "us", "ms", "kb"};
 constexpr std::string_view kParts[] = {"title", "evidence", "cause", "remedy", "gain"};
 constexpr std::string_view kThresholdPrefix = "threshold.";
 
 // A value a threshold of |unit| can take: shares and ratios in [0, 1],
-// percentages in [0, 100], counts whole and >= 0.
+// percentages in [0, 100], counts whole and >= 0, latencies and sizes
+// (us, ms, kb) any finite value >= 0.
 Status CheckValue(double v, std::string_view unit, const std::string& where) {
+  const bool measure = unit == "us" || unit == "ms" || unit == "kb";
   const bool ok = std::isfinite(v) && v >= 0 &&
                   (unit == "share" || unit == "ratio" ? v <= 1
                    : unit == "pct"                    ? v <= 100
+                   : measure                          ? true
                                                       : v == std::floor(v));
   if (ok) return Status::Ok();
   return InvalidInput(fmt::format(
       "{}: value {} out of range for unit '{}' (share/ratio: 0-1, pct: 0-100, count: a whole "
-      "number >= 0)",
+      "number >= 0, us/ms/kb: >= 0)",
       where, v, unit));
 }
 
@@ -102,8 +113,8 @@ Status ParseThresholds(std::string_view text, const std::string& name,
                                           cols[0], KnownKeys()));
         }
         if (std::find(std::begin(kUnits), std::end(kUnits), cols[2]) == std::end(kUnits)) {
-          return InvalidInput(
-              fmt::format("{}: unit '{}' is not one of share, pct, ratio, count", where, cols[2]));
+          return InvalidInput(fmt::format(
+              "{}: unit '{}' is not one of share, pct, ratio, count, us, ms, kb", where, cols[2]));
         }
         TS_ASSIGN_OR_RETURN(const double v, ParseValue(cols[1], where));
         TS_RETURN_IF_ERROR(CheckValue(v, cols[2], where));

@@ -24,32 +24,40 @@ namespace trainscope::analysis {
 // data/thresholds.tsv (the members have no defaults of their own); "pct"
 // members are percentages, "share"/"ratio" members fractions.
 struct FindingThresholds {
-  double exposed_comm_normal = 0;        // share of the step
-  double exposed_comm_examine = 0;       // share of the step
-  double device_free_normal = 0;         // share of the step
-  double dominant_operator = 0;          // share of kernel time
-  double pipe_operator_min_share = 0;    // share of kernel time
-  double pipe_top_operators = 0;         // count
-  double pipe_busy = 0;                  // AI Core pipe ratio
-  double pipe_low = 0;                   // AI Core pipe ratio
-  double fingerprint_min_instances = 0;  // count per step
-  double straggler_gain_cap_pct = 0;     // % of the step
-  double skew_wait_pct = 0;              // % of the step
-  double skew_residual_pct = 0;          // % of the step
-  double skew_min_gain_pct = 0;          // % of the step
-  double pseudo_overlap_pct = 0;         // % of the step
-  double pseudo_overlap_min_count = 0;   // count per rank
-  double pseudo_overlap_min_share = 0;   // share of the rank's all-gathers
-  double slow_link_ratio = 0;            // share of the transport's mean bandwidth
-  double fragmented_min_slices = 0;      // count per rank
-  double fragmented_min_share = 0;       // share of communication time
+  double exposed_comm_normal = 0;         // share of the step
+  double exposed_comm_examine = 0;        // share of the step
+  double device_free_normal = 0;          // share of the step
+  double dominant_operator = 0;           // share of kernel time
+  double pipe_operator_min_share = 0;     // share of kernel time
+  double pipe_top_operators = 0;          // count
+  double pipe_busy = 0;                   // AI Core pipe ratio
+  double pipe_low = 0;                    // AI Core pipe ratio
+  double fingerprint_min_instances = 0;   // count per step
+  double straggler_gain_cap_pct = 0;      // % of the step
+  double skew_wait_pct = 0;               // % of the step
+  double skew_residual_pct = 0;           // % of the step
+  double skew_min_gain_pct = 0;           // % of the step
+  double pseudo_overlap_pct = 0;          // % of the step
+  double pseudo_overlap_min_count = 0;    // count per rank
+  double pseudo_overlap_min_share = 0;    // share of the rank's all-gathers
+  double slow_link_ratio = 0;             // share of the transport's mean bandwidth
+  double fragmented_min_slices = 0;       // count per rank
+  double fragmented_min_share = 0;        // share of communication time
+  double comm_resume_us = 0;              // us after a collective's end (a latency)
+  double pseudo_overlap_min_idle_us = 0;  // us of compute idle behind an all-gather
+  double small_collective_ms = 0;         // ms: a shorter collective is "small"
+  double small_collective_kb = 0;         // KB: and, where the size is known, smaller
+  double straggler_min_flag_share = 0;    // share of the tested instances
+  double straggler_min_instances = 0;     // count
+  double straggler_min_last_share = 0;    // share of the rank's instances
+  double straggler_min_lateness_us = 0;   // us behind the median rank
 };
 
 // One row of data/thresholds.tsv.
 struct ThresholdInfo {
   std::string key;
   double value = 0;
-  std::string unit;         // share | pct | ratio | count
+  std::string unit;         // share | pct | ratio | count | us | ms | kb
   std::string relative_to;  // step | kernel-time | ... | none
   std::string origin;       // where the number comes from
   std::string source;       // file:line it was last set from

@@ -167,7 +167,7 @@ void AddClusterAnalysis(std::vector<RankComm> comm, const std::vector<RankLinks>
   c.step = ComparedStep(comm, *job);
   FillPerRank(comm, c.step, &c);
   FillCollectives(comm, &c);
-  DetectStragglers(comm, StragglerOptions(), &c);
+  DetectStragglers(comm, StragglerOptionsOf(catalog.thresholds()), &c);
   c.slow_links = FindSlowLinks(links, catalog.thresholds().slow_link_ratio, &c.links_checked);
   if (c.collectives.empty()) c.notes.push_back("no communication ops found on any rank");
   if (c.links_checked == 0) {

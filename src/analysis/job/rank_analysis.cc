@@ -150,7 +150,8 @@ Result<RankResult> AnalyzeRank(const model::RankProfile& profile, const JobConte
   ParallelFor(steps.size(), context.step_threads, [&](size_t i) {
     result.steps[i] = AnalyzeOneStep(profile, steps[i], families, motifs, context.options);
   });
-  result.comm = SummarizeRankCommunication(profile);
+  result.comm =
+      SummarizeRankCommunication(profile, CommOptionsOf(CatalogOf(context.options).thresholds()));
   result.links = RankLinks{profile.rank, profile.communication.links};
   return result;
 }
