@@ -18,10 +18,8 @@
 
 namespace trainscope::model {
 
-// One row of step_trace_time.csv, all durations in ns.
-struct StepTraceRow {
-  int32_t step = kNoStep;
-  std::optional<int32_t> device_id;
+// The profiler's own accounting of one step (step_trace_time.csv), in ns.
+struct StepTraceTimes {
   int64_t computing_ns = 0;
   int64_t communication_not_overlapped_ns = 0;
   int64_t overlapped_ns = 0;
@@ -30,6 +28,12 @@ struct StepTraceRow {
   int64_t stage_ns = 0;
   int64_t bubble_ns = 0;
   std::optional<int64_t> preparing_ns;
+};
+
+// One row of step_trace_time.csv.
+struct StepTraceRow : StepTraceTimes {
+  int32_t step = kNoStep;
+  std::optional<int32_t> device_id;
 };
 
 // One row of op_statistic.csv (per op type, compute ops only).

@@ -16,6 +16,7 @@
 #include "formats/ascend/communication_reader.h"
 #include "formats/load_profiles.h"
 #include "synth/synth.h"
+#include "synth_job.h"
 #include "test_paths.h"
 
 namespace trainscope::analysis {
@@ -167,10 +168,9 @@ TEST(CommunicationSummary, ResumeWindowAndSmallSliceComeFromTheThresholds) {
 // Generates a synth job, analyses it and returns the cluster finding ids.
 std::vector<std::string> ClusterFindings(const synth::SynthOptions& options, JobAnalysis* out,
                                          const FindingCatalog* catalog = nullptr) {
-  const std::string dir = testing::MakeTempDir("cluster");
-  EXPECT_TRUE(synth::WriteSynthJob(options, dir).ok());
-  auto profiles = formats::LoadProfiles({dir}, 2);
-  EXPECT_TRUE(profiles.ok());
+  std::string dir;
+  auto profiles = testing::LoadSynthJob(options, "cluster", 2, &dir);
+  EXPECT_TRUE(profiles.ok()) << profiles.status().message();
   auto rules = FamilyRules::Merge({}, FamilyRules::Builtin());
   AnalysisOptions analysis_options;
   analysis_options.catalog = catalog;

@@ -15,6 +15,7 @@
 #include "analysis/job/rank_analysis.h"
 #include "formats/load_profiles.h"
 #include "synth/synth.h"
+#include "synth_job.h"
 #include "test_paths.h"
 #include "unit/threshold_findings_util.h"
 
@@ -131,9 +132,7 @@ struct Loaded {
 };
 
 Loaded Load(const synth::SynthOptions& options, const std::string& tag) {
-  const std::string dir = testing::MakeTempDir(tag);
-  EXPECT_TRUE(synth::WriteSynthJob(options, dir).ok());
-  auto profiles = formats::LoadProfiles({dir}, 2);
+  auto profiles = testing::LoadSynthJob(options, tag);
   EXPECT_TRUE(profiles.ok()) << profiles.status().message();
   auto job = AnalyzeJob(profiles->profiles, FamilyRules::Builtin(), AnalysisOptions{}, 2);
   EXPECT_TRUE(job.ok()) << job.status().message();

@@ -15,6 +15,7 @@
 #include "analysis/motifs/motif_step.h"
 #include "formats/load_profiles.h"
 #include "synth/synth.h"
+#include "synth_job.h"
 #include "test_paths.h"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
@@ -162,9 +163,7 @@ TEST(MotifSynth, OneLayerIsTheMainMotifAndFingerprintsAreMeasured) {
   options.layers = 6;
   options.steps = 2;
   options.seed = 3;
-  const std::string dir = testing::MakeTempDir("motif_synth");
-  ASSERT_TRUE(synth::WriteSynthJob(options, dir).ok());
-  auto profiles = formats::LoadProfiles({dir}, 2);
+  auto profiles = testing::LoadSynthJob(options, "motif_synth");
   ASSERT_TRUE(profiles.ok()) << profiles.status().message();
   auto job = AnalyzeJob(profiles->profiles, FamilyRules::Builtin(), AnalysisOptions{}, 2);
   ASSERT_TRUE(job.ok()) << job.status().message();

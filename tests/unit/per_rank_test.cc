@@ -19,6 +19,7 @@
 #include "analysis/step/step_selection.h"
 #include "formats/load_profiles.h"
 #include "synth/synth.h"
+#include "synth_job.h"
 #include "test_paths.h"
 
 namespace trainscope::analysis {
@@ -60,9 +61,7 @@ TEST(PerRankTest, CombineChoosesTheJobStepOfTheProfilesOnSynthJobs) {
       options.steps = 5;
       options.seed = seed;
       options.straggler_rank = ranks - 1;
-      const std::string dir = testing::MakeTempDir("per_rank_synth");
-      ASSERT_TRUE(synth::WriteSynthJob(options, dir).ok());
-      auto loaded = formats::LoadProfiles({dir}, 2);
+      auto loaded = testing::LoadSynthJob(options, "per_rank_synth");
       ASSERT_TRUE(loaded.ok()) << loaded.status().message();
       // A job step exists (the ranks share steps): the test compares choices.
       ASSERT_TRUE(SelectJobStep(loaded->profiles).has_value());
@@ -87,9 +86,7 @@ TEST(PerRankTest, CombineChoosesTheJobStepOfTheProfilesOnCorpusJobs) {
 TEST(PerRankTest, RequestedStepMissingOnARankFailsNamingTheLowestSuchRank) {
   synth::SynthOptions options;
   options.ranks = 3;
-  const std::string dir = testing::MakeTempDir("per_rank_step");
-  ASSERT_TRUE(synth::WriteSynthJob(options, dir).ok());
-  auto loaded = formats::LoadProfiles({dir}, 2);
+  auto loaded = testing::LoadSynthJob(options, "per_rank_step");
   ASSERT_TRUE(loaded.ok());
   AnalysisOptions analysis_options;
   analysis_options.step = 99;
@@ -160,9 +157,7 @@ TEST(PerRankTest, RankResultHasEveryStepWithItsOwnTimelineAndFindings) {
   synth::SynthOptions options;
   options.ranks = 1;
   options.steps = 3;
-  const std::string dir = testing::MakeTempDir("per_rank_steps");
-  ASSERT_TRUE(synth::WriteSynthJob(options, dir).ok());
-  auto loaded = formats::LoadProfiles({dir}, 1);
+  auto loaded = testing::LoadSynthJob(options, "per_rank_steps", 1);
   ASSERT_TRUE(loaded.ok());
   const JobContext context{FamilyRules::Builtin(), AnalysisOptions{}, 2};
   auto result = AnalyzeRank(loaded->profiles[0], context);

@@ -21,6 +21,7 @@
 #include "report/json_report.h"
 #include "report/text_report.h"
 #include "synth/synth.h"
+#include "synth_job.h"
 #include "test_paths.h"
 
 namespace trainscope::analysis {
@@ -78,9 +79,7 @@ TEST(RankResultIoTest, SynthJobRoundTripsToIdenticalReports) {
   synth::SynthOptions options;
   options.ranks = 2;
   options.steps = 3;
-  const std::string dir = testing::MakeTempDir("rank_result_io");
-  ASSERT_TRUE(synth::WriteSynthJob(options, dir).ok());
-  auto loaded = formats::LoadProfiles({dir}, 2);
+  auto loaded = testing::LoadSynthJob(options, "rank_result_io");
   ASSERT_TRUE(loaded.ok()) << loaded.status().message();
   ASSERT_EQ(loaded->profiles.size(), 2u);
   size_t motifs = 0;

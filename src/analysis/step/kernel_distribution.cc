@@ -10,17 +10,7 @@ namespace {
 
 std::optional<StepTraceSummary> FindStepTrace(const model::RankProfile& profile, int32_t step) {
   for (const auto& row : profile.step_trace) {
-    if (row.step != step) continue;
-    StepTraceSummary summary;
-    summary.computing_ns = row.computing_ns;
-    summary.communication_not_overlapped_ns = row.communication_not_overlapped_ns;
-    summary.overlapped_ns = row.overlapped_ns;
-    summary.communication_ns = row.communication_ns;
-    summary.free_ns = row.free_ns;
-    summary.stage_ns = row.stage_ns;
-    summary.bubble_ns = row.bubble_ns;
-    summary.preparing_ns = row.preparing_ns;
-    return summary;
+    if (row.step == step) return static_cast<const StepTraceSummary&>(row);
   }
   return std::nullopt;
 }

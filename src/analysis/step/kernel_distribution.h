@@ -49,16 +49,7 @@ struct OperatorStat {
 };
 
 // The profiler's own per-step accounting (step_trace_time.csv).
-struct StepTraceSummary {
-  int64_t computing_ns = 0;
-  int64_t communication_not_overlapped_ns = 0;
-  int64_t overlapped_ns = 0;
-  int64_t communication_ns = 0;
-  int64_t free_ns = 0;
-  int64_t stage_ns = 0;
-  int64_t bubble_ns = 0;
-  std::optional<int64_t> preparing_ns;
-};
+using StepTraceSummary = model::StepTraceTimes;
 
 struct StepDistribution {
   int32_t step = model::kNoStep;
