@@ -1,6 +1,9 @@
 #include "analysis/job/rank_analysis.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <filesystem>
 #include <iterator>
 #include <optional>
 
@@ -8,6 +11,7 @@
 #include "analysis/findings/threshold_findings.h"
 #include "analysis/job/job_stages.h"
 #include "analysis/motifs/fingerprint_library.h"
+#include "analysis/step/profiler_agreement.h"
 #include "analysis/step/step_selection.h"
 #include "core/parallel.h"
 
@@ -114,6 +118,39 @@ RankAnalysis ToRankAnalysis(RankResult&& result, const StepChoice& choice) {
   return analysis;
 }
 
+// One warning per rank when its time budget and step_trace_time.csv disagree
+// by more than the tolerance in any step: which steps, the worst, the three
+// differences, and which file the numbers shown follow.
+void WarnWhenTheProfilerDisagrees(const std::vector<RankStepResult>& steps,
+                                  std::string_view budget_file, RankHeader* header) {
+  size_t compared = 0;
+  size_t disagreeing = 0;
+  int32_t worst_step = model::kNoStep;
+  std::optional<ProfilerAgreement> worst;
+  for (const RankStepResult& s : steps) {
+    const std::optional<ProfilerAgreement> a = CompareWithProfiler(s.distribution);
+    if (!a) continue;
+    ++compared;
+    if (a->agrees) continue;
+    ++disagreeing;
+    if (!worst || a->worst_share > worst->worst_share) {
+      worst = a;
+      worst_step = s.distribution.step;
+    }
+  }
+  if (!worst) return;
+  auto ms = [](int64_t ns) { return static_cast<double>(ns) / 1e6; };
+  header->warnings.push_back(fmt::format(
+      "the time budget from {0} disagrees with step_trace_time.csv by more than {1:.0f}% of the "
+      "step in {2} of {3} steps; worst step {4}: off by {5:.1f}% of the profiler's {6:.3f} ms "
+      "(computation {7:+.3f} ms, exposed communication {8:+.3f} ms, idle {9:+.3f} ms). The 'time' "
+      "line follows {0}, the 'profiler' line step_trace_time.csv. Hint: rows skipped or missing "
+      "in {0} (input health below) or device tasks of a type this version does not know",
+      budget_file, kProfilerAgreementShare * 100, disagreeing, compared, worst_step,
+      worst->worst_share * 100, ms(worst->profiler_step_ns), ms(worst->computation_delta_ns),
+      ms(worst->exposed_communication_delta_ns), ms(worst->idle_delta_ns)));
+}
+
 bool HasStep(const RankSteps& steps, int32_t step) {
   return std::find(steps.present.begin(), steps.present.end(), step) != steps.present.end();
 }
@@ -150,6 +187,8 @@ Result<RankResult> AnalyzeRank(const model::RankProfile& profile, const JobConte
   ParallelFor(steps.size(), context.step_threads, [&](size_t i) {
     result.steps[i] = AnalyzeOneStep(profile, steps[i], families, motifs, context.options);
   });
+  WarnWhenTheProfilerDisagrees(
+      result.steps, std::filesystem::path(profile.device_events_from).filename().string(), &header);
   result.comm =
       SummarizeRankCommunication(profile, CommOptionsOf(CatalogOf(context.options).thresholds()));
   result.links = RankLinks{profile.rank, profile.communication.links};

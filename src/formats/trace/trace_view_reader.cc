@@ -25,7 +25,24 @@ using trace::RawEvent;
 // HCCL's own Notify/Write Value/SDMA tasks stick out of the hcom op windows
 // (they would add ~0.2 % to Communication). Those tasks are not device
 // events: counted as skipped rows (kNonComputeDeviceTask).
-bool IsComputeTaskType(std::string_view type) {
+//
+// 2024 torch_npu exports type AI Vector tasks "Other" (Conv2D12, Add3, ...;
+// ascend-formats.md, version drift): those are kernels too, except the
+// runtime's and HCCL's own tasks, recognisable by their names, which later
+// versions type explicitly. Whether the result matches CANN's accounting is
+// checked per step against step_trace_time.csv (profiler_agreement.h).
+bool IsRuntimeTaskName(std::string_view name) {
+  constexpr std::string_view kPrefixes[] = {
+      "Notify",   "Write Value", "Memcpy",       "Reduce_Inline", "RDMA",  "SDMA",
+      "PCIE_DMA", "EVENT_",      "PLACE_HOLDER", "Event",         "Stream"};
+  for (std::string_view p : kPrefixes) {
+    if (name.substr(0, p.size()) == p) return true;
+  }
+  return false;
+}
+
+bool IsComputeTask(std::string_view type, std::string_view name) {
+  if (type == "Other") return !IsRuntimeTaskName(name);
   return type == "AI_CORE" || type == "AI_VECTOR_CORE" || type == "MIX_AIV" || type == "MIX_AIC" ||
          type == "AI_CPU";
 }
@@ -201,7 +218,7 @@ class TraceViewSink : public trace::EventSink {
         continue;
       }
       if (process == "Ascend Hardware") {
-        if (!IsComputeTaskType(pool.Get(s.task_type))) {
+        if (!IsComputeTask(pool.Get(s.task_type), pool.Get(s.name))) {
           Skip(RowIssue::kNonComputeDeviceTask, s,
                fmt::format("{} ({})", pool.Get(s.name), pool.Get(s.task_type)));
           continue;

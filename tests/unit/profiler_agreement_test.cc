@@ -1,0 +1,88 @@
+// The budget is checked against step_trace_time.csv (issue 12, item 1).
+#include "analysis/step/profiler_agreement.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "analysis/common/family_rules.h"
+#include "analysis/job/rank_analysis.h"
+#include "formats/load_profiles.h"
+#include "test_paths.h"
+
+namespace trainscope::analysis {
+namespace {
+
+TEST(ProfilerAgreement, DifferencesAreSharesOfTheProfilersStep) {
+  TimeBudget budget;
+  budget.computation_ns = 1'000'000;
+  budget.exposed_communication_ns = 500'000;
+  budget.idle_ns = 100'000;
+  StepTraceSummary profiler;
+  profiler.computing_ns = 1'010'000;  // 10 us more than ours
+  profiler.communication_not_overlapped_ns = 500'000;
+  profiler.free_ns = 90'000;  // 10 us less
+  const auto a = CompareWithProfiler(budget, profiler);
+  ASSERT_TRUE(a.has_value());
+  EXPECT_EQ(a->profiler_step_ns, 1'600'000);
+  EXPECT_EQ(a->computation_delta_ns, -10'000);
+  EXPECT_EQ(a->exposed_communication_delta_ns, 0);
+  EXPECT_EQ(a->idle_delta_ns, 10'000);
+  EXPECT_DOUBLE_EQ(a->worst_share, 10'000.0 / 1'600'000.0);
+  EXPECT_TRUE(a->agrees);
+
+  profiler.computing_ns = 1'100'000;  // 100 us of 1.69 ms: 5.9%
+  const auto b = CompareWithProfiler(budget, profiler);
+  ASSERT_TRUE(b.has_value());
+  EXPECT_EQ(b->computation_delta_ns, -100'000);
+  EXPECT_FALSE(b->agrees);
+
+  EXPECT_FALSE(CompareWithProfiler(budget, StepTraceSummary{}).has_value());
+}
+
+JobAnalysis AnalyzeCase(const std::string& name) {
+  const std::string dir =
+      testing::SourceDir() + "/tests/golden/cases/ascend_text/" + name + "/input";
+  auto loaded = formats::LoadProfiles({dir}, 1);
+  EXPECT_TRUE(loaded.ok()) << loaded.status().message();
+  auto job = AnalyzeJob(loaded->profiles, FamilyRules::Builtin(), AnalysisOptions{}, 1);
+  EXPECT_TRUE(job.ok()) << job.status().message();
+  return std::move(*job);
+}
+
+// A 2024 trace_view.json types AI Vector tasks "Other": they are kernels, so
+// the trace's computation is the profiler's Computing (1390 us), not the
+// 30 us of the one AI_CORE task; HCCL/runtime tasks typed "Other" are not.
+TEST(ProfilerAgreement, TaskTypeOtherCountsAsKernelsAndAgreesWithStepTrace) {
+  const JobAnalysis job = AnalyzeCase("trace_view_2024_task_type_other");
+  ASSERT_EQ(job.ranks.size(), 1u);
+  const StepDistribution* step = job.ranks[0].selected();
+  ASSERT_NE(step, nullptr);
+  ASSERT_TRUE(step->breakdown.has_value());
+  EXPECT_EQ(step->breakdown->source, "trace");
+  EXPECT_EQ(step->breakdown->budget.computation_ns, 1'390'000);
+  EXPECT_EQ(step->breakdown->budget.exposed_communication_ns, 800'000);
+  EXPECT_EQ(step->breakdown->budget.idle_ns, 50'000);
+  const auto agreement = CompareWithProfiler(*step);
+  ASSERT_TRUE(agreement.has_value());
+  EXPECT_TRUE(agreement->agrees);
+  EXPECT_EQ(agreement->computation_delta_ns, 0);
+  EXPECT_TRUE(job.ranks[0].header.warnings.empty());
+}
+
+// step_trace_time.csv says step 6 computed 300 us more than kernel_details.csv
+// has: the rank carries one warning naming both files, the step and the size.
+TEST(ProfilerAgreement, DisagreementBeyondTwoPercentIsAWarning) {
+  const JobAnalysis job = AnalyzeCase("step_trace_disagrees");
+  ASSERT_EQ(job.ranks.size(), 1u);
+  const auto& warnings = job.ranks[0].header.warnings;
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("kernel_details.csv disagrees with step_trace_time.csv"),
+            std::string::npos)
+      << warnings[0];
+  EXPECT_NE(warnings[0].find("in 1 of 2 steps; worst step 6"), std::string::npos) << warnings[0];
+  EXPECT_NE(warnings[0].find("computation -0.300 ms"), std::string::npos) << warnings[0];
+}
+
+}  // namespace
+}  // namespace trainscope::analysis
