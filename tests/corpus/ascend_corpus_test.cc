@@ -102,6 +102,40 @@ TEST(AscendCorpusTest, EveryKernelDetailsSampleParses) {
   }
 }
 
+// Level0 derives op types from names; Level1/Level2 of the same job give
+// them. For every kernel name in both, the derivation must give the type
+// the profiler gave (issue 12 item 9), so both levels agree on types,
+// families and motifs.
+TEST(AscendCorpusTest, Level0DerivedTypesMatchLevel1And2GivenTypes) {
+  TS_REQUIRE_CORPUS("ascend/msinsight-pytorch-2rank-text-level0");
+  std::map<std::string, std::string> given;  // name -> Type from Level1/Level2
+  for (const char* level : {"level1", "level2"}) {
+    for (const char* rank : {"rank0_ascend_pt", "rank1_ascend_pt"}) {
+      auto r = LoadAscendRank(corpus_path + "/ascend/msinsight-pytorch-2rank-text-" + level + "/" +
+                              rank);
+      ASSERT_TRUE(r.ok()) << r.status().message();
+      for (size_t i = 0; i < r->device_events.size(); ++i) {
+        ASSERT_FALSE(r->device_events.op_type_derived[i]);
+        given[std::string(r->strings.Get(r->device_events.name[i]))] =
+            r->strings.Get(r->device_events.op_type[i]);
+      }
+    }
+  }
+  size_t compared = 0;
+  for (const char* rank : {"rank0_ascend_pt", "rank1_ascend_pt"}) {
+    auto r = LoadAscendRank(corpus_path + "/ascend/msinsight-pytorch-2rank-text-level0/" + rank);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    for (size_t i = 0; i < r->device_events.size(); ++i) {
+      const std::string name(r->strings.Get(r->device_events.name[i]));
+      auto it = given.find(name);
+      if (it == given.end()) continue;
+      ++compared;
+      EXPECT_EQ(r->strings.Get(r->device_events.op_type[i]), it->second) << name;
+    }
+  }
+  EXPECT_GT(compared, 300u);  // 191 kernels a rank, almost all named alike in every level
+}
+
 TEST(AscendCorpusTest, Level0TypesAreDerivedFromNames) {
   TS_REQUIRE_CORPUS("ascend/msinsight-pytorch-2rank-text-level0");
   Result<model::RankProfile> result =

@@ -76,6 +76,17 @@ TEST(AscendKernelDetailsTest, DeriveOpTypeFromName) {
   EXPECT_EQ(DeriveOpTypeFromName("trans_TransData_0"), "TransData");
   EXPECT_EQ(DeriveOpTypeFromName("Conv2D1"), "Conv2D");
   EXPECT_EQ(DeriveOpTypeFromName("ReduceSum7"), "ReduceSum");
+  // A CANN version suffix is part of the type, the digits after it the
+  // instance (issue 12 item 9: AxpyV2102 is AxpyV2 #102, not "AxpyV").
+  EXPECT_EQ(DeriveOpTypeFromName("AxpyV2102"), "AxpyV2");
+  EXPECT_EQ(DeriveOpTypeFromName("GatherV2"), "GatherV2");
+  EXPECT_EQ(DeriveOpTypeFromName("MatMulV31"), "MatMulV3");
+  EXPECT_EQ(DeriveOpTypeFromName("MaxPoolWithArgmaxV112"), "MaxPoolWithArgmaxV1");
+  EXPECT_EQ(DeriveOpTypeFromName("aclnnGather_GatherV2_12"), "GatherV2");
+  EXPECT_EQ(DeriveOpTypeFromName("Relu63"), "Relu");  // ambiguous: the common op
+  EXPECT_EQ(DeriveOpTypeFromName("Expm13"), "Expm1");
+  EXPECT_EQ(DeriveOpTypeFromName("V12"), "V");
+  EXPECT_EQ(DeriveOpTypeFromName("atomic_memset-1_68_1413001_1_0"), "MemSet");
   EXPECT_EQ(DeriveOpTypeFromName("hcom_allReduce__586_0_1"), "hcom_allReduce_");
   EXPECT_EQ(DeriveOpTypeFromName("hcom_batchSendRecv__128_3_1"), "hcom_batchSendRecv_");
   EXPECT_EQ(DeriveOpTypeFromName("MatMul"), "MatMul");

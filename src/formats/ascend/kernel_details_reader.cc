@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -102,8 +103,40 @@ size_t CountLineEnds(std::string_view data) {
 
 }  // namespace
 
+namespace {
+
+// Graph-mode kernel names append the op instance to the op type
+// ("Conv2D1", "ReduceSum7"), but an op type can itself end in digits: a
+// version (CANN's "V" suffix: GatherV2, MatMulV3, AxpyV2 in "AxpyV2102")
+// or a name (Expm1). Stripping every trailing digit would turn
+// AxpyV2102 into "AxpyV" and GatherV2 into "GatherV", and Level0 (types
+// derived) would disagree with Level1 (types given) on the same job.
+std::string_view WithoutInstanceNumber(std::string_view base) {
+  size_t end = base.size();
+  while (end > 0 && IsDigit(base[end - 1])) --end;
+  if (end == 0 || end == base.size()) return base;
+  const std::string_view stem = base.substr(0, end);
+  // A version is one digit after an upper-case V that follows a letter
+  // (MatMulV3, not "V1" alone); the digits after it are the instance.
+  if (stem.size() >= 2 && stem.back() == 'V' &&
+      std::isalpha(static_cast<unsigned char>(stem[stem.size() - 2]))) {
+    return base.substr(0, end + 1);
+  }
+  // Op types that end in a digit without a version are ambiguous with an
+  // instance number when the shorter name is an op too (Relu6 / Relu #6,
+  // Atan2 / Atan #2): those keep the shorter reading, which is the common
+  // op. Only Expm1 has no shorter op ("Expm").
+  if (stem == "Expm" && base[end] == '1') return base.substr(0, end + 1);
+  return stem;
+}
+
+}  // namespace
+
 std::string_view DeriveOpTypeFromName(std::string_view name) {
   if (name.empty()) return name;
+  // Atomic clean-up tasks: "atomic_memset-1_68_1413001_1_0" is a MemSet
+  // (Level1 types it so on the corpus ResNet samples).
+  if (name.substr(0, 13) == "atomic_memset") return "MemSet";
   if (name.substr(0, 5) == "hcom_") return StripNumericSuffixes(name);
   std::string_view base = StripNumericSuffixes(name);
   size_t underscore = base.rfind('_');
@@ -111,10 +144,7 @@ std::string_view DeriveOpTypeFromName(std::string_view name) {
     std::string_view last = base.substr(underscore + 1);
     return last.empty() ? base : last;
   }
-  // "Conv2D1", "ReduceSum7": graph-mode names number the op instance.
-  size_t end = base.size();
-  while (end > 0 && IsDigit(base[end - 1])) --end;
-  return end == 0 ? base : base.substr(0, end);
+  return WithoutInstanceNumber(base);
 }
 
 Status ParseKernelDetails(std::string_view data, const std::string& file_label,
