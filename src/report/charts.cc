@@ -216,8 +216,8 @@ HtmlFragment StepGanttSvg(const analysis::StepTimeline& timeline) {
   const double width = 1100, lane_h = 26, plot_w = width - kLeft - kRight;
   const double height = kTop + 4 * (lane_h + 6) + kBottom;
   SvgCanvas svg(width, height,
-                fmt::format("Timeline of step {}: compute, communication, other and free lanes",
-                            timeline.step));
+                fmt::format("Timeline of {}: compute, communication, other and free lanes",
+                            StepName(timeline.step)));
   // The overview was aggregated at one column per pixel of this plot.
   static_assert(1100 - kLeft - kRight == analysis::kOverviewColumns);
   const double span_us = Us(timeline.span_ns);

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "report/svg.h"
+#include "report/text_report.h"
 #include "report/units.h"
 
 namespace trainscope::report {
@@ -34,7 +35,7 @@ HtmlFragment RankScatterSvg(const analysis::ClusterAnalysis& c) {
     svg.Text(kLeft - 6, Y(yv) + 3, ShortDurationLabel(yv), "end", 10);
   }
   svg.Text(kLeft + pw / 2, kH - 8, "first-kernel start offset in the step", "middle", 11);
-  svg.Text(kLeft, kTop - 8, fmt::format("step time per rank (step {})", c.step), "start", 11);
+  svg.Text(kLeft, kTop - 8, fmt::format("step time per rank ({})", StepName(c.step)), "start", 11);
   for (const auto& r : c.per_rank) {
     const bool straggler = std::find(c.straggler_ranks.begin(), c.straggler_ranks.end(), r.rank) !=
                            c.straggler_ranks.end();

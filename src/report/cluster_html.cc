@@ -21,7 +21,7 @@ std::string RankList(const std::vector<int32_t>& ranks) {
 void RenderClusterHtml(HtmlWriter& out, const analysis::JobAnalysis& job) {
   const analysis::ClusterAnalysis& c = job.cluster;
   if (!c.present) return;
-  out.Format("<h3>Cross-rank, step {}</h3>\n", c.step);
+  out.Format("<h3>Cross-rank, {}</h3>\n", StepName(c.step));
   out.Format(
       "<p>Step time spread {:.1f}% ((max − min) / mean; above 5% means a slow rank), first-kernel "
       "skew {}, "

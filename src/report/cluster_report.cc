@@ -6,6 +6,7 @@
 
 #include "core/safe_text.h"
 #include "report/sections.h"
+#include "report/text_report.h"
 #include "report/units.h"
 
 namespace trainscope::report {
@@ -42,7 +43,7 @@ void WriteMethod(JsonWriter& w, const analysis::StragglerMethod& m) {
 void RenderClusterText(std::string& out, const analysis::JobAnalysis& job, bool) {
   const analysis::ClusterAnalysis& c = job.cluster;
   if (!c.present) return;
-  out += fmt::format("\nCluster ({} ranks, step {})\n", c.ranks, c.step);
+  out += fmt::format("\nCluster ({} ranks, {})\n", c.ranks, StepName(c.step));
   out += fmt::format(
       "  step time mean {:.1f} ms, spread (max-min)/mean {:.1f}%{}; first-kernel skew {:.1f} ms; "
       "step-start wait mean {:.1f} ms (max {:.1f} ms)\n",

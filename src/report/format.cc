@@ -23,6 +23,10 @@ std::string FormatDurationUs(double us) {
 
 std::string FormatDurationNs(double ns) { return FormatDurationUs(Us(ns)); }
 
+std::string StepName(int32_t step) {
+  return step == model::kNoStep ? "the whole capture" : fmt::format("step {}", step);
+}
+
 std::string FormatCount(int64_t count) {
   // Unsigned magnitude: -INT64_MIN does not exist.
   const uint64_t magnitude =

@@ -13,6 +13,7 @@
 namespace trainscope::report {
 namespace {
 
+// A table cell: "all" for a capture without steps.
 std::string StepLabel(int32_t step) {
   return step == model::kNoStep ? "all" : std::to_string(step);
 }
@@ -29,8 +30,8 @@ void RenderSummarySection(HtmlWriter& out, const analysis::JobAnalysis& job,
   if (focus != nullptr && focus->selected() != nullptr) {
     const auto& step = *focus->selected();
     const auto& k = step.kernels;
-    out.Format("<p>Rank {} in depth, step {}: <span class=\"muted\">{}</span></p>\n",
-               focus->header.rank, StepLabel(focus->selected_step), focus->selected_step_reason);
+    out.Format("<p>Rank {} in depth, {}: <span class=\"muted\">{}</span></p>\n", focus->header.rank,
+               StepName(focus->selected_step), focus->selected_step_reason);
     out.Raw("<div class=\"kpi\">");
     Kpi(out, "kernels in the step", FormatCount(k.count));
     Kpi(out, "step span", FormatDurationNs(k.span_ns));
@@ -75,9 +76,8 @@ void RenderDistributionSection(HtmlWriter& out, const analysis::JobAnalysis& job
   for (const auto& rank : job.ranks) {
     const auto* step = rank.selected();
     if (step == nullptr || step->kernels.count == 0) continue;
-    series.push_back(
-        {fmt::format("rank {} step {}", rank.header.rank, StepLabel(rank.selected_step)),
-         &step->density});
+    series.push_back({fmt::format("rank {} {}", rank.header.rank, StepName(rank.selected_step)),
+                      &step->density});
   }
   if (!series.empty()) {
     out.Raw("<h3>Log-log density of kernel durations</h3>\n");
@@ -89,8 +89,7 @@ void RenderDistributionSection(HtmlWriter& out, const analysis::JobAnalysis& job
   }
   if (focus != nullptr && focus->selected() != nullptr) {
     const auto& step = *focus->selected();
-    out.Format("<h3>Kernel families, rank {} step {}</h3>\n", focus->header.rank,
-               StepLabel(step.step));
+    out.Format("<h3>Kernel families, rank {} {}</h3>\n", focus->header.rank, StepName(step.step));
     out.Append(FamilyBarsSvg(step.families));
     out.Raw(
         "<table><tr><th "
@@ -134,9 +133,9 @@ void RenderTimelineSection(HtmlWriter& out, const analysis::RankAnalysis* focus)
   }
   const auto& t = focus->timeline;
   out.Format(
-      "<p>Rank {}, step {}, span {}. Lanes: Compute, Comm (collectives), Other (copies, AI CPU), "
+      "<p>Rank {}, {}, span {}. Lanes: Compute, Comm (collectives), Other (copies, AI CPU), "
       "Free (device idle). Dashed boxes are the zoom windows below.</p>\n",
-      focus->header.rank, StepLabel(t.step), FormatDurationNs(t.span_ns));
+      focus->header.rank, StepName(t.step), FormatDurationNs(t.span_ns));
   out.Append(StepGanttSvg(t));
   out.Raw("<table><tr><th class=\"l\">lane</th><th>time</th><th>share of span</th></tr>\n");
   double span = t.span_ns > 0 ? Us(t.span_ns) : 1;

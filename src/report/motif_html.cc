@@ -21,10 +21,10 @@ void RenderMotifsHtml(HtmlWriter& out, const analysis::RankAnalysis* focus) {
     return;
   }
   out.Format(
-      "<p>Rank {}, step {}: chains of operator types that repeat in the device kernel sequence, "
+      "<p>Rank {}, {}: chains of operator types that repeat in the device kernel sequence, "
       "matched to "
       "known unfused patterns (fingerprints). One instance is shown per row.</p>\n",
-      focus->header.rank, focus->selected_step);
+      focus->header.rank, StepName(focus->selected_step));
   out.Raw(
       "<table><tr><th class=\"l\">fingerprint</th><th class=\"l\">chain (one "
       "instance)</th><th>kernels</th>"

@@ -6,6 +6,7 @@
 
 #include "core/safe_text.h"
 #include "report/sections.h"
+#include "report/text_report.h"
 #include "report/units.h"
 
 namespace trainscope::report {
@@ -28,7 +29,7 @@ void RenderMotifsText(std::string& out, const analysis::RankAnalysis& rank, bool
   const analysis::StepDistribution* step = rank.selected();
   if (step == nullptr || step->motifs.empty()) return;
   auto bold = [&](const std::string& text) { return color ? "\033[1m" + text + "\033[0m" : text; };
-  out += bold(fmt::format("Motifs of rank {} step {}", rank.header.rank, step->step)) +
+  out += bold(fmt::format("Motifs of rank {}, {}", rank.header.rank, StepName(step->step))) +
          " (repeating kernel chains, by total time)\n";
   out += fmt::format("  {:>5} {:>9} {:>9} {:>6}  {:<22} {}\n", "occ", "period", "total", "share",
                      "fingerprint", "chain");

@@ -25,5 +25,8 @@ std::string FormatDurationUs(double us);     // "812 ns", "22.8 µs", "3.08 ms",
 std::string FormatDurationNs(double ns);     // the same from nanoseconds (analysis times)
 std::string FormatCount(int64_t count);      // "19,252"
 std::string FormatPercent(double fraction);  // "62.4%"
+// "step 13", or "the whole capture" for a capture without steps (kNoStep):
+// no report prints "step -1".
+std::string StepName(int32_t step);
 
 }  // namespace trainscope::report

@@ -5,9 +5,14 @@
 #include <filesystem>
 #include <string>
 
+#include "analysis/common/family_rules.h"
+#include "analysis/job/rank_analysis.h"
 #include "analysis/step/breakdown.h"
+#include "formats/load_profiles.h"
 #include "formats/trace/kineto_reader.h"
 #include "model/rank_profile.h"
+#include "report/html_report.h"
+#include "report/text_report.h"
 #include "test_paths.h"
 
 namespace trainscope {
@@ -156,3 +161,27 @@ TEST(KinetoCorpus, OldSchema2021Reads) {
 
 }  // namespace
 }  // namespace trainscope
+
+// A trace without ProfilerStep#N or a repeated annotation is analysed as one
+// window; its texts say "the whole capture", never "step -1" (issue 12
+// item 11).
+TEST(KinetoCorpus, StepLessTracesNeverPrintStepMinusOne) {
+  TS_REQUIRE_CORPUS("kineto/tracelens_b200_vllm_moe_tp8_rank0");
+  for (const char* trace : {"kineto/tracelens_b200_vllm_moe_tp8_rank0/eager_trace.json.gz",
+                            "kineto/hta_critical_path_small_a100/cuda_event_sync_multi_stream/"
+                            "event_sync_trace.json.gz"}) {
+    auto loaded = trainscope::formats::LoadProfiles({corpus_path + "/" + trace}, 2);
+    ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+    auto job = trainscope::analysis::AnalyzeJob(loaded->profiles,
+                                                trainscope::analysis::FamilyRules::Builtin(),
+                                                trainscope::analysis::AnalysisOptions(), 2);
+    ASSERT_TRUE(job.ok()) << job.status().message();
+    ASSERT_EQ(job->ranks.size(), 1u);
+    EXPECT_EQ(job->ranks[0].selected_step, trainscope::model::kNoStep) << trace;
+    const std::string text = trainscope::report::RenderText(*job, {});
+    const std::string html = trainscope::report::RenderHtml(*job, {});
+    EXPECT_EQ(text.find("step -1"), std::string::npos) << trace;
+    EXPECT_EQ(html.find("step -1"), std::string::npos) << trace;
+    EXPECT_NE(text.find("the whole capture"), std::string::npos) << trace;
+  }
+}

@@ -48,6 +48,10 @@ TEST(FindingTemplate, FormatsNumbersAndText) {
   EXPECT_EQ(Render("{a:f0}|{a:f1}|{a:f2}|{a:f3}", {{"a", 2.34567}}), "2|2.3|2.35|2.346");
   EXPECT_EQ(Render("{s:pct0}% {s:pct1}% {s:pct2}%", {{"s", 0.12345}}), "12% 12.3% 12.35%");
   EXPECT_EQ(Render("{n:int} calls", {{"n", 41.6}}), "42 calls");
+  // A step: its number, or the whole capture when there are no steps
+  // (kNoStep = -1): no text says "step -1".
+  EXPECT_EQ(Render("free in {s:step}", {{"s", 13}}), "free in step 13");
+  EXPECT_EQ(Render("free in {s:step}", {{"s", -1}}), "free in the whole capture");
   EXPECT_EQ(Render("{x}", {{"x", 0.5}}), "0.5");
   EXPECT_EQ(Render("op {op} ({family})", {}, {{"op", "MatMulV3"}, {"family", "matmul"}}),
             "op MatMulV3 (matmul)");

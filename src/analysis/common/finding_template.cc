@@ -17,8 +17,8 @@ struct Piece {
 };
 
 bool KnownFormat(std::string_view f) {
-  return f.empty() || f == "int" || f == "f0" || f == "f1" || f == "f2" || f == "f3" ||
-         f == "pct0" || f == "pct1" || f == "pct2";
+  return f.empty() || f == "int" || f == "step" || f == "f0" || f == "f1" || f == "f2" ||
+         f == "f3" || f == "pct0" || f == "pct1" || f == "pct2";
 }
 
 Status Split(std::string_view tmpl, std::vector<Piece>* pieces) {
@@ -84,6 +84,9 @@ bool Format(const Placeholder& p, const TemplateValue& v, std::string* out) {
   const std::string& f = p.format;
   if (f.empty()) {
     *out += fmt::format("{}", v.number);
+  } else if (f == "step") {  // a step number; negative: no steps (kNoStep)
+    *out += v.number < 0 ? std::string("the whole capture")
+                         : fmt::format("step {}", static_cast<int64_t>(std::llround(v.number)));
   } else if (f == "int") {
     *out += fmt::format("{}", static_cast<int64_t>(std::llround(v.number)));
   } else if (f[0] == 'f') {
