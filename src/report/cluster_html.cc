@@ -44,6 +44,13 @@ void RenderClusterHtml(HtmlWriter& out, const analysis::JobAnalysis& job) {
       "<th>exposed comm</th><th>pseudo-overlap</th><th>collectives</th><th>last arrivals</th>"
       "<th>mean lateness</th></tr>\n");
   for (const auto& r : c.per_rank) {
+    if (!r.has_device_step) {
+      out.Format(
+          "<tr><td>{}</td><td>n/a</td><td>n/a</td><td>n/a</td><td>n/a</td><td>n/a</td><td>n/a</td>"
+          "<td>{}</td><td>n/a</td></tr>\n",
+          r.rank, r.last_arrivals);
+      continue;
+    }
     out.Format(
         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</"
         "td>"

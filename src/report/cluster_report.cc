@@ -65,6 +65,14 @@ void RenderClusterText(std::string& out, const analysis::JobAnalysis& job, bool)
       "short-flags  last  lateness us\n";
   for (size_t i = 0; i < rows.size() && i < kMaxTextRows; ++i) {
     const auto& r = *rows[i];
+    if (!r.has_device_step) {  // listed with what it has; its step columns are unknown
+      out += fmt::format(
+          "  {:>4}  {:>7}  {:>9}  {:>13}  {:>7}  {:>10}  {:>9}  {:>5}  {:>11}  {:>4}  {:>11}  (no "
+          "device events in the step)\n",
+          r.rank, "n/a", "n/a", "n/a", "n/a", "n/a", "n/a", "n/a", r.shortest_flags,
+          r.last_arrivals, "n/a");
+      continue;
+    }
     out += fmt::format(
         "  {:>4}  {:>7.1f}  {:>9.2f}  {:>13.2f}  {:>7.1f}  {:>10.1f}  {:>9.2f}  {:>5}  "
         "{:>11}  {:>4}  {:>11.0f}\n",
@@ -80,9 +88,12 @@ void RenderClusterText(std::string& out, const analysis::JobAnalysis& job, bool)
     out +=
         "  collective       count   total ms   mean us   mean MB  algbw GB/s  busbw GB/s  small\n";
     for (const auto& s : c.collectives) {
-      out += fmt::format("  {:<14} {:>7} {:>10.1f} {:>9.1f} {:>9.3f} {:>11.2f} {:>11.2f} {:>6}\n",
-                         s.type, s.count, Ms(s.total_ns), MeanUs(s.total_ns, s.count),
-                         s.mean_bytes / 1e6, s.algbw_gbps, s.busbw_gbps, s.small_count);
+      const std::string algbw = s.bandwidth_known ? fmt::format("{:.2f}", s.algbw_gbps) : "n/a";
+      const std::string busbw = s.bandwidth_known ? fmt::format("{:.2f}", s.busbw_gbps) : "n/a";
+      const std::string mb = s.mean_bytes > 0 ? fmt::format("{:.3f}", s.mean_bytes / 1e6) : "n/a";
+      out += fmt::format("  {:<14} {:>7} {:>10.1f} {:>9.1f} {:>9} {:>11} {:>11} {:>6}\n", s.type,
+                         s.count, Ms(s.total_ns), MeanUs(s.total_ns, s.count), mb, algbw, busbw,
+                         s.small_count);
     }
   }
   if (c.links_checked > 0) {
@@ -123,22 +134,42 @@ void WriteClusterJson(JsonWriter& w, const analysis::JobAnalysis& job) {
     w.BeginObject();
     w.Field("rank", r.rank);
     w.Field("step", r.step);
-    w.Field("step_time_us", Us(r.step_time_ns));
-    w.Field("step_start_offset_us", Us(r.step_start_offset_ns));
-    w.Field("step_start_wait_us", Us(r.step_start_wait_ns));
-    w.Field("comm_us", Us(r.comm_ns));
-    w.Field("exposed_comm_us", Us(r.exposed_comm_ns));
-    w.Field("pseudo_overlap_us", Us(r.pseudo_overlap_ns));
-    w.Field("pseudo_overlap_count", r.pseudo_overlap_count);
-    w.Field("all_gathers", r.all_gathers);
-    w.Field("collectives", r.collectives);
-    w.Field("small_collectives", r.small_collectives);
-    w.Field("small_comm_us", Us(r.small_comm_ns));
+    w.Field("has_device_step", r.has_device_step);
+    // Step columns of a rank without device events in the step are unknown.
+    auto time_us = [&](const char* key, int64_t ns) {
+      if (r.has_device_step) {
+        w.Field(key, Us(ns));
+      } else {
+        w.Key(key).Null();
+      }
+    };
+    auto count = [&](const char* key, int64_t n) {
+      if (r.has_device_step) {
+        w.Field(key, n);
+      } else {
+        w.Key(key).Null();
+      }
+    };
+    time_us("step_time_us", r.step_time_ns);
+    time_us("step_start_offset_us", r.step_start_offset_ns);
+    time_us("step_start_wait_us", r.step_start_wait_ns);
+    time_us("comm_us", r.comm_ns);
+    time_us("exposed_comm_us", r.exposed_comm_ns);
+    time_us("pseudo_overlap_us", r.pseudo_overlap_ns);
+    count("pseudo_overlap_count", r.pseudo_overlap_count);
+    count("all_gathers", r.all_gathers);
+    count("collectives", r.collectives);
+    count("small_collectives", r.small_collectives);
+    time_us("small_comm_us", r.small_comm_ns);
     if (r.wait_ratio >= 0) w.Field("wait_ratio", r.wait_ratio);
     if (r.sync_ratio >= 0) w.Field("sync_ratio", r.sync_ratio);
     w.Field("shortest_flags", r.shortest_flags);
     w.Field("last_arrivals", r.last_arrivals);
-    w.Field("mean_lateness_us", Us(r.mean_lateness_ns));
+    if (r.has_device_step) {
+      w.Field("mean_lateness_us", Us(r.mean_lateness_ns));
+    } else {
+      w.Key("mean_lateness_us").Null();
+    }
     w.EndObject();
   }
   w.EndArray();
@@ -149,9 +180,18 @@ void WriteClusterJson(JsonWriter& w, const analysis::JobAnalysis& job) {
     w.Field("count", s.count);
     w.Field("total_us", Us(s.total_ns));
     w.Field("mean_us", MeanUs(s.total_ns, s.count));
-    w.Field("mean_bytes", s.mean_bytes);
-    w.Field("algbw_gbps", s.algbw_gbps);
-    w.Field("busbw_gbps", s.busbw_gbps);
+    if (s.mean_bytes > 0) {
+      w.Field("mean_bytes", s.mean_bytes);
+    } else {
+      w.Key("mean_bytes").Null();
+    }
+    if (s.bandwidth_known) {
+      w.Field("algbw_gbps", s.algbw_gbps);
+      w.Field("busbw_gbps", s.busbw_gbps);
+    } else {
+      w.Key("algbw_gbps").Null();
+      w.Key("busbw_gbps").Null();
+    }
     w.Field("small_count", s.small_count);
     w.Field("small_us", Us(s.small_ns));
     w.Field("transit_ms", Ms(s.transit_ns));

@@ -9,6 +9,8 @@
 #include "analysis/common/family_rules.h"
 #include "analysis/job/rank_analysis.h"
 #include "formats/load_profiles.h"
+#include "report/json_report.h"
+#include "report/text_report.h"
 #include "test_paths.h"
 
 namespace trainscope::analysis {
@@ -48,6 +50,18 @@ TEST(ClusterCorpus, AscendQwen4Rank) {
   EXPECT_LT(job.cluster.step_time_spread_pct, 5);
   EXPECT_GT(job.cluster.mean_step_time_ns, 700'000'000);
   EXPECT_TRUE(job.cluster.straggler_ranks.empty());
+  // They are listed with what they have, their step columns unknown: null
+  // in the JSON, "n/a" in the text, never 0 (issue 12 item 11).
+  EXPECT_EQ(job.cluster.ranks_with_step, 2);
+  ASSERT_EQ(job.cluster.per_rank.size(), 4u);
+  for (const RankClusterStats& r : job.cluster.per_rank) {
+    EXPECT_EQ(r.has_device_step, r.rank == 0 || r.rank == 2) << r.rank;
+  }
+  const std::string json = report::RenderJson(job, "test");
+  EXPECT_NE(json.find("\"has_device_step\": false,"), std::string::npos);
+  EXPECT_NE(json.find("\"step_time_us\": null,"), std::string::npos);
+  const std::string text = report::RenderText(job, {});
+  EXPECT_NE(text.find("n/a  (no device events in the step)"), std::string::npos);
 }
 
 TEST(ClusterCorpus, KinetoDlrm8Rank) {

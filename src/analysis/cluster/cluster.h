@@ -15,10 +15,13 @@ namespace trainscope::analysis {
 // Per collective type (allreduce, allgather, ...) over every rank and step.
 struct CollectiveTypeStats {
   std::string type;
-  int64_t count = 0;        // instances over all ranks and steps
-  int64_t total_ns = 0;     // summed durations (the mean: total_ns / count, where it is shown)
-  double mean_bytes = 0;    // 0 when no rank knows the message size
-  double algbw_gbps = 0;    // median over instances with a known size
+  int64_t count = 0;      // instances over all ranks and steps
+  int64_t total_ns = 0;   // summed durations (the mean: total_ns / count, where it is shown)
+  double mean_bytes = 0;  // 0 when no rank knows the message size
+  // Median over instances with a known size and duration; false when there
+  // is none: algbw/busbw are then unknown (null, "n/a"), not 0.
+  bool bandwidth_known = false;
+  double algbw_gbps = 0;
   double busbw_gbps = 0;    // algbw x nccl-tests factor
   int64_t small_count = 0;  // slices < 1 ms (and < 50 KB where the size is known)
   int64_t small_ns = 0;
@@ -31,7 +34,12 @@ struct CollectiveTypeStats {
 // One rank of the compared step (and communication over every step).
 struct RankClusterStats {
   int32_t rank = -1;
-  int32_t step = -1;                 // the compared step
+  int32_t step = -1;  // the compared step
+  // The rank has device events in the compared step. A rank without them
+  // (kernel_details.csv missing, as in the Qwen sample's ranks 1 and 3) is
+  // listed with what it has (communication.json ratios, straggler votes);
+  // its step columns are unknown (null, "n/a"), never 0.
+  bool has_device_step = false;
   int64_t step_time_ns = 0;          // last kernel end - first kernel start
   int64_t step_start_offset_ns = 0;  // first kernel start minus the earliest rank's
   int64_t step_start_wait_ns = 0;    // duration of the step-start collective (0: none)
@@ -75,7 +83,8 @@ struct SlowLink {
 struct ClusterAnalysis {
   bool present = false;  // false for a single rank
   int32_t ranks = 0;
-  int32_t step = -1;  // the compared step
+  int32_t ranks_with_step = 0;  // ranks with device events in the step: the per-rank means' n
+  int32_t step = -1;            // the compared step
   std::vector<RankClusterStats> per_rank;
   double mean_step_time_ns = 0;
   double step_time_spread_pct = 0;   // (max - min) / mean

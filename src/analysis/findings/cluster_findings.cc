@@ -96,8 +96,9 @@ void PseudoOverlap(const ClusterAnalysis& c, const FindingThresholds& t,
     count += r.pseudo_overlap_count;
     f.ranks.push_back(r.rank);
   }
-  const double n = static_cast<double>(std::max<size_t>(
-      1, c.straggler_ranks.empty() ? c.per_rank.size() : c.straggler_ranks.size()));
+  const double n = static_cast<double>(
+      std::max<size_t>(1, c.straggler_ranks.empty() ? static_cast<size_t>(c.ranks_with_step)
+                                                    : c.straggler_ranks.size()));
   const double mean_ns = static_cast<double>(sum) / n;
   const double pct = Pct(mean_ns, c.mean_step_time_ns);
   if (pct < t.pseudo_overlap_pct || f.ranks.empty()) return;
@@ -125,9 +126,9 @@ void SlowLinks(const ClusterAnalysis& c, std::vector<Finding>* out) {
   std::sort(ranks.begin(), ranks.end());
   int64_t exposed = 0;
   for (const RankClusterStats& r : c.per_rank) exposed += r.exposed_comm_ns;
-  const double exposed_pct = Pct(
-      static_cast<double>(exposed) / static_cast<double>(std::max<size_t>(1, c.per_rank.size())),
-      c.mean_step_time_ns);
+  const double exposed_pct =
+      Pct(static_cast<double>(exposed) / static_cast<double>(std::max(1, c.ranks_with_step)),
+          c.mean_step_time_ns);
   Finding f;
   f.id = "slow-link";
   f.ranks = ranks;
@@ -154,7 +155,8 @@ void Fragmented(const ClusterAnalysis& c, const FindingThresholds& t, std::vecto
     comm_ns += r.comm_ns;
     exposed_ns += r.exposed_comm_ns;
   }
-  const double n = static_cast<double>(std::max<size_t>(1, c.per_rank.size()));
+  // Ranks without device events in the step have no slices to count.
+  const double n = static_cast<double>(std::max(1, c.ranks_with_step));
   const double per_rank = small / n;
   const double share =
       comm_ns > 0 ? static_cast<double>(small_ns) / static_cast<double>(comm_ns) : 0;

@@ -65,6 +65,7 @@ void FillPerRank(const std::vector<RankComm>& comm, int32_t step, ClusterAnalysi
       row.small_collectives = s.small_collectives;
       row.small_comm_ns = s.small_ns;
       has_step = true;
+      row.has_device_step = true;
     }
     c->per_rank.push_back(row);
     // A rank without kernels in the step (kernel_details.csv missing, as in
@@ -79,6 +80,7 @@ void FillPerRank(const std::vector<RankComm>& comm, int32_t step, ClusterAnalysi
     AddSaturating(wait_sum, row.step_start_wait_ns);
     c->max_step_start_wait_ns = std::max(c->max_step_start_wait_ns, row.step_start_wait_ns);
   }
+  c->ranks_with_step = static_cast<int32_t>(with_step);
   const double n = static_cast<double>(std::max<int64_t>(1, with_step));
   c->mean_step_time_ns = static_cast<double>(sum) / n;
   c->step_time_spread_pct = with_step > 0 && c->mean_step_time_ns > 0
@@ -91,7 +93,8 @@ void FillPerRank(const std::vector<RankComm>& comm, int32_t step, ClusterAnalysi
 // Per collective type over every rank and step. Bandwidth per instance uses
 // the shortest duration across ranks (the others include waiting), as
 // TraceLens does.
-void FillCollectives(const std::vector<RankComm>& comm, ClusterAnalysis* c) {
+void FillCollectives(const std::vector<RankComm>& comm, const CommOptions& options,
+                     ClusterAnalysis* c) {
   struct Instance {
     CollectiveType type = CollectiveType::kOther;
     int32_t members = 0;
@@ -109,7 +112,8 @@ void FillCollectives(const std::vector<RankComm>& comm, ClusterAnalysis* c) {
       CollectiveTypeStats& s = stats[t];
       ++s.count;
       AddSaturating(s.total_ns, op.duration_ns);
-      const bool small = op.duration_ns < 1'000'000 && (op.bytes <= 0 || op.bytes < 50.0 * 1024);
+      const bool small = op.duration_ns < options.small_duration_ns &&
+                         (op.bytes <= 0 || op.bytes < options.small_bytes);
       if (small) {
         ++s.small_count;
         AddSaturating(s.small_ns, op.duration_ns);
@@ -143,8 +147,9 @@ void FillCollectives(const std::vector<RankComm>& comm, ClusterAnalysis* c) {
     if (s.count == 0) continue;
     s.type = CollectiveTypeName(static_cast<CollectiveType>(t));
     s.mean_bytes = bytes_n[t] ? bytes_sum[t] / static_cast<double>(bytes_n[t]) : 0;
-    s.algbw_gbps = Median(algbw[t]);
-    s.busbw_gbps = Median(busbw[t]);
+    s.bandwidth_known = !algbw[t].empty();
+    s.algbw_gbps = s.bandwidth_known ? Median(algbw[t]) : 0;
+    s.busbw_gbps = s.bandwidth_known ? Median(busbw[t]) : 0;
     c->collectives.push_back(s);
   }
   std::sort(c->collectives.begin(), c->collectives.end(),
@@ -166,7 +171,7 @@ void AddClusterAnalysis(std::vector<RankComm> comm, const std::vector<RankLinks>
   }
   c.step = ComparedStep(comm, *job);
   FillPerRank(comm, c.step, &c);
-  FillCollectives(comm, &c);
+  FillCollectives(comm, CommOptionsOf(catalog.thresholds()), &c);
   DetectStragglers(comm, StragglerOptionsOf(catalog.thresholds()), &c);
   c.slow_links = FindSlowLinks(links, catalog.thresholds().slow_link_ratio, &c.links_checked);
   if (c.collectives.empty()) c.notes.push_back("no communication ops found on any rank");
