@@ -11,6 +11,7 @@
 #include "analysis/findings/threshold_findings.h"
 #include "analysis/job/job_stages.h"
 #include "analysis/motifs/fingerprint_library.h"
+#include "analysis/step/plausibility.h"
 #include "analysis/step/profiler_agreement.h"
 #include "analysis/step/step_selection.h"
 #include "core/parallel.h"
@@ -187,6 +188,9 @@ Result<RankResult> AnalyzeRank(const model::RankProfile& profile, const JobConte
   ParallelFor(steps.size(), context.step_threads, [&](size_t i) {
     result.steps[i] = AnalyzeOneStep(profile, steps[i], families, motifs, context.options);
   });
+  if (std::string implausible = PlausibilityWarning(profile); !implausible.empty()) {
+    header.warnings.push_back(std::move(implausible));
+  }
   WarnWhenTheProfilerDisagrees(
       result.steps, std::filesystem::path(profile.device_events_from).filename().string(), &header);
   result.comm =
