@@ -178,6 +178,12 @@ void RenderTimelineSection(HtmlWriter& out, const analysis::RankAnalysis* focus)
     const auto& zoom = t.zooms[i];
     out.Format("<h3 class=\"zoom\">Zoom {}: {} window from +{} ({} kernels)</h3>\n", i + 1,
                FormatDurationNs(zoom.width_ns), FormatDurationNs(zoom.start_ns), zoom.kernel_count);
+    if (zoom.requested_width_ns > 0) {
+      out.Format(
+          "<p class=\"muted\">Narrowed from {} so that every kernel in it is drawn (at most {} "
+          "kernels a window).</p>\n",
+          FormatDurationNs(zoom.requested_width_ns), zoom.kernels.size());
+    }
     out.Append(ZoomGanttSvg(t, zoom));
     out.Raw(
         "<details><summary>kernels in this "

@@ -184,7 +184,12 @@ void WriteTimeline(JsonWriter& w, const analysis::StepTimeline& t) {
     w.Field("width_us", Us(zoom.width_ns));
     w.Field("start_us", Us(zoom.start_ns));
     w.Field("kernel_count", zoom.kernel_count);
-    w.Field("truncated", zoom.truncated);
+    w.Field("truncated", false);  // kept for schema 1 readers: a window is never cut now
+    if (zoom.requested_width_ns > 0) {
+      w.Field("requested_width_us", Us(zoom.requested_width_ns));
+    } else {
+      w.Key("requested_width_us").Null();
+    }
     w.Key("kernels").BeginArray();
     for (const auto& kernel : zoom.kernels) WriteTimelineKernel(w, t, kernel);
     w.EndArray();

@@ -148,7 +148,7 @@ RankResult MakeSample() {
   step.distribution.motifs.push_back(motif);
   step.timeline.step = 4;
   step.timeline.strings = {"MatMul", "matmul"};
-  step.timeline.zooms.push_back({4000.25, 1, 1, {{500, 1'500, Lane::kOther, 0, 0, 1}}, true});
+  step.timeline.zooms.push_back({4000.25, 1, 1, {{500, 1'500, Lane::kOther, 0, 0, 1}}, 8000.5});
   step.timeline.longest_gaps.push_back({1, 2, "A", "B"});
   step.timeline.overview.columns = 2;
   step.timeline.overview.lanes[1].push_back({0, 2, 1, 3.5, 4});
@@ -201,7 +201,7 @@ TEST(RankResultIoTest, SampleRoundTripsBitExactly) {
   EXPECT_EQ(back->steps[0].distribution.motifs[0].period_ns, 0.5);
   EXPECT_EQ(back->steps[0].timeline.zooms.at(0).width_ns, 4000.25);
   EXPECT_EQ(back->steps[0].timeline.zooms.at(0).kernels.at(0).lane, Lane::kOther);
-  EXPECT_TRUE(back->steps[0].timeline.zooms[0].truncated);
+  EXPECT_EQ(back->steps[0].timeline.zooms[0].requested_width_ns, 8000.5);
   EXPECT_EQ(back->steps[0].timeline.overview.lanes[1].at(0).kernels, 4);
   EXPECT_EQ(back->steps[0].fingerprint_findings.at(0).text_labels,
             sample.steps[0].fingerprint_findings[0].text_labels);
@@ -223,7 +223,7 @@ TEST(RankResultIoTest, FormatVersionMatchesTheLayout) {
     size_t size;
     uint64_t hash;
   };
-  constexpr Layout kLayout{2, 690, 0x4231749a37d8eb4d};
+  constexpr Layout kLayout{3, 697, 0xa7faf7aa5bd84234};
   EXPECT_EQ(kRankResultFormatVersion, kLayout.version);
   EXPECT_EQ(bytes.size(), kLayout.size);
   EXPECT_EQ(hash, kLayout.hash) << std::hex << hash;

@@ -6,6 +6,8 @@
 
 #include <vector>
 
+#include "analysis/common/family_rules.h"
+
 namespace trainscope::analysis {
 namespace {
 
@@ -54,6 +56,44 @@ TEST(StepTimelineTest, OverviewOfNoKernelsIsAllFree) {
   ASSERT_EQ(overview.free.size(), 1u);
   EXPECT_EQ(overview.free[0].first_column, 0);
   EXPECT_EQ(overview.free[0].end_column, 5);
+}
+
+// Zoom windows never draw a missing kernel as free time (issue 12 item 12):
+// a kernel running into the window from before it is in it, and past the
+// cap the window is narrowed to the kernels kept.
+TEST(StepTimelineTest, ZoomKeepsKernelsRunningIntoItAndNarrowsInsteadOfCutting) {
+  model::RankProfile profile;
+  auto add = [&](int64_t start_us, int64_t dur_us) {
+    model::DeviceEvent e;
+    e.step = 1;
+    e.name = profile.strings.Intern("MatMul");
+    e.op_type = e.name;
+    e.kind = model::ActivityKind::kCompute;
+    e.start_ns = start_us * 1000;
+    e.duration_ns = dur_us * 1000;
+    profile.device_events.Append(e);
+  };
+  add(0, 500);  // one long kernel, then 100 short ones from 500 us
+  for (int i = 0; i < 100; ++i) add(500 + i * 2, 2);
+  profile.device_events.SortByStart();
+  const KernelFamilies families(profile, FamilyRules::Builtin());
+  TimelineOptions options;
+  options.zoom_widths_ns = {600'000};  // 600 us of the 700 us step
+  options.max_kernels_per_zoom = 30;
+  const StepTimeline t = ComputeStepTimeline(profile, 1, families, options);
+  ASSERT_EQ(t.zooms.size(), 1u);
+  const ZoomWindow& zoom = t.zooms[0];
+  ASSERT_EQ(zoom.kernels.size(), 30u);
+  EXPECT_EQ(zoom.kernel_count, 30);
+  EXPECT_DOUBLE_EQ(zoom.requested_width_ns, 600'000);
+  // The window ends where the first kernel not kept starts.
+  const TimelineKernel& last = zoom.kernels.back();
+  EXPECT_DOUBLE_EQ(zoom.start_ns + zoom.width_ns, static_cast<double>(last.start_ns + 2'000));
+  // Whatever start was chosen, a kernel overlapping the window's left edge is in it.
+  for (const TimelineKernel& k : zoom.kernels) {
+    EXPECT_GT(static_cast<double>(k.start_ns + k.duration_ns), zoom.start_ns);
+    EXPECT_LT(static_cast<double>(k.start_ns), zoom.start_ns + zoom.width_ns);
+  }
 }
 
 }  // namespace

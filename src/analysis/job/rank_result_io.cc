@@ -100,7 +100,7 @@ void VisitFields(V& v, S& gap) {
 }
 template <class V, Is<ZoomWindow> S>
 void VisitFields(V& v, S& zoom) {
-  TS_FIELDS(v, zoom, width_ns, start_ns, kernel_count, kernels, truncated);
+  TS_FIELDS(v, zoom, width_ns, start_ns, kernel_count, kernels, requested_width_ns);
 }
 template <class V, Is<OverviewRun> S>
 void VisitFields(V& v, S& run) {

@@ -68,13 +68,24 @@ void BuildZooms(const std::vector<TimelineKernel>& kernels, StepTimeline* timeli
     ZoomWindow zoom;
     zoom.width_ns = width;
     zoom.start_ns = start;
+    // Every kernel that runs in the window, also one that started before it:
+    // a kernel left out would be drawn as free time. Past the cap the window
+    // is narrowed to end where the first kernel not kept starts, so what is
+    // drawn is complete (issue 12 item 12); the width asked for is kept.
     for (const TimelineKernel& kernel : kernels) {
-      double relative = static_cast<double>(kernel.start_ns) - start;
-      if (relative < 0 || relative >= width) continue;
-      ++zoom.kernel_count;
-      if (zoom.kernels.size() < options.max_kernels_per_zoom) zoom.kernels.push_back(kernel);
+      const auto kernel_start = static_cast<double>(kernel.start_ns);
+      const double kernel_end = kernel_start + static_cast<double>(kernel.duration_ns);
+      if (kernel_start >= start + zoom.width_ns || kernel_end <= start) continue;
+      if (zoom.kernels.size() == options.max_kernels_per_zoom) {
+        zoom.requested_width_ns = zoom.width_ns;
+        zoom.width_ns = std::max(kernel_start - start, 0.0);
+        break;
+      }
+      zoom.kernels.push_back(kernel);
     }
-    zoom.truncated = zoom.kernel_count > static_cast<int64_t>(zoom.kernels.size());
+    // A kernel that started before the cut but is not kept cannot exist
+    // (kernels are in start order), so the count is what is drawn.
+    zoom.kernel_count = static_cast<int64_t>(zoom.kernels.size());
     timeline->zooms.push_back(std::move(zoom));
     // The next, narrower window is searched inside this one.
     lo = start;

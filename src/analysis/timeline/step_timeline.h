@@ -43,8 +43,13 @@ struct ZoomWindow {
   double width_ns = 0;
   double start_ns = 0;  // relative to the step start
   int64_t kernel_count = 0;
-  std::vector<TimelineKernel> kernels;  // every kernel starting in the window (capped)
-  bool truncated = false;
+  // Every kernel running in the window (also one that started before it),
+  // in start order; at most max_kernels_per_zoom.
+  std::vector<TimelineKernel> kernels;
+  // The width asked for when more kernels than the cap ran in it: the window
+  // was then narrowed to the kept kernels, so nothing drawn is missing.
+  // 0 when not narrowed.
+  double requested_width_ns = 0;
 };
 
 // The step drawn at a fixed resolution: each lane split into |columns|
