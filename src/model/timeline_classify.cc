@@ -97,21 +97,4 @@ ActivityKind ClassifyActivity(std::string_view name, std::string_view category,
   return ActivityKind::kCompute;
 }
 
-std::string_view ShortKernelName(std::string_view name) {
-  if (StartsWith(name, "void ")) name.remove_prefix(5);
-  constexpr std::string_view kAnon = "(anonymous namespace)";
-  size_t i = 0;
-  while (i < name.size()) {
-    if (name[i] == '(' && name.substr(i, kAnon.size()) == kAnon) {
-      i += kAnon.size();
-      continue;
-    }
-    if (name[i] == '<' || name[i] == '(') break;
-    ++i;
-  }
-  std::string_view out = name.substr(0, i);
-  while (!out.empty() && out.back() == ' ') out.remove_suffix(1);
-  return out.empty() ? name : out;
-}
-
 }  // namespace trainscope::model

@@ -43,9 +43,4 @@ std::vector<ClassRule> WithDefaultClassRules(std::vector<ClassRule> user);
 ActivityKind ClassifyActivity(std::string_view name, std::string_view category,
                               bool has_collective_args, const std::vector<ClassRule>& rules);
 
-// GPU kernel name -> op type: drops a leading "void ", template arguments and
-// the parameter list ("void at::native::foo<float, 4>(int)" ->
-// "at::native::foo"); "(anonymous namespace)" is kept.
-std::string_view ShortKernelName(std::string_view name);
-
 }  // namespace trainscope::model

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "core/safe_text.h"
+#include "model/kernel_names.h"
 #include "report/sections.h"
 #include "report/units.h"
 
@@ -15,6 +16,37 @@ namespace {
 
 // Profile strings shown in the report: no control byte reaches the terminal.
 std::string T(std::string_view text) { return TerminalSafe(text); }
+
+// |text| cut to |width| bytes ending in |tail|, not inside a UTF-8 sequence.
+std::string CutTo(const std::string& text, size_t width, std::string_view tail) {
+  size_t cut = std::min(width - tail.size(), text.size());
+  while (cut > 0 && cut < text.size() && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80)
+    --cut;
+  return text.substr(0, cut) + std::string(tail);
+}
+
+// The first |rows| op types, each at most |width| bytes. Two different op
+// types never print as one: where cutting makes two alike, each ends in a
+// hash of its whole op type instead ("at::native::vector...#1a2b3c").
+std::vector<std::string> ColumnNames(const std::vector<analysis::OperatorStat>& ops, size_t rows,
+                                     size_t width) {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < rows; ++i) {
+    std::string type = T(ops[i].op_type);
+    names.push_back(type.size() > width ? CutTo(type, width, "...") : type);
+  }
+  std::vector<bool> clash(rows, false);
+  for (size_t i = 0; i < rows; ++i) {
+    for (size_t j = i + 1; j < rows; ++j) {
+      if (names[j] == names[i] && ops[j].op_type != ops[i].op_type) clash[i] = clash[j] = true;
+    }
+  }
+  for (size_t i = 0; i < rows; ++i) {
+    if (clash[i])
+      names[i] = CutTo(T(ops[i].op_type), width, "..." + model::WithNameHash("", ops[i].op_type));
+  }
+  return names;
+}
 
 // The last line of defence, over the whole report: every control byte and
 // ill-formed UTF-8 sequence that a section let through (a profile string
@@ -175,15 +207,11 @@ void RenderRankDetail(std::string& out, const analysis::RankAnalysis& rank, cons
   out += s.Bold(fmt::format("  {:<34} {:<22} {:>8} {:>11} {:>10} {:>7}", "top operators by time",
                             "family", "count", "total", "mean", "share")) +
          "\n";
-  size_t shown = 0;
-  for (const auto& op : step->top_operators) {
-    if (++shown > 10) break;
-    std::string type = T(op.op_type);
-    if (type.size() > 34) {
-      size_t cut = 31;  // on a character boundary, not inside a UTF-8 sequence
-      while (cut > 0 && (static_cast<unsigned char>(type[cut]) & 0xC0) == 0x80) --cut;
-      type = type.substr(0, cut) + "...";
-    }
+  const size_t shown_ops = std::min<size_t>(step->top_operators.size(), 10);
+  const std::vector<std::string> types = ColumnNames(step->top_operators, shown_ops, 34);
+  for (size_t row = 0; row < shown_ops; ++row) {
+    const auto& op = step->top_operators[row];
+    const std::string& type = types[row];
     out +=
         fmt::format("  {:<34} {:<22} {:>8} {:>11} {:>10} {:>7}\n", type, T(op.family),
                     FormatCount(op.count), FormatDurationNs(op.total_ns),

@@ -4,6 +4,7 @@
 
 #include "analysis/common/breakdown_intervals.h"
 #include "analysis/step/step_budget.h"
+#include "model/kernel_names.h"
 #include "model/rank_profile.h"
 #include "model/timeline_classify.h"
 

@@ -82,7 +82,8 @@ TEST(KinetoReader, CurrentSchema) {
   EXPECT_EQ(p.rank, 3);
   ASSERT_EQ(tl.flows.size(), 1u);
   EXPECT_EQ(p.device_events.size(), 3u);
-  EXPECT_EQ(p.strings.Get(p.device_events.op_type[0]), "at::native::gemm");
+  // The op type keeps the template arguments (model/kernel_names.h).
+  EXPECT_EQ(p.strings.Get(p.device_events.op_type[0]), "at::native::gemm<float,4>");
   const RowLedger& ledger = p.ledgers.back();
   EXPECT_EQ(ledger.rows_read(), ledger.rows_used() + ledger.rows_skipped());
   EXPECT_EQ(ledger.skipped_by_reason().at("counter"), 1);

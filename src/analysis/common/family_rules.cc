@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "core/rule_file.h"
+#include "model/kernel_names.h"
 
 namespace trainscope::embedded {
 extern const unsigned char kBuiltinFamiliesTsv[];
@@ -123,6 +124,9 @@ const FamilyRules& FamilyRules::Builtin() {
 
 size_t FamilyRules::Classify(std::string_view op_type, std::string_view name,
                              model::ActivityKind kind) const {
+  // Type rules match the normalised op type: one rule covers every instance
+  // of a template (model/kernel_names.h).
+  op_type = model::NormalisedOpType(op_type);
   std::string_view kind_text = kind == model::ActivityKind::kCommunication ? "communication"
                                : model::IsMemoryTraffic(kind)              ? "memory"
                                                                            : "compute";

@@ -35,7 +35,8 @@ class FamilyRules {
   static FamilyRules Merge(const FamilyRules& user, const FamilyRules& base);
 
   // Index into families() of the first matching rule; the last family
-  // ("other") when nothing matches.
+  // ("other") when nothing matches. Type rules see
+  // model::NormalisedOpType(op_type), name rules the full kernel name.
   size_t Classify(std::string_view op_type, std::string_view name, model::ActivityKind kind) const;
 
   const std::vector<std::string>& families() const { return families_; }

@@ -6,6 +6,7 @@
 #include <cctype>
 
 #include "core/rule_file.h"
+#include "model/kernel_names.h"
 
 namespace trainscope::embedded {
 extern const unsigned char kBuiltinFingerprintsTsv[];
@@ -18,7 +19,9 @@ size_t Fingerprint::required_members() const {
 }
 
 std::string FingerprintLibrary::Canonical(std::string_view op_type) const {
-  std::string lower = AsciiLower(op_type);
+  // Matched on the normalised op type, so a kernel's template arguments do
+  // not keep it from its pattern (model/kernel_names.h).
+  std::string lower = AsciiLower(model::NormalisedOpType(op_type));
   for (const auto& [from, to] : equiv_) {
     if (lower == from) return to;
   }

@@ -12,6 +12,7 @@
 #include "core/numbers.h"
 #include "core/parallel.h"
 #include "formats/trace/flat_index.h"
+#include "model/kernel_names.h"
 #include "model/timeline_classify.h"
 
 namespace trainscope::formats::trace {
@@ -350,13 +351,27 @@ void TimelineBuilder::DeliverDeviceEvents() {
   }
   // op_type by name id: a trace repeats a few thousand names millions of times.
   std::vector<StringId> op_type_of(profile_->strings.size(), StringPool::kNotInterned);
+  std::vector<StringId> distinct_names;
   for (size_t a = 0; a < activities_.size(); ++a) {
     StringId& op_type = op_type_of[activities_.name[a]];
     if (op_type == StringPool::kNotInterned) {
-      op_type = profile_->strings.Intern(
-          model::ShortKernelName(profile_->strings.Get(activities_.name[a])));
+      op_type =
+          profile_->strings.Intern(model::KernelOpType(profile_->strings.Get(activities_.name[a])));
+      distinct_names.push_back(activities_.name[a]);
     }
-    activities_.op_type[a] = op_type;
+  }
+  // Two different kernels never share an op type: where compaction gave two
+  // names one op type, each of them gets the hash of its own name.
+  std::unordered_map<StringId, size_t> names_per_type;
+  for (const StringId name : distinct_names) ++names_per_type[op_type_of[name]];
+  for (const StringId name : distinct_names) {
+    StringId& op_type = op_type_of[name];
+    if (names_per_type[op_type] < 2) continue;
+    op_type = profile_->strings.Intern(
+        model::WithNameHash(profile_->strings.Get(op_type), profile_->strings.Get(name)));
+  }
+  for (size_t a = 0; a < activities_.size(); ++a) {
+    activities_.op_type[a] = op_type_of[activities_.name[a]];
     activities_.op_type_derived[a] = 1;
   }
   profile_->device_events = model::DeviceEvents(std::move(activities_));
