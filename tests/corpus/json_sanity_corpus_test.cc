@@ -52,8 +52,10 @@ std::set<std::string> Words(const std::string& text) {
 // reference folders (HTA/TraceLens outputs, not profiles) are left out.
 std::vector<std::string> CorpusInputs(const std::string& corpus) {
   std::vector<std::string> inputs;
-  for (const auto& entry : fs::directory_iterator(corpus + "/ascend")) {
-    if (entry.is_directory()) inputs.push_back(entry.path().string());
+  if (fs::is_directory(corpus + "/ascend")) {
+    for (const auto& entry : fs::directory_iterator(corpus + "/ascend")) {
+      if (entry.is_directory()) inputs.push_back(entry.path().string());
+    }
   }
   for (auto it = fs::recursive_directory_iterator(corpus + "/kineto");
        it != fs::recursive_directory_iterator(); ++it) {
