@@ -48,6 +48,15 @@ void RenderSummarySection(HtmlWriter& out, const analysis::JobAnalysis& job,
     out.Raw("</div>\n");
   }
   out.Raw("<h3>Root-cause portrait (ranked by estimated gain)</h3>\n");
+  if (!job.ranks_without_device_activity.empty()) {
+    const bool all = job.ranks_without_device_activity.size() == job.ranks.size();
+    out.Format(
+        "<p><b>No device activity{}</b>: {}.<br><b>Remedy:</b> {}</p>\n",
+        all ? std::string()
+            : fmt::format(" on rank{} {}", job.ranks_without_device_activity.size() > 1 ? "s" : "",
+                          fmt::join(job.ranks_without_device_activity, ", ")),
+        analysis::kNoDeviceActivityMessage, analysis::kNoDeviceActivityRemedy);
+  }
   if (job.findings.empty()) {
     out.Raw("<p class=\"muted\">No finding above the thresholds of the method.</p>\n");
   }
@@ -65,6 +74,19 @@ void RenderSummarySection(HtmlWriter& out, const analysis::JobAnalysis& job,
     if (!finding.gain_model.empty())
       out.Format("<br><span class=\"muted\">Gain model: {}</span>", finding.gain_model);
     out.Raw("</div>\n");
+  }
+  if (!job.findings.empty()) {
+    // The gains above overlap; this is what applying all of them would leave.
+    const analysis::GainProjection& p = job.projection;
+    out.Format(
+        "<p><b>All findings applied:</b> -{:.1f}%{}. <span class=\"muted\">Combined: "
+        "{}</span></p>\n",
+        p.combined_gain_pct,
+        p.step_ns && p.projected_step_ns
+            ? fmt::format(", step {} → {}", FormatDurationNs(*p.step_ns),
+                          FormatDurationNs(*p.projected_step_ns))
+            : std::string(" of the step (step time unknown)"),
+        analysis::kGainProjectionModel);
   }
   out.Raw("</section>\n");
 }

@@ -1,5 +1,7 @@
 #include "report/json_report.h"
 
+#include <utility>
+
 #include "report/json_writer.h"
 #include "report/sections.h"
 #include "report/units.h"
@@ -22,6 +24,18 @@ void WriteKernels(JsonWriter& w, const analysis::KernelSummary& k) {
   w.Field("count", k.count);
   w.Field("compute_count", k.compute_count);
   w.Field("communication_count", k.communication_count);
+  // Copies and memsets are device events but not kernels; unknown (null)
+  // where the source does not record them (kernel_details.csv).
+  for (const auto& [key, count] :
+       {std::pair{"memcpy_count", k.memcpy_count}, std::pair{"memset_count", k.memset_count}}) {
+    if (k.copies_known) {
+      w.Field(key, count);
+    } else {
+      w.Key(key).Null();
+    }
+  }
+  known("memcpy_time_us", Us(k.memcpy_time_ns), k.copies_known);
+  known("memset_time_us", Us(k.memset_time_ns), k.copies_known);
   known("span_us", Us(k.span_ns), any);
   known("mean_issue_interval_us", Us(k.mean_issue_interval_ns), k.count > 1);
   w.Field("total_time_us", Us(k.total_time_ns));

@@ -4,11 +4,41 @@
 #include "core/safe_text.h"
 #include "report/sections.h"
 #include "report/text_report.h"
+#include "report/units.h"
 
 namespace trainscope::report {
 
+namespace {
+
+bool NoRankHasDeviceActivity(const analysis::JobAnalysis& job) {
+  return !job.ranks.empty() && job.ranks_without_device_activity.size() == job.ranks.size();
+}
+
+// "-29.1%: step 421.0 ms -> 298.5 ms", or the share alone without a step.
+std::string ProjectionText(const analysis::GainProjection& p) {
+  if (p.step_ns && p.projected_step_ns) {
+    return fmt::format("-{:.1f}%: step {} -> {}", p.combined_gain_pct, FormatDurationNs(*p.step_ns),
+                       FormatDurationNs(*p.projected_step_ns));
+  }
+  return fmt::format("-{:.1f}% of the step (step time unknown)", p.combined_gain_pct);
+}
+
+}  // namespace
+
 void RenderPortraitText(std::string& out, const analysis::JobAnalysis& job, bool color) {
   auto bold = [&](const std::string& text) { return color ? "\033[1m" + text + "\033[0m" : text; };
+  if (NoRankHasDeviceActivity(job)) {
+    out += bold("No device activity") + ": " + analysis::kNoDeviceActivityMessage + "\n";
+    out += fmt::format("  remedy: {}\n\n", analysis::kNoDeviceActivityRemedy);
+    return;
+  }
+  if (!job.ranks_without_device_activity.empty()) {
+    out += bold(fmt::format("No device activity on rank{} {}",
+                            job.ranks_without_device_activity.size() > 1 ? "s" : "",
+                            fmt::join(job.ranks_without_device_activity, ","))) +
+           ": " + analysis::kNoDeviceActivityMessage + "\n";
+    out += fmt::format("  remedy: {}\n\n", analysis::kNoDeviceActivityRemedy);
+  }
   if (job.findings.empty()) {
     out += bold("Findings") + ": none above the thresholds of the method\n\n";
     return;
@@ -28,7 +58,11 @@ void RenderPortraitText(std::string& out, const analysis::JobAnalysis& job, bool
       out += fmt::format("          cause:    {}\n", TerminalSafe(finding.root_cause));
     out += fmt::format("          remedy:   {}\n", TerminalSafe(finding.remedy));
   }
-  out += "\n";
+  // The gains above overlap; this is what applying all of them would leave.
+  out += fmt::format(
+      "  All findings applied: {}  (overlapping savings counted once; model in "
+      "docs/findings.md)\n\n",
+      ProjectionText(job.projection));
 }
 
 void WriteFindingsJson(JsonWriter& w, const analysis::JobAnalysis& job) {
@@ -52,6 +86,31 @@ void WriteFindingsJson(JsonWriter& w, const analysis::JobAnalysis& job) {
     w.EndObject();
   }
   w.EndArray();
+  const analysis::GainProjection& p = job.projection;
+  w.Key("projection").BeginObject();
+  w.Key("combined_gain_pct").Double(p.combined_gain_pct, 2);
+  w.Field("groups", p.groups);
+  for (const auto& [key, ns] : {std::pair{"step_time_us", p.step_ns},
+                                std::pair{"projected_step_time_us", p.projected_step_ns}}) {
+    if (ns) {
+      w.Field(key, Us(*ns));
+    } else {
+      w.Key(key).Null();
+    }
+  }
+  w.Field("model", analysis::kGainProjectionModel);
+  w.EndObject();
+  if (job.ranks_without_device_activity.empty()) {
+    w.Key("no_device_activity").Null();
+  } else {
+    w.Key("no_device_activity").BeginObject();
+    w.Key("ranks").BeginArray();
+    for (int32_t rank : job.ranks_without_device_activity) w.Int(rank);
+    w.EndArray();
+    w.Field("message", analysis::kNoDeviceActivityMessage);
+    w.Field("remedy", analysis::kNoDeviceActivityRemedy);
+    w.EndObject();
+  }
 }
 
 }  // namespace trainscope::report

@@ -154,6 +154,11 @@ void RenderRankDetail(std::string& out, const analysis::RankAnalysis& rank, cons
         "  kernels     n/a: no device kernels in this step (durations, families and operators "
         "need kernel_details.csv or a trace)\n";
   }
+  if (k.memcpy_count + k.memset_count > 0) {
+    out += fmt::format("  copies      {} memcpy ({}), {} memset ({}); not counted as kernels\n",
+                       FormatCount(k.memcpy_count), FormatDurationNs(k.memcpy_time_ns),
+                       FormatCount(k.memset_count), FormatDurationNs(k.memset_time_ns));
+  }
   if (step->step_trace) {
     const auto& t = *step->step_trace;
     out += fmt::format(

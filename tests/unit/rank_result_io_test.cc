@@ -131,6 +131,11 @@ RankResult MakeSample() {
   step.distribution.kernels.p99_ns = std::numeric_limits<double>::infinity();
   step.distribution.kernels.max_ns = std::numeric_limits<int64_t>::min();
   step.distribution.kernels.span_ns = std::numeric_limits<int64_t>::max();
+  step.distribution.kernels.copies_known = true;
+  step.distribution.kernels.memcpy_count = 2;
+  step.distribution.kernels.memset_count = 1;
+  step.distribution.kernels.memcpy_time_ns = 90'000;
+  step.distribution.kernels.memset_time_ns = 5'000;
   step.distribution.density.bins = {{1e3, 1.2589e3, 2, 0.5}};
   step.distribution.families = {{"matmul", 2, 5'500, 0.5, 0.25}};
   step.distribution.top_operators = {{"MatMul", "matmul", 2, 5'500, 3'000, 0.25}};
@@ -187,6 +192,11 @@ TEST(RankResultIoTest, SampleRoundTripsBitExactly) {
   EXPECT_TRUE(std::isinf(k.p99_ns));
   EXPECT_EQ(k.max_ns, std::numeric_limits<int64_t>::min());
   EXPECT_EQ(k.span_ns, std::numeric_limits<int64_t>::max());
+  EXPECT_TRUE(k.copies_known);
+  EXPECT_EQ(k.memcpy_count, 2);
+  EXPECT_EQ(k.memset_count, 1);
+  EXPECT_EQ(k.memcpy_time_ns, 90'000);
+  EXPECT_EQ(k.memset_time_ns, 5'000);
   EXPECT_EQ(back->comm.ops.at(0).transit_ns, -1);  // unknown stays unknown
   EXPECT_EQ(back->comm.ops[0].wait_ns, 0);
   EXPECT_EQ(back->comm.ops[0].sync_ns, std::numeric_limits<int64_t>::max());
@@ -223,7 +233,7 @@ TEST(RankResultIoTest, FormatVersionMatchesTheLayout) {
     size_t size;
     uint64_t hash;
   };
-  constexpr Layout kLayout{3, 697, 0xa7faf7aa5bd84234};
+  constexpr Layout kLayout{3, 705, 0xf003d319ab1a53c5};
   EXPECT_EQ(kRankResultFormatVersion, kLayout.version);
   EXPECT_EQ(bytes.size(), kLayout.size);
   EXPECT_EQ(hash, kLayout.hash) << std::hex << hash;

@@ -59,7 +59,7 @@ void HostBound(int32_t rank, const StepDistribution& step, const FindingThreshol
 
 void DominantOperator(int32_t rank, const StepDistribution& step, const FindingThresholds& t,
                       std::vector<Finding>* out) {
-  if (step.kernels.total_time_ns <= 0) return;
+  if (step.kernels.device_time_ns() <= 0) return;
   // Communication has its own rule (exposed communication): this one is
   // about the compute operator to optimise first.
   const OperatorStat* found = nullptr;
@@ -81,7 +81,7 @@ void DominantOperator(int32_t rank, const StepDistribution& step, const FindingT
                               ? step.breakdown->budget.total_ns
                               : step.kernels.span_ns;
   f.estimated_gain_pct = step_ns > 0 ? (top.share_time - t.dominant_operator) *
-                                           static_cast<double>(step.kernels.total_time_ns) /
+                                           static_cast<double>(step.kernels.device_time_ns()) /
                                            static_cast<double>(step_ns) * 100
                                      : 0;
   out->push_back(std::move(f));

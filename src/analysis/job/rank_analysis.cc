@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <iterator>
 #include <optional>
@@ -152,6 +153,38 @@ void WarnWhenTheProfilerDisagrees(const std::vector<RankStepResult>& steps,
       ms(worst->exposed_communication_delta_ns), ms(worst->idle_delta_ns)));
 }
 
+// The step the projection is of: the cluster's mean step time, else the
+// mean of the ranks' selected steps (time budget, else kernel span).
+std::optional<int64_t> JobStepNs(const JobAnalysis& job) {
+  if (job.cluster.present && job.cluster.mean_step_time_ns > 0)
+    return static_cast<int64_t>(std::llround(job.cluster.mean_step_time_ns));
+  double sum = 0;
+  int64_t ranks = 0;
+  for (const RankAnalysis& rank : job.ranks) {
+    const StepDistribution* step = rank.selected();
+    if (step == nullptr) continue;
+    int64_t ns = step->breakdown ? step->breakdown->budget.total_ns : 0;
+    if (ns <= 0 && step->kernels.count > 0) ns = step->kernels.span_ns;
+    if (ns <= 0) continue;
+    sum += static_cast<double>(ns);
+    ++ranks;
+  }
+  if (ranks == 0) return std::nullopt;
+  return static_cast<int64_t>(std::llround(sum / static_cast<double>(ranks)));
+}
+
+// Device work in the profile: kernels, copies or memsets, or device time in
+// the profiler's own step accounting (a rank whose kernel_details.csv is
+// missing still ran on the device: its kernels are unknown, not absent).
+bool HasDeviceActivity(const RankAnalysis& rank) {
+  return std::any_of(rank.steps.begin(), rank.steps.end(), [](const StepDistribution& s) {
+    const bool events = s.kernels.count + s.kernels.memcpy_count + s.kernels.memset_count > 0;
+    const bool accounted =
+        s.step_trace && s.step_trace->computing_ns + s.step_trace->communication_ns > 0;
+    return events || accounted;
+  });
+}
+
 bool HasStep(const RankSteps& steps, int32_t step) {
   return std::find(steps.present.begin(), steps.present.end(), step) != steps.present.end();
 }
@@ -174,6 +207,13 @@ Result<RankResult> AnalyzeRank(const model::RankProfile& profile, const JobConte
   // Without --step the rank's own choice cannot fail; --step is checked by
   // Combine, rank by rank, as the job's choice.
   TS_ASSIGN_OR_RETURN(result.own_step, SelectStep(result.steps_info, std::nullopt));
+  if (profile.device_events.size() == 0 && result.own_step.step == model::kNoStep) {
+    // Not "no ProfilerStep schedule": the trace may well have step windows,
+    // but nothing ran on the device in them.
+    result.own_step.reason =
+        "no device activity in the capture (no GPU/NPU kernel, copy or memset): no step can be "
+        "measured, the whole capture is shown as one step";
+  }
 
   std::vector<int32_t> steps = result.steps_info.present;
   if (steps.empty()) steps.push_back(model::kNoStep);
@@ -247,7 +287,12 @@ Result<JobAnalysis> Combine(std::vector<RankResult>&& ranks, const JobContext& c
   ranks.clear();
   job.findings = MergeRankFindings(std::move(per_rank));
   AddClusterAnalysis(std::move(comm), links, &job, CatalogOf(options));
+  for (Finding& f : job.findings) f.estimated_gain_pct = ClampGainPct(f.estimated_gain_pct);
   RankFindings(&job.findings);
+  job.projection = ProjectGains(job.findings, JobStepNs(job));
+  for (const RankAnalysis& rank : job.ranks) {
+    if (!HasDeviceActivity(rank)) job.ranks_without_device_activity.push_back(rank.header.rank);
+  }
   return job;
 }
 

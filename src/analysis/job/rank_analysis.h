@@ -15,6 +15,7 @@
 #include "analysis/cluster/communication.h"
 #include "analysis/common/family_rules.h"
 #include "analysis/common/finding.h"
+#include "analysis/common/gain_projection.h"
 #include "analysis/motifs/motifs.h"
 #include "analysis/step/kernel_distribution.h"
 #include "analysis/step/step_selection.h"
@@ -71,6 +72,18 @@ struct AnalysisOptions {
   const FindingCatalog* catalog = nullptr;
 };
 
+// What a report says of ranks without device activity, and what to turn on.
+inline constexpr const char* kNoDeviceActivityMessage =
+    "the capture has no GPU/NPU kernels (no device activity: a CPU-only trace, or a profiler "
+    "level that records no device data), so no kernel statistic, time budget or finding can be "
+    "computed for it";
+inline constexpr const char* kNoDeviceActivityRemedy =
+    "capture device activity: torch.profiler.profile(activities=[ProfilerActivity.CPU, "
+    "ProfilerActivity.CUDA]) on NVIDIA and AMD GPUs; torch_npu.profiler.profile(activities="
+    "[torch_npu.profiler.ProfilerActivity.CPU, torch_npu.profiler.ProfilerActivity.NPU]) with "
+    "experimental_config profiler_level Level0 or above (not Level_none) on Ascend; and let the "
+    "profiler run for at least one step";
+
 struct JobAnalysis {
   std::vector<std::string> inputs;
   // Input health beyond the ranks (set by the caller from the loader): ranks
@@ -80,6 +93,11 @@ struct JobAnalysis {
   std::vector<RankAnalysis> ranks;
   std::vector<std::string> family_names;
   std::vector<Finding> findings;  // the root-cause portrait, ranked by estimated gain
+  GainProjection projection;      // the step after applying every finding
+  // Ranks whose capture has no device activity at all (no kernel, copy or
+  // memset in any step): a CPU-only trace, or a profile level that records
+  // no device data. Their numbers are unknown, not zero.
+  std::vector<int32_t> ranks_without_device_activity;
   ClusterAnalysis cluster;
 };
 

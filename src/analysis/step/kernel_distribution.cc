@@ -24,10 +24,12 @@ StepDistribution ComputeStepDistribution(const model::RankProfile& profile, int3
   StepDistribution result;
   result.step = step;
   const model::DeviceEvents& kernels = profile.device_events;
+  result.kernels.copies_known = profile.device_events_source == model::DeviceEventsSource::kTrace;
 
-  std::vector<int64_t> durations;
+  std::vector<int64_t> durations;  // kernels only
   int64_t first_start = 0, last_start = 0, last_end = 0;
   int64_t total_ns = 0, le50 = 0, le100 = 0;
+  int64_t events = 0, events_ns = 0;  // every device event: the families' denominators
   const size_t family_count = rules.families().size();
   std::vector<int64_t> family_count_by_index(family_count, 0);
   std::vector<int64_t> family_ns(family_count, 0);
@@ -43,6 +45,29 @@ StepDistribution ComputeStepDistribution(const model::RankProfile& profile, int3
   for (const uint32_t i : kernels.RowsOf(step)) {
     const int64_t start = kernels.start_ns[i];
     const int64_t duration = kernels.duration_ns[i];
+    ++events;
+    AddSaturating(events_ns, duration);
+    const size_t family = families.Of(i);
+    ++family_count_by_index[family];
+    AddSaturating(family_ns[family], duration);
+
+    OpAccumulator& op = by_type[kernels.op_type[i]];
+    ++op.count;
+    AddSaturating(op.total_ns, duration);
+    op.max_ns = std::max(op.max_ns, duration);
+    op.family = family;
+
+    const model::ActivityKind kind = kernels.kind[i];
+    if (kind == model::ActivityKind::kMemcpy) {
+      ++result.kernels.memcpy_count;
+      AddSaturating(result.kernels.memcpy_time_ns, duration);
+      continue;
+    }
+    if (kind == model::ActivityKind::kMemset) {
+      ++result.kernels.memset_count;
+      AddSaturating(result.kernels.memset_time_ns, duration);
+      continue;
+    }
     if (durations.empty()) {
       first_start = start;
       last_start = start;
@@ -56,21 +81,11 @@ StepDistribution ComputeStepDistribution(const model::RankProfile& profile, int3
     AddSaturating(total_ns, duration);
     if (duration <= 50'000) ++le50;
     if (duration <= 100'000) ++le100;
-    if (kernels.kind[i] == model::ActivityKind::kCommunication) {
+    if (kind == model::ActivityKind::kCommunication) {
       ++result.kernels.communication_count;
     } else {
       ++result.kernels.compute_count;
     }
-
-    const size_t family = families.Of(i);
-    ++family_count_by_index[family];
-    AddSaturating(family_ns[family], duration);
-
-    OpAccumulator& op = by_type[kernels.op_type[i]];
-    ++op.count;
-    AddSaturating(op.total_ns, duration);
-    op.max_ns = std::max(op.max_ns, duration);
-    op.family = family;
   }
 
   KernelSummary& summary = result.kernels;
@@ -99,9 +114,9 @@ StepDistribution ComputeStepDistribution(const model::RankProfile& profile, int3
     stat.name = rules.families()[f];
     stat.count = family_count_by_index[f];
     stat.total_ns = family_ns[f];
-    stat.share_count = summary.count ? static_cast<double>(stat.count) / summary.count : 0;
+    stat.share_count = events ? static_cast<double>(stat.count) / static_cast<double>(events) : 0;
     stat.share_time =
-        total_ns ? static_cast<double>(family_ns[f]) / static_cast<double>(total_ns) : 0;
+        events_ns ? static_cast<double>(family_ns[f]) / static_cast<double>(events_ns) : 0;
     result.families.push_back(std::move(stat));
   }
 
@@ -114,7 +129,7 @@ StepDistribution ComputeStepDistribution(const model::RankProfile& profile, int3
     stat.total_ns = op.total_ns;
     stat.max_ns = op.max_ns;
     stat.share_time =
-        total_ns ? static_cast<double>(op.total_ns) / static_cast<double>(total_ns) : 0;
+        events_ns ? static_cast<double>(op.total_ns) / static_cast<double>(events_ns) : 0;
     result.top_operators.push_back(std::move(stat));
   }
   std::sort(result.top_operators.begin(), result.top_operators.end(),

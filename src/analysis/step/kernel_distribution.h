@@ -16,10 +16,21 @@
 
 namespace trainscope::analysis {
 
+// Kernels are compute and communication work. Memory copies and memsets are
+// device events too (families and top operators include them) but not
+// kernels: they are counted beside them, and every statistic here (span,
+// quantiles, shares, density) is over kernels only.
 struct KernelSummary {
-  int64_t count = 0;
+  int64_t count = 0;  // compute_count + communication_count
   int64_t compute_count = 0;
   int64_t communication_count = 0;
+  // Whether the source records copies at all: a trace does;
+  // kernel_details.csv lists kernels only, so its memcpy/memset are unknown.
+  bool copies_known = false;
+  int64_t memcpy_count = 0;
+  int64_t memset_count = 0;
+  int64_t memcpy_time_ns = 0;         // summed memcpy durations
+  int64_t memset_time_ns = 0;         // summed memset durations
   int64_t span_ns = 0;                // first kernel start to last kernel end
   double mean_issue_interval_ns = 0;  // (last start - first start) / (count - 1)
   int64_t total_time_ns = 0;          // sum of kernel durations
@@ -29,14 +40,18 @@ struct KernelSummary {
   int64_t max_ns = 0;
   double share_le_50us = 0;  // fraction of kernels with duration <= 50 us
   double share_le_100us = 0;
+
+  // Kernels, copies and memsets: what families' and operators' time shares
+  // are of.
+  int64_t device_time_ns() const { return total_time_ns + memcpy_time_ns + memset_time_ns; }
 };
 
 struct FamilyStat {
   std::string name;
   int64_t count = 0;
   int64_t total_ns = 0;
-  double share_count = 0;  // of the step's kernel count
-  double share_time = 0;   // of the step's summed kernel time
+  double share_count = 0;  // of the step's device events (kernels, memcpy, memset)
+  double share_time = 0;   // of the step's summed device-event time
 };
 
 struct OperatorStat {
@@ -45,7 +60,7 @@ struct OperatorStat {
   int64_t count = 0;
   int64_t total_ns = 0;  // the mean is total_ns / count, divided where it is shown
   int64_t max_ns = 0;
-  double share_time = 0;
+  double share_time = 0;  // of the step's summed device-event time
 };
 
 // The profiler's own per-step accounting (step_trace_time.csv).

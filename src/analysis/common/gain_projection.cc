@@ -1,0 +1,48 @@
+#include "analysis/common/gain_projection.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+
+namespace trainscope::analysis {
+
+double ClampGainPct(double pct) {
+  if (std::isnan(pct)) return 0;
+  return std::clamp(pct, 0.0, 100.0);
+}
+
+std::string_view GainGroup(std::string_view id) {
+  // Each removes (part of) the time the compute stream waits for
+  // communication: the step's exposed communication.
+  static constexpr std::string_view kCommunicationWait[] = {
+      "exposed-communication", "step-start-skew", "straggler-rank",
+      "pseudo-overlap",        "slow-link",       "fragmented-communication"};
+  for (std::string_view wait : kCommunicationWait) {
+    if (id == wait) return "communication-wait";
+  }
+  return id;
+}
+
+GainProjection ProjectGains(const std::vector<Finding>& findings, std::optional<int64_t> step_ns) {
+  std::map<std::string, double, std::less<>> largest;  // per group
+  for (const Finding& f : findings) {
+    const double gain = ClampGainPct(f.estimated_gain_pct);
+    if (gain <= 0) continue;
+    double& g = largest[std::string(GainGroup(f.id))];
+    g = std::max(g, gain);
+  }
+  double remaining = 1.0;
+  for (const auto& [group, gain] : largest) remaining *= 1.0 - gain / 100.0;
+  GainProjection p;
+  p.combined_gain_pct = ClampGainPct(100.0 * (1.0 - remaining));
+  p.groups = static_cast<int64_t>(largest.size());
+  if (step_ns && *step_ns > 0) {
+    p.step_ns = *step_ns;
+    p.projected_step_ns =
+        static_cast<int64_t>(std::llround(static_cast<double>(*step_ns) * remaining));
+  }
+  return p;
+}
+
+}  // namespace trainscope::analysis

@@ -1,0 +1,175 @@
+// Issue 12 through the real binary: captures without device activity say so
+// and what to turn on (item 7); memcpy and memset are counted apart from
+// kernels (item 8); the portrait ends with a combined projection (item 3).
+// Inputs: the hand-made traces of tests/golden/cases/.
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <string_view>
+
+#include "golden/cli_test_util.h"
+#include "test_paths.h"
+
+namespace trainscope::testing {
+namespace {
+
+std::string Case(const std::string& format, const std::string& name) {
+  return SourceDir() + "/tests/golden/cases/" + format + "/" + name + "/input";
+}
+
+bool Has(std::string_view text, std::string_view part) {
+  return text.find(part) != std::string_view::npos;
+}
+
+TEST(SanityCli, CpuOnlyRankIsNamedWithWhatToTurnOn) {
+  const std::string input = Case("kineto", "cpu_only_rank");
+  const CommandResult text = RunTrainscope({"analyze", input, "--no-color", "--threads", "1"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_TRUE(Has(text.out, "No device activity on rank 1: the capture has no GPU/NPU kernels"))
+      << text.out;
+  EXPECT_TRUE(Has(text.out, "ProfilerActivity.CUDA")) << text.out;
+  EXPECT_TRUE(Has(text.out, "ProfilerActivity.NPU")) << text.out;
+
+  const CommandResult json = RunTrainscope({"analyze", input, "--json", "-", "--threads", "1"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(json.out).get(doc), simdjson::SUCCESS);
+  simdjson::dom::array ranks;
+  ASSERT_EQ(doc["no_device_activity"]["ranks"].get(ranks), simdjson::SUCCESS);
+  ASSERT_EQ(ranks.size(), 1u);
+  EXPECT_EQ(int64_t(ranks.at(0)), 1);
+  std::string_view message, remedy;
+  ASSERT_EQ(doc["no_device_activity"]["message"].get(message), simdjson::SUCCESS);
+  ASSERT_EQ(doc["no_device_activity"]["remedy"].get(remedy), simdjson::SUCCESS);
+  EXPECT_TRUE(Has(message, "no GPU/NPU kernels")) << message;
+  EXPECT_TRUE(Has(remedy, "ProfilerActivity.CUDA")) << remedy;
+  EXPECT_TRUE(Has(remedy, "ProfilerActivity.NPU")) << remedy;
+  EXPECT_TRUE(Has(remedy, "profiler_level")) << remedy;
+  // The rank's step reason agrees: it has ProfilerStep windows, but nothing
+  // ran on the device in them (not "no ProfilerStep schedule").
+  std::string_view reason;
+  ASSERT_EQ(doc["ranks"].at(1)["selected_step_reason"].get(reason), simdjson::SUCCESS);
+  EXPECT_TRUE(Has(reason, "no device activity in the capture")) << reason;
+  EXPECT_FALSE(Has(reason, "no ProfilerStep schedule")) << reason;
+}
+
+TEST(SanityCli, StepTimesWithoutAKernelListAreStillDeviceActivity) {
+  // Only step_trace_time.csv: the profiler measured computing and
+  // communication on the device; the kernel list is missing, not empty, so
+  // this is not a capture without device activity.
+  const std::string input = Case("ascend_text", "step_trace_only");
+  const CommandResult json = RunTrainscope({"analyze", input, "--json", "-", "--threads", "1"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(json.out).get(doc), simdjson::SUCCESS);
+  EXPECT_TRUE(doc["no_device_activity"].is_null());
+  const CommandResult text = RunTrainscope({"analyze", input, "--no-color", "--threads", "1"});
+  EXPECT_FALSE(Has(text.out, "No device activity")) << text.out;
+}
+
+TEST(SanityCli, ATraceWithDeviceActivityHasNoSuchNote) {
+  const CommandResult json =
+      RunTrainscope({"analyze", Case("kineto", "minimal_trace"), "--json", "-", "--threads", "1"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(json.out).get(doc), simdjson::SUCCESS);
+  EXPECT_TRUE(doc["no_device_activity"].is_null());
+}
+
+TEST(SanityCli, MemcpyAndMemsetAreCountedApartFromKernels) {
+  // The step: a GEMM, an add and an NCCL all-reduce (3 kernels), an HtoD
+  // copy (30 us), a DtoH copy (60 us) and a memset (5 us).
+  const std::string input = Case("kineto", "copies_and_memsets");
+  const CommandResult json = RunTrainscope({"analyze", input, "--json", "-", "--threads", "1"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(json.out).get(doc), simdjson::SUCCESS);
+  simdjson::dom::element k;
+  ASSERT_EQ(doc["ranks"].at(0)["steps"].at(0)["kernels"].get(k), simdjson::SUCCESS);
+  EXPECT_EQ(int64_t(k["count"]), 3);
+  EXPECT_EQ(int64_t(k["compute_count"]), 2);
+  EXPECT_EQ(int64_t(k["communication_count"]), 1);
+  EXPECT_EQ(int64_t(k["memcpy_count"]), 2);
+  EXPECT_EQ(int64_t(k["memset_count"]), 1);
+  EXPECT_DOUBLE_EQ(double(k["memcpy_time_us"]), 30.0 + 60.0);
+  EXPECT_DOUBLE_EQ(double(k["memset_time_us"]), 5.0);
+  // Kernel statistics are of the kernels: 300 + 40 + 200 us.
+  EXPECT_DOUBLE_EQ(double(k["total_time_us"]), 540.0);
+  EXPECT_DOUBLE_EQ(double(k["max_us"]), 300.0);
+  // The memory family still shows the copies and the memset.
+  simdjson::dom::array families;
+  ASSERT_EQ(doc["ranks"].at(0)["steps"].at(0)["families"].get(families), simdjson::SUCCESS);
+  int64_t memory = -1;
+  for (simdjson::dom::element f : families) {
+    if (std::string_view(f["name"]) == "memory") memory = int64_t(f["count"]);
+  }
+  EXPECT_EQ(memory, 3);
+
+  const CommandResult text = RunTrainscope({"analyze", input, "--no-color", "--threads", "1"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_TRUE(Has(text.out, "kernels     3 (2 compute, 1 communication)")) << text.out;
+  EXPECT_TRUE(Has(text.out, "copies      2 memcpy (90.0 µs), 1 memset (5.00 µs)")) << text.out;
+}
+
+TEST(SanityCli, KernelDetailsDoNotRecordCopies) {
+  // kernel_details.csv lists kernels only: its copies are unknown, not 0.
+  const CommandResult json = RunTrainscope(
+      {"analyze", Case("ascend_text", "current_rank"), "--json", "-", "--threads", "1"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(json.out).get(doc), simdjson::SUCCESS);
+  simdjson::dom::element k;
+  ASSERT_EQ(doc["ranks"].at(0)["steps"].at(0)["kernels"].get(k), simdjson::SUCCESS);
+  EXPECT_TRUE(k["memcpy_count"].is_null());
+  EXPECT_TRUE(k["memset_count"].is_null());
+  EXPECT_TRUE(k["memcpy_time_us"].is_null());
+}
+
+TEST(SanityCli, ProjectionAppliesEveryFindingOnce) {
+  const std::string input = Case("kineto", "copies_and_memsets");
+  const CommandResult json = RunTrainscope({"analyze", input, "--json", "-", "--threads", "1"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(json.out).get(doc), simdjson::SUCCESS);
+  // Two findings of different groups (dominant-operator, host-bound).
+  double remaining = 1.0;
+  simdjson::dom::array findings;
+  ASSERT_EQ(doc["findings"].get(findings), simdjson::SUCCESS);
+  ASSERT_EQ(findings.size(), 2u);
+  for (simdjson::dom::element f : findings)
+    remaining *= 1.0 - double(f["estimated_gain_pct"]) / 100;
+  const double step_us = double(doc["projection"]["step_time_us"]);
+  EXPECT_DOUBLE_EQ(step_us, 480.0);  // the step's time budget: 1020 .. 1500 us
+  EXPECT_NEAR(double(doc["projection"]["combined_gain_pct"]), 100 * (1 - remaining), 0.01);
+  // The gains in the JSON are rounded to 0.01%: 0.05 us of a 480 us step.
+  const double projected_us = double(doc["projection"]["projected_step_time_us"]);
+  EXPECT_NEAR(projected_us, step_us * remaining, 0.05);
+  EXPECT_EQ(int64_t(doc["projection"]["groups"]), 2);
+
+  const CommandResult text = RunTrainscope({"analyze", input, "--no-color", "--threads", "1"});
+  char line[128];
+  std::snprintf(line, sizeof line, "All findings applied: -%.1f%%: step %.1f µs -> %.1f µs",
+                double(doc["projection"]["combined_gain_pct"]), step_us, projected_us);
+  EXPECT_TRUE(Has(text.out, line)) << line << "\n" << text.out;
+
+  const std::string html_path = MakeTempDir("sanity_html") + "/report.html";
+  const CommandResult html =
+      RunTrainscope({"analyze", input, "--html", html_path, "--threads", "1"});
+  ASSERT_EQ(html.exit_code, 0) << html.err;
+  const std::string page = ReadFileBytes(html_path);
+  std::snprintf(line, sizeof line, "<b>All findings applied:</b> -%.1f%%, step %.1f µs → %.1f µs",
+                double(doc["projection"]["combined_gain_pct"]), step_us, projected_us);
+  EXPECT_TRUE(Has(page, line)) << line;
+}
+
+}  // namespace
+}  // namespace trainscope::testing
