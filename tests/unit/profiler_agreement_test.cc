@@ -84,5 +84,26 @@ TEST(ProfilerAgreement, DisagreementBeyondTwoPercentIsAWarning) {
   EXPECT_NE(warnings[0].find("computation -0.300 ms"), std::string::npos) << warnings[0];
 }
 
+// A rank with step_trace_time.csv but no device events keeps its budget
+// from CANN's accounting, and with it its findings (issue 12 item 11).
+TEST(ProfilerAgreement, StepTraceOnlyRankBudgetsFromTheProfiler) {
+  const JobAnalysis job = AnalyzeCase("step_trace_only");
+  ASSERT_EQ(job.ranks.size(), 1u);
+  const StepDistribution* step = job.ranks[0].selected();
+  ASSERT_NE(step, nullptr);
+  ASSERT_TRUE(step->breakdown.has_value());
+  ASSERT_TRUE(step->step_trace.has_value());
+  EXPECT_EQ(step->breakdown->source, "step_trace_time.csv");
+  const TimeBudget& b = step->breakdown->budget;
+  EXPECT_EQ(b.computation_ns, step->step_trace->computing_ns);
+  EXPECT_EQ(b.exposed_communication_ns, step->step_trace->communication_not_overlapped_ns);
+  EXPECT_EQ(b.idle_ns, step->step_trace->free_ns);
+  EXPECT_EQ(b.total_ns, step->step_trace->computing_ns +
+                            step->step_trace->communication_not_overlapped_ns +
+                            step->step_trace->free_ns);
+  EXPECT_FALSE(CompareWithProfiler(*step).has_value());  // not compared with itself
+  EXPECT_FALSE(job.findings.empty());
+}
+
 }  // namespace
 }  // namespace trainscope::analysis

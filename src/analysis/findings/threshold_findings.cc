@@ -45,14 +45,19 @@ void HostBound(int32_t rank, const StepDistribution& step, const FindingThreshol
   const double share = static_cast<double>(b.idle_ns) / static_cast<double>(b.total_ns);
   if (share <= t.device_free_normal) return;
   Finding f = Base(rank, "host-bound");
-  f.evidence_values = {{"free_pct", share * 100},
-                       {"free_ms", EvidenceMs(b.idle_ns)},
-                       {"kernels", static_cast<double>(step.kernels.count)},
-                       {"p50_us", EvidenceUs(step.kernels.p50_ns)}};
-  f.text_values = {{"step", step.step},
-                   {"step_ms", EvidenceMs(b.total_ns)},
-                   {"issue_interval_us", EvidenceUs(step.kernels.mean_issue_interval_ns)},
-                   {"share_le_50us", step.kernels.share_le_50us}};
+  f.text_values = {{"step", step.step}, {"step_ms", EvidenceMs(b.total_ns)}};
+  if (step.breakdown->source == kProfilerBudgetSource) {
+    // Free time from step_trace_time.csv alone: no kernels to describe.
+    f.variant = "profiler";
+    f.evidence_values = {{"free_pct", share * 100}, {"free_ms", EvidenceMs(b.idle_ns)}};
+  } else {
+    f.evidence_values = {{"free_pct", share * 100},
+                         {"free_ms", EvidenceMs(b.idle_ns)},
+                         {"kernels", static_cast<double>(step.kernels.count)},
+                         {"p50_us", EvidenceUs(step.kernels.p50_ns)}};
+    f.text_values.push_back({"issue_interval_us", EvidenceUs(step.kernels.mean_issue_interval_ns)});
+    f.text_values.push_back({"share_le_50us", step.kernels.share_le_50us});
+  }
   f.estimated_gain_pct = (share - t.device_free_normal) * 100;
   out->push_back(std::move(f));
 }

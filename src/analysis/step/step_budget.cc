@@ -1,14 +1,44 @@
 #include "analysis/step/step_budget.h"
 
 #include "analysis/common/breakdown_intervals.h"
+#include "core/numbers.h"
 
 namespace trainscope::analysis {
+namespace {
+
+// A rank with no device events in the step (kernel_details.csv missing, as
+// in the Qwen sample's ranks 1 and 3) still has CANN's own accounting of
+// it: the budget is then step_trace_time.csv's Overlap Analysis, so the
+// rank keeps its exposed-communication and free-time findings (issue 12
+// item 11) instead of "none above the thresholds".
+std::optional<StepBudget> ProfilerBudget(const model::RankProfile& profile, int32_t step) {
+  for (const model::StepTraceRow& row : profile.step_trace) {
+    if (row.step != step) continue;
+    TimeBudget b;
+    AddSaturating(b.total_ns, row.computing_ns);
+    AddSaturating(b.total_ns, row.communication_not_overlapped_ns);
+    AddSaturating(b.total_ns, row.free_ns);
+    if (b.total_ns <= 0) return std::nullopt;
+    b.computation_ns = row.computing_ns;
+    b.communication_ns = row.communication_ns;
+    b.exposed_communication_ns = row.communication_not_overlapped_ns;
+    b.busy_ns = b.total_ns - row.free_ns;
+    b.idle_ns = row.free_ns;
+    return StepBudget{std::string(kProfilerBudgetSource),
+                      "CANN's Overlap Analysis of the step (no device events for this rank): "
+                      "Computing, Communication(Not Overlapped) and Free",
+                      b};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
 
 std::optional<StepBudget> ComputeStepBudget(const model::RankProfile& profile, int32_t step) {
   const model::DeviceEvents& events = profile.device_events;
   const TimeBudget budget =
       BudgetOfRows(events.start_ns, events.duration_ns, events.kind, events.RowsOf(step));
-  if (budget.activities == 0) return std::nullopt;
+  if (budget.activities == 0) return ProfilerBudget(profile, step);
   if (profile.device_events_source == model::DeviceEventsSource::kTrace) {
     return StepBudget{
         "trace",

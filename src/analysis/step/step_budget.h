@@ -6,20 +6,26 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "analysis/step/breakdown.h"
 #include "model/rank_profile.h"
 
 namespace trainscope::analysis {
 
+// The source of a budget taken from step_trace_time.csv itself, for a step
+// without device events.
+inline constexpr std::string_view kProfilerBudgetSource = "step_trace_time.csv";
+
 struct StepBudget {
-  std::string source;  // "trace" or "kernel_details.csv"
+  std::string source;  // "trace", "kernel_details.csv" or kProfilerBudgetSource
   std::string scope;
   TimeBudget budget;
 };
 
-// |step| == kNoStep: the whole capture. nullopt when the step has no device
-// activity at all.
+// |step| == kNoStep: the whole capture. Without device events in the step,
+// the profiler's own accounting (step_trace_time.csv) when it has the step;
+// nullopt when neither exists.
 std::optional<StepBudget> ComputeStepBudget(const model::RankProfile& profile, int32_t step);
 
 }  // namespace trainscope::analysis
