@@ -8,7 +8,9 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 #include <string>
 #include <vector>
@@ -357,6 +359,30 @@ TEST(ByteReaderTest, VarintsRoundTripAndRefuseNonCanonicalForms) {
   ByteReader too_long(too_long_bytes);
   too_long.Varint();
   EXPECT_FALSE(too_long.ok());
+}
+
+// The fuzzer's seed is a real serialised rank (a 1-rank synth job, layers
+// 2, steps 2): it must stay readable by the current format, or the fuzzer
+// only ever tests the version check. TRAINSCOPE_UPDATE_GOLDEN=1 rewrites it.
+TEST(RankResultIoTest, FuzzSeedIsInTheCurrentFormat) {
+  const std::string seed = testing::SourceDir() + "/fuzz/corpus/rank_result/synth_rank0";
+  if (const char* update = std::getenv("TRAINSCOPE_UPDATE_GOLDEN"); update && *update == '1') {
+    synth::SynthOptions options;
+    options.ranks = 1;
+    options.layers = 2;
+    options.steps = 2;
+    auto loaded = testing::LoadSynthJob(options, "fuzz_seed");
+    ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+    const JobContext context{FamilyRules::Builtin(), AnalysisOptions{}, 1};
+    auto result = AnalyzeRank(loaded->profiles.at(0), context);
+    ASSERT_TRUE(result.ok()) << result.status().message();
+    std::ofstream(seed, std::ios::binary) << SerializeRankResult(*result);
+  }
+  const std::string bytes = testing::ReadFileBytes(seed);
+  ASSERT_FALSE(bytes.empty()) << seed;
+  auto back = DeserializeRankResult(bytes);
+  EXPECT_TRUE(back.ok()) << back.status().message()
+                         << " (rewrite the seed with TRAINSCOPE_UPDATE_GOLDEN=1)";
 }
 
 }  // namespace
