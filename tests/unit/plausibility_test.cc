@@ -74,5 +74,29 @@ TEST(Plausibility, SpreadsheetRoundedFixtureWarns) {
   EXPECT_GT(w->concurrency, 2.0);
 }
 
+// A task longer than its whole step by CANN's own accounting cannot be
+// (a Duration column in the wrong unit, rows of another capture).
+TEST(Plausibility, TaskLongerThanTheProfilersStepIsImpossible) {
+  model::RankProfile p;
+  p.device_events_from = "kernel_details.csv";
+  for (int i = 0; i < 5; ++i) AddKernel(&p, 1, i * 100, 50);
+  AddKernel(&p, 1, 600, 5'000);  // 5 ms in a 1 ms step
+  p.device_events.SortByStart();
+  model::StepTraceRow row;
+  row.step = 1;
+  row.computing_ns = 800'000;
+  row.free_ns = 200'000;
+  p.step_trace.push_back(row);
+  const auto w = WorstStepPlausibility(p);
+  ASSERT_TRUE(w.has_value());
+  EXPECT_EQ(w->profiler_step_ns, 1'000'000);
+  EXPECT_EQ(w->longer_than_step, 1);
+  EXPECT_FALSE(w->plausible);
+  EXPECT_NE(PlausibilityWarning(p).find("1 device task(s) last longer than the whole step"),
+            std::string::npos);
+  p.step_trace[0].free_ns = 5'000'000;  // a 5.8 ms step: possible
+  EXPECT_TRUE(WorstStepPlausibility(p)->plausible);
+}
+
 }  // namespace
 }  // namespace trainscope::analysis

@@ -13,15 +13,30 @@
 namespace trainscope::analysis {
 namespace {
 
-StepPlausibility Measure(const model::DeviceEvents& events, int32_t step) {
+int64_t ProfilerStepNs(const model::RankProfile& profile, int32_t step) {
+  for (const model::StepTraceRow& row : profile.step_trace) {
+    if (row.step != step) continue;
+    int64_t ns = 0;
+    AddSaturating(ns, row.computing_ns);
+    AddSaturating(ns, row.communication_not_overlapped_ns);
+    AddSaturating(ns, row.free_ns);
+    return ns;
+  }
+  return 0;
+}
+
+StepPlausibility Measure(const model::RankProfile& profile, int32_t step) {
+  const model::DeviceEvents& events = profile.device_events;
   StepPlausibility p;
   p.step = step;
+  p.profiler_step_ns = step == model::kNoStep ? 0 : ProfilerStepNs(profile, step);
   // Rows are in start order (SortByStart), so the union and the same-start
   // check are one pass each.
   std::map<std::pair<int32_t, int32_t>, int64_t> last_start;  // (device, stream) -> start
   int64_t union_start = 0, union_end = 0;
   bool open = false;
   for (uint32_t i : events.RowsOf(step)) {
+    if (p.profiler_step_ns > 0 && events.duration_ns[i] > p.profiler_step_ns) ++p.longer_than_step;
     if (events.kind[i] != model::ActivityKind::kCompute) continue;
     ++p.compute_kernels;
     const int64_t start = events.start_ns[i];
@@ -50,7 +65,7 @@ StepPlausibility Measure(const model::DeviceEvents& events, int32_t step) {
   const bool collide =
       p.compute_kernels >= 10 && static_cast<double>(p.same_start_kernels) >
                                      kSameStartShare * static_cast<double>(p.compute_kernels);
-  p.plausible = !too_concurrent && !collide;
+  p.plausible = !too_concurrent && !collide && p.longer_than_step == 0;
   return p;
 }
 
@@ -59,6 +74,7 @@ bool Worse(const StepPlausibility& a, const StepPlausibility& b) {
   const double over_a = a.concurrency - static_cast<double>(a.streams);
   const double over_b = b.concurrency - static_cast<double>(b.streams);
   if (a.plausible != b.plausible) return !a.plausible;
+  if (a.longer_than_step != b.longer_than_step) return a.longer_than_step > b.longer_than_step;
   if (over_a != over_b) return over_a > over_b;
   return a.same_start_kernels > b.same_start_kernels;
 }
@@ -66,12 +82,11 @@ bool Worse(const StepPlausibility& a, const StepPlausibility& b) {
 }  // namespace
 
 std::optional<StepPlausibility> WorstStepPlausibility(const model::RankProfile& profile) {
-  const model::DeviceEvents& events = profile.device_events;
-  std::vector<int32_t> steps = events.Steps();
+  std::vector<int32_t> steps = profile.device_events.Steps();
   if (steps.empty()) steps.push_back(model::kNoStep);
   std::optional<StepPlausibility> worst;
   for (int32_t step : steps) {
-    StepPlausibility p = Measure(events, step);
+    StepPlausibility p = Measure(profile, step);
     if (p.compute_kernels == 0) continue;
     if (!worst || Worse(p, *worst)) worst = p;
   }
@@ -84,15 +99,22 @@ std::string PlausibilityWarning(const model::RankProfile& profile) {
   const std::string file = std::filesystem::path(profile.device_events_from).filename().string();
   const std::string where =
       p->step == model::kNoStep ? "the capture" : fmt::format("step {}", p->step);
+  const std::string longer =
+      p->longer_than_step > 0
+          ? fmt::format(
+                "; {} device task(s) last longer than the whole step ({:.3f} ms by "
+                "step_trace_time.csv)",
+                p->longer_than_step, static_cast<double>(p->profiler_step_ns) / 1e6)
+          : "";
   return fmt::format(
       "implausible device timeline in {}: in {} the {} compute kernels add up to {:.2f}x the time "
       "they cover on {} stream(s) (at most {}x is possible: a stream runs one kernel at a time), "
-      "and {} of them start at the same instant as the previous kernel of their stream. The "
-      "start times were probably rounded or merged (e.g. a spreadsheet rewriting Start Time(us) "
-      "as 1.76425E+15): this rank's time budget, gaps and motifs are not trustworthy; re-export "
-      "the profile or check its Start Time column",
+      "and {} of them start at the same instant as the previous kernel of their stream{}. The "
+      "times were probably rounded or merged (e.g. a spreadsheet rewriting Start Time(us) as "
+      "1.76425E+15, or Duration in another unit): this rank's time budget, gaps and motifs are "
+      "not trustworthy; re-export the profile or check its time columns",
       file, where, p->compute_kernels, p->concurrency, p->streams, p->streams,
-      p->same_start_kernels);
+      p->same_start_kernels, longer);
 }
 
 }  // namespace trainscope::analysis

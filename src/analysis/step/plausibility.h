@@ -26,6 +26,12 @@ struct StepPlausibility {
   int64_t same_start_kernels = 0;  // compute kernels starting exactly when the previous one of
                                    // their stream starts
   double concurrency = 0;          // kernel_time / covered: at most `streams` when possible
+  // The profiler's step (step_trace_time.csv: Computing + Communication(Not
+  // Overlapped) + Free; 0 when unknown) and the device events of the step
+  // (any kind) that last longer than it: CANN's accounting of a step
+  // includes each of its tasks, so none can.
+  int64_t profiler_step_ns = 0;
+  int64_t longer_than_step = 0;
   bool plausible = true;
 };
 
