@@ -68,6 +68,23 @@ enum class DeviceEventsSource : uint8_t {
   kTrace = 2,             // Kineto trace or trace_view.json device activities
 };
 
+// The device times a trace gave when the rank's device events came from
+// kernel_details.csv (the trace's tasks were joined onto those rows): a
+// second, independent source for the time budget, kept compact (times and
+// kinds only, grouped by step) so the budget can follow whichever source
+// agrees with step_trace_time.csv (analysis/step/profiler_agreement.h).
+struct DeviceTimesBeside {
+  std::string from;            // the trace file
+  std::vector<int32_t> steps;  // ascending, distinct (kNoStep for rows outside every step)
+  // Rows of steps[k] are [step_begin[k], step_begin[k + 1]); one more entry than steps.
+  std::vector<uint32_t> step_begin;
+  std::vector<int64_t> start_ns;
+  std::vector<int64_t> duration_ns;
+  std::vector<ActivityKind> kind;
+
+  bool empty() const { return start_ns.empty(); }
+};
+
 struct RankProfile {
   std::string source_dir;       // the *_ascend_pt (or trace) directory
   std::string profiler_output;  // the ASCEND_PROFILER_OUTPUT directory
@@ -79,6 +96,7 @@ struct RankProfile {
   DeviceEvents device_events;
   DeviceEventsSource device_events_source = DeviceEventsSource::kNone;
   std::string device_events_from;  // the file the rows came from, for messages
+  DeviceTimesBeside trace_times;   // the trace's own device times, when joined onto the CSV
   std::vector<StepTraceRow> step_trace;
   std::vector<OpStatisticRow> op_statistic;
   Timeline timeline;  // from trace files (Kineto JSON, trace_view.json); present=false if none

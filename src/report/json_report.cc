@@ -112,6 +112,11 @@ void WriteStep(JsonWriter& w, const analysis::StepDistribution& step) {
     w.Key("breakdown").BeginObject();
     w.Field("source", step.breakdown->source);
     w.Field("scope", step.breakdown->scope);
+    if (step.breakdown->replaced.empty()) {
+      w.Key("replaced").Null();
+    } else {
+      w.Field("replaced", step.breakdown->replaced);
+    }
     w.Field("activities", b.activities);
     w.Field("total_us", Us(b.total_ns));
     w.Field("busy_us", Us(b.busy_ns));

@@ -105,5 +105,28 @@ TEST(ProfilerAgreement, StepTraceOnlyRankBudgetsFromTheProfiler) {
   EXPECT_FALSE(job.findings.empty());
 }
 
+// Two sources of one step: kernel_details.csv lost two of its four compute
+// rows (computation 930 us against the profiler's 1390 us), the trace has
+// them all: the budget follows the trace, and the rank says why (issue 12
+// item 1: "use the source that agrees").
+TEST(ProfilerAgreement, TheSourceThatAgreesIsUsed) {
+  const JobAnalysis job = AnalyzeCase("kernel_details_disagrees_trace_agrees");
+  ASSERT_EQ(job.ranks.size(), 1u);
+  const StepDistribution* step = job.ranks[0].selected();
+  ASSERT_NE(step, nullptr);
+  ASSERT_TRUE(step->breakdown.has_value());
+  EXPECT_EQ(step->breakdown->source, "trace_view.json");
+  EXPECT_EQ(step->breakdown->replaced, "kernel_details.csv");
+  EXPECT_EQ(step->breakdown->budget.computation_ns, 1'390'000);
+  EXPECT_EQ(step->kernels.compute_count, 2);  // the kernel list still follows the CSV
+  bool said = false;
+  for (const std::string& w : job.ranks[0].header.warnings) {
+    said |= w.find(
+                "kernel_details.csv disagrees with step_trace_time.csv by more than 2% in "
+                "step(s) 5, and trace_view.json agrees") != std::string::npos;
+  }
+  EXPECT_TRUE(said);
+}
+
 }  // namespace
 }  // namespace trainscope::analysis

@@ -129,7 +129,13 @@ void WarnWhenTheProfilerDisagrees(const std::vector<RankStepResult>& steps,
   size_t disagreeing = 0;
   int32_t worst_step = model::kNoStep;
   std::optional<ProfilerAgreement> worst;
+  std::vector<int32_t> replaced;
+  std::string replaced_by;
   for (const RankStepResult& s : steps) {
+    if (s.distribution.breakdown && !s.distribution.breakdown->replaced.empty()) {
+      replaced.push_back(s.distribution.step);
+      replaced_by = s.distribution.breakdown->source;
+    }
     const std::optional<ProfilerAgreement> a = CompareWithProfiler(s.distribution);
     if (!a) continue;
     ++compared;
@@ -139,6 +145,15 @@ void WarnWhenTheProfilerDisagrees(const std::vector<RankStepResult>& steps,
       worst = a;
       worst_step = s.distribution.step;
     }
+  }
+  if (!replaced.empty()) {
+    std::string list;
+    for (int32_t s : replaced) list += fmt::format("{}{}", list.empty() ? "" : ", ", s);
+    header->warnings.push_back(fmt::format(
+        "{0} disagrees with step_trace_time.csv by more than {1:.0f}% in step(s) {2}, and {3} "
+        "agrees: the time budget of those steps follows {3} (the 'time' line names it); check {0} "
+        "for missing or mistyped rows",
+        budget_file, kProfilerAgreementShare * 100, list, replaced_by));
   }
   if (!worst) return;
   auto ms = [](int64_t ns) { return static_cast<double>(ns) / 1e6; };

@@ -79,7 +79,7 @@ void VisitFields(V& v, S& budget) {
 }
 template <class V, Is<StepBudget> S>
 void VisitFields(V& v, S& step_budget) {
-  TS_FIELDS(v, step_budget, source, scope, budget);
+  TS_FIELDS(v, step_budget, source, scope, budget, replaced);
 }
 template <class V, Is<Motif> S>
 void VisitFields(V& v, S& motif) {

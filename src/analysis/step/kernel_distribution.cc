@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "analysis/step/profiler_agreement.h"
 #include "core/numbers.h"
 
 namespace trainscope::analysis {
@@ -142,6 +143,20 @@ StepDistribution ComputeStepDistribution(const model::RankProfile& profile, int3
   }
   result.step_trace = FindStepTrace(profile, step);
   result.breakdown = ComputeStepBudget(profile, step);
+  // Two sources of the same step (kernel_details.csv and the trace): the one
+  // that agrees with the profiler's own accounting is used (issue 12 item 1).
+  if (result.breakdown && result.step_trace) {
+    const auto primary = CompareWithProfiler(result.breakdown->budget, *result.step_trace);
+    std::optional<StepBudget> beside =
+        primary && !primary->agrees ? TraceBudgetBeside(profile, step) : std::nullopt;
+    if (beside) {
+      const auto other = CompareWithProfiler(beside->budget, *result.step_trace);
+      if (other && other->agrees) {
+        beside->replaced = result.breakdown->source;
+        result.breakdown = std::move(beside);
+      }
+    }
+  }
   return result;
 }
 

@@ -1,5 +1,10 @@
 #include "analysis/step/step_budget.h"
 
+#include <algorithm>
+#include <filesystem>
+#include <numeric>
+#include <vector>
+
 #include "analysis/common/breakdown_intervals.h"
 #include "core/numbers.h"
 
@@ -27,7 +32,7 @@ std::optional<StepBudget> ProfilerBudget(const model::RankProfile& profile, int3
     return StepBudget{std::string(kProfilerBudgetSource),
                       "CANN's Overlap Analysis of the step (no device events for this rank): "
                       "Computing, Communication(Not Overlapped) and Free",
-                      b};
+                      b, ""};
   }
   return std::nullopt;
 }
@@ -46,11 +51,27 @@ std::optional<StepBudget> ComputeStepBudget(const model::RankProfile& profile, i
             ? "whole trace; all device activities"
             : "ProfilerStep window (activity in step = launched by a host op in the step "
               "window, else starts in it); all device activities",
-        budget};
+        budget, ""};
   }
   return StepBudget{
       "kernel_details.csv",
-      "kernels whose Step Id is the step; window = first kernel start to last kernel end", budget};
+      "kernels whose Step Id is the step; window = first kernel start to last kernel end", budget,
+      ""};
+}
+
+std::optional<StepBudget> TraceBudgetBeside(const model::RankProfile& profile, int32_t step) {
+  const model::DeviceTimesBeside& times = profile.trace_times;
+  const auto it = std::lower_bound(times.steps.begin(), times.steps.end(), step);
+  if (it == times.steps.end() || *it != step) return std::nullopt;
+  const auto k = static_cast<size_t>(it - times.steps.begin());
+  std::vector<uint32_t> rows(times.step_begin[k + 1] - times.step_begin[k]);
+  std::iota(rows.begin(), rows.end(), times.step_begin[k]);
+  const TimeBudget budget = BudgetOfRows(times.start_ns, times.duration_ns, times.kind, rows);
+  if (budget.activities == 0) return std::nullopt;
+  return StepBudget{std::filesystem::path(times.from).filename().string(),
+                    "the trace's own device tasks in the step window (compute task types, HCCL "
+                    "ops); all of them",
+                    budget, ""};
 }
 
 }  // namespace trainscope::analysis

@@ -18,14 +18,22 @@ namespace trainscope::analysis {
 inline constexpr std::string_view kProfilerBudgetSource = "step_trace_time.csv";
 
 struct StepBudget {
-  std::string source;  // "trace", "kernel_details.csv" or kProfilerBudgetSource
+  std::string source;  // "trace", "kernel_details.csv", kProfilerBudgetSource or the trace file
   std::string scope;
   TimeBudget budget;
+  // The source this budget replaced because that one disagreed with
+  // step_trace_time.csv and this one agrees ("" when nothing was replaced).
+  std::string replaced;
 };
 
 // |step| == kNoStep: the whole capture. Without device events in the step,
 // the profiler's own accounting (step_trace_time.csv) when it has the step;
 // nullopt when neither exists.
 std::optional<StepBudget> ComputeStepBudget(const model::RankProfile& profile, int32_t step);
+
+// The budget of |step| from the trace's own device times, when they were
+// joined onto kernel_details.csv rows (RankProfile::trace_times); nullopt
+// when there are none for the step.
+std::optional<StepBudget> TraceBudgetBeside(const model::RankProfile& profile, int32_t step);
 
 }  // namespace trainscope::analysis

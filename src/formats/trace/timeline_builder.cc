@@ -384,7 +384,34 @@ void TimelineBuilder::DeliverDeviceEvents() {
 // exports, below any two tasks of one stream.
 constexpr int64_t kJoinToleranceNs = 1000;
 
+void TimelineBuilder::KeepTraceTimes() {
+  model::DeviceTimesBeside& times = profile_->trace_times;
+  const size_t n = activities_.size();
+  std::vector<uint32_t> order(n);
+  for (size_t i = 0; i < n; ++i) order[i] = static_cast<uint32_t>(i);
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    return activities_.step[a] < activities_.step[b];
+  });
+  times = model::DeviceTimesBeside();
+  times.from = timeline_.source;
+  times.start_ns.reserve(n);
+  times.duration_ns.reserve(n);
+  times.kind.reserve(n);
+  for (uint32_t i : order) {
+    const int32_t step = activities_.step[i];
+    if (times.steps.empty() || times.steps.back() != step) {
+      times.steps.push_back(step);
+      times.step_begin.push_back(static_cast<uint32_t>(times.start_ns.size()));
+    }
+    times.start_ns.push_back(activities_.start_ns[i]);
+    times.duration_ns.push_back(activities_.duration_ns[i]);
+    times.kind.push_back(activities_.kind[i]);
+  }
+  times.step_begin.push_back(static_cast<uint32_t>(times.start_ns.size()));
+}
+
 void TimelineBuilder::JoinOntoProfileRows() {
+  KeepTraceTimes();
   model::DeviceEvents& rows = profile_->device_events;
   const bool rows_have_steps = !rows.Steps().empty();
   std::vector<int32_t> steps = rows.step;

@@ -92,6 +92,9 @@ class TimelineBuilder {
   void StepsFromRepeatedAnnotation();
   void DeliverDeviceEvents();
   void JoinOntoProfileRows();
+  // The trace's own device times, kept beside the joined rows
+  // (RankProfile::trace_times).
+  void KeepTraceTimes();
   // The host op each flow point sits on (kNoIndex when none).
   std::vector<int32_t> HostOpsAt(const std::vector<FlowPoint>& points) const;
   void LinkFwdBwd();
