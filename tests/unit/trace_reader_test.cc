@@ -294,17 +294,23 @@ TEST(KinetoReader, StepsFromRepeatedAnnotationWithoutProfilerStep) {
   ASSERT_EQ(tl.step_source, model::StepSource::kRepeatedAnnotation);
   EXPECT_EQ(tl.step_annotation, "train_step");
   ASSERT_EQ(tl.steps.size(), 3u);
+  // An iteration runs from one occurrence to the next; the last one as long
+  // as the earlier ones (the late kernel is far beyond).
   for (int k = 0; k < 3; ++k) {
     EXPECT_EQ(tl.steps[k].number, k);
     EXPECT_EQ(tl.steps[k].start_ns, (1000 + k * 100) * 1000);
-    EXPECT_EQ(tl.steps[k].end_ns, (1090 + k * 100) * 1000);
+    EXPECT_EQ(tl.steps[k].end_ns, (1100 + k * 100) * 1000);
   }
-  // Kernels take the step of their launch; the unlaunched late one none.
+  // Kernels take the step of their launch; the unlaunched late one, after
+  // the last iteration, none, and it is said.
   for (size_t a = 0; a + 1 < p.device_events.size(); ++a)
     EXPECT_EQ(p.device_events.step[a], static_cast<int32_t>(a / 2));
   EXPECT_EQ(p.device_events.step.back(), -1);
   EXPECT_EQ(p.device_events.RowsOf(1).size(), 2u);
   EXPECT_NE(p.steps_from.find("'train_step'"), std::string::npos) << p.steps_from;
+  EXPECT_NE(p.steps_from.find("1 device event (1.0 us) after the last iteration"),
+            std::string::npos)
+      << p.steps_from;
 
   // One occurrence only (or only tiny repeats): the whole trace, no steps.
   model::RankProfile once;

@@ -68,6 +68,8 @@ void TimelineBuilder::Reset() {
   flow_ends_.clear();
   fwd_starts_.clear();
   bwd_ends_.clear();
+  before_first_step_ = Outside{};
+  after_last_step_ = Outside{};
 }
 
 void TimelineBuilder::SortHostOps() {
@@ -240,25 +242,42 @@ void TimelineBuilder::LinkFwdBwd() {
   }
 }
 
+namespace {
+
+// PyTorch's record_function around each DataLoader __next__ call
+// ("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", category
+// user_annotation, or Operator in 2021 traces): short, once per iteration.
+constexpr std::string_view kDataLoaderPrefix = "enumerate(DataLoader)";
+
+bool IsDataLoaderAnnotation(std::string_view name) {
+  return name.substr(0, kDataLoaderPrefix.size()) == kDataLoaderPrefix;
+}
+
+}  // namespace
+
 void TimelineBuilder::StepsFromRepeatedAnnotation() {
   model::Timeline& tl = timeline_;
   const model::HostOps& ops = tl.host_ops;
   if (ops.size() == 0) return;
   const StringId user_annotation = profile_->strings.Find("user_annotation");
-  if (user_annotation == StringPool::kNotInterned) return;
   int64_t first = INT64_MAX, last = INT64_MIN;
   std::unordered_map<StringId, std::vector<int32_t>> by_name;
+  std::unordered_map<StringId, bool> data_loader;
   for (size_t i = 0; i < ops.size(); ++i) {
     first = std::min(first, ops.start_ns[i]);
     last = std::max(last, ops.end_ns(i));
-    if (ops.depth[i] == 0 && ops.duration_ns[i] > 0 && ops.category[i] == user_annotation) {
+    if (ops.depth[i] != 0 || ops.duration_ns[i] <= 0) continue;
+    auto [known, inserted] = data_loader.try_emplace(ops.name[i], false);
+    if (inserted) known->second = IsDataLoaderAnnotation(profile_->strings.Get(ops.name[i]));
+    if (ops.category[i] == user_annotation || known->second) {
       by_name[ops.name[i]].push_back(static_cast<int32_t>(i));
     }
   }
   // The annotation that repeats without overlapping itself and covers the
   // most time; it must cover at least a third of the host activity, so a
   // small repeated region (an optimizer step, a logging call) is not taken
-  // for the iteration.
+  // for the iteration. A DataLoader's __next__ is short by nature but marks
+  // one iteration each: it is taken whatever time it covers.
   StringId best = StringPool::kEmpty;
   int64_t best_total = 0;
   std::vector<int32_t> best_ops;
@@ -272,7 +291,7 @@ void TimelineBuilder::StepsFromRepeatedAnnotation() {
       total += ops.duration_ns[members[k]];
       if (k > 0 && ops.start_ns[members[k]] < ops.end_ns(members[k - 1])) overlapping = true;
     }
-    if (overlapping || total * 3 < last - first) continue;
+    if (overlapping || (total * 3 < last - first && !data_loader[name])) continue;
     if (total > best_total || (total == best_total && name < best)) {
       best = name;
       best_total = total;
@@ -280,9 +299,30 @@ void TimelineBuilder::StepsFromRepeatedAnnotation() {
     }
   }
   if (best_ops.empty()) return;
+  // An iteration runs from one occurrence to the next: the host work between
+  // two occurrences (the step after a DataLoader's __next__, logging after a
+  // train_step range) belongs to an iteration. The last occurrence has no
+  // next one; its iteration runs to the later of its own end and the time
+  // the longest earlier iteration would take, but not past the capture's
+  // last device activity (nor before its own end): the loop's last
+  // iteration is kept, while work after the loop (evaluation, a checkpoint)
+  // is not folded into it and is counted as after the last iteration.
+  int64_t device_end = INT64_MIN;
+  for (size_t a = 0; a < activities_.size(); ++a)
+    device_end = std::max(device_end, activities_.start_ns[a] + activities_.duration_ns[a]);
+  int64_t longest = 0;
   for (size_t k = 0; k < best_ops.size(); ++k) {
     const int32_t op = best_ops[k];
-    tl.steps.push_back(model::Step{static_cast<int32_t>(k), ops.start_ns[op], ops.end_ns(op), op});
+    int64_t end = ops.end_ns(op);
+    if (k + 1 < best_ops.size()) {
+      end = ops.start_ns[best_ops[k + 1]];
+      longest = std::max(longest, end - ops.start_ns[op]);
+    } else {
+      int64_t longest_end = ops.start_ns[op];
+      AddSaturating(longest_end, longest);
+      end = std::max(end, std::min(device_end, longest_end));
+    }
+    tl.steps.push_back(model::Step{static_cast<int32_t>(k), ops.start_ns[op], end, op});
   }
   tl.step_source = model::StepSource::kRepeatedAnnotation;
   tl.step_annotation = std::string(profile_->strings.Get(best));
@@ -332,23 +372,48 @@ void TimelineBuilder::BuildSteps() {
     }
     if (step == model::kNoStep) step = step_of(acts.start_ns[a]);
     acts.step[a] = step;
+    if (step != model::kNoStep || tl.step_source != model::StepSource::kRepeatedAnnotation)
+      continue;
+    // Annotation windows are contiguous from the first occurrence to the end
+    // of the last iteration: an event in none of them is before or after.
+    const int64_t at = acts.launcher[a] != model::kNoIndex
+                           ? tl.host_ops.start_ns[static_cast<size_t>(acts.launcher[a])]
+                           : acts.start_ns[a];
+    Outside& outside = at < tl.steps.front().start_ns ? before_first_step_ : after_last_step_;
+    ++outside.count;
+    AddSaturating(outside.duration_ns, acts.duration_ns[a]);
   }
+}
+
+std::string TimelineBuilder::StepsFrom(const std::string& windows_of) const {
+  switch (timeline_.step_source) {
+    case model::StepSource::kProfilerStep:
+      return "ProfilerStep#N windows of " + windows_of;
+    case model::StepSource::kNone:
+      return "";
+    case model::StepSource::kRepeatedAnnotation:
+      break;
+  }
+  std::string text = "repeated top-level annotation '" + timeline_.step_annotation + "' of " +
+                     windows_of +
+                     " (no ProfilerStep#N; steps numbered from 0; an iteration runs from one "
+                     "occurrence to the next)";
+  auto say = [&text](const Outside& outside, std::string_view where) {
+    if (outside.count == 0) return;
+    text += fmt::format("; {} device event{} ({:.1f} us) {}, in no step", outside.count,
+                        outside.count == 1 ? "" : "s",
+                        static_cast<double>(outside.duration_ns) / 1000.0, where);
+  };
+  say(before_first_step_, "before the first iteration");
+  say(after_last_step_, "after the last iteration");
+  return text;
 }
 
 void TimelineBuilder::DeliverDeviceEvents() {
   const std::string& source = timeline_.source;
   if (profile_->device_events.size() > 0) return JoinOntoProfileRows();
-  switch (timeline_.step_source) {
-    case model::StepSource::kProfilerStep:
-      profile_->steps_from = "ProfilerStep#N windows of the trace";
-      break;
-    case model::StepSource::kRepeatedAnnotation:
-      profile_->steps_from = "repeated top-level annotation '" + timeline_.step_annotation +
-                             "' of the trace (no ProfilerStep#N; steps numbered from 0)";
-      break;
-    case model::StepSource::kNone:
-      break;
-  }
+  if (timeline_.step_source != model::StepSource::kNone)
+    profile_->steps_from = StepsFrom("the trace");
   // op_type by name id: a trace repeats a few thousand names millions of times.
   std::vector<StringId> op_type_of(profile_->strings.size(), StringPool::kNotInterned);
   std::vector<StringId> distinct_names;
@@ -453,8 +518,8 @@ void TimelineBuilder::JoinOntoProfileRows() {
   }
   if (!rows_have_steps && timeline_.step_source != model::StepSource::kNone) {
     rows.AssignSteps(std::move(steps));
-    profile_->steps_from = "ProfilerStep#N windows of " + timeline_.source + " (joined onto " +
-                           profile_->device_events_from + " rows)";
+    profile_->steps_from =
+        StepsFrom(timeline_.source + " (joined onto " + profile_->device_events_from + " rows)");
   }
   if (unmatched > 0) {
     profile_->warnings.push_back(fmt::format(
@@ -499,6 +564,8 @@ void TimelineBuilder::Finish(unsigned threads) {
   timeline_.present = true;
   profile_->timeline = std::move(timeline_);
   timeline_ = model::Timeline{};
+  before_first_step_ = Outside{};
+  after_last_step_ = Outside{};
 }
 
 }  // namespace trainscope::formats::trace

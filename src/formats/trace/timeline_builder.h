@@ -90,6 +90,9 @@ class TimelineBuilder {
   void LinkLaunches(unsigned threads);
   void BuildSteps();
   void StepsFromRepeatedAnnotation();
+  // Where the step numbers come from, in words, with the device events that
+  // fell in no iteration of a repeated annotation.
+  std::string StepsFrom(const std::string& windows_of) const;
   void DeliverDeviceEvents();
   void JoinOntoProfileRows();
   // The trace's own device times, kept beside the joined rows
@@ -109,6 +112,15 @@ class TimelineBuilder {
   std::vector<FlowPoint> flow_ends_;
   std::vector<FlowPoint> fwd_starts_;
   std::vector<FlowPoint> bwd_ends_;
+  // Device events in no step of a repeated annotation: launched (or, without
+  // a launcher, started) before its first occurrence or after its last
+  // iteration.
+  struct Outside {
+    int64_t count = 0;
+    int64_t duration_ns = 0;
+  };
+  Outside before_first_step_;
+  Outside after_last_step_;
 };
 
 }  // namespace trainscope::formats::trace
