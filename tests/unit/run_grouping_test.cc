@@ -151,6 +151,19 @@ TEST(RunGroupingCliTest, JsonListsRunsAndAnalysesOne) {
   EXPECT_EQ(ranks.at(0)["source"].get_string().value(), input + "/a.pt.trace.json");
 }
 
+TEST(RunGroupingCliTest, HtmlSaysTheInputsAreRuns) {
+  const std::string input =
+      testing::SourceDir() + "/tests/golden/cases/kineto/same_rank_twice/input";
+  testing::CommandResult result =
+      testing::RunTrainscope({"analyze", input, "--html", "-", "--threads", "1"});
+  ASSERT_EQ(result.exit_code, 0) << result.err;
+  EXPECT_NE(result.out.find("<b>The inputs are 2 runs, not one job; they are not merged.</b>"),
+            std::string::npos);
+  EXPECT_NE(result.out.find(": apart because rank 0 is claimed by both " + input +
+                            "/a.pt.trace.json and " + input + "/b.pt.trace.json</li>"),
+            std::string::npos);
+}
+
 TEST(RunGroupingCliTest, OneRunHasNoRunsKey) {
   const std::string input =
       testing::SourceDir() + "/tests/golden/cases/kineto/two_ranks_one_run/input";
