@@ -106,6 +106,38 @@ class StageClock {
   std::chrono::steady_clock::time_point last_;
 };
 
+// Groups the loaded inputs into runs and keeps only the analysed run's
+// results in |results|.
+analysis::RunSelection SelectRuns(const std::map<size_t, analysis::RunIdentity>& identities,
+                                  std::map<size_t, Result<analysis::RankResult>>& results) {
+  std::vector<size_t> indices;
+  std::vector<analysis::RunIdentity> inputs;
+  for (const auto& [index, identity] : identities) {
+    indices.push_back(index);
+    inputs.push_back(identity);
+  }
+  analysis::RunSelection selection = analysis::SelectRun(inputs);
+  if (selection.runs.empty()) return selection;
+  std::map<size_t, Result<analysis::RankResult>> kept;
+  for (size_t k : selection.kept) kept.emplace(indices[k], std::move(results.at(indices[k])));
+  results = std::move(kept);
+  return selection;
+}
+
+std::string RunsWarning(const std::vector<analysis::RunSummary>& runs) {
+  std::string text = fmt::format(
+      "trainscope: warning: the inputs are {} runs, not one job; they are not merged:\n",
+      runs.size());
+  for (const auto& run : runs) {
+    text += fmt::format("  run {} (ranks {}){}\n", run.number, fmt::join(run.ranks, ", "),
+                        run.analysed ? ": analysed" : ": not analysed, " + run.why_apart);
+  }
+  text +=
+      "  analyse each run on its own (analyze with that run's inputs); comparing runs is the job "
+      "of `trainscope compare` (not built yet)\n";
+  return TerminalSafe(text, /*keep_newlines=*/true);
+}
+
 }  // namespace
 
 // NOLINTNEXTLINE(readability-function-cognitive-complexity): HACKING.md, "Complexity debt"
@@ -151,14 +183,17 @@ int RunAnalyze(const AnalyzeArgs& args) {
   // profiles in memory); the job is combined from the results.
   std::mutex mutex;
   std::map<size_t, Result<analysis::RankResult>> results;  // by discovery index
+  std::map<size_t, analysis::RunIdentity> identities;      // the same keys
   auto streamed = formats::ForEachProfile(
       args.paths, threads, activity_rules ? &*activity_rules : nullptr,
       [&](size_t index, unsigned rank_threads, model::RankProfile&& profile) {
         const model::RankProfile rank_profile = std::move(profile);
         const analysis::JobContext context{*rules, options, rank_threads};
         Result<analysis::RankResult> result = analysis::AnalyzeRank(rank_profile, context);
+        analysis::RunIdentity identity = analysis::RunIdentityOf(rank_profile);
         std::lock_guard<std::mutex> lock(mutex);
         results.emplace(index, std::move(result));
+        identities.emplace(index, std::move(identity));
       });
   // Fails (exit 2) only when no rank loads or none has usable data; ranks
   // that failed and files not taken go to the input health of every report.
@@ -174,6 +209,13 @@ int RunAnalyze(const AnalyzeArgs& args) {
                     streamed->failed.size(), streamed->failed.size() + streamed->loaded));
   }
   clock.Lap("read+analyse");
+  // Inputs that are not one run are never merged: the largest run is
+  // analysed, the others are named (run_grouping.h).
+  const analysis::RunSelection runs = SelectRuns(identities, results);
+  if (!runs.runs.empty()) {
+    progress.Done();
+    WriteStderr(RunsWarning(runs.runs));
+  }
   // Job order: by rank, discovery order among equal ranks (as LoadProfiles).
   std::vector<analysis::RankResult> ranks;
   ranks.reserve(results.size());
@@ -205,6 +247,7 @@ int RunAnalyze(const AnalyzeArgs& args) {
   if (!job.ok()) return ReportError(job.status());
   clock.Lap("combine");
   job->inputs = args.paths;
+  job->runs = runs.runs;
   job->failed_inputs = std::move(streamed->failed);
   job->skipped_inputs = std::move(streamed->skipped);
 

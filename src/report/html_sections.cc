@@ -27,6 +27,23 @@ void Kpi(HtmlWriter& out, std::string_view label, const std::string& value) {
 void RenderSummarySection(HtmlWriter& out, const analysis::JobAnalysis& job,
                           const analysis::RankAnalysis* focus) {
   out.Raw("<section id=\"summary\"><h2>Summary and findings</h2>\n");
+  // Inputs that are more than one run (docs/clusters.md §0): said first.
+  if (!job.runs.empty()) {
+    out.Format(
+        "<div class=\"runs\"><p><b>The inputs are {} runs, not one job; they are not "
+        "merged.</b></p><ul>\n",
+        job.runs.size());
+    for (const auto& run : job.runs) {
+      out.Format("<li>run {}{}: ranks {} <span class=\"muted\">({})</span>{}</li>\n", run.number,
+                 run.analysed ? " (analysed)" : "", fmt::format("{}", fmt::join(run.ranks, ", ")),
+                 fmt::format("{}", fmt::join(run.sources, ", ")),
+                 run.analysed ? std::string() : ": apart because " + run.why_apart);
+    }
+    out.Raw(
+        "</ul><p class=\"muted\">Analyse another run with analyze and that run's inputs; "
+        "comparing runs is the job of <code>trainscope compare</code> (not built "
+        "yet).</p></div>\n");
+  }
   if (focus != nullptr && focus->selected() != nullptr) {
     const auto& step = *focus->selected();
     const auto& k = step.kernels;

@@ -230,6 +230,29 @@ void WriteInputIssues(JsonWriter& w, const char* key,
   w.EndArray();
 }
 
+// Only when the inputs are more than one run (one run: no key).
+void WriteRuns(JsonWriter& w, const std::vector<analysis::RunSummary>& runs) {
+  w.Key("runs").BeginArray();
+  for (const auto& run : runs) {
+    w.BeginObject();
+    w.Field("run", run.number);
+    w.Field("analysed", run.analysed);
+    w.Key("ranks").BeginArray();
+    for (int32_t rank : run.ranks) w.Int(rank);
+    w.EndArray();
+    w.Key("sources").BeginArray();
+    for (const auto& source : run.sources) w.String(source);
+    w.EndArray();
+    if (run.analysed) {
+      w.Key("why_apart").Null();
+    } else {
+      w.Field("why_apart", run.why_apart);
+    }
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
 void WriteIngest(JsonWriter& w, const analysis::RankAnalysis& rank) {
   w.Key("ingest").BeginObject();
   w.Key("files").BeginArray();
@@ -282,6 +305,7 @@ std::string RenderJson(const analysis::JobAnalysis& job, const std::string& tool
   w.EndArray();
   WriteInputIssues(w, "failed_inputs", job.failed_inputs);
   WriteInputIssues(w, "skipped_inputs", job.skipped_inputs);
+  if (!job.runs.empty()) WriteRuns(w, job.runs);
   WriteFindingsJson(w, job);
   WriteClusterJson(w, job);
   w.Key("ranks").BeginArray();

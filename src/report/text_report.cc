@@ -341,6 +341,24 @@ void RenderHealth(std::string& out, const analysis::JobAnalysis& job, const Styl
   }
 }
 
+// Inputs that are more than one run: which ones, why apart, what to do.
+void RenderRuns(std::string& out, const analysis::JobAnalysis& job, const Styler& s) {
+  if (job.runs.empty()) return;
+  out += s.Warn(fmt::format("The inputs are {} runs, not one job; they are not merged.",
+                            job.runs.size())) +
+         "\n";
+  for (const auto& run : job.runs) {
+    out += fmt::format("  run {}{}: ranks {}\n", run.number, run.analysed ? " (analysed)" : "",
+                       fmt::join(run.ranks, ", "));
+    for (const auto& source : run.sources) out += s.Dim("    " + source) + "\n";
+    if (!run.analysed) out += fmt::format("    apart because {}\n", run.why_apart);
+  }
+  out += s.Dim(
+             "  Analyse another run with analyze and that run's inputs; comparing runs is the job "
+             "of `trainscope compare` (not built yet).") +
+         "\n\n";
+}
+
 }  // namespace
 
 std::string RenderText(const analysis::JobAnalysis& job, const TextReportOptions& options) {
@@ -348,6 +366,7 @@ std::string RenderText(const analysis::JobAnalysis& job, const TextReportOptions
   std::string out;
   if (job.ranks.empty()) return "no ranks found\n";
   const analysis::RankAnalysis* focus = FocusRank(job, options.focus_rank);
+  RenderRuns(out, job, s);
   RenderPortraitText(out, job, options.color);
   RenderRankDetail(out, *focus, s);
   RenderMotifsText(out, *focus, options.color);

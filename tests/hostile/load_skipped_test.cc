@@ -67,7 +67,13 @@ TEST(HostileLoadSkipped, LongLeadingMetadataStillATrace) {
   const TreeSnapshot before = SnapshotTree(dir);
   CommandResult run = RunTrainscopeIn(dir, {"analyze", "job", "--no-color"});
   EXPECT_EQ(run.exit_code, 0) << run.err;
-  EXPECT_TRUE(Has(run.out, "Input: 2 ranks")) << run.out;
+  // Both read as traces. They are the same trace, both claiming rank 0 of a
+  // world of 1, so they are two runs, never one job with rank 0 twice
+  // (docs/clusters.md §0).
+  EXPECT_TRUE(Has(run.out, "The inputs are 2 runs, not one job")) << run.out;
+  EXPECT_TRUE(Has(run.out, "\n    job/a/rank0.json\n")) << run.out;
+  EXPECT_TRUE(Has(run.out, "\n    job/b/rank1.json.gz\n")) << run.out;
+  EXPECT_TRUE(Has(run.out, "Input: 1 rank")) << run.out;
   EXPECT_FALSE(Has(run.out, "  skipped: ")) << run.out;
   EXPECT_EQ(DiffTrees(before, SnapshotTree(dir)), "");
 }

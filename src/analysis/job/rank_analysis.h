@@ -16,6 +16,7 @@
 #include "analysis/common/family_rules.h"
 #include "analysis/common/finding.h"
 #include "analysis/common/gain_projection.h"
+#include "analysis/job/run_grouping.h"
 #include "analysis/motifs/motifs.h"
 #include "analysis/step/kernel_distribution.h"
 #include "analysis/step/step_selection.h"
@@ -86,6 +87,9 @@ inline constexpr const char* kNoDeviceActivityRemedy =
 
 struct JobAnalysis {
   std::vector<std::string> inputs;
+  // Empty when the inputs form one run (the usual case); else every run,
+  // the analysed one included, and only that one's ranks are in |ranks|.
+  std::vector<RunSummary> runs;
   // Input health beyond the ranks (set by the caller from the loader): ranks
   // that failed to load, and files under the inputs not taken as profiles.
   std::vector<model::InputIssue> failed_inputs;
