@@ -20,6 +20,10 @@ CommandRunner RegisterAnalyze(CLI::App& app) {
   app.add_option("--step", args->step,
                  "Analyse step N in depth (default: skip warm-up, take the median-span step)");
   app.add_option("--rank", args->focus_rank, "Rank to show in depth in the terminal summary");
+  app.add_option("--run", args->run,
+                 "When the inputs form several runs (different captures or jobs), analyse run N "
+                 "(1-based, as listed) instead of the one with the most ranks")
+      ->type_name("N");
   app.add_option("--families", args->families_file,
                  "Extra kernel family rules (same format as data/families.tsv), tried first");
   app.add_option(

@@ -108,15 +108,16 @@ class StageClock {
 
 // Groups the loaded inputs into runs and keeps only the analysed run's
 // results in |results|.
-analysis::RunSelection SelectRuns(const std::map<size_t, analysis::RunIdentity>& identities,
-                                  std::map<size_t, Result<analysis::RankResult>>& results) {
+Result<analysis::RunSelection> SelectRuns(const std::map<size_t, analysis::RunIdentity>& identities,
+                                          std::map<size_t, Result<analysis::RankResult>>& results,
+                                          std::optional<int32_t> requested) {
   std::vector<size_t> indices;
   std::vector<analysis::RunIdentity> inputs;
   for (const auto& [index, identity] : identities) {
     indices.push_back(index);
     inputs.push_back(identity);
   }
-  analysis::RunSelection selection = analysis::SelectRun(inputs);
+  TS_ASSIGN_OR_RETURN(analysis::RunSelection selection, analysis::SelectRun(inputs, requested));
   if (selection.runs.empty()) return selection;
   std::map<size_t, Result<analysis::RankResult>> kept;
   for (size_t k : selection.kept) kept.emplace(indices[k], std::move(results.at(indices[k])));
@@ -133,8 +134,8 @@ std::string RunsWarning(const std::vector<analysis::RunSummary>& runs) {
                         run.analysed ? ": analysed" : ": not analysed, " + run.why_apart);
   }
   text +=
-      "  analyse each run on its own (analyze with that run's inputs); comparing runs is the job "
-      "of `trainscope compare` (not built yet)\n";
+      "  analyse another run with --run N (or analyze that run's inputs alone); comparing runs is "
+      "the job of `trainscope compare` (not built yet)\n";
   return TerminalSafe(text, /*keep_newlines=*/true);
 }
 
@@ -211,7 +212,12 @@ int RunAnalyze(const AnalyzeArgs& args) {
   clock.Lap("read+analyse");
   // Inputs that are not one run are never merged: the largest run is
   // analysed, the others are named (run_grouping.h).
-  const analysis::RunSelection runs = SelectRuns(identities, results);
+  const Result<analysis::RunSelection> selected = SelectRuns(identities, results, args.run);
+  if (!selected.ok()) {
+    progress.Done();
+    return ReportError(selected.status());
+  }
+  const analysis::RunSelection& runs = *selected;
   if (!runs.runs.empty()) {
     progress.Done();
     WriteStderr(RunsWarning(runs.runs));

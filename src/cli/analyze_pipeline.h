@@ -18,6 +18,9 @@ struct AnalyzeArgs {
   std::string thresholds_file;      // overrides of data/thresholds.tsv
   std::optional<int32_t> step;
   std::optional<int32_t> focus_rank;
+  // The run to analyse when the inputs form several (1-based, input order);
+  // nullopt: the one with the most ranks.
+  std::optional<int32_t> run;
   // 0 = the default (TRAINSCOPE_THREADS, else all cores); clamped to the
   // machine's hardware threads (ClampThreads), so --threads 40000 runs.
   unsigned threads = 0;

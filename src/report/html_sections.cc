@@ -40,7 +40,8 @@ void RenderSummarySection(HtmlWriter& out, const analysis::JobAnalysis& job,
                  run.analysed ? std::string() : ": apart because " + run.why_apart);
     }
     out.Raw(
-        "</ul><p class=\"muted\">Analyse another run with analyze and that run's inputs; "
+        "</ul><p class=\"muted\">Analyse another run with <code>--run N</code> (the same "
+        "inputs) or with that run's inputs alone; "
         "comparing runs is the job of <code>trainscope compare</code> (not built "
         "yet).</p></div>\n");
   }

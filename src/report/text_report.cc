@@ -353,10 +353,11 @@ void RenderRuns(std::string& out, const analysis::JobAnalysis& job, const Styler
     for (const auto& source : run.sources) out += s.Dim("    " + source) + "\n";
     if (!run.analysed) out += fmt::format("    apart because {}\n", run.why_apart);
   }
-  out += s.Dim(
-             "  Analyse another run with analyze and that run's inputs; comparing runs is the job "
-             "of `trainscope compare` (not built yet).") +
-         "\n\n";
+  out +=
+      s.Dim(
+          "  Analyse another run with --run N (the same inputs) or with that run's inputs alone; "
+          "comparing runs is the job of `trainscope compare` (not built yet).") +
+      "\n\n";
 }
 
 }  // namespace

@@ -120,8 +120,21 @@ size_t AnalysedRun(const std::vector<RunGroup>& runs) {
 }
 
 RunSelection SelectRun(const std::vector<RunIdentity>& inputs) {
+  return SelectRun(inputs, std::nullopt).value();
+}
+
+Result<RunSelection> SelectRun(const std::vector<RunIdentity>& inputs,
+                               std::optional<int32_t> requested) {
   const std::vector<RunGroup> runs = GroupRuns(inputs);
-  const size_t analysed = runs.empty() ? 0 : AnalysedRun(runs);
+  size_t analysed = runs.empty() ? 0 : AnalysedRun(runs);
+  if (requested) {
+    if (*requested < 1 || static_cast<size_t>(*requested) > std::max<size_t>(runs.size(), 1)) {
+      return InvalidInput(
+          fmt::format("--run {}: the inputs form {} run(s); hint: analyze without --run lists them",
+                      *requested, std::max<size_t>(runs.size(), 1)));
+    }
+    analysed = static_cast<size_t>(*requested - 1);
+  }
   RunSelection selection;
   if (!runs.empty()) selection.kept = runs[analysed].members;
   if (runs.size() <= 1) return selection;

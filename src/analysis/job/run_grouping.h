@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/status.h"
 #include "model/rank_profile.h"
 
 namespace trainscope::analysis {
@@ -74,5 +75,10 @@ struct RunSelection {
   std::vector<RunSummary> runs;
 };
 RunSelection SelectRun(const std::vector<RunIdentity>& inputs);
+// The same with the run to analyse chosen by the user (--run N, 1-based, in
+// input order) instead of the largest; an error naming how many runs there
+// are when N is not one of them.
+Result<RunSelection> SelectRun(const std::vector<RunIdentity>& inputs,
+                               std::optional<int32_t> requested);
 
 }  // namespace trainscope::analysis
