@@ -20,9 +20,12 @@ namespace {
 // The step every rank is compared on: the selected one, else the last step
 // that every rank has.
 int32_t ComparedStep(const std::vector<RankComm>& comm, const JobAnalysis& job) {
+  // A rank without device events (no kernel_details.csv, a CPU-only trace)
+  // has no steps here and cannot veto the step the others share.
   auto has = [&](int32_t step) {
     return std::all_of(comm.begin(), comm.end(), [step](const RankComm& rc) {
-      return std::any_of(rc.steps.begin(), rc.steps.end(),
+      return rc.steps.empty() ||
+             std::any_of(rc.steps.begin(), rc.steps.end(),
                          [step](const RankStepComm& s) { return s.step == step; });
     });
   };
