@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -24,6 +25,20 @@ bool Has(std::string_view text, std::string_view part) {
   return text.find(part) != std::string_view::npos;
 }
 
+// `analyze INPUT --json -` on one thread, parsed; |parser| owns the
+// document. nullopt (and a test failure) when the run fails or its document
+// does not parse.
+std::optional<simdjson::dom::element> AnalyzeJson(const std::string& input,
+                                                  simdjson::dom::parser& parser) {
+  const CommandResult json = RunTrainscope({"analyze", input, "--json", "-", "--threads", "1"});
+  EXPECT_EQ(json.exit_code, 0) << json.err;
+  simdjson::dom::element doc;
+  const bool parsed = parser.parse(json.out).get(doc) == simdjson::SUCCESS;
+  EXPECT_TRUE(parsed) << json.out;
+  if (json.exit_code != 0 || !parsed) return std::nullopt;
+  return doc;
+}
+
 TEST(SanityCli, CpuOnlyRankIsNamedWithWhatToTurnOn) {
   const std::string input = Case("kineto", "cpu_only_rank");
   const CommandResult text = RunTrainscope({"analyze", input, "--no-color", "--threads", "1"});
@@ -33,11 +48,10 @@ TEST(SanityCli, CpuOnlyRankIsNamedWithWhatToTurnOn) {
   EXPECT_TRUE(Has(text.out, "ProfilerActivity.CUDA")) << text.out;
   EXPECT_TRUE(Has(text.out, "ProfilerActivity.NPU")) << text.out;
 
-  const CommandResult json = RunTrainscope({"analyze", input, "--json", "-", "--threads", "1"});
-  ASSERT_EQ(json.exit_code, 0) << json.err;
   simdjson::dom::parser parser;
-  simdjson::dom::element doc;
-  ASSERT_EQ(parser.parse(json.out).get(doc), simdjson::SUCCESS);
+  const auto parsed = AnalyzeJson(input, parser);
+  ASSERT_TRUE(parsed.has_value());
+  const simdjson::dom::element doc = *parsed;
   simdjson::dom::array ranks;
   ASSERT_EQ(doc["no_device_activity"]["ranks"].get(ranks), simdjson::SUCCESS);
   ASSERT_EQ(ranks.size(), 1u);
@@ -62,23 +76,20 @@ TEST(SanityCli, StepTimesWithoutAKernelListAreStillDeviceActivity) {
   // communication on the device; the kernel list is missing, not empty, so
   // this is not a capture without device activity.
   const std::string input = Case("ascend_text", "step_trace_only");
-  const CommandResult json = RunTrainscope({"analyze", input, "--json", "-", "--threads", "1"});
-  ASSERT_EQ(json.exit_code, 0) << json.err;
   simdjson::dom::parser parser;
-  simdjson::dom::element doc;
-  ASSERT_EQ(parser.parse(json.out).get(doc), simdjson::SUCCESS);
+  const auto parsed = AnalyzeJson(input, parser);
+  ASSERT_TRUE(parsed.has_value());
+  const simdjson::dom::element doc = *parsed;
   EXPECT_TRUE(doc["no_device_activity"].is_null());
   const CommandResult text = RunTrainscope({"analyze", input, "--no-color", "--threads", "1"});
   EXPECT_FALSE(Has(text.out, "No device activity")) << text.out;
 }
 
 TEST(SanityCli, ATraceWithDeviceActivityHasNoSuchNote) {
-  const CommandResult json =
-      RunTrainscope({"analyze", Case("kineto", "minimal_trace"), "--json", "-", "--threads", "1"});
-  ASSERT_EQ(json.exit_code, 0) << json.err;
   simdjson::dom::parser parser;
-  simdjson::dom::element doc;
-  ASSERT_EQ(parser.parse(json.out).get(doc), simdjson::SUCCESS);
+  const auto parsed = AnalyzeJson(Case("kineto", "minimal_trace"), parser);
+  ASSERT_TRUE(parsed.has_value());
+  const simdjson::dom::element doc = *parsed;
   EXPECT_TRUE(doc["no_device_activity"].is_null());
 }
 
@@ -86,11 +97,10 @@ TEST(SanityCli, MemcpyAndMemsetAreCountedApartFromKernels) {
   // The step: a GEMM, an add and an NCCL all-reduce (3 kernels), an HtoD
   // copy (30 us), a DtoH copy (60 us) and a memset (5 us).
   const std::string input = Case("kineto", "copies_and_memsets");
-  const CommandResult json = RunTrainscope({"analyze", input, "--json", "-", "--threads", "1"});
-  ASSERT_EQ(json.exit_code, 0) << json.err;
   simdjson::dom::parser parser;
-  simdjson::dom::element doc;
-  ASSERT_EQ(parser.parse(json.out).get(doc), simdjson::SUCCESS);
+  const auto parsed = AnalyzeJson(input, parser);
+  ASSERT_TRUE(parsed.has_value());
+  const simdjson::dom::element doc = *parsed;
   simdjson::dom::element k;
   ASSERT_EQ(doc["ranks"].at(0)["steps"].at(0)["kernels"].get(k), simdjson::SUCCESS);
   EXPECT_EQ(int64_t(k["count"]), 3);
@@ -120,12 +130,10 @@ TEST(SanityCli, MemcpyAndMemsetAreCountedApartFromKernels) {
 
 TEST(SanityCli, KernelDetailsDoNotRecordCopies) {
   // kernel_details.csv lists kernels only: its copies are unknown, not 0.
-  const CommandResult json = RunTrainscope(
-      {"analyze", Case("ascend_text", "current_rank"), "--json", "-", "--threads", "1"});
-  ASSERT_EQ(json.exit_code, 0) << json.err;
   simdjson::dom::parser parser;
-  simdjson::dom::element doc;
-  ASSERT_EQ(parser.parse(json.out).get(doc), simdjson::SUCCESS);
+  const auto parsed = AnalyzeJson(Case("ascend_text", "current_rank"), parser);
+  ASSERT_TRUE(parsed.has_value());
+  const simdjson::dom::element doc = *parsed;
   simdjson::dom::element k;
   ASSERT_EQ(doc["ranks"].at(0)["steps"].at(0)["kernels"].get(k), simdjson::SUCCESS);
   EXPECT_TRUE(k["memcpy_count"].is_null());
@@ -135,11 +143,10 @@ TEST(SanityCli, KernelDetailsDoNotRecordCopies) {
 
 TEST(SanityCli, ProjectionAppliesEveryFindingOnce) {
   const std::string input = Case("kineto", "copies_and_memsets");
-  const CommandResult json = RunTrainscope({"analyze", input, "--json", "-", "--threads", "1"});
-  ASSERT_EQ(json.exit_code, 0) << json.err;
   simdjson::dom::parser parser;
-  simdjson::dom::element doc;
-  ASSERT_EQ(parser.parse(json.out).get(doc), simdjson::SUCCESS);
+  const auto parsed = AnalyzeJson(input, parser);
+  ASSERT_TRUE(parsed.has_value());
+  const simdjson::dom::element doc = *parsed;
   // Two findings of different groups (dominant-operator, host-bound).
   double remaining = 1.0;
   simdjson::dom::array findings;
