@@ -66,6 +66,41 @@ std::string CompactArgs(std::string_view args) {
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
+// A CuTe constant "C<128>" at |i|: the end of its digits (at the '>'), or
+// npos when |text| has none there.
+size_t CuteConstantEnd(std::string_view text, size_t i) {
+  if (text.compare(i, 2, "C<") != 0) return std::string_view::npos;
+  size_t j = i + 2;
+  while (j < text.size() && IsDigit(text[j])) ++j;
+  return j > i + 2 && j < text.size() && text[j] == '>' ? j : std::string_view::npos;
+}
+
+// "<n,n[,n...]>" of plain numbers (constants, "_n" or "C<n>", folded) at the
+// '<' at |open|: "nxn[xn...]" and the index of the closing '>' in |close|;
+// "" when the arguments are not two or more numbers.
+std::string ShapeArguments(std::string_view text, size_t open, size_t* close) {
+  std::string shape;
+  size_t j = open + 1;
+  int numbers = 0;
+  while (j < text.size() && text[j] != '>') {
+    size_t k = j;
+    while (k < text.size() && text[k] == '_') ++k;
+    if (text.compare(k, 2, "C<") == 0) k += 2;
+    const size_t digits = k;
+    while (k < text.size() && IsDigit(text[k])) ++k;
+    if (k == digits) break;
+    if (!shape.empty()) shape += 'x';
+    shape.append(text, digits, k - digits);
+    ++numbers;
+    if (k < text.size() && text[k] == '>' && text.compare(j, 2, "C<") == 0) ++k;
+    if (k < text.size() && text[k] == ',') ++k;
+    j = k;
+  }
+  if (numbers < 2 || j >= text.size() || text[j] != '>') return "";
+  *close = j;
+  return shape;
+}
+
 // Folds the shapes CUTLASS/CuTe spell as templates into "128x128x64":
 // "C<128>" / "_128" constants become numbers, then "Ident<n,n[,n...]>" of
 // numbers only becomes "nxn[xn...]". Tile, warp and cluster shapes are what
@@ -78,41 +113,20 @@ std::string FoldShapes(std::string_view text) {
     const char c = text[i];
     const bool word_start = i == 0 || !IsIdentChar(text[i - 1]);
     if (word_start) ident_start = out.size();
-    if (word_start && text.compare(i, 2, "C<") == 0) {  // CuTe constant C<128>
-      size_t j = i + 2;
-      while (j < text.size() && IsDigit(text[j])) ++j;
-      if (j > i + 2 && j < text.size() && text[j] == '>') {
-        out.append(text, i + 2, j - i - 2);
-        i = j;
-        continue;
-      }
+    const size_t constant_end = word_start ? CuteConstantEnd(text, i) : std::string_view::npos;
+    if (constant_end != std::string_view::npos) {  // CuTe constant C<128>
+      out.append(text, i + 2, constant_end - i - 2);
+      i = constant_end;
+      continue;
     }
     if (word_start && c == '_' && i + 1 < text.size() && IsDigit(text[i + 1])) continue;  // _128
-    if (c == '<') {
-      // "Ident<n,n[,n...]>" of plain numbers (constants already folded) -> "nxn[xn...]".
-      std::string shape;
-      size_t j = i + 1;
-      int numbers = 0;
-      while (j < text.size() && text[j] != '>') {
-        size_t k = j;
-        while (k < text.size() && text[k] == '_') ++k;
-        if (text.compare(k, 2, "C<") == 0) k += 2;
-        const size_t digits = k;
-        while (k < text.size() && IsDigit(text[k])) ++k;
-        if (k == digits) break;
-        if (!shape.empty()) shape += 'x';
-        shape.append(text, digits, k - digits);
-        ++numbers;
-        if (k < text.size() && text[k] == '>' && text.compare(j, 2, "C<") == 0) ++k;
-        if (k < text.size() && text[k] == ',') ++k;
-        j = k;
-      }
-      if (numbers >= 2 && j < text.size() && text[j] == '>') {
-        out.resize(ident_start);
-        out += shape;
-        i = j;
-        continue;
-      }
+    size_t close = 0;
+    const std::string shape = c == '<' ? ShapeArguments(text, i, &close) : std::string();
+    if (!shape.empty()) {  // "Ident<n,n[,n...]>" -> "nxn[xn...]"
+      out.resize(ident_start);
+      out += shape;
+      i = close;
+      continue;
     }
     out += c;
   }

@@ -16,6 +16,23 @@ std::optional<StepTraceSummary> FindStepTrace(const model::RankProfile& profile,
   return std::nullopt;
 }
 
+// The step's budget. Two sources of the same step (kernel_details.csv and
+// the trace): the one that agrees with the profiler's own accounting is used
+// (issue 12 item 1).
+std::optional<StepBudget> BudgetThatAgrees(const model::RankProfile& profile, int32_t step,
+                                           const std::optional<StepTraceSummary>& profiler) {
+  std::optional<StepBudget> budget = ComputeStepBudget(profile, step);
+  if (!budget || !profiler) return budget;
+  const auto primary = CompareWithProfiler(budget->budget, *profiler);
+  if (!primary || primary->agrees) return budget;
+  std::optional<StepBudget> beside = TraceBudgetBeside(profile, step);
+  if (!beside) return budget;
+  const auto other = CompareWithProfiler(beside->budget, *profiler);
+  if (!other || !other->agrees) return budget;
+  beside->replaced = budget->source;
+  return beside;
+}
+
 }  // namespace
 
 StepDistribution ComputeStepDistribution(const model::RankProfile& profile, int32_t step,
@@ -142,21 +159,7 @@ StepDistribution ComputeStepDistribution(const model::RankProfile& profile, int3
     result.top_operators.resize(options.top_operators);
   }
   result.step_trace = FindStepTrace(profile, step);
-  result.breakdown = ComputeStepBudget(profile, step);
-  // Two sources of the same step (kernel_details.csv and the trace): the one
-  // that agrees with the profiler's own accounting is used (issue 12 item 1).
-  if (result.breakdown && result.step_trace) {
-    const auto primary = CompareWithProfiler(result.breakdown->budget, *result.step_trace);
-    std::optional<StepBudget> beside =
-        primary && !primary->agrees ? TraceBudgetBeside(profile, step) : std::nullopt;
-    if (beside) {
-      const auto other = CompareWithProfiler(beside->budget, *result.step_trace);
-      if (other && other->agrees) {
-        beside->replaced = result.breakdown->source;
-        result.breakdown = std::move(beside);
-      }
-    }
-  }
+  result.breakdown = BudgetThatAgrees(profile, step, result.step_trace);
   return result;
 }
 
