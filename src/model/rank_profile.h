@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/numbers.h"
 #include "core/row_ledger.h"
 #include "core/string_pool.h"
 #include "model/communication.h"
@@ -28,6 +29,16 @@ struct StepTraceTimes {
   int64_t stage_ns = 0;
   int64_t bubble_ns = 0;
   std::optional<int64_t> preparing_ns;
+
+  // The step as CANN's Overlap Analysis divides it: Computing +
+  // Communication(Not Overlapped) + Free, saturating on hostile values.
+  int64_t overlap_step_ns() const {
+    int64_t ns = 0;
+    AddSaturating(ns, computing_ns);
+    AddSaturating(ns, communication_not_overlapped_ns);
+    AddSaturating(ns, free_ns);
+    return ns;
+  }
 };
 
 // One row of step_trace_time.csv.
@@ -98,6 +109,13 @@ struct RankProfile {
   std::string device_events_from;  // the file the rows came from, for messages
   DeviceTimesBeside trace_times;   // the trace's own device times, when joined onto the CSV
   std::vector<StepTraceRow> step_trace;
+  // The step_trace_time.csv row of |step|, or null.
+  const StepTraceRow* StepTraceOf(int32_t step) const {
+    for (const StepTraceRow& row : step_trace) {
+      if (row.step == step) return &row;
+    }
+    return nullptr;
+  }
   std::vector<OpStatisticRow> op_statistic;
   Timeline timeline;  // from trace files (Kineto JSON, trace_view.json); present=false if none
   // Where the kernels' step numbers come from, for the reports ("" = no

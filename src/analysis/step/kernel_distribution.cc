@@ -10,10 +10,9 @@ namespace trainscope::analysis {
 namespace {
 
 std::optional<StepTraceSummary> FindStepTrace(const model::RankProfile& profile, int32_t step) {
-  for (const auto& row : profile.step_trace) {
-    if (row.step == step) return static_cast<const StepTraceSummary&>(row);
-  }
-  return std::nullopt;
+  const model::StepTraceRow* row = profile.StepTraceOf(step);
+  if (row == nullptr) return std::nullopt;
+  return static_cast<const StepTraceSummary&>(*row);
 }
 
 // The step's budget. Two sources of the same step (kernel_details.csv and

@@ -13,23 +13,13 @@
 namespace trainscope::analysis {
 namespace {
 
-int64_t ProfilerStepNs(const model::RankProfile& profile, int32_t step) {
-  for (const model::StepTraceRow& row : profile.step_trace) {
-    if (row.step != step) continue;
-    int64_t ns = 0;
-    AddSaturating(ns, row.computing_ns);
-    AddSaturating(ns, row.communication_not_overlapped_ns);
-    AddSaturating(ns, row.free_ns);
-    return ns;
-  }
-  return 0;
-}
-
 StepPlausibility Measure(const model::RankProfile& profile, int32_t step) {
   const model::DeviceEvents& events = profile.device_events;
   StepPlausibility p;
   p.step = step;
-  p.profiler_step_ns = step == model::kNoStep ? 0 : ProfilerStepNs(profile, step);
+  const model::StepTraceRow* profiler =
+      step == model::kNoStep ? nullptr : profile.StepTraceOf(step);
+  p.profiler_step_ns = profiler != nullptr ? profiler->overlap_step_ns() : 0;
   // Rows are in start order (SortByStart), so the union and the same-start
   // check are one pass each.
   std::map<std::pair<int32_t, int32_t>, int64_t> last_start;  // (device, stream) -> start

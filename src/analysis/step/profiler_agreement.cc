@@ -4,8 +4,6 @@
 #include <cstdint>
 #include <cstdlib>
 
-#include "core/numbers.h"
-
 namespace trainscope::analysis {
 namespace {
 
@@ -21,9 +19,7 @@ int64_t Delta(int64_t a, int64_t b) {
 std::optional<ProfilerAgreement> CompareWithProfiler(const TimeBudget& budget,
                                                      const StepTraceSummary& profiler) {
   ProfilerAgreement a;
-  AddSaturating(a.profiler_step_ns, profiler.computing_ns);
-  AddSaturating(a.profiler_step_ns, profiler.communication_not_overlapped_ns);
-  AddSaturating(a.profiler_step_ns, profiler.free_ns);
+  a.profiler_step_ns = profiler.overlap_step_ns();
   if (a.profiler_step_ns <= 0) return std::nullopt;
   a.computation_delta_ns = Delta(budget.computation_ns, profiler.computing_ns);
   a.exposed_communication_delta_ns =

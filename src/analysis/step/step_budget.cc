@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "analysis/common/breakdown_intervals.h"
-#include "core/numbers.h"
 
 namespace trainscope::analysis {
 namespace {
@@ -17,24 +16,20 @@ namespace {
 // rank keeps its exposed-communication and free-time findings (issue 12
 // item 11) instead of "none above the thresholds".
 std::optional<StepBudget> ProfilerBudget(const model::RankProfile& profile, int32_t step) {
-  for (const model::StepTraceRow& row : profile.step_trace) {
-    if (row.step != step) continue;
-    TimeBudget b;
-    AddSaturating(b.total_ns, row.computing_ns);
-    AddSaturating(b.total_ns, row.communication_not_overlapped_ns);
-    AddSaturating(b.total_ns, row.free_ns);
-    if (b.total_ns <= 0) return std::nullopt;
-    b.computation_ns = row.computing_ns;
-    b.communication_ns = row.communication_ns;
-    b.exposed_communication_ns = row.communication_not_overlapped_ns;
-    b.busy_ns = b.total_ns - row.free_ns;
-    b.idle_ns = row.free_ns;
-    return StepBudget{std::string(kProfilerBudgetSource),
-                      "CANN's Overlap Analysis of the step (no device events for this rank): "
-                      "Computing, Communication(Not Overlapped) and Free",
-                      b, ""};
-  }
-  return std::nullopt;
+  const model::StepTraceRow* row = profile.StepTraceOf(step);
+  if (row == nullptr) return std::nullopt;
+  TimeBudget b;
+  b.total_ns = row->overlap_step_ns();
+  if (b.total_ns <= 0) return std::nullopt;
+  b.computation_ns = row->computing_ns;
+  b.communication_ns = row->communication_ns;
+  b.exposed_communication_ns = row->communication_not_overlapped_ns;
+  b.busy_ns = b.total_ns - row->free_ns;
+  b.idle_ns = row->free_ns;
+  return StepBudget{std::string(kProfilerBudgetSource),
+                    "CANN's Overlap Analysis of the step (no device events for this rank): "
+                    "Computing, Communication(Not Overlapped) and Free",
+                    b, ""};
 }
 
 }  // namespace
