@@ -49,6 +49,7 @@ std::string FamilyColor(const std::string& family) {
                                                             {"optimizer", "#882255"},
                                                             {"communication", "#D55E00"},
                                                             {"memory", "#117733"},
+                                                            {"wait", "#DDDDDD"},
                                                             {"other", "#999999"}};
   auto it = kKnown.find(family);
   if (it != kKnown.end()) return it->second;

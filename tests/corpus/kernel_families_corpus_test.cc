@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analysis/common/family_rules.h"
@@ -29,22 +30,28 @@ std::vector<std::string> KinetoTraces(const std::string& root) {
   return out;
 }
 
-// HTA's cuda_event_sync test trace: two kernels, one of them
-// torch.cuda._sleep's spin kernel (a deliberate wait, 73% of the kernel
-// time). No family describes a wait, and a family of its own would add a row
-// to every report, so it stays "other"; its second kernel is checked below.
-bool IsSpinWaitFixture(const std::string& path) {
-  return path.ends_with("hta_critical_path_small_a100/cuda_event_sync/event_sync_trace.json.gz");
-}
-
-double OtherShare(const model::RankProfile& profile) {
+double FamilyShare(const model::RankProfile& profile, const std::string& name) {
   const analysis::KernelFamilies families(profile, analysis::FamilyRules::Builtin());
   const analysis::StepDistribution all =
       analysis::ComputeStepDistribution(profile, model::kNoStep, families);
   for (const analysis::FamilyStat& family : all.families) {
-    if (family.name == "other") return family.share_time;
+    if (family.name == name) return family.share_time;
   }
   return 0;
+}
+
+// The share of device time (the families' denominator: kernels, copies and
+// sets) of events whose name contains `part`.
+double NamedShare(const model::RankProfile& profile, std::string_view part) {
+  int64_t total = 0, named = 0;
+  const model::DeviceEvents& k = profile.device_events;
+  for (size_t i = 0; i < k.size(); ++i) {
+    total += k.duration_ns[i];
+    if (profile.strings.Get(k.name[i]).find(part) != std::string_view::npos) {
+      named += k.duration_ns[i];
+    }
+  }
+  return total > 0 ? static_cast<double>(named) / static_cast<double>(total) : 0;
 }
 
 TEST(KernelFamiliesCorpus, OtherIsUnderTenPercentOfKernelTimeOnEveryKinetoTrace) {
@@ -56,22 +63,10 @@ TEST(KernelFamiliesCorpus, OtherIsUnderTenPercentOfKernelTimeOnEveryKinetoTrace)
     model::RankProfile profile;
     ASSERT_TRUE(formats::ReadKinetoTrace(path, &profile).ok()) << path;
     if (profile.device_events.size() == 0) continue;  // a trace without device kernels
-    if (IsSpinWaitFixture(path)) {
-      // Everything but the spin kernel has a family.
-      int64_t total = 0, spin = 0;
-      const model::DeviceEvents& k = profile.device_events;
-      for (size_t i = 0; i < k.size(); ++i) {
-        total += k.duration_ns[i];
-        if (profile.strings.Get(k.name[i]).find("spin_kernel") != std::string_view::npos) {
-          spin += k.duration_ns[i];
-        }
-      }
-      ASSERT_GT(total, 0);
-      EXPECT_NEAR(OtherShare(profile), static_cast<double>(spin) / static_cast<double>(total), 1e-9)
-          << path;
-      continue;
-    }
-    EXPECT_LT(OtherShare(profile), 0.10) << path;
+    // torch.cuda._sleep's spin kernel (HTA's cuda_event_sync trace) is a
+    // deliberate wait: it has the family "wait", not "other".
+    EXPECT_NEAR(FamilyShare(profile, "wait"), NamedShare(profile, "spin_kernel"), 1e-9) << path;
+    EXPECT_LT(FamilyShare(profile, "other"), 0.10) << path;
     ++checked;
   }
   EXPECT_GE(checked, 20u);

@@ -1,6 +1,8 @@
 // The two-phase analysis (rank_analysis.h): every rank analysed on its own,
 // then combined; and the streamed loading that frees each profile after its
 // rank is analysed.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -170,11 +172,78 @@ TEST(PerRankTest, RankResultHasEveryStepWithItsOwnTimelineAndFindings) {
     EXPECT_EQ(step.timeline.kernel_count, step.distribution.kernels.count);
     EXPECT_FALSE(step.distribution.motifs.empty());
     EXPECT_FALSE(step.fingerprint_findings.empty());
+    // The first captured step is a warm-up no report shows: no picture.
+    if (i == 0) {
+      EXPECT_FALSE(step.timeline.drawn);
+      EXPECT_TRUE(step.timeline.zooms.empty());
+      EXPECT_EQ(step.timeline.overview.columns, 0);
+      EXPECT_GT(step.timeline.compute_ns, 0);  // the lane totals findings use are there
+      continue;
+    }
+    EXPECT_TRUE(step.timeline.drawn);
     // Zooms centred on the step's own top motif, not on the densest region.
     EXPECT_NE(step.timeline.zoom_centre.find("motif"), std::string::npos)
         << step.timeline.zoom_centre;
     EXPECT_EQ(step.timeline.overview.columns, kOverviewColumns);
   }
+}
+
+TEST(PerRankTest, OnlyTheRequestedStepIsDrawn) {
+  synth::SynthOptions options;
+  options.ranks = 1;
+  options.steps = 3;
+  auto loaded = testing::LoadSynthJob(options, "per_rank_requested", 1);
+  ASSERT_TRUE(loaded.ok());
+  AnalysisOptions analysis;
+  analysis.step = options.first_step;  // the warm-up, asked for by name
+  const JobContext context{FamilyRules::Builtin(), analysis, 1};
+  auto result = AnalyzeRank(loaded->profiles[0], context);
+  ASSERT_TRUE(result.ok());
+  ASSERT_EQ(result->steps.size(), 3u);
+  for (const RankStepResult& step : result->steps) {
+    EXPECT_EQ(step.timeline.drawn, step.distribution.step == options.first_step)
+        << step.distribution.step;
+  }
+  std::vector<RankResult> ranks;
+  ranks.push_back(std::move(result).value());
+  auto job = Combine(std::move(ranks), context);
+  ASSERT_TRUE(job.ok());
+  ASSERT_EQ(job->ranks.size(), 1u);
+  EXPECT_TRUE(job->ranks[0].timeline.drawn);
+  EXPECT_EQ(job->ranks[0].timeline.overview.columns, kOverviewColumns);
+}
+
+// Two ranks whose only common step is the first rank's warm-up: the job
+// shows that step, without its picture on that rank, and says why.
+TEST(PerRankTest, AnUndrawnWarmUpStepShownForTheJobIsAWarning) {
+  synth::SynthOptions options;
+  options.ranks = 2;
+  options.steps = 2;
+  auto loaded = testing::LoadSynthJob(options, "per_rank_undrawn", 1);
+  ASSERT_TRUE(loaded.ok());
+  const JobContext context{FamilyRules::Builtin(), AnalysisOptions{}, 1};
+  std::vector<RankResult> ranks;
+  for (const model::RankProfile& profile : loaded->profiles) {
+    auto result = AnalyzeRank(profile, context);
+    ASSERT_TRUE(result.ok());
+    ranks.push_back(std::move(result).value());
+  }
+  // Rank 1 lost its second step: the first step is the only common one.
+  const int32_t second = options.first_step + 1;
+  RankResult& partial = ranks[1];
+  std::erase_if(partial.steps,
+                [&](const RankStepResult& s) { return s.distribution.step == second; });
+  std::erase(partial.steps_info.present, second);
+  partial.steps_info.spans_ns.erase(second);
+  auto job = Combine(std::move(ranks), context);
+  ASSERT_TRUE(job.ok());
+  ASSERT_EQ(job->ranks.size(), 2u);
+  EXPECT_EQ(job->ranks[0].selected_step, options.first_step);
+  EXPECT_FALSE(job->ranks[0].timeline.drawn);
+  const auto& warnings = job->ranks[0].header.warnings;
+  EXPECT_TRUE(std::any_of(warnings.begin(), warnings.end(), [&](const std::string& w) {
+    return w.find(fmt::format("--step {}", options.first_step)) != std::string::npos;
+  })) << fmt::format("{}", fmt::join(warnings, "\n"));
 }
 
 }  // namespace

@@ -66,10 +66,11 @@ void DominantOperator(int32_t rank, const StepDistribution& step, const FindingT
                       std::vector<Finding>* out) {
   if (step.kernels.device_time_ns() <= 0) return;
   // Communication has its own rule (exposed communication): this one is
-  // about the compute operator to optimise first.
+  // about the compute operator to optimise first. A kernel that only waits
+  // (family "wait" in data/families.tsv) is no operator to optimise.
   const OperatorStat* found = nullptr;
   for (const auto& op : step.top_operators) {
-    if (op.family != "communication") {
+    if (op.family != "communication" && op.family != "wait") {
       found = &op;
       break;
     }

@@ -91,12 +91,15 @@ const FindingCatalog& CatalogOf(const AnalysisOptions& options) {
 // the step were the one chosen for the job.
 RankStepResult AnalyzeOneStep(const model::RankProfile& profile, int32_t step,
                               const KernelFamilies& families, const RankMotifContext& motifs,
-                              const AnalysisOptions& options) {
+                              const AnalysisOptions& options, bool picture) {
   RankStepResult result;
   result.distribution = ComputeStepDistribution(profile, step, families, options.distribution);
   result.fingerprint_findings = AddStepMotifs(profile, motifs, &result.distribution);
   std::optional<ZoomCentre> centre = TopMotifCentre(result.distribution);
-  result.timeline = ComputeStepTimeline(profile, step, families, {}, centre ? &*centre : nullptr);
+  TimelineOptions timeline_options;
+  timeline_options.picture = picture;
+  result.timeline =
+      ComputeStepTimeline(profile, step, families, timeline_options, centre ? &*centre : nullptr);
   result.threshold_findings =
       ThresholdFindings(result.distribution, result.timeline, profile, CatalogOf(options));
   return result;
@@ -116,6 +119,13 @@ RankAnalysis ToRankAnalysis(RankResult&& result, const StepChoice& choice) {
   if (analysis.timeline.step != choice.step) {
     analysis.timeline = StepTimeline();
     analysis.timeline.step = choice.step;
+  }
+  if (!analysis.timeline.drawn) {
+    analysis.header.warnings.push_back(fmt::format(
+        "step {0} is this rank's first captured step, whose timeline picture (gaps, zooms, "
+        "overview) is not computed, as a warm-up step is never shown unless it is the only step "
+        "all ranks share; rerun with --step {0} to draw it",
+        choice.step));
   }
   return analysis;
 }
@@ -200,6 +210,16 @@ bool HasDeviceActivity(const RankAnalysis& rank) {
   });
 }
 
+// Whether a report can show |step| of this rank, so that its timeline needs
+// the picture: with --step only that step; else every step but the first
+// captured one when two or more steps have kernels, as the step choice
+// (step_selection.cc) skips it as warm-up. A job step that is this rank's
+// first step anyway (the only step every rank shares) is told as a warning.
+bool MayBeShown(const RankSteps& steps, int32_t step, std::optional<int32_t> requested) {
+  if (requested) return step == *requested;
+  return steps.spans_ns.size() < 2 || steps.present.empty() || step != steps.present.front();
+}
+
 bool HasStep(const RankSteps& steps, int32_t step) {
   return std::find(steps.present.begin(), steps.present.end(), step) != steps.present.end();
 }
@@ -241,7 +261,8 @@ Result<RankResult> AnalyzeRank(const model::RankProfile& profile, const JobConte
   // Mining is the costliest analysis: a single big rank has dozens of steps,
   // so they share the cores the other ranks leave.
   ParallelFor(steps.size(), context.step_threads, [&](size_t i) {
-    result.steps[i] = AnalyzeOneStep(profile, steps[i], families, motifs, context.options);
+    result.steps[i] = AnalyzeOneStep(profile, steps[i], families, motifs, context.options,
+                                     MayBeShown(result.steps_info, steps[i], context.options.step));
   });
   if (std::string implausible = PlausibilityWarning(profile); !implausible.empty()) {
     header.warnings.push_back(std::move(implausible));

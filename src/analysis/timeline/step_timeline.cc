@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <optional>
 #include <unordered_map>
 
@@ -104,30 +103,47 @@ TimelineOverview AggregateColumns(const std::vector<TimelineKernel>& kernels, do
   overview.ns_per_column = ns_per_column;
   // busy[c] = fraction of column c covered by any kernel (for the Free lane).
   std::vector<double> busy(static_cast<size_t>(columns), 0.0);
-  // per lane and column: time and count by family
-  std::vector<std::vector<std::map<uint32_t, std::pair<double, int>>>> cells(
-      3, std::vector<std::map<uint32_t, std::pair<double, int>>>(static_cast<size_t>(columns)));
+  // One piece per kernel and column it touches, then grouped by (lane,
+  // column, family): a flat list and one sort instead of a tree per cell
+  // (every step of every rank has an overview). The sort is stable, so each
+  // family's time is summed in kernel order, as before.
+  struct Piece {
+    uint32_t cell = 0;  // lane * columns + column
+    uint32_t family = 0;
+    double time_ns = 0;
+  };
+  std::vector<Piece> pieces;
+  pieces.reserve(kernels.size() + kernels.size() / 4);
   for (const auto& kernel : kernels) {
     const auto kernel_start = static_cast<double>(kernel.start_ns);
     double start = std::max(kernel_start, t0);
     double end = std::min(static_cast<double>(kernel.start_ns + kernel.duration_ns), t1);
     if (end <= start && !(kernel.duration_ns == 0 && kernel_start >= t0 && kernel_start < t1))
       continue;
-    auto lane = static_cast<size_t>(kernel.lane);
+    const auto lane = static_cast<uint32_t>(kernel.lane);
     int c0 = std::clamp(static_cast<int>((start - t0) / ns_per_column), 0, columns - 1);
     int c1 = std::clamp(static_cast<int>((end - t0) / ns_per_column), 0, columns - 1);
     for (int c = c0; c <= c1; ++c) {
       double col_start = t0 + c * ns_per_column, col_end = col_start + ns_per_column;
       double overlap = std::max(0.0, std::min(end, col_end) - std::max(start, col_start));
-      auto& cell = cells[lane][static_cast<size_t>(c)][kernel.family];
-      cell.first += overlap;
-      cell.second += 1;
+      pieces.push_back(Piece{lane * static_cast<uint32_t>(columns) + static_cast<uint32_t>(c),
+                             kernel.family, overlap});
       busy[static_cast<size_t>(c)] =
           std::min(1.0, busy[static_cast<size_t>(c)] + overlap / ns_per_column);
     }
   }
+  std::stable_sort(pieces.begin(), pieces.end(), [](const Piece& a, const Piece& b) {
+    return a.cell != b.cell ? a.cell < b.cell : a.family < b.family;
+  });
   // Runs: neighbouring columns whose dominant family is the same.
-  for (size_t lane = 0; lane < 3; ++lane) {
+  struct FamilyTotal {
+    uint32_t family = 0;
+    double time_ns = 0;
+    int64_t kernels = 0;
+  };
+  std::vector<FamilyTotal> cell;  // the families of one cell, by family index
+  size_t next = 0;
+  for (uint32_t lane = 0; lane < 3; ++lane) {
     std::vector<OverviewRun>& runs = overview.lanes[lane];
     std::optional<OverviewRun> run;
     auto flush = [&](int end_column) {
@@ -137,19 +153,28 @@ TimelineOverview AggregateColumns(const std::vector<TimelineKernel>& kernels, do
       run.reset();
     };
     for (int c = 0; c < columns; ++c) {
-      const auto& cell = cells[lane][static_cast<size_t>(c)];
+      const uint32_t id = lane * static_cast<uint32_t>(columns) + static_cast<uint32_t>(c);
+      cell.clear();
+      for (; next < pieces.size() && pieces[next].cell == id; ++next) {
+        if (cell.empty() || cell.back().family != pieces[next].family) {
+          cell.push_back(FamilyTotal{pieces[next].family, 0, 0});
+        }
+        cell.back().time_ns += pieces[next].time_ns;
+        cell.back().kernels += 1;
+      }
       if (cell.empty()) {
         flush(c);
         continue;
       }
+      // The first family with the most time (ties: the lowest index).
       auto best = std::max_element(cell.begin(), cell.end(), [](const auto& a, const auto& b) {
-        return a.second.first < b.second.first;
+        return a.time_ns < b.time_ns;
       });
-      if (run && best->first != run->family) flush(c);
-      if (!run) run = OverviewRun{c, c, best->first, 0, 0};
-      for (const auto& [family, time_count] : cell) {
-        run->time_ns += time_count.first;
-        run->kernels += time_count.second;
+      if (run && best->family != run->family) flush(c);
+      if (!run) run = OverviewRun{c, c, best->family, 0, 0};
+      for (const FamilyTotal& total : cell) {
+        run->time_ns += total.time_ns;
+        run->kernels += total.kernels;
       }
     }
     flush(columns);
@@ -187,7 +212,7 @@ StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step
   // Every kernel of the step, in start order: for the zooms and the overview
   // only, not kept.
   std::vector<TimelineKernel> step_kernels;
-  step_kernels.reserve(rows.size());
+  if (options.picture) step_kernels.reserve(rows.size());
   auto local = [&](StringId id) {
     auto [it, inserted] =
         local_string.try_emplace(id, static_cast<uint32_t>(timeline.strings.size()));
@@ -199,6 +224,7 @@ StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step
     Lane lane = LaneOf(profile, i);
     Interval interval{kernels.start_ns[i], kernels.end_ns(i)};
     (lane == Lane::kCompute ? compute : lane == Lane::kComm ? comm : other).push_back(interval);
+    if (!options.picture) continue;
     const size_t index = families.Of(i);
     auto [family, new_family] =
         local_family.try_emplace(index, static_cast<uint32_t>(timeline.strings.size()));
@@ -208,7 +234,7 @@ StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step
                                           family->second});
   }
   timeline.step_start_ns = origin;
-  timeline.kernel_count = static_cast<int64_t>(step_kernels.size());
+  timeline.kernel_count = static_cast<int64_t>(rows.size());
   timeline.span_ns = window_end - origin;
   std::vector<Interval> compute_union = UnionOf(compute);
   std::vector<Interval> comm_union = UnionOf(comm);
@@ -234,6 +260,11 @@ StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step
     timeline.step_start_waits_for = std::string(profile.strings.Get(kernels.op_type[i]));
     timeline.step_start_wait_collective_ns = kernels.duration_ns[i];
     break;
+  }
+
+  if (!options.picture) {
+    timeline.drawn = false;
+    return timeline;
   }
 
   // Free gaps between consecutive pieces of the all-activity union.

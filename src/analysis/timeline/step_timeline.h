@@ -106,6 +106,9 @@ struct StepTimeline {
   std::string zoom_centre;            // what the zooms are centred on
   TimelineOverview overview;          // the whole step at kOverviewColumns columns
   std::vector<std::string> strings;   // op types, names and families of zoom kernels and runs
+  // False when the picture (longest_gaps, zooms, overview, strings) was not
+  // computed: only the step a report shows needs one (TimelineOptions).
+  bool drawn = true;
 
   const std::string& Str(uint32_t index) const { return strings[index]; }
 };
@@ -115,6 +118,10 @@ struct TimelineOptions {
   size_t longest_gaps = 5;
   size_t max_kernels_per_zoom = 400;
   int64_t min_gap_ns = 1'000;  // gaps shorter than 1 us are not "free time" worth listing
+  // False: only the lane totals and the step-start idle (what findings use);
+  // no gaps, zooms or overview. A rank analyses every step, but a report
+  // draws one, and the picture is most of a step's timeline work.
+  bool picture = true;
 };
 
 // What the zoom windows are centred on: each zoom is the window of its

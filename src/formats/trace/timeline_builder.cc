@@ -524,7 +524,8 @@ void TimelineBuilder::JoinOntoProfileRows() {
   if (unmatched > 0) {
     profile_->warnings.push_back(fmt::format(
         "{}: {} of {} device tasks have no row with the same name and start (within {} ns) in "
-        "{}; they are left out, as {} is the profiler's list of device tasks",
+        "{}; they are left out of the kernel tables, as {} is the profiler's list of device "
+        "tasks (a step whose time budget follows the trace still counts them)",
         timeline_.source, unmatched, activities_.size(), kJoinToleranceNs,
         profile_->device_events_from, profile_->device_events_from));
   }
