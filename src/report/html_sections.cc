@@ -176,7 +176,7 @@ void RenderTimelineSection(HtmlWriter& out, const analysis::RankAnalysis* focus)
       "<p>Rank {}, {}, span {}. Lanes: Compute, Comm (collectives), Other (copies, AI CPU), "
       "Free (device idle). Dashed boxes are the zoom windows below.</p>\n",
       focus->header.rank, StepName(t.step), FormatDurationNs(t.span_ns));
-  out.Append(StepGanttSvg(t));
+  if (t.drawn) out.Append(StepGanttSvg(t));
   out.Raw("<table><tr><th class=\"l\">lane</th><th>time</th><th>share of span</th></tr>\n");
   double span = t.span_ns > 0 ? Us(t.span_ns) : 1;
   for (auto [name, value] : {std::pair<const char*, double>{"Compute", Us(t.compute_ns)},
@@ -198,6 +198,12 @@ void RenderTimelineSection(HtmlWriter& out, const analysis::RankAnalysis* focus)
           t.step_start_waits_for, FormatDurationNs(t.step_start_wait_collective_ns));
     }
     out.Raw(".</p>\n");
+  }
+  if (!t.drawn) {
+    out.Format(
+        "<p class=\"muted\">No picture of step {0}: it is this rank's warm-up step, drawn only "
+        "when asked for with <code>--step {0}</code>.</p>\n",
+        t.step);
   }
   if (!t.zoom_centre.empty()) {
     out.Format("<p class=\"muted\">Zoom windows centred on the {}.</p>\n", t.zoom_centre);

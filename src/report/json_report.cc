@@ -186,6 +186,15 @@ void WriteTimeline(JsonWriter& w, const analysis::StepTimeline& t) {
   w.Field("waits_for", t.step_start_waits_for);
   w.Field("collective_us", Us(t.step_start_wait_collective_ns));
   w.EndObject();
+  // A step whose picture was not computed (rank_analysis.cc, MayBeShown):
+  // its gaps and zooms are unknown, not none.
+  if (!t.drawn) {
+    w.Key("longest_free_gaps").Null();
+    w.Key("zooms_centred_on").Null();
+    w.Key("zooms").Null();
+    w.EndObject();
+    return;
+  }
   w.Key("longest_free_gaps").BeginArray();
   for (const auto& gap : t.longest_gaps) {
     w.BeginObject();

@@ -20,6 +20,7 @@
 #include "analysis/job/rank_analysis.h"
 #include "analysis/step/step_selection.h"
 #include "formats/load_profiles.h"
+#include "report/json_report.h"
 #include "synth/synth.h"
 #include "synth_job.h"
 #include "test_paths.h"
@@ -244,6 +245,10 @@ TEST(PerRankTest, AnUndrawnWarmUpStepShownForTheJobIsAWarning) {
   EXPECT_TRUE(std::any_of(warnings.begin(), warnings.end(), [&](const std::string& w) {
     return w.find(fmt::format("--step {}", options.first_step)) != std::string::npos;
   })) << fmt::format("{}", fmt::join(warnings, "\n"));
+  // Unknown, not none: the undrawn step's gaps and zooms are null in the JSON.
+  const std::string json = report::RenderJson(*job, "test");
+  EXPECT_NE(json.find("\"longest_free_gaps\": null"), std::string::npos);
+  EXPECT_NE(json.find("\"zooms\": null"), std::string::npos);
 }
 
 }  // namespace
