@@ -1,4 +1,7 @@
+#include <charconv>
 #include <memory>
+#include <string>
+#include <system_error>
 
 #include "cli/analyze_pipeline.h"
 #include "cli/commands.h"
@@ -20,10 +23,25 @@ CommandRunner RegisterAnalyze(CLI::App& app) {
   app.add_option("--step", args->step,
                  "Analyse step N in depth (default: skip warm-up, take the median-span step)");
   app.add_option("--rank", args->focus_rank, "Rank to show in depth in the terminal summary");
-  app.add_option("--run", args->run,
-                 "When the inputs form several runs (different captures or jobs), analyse run N "
-                 "(1-based, as listed) instead of the one with the most ranks")
-      ->type_name("N");
+  app.add_option_function<std::string>(
+         "--run",
+         [args](const std::string& value) {
+           if (value == "all") {
+             args->all_runs = true;
+             return;
+           }
+           int32_t number = 0;
+           const char* end = value.data() + value.size();
+           const auto [ptr, ec] = std::from_chars(value.data(), end, number);
+           if (ec != std::errc() || ptr != end || number < 1) {
+             throw CLI::ValidationError("--run", "expected a run number (1, 2, ...) or 'all'");
+           }
+           args->run = number;
+         },
+         "When the inputs form several runs (different captures or jobs), analyse run N "
+         "(1-based, as listed) instead of the one with the most ranks, or with 'all' every run "
+         "(text report only)")
+      ->type_name("N|all");
   app.add_option("--families", args->families_file,
                  "Extra kernel family rules (same format as data/families.tsv), tried first");
   app.add_option(

@@ -106,37 +106,161 @@ class StageClock {
   std::chrono::steady_clock::time_point last_;
 };
 
-// Groups the loaded inputs into runs and keeps only the analysed run's
-// results in |results|.
-Result<analysis::RunSelection> SelectRuns(const std::map<size_t, analysis::RunIdentity>& identities,
-                                          std::map<size_t, Result<analysis::RankResult>>& results,
-                                          std::optional<int32_t> requested) {
+// The loaded inputs grouped into the runs to analyse, each with the
+// results of its ranks (by discovery index), and the summaries of every run
+// when there are several (for the warning and the report's runs section).
+struct RunsToReport {
+  std::vector<std::map<size_t, Result<analysis::RankResult>>> runs;
+  std::vector<analysis::RunSummary> summaries;
+};
+
+// One run: the largest, or --run N. With --run all: every run, in input
+// order.
+Result<RunsToReport> SelectRuns(const std::map<size_t, analysis::RunIdentity>& identities,
+                                std::map<size_t, Result<analysis::RankResult>>&& results,
+                                const AnalyzeArgs& args) {
   std::vector<size_t> indices;
   std::vector<analysis::RunIdentity> inputs;
   for (const auto& [index, identity] : identities) {
     indices.push_back(index);
     inputs.push_back(identity);
   }
-  TS_ASSIGN_OR_RETURN(analysis::RunSelection selection, analysis::SelectRun(inputs, requested));
-  if (selection.runs.empty()) return selection;
-  std::map<size_t, Result<analysis::RankResult>> kept;
-  for (size_t k : selection.kept) kept.emplace(indices[k], std::move(results.at(indices[k])));
-  results = std::move(kept);
-  return selection;
+  TS_ASSIGN_OR_RETURN(analysis::RunSelection selection, analysis::SelectRun(inputs, args.run));
+  RunsToReport out;
+  out.summaries = selection.runs;
+  auto take = [&](const std::vector<size_t>& members) {
+    std::map<size_t, Result<analysis::RankResult>> run;
+    for (size_t k : members) run.emplace(indices[k], std::move(results.at(indices[k])));
+    out.runs.push_back(std::move(run));
+  };
+  if (selection.runs.empty()) {
+    out.runs.push_back(std::move(results));  // one run: every input
+  } else if (args.all_runs) {
+    for (const analysis::RunGroup& group : analysis::GroupRuns(inputs)) take(group.members);
+  } else {
+    take(selection.kept);
+  }
+  return out;
 }
 
-std::string RunsWarning(const std::vector<analysis::RunSummary>& runs) {
+std::string RunsWarning(const std::vector<analysis::RunSummary>& runs, bool all_runs) {
   std::string text = fmt::format(
       "trainscope: warning: the inputs are {} runs, not one job; they are not merged:\n",
       runs.size());
   for (const auto& run : runs) {
     text += fmt::format("  run {} (ranks {}){}\n", run.number, fmt::join(run.ranks, ", "),
-                        run.analysed ? ": analysed" : ": not analysed, " + run.why_apart);
+                        run.analysed ? (all_runs ? ": the largest" : ": analysed")
+                                     : (all_runs ? ": " : ": not analysed, ") + run.why_apart);
   }
-  text +=
-      "  analyse another run with --run N (or analyze that run's inputs alone); comparing runs is "
-      "the job of `trainscope compare` (not built yet)\n";
+  text += all_runs
+              ? "  each run is reported below, one after the other; comparing runs is the job of "
+                "`trainscope compare` (not built yet)\n"
+              : "  analyse another run with --run N, or every run with --run all (or analyze "
+                "that run's inputs alone); comparing runs is the job of `trainscope compare` "
+                "(not built yet)\n";
   return TerminalSafe(text, /*keep_newlines=*/true);
+}
+
+// What every run's report shares.
+struct RunReport {
+  const AnalyzeArgs& args;
+  const analysis::FamilyRules& rules;
+  const analysis::AnalysisOptions& options;
+  unsigned threads;
+  const std::vector<model::InputIssue>& failed;   // inputs not loaded (every report's input health)
+  const std::vector<model::InputIssue>& skipped;  // files not taken
+  std::vector<analysis::RunSummary> runs;         // the runs section: empty with one report a run
+};
+
+// Combines the ranks of one run into its job and writes its reports.
+// NOLINTNEXTLINE(readability-function-cognitive-complexity): HACKING.md, "Complexity debt"
+int ReportRun(const RunReport& report, std::map<size_t, Result<analysis::RankResult>>&& results,
+              Progress& progress, StageClock& clock) {
+  const AnalyzeArgs& args = report.args;
+  const analysis::FamilyRules& rules = report.rules;
+  const analysis::AnalysisOptions& options = report.options;
+  const unsigned threads = report.threads;
+  // Job order: by rank, discovery order among equal ranks (as LoadProfiles).
+  std::vector<analysis::RankResult> ranks;
+  ranks.reserve(results.size());
+  Status first_error = Status::Ok();
+  for (auto& [index, result] : results) {
+    if (!result.ok()) {
+      if (first_error.ok()) first_error = result.status();
+      continue;
+    }
+    ranks.push_back(std::move(result).value());
+  }
+  results.clear();
+  std::stable_sort(ranks.begin(), ranks.end(),
+                   [](const auto& a, const auto& b) { return a.header.rank < b.header.rank; });
+  std::vector<int32_t> rank_ids;
+  rank_ids.reserve(ranks.size());
+  for (const auto& rank : ranks) rank_ids.push_back(rank.header.rank);
+  Status focus = CheckFocusRank(rank_ids, args.focus_rank);
+  if (!focus.ok()) {
+    progress.Done();
+    return ReportError(focus);
+  }
+  if (!first_error.ok()) {
+    progress.Done();
+    return ReportError(first_error);
+  }
+  auto job = analysis::Combine(std::move(ranks), analysis::JobContext{rules, options, threads});
+  progress.Done();
+  if (!job.ok()) return ReportError(job.status());
+  clock.Lap("combine");
+  job->inputs = args.paths;
+  job->runs = report.runs;
+  job->failed_inputs = report.failed;
+  job->skipped_inputs = report.skipped;
+
+  // Checked again: the analysis may have taken minutes, and a file that
+  // appeared there meanwhile is not ours to replace either.
+  const Status outputs = CheckOutputPaths(OutputsOf(args), InputsOf(args));
+  if (!outputs.ok()) return ReportError(outputs);
+  // Files are replaced atomically; a document on stdout ('-') replaces the
+  // text summary (cli::Run checks that stdout took it all).
+  bool document_on_stdout = false;
+  if (!args.html_out.empty()) {
+    report::HtmlReportOptions html_options;
+    html_options.focus_rank = args.focus_rank;
+    html_options.tool_version = kVersion;
+    std::string html = report::RenderHtml(*job, html_options);
+    if (args.html_out == "-") {
+      WriteStdout(html);
+      document_on_stdout = true;
+    } else {
+      Status written = WriteFileAtomically(args.html_out, html);
+      if (!written.ok()) return ReportError(written);
+    }
+  }
+  if (!args.json_out.empty()) {
+    std::string json = report::RenderJson(*job, kVersion);
+    if (args.json_out == "-") {
+      WriteStdout(json);
+      document_on_stdout = true;
+    } else {
+      Status written = WriteFileAtomically(args.json_out, json);
+      if (!written.ok()) return ReportError(written);
+    }
+  }
+  if (document_on_stdout) {
+    clock.Lap("report");
+    return kExitSuccess;
+  }
+  report::TextReportOptions text_options;
+  text_options.focus_rank = args.focus_rank;
+  text_options.color =
+      !args.no_color && ::isatty(STDOUT_FILENO) == 1 && std::getenv("NO_COLOR") == nullptr;
+  std::string text = report::RenderText(*job, text_options);
+  WriteStdout(text);
+  clock.Lap("report");
+  if (!args.json_out.empty())
+    WriteStdout(fmt::format("\nJSON written to {}\n", TerminalSafe(args.json_out)));
+  if (!args.html_out.empty())
+    WriteStdout(fmt::format("\nHTML report written to {}\n", TerminalSafe(args.html_out)));
+  return kExitSuccess;
 }
 
 }  // namespace
@@ -147,6 +271,11 @@ int RunAnalyze(const AnalyzeArgs& args) {
   // overwrite an input, must not start.
   Status outputs = CheckOutputPaths(OutputsOf(args), InputsOf(args));
   if (!outputs.ok()) return ReportError(outputs);
+  if (args.all_runs && (!args.json_out.empty() || !args.html_out.empty())) {
+    return ReportError(InvalidInput(
+        "--run all writes the text report of every run; --json and --html hold one run\nhint: "
+        "write one document per run with --run N"));
+  }
   StageClock clock(args.timings);
   const unsigned threads = ClampThreads(args.threads);
   auto rules = LoadRules(args.families_file);
@@ -211,97 +340,34 @@ int RunAnalyze(const AnalyzeArgs& args) {
   }
   clock.Lap("read+analyse");
   // Inputs that are not one run are never merged: the largest run is
-  // analysed, the others are named (run_grouping.h).
-  const Result<analysis::RunSelection> selected = SelectRuns(identities, results, args.run);
+  // analysed (or --run N, or every run with --run all), the others are named
+  // (run_grouping.h).
+  Result<RunsToReport> selected = SelectRuns(identities, std::move(results), args);
   if (!selected.ok()) {
     progress.Done();
     return ReportError(selected.status());
   }
-  const analysis::RunSelection& runs = *selected;
-  if (!runs.runs.empty()) {
+  const std::vector<analysis::RunSummary>& summaries = selected->summaries;
+  if (!summaries.empty()) {
     progress.Done();
-    WriteStderr(RunsWarning(runs.runs));
+    WriteStderr(RunsWarning(summaries, args.all_runs));
   }
-  // Job order: by rank, discovery order among equal ranks (as LoadProfiles).
-  std::vector<analysis::RankResult> ranks;
-  ranks.reserve(results.size());
-  Status first_error = Status::Ok();
-  for (auto& [index, result] : results) {
-    if (!result.ok()) {
-      if (first_error.ok()) first_error = result.status();
-      continue;
-    }
-    ranks.push_back(std::move(result).value());
-  }
-  results.clear();
-  std::stable_sort(ranks.begin(), ranks.end(),
-                   [](const auto& a, const auto& b) { return a.header.rank < b.header.rank; });
-  std::vector<int32_t> rank_ids;
-  rank_ids.reserve(ranks.size());
-  for (const auto& rank : ranks) rank_ids.push_back(rank.header.rank);
-  Status focus = CheckFocusRank(rank_ids, args.focus_rank);
-  if (!focus.ok()) {
-    progress.Done();
-    return ReportError(focus);
-  }
-  if (!first_error.ok()) {
-    progress.Done();
-    return ReportError(first_error);
-  }
-  auto job = analysis::Combine(std::move(ranks), analysis::JobContext{*rules, options, threads});
-  progress.Done();
-  if (!job.ok()) return ReportError(job.status());
-  clock.Lap("combine");
-  job->inputs = args.paths;
-  job->runs = runs.runs;
-  job->failed_inputs = std::move(streamed->failed);
-  job->skipped_inputs = std::move(streamed->skipped);
-
-  // Checked again: the analysis may have taken minutes, and a file that
-  // appeared there meanwhile is not ours to replace either.
-  outputs = CheckOutputPaths(OutputsOf(args), InputsOf(args));
-  if (!outputs.ok()) return ReportError(outputs);
-  // Files are replaced atomically; a document on stdout ('-') replaces the
-  // text summary (cli::Run checks that stdout took it all).
-  bool document_on_stdout = false;
-  if (!args.html_out.empty()) {
-    report::HtmlReportOptions html_options;
-    html_options.focus_rank = args.focus_rank;
-    html_options.tool_version = kVersion;
-    std::string html = report::RenderHtml(*job, html_options);
-    if (args.html_out == "-") {
-      WriteStdout(html);
-      document_on_stdout = true;
+  const size_t count = selected->runs.size();
+  for (size_t r = 0; r < count; ++r) {
+    RunReport report{args, *rules, options, threads, streamed->failed, streamed->skipped};
+    if (count > 1) {
+      // Every run on its own: the list of runs was said once, above.
+      const analysis::RunSummary& run = summaries[r];
+      WriteStdout(TerminalSafe(
+          fmt::format("{}Run {} of {}: ranks {} from {}\n\n", r > 0 ? "\n" : "", run.number, count,
+                      fmt::join(run.ranks, ", "), fmt::join(run.sources, ", ")),
+          /*keep_newlines=*/true));
     } else {
-      Status written = WriteFileAtomically(args.html_out, html);
-      if (!written.ok()) return ReportError(written);
+      report.runs = summaries;
     }
+    const int code = ReportRun(report, std::move(selected->runs[r]), progress, clock);
+    if (code != kExitSuccess) return code;
   }
-  if (!args.json_out.empty()) {
-    std::string json = report::RenderJson(*job, kVersion);
-    if (args.json_out == "-") {
-      WriteStdout(json);
-      document_on_stdout = true;
-    } else {
-      Status written = WriteFileAtomically(args.json_out, json);
-      if (!written.ok()) return ReportError(written);
-    }
-  }
-  if (document_on_stdout) {
-    clock.Lap("report");
-    return kExitSuccess;
-  }
-  report::TextReportOptions text_options;
-  text_options.focus_rank = args.focus_rank;
-  text_options.color =
-      !args.no_color && ::isatty(STDOUT_FILENO) == 1 && std::getenv("NO_COLOR") == nullptr;
-  std::string text = report::RenderText(*job, text_options);
-  WriteStdout(text);
-  clock.Lap("report");
-  if (!args.json_out.empty())
-    WriteStdout(fmt::format("\nJSON written to {}\n", TerminalSafe(args.json_out)));
-  if (!args.html_out.empty())
-    WriteStdout(fmt::format("\nHTML report written to {}\n", TerminalSafe(args.html_out)));
   return kExitSuccess;
 }
 

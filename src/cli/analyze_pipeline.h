@@ -19,8 +19,9 @@ struct AnalyzeArgs {
   std::optional<int32_t> step;
   std::optional<int32_t> focus_rank;
   // The run to analyse when the inputs form several (1-based, input order);
-  // nullopt: the one with the most ranks.
+  // nullopt: the one with the most ranks, or every run with all_runs.
   std::optional<int32_t> run;
+  bool all_runs = false;  // --run all: the text report of every run, one after the other
   // 0 = the default (TRAINSCOPE_THREADS, else all cores); clamped to the
   // machine's hardware threads (ClampThreads), so --threads 40000 runs.
   unsigned threads = 0;

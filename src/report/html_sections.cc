@@ -41,7 +41,7 @@ void RenderSummarySection(HtmlWriter& out, const analysis::JobAnalysis& job,
     }
     out.Raw(
         "</ul><p class=\"muted\">Analyse another run with <code>--run N</code> (the same "
-        "inputs) or with that run's inputs alone; "
+        "inputs), every run with <code>--run all</code>, or one run's inputs alone; "
         "comparing runs is the job of <code>trainscope compare</code> (not built "
         "yet).</p></div>\n");
   }

@@ -355,7 +355,8 @@ void RenderRuns(std::string& out, const analysis::JobAnalysis& job, const Styler
   }
   out +=
       s.Dim(
-          "  Analyse another run with --run N (the same inputs) or with that run's inputs alone; "
+          "  Analyse another run with --run N (the same inputs), every run with --run all, or one "
+          "run's inputs alone; "
           "comparing runs is the job of `trainscope compare` (not built yet).") +
       "\n\n";
 }

@@ -94,25 +94,23 @@ void BuildZooms(const std::vector<TimelineKernel>& kernels, StepTimeline* timeli
 
 }  // namespace
 
-TimelineOverview AggregateColumns(const std::vector<TimelineKernel>& kernels, double t0, double t1,
-                                  int32_t columns) {
-  TimelineOverview overview;
-  overview.columns = columns;
-  const double range = std::max(t1 - t0, 1e-3);
-  const double ns_per_column = range / columns;
-  overview.ns_per_column = ns_per_column;
-  // busy[c] = fraction of column c covered by any kernel (for the Free lane).
-  std::vector<double> busy(static_cast<size_t>(columns), 0.0);
-  // One piece per kernel and column it touches, then grouped by (lane,
-  // column, family): a flat list and one sort instead of a tree per cell
-  // (every step of every rank has an overview). The sort is stable, so each
-  // family's time is summed in kernel order, as before.
-  struct Piece {
-    uint32_t cell = 0;  // lane * columns + column
-    uint32_t family = 0;
-    double time_ns = 0;
-  };
-  std::vector<Piece> pieces;
+namespace {
+
+// The part of one kernel in one column of the overview.
+struct ColumnPiece {
+  uint32_t cell = 0;  // lane * columns + column
+  uint32_t family = 0;
+  double time_ns = 0;
+};
+
+// One piece per kernel and column it touches, grouped by (lane, column,
+// family): a flat list and one sort instead of a tree per cell (every step
+// of every rank has an overview). The sort is stable, so each family's time
+// is summed in kernel order. |busy| gets each column's covered fraction.
+std::vector<ColumnPiece> ColumnPieces(const std::vector<TimelineKernel>& kernels, double t0,
+                                      double t1, int32_t columns, double ns_per_column,
+                                      std::vector<double>* busy) {
+  std::vector<ColumnPiece> pieces;
   pieces.reserve(kernels.size() + kernels.size() / 4);
   for (const auto& kernel : kernels) {
     const auto kernel_start = static_cast<double>(kernel.start_ns);
@@ -126,58 +124,83 @@ TimelineOverview AggregateColumns(const std::vector<TimelineKernel>& kernels, do
     for (int c = c0; c <= c1; ++c) {
       double col_start = t0 + c * ns_per_column, col_end = col_start + ns_per_column;
       double overlap = std::max(0.0, std::min(end, col_end) - std::max(start, col_start));
-      pieces.push_back(Piece{lane * static_cast<uint32_t>(columns) + static_cast<uint32_t>(c),
-                             kernel.family, overlap});
-      busy[static_cast<size_t>(c)] =
-          std::min(1.0, busy[static_cast<size_t>(c)] + overlap / ns_per_column);
+      pieces.push_back(ColumnPiece{lane * static_cast<uint32_t>(columns) + static_cast<uint32_t>(c),
+                                   kernel.family, overlap});
+      double& covered = (*busy)[static_cast<size_t>(c)];
+      covered = std::min(1.0, covered + overlap / ns_per_column);
     }
   }
-  std::stable_sort(pieces.begin(), pieces.end(), [](const Piece& a, const Piece& b) {
+  std::stable_sort(pieces.begin(), pieces.end(), [](const ColumnPiece& a, const ColumnPiece& b) {
     return a.cell != b.cell ? a.cell < b.cell : a.family < b.family;
   });
-  // Runs: neighbouring columns whose dominant family is the same.
-  struct FamilyTotal {
-    uint32_t family = 0;
-    double time_ns = 0;
-    int64_t kernels = 0;
+  return pieces;
+}
+
+struct FamilyTotal {
+  uint32_t family = 0;
+  double time_ns = 0;
+  int64_t kernels = 0;
+};
+
+// The runs of one lane: neighbouring columns whose dominant family is the
+// same. |next| walks |pieces| (sorted by cell) from this lane's first piece.
+std::vector<OverviewRun> LaneRuns(const std::vector<ColumnPiece>& pieces, uint32_t lane,
+                                  int32_t columns, size_t* next) {
+  std::vector<OverviewRun> runs;
+  std::optional<OverviewRun> run;
+  auto flush = [&](int end_column) {
+    if (!run) return;
+    run->end_column = end_column;
+    runs.push_back(*run);
+    run.reset();
   };
   std::vector<FamilyTotal> cell;  // the families of one cell, by family index
+  for (int c = 0; c < columns; ++c) {
+    const uint32_t id = lane * static_cast<uint32_t>(columns) + static_cast<uint32_t>(c);
+    cell.clear();
+    for (; *next < pieces.size() && pieces[*next].cell == id; ++*next) {
+      const ColumnPiece& piece = pieces[*next];
+      if (cell.empty() || cell.back().family != piece.family) {
+        cell.push_back(FamilyTotal{piece.family, 0, 0});
+      }
+      cell.back().time_ns += piece.time_ns;
+      cell.back().kernels += 1;
+    }
+    if (cell.empty()) {
+      flush(c);
+      continue;
+    }
+    // The first family with the most time (ties: the lowest index).
+    auto best = std::max_element(cell.begin(), cell.end(), [](const auto& a, const auto& b) {
+      return a.time_ns < b.time_ns;
+    });
+    if (run && best->family != run->family) flush(c);
+    if (!run) run = OverviewRun{c, c, best->family, 0, 0};
+    for (const FamilyTotal& total : cell) {
+      run->time_ns += total.time_ns;
+      run->kernels += total.kernels;
+    }
+  }
+  flush(columns);
+  return runs;
+}
+
+}  // namespace
+
+TimelineOverview AggregateColumns(const std::vector<TimelineKernel>& kernels, double t0, double t1,
+                                  int32_t columns) {
+  TimelineOverview overview;
+  overview.columns = columns;
+  const double range = std::max(t1 - t0, 1e-3);
+  const double ns_per_column = range / columns;
+  overview.ns_per_column = ns_per_column;
+  // busy[c] = fraction of column c covered by any kernel (for the Free lane).
+  std::vector<double> busy(static_cast<size_t>(columns), 0.0);
+  const std::vector<ColumnPiece> pieces =
+      ColumnPieces(kernels, t0, t1, columns, ns_per_column, &busy);
   size_t next = 0;
   for (uint32_t lane = 0; lane < 3; ++lane) {
-    std::vector<OverviewRun>& runs = overview.lanes[lane];
-    std::optional<OverviewRun> run;
-    auto flush = [&](int end_column) {
-      if (!run) return;
-      run->end_column = end_column;
-      runs.push_back(*run);
-      run.reset();
-    };
-    for (int c = 0; c < columns; ++c) {
-      const uint32_t id = lane * static_cast<uint32_t>(columns) + static_cast<uint32_t>(c);
-      cell.clear();
-      for (; next < pieces.size() && pieces[next].cell == id; ++next) {
-        if (cell.empty() || cell.back().family != pieces[next].family) {
-          cell.push_back(FamilyTotal{pieces[next].family, 0, 0});
-        }
-        cell.back().time_ns += pieces[next].time_ns;
-        cell.back().kernels += 1;
-      }
-      if (cell.empty()) {
-        flush(c);
-        continue;
-      }
-      // The first family with the most time (ties: the lowest index).
-      auto best = std::max_element(cell.begin(), cell.end(), [](const auto& a, const auto& b) {
-        return a.time_ns < b.time_ns;
-      });
-      if (run && best->family != run->family) flush(c);
-      if (!run) run = OverviewRun{c, c, best->family, 0, 0};
-      for (const FamilyTotal& total : cell) {
-        run->time_ns += total.time_ns;
-        run->kernels += total.kernels;
-      }
-    }
-    flush(columns);
+    overview.lanes[lane] = LaneRuns(pieces, lane, columns, &next);
   }
   // Free: columns with less than half their time covered.
   int free_start = -1;
