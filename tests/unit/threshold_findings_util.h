@@ -15,7 +15,9 @@ inline std::vector<Finding> RankThresholdFindings(
   const StepDistribution* step = rank.selected();
   if (step == nullptr) return {};
   profile.rank = rank.header.rank;
-  return ThresholdFindings(*step, rank.timeline, profile, catalog);
+  std::vector<Finding> findings = ThresholdFindings(*step, rank.timeline, profile, catalog);
+  RenderFindings(catalog, &findings);
+  return findings;
 }
 
 }  // namespace trainscope::analysis

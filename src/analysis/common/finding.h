@@ -31,6 +31,9 @@ struct Finding {
   // templates of the id (e.g. "examine"); text_values are numbers the
   // sentence shows, text_labels names (operator types, rank lists).
   std::string variant;
+  // The catalogue entry the text is rendered from; "" = the entry of |id|
+  // (fingerprint findings share the entry "fingerprint").
+  std::string template_entry;
   std::vector<std::pair<std::string, double>> text_values;
   std::vector<std::pair<std::string, std::string>> text_labels;
 };

@@ -334,6 +334,10 @@ std::string FindingCatalog::RenderPart(const std::string& tmpl, const Finding& f
       missing);
 }
 
+void RenderFindings(const FindingCatalog& catalog, std::vector<Finding>* findings) {
+  for (Finding& f : *findings) catalog.Render(&f, f.template_entry);
+}
+
 std::vector<std::string> FindingCatalog::Render(Finding* f, std::string_view entry_id) const {
   std::vector<std::string> missing;
   const FindingEntry* e = entry_id.empty() ? EntryFor(f->id) : Find(entry_id);

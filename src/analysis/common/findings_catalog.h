@@ -116,4 +116,9 @@ class FindingCatalog {
   FindingThresholds thresholds_;
 };
 
+// Renders each finding from its template_entry (or its id's entry). The
+// analysis emits findings as data; text is made once, for the findings a
+// job shows.
+void RenderFindings(const FindingCatalog& catalog, std::vector<Finding>* findings);
+
 }  // namespace trainscope::analysis

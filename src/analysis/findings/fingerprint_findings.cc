@@ -11,8 +11,7 @@
 namespace trainscope::analysis {
 
 std::vector<Finding> FingerprintFindings(int32_t rank, int32_t step, const StepMotifs& motifs,
-                                         const FingerprintLibrary& library, int64_t min_instances,
-                                         const FindingCatalog& catalog) {
+                                         const FingerprintLibrary& library, int64_t min_instances) {
   const auto& fps = library.fingerprints();
   // Variants of one id, in library order.
   std::map<std::string, std::vector<const FingerprintStepStats*>> by_id;
@@ -82,7 +81,7 @@ std::vector<Finding> FingerprintFindings(int32_t rank, int32_t step, const StepM
     if (chain != nullptr && !chain->attribution.empty())
       f.text_labels.push_back({"attribution", chain->attribution});
     f.estimated_gain_pct = step_ns > 0 ? saving_ns / step_ns * 100 : 0;
-    catalog.Render(&f, "fingerprint");
+    f.template_entry = "fingerprint";
     out.push_back(std::move(f));
   }
   return out;

@@ -12,12 +12,12 @@
 namespace trainscope::analysis {
 
 // One Finding per fingerprint id seen at least |min_instances| times in the
-// step (variants, e.g. forward and backward chains, together); the text is
-// the "fingerprint" entry of |catalog| filled with the library's row.
+// step (variants, e.g. forward and backward chains, together), as data: its
+// text is the catalogue's "fingerprint" entry filled with the library's row
+// (template_entry), made by RenderFindings.
 std::vector<Finding> FingerprintFindings(int32_t rank, int32_t step, const StepMotifs& motifs,
                                          const FingerprintLibrary& library,
-                                         int64_t min_instances = 2,
-                                         const FindingCatalog& catalog = FindingCatalog::Builtin());
+                                         int64_t min_instances = 2);
 
 // Merges per-rank findings with the same id into one: ranks listed,
 // occurrences = the largest per-rank count, gain = the mean over the ranks

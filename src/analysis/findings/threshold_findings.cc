@@ -141,7 +141,6 @@ std::vector<Finding> ThresholdFindings(const StepDistribution& step, const StepT
   HostBound(profile.rank, step, t, &out);
   DominantOperator(profile.rank, step, t, &out);
   PipeBound(profile.rank, step, profile, t, &out);
-  for (Finding& f : out) catalog.Render(&f);
   return out;
 }
 

@@ -17,7 +17,8 @@ namespace trainscope::analysis {
 
 // Findings of one step of |profile|'s rank (ranks = {profile.rank}) with its
 // timeline (the step-start wait); merged across ranks by the caller.
-// Thresholds and texts come from |catalog| (data/thresholds.tsv, findings.tsv).
+// Thresholds come from |catalog| (data/thresholds.tsv); the findings are data
+// (ids and values): RenderFindings makes their text (data/findings.tsv).
 std::vector<Finding> ThresholdFindings(const StepDistribution& step, const StepTimeline& timeline,
                                        const model::RankProfile& profile,
                                        const FindingCatalog& catalog = FindingCatalog::Builtin());

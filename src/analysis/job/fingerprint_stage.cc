@@ -27,8 +27,7 @@ std::vector<Finding> AddStepMotifs(const model::RankProfile& profile,
                                        StepSpanNs(*step), context.library, context.host);
   std::vector<Finding> findings = FingerprintFindings(
       profile.rank, step->step, mined, context.library,
-      static_cast<int64_t>(context.catalog.thresholds().fingerprint_min_instances),
-      context.catalog);
+      static_cast<int64_t>(context.catalog.thresholds().fingerprint_min_instances));
   step->motifs = std::move(mined.motifs);
   return findings;
 }

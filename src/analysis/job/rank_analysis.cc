@@ -316,6 +316,9 @@ Result<JobAnalysis> Combine(std::vector<RankResult>&& ranks, const JobContext& c
                          std::make_move_iterator(step.threshold_findings.begin()),
                          std::make_move_iterator(step.threshold_findings.end()));
     }
+    // Text only for the findings of the step shown: a rank's findings are
+    // data (ids and values) until here.
+    RenderFindings(CatalogOf(options), &per_rank[i]);
     comm.push_back(std::move(ranks[i].comm));
     links.push_back(std::move(ranks[i].links));
     job.ranks.push_back(ToRankAnalysis(std::move(ranks[i]), choices[i]));

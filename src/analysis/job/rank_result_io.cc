@@ -125,7 +125,8 @@ void VisitFields(V& v, S& timeline) {
 template <class V, Is<Finding> S>
 void VisitFields(V& v, S& finding) {
   TS_FIELDS(v, finding, id, title, ranks, occurrences, evidence, evidence_values, root_cause,
-            remedy, estimated_gain_pct, gain_model, variant, text_values, text_labels);
+            remedy, estimated_gain_pct, gain_model, variant, template_entry, text_values,
+            text_labels);
 }
 template <class V, Is<RankStepResult> S>
 void VisitFields(V& v, S& rank_step_result) {

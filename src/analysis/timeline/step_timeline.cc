@@ -96,56 +96,46 @@ void BuildZooms(const std::vector<TimelineKernel>& kernels, StepTimeline* timeli
 
 namespace {
 
-// The part of one kernel in one column of the overview.
-struct ColumnPiece {
-  uint32_t cell = 0;  // lane * columns + column
-  uint32_t family = 0;
-  double time_ns = 0;
-};
-
-// One piece per kernel and column it touches, grouped by (lane, column,
-// family): a flat list and one sort instead of a tree per cell (every step
-// of every rank has an overview). The sort is stable, so each family's time
-// is summed in kernel order. |busy| gets each column's covered fraction.
-std::vector<ColumnPiece> ColumnPieces(const std::vector<TimelineKernel>& kernels, double t0,
-                                      double t1, int32_t columns, double ns_per_column,
-                                      std::vector<double>* busy) {
-  std::vector<ColumnPiece> pieces;
-  pieces.reserve(kernels.size() + kernels.size() / 4);
-  for (const auto& kernel : kernels) {
-    const auto kernel_start = static_cast<double>(kernel.start_ns);
-    double start = std::max(kernel_start, t0);
-    double end = std::min(static_cast<double>(kernel.start_ns + kernel.duration_ns), t1);
-    if (end <= start && !(kernel.duration_ns == 0 && kernel_start >= t0 && kernel_start < t1))
-      continue;
-    const auto lane = static_cast<uint32_t>(kernel.lane);
-    int c0 = std::clamp(static_cast<int>((start - t0) / ns_per_column), 0, columns - 1);
-    int c1 = std::clamp(static_cast<int>((end - t0) / ns_per_column), 0, columns - 1);
-    for (int c = c0; c <= c1; ++c) {
-      double col_start = t0 + c * ns_per_column, col_end = col_start + ns_per_column;
-      double overlap = std::max(0.0, std::min(end, col_end) - std::max(start, col_start));
-      pieces.push_back(ColumnPiece{lane * static_cast<uint32_t>(columns) + static_cast<uint32_t>(c),
-                                   kernel.family, overlap});
-      double& covered = (*busy)[static_cast<size_t>(c)];
-      covered = std::min(1.0, covered + overlap / ns_per_column);
-    }
+// Kernel time and count per (lane, column, family) in one dense table. The
+// families of a step are few, so a cell is a short row of slots instead of
+// a tree (every step a report can show gets an overview). Slots follow the
+// families' string indices, ascending, and each family's time is summed in
+// kernel order: the same sums and tie-breaks as a map per cell.
+class ColumnCells {
+ public:
+  ColumnCells(const std::vector<TimelineKernel>& kernels, int32_t columns) : columns_(columns) {
+    for (const TimelineKernel& kernel : kernels) families_.push_back(kernel.family);
+    std::sort(families_.begin(), families_.end());
+    families_.erase(std::unique(families_.begin(), families_.end()), families_.end());
+    cells_.resize(3 * static_cast<size_t>(columns) * families_.size());
   }
-  std::stable_sort(pieces.begin(), pieces.end(), [](const ColumnPiece& a, const ColumnPiece& b) {
-    return a.cell != b.cell ? a.cell < b.cell : a.family < b.family;
-  });
-  return pieces;
-}
+  void Add(Lane lane, int32_t column, uint32_t family, double time_ns) {
+    Cell& cell = cells_[Index(static_cast<uint32_t>(lane), column) + Slot(family)];
+    cell.time_ns += time_ns;
+    cell.kernels += 1;
+  }
+  // The runs of one lane: neighbouring columns whose dominant family is the
+  // same.
+  std::vector<OverviewRun> LaneRuns(uint32_t lane) const;
 
-struct FamilyTotal {
-  uint32_t family = 0;
-  double time_ns = 0;
-  int64_t kernels = 0;
+ private:
+  struct Cell {
+    double time_ns = 0;
+    int64_t kernels = 0;
+  };
+  size_t Index(uint32_t lane, int32_t column) const {
+    return (lane * static_cast<size_t>(columns_) + static_cast<size_t>(column)) * families_.size();
+  }
+  size_t Slot(uint32_t family) const {
+    return static_cast<size_t>(std::lower_bound(families_.begin(), families_.end(), family) -
+                               families_.begin());
+  }
+  int32_t columns_;
+  std::vector<uint32_t> families_;  // the step's family string indices, ascending
+  std::vector<Cell> cells_;
 };
 
-// The runs of one lane: neighbouring columns whose dominant family is the
-// same. |next| walks |pieces| (sorted by cell) from this lane's first piece.
-std::vector<OverviewRun> LaneRuns(const std::vector<ColumnPiece>& pieces, uint32_t lane,
-                                  int32_t columns, size_t* next) {
+std::vector<OverviewRun> ColumnCells::LaneRuns(uint32_t lane) const {
   std::vector<OverviewRun> runs;
   std::optional<OverviewRun> run;
   auto flush = [&](int end_column) {
@@ -154,34 +144,26 @@ std::vector<OverviewRun> LaneRuns(const std::vector<ColumnPiece>& pieces, uint32
     runs.push_back(*run);
     run.reset();
   };
-  std::vector<FamilyTotal> cell;  // the families of one cell, by family index
-  for (int c = 0; c < columns; ++c) {
-    const uint32_t id = lane * static_cast<uint32_t>(columns) + static_cast<uint32_t>(c);
-    cell.clear();
-    for (; *next < pieces.size() && pieces[*next].cell == id; ++*next) {
-      const ColumnPiece& piece = pieces[*next];
-      if (cell.empty() || cell.back().family != piece.family) {
-        cell.push_back(FamilyTotal{piece.family, 0, 0});
-      }
-      cell.back().time_ns += piece.time_ns;
-      cell.back().kernels += 1;
+  for (int c = 0; c < columns_; ++c) {
+    const Cell* row = cells_.data() + Index(lane, c);
+    // The first family with the most time (ties: the lowest index).
+    size_t best = families_.size();
+    for (size_t f = 0; f < families_.size(); ++f) {
+      if (row[f].kernels == 0) continue;
+      if (best == families_.size() || row[f].time_ns > row[best].time_ns) best = f;
     }
-    if (cell.empty()) {
+    if (best == families_.size()) {
       flush(c);
       continue;
     }
-    // The first family with the most time (ties: the lowest index).
-    auto best = std::max_element(cell.begin(), cell.end(), [](const auto& a, const auto& b) {
-      return a.time_ns < b.time_ns;
-    });
-    if (run && best->family != run->family) flush(c);
-    if (!run) run = OverviewRun{c, c, best->family, 0, 0};
-    for (const FamilyTotal& total : cell) {
-      run->time_ns += total.time_ns;
-      run->kernels += total.kernels;
+    if (run && families_[best] != run->family) flush(c);
+    if (!run) run = OverviewRun{c, c, families_[best], 0, 0};
+    for (size_t f = 0; f < families_.size(); ++f) {
+      run->time_ns += row[f].time_ns;
+      run->kernels += row[f].kernels;
     }
   }
-  flush(columns);
+  flush(columns_);
   return runs;
 }
 
@@ -196,12 +178,24 @@ TimelineOverview AggregateColumns(const std::vector<TimelineKernel>& kernels, do
   overview.ns_per_column = ns_per_column;
   // busy[c] = fraction of column c covered by any kernel (for the Free lane).
   std::vector<double> busy(static_cast<size_t>(columns), 0.0);
-  const std::vector<ColumnPiece> pieces =
-      ColumnPieces(kernels, t0, t1, columns, ns_per_column, &busy);
-  size_t next = 0;
-  for (uint32_t lane = 0; lane < 3; ++lane) {
-    overview.lanes[lane] = LaneRuns(pieces, lane, columns, &next);
+  ColumnCells cells(kernels, columns);
+  for (const auto& kernel : kernels) {
+    const auto kernel_start = static_cast<double>(kernel.start_ns);
+    double start = std::max(kernel_start, t0);
+    double end = std::min(static_cast<double>(kernel.start_ns + kernel.duration_ns), t1);
+    if (end <= start && !(kernel.duration_ns == 0 && kernel_start >= t0 && kernel_start < t1))
+      continue;
+    int c0 = std::clamp(static_cast<int>((start - t0) / ns_per_column), 0, columns - 1);
+    int c1 = std::clamp(static_cast<int>((end - t0) / ns_per_column), 0, columns - 1);
+    for (int c = c0; c <= c1; ++c) {
+      double col_start = t0 + c * ns_per_column, col_end = col_start + ns_per_column;
+      double overlap = std::max(0.0, std::min(end, col_end) - std::max(start, col_start));
+      cells.Add(kernel.lane, c, kernel.family, overlap);
+      double& covered = busy[static_cast<size_t>(c)];
+      covered = std::min(1.0, covered + overlap / ns_per_column);
+    }
   }
+  for (uint32_t lane = 0; lane < 3; ++lane) overview.lanes[lane] = cells.LaneRuns(lane);
   // Free: columns with less than half their time covered.
   int free_start = -1;
   for (int c = 0; c <= columns; ++c) {
