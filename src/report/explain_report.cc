@@ -16,12 +16,25 @@ using analysis::FindingEntry;
 // "fingerprint" stands for the library's ids).
 bool Listed(const FindingEntry& e) { return e.id.front() != '_' && e.id != "fingerprint"; }
 
-// The variants of |part| in |e|: "" first, then each PART@VARIANT.
-std::vector<std::string> Variants(const FindingEntry& e, const std::string& part) {
-  std::vector<std::string> out;
+// The keys of |part| in |e| with their labels: the plain part first, then
+// PART@VARIANT, PART:PLATFORM and PART@VARIANT:PLATFORM in table order.
+std::vector<std::pair<std::string, std::string>> PartKeys(const FindingEntry& e,
+                                                          const std::string& part,
+                                                          const std::string& label) {
+  std::vector<std::pair<std::string, std::string>> out;
   for (const auto& [key, text] : e.parts) {
-    if (key == part) out.insert(out.begin(), "");
-    if (key.rfind(part + "@", 0) == 0) out.push_back(key.substr(part.size() + 1));
+    if (key == part) {
+      out.insert(out.begin(), {key, label});
+      continue;
+    }
+    if (key.rfind(part + "@", 0) != 0 && key.rfind(part + ":", 0) != 0) continue;
+    const std::string rest = key.substr(part.size());  // "@variant", ":platform", "@v:p"
+    const size_t colon = rest.find(':');
+    const std::string variant = rest[0] == '@' ? rest.substr(1, colon - 1) : std::string();
+    const std::string platform = colon == std::string::npos ? "" : rest.substr(colon + 1);
+    std::string qualifier = variant;
+    if (!platform.empty()) qualifier += (variant.empty() ? "on " : ", on ") + platform;
+    out.emplace_back(key, fmt::format("{} ({})", label, qualifier));
   }
   return out;
 }
@@ -61,10 +74,13 @@ std::optional<std::string> ExplainFinding(const FindingCatalog& catalog,
     if (fp == nullptr) return std::nullopt;
     entry = catalog.Find("fingerprint");
     if (entry == nullptr) return std::nullopt;
-    values.text_labels = {{"fp_title", fp->title},
-                          {"fp_root_cause", fp->root_cause},
-                          {"fp_formula", fp->formula},
-                          {"fp_remedy", fp->remedy}};
+    values.text_labels = {
+        {"fp_title", fp->title},
+        {"fp_root_cause", fp->root_cause},
+        {"fp_formula", fp->formula},
+        {"fp_remedy", fp->remedy},
+        {"fp_remedy_ascend", fp->remedy_ascend.empty() ? fp->remedy : fp->remedy_ascend},
+        {"fp_remedy_gpu", fp->remedy_gpu.empty() ? fp->remedy : fp->remedy_gpu}};
   }
   std::string out = fmt::format("{}\n", id);
   const std::pair<const char*, const char*> parts[] = {{"title", "title"},
@@ -73,10 +89,9 @@ std::optional<std::string> ExplainFinding(const FindingCatalog& catalog,
                                                        {"remedy", "remedy"},
                                                        {"gain", "gain model"}};
   for (const auto& [part, label] : parts) {
-    for (const std::string& variant : Variants(*entry, part)) {
-      const std::string name = variant.empty() ? label : fmt::format("{} ({})", label, variant);
+    for (const auto& [key, name] : PartKeys(*entry, part, label)) {
       out += fmt::format("  {}:\n    {}\n", name,
-                         catalog.RenderPart(entry->Part(part, variant), values, nullptr));
+                         catalog.RenderPart(entry->parts.at(key), values, nullptr));
     }
   }
   out += fmt::format("  evidence values: {}\n", fmt::join(entry->values, " "));

@@ -315,6 +315,7 @@ std::string RenderJson(const analysis::JobAnalysis& job, const std::string& tool
   WriteInputIssues(w, "failed_inputs", job.failed_inputs);
   WriteInputIssues(w, "skipped_inputs", job.skipped_inputs);
   if (!job.runs.empty()) WriteRuns(w, job.runs);
+  w.Field("platform", model::PlatformKey(job.platform));
   WriteFindingsJson(w, job);
   WriteClusterJson(w, job);
   w.Key("ranks").BeginArray();
@@ -326,6 +327,7 @@ std::string RenderJson(const analysis::JobAnalysis& job, const std::string& tool
     w.Field("torch_npu_version", rank.header.torch_npu_version);
     w.Field("cann_version", rank.header.cann_version);
     w.Field("profiler_level", rank.header.profiler_level);
+    w.Field("platform", model::PlatformKey(rank.header.platform));
     w.Field("steps_from", rank.header.steps_from.empty()
                               ? std::string("none (the whole capture is one step)")
                               : rank.header.steps_from);

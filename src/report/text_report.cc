@@ -126,6 +126,7 @@ void RenderRankDetail(std::string& out, const analysis::RankAnalysis& rank, cons
   if (!capture.empty()) out += fmt::format("  ({})", capture);
   out += "\n";
   out += fmt::format("  {}\n", s.Dim(T(rank.header.source)));
+  out += fmt::format("  platform:    {}\n", model::PlatformLabel(rank.header.platform));
   out += fmt::format("  step chosen: {}\n", T(rank.selected_step_reason));
   if (!rank.header.steps_from.empty() &&
       rank.header.steps_from.find("Step Id column") == std::string::npos) {

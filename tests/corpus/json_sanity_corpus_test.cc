@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "corpus/corpus_inputs.h"
 #include "golden/cli_test_util.h"
 #include "test_paths.h"
 
@@ -46,29 +47,6 @@ std::set<std::string> Words(const std::string& text) {
     }
   }
   return words;
-}
-
-// The corpus inputs: every Ascend job folder, every Kineto trace file;
-// reference folders (HTA/TraceLens outputs, not profiles) are left out.
-std::vector<std::string> CorpusInputs(const std::string& corpus) {
-  std::vector<std::string> inputs;
-  if (fs::is_directory(corpus + "/ascend")) {
-    for (const auto& entry : fs::directory_iterator(corpus + "/ascend")) {
-      if (entry.is_directory()) inputs.push_back(entry.path().string());
-    }
-  }
-  for (auto it = fs::recursive_directory_iterator(corpus + "/kineto");
-       it != fs::recursive_directory_iterator(); ++it) {
-    const std::string name = it->path().filename().string();
-    if (it->is_directory() && name.find("reference") != std::string::npos) {
-      it.disable_recursion_pending();
-      continue;
-    }
-    if (it->is_regular_file() && (EndsWith(name, ".json") || EndsWith(name, ".json.gz")))
-      inputs.push_back(it->path().string());
-  }
-  std::sort(inputs.begin(), inputs.end());
-  return inputs;
 }
 
 struct Checker {

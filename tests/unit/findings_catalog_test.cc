@@ -156,6 +156,58 @@ TEST(FindingCatalog, ParsesAndChecksPlaceholders) {
             std::string::npos);
 }
 
+// A remedy names the switches of the job's platform: PART:PLATFORM before
+// PART:gpu (any GPU) before PART, each after the variant's own (issue 13
+// item 4).
+TEST(FindingCatalog, PartsResolveByVariantThenPlatform) {
+  const std::string table =
+      "demo  values  op\n"
+      "demo  remedy  generic\n"
+      "demo  remedy:ascend  ascend\n"
+      "demo  remedy:gpu  any gpu\n"
+      "demo  remedy:rocm  rocm\n"
+      "demo  remedy@big  big generic\n"
+      "demo  remedy@big:cuda  big cuda\n";
+  auto c = FindingCatalog::Parse(table, "f.tsv", kThresholds, "t.tsv");
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  auto remedy = [&](std::string variant, model::Platform platform) {
+    Finding f;
+    f.id = "demo";
+    f.variant = std::move(variant);
+    c->Render(&f, {}, platform);
+    return f.remedy;
+  };
+  using model::Platform;
+  EXPECT_EQ(remedy("", Platform::kUnknown), "generic");
+  EXPECT_EQ(remedy("", Platform::kAscend), "ascend");
+  EXPECT_EQ(remedy("", Platform::kCuda), "any gpu");
+  EXPECT_EQ(remedy("", Platform::kGpu), "any gpu");
+  EXPECT_EQ(remedy("", Platform::kRocm), "rocm");
+  EXPECT_EQ(remedy("big", Platform::kCuda), "big cuda");
+  EXPECT_EQ(remedy("big", Platform::kRocm), "big generic");  // the variant first
+  EXPECT_EQ(remedy("big", Platform::kAscend), "big generic");
+  EXPECT_NE(ParseWith("demo  remedy:tpu  x\n").message().find("platform 'tpu'"), std::string::npos);
+}
+
+// The texts for every platform name no platform's own switches: those go in
+// PART:ascend / PART:gpu (data/findings.tsv).
+TEST(FindingCatalog, TextsForEveryPlatformNameNoPlatformsSwitches) {
+  const std::vector<std::string_view> own = {"TASK_QUEUE_ENABLE", "CPU_AFFINITY_CONF", "npu_",
+                                             "torch_npu",         "hccn_tool",         "HCCL_",
+                                             "CUDA graph",        "nvidia-smi",        "NCCL_"};
+  size_t parts = 0;
+  for (const FindingEntry& e : FindingCatalog::Builtin().entries()) {
+    for (const auto& [part, text] : e.parts) {
+      if (part.find(':') != std::string::npos) continue;
+      ++parts;
+      for (std::string_view word : own) {
+        EXPECT_EQ(text.find(word), std::string::npos) << e.id << " " << part << ": " << word;
+      }
+    }
+  }
+  EXPECT_GT(parts, 30u);
+}
+
 TEST(FindingCatalog, ThresholdErrorsNameFileAndLine) {
   std::string t = kThresholds;
   auto error = [](const std::string& thresholds) { return ParseWith("", thresholds).message(); };

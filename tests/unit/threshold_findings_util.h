@@ -16,7 +16,7 @@ inline std::vector<Finding> RankThresholdFindings(
   if (step == nullptr) return {};
   profile.rank = rank.header.rank;
   std::vector<Finding> findings = ThresholdFindings(*step, rank.timeline, profile, catalog);
-  RenderFindings(catalog, &findings);
+  RenderFindings(catalog, &findings, model::Platform::kAscend);
   return findings;
 }
 

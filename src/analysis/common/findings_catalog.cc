@@ -194,13 +194,21 @@ Status ParseFindings(std::string_view text, const std::string& name,
           (part == "values" ? e.values : e.thresholds) = std::move(list);
           return Status::Ok();
         }
-        const std::string_view base = part.substr(0, part.find('@'));
+        const std::string_view base = part.substr(0, part.find_first_of("@:"));
         if (std::find(std::begin(kParts), std::end(kParts), base) == std::end(kParts)) {
           return InvalidInput(
               fmt::format("{}: part '{}' is not one of values, thresholds, title, evidence, cause, "
                           "remedy, gain "
-                          "(optionally PART@VARIANT)",
+                          "(optionally PART@VARIANT, PART:PLATFORM or PART@VARIANT:PLATFORM)",
                           where, part));
+        }
+        if (const size_t colon = part.find(':'); colon != std::string_view::npos) {
+          const std::string_view platform = part.substr(colon + 1);
+          if (!model::ParsePlatformKey(platform)) {
+            return InvalidInput(
+                fmt::format("{}: part '{}': platform '{}' is not one of ascend, gpu, cuda, rocm",
+                            where, part, platform));
+          }
         }
         if (!e.parts.emplace(std::string(part), std::string(cols[2])).second)
           return InvalidInput(fmt::format("{}: {} {} given twice", where, id, part));
@@ -211,14 +219,21 @@ Status ParseFindings(std::string_view text, const std::string& name,
 
 }  // namespace
 
-const std::string& FindingEntry::Part(const std::string& part, const std::string& variant) const {
+const std::string& FindingEntry::Part(const std::string& part, const std::string& variant,
+                                      model::Platform platform) const {
   static const std::string kNone;
-  if (!variant.empty()) {
-    auto it = parts.find(part + "@" + variant);
-    if (it != parts.end()) return it->second;
+  const std::string platform_key(model::PlatformKey(platform));
+  const bool gpu = model::PlatformMatches(platform, "gpu");
+  for (const std::string& base : {variant.empty() ? std::string() : part + "@" + variant, part}) {
+    if (base.empty()) continue;
+    for (const std::string& key :
+         {base + ":" + platform_key, gpu ? base + ":gpu" : std::string(), base}) {
+      if (key.empty()) continue;
+      auto it = parts.find(key);
+      if (it != parts.end()) return it->second;
+    }
   }
-  auto it = parts.find(part);
-  return it == parts.end() ? kNone : it->second;
+  return kNone;
 }
 
 Result<FindingCatalog> FindingCatalog::Parse(std::string_view findings_tsv,
@@ -334,15 +349,19 @@ std::string FindingCatalog::RenderPart(const std::string& tmpl, const Finding& f
       missing);
 }
 
-void RenderFindings(const FindingCatalog& catalog, std::vector<Finding>* findings) {
-  for (Finding& f : *findings) catalog.Render(&f, f.template_entry);
+void RenderFindings(const FindingCatalog& catalog, std::vector<Finding>* findings,
+                    model::Platform platform) {
+  for (Finding& f : *findings) catalog.Render(&f, f.template_entry, platform);
 }
 
-std::vector<std::string> FindingCatalog::Render(Finding* f, std::string_view entry_id) const {
+std::vector<std::string> FindingCatalog::Render(Finding* f, std::string_view entry_id,
+                                                model::Platform platform) const {
   std::vector<std::string> missing;
   const FindingEntry* e = entry_id.empty() ? EntryFor(f->id) : Find(entry_id);
   if (e == nullptr) return {"entry:" + f->id};
-  auto part = [&](const char* name) { return RenderPart(e->Part(name, f->variant), *f, &missing); };
+  auto part = [&](const char* name) {
+    return RenderPart(e->Part(name, f->variant, platform), *f, &missing);
+  };
   f->title = part("title");
   f->evidence = part("evidence");
   f->root_cause = part("cause");

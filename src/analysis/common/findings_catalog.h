@@ -17,6 +17,7 @@
 #include "analysis/common/finding.h"
 #include "analysis/common/finding_template.h"
 #include "core/status.h"
+#include "model/platform.h"
 
 namespace trainscope::analysis {
 
@@ -72,9 +73,11 @@ struct FindingEntry {
   std::map<std::string, std::string> part_source;  // part -> file:line
   std::string source;                              // file:line of its first row
 
-  // The template of |part| for |variant|, falling back to the default one;
-  // "" when the id has no such part.
-  const std::string& Part(const std::string& part, const std::string& variant = "") const;
+  // The template of |part| for |variant| and |platform|, the most specific
+  // first: PART@VARIANT:PLATFORM, PART@VARIANT:gpu (any GPU), PART@VARIANT,
+  // then the same without the variant; "" when the id has no such part.
+  const std::string& Part(const std::string& part, const std::string& variant = "",
+                          model::Platform platform = model::Platform::kUnknown) const;
 };
 
 class FindingCatalog {
@@ -105,7 +108,8 @@ class FindingCatalog {
   // Fills title, evidence, root_cause, remedy and gain_model of |f| from the
   // entry of |f->id| (or |entry_id|), variant |f->variant|. Returns the names
   // of placeholders that had no value (empty: complete).
-  std::vector<std::string> Render(Finding* f, std::string_view entry_id = {}) const;
+  std::vector<std::string> Render(Finding* f, std::string_view entry_id = {},
+                                  model::Platform platform = model::Platform::kUnknown) const;
   // One template filled from |f|'s values and the thresholds.
   std::string RenderPart(const std::string& tmpl, const Finding& f,
                          std::vector<std::string>* missing) const;
@@ -119,6 +123,7 @@ class FindingCatalog {
 // Renders each finding from its template_entry (or its id's entry). The
 // analysis emits findings as data; text is made once, for the findings a
 // job shows.
-void RenderFindings(const FindingCatalog& catalog, std::vector<Finding>* findings);
+void RenderFindings(const FindingCatalog& catalog, std::vector<Finding>* findings,
+                    model::Platform platform);
 
 }  // namespace trainscope::analysis

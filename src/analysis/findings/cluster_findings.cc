@@ -180,7 +180,7 @@ void Fragmented(const ClusterAnalysis& c, const FindingThresholds& t, std::vecto
 }  // namespace
 
 void AddClusterFindings(const ClusterAnalysis& cluster, std::vector<Finding>* findings,
-                        const FindingCatalog& catalog) {
+                        const FindingCatalog& catalog, model::Platform platform) {
   if (!cluster.present || cluster.mean_step_time_ns <= 0) return;
   const size_t first = findings->size();
   const FindingThresholds& t = catalog.thresholds();
@@ -189,7 +189,9 @@ void AddClusterFindings(const ClusterAnalysis& cluster, std::vector<Finding>* fi
   PseudoOverlap(cluster, t, findings);
   SlowLinks(cluster, findings);
   Fragmented(cluster, t, findings);
-  for (size_t i = first; i < findings->size(); ++i) catalog.Render(&(*findings)[i]);
+  for (size_t i = first; i < findings->size(); ++i) {
+    catalog.Render(&(*findings)[i], {}, platform);
+  }
 }
 
 }  // namespace trainscope::analysis

@@ -14,6 +14,7 @@ namespace trainscope::analysis {
 // straggler_gain_cap_pct) and texts come from |catalog|. The slow links
 // themselves are found by the cluster stage (slow_link_ratio).
 void AddClusterFindings(const ClusterAnalysis& cluster, std::vector<Finding>* findings,
-                        const FindingCatalog& catalog = FindingCatalog::Builtin());
+                        const FindingCatalog& catalog = FindingCatalog::Builtin(),
+                        model::Platform platform = model::Platform::kUnknown);
 
 }  // namespace trainscope::analysis

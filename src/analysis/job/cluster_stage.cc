@@ -181,7 +181,7 @@ void AddClusterAnalysis(std::vector<RankComm> comm, const std::vector<RankLinks>
   if (c.links_checked == 0) {
     c.notes.push_back("no communication_matrix.json links: slow links not checked");
   }
-  AddClusterFindings(c, &job->findings, catalog);
+  AddClusterFindings(c, &job->findings, catalog, job->platform);
 }
 
 }  // namespace trainscope::analysis

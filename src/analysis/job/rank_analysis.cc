@@ -220,6 +220,19 @@ bool MayBeShown(const RankSteps& steps, int32_t step, std::optional<int32_t> req
   return steps.spans_ns.size() < 2 || steps.present.empty() || step != steps.present.front();
 }
 
+// The platform all ranks with device activity share; unknown when they
+// differ (inputs of different platforms are different runs) or none has one.
+model::Platform JobPlatform(const std::vector<RankResult>& ranks) {
+  std::optional<model::Platform> common;
+  for (const RankResult& rank : ranks) {
+    const model::Platform p = rank.header.platform;
+    if (p == model::Platform::kUnknown) continue;
+    if (common && *common != p) return model::Platform::kUnknown;
+    common = p;
+  }
+  return common.value_or(model::Platform::kUnknown);
+}
+
 bool HasStep(const RankSteps& steps, int32_t step) {
   return std::find(steps.present.begin(), steps.present.end(), step) != steps.present.end();
 }
@@ -234,6 +247,7 @@ Result<RankResult> AnalyzeRank(const model::RankProfile& profile, const JobConte
   header.torch_npu_version = profile.info.torch_npu_version;
   header.cann_version = profile.info.cann_version;
   header.profiler_level = profile.info.profiler_level;
+  header.platform = model::DetectPlatform(profile);
   header.steps_from = profile.steps_from;
   for (const auto& ledger : profile.ledgers) header.files.push_back(ToHealth(ledger));
   header.missing_files = profile.missing_files;
@@ -303,6 +317,7 @@ Result<JobAnalysis> Combine(std::vector<RankResult>&& ranks, const JobContext& c
   // Phase two: each rank's results on its step, then the job stages.
   JobAnalysis job;
   job.family_names = context.rules.families();
+  job.platform = JobPlatform(ranks);
   std::vector<std::vector<Finding>> per_rank(ranks.size());
   std::vector<RankComm> comm;
   std::vector<RankLinks> links;
@@ -318,7 +333,7 @@ Result<JobAnalysis> Combine(std::vector<RankResult>&& ranks, const JobContext& c
     }
     // Text only for the findings of the step shown: a rank's findings are
     // data (ids and values) until here.
-    RenderFindings(CatalogOf(options), &per_rank[i]);
+    RenderFindings(CatalogOf(options), &per_rank[i], job.platform);
     comm.push_back(std::move(ranks[i].comm));
     links.push_back(std::move(ranks[i].links));
     job.ranks.push_back(ToRankAnalysis(std::move(ranks[i]), choices[i]));

@@ -22,6 +22,7 @@
 #include "analysis/step/step_selection.h"
 #include "analysis/timeline/step_timeline.h"
 #include "model/input_issue.h"
+#include "model/platform.h"
 #include "model/rank_profile.h"
 
 namespace trainscope::analysis {
@@ -44,6 +45,7 @@ struct RankHeader {
   std::string torch_npu_version;
   std::string cann_version;
   std::string profiler_level;
+  model::Platform platform = model::Platform::kUnknown;  // model::DetectPlatform
   std::string steps_from;  // where step numbers come from ("" = none: the whole capture)
   std::vector<FileHealth> files;
   std::vector<std::string> missing_files;
@@ -96,6 +98,9 @@ struct JobAnalysis {
   std::vector<model::InputIssue> skipped_inputs;
   std::vector<RankAnalysis> ranks;
   std::vector<std::string> family_names;
+  // The ranks' platform (unknown when they differ or none has device
+  // activity): remedies name this platform's switches only.
+  model::Platform platform = model::Platform::kUnknown;
   std::vector<Finding> findings;  // the root-cause portrait, ranked by estimated gain
   GainProjection projection;      // the step after applying every finding
   // Ranks whose capture has no device activity at all (no kernel, copy or

@@ -158,7 +158,7 @@ void VisitFields(V& v, S& rank_links) {
 }
 template <class V, Is<RankHeader> S>
 void VisitFields(V& v, S& rank_header) {
-  TS_FIELDS(v, rank_header, rank, source, torch_npu_version, cann_version, profiler_level,
+  TS_FIELDS(v, rank_header, rank, source, torch_npu_version, cann_version, profiler_level, platform,
             steps_from, files, missing_files, warnings);
 }
 template <class V, Is<RankResult> S>
@@ -168,13 +168,24 @@ void VisitFields(V& v, S& rank_result) {
 
 #undef TS_FIELDS
 
-// The largest value of each serialised enum.
+// The largest value of each serialised enum. No default: an enum added to a
+// serialised struct without its entry here does not compile.
 template <class E>
-constexpr uint64_t kEnumMax = 0;
+struct EnumMax;
 template <>
-constexpr uint64_t kEnumMax<Lane> = static_cast<uint64_t>(Lane::kOther);
+struct EnumMax<Lane> {
+  static constexpr uint64_t value = static_cast<uint64_t>(Lane::kOther);
+};
 template <>
-constexpr uint64_t kEnumMax<CollectiveType> = kCollectiveTypes - 1;
+struct EnumMax<CollectiveType> {
+  static constexpr uint64_t value = kCollectiveTypes - 1;
+};
+template <>
+struct EnumMax<model::Platform> {
+  static constexpr uint64_t value = static_cast<uint64_t>(model::Platform::kGpu);
+};
+template <class E>
+constexpr uint64_t kEnumMax = EnumMax<E>::value;
 
 template <class T>
 struct IsVector : std::false_type {};

@@ -13,6 +13,29 @@ extern const unsigned char kBuiltinFingerprintsTsv[];
 }  // namespace trainscope::embedded
 
 namespace trainscope::analysis {
+namespace {
+
+// "Ascend: A; GPU: B" -> A and B; a part not named stays "" (the finding
+// then shows the whole remedy).
+void SplitRemedy(std::string_view remedy, std::string* ascend, std::string* gpu) {
+  constexpr std::string_view kAscend = "Ascend:";
+  constexpr std::string_view kGpu = "GPU:";
+  const size_t gpu_at = remedy.find(kGpu);
+  if (gpu_at != std::string_view::npos) {
+    *gpu = std::string(TrimRuleText(remedy.substr(gpu_at + kGpu.size())));
+  }
+  const size_t ascend_at = remedy.find(kAscend);
+  if (ascend_at != std::string_view::npos) {
+    const size_t begin = ascend_at + kAscend.size();
+    const size_t end = gpu_at != std::string_view::npos && gpu_at > begin ? gpu_at : remedy.size();
+    std::string_view part = TrimRuleText(remedy.substr(begin, end - begin));
+    while (!part.empty() && (part.back() == ';' || part.back() == ' ')) part.remove_suffix(1);
+    *ascend = std::string(part);
+  }
+}
+
+}  // namespace
+
 size_t Fingerprint::required_members() const {
   return static_cast<size_t>(std::count_if(members.begin(), members.end(),
                                            [](const PatternMember& m) { return !m.optional; }));
@@ -92,6 +115,7 @@ Result<FingerprintLibrary> FingerprintLibrary::Parse(std::string_view text,
     fp.formula = std::string(f[6]);
     fp.root_cause = std::string(f[7]);
     fp.remedy = std::string(f[8]);
+    SplitRemedy(fp.remedy, &fp.remedy_ascend, &fp.remedy_gpu);
     for (std::string_view token : SplitOn(fp.pattern, ' ')) {
       token = TrimRuleText(token);
       if (token.empty()) continue;

@@ -35,8 +35,10 @@ struct Fingerprint {
   std::string title;
   std::string formula;
   std::string root_cause;
-  std::string remedy;
-  std::string source;  // "file:line", for messages
+  std::string remedy;         // as written: "Ascend: ...; GPU: ..." or one text for all
+  std::string remedy_ascend;  // its Ascend part ("" when it names none)
+  std::string remedy_gpu;     // its GPU part ("" when it names none)
+  std::string source;         // "file:line", for messages
   size_t required_members() const;
 };
 

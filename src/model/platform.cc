@@ -1,0 +1,119 @@
+#include "model/platform.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <string>
+
+#include "model/rank_profile.h"
+
+namespace trainscope::model {
+namespace {
+
+bool ContainsNoCase(std::string_view text, std::string_view part) {
+  return std::search(text.begin(), text.end(), part.begin(), part.end(), [](char a, char b) {
+           return std::tolower(static_cast<unsigned char>(a)) ==
+                  std::tolower(static_cast<unsigned char>(b));
+         }) != text.end();
+}
+
+// A device name (Kineto deviceProperties) of one vendor.
+std::optional<Platform> VendorOfDevice(std::string_view name) {
+  for (std::string_view amd : {"AMD", "Radeon", "Instinct"}) {
+    if (ContainsNoCase(name, amd)) return Platform::kRocm;
+  }
+  for (std::string_view nvidia : {"NVIDIA", "Tesla", "GeForce", "Quadro", "RTX"}) {
+    if (ContainsNoCase(name, nvidia)) return Platform::kCuda;
+  }
+  return std::nullopt;
+}
+
+// Kernel names only one vendor's libraries produce: Tensile/hipBLASLt GEMMs
+// (Cijk_), Composable Kernel, rocPRIM and ROCm's runtime kernels; cuBLAS'
+// nvjet, CUTLASS' SM-tagged kernels, cuDNN.
+std::optional<Platform> VendorOfKernel(std::string_view name) {
+  static constexpr std::array<std::string_view, 5> kRocm = {"Cijk_", "ck::", "rocprim",
+                                                            "__amd_rocclr", "hipblaslt"};
+  static constexpr std::array<std::string_view, 5> kCuda = {"nvjet", "sm80_", "sm90_", "cudnn",
+                                                            "cublas"};
+  for (std::string_view part : kRocm) {
+    if (ContainsNoCase(name, part)) return Platform::kRocm;
+  }
+  for (std::string_view part : kCuda) {
+    if (ContainsNoCase(name, part)) return Platform::kCuda;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+Platform DetectPlatform(const RankProfile& profile) {
+  const bool ascend_export = !profile.profiler_output.empty() ||
+                             !profile.info.cann_version.empty() ||
+                             !profile.info.torch_npu_version.empty() || !profile.step_trace.empty();
+  if (ascend_export) return Platform::kAscend;
+  for (const DeviceProperties& device : profile.timeline.devices) {
+    if (auto vendor = VendorOfDevice(device.name)) return *vendor;
+  }
+  const DeviceEvents& events = profile.device_events;
+  if (events.size() == 0) return Platform::kUnknown;
+  // Names repeat: look at each distinct name once, a bounded number of them.
+  std::vector<bool> seen(profile.strings.size(), false);
+  size_t looked = 0;
+  for (size_t i = 0; i < events.size() && looked < 4096; ++i) {
+    const StringId name = events.name[i];
+    if (name >= seen.size() || seen[name]) continue;
+    seen[name] = true;
+    ++looked;
+    if (auto vendor = VendorOfKernel(profile.strings.Get(name))) return *vendor;
+  }
+  return Platform::kGpu;
+}
+
+std::string_view PlatformKey(Platform platform) {
+  switch (platform) {
+    case Platform::kAscend:
+      return "ascend";
+    case Platform::kCuda:
+      return "cuda";
+    case Platform::kRocm:
+      return "rocm";
+    case Platform::kGpu:
+      return "gpu";
+    case Platform::kUnknown:
+      break;
+  }
+  return "unknown";
+}
+
+std::string_view PlatformLabel(Platform platform) {
+  switch (platform) {
+    case Platform::kAscend:
+      return "Ascend NPU (torch_npu / CANN)";
+    case Platform::kCuda:
+      return "NVIDIA GPU (CUDA)";
+    case Platform::kRocm:
+      return "AMD GPU (ROCm)";
+    case Platform::kGpu:
+      return "GPU (vendor not named in the trace)";
+    case Platform::kUnknown:
+      break;
+  }
+  return "unknown";
+}
+
+std::optional<Platform> ParsePlatformKey(std::string_view key) {
+  for (Platform p : {Platform::kAscend, Platform::kCuda, Platform::kRocm, Platform::kGpu}) {
+    if (PlatformKey(p) == key) return p;
+  }
+  return std::nullopt;
+}
+
+bool PlatformMatches(Platform platform, std::string_view key) {
+  if (PlatformKey(platform) == key) return true;
+  const bool gpu =
+      platform == Platform::kCuda || platform == Platform::kRocm || platform == Platform::kGpu;
+  return gpu && key == "gpu";
+}
+
+}  // namespace trainscope::model
