@@ -222,15 +222,24 @@ Status ParseFindings(std::string_view text, const std::string& name,
 const std::string& FindingEntry::Part(const std::string& part, const std::string& variant,
                                       model::Platform platform) const {
   static const std::string kNone;
-  const std::string platform_key(model::PlatformKey(platform));
+  const std::string_view platform_key = model::PlatformKey(platform);
   const bool gpu = model::PlatformMatches(platform, "gpu");
-  for (const std::string& base : {variant.empty() ? std::string() : part + "@" + variant, part}) {
-    if (base.empty()) continue;
-    for (const std::string& key :
-         {base + ":" + platform_key, gpu ? base + ":gpu" : std::string(), base}) {
-      if (key.empty()) continue;
-      auto it = parts.find(key);
-      if (it != parts.end()) return it->second;
+  auto find = [&](const std::string& base, std::string_view suffix) -> const std::string* {
+    std::string key = base;
+    if (!suffix.empty()) key.append(":").append(suffix);
+    auto it = parts.find(key);
+    return it == parts.end() ? nullptr : &it->second;
+  };
+  std::vector<std::string> bases;
+  if (!variant.empty()) bases.push_back(std::string(part).append("@").append(variant));
+  bases.push_back(part);
+  // Most specific first: this platform, any GPU, every platform.
+  std::vector<std::string_view> suffixes = {platform_key};
+  if (gpu) suffixes.emplace_back("gpu");
+  suffixes.emplace_back("");
+  for (const std::string& base : bases) {
+    for (std::string_view suffix : suffixes) {
+      if (const std::string* text = find(base, suffix)) return *text;
     }
   }
   return kNone;
