@@ -99,6 +99,12 @@ CommandRunner RegisterSynth(CLI::App& app) {
   app.add_option("--straggler-rank", o.straggler_rank,
                  "Plant a straggler: this rank's compute is 15% slower (-1: none)")
       ->capture_default_str();
+  app.add_option("--late-rank", o.late_rank,
+                 "Plant a late rank: it reaches every step --late-ms late and the others wait for "
+                 "it in the step-start collective (-1: none)")
+      ->capture_default_str();
+  app.add_option("--late-ms", o.late_ms, "How late the --late-rank rank reaches each step")
+      ->capture_default_str();
   app.add_flag("--slow-link", o.slow_link,
                "Plant a slow link 0 -> 1 at ~10% bandwidth in communication_matrix.json");
   app.add_flag(

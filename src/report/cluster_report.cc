@@ -51,10 +51,13 @@ void RenderClusterText(std::string& out, const analysis::JobAnalysis& job, bool)
       Ms(c.first_kernel_skew_ns), Ms(c.mean_step_start_wait_ns), Ms(c.max_step_start_wait_ns));
   out += fmt::format(
       "  stragglers: {}   [shortest-communication: {} of {} instances tested | "
-      "last-arrival: {} of {}]\n",
+      "last-arrival: {} of {} | late-start: {} of {} steps | least-communication: {} of {} "
+      "steps]\n",
       Ranks(c.straggler_ranks), Ranks(c.by_shortest_comm.ranks),
       c.by_shortest_comm.instances_tested, Ranks(c.by_last_arrival.ranks),
-      c.by_last_arrival.instances_tested);
+      c.by_last_arrival.instances_tested, Ranks(c.by_late_start.ranks),
+      c.by_late_start.instances_tested, Ranks(c.by_least_comm.ranks),
+      c.by_least_comm.instances_tested);
   std::vector<const analysis::RankClusterStats*> rows;
   for (const auto& r : c.per_rank) rows.push_back(&r);
   std::stable_sort(rows.begin(), rows.end(), [](const auto* a, const auto* b) {
@@ -128,6 +131,10 @@ void WriteClusterJson(JsonWriter& w, const analysis::JobAnalysis& job) {
   WriteMethod(w, c.by_shortest_comm);
   w.Key("last_arrival");
   WriteMethod(w, c.by_last_arrival);
+  w.Key("late_start");
+  WriteMethod(w, c.by_late_start);
+  w.Key("least_communication");
+  WriteMethod(w, c.by_least_comm);
   w.EndObject();
   w.Key("per_rank").BeginArray();
   for (const auto& r : c.per_rank) {
@@ -170,6 +177,9 @@ void WriteClusterJson(JsonWriter& w, const analysis::JobAnalysis& job) {
     } else {
       w.Key("mean_lateness_us").Null();
     }
+    w.Field("late_start_flags", r.late_start_flags);
+    w.Field("mean_start_lateness_us", Us(r.mean_start_lateness_ns));
+    w.Field("least_comm_flags", r.least_comm_flags);
     w.EndObject();
   }
   w.EndArray();

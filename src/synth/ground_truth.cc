@@ -134,8 +134,9 @@ Status WriteGroundTruth(const std::string& path, const KernelCatalog& catalog,
   // Cluster faults planted (not remedies): what the cluster analysis must find.
   fmt::format_to(std::back_inserter(b),
                  "  \"cluster\": {{\"straggler_rank\": {}, \"straggler_slowdown\": {}, "
+                 "\"late_rank\": {}, \"late_ms\": {}, "
                  "\"slow_link\": {}, \"collectives_coupled\": true}},\n",
-                 o.straggler_rank, o.straggler_slowdown,
+                 o.straggler_rank, o.straggler_slowdown, o.late_rank, o.late_ms,
                  o.slow_link
                      ? fmt::format("{{\"src\": {}, \"dst\": {}, \"bandwidth_factor\": 0.1}}",
                                    o.slow_link_src, o.slow_link_dst)

@@ -56,6 +56,9 @@ Status ValidateSynthOptions(const SynthOptions& o) {
   if (!(o.host_skew_ms >= 0.0) || o.host_skew_ms > 10000.0)
     return UsageError("synth: host_skew_ms must be in [0, 10000]");
   if (o.straggler_rank >= o.ranks) return UsageError("synth: straggler_rank must be < ranks");
+  if (o.late_rank >= o.ranks) return UsageError("synth: late_rank must be < ranks");
+  if (!(o.late_ms >= 0.0) || o.late_ms > 10000.0)
+    return UsageError("synth: late_ms must be in [0, 10000]");
   if (!(o.straggler_slowdown >= 1.0) || o.straggler_slowdown > 10.0)
     return UsageError("synth: straggler_slowdown must be in [1, 10]");
   if (o.slow_link &&
@@ -222,8 +225,10 @@ Status WriteJobFiles(const SynthOptions& options, const std::string& out_dir) {
   std::vector<StepPlan> plans(options.ranks);
   for (int s = 0; s < options.steps; ++s) {
     const int step = options.first_step + s;
-    const std::vector<int64_t> skews =
+    std::vector<int64_t> skews =
         DrawSkews(options.ranks, options.numa_bound, options.host_skew_ms, tick_ns, skew_rng);
+    if (options.late_rank >= 0)
+      skews[options.late_rank] += UsToTicks(options.late_ms * 1000.0, tick_ns);
     const int64_t latest = step_base + *std::max_element(skews.begin(), skews.end());
     // The step-start all-reduce is a barrier: it completes everywhere once
     // the latest rank has arrived and the (small) payload has moved.

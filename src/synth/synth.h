@@ -53,6 +53,11 @@ struct SynthOptions {
   // slow_link_dst in communication_matrix.json runs at ~10% bandwidth.
   int straggler_rank = -1;
   double straggler_slowdown = 1.15;
+  // late_rank >= 0: that rank reaches every step late_ms after it would
+  // (a slow data loader, a host hiccup): the others wait for it in the
+  // step-start collective; its compute runs at the normal pace.
+  int late_rank = -1;
+  double late_ms = 35.0;
   bool slow_link = false;
   int slow_link_src = 0;
   int slow_link_dst = 1;

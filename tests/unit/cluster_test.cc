@@ -221,6 +221,21 @@ TEST_P(SynthClusterTest, PlantedStragglerFoundByBothMethods) {
   EXPECT_EQ(job.cluster.by_last_arrival.ranks, std::vector<int32_t>{o.straggler_rank});
 }
 
+// A rank that reaches every step late (its compute at the normal pace): the
+// late-start and least-communication methods name it; the per-collective
+// methods see one late collective per step and do not. Late by about 7% of
+// the ~350 ms step (synth's --late-ms; the threshold is a share of the step).
+TEST_P(SynthClusterTest, PlantedLateRankFoundByItsStepStartWait) {
+  synth::SynthOptions o = Clean(GetParam());
+  o.late_rank = 1;
+  o.late_ms = 25;
+  JobAnalysis job;
+  EXPECT_EQ(ClusterFindings(o, &job), std::vector<std::string>{"straggler-rank"});
+  EXPECT_EQ(job.cluster.straggler_ranks, std::vector<int32_t>{1});
+  EXPECT_EQ(job.cluster.by_late_start.ranks, std::vector<int32_t>{1});
+  EXPECT_EQ(job.cluster.by_least_comm.ranks, std::vector<int32_t>{1});
+}
+
 TEST_P(SynthClusterTest, PlantedSlowLinkFound) {
   synth::SynthOptions o = Clean(GetParam());
   o.slow_link = true;

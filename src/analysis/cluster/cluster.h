@@ -57,6 +57,14 @@ struct RankClusterStats {
   int64_t shortest_flags = 0;   // method (a): Dixon/3-sigma outlier count
   int64_t last_arrivals = 0;    // method (b): times this rank arrived last
   double mean_lateness_ns = 0;  // method (b): start minus the instance's median start
+  // Method (c): steps in which this rank reached the step's first collective
+  // last, as an outlier and late by a share of the step; its mean lateness
+  // there (start minus the median start) over every tested step.
+  int64_t late_start_flags = 0;
+  double mean_start_lateness_ns = 0;
+  // Method (d): steps in which this rank's total collective time was the
+  // outlying smallest (it waited least: the others waited for it).
+  int64_t least_comm_flags = 0;
 };
 
 // One straggler method's verdict.
@@ -91,9 +99,12 @@ struct ClusterAnalysis {
   int64_t first_kernel_skew_ns = 0;  // max - min first-kernel start
   double mean_step_start_wait_ns = 0;
   int64_t max_step_start_wait_ns = 0;
-  StragglerMethod by_shortest_comm;      // (a) msprof-analyze slow_rank
-  StragglerMethod by_last_arrival;       // (b) TraceLens/HTA arrival order
-  std::vector<int32_t> straggler_ranks;  // found by both methods, else by either
+  StragglerMethod by_shortest_comm;  // (a) msprof-analyze slow_rank, per instance
+  StragglerMethod by_last_arrival;   // (b) TraceLens/HTA arrival order
+  StragglerMethod by_late_start;     // (c) last at each step's first collective
+  StragglerMethod by_least_comm;     // (d) msprof-analyze slow_rank on per-step totals
+  // The ranks named by the most methods (two methods agreeing outweigh one).
+  std::vector<int32_t> straggler_ranks;
   std::vector<CollectiveTypeStats> collectives;
   std::vector<SlowLink> slow_links;
   int64_t links_checked = 0;

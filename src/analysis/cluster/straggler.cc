@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -35,6 +36,32 @@ std::vector<std::vector<Member>> MatchInstances(const std::vector<RankComm>& ran
   return instances;
 }
 
+// The mean step time of |step| over the ranks that have it (last end minus
+// first start of their device events); 0 when none has it.
+double MeanStepNs(const std::vector<RankComm>& ranks, int32_t step) {
+  double sum = 0;
+  int n = 0;
+  for (const RankComm& rank : ranks) {
+    for (const RankStepComm& s : rank.steps) {
+      if (s.step != step || s.last_end_ns <= s.first_start_ns) continue;
+      sum += static_cast<double>(s.last_end_ns - s.first_start_ns);
+      ++n;
+    }
+  }
+  return n > 0 ? sum / n : 0;
+}
+
+// Per step, the matched instances of that step, in no particular order.
+std::map<int32_t, std::vector<const std::vector<Member>*>> InstancesByStep(
+    const std::vector<RankComm>& ranks, const std::vector<std::vector<Member>>& instances) {
+  std::map<int32_t, std::vector<const std::vector<Member>*>> by_step;
+  for (const std::vector<Member>& inst : instances) {
+    const CommInstance& op = ranks[inst.front().rank_index].ops[inst.front().op_index];
+    by_step[op.step].push_back(&inst);
+  }
+  return by_step;
+}
+
 // Ranks sorted by score, descending; ties by rank.
 std::vector<std::pair<int32_t, double>> SortedScores(std::vector<std::pair<int32_t, double>> s) {
   std::erase_if(s, [](const auto& p) { return p.second <= 0; });
@@ -52,8 +79,127 @@ StragglerOptions StragglerOptionsOf(const FindingThresholds& t) {
   o.min_instances = std::llround(t.straggler_min_instances);
   o.min_last_share = t.straggler_min_last_share;
   o.min_lateness_ns = std::llround(t.straggler_min_lateness_us * 1e3);
+  o.min_step_share = t.straggler_min_step_share;
+  o.start_late_share = t.straggler_start_late_pct / 100;
   return o;
 }
+
+namespace {
+
+const CommInstance& Op(const std::vector<RankComm>& ranks, const Member& m) {
+  return ranks[m.rank_index].ops[m.op_index];
+}
+
+// Method (c): per step, the step's first collective (the instance with the
+// earliest median start); its last rank is flagged when its start is an
+// outlier among the ranks' and it is at least start_late_share of the step
+// after the median start. Fills late_start_flags and mean_start_lateness_ns.
+int64_t DetectLateStarts(const std::vector<RankComm>& ranks,
+                         const std::vector<std::vector<Member>>& instances,
+                         const StragglerOptions& options, ClusterAnalysis* cluster) {
+  const size_t n_ranks = ranks.size();
+  std::vector<double> lateness_sum(n_ranks, 0);
+  std::vector<int64_t> tested(n_ranks, 0);
+  int64_t steps = 0;
+  std::vector<double> starts;
+  for (const auto& [step, list] : InstancesByStep(ranks, instances)) {
+    const std::vector<Member>* first = nullptr;
+    double first_median = 0;
+    for (const std::vector<Member>* inst : list) {
+      if (inst->size() < 3) continue;  // an outlier needs three arrivals
+      starts.clear();
+      for (const Member& m : *inst) starts.push_back(static_cast<double>(Op(ranks, m).start_ns));
+      const double median = Median(starts);
+      if (first == nullptr || median < first_median) {
+        first = inst;
+        first_median = median;
+      }
+    }
+    const double step_ns = MeanStepNs(ranks, step);
+    if (first == nullptr || step_ns <= 0) continue;
+    ++steps;
+    starts.clear();
+    size_t latest = 0;
+    for (size_t m = 0; m < first->size(); ++m) {
+      starts.push_back(static_cast<double>(Op(ranks, (*first)[m]).start_ns));
+      if (starts[m] > starts[latest]) latest = m;
+      const int32_t r = (*first)[m].rank_index;
+      lateness_sum[r] += (starts[m] - first_median) / step_ns;
+      ++tested[r];
+    }
+    const double late = starts[latest] - first_median;
+    if (late >= options.start_late_share * step_ns && LargestIsOutlier(starts)) {
+      ++cluster->per_rank[(*first)[latest].rank_index].late_start_flags;
+    }
+  }
+  // Lateness is kept as a share of each step and shown against the mean
+  // step: steps of different lengths weigh alike.
+  for (size_t r = 0; r < n_ranks; ++r) {
+    cluster->per_rank[r].mean_start_lateness_ns =
+        tested[r] ? lateness_sum[r] / static_cast<double>(tested[r]) * cluster->mean_step_time_ns
+                  : 0;
+  }
+  return steps;
+}
+
+// Method (d): per step each rank's total time in the step's matched
+// collectives; the smallest is flagged when it is an outlier. Fills
+// least_comm_flags.
+int64_t DetectLeastCommunication(const std::vector<RankComm>& ranks,
+                                 const std::vector<std::vector<Member>>& instances,
+                                 ClusterAnalysis* cluster) {
+  int64_t steps = 0;
+  for (const auto& [step, list] : InstancesByStep(ranks, instances)) {
+    std::map<int32_t, double> total;  // rank index -> ns
+    for (const std::vector<Member>* inst : list) {
+      for (const Member& m : *inst)
+        total[m.rank_index] += static_cast<double>(Op(ranks, m).duration_ns);
+    }
+    if (total.size() < 3) continue;
+    ++steps;
+    std::vector<double> values;
+    int32_t least = total.begin()->first;
+    for (const auto& [rank_index, ns] : total) {
+      values.push_back(ns);
+      if (ns < total[least]) least = rank_index;
+    }
+    if (SmallestIsOutlier(values)) ++cluster->per_rank[least].least_comm_flags;
+  }
+  return steps;
+}
+
+// Ranks flagged in at least |share| of |tested| steps (and at least once).
+std::vector<int32_t> FlaggedInSteps(const ClusterAnalysis& cluster, int64_t tested, double share,
+                                    int64_t RankClusterStats::*flags) {
+  std::vector<std::pair<int32_t, double>> scores;
+  for (const RankClusterStats& row : cluster.per_rank) {
+    scores.emplace_back(row.rank, static_cast<double>(row.*flags));
+  }
+  std::vector<int32_t> out;
+  for (const auto& [rank, count] : SortedScores(scores)) {
+    if (tested > 0 && count >= 1 && count >= share * static_cast<double>(tested)) {
+      out.push_back(rank);
+    }
+  }
+  return out;
+}
+
+// The ranks named by the most methods, most votes first, then by rank.
+std::vector<int32_t> MostNamed(const std::vector<const StragglerMethod*>& methods) {
+  std::map<int32_t, int> votes;
+  for (const StragglerMethod* method : methods) {
+    for (int32_t rank : method->ranks) ++votes[rank];
+  }
+  int best = 0;
+  for (const auto& [rank, n] : votes) best = std::max(best, n);
+  std::vector<int32_t> out;
+  for (const auto& [rank, n] : votes) {
+    if (n == best) out.push_back(rank);
+  }
+  return out;
+}
+
+}  // namespace
 
 void DetectStragglers(const std::vector<RankComm>& ranks, const StragglerOptions& options,
                       ClusterAnalysis* cluster) {
@@ -148,18 +294,39 @@ void DetectStragglers(const std::vector<RankComm>& ranks, const StragglerOptions
     }
   }
 
-  // Both methods agree: those ranks; otherwise whatever either found.
-  std::vector<int32_t>& out = cluster->straggler_ranks;
-  out.clear();
-  for (int32_t r : a.ranks) {
-    if (std::find(b.ranks.begin(), b.ranks.end(), r) != b.ranks.end()) out.push_back(r);
+  StragglerMethod& c = cluster->by_late_start;
+  c.id = "late-start";
+  c.instances_tested = DetectLateStarts(ranks, instances, options, cluster);
+  c.rule = fmt::format(
+      "late start (the methodology's step-start barrier): per step the rank that reaches the "
+      "step's first collective last, an outlier (Dixon 99.5% / 3-sigma) and >= {:.1f}% of the "
+      "step after the median rank; a straggler in >= {:.0f}% of the tested steps",
+      options.start_late_share * 100, options.min_step_share * 100);
+  c.ranks = FlaggedInSteps(*cluster, c.instances_tested, options.min_step_share,
+                           &RankClusterStats::late_start_flags);
+  for (const RankClusterStats& row : cluster->per_rank) {
+    if (row.late_start_flags > 0)
+      c.scores.emplace_back(row.rank, static_cast<double>(row.late_start_flags));
   }
-  if (out.empty()) {
-    out = a.ranks;
-    for (int32_t r : b.ranks) {
-      if (std::find(out.begin(), out.end(), r) == out.end()) out.push_back(r);
-    }
+  c.scores = SortedScores(c.scores);
+
+  StragglerMethod& d = cluster->by_least_comm;
+  d.id = "least-communication";
+  d.instances_tested = DetectLeastCommunication(ranks, instances, cluster);
+  d.rule = fmt::format(
+      "msprof-analyze slow rank by totals: per step each rank's total time in collectives; the "
+      "smallest, when Dixon (99.5%) or 3-sigma marks it an outlier, is the rank the others waited "
+      "for; a straggler in >= {:.0f}% of the tested steps",
+      options.min_step_share * 100);
+  d.ranks = FlaggedInSteps(*cluster, d.instances_tested, options.min_step_share,
+                           &RankClusterStats::least_comm_flags);
+  for (const RankClusterStats& row : cluster->per_rank) {
+    if (row.least_comm_flags > 0)
+      d.scores.emplace_back(row.rank, static_cast<double>(row.least_comm_flags));
   }
+  d.scores = SortedScores(d.scores);
+
+  cluster->straggler_ranks = MostNamed({&a, &b, &c, &d});
 }
 
 }  // namespace trainscope::analysis

@@ -1,10 +1,17 @@
-// Straggler detection across ranks, two independent methods:
+// Straggler detection across ranks, four independent methods:
 //  (a) msprof-analyze slow_rank: per collective instance the rank with the
 //      shortest communication time (everyone else waited for it), kept when
 //      it is an outlier: Dixon's Q-test at 99.5% for 3..100 ranks, 3-sigma
 //      beyond;
 //  (b) arrival order (TraceLens / HTA): per instance the rank that started
-//      the collective last, and each rank's mean lateness.
+//      the collective last, and each rank's mean lateness;
+//  (c) late start: per step the rank that reaches the step's first
+//      collective last, when it is an outlier and late by a share of the step
+//      (the methodology's step-start barrier: a late rank makes every other
+//      rank wait once per step, which (a) and (b) dilute over all instances);
+//  (d) least communication: per step each rank's total time in collectives,
+//      the smallest when it is an outlier (msprof-analyze's slow rank by
+//      rank totals: the rank that waits least is the one the others wait for).
 #pragma once
 
 #include <cstdint>
@@ -24,6 +31,8 @@ double DixonRatioLow(const std::vector<double>& sorted);
 // True when the smallest value of |values| is an outlier: Dixon for n <= 100,
 // 3-sigma beyond (below mean - 3 sigma). Needs n >= 3.
 bool SmallestIsOutlier(std::vector<double> values);
+// The same for the largest value.
+bool LargestIsOutlier(std::vector<double> values);
 
 // Values and origins in data/thresholds.tsv (straggler_min_*).
 struct StragglerOptions {
@@ -35,6 +44,10 @@ struct StragglerOptions {
   // of the instances and its mean lateness exceeds min_lateness_ns.
   double min_last_share = 0;
   int64_t min_lateness_ns = 0;
+  // By (c) and (d) when flagged in at least this share of the tested steps;
+  // (c) flags a step only when the rank is late by start_late_share of it.
+  double min_step_share = 0;
+  double start_late_share = 0;
 };
 
 StragglerOptions StragglerOptionsOf(const FindingThresholds& thresholds);

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <utility>
 
 #include "analysis/cluster/straggler.h"
 
@@ -70,6 +71,11 @@ bool SmallestIsOutlier(std::vector<double> values) {
   // msprof-analyze: the minimum is the slow rank when it lies below
   // mean - 3 sigma, or when some other time lies above mean + 3 sigma.
   return sigma > 0 && (values.front() < mean - 3 * sigma || values.back() > mean + 3 * sigma);
+}
+
+bool LargestIsOutlier(std::vector<double> values) {
+  for (double& v : values) v = -v;
+  return SmallestIsOutlier(std::move(values));
 }
 
 }  // namespace trainscope::analysis
