@@ -69,6 +69,14 @@ struct CaptureInfo {
   std::optional<int32_t> world_size;
   std::map<std::string, std::string> env;         // ENV_VARIABLES
   std::map<std::string, int64_t> parallel_sizes;  // tensor_model_parallel_size, ...
+  // parallel_group_info: each process group this rank is in ("tp", "pp",
+  // "dp", ...), its rank in the group and the group's global ranks.
+  struct ParallelGroup {
+    std::string name;
+    int32_t group_rank = -1;
+    std::vector<int32_t> global_ranks;
+  };
+  std::vector<ParallelGroup> parallel_groups;
 };
 
 // Which file the device events came from: it decides how a step's window is

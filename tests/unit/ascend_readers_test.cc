@@ -370,6 +370,30 @@ TEST(AscendProfilerMetadataTest, EnvAndDistributedArgs) {
   EXPECT_EQ(info.parallel_sizes.count("rank"), 0u);
   EXPECT_EQ(info.env.at("ASCEND_GLOBAL_LOG_LEVEL"), "3");
   EXPECT_EQ(info.env.at("HCCL_ALGO"), "");
+  // A group without a name is not kept (nothing could refer to it).
+  EXPECT_TRUE(info.parallel_groups.empty());
+}
+
+// parallel_group_info as MindSpeed writes it (the corpus Qwen3 PP=2 job):
+// this rank's place in each process group; a member of another type is
+// left out, the rest kept.
+TEST(AscendProfilerMetadataTest, ParallelGroups) {
+  model::CaptureInfo info;
+  ASSERT_TRUE(ParseProfilerMetadata(
+                  R"({"parallel_group_info": {
+                      "group_name_13": {"group_name": "mp", "group_rank": 1, "global_ranks": [0, 2]},
+                      "group_name_19": {"group_name": "pp", "group_rank": 1, "global_ranks": [0, 2]},
+                      "group_name_7": {"group_name": "dp", "group_rank": "x", "global_ranks": [2, 3]},
+                      "group_name_8": 5}})",
+                  "meta.json", &info)
+                  .ok());
+  ASSERT_EQ(info.parallel_groups.size(), 3u);
+  EXPECT_EQ(info.parallel_groups[1].name, "pp");
+  EXPECT_EQ(info.parallel_groups[1].group_rank, 1);
+  EXPECT_EQ(info.parallel_groups[1].global_ranks, (std::vector<int32_t>{0, 2}));
+  EXPECT_EQ(info.parallel_groups[2].name, "dp");
+  EXPECT_EQ(info.parallel_groups[2].group_rank, -1);
+  EXPECT_EQ(info.parallel_groups[2].global_ranks, (std::vector<int32_t>{2, 3}));
 }
 
 TEST(AscendRankLoaderTest, FullRankDirectory) {

@@ -15,6 +15,7 @@
 #include "analysis/common/family_rules.h"
 #include "analysis/common/finding_template.h"
 #include "analysis/findings/cluster_findings.h"
+#include "analysis/findings/pipeline_findings.h"
 #include "analysis/job/rank_analysis.h"
 #include "formats/load_profiles.h"
 #include "synth/synth.h"
@@ -115,6 +116,7 @@ straggler_min_last_share  0.5  share  instances  m
 straggler_min_lateness_us  20  us  none  m
 straggler_min_step_share  0.5  share  steps  m
 straggler_start_late_pct  5  pct  step  m
+stage_imbalance_pct  5  pct  step  m
 )";
 
 Status ParseWith(const std::string& findings, const std::string& thresholds = kThresholds) {
@@ -441,6 +443,21 @@ TEST(FindingCatalog, EveryIdRendersFromWhatItsDetectorEmits) {
   budget.budget.exposed_communication_ns = 15'000'000;  // the "watch" band
   rank.steps[0].breakdown = budget;
   for (const Finding& f : RankThresholdFindings(rank, profile)) check(f);
+  // Send/receive between pipeline stages, in a Megatron layout.
+  budget.budget.exposed_communication_ns = 45'000'000;
+  rank.steps[0].breakdown = budget;
+  rank.timeline.p2p_not_overlapped_ns = 20'000'000;
+  profile.info.parallel_sizes["pipeline_model_parallel_size"] = 2;
+  for (const Finding& f : RankThresholdFindings(rank, profile)) check(f);
+
+  // Pipeline stages of unequal cost.
+  std::vector<Finding> stage_findings;
+  AddStageImbalance({{0, 0, 20'000'000, 100'000'000}, {1, 1, 40'000'000, 100'000'000}},
+                    catalog.thresholds(), &stage_findings);
+  for (Finding& f : stage_findings) {
+    catalog.Render(&f);
+    check(f);
+  }
 
   // Communication in many small slices (synth buckets its collectives).
   ClusterAnalysis cluster;

@@ -76,6 +76,38 @@ TEST(FindingThresholds, ExposedCommunicationBands) {
   EXPECT_FALSE(e->remedy.empty());
 }
 
+// Send/receive between pipeline stages is the pipeline's wait, not a
+// collective to prefetch: exposed p2p above the normal band is
+// pipeline-bubble, and exposed-communication counts the rest (issue 13 item 4).
+TEST(FindingThresholds, ExposedSendReceiveIsAPipelineBubble) {
+  model::RankProfile profile;
+  RankAnalysis rank = RankWithBudget(30, 1, 0.2);  // 30 ms of 100 exposed
+  rank.timeline.step = 7;
+  rank.timeline.p2p_not_overlapped_ns = 24'000'000;  // of which 24 ms send/receive
+  const auto findings = RankThresholdFindings(rank, profile);
+  const Finding* bubble = FindingWithId(findings, "pipeline-bubble");
+  ASSERT_NE(bubble, nullptr);
+  EXPECT_NEAR(bubble->estimated_gain_pct, 14, 1e-9);  // 24% above the 10% band
+  EXPECT_NE(bubble->evidence.find("24.0% of step 7"), std::string::npos) << bubble->evidence;
+  EXPECT_NE(bubble->remedy.find("micro-batches"), std::string::npos);
+  // The 6 ms left are under the band: no exposed-communication finding.
+  EXPECT_EQ(FindingWithId(findings, "exposed-communication"), nullptr);
+
+  // A Megatron/MindSpeed job (distributed_args) gets its own overlap switches.
+  rank.timeline.p2p_not_overlapped_ns = 2'000'000;
+  profile.info.parallel_sizes["pipeline_model_parallel_size"] = 2;
+  const auto megatron = RankThresholdFindings(rank, profile);
+  const Finding* exposed = FindingWithId(megatron, "exposed-communication");
+  ASSERT_NE(exposed, nullptr);
+  EXPECT_EQ(exposed->variant, "examine+megatron");
+  EXPECT_NE(exposed->title.find("must be examined"), std::string::npos) << exposed->title;
+  EXPECT_NE(exposed->remedy.find("--overlap-grad-reduce"), std::string::npos) << exposed->remedy;
+  EXPECT_EQ(exposed->remedy.find("FSDP2"), std::string::npos) << exposed->remedy;
+  EXPECT_NE(exposed->evidence.find("not counted here: 2.0 ms of send/receive"), std::string::npos)
+      << exposed->evidence;
+  EXPECT_EQ(FindingWithId(megatron, "pipeline-bubble"), nullptr);  // 2% is under the band
+}
+
 TEST(FindingThresholds, HostBoundAndDominantOperator) {
   model::RankProfile profile;
   EXPECT_EQ(

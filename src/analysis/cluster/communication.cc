@@ -64,7 +64,7 @@ void CollectivesOf(const model::RankProfile& profile, std::vector<CommInstance>*
       if (elem > 0 && nelems > 0) op.bytes = elem * static_cast<double>(nelems);
       op.group_size = args.group_size;
     }
-    op.type = ClassifyCollective(name);
+    op.type = ClassifyCollective(CollectiveNameOf(profile, i));
     if (names_are_keys) {
       op.key.assign(name);
     } else {

@@ -8,28 +8,11 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/common/collective_types.h"
 #include "analysis/common/findings_catalog.h"
 #include "model/rank_profile.h"
 
 namespace trainscope::analysis {
-
-enum class CollectiveType : uint8_t {
-  kAllReduce = 0,
-  kAllGather,
-  kReduceScatter,
-  kAllToAll,
-  kBroadcast,
-  kReduce,
-  kP2p,
-  kOther,
-};
-inline constexpr int kCollectiveTypes = 8;
-
-const char* CollectiveTypeName(CollectiveType type);
-// From an op/kernel name or a Kineto "Collective name" (case-insensitive).
-CollectiveType ClassifyCollective(std::string_view name);
-// nccl-tests bus-bandwidth factor for |ranks| participants.
-double BusBandwidthFactor(CollectiveType type, int ranks);
 
 struct CommInstance {
   std::string key;  // same text on every rank for the same collective instance

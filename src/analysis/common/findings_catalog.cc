@@ -51,6 +51,7 @@ constexpr Binding kBindings[] = {
     {"straggler_min_lateness_us", &FindingThresholds::straggler_min_lateness_us},
     {"straggler_min_step_share", &FindingThresholds::straggler_min_step_share},
     {"straggler_start_late_pct", &FindingThresholds::straggler_start_late_pct},
+    {"stage_imbalance_pct", &FindingThresholds::stage_imbalance_pct},
 };
 
 const Binding* FindBinding(std::string_view key) {
@@ -232,8 +233,15 @@ const std::string& FindingEntry::Part(const std::string& part, const std::string
     auto it = parts.find(key);
     return it == parts.end() ? nullptr : &it->second;
   };
+  // |variant| may name several, "examine+megatron": each in turn.
   std::vector<std::string> bases;
-  if (!variant.empty()) bases.push_back(std::string(part).append("@").append(variant));
+  for (size_t begin = 0; begin < variant.size();) {
+    const size_t end = std::min(variant.find('+', begin), variant.size());
+    if (end > begin) {
+      bases.push_back(std::string(part).append("@").append(variant, begin, end - begin));
+    }
+    begin = end + 1;
+  }
   bases.push_back(part);
   // Most specific first: this platform, any GPU, every platform.
   std::vector<std::string_view> suffixes = {platform_key};

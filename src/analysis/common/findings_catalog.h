@@ -54,6 +54,7 @@ struct FindingThresholds {
   double straggler_min_lateness_us = 0;   // us behind the median rank
   double straggler_min_step_share = 0;    // share of the tested steps
   double straggler_start_late_pct = 0;    // % of the step behind the median rank
+  double stage_imbalance_pct = 0;         // % of the step between pipeline stages
 };
 
 // One row of data/thresholds.tsv.
@@ -78,6 +79,7 @@ struct FindingEntry {
   // The template of |part| for |variant| and |platform|, the most specific
   // first: PART@VARIANT:PLATFORM, PART@VARIANT:gpu (any GPU), PART@VARIANT,
   // then the same without the variant; "" when the id has no such part.
+  // |variant| may list several ("examine+megatron"), tried in that order.
   const std::string& Part(const std::string& part, const std::string& variant = "",
                           model::Platform platform = model::Platform::kUnknown) const;
 };

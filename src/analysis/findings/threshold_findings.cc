@@ -14,23 +14,68 @@ Finding Base(int32_t rank, const char* id) {
   return f;
 }
 
+// Tensor or pipeline model parallelism in profiler_metadata.json's
+// distributed_args: a Megatron / MindSpeed layout, whose data parallelism is
+// Megatron's (DDP buckets, distributed optimizer), not FSDP. Data
+// parallelism alone does not tell the two apart.
+bool IsMegatronLayout(const model::CaptureInfo& info) {
+  for (const char* key : {"tensor_model_parallel_size", "pipeline_model_parallel_size"}) {
+    auto it = info.parallel_sizes.find(key);
+    if (it != info.parallel_sizes.end() && it->second > 1) return true;
+  }
+  return false;
+}
+
+// Exposed send/receive of the step: pipeline stages waiting for each
+// other's activations or gradients (0 when the timeline is of another step).
+int64_t ExposedPointToPointNs(const StepDistribution& step, const StepTimeline& timeline) {
+  if (!step.breakdown || timeline.step != step.step) return 0;
+  return std::min(timeline.p2p_not_overlapped_ns, step.breakdown->budget.exposed_communication_ns);
+}
+
+// Exposed send/receive above the normal band of exposed communication: the
+// pipeline's bubble or an imbalance between its stages, not collectives to
+// prefetch (issue 13 item 4).
+void PipelineBubble(int32_t rank, const StepDistribution& step, const StepTimeline& timeline,
+                    const FindingThresholds& t, std::vector<Finding>* out) {
+  const int64_t p2p_ns = ExposedPointToPointNs(step, timeline);
+  if (p2p_ns <= 0 || step.breakdown->budget.total_ns <= 0) return;
+  const TimeBudget& b = step.breakdown->budget;
+  const double share = static_cast<double>(p2p_ns) / static_cast<double>(b.total_ns);
+  if (share <= t.exposed_comm_normal) return;
+  Finding f = Base(rank, "pipeline-bubble");
+  f.evidence_values = {{"exposed_p2p_pct", share * 100},
+                       {"exposed_p2p_ms", EvidenceMs(p2p_ns)},
+                       {"step_ms", EvidenceMs(b.total_ns)}};
+  f.text_values = {{"step", step.step},
+                   {"exposed_communication_ms", EvidenceMs(b.exposed_communication_ns)}};
+  f.estimated_gain_pct = (share - t.exposed_comm_normal) * 100;
+  out->push_back(std::move(f));
+}
+
+// Exposed collectives other than send/receive (those are PipelineBubble's).
 void ExposedCommunication(int32_t rank, const StepDistribution& step, const StepTimeline& timeline,
-                          const FindingThresholds& t, std::vector<Finding>* out) {
+                          bool megatron, const FindingThresholds& t, std::vector<Finding>* out) {
   if (!step.breakdown || step.breakdown->budget.total_ns <= 0) return;
   const TimeBudget& b = step.breakdown->budget;
-  const double share =
-      static_cast<double>(b.exposed_communication_ns) / static_cast<double>(b.total_ns);
+  const int64_t p2p_ns = ExposedPointToPointNs(step, timeline);
+  const int64_t exposed_ns = b.exposed_communication_ns - p2p_ns;
+  const double share = static_cast<double>(exposed_ns) / static_cast<double>(b.total_ns);
   if (share <= t.exposed_comm_normal) return;
   Finding f = Base(rank, "exposed-communication");
   if (share > t.exposed_comm_examine) f.variant = "examine";
+  // A Megatron / MindSpeed layout: its data-parallel overlap switches
+  // differ from FSDP's.
+  if (megatron) f.variant += f.variant.empty() ? "megatron" : "+megatron";
   f.evidence_values = {{"exposed_communication_pct", share * 100},
-                       {"exposed_communication_ms", EvidenceMs(b.exposed_communication_ns)},
+                       {"exposed_communication_ms", EvidenceMs(exposed_ns)},
                        {"step_ms", EvidenceMs(b.total_ns)}};
   f.text_values = {{"step", step.step}, {"communication_ms", EvidenceMs(b.communication_ns)}};
+  if (p2p_ns > 0) f.evidence_values.push_back({"exposed_p2p_ms", EvidenceMs(p2p_ns)});
   // Say how much of it is the step-start wait: when ranks are skewed that
   // part is the cross-rank step-start-skew / straggler cost, not this rank's.
   if (timeline.step == step.step && !timeline.step_start_waits_for.empty()) {
-    const int64_t barrier_ns = std::min(timeline.step_start_idle_ns, b.exposed_communication_ns);
+    const int64_t barrier_ns = std::min(timeline.step_start_idle_ns, exposed_ns);
     f.evidence_values.push_back({"step_start_wait_ms", EvidenceMs(barrier_ns)});
     f.text_labels = {{"waits_for", timeline.step_start_waits_for}};
   }
@@ -137,7 +182,8 @@ std::vector<Finding> ThresholdFindings(const StepDistribution& step, const StepT
                                        const FindingCatalog& catalog) {
   std::vector<Finding> out;
   const FindingThresholds& t = catalog.thresholds();
-  ExposedCommunication(profile.rank, step, timeline, t, &out);
+  ExposedCommunication(profile.rank, step, timeline, IsMegatronLayout(profile.info), t, &out);
+  PipelineBubble(profile.rank, step, timeline, t, &out);
   HostBound(profile.rank, step, t, &out);
   DominantOperator(profile.rank, step, t, &out);
   PipeBound(profile.rank, step, profile, t, &out);

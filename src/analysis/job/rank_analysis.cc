@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "analysis/findings/fingerprint_findings.h"
+#include "analysis/findings/pipeline_findings.h"
 #include "analysis/findings/threshold_findings.h"
 #include "analysis/job/job_stages.h"
 #include "analysis/motifs/fingerprint_library.h"
@@ -233,6 +234,24 @@ model::Platform JobPlatform(const std::vector<RankResult>& ranks) {
   return common.value_or(model::Platform::kUnknown);
 }
 
+// stage-imbalance from each rank's pipeline stage (profiler_metadata.json)
+// and the computation of its shown step.
+void AddPipelineFindings(JobAnalysis* job, const FindingCatalog& catalog) {
+  std::vector<StageComputation> stages;
+  for (const RankAnalysis& rank : job->ranks) {
+    const StepDistribution* step = rank.selected();
+    if (!rank.header.pipeline_stage || step == nullptr || !step->breakdown) continue;
+    const TimeBudget& budget = step->breakdown->budget;
+    stages.push_back(StageComputation{rank.header.rank, *rank.header.pipeline_stage,
+                                      budget.computation_ns, budget.total_ns});
+  }
+  const size_t first = job->findings.size();
+  AddStageImbalance(stages, catalog.thresholds(), &job->findings);
+  for (size_t i = first; i < job->findings.size(); ++i) {
+    catalog.Render(&job->findings[i], {}, job->platform);
+  }
+}
+
 bool HasStep(const RankSteps& steps, int32_t step) {
   return std::find(steps.present.begin(), steps.present.end(), step) != steps.present.end();
 }
@@ -248,6 +267,10 @@ Result<RankResult> AnalyzeRank(const model::RankProfile& profile, const JobConte
   header.cann_version = profile.info.cann_version;
   header.profiler_level = profile.info.profiler_level;
   header.platform = model::DetectPlatform(profile);
+  header.parallel_sizes = profile.info.parallel_sizes;
+  for (const model::CaptureInfo::ParallelGroup& group : profile.info.parallel_groups) {
+    if (group.name == "pp" && group.group_rank >= 0) header.pipeline_stage = group.group_rank;
+  }
   header.steps_from = profile.steps_from;
   for (const auto& ledger : profile.ledgers) header.files.push_back(ToHealth(ledger));
   header.missing_files = profile.missing_files;
@@ -341,6 +364,7 @@ Result<JobAnalysis> Combine(std::vector<RankResult>&& ranks, const JobContext& c
   ranks.clear();
   job.findings = MergeRankFindings(std::move(per_rank));
   AddClusterAnalysis(std::move(comm), links, &job, CatalogOf(options));
+  AddPipelineFindings(&job, CatalogOf(options));
   for (Finding& f : job.findings) f.estimated_gain_pct = ClampGainPct(f.estimated_gain_pct);
   RankFindings(&job.findings);
   job.projection = ProjectGains(job.findings, JobStepNs(job));

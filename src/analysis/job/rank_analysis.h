@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,6 +47,11 @@ struct RankHeader {
   std::string cann_version;
   std::string profiler_level;
   model::Platform platform = model::Platform::kUnknown;  // model::DetectPlatform
+  // The parallel layout from profiler_metadata.json (empty / unset when the
+  // profile has none): distributed_args' *_size entries, and this rank's
+  // pipeline stage (its rank in the "pp" process group).
+  std::map<std::string, int64_t> parallel_sizes;
+  std::optional<int32_t> pipeline_stage;
   std::string steps_from;  // where step numbers come from ("" = none: the whole capture)
   std::vector<FileHealth> files;
   std::vector<std::string> missing_files;

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "analysis/common/breakdown_intervals.h"
+#include "analysis/common/collective_types.h"
 
 namespace trainscope::analysis {
 namespace {
@@ -222,7 +223,7 @@ StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step
   // DeviceEvents is sorted by start, so rows are in start order.
   const int64_t origin = kernels.start_ns[rows.front()];
   int64_t window_end = origin;
-  std::vector<Interval> compute, comm, other;
+  std::vector<Interval> compute, comm, other, p2p;
   // Profile string id -> index in timeline.strings; families likewise.
   std::unordered_map<StringId, uint32_t> local_string;
   std::unordered_map<size_t, uint32_t> local_family;
@@ -241,6 +242,11 @@ StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step
     Lane lane = LaneOf(profile, i);
     Interval interval{kernels.start_ns[i], kernels.end_ns(i)};
     (lane == Lane::kCompute ? compute : lane == Lane::kComm ? comm : other).push_back(interval);
+    if (lane == Lane::kComm) {
+      if (ClassifyCollective(CollectiveNameOf(profile, i)) == CollectiveType::kP2p) {
+        p2p.push_back(interval);
+      }
+    }
     if (!options.picture) continue;
     const size_t index = families.Of(i);
     auto [family, new_family] =
@@ -262,6 +268,7 @@ StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step
   timeline.comm_ns = TotalLength(comm_union);
   timeline.other_ns = TotalLength(other_union);
   timeline.comm_not_overlapped_ns = LengthMinus(comm_union, compute_union);
+  timeline.p2p_not_overlapped_ns = p2p.empty() ? 0 : LengthMinus(UnionOf(p2p), compute_union);
   timeline.free_ns = (window_end - origin) - TotalLength(all_union);
 
   // Step-start idle: until the first compute kernel; the collective that

@@ -96,6 +96,9 @@ struct StepTimeline {
   int64_t comm_ns = 0;
   int64_t other_ns = 0;
   int64_t comm_not_overlapped_ns = 0;  // comm union minus compute union
+  // Of it, send/receive (pipeline stages waiting for each other's
+  // activations or gradients): p2p union minus compute union.
+  int64_t p2p_not_overlapped_ns = 0;
   int64_t free_ns = 0;
   // The idle of the compute lane at step start and the collective running then.
   int64_t step_start_idle_ns = 0;

@@ -1,8 +1,8 @@
+#include "analysis/common/collective_types.h"
+
 #include <algorithm>
 #include <cctype>
 #include <string>
-
-#include "analysis/cluster/communication.h"
 
 namespace trainscope::analysis {
 
@@ -61,6 +61,29 @@ double BusBandwidthFactor(CollectiveType type, int ranks) {
     default:
       return 1.0;
   }
+}
+
+std::string_view CollectiveNameOf(const model::RankProfile& profile, size_t i) {
+  const model::DeviceEvents& events = profile.device_events;
+  const model::Timeline& timeline = profile.timeline;
+  if (events.collective[i] != model::kNoIndex) {
+    const std::string_view name =
+        profile.strings.Get(timeline.collectives[static_cast<size_t>(events.collective[i])].name);
+    if (!name.empty()) return name;
+  }
+  // The launching runtime call and its enclosing ops: the first that is a
+  // framework collective (a few levels up at most).
+  int32_t op = events.launcher[i];
+  for (int depth = 0; op != model::kNoIndex && depth < 8; ++depth) {
+    const auto index = static_cast<size_t>(op);
+    if (index >= timeline.host_ops.size()) break;
+    const std::string_view name = profile.strings.Get(timeline.host_ops.name[index]);
+    if (name.starts_with("nccl:") || name.starts_with("c10d::") || name.starts_with("hccl:")) {
+      return name;
+    }
+    op = timeline.host_ops.parent[index];
+  }
+  return profile.strings.Get(events.name[i]);
 }
 
 }  // namespace trainscope::analysis
