@@ -246,7 +246,10 @@ TEST(FindingCatalog, BuiltinLoadsAndEveryIdHasItsTexts) {
     if (e.id.front() == '_') continue;
     for (const char* part : {"title", "evidence", "remedy", "gain"})
       EXPECT_FALSE(e.Part(part).empty()) << part;
-    EXPECT_FALSE(e.thresholds.empty());
+    // A finding decides with a threshold, except the environment checks,
+    // which decide on a setting the run was made with.
+    const bool setting = e.id == "launch-blocking" || e.id == "verbose-logging";
+    EXPECT_NE(e.thresholds.empty(), !setting);
     for (const std::string& key : e.thresholds) {
       const ThresholdInfo* t = c.FindThreshold(key);
       ASSERT_NE(t, nullptr) << key;
@@ -443,6 +446,12 @@ TEST(FindingCatalog, EveryIdRendersFromWhatItsDetectorEmits) {
   budget.budget.exposed_communication_ns = 15'000'000;  // the "watch" band
   rank.steps[0].breakdown = budget;
   for (const Finding& f : RankThresholdFindings(rank, profile)) check(f);
+  // A run made with debugging switches and a tuned host dispatch.
+  profile.info.env["ASCEND_LAUNCH_BLOCKING"] = "1";
+  profile.info.env["ASCEND_GLOBAL_LOG_LEVEL"] = "1";
+  profile.info.env["TASK_QUEUE_ENABLE"] = "2";
+  for (const Finding& f : RankThresholdFindings(rank, profile)) check(f);
+  profile.info.env.clear();
   // Send/receive between pipeline stages, in a Megatron layout.
   budget.budget.exposed_communication_ns = 45'000'000;
   rank.steps[0].breakdown = budget;

@@ -108,6 +108,38 @@ TEST(FindingThresholds, ExposedSendReceiveIsAPipelineBubble) {
   EXPECT_EQ(FindingWithId(megatron, "pipeline-bubble"), nullptr);  // 2% is under the band
 }
 
+// Settings of the run (profiler_metadata.json's ENV_VARIABLES): debugging
+// switches are findings, and a remedy says what is already set instead of
+// recommending it again (issue 13 item 5).
+TEST(FindingThresholds, EnvironmentSettings) {
+  model::RankProfile profile;
+  const RankAnalysis rank = RankWithBudget(5, 7, 0.2);  // 7% free: host-bound
+  const auto plain = RankThresholdFindings(rank, profile);
+  const Finding* host = FindingWithId(plain, "host-bound");
+  ASSERT_NE(host, nullptr);
+  EXPECT_NE(host->remedy.find("TASK_QUEUE_ENABLE=2 (torch_npu"), std::string::npos);
+  EXPECT_EQ(FindingWithId(plain, "launch-blocking"), nullptr);
+  EXPECT_EQ(FindingWithId(plain, "verbose-logging"), nullptr);
+
+  profile.info.env = {{"TASK_QUEUE_ENABLE", "2"},
+                      {"CPU_AFFINITY_CONF", ""},
+                      {"ASCEND_LAUNCH_BLOCKING", "1"},
+                      {"ASCEND_GLOBAL_LOG_LEVEL", "0"}};
+  const auto set = RankThresholdFindings(rank, profile);
+  const Finding* tuned = FindingWithId(set, "host-bound");
+  ASSERT_NE(tuned, nullptr);
+  EXPECT_NE(tuned->remedy.find("already sets TASK_QUEUE_ENABLE=2"), std::string::npos)
+      << tuned->remedy;
+  EXPECT_EQ(tuned->remedy.find("TASK_QUEUE_ENABLE=2 (torch_npu"), std::string::npos);
+  const Finding* blocking = FindingWithId(set, "launch-blocking");
+  ASSERT_NE(blocking, nullptr);
+  EXPECT_NE(blocking->title.find("ASCEND_LAUNCH_BLOCKING=1"), std::string::npos);
+  EXPECT_NEAR(blocking->estimated_gain_pct, 7, 1e-9);  // the device's free time
+  const Finding* logging = FindingWithId(set, "verbose-logging");
+  ASSERT_NE(logging, nullptr);
+  EXPECT_NE(logging->remedy.find("ASCEND_GLOBAL_LOG_LEVEL=3"), std::string::npos);
+}
+
 TEST(FindingThresholds, HostBoundAndDominantOperator) {
   model::RankProfile profile;
   EXPECT_EQ(

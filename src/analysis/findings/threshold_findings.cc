@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <string_view>
 
 namespace trainscope::analysis {
 namespace {
@@ -83,8 +85,58 @@ void ExposedCommunication(int32_t rank, const StepDistribution& step, const Step
   out->push_back(std::move(f));
 }
 
-void HostBound(int32_t rank, const StepDistribution& step, const FindingThresholds& t,
-               std::vector<Finding>* out) {
+// The value of |key| in profiler_metadata.json's ENV_VARIABLES; "" when the
+// variable is unset, empty or not recorded.
+std::string_view EnvValue(const model::CaptureInfo& info, const char* key) {
+  auto it = info.env.find(key);
+  return it == info.env.end() ? std::string_view() : std::string_view(it->second);
+}
+
+// The host-dispatch switches (methodology §3: task queue, then CPU binding)
+// this run already sets, "KEY=VALUE, ...", so the remedy does not recommend
+// them again.
+std::string DispatchSwitchesSet(const model::CaptureInfo& info) {
+  std::string set;
+  for (const char* key : {"TASK_QUEUE_ENABLE", "CPU_AFFINITY_CONF"}) {
+    const std::string_view value = EnvValue(info, key);
+    if (value.empty() || value == "0") continue;
+    set += (set.empty() ? "" : ", ") + std::string(key) + "=" + std::string(value);
+  }
+  return set;
+}
+
+// Settings that change what the profile measures or slow every step
+// (issue 13 item 5): ASCEND_LAUNCH_BLOCKING / CUDA_LAUNCH_BLOCKING=1 runs
+// every kernel synchronously with the host; ASCEND_GLOBAL_LOG_LEVEL 0/1
+// (debug, info) logs on the dispatch path.
+void EnvironmentChecks(int32_t rank, const StepDistribution& step, const model::CaptureInfo& info,
+                       std::vector<Finding>* out) {
+  for (const char* key : {"ASCEND_LAUNCH_BLOCKING", "CUDA_LAUNCH_BLOCKING"}) {
+    if (EnvValue(info, key) != "1") continue;
+    Finding f = Base(rank, "launch-blocking");
+    f.text_labels = {{"variable", key}};
+    f.text_values = {{"step", step.step}};
+    double idle_pct = 0;
+    if (step.breakdown && step.breakdown->budget.total_ns > 0) {
+      idle_pct = static_cast<double>(step.breakdown->budget.idle_ns) /
+                 static_cast<double>(step.breakdown->budget.total_ns) * 100;
+      f.evidence_values = {{"free_pct", idle_pct}};
+    }
+    f.estimated_gain_pct = idle_pct;
+    out->push_back(std::move(f));
+    break;
+  }
+  const std::string_view level = EnvValue(info, "ASCEND_GLOBAL_LOG_LEVEL");
+  if (level == "0" || level == "1") {
+    Finding f = Base(rank, "verbose-logging");
+    f.text_labels = {{"level", std::string(level)}};
+    f.estimated_gain_pct = 0;
+    out->push_back(std::move(f));
+  }
+}
+
+void HostBound(int32_t rank, const StepDistribution& step, const model::CaptureInfo& info,
+               const FindingThresholds& t, std::vector<Finding>* out) {
   if (!step.breakdown || step.breakdown->budget.total_ns <= 0) return;
   const TimeBudget& b = step.breakdown->budget;
   const double share = static_cast<double>(b.idle_ns) / static_cast<double>(b.total_ns);
@@ -102,6 +154,10 @@ void HostBound(int32_t rank, const StepDistribution& step, const FindingThreshol
                          {"p50_us", EvidenceUs(step.kernels.p50_ns)}};
     f.text_values.push_back({"issue_interval_us", EvidenceUs(step.kernels.mean_issue_interval_ns)});
     f.text_values.push_back({"share_le_50us", step.kernels.share_le_50us});
+  }
+  if (const std::string set = DispatchSwitchesSet(info); !set.empty()) {
+    f.variant += f.variant.empty() ? "tuned" : "+tuned";
+    f.text_labels.push_back({"env_set", set});
   }
   f.estimated_gain_pct = (share - t.device_free_normal) * 100;
   out->push_back(std::move(f));
@@ -184,7 +240,8 @@ std::vector<Finding> ThresholdFindings(const StepDistribution& step, const StepT
   const FindingThresholds& t = catalog.thresholds();
   ExposedCommunication(profile.rank, step, timeline, IsMegatronLayout(profile.info), t, &out);
   PipelineBubble(profile.rank, step, timeline, t, &out);
-  HostBound(profile.rank, step, t, &out);
+  HostBound(profile.rank, step, profile.info, t, &out);
+  EnvironmentChecks(profile.rank, step, profile.info, &out);
   DominantOperator(profile.rank, step, t, &out);
   PipeBound(profile.rank, step, profile, t, &out);
   return out;
