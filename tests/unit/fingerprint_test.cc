@@ -109,6 +109,32 @@ TEST(FingerprintMatch, VariantsAndOptionalCasts) {
   EXPECT_EQ(counts.size(), 1u);
 }
 
+// The methodology's own diagram of the unfused RMSNorm (seed 000): Hugging
+// Face's weight * hidden.to(input_dtype) puts the cast between the two
+// multiplications. Casts may sit in any gap of a chain, and the op names
+// of other CANN / torch_npu generations (aclnn prefixes, V2/V3 suffixes)
+// are the same operators (issue 13 item 1).
+TEST(FingerprintMatch, CastsAnywhereAndOtherGenerationsSpellings) {
+  const auto& lib = FingerprintLibrary::Builtin();
+  const auto seed = CountMatches(ProfileOf({"MatMulV3", "Cast", "Pows", "ReduceMean", "Adds",
+                                            "Rsqrt", "Mul", "Cast", "Mul", "MatMulV3"}),
+                                 lib);
+  EXPECT_EQ(seed.at("unfused-rmsnorm/fwd"), 1);
+  EXPECT_EQ(seed.size(), 1u);
+  const auto spelled =
+      CountMatches(ProfileOf({"MatMulV2", "aclnnCast", "PowsV2", "aclnnMean", "AddV3", "Rsqrt",
+                              "aclnnMul", "Cast", "MulV2", "Cast", "BatchMatMulV2"}),
+                   lib);
+  EXPECT_EQ(spelled.at("unfused-rmsnorm/fwd"), 1);
+  // A cast between Silu and Mul still makes a SwiGLU.
+  const auto swiglu =
+      CountMatches(ProfileOf({"MatMulV3", "Swish", "Cast", "Mul", "MatMulV3"}), lib);
+  EXPECT_EQ(swiglu.at("unfused-swiglu/fwd"), 1);
+  // Casts alone are still the cast-chain, not absorbed into something else.
+  const auto casts = CountMatches(ProfileOf({"MatMulV3", "Cast", "Cast", "MatMulV3"}), lib);
+  EXPECT_EQ(casts.at("cast-chain/fwd"), 1);
+}
+
 TEST(FingerprintMatch, LongestChainWinsAndInstancesDoNotOverlap) {
   const auto& lib = FingerprintLibrary::Builtin();
   // A gated RMSNorm contains an RMSNorm and a Silu,Mul: only the gated one counts.

@@ -34,6 +34,41 @@ void SplitRemedy(std::string_view remedy, std::string* ascend, std::string* gpu)
   }
 }
 
+// A dtype cast may sit anywhere in an eager chain (Hugging Face's RMSNorm
+// casts between its two multiplications: weight * hidden.to(input_dtype)),
+// so every gap between two members of a fused chain accepts one optional
+// cast: "Cast?" on Ascend, a copy kernel (the cast's kernel) on GPU. Chains
+// of casts (cast-chain) are left as written.
+void AllowCastsBetweenMembers(const std::string& cast, Fingerprint* fp) {
+  auto is_cast = [&](const PatternMember& m) {
+    return !m.any && m.name_globs.empty() && m.alternatives.size() == 1 &&
+           m.alternatives[0] == cast;
+  };
+  const bool all_casts = std::all_of(fp->members.begin(), fp->members.end(), is_cast);
+  if (fp->action != FingerprintAction::kFuse || all_casts) return;
+  const bool gpu = std::all_of(fp->members.begin(), fp->members.end(), [](const PatternMember& m) {
+    return m.any || (!m.name_globs.empty() && m.alternatives.empty());
+  });
+  PatternMember optional_cast;
+  optional_cast.optional = true;
+  if (gpu) {
+    optional_cast.name_globs.push_back("*copy_kernel*");
+  } else {
+    optional_cast.alternatives.push_back(cast);
+  }
+  auto accepts_casts = [&](const PatternMember& m) {
+    return m.optional && (is_cast(m) || (gpu && m.name_globs == optional_cast.name_globs));
+  };
+  std::vector<PatternMember> members;
+  for (size_t i = 0; i < fp->members.size(); ++i) {
+    members.push_back(fp->members[i]);
+    if (i + 1 == fp->members.size()) break;
+    if (accepts_casts(fp->members[i]) || accepts_casts(fp->members[i + 1])) continue;
+    members.push_back(optional_cast);
+  }
+  fp->members = std::move(members);
+}
+
 }  // namespace
 
 size_t Fingerprint::required_members() const {
@@ -45,6 +80,15 @@ std::string FingerprintLibrary::Canonical(std::string_view op_type) const {
   // Matched on the normalised op type, so a kernel's template arguments do
   // not keep it from its pattern (model/kernel_names.h).
   std::string lower = AsciiLower(model::NormalisedOpType(op_type));
+  // Spellings of one operator across CANN / torch_npu generations: the
+  // aclnn API prefix (aclnnMul) and a version suffix (MulV2, MatMulV3).
+  if (lower.size() > 5 && lower.starts_with("aclnn")) lower.erase(0, 5);
+  size_t digits = lower.size();
+  while (digits > 0 && lower[digits - 1] >= '0' && lower[digits - 1] <= '9') --digits;
+  if (digits < lower.size() && digits >= 3 && lower[digits - 1] == 'v' &&
+      std::isalpha(static_cast<unsigned char>(lower[digits - 2]))) {
+    lower.resize(digits - 1);
+  }
   for (const auto& [from, to] : equiv_) {
     if (lower == from) return to;
   }
@@ -148,6 +192,7 @@ Result<FingerprintLibrary> FingerprintLibrary::Parse(std::string_view text,
     if (fp.members.front().any || fp.members.back().any) {
       return InvalidInput(where + ": ANY must be surrounded by the chain: '" + fp.pattern + "'");
     }
+    AllowCastsBetweenMembers(library.Canonical("Cast"), &fp);
     library.fingerprints_.push_back(std::move(fp));
   }
   return library;
