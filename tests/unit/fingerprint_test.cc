@@ -135,6 +135,45 @@ TEST(FingerprintMatch, CastsAnywhereAndOtherGenerationsSpellings) {
   EXPECT_EQ(casts.at("cast-chain/fwd"), 1);
 }
 
+// The seeds' other unfused patterns, in the spellings eager code produces on
+// Ascend: attention as bmm-softmax-bmm, a hand-written LayerNorm,
+// bias-dropout-add, and MoE experts run one at a time.
+TEST(FingerprintMatch, AttentionLayerNormBiasDropoutAddAndExpertLoops) {
+  const auto& lib = FingerprintLibrary::Builtin();
+  const auto attention =
+      CountMatches(ProfileOf({"TransData", "BatchMatMulV2", "Muls", "Add", "SoftmaxV2",
+                              "DropOutDoMaskV3", "BatchMatMulV2", "TransData", "BatchMatMulV2",
+                              "RealDiv", "SoftmaxV2", "BatchMatMulV2"}),
+                   lib);
+  EXPECT_EQ(attention.at("unfused-attention/fwd"), 2);
+  EXPECT_EQ(attention.size(), 1u);
+  const auto layernorm =
+      CountMatches(ProfileOf({"MatMulV3", "ReduceMean", "Sub", "Pows", "ReduceMean", "Adds", "Sqrt",
+                              "RealDiv", "Mul", "Add", "MatMulV3"}),
+                   lib);
+  EXPECT_EQ(layernorm.at("unfused-layernorm/fwd"), 1);
+  EXPECT_EQ(layernorm.count("unfused-rmsnorm/fwd"), 0u);  // the longer chain wins
+  const auto bda =
+      CountMatches(ProfileOf({"MatMulV3", "Add", "DropOutDoMaskV3", "Add", "MatMulV3"}), lib);
+  EXPECT_EQ(bda.at("bias-dropout-add/fwd"), 1);
+  std::vector<std::string> experts;
+  for (int e = 0; e < 4; ++e) {
+    for (const char* op : {"GatherV2", "MatMulV2", "Swish", "Mul", "MatMulV2", "Muls", "IndexAdd"})
+      experts.push_back(op);
+  }
+  const auto moe = CountMatches(ProfileOf(experts), lib);
+  EXPECT_EQ(moe.at("moe-expert-loop/fwd"), 4);
+  EXPECT_EQ(moe.count("unfused-swiglu/fwd"), 0u);  // inside each expert's chain
+  // Eager attention on a GPU: cuBLAS GEMMs around PyTorch's softmax kernel.
+  const auto gpu =
+      CountMatches(ProfileOf({"ampere_bf16_s16816gemm_bf16_128x128_ldg8_f2f_nn",
+                              "void at::native::vectorized_elementwise_kernel<4, MulFunctor>",
+                              "void softmax_warp_forward<c10::BFloat16, float, 10, false>",
+                              "ampere_bf16_s16816gemm_bf16_64x64_sliced1x2_ldg8_f2f_nn"}),
+                   lib);
+  EXPECT_EQ(gpu.at("unfused-attention/gpu-fwd"), 1);
+}
+
 TEST(FingerprintMatch, LongestChainWinsAndInstancesDoNotOverlap) {
   const auto& lib = FingerprintLibrary::Builtin();
   // A gated RMSNorm contains an RMSNorm and a Silu,Mul: only the gated one counts.
