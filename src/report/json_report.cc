@@ -132,6 +132,17 @@ void WriteStep(JsonWriter& w, const analysis::StepDistribution& step) {
   } else {
     w.Key("breakdown").Null();
   }
+  if (step.host_sync) {
+    const auto& s = *step.host_sync;
+    w.Key("host_sync").BeginObject();
+    w.Field("syncs", s.syncs);
+    w.Field("item_calls", s.item_calls);
+    w.Field("sync_us", Us(s.sync_ns));
+    w.Field("idle_us", Us(s.idle_ns));
+    w.EndObject();
+  } else {
+    w.Key("host_sync").Null();
+  }
   if (step.step_trace) {
     const auto& t = *step.step_trace;
     w.Key("step_trace").BeginObject();

@@ -446,6 +446,10 @@ TEST(FindingCatalog, EveryIdRendersFromWhatItsDetectorEmits) {
   budget.budget.exposed_communication_ns = 15'000'000;  // the "watch" band
   rank.steps[0].breakdown = budget;
   for (const Finding& f : RankThresholdFindings(rank, profile)) check(f);
+  // The host waited for the device 40 times; 6 ms of device idle behind it.
+  rank.steps[0].host_sync = HostSyncStats{40, 12, 9'000'000, 6'000'000};
+  for (const Finding& f : RankThresholdFindings(rank, profile)) check(f);
+  rank.steps[0].host_sync.reset();
   // A run made with debugging switches and a tuned host dispatch.
   profile.info.env["ASCEND_LAUNCH_BLOCKING"] = "1";
   profile.info.env["ASCEND_GLOBAL_LOG_LEVEL"] = "1";

@@ -106,7 +106,12 @@ TEST(GainProjection, CommunicationWaitFindingsShareOneGroup) {
                          "pseudo-overlap", "slow-link", "fragmented-communication"}) {
     EXPECT_EQ(GainGroup(id), "communication-wait") << id;
   }
-  EXPECT_EQ(GainGroup("host-bound"), "host-bound");
+  // The device's free time: host-bound, host-sync and launch-blocking.
+  for (const char* id : {"host-bound", "host-sync", "launch-blocking"}) {
+    EXPECT_EQ(GainGroup(id), "device-idle") << id;
+  }
+  EXPECT_EQ(GainGroup("pipeline-bubble"), "pipeline-wait");
+  EXPECT_EQ(GainGroup("stage-imbalance"), "pipeline-wait");
   EXPECT_EQ(GainGroup("unfused-swiglu"), "unfused-swiglu");
 }
 

@@ -21,6 +21,13 @@ std::string_view GainGroup(std::string_view id) {
   for (std::string_view wait : kCommunicationWait) {
     if (id == wait) return "communication-wait";
   }
+  // Each removes (part of) the device's free time in the step.
+  for (std::string_view idle : {"host-bound", "host-sync", "launch-blocking"}) {
+    if (id == idle) return "device-idle";
+  }
+  // An imbalance between stages is part of what the stages wait for in
+  // send/receive.
+  if (id == "pipeline-bubble" || id == "stage-imbalance") return "pipeline-wait";
   return id;
 }
 

@@ -163,6 +163,29 @@ void HostBound(int32_t rank, const StepDistribution& step, const model::CaptureI
   out->push_back(std::move(f));
 }
 
+// Device idle behind host synchronisation above the normal free band: the
+// host waited for the device (.item(), an explicit synchronize), so the
+// device drained its queue and idled until the host launched again.
+void HostSync(int32_t rank, const StepDistribution& step, const FindingThresholds& t,
+              std::vector<Finding>* out) {
+  if (!step.host_sync || !step.breakdown || step.breakdown->budget.total_ns <= 0) return;
+  const HostSyncStats& s = *step.host_sync;
+  const auto total = static_cast<double>(step.breakdown->budget.total_ns);
+  const double share = static_cast<double>(s.idle_ns) / total;
+  if (s.syncs == 0 || share <= t.device_free_normal) return;
+  Finding f = Base(rank, "host-sync");
+  f.occurrences = s.syncs;
+  f.evidence_values = {{"syncs", static_cast<double>(s.syncs)},
+                       {"item_calls", static_cast<double>(s.item_calls)},
+                       {"sync_ms", EvidenceMs(s.sync_ns)},
+                       {"idle_ms", EvidenceMs(s.idle_ns)},
+                       {"idle_pct", share * 100}};
+  f.text_values = {{"step", step.step}, {"step_ms", EvidenceMs(total)}};
+  // Removing the syncs removes at most the idle behind them.
+  f.estimated_gain_pct = share * 100;
+  out->push_back(std::move(f));
+}
+
 void DominantOperator(int32_t rank, const StepDistribution& step, const FindingThresholds& t,
                       std::vector<Finding>* out) {
   if (step.kernels.device_time_ns() <= 0) return;
@@ -242,6 +265,7 @@ std::vector<Finding> ThresholdFindings(const StepDistribution& step, const StepT
   PipelineBubble(profile.rank, step, timeline, t, &out);
   HostBound(profile.rank, step, profile.info, t, &out);
   EnvironmentChecks(profile.rank, step, profile.info, &out);
+  HostSync(profile.rank, step, t, &out);
   DominantOperator(profile.rank, step, t, &out);
   PipeBound(profile.rank, step, profile, t, &out);
   return out;

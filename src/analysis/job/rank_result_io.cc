@@ -86,10 +86,14 @@ void VisitFields(V& v, S& motif) {
   TS_FIELDS(v, motif, kernels, occurrences, period_ns, total_ns, share_of_step, fingerprint,
             variant, instance_starts_ns, stream, framework_op, source, attribution);
 }
+template <class V, Is<HostSyncStats> S>
+void VisitFields(V& v, S& host_sync) {
+  TS_FIELDS(v, host_sync, syncs, item_calls, sync_ns, idle_ns);
+}
 template <class V, Is<StepDistribution> S>
 void VisitFields(V& v, S& distribution) {
   TS_FIELDS(v, distribution, step, kernels, density, families, top_operators, step_trace, breakdown,
-            motifs);
+            motifs, host_sync);
 }
 template <class V, Is<TimelineKernel> S>
 void VisitFields(V& v, S& kernel) {

@@ -11,6 +11,7 @@
 #include "analysis/common/family_rules.h"
 #include "analysis/common/statistics.h"
 #include "analysis/motifs/motifs.h"
+#include "analysis/step/host_sync.h"
 #include "analysis/step/step_budget.h"
 #include "model/rank_profile.h"
 
@@ -75,6 +76,7 @@ struct StepDistribution {
   std::optional<StepTraceSummary> step_trace;
   std::optional<StepBudget> breakdown;  // interval-union time budget of the step
   std::vector<Motif> motifs;            // periodic kernel chains (filled by AddFingerprintAnalysis)
+  std::optional<HostSyncStats> host_sync;  // host waits for the device (a trace's host ops)
 };
 
 struct DistributionOptions {

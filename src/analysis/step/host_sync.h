@@ -1,0 +1,41 @@
+// Host synchronisation in a step (issue 13 item 6): a host that waits for
+// the device (cudaStreamSynchronize, .item(), aclrtSynchronizeStream) stops
+// issuing work, so the device drains its queue and idles until the host
+// launches again. That idle is the sync's cost, told apart from a host that
+// is merely slow (host-bound).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "model/rank_profile.h"
+
+namespace trainscope::analysis {
+
+struct HostSyncStats {
+  int64_t syncs = 0;       // runtime synchronisation calls in the step
+  int64_t item_calls = 0;  // of them, inside .item() (aten::_local_scalar_dense)
+  int64_t sync_ns = 0;     // host time in them (summed)
+  // Device idle the syncs cost: per sync, the idle from its start until the
+  // first device event after it returns, at most the time the host waited
+  // in it (without the sync the host would have been that much earlier).
+  int64_t idle_ns = 0;
+};
+
+// The host ops of |profile| that are synchronisation calls, by start: found
+// once per rank (a trace has millions of host ops, a step only a few syncs).
+std::vector<uint32_t> FindHostSyncCalls(const model::RankProfile& profile);
+
+// nullopt when the profile has no host ops (no trace), or the step has no
+// device events; a step with host ops and no sync has syncs == 0. |calls|
+// from FindHostSyncCalls.
+std::optional<HostSyncStats> ComputeHostSync(const model::RankProfile& profile, int32_t step,
+                                             const std::vector<uint32_t>& calls);
+
+// Whether |name| is a runtime call that blocks the host until the device
+// (a stream, an event or the whole device) is done.
+bool IsHostSyncCall(std::string_view name);
+
+}  // namespace trainscope::analysis
