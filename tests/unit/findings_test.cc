@@ -106,6 +106,25 @@ TEST(FindingThresholds, ExposedSendReceiveIsAPipelineBubble) {
   EXPECT_NE(exposed->evidence.find("not counted here: 2.0 ms of send/receive"), std::string::npos)
       << exposed->evidence;
   EXPECT_EQ(FindingWithId(megatron, "pipeline-bubble"), nullptr);  // 2% is under the band
+
+  // Mostly all-to-all. In a job with experts it is the MoE dispatch, and
+  // MoE's remedies come first; without experts (a recommendation model's
+  // embedding exchange, Ulysses) it is not called MoE.
+  rank.timeline.all_to_all_not_overlapped_ns = 20'000'000;  // of the 28 ms left
+  const auto without_experts = RankThresholdFindings(rank, profile);
+  const Finding* plain = FindingWithId(without_experts, "exposed-communication");
+  ASSERT_NE(plain, nullptr);
+  EXPECT_EQ(plain->variant, "examine+alltoall+megatron");
+  EXPECT_EQ(plain->remedy.find("MoE"), std::string::npos) << plain->remedy;
+  EXPECT_NE(plain->remedy.find("embedding exchange"), std::string::npos) << plain->remedy;
+  profile.info.parallel_sizes["expert_model_parallel_size"] = 4;
+  const auto moe = RankThresholdFindings(rank, profile);
+  const Finding* dispatch = FindingWithId(moe, "exposed-communication");
+  ASSERT_NE(dispatch, nullptr);
+  EXPECT_EQ(dispatch->variant, "examine+moe+megatron");
+  EXPECT_NE(dispatch->remedy.find("dispatcher"), std::string::npos) << dispatch->remedy;
+  EXPECT_NE(dispatch->evidence.find("of it all-to-all: 20.0 ms"), std::string::npos)
+      << dispatch->evidence;
 }
 
 // Settings of the run (profiler_metadata.json's ENV_VARIABLES): debugging

@@ -28,6 +28,21 @@ bool IsMegatronLayout(const model::CaptureInfo& info) {
   return false;
 }
 
+// A mixture-of-experts job: expert parallelism in profiler_metadata.json,
+// or kernels of MoE routing and expert computation (moe_align, fused_moe,
+// MoeGatingTopK, GroupedMatmul for experts...).
+bool HasExperts(const model::RankProfile& profile) {
+  auto it = profile.info.parallel_sizes.find("expert_model_parallel_size");
+  if (it != profile.info.parallel_sizes.end() && it->second > 1) return true;
+  for (StringId id = 0; id < profile.strings.size(); ++id) {
+    const std::string_view name = profile.strings.Get(id);
+    for (std::string_view part : {"moe", "Moe", "MoE", "MOE"}) {
+      if (name.find(part) != std::string_view::npos) return true;
+    }
+  }
+  return false;
+}
+
 // Exposed send/receive of the step: pipeline stages waiting for each
 // other's activations or gradients (0 when the timeline is of another step).
 int64_t ExposedPointToPointNs(const StepDistribution& step, const StepTimeline& timeline) {
@@ -57,7 +72,9 @@ void PipelineBubble(int32_t rank, const StepDistribution& step, const StepTimeli
 
 // Exposed collectives other than send/receive (those are PipelineBubble's).
 void ExposedCommunication(int32_t rank, const StepDistribution& step, const StepTimeline& timeline,
-                          bool megatron, const FindingThresholds& t, std::vector<Finding>* out) {
+                          const model::RankProfile& profile, const FindingThresholds& t,
+                          std::vector<Finding>* out) {
+  const bool megatron = IsMegatronLayout(profile.info);
   if (!step.breakdown || step.breakdown->budget.total_ns <= 0) return;
   const TimeBudget& b = step.breakdown->budget;
   const int64_t p2p_ns = ExposedPointToPointNs(step, timeline);
@@ -66,6 +83,15 @@ void ExposedCommunication(int32_t rank, const StepDistribution& step, const Step
   if (share <= t.exposed_comm_normal) return;
   Finding f = Base(rank, "exposed-communication");
   if (share > t.exposed_comm_examine) f.variant = "examine";
+  // Mostly all-to-all: its own remedies (tried before the layout's), MoE's
+  // when the job has experts; else all-to-all may be a recommendation
+  // model's embedding exchange or sequence parallelism's head exchange.
+  const int64_t all_to_all_ns =
+      timeline.step == step.step ? std::min(timeline.all_to_all_not_overlapped_ns, exposed_ns) : 0;
+  if (all_to_all_ns * 2 > exposed_ns) {
+    const char* kind = HasExperts(profile) ? "moe" : "alltoall";
+    f.variant += (f.variant.empty() ? "" : "+") + std::string(kind);
+  }
   // A Megatron / MindSpeed layout: its data-parallel overlap switches
   // differ from FSDP's.
   if (megatron) f.variant += f.variant.empty() ? "megatron" : "+megatron";
@@ -74,6 +100,9 @@ void ExposedCommunication(int32_t rank, const StepDistribution& step, const Step
                        {"step_ms", EvidenceMs(b.total_ns)}};
   f.text_values = {{"step", step.step}, {"communication_ms", EvidenceMs(b.communication_ns)}};
   if (p2p_ns > 0) f.evidence_values.push_back({"exposed_p2p_ms", EvidenceMs(p2p_ns)});
+  if (all_to_all_ns > 0) {
+    f.evidence_values.push_back({"exposed_all_to_all_ms", EvidenceMs(all_to_all_ns)});
+  }
   // Say how much of it is the step-start wait: when ranks are skewed that
   // part is the cross-rank step-start-skew / straggler cost, not this rank's.
   if (timeline.step == step.step && !timeline.step_start_waits_for.empty()) {
@@ -261,7 +290,7 @@ std::vector<Finding> ThresholdFindings(const StepDistribution& step, const StepT
                                        const FindingCatalog& catalog) {
   std::vector<Finding> out;
   const FindingThresholds& t = catalog.thresholds();
-  ExposedCommunication(profile.rank, step, timeline, IsMegatronLayout(profile.info), t, &out);
+  ExposedCommunication(profile.rank, step, timeline, profile, t, &out);
   PipelineBubble(profile.rank, step, timeline, t, &out);
   HostBound(profile.rank, step, profile.info, t, &out);
   EnvironmentChecks(profile.rank, step, profile.info, &out);

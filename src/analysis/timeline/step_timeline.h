@@ -99,6 +99,8 @@ struct StepTimeline {
   // Of it, send/receive (pipeline stages waiting for each other's
   // activations or gradients): p2p union minus compute union.
   int64_t p2p_not_overlapped_ns = 0;
+  // Of it, all-to-all (MoE token dispatch and combine across experts).
+  int64_t all_to_all_not_overlapped_ns = 0;
   int64_t free_ns = 0;
   // The idle of the compute lane at step start and the collective running then.
   int64_t step_start_idle_ns = 0;
