@@ -168,20 +168,20 @@ int64_t DetectLeastCommunication(const std::vector<RankComm>& ranks,
   return steps;
 }
 
-// Ranks flagged in at least |share| of |tested| steps (and at least once).
-std::vector<int32_t> FlaggedInSteps(const ClusterAnalysis& cluster, int64_t tested, double share,
-                                    int64_t RankClusterStats::*flags) {
+// A per-step method's verdict: the scores are the steps each rank was
+// flagged in (|flags|); a straggler is flagged in at least |share| of the
+// method's tested steps, and at least once.
+void VoteBySteps(const ClusterAnalysis& cluster, double share, int64_t RankClusterStats::*flags,
+                 StragglerMethod* method) {
   std::vector<std::pair<int32_t, double>> scores;
   for (const RankClusterStats& row : cluster.per_rank) {
     scores.emplace_back(row.rank, static_cast<double>(row.*flags));
   }
-  std::vector<int32_t> out;
-  for (const auto& [rank, count] : SortedScores(scores)) {
-    if (tested > 0 && count >= 1 && count >= share * static_cast<double>(tested)) {
-      out.push_back(rank);
-    }
+  method->scores = SortedScores(scores);
+  const auto tested = static_cast<double>(method->instances_tested);
+  for (const auto& [rank, count] : method->scores) {
+    if (tested > 0 && count >= 1 && count >= share * tested) method->ranks.push_back(rank);
   }
-  return out;
 }
 
 // The ranks named by the most methods, most votes first, then by rank.
@@ -302,13 +302,7 @@ void DetectStragglers(const std::vector<RankComm>& ranks, const StragglerOptions
       "step's first collective last, an outlier (Dixon 99.5% / 3-sigma) and >= {:.1f}% of the "
       "step after the median rank; a straggler in >= {:.0f}% of the tested steps",
       options.start_late_share * 100, options.min_step_share * 100);
-  c.ranks = FlaggedInSteps(*cluster, c.instances_tested, options.min_step_share,
-                           &RankClusterStats::late_start_flags);
-  for (const RankClusterStats& row : cluster->per_rank) {
-    if (row.late_start_flags > 0)
-      c.scores.emplace_back(row.rank, static_cast<double>(row.late_start_flags));
-  }
-  c.scores = SortedScores(c.scores);
+  VoteBySteps(*cluster, options.min_step_share, &RankClusterStats::late_start_flags, &c);
 
   StragglerMethod& d = cluster->by_least_comm;
   d.id = "least-communication";
@@ -318,13 +312,7 @@ void DetectStragglers(const std::vector<RankComm>& ranks, const StragglerOptions
       "smallest, when Dixon (99.5%) or 3-sigma marks it an outlier, is the rank the others waited "
       "for; a straggler in >= {:.0f}% of the tested steps",
       options.min_step_share * 100);
-  d.ranks = FlaggedInSteps(*cluster, d.instances_tested, options.min_step_share,
-                           &RankClusterStats::least_comm_flags);
-  for (const RankClusterStats& row : cluster->per_rank) {
-    if (row.least_comm_flags > 0)
-      d.scores.emplace_back(row.rank, static_cast<double>(row.least_comm_flags));
-  }
-  d.scores = SortedScores(d.scores);
+  VoteBySteps(*cluster, options.min_step_share, &RankClusterStats::least_comm_flags, &d);
 
   cluster->straggler_ranks = MostNamed({&a, &b, &c, &d});
 }
