@@ -58,7 +58,8 @@ inline StringId SyntheticThreadName(int64_t value) {
   X(int32_t, depth, 0)         /* strict time nesting on (pid, tid); 0 = top level */             \
   X(int32_t, parent, kNoIndex) /* enclosing op on the same thread */                              \
   X(int64_t, external_id, kNoId)                                                                  \
-  X(int64_t, correlation, kNoId) /* runtime calls (cudaLaunchKernel, hipLaunchKernel, ...) */
+  X(int64_t, correlation, kNoId) /* runtime calls (cudaLaunchKernel, hipLaunchKernel, ...) */     \
+  X(StringId, source, StringPool::kEmpty) /* innermost user frame of its "Call stack" arg */
 // clang-format on
 
 TS_COLUMNAR_TABLE(HostOp, HostOpColumns, TS_HOST_OP_COLUMNS, start_ns)

@@ -157,6 +157,18 @@ TEST(KinetoCorpus, OldSchema2021Reads) {
   EXPECT_GT(linked, profile.device_events.size() / 2);
   EXPECT_FALSE(tl.steps.empty());
   EXPECT_EQ(profile.device_events_source, model::DeviceEventsSource::kTrace);
+  // Its operators carry "Call stack" arguments instead of python_function
+  // events: each keeps its innermost user frame (issue 13 item 2).
+  // The script's forward (line 46) and backward (line 49) calls, counted
+  // with Python on the trace's own JSON.
+  size_t forward = 0, backward = 0;
+  for (size_t i = 0; i < tl.host_ops.size(); ++i) {
+    const std::string_view source = profile.strings.Get(tl.host_ops.source[i]);
+    forward += source == "resnet50_profiler_api.py(46): <module>";
+    backward += source == "resnet50_profiler_api.py(49): <module>";
+  }
+  EXPECT_EQ(forward, 6786u);
+  EXPECT_EQ(backward, 1962u);
 }
 
 }  // namespace

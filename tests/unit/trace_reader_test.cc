@@ -6,6 +6,7 @@
 #include <chrono>
 #include <string>
 
+#include "formats/trace/chrome_json.h"
 #include "formats/trace/kineto_reader.h"
 #include "formats/trace/trace_view_reader.h"
 #include "model/rank_profile.h"
@@ -444,6 +445,24 @@ TEST(KinetoReader, SyntheticThroughput) {
   EXPECT_EQ(p.device_events.size(), static_cast<size_t>(kEvents));
   std::printf("synthetic: %.1f MB in %.3f s = %.0f MB/s, %.0f events/s\n", json.size() / 1e6, s,
               json.size() / 1e6 / s, 2 * kEvents / s);
+}
+
+// torch_npu's trace_view.json and older Kineto traces give each operator its
+// Python stack as a "Call stack" argument, innermost frame first: the first
+// frame of user code is the source line (issue 13 item 2).
+TEST(CallStack, TheInnermostUserFrameIsTheSource) {
+  using formats::trace::UserFrameOf;
+  EXPECT_EQ(UserFrameOf("/usr/lib/python3.9/site-packages/torch/_ops.py(692): __call__;\r\n"
+                        "/usr/lib/python3.9/site-packages/torch/utils/data/dataloader.py(626): "
+                        "__next__;\r\n/home/me/imagenet/main.py(345): train;\r\n"
+                        "/home/me/imagenet/main.py(160): main_worker"),
+            "/home/me/imagenet/main.py(345): train");
+  EXPECT_EQ(UserFrameOf("model.py(12): forward;train.py(40): step"), "model.py(12): forward");
+  // Only the framework's and the interpreter's frames: no source.
+  EXPECT_EQ(UserFrameOf("/opt/conda/lib/python3.10/threading.py(1016): run;"
+                        "/opt/conda/lib/python3.10/site-packages/torch/nn/modules/module.py(1501)"),
+            "");
+  EXPECT_EQ(UserFrameOf(""), "");
 }
 
 }  // namespace

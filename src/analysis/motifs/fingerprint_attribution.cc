@@ -72,6 +72,16 @@ void NameFromAncestors(const model::RankProfile& profile, const std::vector<int3
       out->source = std::string(name);
   }
   if (!out->source.empty()) return;
+  // Without Python frames (with_stack off, or torch_npu's trace_view.json,
+  // which carries each operator's stack as its "Call stack" argument
+  // instead): the innermost user frame of an enclosing op's call stack.
+  for (int32_t o : common) {
+    const auto source = profile.strings.Get(ops.source[o]);
+    if (!source.empty()) {
+      out->source = std::string(source);
+      return;
+    }
+  }
   for (int32_t o : common) {
     const auto name = profile.strings.Get(ops.name[o]);
     if (IsPythonFrame(profile.strings.Get(ops.category[o])) &&

@@ -411,4 +411,25 @@ Result<simdjson::padded_string> LoadJsonFile(const std::string& path, size_t max
   return text;
 }
 
+std::string_view UserFrameOf(std::string_view call_stack) {
+  size_t begin = 0;
+  while (begin < call_stack.size()) {
+    size_t end = call_stack.find(';', begin);
+    if (end == std::string_view::npos) end = call_stack.size();
+    std::string_view frame = call_stack.substr(begin, end - begin);
+    while (!frame.empty() &&
+           (frame.front() == ' ' || frame.front() == '\r' || frame.front() == '\n'))
+      frame.remove_prefix(1);
+    while (!frame.empty() && (frame.back() == ' ' || frame.back() == '\r' || frame.back() == '\n'))
+      frame.remove_suffix(1);
+    const bool framework = frame.find("site-packages") != std::string_view::npos ||
+                           frame.find("/torch/") != std::string_view::npos ||
+                           frame.find("/lib/python") != std::string_view::npos ||
+                           frame.find(".py(") == std::string_view::npos;
+    if (!frame.empty() && !framework) return frame;
+    begin = end + 1;
+  }
+  return {};
+}
+
 }  // namespace trainscope::formats::trace

@@ -40,6 +40,7 @@ struct RawEvent {
   std::string_view coll_name, in_nelems, out_nelems, group_size, dtype, pg_name, pg_desc, pg_ranks;
   std::string_view bytes, total_allocated, total_reserved, device_id, device_type;
   std::string_view arg_name, labels, task_type;
+  std::string_view call_stack;  // "Call stack" (torch_npu trace_view.json, older Kineto)
   // Set on an event that cannot be used (invalid JSON in it, not an object,
   // over the size limit): the ledger reason and a detail.
   // The scans hand such events to the sink like any other, in document
@@ -51,6 +52,12 @@ struct RawEvent {
   // object is read as absent): a ledger note.
   RowIssue note = RowIssue::kNone;
 };
+
+// The innermost frame of user code in a "Call stack" argument ("file.py(N):
+// function" frames, innermost first, separated by ';' and line breaks):
+// the first frame that is not the framework's or the interpreter's own
+// (torch/, site-packages, lib/pythonX.Y). Empty when there is none.
+std::string_view UserFrameOf(std::string_view call_stack);
 
 // The stand-in for an event the scan could not read (see RawEvent::skip).
 inline RawEvent SkippedEvent(RowIssue reason, std::string_view detail = {}) {

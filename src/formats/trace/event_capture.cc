@@ -114,7 +114,10 @@ error_code CaptureArgs(od::value& value, RawEvent* ev) {
           target = &ev->task_type, raw = false;
         break;
       case 10:
-        if (Is(key, "Group size")) target = &ev->group_size;
+        if (Is(key, "Group size"))
+          target = &ev->group_size;
+        else if (Is(key, "Call stack"))
+          target = &ev->call_stack, raw = false;
         break;
       case 11:
         if (Is(key, "External id"))

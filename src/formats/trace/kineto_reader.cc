@@ -127,6 +127,7 @@ class KinetoSink : public trace::EventSink {
       op.tid = trace::GlobalThreadId(op.tid, global);
       op.name = global[op.name];
       op.category = global[op.category];
+      op.source = global[op.source];
       builder_.AddHostOp(op);
     }
     const auto collective_base = static_cast<int32_t>(tl.collectives.size());
@@ -215,6 +216,7 @@ class KinetoSink : public trace::EventSink {
     op.category = strings.Intern(ev.cat);
     op.external_id = IdOr(ev.external_id, model::kNoId);
     op.correlation = IdOr(ev.correlation, model::kNoId);
+    if (!ev.call_stack.empty()) op.source = strings.Intern(trace::UserFrameOf(ev.call_stack));
     batch->host_ops.push_back(op);
     batch->ledger.Use();
   }

@@ -60,7 +60,8 @@ struct Staged {
   StringId name;
   StringId cat;
   StringId task_type;
-  int64_t index;  // 1-based event index in the file (ledger samples)
+  StringId source;  // the innermost user frame of its "Call stack" arg
+  int64_t index;    // 1-based event index in the file (ledger samples)
 };
 
 // One chunk's events, strings as LocalStrings ids until the commit.
@@ -153,6 +154,7 @@ class TraceViewSink : public trace::EventSink {
     s.name = strings.Intern(ev.name);
     s.cat = strings.Intern(ev.cat);
     s.task_type = strings.Intern(ev.task_type);
+    s.source = strings.Intern(trace::UserFrameOf(ev.call_stack));
     s.index = index;
     batch.staged.push_back(s);
   }
@@ -166,6 +168,7 @@ class TraceViewSink : public trace::EventSink {
       s.name = global[s.name];
       s.cat = global[s.cat];
       s.task_type = global[s.task_type];
+      s.source = global[s.source];
       s.index += events_;
       staged_.push_back(s);
     }
@@ -266,6 +269,7 @@ class TraceViewSink : public trace::EventSink {
         op.duration_ns = s.dur_ns;
         op.name = s.name;
         op.category = s.cat;
+        op.source = s.source;
         builder->AddHostOp(op);
         ledger_.Use();
       }
