@@ -51,7 +51,9 @@ inline constexpr int64_t kNoId = INT64_MIN;  // correlation / external id absent
   X(int64_t, correlation, kNoId)                                                                \
   X(int64_t, external_id, kNoId)                                                                \
   X(int32_t, collective, kNoIndex)  /* index into Timeline::collectives */                      \
-  X(int32_t, launcher, kNoIndex)    /* index into Timeline::host_ops */
+  X(int32_t, launcher, kNoIndex)    /* index into Timeline::host_ops */                           \
+  X(StringId, input_shapes, StringPool::kEmpty) /* kernel_details.csv "4096,2048;2048,8192" */ \
+  X(StringId, input_dtypes, StringPool::kEmpty) /* "FLOAT16;FLOAT16" */
 // clang-format on
 
 TS_COLUMNAR_TABLE(DeviceEvent, DeviceEventColumns, TS_DEVICE_EVENT_COLUMNS, start_ns)

@@ -450,6 +450,18 @@ TEST(FindingCatalog, EveryIdRendersFromWhatItsDetectorEmits) {
   rank.steps[0].host_sync = HostSyncStats{40, 12, 9'000'000, 6'000'000};
   for (const Finding& f : RankThresholdFindings(rank, profile)) check(f);
   rank.steps[0].host_sync.reset();
+  // Matmuls with an unaligned inner axis: 30 of the step's 60 ms of kernels.
+  {
+    model::RankProfile shapes;
+    model::DeviceEvent mm;
+    mm.step = 4;
+    mm.op_type = shapes.strings.Intern("MatMulV3");
+    mm.input_shapes = shapes.strings.Intern("4096,1000;1000,4096");
+    mm.input_dtypes = shapes.strings.Intern("DT_BF16;DT_BF16");
+    mm.duration_ns = 30'000'000;
+    shapes.device_events.Append(mm);
+    for (const Finding& f : RankThresholdFindings(rank, shapes)) check(f);
+  }
   // A run made with debugging switches and a tuned host dispatch.
   profile.info.env["ASCEND_LAUNCH_BLOCKING"] = "1";
   profile.info.env["ASCEND_GLOBAL_LOG_LEVEL"] = "1";

@@ -5,6 +5,8 @@
 #include <string>
 #include <string_view>
 
+#include "analysis/step/matmul_shapes.h"
+
 namespace trainscope::analysis {
 namespace {
 
@@ -215,6 +217,29 @@ void HostSync(int32_t rank, const StepDistribution& step, const FindingThreshold
   out->push_back(std::move(f));
 }
 
+// Matmuls whose inputs' innermost axis is not 512-byte aligned (Ascend's
+// advisor rule), when they are an operator class worth a look
+// (pipe_operator_min_share of the step's kernel time).
+void UnalignedMatmul(int32_t rank, const StepDistribution& step, const model::RankProfile& profile,
+                     const FindingThresholds& t, std::vector<Finding>* out) {
+  const int64_t kernel_ns = step.kernels.device_time_ns();
+  if (kernel_ns <= 0) return;
+  const std::optional<UnalignedMatmuls> u = FindUnalignedMatmuls(profile, step.step);
+  if (!u || u->kernels == 0) return;
+  const double share = static_cast<double>(u->total_ns) / static_cast<double>(kernel_ns);
+  if (share < t.pipe_operator_min_share) return;
+  Finding f = Base(rank, "unaligned-matmul");
+  f.occurrences = u->kernels;
+  f.evidence_values = {{"kernels", static_cast<double>(u->kernels)},
+                       {"share_of_kernel_time_pct", share * 100},
+                       {"total_ms", EvidenceMs(u->total_ns)},
+                       {"inner_axis", static_cast<double>(u->top_axis)}};
+  f.text_values = {{"step", step.step}};
+  f.text_labels = {{"op_type", u->top_type}, {"shapes", u->top_shapes}, {"dtypes", u->top_dtypes}};
+  f.estimated_gain_pct = 0;
+  out->push_back(std::move(f));
+}
+
 void DominantOperator(int32_t rank, const StepDistribution& step, const FindingThresholds& t,
                       std::vector<Finding>* out) {
   if (step.kernels.device_time_ns() <= 0) return;
@@ -295,6 +320,7 @@ std::vector<Finding> ThresholdFindings(const StepDistribution& step, const StepT
   HostBound(profile.rank, step, profile.info, t, &out);
   EnvironmentChecks(profile.rank, step, profile.info, &out);
   HostSync(profile.rank, step, t, &out);
+  UnalignedMatmul(profile.rank, step, profile, t, &out);
   DominantOperator(profile.rank, step, t, &out);
   PipeBound(profile.rank, step, profile, t, &out);
   return out;

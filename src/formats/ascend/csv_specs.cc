@@ -58,6 +58,8 @@ constexpr ColumnSpec kKernelColumns[] = {
     {"aic_mac_ratio", {"aic_mac_ratio"}, false, U::kRatio},
     {"aic_mte2_ratio", {"aic_mte2_ratio"}, false, U::kRatio},
     {"aiv_vec_ratio", {"aiv_vec_ratio"}, false, U::kRatio},
+    {"Input Shapes", {"Input Shapes"}, false, U::kText},
+    {"Input Data Types", {"Input Data Types"}, false, U::kText},
 };
 static_assert(std::size(kKernelColumns) == kKernelColumnCount);
 

@@ -25,6 +25,8 @@ enum KernelColumn : size_t {
   kKernelAicMacRatio,
   kKernelAicMte2Ratio,
   kKernelAivVecRatio,
+  kKernelInputShapes,
+  kKernelInputTypes,
   kKernelColumnCount,
 };
 extern const CsvSpec kKernelDetails;

@@ -105,6 +105,13 @@ size_t CountLineEnds(std::string_view data) {
 
 namespace {
 
+// A cell without the quotes torch_npu wraps shapes in; "N/A" and empty as "".
+std::string_view Unquoted(std::string_view text) {
+  while (!text.empty() && text.front() == '"') text.remove_prefix(1);
+  while (!text.empty() && text.back() == '"') text.remove_suffix(1);
+  return text == "N/A" ? std::string_view() : text;
+}
+
 // Graph-mode kernel names append the op instance to the op type
 // ("Conv2D1", "ReduceSum7"), but an op type can itself end in digits: a
 // version (CANN's "V" suffix: GatherV2, MatMulV3, AxpyV2 in "AxpyV2102")
@@ -220,6 +227,10 @@ Status ParseKernelDetails(std::string_view data, const std::string& file_label,
     ReadInt32Inline(record, cols[col::kKernelBlockDim], &ledger, &row.block_dim);
     row.wait_ns = 0;
     ReadMicrosInline(record, cols[col::kKernelWait], &ledger, &row.wait_ns);
+    // Shapes feed the shape rules (a Cube matmul's inner axis); the CSV
+    // quotes them ("""4096,2048""" reads as "4096,2048" in quotes).
+    row.input_shapes = cache->Intern(Unquoted(ReadText(record, cols[col::kKernelInputShapes])));
+    row.input_dtypes = cache->Intern(Unquoted(ReadText(record, cols[col::kKernelInputTypes])));
     if (has_pmu) {
       model::PmuMetrics pmu;
       pmu.aic_mac_ratio = ReadRatio(record, cols[col::kKernelAicMacRatio]);

@@ -1,0 +1,115 @@
+#include "analysis/step/matmul_shapes.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <map>
+#include <utility>
+
+#include "model/kernel_names.h"
+
+namespace trainscope::analysis {
+namespace {
+
+constexpr int64_t kBlockBytes = 512;     // one Cube load
+constexpr int64_t kBlockElements = 256;  // the same for 2-byte types
+
+std::string Upper(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+bool IsMatmul(std::string_view type) {
+  std::string lower(type);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower.find("matmul") != std::string::npos;
+}
+
+// The part of |list| (';'-separated) at |index|; "" past its end.
+std::string_view Part(std::string_view list, size_t index) {
+  size_t begin = 0;
+  for (size_t i = 0; i < index; ++i) {
+    const size_t semi = list.find(';', begin);
+    if (semi == std::string_view::npos) return {};
+    begin = semi + 1;
+  }
+  const size_t end = std::min(list.find(';', begin), list.size());
+  return list.substr(begin, end - begin);
+}
+
+}  // namespace
+
+std::optional<int> ElementBytes(std::string_view dtype) {
+  std::string t = Upper(dtype);
+  if (t.starts_with("DT_")) t.erase(0, 3);
+  if (t == "BF16" || t == "FLOAT16" || t == "FP16" || t == "HALF" || t == "INT16") return 2;
+  if (t == "FLOAT" || t == "FLOAT32" || t == "FP32" || t == "INT32") return 4;
+  if (t == "INT8" || t == "UINT8" || t == "BOOL" || t == "HIFLOAT8" || t.starts_with("FLOAT8"))
+    return 1;
+  if (t == "INT64" || t == "DOUBLE" || t == "FLOAT64") return 8;
+  return std::nullopt;
+}
+
+std::optional<bool> InnerAxesAligned(std::string_view shapes, std::string_view dtypes,
+                                     int64_t* unaligned_axis) {
+  if (shapes.empty()) return std::nullopt;
+  bool any = false;
+  for (size_t i = 0;; ++i) {
+    const std::string_view shape = Part(shapes, i);
+    if (shape.empty()) break;
+    const size_t comma = shape.rfind(',');
+    const std::string_view last = comma == std::string_view::npos ? shape : shape.substr(comma + 1);
+    int64_t axis = 0;
+    const auto [ptr, ec] = std::from_chars(last.data(), last.data() + last.size(), axis);
+    if (ec != std::errc() || ptr != last.data() + last.size() || axis <= 0) return std::nullopt;
+    any = true;
+    const std::optional<int> bytes = ElementBytes(Part(dtypes, i));
+    const bool aligned = bytes ? (axis * *bytes) % kBlockBytes == 0 : axis % kBlockElements == 0;
+    if (!aligned) {
+      if (unaligned_axis != nullptr) *unaligned_axis = axis;
+      return false;
+    }
+  }
+  if (!any) return std::nullopt;
+  return true;
+}
+
+std::optional<UnalignedMatmuls> FindUnalignedMatmuls(const model::RankProfile& profile,
+                                                     int32_t step) {
+  const model::DeviceEvents& events = profile.device_events;
+  UnalignedMatmuls out;
+  // Per (type, shapes, dtypes): the unaligned kernels' time, for the top one.
+  std::map<std::tuple<StringId, StringId, StringId>, std::pair<int64_t, int64_t>> by_shape;
+  bool seen = false;
+  for (uint32_t i : events.RowsOf(step)) {
+    if (events.input_shapes[i] == StringPool::kEmpty) continue;
+    if (!IsMatmul(profile.strings.Get(events.op_type[i]))) continue;
+    int64_t axis = 0;
+    const std::optional<bool> aligned =
+        InnerAxesAligned(profile.strings.Get(events.input_shapes[i]),
+                         profile.strings.Get(events.input_dtypes[i]), &axis);
+    if (!aligned) continue;
+    seen = true;
+    out.matmul_ns += events.duration_ns[i];
+    if (*aligned) continue;
+    ++out.kernels;
+    out.total_ns += events.duration_ns[i];
+    auto& entry = by_shape[{events.op_type[i], events.input_shapes[i], events.input_dtypes[i]}];
+    entry.first += events.duration_ns[i];
+    entry.second = axis;
+  }
+  if (!seen) return std::nullopt;
+  const auto top = std::max_element(
+      by_shape.begin(), by_shape.end(),
+      [](const auto& a, const auto& b) { return a.second.first < b.second.first; });
+  if (top != by_shape.end()) {
+    out.top_type = std::string(profile.strings.Get(std::get<0>(top->first)));
+    out.top_shapes = std::string(profile.strings.Get(std::get<1>(top->first)));
+    out.top_dtypes = std::string(profile.strings.Get(std::get<2>(top->first)));
+    out.top_axis = top->second.second;
+  }
+  return out;
+}
+
+}  // namespace trainscope::analysis
