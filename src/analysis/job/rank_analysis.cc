@@ -292,8 +292,13 @@ Result<RankResult> AnalyzeRank(const model::RankProfile& profile, const JobConte
   std::vector<int32_t> steps = result.steps_info.present;
   if (steps.empty()) steps.push_back(model::kNoStep);
   const KernelFamilies families(profile, context.rules);
-  const FingerprintLibrary& library =
+  const FingerprintLibrary& full =
       context.options.fingerprints ? *context.options.fingerprints : FingerprintLibrary::Builtin();
+  // An Ascend rank's kernels have op types: the GPU rows (kernel-name globs)
+  // cannot match them and only cost time.
+  std::optional<FingerprintLibrary> ascend_only;
+  if (header.platform == model::Platform::kAscend) ascend_only = full.WithoutNameOnlyRows();
+  const FingerprintLibrary& library = ascend_only ? *ascend_only : full;
   const HostAttributor host(profile);
   const RankMotifContext motifs{library, host, CatalogOf(context.options)};
   const std::vector<uint32_t> sync_calls = FindHostSyncCalls(profile);

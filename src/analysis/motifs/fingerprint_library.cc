@@ -95,6 +95,19 @@ std::string FingerprintLibrary::Canonical(std::string_view op_type) const {
   return lower;
 }
 
+FingerprintLibrary FingerprintLibrary::WithoutNameOnlyRows() const {
+  FingerprintLibrary out;
+  out.equiv_ = equiv_;
+  for (const Fingerprint& fp : fingerprints_) {
+    const bool names_only =
+        std::all_of(fp.members.begin(), fp.members.end(), [](const PatternMember& m) {
+          return m.any || (!m.name_globs.empty() && m.alternatives.empty());
+        });
+    if (!names_only) out.fingerprints_.push_back(fp);
+  }
+  return out;
+}
+
 const Fingerprint* FingerprintLibrary::Find(std::string_view id) const {
   for (const auto& fp : fingerprints_) {
     if (fp.id == id) return &fp;

@@ -59,6 +59,10 @@ class FingerprintLibrary {
   const std::vector<std::pair<std::string, std::string>>& equivalences() const { return equiv_; }
   // The first entry with this id (title, remedy... are per id), or nullptr.
   const Fingerprint* Find(std::string_view id) const;
+  // The same library without the rows whose every member is a name~GLOB
+  // (the GPU rows, written against GPU kernel names): an Ascend rank's
+  // kernels carry op types, and globbing every name for them is wasted.
+  FingerprintLibrary WithoutNameOnlyRows() const;
 
  private:
   std::vector<Fingerprint> fingerprints_;

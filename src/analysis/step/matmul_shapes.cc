@@ -4,6 +4,7 @@
 #include <cctype>
 #include <charconv>
 #include <map>
+#include <unordered_map>
 #include <utility>
 
 #include "model/kernel_names.h"
@@ -82,13 +83,27 @@ std::optional<UnalignedMatmuls> FindUnalignedMatmuls(const model::RankProfile& p
   // Per (type, shapes, dtypes): the unaligned kernels' time, for the top one.
   std::map<std::tuple<StringId, StringId, StringId>, std::pair<int64_t, int64_t>> by_shape;
   bool seen = false;
+  // Types and shapes repeat across a step's kernels: each is judged once.
+  std::unordered_map<StringId, bool> matmul_type;
+  struct Verdict {
+    std::optional<bool> aligned;
+    int64_t axis = 0;
+  };
+  std::map<std::pair<StringId, StringId>, Verdict> verdicts;
   for (uint32_t i : events.RowsOf(step)) {
     if (events.input_shapes[i] == StringPool::kEmpty) continue;
-    if (!IsMatmul(profile.strings.Get(events.op_type[i]))) continue;
-    int64_t axis = 0;
-    const std::optional<bool> aligned =
-        InnerAxesAligned(profile.strings.Get(events.input_shapes[i]),
-                         profile.strings.Get(events.input_dtypes[i]), &axis);
+    auto [type, new_type] = matmul_type.try_emplace(events.op_type[i], false);
+    if (new_type) type->second = IsMatmul(profile.strings.Get(events.op_type[i]));
+    if (!type->second) continue;
+    auto [verdict, new_shape] =
+        verdicts.try_emplace({events.input_shapes[i], events.input_dtypes[i]}, Verdict{});
+    if (new_shape) {
+      verdict->second.aligned =
+          InnerAxesAligned(profile.strings.Get(events.input_shapes[i]),
+                           profile.strings.Get(events.input_dtypes[i]), &verdict->second.axis);
+    }
+    const std::optional<bool> aligned = verdict->second.aligned;
+    const int64_t axis = verdict->second.axis;
     if (!aligned) continue;
     seen = true;
     out.matmul_ns += events.duration_ns[i];
