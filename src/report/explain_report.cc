@@ -74,13 +74,7 @@ std::optional<std::string> ExplainFinding(const FindingCatalog& catalog,
     if (fp == nullptr) return std::nullopt;
     entry = catalog.Find("fingerprint");
     if (entry == nullptr) return std::nullopt;
-    values.text_labels = {
-        {"fp_title", fp->title},
-        {"fp_root_cause", fp->root_cause},
-        {"fp_formula", fp->formula},
-        {"fp_remedy", fp->remedy},
-        {"fp_remedy_ascend", fp->remedy_ascend.empty() ? fp->remedy : fp->remedy_ascend},
-        {"fp_remedy_gpu", fp->remedy_gpu.empty() ? fp->remedy : fp->remedy_gpu}};
+    values.text_labels = fp->TextLabels();
   }
   std::string out = fmt::format("{}\n", id);
   const std::pair<const char*, const char*> parts[] = {{"title", "title"},

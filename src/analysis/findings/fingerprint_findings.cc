@@ -75,14 +75,8 @@ std::vector<Finding> FingerprintFindings(int32_t rank, int32_t step, const StepM
     f.text_values = {{"step", step}, {"span_pct", step_ns > 0 ? span_ns / step_ns * 100 : 0}};
     if (chain != nullptr && chain->period_ns > 0)
       f.text_values.push_back({"period_us", EvidenceUs(chain->period_ns)});
-    f.text_labels = {{"fp_title", fp.title},
-                     {"fp_root_cause", fp.root_cause},
-                     {"fp_formula", fp.formula},
-                     {"fp_remedy", fp.remedy},
-                     {"fp_remedy_ascend", fp.remedy_ascend.empty() ? fp.remedy : fp.remedy_ascend},
-                     {"fp_remedy_gpu", fp.remedy_gpu.empty() ? fp.remedy : fp.remedy_gpu},
-                     {"counts", counts},
-                     {"chain", chain_text}};
+    f.text_labels = fp.TextLabels();
+    f.text_labels.insert(f.text_labels.end(), {{"counts", counts}, {"chain", chain_text}});
     if (chain != nullptr && !chain->attribution.empty())
       f.text_labels.push_back({"attribution", chain->attribution});
     f.estimated_gain_pct = step_ns > 0 ? saving_ns / step_ns * 100 : 0;

@@ -95,6 +95,15 @@ std::string FingerprintLibrary::Canonical(std::string_view op_type) const {
   return lower;
 }
 
+std::vector<std::pair<std::string, std::string>> Fingerprint::TextLabels() const {
+  return {{"fp_title", title},
+          {"fp_root_cause", root_cause},
+          {"fp_formula", formula},
+          {"fp_remedy", remedy},
+          {"fp_remedy_ascend", remedy_ascend.empty() ? remedy : remedy_ascend},
+          {"fp_remedy_gpu", remedy_gpu.empty() ? remedy : remedy_gpu}};
+}
+
 FingerprintLibrary FingerprintLibrary::WithoutNameOnlyRows() const {
   FingerprintLibrary out;
   out.equiv_ = equiv_;

@@ -9,6 +9,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/status.h"
@@ -40,6 +41,10 @@ struct Fingerprint {
   std::string remedy_gpu;     // its GPU part ("" when it names none)
   std::string source;         // "file:line", for messages
   size_t required_members() const;
+  // The texts the catalogue's "fingerprint" entry shows (fp_title,
+  // fp_root_cause, fp_formula, fp_remedy and its per-platform parts; a part
+  // the remedy does not name is the whole remedy).
+  std::vector<std::pair<std::string, std::string>> TextLabels() const;
 };
 
 class FingerprintLibrary {
