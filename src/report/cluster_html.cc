@@ -32,8 +32,8 @@ void RenderClusterHtml(HtmlWriter& out, const analysis::JobAnalysis& job) {
   out.Raw(
       "<table><tr><th class=\"l\">straggler method</th><th class=\"l\">rule</th><th>instances</th>"
       "<th class=\"l\">ranks</th></tr>\n");
-  for (const auto* method :
-       {&c.by_shortest_comm, &c.by_last_arrival, &c.by_late_start, &c.by_least_comm}) {
+  for (const auto* method : {&c.by_shortest_comm, &c.by_last_arrival, &c.by_late_start,
+                             &c.by_least_comm, &c.by_compute}) {
     out.Format(
         "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td><td "
         "class=\"l\">{}</td></tr>\n",

@@ -52,12 +52,12 @@ void RenderClusterText(std::string& out, const analysis::JobAnalysis& job, bool)
   out += fmt::format(
       "  stragglers: {}   [shortest-communication: {} of {} instances tested | "
       "last-arrival: {} of {} | late-start: {} of {} steps | least-communication: {} of {} "
-      "steps]\n",
+      "steps | compute-imbalance: {} of {} groups]\n",
       Ranks(c.straggler_ranks), Ranks(c.by_shortest_comm.ranks),
       c.by_shortest_comm.instances_tested, Ranks(c.by_last_arrival.ranks),
       c.by_last_arrival.instances_tested, Ranks(c.by_late_start.ranks),
       c.by_late_start.instances_tested, Ranks(c.by_least_comm.ranks),
-      c.by_least_comm.instances_tested);
+      c.by_least_comm.instances_tested, Ranks(c.by_compute.ranks), c.by_compute.instances_tested);
   std::vector<const analysis::RankClusterStats*> rows;
   for (const auto& r : c.per_rank) rows.push_back(&r);
   std::stable_sort(rows.begin(), rows.end(), [](const auto* a, const auto* b) {
@@ -135,6 +135,8 @@ void WriteClusterJson(JsonWriter& w, const analysis::JobAnalysis& job) {
   WriteMethod(w, c.by_late_start);
   w.Key("least_communication");
   WriteMethod(w, c.by_least_comm);
+  w.Key("compute_imbalance");
+  WriteMethod(w, c.by_compute);
   w.EndObject();
   w.Key("per_rank").BeginArray();
   for (const auto& r : c.per_rank) {
@@ -180,6 +182,7 @@ void WriteClusterJson(JsonWriter& w, const analysis::JobAnalysis& job) {
     w.Field("late_start_flags", r.late_start_flags);
     w.Field("mean_start_lateness_us", Us(r.mean_start_lateness_ns));
     w.Field("least_comm_flags", r.least_comm_flags);
+    w.Field("excess_computation_us", Us(r.excess_computation_ns));
     w.EndObject();
   }
   w.EndArray();

@@ -126,6 +126,46 @@ TEST(LateRank, LatenessBelowTheThresholdIsNotALateStart) {
   EXPECT_TRUE(v.late_start.empty());
 }
 
+// Method (e): data-parallel peers do the same work, so one rank computing
+// 12% of the step longer than its stage's others is the one they wait for;
+// two pipeline stages of different cost are stage-imbalance's, not a
+// straggler (issue 13 item 3).
+TEST(ComputeImbalance, TheSlowRankOfItsStageIsNamed) {
+  auto analyse = [](const std::vector<RankComputation>& computation) {
+    ClusterAnalysis cluster;
+    cluster.present = true;
+    cluster.mean_step_time_ns = static_cast<double>(kStepNs);
+    for (const RankComputation& r : computation) {
+      RankClusterStats row;
+      row.rank = r.rank;
+      cluster.per_rank.push_back(row);
+    }
+    DetectStragglers({}, StragglerOptionsOf(FindingCatalog::Builtin().thresholds()), &cluster,
+                     computation);
+    return cluster;
+  };
+  std::vector<RankComputation> dp;
+  for (int32_t r = 0; r < 8; ++r) dp.push_back({r, 0, 100 * kMs + r * 100'000});
+  dp[5].computation_ns = 124 * kMs;  // 12% of the 200 ms step above the others
+  const ClusterAnalysis slow = analyse(dp);
+  EXPECT_EQ(slow.by_compute.ranks, std::vector<int32_t>{5});
+  EXPECT_EQ(slow.straggler_ranks, std::vector<int32_t>{5});
+  EXPECT_NEAR(static_cast<double>(slow.per_rank[5].excess_computation_ns), 23.65e6, 1e5);
+  std::vector<Finding> findings;
+  AddClusterFindings(slow, &findings);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_NE(findings[0].evidence.find("compute-imbalance flags [5]"), std::string::npos)
+      << findings[0].evidence;
+
+  // Two stages of four ranks, the second 30% slower: no straggler.
+  std::vector<RankComputation> pp;
+  for (int32_t r = 0; r < 8; ++r) pp.push_back({r, r / 4, (r < 4 ? 100 : 130) * kMs + r * 100'000});
+  EXPECT_TRUE(analyse(pp).by_compute.ranks.empty());
+  // 3% above the others: not enough to name.
+  dp[5].computation_ns = 106 * kMs;
+  EXPECT_TRUE(analyse(dp).by_compute.ranks.empty());
+}
+
 TEST(LateRank, ACleanTwinWithRandomSkewNamesNoStraggler) {
   int named = 0;
   for (int ranks : {4, 8, 16, 64}) {

@@ -65,6 +65,9 @@ struct RankClusterStats {
   // Method (d): steps in which this rank's total collective time was the
   // outlying smallest (it waited least: the others waited for it).
   int64_t least_comm_flags = 0;
+  // Method (e): this rank's computation above its group's median, when it
+  // is the group's outlier (0 otherwise).
+  int64_t excess_computation_ns = 0;
 };
 
 // One straggler method's verdict.
@@ -103,6 +106,7 @@ struct ClusterAnalysis {
   StragglerMethod by_last_arrival;   // (b) TraceLens/HTA arrival order
   StragglerMethod by_late_start;     // (c) last at each step's first collective
   StragglerMethod by_least_comm;     // (d) msprof-analyze slow_rank on per-step totals
+  StragglerMethod by_compute;        // (e) computation above the rank's group
   // The ranks named by the most methods (two methods agreeing outweigh one).
   std::vector<int32_t> straggler_ranks;
   std::vector<CollectiveTypeStats> collectives;

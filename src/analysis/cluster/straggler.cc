@@ -184,6 +184,38 @@ void VoteBySteps(const ClusterAnalysis& cluster, double share, int64_t RankClust
   }
 }
 
+// Method (e): per group of ranks doing the same work, the rank whose
+// computation is the outlier above the others, by at least
+// start_late_share of the mean step (the others wait that long for it).
+void DetectComputeImbalance(const std::vector<RankComputation>& computation,
+                            const StragglerOptions& options, ClusterAnalysis* cluster) {
+  StragglerMethod& e = cluster->by_compute;
+  std::map<int32_t, std::vector<const RankComputation*>> groups;
+  for (const RankComputation& r : computation) {
+    if (r.computation_ns > 0) groups[r.group].push_back(&r);
+  }
+  for (const auto& [group, members] : groups) {
+    if (members.size() < 3) continue;  // an outlier needs three values
+    ++e.instances_tested;
+    std::vector<double> values;
+    const RankComputation* slowest = members.front();
+    for (const RankComputation* r : members) {
+      values.push_back(static_cast<double>(r->computation_ns));
+      if (r->computation_ns > slowest->computation_ns) slowest = r;
+    }
+    const double excess = static_cast<double>(slowest->computation_ns) - Median(values);
+    if (excess < options.start_late_share * cluster->mean_step_time_ns ||
+        !LargestIsOutlier(values)) {
+      continue;
+    }
+    for (RankClusterStats& row : cluster->per_rank) {
+      if (row.rank == slowest->rank) row.excess_computation_ns = static_cast<int64_t>(excess);
+    }
+    e.ranks.push_back(slowest->rank);
+    e.scores.emplace_back(slowest->rank, excess / 1e6);
+  }
+}
+
 // The ranks named by the most methods, most votes first, then by rank.
 std::vector<int32_t> MostNamed(const std::vector<const StragglerMethod*>& methods) {
   std::map<int32_t, int> votes;
@@ -202,7 +234,7 @@ std::vector<int32_t> MostNamed(const std::vector<const StragglerMethod*>& method
 }  // namespace
 
 void DetectStragglers(const std::vector<RankComm>& ranks, const StragglerOptions& options,
-                      ClusterAnalysis* cluster) {
+                      ClusterAnalysis* cluster, const std::vector<RankComputation>& computation) {
   const std::vector<std::vector<Member>> instances = MatchInstances(ranks);
   const size_t n_ranks = ranks.size();
   std::vector<int64_t> flags(n_ranks, 0), last(n_ranks, 0), participated(n_ranks, 0);
@@ -314,7 +346,15 @@ void DetectStragglers(const std::vector<RankComm>& ranks, const StragglerOptions
       options.min_step_share * 100);
   VoteBySteps(*cluster, options.min_step_share, &RankClusterStats::least_comm_flags, &d);
 
-  cluster->straggler_ranks = MostNamed({&a, &b, &c, &d});
+  StragglerMethod& e = cluster->by_compute;
+  e.id = "compute-imbalance";
+  e.rule = fmt::format(
+      "compute imbalance: in the compared step, the rank whose computation is an outlier (Dixon "
+      "99.5% / 3-sigma) above the other ranks of its pipeline stage by >= {:.1f}% of the step",
+      options.start_late_share * 100);
+  DetectComputeImbalance(computation, options, cluster);
+
+  cluster->straggler_ranks = MostNamed({&a, &b, &c, &d, &e});
 }
 
 }  // namespace trainscope::analysis

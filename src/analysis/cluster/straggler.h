@@ -11,7 +11,10 @@
 //      rank wait once per step, which (a) and (b) dilute over all instances);
 //  (d) least communication: per step each rank's total time in collectives,
 //      the smallest when it is an outlier (msprof-analyze's slow rank by
-//      rank totals: the rank that waits least is the one the others wait for).
+//      rank totals: the rank that waits least is the one the others wait for);
+//  (e) compute imbalance: in the compared step, the rank whose computation
+//      is an outlier above the others of its pipeline stage (data-parallel
+//      peers do the same work) by a share of the step.
 #pragma once
 
 #include <cstdint>
@@ -52,10 +55,20 @@ struct StragglerOptions {
 
 StragglerOptions StragglerOptionsOf(const FindingThresholds& thresholds);
 
-// Fills by_shortest_comm, by_last_arrival, the per-rank straggler columns and
+// One rank's computation in the compared step (its time budget), with the
+// group whose ranks do the same work (the pipeline stage; 0 when unknown).
+struct RankComputation {
+  int32_t rank = -1;
+  int32_t group = 0;
+  int64_t computation_ns = 0;
+};
+
+// Fills the five methods, the per-rank straggler columns and
 // straggler_ranks of |cluster| (per_rank must already hold one row per entry
-// of |ranks|, same order).
+// of |ranks|, same order; mean_step_time_ns set). |computation| may be
+// empty (method (e) then tests nothing).
 void DetectStragglers(const std::vector<RankComm>& ranks, const StragglerOptions& options,
-                      ClusterAnalysis* cluster);
+                      ClusterAnalysis* cluster,
+                      const std::vector<RankComputation>& computation = {});
 
 }  // namespace trainscope::analysis

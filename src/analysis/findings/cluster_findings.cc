@@ -20,12 +20,13 @@ void Straggler(const ClusterAnalysis& c, const FindingThresholds& t, std::vector
   Finding f;
   f.id = "straggler-rank";
   f.ranks = c.straggler_ranks;
-  double lateness = 0, collectives = 0, start_lateness = 0;
+  double lateness = 0, collectives = 0, start_lateness = 0, excess = 0;
   int64_t flags = 0, last = 0, late_starts = 0, least_comm = 0;
   for (const RankClusterStats& r : c.per_rank) {
     if (std::find(f.ranks.begin(), f.ranks.end(), r.rank) == f.ranks.end()) continue;
     lateness = std::max(lateness, r.mean_lateness_ns);
     start_lateness = std::max(start_lateness, r.mean_start_lateness_ns);
+    excess = std::max(excess, static_cast<double>(r.excess_computation_ns));
     collectives = std::max(collectives, static_cast<double>(r.collectives));
     flags += r.shortest_flags;
     last += r.last_arrivals;
@@ -46,17 +47,21 @@ void Straggler(const ClusterAnalysis& c, const FindingThresholds& t, std::vector
       {"steps_tested_d", static_cast<double>(c.by_least_comm.instances_tested)},
       {"step_time_spread_pct", c.step_time_spread_pct}};
   f.text_values = {{"mean_start_lateness_ms", EvidenceMs(start_lateness)},
-                   {"start_lateness_pct", Pct(start_lateness, c.mean_step_time_ns)}};
+                   {"start_lateness_pct", Pct(start_lateness, c.mean_step_time_ns)},
+                   {"excess_computation_ms", EvidenceMs(excess)},
+                   {"excess_computation_pct", Pct(excess, c.mean_step_time_ns)}};
   f.text_labels = {{"straggler_ranks", RankList(c.straggler_ranks)},
                    {"shortest_comm_ranks", RankList(c.by_shortest_comm.ranks)},
                    {"last_arrival_ranks", RankList(c.by_last_arrival.ranks)},
                    {"late_start_ranks", RankList(c.by_late_start.ranks)},
-                   {"least_comm_ranks", RankList(c.by_least_comm.ranks)}};
+                   {"least_comm_ranks", RankList(c.by_least_comm.ranks)},
+                   {"compute_ranks", RankList(c.by_compute.ranks)}};
   // Every other rank waits for it once per collective (its mean lateness
   // each time) or at least once per step at the step's first collective.
   const double per_collective = lateness * collectives;
-  f.estimated_gain_pct = std::min(
-      t.straggler_gain_cap_pct, Pct(std::max(per_collective, start_lateness), c.mean_step_time_ns));
+  f.estimated_gain_pct =
+      std::min(t.straggler_gain_cap_pct,
+               Pct(std::max({per_collective, start_lateness, excess}), c.mean_step_time_ns));
   out->push_back(f);
 }
 

@@ -175,7 +175,15 @@ void AddClusterAnalysis(std::vector<RankComm> comm, const std::vector<RankLinks>
   c.step = ComparedStep(comm, *job);
   FillPerRank(comm, c.step, &c);
   FillCollectives(comm, CommOptionsOf(catalog.thresholds()), &c);
-  DetectStragglers(comm, StragglerOptionsOf(catalog.thresholds()), &c);
+  // Ranks of one pipeline stage do the same work (data-parallel peers).
+  std::vector<RankComputation> computation;
+  for (const RankAnalysis& rank : job->ranks) {
+    const StepDistribution* step = rank.selected();
+    if (step == nullptr || !step->breakdown) continue;
+    computation.push_back(RankComputation{rank.header.rank, rank.header.pipeline_stage.value_or(0),
+                                          step->breakdown->budget.computation_ns});
+  }
+  DetectStragglers(comm, StragglerOptionsOf(catalog.thresholds()), &c, computation);
   c.slow_links = FindSlowLinks(links, catalog.thresholds().slow_link_ratio, &c.links_checked);
   if (c.collectives.empty()) c.notes.push_back("no communication ops found on any rank");
   if (c.links_checked == 0) {
