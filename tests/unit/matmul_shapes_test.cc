@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "analysis/common/dtypes.h"
 #include "model/rank_profile.h"
 
 namespace trainscope::analysis {
@@ -24,6 +25,10 @@ TEST(MatmulShapes, InnerAxesAreCheckedInBytes) {
   EXPECT_FALSE(InnerAxesAligned("8,x;4,4", "DT_BF16").has_value());
   EXPECT_EQ(ElementBytes("DT_INT8"), 1);
   EXPECT_FALSE(ElementBytes("COMPLEX64").has_value());
+  // Kineto's c10 names read from the same table.
+  EXPECT_EQ(ElementBytes("BFloat16"), 2);
+  EXPECT_EQ(ElementBytes("Float"), 4);
+  EXPECT_EQ(ElementBytes("Float8_e4m3fn"), 1);
 }
 
 TEST(MatmulShapes, TheCostliestUnalignedShapeIsNamed) {

@@ -3,25 +3,17 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
 
 #include "analysis/common/breakdown_intervals.h"
+#include "analysis/common/dtypes.h"
 #include "core/numbers.h"
 
 namespace trainscope::analysis {
 namespace {
-
-// Bytes per element of a Kineto "dtype" (c10 ScalarType names).
-double DtypeBytes(std::string_view dtype) {
-  static const std::map<std::string_view, double> kSizes = {
-      {"Float", 4}, {"float", 4},         {"Half", 2},        {"BFloat16", 2},    {"Double", 8},
-      {"Long", 8},  {"Int", 4},           {"Short", 2},       {"Char", 1},        {"Byte", 1},
-      {"Bool", 1},  {"Float8_e4m3fn", 1}, {"Float8_e5m2", 1}, {"ComplexFloat", 8}};
-  auto it = kSizes.find(dtype);
-  return it == kSizes.end() ? 0 : it->second;
-}
 
 // A communication.json time, or -1 when unknown (NaN, negative).
 double Known(double ms) { return std::isfinite(ms) && ms >= 0 ? ms : -1; }
@@ -59,9 +51,9 @@ void CollectivesOf(const model::RankProfile& profile, std::vector<CommInstance>*
       std::string_view coll = profile.strings.Get(args.name);
       if (!coll.empty()) name = coll;
       pg = profile.strings.Get(args.pg_name);
-      const double elem = DtypeBytes(profile.strings.Get(args.dtype));
+      const std::optional<int> elem = ElementBytes(profile.strings.Get(args.dtype));
       const int64_t nelems = std::max(args.in_nelems, args.out_nelems);
-      if (elem > 0 && nelems > 0) op.bytes = elem * static_cast<double>(nelems);
+      if (elem && nelems > 0) op.bytes = *elem * static_cast<double>(nelems);
       op.group_size = args.group_size;
     }
     op.type = ClassifyCollective(CollectiveNameOf(profile, i));

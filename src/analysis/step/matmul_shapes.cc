@@ -1,13 +1,14 @@
 #include "analysis/step/matmul_shapes.h"
 
 #include <algorithm>
-#include <cctype>
 #include <charconv>
 #include <map>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
-#include "model/kernel_names.h"
+#include "analysis/common/dtypes.h"
+#include "core/rule_file.h"
 
 namespace trainscope::analysis {
 namespace {
@@ -15,49 +16,20 @@ namespace {
 constexpr int64_t kBlockBytes = 512;     // one Cube load
 constexpr int64_t kBlockElements = 256;  // the same for 2-byte types
 
-std::string Upper(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return out;
-}
-
 bool IsMatmul(std::string_view type) {
-  std::string lower(type);
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return lower.find("matmul") != std::string::npos;
-}
-
-// The part of |list| (';'-separated) at |index|; "" past its end.
-std::string_view Part(std::string_view list, size_t index) {
-  size_t begin = 0;
-  for (size_t i = 0; i < index; ++i) {
-    const size_t semi = list.find(';', begin);
-    if (semi == std::string_view::npos) return {};
-    begin = semi + 1;
-  }
-  const size_t end = std::min(list.find(';', begin), list.size());
-  return list.substr(begin, end - begin);
+  return AsciiLower(type).find("matmul") != std::string::npos;
 }
 
 }  // namespace
 
-std::optional<int> ElementBytes(std::string_view dtype) {
-  std::string t = Upper(dtype);
-  if (t.starts_with("DT_")) t.erase(0, 3);
-  if (t == "BF16" || t == "FLOAT16" || t == "FP16" || t == "HALF" || t == "INT16") return 2;
-  if (t == "FLOAT" || t == "FLOAT32" || t == "FP32" || t == "INT32") return 4;
-  if (t == "INT8" || t == "UINT8" || t == "BOOL" || t == "HIFLOAT8" || t.starts_with("FLOAT8"))
-    return 1;
-  if (t == "INT64" || t == "DOUBLE" || t == "FLOAT64") return 8;
-  return std::nullopt;
-}
-
 std::optional<bool> InnerAxesAligned(std::string_view shapes, std::string_view dtypes,
                                      int64_t* unaligned_axis) {
   if (shapes.empty()) return std::nullopt;
+  const std::vector<std::string_view> types = SplitOn(dtypes, ';');
   bool any = false;
-  for (size_t i = 0;; ++i) {
-    const std::string_view shape = Part(shapes, i);
+  const std::vector<std::string_view> inputs = SplitOn(shapes, ';');
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const std::string_view shape = inputs[i];
     if (shape.empty()) break;
     const size_t comma = shape.rfind(',');
     const std::string_view last = comma == std::string_view::npos ? shape : shape.substr(comma + 1);
@@ -65,7 +37,8 @@ std::optional<bool> InnerAxesAligned(std::string_view shapes, std::string_view d
     const auto [ptr, ec] = std::from_chars(last.data(), last.data() + last.size(), axis);
     if (ec != std::errc() || ptr != last.data() + last.size() || axis <= 0) return std::nullopt;
     any = true;
-    const std::optional<int> bytes = ElementBytes(Part(dtypes, i));
+    const std::optional<int> bytes =
+        i < types.size() ? ElementBytes(types[i]) : std::optional<int>();
     const bool aligned = bytes ? (axis * *bytes) % kBlockBytes == 0 : axis % kBlockElements == 0;
     if (!aligned) {
       if (unaligned_axis != nullptr) *unaligned_axis = axis;

@@ -14,10 +14,6 @@
 
 namespace trainscope::analysis {
 
-// The bytes of one element of a kernel_details.csv data type (DT_BF16,
-// FLOAT16, FLOAT, INT8, ...); nullopt when unknown.
-std::optional<int> ElementBytes(std::string_view dtype);
-
 // Whether every input's innermost axis of |shapes| ("4096,1000;1000,4096")
 // with |dtypes| ("DT_BF16;DT_BF16") is a multiple of 512 bytes (256
 // elements where the type is unknown). nullopt when the shapes cannot be

@@ -1,0 +1,28 @@
+#include "analysis/common/dtypes.h"
+
+#include <string>
+
+#include "core/rule_file.h"
+
+namespace trainscope::analysis {
+
+std::optional<int> ElementBytes(std::string_view dtype) {
+  std::string t = AsciiLower(dtype);
+  if (t.starts_with("dt_")) t.erase(0, 3);  // CANN's DT_BF16
+  for (std::string_view one : {"int8", "uint8", "bool", "char", "byte", "hifloat8"}) {
+    if (t == one) return 1;
+  }
+  if (t.starts_with("float8")) return 1;  // Float8_e4m3fn, FLOAT8_E5M2
+  for (std::string_view two : {"bf16", "bfloat16", "float16", "fp16", "half", "int16", "short"}) {
+    if (t == two) return 2;
+  }
+  for (std::string_view four : {"float", "float32", "fp32", "int", "int32"}) {
+    if (t == four) return 4;
+  }
+  for (std::string_view eight : {"double", "float64", "int64", "long", "complexfloat"}) {
+    if (t == eight) return 8;
+  }
+  return std::nullopt;
+}
+
+}  // namespace trainscope::analysis
