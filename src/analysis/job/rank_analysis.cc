@@ -247,11 +247,11 @@ void AddPipelineFindings(JobAnalysis* job, const FindingCatalog& catalog) {
     stages.push_back(StageComputation{rank.header.rank, *rank.header.pipeline_stage,
                                       budget.computation_ns, budget.total_ns});
   }
-  const size_t first = job->findings.size();
-  AddStageImbalance(stages, catalog.thresholds(), &job->findings);
-  for (size_t i = first; i < job->findings.size(); ++i) {
-    catalog.Render(&job->findings[i], {}, job->platform);
-  }
+  std::vector<Finding> found;
+  AddStageImbalance(stages, catalog.thresholds(), &found);
+  RenderFindings(catalog, &found, job->platform);
+  job->findings.insert(job->findings.end(), std::make_move_iterator(found.begin()),
+                       std::make_move_iterator(found.end()));
 }
 
 bool HasStep(const RankSteps& steps, int32_t step) {
