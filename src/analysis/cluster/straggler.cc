@@ -52,9 +52,10 @@ double MeanStepNs(const std::vector<RankComm>& ranks, int32_t step) {
 }
 
 // Per step, the matched instances of that step, in no particular order.
-std::map<int32_t, std::vector<const std::vector<Member>*>> InstancesByStep(
-    const std::vector<RankComm>& ranks, const std::vector<std::vector<Member>>& instances) {
-  std::map<int32_t, std::vector<const std::vector<Member>*>> by_step;
+using InstancesOfSteps = std::map<int32_t, std::vector<const std::vector<Member>*>>;
+InstancesOfSteps InstancesByStep(const std::vector<RankComm>& ranks,
+                                 const std::vector<std::vector<Member>>& instances) {
+  InstancesOfSteps by_step;
   for (const std::vector<Member>& inst : instances) {
     const CommInstance& op = ranks[inst.front().rank_index].ops[inst.front().op_index];
     by_step[op.step].push_back(&inst);
@@ -94,15 +95,14 @@ const CommInstance& Op(const std::vector<RankComm>& ranks, const Member& m) {
 // earliest median start); its last rank is flagged when its start is an
 // outlier among the ranks' and it is at least start_late_share of the step
 // after the median start. Fills late_start_flags and mean_start_lateness_ns.
-int64_t DetectLateStarts(const std::vector<RankComm>& ranks,
-                         const std::vector<std::vector<Member>>& instances,
+int64_t DetectLateStarts(const std::vector<RankComm>& ranks, const InstancesOfSteps& by_step,
                          const StragglerOptions& options, ClusterAnalysis* cluster) {
   const size_t n_ranks = ranks.size();
   std::vector<double> lateness_sum(n_ranks, 0);
   std::vector<int64_t> tested(n_ranks, 0);
   int64_t steps = 0;
   std::vector<double> starts;
-  for (const auto& [step, list] : InstancesByStep(ranks, instances)) {
+  for (const auto& [step, list] : by_step) {
     const std::vector<Member>* first = nullptr;
     double first_median = 0;
     for (const std::vector<Member>* inst : list) {
@@ -146,10 +146,9 @@ int64_t DetectLateStarts(const std::vector<RankComm>& ranks,
 // collectives; the smallest is flagged when it is an outlier. Fills
 // least_comm_flags.
 int64_t DetectLeastCommunication(const std::vector<RankComm>& ranks,
-                                 const std::vector<std::vector<Member>>& instances,
-                                 ClusterAnalysis* cluster) {
+                                 const InstancesOfSteps& by_step, ClusterAnalysis* cluster) {
   int64_t steps = 0;
-  for (const auto& [step, list] : InstancesByStep(ranks, instances)) {
+  for (const auto& [step, list] : by_step) {
     std::map<int32_t, double> total;  // rank index -> ns
     for (const std::vector<Member>* inst : list) {
       for (const Member& m : *inst)
@@ -328,7 +327,9 @@ void DetectStragglers(const std::vector<RankComm>& ranks, const StragglerOptions
 
   StragglerMethod& c = cluster->by_late_start;
   c.id = "late-start";
-  c.instances_tested = DetectLateStarts(ranks, instances, options, cluster);
+  // Methods (c) and (d) vote once per step.
+  const InstancesOfSteps by_step = InstancesByStep(ranks, instances);
+  c.instances_tested = DetectLateStarts(ranks, by_step, options, cluster);
   c.rule = fmt::format(
       "late start (the methodology's step-start barrier): per step the rank that reaches the "
       "step's first collective last, an outlier (Dixon 99.5% / 3-sigma) and >= {:.1f}% of the "
@@ -338,7 +339,7 @@ void DetectStragglers(const std::vector<RankComm>& ranks, const StragglerOptions
 
   StragglerMethod& d = cluster->by_least_comm;
   d.id = "least-communication";
-  d.instances_tested = DetectLeastCommunication(ranks, instances, cluster);
+  d.instances_tested = DetectLeastCommunication(ranks, by_step, cluster);
   d.rule = fmt::format(
       "msprof-analyze slow rank by totals: per step each rank's total time in collectives; the "
       "smallest, when Dixon (99.5%) or 3-sigma marks it an outlier, is the rank the others waited "
