@@ -105,6 +105,15 @@ CommandRunner RegisterSynth(CLI::App& app) {
       ->capture_default_str();
   app.add_option("--late-ms", o.late_ms, "How late the --late-rank rank reaches each step")
       ->capture_default_str();
+  app.add_option("--tp", o.tp, "Tensor-parallel size: all-reduce after row-parallel matmuls")
+      ->check(CLI::Range(1, 64));
+  app.add_option("--pp", o.pp, "Pipeline-parallel stages (GPipe schedule; must divide --layers)")
+      ->check(CLI::Range(1, 64));
+  app.add_option("--ep", o.ep, "Expert-parallel size: a MoE MLP with all-to-all dispatch")
+      ->check(CLI::Range(1, 64));
+  app.add_flag("--ddp", o.ddp,
+               "Data parallelism by gradient all-reduce buckets instead of FSDP (implied by "
+               "--tp/--pp/--ep > 1)");
   app.add_flag("--slow-link", o.slow_link,
                "Plant a slow link 0 -> 1 at ~10% bandwidth in communication_matrix.json");
   app.add_flag(

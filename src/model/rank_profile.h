@@ -72,6 +72,7 @@ struct CaptureInfo {
   // parallel_group_info: each process group this rank is in ("tp", "pp",
   // "dp", ...), its rank in the group and the group's global ranks.
   struct ParallelGroup {
+    std::string hccl_name;  // the key, e.g. "group_name_19" (HCCL's group name)
     std::string name;
     int32_t group_rank = -1;
     std::vector<int32_t> global_ranks;

@@ -5,6 +5,8 @@
 #include <tuple>
 
 #include "synth/out_file.h"
+#include "synth/parallel_layout.h"
+#include "synth/synth.h"
 
 namespace trainscope::synth {
 
@@ -157,19 +159,48 @@ Status WriteProfilerInfo(const std::string& path, HeaderVariant variant, int ran
   return WriteWholeFile(path, text);
 }
 
-Status WriteProfilerMetadata(const std::string& path, int rank, int world_size) {
+namespace {
+
+// parallel_group_info of |rank| in a parallel layout: each of its groups,
+// keyed by the HCCL group name.
+std::string LayoutGroupInfo(const ParallelLayout& layout, int rank) {
+  std::string groups;
+  for (int kind = 0; kind < kGroupKinds; ++kind) {
+    const ProcessGroup& g = layout.group_of(rank, static_cast<GroupKind>(kind));
+    std::string members;
+    int group_rank = 0;
+    for (size_t i = 0; i < g.global_ranks.size(); ++i) {
+      members += fmt::format("{}{}", i ? ", " : "", g.global_ranks[i]);
+      if (g.global_ranks[i] == rank) group_rank = static_cast<int>(i);
+    }
+    groups +=
+        fmt::format(R"({}"{}": {{"group_name": "{}", "group_rank": {}, "global_ranks": [{}]}})",
+                    groups.empty() ? "" : ", ", g.hccl_name, g.group_name, group_rank, members);
+  }
+  return groups;
+}
+
+}  // namespace
+
+Status WriteProfilerMetadata(const std::string& path, int rank, const SynthOptions& options) {
+  const int world_size = options.ranks;
+  const ParallelLayout layout(options);
   std::string ranks;
   for (int r = 0; r < world_size; ++r) ranks += fmt::format("{}{}", r ? ", " : "", r);
+  std::string groups = fmt::format(
+      R"("group_name_0": {{"group_name": "default_group", "group_rank": {0}, )"
+      R"("global_ranks": [{1}]}}, "group_name_5": {{"group_name": "dp", "group_rank": {0}, "global_ranks": [{1}]}})",
+      rank, ranks);
+  if (!layout.fsdp()) groups = LayoutGroupInfo(layout, rank);
   const std::string text = fmt::format(
-      R"({{"distributed_args": {{"tensor_model_parallel_size": 1, "pipeline_model_parallel_size": 1, )"
-      R"("data_parallel_size": {0}, "context_parallel_size": 1, "expert_model_parallel_size": 1, )"
-      R"("sequence_parallel": false, "rank": {1}, "world_size": {0}}}, )"
+      R"({{"distributed_args": {{"tensor_model_parallel_size": {3}, "pipeline_model_parallel_size": {4}, )"
+      R"("data_parallel_size": {0}, "context_parallel_size": 1, "expert_model_parallel_size": {5}, )"
+      R"("sequence_parallel": false, "rank": {1}, "world_size": {6}}}, )"
       R"("ENV_VARIABLES": {{"ASCEND_GLOBAL_LOG_LEVEL": "3", "HCCL_RDMA_TC": "", "HCCL_RDMA_SL": "", )"
       R"("ACLNN_CACHE_LIMIT": "", "HOST_CACHE_CAPACITY": "", "ASCEND_ENHANCE_ENABLE": "", )"
       R"("PYTORCH_NPU_ALLOC_CONF": "expandable_segments:True", "ASCEND_LAUNCH_BLOCKING": "", "HCCL_ALGO": ""}}, )"
-      R"("parallel_group_info": {{"group_name_0": {{"group_name": "default_group", "group_rank": {1}, )"
-      R"("global_ranks": [{2}]}}, "group_name_5": {{"group_name": "dp", "group_rank": {1}, "global_ranks": [{2}]}}}}}})",
-      world_size, rank, ranks);
+      R"("parallel_group_info": {{{2}}}}})",
+      layout.dp(), rank, groups, layout.tp(), layout.pp(), layout.ep(), world_size);
   return WriteWholeFile(path, text + "\n");
 }
 

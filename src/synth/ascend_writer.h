@@ -36,6 +36,8 @@ Status WriteOpStatistic(const std::string& path, HeaderVariant variant, int devi
                         const KernelCatalog& catalog, const std::vector<SpecTotals>& totals);
 Status WriteProfilerInfo(const std::string& path, HeaderVariant variant, int rank, int64_t start_ns,
                          int64_t end_ns, bool with_stack);
-Status WriteProfilerMetadata(const std::string& path, int rank, int world_size);
+// distributed_args and parallel_group_info as MindSpeed writes them: the
+// default job's FSDP groups, or every group of the parallel layout.
+Status WriteProfilerMetadata(const std::string& path, int rank, const SynthOptions& options);
 
 }  // namespace trainscope::synth

@@ -33,6 +33,18 @@ int TypeIndex(std::string_view name) {
 }
 constexpr std::array<const char*, 3> kMatrixTypes = {"allreduce", "allgather", "reduce"};
 
+// The group hash of a comm op: its layout group's, else the default job's
+// fixed hash of its type (TypeIndex |type|).
+std::string_view GroupHashOf(const KernelSpec& spec, int type) {
+  if (!spec.group_hash.empty()) return spec.group_hash;
+  return type == 0 ? kHashAllReduce : kHashFsdp;
+}
+
+// Send/receive between pipeline stages: listed under "p2p", not "collective".
+bool IsSendReceive(const KernelSpec& spec) {
+  return spec.name.find("SendRecv") != std::string::npos;
+}
+
 }  // namespace
 
 CommJsonWriter::CommJsonWriter(const KernelCatalog& catalog, const SynthOptions& options, int rank)
@@ -45,6 +57,7 @@ void CommJsonWriter::AddStep(int step, const StepPlan& plan,
   const char* transport = cross_node ? "RDMA" : "HCCS";
   const double nominal = cross_node ? kRdmaGbps : kHccsGbps;
   std::string ops;
+  std::string p2p_ops;
   std::array<double, 3> transit_ms{};
   std::array<double, 3> size_mb{};
   for (size_t k = 0; k < plan.comm.size(); ++k) {
@@ -58,12 +71,17 @@ void CommJsonWriter::AddStep(int step, const StepPlan& plan,
     const double bw = nominal * Jitter(rank_, step, k);
     const double mb = transit * bw;  // GB/s x ms = MB
     const int t = TypeIndex(spec.name);
-    transit_ms[t] += transit;
-    size_mb[t] += mb;
-    const std::string_view hash = t == 0 ? kHashAllReduce : kHashFsdp;
+    // The matrix keeps the default job's three op types; a layout's groups
+    // (spec.group_hash set) are listed per op only.
+    if (spec.group_hash.empty()) {
+      transit_ms[t] += transit;
+      size_mb[t] += mb;
+    }
+    const std::string_view hash = GroupHashOf(spec, t);
+    std::string& section = IsSendReceive(spec) ? p2p_ops : ops;
     const double wait_ratio = wait + transit > 0 ? wait / (wait + transit) : 0;
     fmt::format_to(
-        std::back_inserter(ops),
+        std::back_inserter(section),
         "{}\"{}{}_1@{}\": {{\"Communication Time Info\": {{\"Start Timestamp(us)\": {:.3f}, "
         "\"Elapse Time(ms)\": {:.6f}, \"Transit Time(ms)\": {:.6f}, \"Wait Time(ms)\": {:.6f}, "
         "\"Synchronization Time(ms)\": {:.6f}, \"Idle Time(ms)\": 0, \"Wait Time Ratio\": {:.4f}, "
@@ -73,13 +91,13 @@ void CommJsonWriter::AddStep(int step, const StepPlan& plan,
         "\"Large Packet Ratio\": 0.0, \"Size Distribution\": {{}}}}, \"SDMA\": {{\"Transit "
         "Size(MB)\": {:.6f}, \"Transit Time(ms)\": {:.6f}, \"Bandwidth(GB/s)\": {:.4f}, \"Large "
         "Packet Ratio\": 0, \"Size Distribution\": {{}}}}}}}}",
-        ops.empty() ? "" : ", ", spec.name, op.seq, hash, static_cast<double>(op.start_ns) / 1000.0,
-        elapse, transit, wait, wait, wait_ratio, wait_ratio, transport, mb, transit, bw, mb,
-        transit, bw);
+        section.empty() ? "" : ", ", spec.name, op.seq, hash,
+        static_cast<double>(op.start_ns) / 1000.0, elapse, transit, wait, wait, wait_ratio,
+        wait_ratio, transport, mb, transit, bw, mb, transit, bw);
   }
   fmt::format_to(std::back_inserter(ops_),
-                 "{}\"step{}\": {{\"p2p\": {{}}, \"collective\": {{{}}}}}",
-                 ops_.empty() ? "" : ", ", step, ops);
+                 "{}\"step{}\": {{\"p2p\": {{{}}}, \"collective\": {{{}}}}}",
+                 ops_.empty() ? "" : ", ", step, p2p_ops, ops);
 
   // Matrix: per op type the "total" record of every link from this rank.
   std::string types;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <initializer_list>
 
+#include "synth/parallel_layout.h"
 #include "synth/synth.h"
 
 namespace trainscope::synth {
@@ -119,6 +120,7 @@ KernelCatalog::KernelCatalog(const SynthOptions& options) {
   BuildLayer(h, hidden);
   BuildLossAndOptimizer(h, v, hidden, std::max(1000, options.vocab));
   BuildComm(h);
+  BuildParallel(options, h, hidden);
 }
 
 SpecId KernelCatalog::Add(KernelSpec spec) {
@@ -385,6 +387,74 @@ void KernelCatalog::BuildComm(double h) {
   chains_.comm_all_gather = comm("hcom_allGather__233_", "hcom_allGather_", 380 * h * h);
   chains_.comm_reduce_scatter =
       comm("hcom_reduceScatter__233_", "hcom_reduceScatter_", 420 * h * h);
+}
+
+void KernelCatalog::BuildParallel(const SynthOptions& options, double h, int hidden) {
+  const ParallelLayout layout(options);
+  auto comm = [&](const ProcessGroup& g, const char* type, double us) {
+    KernelSpec spec;
+    spec.name = fmt::format("{}_{}_", type, g.hash_suffix);
+    spec.type = type;
+    spec.core = Core::kCommunication;
+    spec.block_dim = 0;
+    spec.mean_us = us;
+    spec.group_hash = g.hash;
+    return Add(std::move(spec));
+  };
+  // Activations all-reduced across tensor-parallel ranks; gradient buckets of
+  // one layer's parameters across data-parallel ranks; one micro-batch's
+  // activations between stages; tokens to and from their experts.
+  if (layout.tp() > 1) {
+    for (const ProcessGroup& g : layout.groups(GroupKind::kTensor))
+      chains_.comm_tp_all_reduce.push_back(comm(g, "hcom_allReduce_", 520 * h));
+  }
+  if (layout.pp() > 1) {
+    for (const ProcessGroup& g : layout.groups(GroupKind::kPipeline))
+      chains_.comm_p2p.push_back(comm(g, "hcom_batchSendRecv_", 240 * h));
+  }
+  if (layout.ep() > 1) {
+    for (const ProcessGroup& g : layout.groups(GroupKind::kExpert))
+      chains_.comm_all_to_all.push_back(comm(g, "hcom_alltoAllV_", 610 * h));
+  }
+  if (!layout.fsdp() && layout.dp() > 1) {
+    for (const ProcessGroup& g : layout.groups(GroupKind::kData))
+      chains_.comm_dp_all_reduce.push_back(comm(g, "hcom_allReduce_", 900 * h * h));
+  }
+  const int64_t width = hidden;
+  const int64_t routed_tokens = int64_t{kTokens} * 2;  // top-2 routing
+  const std::string act = Dims({kTokens, width});
+  const std::string experts = Dims({8, width, width * 2});
+  const std::string routed = Dims({routed_tokens, width});
+  const std::string routed_mlp = Dims({routed_tokens, width * 2});
+  const Core v = Core::kAiVectorCore;
+  Chains& c = chains_;
+  auto op = [&](const char* name, const char* type, Core core, double us, const std::string& in,
+                const std::string& out) { return Add(Make(name, type, core, us, {in}, {out})); };
+  c.mm_router = op("aclnnMatmul_MatMulV3Common_MatMulV3", "MatMulV3", Core::kAiCore, 18 * h, act,
+                   Dims({kTokens, 8}));
+  c.moe_gating = op("aclnnMoeGatingTopKSoftmax_MoeGatingTopKSoftmax_MoeGatingTopKSoftmax",
+                    "MoeGatingTopKSoftmax", v, 14, Dims({kTokens, 8}), Dims({kTokens, 2}));
+  c.moe_permute = op("aclnnMoeTokenPermute_MoeTokenPermute_MoeTokenPermute", "MoeTokenPermute", v,
+                     36 * h, act, routed);
+  c.gmm_up = op("aclnnGroupedMatmul_GroupedMatmul_GroupedMatmul", "GroupedMatmul", Core::kAiCore,
+                330 * h * h, routed, routed_mlp);
+  c.gmm_down = op("aclnnGroupedMatmul_GroupedMatmul_GroupedMatmul", "GroupedMatmul", Core::kAiCore,
+                  170 * h * h, routed_mlp, routed);
+  c.moe_unpermute = op("aclnnMoeTokenUnpermute_MoeTokenUnpermute_MoeTokenUnpermute",
+                       "MoeTokenUnpermute", v, 40 * h, routed, act);
+  c.moe_unpermute_grad =
+      op("aclnnMoeTokenUnpermuteGrad_MoeTokenUnpermuteGrad_MoeTokenUnpermuteGrad",
+         "MoeTokenUnpermuteGrad", v, 44 * h, act, routed);
+  c.gmm_down_dx = op("aclnnGroupedMatmul_GroupedMatmul_GroupedMatmul", "GroupedMatmul",
+                     Core::kAiCore, 170 * h * h, routed, routed_mlp);
+  c.gmm_down_dw = op("aclnnGroupedMatmul_GroupedMatmul_GroupedMatmul", "GroupedMatmul",
+                     Core::kAiCore, 175 * h * h, routed_mlp, experts);
+  c.gmm_up_dx = op("aclnnGroupedMatmul_GroupedMatmul_GroupedMatmul", "GroupedMatmul", Core::kAiCore,
+                   330 * h * h, routed_mlp, routed);
+  c.gmm_up_dw = op("aclnnGroupedMatmul_GroupedMatmul_GroupedMatmul", "GroupedMatmul", Core::kAiCore,
+                   340 * h * h, routed, experts);
+  c.moe_permute_grad = op("aclnnMoeTokenPermuteGrad_MoeTokenPermuteGrad_MoeTokenPermuteGrad",
+                          "MoeTokenPermuteGrad", v, 38 * h, routed, act);
 }
 
 }  // namespace trainscope::synth

@@ -47,6 +47,9 @@ struct KernelSpec {
   std::string output_shapes = "N/A";
   std::string output_types = "N/A";
   std::string output_formats = "N/A";
+  // Comm kernels of a parallel layout's groups: the decimal HCCL group hash
+  // (communication.json keys); empty for the default job's fixed hashes.
+  std::string group_hash;
   bool IsComm() const { return core == Core::kCommunication; }
 };
 
@@ -71,6 +74,14 @@ struct Chains {
   SpecId custom_op, custom_op_grad;
   SpecId add_residual, add_grad;
   SpecId comm_all_reduce, comm_all_gather, comm_reduce_scatter;
+  // Parallel layouts (synth/parallel_layout.h): one comm spec per group, its
+  // name carrying the group hash's last three digits as HCCL's does;
+  // indexed by the group's index among its kind.
+  std::vector<SpecId> comm_tp_all_reduce, comm_p2p, comm_all_to_all, comm_dp_all_reduce;
+  // A mixture-of-experts MLP (expert parallelism): router, fused permute,
+  // grouped expert matmuls, fused unpermute, and their gradients.
+  SpecId mm_router, moe_gating, moe_permute, gmm_up, gmm_down, moe_unpermute;
+  SpecId moe_permute_grad, gmm_up_dx, gmm_up_dw, gmm_down_dx, gmm_down_dw, moe_unpermute_grad;
 };
 
 class KernelCatalog {
@@ -86,6 +97,7 @@ class KernelCatalog {
   void BuildLayer(double h, int hidden);
   void BuildLossAndOptimizer(double h, double v, int hidden, int vocab_chunk);
   void BuildComm(double h);
+  void BuildParallel(const SynthOptions& options, double h, int hidden);
 
   std::vector<KernelSpec> specs_;
   Chains chains_;

@@ -51,6 +51,7 @@ struct RankState {
   uint32_t all_reduce_seq = 1;
   uint32_t all_gather_seq = 1;
   uint32_t reduce_scatter_seq = 1;
+  uint32_t layout_seq = 1;  // the parallel layout's collectives (RankRole)
 };
 
 // A Python frame of the host program around a run of compute kernels: the
@@ -67,7 +68,10 @@ struct HostFrame {
 struct StepPlan {
   std::vector<PlantedKernel> compute;  // sorted, non-overlapping
   std::vector<PlantedKernel> comm;     // sorted, non-overlapping
-  int64_t end_ns = 0;                  // end of the last kernel
+  // Per comm op: which op it is across ranks (CommKey); ops of one key end
+  // together, when the last of their ranks is done.
+  std::vector<uint64_t> comm_key;
+  int64_t end_ns = 0;  // end of the last kernel
   PatternCounts counts;
   // Nested frames ordered by begin, enclosing frames first. Compute kernels
   // inside a FrameKind::kBackward frame run on the autograd thread.
@@ -77,8 +81,27 @@ struct StepPlan {
   std::vector<int64_t> comm_own_end;
 };
 
-// Cross-rank coupling of one step: collective k cannot end before
-// floors[k] (the last rank's own end); empty = no coupling.
+// Where a rank sits in the parallel layout (synth/parallel_layout.h), as
+// the schedule needs it: its pipeline stage, and the comm spec and group of
+// each kind of collective it runs.
+struct RankRole {
+  int stage = 0;
+  int stages = 1;
+  int tp = 1;
+  bool fsdp = true;  // FSDP unshard / reduce-scatter; else DP all-reduce buckets
+  bool moe = false;  // expert-parallel MoE MLP
+  SpecId tp_all_reduce = 0, p2p = 0, all_to_all = 0, dp_all_reduce = 0;
+  bool has_dp_all_reduce = false;
+  uint64_t tp_group = 0, pp_group = 0, ep_group = 0, dp_group = 0;
+};
+
+// The identity of a comm op across ranks: (group kind, group, number within
+// the group's step). The default job's ops are all of the world group,
+// numbered in issue order, which is the same on every rank.
+uint64_t CommKey(uint64_t kind, uint64_t group, uint64_t local);
+
+// Cross-rank coupling of one step: this rank's comm op k cannot end before
+// floors[k] (the last end among the ranks that run it); empty = no coupling.
 struct StepCoupling {
   std::vector<int64_t> floors;
   double compute_slowdown = 1.0;  // > 1 on a straggler rank
@@ -96,6 +119,7 @@ int64_t UsToTicks(double us, int64_t tick_ns);
 // the all-reduce completes on every rank at |barrier_end_ns| (the barrier).
 void BuildStep(const KernelCatalog& catalog, const SynthOptions& options,
                const ScheduleShape& shape, int64_t arrival_ns, int64_t barrier_end_ns,
-               RankState* state, StepPlan* plan, const StepCoupling& coupling = {});
+               RankState* state, StepPlan* plan, const StepCoupling& coupling = {},
+               const RankRole& role = {});
 
 }  // namespace trainscope::synth

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <system_error>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "synth/kernel_details_writer.h"
 #include "synth/manifest.h"
 #include "synth/model_schedule.h"
+#include "synth/parallel_layout.h"
 #include "synth/rng.h"
 #include "synth/step_trace.h"
 #include "synth/trace_view_writer.h"
@@ -65,6 +67,11 @@ Status ValidateSynthOptions(const SynthOptions& o) {
       (o.ranks < 2 || o.slow_link_src < 0 || o.slow_link_dst < 0 || o.slow_link_src >= o.ranks ||
        o.slow_link_dst >= o.ranks || o.slow_link_src == o.slow_link_dst))
     return UsageError("synth: slow_link needs two different ranks < ranks");
+  if (o.tp < 1 || o.pp < 1 || o.ep < 1 || o.ranks % (o.tp * o.pp) != 0)
+    return UsageError("synth: tp and pp must be >= 1 and tp * pp must divide ranks");
+  if ((o.ranks / (o.tp * o.pp)) % o.ep != 0)
+    return UsageError("synth: ep must divide the data-parallel size ranks / (tp * pp)");
+  if (o.layers % o.pp != 0) return UsageError("synth: pp must divide layers");
   if (o.with_stack && !o.trace_view)
     return UsageError("synth: with_stack needs trace_view (the frames live in trace_view.json)");
   if (o.name.empty() || o.name.size() > 64 ||
@@ -122,10 +129,59 @@ std::vector<int64_t> DrawSkews(int ranks, bool numa_bound, double host_skew_ms, 
 // on earlier collectives' ends, so the floors are iterated to a fixed point
 // (they only grow; each round settles at least one more collective). The
 // PRNG state is replayed each round, so durations are identical every round.
+// Per rank and comm op, the latest of |value_of(plan, k)| over every rank's
+// op with the same key (StepPlan::comm_key).
+template <typename ValueOf>
+std::vector<std::vector<int64_t>> LatestPerKey(const std::vector<StepPlan>& plans,
+                                               ValueOf value_of) {
+  std::map<uint64_t, int64_t> latest;
+  for (const StepPlan& plan : plans) {
+    for (size_t k = 0; k < plan.comm_key.size(); ++k) {
+      auto [it, inserted] = latest.try_emplace(plan.comm_key[k], value_of(plan, k));
+      if (!inserted) it->second = std::max(it->second, value_of(plan, k));
+    }
+  }
+  std::vector<std::vector<int64_t>> out(plans.size());
+  for (size_t r = 0; r < plans.size(); ++r) {
+    for (uint64_t key : plans[r].comm_key) out[r].push_back(latest[key]);
+  }
+  return out;
+}
+
+// Where each rank sits in the layout, as the schedule needs it.
+std::vector<RankRole> RolesOf(const SynthOptions& options, const KernelCatalog& catalog) {
+  const ParallelLayout layout(options);
+  const Chains& c = catalog.chains();
+  std::vector<RankRole> roles(options.ranks);
+  for (int r = 0; r < options.ranks; ++r) {
+    RankRole& role = roles[r];
+    const RankPlace& place = layout.place(r);
+    auto group = [&](GroupKind kind) {
+      return static_cast<uint64_t>(place.group_index[static_cast<int>(kind)]);
+    };
+    role.stage = place.stage;
+    role.stages = layout.pp();
+    role.tp = layout.tp();
+    role.fsdp = layout.fsdp();
+    role.moe = layout.ep() > 1;
+    role.tp_group = group(GroupKind::kTensor);
+    role.pp_group = group(GroupKind::kPipeline);
+    role.ep_group = group(GroupKind::kExpert);
+    role.dp_group = group(GroupKind::kData);
+    if (!c.comm_tp_all_reduce.empty()) role.tp_all_reduce = c.comm_tp_all_reduce[role.tp_group];
+    if (!c.comm_p2p.empty()) role.p2p = c.comm_p2p[role.pp_group];
+    if (!c.comm_all_to_all.empty()) role.all_to_all = c.comm_all_to_all[role.ep_group];
+    role.has_dp_all_reduce = !c.comm_dp_all_reduce.empty();
+    if (role.has_dp_all_reduce) role.dp_all_reduce = c.comm_dp_all_reduce[role.dp_group];
+  }
+  return roles;
+}
+
 template <typename Ranks>
 void BuildCoupledStep(const KernelCatalog& catalog, const SynthOptions& options,
                       const ScheduleShape& shape, int64_t step_base,
-                      const std::vector<int64_t>& skews, int64_t barrier_end, Ranks& ranks,
+                      const std::vector<int64_t>& skews, int64_t barrier_end,
+                      const std::vector<RankRole>& roles, Ranks& ranks,
                       std::vector<StepPlan>* plans) {
   const size_t n = ranks.size();
   std::vector<RankState> saved;
@@ -137,21 +193,17 @@ void BuildCoupledStep(const KernelCatalog& catalog, const SynthOptions& options,
       coupling[r].compute_slowdown = options.straggler_slowdown;
     }
   }
-  std::vector<int64_t> floors;
+  std::vector<std::vector<int64_t>> floors(n);
   for (int round = 0; round < 1000; ++round) {
     for (size_t r = 0; r < n; ++r) {
       ranks[r].state = saved[r];
-      coupling[r].floors = floors;
+      coupling[r].floors = floors[r];
       BuildStep(catalog, options, shape, step_base + skews[r], barrier_end, &ranks[r].state,
-                &(*plans)[r], coupling[r]);
+                &(*plans)[r], coupling[r], roles[r]);
     }
     if (n < 2) return;
-    std::vector<int64_t> next((*plans)[0].comm_own_end.size(), 0);
-    for (const StepPlan& plan : *plans) {
-      for (size_t k = 0; k < next.size() && k < plan.comm_own_end.size(); ++k) {
-        next[k] = std::max(next[k], plan.comm_own_end[k]);
-      }
-    }
+    std::vector<std::vector<int64_t>> next =
+        LatestPerKey(*plans, [](const StepPlan& plan, size_t k) { return plan.comm_own_end[k]; });
     if (next == floors) return;
     floors = std::move(next);
   }
@@ -223,6 +275,7 @@ Status WriteJobFiles(const SynthOptions& options, const std::string& out_dir) {
   const int64_t tick_ns = TickNs(options);
   int64_t step_base = traits.epoch_base_ns;
   std::vector<StepPlan> plans(options.ranks);
+  const std::vector<RankRole> roles = RolesOf(options, catalog);
   for (int s = 0; s < options.steps; ++s) {
     const int step = options.first_step + s;
     std::vector<int64_t> skews =
@@ -234,20 +287,16 @@ Status WriteJobFiles(const SynthOptions& options, const std::string& out_dir) {
     // the latest rank has arrived and the (small) payload has moved.
     const int64_t barrier_end = latest + UsToTicks(skew_rng.Uniform(140.0, 180.0), tick_ns);
     int64_t step_end = barrier_end;
-    BuildCoupledStep(catalog, options, shape, step_base, skews, barrier_end, ranks, &plans);
+    BuildCoupledStep(catalog, options, shape, step_base, skews, barrier_end, roles, ranks, &plans);
     // The last arrival at each collective, for communication.json's wait.
-    std::vector<int64_t> last_arrival(plans[0].comm.size(), INT64_MIN);
-    for (const StepPlan& p : plans) {
-      for (size_t k = 0; k < last_arrival.size() && k < p.comm.size(); ++k) {
-        last_arrival[k] = std::max(last_arrival[k], p.comm[k].start_ns);
-      }
-    }
+    const std::vector<std::vector<int64_t>> last_arrival =
+        LatestPerKey(plans, [](const StepPlan& plan, size_t k) { return plan.comm[k].start_ns; });
     for (int r = 0; r < options.ranks; ++r) {
       RankOutput& out = ranks[r];
       const int64_t arrival = step_base + skews[r];
       const StepPlan& plan = plans[r];
       TS_RETURN_IF_ERROR(out.writer->WriteStep(step, plan));
-      out.comm_json->AddStep(step, plan, last_arrival);
+      out.comm_json->AddStep(step, plan, last_arrival[r]);
       const StepTrace trace = ComputeStepTrace(plan);
       const int64_t preparing = UsToTicks(skew_rng.Uniform(kPrepareMinUs, kPrepareMaxUs), tick_ns);
       out.trace_rows.push_back({step, trace, preparing});
@@ -281,8 +330,7 @@ Status WriteJobFiles(const SynthOptions& options, const std::string& out_dir) {
     TS_RETURN_IF_ERROR(WriteProfilerInfo(fmt::format("{}/profiler_info_{}.json", rank_dir, r),
                                          options.header, r, traits.epoch_base_ns, step_base,
                                          options.with_stack));
-    TS_RETURN_IF_ERROR(
-        WriteProfilerMetadata(rank_dir + "/profiler_metadata.json", r, options.ranks));
+    TS_RETURN_IF_ERROR(WriteProfilerMetadata(rank_dir + "/profiler_metadata.json", r, options));
   }
   return WriteGroundTruth(out_dir + "/ground_truth.json", catalog, truth);
 }

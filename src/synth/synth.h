@@ -59,6 +59,15 @@ struct SynthOptions {
   int late_rank = -1;
   double late_ms = 35.0;
   bool slow_link = false;
+  // Parallel layout (synth/parallel_layout.h, docs/synth.md "Parallel
+  // layouts"): tensor-, pipeline- and expert-parallel sizes; data
+  // parallelism takes the rest of the ranks (ranks / (tp * pp)). With all
+  // three at 1 and ddp false the job is the FSDP job of the article;
+  // otherwise data parallelism is Megatron's (gradient all-reduce buckets).
+  int tp = 1;
+  int pp = 1;
+  int ep = 1;
+  bool ddp = false;
   int slow_link_src = 0;
   int slow_link_dst = 1;
   // Also write ASCEND_PROFILER_OUTPUT/trace_view.json per rank (host ops,

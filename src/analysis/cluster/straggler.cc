@@ -20,12 +20,16 @@ struct Member {
 };
 
 // Collective instances seen by at least two ranks, keyed by (step, key).
+// Send/receive between pipeline stages is left out: who waits there is set
+// by the schedule (the downstream stage waits for the upstream one), not by
+// a slow rank; the pipeline findings measure it.
 std::vector<std::vector<Member>> MatchInstances(const std::vector<RankComm>& ranks) {
   std::unordered_map<std::string, size_t> index;
   std::vector<std::vector<Member>> instances;
   for (size_t r = 0; r < ranks.size(); ++r) {
     const std::vector<CommInstance>& ops = ranks[r].ops;
     for (size_t i = 0; i < ops.size(); ++i) {
+      if (ops[i].type == CollectiveType::kP2p) continue;
       std::string key = fmt::format("{}|{}", ops[i].step, ops[i].key);
       auto [it, inserted] = index.emplace(std::move(key), instances.size());
       if (inserted) instances.emplace_back();
@@ -79,6 +83,7 @@ StragglerOptions StragglerOptionsOf(const FindingThresholds& t) {
   o.min_flag_share = t.straggler_min_flag_share;
   o.min_instances = std::llround(t.straggler_min_instances);
   o.min_last_share = t.straggler_min_last_share;
+  o.chance_p = t.straggler_chance_p;
   o.min_lateness_ns = std::llround(t.straggler_min_lateness_us * 1e3);
   o.min_step_share = t.straggler_min_step_share;
   o.start_late_share = t.straggler_start_late_pct / 100;
@@ -232,12 +237,32 @@ std::vector<int32_t> MostNamed(const std::vector<const StragglerMethod*>& method
 
 }  // namespace
 
+double BinomialUpperTail(int64_t n, int64_t k, double p) {
+  if (k <= 0) return 1.0;
+  if (k > n || p <= 0) return 0.0;
+  if (p >= 1) return 1.0;
+  const double log_p = std::log(p);
+  const double log_q = std::log1p(-p);
+  const auto nd = static_cast<double>(n);
+  double tail = 0;
+  for (int64_t x = k; x <= n; ++x) {
+    const auto xd = static_cast<double>(x);
+    const double log_term = std::lgamma(nd + 1) - std::lgamma(xd + 1) - std::lgamma(nd - xd + 1) +
+                            xd * log_p + (nd - xd) * log_q;
+    tail += std::exp(log_term);
+  }
+  return std::min(1.0, tail);
+}
+
 void DetectStragglers(const std::vector<RankComm>& ranks, const StragglerOptions& options,
                       ClusterAnalysis* cluster, const std::vector<RankComputation>& computation) {
   const std::vector<std::vector<Member>> instances = MatchInstances(ranks);
   const size_t n_ranks = ranks.size();
   std::vector<int64_t> flags(n_ranks, 0), last(n_ranks, 0), participated(n_ranks, 0);
   std::vector<double> lateness_sum(n_ranks, 0);
+  // Per rank, the expected number of times it is last by chance: the sum of
+  // 1 / participants over its instances.
+  std::vector<double> chance_last(n_ranks, 0);
   int64_t tested_a = 0;
   int64_t tested_b = 0;
   std::vector<double> durations, starts;
@@ -264,6 +289,7 @@ void DetectStragglers(const std::vector<RankComm>& ranks, const StragglerOptions
     for (size_t m = 0; m < inst.size(); ++m) {
       lateness_sum[inst[m].rank_index] += starts[m] - median;
       ++participated[inst[m].rank_index];
+      chance_last[inst[m].rank_index] += 1.0 / static_cast<double>(inst.size());
     }
   }
 
@@ -313,14 +339,23 @@ void DetectStragglers(const std::vector<RankComm>& ranks, const StragglerOptions
   b.rule = fmt::format(
       "arrival order (TraceLens/HTA): per collective instance the rank that starts it last; a "
       "straggler arrives last in >= {:.0f}% of its instances and is on average >= {:.0f} us later "
-      "than the median rank",
-      share * 100, static_cast<double>(options.min_lateness_ns) / 1000.0);
+      "than the median rank, and being last that often has a chance probability below {:.2g} "
+      "(binomial, every participant equally likely last)",
+      share * 100, static_cast<double>(options.min_lateness_ns) / 1000.0,
+      options.chance_p / static_cast<double>(std::max<size_t>(1, n_ranks)));
   for (const auto& [rank, s] : b.scores) {
     const auto id = rank;  // clang 14 cannot capture a structured binding
     const auto it = std::find_if(cluster->per_rank.begin(), cluster->per_rank.end(),
                                  [id](const RankClusterStats& x) { return x.rank == id; });
+    const auto r = static_cast<size_t>(it - cluster->per_rank.begin());
+    const bool unlikely_by_chance =
+        r < n_ranks && participated[r] > 0 &&
+        BinomialUpperTail(participated[r], last[r],
+                          chance_last[r] / static_cast<double>(participated[r])) <
+            options.chance_p / static_cast<double>(n_ranks);
     if (s >= share && tested_b >= options.min_instances && it != cluster->per_rank.end() &&
-        it->mean_lateness_ns >= static_cast<double>(options.min_lateness_ns)) {
+        it->mean_lateness_ns >= static_cast<double>(options.min_lateness_ns) &&
+        unlikely_by_chance) {
       b.ranks.push_back(rank);
     }
   }

@@ -46,6 +46,9 @@ struct StragglerOptions {
   // By (b) when it arrives last in at least max(this, 2/n, capped at 0.9)
   // of the instances and its mean lateness exceeds min_lateness_ns.
   double min_last_share = 0;
+  // ... and being last that often has a chance probability (binomial, each
+  // participant equally likely last) below chance_p / ranks.
+  double chance_p = 0;
   int64_t min_lateness_ns = 0;
   // By (c) and (d) when flagged in at least this share of the tested steps;
   // (c) flags a step only when the rank is late by start_late_share of it.
@@ -67,6 +70,10 @@ struct RankComputation {
 // straggler_ranks of |cluster| (per_rank must already hold one row per entry
 // of |ranks|, same order; mean_step_time_ns set). |computation| may be
 // empty (method (e) then tests nothing).
+// P(X >= k) for X ~ Binomial(n, p): how likely a rank that is last with
+// probability p per instance is last k or more times in n instances.
+double BinomialUpperTail(int64_t n, int64_t k, double p);
+
 void DetectStragglers(const std::vector<RankComm>& ranks, const StragglerOptions& options,
                       ClusterAnalysis* cluster,
                       const std::vector<RankComputation>& computation = {});

@@ -48,6 +48,7 @@ constexpr Binding kBindings[] = {
     {"straggler_min_flag_share", &FindingThresholds::straggler_min_flag_share},
     {"straggler_min_instances", &FindingThresholds::straggler_min_instances},
     {"straggler_min_last_share", &FindingThresholds::straggler_min_last_share},
+    {"straggler_chance_p", &FindingThresholds::straggler_chance_p},
     {"straggler_min_lateness_us", &FindingThresholds::straggler_min_lateness_us},
     {"straggler_min_step_share", &FindingThresholds::straggler_min_step_share},
     {"straggler_start_late_pct", &FindingThresholds::straggler_start_late_pct},

@@ -51,6 +51,7 @@ struct FindingThresholds {
   double straggler_min_flag_share = 0;    // share of the tested instances
   double straggler_min_instances = 0;     // count
   double straggler_min_last_share = 0;    // share of the rank's instances
+  double straggler_chance_p = 0;          // family-wise chance level of method (b)
   double straggler_min_lateness_us = 0;   // us behind the median rank
   double straggler_min_step_share = 0;    // share of the tested steps
   double straggler_start_late_pct = 0;    // % of the step behind the median rank

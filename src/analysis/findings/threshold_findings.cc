@@ -94,6 +94,12 @@ void ExposedCommunication(int32_t rank, const StepDistribution& step, const Step
     const char* kind = HasExperts(profile) ? "moe" : "alltoall";
     f.variant += (f.variant.empty() ? "" : "+") + std::string(kind);
   }
+  // Mostly the tensor-parallel group's collectives: sequence-parallel and
+  // TP-overlap remedies (tried before the data-parallel ones).
+  const int64_t tensor_parallel_ns =
+      timeline.step == step.step ? std::min(timeline.tensor_parallel_not_overlapped_ns, exposed_ns)
+                                 : 0;
+  if (tensor_parallel_ns * 2 > exposed_ns) f.variant += f.variant.empty() ? "tp" : "+tp";
   // A Megatron / MindSpeed layout: its data-parallel overlap switches
   // differ from FSDP's.
   if (megatron) f.variant += f.variant.empty() ? "megatron" : "+megatron";
@@ -104,6 +110,9 @@ void ExposedCommunication(int32_t rank, const StepDistribution& step, const Step
   if (p2p_ns > 0) f.evidence_values.push_back({"exposed_p2p_ms", EvidenceMs(p2p_ns)});
   if (all_to_all_ns > 0) {
     f.evidence_values.push_back({"exposed_all_to_all_ms", EvidenceMs(all_to_all_ns)});
+  }
+  if (tensor_parallel_ns > 0) {
+    f.evidence_values.push_back({"exposed_tensor_parallel_ms", EvidenceMs(tensor_parallel_ns)});
   }
   // Say how much of it is the step-start wait: when ranks are skewed that
   // part is the cross-rank step-start-skew / straggler cost, not this rank's.

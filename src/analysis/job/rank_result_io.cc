@@ -122,9 +122,10 @@ void VisitFields(V& v, S& overview) {
 template <class V, Is<StepTimeline> S>
 void VisitFields(V& v, S& timeline) {
   TS_FIELDS(v, timeline, step, step_start_ns, span_ns, kernel_count, compute_ns, comm_ns, other_ns,
-            comm_not_overlapped_ns, p2p_not_overlapped_ns, all_to_all_not_overlapped_ns, free_ns,
-            step_start_idle_ns, step_start_waits_for, step_start_wait_collective_ns, longest_gaps,
-            zooms, zoom_centre, overview, strings, drawn);
+            comm_not_overlapped_ns, p2p_not_overlapped_ns, all_to_all_not_overlapped_ns,
+            tensor_parallel_not_overlapped_ns, free_ns, step_start_idle_ns, step_start_waits_for,
+            step_start_wait_collective_ns, longest_gaps, zooms, zoom_centre, overview, strings,
+            drawn);
 }
 template <class V, Is<Finding> S>
 void VisitFields(V& v, S& finding) {

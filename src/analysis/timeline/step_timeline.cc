@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "analysis/common/breakdown_intervals.h"
+#include "analysis/common/collective_groups.h"
 #include "analysis/common/collective_types.h"
 
 namespace trainscope::analysis {
@@ -223,7 +224,8 @@ StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step
   // DeviceEvents is sorted by start, so rows are in start order.
   const int64_t origin = kernels.start_ns[rows.front()];
   int64_t window_end = origin;
-  std::vector<Interval> compute, comm, other, p2p, all_to_all;
+  std::vector<Interval> compute, comm, other, p2p, all_to_all, tensor_parallel;
+  const CollectiveGroups groups(profile.info);
   // Profile string id -> index in timeline.strings; families likewise.
   std::unordered_map<StringId, uint32_t> local_string;
   std::unordered_map<size_t, uint32_t> local_family;
@@ -243,9 +245,11 @@ StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step
     Interval interval{kernels.start_ns[i], kernels.end_ns(i)};
     (lane == Lane::kCompute ? compute : lane == Lane::kComm ? comm : other).push_back(interval);
     if (lane == Lane::kComm) {
-      const CollectiveType type = ClassifyCollective(CollectiveNameOf(profile, i));
+      const std::string_view name = CollectiveNameOf(profile, i);
+      const CollectiveType type = ClassifyCollective(name);
       if (type == CollectiveType::kP2p) p2p.push_back(interval);
       if (type == CollectiveType::kAllToAll) all_to_all.push_back(interval);
+      if (groups.KindOf(name) == "tp") tensor_parallel.push_back(interval);
     }
     if (!options.picture) continue;
     const size_t index = families.Of(i);
@@ -271,6 +275,8 @@ StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step
   timeline.p2p_not_overlapped_ns = p2p.empty() ? 0 : LengthMinus(UnionOf(p2p), compute_union);
   timeline.all_to_all_not_overlapped_ns =
       all_to_all.empty() ? 0 : LengthMinus(UnionOf(all_to_all), compute_union);
+  timeline.tensor_parallel_not_overlapped_ns =
+      tensor_parallel.empty() ? 0 : LengthMinus(UnionOf(tensor_parallel), compute_union);
   timeline.free_ns = (window_end - origin) - TotalLength(all_union);
 
   // Step-start idle: until the first compute kernel; the collective that

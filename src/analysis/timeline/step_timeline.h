@@ -101,6 +101,9 @@ struct StepTimeline {
   int64_t p2p_not_overlapped_ns = 0;
   // Of it, all-to-all (MoE token dispatch and combine across experts).
   int64_t all_to_all_not_overlapped_ns = 0;
+  // Of it, collectives of the tensor-parallel group (CollectiveGroups: the
+  // group-hash suffix of HCCL op names and parallel_group_info).
+  int64_t tensor_parallel_not_overlapped_ns = 0;
   int64_t free_ns = 0;
   // The idle of the compute lane at step start and the collective running then.
   int64_t step_start_idle_ns = 0;

@@ -85,9 +85,12 @@ simdjson::error_code ReadGroups(od::object object, model::CaptureInfo* info) {
   for (auto field_result : object) {
     od::field field;
     if (auto error = std::move(field_result).get(field)) return error;
+    model::CaptureInfo::ParallelGroup out;
+    std::string_view hccl_name;
+    if (auto error = field.unescaped_key().get(hccl_name)) return error;
+    out.hccl_name = std::string(hccl_name);
     od::object group;
     if (field.value().get_object().get(group)) continue;
-    model::CaptureInfo::ParallelGroup out;
     for (auto member_result : group) {
       od::field member;
       if (auto error = std::move(member_result).get(member)) return error;
