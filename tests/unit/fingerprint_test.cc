@@ -56,9 +56,10 @@ std::map<std::string, int> CountMatches(const model::RankProfile& p,
 TEST(FingerprintLibrary, BuiltinParsesWithTheRequiredIds) {
   const auto& lib = FingerprintLibrary::Builtin();
   ASSERT_GT(lib.fingerprints().size(), 10u);
-  for (const char* id :
-       {"unfused-rmsnorm", "unfused-gated-norm", "unfused-swiglu", "unfused-rope",
-        "unfused-cross-entropy", "glue-around-custom-op", "unfused-optimizer", "cast-chain"}) {
+  for (const char* id : {"unfused-rmsnorm", "unfused-gated-norm", "unfused-swiglu", "unfused-rope",
+                         "unfused-cross-entropy", "glue-around-custom-op", "unfused-optimizer",
+                         "cast-chain", "unfused-attention", "unfused-layernorm", "bias-dropout-add",
+                         "moe-expert-loop", "per-tensor-grad-clip", "moe-token-permute"}) {
     const Fingerprint* fp = lib.Find(id);
     ASSERT_NE(fp, nullptr) << id;
     EXPECT_FALSE(fp->remedy.empty()) << id;
