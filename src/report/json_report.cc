@@ -143,6 +143,19 @@ void WriteStep(JsonWriter& w, const analysis::StepDistribution& step) {
   } else {
     w.Key("host_sync").Null();
   }
+  if (step.data_loader) {
+    const auto& d = *step.data_loader;
+    w.Key("data_loader").BeginObject();
+    w.Field("calls", d.calls);
+    w.Field("single_process_calls", d.single_process_calls);
+    w.Field("loader_us", Us(d.loader_ns));
+    w.Field("idle_us", Us(d.idle_ns));
+    w.Field("idle_in_window_us", Us(d.idle_in_window_ns));
+    w.Field("iteration_us", Us(d.step_ns));
+    w.EndObject();
+  } else {
+    w.Key("data_loader").Null();
+  }
   if (step.step_trace) {
     const auto& t = *step.step_trace;
     w.Key("step_trace").BeginObject();

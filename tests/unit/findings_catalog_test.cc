@@ -118,6 +118,7 @@ straggler_min_lateness_us  20  us  none  m
 straggler_min_step_share  0.5  share  steps  m
 straggler_start_late_pct  5  pct  step  m
 stage_imbalance_pct  5  pct  step  m
+input_idle_normal  0.03  share  step  m
 )";
 
 Status ParseWith(const std::string& findings, const std::string& thresholds = kThresholds) {
@@ -451,6 +452,14 @@ TEST(FindingCatalog, EveryIdRendersFromWhatItsDetectorEmits) {
   rank.steps[0].host_sync = HostSyncStats{40, 12, 9'000'000, 6'000'000};
   for (const Finding& f : RankThresholdFindings(rank, profile)) check(f);
   rank.steps[0].host_sync.reset();
+  // The device idles behind the data loader (num_workers=0): 12 ms of a
+  // 100 ms iteration, 5 ms of it inside the step's window; then with
+  // worker processes.
+  rank.steps[0].data_loader = InputBoundStats{2, 2, 30'000'000, 12'000'000, 5'000'000, 100'000'000};
+  for (const Finding& f : RankThresholdFindings(rank, profile)) check(f);
+  rank.steps[0].data_loader->single_process_calls = 0;
+  for (const Finding& f : RankThresholdFindings(rank, profile)) check(f);
+  rank.steps[0].data_loader.reset();
   // Matmuls with an unaligned inner axis: 30 of the step's 60 ms of kernels.
   {
     model::RankProfile shapes;

@@ -115,6 +115,16 @@ TEST(GainProjection, CommunicationWaitFindingsShareOneGroup) {
   EXPECT_EQ(GainGroup("unfused-swiglu"), "unfused-swiglu");
 }
 
+TEST(GainProjection, InputBoundAddsToHostBound) {
+  // host-bound leaves the idle behind the data loader to input-bound, so
+  // the two claim disjoint time: independent groups, not the largest of one.
+  EXPECT_EQ(GainGroup("input-bound"), "input-bound");
+  const GainProjection p =
+      ProjectGains({Gain("host-bound", 20.0), Gain("input-bound", 30.0)}, 100'000'000);
+  EXPECT_EQ(p.groups, 2);
+  EXPECT_NEAR(p.combined_gain_pct, 44.0, 1e-9);  // 1 - 0.8 x 0.7
+}
+
 TEST(GainProjection, NoStepMeansAnUnknownProjectedTime) {
   const GainProjection p = ProjectGains({Gain("host-bound", 20.0)}, std::nullopt);
   EXPECT_NEAR(p.combined_gain_pct, 20.0, 1e-12);

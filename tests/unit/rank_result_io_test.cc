@@ -142,6 +142,7 @@ RankResult MakeSample() {
   step.distribution.families = {{"matmul", 2, 5'500, 0.5, 0.25}};
   step.distribution.top_operators = {{"MatMul", "matmul", 2, 5'500, 3'000, 0.25}};
   step.distribution.step_trace = StepTraceSummary{};
+  step.distribution.data_loader = InputBoundStats{1, 1, 71'425'000, 56'522'000, 0, 190'204'000};
   step.distribution.step_trace->preparing_ns = 1'250;
   step.distribution.breakdown = StepBudget{"trace", "all", {}};
   step.distribution.breakdown->budget.idle_ns = -5;
@@ -221,6 +222,9 @@ TEST(RankResultIoTest, SampleRoundTripsBitExactly) {
   EXPECT_TRUE(back->links.links.at(0).p2p);
   EXPECT_EQ(back->links.links[0].transport, "HCCS");
   EXPECT_EQ(back->header.warnings, sample.header.warnings);
+  ASSERT_TRUE(back->steps[0].distribution.data_loader.has_value());
+  EXPECT_EQ(back->steps[0].distribution.data_loader->idle_ns, 56'522'000);
+  EXPECT_EQ(back->steps[0].distribution.data_loader->step_ns, 190'204'000);
 }
 
 // The bytes of a fixed sample pin the layout: when this fails, a
@@ -235,7 +239,7 @@ TEST(RankResultIoTest, FormatVersionMatchesTheLayout) {
     size_t size;
     uint64_t hash;
   };
-  constexpr Layout kLayout{10, 715, 0x8364e8dee3d7f8e3};
+  constexpr Layout kLayout{11, 732, 0x8ff81bab7b6c70d5};
   EXPECT_EQ(kRankResultFormatVersion, kLayout.version);
   EXPECT_EQ(bytes.size(), kLayout.size);
   EXPECT_EQ(hash, kLayout.hash) << std::hex << hash;

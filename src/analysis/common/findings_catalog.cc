@@ -53,6 +53,7 @@ constexpr Binding kBindings[] = {
     {"straggler_min_step_share", &FindingThresholds::straggler_min_step_share},
     {"straggler_start_late_pct", &FindingThresholds::straggler_start_late_pct},
     {"stage_imbalance_pct", &FindingThresholds::stage_imbalance_pct},
+    {"input_idle_normal", &FindingThresholds::input_idle_normal},
 };
 
 const Binding* FindBinding(std::string_view key) {

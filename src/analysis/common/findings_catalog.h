@@ -56,6 +56,7 @@ struct FindingThresholds {
   double straggler_min_step_share = 0;    // share of the tested steps
   double straggler_start_late_pct = 0;    // % of the step behind the median rank
   double stage_imbalance_pct = 0;         // % of the step between pipeline stages
+  double input_idle_normal = 0;           // share of the iteration
 };
 
 // One row of data/thresholds.tsv.

@@ -175,31 +175,67 @@ void EnvironmentChecks(int32_t rank, const StepDistribution& step, const model::
   }
 }
 
+// The step's free time, less the part the data loader explains: idle while
+// the host is inside the loader is input-bound's, not slow dispatch.
 void HostBound(int32_t rank, const StepDistribution& step, const model::CaptureInfo& info,
                const FindingThresholds& t, std::vector<Finding>* out) {
   if (!step.breakdown || step.breakdown->budget.total_ns <= 0) return;
   const TimeBudget& b = step.breakdown->budget;
-  const double share = static_cast<double>(b.idle_ns) / static_cast<double>(b.total_ns);
+  const int64_t loader_ns =
+      step.data_loader ? std::clamp<int64_t>(step.data_loader->idle_in_window_ns, 0, b.idle_ns) : 0;
+  const auto total = static_cast<double>(b.total_ns);
+  const double free_share = static_cast<double>(b.idle_ns) / total;
+  const double share = static_cast<double>(b.idle_ns - loader_ns) / total;
   if (share <= t.device_free_normal) return;
   Finding f = Base(rank, "host-bound");
   f.text_values = {{"step", step.step}, {"step_ms", EvidenceMs(b.total_ns)}};
   if (step.breakdown->source == kProfilerBudgetSource) {
     // Free time from step_trace_time.csv alone: no kernels to describe.
     f.variant = "profiler";
-    f.evidence_values = {{"free_pct", share * 100}, {"free_ms", EvidenceMs(b.idle_ns)}};
+    f.evidence_values = {{"free_pct", free_share * 100}, {"free_ms", EvidenceMs(b.idle_ns)}};
   } else {
-    f.evidence_values = {{"free_pct", share * 100},
+    f.evidence_values = {{"free_pct", free_share * 100},
                          {"free_ms", EvidenceMs(b.idle_ns)},
                          {"kernels", static_cast<double>(step.kernels.count)},
                          {"p50_us", EvidenceUs(step.kernels.p50_ns)}};
     f.text_values.push_back({"issue_interval_us", EvidenceUs(step.kernels.mean_issue_interval_ns)});
     f.text_values.push_back({"share_le_50us", step.kernels.share_le_50us});
   }
+  // free_pct stays the step's whole free time; the part behind the data
+  // loader is named, and left out of the verdict and the gain.
+  if (loader_ns > 0) f.evidence_values.push_back({"loader_idle_ms", EvidenceMs(loader_ns)});
   if (const std::string set = DispatchSwitchesSet(info); !set.empty()) {
     f.variant += f.variant.empty() ? "tuned" : "+tuned";
     f.text_labels.push_back({"env_set", set});
   }
   f.estimated_gain_pct = (share - t.device_free_normal) * 100;
+  out->push_back(std::move(f));
+}
+
+// Device idle while the host is inside the data loader, above the normal
+// band of the iteration: the input pipeline does not keep up.
+void InputBound(int32_t rank, const StepDistribution& step, const FindingThresholds& t,
+                std::vector<Finding>* out) {
+  if (!step.data_loader) return;
+  const InputBoundStats& d = *step.data_loader;
+  if (d.calls == 0 || d.step_ns <= 0) return;
+  const double share = static_cast<double>(d.idle_ns) / static_cast<double>(d.step_ns);
+  if (share <= t.input_idle_normal) return;
+  Finding f = Base(rank, "input-bound");
+  f.occurrences = d.calls;
+  // Every call in the training process: num_workers=0.
+  if (d.single_process_calls == d.calls) f.variant = "single";
+  f.evidence_values = {{"loader_calls", static_cast<double>(d.calls)},
+                       {"loader_ms", EvidenceMs(d.loader_ns)},
+                       {"idle_ms", EvidenceMs(d.idle_ns)},
+                       {"idle_pct", share * 100},
+                       {"step_ms", EvidenceMs(d.step_ns)}};
+  if (d.idle_in_window_ns > 0) {
+    f.evidence_values.push_back({"idle_in_window_ms", EvidenceMs(d.idle_in_window_ns)});
+  }
+  f.text_values = {{"step", step.step}};
+  // Batches ready before the loop asks for them remove at most that idle.
+  f.estimated_gain_pct = share * 100;
   out->push_back(std::move(f));
 }
 
@@ -327,6 +363,7 @@ std::vector<Finding> ThresholdFindings(const StepDistribution& step, const StepT
   ExposedCommunication(profile.rank, step, timeline, profile, t, &out);
   PipelineBubble(profile.rank, step, timeline, t, &out);
   HostBound(profile.rank, step, profile.info, t, &out);
+  InputBound(profile.rank, step, t, &out);
   EnvironmentChecks(profile.rank, step, profile.info, &out);
   HostSync(profile.rank, step, t, &out);
   UnalignedMatmul(profile.rank, step, profile, t, &out);

@@ -93,10 +93,12 @@ const FindingCatalog& CatalogOf(const AnalysisOptions& options) {
 RankStepResult AnalyzeOneStep(const model::RankProfile& profile, int32_t step,
                               const KernelFamilies& families, const RankMotifContext& motifs,
                               const AnalysisOptions& options, bool picture,
-                              const std::vector<uint32_t>& sync_calls) {
+                              const std::vector<uint32_t>& sync_calls,
+                              const DataLoaderCalls& loader_calls) {
   RankStepResult result;
   result.distribution = ComputeStepDistribution(profile, step, families, options.distribution);
   result.distribution.host_sync = ComputeHostSync(profile, step, sync_calls);
+  result.distribution.data_loader = ComputeInputBound(profile, step, loader_calls);
   result.fingerprint_findings = AddStepMotifs(profile, motifs, &result.distribution);
   std::optional<ZoomCentre> centre = TopMotifCentre(result.distribution);
   TimelineOptions timeline_options;
@@ -302,13 +304,14 @@ Result<RankResult> AnalyzeRank(const model::RankProfile& profile, const JobConte
   const HostAttributor host(profile);
   const RankMotifContext motifs{library, host, CatalogOf(context.options)};
   const std::vector<uint32_t> sync_calls = FindHostSyncCalls(profile);
+  const DataLoaderCalls loader_calls = FindDataLoaderCalls(profile);
   result.steps.resize(steps.size());
   // Mining is the costliest analysis: a single big rank has dozens of steps,
   // so they share the cores the other ranks leave.
   ParallelFor(steps.size(), context.step_threads, [&](size_t i) {
-    result.steps[i] =
-        AnalyzeOneStep(profile, steps[i], families, motifs, context.options,
-                       MayBeShown(result.steps_info, steps[i], context.options.step), sync_calls);
+    result.steps[i] = AnalyzeOneStep(profile, steps[i], families, motifs, context.options,
+                                     MayBeShown(result.steps_info, steps[i], context.options.step),
+                                     sync_calls, loader_calls);
   });
   if (std::string implausible = PlausibilityWarning(profile); !implausible.empty()) {
     header.warnings.push_back(std::move(implausible));

@@ -90,10 +90,15 @@ template <class V, Is<HostSyncStats> S>
 void VisitFields(V& v, S& host_sync) {
   TS_FIELDS(v, host_sync, syncs, item_calls, sync_ns, idle_ns);
 }
+template <class V, Is<InputBoundStats> S>
+void VisitFields(V& v, S& data_loader) {
+  TS_FIELDS(v, data_loader, calls, single_process_calls, loader_ns, idle_ns, idle_in_window_ns,
+            step_ns);
+}
 template <class V, Is<StepDistribution> S>
 void VisitFields(V& v, S& distribution) {
   TS_FIELDS(v, distribution, step, kernels, density, families, top_operators, step_trace, breakdown,
-            motifs, host_sync);
+            motifs, host_sync, data_loader);
 }
 template <class V, Is<TimelineKernel> S>
 void VisitFields(V& v, S& kernel) {

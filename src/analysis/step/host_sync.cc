@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-#include "analysis/common/breakdown_intervals.h"
+#include "analysis/step/device_idle.h"
 
 namespace trainscope::analysis {
 
@@ -30,18 +30,6 @@ bool InsideItem(const model::RankProfile& profile, int32_t op) {
     op = ops.parent[index];
   }
   return false;
-}
-
-// Time in [lo, hi) covered by no interval of |busy| (a union, by start).
-int64_t IdleIn(const std::vector<Interval>& busy, int64_t lo, int64_t hi) {
-  if (hi <= lo) return 0;
-  int64_t covered = 0;
-  auto it = std::lower_bound(busy.begin(), busy.end(), lo,
-                             [](const Interval& b, int64_t t) { return b.end <= t; });
-  for (; it != busy.end() && it->start < hi; ++it) {
-    covered += std::min(it->end, hi) - std::max(it->start, lo);
-  }
-  return (hi - lo) - covered;
 }
 
 }  // namespace
@@ -72,15 +60,10 @@ std::optional<HostSyncStats> ComputeHostSync(const model::RankProfile& profile, 
   if (!extent) return std::nullopt;
   // The step's device activity as a union, and its starts for "the first
   // device event after".
-  std::vector<Interval> busy;
+  const std::vector<Interval> busy = DeviceBusy(events, rows);
   std::vector<int64_t> starts;
-  busy.reserve(rows.size());
   starts.reserve(rows.size());
-  for (uint32_t i : rows) {
-    busy.push_back(Interval{events.start_ns[i], events.end_ns(i)});
-    starts.push_back(events.start_ns[i]);
-  }
-  busy = UnionOf(std::move(busy));
+  for (uint32_t i : rows) starts.push_back(events.start_ns[i]);
   std::sort(starts.begin(), starts.end());
   HostSyncStats stats;
   auto first = std::lower_bound(calls.begin(), calls.end(), extent->first_start_ns,

@@ -12,6 +12,7 @@
 #include "analysis/common/statistics.h"
 #include "analysis/motifs/motifs.h"
 #include "analysis/step/host_sync.h"
+#include "analysis/step/input_bound.h"
 #include "analysis/step/step_budget.h"
 #include "model/rank_profile.h"
 
@@ -77,6 +78,8 @@ struct StepDistribution {
   std::optional<StepBudget> breakdown;  // interval-union time budget of the step
   std::vector<Motif> motifs;            // periodic kernel chains (filled by AddFingerprintAnalysis)
   std::optional<HostSyncStats> host_sync;  // host waits for the device (a trace's host ops)
+  std::optional<InputBoundStats>
+      data_loader;  // device idle behind the data loader (a trace's host ops)
 };
 
 struct DistributionOptions {
