@@ -21,7 +21,7 @@ check report   'formats|synth|cli'
 check synth    'model|formats|analysis|report|cli'
 # Inside analysis/ the folders stack one way, bottom first: each may include
 # the folders before it, never one after it.
-analysis_order="common motifs step timeline cluster findings job"
+analysis_order="common motifs step timeline cluster findings job compare"
 above="$analysis_order"
 for folder in $analysis_order; do
   above=${above#"$folder"}

@@ -16,6 +16,7 @@
 #include "analysis/job/rank_analysis.h"
 #include "analysis/motifs/fingerprint_library.h"
 #include "cli/app.h"
+#include "cli/job_loader.h"
 #include "cli/output_paths.h"
 #include "cli/status_exit.h"
 #include "cli/stdout_writer.h"
@@ -32,36 +33,6 @@
 
 namespace trainscope::cli {
 namespace {
-
-Result<analysis::FamilyRules> LoadRules(const std::string& families_file) {
-  if (families_file.empty())
-    return analysis::FamilyRules::Merge({}, analysis::FamilyRules::Builtin());
-  // ReadSmallFile, not MappedFile: rule files may be pipes (<(...)).
-  TS_ASSIGN_OR_RETURN(std::string text, ReadSmallFile(families_file));
-  TS_ASSIGN_OR_RETURN(analysis::FamilyRules user,
-                      analysis::FamilyRules::Parse(text, families_file));
-  return analysis::FamilyRules::Merge(user, analysis::FamilyRules::Builtin());
-}
-
-Result<analysis::FingerprintLibrary> LoadFingerprints(const std::string& path) {
-  TS_ASSIGN_OR_RETURN(std::string text, ReadSmallFile(path));
-  TS_ASSIGN_OR_RETURN(analysis::FingerprintLibrary user,
-                      analysis::FingerprintLibrary::Parse(text, path));
-  return analysis::FingerprintLibrary::Merge(user, analysis::FingerprintLibrary::Builtin());
-}
-
-Result<std::vector<model::ClassRule>> LoadActivityRules(const std::string& path) {
-  TS_ASSIGN_OR_RETURN(std::string text, ReadSmallFile(path));
-  TS_ASSIGN_OR_RETURN(std::vector<model::ClassRule> user, model::ParseClassRules(text, path));
-  return model::WithDefaultClassRules(std::move(user));
-}
-
-Result<analysis::FindingCatalog> LoadThresholds(const std::string& path) {
-  TS_ASSIGN_OR_RETURN(std::string text, ReadSmallFile(path));
-  analysis::FindingCatalog catalog = analysis::FindingCatalog::Builtin();
-  TS_RETURN_IF_ERROR(catalog.OverrideThresholds(text, path));
-  return catalog;
-}
 
 // Everything the run reads: an output may be none of these.
 std::vector<std::string> InputsOf(const AnalyzeArgs& args) {
@@ -152,12 +123,10 @@ std::string RunsWarning(const std::vector<analysis::RunSummary>& runs, bool all_
                         run.analysed ? (all_runs ? ": the largest" : ": analysed")
                                      : (all_runs ? ": " : ": not analysed, ") + run.why_apart);
   }
-  text += all_runs
-              ? "  each run is reported below, one after the other; comparing runs is the job of "
-                "`trainscope compare` (not built yet)\n"
-              : "  analyse another run with --run N, or every run with --run all (or analyze "
-                "that run's inputs alone); comparing runs is the job of `trainscope compare` "
-                "(not built yet)\n";
+  text += all_runs ? "  each run is reported below, one after the other; to compare two runs: "
+                     "trainscope compare BASE NEW\n"
+                   : "  analyse another run with --run N, or every run with --run all (or analyze "
+                     "that run's inputs alone); to compare two runs: trainscope compare BASE NEW\n";
   return TerminalSafe(text, /*keep_newlines=*/true);
 }
 
@@ -181,32 +150,20 @@ int ReportRun(const RunReport& report, std::map<size_t, Result<analysis::RankRes
   const analysis::AnalysisOptions& options = report.options;
   const unsigned threads = report.threads;
   // Job order: by rank, discovery order among equal ranks (as LoadProfiles).
-  std::vector<analysis::RankResult> ranks;
-  ranks.reserve(results.size());
-  Status first_error = Status::Ok();
-  for (auto& [index, result] : results) {
-    if (!result.ok()) {
-      if (first_error.ok()) first_error = result.status();
-      continue;
-    }
-    ranks.push_back(std::move(result).value());
+  Result<std::vector<analysis::RankResult>> ranks = RankResultsOf(std::move(results));
+  if (!ranks.ok()) {
+    progress.Done();
+    return ReportError(ranks.status());
   }
-  results.clear();
-  std::stable_sort(ranks.begin(), ranks.end(),
-                   [](const auto& a, const auto& b) { return a.header.rank < b.header.rank; });
   std::vector<int32_t> rank_ids;
-  rank_ids.reserve(ranks.size());
-  for (const auto& rank : ranks) rank_ids.push_back(rank.header.rank);
+  rank_ids.reserve(ranks->size());
+  for (const auto& rank : *ranks) rank_ids.push_back(rank.header.rank);
   Status focus = CheckFocusRank(rank_ids, args.focus_rank);
   if (!focus.ok()) {
     progress.Done();
     return ReportError(focus);
   }
-  if (!first_error.ok()) {
-    progress.Done();
-    return ReportError(first_error);
-  }
-  auto job = analysis::Combine(std::move(ranks), analysis::JobContext{rules, options, threads});
+  auto job = analysis::Combine(std::move(*ranks), analysis::JobContext{rules, options, threads});
   progress.Done();
   if (!job.ok()) return ReportError(job.status());
   clock.Lap("combine");
@@ -278,55 +235,17 @@ int RunAnalyze(const AnalyzeArgs& args) {
   }
   StageClock clock(args.timings);
   const unsigned threads = ClampThreads(args.threads);
-  auto rules = LoadRules(args.families_file);
+  Result<LoadedRules> rules = LoadRuleFiles(
+      {args.families_file, args.fingerprints_file, args.activity_rules_file, args.thresholds_file});
   if (!rules.ok()) return ReportError(rules.status());
-
-  std::optional<analysis::FingerprintLibrary> fingerprints;
-  if (!args.fingerprints_file.empty()) {
-    auto loaded = LoadFingerprints(args.fingerprints_file);
-    if (!loaded.ok()) return ReportError(loaded.status());
-    fingerprints.emplace(std::move(loaded).value());
-  }
-
-  std::optional<analysis::FindingCatalog> catalog;
-  if (!args.thresholds_file.empty()) {
-    auto loaded = LoadThresholds(args.thresholds_file);
-    if (!loaded.ok()) return ReportError(loaded.status());
-    catalog.emplace(std::move(loaded).value());
-  }
-
-  std::optional<std::vector<model::ClassRule>> activity_rules;
-  if (!args.activity_rules_file.empty()) {
-    auto loaded = LoadActivityRules(args.activity_rules_file);
-    if (!loaded.ok()) return ReportError(loaded.status());
-    activity_rules.emplace(std::move(loaded).value());
-  }
+  const analysis::AnalysisOptions options = rules->Options(args.step);
 
   Progress progress;
   progress.Update(
       fmt::format("trainscope: reading and analysing {} path(s)...", args.paths.size()));
-  analysis::AnalysisOptions options;
-  options.step = args.step;
-  if (fingerprints) options.fingerprints = &*fingerprints;
-  if (catalog) options.catalog = &*catalog;
-  // Each rank is loaded, analysed on its own and freed (at most |threads|
-  // profiles in memory); the job is combined from the results.
-  std::mutex mutex;
-  std::map<size_t, Result<analysis::RankResult>> results;  // by discovery index
-  std::map<size_t, analysis::RunIdentity> identities;      // the same keys
-  auto streamed = formats::ForEachProfile(
-      args.paths, threads, activity_rules ? &*activity_rules : nullptr,
-      [&](size_t index, unsigned rank_threads, model::RankProfile&& profile) {
-        const model::RankProfile rank_profile = std::move(profile);
-        const analysis::JobContext context{*rules, options, rank_threads};
-        Result<analysis::RankResult> result = analysis::AnalyzeRank(rank_profile, context);
-        analysis::RunIdentity identity = analysis::RunIdentityOf(rank_profile);
-        std::lock_guard<std::mutex> lock(mutex);
-        results.emplace(index, std::move(result));
-        identities.emplace(index, std::move(identity));
-      });
   // Fails (exit 2) only when no rank loads or none has usable data; ranks
   // that failed and files not taken go to the input health of every report.
+  Result<AnalysedInputs> streamed = AnalyseInputs(args.paths, threads, *rules, options);
   if (!streamed.ok()) {
     progress.Done();
     return ReportError(streamed.status());
@@ -342,7 +261,8 @@ int RunAnalyze(const AnalyzeArgs& args) {
   // Inputs that are not one run are never merged: the largest run is
   // analysed (or --run N, or every run with --run all), the others are named
   // (run_grouping.h).
-  Result<RunsToReport> selected = SelectRuns(identities, std::move(results), args);
+  Result<RunsToReport> selected =
+      SelectRuns(streamed->identities, std::move(streamed->results), args);
   if (!selected.ok()) {
     progress.Done();
     return ReportError(selected.status());
@@ -354,7 +274,7 @@ int RunAnalyze(const AnalyzeArgs& args) {
   }
   const size_t count = selected->runs.size();
   for (size_t r = 0; r < count; ++r) {
-    RunReport report{args, *rules, options, threads, streamed->failed, streamed->skipped};
+    RunReport report{args, rules->rules, options, threads, streamed->failed, streamed->skipped};
     if (count > 1) {
       // Every run on its own: the list of runs was said once, above.
       const analysis::RunSummary& run = summaries[r];

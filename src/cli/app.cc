@@ -30,6 +30,10 @@ int RunCommand(const std::vector<std::string>& args) {
   };
   add("analyze", "Analyse profiles: job dirs, *_ascend_pt rank dirs or ASCEND_PROFILER_OUTPUT dirs",
       &RegisterAnalyze);
+  add("compare",
+      "Compare two runs (before / after a change) with the same yardstick: deltas, operators and "
+      "findings gone or new, predicted vs measured gain",
+      &RegisterCompare);
   add("synth", "Write a realistic synthetic Ascend profile job (demo, tests, benchmarks)",
       &RegisterSynth);
   add("demo", "Generate the built-in demo job and analyse it", &RegisterDemo);

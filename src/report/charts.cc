@@ -213,8 +213,8 @@ void DrawLanes(SvgCanvas& svg, const analysis::StepTimeline& timeline,
 
 }  // namespace
 
-HtmlFragment StepGanttSvg(const analysis::StepTimeline& timeline) {
-  const double width = 1100, lane_h = 26, plot_w = width - kLeft - kRight;
+HtmlFragment StepGanttSvg(const analysis::StepTimeline& timeline, int64_t axis_span_ns) {
+  const double width = 1100, lane_h = 26, axis_w = width - kLeft - kRight;
   const double height = kTop + 4 * (lane_h + 6) + kBottom;
   SvgCanvas svg(width, height,
                 fmt::format("Timeline of {}: compute, communication, other and free lanes",
@@ -222,6 +222,9 @@ HtmlFragment StepGanttSvg(const analysis::StepTimeline& timeline) {
   // The overview was aggregated at one column per pixel of this plot.
   static_assert(1100 - kLeft - kRight == analysis::kOverviewColumns);
   const double span_us = Us(timeline.span_ns);
+  const double axis_us = std::max(span_us, Us(axis_span_ns));
+  // The step's own width on the (possibly longer) common axis.
+  const double plot_w = axis_w * (span_us / std::max(axis_us, 1e-6));
   DrawLanes(svg, timeline, timeline.overview, nullptr, 0, span_us, kLeft, plot_w, kTop, lane_h);
   for (size_t i = 0; i < timeline.zooms.size(); ++i) {
     const auto& zoom = timeline.zooms[i];
@@ -235,7 +238,7 @@ HtmlFragment StepGanttSvg(const analysis::StepTimeline& timeline) {
         4 * (lane_h + 6) - 6 + 6.0 - 2.0 * static_cast<double>(i), i + 1,
         FormatDurationNs(zoom.width_ns));
   }
-  TimeAxis(svg, kLeft, kLeft + plot_w, kTop + 4 * (lane_h + 6), 0, span_us);
+  TimeAxis(svg, kLeft, kLeft + axis_w, kTop + 4 * (lane_h + 6), 0, axis_us);
   return std::move(svg).Finish();
 }
 

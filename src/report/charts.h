@@ -28,7 +28,9 @@ HtmlFragment FamilyBarsSvg(const std::vector<analysis::FamilyStat>& families);
 // kernels narrower than a pixel are aggregated per pixel column (the
 // family with the most time there wins), so the SVG stays small for
 // steps of 10^5 kernels. Zoom windows are outlined.
-HtmlFragment StepGanttSvg(const analysis::StepTimeline& timeline);
+// |axis_span_ns| > the step's span: the time axis runs to it instead, so
+// two steps drawn with the same value share one scale (compare).
+HtmlFragment StepGanttSvg(const analysis::StepTimeline& timeline, int64_t axis_span_ns = 0);
 
 // One zoom window drawn kernel by kernel (up to its cap).
 HtmlFragment ZoomGanttSvg(const analysis::StepTimeline& timeline, const analysis::ZoomWindow& zoom);

@@ -49,6 +49,7 @@ constexpr Binding kBindings[] = {
     {"straggler_min_instances", &FindingThresholds::straggler_min_instances},
     {"straggler_min_last_share", &FindingThresholds::straggler_min_last_share},
     {"straggler_chance_p", &FindingThresholds::straggler_chance_p},
+    {"compare_same_pct", &FindingThresholds::compare_same_pct},
     {"straggler_min_lateness_us", &FindingThresholds::straggler_min_lateness_us},
     {"straggler_min_step_share", &FindingThresholds::straggler_min_step_share},
     {"straggler_start_late_pct", &FindingThresholds::straggler_start_late_pct},

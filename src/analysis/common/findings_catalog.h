@@ -52,6 +52,7 @@ struct FindingThresholds {
   double straggler_min_instances = 0;     // count
   double straggler_min_last_share = 0;    // share of the rank's instances
   double straggler_chance_p = 0;          // family-wise chance level of method (b)
+  double compare_same_pct = 0;            // compare's verdict: below this, "about the same"
   double straggler_min_lateness_us = 0;   // us behind the median rank
   double straggler_min_step_share = 0;    // share of the tested steps
   double straggler_start_late_pct = 0;    // % of the step behind the median rank

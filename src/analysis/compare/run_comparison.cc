@@ -1,0 +1,320 @@
+#include "analysis/compare/run_comparison.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace trainscope::analysis {
+namespace {
+
+constexpr double kNsPerMs = 1e6;
+constexpr double kNsPerUs = 1e3;
+
+// The rank a side is compared on: |rank| when given, else the lowest rank
+// whose chosen step has kernels. Null when there is none.
+Result<const RankAnalysis*> ComparedRank(const JobAnalysis& job, std::optional<int32_t> rank,
+                                         const char* side) {
+  for (const RankAnalysis& r : job.ranks) {
+    if (rank && r.header.rank != *rank) continue;
+    const StepDistribution* step = r.selected();
+    if (rank || (step != nullptr && step->kernels.count > 0)) return &r;
+  }
+  if (rank) {
+    return NotFound(fmt::format(
+        "--rank {}: rank {} is not in {}\nhint: compare a rank both runs have, or omit --rank",
+        *rank, *rank, side));
+  }
+  return static_cast<const RankAnalysis*>(nullptr);
+}
+
+std::optional<double> Ms(std::optional<int64_t> ns) {
+  if (!ns) return std::nullopt;
+  return static_cast<double>(*ns) / kNsPerMs;
+}
+
+// The step time of a rank's compared step: its time budget's window, else
+// the kernels' span; nullopt without kernels.
+std::optional<int64_t> StepNs(const StepDistribution* s) {
+  if (s == nullptr) return std::nullopt;
+  if (s->breakdown && s->breakdown->budget.total_ns > 0) return s->breakdown->budget.total_ns;
+  if (s->kernels.count > 0) return s->kernels.span_ns;
+  return std::nullopt;
+}
+
+// Every number the comparison shows, read from one side.
+struct SideNumbers {
+  std::map<std::string, std::optional<double>> values;
+};
+
+SideNumbers NumbersOf(const JobAnalysis& job, const StepDistribution* s) {
+  SideNumbers n;
+  auto& v = n.values;
+  const std::optional<int64_t> step_ns = StepNs(s);
+  v["step_ms"] = Ms(step_ns);
+  v["steps_per_s"] = step_ns && *step_ns > 0
+                         ? std::optional<double>(1e9 / static_cast<double>(*step_ns))
+                         : std::nullopt;
+  if (job.cluster.present && job.cluster.mean_step_time_ns > 0) {
+    v["job_mean_step_ms"] = job.cluster.mean_step_time_ns / kNsPerMs;
+    v["step_time_spread_pct"] = job.cluster.step_time_spread_pct;
+    v["first_kernel_skew_ms"] = static_cast<double>(job.cluster.first_kernel_skew_ns) / kNsPerMs;
+    v["stragglers"] = static_cast<double>(job.cluster.straggler_ranks.size());
+  }
+  if (s == nullptr || s->kernels.count == 0) return n;
+  const KernelSummary& k = s->kernels;
+  v["kernels"] = static_cast<double>(k.count);
+  v["compute_kernels"] = static_cast<double>(k.compute_count);
+  v["communication_kernels"] = static_cast<double>(k.communication_count);
+  v["kernel_time_ms"] = static_cast<double>(k.total_time_ns) / kNsPerMs;
+  v["p50_us"] = k.p50_ns / kNsPerUs;
+  v["p90_us"] = k.p90_ns / kNsPerUs;
+  v["p99_us"] = k.p99_ns / kNsPerUs;
+  v["max_us"] = static_cast<double>(k.max_ns) / kNsPerUs;
+  v["share_le_50us_pct"] = k.share_le_50us * 100;
+  v["share_le_100us_pct"] = k.share_le_100us * 100;
+  if (s->breakdown) {
+    const TimeBudget& b = s->breakdown->budget;
+    v["computation_ms"] = static_cast<double>(b.computation_ns) / kNsPerMs;
+    v["communication_ms"] = static_cast<double>(b.communication_ns) / kNsPerMs;
+    v["exposed_communication_ms"] = static_cast<double>(b.exposed_communication_ns) / kNsPerMs;
+    v["free_ms"] = static_cast<double>(b.idle_ns) / kNsPerMs;
+  }
+  v["motifs"] = static_cast<double>(s->motifs.size());
+  return n;
+}
+
+struct ValueSpec {
+  const char* id;
+  const char* label;
+  const char* unit;
+};
+
+// Report order: the verdict's numbers first.
+constexpr ValueSpec kValues[] = {
+    {"step_ms", "step time (compared rank)", "ms"},
+    {"job_mean_step_ms", "step time (mean of the job's ranks)", "ms"},
+    {"steps_per_s", "throughput", "steps/s"},
+    {"kernels", "kernels per step", "count"},
+    {"compute_kernels", "compute kernels per step", "count"},
+    {"communication_kernels", "communication kernels per step", "count"},
+    {"kernel_time_ms", "summed kernel time", "ms"},
+    {"p50_us", "kernel duration p50", "us"},
+    {"p90_us", "kernel duration p90", "us"},
+    {"p99_us", "kernel duration p99", "us"},
+    {"max_us", "kernel duration max", "us"},
+    {"share_le_50us_pct", "kernels <= 50 us", "pct"},
+    {"share_le_100us_pct", "kernels <= 100 us", "pct"},
+    {"computation_ms", "computation", "ms"},
+    {"communication_ms", "communication", "ms"},
+    {"exposed_communication_ms", "exposed communication", "ms"},
+    {"free_ms", "free (device idle)", "ms"},
+    {"motifs", "periodic kernel chains (motifs)", "count"},
+    {"step_time_spread_pct", "step time spread across ranks", "pct"},
+    {"first_kernel_skew_ms", "first-kernel skew across ranks", "ms"},
+    {"stragglers", "straggler ranks", "count"},
+};
+
+std::vector<ComparedGroup> CompareFamilies(const StepDistribution* base,
+                                           const StepDistribution* next) {
+  std::vector<ComparedGroup> out;
+  std::map<std::string, size_t> index;
+  auto add = [&](const StepDistribution* s, bool is_base) {
+    if (s == nullptr) return;
+    for (const FamilyStat& f : s->families) {
+      auto [it, inserted] = index.try_emplace(f.name, out.size());
+      if (inserted) out.push_back(ComparedGroup{f.name, "", 0, 0, 0, 0});
+      ComparedGroup& g = out[it->second];
+      (is_base ? g.base_count : g.next_count) = f.count;
+      (is_base ? g.base_ns : g.next_ns) = f.total_ns;
+    }
+  };
+  add(base, true);
+  add(next, false);
+  std::erase_if(out, [](const ComparedGroup& g) { return g.base_count == 0 && g.next_count == 0; });
+  return out;
+}
+
+std::vector<ComparedGroup> CompareOperators(const StepDistribution* base,
+                                            const StepDistribution* next) {
+  std::vector<ComparedGroup> out;
+  std::map<std::string, size_t> index;
+  auto add = [&](const StepDistribution* s, bool is_base) {
+    if (s == nullptr) return;
+    for (const OperatorStat& op : s->top_operators) {
+      auto [it, inserted] = index.try_emplace(op.op_type, out.size());
+      if (inserted) out.push_back(ComparedGroup{op.op_type, op.family, 0, 0, 0, 0});
+      ComparedGroup& g = out[it->second];
+      (is_base ? g.base_count : g.next_count) += op.count;
+      (is_base ? g.base_ns : g.next_ns) += op.total_ns;
+    }
+  };
+  add(base, true);
+  add(next, false);
+  std::stable_sort(out.begin(), out.end(), [](const ComparedGroup& a, const ComparedGroup& b) {
+    return std::llabs(a.delta_ns()) > std::llabs(b.delta_ns());
+  });
+  return out;
+}
+
+std::vector<ComparedFinding> CompareFindings(const JobAnalysis& base, const JobAnalysis& next) {
+  std::vector<ComparedFinding> out;
+  std::map<std::string, size_t> index;
+  auto add = [&](const JobAnalysis& job, bool is_base) {
+    for (const Finding& f : job.findings) {
+      auto [it, inserted] = index.try_emplace(f.id, out.size());
+      if (inserted) out.push_back(ComparedFinding{f.id, f.title});
+      ComparedFinding& c = out[it->second];
+      (is_base ? c.in_base : c.in_next) = true;
+      for (const auto& [key, value] : f.evidence_values) {
+        if (key != "instances") continue;
+        c.counts_instances = true;
+        (is_base ? c.base_instances : c.next_instances) = std::llround(value);
+      }
+      (is_base ? c.base_ranks : c.next_ranks) = static_cast<int32_t>(f.ranks.size());
+      double& gain = is_base ? c.base_gain_pct : c.next_gain_pct;
+      gain = std::max(gain, f.estimated_gain_pct);
+    }
+  };
+  add(base, true);
+  add(next, false);
+  return out;
+}
+
+SideInfo InfoOf(const JobAnalysis& job, const RankAnalysis* rank) {
+  SideInfo info;
+  info.inputs = job.inputs;
+  info.ranks = static_cast<int32_t>(job.ranks.size());
+  info.platform = job.platform;
+  if (rank == nullptr) return info;
+  info.compared_rank = rank->header.rank;
+  info.step = rank->selected_step;
+  info.step_reason = rank->selected_step_reason;
+  const StepDistribution* s = rank->selected();
+  if (s != nullptr && s->breakdown) info.budget_source = s->breakdown->source;
+  return info;
+}
+
+// What changed most: the budget part or operator with the largest time delta.
+std::string LargestChange(const RunComparison& c) {
+  std::string what;
+  double largest = 0;
+  for (const ComparedValue& v : c.values) {
+    if (v.unit != "ms" || v.id == "step_ms" || v.id == "job_mean_step_ms" ||
+        v.id == "kernel_time_ms" || v.id == "first_kernel_skew_ms" || !v.delta())
+      continue;
+    if (std::fabs(*v.delta()) > largest) {
+      largest = std::fabs(*v.delta());
+      what = fmt::format("{} {:+.2f} ms", v.label, *v.delta());
+    }
+  }
+  if (!c.operators.empty()) {
+    const ComparedGroup& op = c.operators.front();
+    const double ms = static_cast<double>(op.delta_ns()) / kNsPerMs;
+    if (std::fabs(ms) > largest) {
+      what = fmt::format("operator {} {:+.2f} ms ({} -> {} per step)", op.name, ms, op.base_count,
+                         op.next_count);
+    }
+  }
+  return what;
+}
+
+std::string Verdict(const RunComparison& c, double same_pct) {
+  const ComparedValue& step = c.values.front();
+  if (!step.base || !step.next) {
+    return "no step time on one side (no device activity): only the other numbers are compared";
+  }
+  const double pct = step.delta_pct().value_or(0);
+  std::string text;
+  if (std::fabs(pct) < same_pct) {
+    text = fmt::format(
+        "about the same: step {:.2f} -> {:.2f} ms ({:+.1f}%, below the {:g}% noise "
+        "band)",
+        *step.base, *step.next, pct, same_pct);
+  } else {
+    text = fmt::format("NEW is {:.1f}% {}: step {:.2f} -> {:.2f} ms", std::fabs(pct),
+                       pct < 0 ? "faster" : "slower", *step.base, *step.next);
+  }
+  const std::string most = LargestChange(c);
+  if (!most.empty()) text += "; largest change: " + most;
+  int gone = 0;
+  for (const ComparedFinding& f : c.findings) gone += f.in_base && !f.in_next ? 1 : 0;
+  if (gone > 0) text += fmt::format("; {} finding(s) of BASE gone", gone);
+  return text;
+}
+
+// The job's mean step change when both sides have it, else the compared
+// rank's.
+std::optional<double> StepChangePct(const std::vector<ComparedValue>& values) {
+  std::optional<double> rank_pct;
+  for (const ComparedValue& v : values) {
+    if (v.id == "job_mean_step_ms" && v.delta_pct()) return v.delta_pct();
+    if (v.id == "step_ms") rank_pct = v.delta_pct();
+  }
+  return rank_pct;
+}
+
+PredictionCheck Check(std::string id, double predicted, std::optional<double> step_change_pct) {
+  PredictionCheck p{std::move(id), predicted, std::nullopt, std::nullopt};
+  if (step_change_pct) {
+    p.measured_gain_pct = -*step_change_pct;
+    p.error_pct = *p.measured_gain_pct - p.predicted_gain_pct;
+  }
+  return p;
+}
+
+// Each finding of BASE gone in NEW, and all of them at once.
+void CheckPredictions(const JobAnalysis& base, RunComparison* c) {
+  std::vector<Finding> gone;
+  for (const ComparedFinding& f : c->findings) {
+    if (!f.in_base || f.in_next) continue;
+    c->predictions.push_back(Check(f.id, f.base_gain_pct, c->step_change_pct));
+    for (const Finding& finding : base.findings) {
+      if (finding.id == f.id) gone.push_back(finding);
+    }
+  }
+  if (gone.size() < 2) return;
+  const GainProjection projection = ProjectGains(gone, std::nullopt);
+  c->combined_prediction =
+      Check("all gone findings", projection.combined_gain_pct, c->step_change_pct);
+}
+
+}  // namespace
+
+Result<RunComparison> CompareRuns(const JobAnalysis& base, const JobAnalysis& next,
+                                  const CompareOptions& options) {
+  TS_ASSIGN_OR_RETURN(const RankAnalysis* base_rank, ComparedRank(base, options.rank, "BASE"));
+  TS_ASSIGN_OR_RETURN(const RankAnalysis* next_rank, ComparedRank(next, options.rank, "NEW"));
+  const StepDistribution* b = base_rank != nullptr ? base_rank->selected() : nullptr;
+  const StepDistribution* n = next_rank != nullptr ? next_rank->selected() : nullptr;
+  RunComparison c;
+  c.base = InfoOf(base, base_rank);
+  c.next = InfoOf(next, next_rank);
+  const SideNumbers bn = NumbersOf(base, b);
+  const SideNumbers nn = NumbersOf(next, n);
+  for (const ValueSpec& spec : kValues) {
+    auto get = [&](const SideNumbers& side) -> std::optional<double> {
+      auto it = side.values.find(spec.id);
+      return it == side.values.end() ? std::nullopt : it->second;
+    };
+    ComparedValue v{spec.id, spec.label, spec.unit, get(bn), get(nn)};
+    if (!v.base && !v.next && v.id != "step_ms") continue;
+    c.values.push_back(std::move(v));
+  }
+  c.families = CompareFamilies(b, n);
+  c.operators = CompareOperators(b, n);
+  c.findings = CompareFindings(base, next);
+  c.step_change_pct = StepChangePct(c.values);
+  CheckPredictions(base, &c);
+  if (b != nullptr) c.base_density = b->density;
+  if (n != nullptr) c.next_density = n->density;
+  if (base_rank != nullptr && base_rank->timeline.drawn && base_rank->timeline.step == c.base.step)
+    c.base_timeline = base_rank->timeline;
+  if (next_rank != nullptr && next_rank->timeline.drawn && next_rank->timeline.step == c.next.step)
+    c.next_timeline = next_rank->timeline;
+  c.verdict = Verdict(c, options.same_pct);
+  return c;
+}
+
+}  // namespace trainscope::analysis

@@ -1,0 +1,22 @@
+// `trainscope compare` reports: the terminal summary, the JSON document
+// (schema trainscope.compare/1, docs/json-schema.md) and the HTML page.
+#pragma once
+
+#include <string>
+
+#include "analysis/compare/run_comparison.h"
+
+namespace trainscope::report {
+
+inline constexpr const char* kCompareJsonSchema = "trainscope.compare/1";
+
+struct CompareTextOptions {
+  bool color = false;
+  size_t operators = 12;  // rows of the operator table
+};
+
+std::string RenderCompareText(const analysis::RunComparison& c, const CompareTextOptions& options);
+std::string RenderCompareJson(const analysis::RunComparison& c, const std::string& tool_version);
+std::string RenderCompareHtml(const analysis::RunComparison& c, const std::string& tool_version);
+
+}  // namespace trainscope::report
