@@ -52,6 +52,8 @@ constexpr Binding kBindings[] = {
     {"straggler_min_step_share", &FindingThresholds::straggler_min_step_share},
     {"straggler_start_late_pct", &FindingThresholds::straggler_start_late_pct},
     {"stage_imbalance_pct", &FindingThresholds::stage_imbalance_pct},
+    {"dynamic_shape_min_share", &FindingThresholds::dynamic_shape_min_share},
+    {"online_compile_pct", &FindingThresholds::online_compile_pct},
 };
 
 const Binding* FindBinding(std::string_view key) {
