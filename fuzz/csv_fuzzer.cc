@@ -1,5 +1,6 @@
 // libFuzzer harness for the CSV reader and every Ascend CSV reader
-// (kernel_details, step_trace_time, op_statistic).
+// (kernel_details, step_trace_time, op_statistic, api_statistic,
+// operator_details).
 //
 // Checks more than "does not crash": the reader must always make progress,
 // reach the end of its input (damage costs a record, never the rest), and
@@ -12,8 +13,10 @@
 #include <string_view>
 
 #include "core/numbers.h"
+#include "formats/ascend/api_statistic_reader.h"
 #include "formats/ascend/kernel_details_reader.h"
 #include "formats/ascend/op_statistic_reader.h"
+#include "formats/ascend/operator_details_reader.h"
 #include "formats/ascend/step_trace_reader.h"
 #include "formats/csv/csv_reader.h"
 #include "fuzz_flags.h"
@@ -102,6 +105,31 @@ void FuzzOpStatistic(std::string_view input) {
   }
 }
 
+void FuzzApiStatistic(std::string_view input) {
+  trainscope::model::RankProfile profile;
+  if (!trainscope::formats::ParseApiStatistic(input, "fuzz.csv", &profile).ok()) return;
+  CheckLedger(profile);
+  Check(profile.has_api_statistic);
+  Check(profile.api_statistic.size() == static_cast<size_t>(profile.ledgers[0].rows_used()));
+  for (const auto& row : profile.api_statistic) {
+    Check(row.count >= 0 && trainscope::InTimeRange(row.total_ns));
+    Check(!row.avg_ns || trainscope::InTimeRange(*row.avg_ns));
+  }
+}
+
+void FuzzOperatorDetails(std::string_view input) {
+  trainscope::model::RankProfile profile;
+  if (!trainscope::formats::ParseOperatorDetails(input, "fuzz.csv", &profile).ok()) return;
+  CheckLedger(profile);
+  Check(profile.operator_details.size() == static_cast<size_t>(profile.ledgers[0].rows_used()));
+  for (const auto& row : profile.operator_details) {
+    Check(row.name < profile.strings.size() && row.source < profile.strings.size());
+    // Shapes are kept on one line.
+    Check(profile.strings.Get(row.input_shapes).find('\n') == std::string_view::npos);
+    Check(!row.host_total_ns || trainscope::InTimeRange(*row.host_total_ns));
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -124,6 +152,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       "Ratio(%)\n";
   FuzzOpStatistic(input);
   FuzzOpStatistic(kOpStatisticHeader + std::string(input));
+  static const std::string kApiStatisticHeader =
+      "Device_id,Level,API Name,Time(us),Count,Avg(us),Min(us),Max(us),Variance\n";
+  FuzzApiStatistic(input);
+  FuzzApiStatistic(kApiStatisticHeader + std::string(input));
+  static const std::string kOperatorDetailsHeader =
+      "Name,Input Shapes,Call Stack,Host Self Duration(us),Host Total Duration(us),Device Self "
+      "Duration(us),Device Total Duration(us),Device Self Duration With AICore(us),Device Total "
+      "Duration With AICore(us)\n";
+  FuzzOperatorDetails(input);
+  FuzzOperatorDetails(kOperatorDetailsHeader + std::string(input));
   return 0;
 }
 

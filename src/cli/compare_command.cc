@@ -123,7 +123,7 @@ int RunCompare(const CompareArgs& args) {
 
   analysis::CompareOptions options;
   options.rank = args.rank;
-  options.same_pct = rules->Catalog().thresholds().compare_same_pct;
+  options.catalog = &rules->Catalog();
   auto comparison = analysis::CompareRuns(*base, *next, options);
   if (!comparison.ok()) return ReportError(comparison.status());
 

@@ -33,6 +33,11 @@ inline constexpr int32_t kNoStream = -1;  // stream id N/A
 inline constexpr int32_t kNoIndex = -1;
 inline constexpr int64_t kNoId = INT64_MIN;  // correlation / external id absent
 
+// kernel_details.csv's "OP State" (CANN >= 8.0): whether the kernel was
+// built for dynamic shapes. Unknown where the column is absent or N/A
+// (communication rows, older CANN, traces).
+enum class OpState : uint8_t { kUnknown = 0, kStatic = 1, kDynamic = 2 };
+
 // (type, name, default of a row)
 // clang-format off
 #define TS_DEVICE_EVENT_COLUMNS(X)                                                              \
@@ -53,7 +58,8 @@ inline constexpr int64_t kNoId = INT64_MIN;  // correlation / external id absent
   X(int32_t, collective, kNoIndex)  /* index into Timeline::collectives */                      \
   X(int32_t, launcher, kNoIndex)    /* index into Timeline::host_ops */                           \
   X(StringId, input_shapes, StringPool::kEmpty) /* kernel_details.csv "4096,2048;2048,8192" */ \
-  X(StringId, input_dtypes, StringPool::kEmpty) /* "FLOAT16;FLOAT16" */
+  X(StringId, input_dtypes, StringPool::kEmpty) /* "FLOAT16;FLOAT16" */               \
+  X(OpState, op_state, OpState::kUnknown)      /* kernel_details.csv "OP State" (CANN >= 8.0) */
 // clang-format on
 
 TS_COLUMNAR_TABLE(DeviceEvent, DeviceEventColumns, TS_DEVICE_EVENT_COLUMNS, start_ns)

@@ -59,6 +59,28 @@ struct OpStatisticRow {
   double ratio_pct = 0;
 };
 
+// One row of api_statistic.csv (CANN host API statistics over the whole
+// capture, not per step).
+struct ApiStatisticRow {
+  std::string level;  // acl, runtime, node, model, hccl (CANN 8.x: communication)
+  std::string api_name;
+  int64_t total_ns = 0;
+  int64_t count = 0;
+  std::optional<int64_t> avg_ns;  // absent column or N/A: unknown
+  std::optional<int64_t> min_ns;
+  std::optional<int64_t> max_ns;
+};
+
+// One operator call of operator_details.csv (torch_npu, one row per
+// framework op call). Strings are ids into the profile's StringPool.
+struct OperatorDetailRow {
+  StringId name = StringPool::kEmpty;          // "aten::conv2d", "aclnnMuls", "Conv2D"
+  StringId input_shapes = StringPool::kEmpty;  // "32,3,224,224;64,3,11,11;64;;;" (one line)
+  StringId source = StringPool::kEmpty;        // innermost user frame of its Call Stack
+  std::optional<int64_t> host_total_ns;        // absent column or N/A: unknown
+  std::optional<int64_t> device_total_ns;
+};
+
 // profiler_info_<rank>.json and profiler_metadata.json, the parts we use.
 struct CaptureInfo {
   std::optional<int32_t> rank;  // from the file name or rank_id
@@ -126,6 +148,9 @@ struct RankProfile {
     return nullptr;
   }
   std::vector<OpStatisticRow> op_statistic;
+  std::vector<ApiStatisticRow> api_statistic;  // api_statistic.csv (Level1+); empty if absent
+  bool has_api_statistic = false;              // the file was read (its rows may all be skipped)
+  std::vector<OperatorDetailRow> operator_details;  // operator_details.csv; empty if absent
   Timeline timeline;  // from trace files (Kineto JSON, trace_view.json); present=false if none
   // Where the kernels' step numbers come from, for the reports ("" = no
   // steps: the whole capture is analysed as one).

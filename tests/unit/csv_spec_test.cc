@@ -144,7 +144,9 @@ TEST(CsvSpecTest, AscendSpecsNameTheirRequiredColumnsFirstInTheirHints) {
       EXPECT_NE(spec->hint.find(column.aliases[0]), std::string_view::npos)
           << spec->file << ": " << column.aliases[0];
     }
-    EXPECT_GE(required, 2) << spec->file;
+    // operator_details.csv needs only the operator's name: its stacks and
+    // shapes are optional (Call Stack only with with_stack).
+    EXPECT_GE(required, spec == &ascend_csv::kOperatorDetails ? 1 : 2) << spec->file;
   }
 }
 

@@ -120,6 +120,8 @@ straggler_min_step_share  0.5  share  steps  m
 straggler_start_late_pct  5  pct  step  m
 stage_imbalance_pct  5  pct  step  m
 input_idle_normal  0.03  share  step  m
+dynamic_shape_min_share  0.5  share  kernel-time  m
+online_compile_pct  3  pct  step  m
 )";
 
 Status ParseWith(const std::string& findings, const std::string& thresholds = kThresholds) {
@@ -472,6 +474,21 @@ TEST(FindingCatalog, EveryIdRendersFromWhatItsDetectorEmits) {
     mm.duration_ns = 30'000'000;
     shapes.device_events.Append(mm);
     for (const Finding& f : RankThresholdFindings(rank, shapes)) check(f);
+  }
+  // Dynamic-shape kernels, and 12 ms of online operator compilation in the
+  // 100 ms step (api_statistic.csv).
+  {
+    model::RankProfile dynamic;
+    model::DeviceEvent k;
+    k.step = 4;
+    k.op_type = dynamic.strings.Intern("Conv2D");
+    k.op_state = model::OpState::kDynamic;
+    k.duration_ns = 5'000'000;
+    dynamic.device_events.Append(k);
+    dynamic.has_api_statistic = true;
+    dynamic.api_statistic.push_back({"acl", "aclopCompileAndExecute", 12'000'000, 19});
+    dynamic.api_statistic.push_back({"node", "launch", 4'000'000, 191});
+    for (const Finding& f : RankThresholdFindings(rank, dynamic)) check(f);
   }
   // A run made with debugging switches and a tuned host dispatch.
   profile.info.env["ASCEND_LAUNCH_BLOCKING"] = "1";

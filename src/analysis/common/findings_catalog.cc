@@ -55,6 +55,8 @@ constexpr Binding kBindings[] = {
     {"straggler_start_late_pct", &FindingThresholds::straggler_start_late_pct},
     {"stage_imbalance_pct", &FindingThresholds::stage_imbalance_pct},
     {"input_idle_normal", &FindingThresholds::input_idle_normal},
+    {"dynamic_shape_min_share", &FindingThresholds::dynamic_shape_min_share},
+    {"online_compile_pct", &FindingThresholds::online_compile_pct},
 };
 
 const Binding* FindBinding(std::string_view key) {

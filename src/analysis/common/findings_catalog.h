@@ -58,6 +58,8 @@ struct FindingThresholds {
   double straggler_start_late_pct = 0;    // % of the step behind the median rank
   double stage_imbalance_pct = 0;         // % of the step between pipeline stages
   double input_idle_normal = 0;           // share of the iteration
+  double dynamic_shape_min_share = 0;     // share of compute kernel time in dynamic kernels
+  double online_compile_pct = 0;          // % of the step in online operator compilation
 };
 
 // One row of data/thresholds.tsv.

@@ -22,7 +22,7 @@ std::string_view GainGroup(std::string_view id) {
     if (id == wait) return "communication-wait";
   }
   // Each removes (part of) the device's free time in the step.
-  for (std::string_view idle : {"host-bound", "host-sync", "launch-blocking"}) {
+  for (std::string_view idle : {"host-bound", "host-sync", "launch-blocking", "dynamic-shape"}) {
     if (id == idle) return "device-idle";
   }
   // An imbalance between stages is part of what the stages wait for in

@@ -220,22 +220,22 @@ std::string LargestChange(const RunComparison& c) {
   return what;
 }
 
-std::string Verdict(const RunComparison& c, double same_pct) {
+std::string Verdict(const RunComparison& c, const FindingCatalog& catalog) {
   const ComparedValue& step = c.values.front();
   if (!step.base || !step.next) {
     return "no step time on one side (no device activity): only the other numbers are compared";
   }
   const double pct = step.delta_pct().value_or(0);
-  std::string text;
-  if (std::fabs(pct) < same_pct) {
-    text = fmt::format(
-        "about the same: step {:.2f} -> {:.2f} ms ({:+.1f}%, below the {:g}% noise "
-        "band)",
-        *step.base, *step.next, pct, same_pct);
-  } else {
-    text = fmt::format("NEW is {:.1f}% {}: step {:.2f} -> {:.2f} ms", std::fabs(pct),
-                       pct < 0 ? "faster" : "slower", *step.base, *step.next);
-  }
+  Finding verdict;
+  verdict.id = "_compare-verdict";
+  if (std::fabs(pct) < catalog.thresholds().compare_same_pct) verdict.variant = "same";
+  verdict.text_values = {{"base_ms", *step.base},
+                         {"new_ms", *step.next},
+                         {"change_pct", pct},
+                         {"abs_change_pct", std::fabs(pct)}};
+  verdict.text_labels = {{"direction", pct < 0 ? "faster" : "slower"}};
+  catalog.Render(&verdict);
+  std::string text = verdict.evidence;
   const std::string most = LargestChange(c);
   if (!most.empty()) text += "; largest change: " + most;
   int gone = 0;
@@ -313,7 +313,7 @@ Result<RunComparison> CompareRuns(const JobAnalysis& base, const JobAnalysis& ne
     c.base_timeline = base_rank->timeline;
   if (next_rank != nullptr && next_rank->timeline.drawn && next_rank->timeline.step == c.next.step)
     c.next_timeline = next_rank->timeline;
-  c.verdict = Verdict(c, options.same_pct);
+  c.verdict = Verdict(c, options.catalog != nullptr ? *options.catalog : FindingCatalog::Builtin());
   return c;
 }
 

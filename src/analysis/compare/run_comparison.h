@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/common/findings_catalog.h"
 #include "analysis/job/rank_analysis.h"
 
 namespace trainscope::analysis {
@@ -108,9 +109,10 @@ struct RunComparison {
 
 struct CompareOptions {
   std::optional<int32_t> rank;  // the rank to compare on both sides
-  // A step-time change below this share of BASE's step is "about the same"
-  // (data/thresholds.tsv compare_same_pct).
-  double same_pct = 1.0;
+  // The verdict's text (entry _compare-verdict of data/findings.tsv) and its
+  // noise band (compare_same_pct: a step-time change below it is "about the
+  // same"); null: FindingCatalog::Builtin().
+  const FindingCatalog* catalog = nullptr;
 };
 
 // Fails (kNotFound) when |options.rank| is absent on a side.

@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "analysis/step/matmul_shapes.h"
+#include "analysis/step/online_compile.h"
 
 namespace trainscope::analysis {
 namespace {
@@ -175,10 +176,22 @@ void EnvironmentChecks(int32_t rank, const StepDistribution& step, const model::
   }
 }
 
+// The host's launch API calls per step and their mean host time
+// (api_statistic.csv's node-level "launch"), when the rank has them.
+void AddLaunchEvidence(const model::RankProfile& profile, Finding* f) {
+  const std::optional<HostApiStats> api = SummarizeHostApis(profile);
+  if (!api || !api->launch_calls || *api->launch_calls <= 0) return;
+  f->evidence_values.push_back({"launches_per_step", static_cast<double>(*api->launch_calls) /
+                                                         static_cast<double>(api->steps)});
+  f->evidence_values.push_back(
+      {"launch_mean_us", EvidenceUs(*api->launch_ns) / static_cast<double>(*api->launch_calls)});
+}
+
 // The step's free time, less the part the data loader explains: idle while
 // the host is inside the loader is input-bound's, not slow dispatch.
-void HostBound(int32_t rank, const StepDistribution& step, const model::CaptureInfo& info,
+void HostBound(int32_t rank, const StepDistribution& step, const model::RankProfile& profile,
                const FindingThresholds& t, std::vector<Finding>* out) {
+  const model::CaptureInfo& info = profile.info;
   if (!step.breakdown || step.breakdown->budget.total_ns <= 0) return;
   const TimeBudget& b = step.breakdown->budget;
   const int64_t loader_ns =
@@ -208,6 +221,7 @@ void HostBound(int32_t rank, const StepDistribution& step, const model::CaptureI
     f.variant += f.variant.empty() ? "tuned" : "+tuned";
     f.text_labels.push_back({"env_set", set});
   }
+  AddLaunchEvidence(profile, &f);
   f.estimated_gain_pct = (share - t.device_free_normal) * 100;
   out->push_back(std::move(f));
 }
@@ -282,6 +296,46 @@ void UnalignedMatmul(int32_t rank, const StepDistribution& step, const model::Ra
   f.text_values = {{"step", step.step}};
   f.text_labels = {{"op_type", u->top_type}, {"shapes", u->top_shapes}, {"dtypes", u->top_dtypes}};
   f.estimated_gain_pct = 0;
+  out->push_back(std::move(f));
+}
+
+// Dynamic-shape kernels whose operators the host compiles online
+// (msprof-analyze advisor: Operator Dynamic Shape, Operator Dispatch): most
+// of the step's compute kernel time is in kernels whose OP State is dynamic,
+// and api_statistic.csv shows the host compiling operators for a visible
+// share of the step. Without api_statistic.csv the compilation is unknown
+// and nothing is said: every kernel of a CANN 8.x aclnn run is dynamic.
+void DynamicShape(int32_t rank, const StepDistribution& step, const model::RankProfile& profile,
+                  const FindingThresholds& t, std::vector<Finding>* out) {
+  const std::optional<DynamicShapeStats> dyn = ComputeDynamicShapes(profile, step.step);
+  if (!dyn || dyn->dynamic_share() < t.dynamic_shape_min_share) return;
+  const std::optional<HostApiStats> api = SummarizeHostApis(profile);
+  if (!api || api->compile_calls == 0) return;
+  const int64_t step_ns = step.breakdown && step.breakdown->budget.total_ns > 0
+                              ? step.breakdown->budget.total_ns
+                              : step.kernels.span_ns;
+  if (step_ns <= 0) return;
+  const int64_t compile_ns = api->compile_ns_per_step();
+  const double compile_share = static_cast<double>(compile_ns) / static_cast<double>(step_ns);
+  if (compile_share * 100 < t.online_compile_pct) return;
+  Finding f = Base(rank, "dynamic-shape");
+  f.occurrences = dyn->dynamic_kernels;
+  f.evidence_values = {{"dynamic_kernels", static_cast<double>(dyn->dynamic_kernels)},
+                       {"kernels", static_cast<double>(dyn->kernels)},
+                       {"dynamic_share_pct", dyn->dynamic_share() * 100},
+                       {"compile_calls_per_step", api->compile_calls_per_step()},
+                       {"compile_per_step_ms", EvidenceMs(compile_ns)},
+                       {"compile_pct", compile_share * 100},
+                       {"steps_captured", static_cast<double>(api->steps)}};
+  f.text_values = {{"step", step.step}, {"step_ms", EvidenceMs(step_ns)}};
+  f.text_labels = {{"compile_apis", api->compile_apis}};
+  // The host's compile time costs the step only while the device waits for
+  // it: at most the device's free time, when the budget knows it.
+  int64_t gain_ns = compile_ns;
+  if (step.breakdown && step.breakdown->budget.total_ns > 0) {
+    gain_ns = std::min(gain_ns, step.breakdown->budget.idle_ns);
+  }
+  f.estimated_gain_pct = static_cast<double>(gain_ns) / static_cast<double>(step_ns) * 100;
   out->push_back(std::move(f));
 }
 
@@ -362,11 +416,12 @@ std::vector<Finding> ThresholdFindings(const StepDistribution& step, const StepT
   const FindingThresholds& t = catalog.thresholds();
   ExposedCommunication(profile.rank, step, timeline, profile, t, &out);
   PipelineBubble(profile.rank, step, timeline, t, &out);
-  HostBound(profile.rank, step, profile.info, t, &out);
+  HostBound(profile.rank, step, profile, t, &out);
   InputBound(profile.rank, step, t, &out);
   EnvironmentChecks(profile.rank, step, profile.info, &out);
   HostSync(profile.rank, step, t, &out);
   UnalignedMatmul(profile.rank, step, profile, t, &out);
+  DynamicShape(profile.rank, step, profile, t, &out);
   DominantOperator(profile.rank, step, t, &out);
   PipeBound(profile.rank, step, profile, t, &out);
   return out;

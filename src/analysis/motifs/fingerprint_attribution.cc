@@ -1,7 +1,9 @@
 #include "analysis/motifs/fingerprint_attribution.h"
 
 #include <algorithm>
+#include <map>
 #include <string_view>
+#include <utility>
 
 namespace trainscope::analysis {
 namespace {
@@ -94,7 +96,24 @@ void NameFromAncestors(const model::RankProfile& profile, const std::vector<int3
 
 }  // namespace
 
+std::string_view OperatorKeyOfKernel(std::string_view kernel_name, std::string_view op_type) {
+  if (kernel_name.substr(0, 5) == "aclnn") return kernel_name.substr(0, kernel_name.find('_'));
+  return op_type;
+}
+
 HostAttributor::HostAttributor(const model::RankProfile& profile) : profile_(profile) {
+  // Per operator name, the source line it is called from most often.
+  std::map<std::pair<StringId, StringId>, int64_t> calls;
+  for (const model::OperatorDetailRow& row : profile.operator_details) {
+    if (row.source != StringPool::kEmpty) ++calls[{row.name, row.source}];
+  }
+  std::unordered_map<StringId, int64_t> best_calls;
+  for (const auto& [key, count] : calls) {
+    int64_t& best = best_calls[key.first];
+    if (count <= best) continue;
+    best = count;
+    source_of_operator_[profile.strings.Get(key.first)] = profile.strings.Get(key.second);
+  }
   const auto& tl = profile.timeline;
   if (!tl.present) return;
   const model::DeviceEvents& events = profile.device_events;
@@ -144,8 +163,57 @@ int32_t HostAttributor::Launcher(int64_t start_ns) const {
 }
 
 HostAttribution HostAttributor::Attribute(const std::vector<int64_t>& kernel_starts_ns) const {
+  HostAttribution out = available_ ? FromLaunchers(kernel_starts_ns) : HostAttribution();
+  if (out.source.empty() && !source_of_operator_.empty()) {
+    FromOperatorDetails(kernel_starts_ns, &out);
+  }
+  return out;
+}
+
+void HostAttributor::FromOperatorDetails(const std::vector<int64_t>& kernel_starts_ns,
+                                         HostAttribution* out) const {
+  const model::DeviceEvents& events = profile_.device_events;
+  std::vector<std::string_view> operators;                // distinct, in chain order
+  std::vector<std::pair<std::string_view, int>> sources;  // in chain order, with votes
+  for (int64_t start : kernel_starts_ns) {
+    // The compute kernel starting at |start| (rows are sorted by start).
+    auto row = static_cast<size_t>(
+        std::lower_bound(events.start_ns.begin(), events.start_ns.end(), start) -
+        events.start_ns.begin());
+    while (row < events.size() && events.start_ns[row] == start &&
+           events.kind[row] != model::ActivityKind::kCompute) {
+      ++row;
+    }
+    if (row >= events.size() || events.start_ns[row] != start) continue;
+    const std::string_view key = OperatorKeyOfKernel(profile_.strings.Get(events.name[row]),
+                                                     profile_.strings.Get(events.op_type[row]));
+    if (std::find(operators.begin(), operators.end(), key) == operators.end()) {
+      operators.push_back(key);
+    }
+    auto source = source_of_operator_.find(key);
+    if (source == source_of_operator_.end()) continue;
+    auto vote = std::find_if(sources.begin(), sources.end(),
+                             [&](const auto& s) { return s.first == source->second; });
+    if (vote == sources.end()) {
+      sources.emplace_back(source->second, 1);
+    } else {
+      ++vote->second;
+    }
+  }
+  if (sources.empty()) return;
+  // max_element keeps the first of equal counts: the earliest kernel's line.
+  out->source = std::string(
+      std::max_element(sources.begin(), sources.end(), [](const auto& a, const auto& b) {
+        return a.second < b.second;
+      })->first);
+  if (!out->framework_op.empty()) return;
+  for (size_t i = 0; i < operators.size() && i < 4; ++i) {
+    out->framework_op += (i ? "+" : "") + std::string(operators[i]);
+  }
+}
+
+HostAttribution HostAttributor::FromLaunchers(const std::vector<int64_t>& kernel_starts_ns) const {
   HostAttribution out;
-  if (!available_) return out;
   const auto& ops = profile_.timeline.host_ops;
   // The lowest common ancestor of the launchers: the code that issued the
   // whole chain. Host ops nest strictly per thread, so a parent walk is it.

@@ -6,9 +6,11 @@
 #include <filesystem>
 #include <system_error>
 
+#include "formats/ascend/api_statistic_reader.h"
 #include "formats/ascend/communication_reader.h"
 #include "formats/ascend/kernel_details_reader.h"
 #include "formats/ascend/op_statistic_reader.h"
+#include "formats/ascend/operator_details_reader.h"
 #include "formats/ascend/profiler_info_reader.h"
 #include "formats/ascend/profiler_metadata_reader.h"
 #include "formats/ascend/step_trace_reader.h"
@@ -115,6 +117,13 @@ Result<model::RankProfile> LoadAscendRank(const std::string& rank_dir) {
   ReadOptional(output_dir / "op_statistic.csv",
                "Level1+ only; per-op-type totals for cross-checking kernel_details", &profile,
                [&](const std::string& path) { return ReadOpStatisticFile(path, &profile); });
+  ReadOptional(output_dir / "api_statistic.csv",
+               "Level1+ only; host API time: online operator compilation, kernel launches",
+               &profile,
+               [&](const std::string& path) { return ReadApiStatisticFile(path, &profile); });
+  ReadOptional(output_dir / "operator_details.csv",
+               "framework operators with their call stacks and input shapes", &profile,
+               [&](const std::string& path) { return ReadOperatorDetailsFile(path, &profile); });
 
   ReadOptional(
       output_dir / "communication.json",

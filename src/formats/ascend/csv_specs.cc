@@ -60,6 +60,7 @@ constexpr ColumnSpec kKernelColumns[] = {
     {"aiv_vec_ratio", {"aiv_vec_ratio"}, false, U::kRatio},
     {"Input Shapes", {"Input Shapes"}, false, U::kText},
     {"Input Data Types", {"Input Data Types"}, false, U::kText},
+    {"OP State", {"OP State"}, false, U::kText},
 };
 static_assert(std::size(kKernelColumns) == kKernelColumnCount);
 
@@ -94,6 +95,50 @@ constexpr ColumnSpec kOpStatisticColumns[] = {
 };
 static_assert(std::size(kOpStatisticColumns) == kOpStatisticColumnCount);
 
+// api_statistic.csv: Count and Time make the statistic, as in op_statistic.
+// CANN 8.x prepends Device_id ("host"): not bound, the header lookup is by
+// name. Variance is not read.
+constexpr ColumnSpec kApiStatisticColumns[] = {
+    {"Level", {"Level"}, false, U::kText},
+    {"API Name", {"API Name", "Api Name", "Name"}, true, U::kText},
+    {"Time",
+     {"Time(us)", "Total Time(us)"},
+     true,
+     U::kMicros,
+     OnMissing::kAsUnparsable,
+     kSkip,
+     kSkip},
+    {"Count", {"Count"}, true, U::kCount, OnMissing::kAsUnparsable, kSkip, kSkip},
+    Span("Avg", "Avg(us)", false),
+    Span("Min", "Min(us)", false),
+    Span("Max", "Max(us)", false),
+};
+static_assert(std::size(kApiStatisticColumns) == kApiStatisticColumnCount);
+
+// operator_details.csv: the name makes the row; stacks and shapes are
+// multi-line quoted fields, durations only describe the call (a bad one is
+// noted, the call kept). The documented "(µs)" spelling is an alias.
+constexpr ColumnSpec kOperatorDetailsColumns[] = {
+    {"Name", {"Name", "Operator Name"}, true, U::kText},
+    {"Input Shapes", {"Input Shapes"}, false, U::kText},
+    {"Call Stack", {"Call Stack", "Call stack"}, false, U::kText},
+    {"Host Total Duration",
+     {"Host Total Duration(us)", "Host Total Duration(µs)"},
+     false,
+     U::kMicros,
+     OnMissing::kDefault,
+     kNote,
+     kNote},
+    {"Device Total Duration",
+     {"Device Total Duration(us)", "Device Total Duration(µs)"},
+     false,
+     U::kMicros,
+     OnMissing::kDefault,
+     kNote,
+     kNote},
+};
+static_assert(std::size(kOperatorDetailsColumns) == kOperatorDetailsColumnCount);
+
 }  // namespace
 
 const CsvSpec kKernelDetails = {
@@ -111,5 +156,15 @@ const CsvSpec kOpStatistic = {
     "op_statistic.csv", kOpStatisticColumns,
     "op_statistic.csv needs OP Type, Count and Total Time(us) (CANN op_statistic copied by "
     "torch_npu at Level1/Level2)"};
+
+const CsvSpec kApiStatistic = {
+    "api_statistic.csv", kApiStatisticColumns,
+    "api_statistic.csv needs API Name, Time(us) and Count (CANN api_statistic copied by torch_npu "
+    "at Level1/Level2)"};
+
+const CsvSpec kOperatorDetails = {
+    "operator_details.csv", kOperatorDetailsColumns,
+    "operator_details.csv needs a Name column (written by torch_npu into ASCEND_PROFILER_OUTPUT; "
+    "Call Stack only with with_stack=True)"};
 
 }  // namespace trainscope::formats::ascend_csv

@@ -27,6 +27,7 @@ enum KernelColumn : size_t {
   kKernelAivVecRatio,
   kKernelInputShapes,
   kKernelInputTypes,
+  kKernelOpState,
   kKernelColumnCount,
 };
 extern const CsvSpec kKernelDetails;
@@ -61,7 +62,32 @@ enum OpStatisticColumn : size_t {
 };
 extern const CsvSpec kOpStatistic;
 
+// api_statistic.csv (CANN host API statistics, Level1+; docs/ascend-formats.md 2.5).
+enum ApiStatisticColumn : size_t {
+  kApiLevel,
+  kApiName,
+  kApiTime,
+  kApiCount,
+  kApiAvg,
+  kApiMin,
+  kApiMax,
+  kApiStatisticColumnCount,
+};
+extern const CsvSpec kApiStatistic;
+
+// operator_details.csv (torch_npu, one row per framework op call; 2.6).
+enum OperatorDetailsColumn : size_t {
+  kOperatorName,
+  kOperatorInputShapes,
+  kOperatorCallStack,
+  kOperatorHostTotal,
+  kOperatorDeviceTotal,
+  kOperatorDetailsColumnCount,
+};
+extern const CsvSpec kOperatorDetails;
+
 // Every spec above, for docs and tests.
-inline constexpr const CsvSpec* kAllSpecs[] = {&kKernelDetails, &kStepTraceTime, &kOpStatistic};
+inline constexpr const CsvSpec* kAllSpecs[] = {&kKernelDetails, &kStepTraceTime, &kOpStatistic,
+                                               &kApiStatistic, &kOperatorDetails};
 
 }  // namespace trainscope::formats::ascend_csv

@@ -139,6 +139,19 @@ std::string_view WithoutInstanceNumber(std::string_view base) {
 
 }  // namespace
 
+model::OpState ParseOpState(std::string_view cell) {
+  auto equals = [cell](std::string_view word) {
+    if (cell.size() != word.size()) return false;
+    for (size_t i = 0; i < cell.size(); ++i) {
+      if (std::tolower(static_cast<unsigned char>(cell[i])) != word[i]) return false;
+    }
+    return true;
+  };
+  if (equals("dynamic")) return model::OpState::kDynamic;
+  if (equals("static")) return model::OpState::kStatic;
+  return model::OpState::kUnknown;
+}
+
 std::string_view DeriveOpTypeFromName(std::string_view name) {
   if (name.empty()) return name;
   // Atomic clean-up tasks: "atomic_memset-1_68_1413001_1_0" is a MemSet
@@ -182,6 +195,7 @@ Status ParseKernelDetails(std::string_view data, const std::string& file_label,
                        cols[col::kKernelAicMte2Ratio].present() ||
                        cols[col::kKernelAivVecRatio].present();
 
+  const bool has_op_state = cols[col::kKernelOpState].present();
   model::DeviceEvent row;
   while (reader.Next(&record)) {
     if (!TakeRecord(record, cols.fields(), &ledger)) continue;
@@ -231,6 +245,8 @@ Status ParseKernelDetails(std::string_view data, const std::string& file_label,
     // quotes them ("""4096,2048""" reads as "4096,2048" in quotes).
     row.input_shapes = cache->Intern(Unquoted(ReadText(record, cols[col::kKernelInputShapes])));
     row.input_dtypes = cache->Intern(Unquoted(ReadText(record, cols[col::kKernelInputTypes])));
+    row.op_state = has_op_state ? ParseOpState(ReadText(record, cols[col::kKernelOpState]))
+                                : model::OpState::kUnknown;
     if (has_pmu) {
       model::PmuMetrics pmu;
       pmu.aic_mac_ratio = ReadRatio(record, cols[col::kKernelAicMacRatio]);

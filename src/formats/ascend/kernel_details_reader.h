@@ -30,4 +30,8 @@ Status ReadKernelDetailsFile(const std::string& path, model::RankProfile* profil
 // Returns a view into |name|.
 std::string_view DeriveOpTypeFromName(std::string_view name);
 
+// The "OP State" cell (CANN >= 8.0): "dynamic" / "static" in any case;
+// "N/A", empty or anything else is unknown.
+model::OpState ParseOpState(std::string_view cell);
+
 }  // namespace trainscope::formats
