@@ -1,6 +1,7 @@
 // Where tests find their inputs.
 #pragma once
 
+#include <filesystem>
 #include <string>
 
 namespace trainscope::testing {
