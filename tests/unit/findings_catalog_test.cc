@@ -119,6 +119,10 @@ straggler_min_step_share  0.5  share  steps  m
 straggler_start_late_pct  5  pct  step  m
 stage_imbalance_pct  5  pct  step  m
 input_idle_normal  0.03  share  step  m
+matmul_yardstick_min_share  0.05  share  matmul-time  m
+slow_matmul_min_share  0.05  share  matmul-time  m
+slow_matmul_relative  0.5  ratio  none  m
+slow_matmul_min_gain_pct  1  pct  step  m
 )";
 
 Status ParseWith(const std::string& findings, const std::string& thresholds = kThresholds) {
@@ -471,6 +475,16 @@ TEST(FindingCatalog, EveryIdRendersFromWhatItsDetectorEmits) {
     mm.duration_ns = 30'000'000;
     shapes.device_events.Append(mm);
     for (const Finding& f : RankThresholdFindings(rank, shapes)) check(f);
+    // A second matmul shape 4x faster per FLOP: the first is a slow shape.
+    mm.input_shapes = shapes.strings.Intern("4096,1024;1024,4096");
+    mm.duration_ns = 3'750'000;
+    mm.start_ns = 40'000'000;
+    shapes.device_events.Append(mm);
+    OperatorEfficiencyOptions options;
+    options.yardstick_min_share = catalog.thresholds().matmul_yardstick_min_share;
+    rank.steps[0].operator_efficiency = ComputeOperatorEfficiency(shapes, 4, options);
+    for (const Finding& f : RankThresholdFindings(rank, shapes)) check(f);
+    rank.steps[0].operator_efficiency.reset();
   }
   // A run made with debugging switches and a tuned host dispatch.
   profile.info.env["ASCEND_LAUNCH_BLOCKING"] = "1";

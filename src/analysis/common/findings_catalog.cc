@@ -54,6 +54,10 @@ constexpr Binding kBindings[] = {
     {"straggler_start_late_pct", &FindingThresholds::straggler_start_late_pct},
     {"stage_imbalance_pct", &FindingThresholds::stage_imbalance_pct},
     {"input_idle_normal", &FindingThresholds::input_idle_normal},
+    {"matmul_yardstick_min_share", &FindingThresholds::matmul_yardstick_min_share},
+    {"slow_matmul_min_share", &FindingThresholds::slow_matmul_min_share},
+    {"slow_matmul_relative", &FindingThresholds::slow_matmul_relative},
+    {"slow_matmul_min_gain_pct", &FindingThresholds::slow_matmul_min_gain_pct},
 };
 
 const Binding* FindBinding(std::string_view key) {

@@ -57,6 +57,10 @@ struct FindingThresholds {
   double straggler_start_late_pct = 0;    // % of the step behind the median rank
   double stage_imbalance_pct = 0;         // % of the step between pipeline stages
   double input_idle_normal = 0;           // share of the iteration
+  double matmul_yardstick_min_share = 0;  // share of the step's matmul time
+  double slow_matmul_min_share = 0;       // share of the step's matmul time
+  double slow_matmul_relative = 0;        // achieved over the yardstick
+  double slow_matmul_min_gain_pct = 0;    // % of the step
 };
 
 // One row of data/thresholds.tsv.
