@@ -59,7 +59,9 @@ inline StringId SyntheticThreadName(int64_t value) {
   X(int32_t, parent, kNoIndex) /* enclosing op on the same thread */                              \
   X(int64_t, external_id, kNoId)                                                                  \
   X(int64_t, correlation, kNoId) /* runtime calls (cudaLaunchKernel, hipLaunchKernel, ...) */     \
-  X(StringId, source, StringPool::kEmpty) /* innermost user frame of its "Call stack" arg */
+  X(StringId, source, StringPool::kEmpty) /* innermost user frame of its "Call stack" arg */    \
+  X(StringId, input_dims, StringPool::kEmpty)  /* record_shapes "Input Dims", raw JSON array */  \
+  X(StringId, input_types, StringPool::kEmpty) /* record_shapes "Input type", raw JSON array */
 // clang-format on
 
 TS_COLUMNAR_TABLE(HostOp, HostOpColumns, TS_HOST_OP_COLUMNS, start_ns)

@@ -1,5 +1,8 @@
 #include "report/json_report.h"
 
+#include <optional>
+#include <string>
+#include <string_view>
 #include <utility>
 
 #include "report/json_writer.h"
@@ -50,6 +53,68 @@ void WriteKernels(JsonWriter& w, const analysis::KernelSummary& k) {
     w.Key("share_le_50us").Null();
     w.Key("share_le_100us").Null();
   }
+  w.EndObject();
+}
+
+void OptionalDouble(JsonWriter& w, std::string_view key, const std::optional<double>& value,
+                    int decimals = 3) {
+  w.Key(key);
+  if (value)
+    w.Double(*value, decimals);
+  else
+    w.Null();
+}
+
+void OptionalString(JsonWriter& w, std::string_view key, const std::string& value) {
+  w.Key(key);
+  if (value.empty())
+    w.Null();
+  else
+    w.String(value);
+}
+
+void WriteShapeRow(JsonWriter& w, const analysis::ShapeEfficiency& r) {
+  w.BeginObject();
+  w.Field("op_type", r.op_type);
+  w.Field("shapes", r.shapes);
+  w.Field("dtypes", r.dtypes);
+  w.Field("matmul", r.matmul);
+  w.Field("count", r.count);
+  w.Field("total_us", Us(r.total_ns));
+  w.Field("mean_us", MeanUs(r.total_ns, r.count));
+  OptionalDouble(w, "gflop_per_call",
+                 r.flops ? std::optional<double>(*r.flops / 1e9) : std::nullopt, 6);
+  OptionalDouble(w, "mb_per_call", r.bytes ? std::optional<double>(*r.bytes / 1e6) : std::nullopt,
+                 6);
+  w.Field("bytes_include_output", r.bytes_include_output);
+  OptionalDouble(w, "tflops", r.Tflops());
+  OptionalDouble(w, "gbps", r.Gbps());
+  OptionalDouble(w, "flop_per_byte", r.FlopsPerByte());
+  OptionalDouble(w, "peak_tflops", r.peak_tflops);
+  OptionalDouble(w, "peak_pct", r.PeakPct(), 2);
+  OptionalDouble(w, "yardstick_tflops", r.yardstick_tflops);
+  OptionalString(w, "yardstick_shape", r.yardstick_shapes);
+  OptionalDouble(w, "relative_pct", r.RelativePct(), 2);
+  w.EndObject();
+}
+
+void WriteOperatorEfficiency(JsonWriter& w, const std::optional<analysis::OperatorEfficiency>& e) {
+  w.Key("operator_efficiency");
+  if (!e) {
+    w.Null();
+    return;
+  }
+  w.BeginObject();
+  OptionalString(w, "device", e->device);
+  OptionalString(w, "peak_device", e->peak_device);
+  OptionalDouble(w, "peak_gbps", e->peak_gbps);
+  w.Field("device_us", Us(e->device_ns));
+  w.Field("shaped_us", Us(e->shaped_ns));
+  w.Field("matmul_us", Us(e->matmul_ns));
+  w.Field("shapes", e->shapes);
+  w.Key("rows").BeginArray();
+  for (const analysis::ShapeEfficiency& r : e->rows) WriteShapeRow(w, r);
+  w.EndArray();
   w.EndObject();
 }
 
@@ -156,6 +221,7 @@ void WriteStep(JsonWriter& w, const analysis::StepDistribution& step) {
   } else {
     w.Key("data_loader").Null();
   }
+  WriteOperatorEfficiency(w, step.operator_efficiency);
   if (step.step_trace) {
     const auto& t = *step.step_trace;
     w.Key("step_trace").BeginObject();

@@ -122,6 +122,10 @@ stage_imbalance_pct  5  pct  step  m
 input_idle_normal  0.03  share  step  m
 dynamic_shape_min_share  0.5  share  kernel-time  m
 online_compile_pct  3  pct  step  m
+matmul_yardstick_min_share  0.05  share  matmul-time  m
+slow_matmul_min_share  0.05  share  matmul-time  m
+slow_matmul_relative  0.5  ratio  none  m
+slow_matmul_min_gain_pct  1  pct  step  m
 )";
 
 Status ParseWith(const std::string& findings, const std::string& thresholds = kThresholds) {
@@ -474,6 +478,16 @@ TEST(FindingCatalog, EveryIdRendersFromWhatItsDetectorEmits) {
     mm.duration_ns = 30'000'000;
     shapes.device_events.Append(mm);
     for (const Finding& f : RankThresholdFindings(rank, shapes)) check(f);
+    // A second matmul shape 4x faster per FLOP: the first is a slow shape.
+    mm.input_shapes = shapes.strings.Intern("4096,1024;1024,4096");
+    mm.duration_ns = 3'750'000;
+    mm.start_ns = 40'000'000;
+    shapes.device_events.Append(mm);
+    OperatorEfficiencyOptions options;
+    options.yardstick_min_share = catalog.thresholds().matmul_yardstick_min_share;
+    rank.steps[0].operator_efficiency = ComputeOperatorEfficiency(shapes, 4, options);
+    for (const Finding& f : RankThresholdFindings(rank, shapes)) check(f);
+    rank.steps[0].operator_efficiency.reset();
   }
   // Dynamic-shape kernels, and 12 ms of online operator compilation in the
   // 100 ms step (api_statistic.csv).

@@ -143,6 +143,29 @@ RankResult MakeSample() {
   step.distribution.top_operators = {{"MatMul", "matmul", 2, 5'500, 3'000, 0.25}};
   step.distribution.step_trace = StepTraceSummary{};
   step.distribution.data_loader = InputBoundStats{1, 1, 71'425'000, 56'522'000, 0, 190'204'000};
+  OperatorEfficiency efficiency;
+  efficiency.device = "NVIDIA H100 80GB HBM3";
+  efficiency.peak_device = "NVIDIA H100 SXM5 80GB";
+  efficiency.peak_gbps = 3350;
+  efficiency.device_ns = 45'344'423;
+  efficiency.shaped_ns = 31'903'105;
+  efficiency.matmul_ns = 9'001'274;
+  efficiency.shapes = 33;
+  ShapeEfficiency mm;
+  mm.op_type = "aten::mm";
+  mm.shapes = "[[8944, 1024], [1024, 2816]]";
+  mm.dtypes = "[\"c10::BFloat16\", \"c10::BFloat16\"]";
+  mm.matmul = true;
+  mm.count = 48;
+  mm.total_ns = 4'055'252;
+  mm.flops = 51'581'550'592.0;
+  mm.bytes = 74'457'088.0;
+  mm.bytes_include_output = true;
+  mm.peak_tflops = 989.5;
+  mm.yardstick_tflops = 674.5;
+  mm.yardstick_shapes = "aten::mm [[8944, 2816], [2816, 1024]]";
+  efficiency.rows.push_back(mm);
+  step.distribution.operator_efficiency = efficiency;
   step.distribution.step_trace->preparing_ns = 1'250;
   step.distribution.breakdown = StepBudget{"trace", "all", {}};
   step.distribution.breakdown->budget.idle_ns = -5;
@@ -225,6 +248,8 @@ TEST(RankResultIoTest, SampleRoundTripsBitExactly) {
   ASSERT_TRUE(back->steps[0].distribution.data_loader.has_value());
   EXPECT_EQ(back->steps[0].distribution.data_loader->idle_ns, 56'522'000);
   EXPECT_EQ(back->steps[0].distribution.data_loader->step_ns, 190'204'000);
+  ASSERT_TRUE(back->steps[0].distribution.operator_efficiency.has_value());
+  EXPECT_EQ(back->steps[0].distribution.operator_efficiency->rows.at(0).yardstick_tflops, 674.5);
 }
 
 // The bytes of a fixed sample pin the layout: when this fails, a
@@ -239,7 +264,7 @@ TEST(RankResultIoTest, FormatVersionMatchesTheLayout) {
     size_t size;
     uint64_t hash;
   };
-  constexpr Layout kLayout{11, 732, 0x8ff81bab7b6c70d5};
+  constexpr Layout kLayout{12, 954, 0x7ccfbdc72a2f0640};
   EXPECT_EQ(kRankResultFormatVersion, kLayout.version);
   EXPECT_EQ(bytes.size(), kLayout.size);
   EXPECT_EQ(hash, kLayout.hash) << std::hex << hash;

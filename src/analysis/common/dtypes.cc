@@ -8,7 +8,13 @@ namespace trainscope::analysis {
 
 std::optional<int> ElementBytes(std::string_view dtype) {
   std::string t = AsciiLower(dtype);
-  if (t.starts_with("dt_")) t.erase(0, 3);  // CANN's DT_BF16
+  if (t.starts_with("dt_")) t.erase(0, 3);    // CANN's DT_BF16
+  if (t.starts_with("c10::")) t.erase(0, 5);  // Kineto's "Input type": c10::BFloat16
+  for (std::string_view one : {"unsigned char", "signed char"}) {
+    if (t == one) return 1;
+  }
+  if (t == "short int") return 2;
+  if (t == "long int" || t == "long long int" || t == "complex<float>") return 8;
   for (std::string_view one : {"int8", "uint8", "bool", "char", "byte", "hifloat8"}) {
     if (t == one) return 1;
   }

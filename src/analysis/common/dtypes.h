@@ -1,6 +1,7 @@
 // Bytes per element of a tensor data type, in the spellings profiles use:
 // PyTorch's c10 ScalarType names in Kineto collective args (Float, BFloat16,
-// Half, Float8_e4m3fn...) and CANN's in kernel_details.csv (DT_BF16,
+// Half, Float8_e4m3fn...) and record_shapes' "Input type" (c10::BFloat16,
+// float, long int...), and CANN's in kernel_details.csv (DT_BF16,
 // FLOAT16, FLOAT, INT8...), in any case. One table for both, so a type
 // never has two sizes.
 #pragma once

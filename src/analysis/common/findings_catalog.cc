@@ -57,6 +57,10 @@ constexpr Binding kBindings[] = {
     {"input_idle_normal", &FindingThresholds::input_idle_normal},
     {"dynamic_shape_min_share", &FindingThresholds::dynamic_shape_min_share},
     {"online_compile_pct", &FindingThresholds::online_compile_pct},
+    {"matmul_yardstick_min_share", &FindingThresholds::matmul_yardstick_min_share},
+    {"slow_matmul_min_share", &FindingThresholds::slow_matmul_min_share},
+    {"slow_matmul_relative", &FindingThresholds::slow_matmul_relative},
+    {"slow_matmul_min_gain_pct", &FindingThresholds::slow_matmul_min_gain_pct},
 };
 
 const Binding* FindBinding(std::string_view key) {

@@ -60,6 +60,10 @@ struct FindingThresholds {
   double input_idle_normal = 0;           // share of the iteration
   double dynamic_shape_min_share = 0;     // share of compute kernel time in dynamic kernels
   double online_compile_pct = 0;          // % of the step in online operator compilation
+  double matmul_yardstick_min_share = 0;  // share of the step's matmul time
+  double slow_matmul_min_share = 0;       // share of the step's matmul time
+  double slow_matmul_relative = 0;        // achieved over the yardstick
+  double slow_matmul_min_gain_pct = 0;    // % of the step
 };
 
 // One row of data/thresholds.tsv.

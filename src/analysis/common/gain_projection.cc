@@ -28,6 +28,9 @@ std::string_view GainGroup(std::string_view id) {
   // An imbalance between stages is part of what the stages wait for in
   // send/receive.
   if (id == "pipeline-bubble" || id == "stage-imbalance") return "pipeline-wait";
+  // A slow matmul shape's lost time is part of the dominant operator's time
+  // above its threshold when matmul is that operator.
+  if (id == "dominant-operator" || id == "slow-matmul-shape") return "operator-time";
   return id;
 }
 

@@ -299,6 +299,67 @@ void UnalignedMatmul(int32_t rank, const StepDistribution& step, const model::Ra
   out->push_back(std::move(f));
 }
 
+// The matmul shape that is both costly (slow_matmul_min_share of the
+// step's matmul time) and far below the best large matmul shape of its
+// dtype in the same step (slow_matmul_relative of the yardstick): named
+// with every such shape's lost time, the time they would save at the
+// yardstick's rate. A saturated shape (at the yardstick, or a type that is
+// compute-bound as a whole) is not flagged.
+void SlowMatmulShape(int32_t rank, const StepDistribution& step, const FindingThresholds& t,
+                     std::vector<Finding>* out) {
+  if (!step.operator_efficiency || step.operator_efficiency->matmul_ns <= 0) return;
+  const OperatorEfficiency& e = *step.operator_efficiency;
+  const int64_t step_ns = step.breakdown && step.breakdown->budget.total_ns > 0
+                              ? step.breakdown->budget.total_ns
+                              : step.kernels.span_ns;
+  if (step_ns <= 0) return;
+  const ShapeEfficiency* worst = nullptr;
+  double worst_lost_ns = 0, lost_ns = 0, slow_ns = 0;
+  int64_t slow = 0;
+  for (const ShapeEfficiency& r : e.rows) {
+    const std::optional<double> relative = r.RelativePct();
+    if (!r.matmul || !relative) continue;
+    const double share = static_cast<double>(r.total_ns) / static_cast<double>(e.matmul_ns);
+    if (share < t.slow_matmul_min_share || *relative >= t.slow_matmul_relative * 100) continue;
+    // At the yardstick's rate the shape would take relative x its time.
+    const double lost = static_cast<double>(r.total_ns) * (1 - *relative / 100);
+    ++slow;
+    lost_ns += lost;
+    slow_ns += static_cast<double>(r.total_ns);
+    if (worst == nullptr || lost > worst_lost_ns) worst = &r, worst_lost_ns = lost;
+  }
+  const double gain_pct = lost_ns / static_cast<double>(step_ns) * 100;
+  if (worst == nullptr || gain_pct < t.slow_matmul_min_gain_pct) return;
+  Finding f = Base(rank, "slow-matmul-shape");
+  f.occurrences = slow;
+  f.evidence_values = {{"shapes_flagged", static_cast<double>(slow)},
+                       {"share_of_matmul_time_pct", static_cast<double>(worst->total_ns) /
+                                                        static_cast<double>(e.matmul_ns) * 100},
+                       {"total_ms", EvidenceMs(worst->total_ns)},
+                       {"calls", static_cast<double>(worst->count)},
+                       {"tflops", *worst->Tflops()},
+                       {"yardstick_tflops", *worst->yardstick_tflops},
+                       {"relative_pct", *worst->RelativePct()},
+                       {"lost_ms", lost_ns / 1e6},
+                       {"slow_ms", slow_ns / 1e6}};
+  if (const std::optional<double> peak = worst->PeakPct()) {
+    f.evidence_values.emplace_back("peak_pct", *peak);
+    f.evidence_values.emplace_back("peak_tflops", *worst->peak_tflops);
+  }
+  f.text_values = {{"step", step.step}};
+  f.text_labels = {{"op_type", worst->op_type},
+                   {"shapes", worst->shapes},
+                   {"dtypes", worst->dtypes},
+                   {"yardstick_shape", worst->yardstick_shapes}};
+  if (!e.peak_device.empty()) f.text_labels.emplace_back("device", e.peak_device);
+  int64_t axis = 0;
+  if (InnerAxesAligned(worst->shapes, worst->dtypes, &axis) == false) {
+    f.text_values.emplace_back("unaligned_axis", static_cast<double>(axis));
+  }
+  f.estimated_gain_pct = std::min(100.0, gain_pct);
+  out->push_back(std::move(f));
+}
+
 // Dynamic-shape kernels whose operators the host compiles online
 // (msprof-analyze advisor: Operator Dynamic Shape, Operator Dispatch): most
 // of the step's compute kernel time is in kernels whose OP State is dynamic,
@@ -422,6 +483,7 @@ std::vector<Finding> ThresholdFindings(const StepDistribution& step, const StepT
   HostSync(profile.rank, step, t, &out);
   UnalignedMatmul(profile.rank, step, profile, t, &out);
   DynamicShape(profile.rank, step, profile, t, &out);
+  SlowMatmulShape(profile.rank, step, t, &out);
   DominantOperator(profile.rank, step, t, &out);
   PipeBound(profile.rank, step, profile, t, &out);
   return out;

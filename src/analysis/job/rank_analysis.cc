@@ -99,6 +99,9 @@ RankStepResult AnalyzeOneStep(const model::RankProfile& profile, int32_t step,
   result.distribution = ComputeStepDistribution(profile, step, families, options.distribution);
   result.distribution.host_sync = ComputeHostSync(profile, step, sync_calls);
   result.distribution.data_loader = ComputeInputBound(profile, step, loader_calls);
+  OperatorEfficiencyOptions efficiency;
+  efficiency.yardstick_min_share = CatalogOf(options).thresholds().matmul_yardstick_min_share;
+  result.distribution.operator_efficiency = ComputeOperatorEfficiency(profile, step, efficiency);
   result.fingerprint_findings = AddStepMotifs(profile, motifs, &result.distribution);
   std::optional<ZoomCentre> centre = TopMotifCentre(result.distribution);
   TimelineOptions timeline_options;

@@ -95,10 +95,20 @@ void VisitFields(V& v, S& data_loader) {
   TS_FIELDS(v, data_loader, calls, single_process_calls, loader_ns, idle_ns, idle_in_window_ns,
             step_ns);
 }
+template <class V, Is<ShapeEfficiency> S>
+void VisitFields(V& v, S& row) {
+  TS_FIELDS(v, row, op_type, shapes, dtypes, matmul, count, total_ns, flops, bytes,
+            bytes_include_output, peak_tflops, yardstick_tflops, yardstick_shapes);
+}
+template <class V, Is<OperatorEfficiency> S>
+void VisitFields(V& v, S& efficiency) {
+  TS_FIELDS(v, efficiency, device, peak_device, peak_gbps, device_ns, shaped_ns, matmul_ns, shapes,
+            rows);
+}
 template <class V, Is<StepDistribution> S>
 void VisitFields(V& v, S& distribution) {
   TS_FIELDS(v, distribution, step, kernels, density, families, top_operators, step_trace, breakdown,
-            motifs, host_sync, data_loader);
+            motifs, host_sync, data_loader, operator_efficiency);
 }
 template <class V, Is<TimelineKernel> S>
 void VisitFields(V& v, S& kernel) {

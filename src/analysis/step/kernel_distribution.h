@@ -13,6 +13,7 @@
 #include "analysis/motifs/motifs.h"
 #include "analysis/step/host_sync.h"
 #include "analysis/step/input_bound.h"
+#include "analysis/step/operator_efficiency.h"
 #include "analysis/step/step_budget.h"
 #include "model/rank_profile.h"
 
@@ -80,6 +81,9 @@ struct StepDistribution {
   std::optional<HostSyncStats> host_sync;  // host waits for the device (a trace's host ops)
   std::optional<InputBoundStats>
       data_loader;  // device idle behind the data loader (a trace's host ops)
+  // Per (operator, shapes, dtypes): achieved FLOP/s and bytes/s; nullopt
+  // when no event of the step has input shapes.
+  std::optional<OperatorEfficiency> operator_efficiency;
 };
 
 struct DistributionOptions {

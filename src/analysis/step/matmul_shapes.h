@@ -1,4 +1,6 @@
-// Shape rules for matrix multiplications (issue 13 item 2): Ascend's Cube
+// Operator input shapes as profiles spell them, and what they determine
+// (issue 13 item 2): the FLOPs and bytes of one call (operator_efficiency),
+// and the shape rule of Ascend's advisor: Ascend's Cube
 // unit loads its operands in 512-byte blocks, so a matmul whose inputs'
 // innermost axis is not a multiple of 512 bytes (256 fp16/bf16 elements)
 // pads every load (the rule of Ascend's own advisor).
@@ -13,6 +15,63 @@
 #include "model/rank_profile.h"
 
 namespace trainscope::analysis {
+
+// One operand of an operator call. |known| is false where the spelling does
+// not give plain dimensions (a tensor list, a dynamic -1 axis, text that is
+// not a number). An empty |dims| is a scalar, a 0-dim tensor or an absent
+// optional input: it moves no bytes worth counting.
+struct OperandShape {
+  bool known = false;
+  std::vector<int64_t> dims;
+};
+
+// Both spellings of a call's input shapes: kernel_details.csv's "Input
+// Shapes" ("4096,2048;2048,8192": operands by ';', axes by ',') and
+// record_shapes' "Input Dims" of a Kineto or trace_view.json host op ("[[4096,
+// 2048], [2048, 8192]]", a JSON array of arrays). nullopt when |text| is
+// neither.
+std::optional<std::vector<OperandShape>> ParseShapes(std::string_view text);
+
+// The operands' types in both spellings: "DT_BF16;DT_BF16" and
+// ["c10::BFloat16", "c10::BFloat16"] ("" where an operand has none).
+std::vector<std::string> ParseDtypes(std::string_view text);
+
+// Whether an operator is a matrix multiplication whose FLOPs its shapes
+// determine: CANN's MatMul*, BatchMatMul*, GroupedMatmul*, and ATen's mm,
+// addmm, bmm, baddbmm, matmul, linear, _scaled_mm (any case).
+bool IsMatmulOp(std::string_view op_type);
+
+// What one matmul call computes: C[batch, M, N] = A[batch, M, K] · B[batch,
+// K, N], the operands found by their shared contraction axis (K), so a
+// transposed operand (B as [N, K] in a linear layer, A as [K, M] in a weight
+// gradient) reads right. When several axes could be K (square matrices) the
+// untransposed reading wins: A's last axis against B's first, then B
+// transposed, then A transposed, then both.
+struct MatmulCost {
+  int64_t batch = 1;  // product of the broadcast leading axes (1 for grouped matmul)
+  int64_t m = 0;
+  int64_t n = 0;
+  int64_t k = 0;
+  size_t a = 0;  // operand indices of A and B (addmm / baddbmm: 1 and 2, after the bias)
+  size_t b = 1;
+  double flops = 0;  // 2·batch·M·N·K, + batch·M·N for addmm / baddbmm's added input
+};
+
+// nullopt when |op_type| is not a matmul (IsMatmulOp) or its shapes do not
+// determine one (unknown operands, no shared axis, leading axes that do not
+// broadcast). Grouped matmul (GroupedMatmul, grouped_mm): x [M, K] against
+// the experts' weights [E, K, N]: each row goes through one expert, so E does
+// not multiply.
+std::optional<MatmulCost> MatmulCostOf(std::string_view op_type,
+                                       const std::vector<OperandShape>& shapes);
+
+// Bytes one call moves: every known operand's elements times its type's
+// size, plus the output where the operator determines it (a matmul's
+// batch·M·N in A's type; |output_included| says so). nullopt when an operand
+// with elements has an unknown shape or type.
+std::optional<double> BytesMoved(const std::vector<OperandShape>& shapes,
+                                 const std::vector<std::string>& dtypes,
+                                 const std::optional<MatmulCost>& matmul, bool* output_included);
 
 // Whether every input's innermost axis of |shapes| ("4096,1000;1000,4096")
 // with |dtypes| ("DT_BF16;DT_BF16") is a multiple of 512 bytes (256

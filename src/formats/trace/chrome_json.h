@@ -41,6 +41,9 @@ struct RawEvent {
   std::string_view bytes, total_allocated, total_reserved, device_id, device_type;
   std::string_view arg_name, labels, task_type;
   std::string_view call_stack;  // "Call stack" (torch_npu trace_view.json, older Kineto)
+  // record_shapes: "Input Dims" and "Input type" as their raw JSON arrays
+  // ("[[4096, 2048], [2048, 8192]]", "[\"c10::BFloat16\", ...]").
+  std::string_view input_dims, input_types;
   // Set on an event that cannot be used (invalid JSON in it, not an object,
   // over the size limit): the ledger reason and a detail.
   // The scans hand such events to the sink like any other, in document

@@ -54,6 +54,24 @@ error_code Token(od::value& value, std::string_view* out) {
   return simdjson::SUCCESS;
 }
 
+// An array as its raw JSON text (record_shapes' "Input Dims": interned as
+// text, parsed by the analysis that needs it); anything else is left out.
+error_code RawArray(od::value& value, std::string_view* out) {
+  od::json_type type;
+  if (error_code e = value.type().get(type)) return e;
+  if (type != od::json_type::array) return simdjson::SUCCESS;
+  od::array array;
+  if (error_code e = value.get_array().get(array)) return e;
+  std::string_view raw;
+  if (error_code e = array.raw_json().get(raw)) return e;
+  while (!raw.empty() &&
+         (raw.back() == ' ' || raw.back() == '\n' || raw.back() == '\r' || raw.back() == '\t')) {
+    raw.remove_suffix(1);
+  }
+  *out = raw;
+  return simdjson::SUCCESS;
+}
+
 // Like Token but keeps the quotes of strings (timestamps as strings, ids as
 // strings): the number parsers strip them.
 error_code RawToken(od::value& value, std::string_view* out) {
@@ -88,6 +106,7 @@ error_code CaptureArgs(od::value& value, RawEvent* ev) {
     od::value v = field.value();
     if (error_code e = CheckValueEnd(v)) return e;
     std::string_view* target = nullptr;
+    std::string_view* array = nullptr;
     bool raw = true;
     switch (key.size()) {
       case 4:
@@ -118,6 +137,10 @@ error_code CaptureArgs(od::value& value, RawEvent* ev) {
           target = &ev->group_size;
         else if (Is(key, "Call stack"))
           target = &ev->call_stack, raw = false;
+        else if (Is(key, "Input Dims"))
+          array = &ev->input_dims;
+        else if (Is(key, "Input type"))
+          array = &ev->input_types;
         break;
       case 11:
         if (Is(key, "External id"))
@@ -156,6 +179,8 @@ error_code CaptureArgs(od::value& value, RawEvent* ev) {
     }
     if (target != nullptr) {
       if (error_code e = raw ? RawToken(v, target) : Token(v, target)) return e;
+    } else if (array != nullptr) {
+      if (error_code e = RawArray(v, array)) return e;
     }
   }
   return simdjson::SUCCESS;

@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <deque>
+#include <string>
+#include <string_view>
 
 #include "core/numbers.h"
 #include "formats/trace/batch_ledger.h"
@@ -14,6 +17,32 @@
 
 namespace trainscope::formats {
 namespace {
+
+// A raw JSON array in one spelling whatever the trace's indentation: no
+// whitespace outside strings, ", " between elements ("[[4096, 2048],
+// [2048, 8192]]", as compact Kineto traces write it), so equal shapes
+// intern to one string.
+std::string CompactJson(std::string_view raw) {
+  std::string out;
+  out.reserve(raw.size());
+  bool in_string = false;
+  for (size_t i = 0; i < raw.size(); ++i) {
+    const char c = raw[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\' && i + 1 < raw.size())
+        out += raw[++i];
+      else if (c == '"')
+        in_string = false;
+      continue;
+    }
+    if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
+    out += c;
+    if (c == '"') in_string = true;
+    if (c == ',') out += ' ';
+  }
+  return out;
+}
 
 namespace od = simdjson::ondemand;
 using trace::ParseIdToken;
@@ -52,6 +81,7 @@ struct KinetoBatch : trace::EventBatch {
 
   void Clear() {
     strings.Clear();
+    compacted.clear();
     kind_by_name.clear();
     ledger.Clear();
     host_ops.clear();
@@ -65,6 +95,9 @@ struct KinetoBatch : trace::EventBatch {
   }
 
   trace::LocalStrings strings;
+  // Texts the batch made (compacted "Input Dims"): |strings| holds views,
+  // so they live here until the commit (a deque never moves its items).
+  std::deque<std::string> compacted;
   // Classification of non-memory activities by local name id (-1 unknown):
   // a chunk repeats a few hundred kernel names thousands of times.
   std::vector<int8_t> kind_by_name;
@@ -128,6 +161,8 @@ class KinetoSink : public trace::EventSink {
       op.name = global[op.name];
       op.category = global[op.category];
       op.source = global[op.source];
+      op.input_dims = global[op.input_dims];
+      op.input_types = global[op.input_types];
       builder_.AddHostOp(op);
     }
     const auto collective_base = static_cast<int32_t>(tl.collectives.size());
@@ -217,6 +252,13 @@ class KinetoSink : public trace::EventSink {
     op.external_id = IdOr(ev.external_id, model::kNoId);
     op.correlation = IdOr(ev.correlation, model::kNoId);
     if (!ev.call_stack.empty()) op.source = strings.Intern(trace::UserFrameOf(ev.call_stack));
+    // Shapes only where a tensor has some: "[[], []]" (no tensor operands)
+    // is no shape.
+    if (ev.input_dims.size() > 2 &&
+        ev.input_dims.find_first_of("0123456789") != std::string_view::npos) {
+      op.input_dims = strings.Intern(batch->compacted.emplace_back(CompactJson(ev.input_dims)));
+      op.input_types = strings.Intern(batch->compacted.emplace_back(CompactJson(ev.input_types)));
+    }
     batch->host_ops.push_back(op);
     batch->ledger.Use();
   }
