@@ -2,7 +2,7 @@
 # Fails when a source file includes a header from a layer it may not use.
 # Allowed: formats->model, analysis->model, report->analysis+model,
 # synth->core, cli->all, everything->core; inside analysis/, the folders
-# common < motifs < step < timeline < cluster < findings < job.
+# common < motifs < step < timeline < cluster < findings < job < compare.
 src="${1:-$(dirname "$0")/../src}"
 status=0
 check() {  # layer, forbidden-regex

@@ -220,11 +220,23 @@ std::string LargestChange(const RunComparison& c) {
   return what;
 }
 
+// The step time the verdict and step_change_pct speak of: the mean of the
+// job's ranks when both sides have one (clusters), else the compared rank's.
+const ComparedValue* VerdictStep(const std::vector<ComparedValue>& values) {
+  const ComparedValue* rank = nullptr;
+  for (const ComparedValue& v : values) {
+    if (v.id == "job_mean_step_ms" && v.base && v.next) return &v;
+    if (v.id == "step_ms") rank = &v;
+  }
+  return rank;
+}
+
 std::string Verdict(const RunComparison& c, const FindingCatalog& catalog) {
-  const ComparedValue& step = c.values.front();
-  if (!step.base || !step.next) {
+  const ComparedValue* step_value = VerdictStep(c.values);
+  if (step_value == nullptr || !step_value->base || !step_value->next) {
     return "no step time on one side (no device activity): only the other numbers are compared";
   }
+  const ComparedValue& step = *step_value;
   const double pct = step.delta_pct().value_or(0);
   Finding verdict;
   verdict.id = "_compare-verdict";
@@ -233,7 +245,8 @@ std::string Verdict(const RunComparison& c, const FindingCatalog& catalog) {
                          {"new_ms", *step.next},
                          {"change_pct", pct},
                          {"abs_change_pct", std::fabs(pct)}};
-  verdict.text_labels = {{"direction", pct < 0 ? "faster" : "slower"}};
+  verdict.text_labels = {{"direction", pct < 0 ? "faster" : "slower"},
+                         {"basis", step.id == "step_ms" ? "step" : "mean step of the job's ranks"}};
   catalog.Render(&verdict);
   std::string text = verdict.evidence;
   const std::string most = LargestChange(c);
@@ -242,17 +255,6 @@ std::string Verdict(const RunComparison& c, const FindingCatalog& catalog) {
   for (const ComparedFinding& f : c.findings) gone += f.in_base && !f.in_next ? 1 : 0;
   if (gone > 0) text += fmt::format("; {} finding(s) of BASE gone", gone);
   return text;
-}
-
-// The job's mean step change when both sides have it, else the compared
-// rank's.
-std::optional<double> StepChangePct(const std::vector<ComparedValue>& values) {
-  std::optional<double> rank_pct;
-  for (const ComparedValue& v : values) {
-    if (v.id == "job_mean_step_ms" && v.delta_pct()) return v.delta_pct();
-    if (v.id == "step_ms") rank_pct = v.delta_pct();
-  }
-  return rank_pct;
 }
 
 PredictionCheck Check(std::string id, double predicted, std::optional<double> step_change_pct) {
@@ -305,7 +307,7 @@ Result<RunComparison> CompareRuns(const JobAnalysis& base, const JobAnalysis& ne
   c.families = CompareFamilies(b, n);
   c.operators = CompareOperators(b, n);
   c.findings = CompareFindings(base, next);
-  c.step_change_pct = StepChangePct(c.values);
+  if (const ComparedValue* step = VerdictStep(c.values)) c.step_change_pct = step->delta_pct();
   CheckPredictions(base, &c);
   if (b != nullptr) c.base_density = b->density;
   if (n != nullptr) c.next_density = n->density;
