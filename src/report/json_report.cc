@@ -222,6 +222,24 @@ void WriteStep(JsonWriter& w, const analysis::StepDistribution& step) {
     w.Key("data_loader").Null();
   }
   WriteOperatorEfficiency(w, step.operator_efficiency);
+  if (step.launch_gaps) {
+    const analysis::LaunchGapStats& g = *step.launch_gaps;
+    w.Key("launch_gaps").BeginObject();
+    w.Field("gaps", g.gaps);
+    w.Field("idle_us", Us(g.idle_ns));
+    w.Field("gaps_with_launch", g.gaps_with_launch);
+    w.Field("launch_bound_gaps", g.launch_bound_gaps);
+    w.Field("launch_bound_us", Us(g.launch_bound_ns));
+    w.Key("median_launch_delay_us");
+    if (g.median_launch_delay_ns) {
+      w.Double(Us(*g.median_launch_delay_ns));
+    } else {
+      w.Null();
+    }
+    w.EndObject();
+  } else {
+    w.Key("launch_gaps").Null();
+  }
   if (step.step_trace) {
     const auto& t = *step.step_trace;
     w.Key("step_trace").BeginObject();

@@ -159,6 +159,39 @@ TEST(FindingThresholds, EnvironmentSettings) {
   EXPECT_NE(logging->remedy.find("ASCEND_GLOBAL_LOG_LEVEL=3"), std::string::npos);
 }
 
+// With launch links (a trace), host-bound is proven by the gaps the host's
+// launches left (launch_gaps.h): its gain is theirs, and free time the host
+// did not cause is named without a gain (issue 13 item 6).
+TEST(FindingThresholds, HostBoundNeedsGapsBehindLaunchesWhenTheTraceHasThem) {
+  model::RankProfile profile;
+  RankAnalysis rank = RankWithBudget(5, 9, 0.2);  // 9% free
+  LaunchGapStats gaps;
+  gaps.gaps = 40;
+  gaps.gaps_with_launch = 40;
+  gaps.idle_ns = 9'000'000;
+  gaps.launch_bound_gaps = 30;
+  gaps.launch_bound_ns = 7'000'000;  // 7 of the 9 ms
+  gaps.median_launch_delay_ns = 4'000;
+  rank.steps[0].launch_gaps = gaps;
+  const Finding* proven = FindingWithId(RankThresholdFindings(rank, profile), "host-bound");
+  ASSERT_NE(proven, nullptr);
+  EXPECT_EQ(proven->variant, "");
+  EXPECT_NEAR(proven->estimated_gain_pct, 4, 1e-9);  // 7% launch-bound - 3% band
+  EXPECT_NE(proven->evidence.find("7.0 ms of the free time is the device waiting"),
+            std::string::npos)
+      << proven->evidence;
+  // The same free time, but the work after almost every gap was launched
+  // before the gap began: the host is not the cause.
+  rank.steps[0].launch_gaps->launch_bound_gaps = 2;
+  rank.steps[0].launch_gaps->launch_bound_ns = 1'000'000;
+  const Finding* unproven = FindingWithId(RankThresholdFindings(rank, profile), "host-bound");
+  ASSERT_NE(unproven, nullptr);
+  EXPECT_EQ(unproven->variant, "unproven");
+  EXPECT_EQ(unproven->estimated_gain_pct, 0);
+  EXPECT_NE(unproven->title.find("not behind kernel launches"), std::string::npos);
+  EXPECT_EQ(unproven->remedy.find("TASK_QUEUE_ENABLE"), std::string::npos) << unproven->remedy;
+}
+
 TEST(FindingThresholds, HostBoundAndDominantOperator) {
   model::RankProfile profile;
   EXPECT_EQ(

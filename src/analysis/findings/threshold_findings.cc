@@ -198,9 +198,23 @@ void HostBound(int32_t rank, const StepDistribution& step, const model::RankProf
       step.data_loader ? std::clamp<int64_t>(step.data_loader->idle_in_window_ns, 0, b.idle_ns) : 0;
   const auto total = static_cast<double>(b.total_ns);
   const double free_share = static_cast<double>(b.idle_ns) / total;
-  const double share = static_cast<double>(b.idle_ns - loader_ns) / total;
-  if (share <= t.device_free_normal) return;
+  const double unexplained_share = static_cast<double>(b.idle_ns - loader_ns) / total;
+  if (unexplained_share <= t.device_free_normal) return;
+  // With launch links (a trace) the free time the host's launches left is
+  // what faster dispatch removes (launch_gaps.h); the rest waited for
+  // something else. The loader's idle is input-bound's: taken off, as if it
+  // all lay in launch-bound gaps (the next launch follows the loader).
+  const LaunchGapStats* gaps =
+      step.launch_gaps && step.launch_gaps->gaps_with_launch > 0 ? &*step.launch_gaps : nullptr;
+  const double share =
+      gaps != nullptr
+          ? static_cast<double>(std::max<int64_t>(0, gaps->launch_bound_ns - loader_ns)) / total
+          : unexplained_share;
   Finding f = Base(rank, "host-bound");
+  // Free time above the band, but not the host's launch rate: named, with
+  // no gain, so that free time alone is never the diagnosis.
+  const bool unproven = share <= t.device_free_normal;
+  if (unproven) f.variant = "unproven";
   f.text_values = {{"step", step.step}, {"step_ms", EvidenceMs(b.total_ns)}};
   if (step.breakdown->source == kProfilerBudgetSource) {
     // Free time from step_trace_time.csv alone: no kernels to describe.
@@ -217,12 +231,22 @@ void HostBound(int32_t rank, const StepDistribution& step, const model::RankProf
   // free_pct stays the step's whole free time; the part behind the data
   // loader is named, and left out of the verdict and the gain.
   if (loader_ns > 0) f.evidence_values.push_back({"loader_idle_ms", EvidenceMs(loader_ns)});
+  if (gaps != nullptr) {
+    f.evidence_values.push_back({"launch_bound_ms", EvidenceMs(gaps->launch_bound_ns)});
+    f.evidence_values.push_back(
+        {"launch_bound_gaps", static_cast<double>(gaps->launch_bound_gaps)});
+    f.evidence_values.push_back({"gaps", static_cast<double>(gaps->gaps_with_launch)});
+    if (gaps->median_launch_delay_ns) {
+      f.evidence_values.push_back(
+          {"median_launch_delay_us", EvidenceUs(*gaps->median_launch_delay_ns)});
+    }
+  }
   if (const std::string set = DispatchSwitchesSet(info); !set.empty()) {
     f.variant += f.variant.empty() ? "tuned" : "+tuned";
     f.text_labels.push_back({"env_set", set});
   }
   AddLaunchEvidence(profile, &f);
-  f.estimated_gain_pct = (share - t.device_free_normal) * 100;
+  f.estimated_gain_pct = unproven ? 0 : (share - t.device_free_normal) * 100;
   out->push_back(std::move(f));
 }
 

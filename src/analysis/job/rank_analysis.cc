@@ -99,6 +99,7 @@ RankStepResult AnalyzeOneStep(const model::RankProfile& profile, int32_t step,
   result.distribution = ComputeStepDistribution(profile, step, families, options.distribution);
   result.distribution.host_sync = ComputeHostSync(profile, step, sync_calls);
   result.distribution.data_loader = ComputeInputBound(profile, step, loader_calls);
+  result.distribution.launch_gaps = ComputeLaunchGaps(profile, step);
   OperatorEfficiencyOptions efficiency;
   efficiency.yardstick_min_share = CatalogOf(options).thresholds().matmul_yardstick_min_share;
   result.distribution.operator_efficiency = ComputeOperatorEfficiency(profile, step, efficiency);

@@ -105,10 +105,15 @@ void VisitFields(V& v, S& efficiency) {
   TS_FIELDS(v, efficiency, device, peak_device, peak_gbps, device_ns, shaped_ns, matmul_ns, shapes,
             rows);
 }
+template <class V, Is<LaunchGapStats> S>
+void VisitFields(V& v, S& launch_gaps) {
+  TS_FIELDS(v, launch_gaps, gaps, idle_ns, gaps_with_launch, launch_bound_gaps, launch_bound_ns,
+            median_launch_delay_ns);
+}
 template <class V, Is<StepDistribution> S>
 void VisitFields(V& v, S& distribution) {
   TS_FIELDS(v, distribution, step, kernels, density, families, top_operators, step_trace, breakdown,
-            motifs, host_sync, data_loader, operator_efficiency);
+            motifs, host_sync, data_loader, operator_efficiency, launch_gaps);
 }
 template <class V, Is<TimelineKernel> S>
 void VisitFields(V& v, S& kernel) {

@@ -13,6 +13,7 @@
 #include "analysis/motifs/motifs.h"
 #include "analysis/step/host_sync.h"
 #include "analysis/step/input_bound.h"
+#include "analysis/step/launch_gaps.h"
 #include "analysis/step/operator_efficiency.h"
 #include "analysis/step/step_budget.h"
 #include "model/rank_profile.h"
@@ -84,6 +85,9 @@ struct StepDistribution {
   // Per (operator, shapes, dtypes): achieved FLOP/s and bytes/s; nullopt
   // when no event of the step has input shapes.
   std::optional<OperatorEfficiency> operator_efficiency;
+  // Device idle gaps and whether the host's launches left them (a trace with
+  // launch links).
+  std::optional<LaunchGapStats> launch_gaps;
 };
 
 struct DistributionOptions {
