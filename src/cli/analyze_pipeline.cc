@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -18,9 +17,9 @@
 #include "cli/app.h"
 #include "cli/job_loader.h"
 #include "cli/output_paths.h"
+#include "cli/report_output.h"
 #include "cli/status_exit.h"
 #include "cli/stdout_writer.h"
-#include "core/atomic_write.h"
 #include "core/parallel.h"
 #include "core/progress.h"
 #include "core/read_file.h"
@@ -179,44 +178,30 @@ int ReportRun(const RunReport& report, std::map<size_t, Result<analysis::RankRes
   // Files are replaced atomically; a document on stdout ('-') replaces the
   // text summary (cli::Run checks that stdout took it all).
   bool document_on_stdout = false;
-  if (!args.html_out.empty()) {
-    report::HtmlReportOptions html_options;
-    html_options.focus_rank = args.focus_rank;
-    html_options.tool_version = kVersion;
-    std::string html = report::RenderHtml(*job, html_options);
-    if (args.html_out == "-") {
-      WriteStdout(html);
-      document_on_stdout = true;
-    } else {
-      Status written = WriteFileAtomically(args.html_out, html);
-      if (!written.ok()) return ReportError(written);
-    }
-  }
-  if (!args.json_out.empty()) {
-    std::string json = report::RenderJson(*job, kVersion);
-    if (args.json_out == "-") {
-      WriteStdout(json);
-      document_on_stdout = true;
-    } else {
-      Status written = WriteFileAtomically(args.json_out, json);
-      if (!written.ok()) return ReportError(written);
-    }
-  }
+  const Status html = WriteDocument(
+      args.html_out,
+      [&] {
+        report::HtmlReportOptions html_options;
+        html_options.focus_rank = args.focus_rank;
+        html_options.tool_version = kVersion;
+        return report::RenderHtml(*job, html_options);
+      },
+      &document_on_stdout);
+  if (!html.ok()) return ReportError(html);
+  const Status json = WriteDocument(
+      args.json_out, [&] { return report::RenderJson(*job, kVersion); }, &document_on_stdout);
+  if (!json.ok()) return ReportError(json);
   if (document_on_stdout) {
     clock.Lap("report");
     return kExitSuccess;
   }
   report::TextReportOptions text_options;
   text_options.focus_rank = args.focus_rank;
-  text_options.color =
-      !args.no_color && ::isatty(STDOUT_FILENO) == 1 && std::getenv("NO_COLOR") == nullptr;
+  text_options.color = UseColor(args.no_color);
   std::string text = report::RenderText(*job, text_options);
   WriteStdout(text);
   clock.Lap("report");
-  if (!args.json_out.empty())
-    WriteStdout(fmt::format("\nJSON written to {}\n", TerminalSafe(args.json_out)));
-  if (!args.html_out.empty())
-    WriteStdout(fmt::format("\nHTML report written to {}\n", TerminalSafe(args.html_out)));
+  SayWhereDocumentsWent(args.json_out, args.html_out);
   return kExitSuccess;
 }
 

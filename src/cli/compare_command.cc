@@ -1,7 +1,6 @@
 // `trainscope compare BASE NEW`: both sides analysed by the same pipeline
 // with the same rules and step rule, then compared (analysis/compare).
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include <cstdlib>
 #include <memory>
@@ -14,9 +13,9 @@
 #include "cli/commands.h"
 #include "cli/job_loader.h"
 #include "cli/output_paths.h"
+#include "cli/report_output.h"
 #include "cli/status_exit.h"
 #include "cli/stdout_writer.h"
-#include "core/atomic_write.h"
 #include "core/parallel.h"
 #include "core/progress.h"
 #include "core/safe_text.h"
@@ -81,16 +80,6 @@ Result<analysis::JobAnalysis> AnalyseSide(const std::string& path, const char* s
   return job;
 }
 
-Status WriteDocument(const std::string& path, const std::string& text, bool* on_stdout) {
-  if (path.empty()) return Status::Ok();
-  if (path == "-") {
-    WriteStdout(text);
-    *on_stdout = true;
-    return Status::Ok();
-  }
-  return WriteFileAtomically(path, text);
-}
-
 int RunCompare(const CompareArgs& args) {
   std::vector<std::string> inputs = {args.base, args.next};
   for (const std::string* f :
@@ -129,24 +118,17 @@ int RunCompare(const CompareArgs& args) {
 
   if (Status ok = CheckOutputPaths(outputs, inputs); !ok.ok()) return ReportError(ok);
   bool on_stdout = false;
-  if (Status ok = WriteDocument(args.html_out, report::RenderCompareHtml(*comparison, kVersion),
-                                &on_stdout);
-      !ok.ok()) {
-    return ReportError(ok);
-  }
-  if (Status ok = WriteDocument(args.json_out, report::RenderCompareJson(*comparison, kVersion),
-                                &on_stdout);
-      !ok.ok()) {
-    return ReportError(ok);
-  }
+  const Status html = WriteDocument(
+      args.html_out, [&] { return report::RenderCompareHtml(*comparison, kVersion); }, &on_stdout);
+  if (!html.ok()) return ReportError(html);
+  const Status json = WriteDocument(
+      args.json_out, [&] { return report::RenderCompareJson(*comparison, kVersion); }, &on_stdout);
+  if (!json.ok()) return ReportError(json);
   if (on_stdout) return kExitSuccess;
   report::CompareTextOptions text;
-  text.color = !args.no_color && ::isatty(STDOUT_FILENO) == 1 && std::getenv("NO_COLOR") == nullptr;
+  text.color = UseColor(args.no_color);
   WriteStdout(report::RenderCompareText(*comparison, text));
-  if (!args.json_out.empty())
-    WriteStdout(fmt::format("\nJSON written to {}\n", TerminalSafe(args.json_out)));
-  if (!args.html_out.empty())
-    WriteStdout(fmt::format("\nHTML report written to {}\n", TerminalSafe(args.html_out)));
+  SayWhereDocumentsWent(args.json_out, args.html_out);
   return kExitSuccess;
 }
 

@@ -20,13 +20,6 @@ namespace {
 using analysis::ComparedGroup;
 using analysis::RunComparison;
 
-std::string Cell(std::optional<double> v, const std::string& unit) {
-  if (!v) return "n/a";
-  if (unit == "count") return FormatCount(std::llround(*v));
-  if (unit == "pct") return fmt::format("{:.1f}%", *v);
-  return fmt::format("{:.3f}", *v);
-}
-
 void SideParagraph(HtmlWriter& out, const char* name, const analysis::SideInfo& s) {
   std::string inputs;
   for (const std::string& in : s.inputs) inputs += (inputs.empty() ? "" : ", ") + in;
@@ -45,7 +38,8 @@ void ValuesTable(HtmlWriter& out, const RunComparison& c) {
     out.Format(
         "<tr><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
         "</tr>\n",
-        v.label, v.unit, Cell(v.base, v.unit), Cell(v.next, v.unit), delta, pct);
+        v.label, v.unit, FormatComparedValue(v.base, v.unit, false),
+        FormatComparedValue(v.next, v.unit, false), delta, pct);
   }
   out.Raw("</table>\n");
 }

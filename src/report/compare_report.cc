@@ -15,14 +15,6 @@ using analysis::ComparedGroup;
 using analysis::ComparedValue;
 using analysis::RunComparison;
 
-std::string Number(std::optional<double> v, const std::string& unit) {
-  if (!v) return "n/a";
-  if (unit == "count") return FormatCount(std::llround(*v));
-  if (unit == "pct") return fmt::format("{:.1f}%", *v);
-  if (unit == "steps/s") return fmt::format("{:.3f}", *v);
-  return fmt::format("{:.2f} {}", *v, unit);
-}
-
 std::string Delta(const ComparedValue& v) {
   if (!v.delta()) return "n/a";
   std::string text = v.unit == "count" ? fmt::format("{:+d}", std::llround(*v.delta()))
@@ -44,8 +36,9 @@ std::string SideLine(const char* name, const analysis::SideInfo& s) {
 void TextValues(const RunComparison& c, std::string* out) {
   *out += fmt::format("\n  {:<38} {:>16} {:>16} {:>22}\n", "", "BASE", "NEW", "delta");
   for (const ComparedValue& v : c.values) {
-    *out += fmt::format("  {:<38} {:>16} {:>16} {:>22}\n", v.label, Number(v.base, v.unit),
-                        Number(v.next, v.unit), Delta(v));
+    *out += fmt::format("  {:<38} {:>16} {:>16} {:>22}\n", v.label,
+                        FormatComparedValue(v.base, v.unit, true),
+                        FormatComparedValue(v.next, v.unit, true), Delta(v));
   }
 }
 
@@ -182,6 +175,15 @@ void JsonGroups(JsonWriter& w, const char* key, const std::vector<ComparedGroup>
 }
 
 }  // namespace
+
+std::string FormatComparedValue(std::optional<double> value, const std::string& unit,
+                                bool unit_suffix) {
+  if (!value) return "n/a";
+  if (unit == "count") return FormatCount(std::llround(*value));
+  if (unit == "pct") return fmt::format("{:.1f}%", *value);
+  if (unit == "steps/s") return fmt::format("{:.3f}", *value);
+  return unit_suffix ? fmt::format("{:.2f} {}", *value, unit) : fmt::format("{:.3f}", *value);
+}
 
 std::string RenderCompareText(const RunComparison& c, const CompareTextOptions& options) {
   std::string out = "trainscope compare\n";

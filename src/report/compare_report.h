@@ -2,6 +2,7 @@
 // (schema trainscope.compare/1, docs/json-schema.md) and the HTML page.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "analysis/compare/run_comparison.h"
@@ -14,6 +15,12 @@ struct CompareTextOptions {
   bool color = false;
   size_t operators = 12;  // rows of the operator table
 };
+
+// One compared number as the reports show it: "n/a" when unknown, counts
+// with thousands separators, percents with one decimal, else three decimals
+// (|unit_suffix|: append the unit, as the terminal does).
+std::string FormatComparedValue(std::optional<double> value, const std::string& unit,
+                                bool unit_suffix);
 
 std::string RenderCompareText(const analysis::RunComparison& c, const CompareTextOptions& options);
 std::string RenderCompareJson(const analysis::RunComparison& c, const std::string& tool_version);

@@ -5,43 +5,30 @@
 #include <gtest/gtest.h>
 
 #include "model/rank_profile.h"
+#include "unit/profile_builder.h"
 
 namespace trainscope::analysis {
 namespace {
 
 constexpr int64_t kUs = 1'000;
 
-int32_t Launch(model::RankProfile* p, int64_t start, int64_t end) {
-  model::HostOp op;
-  op.name = p->strings.Intern("cudaLaunchKernel");
-  op.start_ns = start;
-  op.duration_ns = end - start;
-  p->timeline.host_ops.Append(op);
-  return static_cast<int32_t>(p->timeline.host_ops.size() - 1);
-}
+using testing::AddKernel;
 
-void Kernel(model::RankProfile* p, int64_t start, int64_t end, int32_t launcher) {
-  model::DeviceEvent e;
-  e.name = p->strings.Intern("gemm");
-  e.op_type = e.name;
-  e.step = 1;
-  e.start_ns = start;
-  e.duration_ns = end - start;
-  e.launcher = launcher;
-  p->device_events.Append(e);
+int32_t Launch(model::RankProfile* p, int64_t start, int64_t end) {
+  return testing::AddHostOp(p, "cudaLaunchKernel", start, end);
 }
 
 TEST(LaunchGaps, AGapIsTheHostsWhenTheNextWorkWasLaunchedAfterItBegan) {
   model::RankProfile p;
   // Kernel A runs 0-100 us. Kernel B was launched at 10-15 us (the queue
   // was full): the 100-150 us gap before it is not the launch rate's.
-  Kernel(&p, 0, 100 * kUs, Launch(&p, 0, 5 * kUs));
-  Kernel(&p, 150 * kUs, 200 * kUs, Launch(&p, 10 * kUs, 15 * kUs));
+  AddKernel(&p, 0, 100 * kUs, Launch(&p, 0, 5 * kUs));
+  AddKernel(&p, 150 * kUs, 200 * kUs, Launch(&p, 10 * kUs, 15 * kUs));
   // Kernel C's launch ended at 230 us, after B ended (200 us): the device
   // waited 200-240 us for the host.
-  Kernel(&p, 240 * kUs, 260 * kUs, Launch(&p, 220 * kUs, 230 * kUs));
+  AddKernel(&p, 240 * kUs, 260 * kUs, Launch(&p, 220 * kUs, 230 * kUs));
   // Kernel D has no known launch: its gap (260-300 us) is not judged.
-  Kernel(&p, 300 * kUs, 310 * kUs, model::kNoIndex);
+  AddKernel(&p, 300 * kUs, 310 * kUs, model::kNoIndex);
   const auto stats = ComputeLaunchGaps(p, 1);
   ASSERT_TRUE(stats.has_value());
   EXPECT_EQ(stats->gaps, 3);
@@ -56,10 +43,10 @@ TEST(LaunchGaps, AGapIsTheHostsWhenTheNextWorkWasLaunchedAfterItBegan) {
 
 TEST(LaunchGaps, OverlappingStreamsCloseNoGapAndNoLaunchesMeansUnknown) {
   model::RankProfile p;
-  Kernel(&p, 0, 100 * kUs, model::kNoIndex);
-  Kernel(&p, 50 * kUs, 150 * kUs, model::kNoIndex);   // another stream, overlapping
-  EXPECT_FALSE(ComputeLaunchGaps(p, 1).has_value());  // no launch known: unknown, not 0
-  Kernel(&p, 150 * kUs, 160 * kUs, Launch(&p, 200 * kUs, 210 * kUs));  // touching: no gap
+  AddKernel(&p, 0, 100 * kUs, model::kNoIndex);
+  AddKernel(&p, 50 * kUs, 150 * kUs, model::kNoIndex);  // another stream, overlapping
+  EXPECT_FALSE(ComputeLaunchGaps(p, 1).has_value());    // no launch known: unknown, not 0
+  AddKernel(&p, 150 * kUs, 160 * kUs, Launch(&p, 200 * kUs, 210 * kUs));  // touching: no gap
   const auto stats = ComputeLaunchGaps(p, 1);
   ASSERT_TRUE(stats.has_value());
   EXPECT_EQ(stats->gaps, 0);

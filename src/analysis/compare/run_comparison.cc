@@ -116,42 +116,45 @@ constexpr ValueSpec kValues[] = {
     {"stragglers", "straggler ranks", "count"},
 };
 
-std::vector<ComparedGroup> CompareFamilies(const StepDistribution* base,
-                                           const StepDistribution* next) {
+// The rows of both sides paired by name: |Stat| has count and total_ns,
+// |name_of| and |family_of| read a row's name and family.
+template <class Stat, class NameOf, class FamilyOf>
+std::vector<ComparedGroup> PairUp(const std::vector<Stat>* base, const std::vector<Stat>* next,
+                                  NameOf name_of, FamilyOf family_of) {
   std::vector<ComparedGroup> out;
   std::map<std::string, size_t> index;
-  auto add = [&](const StepDistribution* s, bool is_base) {
-    if (s == nullptr) return;
-    for (const FamilyStat& f : s->families) {
-      auto [it, inserted] = index.try_emplace(f.name, out.size());
-      if (inserted) out.push_back(ComparedGroup{f.name, "", 0, 0, 0, 0});
+  auto add = [&](const std::vector<Stat>* rows, bool is_base) {
+    if (rows == nullptr) return;
+    for (const Stat& row : *rows) {
+      auto [it, inserted] = index.try_emplace(name_of(row), out.size());
+      if (inserted) out.push_back(ComparedGroup{name_of(row), family_of(row), 0, 0, 0, 0});
       ComparedGroup& g = out[it->second];
-      (is_base ? g.base_count : g.next_count) = f.count;
-      (is_base ? g.base_ns : g.next_ns) = f.total_ns;
+      (is_base ? g.base_count : g.next_count) += row.count;
+      (is_base ? g.base_ns : g.next_ns) += row.total_ns;
     }
   };
   add(base, true);
   add(next, false);
+  return out;
+}
+
+std::vector<ComparedGroup> CompareFamilies(const StepDistribution* base,
+                                           const StepDistribution* next) {
+  std::vector<ComparedGroup> out = PairUp(
+      base != nullptr ? &base->families : nullptr, next != nullptr ? &next->families : nullptr,
+      [](const FamilyStat& f) { return f.name; }, [](const FamilyStat&) { return std::string(); });
+  // Families of the rule table neither step has are left out.
   std::erase_if(out, [](const ComparedGroup& g) { return g.base_count == 0 && g.next_count == 0; });
   return out;
 }
 
 std::vector<ComparedGroup> CompareOperators(const StepDistribution* base,
                                             const StepDistribution* next) {
-  std::vector<ComparedGroup> out;
-  std::map<std::string, size_t> index;
-  auto add = [&](const StepDistribution* s, bool is_base) {
-    if (s == nullptr) return;
-    for (const OperatorStat& op : s->top_operators) {
-      auto [it, inserted] = index.try_emplace(op.op_type, out.size());
-      if (inserted) out.push_back(ComparedGroup{op.op_type, op.family, 0, 0, 0, 0});
-      ComparedGroup& g = out[it->second];
-      (is_base ? g.base_count : g.next_count) += op.count;
-      (is_base ? g.base_ns : g.next_ns) += op.total_ns;
-    }
-  };
-  add(base, true);
-  add(next, false);
+  std::vector<ComparedGroup> out = PairUp(
+      base != nullptr ? &base->top_operators : nullptr,
+      next != nullptr ? &next->top_operators : nullptr,
+      [](const OperatorStat& op) { return op.op_type; },
+      [](const OperatorStat& op) { return op.family; });
   std::stable_sort(out.begin(), out.end(), [](const ComparedGroup& a, const ComparedGroup& b) {
     return std::llabs(a.delta_ns()) > std::llabs(b.delta_ns());
   });

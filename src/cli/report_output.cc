@@ -1,0 +1,36 @@
+#include "cli/report_output.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+#include "cli/stdout_writer.h"
+#include "core/atomic_write.h"
+#include "core/safe_text.h"
+
+namespace trainscope::cli {
+
+Status WriteDocument(const std::string& path, const std::function<std::string()>& render,
+                     bool* on_stdout) {
+  if (path.empty()) return Status::Ok();
+  if (path == "-") {
+    WriteStdout(render());
+    *on_stdout = true;
+    return Status::Ok();
+  }
+  return WriteFileAtomically(path, render());
+}
+
+void SayWhereDocumentsWent(const std::string& json_out, const std::string& html_out) {
+  if (!json_out.empty()) WriteStdout(fmt::format("\nJSON written to {}\n", TerminalSafe(json_out)));
+  if (!html_out.empty()) {
+    WriteStdout(fmt::format("\nHTML report written to {}\n", TerminalSafe(html_out)));
+  }
+}
+
+bool UseColor(bool no_color) {
+  return !no_color && ::isatty(STDOUT_FILENO) == 1 && std::getenv("NO_COLOR") == nullptr;
+}
+
+}  // namespace trainscope::cli

@@ -1,0 +1,25 @@
+// Where a command's reports go, shared by every command that writes them
+// (analyze, compare): a document to a file (replaced atomically) or to
+// stdout ('-', which then replaces the text summary), the closing lines that
+// say where the files went, and whether the terminal gets colour.
+#pragma once
+
+#include <functional>
+#include <string>
+
+#include "core/status.h"
+
+namespace trainscope::cli {
+
+// Renders the document with |render| only when |path| is set, and writes it
+// to |path| (or stdout for "-", setting |*on_stdout|).
+Status WriteDocument(const std::string& path, const std::function<std::string()>& render,
+                     bool* on_stdout);
+
+// "JSON written to F" / "HTML report written to F" after the text summary.
+void SayWhereDocumentsWent(const std::string& json_out, const std::string& html_out);
+
+// Colour only on a terminal, without --no-color and NO_COLOR.
+bool UseColor(bool no_color);
+
+}  // namespace trainscope::cli
