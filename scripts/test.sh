@@ -46,14 +46,14 @@ if [ "${TRAINSCOPE_QUICK:-0}" != "1" ]; then
   cmake --preset debug >/dev/null
   cmake --build --preset debug -j"$jobs"
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-    run_ctest debug build/debug-ctest.log -LE browser
+    run_ctest debug build/debug-ctest.log -LE "browser|mpi"
   set -- $(count build/debug-ctest.log)
   passed=$((passed + $1)) failed=$((failed + $2)) skipped=$((skipped + $3))
 
   echo "== 3/5 ThreadSanitizer build and tests"
   cmake --preset tsan >/dev/null
   cmake --build --preset tsan -j"$jobs"
-  TSAN_OPTIONS=halt_on_error=1 run_ctest tsan build/tsan-ctest.log -LE browser
+  TSAN_OPTIONS=halt_on_error=1 run_ctest tsan build/tsan-ctest.log -LE "browser|mpi"
   set -- $(count build/tsan-ctest.log)
   passed=$((passed + $1)) failed=$((failed + $2)) skipped=$((skipped + $3))
 

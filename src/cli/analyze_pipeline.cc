@@ -16,6 +16,7 @@
 #include "analysis/motifs/fingerprint_library.h"
 #include "cli/app.h"
 #include "cli/job_loader.h"
+#include "cli/mpi_job.h"
 #include "cli/output_paths.h"
 #include "cli/report_output.h"
 #include "cli/status_exit.h"
@@ -225,12 +226,29 @@ int RunAnalyze(const AnalyzeArgs& args) {
   if (!rules.ok()) return ReportError(rules.status());
   const analysis::AnalysisOptions options = rules->Options(args.step);
 
-  Progress progress;
+  // Under mpirun / srun: every process analyses its block of ranks and
+  // process 0 gathers them and reports (docs/mpi.md).
+  std::optional<MpiSession> mpi;
+  if (MpiLaunched()) {
+    if (!MpiBuilt()) {
+      return ReportError(UsageError(
+          "started by an MPI launcher, but this trainscope was built without MPI\nhint: install "
+          "libopenmpi-dev and rebuild (docs/mpi.md), or run trainscope analyze without mpirun"));
+    }
+    mpi.emplace();
+  }
+  const bool root = !mpi || mpi->rank() == 0;
+  Progress progress(root && Progress().enabled());
   progress.Update(
-      fmt::format("trainscope: reading and analysing {} path(s)...", args.paths.size()));
+      fmt::format("trainscope: reading and analysing {} path(s){}...", args.paths.size(),
+                  mpi ? fmt::format(" on {} MPI processes", mpi->size()) : std::string()));
   // Fails (exit 2) only when no rank loads or none has usable data; ranks
   // that failed and files not taken go to the input health of every report.
-  Result<AnalysedInputs> streamed = AnalyseInputs(args.paths, threads, *rules, options);
+  Result<AnalysedInputs> streamed =
+      mpi ? AnalyseInputsMpi(*mpi, args.paths, threads, *rules, options)
+          : AnalyseInputs(args.paths, threads, *rules, options);
+  // The other processes have sent their ranks: process 0 reports, errors too.
+  if (!root) return kExitSuccess;
   if (!streamed.ok()) {
     progress.Done();
     return ReportError(streamed.status());

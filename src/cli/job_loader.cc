@@ -75,7 +75,8 @@ Result<LoadedRules> LoadRuleFiles(const RuleFiles& files) {
 
 Result<AnalysedInputs> AnalyseInputs(const std::vector<std::string>& paths, unsigned threads,
                                      const LoadedRules& rules,
-                                     const analysis::AnalysisOptions& options) {
+                                     const analysis::AnalysisOptions& options,
+                                     const formats::ProfileShard& shard) {
   // Each rank is loaded, analysed on its own and freed (at most |threads|
   // profiles in memory); the job is combined from the results.
   AnalysedInputs out;
@@ -92,7 +93,8 @@ Result<AnalysedInputs> AnalyseInputs(const std::vector<std::string>& paths, unsi
                             std::lock_guard<std::mutex> lock(mutex);
                             out.results.emplace(index, std::move(result));
                             out.identities.emplace(index, std::move(identity));
-                          }));
+                          },
+                          shard));
   out.loaded = streamed.loaded;
   out.failed = std::move(streamed.failed);
   out.skipped = std::move(streamed.skipped);

@@ -17,6 +17,7 @@
 #include "analysis/job/run_grouping.h"
 #include "analysis/motifs/fingerprint_library.h"
 #include "core/status.h"
+#include "formats/load_profiles.h"
 #include "model/input_issue.h"
 #include "model/timeline_classify.h"
 
@@ -53,9 +54,12 @@ struct AnalysedInputs {
 };
 
 // Fails only when no rank loads or none has usable data.
+// With a |shard| of count > 1 (the MPI mode): only its block of ranks, and
+// no job-wide error (formats::ForEachProfile).
 Result<AnalysedInputs> AnalyseInputs(const std::vector<std::string>& paths, unsigned threads,
                                      const LoadedRules& rules,
-                                     const analysis::AnalysisOptions& options);
+                                     const analysis::AnalysisOptions& options,
+                                     const formats::ProfileShard& shard = {});
 
 // The results of one run, sorted by rank (discovery order among equal
 // ranks); the first failed rank's error when any failed.

@@ -112,7 +112,7 @@ bool HasUsableData(const model::RankProfile& profile) {
 
 Result<StreamedProfiles> ForEachProfile(const std::vector<std::string>& paths, unsigned threads,
                                         const std::vector<model::ClassRule>* activity_rules,
-                                        const ProfileCallback& consume) {
+                                        const ProfileCallback& consume, const ProfileShard& shard) {
   StreamedProfiles streamed;
   std::vector<ProfileLocation> locations;
   std::set<std::string> seen;  // the same rank given twice (job dir + rank dir) loads once
@@ -128,8 +128,15 @@ Result<StreamedProfiles> ForEachProfile(const std::vector<std::string>& paths, u
     }
   }
 
+  const bool sharded = shard.count > 1;
+  if (sharded && shard.index != 0) streamed.skipped.clear();
+  // The shard's block of the discovery order: [first, last).
+  const size_t count = std::max<size_t>(1, shard.count);
+  const size_t first = locations.size() * std::min(shard.index, count) / count;
+  const size_t last = locations.size() * std::min(shard.index + 1, count) / count;
+  const size_t mine = sharded ? last - first : locations.size();
   const unsigned file_threads =
-      std::max(1u, threads / static_cast<unsigned>(std::max<size_t>(1, locations.size())));
+      std::max(1u, threads / static_cast<unsigned>(std::max<size_t>(1, mine)));
   // Per location: the load error, or why a loaded rank has no usable data
   // (for the message when no rank has any). Each slot is written by one task.
   struct Outcome {
@@ -139,7 +146,9 @@ Result<StreamedProfiles> ForEachProfile(const std::vector<std::string>& paths, u
     std::string no_data;
   };
   std::vector<Outcome> outcomes(locations.size());
-  ParallelFor(locations.size(), threads, [&](size_t i) {
+  const size_t offset = sharded ? first : 0;
+  ParallelFor(mine, threads, [&](size_t k) {
+    const size_t i = offset + k;
     Outcome& outcome = outcomes[i];
     std::optional<model::RankProfile> profile;
     // One rank running out of memory fails that rank, not the job.
@@ -172,7 +181,7 @@ Result<StreamedProfiles> ForEachProfile(const std::vector<std::string>& paths, u
 
   std::vector<std::string> no_data;
   bool any_usable = false;
-  for (size_t i = 0; i < locations.size(); ++i) {
+  for (size_t i = offset; i < offset + mine; ++i) {
     const Outcome& outcome = outcomes[i];
     if (outcome.error) {
       // The messages of the readers start with the file they name.
@@ -183,6 +192,7 @@ Result<StreamedProfiles> ForEachProfile(const std::vector<std::string>& paths, u
     any_usable |= outcome.usable;
     if (!outcome.usable) no_data.push_back(outcome.no_data);
   }
+  if (sharded) return streamed;
   if (streamed.loaded == 0) return NothingLoaded(streamed.failed, streamed.skipped);
   if (!any_usable) return NoUsableData(no_data, streamed.failed, streamed.skipped);
   return streamed;

@@ -59,9 +59,22 @@ using ProfileCallback =
 // |failed|, |skipped| and the errors (no rank loaded, no usable data) are
 // those of LoadProfiles; the errors come after every loaded rank has been
 // handed over.
+// One process's share of the ranks in the MPI mode: of the discovered ranks
+// (in discovery order, which keeps one node's ranks together), the
+// contiguous block |index| of |count|.
+struct ProfileShard {
+  size_t index = 0;
+  size_t count = 1;
+};
+
+// With a |shard| of count > 1 only its block is loaded; |failed| lists its
+// block's failures, |skipped| is filled by shard 0 only, and "no rank
+// loaded" / "no usable data" are not errors here: they are the whole job's
+// to decide, once every shard is gathered.
 Result<StreamedProfiles> ForEachProfile(const std::vector<std::string>& paths, unsigned threads,
                                         const std::vector<model::ClassRule>* activity_rules,
-                                        const ProfileCallback& consume);
+                                        const ProfileCallback& consume,
+                                        const ProfileShard& shard = {});
 
 // Whether a loaded rank has anything the analyses can use: device kernels
 // (kernel_details.csv or a trace's device activities) or step-trace rows.

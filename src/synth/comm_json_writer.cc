@@ -25,6 +25,17 @@ double Jitter(uint64_t a, uint64_t b, uint64_t c) {
   return 0.97 + 0.06 * static_cast<double>(x % 1000000) / 1e6;
 }
 
+// Up to 64 ranks every rank's matrix lists a link to every other rank.
+// Beyond, the links of a ring algorithm over nodes of 8 (the rank's node
+// and its two ring neighbours), so that a job of thousands of ranks does not
+// write ranks^2 links.
+constexpr int kFullMatrixRanks = 64;
+bool Linked(int rank, int peer, int ranks) {
+  if (ranks <= kFullMatrixRanks) return true;
+  if (peer / 8 == rank / 8) return true;
+  return peer == (rank + 8) % ranks || peer == (rank - 8 + ranks) % ranks;
+}
+
 // Matrix type names as msprof-analyze derives them (reduceScatter -> "reduce").
 int TypeIndex(std::string_view name) {
   if (name.find("allReduce") != std::string_view::npos) return 0;
@@ -99,7 +110,13 @@ void CommJsonWriter::AddStep(int step, const StepPlan& plan,
                  "{}\"step{}\": {{\"p2p\": {{{}}}, \"collective\": {{{}}}}}",
                  ops_.empty() ? "" : ", ", step, p2p_ops, ops);
 
-  // Matrix: per op type the "total" record of every link from this rank.
+  AddMatrixStep(step, transit_ms, size_mb);
+}
+
+// Matrix: per op type the "total" record of every link from this rank.
+void CommJsonWriter::AddMatrixStep(int step, const std::array<double, 3>& transit_ms,
+                                   const std::array<double, 3>& size_mb) {
+  const int ranks = options_.ranks;
   std::string types;
   for (int t = 0; t < 3; ++t) {
     if (transit_ms[t] <= 0) continue;
@@ -108,14 +125,16 @@ void CommJsonWriter::AddStep(int step, const StepPlan& plan,
         "\"{0}-{0}\": {{\"Transport Type\": \"LOCAL\", \"Transit Size(MB)\": {1:.6f}, \"Transit "
         "Time(ms)\": {2:.6f}, \"Bandwidth(GB/s)\": {3:.4f}}}",
         rank_, size_mb[t] / 8, transit_ms[t] / 100, size_mb[t] / 8 / (transit_ms[t] / 100));
+    int peers = 0;
+    for (int d = 0; d < ranks; ++d) peers += d != rank_ && Linked(rank_, d, ranks) ? 1 : 0;
     for (int d = 0; d < ranks; ++d) {
-      if (d == rank_) continue;
+      if (d == rank_ || !Linked(rank_, d, ranks)) continue;
       const bool same_node = d / 8 == rank_ / 8;
       double bw = (same_node ? kHccsGbps : kRdmaGbps) * Jitter(rank_ * 1000 + d, step, 100 + t);
       if (options_.slow_link && rank_ == options_.slow_link_src && d == options_.slow_link_dst) {
         bw *= kSlowLinkFactor;
       }
-      const double mb = size_mb[t] / std::max(1, ranks - 1);
+      const double mb = size_mb[t] / std::max(1, peers);
       fmt::format_to(std::back_inserter(links),
                      ", \"{}-{}\": {{\"Transport Type\": \"{}\", \"Transit Size(MB)\": {:.6f}, "
                      "\"Transit Time(ms)\": {:.6f}, \"Bandwidth(GB/s)\": {:.4f}}}",

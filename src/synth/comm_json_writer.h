@@ -4,6 +4,7 @@
 // the rest.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -23,6 +24,10 @@ class CommJsonWriter {
   Status Write(const std::string& profiler_dir);
 
  private:
+  // The step's communication_matrix.json record from the per-type totals.
+  void AddMatrixStep(int step, const std::array<double, 3>& transit_ms,
+                     const std::array<double, 3>& size_mb);
+
   const KernelCatalog& catalog_;
   const SynthOptions& options_;
   int rank_;

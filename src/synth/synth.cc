@@ -45,7 +45,7 @@ constexpr uint64_t kMetricSalt = 0xAC0E;
 }  // namespace
 
 Status ValidateSynthOptions(const SynthOptions& o) {
-  if (o.ranks < 1 || o.ranks > 512) return UsageError("synth: ranks must be in [1, 512]");
+  if (o.ranks < 1 || o.ranks > 16384) return UsageError("synth: ranks must be in [1, 16384]");
   if (o.layers < 1 || o.layers > 100000) return UsageError("synth: layers must be in [1, 100000]");
   if (o.micro_batches < 1) return UsageError("synth: micro_batches must be >= 1");
   if (o.steps < 1 || o.steps > 10000) return UsageError("synth: steps must be in [1, 10000]");

@@ -45,7 +45,7 @@ TEST(HostileCliDemo, ABadOptionIsReportedBeforeAnythingIsTouched) {
   for (const char* out : {".", "d"}) {
     CommandResult result = RunTrainscopeIn(root, {"demo", "--out", out, "--ranks", "0"});
     EXPECT_EQ(result.exit_code, 2) << result.err;
-    EXPECT_TRUE(Contains(result.err, "ranks must be in [1, 512]")) << result.err;
+    EXPECT_TRUE(Contains(result.err, "ranks must be in [1, 16384]")) << result.err;
   }
   // A bad --html is found before the previous demo job is cleared.
   CommandResult html =

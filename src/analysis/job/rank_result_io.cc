@@ -1,5 +1,7 @@
 #include "analysis/job/rank_result_io.h"
 
+#include <fmt/format.h>
+
 #include <array>
 #include <concepts>
 #include <map>
@@ -190,6 +192,15 @@ template <class V, Is<RankResult> S>
 void VisitFields(V& v, S& rank_result) {
   TS_FIELDS(v, rank_result, header, steps_info, own_step, steps, comm, links);
 }
+template <class V, Is<RunIdentity> S>
+void VisitFields(V& v, S& identity) {
+  TS_FIELDS(v, identity, rank, source, torch_npu_version, cann_version, device, world_size,
+            first_ns, last_ns);
+}
+template <class V, Is<GatheredRank> S>
+void VisitFields(V& v, S& gathered) {
+  TS_FIELDS(v, gathered, index, identity, ok, result, error_code, error);
+}
 
 #undef TS_FIELDS
 
@@ -208,6 +219,10 @@ struct EnumMax<CollectiveType> {
 template <>
 struct EnumMax<model::Platform> {
   static constexpr uint64_t value = static_cast<uint64_t>(model::Platform::kGpu);
+};
+template <>
+struct EnumMax<StatusCode> {
+  static constexpr uint64_t value = static_cast<uint64_t>(StatusCode::kInternal);
 };
 template <class E>
 constexpr uint64_t kEnumMax = EnumMax<E>::value;
@@ -408,43 +423,68 @@ class Reader {
 
 }  // namespace
 
-std::string SerializeRankResult(const RankResult& result) {
+namespace {
+
+template <class T>
+std::string Serialize(const T& value, std::string_view magic) {
   Writer writer;
-  writer.out().Raw(std::string_view(kRankResultMagic, sizeof kRankResultMagic));
+  writer.out().Raw(magic);
   writer.out().Varint(kRankResultFormatVersion);
-  writer.Put(result);
+  writer.Put(value);
   return writer.out().Take();
 }
 
-Result<RankResult> DeserializeRankResult(std::string_view bytes) {
-  const std::string hint =
-      "; hint: the bytes are truncated or corrupt, or were not written by "
-      "trainscope's SerializeRankResult";
+template <class T>
+Result<T> Deserialize(std::string_view bytes, std::string_view magic, const char* what) {
+  const std::string hint = fmt::format(
+      "; hint: the bytes are truncated or corrupt, or were not written by trainscope's "
+      "Serialize{}",
+      what);
   Reader reader(bytes);
   ByteReader& in = reader.in();
-  if (in.Raw(sizeof kRankResultMagic, "magic") !=
-      std::string_view(kRankResultMagic, sizeof kRankResultMagic)) {
-    return InvalidInput("RankResult: byte 0 of " + std::to_string(bytes.size()) +
-                        ": not a serialised RankResult (no \"TSRR\" magic)" + hint);
+  if (in.Raw(magic.size(), "magic") != magic) {
+    return InvalidInput(fmt::format("{}: byte 0 of {}: not a serialised {} (no \"{}\" magic){}",
+                                    what, bytes.size(), what, magic, hint));
   }
   const uint64_t version = in.Varint();
-  if (!in.ok()) return InvalidInput("RankResult: " + in.error() + hint);
+  if (!in.ok()) return InvalidInput(fmt::format("{}: {}{}", what, in.error(), hint));
   if (version != kRankResultFormatVersion) {
-    return InvalidInput("RankResult: byte 4 of " + std::to_string(bytes.size()) +
-                        ": format version " + std::to_string(version) +
-                        " is not supported (this build reads version " +
-                        std::to_string(kRankResultFormatVersion) +
-                        "); hint: gather results with one trainscope build on every process");
+    return InvalidInput(fmt::format(
+        "{}: byte 4 of {}: format version {} is not supported (this build reads version {}); "
+        "hint: gather results with one trainscope build on every process",
+        what, bytes.size(), version, kRankResultFormatVersion));
   }
-  RankResult result;
-  reader.Get(result);
+  T value;
+  reader.Get(value);
   if (in.ok() && in.left() > 0) {
-    in.Fail(std::to_string(in.left()) + " trailing bytes after the RankResult");
+    in.Fail(fmt::format("{} trailing bytes after the {}", in.left(), what));
   }
   if (!in.ok()) {
-    return InvalidInput("RankResult: " + in.error() + " (in " + reader.struct_name() + ")" + hint);
+    return InvalidInput(
+        fmt::format("{}: {} (in {}){}", what, in.error(), reader.struct_name(), hint));
   }
-  return result;
+  return value;
+}
+
+constexpr std::string_view kResultMagic(kRankResultMagic, sizeof kRankResultMagic);
+constexpr std::string_view kGatheredMagic(kGatheredRankMagic, sizeof kGatheredRankMagic);
+
+}  // namespace
+
+std::string SerializeRankResult(const RankResult& result) {
+  return Serialize(result, kResultMagic);
+}
+
+Result<RankResult> DeserializeRankResult(std::string_view bytes) {
+  return Deserialize<RankResult>(bytes, kResultMagic, "RankResult");
+}
+
+std::string SerializeGatheredRank(const GatheredRank& rank) {
+  return Serialize(rank, kGatheredMagic);
+}
+
+Result<GatheredRank> DeserializeGatheredRank(std::string_view bytes) {
+  return Deserialize<GatheredRank>(bytes, kGatheredMagic, "GatheredRank");
 }
 
 }  // namespace trainscope::analysis

@@ -53,4 +53,23 @@ std::string SerializeRankResult(const RankResult& result);
 // foreign or other-version buffer.
 Result<RankResult> DeserializeRankResult(std::string_view bytes);
 
+// What an MPI process sends its root for one rank it analysed (the MPI mode
+// of `analyze`, docs/mpi.md): where the rank is in discovery order, its run
+// identity (run_grouping.h) and its result, or why its analysis failed.
+struct GatheredRank {
+  uint64_t index = 0;  // discovery index: the job's order among equal ranks
+  RunIdentity identity;
+  bool ok = false;
+  RankResult result;                        // when ok
+  StatusCode error_code = StatusCode::kOk;  // when not ok
+  std::string error;
+};
+
+inline constexpr char kGatheredRankMagic[4] = {'T', 'S', 'G', 'R'};
+
+// The same encoding as SerializeRankResult, under its own magic and the
+// same format version.
+std::string SerializeGatheredRank(const GatheredRank& rank);
+Result<GatheredRank> DeserializeGatheredRank(std::string_view bytes);
+
 }  // namespace trainscope::analysis
