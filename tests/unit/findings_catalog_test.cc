@@ -8,7 +8,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -17,6 +19,7 @@
 #include "analysis/findings/cluster_findings.h"
 #include "analysis/findings/pipeline_findings.h"
 #include "analysis/job/rank_analysis.h"
+#include "analysis/motifs/fingerprint_library.h"
 #include "formats/load_profiles.h"
 #include "synth/synth.h"
 #include "test_paths.h"
@@ -298,6 +301,42 @@ TEST(FindingCatalog, DocsListEveryIdAndThreshold) {
     EXPECT_NE(doc.find("| `" + t.key + "` | "), std::string::npos) << t.key;
     EXPECT_NE(doc.find(t.origin), std::string::npos) << t.key;
   }
+}
+
+// docs/json-schema.md's list of stable finding ids is exactly the ids of
+// data/findings.tsv (less "_" internal entries and "fingerprint", the
+// shared texts of every fingerprint finding) and of data/fingerprints.tsv.
+TEST(FindingCatalog, JsonSchemaListsEveryId) {
+  const std::string doc = testing::ReadFileBytes(testing::SourceDir() + "/docs/json-schema.md");
+  const size_t from = doc.find("// stable ids");
+  const size_t to = doc.find("\"title\":", from);
+  ASSERT_NE(from, std::string::npos);
+  ASSERT_NE(to, std::string::npos);
+  // The list: comment text after the colon, ids split on ',' and spaces,
+  // up to the closing "(...)" reference.
+  const std::string block = doc.substr(from, to - from);
+  std::set<std::string> listed;
+  std::string word;
+  bool in_list = false;
+  for (size_t i = block.find("):") + 2; i < block.size(); ++i) {
+    const char c = block[i];
+    if (c == '(') break;
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '-') {
+      word += c;
+      continue;
+    }
+    if (!word.empty()) listed.insert(word);
+    in_list = in_list || !word.empty();
+    word.clear();
+  }
+  ASSERT_TRUE(in_list);
+  std::set<std::string> known;
+  for (const FindingEntry& e : FindingCatalog::Builtin().entries()) {
+    if (e.id.front() != '_' && e.id != "fingerprint") known.insert(e.id);
+  }
+  for (const Fingerprint& f : FingerprintLibrary::Builtin().fingerprints()) known.insert(f.id);
+  for (const std::string& id : known) EXPECT_TRUE(listed.count(id)) << id << " not listed";
+  for (const std::string& id : listed) EXPECT_TRUE(known.count(id)) << id << " is no finding id";
 }
 
 TEST(FindingCatalog, OverrideThresholds) {
