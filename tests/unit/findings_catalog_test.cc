@@ -107,6 +107,7 @@ pseudo_overlap_pct  2  pct  step  m
 pseudo_overlap_min_count  2  count  none  m
 pseudo_overlap_min_share  0.5  share  all-gathers  m
 slow_link_ratio  0.2  share  transport-mean  m
+slow_link_min_mb  1  mb  none  m
 fragmented_min_slices  16  count  none  m
 fragmented_min_share  0.5  share  communication-time  m
 comm_resume_us  50  us  none  m
@@ -278,7 +279,7 @@ TEST(FindingCatalog, BuiltinLoadsAndEveryIdHasItsTexts) {
     EXPECT_TRUE(used) << t.key;
     // A threshold on a time is relative to the step; the only absolute
     // times and sizes are hardware latencies, relative to nothing.
-    const bool absolute = t.unit == "us" || t.unit == "ms" || t.unit == "kb";
+    const bool absolute = t.unit == "us" || t.unit == "ms" || t.unit == "kb" || t.unit == "mb";
     EXPECT_TRUE(absolute || t.unit == "share" || t.unit == "pct" || t.unit == "ratio" ||
                 t.unit == "count")
         << t.key;
