@@ -31,12 +31,15 @@ void RenderEfficiencyHtml(HtmlWriter& out, const analysis::RankAnalysis* focus) 
   out.Format(
       "<p>Rank {}, {}: operators with input shapes ({} of {} device time; matmuls {}; {} "
       "distinct shapes). Achieved TFLOP/s from a matmul's shapes, GB/s from the bytes its "
-      "operands move; <b>% peak</b> against the datasheet peak of {}; <b>% best</b> against the "
-      "step's best large matmul shape of the same dtype.</p>\n",
+      "operands move; ",
       focus->header.rank, StepName(focus->selected_step), FormatDurationNs(e.shaped_ns),
-      FormatDurationNs(e.device_ns), FormatDurationNs(e.matmul_ns), FormatCount(e.shapes),
-      e.peak_device.empty() ? std::string("n/a (device unknown or not in the table)")
-                            : e.peak_device);
+      FormatDurationNs(e.device_ns), FormatDurationNs(e.matmul_ns), FormatCount(e.shapes));
+  if (e.peak_device.empty()) {
+    out.Raw("<b>% peak</b> n/a: the device is unknown or not in the datasheet table; ");
+  } else {
+    out.Format("<b>% peak</b> against the datasheet peak of {}; ", e.peak_device);
+  }
+  out.Raw("<b>% best</b> against the step's best large matmul shape of the same dtype.</p>\n");
   out.Raw(
       "<table><tr><th class=\"l\">operator</th><th class=\"l\">input shapes</th><th "
       "class=\"l\">dtypes</th><th>calls</th><th>total</th><th>mean</th><th>TFLOP/s</th>"
