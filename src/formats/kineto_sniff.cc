@@ -13,6 +13,9 @@ namespace trainscope::formats {
 namespace {
 
 constexpr std::string_view kTraceKeys[] = {"traceEvents", "schemaVersion"};
+// JSON Array Format: the key every trace event has (the Trace Event Format
+// requires "ph" in each event).
+constexpr std::string_view kEventKeys[] = {"ph"};
 // Keys longer than this are not ours: stop copying them.
 constexpr size_t kMaxKeyLength = 32;
 // Before the walk, a file was a trace when its first 256 KiB mention the key
@@ -32,11 +35,20 @@ bool LegacyMatch(TopLevelKeyScanner::State state, std::string_view head) {
          head.find("\"schemaVersion\"") != std::string_view::npos;
 }
 
-std::string NotTraceReason(TopLevelKeyScanner::State state, size_t bytes_seen, bool at_limit) {
+std::string NotTraceReason(const TopLevelKeyScanner& scanner, size_t bytes_seen, bool at_limit) {
   if (bytes_seen == 0) return "not a trace: empty";
+  const TopLevelKeyScanner::State state = scanner.state();
+  if (scanner.array() && state != TopLevelKeyScanner::State::kMore) {
+    return "not a trace: a JSON array whose first element is not a trace event (an object with "
+           "a \"ph\" key)";
+  }
+  if (scanner.array()) {
+    return fmt::format("not a trace: a JSON array whose first element does not end within {} bytes",
+                       bytes_seen);
+  }
   switch (state) {
     case TopLevelKeyScanner::State::kNotObject:
-      return "not a trace: not a JSON object";
+      return "not a trace: not a JSON object or array";
     case TopLevelKeyScanner::State::kEnded:
       return "not a trace: no top-level \"traceEvents\" key";
     default:
@@ -63,7 +75,7 @@ SniffResult SniffPlain(std::string_view data) {
   TopLevelKeyScanner scanner;
   if (scanner.Feed(window) == TopLevelKeyScanner::State::kFound) return {true, ""};
   if (LegacyMatch(scanner.state(), window.substr(0, kLegacyWindow))) return {true, ""};
-  return {false, NotTraceReason(scanner.state(), window.size(), window.size() < data.size())};
+  return {false, NotTraceReason(scanner, window.size(), window.size() < data.size())};
 }
 
 // Inflates in bounded steps: the sniff's memory is one step, whatever the
@@ -114,7 +126,7 @@ SniffResult SniffGzip(std::string_view data) {
     return {true, ""};
   }
   if (!gzip_error.empty()) return {false, gzip_error};
-  return {false, NotTraceReason(scanner.state(), total_out, total_out >= kSniffLimitBytes)};
+  return {false, NotTraceReason(scanner, total_out, total_out >= kSniffLimitBytes)};
 }
 
 bool EndsWith(std::string_view text, std::string_view suffix) {
@@ -137,10 +149,12 @@ TopLevelKeyScanner::State TopLevelKeyScanner::Feed(std::string_view bytes) {
         in_string_ = false;
         if (in_key_) {
           in_key_ = false;
-          if (std::find(std::begin(kTraceKeys), std::end(kTraceKeys), key_) !=
-              std::end(kTraceKeys)) {
-            state_ = State::kFound;
-          }
+          const bool ours = array_
+                                ? std::find(std::begin(kEventKeys), std::end(kEventKeys), key_) !=
+                                      std::end(kEventKeys)
+                                : std::find(std::begin(kTraceKeys), std::end(kTraceKeys), key_) !=
+                                      std::end(kTraceKeys);
+          if (ours) state_ = State::kFound;
         }
       } else if (in_key_) {
         if (key_.size() < kMaxKeyLength) {
@@ -158,19 +172,26 @@ TopLevelKeyScanner::State TopLevelKeyScanner::Feed(std::string_view bytes) {
         --bom_left_;
         continue;
       }
-      if (c != '{') {
+      if (c != '{' && c != '[') {
         state_ = State::kNotObject;
         break;
       }
       started_ = true;
+      array_ = c == '[';
       depth_ = 1;
-      expect_key_ = true;
+      expect_key_ = !array_;
       continue;
     }
+    // An array's first element must be an object (an event).
+    if (array_ && depth_ == 1 && c != '{') {
+      state_ = State::kEnded;
+      break;
+    }
+    const int64_t key_depth = array_ ? 2 : 1;
     switch (c) {
       case '"':
         in_string_ = true;
-        if (depth_ == 1 && expect_key_) {
+        if (depth_ == key_depth && expect_key_) {
           in_key_ = true;
           key_.clear();
           expect_key_ = false;
@@ -179,13 +200,15 @@ TopLevelKeyScanner::State TopLevelKeyScanner::Feed(std::string_view bytes) {
       case '{':
       case '[':
         ++depth_;
+        if (array_ && depth_ == 2) expect_key_ = true;  // the first element opens
         break;
       case '}':
       case ']':
-        if (--depth_ == 0) state_ = State::kEnded;
+        // An array is decided by its first element: closed without "ph".
+        if (--depth_ == (array_ ? 1 : 0)) state_ = State::kEnded;
         break;
       case ',':
-        if (depth_ == 1) expect_key_ = true;
+        if (depth_ == key_depth) expect_key_ = true;
         break;
       default:
         break;  // ':', numbers, literals

@@ -1,7 +1,9 @@
 // Is this .json / .json.gz file a PyTorch profiler (Kineto) trace?
 //
 // Traces are recognised by content, not name: a JSON object with a top-level
-// "traceEvents" or "schemaVersion" key. The top level is walked (nested
+// "traceEvents" or "schemaVersion" key, or the Trace Event Format's "JSON
+// Array Format": a top-level array whose first element is an object with a
+// "ph" key (`[{"ph": "X", ...}, ...`, the closing ']' optional). The top level is walked (nested
 // values skipped by bracket depth), so however long the metadata before
 // "traceEvents" ("deviceProperties", "distributedInfo"...), the key is found
 // within the first kSniffLimitBytes of (inflated) text.
@@ -34,11 +36,15 @@ class TopLevelKeyScanner {
   enum class State { kMore, kFound, kNotObject, kEnded };
   State Feed(std::string_view bytes);
   State state() const { return state_; }
+  // The document is a top-level array (JSON Array Format): kFound means its
+  // first element has a "ph" key, kEnded that it has none (or is empty).
+  bool array() const { return array_; }
 
  private:
   State state_ = State::kMore;
   bool started_ = false;
-  int bom_left_ = 3;  // a UTF-8 byte order mark may precede the '{'
+  bool array_ = false;  // '[' first: keys are those of the first element, at depth 2
+  int bom_left_ = 3;    // a UTF-8 byte order mark may precede the '{'
   int64_t depth_ = 0;
   bool in_string_ = false;
   bool escape_ = false;

@@ -36,6 +36,7 @@ std::string RenderHtml(const analysis::JobAnalysis& job, const HtmlReportOptions
 
   RenderSummarySection(out, job, focus);
   RenderDistributionSection(out, job, focus);
+  RenderEfficiencyHtml(out, focus);
   RenderTimelineSection(out, focus);
   RenderMotifsHtml(out, focus);
   RenderRanksSection(out, job);

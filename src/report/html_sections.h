@@ -20,5 +20,7 @@ void RenderDetailsSection(HtmlWriter& out, const analysis::JobAnalysis& job);
 void RenderClusterHtml(HtmlWriter& out, const analysis::JobAnalysis& job);
 // motif_report.cc (the Fingerprints work): motifs of the focus rank.
 void RenderMotifsHtml(HtmlWriter& out, const analysis::RankAnalysis* focus);
+// efficiency_html.cc: per-shape operator efficiency of the focus rank (nothing without shapes).
+void RenderEfficiencyHtml(HtmlWriter& out, const analysis::RankAnalysis* focus);
 
 }  // namespace trainscope::report

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "core/safe_text.h"
 #include "model/kernel_names.h"
@@ -112,6 +113,45 @@ std::string Sparkline(const analysis::DurationDensity& density) {
     line += kBlocks[level];
   }
   return line;
+}
+
+// "n/a" for an unknown number, never 0.
+std::string Opt(const std::optional<double>& value, const char* spec) {
+  return value ? fmt::format(fmt::runtime(spec), *value) : std::string("n/a");
+}
+
+// The step's top matmul shapes by time (operator_efficiency): achieved
+// TFLOP/s, against the device's datasheet peak and against the step's best
+// large matmul shape of the same dtype. Nothing when no matmul has shapes.
+void RenderMatmulShapes(std::string& out, const analysis::StepDistribution& step, const Styler& s) {
+  if (!step.operator_efficiency) return;
+  const analysis::OperatorEfficiency& e = *step.operator_efficiency;
+  std::vector<const analysis::ShapeEfficiency*> rows;
+  for (const auto& row : e.rows) {
+    if (row.matmul && rows.size() < 5) rows.push_back(&row);
+  }
+  if (rows.empty()) return;
+  out += "\n";
+  out += s.Bold(fmt::format("  {:<20} {:<34} {:>6} {:>10} {:>8} {:>7} {:>7}", "top matmul shapes",
+                            "input shapes", "calls", "total", "TFLOP/s", "% peak", "% best")) +
+         "\n";
+  for (const analysis::ShapeEfficiency* row : rows) {
+    std::string op = T(row->op_type);
+    std::string shapes = T(row->shapes);
+    if (op.size() > 20) op = CutTo(op, 20, "...");
+    if (shapes.size() > 34) shapes = CutTo(shapes, 34, "...");
+    out += fmt::format("  {:<20} {:<34} {:>6} {:>10} {:>8} {:>7} {:>7}\n", op, shapes,
+                       FormatCount(row->count), FormatDurationNs(row->total_ns),
+                       Opt(row->Tflops(), "{:.1f}"), Opt(row->PeakPct(), "{:.1f}%"),
+                       Opt(row->RelativePct(), "{:.0f}%"));
+  }
+  out += s.Dim(fmt::format("  matmuls {} of {} device time; % peak of {}; % best of the step's "
+                           "fastest large matmul shape of the same dtype",
+                           FormatDurationNs(e.matmul_ns), FormatDurationNs(e.device_ns),
+                           e.peak_device.empty()
+                               ? std::string("n/a (device not in the datasheet table)")
+                               : T(e.peak_device))) +
+         "\n";
 }
 
 void RenderRankDetail(std::string& out, const analysis::RankAnalysis& rank, const Styler& s) {
@@ -223,6 +263,7 @@ void RenderRankDetail(std::string& out, const analysis::RankAnalysis& rank, cons
                     FormatCount(op.count), FormatDurationNs(op.total_ns),
                     FormatDurationUs(MeanUs(op.total_ns, op.count)), FormatPercent(op.share_time));
   }
+  RenderMatmulShapes(out, *step, s);
 }
 
 void RenderRankTable(std::string& out, const analysis::JobAnalysis& job, const Styler& s) {

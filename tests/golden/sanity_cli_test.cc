@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -176,6 +177,43 @@ TEST(SanityCli, ProjectionAppliesEveryFindingOnce) {
   std::snprintf(line, sizeof line, "<b>All findings applied:</b> -%.1f%%, step %.1f µs → %.1f µs",
                 double(doc["projection"]["combined_gain_pct"]), step_us, projected_us);
   EXPECT_TRUE(Has(page, line)) << line;
+}
+
+// Issue 13: the per-shape operator efficiency of the focus rank in the HTML
+// report (the text golden kineto/matmul_shapes shows the terminal rows);
+// numbers by hand in that case's comments. A launching host op's name is
+// profile text: escaped like every other.
+TEST(SanityCli, OperatorEfficiencyTableIsInTheHtmlReportEscaped) {
+  std::string trace = ReadFileBytes(Case("kineto", "matmul_shapes") + "/rank0.pt.trace.json");
+  const std::string evil = "aten::add<script>&";
+  for (size_t at = trace.find("\"aten::add\""); at != std::string::npos;
+       at = trace.find("\"aten::add\"", at))
+    trace.replace(at + 1, 9, evil);
+  const std::string dir = MakeTempDir("efficiency_html");
+  std::ofstream(dir + "/rank0.pt.trace.json", std::ios::binary) << trace;
+  const std::string html_path = dir + "/report.html";
+  const CommandResult html = RunTrainscope(
+      {"analyze", dir + "/rank0.pt.trace.json", "--html", html_path, "--threads", "1"});
+  ASSERT_EQ(html.exit_code, 0) << html.err;
+  const std::string page = ReadFileBytes(html_path);
+  EXPECT_TRUE(Has(page, "<section id=\"efficiency\"><h2>Operator efficiency</h2>"));
+  EXPECT_TRUE(Has(page, "NVIDIA H100 SXM5 80GB"));
+  EXPECT_TRUE(Has(page,
+                  "<tr><td class=\"l\">aten::mm</td><td class=\"l\"><code>[[4096, 100], [100, "
+                  "8192]]</code></td>"));
+  EXPECT_TRUE(Has(page, "<td>67.1</td>"));   // 2·4096·100·8192 / 100 µs
+  EXPECT_TRUE(Has(page, "<td>6.8%</td>"));   // of 989.5 TFLOP/s
+  EXPECT_TRUE(Has(page, "<td>20%</td>"));    // of 343.6 TFLOP/s, the [4096, 2048] shape
+  EXPECT_TRUE(Has(page, "<td>343.6</td>"));  // 2·4096·2048·8192 / 400 µs
+  EXPECT_TRUE(Has(page, "aten::add&lt;script&gt;&amp;"));
+  EXPECT_FALSE(Has(page, evil));
+  // A profile without shapes has no such section.
+  const std::string plain_path = dir + "/plain.html";
+  ASSERT_EQ(RunTrainscope({"analyze", Case("kineto", "minimal_trace"), "--html", plain_path,
+                           "--threads", "1"})
+                .exit_code,
+            0);
+  EXPECT_FALSE(Has(ReadFileBytes(plain_path), "id=\"efficiency\""));
 }
 
 }  // namespace

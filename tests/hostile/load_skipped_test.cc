@@ -97,7 +97,10 @@ TEST(HostileLoadSkipped, NonTraceJsonIsListedOwnOutputsAreNot) {
       Has(run.out, "skipped: job/config.json: not a trace: no top-level \"traceEvents\" key"))
       << run.out;
   EXPECT_TRUE(Has(run.out, "skipped: job/empty.json: not a trace: empty")) << run.out;
-  EXPECT_TRUE(Has(run.out, "skipped: job/list.json: not a trace: not a JSON object")) << run.out;
+  EXPECT_TRUE(Has(run.out,
+                  "skipped: job/list.json: not a trace: a JSON array whose first element is not "
+                  "a trace event"))
+      << run.out;
   EXPECT_FALSE(Has(run.out, "report.json")) << run.out;        // trainscope's own output
   EXPECT_FALSE(Has(run.out, "ground_truth.json")) << run.out;  // synth's answer key
   EXPECT_TRUE(Has(run.out, "Input: 2 ranks")) << run.out;

@@ -7,6 +7,7 @@
 #include <limits>
 #include <string>
 
+#include "analysis/cluster/cluster_links.h"
 #include "analysis/cluster/communication.h"
 #include "analysis/cluster/straggler.h"
 #include "analysis/common/family_rules.h"
@@ -234,6 +235,50 @@ TEST_P(SynthClusterTest, PlantedLateRankFoundByItsStepStartWait) {
   EXPECT_EQ(job.cluster.straggler_ranks, std::vector<int32_t>{1});
   EXPECT_EQ(job.cluster.by_late_start.ranks, std::vector<int32_t>{1});
   EXPECT_EQ(job.cluster.by_least_comm.ranks, std::vector<int32_t>{1});
+}
+
+// slow_link_min_mb (data/thresholds.tsv): a link that moved less per step
+// is latency-bound and neither judged nor averaged into its transport's
+// mean; the gate is the threshold passed, not a constant.
+TEST(SlowLinks, LinksBelowTheMinimumSizeAreNotJudged) {
+  auto link = [](int32_t src, int32_t dst, double mb, double gbps) {
+    model::CommLinkRecord l;
+    l.step = 1;
+    l.op_type = "allreduce";
+    l.statistic = "total";
+    l.group_hash = "g";
+    l.src = src;
+    l.dst = dst;
+    l.transport = "HCCS";
+    l.size_mb = mb;
+    l.bandwidth_gbps = gbps;
+    l.time_ms = mb / gbps;
+    return l;
+  };
+  RankLinks rank0;
+  rank0.rank = 0;
+  // Three bulk links at 19-20 GB/s and a 96-byte one at 0.08 GB/s (the
+  // corpus Qwen job's pattern), plus a 2 MB link at 2 GB/s.
+  rank0.links = {link(0, 1, 375, 19), link(0, 2, 375, 20), link(0, 3, 375, 19.5),
+                 link(1, 0, 0.000096, 0.08), link(2, 1, 2, 2)};
+  int64_t checked = 0;
+  // At 1 MB: the 96-byte link is left out; mean (19 + 20 + 19.5 + 2) / 4 =
+  // 15.125, 20% of it 3.025: the 2 MB link at 2 GB/s is slow.
+  std::vector<SlowLink> slow = FindSlowLinks({rank0}, 0.2, 1.0, &checked);
+  EXPECT_EQ(checked, 4);
+  ASSERT_EQ(slow.size(), 1u);
+  EXPECT_EQ(slow[0].src, 2);
+  EXPECT_EQ(slow[0].dst, 1);
+  // At 0: the 96-byte link is compared too (mean 12.116, bar 2.423): both
+  // it and the 2 MB link are flagged.
+  slow = FindSlowLinks({rank0}, 0.2, 0.0, &checked);
+  EXPECT_EQ(checked, 5);
+  EXPECT_EQ(slow.size(), 2u);
+  // At 3 MB the 2 MB link goes too: the bulk links alone are all alike.
+  slow = FindSlowLinks({rank0}, 0.2, 3.0, &checked);
+  EXPECT_EQ(checked, 3);
+  EXPECT_TRUE(slow.empty());
+  EXPECT_DOUBLE_EQ(FindingCatalog::Builtin().thresholds().slow_link_min_mb, 1.0);
 }
 
 TEST_P(SynthClusterTest, PlantedSlowLinkFound) {

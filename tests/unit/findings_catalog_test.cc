@@ -8,7 +8,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -17,6 +19,7 @@
 #include "analysis/findings/cluster_findings.h"
 #include "analysis/findings/pipeline_findings.h"
 #include "analysis/job/rank_analysis.h"
+#include "analysis/motifs/fingerprint_library.h"
 #include "formats/load_profiles.h"
 #include "synth/synth.h"
 #include "test_paths.h"
@@ -104,6 +107,7 @@ pseudo_overlap_pct  2  pct  step  m
 pseudo_overlap_min_count  2  count  none  m
 pseudo_overlap_min_share  0.5  share  all-gathers  m
 slow_link_ratio  0.2  share  transport-mean  m
+slow_link_min_mb  1  mb  none  m
 fragmented_min_slices  16  count  none  m
 fragmented_min_share  0.5  share  communication-time  m
 comm_resume_us  50  us  none  m
@@ -275,7 +279,7 @@ TEST(FindingCatalog, BuiltinLoadsAndEveryIdHasItsTexts) {
     EXPECT_TRUE(used) << t.key;
     // A threshold on a time is relative to the step; the only absolute
     // times and sizes are hardware latencies, relative to nothing.
-    const bool absolute = t.unit == "us" || t.unit == "ms" || t.unit == "kb";
+    const bool absolute = t.unit == "us" || t.unit == "ms" || t.unit == "kb" || t.unit == "mb";
     EXPECT_TRUE(absolute || t.unit == "share" || t.unit == "pct" || t.unit == "ratio" ||
                 t.unit == "count")
         << t.key;
@@ -298,6 +302,42 @@ TEST(FindingCatalog, DocsListEveryIdAndThreshold) {
     EXPECT_NE(doc.find("| `" + t.key + "` | "), std::string::npos) << t.key;
     EXPECT_NE(doc.find(t.origin), std::string::npos) << t.key;
   }
+}
+
+// docs/json-schema.md's list of stable finding ids is exactly the ids of
+// data/findings.tsv (less "_" internal entries and "fingerprint", the
+// shared texts of every fingerprint finding) and of data/fingerprints.tsv.
+TEST(FindingCatalog, JsonSchemaListsEveryId) {
+  const std::string doc = testing::ReadFileBytes(testing::SourceDir() + "/docs/json-schema.md");
+  const size_t from = doc.find("// stable ids");
+  const size_t to = doc.find("\"title\":", from);
+  ASSERT_NE(from, std::string::npos);
+  ASSERT_NE(to, std::string::npos);
+  // The list: comment text after the colon, ids split on ',' and spaces,
+  // up to the closing "(...)" reference.
+  const std::string block = doc.substr(from, to - from);
+  std::set<std::string> listed;
+  std::string word;
+  bool in_list = false;
+  for (size_t i = block.find("):") + 2; i < block.size(); ++i) {
+    const char c = block[i];
+    if (c == '(') break;
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '-') {
+      word += c;
+      continue;
+    }
+    if (!word.empty()) listed.insert(word);
+    in_list = in_list || !word.empty();
+    word.clear();
+  }
+  ASSERT_TRUE(in_list);
+  std::set<std::string> known;
+  for (const FindingEntry& e : FindingCatalog::Builtin().entries()) {
+    if (e.id.front() != '_' && e.id != "fingerprint") known.insert(e.id);
+  }
+  for (const Fingerprint& f : FingerprintLibrary::Builtin().fingerprints()) known.insert(f.id);
+  for (const std::string& id : known) EXPECT_TRUE(listed.count(id)) << id << " not listed";
+  for (const std::string& id : listed) EXPECT_TRUE(known.count(id)) << id << " is no finding id";
 }
 
 TEST(FindingCatalog, OverrideThresholds) {

@@ -363,6 +363,56 @@ TEST(KinetoReader, LedgerSamplesAndCountsAcrossChunks) {
   }
 }
 
+// The Trace Event Format's "JSON Array Format" for a Kineto-style trace:
+// the events of kCurrent as a bare top-level array read as the same events
+// by every scan path (chunks down to 64 bytes, one to three threads); without
+// its closing ']' every event is kept and the damage is the same truncation
+// an unclosed traceEvents reports.
+TEST(KinetoReader, JsonArrayFormatReadsTheSameEvents) {
+  const std::string object(kCurrent);
+  const size_t open = object.find('[', object.find("\"traceEvents\""));
+  const size_t close = object.rfind(']');
+  const std::string array = object.substr(open, close - open + 1);
+  model::RankProfile reference;
+  ASSERT_TRUE(formats::ParseKinetoTrace(object, "object", &reference).ok());
+  for (size_t chunk : {size_t{64}, size_t{4096}, size_t{1} << 20}) {
+    for (unsigned threads : {1u, 3u}) {
+      SCOPED_TRACE(fmt::format("chunk {} threads {}", chunk, threads));
+      formats::trace::ScanOptions options;
+      options.chunk_bytes = chunk;
+      options.threads = threads;
+      model::RankProfile p;
+      ASSERT_TRUE(formats::ParseKinetoTrace(array, "array", &p, options).ok());
+      EXPECT_TRUE(p.warnings.empty());
+      EXPECT_EQ(p.ledgers.back().rows_read(), reference.ledgers.back().rows_read());
+      EXPECT_EQ(p.ledgers.back().rows_used(), reference.ledgers.back().rows_used());
+      ASSERT_EQ(p.device_events.size(), 3u);
+      EXPECT_EQ(p.device_events.start_ns, reference.device_events.start_ns);
+      EXPECT_EQ(p.device_events.kind, reference.device_events.kind);
+      EXPECT_EQ(p.timeline.host_ops.size(), reference.timeline.host_ops.size());
+      ASSERT_NE(p.device_events.launcher[0], model::kNoIndex);
+      EXPECT_EQ(p.device_events.step[0], 7);
+
+      // No closing ']' (the format allows it): all 11 events, one warning.
+      model::RankProfile open_array;
+      const std::string unclosed = array.substr(0, array.rfind(']'));
+      ASSERT_TRUE(formats::ParseKinetoTrace(unclosed, "open.json", &open_array, options).ok());
+      EXPECT_EQ(open_array.ledgers.back().rows_read(), reference.ledgers.back().rows_read());
+      EXPECT_EQ(open_array.device_events.size(), 3u);
+      ASSERT_EQ(open_array.warnings.size(), 1u);
+      EXPECT_NE(open_array.warnings[0].find("truncated"), std::string::npos)
+          << open_array.warnings[0];
+    }
+  }
+  // Cut mid-event: the events before it, as for an object document.
+  model::RankProfile cut;
+  const std::string truncated = array.substr(0, array.find("\"cat\": \"gpu_memcpy\""));
+  ASSERT_TRUE(formats::ParseKinetoTrace(truncated, "cut.json", &cut).ok());
+  EXPECT_EQ(cut.device_events.size(), 2u);
+  ASSERT_EQ(cut.warnings.size(), 1u);
+  EXPECT_NE(cut.warnings[0].find("truncated mid-event"), std::string::npos) << cut.warnings[0];
+}
+
 // trace_view.json: top-level array, string ts, flow id > 2^53, process names
 // declared after the events.
 const char* kTraceView = R"J([

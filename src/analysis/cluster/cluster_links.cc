@@ -19,12 +19,6 @@ struct LinkKey {
   bool operator<(const LinkKey& o) const { return Tie() < o.Tie(); }
 };
 
-// A link that moved less than this per step is latency-bound: its
-// "bandwidth" is a few bytes over the fixed cost of a handshake (the Qwen
-// 4-rank sample: 96-byte all-gathers at 0.08 GB/s next to 19 GB/s for the
-// 375 MB ones), so comparing it with bulk transfers flags every such link.
-constexpr double kMinLinkMbPerStep = 1.0;
-
 bool UsableMeasure(double value, bool allow_zero = false) {
   return std::isfinite(value) && (allow_zero ? value >= 0 : value > 0);
 }
@@ -39,7 +33,7 @@ struct LinkAgg {
 }  // namespace
 
 std::vector<SlowLink> FindSlowLinks(const std::vector<RankLinks>& ranks, double max_ratio,
-                                    int64_t* links_checked) {
+                                    double min_mb_per_step, int64_t* links_checked) {
   // Group-local -> global rank, from the self links (src == dst on rank r
   // means local id src is r), as msprof-analyze does.
   std::map<std::pair<std::string, int32_t>, int32_t> global;
@@ -71,8 +65,12 @@ std::vector<SlowLink> FindSlowLinks(const std::vector<RankLinks>& ranks, double 
       if (agg.op_type.empty()) agg.op_type = l.op_type;
     }
   }
-  std::erase_if(links, [](const auto& kv) {
-    return kv.second.size_mb_sum / static_cast<double>(kv.second.n) < kMinLinkMbPerStep;
+  // A link that moved less than |min_mb_per_step| is latency-bound: its
+  // "bandwidth" is a few bytes over the fixed cost of a handshake (the Qwen
+  // 4-rank sample: 96-byte all-gathers at 0.08 GB/s next to 19 GB/s for the
+  // 375 MB ones), so comparing it with bulk transfers flags every such link.
+  std::erase_if(links, [min_mb_per_step](const auto& kv) {
+    return kv.second.size_mb_sum / static_cast<double>(kv.second.n) < min_mb_per_step;
   });
   std::map<std::string, std::pair<double, int64_t>> per_transport;
   for (const auto& [key, agg] : links) {

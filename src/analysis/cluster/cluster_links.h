@@ -19,7 +19,12 @@ struct RankLinks {
   std::vector<model::CommLinkRecord> links;
 };
 
+// Links below |max_ratio| of their transport's mean bandwidth. A link that
+// moved less than |min_mb_per_step| MB per step on average is latency-bound
+// (its bytes over time measure the handshake) and is neither judged nor
+// averaged into its transport's mean (data/thresholds.tsv slow_link_ratio,
+// slow_link_min_mb).
 std::vector<SlowLink> FindSlowLinks(const std::vector<RankLinks>& ranks, double max_ratio,
-                                    int64_t* links_checked);
+                                    double min_mb_per_step, int64_t* links_checked);
 
 }  // namespace trainscope::analysis

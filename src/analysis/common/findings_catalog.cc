@@ -39,6 +39,7 @@ constexpr Binding kBindings[] = {
     {"pseudo_overlap_min_count", &FindingThresholds::pseudo_overlap_min_count},
     {"pseudo_overlap_min_share", &FindingThresholds::pseudo_overlap_min_share},
     {"slow_link_ratio", &FindingThresholds::slow_link_ratio},
+    {"slow_link_min_mb", &FindingThresholds::slow_link_min_mb},
     {"fragmented_min_slices", &FindingThresholds::fragmented_min_slices},
     {"fragmented_min_share", &FindingThresholds::fragmented_min_share},
     {"comm_resume_us", &FindingThresholds::comm_resume_us},
@@ -76,15 +77,15 @@ std::string KnownKeys() {
   return s;
 }
 
-constexpr std::string_view kUnits[] = {"share", "pct", "ratio", "count", "us", "ms", "kb"};
+constexpr std::string_view kUnits[] = {"share", "pct", "ratio", "count", "us", "ms", "kb", "mb"};
 constexpr std::string_view kParts[] = {"title", "evidence", "cause", "remedy", "gain"};
 constexpr std::string_view kThresholdPrefix = "threshold.";
 
 // A value a threshold of |unit| can take: shares and ratios in [0, 1],
 // percentages in [0, 100], counts whole and >= 0, latencies and sizes
-// (us, ms, kb) any finite value >= 0.
+// (us, ms, kb, mb) any finite value >= 0.
 Status CheckValue(double v, std::string_view unit, const std::string& where) {
-  const bool measure = unit == "us" || unit == "ms" || unit == "kb";
+  const bool measure = unit == "us" || unit == "ms" || unit == "kb" || unit == "mb";
   const bool ok = std::isfinite(v) && v >= 0 &&
                   (unit == "share" || unit == "ratio" ? v <= 1
                    : unit == "pct"                    ? v <= 100
@@ -93,7 +94,7 @@ Status CheckValue(double v, std::string_view unit, const std::string& where) {
   if (ok) return Status::Ok();
   return InvalidInput(fmt::format(
       "{}: value {} out of range for unit '{}' (share/ratio: 0-1, pct: 0-100, count: a whole "
-      "number >= 0, us/ms/kb: >= 0)",
+      "number >= 0, us/ms/kb/mb: >= 0)",
       where, v, unit));
 }
 
@@ -125,8 +126,9 @@ Status ParseThresholds(std::string_view text, const std::string& name,
                                           cols[0], KnownKeys()));
         }
         if (std::find(std::begin(kUnits), std::end(kUnits), cols[2]) == std::end(kUnits)) {
-          return InvalidInput(fmt::format(
-              "{}: unit '{}' is not one of share, pct, ratio, count, us, ms, kb", where, cols[2]));
+          return InvalidInput(
+              fmt::format("{}: unit '{}' is not one of share, pct, ratio, count, us, ms, kb, mb",
+                          where, cols[2]));
         }
         TS_ASSIGN_OR_RETURN(const double v, ParseValue(cols[1], where));
         TS_RETURN_IF_ERROR(CheckValue(v, cols[2], where));

@@ -42,6 +42,7 @@ struct FindingThresholds {
   double pseudo_overlap_min_count = 0;    // count per rank
   double pseudo_overlap_min_share = 0;    // share of the rank's all-gathers
   double slow_link_ratio = 0;             // share of the transport's mean bandwidth
+  double slow_link_min_mb = 0;            // MB per step: a link that moved less is not judged
   double fragmented_min_slices = 0;       // count per rank
   double fragmented_min_share = 0;        // share of communication time
   double comm_resume_us = 0;              // us after a collective's end (a latency)
@@ -70,7 +71,7 @@ struct FindingThresholds {
 struct ThresholdInfo {
   std::string key;
   double value = 0;
-  std::string unit;         // share | pct | ratio | count | us | ms | kb
+  std::string unit;         // share | pct | ratio | count | us | ms | kb | mb
   std::string relative_to;  // step | kernel-time | ... | none
   std::string origin;       // where the number comes from
   std::string source;       // file:line it was last set from

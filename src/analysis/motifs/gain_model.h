@@ -1,7 +1,7 @@
 // Expected gain of removing a fingerprint (what-if), methodology §2 step 5.
 //
-// The model only has kernel durations (shapes are in kernel_details' Input
-// Shapes but not in model::DeviceEvents), so the fused kernel's time is
+// The model uses kernel durations only (input shapes are on DeviceEvents for
+// the per-operator efficiency, but not used here yet), so the fused kernel's time is
 // estimated as one pass over the data: the longest member kernel (the one
 // that already streams the whole tensor once), plus one launch overhead,
 // measured as the median of the shortest kernels of the step. The saving of

@@ -32,7 +32,8 @@ Result<model::RankProfile> Load(const std::string& path, const ImportOptions& op
 
 const Importer kKinetoImporter = {
     "kineto",
-    "PyTorch profiler (Kineto) Chrome trace, .json or .json.gz (traceEvents)",
+    "PyTorch profiler (Kineto) Chrome trace, .json or .json.gz (traceEvents, or a top-level event "
+    "array)",
     InputShape::kFile,
     ImportScope::kRank,
     Sniff,
