@@ -64,6 +64,35 @@ Result<std::string> SelectList(const SqliteDb& db, std::string_view table, std::
   return list;
 }
 
+// StringId by string id: a vector for the dense ids torch_npu assigns
+// (0, 1, 2, ...), a hash map above that.
+class IdCache {
+ public:
+  const StringId* Find(int64_t id) const {
+    if (id >= 0 && id < static_cast<int64_t>(dense_.size())) {
+      const StringId& slot = dense_[static_cast<size_t>(id)];
+      return slot == StringPool::kNotInterned ? nullptr : &slot;
+    }
+    auto it = sparse_.find(id);
+    return it == sparse_.end() ? nullptr : &it->second;
+  }
+  void Put(int64_t id, StringId value) {
+    if (id >= 0 && id < kDenseLimit) {
+      if (id >= static_cast<int64_t>(dense_.size())) {
+        dense_.resize(static_cast<size_t>(id) + 1, StringPool::kNotInterned);
+      }
+      dense_[static_cast<size_t>(id)] = value;
+    } else {
+      sparse_.insert_or_assign(id, value);
+    }
+  }
+
+ private:
+  static constexpr int64_t kDenseLimit = int64_t{1} << 22;
+  std::vector<StringId> dense_;
+  std::unordered_map<int64_t, StringId> sparse_;
+};
+
 // STRING_IDS: every string of the export, interned into the profile's pool
 // on first use.
 class StringTable {
@@ -105,13 +134,18 @@ class StringTable {
     return it->second;
   }
 
+  // The pooled id of the text of string id |id|, passed through |transform|
+  // (Unquoted for shapes), cached per id in |cache|: one lookup a row,
+  // no hashing of the text.
   StringId Intern(const std::optional<int64_t>& id, RowLedger* ledger, std::string_view column,
-                  int64_t line) {
+                  int64_t line, IdCache* cache,
+                  std::string_view (*transform)(std::string_view) = nullptr) {
     if (!id) return StringPool::kEmpty;
-    auto cached = interned_.find(*id);
-    if (cached != interned_.end()) return cached->second;
-    const StringId interned = pool_->Intern(Text(id, ledger, column, line));
-    if (text_.count(*id) > 0) interned_.emplace(*id, interned);
+    if (const StringId* cached = cache->Find(*id)) return *cached;
+    std::string_view text = Text(id, ledger, column, line);
+    if (transform != nullptr) text = transform(text);
+    const StringId interned = pool_->Intern(text);
+    if (text_.count(*id) > 0) cache->Put(*id, interned);  // unknown ids are noted every time
     return interned;
   }
 
@@ -119,7 +153,6 @@ class StringTable {
   StringPool* pool_;
   RowLedger* ledger_;
   std::unordered_map<int64_t, std::string> text_;
-  std::unordered_map<int64_t, StringId> interned_;
 };
 
 // STEP_TIME: the steps' device ranges; a task is in the step its start
@@ -244,6 +277,56 @@ struct DbContext {
   int32_t device = -1;
 };
 
+// Per string id, the pooled id of what a kernel row keeps of it.
+struct KernelCaches {
+  IdCache names, op_types, derived_op_types, cores, shapes, dtypes;
+};
+
+// Name, op type (derived from the name where COMPUTE_TASK_INFO has none),
+// accelerator core and kind of a TASK + COMPUTE_TASK_INFO row.
+void FillKernelStrings(const SqliteStatement& stmt, int64_t line, StringTable* strings,
+                       KernelCaches* caches, RowLedger* ledger, StringPool& pool,
+                       model::DeviceEvent* row) {
+  const std::optional<int64_t> name_id = stmt.Int64(7);
+  row->name = strings->Intern(name_id, ledger, "name", line, &caches->names);
+  const StringId op_type =
+      strings->Intern(stmt.Int64(8), ledger, "opType", line, &caches->op_types);
+  row->op_type_derived = IsMissingValue(pool.Get(op_type));
+  row->op_type = op_type;
+  if (row->op_type_derived) {
+    const StringId* derived = name_id ? caches->derived_op_types.Find(*name_id) : nullptr;
+    if (derived != nullptr) {
+      row->op_type = *derived;
+    } else {
+      row->op_type = pool.Intern(DeriveOpTypeFromName(pool.Get(row->name)));
+      if (name_id) caches->derived_op_types.Put(*name_id, row->op_type);
+    }
+  }
+  row->accelerator = strings->Intern(stmt.Int64(9), ledger, "taskType", line, &caches->cores);
+  const std::string_view core = pool.Get(row->accelerator);
+  row->kind = core == "HCCL" || core == "COMMUNICATION" || pool.Get(row->name).starts_with("hcom_")
+                  ? model::ActivityKind::kCommunication
+                  : model::ActivityKind::kCompute;
+}
+
+// One reservation for TASK's and COMMUNICATION_OP's rows (an upper bound
+// of the events).
+Status ReserveRows(const SqliteDb& db, model::DeviceEvents* events) {
+  TS_ASSIGN_OR_RETURN(bool has_ops, db.HasTable("COMMUNICATION_OP"));
+  TS_ASSIGN_OR_RETURN(
+      SqliteStatement count,
+      db.Prepare(has_ops ? "SELECT (SELECT count(*) FROM TASK) + (SELECT count(*) FROM "
+                           "COMMUNICATION_OP)"
+                         : "SELECT count(*) FROM TASK",
+                 "TASK"));
+  TS_ASSIGN_OR_RETURN(bool row, count.Step());
+  const std::optional<int64_t> rows = row ? count.Int64(0) : std::nullopt;
+  if (rows && *rows > 0 && *rows < (int64_t{1} << 32)) {
+    events->Reserve(events->size() + static_cast<size_t>(*rows));
+  }
+  return Status::Ok();
+}
+
 // TASK LEFT JOIN COMPUTE_TASK_INFO: one kernel per compute task.
 Status ReadComputeTasks(const DbContext& ctx) {
   static constexpr ColumnSpec kTask[] = {{"startNs", true},      {"endNs", true},
@@ -265,7 +348,9 @@ Status ReadComputeTasks(const DbContext& ctx) {
                  "TASK"));
   RowLedger ledger(db.path() + ":TASK");
   model::DeviceEvents& events = ctx.profile->device_events;
+  TS_RETURN_IF_ERROR(ReserveRows(db, &events));
   StringTable& strings = *ctx.strings;
+  KernelCaches caches;
   model::DeviceEvent row;
   int64_t line = 0;
   for (;;) {
@@ -274,7 +359,7 @@ Status ReadComputeTasks(const DbContext& ctx) {
     ++line;
     ledger.CountRead();
     if (!ReadSpan(stmt, 0, 1, &ledger, line, &row.start_ns, &row.duration_ns)) continue;
-    if (stmt.IsNull(6)) {  // no COMPUTE_TASK_INFO row: not a kernel
+    if (!stmt.Int64(6)) {  // no COMPUTE_TASK_INFO row: not a kernel
       const std::optional<int64_t> id = stmt.Int64(4);
       std::string task_type(strings.Text(stmt.Int64(5), &ledger, "taskType", line));
       ledger.Skip(id && comm_tasks.count(*id) > 0 ? RowIssue::kHcclPlaneTask
@@ -282,24 +367,14 @@ Status ReadComputeTasks(const DbContext& ctx) {
                   line, std::move(task_type));
       continue;
     }
-    const std::string_view name = strings.Text(stmt.Int64(7), &ledger, "name", line);
-    row.name = ctx.profile->strings.Intern(name);
-    const std::string_view op_type = strings.Text(stmt.Int64(8), &ledger, "opType", line);
-    row.op_type_derived = IsMissingValue(op_type);
-    row.op_type =
-        ctx.profile->strings.Intern(row.op_type_derived ? DeriveOpTypeFromName(name) : op_type);
-    const std::string_view core = strings.Text(stmt.Int64(9), &ledger, "taskType", line);
-    row.accelerator = strings.Intern(stmt.Int64(9), &ledger, "taskType", line);
-    row.kind = core == "HCCL" || core == "COMMUNICATION" || name.starts_with("hcom_")
-                   ? model::ActivityKind::kCommunication
-                   : model::ActivityKind::kCompute;
+    FillKernelStrings(stmt, line, &strings, &caches, &ledger, ctx.profile->strings, &row);
     row.device = Int32Or(stmt.Int64(2), ctx.device);
     row.stream = Int32Or(stmt.Int64(3), model::kNoStream);
     row.block_dim = Int32Or(stmt.Int64(10), 0);
-    row.input_shapes = ctx.profile->strings.Intern(
-        Unquoted(strings.Text(stmt.Int64(11), &ledger, "inputShapes", line)));
-    row.input_dtypes = ctx.profile->strings.Intern(
-        Unquoted(strings.Text(stmt.Int64(12), &ledger, "inputDataTypes", line)));
+    row.input_shapes =
+        strings.Intern(stmt.Int64(11), &ledger, "inputShapes", line, &caches.shapes, Unquoted);
+    row.input_dtypes =
+        strings.Intern(stmt.Int64(12), &ledger, "inputDataTypes", line, &caches.dtypes, Unquoted);
     const std::optional<int64_t> wait = stmt.Int64(13);
     row.wait_ns = wait && InTimeRange(*wait) ? *wait : 0;
     row.op_state = model::OpState::kUnknown;

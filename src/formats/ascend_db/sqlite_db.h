@@ -4,7 +4,9 @@
 // Opened with SQLITE_OPEN_READONLY | SQLITE_OPEN_URI as
 // "file:<path>?mode=ro&immutable=1": never written, no lock taken, no -wal
 // or -shm file created, nothing in an existing -wal read (the caller warns
-// when one is not empty). Every SQLite error becomes a Status naming the
+// when one is not empty). SQLITE_OPEN_NOMUTEX: a connection belongs to the
+// one thread loading its rank, so SQLite's per-call mutex is not needed.
+// Every SQLite error becomes a Status naming the
 // file and, for a statement, the table it read.
 #pragma once
 
