@@ -99,6 +99,15 @@ TEST(AscendDbCorpusTest, CountsAndBudgetEqualTheSqlQueries) {
     EXPECT_EQ(budget->budget.exposed_communication_ns, pin.exposed_ns);
     EXPECT_EQ(budget->budget.total_ns, pin.window_ns);
 
+    // analysis.db's communication tables: every op and link row.
+    const std::string analysis = rank_dir + "/ASCEND_PROFILER_OUTPUT/analysis.db";
+    EXPECT_EQ(PerStep(analysis, "SELECT 0, count(*) FROM CommAnalyzerTime").at(0), 4);
+    EXPECT_EQ(static_cast<int64_t>(p.communication.ops.size()),
+              PerStep(analysis, "SELECT 0, count(*) FROM CommAnalyzerTime").at(0));
+    EXPECT_EQ(static_cast<int64_t>(p.communication.links.size()),
+              PerStep(analysis, "SELECT 0, count(*) FROM CommAnalyzerMatrix").at(0));
+    for (const model::CommOpRecord& op : p.communication.ops) EXPECT_EQ(op.step, 50);
+
     // analysis.db's StepTraceTime is read exactly (µs -> ns, no double).
     ASSERT_EQ(p.step_trace.size(), 1u);
     EXPECT_EQ(p.step_trace[0].step, 50);

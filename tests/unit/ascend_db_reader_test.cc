@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <cmath>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -98,6 +99,25 @@ std::vector<std::string> AnalysisDb() {
       "NUMERIC, overlapped NUMERIC, communication NUMERIC, free NUMERIC, stage NUMERIC, bubble "
       "NUMERIC, communication_not_overlapped_and_exclude_receive NUMERIC, preparing NUMERIC)",
       "INSERT INTO StepTraceTime VALUES ('1',0.6,1.5,0.1,1.6,0.9,4.0,0,1.5,0.25)",
+      "CREATE TABLE CommAnalyzerTime (hccl_op_name TEXT, group_name TEXT, start_timestamp "
+      "NUMERIC, elapse_time NUMERIC, transit_time NUMERIC, wait_time NUMERIC, "
+      "synchronization_time NUMERIC, idle_time NUMERIC, step TEXT, type TEXT)",
+      "INSERT INTO CommAnalyzerTime VALUES ('hcom_allReduce__1_0_1','77',1.4,0.0016,0.0005,"
+      "0.0015,0.0005,-1,'step1','collective')",
+      "CREATE TABLE CommAnalyzerBandwidth (hccl_op_name TEXT, group_name TEXT, transport_type "
+      "TEXT, transit_size NUMERIC, transit_time NUMERIC, bandwidth NUMERIC, large_packet_ratio "
+      "NUMERIC, package_size NUMERIC, count NUMERIC, total_duration NUMERIC, step TEXT, type "
+      "TEXT)",
+      "INSERT INTO CommAnalyzerBandwidth VALUES "
+      "('hcom_allReduce__1_0_1','77','HCCS',2.5,0.5,5.0,0,2,1,0.4,'step1','collective'),"
+      "('hcom_allReduce__1_0_1','77','HCCS',2.5,0.5,5.0,0,0.5,1,0.1,'step1','collective'),"
+      "('hcom_allReduce__1_0_1','77','SDMA',0,0,0,0,0,0,0,'step1','collective')",
+      "CREATE TABLE CommAnalyzerMatrix (hccl_op_name TEXT, group_name TEXT, src_rank TEXT, "
+      "dst_rank TEXT, transport_type TEXT, transit_size NUMERIC, transit_time NUMERIC, bandwidth "
+      "NUMERIC, step TEXT, type TEXT, op_name TEXT)",
+      "INSERT INTO CommAnalyzerMatrix VALUES ('allreduce-top1','77','0','1','HCCS',2.5,0.5,5.0,"
+      "'step1','collective','hcom_allReduce__1_0_1'),('allreduce-top1','77','x','1','HCCS',1,1,"
+      "1,'step1','collective','hcom_allReduce__1_0_1')",
   };
 }
 
@@ -184,6 +204,31 @@ TEST(AscendDbReaderTest, ReadsKernelsCommunicationStepsAndRank) {
   EXPECT_EQ(p.step_trace[0].free_ns, 900);
   EXPECT_EQ(p.step_trace[0].preparing_ns, 250);
 
+  // analysis.db's communication tables, as communication(_matrix).json.
+  const model::CommunicationData& c = p.communication;
+  ASSERT_TRUE(c.ops_present && c.matrix_present);
+  ASSERT_EQ(c.ops.size(), 1u);
+  EXPECT_EQ(c.ops[0].name, "hcom_allReduce__1_0_1");
+  EXPECT_EQ(c.ops[0].group_hash, "77");
+  EXPECT_EQ(c.ops[0].step, 1);
+  EXPECT_FALSE(c.ops[0].p2p);
+  EXPECT_DOUBLE_EQ(c.ops[0].elapse_ms, 0.0016);
+  EXPECT_DOUBLE_EQ(c.ops[0].wait_ratio, 0.0015 / (0.0015 + 0.0005));
+  EXPECT_TRUE(std::isnan(c.ops[0].idle_ms));  // -1: not a measurement
+  ASSERT_EQ(c.ops[0].bandwidth.size(), 1u);   // HCCS once (two buckets), SDMA moved nothing
+  EXPECT_EQ(c.ops[0].bandwidth[0].transport, "HCCS");
+  EXPECT_DOUBLE_EQ(c.ops[0].bandwidth[0].bandwidth_gbps, 5.0);
+  ASSERT_EQ(c.links.size(), 1u);
+  EXPECT_EQ(c.links[0].op_type, "allreduce");
+  EXPECT_EQ(c.links[0].statistic, "top1");
+  EXPECT_EQ(c.links[0].src, 0);
+  EXPECT_EQ(c.links[0].dst, 1);
+  EXPECT_EQ(LedgerOf(p, "CommAnalyzerMatrix")->skipped_by_reason().at("unparsable src_rank"), 1);
+  EXPECT_EQ(LedgerOf(p, "CommAnalyzerBandwidth")->rows_used(), 3);
+  ASSERT_EQ(p.warnings.size(), 1u);  // the unknown idle time
+  EXPECT_NE(p.warnings[0].find("CommAnalyzerTime: 1 values not a measurement"), std::string::npos)
+      << p.warnings[0];
+
   // The budget as every analysis sees it: compute [1000,1500]+[1600,1700],
   // communication [1400,3000], 200 ns of it under compute.
   auto budget = analysis::ComputeStepBudget(p, 1);
@@ -203,7 +248,7 @@ TEST(AscendDbReaderTest, TheImporterLoadsItAndTheFileIsNotTouched) {
   Result<model::RankProfile> loaded = LoadWith(*importer, rank.string(), ImportOptions{});
   ASSERT_TRUE(loaded.ok()) << loaded.status().message();
   EXPECT_EQ(loaded->device_events.size(), 6u);
-  EXPECT_TRUE(loaded->warnings.empty()) << loaded->warnings.front();
+  EXPECT_EQ(loaded->warnings.size(), 1u);  // the fixture's idle time of -1
   EXPECT_EQ(testing::ReadFileBytes(db.string()), before);
   EXPECT_EQ(fs::last_write_time(db), mtime);
   EXPECT_FALSE(fs::exists(db.string() + "-wal"));
@@ -287,7 +332,7 @@ TEST(AscendDbReaderTest, NonEmptyWriteAheadLogIsAWarning) {
   }
   Result<model::RankProfile> loaded = LoadAscendDbRank(rank.string());
   ASSERT_TRUE(loaded.ok()) << loaded.status().message();
-  ASSERT_EQ(loaded->warnings.size(), 1u);
+  ASSERT_EQ(loaded->warnings.size(), 2u);  // the WAL, the fixture's idle time of -1
   EXPECT_NE(loaded->warnings[0].find("write-ahead log"), std::string::npos);
 }
 

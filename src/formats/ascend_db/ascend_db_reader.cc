@@ -4,7 +4,10 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
+#include <limits>
+#include <map>
 #include <span>
 #include <system_error>
 #include <unordered_map>
@@ -502,6 +505,197 @@ std::optional<int32_t> RankFromDbName(std::string_view name) {
   return static_cast<int32_t>(*rank);
 }
 
+// analysis.db's communication tables, the db export's communication.json
+// (CommAnalyzerTime + CommAnalyzerBandwidth) and communication_matrix.json
+// (CommAnalyzerMatrix). Times ms, sizes MB, bandwidths GB/s, as the JSON.
+// A value that cannot be a measurement (negative, not finite) is NaN:
+// unknown, counted in one note per table.
+class CommValues {
+ public:
+  CommValues(const SqliteStatement* stmt, std::string table)
+      : stmt_(stmt), table_(std::move(table)) {}
+  double Get(int column, std::string_view key) {
+    const std::optional<double> v = stmt_->Double(column);
+    if (!v) return 0;  // not reported
+    if (!std::isfinite(*v) || *v < 0) {
+      if (unknown_++ == 0) first_ = fmt::format("{} = {}", key, stmt_->Text(column));
+      return std::numeric_limits<double>::quiet_NaN();
+    }
+    return *v;
+  }
+  void Report(const std::string& path, model::CommunicationData* data) const {
+    if (unknown_ > 0) {
+      data->notes.push_back(
+          fmt::format("{}:{}: {} values not a measurement, read as unknown "
+                      "(first: {})",
+                      path, table_, unknown_, first_));
+    }
+  }
+
+ private:
+  const SqliteStatement* stmt_;
+  std::string table_;
+  int64_t unknown_ = 0;
+  std::string first_;
+};
+
+// "step50" -> 50, else -1 (as communication.json's keys).
+int32_t CommStep(std::string_view text) {
+  text = TrimField(text);
+  if (!text.starts_with("step")) return -1;
+  const std::optional<int64_t> n = ParseInt64(text.substr(4));
+  return n && *n >= 0 && *n <= INT32_MAX ? static_cast<int32_t>(*n) : -1;
+}
+
+double Ratio(double part, double transit) {
+  const double whole = part + transit;
+  return whole > 0 ? part / whole : 0;
+}
+
+// CommAnalyzerTime (one row per op) and CommAnalyzerBandwidth (per op and
+// transport; one row per packet-size bucket, the totals repeated).
+Status ReadCommOps(const SqliteDb& db, model::RankProfile* profile) {
+  static constexpr ColumnSpec kTime[] = {{"hccl_op_name", true},
+                                         {"group_name", false},
+                                         {"start_timestamp", false},
+                                         {"elapse_time", false},
+                                         {"transit_time", false},
+                                         {"wait_time", false},
+                                         {"synchronization_time", false},
+                                         {"idle_time", false},
+                                         {"step", false},
+                                         {"type", false}};
+  TS_ASSIGN_OR_RETURN(std::string list, SelectList(db, "CommAnalyzerTime", "c", kTime));
+  TS_ASSIGN_OR_RETURN(
+      SqliteStatement stmt,
+      db.Prepare("SELECT " + list + " FROM CommAnalyzerTime c", "CommAnalyzerTime"));
+  model::CommunicationData& data = profile->communication;
+  RowLedger ledger(db.path() + ":CommAnalyzerTime");
+  CommValues values(&stmt, "CommAnalyzerTime");
+  std::map<std::pair<std::string, std::string>, size_t> index;  // (op, group) -> ops[i]
+  for (;;) {
+    TS_ASSIGN_OR_RETURN(bool more, stmt.Step());
+    if (!more) break;
+    ledger.CountRead();
+    model::CommOpRecord op;
+    op.name = std::string(stmt.Text(0));
+    op.group_hash = std::string(stmt.Text(1));
+    op.start_us = values.Get(2, "start_timestamp");
+    op.elapse_ms = values.Get(3, "elapse_time");
+    op.transit_ms = values.Get(4, "transit_time");
+    op.wait_ms = values.Get(5, "wait_time");
+    op.sync_ms = values.Get(6, "synchronization_time");
+    op.idle_ms = values.Get(7, "idle_time");
+    op.step = CommStep(stmt.Text(8));
+    op.p2p = stmt.Text(9) == "p2p";
+    op.wait_ratio = Ratio(op.wait_ms, op.transit_ms);
+    op.sync_ratio = Ratio(op.sync_ms, op.transit_ms);
+    index.emplace(std::make_pair(op.name, op.group_hash), data.ops.size());
+    data.ops.push_back(std::move(op));
+    ledger.Use();
+  }
+  values.Report(db.path(), &data);
+  profile->ledgers.push_back(std::move(ledger));
+  data.ops_present = true;
+
+  TS_ASSIGN_OR_RETURN(bool has_bandwidth, db.HasTable("CommAnalyzerBandwidth"));
+  if (!has_bandwidth) return Status::Ok();
+  static constexpr ColumnSpec kBandwidth[] = {{"hccl_op_name", true},       {"group_name", false},
+                                              {"transport_type", true},     {"transit_size", false},
+                                              {"transit_time", false},      {"bandwidth", false},
+                                              {"large_packet_ratio", false}};
+  TS_ASSIGN_OR_RETURN(std::string blist, SelectList(db, "CommAnalyzerBandwidth", "b", kBandwidth));
+  TS_ASSIGN_OR_RETURN(
+      SqliteStatement bstmt,
+      db.Prepare("SELECT " + blist + " FROM CommAnalyzerBandwidth b", "CommAnalyzerBandwidth"));
+  RowLedger bledger(db.path() + ":CommAnalyzerBandwidth");
+  CommValues bvalues(&bstmt, "CommAnalyzerBandwidth");
+  for (;;) {
+    TS_ASSIGN_OR_RETURN(bool more, bstmt.Step());
+    if (!more) break;
+    bledger.CountRead();
+    auto it = index.find({std::string(bstmt.Text(0)), std::string(bstmt.Text(1))});
+    model::CommTransportBandwidth b;
+    b.transport = std::string(bstmt.Text(2));
+    b.size_mb = bvalues.Get(3, "transit_size");
+    b.time_ms = bvalues.Get(4, "transit_time");
+    b.bandwidth_gbps = bvalues.Get(5, "bandwidth");
+    b.large_packet_ratio = bvalues.Get(6, "large_packet_ratio");
+    if (b.size_mb > 0 && !(b.time_ms > 0) && b.bandwidth_gbps != 0) {
+      b.bandwidth_gbps = std::numeric_limits<double>::quiet_NaN();  // size over no time
+    }
+    // Rows of one (op, transport) repeat its totals per packet-size bucket;
+    // transports that moved nothing are left out, as from the JSON.
+    const bool keep = it != index.end() && b.size_mb != 0;
+    if (keep) {
+      std::vector<model::CommTransportBandwidth>& kept = data.ops[it->second].bandwidth;
+      if (std::none_of(kept.begin(), kept.end(), [&](const model::CommTransportBandwidth& x) {
+            return x.transport == b.transport;
+          })) {
+        kept.push_back(std::move(b));
+      }
+    }
+    bledger.Use();  // every row is the op's detail (repeats and empty transports included)
+  }
+  bvalues.Report(db.path(), &data);
+  profile->ledgers.push_back(std::move(bledger));
+  return Status::Ok();
+}
+
+// CommAnalyzerMatrix: "<type>-<statistic>" per link, as communication_matrix.json.
+Status ReadCommMatrix(const SqliteDb& db, model::RankProfile* profile) {
+  static constexpr ColumnSpec kMatrix[] = {
+      {"hccl_op_name", true},  {"group_name", false},     {"src_rank", true},
+      {"dst_rank", true},      {"transport_type", false}, {"transit_size", false},
+      {"transit_time", false}, {"bandwidth", false},      {"step", false},
+      {"type", false},         {"op_name", false}};
+  TS_ASSIGN_OR_RETURN(std::string list, SelectList(db, "CommAnalyzerMatrix", "m", kMatrix));
+  TS_ASSIGN_OR_RETURN(
+      SqliteStatement stmt,
+      db.Prepare("SELECT " + list + " FROM CommAnalyzerMatrix m", "CommAnalyzerMatrix"));
+  model::CommunicationData& data = profile->communication;
+  RowLedger ledger(db.path() + ":CommAnalyzerMatrix");
+  CommValues values(&stmt, "CommAnalyzerMatrix");
+  int64_t line = 0;
+  for (;;) {
+    TS_ASSIGN_OR_RETURN(bool more, stmt.Step());
+    if (!more) break;
+    ++line;
+    ledger.CountRead();
+    const std::optional<int64_t> src = stmt.Int64(2);
+    const std::optional<int64_t> dst = stmt.Int64(3);
+    if (!src || !dst || *src < 0 || *dst < 0 || *src > INT32_MAX || *dst > INT32_MAX) {
+      ledger.Skip(RowIssue::kUnparsableValue, !src ? "src_rank" : "dst_rank", line,
+                  fmt::format("{} -> {}", stmt.Text(2), stmt.Text(3)));
+      continue;
+    }
+    model::CommLinkRecord link;
+    const std::string_view key = stmt.Text(0);
+    const size_t dash = key.rfind('-');
+    link.op_type = std::string(key.substr(0, dash));
+    link.statistic = dash == std::string_view::npos ? "" : std::string(key.substr(dash + 1));
+    link.group_hash = std::string(stmt.Text(1));
+    link.src = static_cast<int32_t>(*src);
+    link.dst = static_cast<int32_t>(*dst);
+    link.transport = std::string(stmt.Text(4));
+    link.size_mb = values.Get(5, "transit_size");
+    link.time_ms = values.Get(6, "transit_time");
+    link.bandwidth_gbps = values.Get(7, "bandwidth");
+    if (link.size_mb > 0 && !(link.time_ms > 0) && link.bandwidth_gbps != 0) {
+      link.bandwidth_gbps = std::numeric_limits<double>::quiet_NaN();
+    }
+    link.step = CommStep(stmt.Text(8));
+    link.p2p = stmt.Text(9) == "p2p";
+    link.op_name = std::string(stmt.Text(10));
+    data.links.push_back(std::move(link));
+    ledger.Use();
+  }
+  values.Report(db.path(), &data);
+  profile->ledgers.push_back(std::move(ledger));
+  data.matrix_present = true;
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status ReadAscendProfilerDb(const std::string& path, model::RankProfile* profile) {
@@ -530,6 +724,26 @@ Status ReadAscendProfilerDb(const std::string& path, model::RankProfile* profile
 Status ReadAnalysisDb(const std::string& path, model::RankProfile* profile) {
   TS_ASSIGN_OR_RETURN(SqliteDb db, SqliteDb::OpenReadOnly(path));
   WarnAboutWal(path, profile);
+  TS_ASSIGN_OR_RETURN(bool has_time, db.HasTable("CommAnalyzerTime"));
+  if (has_time) {
+    TS_RETURN_IF_ERROR(ReadCommOps(db, profile));
+  } else {
+    profile->missing_files.push_back(
+        "analysis.db: CommAnalyzerTime table (Level1+ only; per-op transit/wait/synchronization "
+        "times for the cluster analysis)");
+  }
+  TS_ASSIGN_OR_RETURN(bool has_matrix, db.HasTable("CommAnalyzerMatrix"));
+  if (has_matrix) {
+    TS_RETURN_IF_ERROR(ReadCommMatrix(db, profile));
+  } else {
+    profile->missing_files.push_back(
+        "analysis.db: CommAnalyzerMatrix table (Level1+ only; per-link bandwidths for slow-link "
+        "detection)");
+  }
+  for (std::string& note : profile->communication.notes) {
+    profile->warnings.push_back(std::move(note));
+  }
+  profile->communication.notes.clear();
   TS_ASSIGN_OR_RETURN(bool present, db.HasTable("StepTraceTime"));
   if (!present) {
     profile->missing_files.push_back(
@@ -595,6 +809,7 @@ Status ReadAnalysisDb(const std::string& path, model::RankProfile* profile) {
     ledger.Use();
   }
   profile->ledgers.push_back(std::move(ledger));
+
   return Status::Ok();
 }
 

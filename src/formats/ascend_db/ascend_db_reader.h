@@ -24,7 +24,9 @@ namespace trainscope::formats {
 Status ReadAscendProfilerDb(const std::string& path, model::RankProfile* profile);
 
 // analysis.db: StepTraceTime (the step_trace_time.csv of the db export)
-// into profile->step_trace.
+// into profile->step_trace; CommAnalyzerTime + CommAnalyzerBandwidth and
+// CommAnalyzerMatrix (communication.json, communication_matrix.json) into
+// profile->communication. Each table is optional.
 Status ReadAnalysisDb(const std::string& path, model::RankProfile* profile);
 
 // One rank directory (a *_ascend_pt directory, or its ASCEND_PROFILER_OUTPUT)

@@ -146,6 +146,19 @@ std::optional<int64_t> SqliteStatement::Int64(int column) const {
   }
 }
 
+std::optional<double> SqliteStatement::Double(int column) const {
+  sqlite3_value* value = sqlite3_column_value(stmt_, column);
+  switch (sqlite3_value_type(value)) {
+    case SQLITE_INTEGER:
+    case SQLITE_FLOAT:
+      return sqlite3_value_double(value);
+    case SQLITE_TEXT:
+      return ParseDouble(Text(column));
+    default:
+      return std::nullopt;
+  }
+}
+
 std::string_view SqliteStatement::Text(int column) const {
   const unsigned char* text = sqlite3_column_text(stmt_, column);
   if (text == nullptr) return {};

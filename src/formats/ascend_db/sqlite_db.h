@@ -66,6 +66,9 @@ class SqliteStatement {
   // An integer cell: INTEGER as is, TEXT holding a decimal integer parsed;
   // nullopt for NULL, REAL, a blob or other text.
   std::optional<int64_t> Int64(int column) const;
+  // A numeric cell as a double (INTEGER or REAL; TEXT parsed as a
+  // decimal); nullopt for NULL, a blob or other text.
+  std::optional<double> Double(int column) const;
   // The cell as text (SQLite's rendering for numbers); "" for NULL. Valid
   // until the next Step.
   std::string_view Text(int column) const;
