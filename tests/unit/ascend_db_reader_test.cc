@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
 
 #include <cmath>
 #include <filesystem>
@@ -319,6 +320,26 @@ TEST(AscendDbReaderTest, ForeignOrTruncatedFileIsAClearError) {
   ASSERT_FALSE(loaded.ok());
   EXPECT_NE(loaded.status().message().find("table STRING_IDS missing"), std::string::npos)
       << loaded.status().message();
+}
+
+TEST(AscendDbReaderTest, AFifoOrAFileWithoutTheHeaderIsNeverOpened) {
+  const fs::path rank = fs::path(testing::MakeTempDir("ascend_db_fifo")) / "rank_0_ascend_pt";
+  const fs::path out = rank / "ASCEND_PROFILER_OUTPUT";
+  fs::create_directories(out);
+  ASSERT_EQ(::mkfifo((out / "ascend_pytorch_profiler_0.db").c_str(), 0600), 0);
+  ASSERT_EQ(::mkfifo((out / "analysis.db").c_str(), 0600), 0);
+  Result<model::RankProfile> loaded = LoadAscendDbRank(rank.string());  // must not block
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_NE(loaded.status().message().find("not a SQLite database"), std::string::npos)
+      << loaded.status().message();
+
+  // A real database beside a FIFO analysis.db: loads, with a warning.
+  fs::remove(out / "ascend_pytorch_profiler_0.db");
+  MakeDb(out / "ascend_pytorch_profiler_0.db", ProfilerDb());
+  loaded = LoadAscendDbRank(rank.string());
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  ASSERT_EQ(loaded->warnings.size(), 1u);
+  EXPECT_NE(loaded->warnings[0].find("analysis.db: not a SQLite database"), std::string::npos);
 }
 
 TEST(AscendDbReaderTest, NonEmptyWriteAheadLogIsAWarning) {

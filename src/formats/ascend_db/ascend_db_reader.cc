@@ -20,6 +20,7 @@
 #include "formats/ascend/kernel_details_reader.h"
 #include "formats/ascend/profiler_info_reader.h"
 #include "formats/ascend/profiler_metadata_reader.h"
+#include "formats/ascend_db/ascend_db_importer.h"
 #include "formats/ascend_db/sqlite_db.h"
 
 namespace trainscope::formats {
@@ -841,6 +842,13 @@ Result<model::RankProfile> LoadAscendDbRank(const std::string& rank_dir) {
       db_path = it->path();
     }
   }
+  // Only a regular file that starts like a SQLite database is opened (a
+  // FIFO or device named like one must never block the load).
+  if (!db_path.empty() && !HasSqliteHeader(db_path.string())) {
+    return InvalidInput(fmt::format(
+        "{}: not a SQLite database (no \"SQLite format 3\" header, or not a regular file)\n{}",
+        db_path.string(), kSchemaHint));
+  }
   if (db_path.empty()) {
     return NotFound(fmt::format(
         "{}: no ascend_pytorch_profiler_<rank>.db in {}\nhint: analysis.db alone holds no "
@@ -867,6 +875,11 @@ Result<model::RankProfile> LoadAscendDbRank(const std::string& rank_dir) {
   if (!PresentInAnyForm(analysis.string())) {
     profile.missing_files.push_back(
         "analysis.db (step times and compute/communication overlap per step)");
+  } else if (!HasSqliteHeader(analysis.string())) {
+    profile.warnings.push_back(fmt::format(
+        "{}: not a SQLite database (no \"SQLite format 3\" header, or not a regular file); not "
+        "read",
+        analysis.string()));
   } else if (Status status = ReadAnalysisDb(analysis.string(), &profile); !status.ok()) {
     profile.warnings.push_back(status.message());
   }
