@@ -54,9 +54,10 @@ namespace trainscope {
   X(kIdOverflow,          "id overflow",                kSkip, "a flow id that does not fit 64 bits") \
   X(kCorrelationOverflow, "id overflow (correlation dropped)", kNote, "a correlation id that does not fit 64 bits: the activity is kept without it") \
   X(kArgsNotObject,       "args is not an object (ignored)", kNote, "\"args\" is null, a number or an array: read as absent") \
-  X(kHcclPlaneTask,       "HCCL plane task",            kSkip, "trace_view.json HCCL plane lanes (per-link detail of an op already counted)") \
+  X(kHcclPlaneTask,       "HCCL plane task",            kSkip, "trace_view.json HCCL plane lanes, .db TASK rows of COMMUNICATION_TASK_INFO (per-link detail of an op already counted)") \
   X(kUnknownOverlapSegment, "unknown overlap segment",  kSkip, "an Overlap Analysis lane other than Computing, Communication(Not Overlapped), Communication, Free") \
-  X(kNonComputeDeviceTask, "device task that is not a kernel", kSkip, "trace_view.json Ascend Hardware task other than AI_CORE, AI_VECTOR_CORE, MIX_AIC/AIV, AI_CPU (event record/wait, placeholders, HCCL's SDMA/notify tasks): left out as CANN's Overlap Analysis leaves it out")
+  X(kNonComputeDeviceTask, "device task that is not a kernel", kSkip, "trace_view.json Ascend Hardware task other than AI_CORE, AI_VECTOR_CORE, MIX_AIC/AIV, AI_CPU (event record/wait, placeholders, HCCL's SDMA/notify tasks): left out as CANN's Overlap Analysis leaves it out; .db TASK rows without COMPUTE_TASK_INFO likewise") \
+  X(kUnknownStringId,     "unknown string id in {}",    kNote, ".db export: a string id that STRING_IDS lacks: the text is read as empty")
 // clang-format on
 
 enum class RowIssueKind : uint8_t { kSkip, kNote };

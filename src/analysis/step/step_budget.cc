@@ -48,6 +48,15 @@ std::optional<StepBudget> ComputeStepBudget(const model::RankProfile& profile, i
               "window, else starts in it); all device activities",
         budget, ""};
   }
+  // The .db export's rows are kernel_details.csv's, with their step from
+  // the STEP_TIME ranges instead of a Step Id column.
+  if (profile.device_events_from.ends_with(".db")) {
+    return StepBudget{
+        std::filesystem::path(profile.device_events_from).filename().string(),
+        "kernels and communication ops starting in the step's STEP_TIME range; window = first "
+        "start to last end",
+        budget, ""};
+  }
   return StepBudget{
       "kernel_details.csv",
       "kernels whose Step Id is the step; window = first kernel start to last kernel end", budget,

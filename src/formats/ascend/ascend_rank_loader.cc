@@ -25,9 +25,25 @@ constexpr std::string_view kOutputDirName = "ASCEND_PROFILER_OUTPUT";
 
 bool Present(const fs::path& path) { return PresentInAnyForm(path.string()); }
 
+// An optional file: absent -> missing_files with why it matters; present but
+// unusable -> a warning (the load goes on).
+template <typename ReadFn>
+void ReadOptional(const fs::path& path, std::string_view why, model::RankProfile* profile,
+                  ReadFn read) {
+  if (!Present(path)) {
+    profile->missing_files.push_back(fmt::format("{} ({})", path.filename().string(), why));
+    return;
+  }
+  Status status = read(path.string());
+  if (!status.ok()) profile->warnings.push_back(status.message());
+}
+
+}  // namespace
+
 // profiler_info_<rank>.json, or profiler_info.json in single-card runs.
 // With several (should not happen), the lowest rank wins for determinism.
-fs::path FindProfilerInfo(const fs::path& source_dir) {
+std::string FindProfilerInfoFile(const std::string& source_dir_name) {
+  const fs::path source_dir(source_dir_name);
   fs::path best;
   std::optional<int32_t> best_rank;
   std::error_code ec;
@@ -43,23 +59,8 @@ fs::path FindProfilerInfo(const fs::path& source_dir) {
       best_rank = rank;
     }
   }
-  return best;
+  return best.string();
 }
-
-// An optional file: absent -> missing_files with why it matters; present but
-// unusable -> a warning (the load goes on).
-template <typename ReadFn>
-void ReadOptional(const fs::path& path, std::string_view why, model::RankProfile* profile,
-                  ReadFn read) {
-  if (!Present(path)) {
-    profile->missing_files.push_back(fmt::format("{} ({})", path.filename().string(), why));
-    return;
-  }
-  Status status = read(path.string());
-  if (!status.ok()) profile->warnings.push_back(status.message());
-}
-
-}  // namespace
 
 bool PresentInAnyForm(const std::string& path) {
   struct stat st {};
@@ -144,7 +145,7 @@ Result<model::RankProfile> LoadAscendRank(const std::string& rank_dir) {
   ReadOptional(trace_view, "host ops, call stacks, flows and the device timeline", &profile,
                [&](const std::string& path) { return ReadTraceView(path, &profile); });
 
-  const fs::path info_path = FindProfilerInfo(source_dir);
+  const fs::path info_path = FindProfilerInfoFile(source_dir.string());
   if (info_path.empty()) {
     profile.missing_files.push_back(
         "profiler_info_<rank>.json (rank id, torch_npu/CANN versions, profiler level)");

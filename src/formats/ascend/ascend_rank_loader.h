@@ -25,4 +25,8 @@ Result<model::RankProfile> LoadAscendRank(const std::string& rank_dir);
 // rank, so its problem is reported, not taken as "absent"; never opens it.
 bool PresentInAnyForm(const std::string& path);
 
+// profiler_info_<rank>.json in |source_dir|, or profiler_info.json in
+// single-card runs; with several, the lowest rank. "" when there is none.
+std::string FindProfilerInfoFile(const std::string& source_dir);
+
 }  // namespace trainscope::formats

@@ -1,7 +1,6 @@
 #include "formats/ascend_db/ascend_db_importer.h"
 
 #include <fcntl.h>
-#include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -10,6 +9,8 @@
 #include <filesystem>
 #include <system_error>
 #include <vector>
+
+#include "formats/ascend_db/ascend_db_reader.h"
 
 namespace trainscope::formats {
 namespace {
@@ -42,18 +43,7 @@ SniffVerdict Sniff(const std::string& path, bool /*named*/) {
 }
 
 Result<model::RankProfile> Load(const std::string& path, const ImportOptions& /*options*/) {
-  std::string names;
-  for (const fs::path& file : DatabaseFiles(fs::path(path) / "ASCEND_PROFILER_OUTPUT")) {
-    names += (names.empty() ? "" : ", ") + file.filename().string();
-  }
-  return InvalidInput(fmt::format(
-      "{}: only the SQLite export is present in ASCEND_PROFILER_OUTPUT ({}); reading the .db "
-      "export is not supported yet (no kernel_details.csv, step_trace_time.csv or "
-      "trace_view.json)\nhint: profile with the text export, "
-      "experimental_config=torch_npu.profiler._ExperimentalConfig(export_type="
-      "torch_npu.profiler.ExportType.Text), or, if the raw PROF_* data was kept, parse it again "
-      "with torch_npu.profiler.profiler.analyse(\"<*_ascend_pt dir>\") and export_type Text",
-      path, names));
+  return LoadAscendDbRank(path);
 }
 
 }  // namespace
@@ -73,7 +63,7 @@ bool HasSqliteHeader(const std::string& path) {
 const Importer kAscendDbImporter = {
     "ascend-db",
     "torch_npu rank directory with only the SQLite export (ascend_pytorch_profiler_<rank>.db, "
-    "analysis.db): recognised, not read yet",
+    "analysis.db)",
     InputShape::kDirectory,
     ImportScope::kRank,
     Sniff,

@@ -2,9 +2,8 @@
 // ASCEND_PROFILER_OUTPUT holds only the SQLite export
 // (ascend_pytorch_profiler_<rank>.db, analysis.db; export_type Db).
 //
-// Recognised, not read yet (issue 16): Load fails with kInvalidInput and a
-// hint to produce the text export, so such a rank is listed with what to do
-// instead of "no kernel_details.csv".
+// Load reads it with LoadAscendDbRank (ascend_db_reader.h) into the same
+// model the text export fills.
 #pragma once
 
 #include <string>

@@ -1,0 +1,891 @@
+#include "formats/ascend_db/ascend_db_reader.h"
+
+#include <fmt/format.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <span>
+#include <system_error>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "core/numbers.h"
+#include "formats/ascend/ascend_rank_loader.h"
+#include "formats/ascend/kernel_details_reader.h"
+#include "formats/ascend/profiler_info_reader.h"
+#include "formats/ascend/profiler_metadata_reader.h"
+#include "formats/ascend_db/ascend_db_importer.h"
+#include "formats/ascend_db/sqlite_db.h"
+
+namespace trainscope::formats {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::string_view kOutputDirName = "ASCEND_PROFILER_OUTPUT";
+constexpr std::string_view kSchemaHint =
+    "hint: expected torch_npu's db export (export_type=db, ascend_pytorch_profiler_<rank>.db); "
+    "the file may be damaged, cut short or another program's database; export the run again, "
+    "or with export_type=text";
+
+// A column the reader selects; an absent optional column reads as NULL.
+struct ColumnSpec {
+  std::string_view name;
+  bool required;
+};
+
+std::string Join(const std::set<std::string>& names) {
+  std::string out;
+  for (const std::string& name : names) out += (out.empty() ? "" : ", ") + name;
+  return out;
+}
+
+// "alias.col, NULL, ..." for |specs| in order; fails on a missing table or
+// a missing required column, naming what the table has.
+Result<std::string> SelectList(const SqliteDb& db, std::string_view table, std::string_view alias,
+                               std::span<const ColumnSpec> specs) {
+  TS_ASSIGN_OR_RETURN(bool present, db.HasTable(table));
+  if (!present) {
+    return InvalidInput(fmt::format("{}: table {} missing\n{}", db.path(), table, kSchemaHint));
+  }
+  TS_ASSIGN_OR_RETURN(std::set<std::string> columns, db.Columns(table));
+  std::string list;
+  for (const ColumnSpec& spec : specs) {
+    const bool has = columns.count(std::string(spec.name)) > 0;
+    if (!has && spec.required) {
+      return InvalidInput(fmt::format("{}: table {} has no column {} (its columns: {})\n{}",
+                                      db.path(), table, spec.name, Join(columns), kSchemaHint));
+    }
+    list += list.empty() ? "" : ", ";
+    list += has ? fmt::format("{}.\"{}\"", alias, spec.name) : std::string("NULL");
+  }
+  return list;
+}
+
+// StringId by string id: a vector for the dense ids torch_npu assigns
+// (0, 1, 2, ...), a hash map above that.
+class IdCache {
+ public:
+  const StringId* Find(int64_t id) const {
+    if (id >= 0 && id < static_cast<int64_t>(dense_.size())) {
+      const StringId& slot = dense_[static_cast<size_t>(id)];
+      return slot == StringPool::kNotInterned ? nullptr : &slot;
+    }
+    auto it = sparse_.find(id);
+    return it == sparse_.end() ? nullptr : &it->second;
+  }
+  void Put(int64_t id, StringId value) {
+    if (id >= 0 && id < kDenseLimit) {
+      if (id >= static_cast<int64_t>(dense_.size())) {
+        dense_.resize(static_cast<size_t>(id) + 1, StringPool::kNotInterned);
+      }
+      dense_[static_cast<size_t>(id)] = value;
+    } else {
+      sparse_.insert_or_assign(id, value);
+    }
+  }
+
+ private:
+  static constexpr int64_t kDenseLimit = int64_t{1} << 22;
+  std::vector<StringId> dense_;
+  std::unordered_map<int64_t, StringId> sparse_;
+};
+
+// STRING_IDS: every string of the export, interned into the profile's pool
+// on first use.
+class StringTable {
+ public:
+  StringTable(StringPool* pool, RowLedger* ledger) : pool_(pool), ledger_(ledger) {}
+
+  Status Load(const SqliteDb& db) {
+    static constexpr ColumnSpec kColumns[] = {{"id", true}, {"value", true}};
+    TS_ASSIGN_OR_RETURN(std::string list, SelectList(db, "STRING_IDS", "s", kColumns));
+    TS_ASSIGN_OR_RETURN(SqliteStatement stmt,
+                        db.Prepare("SELECT " + list + " FROM STRING_IDS s", "STRING_IDS"));
+    int64_t line = 0;
+    for (;;) {
+      TS_ASSIGN_OR_RETURN(bool row, stmt.Step());
+      if (!row) break;
+      ++line;
+      ledger_->CountRead();
+      const std::optional<int64_t> id = stmt.Int64(0);
+      if (!id) {
+        ledger_->Skip(RowIssue::kUnparsableValue, "id", line, std::string(stmt.Text(0)));
+        continue;
+      }
+      text_.insert_or_assign(*id, std::string(stmt.Text(1)));
+      ledger_->Use();
+    }
+    return Status::Ok();
+  }
+
+  // The text of string id |cell| (NULL: ""); an id STRING_IDS lacks is
+  // noted on |ledger| and reads as "".
+  std::string_view Text(const std::optional<int64_t>& id, RowLedger* ledger,
+                        std::string_view column, int64_t line) const {
+    if (!id) return {};
+    auto it = text_.find(*id);
+    if (it == text_.end()) {
+      ledger->Note(RowIssue::kUnknownStringId, column, line, std::to_string(*id));
+      return {};
+    }
+    return it->second;
+  }
+
+  // The pooled id of the text of string id |id|, passed through |transform|
+  // (Unquoted for shapes), cached per id in |cache|: one lookup a row,
+  // no hashing of the text.
+  StringId Intern(const std::optional<int64_t>& id, RowLedger* ledger, std::string_view column,
+                  int64_t line, IdCache* cache,
+                  std::string_view (*transform)(std::string_view) = nullptr) {
+    if (!id) return StringPool::kEmpty;
+    if (const StringId* cached = cache->Find(*id)) return *cached;
+    std::string_view text = Text(id, ledger, column, line);
+    if (transform != nullptr) text = transform(text);
+    const StringId interned = pool_->Intern(text);
+    if (text_.count(*id) > 0) cache->Put(*id, interned);  // unknown ids are noted every time
+    return interned;
+  }
+
+ private:
+  StringPool* pool_;
+  RowLedger* ledger_;
+  std::unordered_map<int64_t, std::string> text_;
+};
+
+// STEP_TIME: the steps' device ranges; a task is in the step its start
+// lies in (both ends inclusive, as torch_npu assigns kernel_details.csv's
+// Step Id).
+struct StepRange {
+  int32_t step;
+  int64_t start_ns;
+  int64_t end_ns;
+};
+
+int32_t StepOf(const std::vector<StepRange>& steps, int64_t start_ns) {
+  for (const StepRange& range : steps) {
+    if (start_ns >= range.start_ns && start_ns <= range.end_ns) return range.step;
+  }
+  return model::kNoStep;
+}
+
+Result<std::vector<StepRange>> ReadStepTime(const SqliteDb& db, model::RankProfile* profile) {
+  std::vector<StepRange> steps;
+  TS_ASSIGN_OR_RETURN(bool present, db.HasTable("STEP_TIME"));
+  if (!present) {
+    profile->missing_files.push_back(
+        fmt::format("{}: STEP_TIME table (step ranges; without it the capture is one step)",
+                    fs::path(db.path()).filename().string()));
+    return steps;
+  }
+  static constexpr ColumnSpec kColumns[] = {{"id", true}, {"startNs", true}, {"endNs", true}};
+  TS_ASSIGN_OR_RETURN(std::string list, SelectList(db, "STEP_TIME", "s", kColumns));
+  TS_ASSIGN_OR_RETURN(SqliteStatement stmt,
+                      db.Prepare("SELECT " + list + " FROM STEP_TIME s", "STEP_TIME"));
+  RowLedger ledger(db.path() + ":STEP_TIME");
+  int64_t line = 0;
+  for (;;) {
+    TS_ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row) break;
+    ++line;
+    ledger.CountRead();
+    const std::optional<int64_t> id = stmt.Int64(0);
+    const std::optional<int64_t> start = stmt.Int64(1);
+    const std::optional<int64_t> end = stmt.Int64(2);
+    if (!id || *id < 0 || *id > INT32_MAX) {
+      ledger.Skip(RowIssue::kUnparsableValue, "id", line, std::string(stmt.Text(0)));
+    } else if (!start || !end) {
+      ledger.Skip(RowIssue::kMissingValue, !start ? "startNs" : "endNs", line, "");
+    } else if (!InTimeRange(*start) || !InTimeRange(*end) || *end < *start) {
+      ledger.Skip(RowIssue::kValueOutOfRange, "step range", line,
+                  fmt::format("{}..{}", *start, *end));
+    } else {
+      steps.push_back({static_cast<int32_t>(*id), *start, *end});
+      ledger.Use();
+    }
+  }
+  profile->ledgers.push_back(std::move(ledger));
+  std::sort(steps.begin(), steps.end(),
+            [](const StepRange& a, const StepRange& b) { return a.start_ns < b.start_ns; });
+  return steps;
+}
+
+// A [start, end] pair of integer ns: the row's start and duration, or the
+// skip reason on |ledger|.
+bool ReadSpan(const SqliteStatement& stmt, int start_col, int end_col, RowLedger* ledger,
+              int64_t line, int64_t* start_ns, int64_t* duration_ns) {
+  const std::optional<int64_t> start = stmt.Int64(start_col);
+  const std::optional<int64_t> end = stmt.Int64(end_col);
+  if (!start || !end) {
+    const bool null = stmt.IsNull(!start ? start_col : end_col);
+    ledger->Skip(null ? RowIssue::kMissingValue : RowIssue::kUnparsableValue,
+                 !start ? "startNs" : "endNs", line,
+                 std::string(stmt.Text(!start ? start_col : end_col)));
+    return false;
+  }
+  if (*end < *start) {
+    ledger->Skip(RowIssue::kNegativeValue, "duration", line, fmt::format("{}..{}", *start, *end));
+    return false;
+  }
+  if (!InTimeRange(*start) || !InTimeRange(*end)) {
+    ledger->Skip(RowIssue::kValueOutOfRange, "startNs", line, fmt::format("{}..{}", *start, *end));
+    return false;
+  }
+  *start_ns = *start;
+  *duration_ns = *end - *start;
+  return true;
+}
+
+int32_t Int32Or(const std::optional<int64_t>& value, int32_t fallback) {
+  if (!value || *value < INT32_MIN || *value > INT32_MAX) return fallback;
+  return static_cast<int32_t>(*value);
+}
+
+// A cell without the quotes torch_npu wraps shapes in; "N/A" as "".
+std::string_view Unquoted(std::string_view text) {
+  while (!text.empty() && text.front() == '"') text.remove_prefix(1);
+  while (!text.empty() && text.back() == '"') text.remove_suffix(1);
+  return text == "N/A" ? std::string_view() : text;
+}
+
+// The globalTaskIds of COMMUNICATION_TASK_INFO (HCCL's per-link tasks of a
+// communication op): TASK rows the op already counts.
+Result<std::unordered_set<int64_t>> CommunicationTaskIds(const SqliteDb& db) {
+  std::unordered_set<int64_t> ids;
+  TS_ASSIGN_OR_RETURN(bool present, db.HasTable("COMMUNICATION_TASK_INFO"));
+  if (!present) return ids;
+  static constexpr ColumnSpec kColumns[] = {{"globalTaskId", true}};
+  TS_ASSIGN_OR_RETURN(std::string list, SelectList(db, "COMMUNICATION_TASK_INFO", "m", kColumns));
+  TS_ASSIGN_OR_RETURN(SqliteStatement stmt,
+                      db.Prepare("SELECT DISTINCT " + list + " FROM COMMUNICATION_TASK_INFO m",
+                                 "COMMUNICATION_TASK_INFO"));
+  for (;;) {
+    TS_ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row) break;
+    if (std::optional<int64_t> id = stmt.Int64(0)) ids.insert(*id);
+  }
+  return ids;
+}
+
+struct DbContext {
+  const SqliteDb* db;
+  model::RankProfile* profile;
+  StringTable* strings;
+  const std::vector<StepRange>* steps;
+  int32_t device = -1;
+};
+
+// Per string id, the pooled id of what a kernel row keeps of it.
+struct KernelCaches {
+  IdCache names, op_types, derived_op_types, cores, shapes, dtypes;
+};
+
+// Name, op type (derived from the name where COMPUTE_TASK_INFO has none),
+// accelerator core and kind of a TASK + COMPUTE_TASK_INFO row.
+void FillKernelStrings(const SqliteStatement& stmt, int64_t line, StringTable* strings,
+                       KernelCaches* caches, RowLedger* ledger, StringPool& pool,
+                       model::DeviceEvent* row) {
+  const std::optional<int64_t> name_id = stmt.Int64(7);
+  row->name = strings->Intern(name_id, ledger, "name", line, &caches->names);
+  const StringId op_type =
+      strings->Intern(stmt.Int64(8), ledger, "opType", line, &caches->op_types);
+  row->op_type_derived = IsMissingValue(pool.Get(op_type));
+  row->op_type = op_type;
+  if (row->op_type_derived) {
+    const StringId* derived = name_id ? caches->derived_op_types.Find(*name_id) : nullptr;
+    if (derived != nullptr) {
+      row->op_type = *derived;
+    } else {
+      row->op_type = pool.Intern(DeriveOpTypeFromName(pool.Get(row->name)));
+      if (name_id) caches->derived_op_types.Put(*name_id, row->op_type);
+    }
+  }
+  row->accelerator = strings->Intern(stmt.Int64(9), ledger, "taskType", line, &caches->cores);
+  const std::string_view core = pool.Get(row->accelerator);
+  row->kind = core == "HCCL" || core == "COMMUNICATION" || pool.Get(row->name).starts_with("hcom_")
+                  ? model::ActivityKind::kCommunication
+                  : model::ActivityKind::kCompute;
+}
+
+// One reservation for TASK's and COMMUNICATION_OP's rows (an upper bound
+// of the events).
+Status ReserveRows(const SqliteDb& db, model::DeviceEvents* events) {
+  TS_ASSIGN_OR_RETURN(bool has_ops, db.HasTable("COMMUNICATION_OP"));
+  TS_ASSIGN_OR_RETURN(
+      SqliteStatement count,
+      db.Prepare(has_ops ? "SELECT (SELECT count(*) FROM TASK) + (SELECT count(*) FROM "
+                           "COMMUNICATION_OP)"
+                         : "SELECT count(*) FROM TASK",
+                 "TASK"));
+  TS_ASSIGN_OR_RETURN(bool row, count.Step());
+  const std::optional<int64_t> rows = row ? count.Int64(0) : std::nullopt;
+  if (rows && *rows > 0 && *rows < (int64_t{1} << 32)) {
+    events->Reserve(events->size() + static_cast<size_t>(*rows));
+  }
+  return Status::Ok();
+}
+
+// TASK LEFT JOIN COMPUTE_TASK_INFO: one kernel per compute task.
+Status ReadComputeTasks(const DbContext& ctx) {
+  static constexpr ColumnSpec kTask[] = {{"startNs", true},      {"endNs", true},
+                                         {"deviceId", false},    {"streamId", false},
+                                         {"globalTaskId", true}, {"taskType", false}};
+  static constexpr ColumnSpec kCompute[] = {{"globalTaskId", true},    {"name", true},
+                                            {"opType", false},         {"taskType", false},
+                                            {"blockDim", false},       {"inputShapes", false},
+                                            {"inputDataTypes", false}, {"waitNs", false}};
+  const SqliteDb& db = *ctx.db;
+  TS_ASSIGN_OR_RETURN(std::string task_list, SelectList(db, "TASK", "t", kTask));
+  TS_ASSIGN_OR_RETURN(std::string compute_list, SelectList(db, "COMPUTE_TASK_INFO", "c", kCompute));
+  TS_ASSIGN_OR_RETURN(std::unordered_set<int64_t> comm_tasks, CommunicationTaskIds(db));
+  TS_ASSIGN_OR_RETURN(
+      SqliteStatement stmt,
+      db.Prepare("SELECT " + task_list + ", " + compute_list +
+                     " FROM TASK t LEFT JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = "
+                     "t.globalTaskId",
+                 "TASK"));
+  RowLedger ledger(db.path() + ":TASK");
+  model::DeviceEvents& events = ctx.profile->device_events;
+  TS_RETURN_IF_ERROR(ReserveRows(db, &events));
+  StringTable& strings = *ctx.strings;
+  KernelCaches caches;
+  model::DeviceEvent row;
+  int64_t line = 0;
+  for (;;) {
+    TS_ASSIGN_OR_RETURN(bool more, stmt.Step());
+    if (!more) break;
+    ++line;
+    ledger.CountRead();
+    if (!ReadSpan(stmt, 0, 1, &ledger, line, &row.start_ns, &row.duration_ns)) continue;
+    if (!stmt.Int64(6)) {  // no COMPUTE_TASK_INFO row: not a kernel
+      const std::optional<int64_t> id = stmt.Int64(4);
+      std::string task_type(strings.Text(stmt.Int64(5), &ledger, "taskType", line));
+      ledger.Skip(id && comm_tasks.count(*id) > 0 ? RowIssue::kHcclPlaneTask
+                                                  : RowIssue::kNonComputeDeviceTask,
+                  line, std::move(task_type));
+      continue;
+    }
+    FillKernelStrings(stmt, line, &strings, &caches, &ledger, ctx.profile->strings, &row);
+    row.device = Int32Or(stmt.Int64(2), ctx.device);
+    row.stream = Int32Or(stmt.Int64(3), model::kNoStream);
+    row.block_dim = Int32Or(stmt.Int64(10), 0);
+    row.input_shapes =
+        strings.Intern(stmt.Int64(11), &ledger, "inputShapes", line, &caches.shapes, Unquoted);
+    row.input_dtypes =
+        strings.Intern(stmt.Int64(12), &ledger, "inputDataTypes", line, &caches.dtypes, Unquoted);
+    const std::optional<int64_t> wait = stmt.Int64(13);
+    row.wait_ns = wait && InTimeRange(*wait) ? *wait : 0;
+    row.op_state = model::OpState::kUnknown;
+    row.step = StepOf(*ctx.steps, row.start_ns);
+    events.Append(row);
+    ledger.Use();
+  }
+  ctx.profile->ledgers.push_back(std::move(ledger));
+  return Status::Ok();
+}
+
+// COMMUNICATION_OP: one row per collective or point-to-point op, its whole
+// span (kernel_details.csv's hcom_* rows).
+Status ReadCommunicationOps(const DbContext& ctx) {
+  const SqliteDb& db = *ctx.db;
+  TS_ASSIGN_OR_RETURN(bool present, db.HasTable("COMMUNICATION_OP"));
+  if (!present) {
+    ctx.profile->missing_files.push_back(
+        fmt::format("{}: COMMUNICATION_OP table (communication ops; single-card runs have none)",
+                    fs::path(db.path()).filename().string()));
+    return Status::Ok();
+  }
+  static constexpr ColumnSpec kColumns[] = {
+      {"opName", true}, {"startNs", true}, {"endNs", true}, {"opType", false}, {"waitNs", false}};
+  TS_ASSIGN_OR_RETURN(std::string list, SelectList(db, "COMMUNICATION_OP", "o", kColumns));
+  TS_ASSIGN_OR_RETURN(
+      SqliteStatement stmt,
+      db.Prepare("SELECT " + list + " FROM COMMUNICATION_OP o", "COMMUNICATION_OP"));
+  RowLedger ledger(db.path() + ":COMMUNICATION_OP");
+  StringTable& strings = *ctx.strings;
+  const StringId hccl = ctx.profile->strings.Intern("HCCL");
+  model::DeviceEvent row;
+  int64_t line = 0;
+  for (;;) {
+    TS_ASSIGN_OR_RETURN(bool more, stmt.Step());
+    if (!more) break;
+    ++line;
+    ledger.CountRead();
+    if (!ReadSpan(stmt, 1, 2, &ledger, line, &row.start_ns, &row.duration_ns)) continue;
+    const std::string_view name = strings.Text(stmt.Int64(0), &ledger, "opName", line);
+    row.name = ctx.profile->strings.Intern(name);
+    const std::string_view op_type = strings.Text(stmt.Int64(3), &ledger, "opType", line);
+    row.op_type_derived = IsMissingValue(op_type);
+    row.op_type =
+        ctx.profile->strings.Intern(row.op_type_derived ? DeriveOpTypeFromName(name) : op_type);
+    row.accelerator = hccl;
+    row.kind = model::ActivityKind::kCommunication;
+    row.device = ctx.device;
+    row.stream = model::kNoStream;
+    row.block_dim = 0;
+    row.input_shapes = StringPool::kEmpty;
+    row.input_dtypes = StringPool::kEmpty;
+    const std::optional<int64_t> wait = stmt.Int64(4);
+    row.wait_ns = wait && InTimeRange(*wait) ? *wait : 0;
+    row.op_state = model::OpState::kUnknown;
+    row.step = StepOf(*ctx.steps, row.start_ns);
+    ctx.profile->device_events.Append(row);
+    ledger.Use();
+  }
+  ctx.profile->ledgers.push_back(std::move(ledger));
+  return Status::Ok();
+}
+
+// RANK_DEVICE_MAP (one row in a rank's db): the rank and its device.
+Status ReadRankDeviceMap(const SqliteDb& db, model::RankProfile* profile, int32_t* device) {
+  TS_ASSIGN_OR_RETURN(bool present, db.HasTable("RANK_DEVICE_MAP"));
+  if (!present) return Status::Ok();
+  static constexpr ColumnSpec kColumns[] = {{"rankId", true}, {"deviceId", false}};
+  TS_ASSIGN_OR_RETURN(std::string list, SelectList(db, "RANK_DEVICE_MAP", "r", kColumns));
+  TS_ASSIGN_OR_RETURN(SqliteStatement stmt,
+                      db.Prepare("SELECT " + list + " FROM RANK_DEVICE_MAP r", "RANK_DEVICE_MAP"));
+  TS_ASSIGN_OR_RETURN(bool row, stmt.Step());
+  if (!row) return Status::Ok();
+  const int32_t rank = Int32Or(stmt.Int64(0), -1);
+  *device = Int32Or(stmt.Int64(1), -1);
+  TS_ASSIGN_OR_RETURN(bool second, stmt.Step());
+  if (second) {
+    profile->warnings.push_back(fmt::format(
+        "{}: RANK_DEVICE_MAP has more than one row; the first (rank {}) is used", db.path(), rank));
+  }
+  // A single-card run writes -1 (no rank).
+  if (rank >= 0 && !profile->info.rank) profile->info.rank = rank;
+  return Status::Ok();
+}
+
+// META_DATA: ENV_VARIABLES (profiler_metadata.json's, as a JSON object).
+Status ReadMetaData(const SqliteDb& db, model::RankProfile* profile) {
+  TS_ASSIGN_OR_RETURN(bool present, db.HasTable("META_DATA"));
+  if (!present) return Status::Ok();
+  static constexpr ColumnSpec kColumns[] = {{"name", true}, {"value", true}};
+  TS_ASSIGN_OR_RETURN(std::string list, SelectList(db, "META_DATA", "m", kColumns));
+  TS_ASSIGN_OR_RETURN(SqliteStatement stmt,
+                      db.Prepare("SELECT " + list + " FROM META_DATA m", "META_DATA"));
+  for (;;) {
+    TS_ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row) break;
+    if (stmt.Text(0) != "ENV_VARIABLES" || !profile->info.env.empty()) continue;
+    const std::string json = fmt::format("{{\"ENV_VARIABLES\": {}}}", stmt.Text(1));
+    Status status = ParseProfilerMetadata(json, db.path() + ":META_DATA", &profile->info);
+    if (!status.ok()) profile->warnings.push_back(status.message());
+  }
+  return Status::Ok();
+}
+
+void WarnAboutWal(const std::string& path, model::RankProfile* profile) {
+  struct stat st {};
+  const std::string wal = path + "-wal";
+  if (::stat(wal.c_str(), &st) == 0 && st.st_size > 0) {
+    profile->warnings.push_back(fmt::format(
+        "{}: a non-empty write-ahead log ({} bytes) lies beside the database and is not read "
+        "(the export is opened immutable, never modified): rows still in it are missing\nhint: "
+        "let torch_npu finish writing, or checkpoint a copy (sqlite3 COPY.db 'PRAGMA "
+        "wal_checkpoint') and read the copy",
+        wal, st.st_size));
+  }
+}
+
+// ascend_pytorch_profiler_<N>.db -> N.
+std::optional<int32_t> RankFromDbName(std::string_view name) {
+  constexpr std::string_view kPrefix = "ascend_pytorch_profiler_";
+  if (!name.starts_with(kPrefix) || !name.ends_with(".db")) return std::nullopt;
+  const std::optional<int64_t> rank =
+      ParseInt64(name.substr(kPrefix.size(), name.size() - kPrefix.size() - 3));
+  if (!rank || *rank < 0 || *rank > INT32_MAX) return std::nullopt;
+  return static_cast<int32_t>(*rank);
+}
+
+// analysis.db's communication tables, the db export's communication.json
+// (CommAnalyzerTime + CommAnalyzerBandwidth) and communication_matrix.json
+// (CommAnalyzerMatrix). Times ms, sizes MB, bandwidths GB/s, as the JSON.
+// A value that cannot be a measurement (negative, not finite) is NaN:
+// unknown, counted in one note per table.
+class CommValues {
+ public:
+  CommValues(const SqliteStatement* stmt, std::string table)
+      : stmt_(stmt), table_(std::move(table)) {}
+  double Get(int column, std::string_view key) {
+    const std::optional<double> v = stmt_->Double(column);
+    if (!v) return 0;  // not reported
+    if (!std::isfinite(*v) || *v < 0) {
+      if (unknown_++ == 0) first_ = fmt::format("{} = {}", key, stmt_->Text(column));
+      return std::numeric_limits<double>::quiet_NaN();
+    }
+    return *v;
+  }
+  void Report(const std::string& path, model::CommunicationData* data) const {
+    if (unknown_ > 0) {
+      data->notes.push_back(
+          fmt::format("{}:{}: {} values not a measurement, read as unknown "
+                      "(first: {})",
+                      path, table_, unknown_, first_));
+    }
+  }
+
+ private:
+  const SqliteStatement* stmt_;
+  std::string table_;
+  int64_t unknown_ = 0;
+  std::string first_;
+};
+
+// "step50" -> 50, else -1 (as communication.json's keys).
+int32_t CommStep(std::string_view text) {
+  text = TrimField(text);
+  if (!text.starts_with("step")) return -1;
+  const std::optional<int64_t> n = ParseInt64(text.substr(4));
+  return n && *n >= 0 && *n <= INT32_MAX ? static_cast<int32_t>(*n) : -1;
+}
+
+double Ratio(double part, double transit) {
+  const double whole = part + transit;
+  return whole > 0 ? part / whole : 0;
+}
+
+// CommAnalyzerTime (one row per op) and CommAnalyzerBandwidth (per op and
+// transport; one row per packet-size bucket, the totals repeated).
+Status ReadCommOps(const SqliteDb& db, model::RankProfile* profile) {
+  static constexpr ColumnSpec kTime[] = {{"hccl_op_name", true},
+                                         {"group_name", false},
+                                         {"start_timestamp", false},
+                                         {"elapse_time", false},
+                                         {"transit_time", false},
+                                         {"wait_time", false},
+                                         {"synchronization_time", false},
+                                         {"idle_time", false},
+                                         {"step", false},
+                                         {"type", false}};
+  TS_ASSIGN_OR_RETURN(std::string list, SelectList(db, "CommAnalyzerTime", "c", kTime));
+  TS_ASSIGN_OR_RETURN(
+      SqliteStatement stmt,
+      db.Prepare("SELECT " + list + " FROM CommAnalyzerTime c", "CommAnalyzerTime"));
+  model::CommunicationData& data = profile->communication;
+  RowLedger ledger(db.path() + ":CommAnalyzerTime");
+  CommValues values(&stmt, "CommAnalyzerTime");
+  std::map<std::pair<std::string, std::string>, size_t> index;  // (op, group) -> ops[i]
+  for (;;) {
+    TS_ASSIGN_OR_RETURN(bool more, stmt.Step());
+    if (!more) break;
+    ledger.CountRead();
+    model::CommOpRecord op;
+    op.name = std::string(stmt.Text(0));
+    op.group_hash = std::string(stmt.Text(1));
+    op.start_us = values.Get(2, "start_timestamp");
+    op.elapse_ms = values.Get(3, "elapse_time");
+    op.transit_ms = values.Get(4, "transit_time");
+    op.wait_ms = values.Get(5, "wait_time");
+    op.sync_ms = values.Get(6, "synchronization_time");
+    op.idle_ms = values.Get(7, "idle_time");
+    op.step = CommStep(stmt.Text(8));
+    op.p2p = stmt.Text(9) == "p2p";
+    op.wait_ratio = Ratio(op.wait_ms, op.transit_ms);
+    op.sync_ratio = Ratio(op.sync_ms, op.transit_ms);
+    index.emplace(std::make_pair(op.name, op.group_hash), data.ops.size());
+    data.ops.push_back(std::move(op));
+    ledger.Use();
+  }
+  values.Report(db.path(), &data);
+  profile->ledgers.push_back(std::move(ledger));
+  data.ops_present = true;
+
+  TS_ASSIGN_OR_RETURN(bool has_bandwidth, db.HasTable("CommAnalyzerBandwidth"));
+  if (!has_bandwidth) return Status::Ok();
+  static constexpr ColumnSpec kBandwidth[] = {{"hccl_op_name", true},       {"group_name", false},
+                                              {"transport_type", true},     {"transit_size", false},
+                                              {"transit_time", false},      {"bandwidth", false},
+                                              {"large_packet_ratio", false}};
+  TS_ASSIGN_OR_RETURN(std::string blist, SelectList(db, "CommAnalyzerBandwidth", "b", kBandwidth));
+  TS_ASSIGN_OR_RETURN(
+      SqliteStatement bstmt,
+      db.Prepare("SELECT " + blist + " FROM CommAnalyzerBandwidth b", "CommAnalyzerBandwidth"));
+  RowLedger bledger(db.path() + ":CommAnalyzerBandwidth");
+  CommValues bvalues(&bstmt, "CommAnalyzerBandwidth");
+  for (;;) {
+    TS_ASSIGN_OR_RETURN(bool more, bstmt.Step());
+    if (!more) break;
+    bledger.CountRead();
+    auto it = index.find({std::string(bstmt.Text(0)), std::string(bstmt.Text(1))});
+    model::CommTransportBandwidth b;
+    b.transport = std::string(bstmt.Text(2));
+    b.size_mb = bvalues.Get(3, "transit_size");
+    b.time_ms = bvalues.Get(4, "transit_time");
+    b.bandwidth_gbps = bvalues.Get(5, "bandwidth");
+    b.large_packet_ratio = bvalues.Get(6, "large_packet_ratio");
+    if (b.size_mb > 0 && !(b.time_ms > 0) && b.bandwidth_gbps != 0) {
+      b.bandwidth_gbps = std::numeric_limits<double>::quiet_NaN();  // size over no time
+    }
+    // Rows of one (op, transport) repeat its totals per packet-size bucket;
+    // transports that moved nothing are left out, as from the JSON.
+    const bool keep = it != index.end() && b.size_mb != 0;
+    if (keep) {
+      std::vector<model::CommTransportBandwidth>& kept = data.ops[it->second].bandwidth;
+      if (std::none_of(kept.begin(), kept.end(), [&](const model::CommTransportBandwidth& x) {
+            return x.transport == b.transport;
+          })) {
+        kept.push_back(std::move(b));
+      }
+    }
+    bledger.Use();  // every row is the op's detail (repeats and empty transports included)
+  }
+  bvalues.Report(db.path(), &data);
+  profile->ledgers.push_back(std::move(bledger));
+  return Status::Ok();
+}
+
+// CommAnalyzerMatrix: "<type>-<statistic>" per link, as communication_matrix.json.
+Status ReadCommMatrix(const SqliteDb& db, model::RankProfile* profile) {
+  static constexpr ColumnSpec kMatrix[] = {
+      {"hccl_op_name", true},  {"group_name", false},     {"src_rank", true},
+      {"dst_rank", true},      {"transport_type", false}, {"transit_size", false},
+      {"transit_time", false}, {"bandwidth", false},      {"step", false},
+      {"type", false},         {"op_name", false}};
+  TS_ASSIGN_OR_RETURN(std::string list, SelectList(db, "CommAnalyzerMatrix", "m", kMatrix));
+  TS_ASSIGN_OR_RETURN(
+      SqliteStatement stmt,
+      db.Prepare("SELECT " + list + " FROM CommAnalyzerMatrix m", "CommAnalyzerMatrix"));
+  model::CommunicationData& data = profile->communication;
+  RowLedger ledger(db.path() + ":CommAnalyzerMatrix");
+  CommValues values(&stmt, "CommAnalyzerMatrix");
+  int64_t line = 0;
+  for (;;) {
+    TS_ASSIGN_OR_RETURN(bool more, stmt.Step());
+    if (!more) break;
+    ++line;
+    ledger.CountRead();
+    const std::optional<int64_t> src = stmt.Int64(2);
+    const std::optional<int64_t> dst = stmt.Int64(3);
+    if (!src || !dst || *src < 0 || *dst < 0 || *src > INT32_MAX || *dst > INT32_MAX) {
+      ledger.Skip(RowIssue::kUnparsableValue, !src ? "src_rank" : "dst_rank", line,
+                  fmt::format("{} -> {}", stmt.Text(2), stmt.Text(3)));
+      continue;
+    }
+    model::CommLinkRecord link;
+    const std::string_view key = stmt.Text(0);
+    const size_t dash = key.rfind('-');
+    link.op_type = std::string(key.substr(0, dash));
+    link.statistic = dash == std::string_view::npos ? "" : std::string(key.substr(dash + 1));
+    link.group_hash = std::string(stmt.Text(1));
+    link.src = static_cast<int32_t>(*src);
+    link.dst = static_cast<int32_t>(*dst);
+    link.transport = std::string(stmt.Text(4));
+    link.size_mb = values.Get(5, "transit_size");
+    link.time_ms = values.Get(6, "transit_time");
+    link.bandwidth_gbps = values.Get(7, "bandwidth");
+    if (link.size_mb > 0 && !(link.time_ms > 0) && link.bandwidth_gbps != 0) {
+      link.bandwidth_gbps = std::numeric_limits<double>::quiet_NaN();
+    }
+    link.step = CommStep(stmt.Text(8));
+    link.p2p = stmt.Text(9) == "p2p";
+    link.op_name = std::string(stmt.Text(10));
+    data.links.push_back(std::move(link));
+    ledger.Use();
+  }
+  values.Report(db.path(), &data);
+  profile->ledgers.push_back(std::move(ledger));
+  data.matrix_present = true;
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status ReadAscendProfilerDb(const std::string& path, model::RankProfile* profile) {
+  TS_ASSIGN_OR_RETURN(SqliteDb db, SqliteDb::OpenReadOnly(path));
+  WarnAboutWal(path, profile);
+  int32_t device = -1;
+  TS_RETURN_IF_ERROR(ReadRankDeviceMap(db, profile, &device));
+  RowLedger string_ledger(path + ":STRING_IDS");
+  StringTable strings(&profile->strings, &string_ledger);
+  TS_RETURN_IF_ERROR(strings.Load(db));
+  profile->ledgers.push_back(std::move(string_ledger));
+  TS_ASSIGN_OR_RETURN(std::vector<StepRange> steps, ReadStepTime(db, profile));
+  const DbContext ctx{&db, profile, &strings, &steps, device};
+  TS_RETURN_IF_ERROR(ReadComputeTasks(ctx));
+  TS_RETURN_IF_ERROR(ReadCommunicationOps(ctx));
+  TS_RETURN_IF_ERROR(ReadMetaData(db, profile));
+  profile->device_events.SortByStart();
+  profile->device_events_source = model::DeviceEventsSource::kKernelDetailsCsv;
+  profile->device_events_from = path;
+  if (!steps.empty() && !profile->device_events.Steps().empty()) {
+    profile->steps_from = fmt::format("STEP_TIME table of {}", fs::path(path).filename().string());
+  }
+  return Status::Ok();
+}
+
+Status ReadAnalysisDb(const std::string& path, model::RankProfile* profile) {
+  TS_ASSIGN_OR_RETURN(SqliteDb db, SqliteDb::OpenReadOnly(path));
+  WarnAboutWal(path, profile);
+  TS_ASSIGN_OR_RETURN(bool has_time, db.HasTable("CommAnalyzerTime"));
+  if (has_time) {
+    TS_RETURN_IF_ERROR(ReadCommOps(db, profile));
+  } else {
+    profile->missing_files.push_back(
+        "analysis.db: CommAnalyzerTime table (Level1+ only; per-op transit/wait/synchronization "
+        "times for the cluster analysis)");
+  }
+  TS_ASSIGN_OR_RETURN(bool has_matrix, db.HasTable("CommAnalyzerMatrix"));
+  if (has_matrix) {
+    TS_RETURN_IF_ERROR(ReadCommMatrix(db, profile));
+  } else {
+    profile->missing_files.push_back(
+        "analysis.db: CommAnalyzerMatrix table (Level1+ only; per-link bandwidths for slow-link "
+        "detection)");
+  }
+  for (std::string& note : profile->communication.notes) {
+    profile->warnings.push_back(std::move(note));
+  }
+  profile->communication.notes.clear();
+  TS_ASSIGN_OR_RETURN(bool present, db.HasTable("StepTraceTime"));
+  if (!present) {
+    profile->missing_files.push_back(
+        "analysis.db: StepTraceTime table (the profiler's own step accounting)");
+    return Status::Ok();
+  }
+  static constexpr ColumnSpec kColumns[] = {
+      {"step", true},       {"computing", true},     {"communication_not_overlapped", true},
+      {"overlapped", true}, {"communication", true}, {"free", true},
+      {"stage", false},     {"bubble", false},       {"preparing", false},
+      {"deviceId", false}};
+  TS_ASSIGN_OR_RETURN(std::string list, SelectList(db, "StepTraceTime", "s", kColumns));
+  TS_ASSIGN_OR_RETURN(SqliteStatement stmt,
+                      db.Prepare("SELECT " + list + " FROM StepTraceTime s", "StepTraceTime"));
+  static constexpr std::string_view kKeys[] = {"computing",  "communication_not_overlapped",
+                                               "overlapped", "communication",
+                                               "free",       "stage",
+                                               "bubble",     "preparing"};
+  RowLedger ledger(path + ":StepTraceTime");
+  int64_t line = 0;
+  for (;;) {
+    TS_ASSIGN_OR_RETURN(bool more, stmt.Step());
+    if (!more) break;
+    ++line;
+    ledger.CountRead();
+    model::StepTraceRow row;
+    std::string_view step_text = TrimField(stmt.Text(0));
+    if (step_text.starts_with("step")) step_text.remove_prefix(4);
+    const std::optional<int64_t> step = ParseInt64(step_text);
+    if (!step || *step < 0 || *step > INT32_MAX) {
+      ledger.Skip(RowIssue::kUnparsableValue, "step", line, std::string(stmt.Text(0)));
+      continue;
+    }
+    row.step = static_cast<int32_t>(*step);
+    // Times are REAL µs: read through SQLite's decimal rendering, never as
+    // a double, like the CSV's cells.
+    int64_t* const fields[] = {&row.computing_ns,  &row.communication_not_overlapped_ns,
+                               &row.overlapped_ns, &row.communication_ns,
+                               &row.free_ns,       &row.stage_ns,
+                               &row.bubble_ns,     nullptr};
+    bool ok = true;
+    int64_t preparing = 0;
+    for (int i = 0; i < 8 && ok; ++i) {
+      if (stmt.IsNull(i + 1)) continue;
+      const std::optional<int64_t> ns = ParseMicrosToNanos(stmt.Text(i + 1));
+      if (!ns) {
+        ledger.Skip(RowIssue::kUnparsableValue, kKeys[i], line, std::string(stmt.Text(i + 1)));
+        ok = false;
+      } else if (!InTimeRange(*ns)) {
+        ledger.Skip(RowIssue::kValueOutOfRange, kKeys[i], line, std::string(stmt.Text(i + 1)));
+        ok = false;
+      } else {
+        *(fields[i] != nullptr ? fields[i] : &preparing) = *ns;
+      }
+    }
+    if (!ok) continue;
+    if (!stmt.IsNull(8)) row.preparing_ns = preparing;
+    if (const std::optional<int64_t> device = stmt.Int64(9);  // CANN 8.3+
+        device && *device >= 0 && *device <= INT32_MAX) {
+      row.device_id = static_cast<int32_t>(*device);
+    }
+    profile->step_trace.push_back(row);
+    ledger.Use();
+  }
+  profile->ledgers.push_back(std::move(ledger));
+
+  return Status::Ok();
+}
+
+Result<model::RankProfile> LoadAscendDbRank(const std::string& rank_dir) {
+  std::error_code ec;
+  fs::path dir(rank_dir);
+  if (!fs::is_directory(dir, ec)) {
+    return NotFound(
+        fmt::format("{}: not a directory (expected a *_ascend_pt rank directory)", rank_dir));
+  }
+  if (dir.filename().empty()) dir = dir.parent_path();
+  fs::path source_dir = dir;
+  fs::path output_dir = dir / kOutputDirName;
+  if (dir.filename() == kOutputDirName) {
+    output_dir = dir;
+    source_dir = dir.parent_path();
+  }
+  model::RankProfile profile;
+  profile.source_dir = source_dir.string();
+  profile.profiler_output = output_dir.string();
+
+  // The rank's own database; with several (should not happen), the lowest.
+  fs::path db_path;
+  std::optional<int32_t> db_rank;
+  for (fs::directory_iterator it(output_dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::optional<int32_t> rank = RankFromDbName(it->path().filename().string());
+    if (rank && (!db_rank || *rank < *db_rank)) {
+      db_rank = rank;
+      db_path = it->path();
+    }
+  }
+  // Only a regular file that starts like a SQLite database is opened (a
+  // FIFO or device named like one must never block the load).
+  if (!db_path.empty() && !HasSqliteHeader(db_path.string())) {
+    return InvalidInput(fmt::format(
+        "{}: not a SQLite database (no \"SQLite format 3\" header, or not a regular file)\n{}",
+        db_path.string(), kSchemaHint));
+  }
+  if (db_path.empty()) {
+    return NotFound(fmt::format(
+        "{}: no ascend_pytorch_profiler_<rank>.db in {}\nhint: analysis.db alone holds no "
+        "kernels; pass the *_ascend_pt directory torch_npu wrote with export_type=db",
+        rank_dir, output_dir.string()));
+  }
+
+  const std::string info_path = FindProfilerInfoFile(source_dir.string());
+  if (info_path.empty()) {
+    profile.missing_files.push_back(
+        "profiler_info_<rank>.json (rank id, torch_npu/CANN versions, profiler level)");
+  } else if (Status status = ReadProfilerInfoFile(info_path, &profile.info); !status.ok()) {
+    profile.warnings.push_back(status.message());
+  }
+  const fs::path metadata = source_dir / "profiler_metadata.json";
+  if (PresentInAnyForm(metadata.string())) {
+    if (Status status = ReadProfilerMetadataFile(metadata.string(), &profile.info); !status.ok()) {
+      profile.warnings.push_back(status.message());
+    }
+  }
+
+  TS_RETURN_IF_ERROR(ReadAscendProfilerDb(db_path.string(), &profile));
+  const fs::path analysis = output_dir / "analysis.db";
+  if (!PresentInAnyForm(analysis.string())) {
+    profile.missing_files.push_back(
+        "analysis.db (step times and compute/communication overlap per step)");
+  } else if (!HasSqliteHeader(analysis.string())) {
+    profile.warnings.push_back(fmt::format(
+        "{}: not a SQLite database (no \"SQLite format 3\" header, or not a regular file); not "
+        "read",
+        analysis.string()));
+  } else if (Status status = ReadAnalysisDb(analysis.string(), &profile); !status.ok()) {
+    profile.warnings.push_back(status.message());
+  }
+  if (!profile.info.rank) profile.info.rank = db_rank;
+  if (profile.info.rank) profile.rank = *profile.info.rank;
+  return profile;
+}
+
+}  // namespace trainscope::formats

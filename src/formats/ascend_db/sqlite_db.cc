@@ -1,0 +1,169 @@
+#include "formats/ascend_db/sqlite_db.h"
+
+#include <fmt/format.h>
+#include <sqlite3.h>
+
+#include <utility>
+
+#include "core/numbers.h"
+
+namespace trainscope::formats {
+namespace {
+
+constexpr std::string_view kHint =
+    "hint: the .db export must be a complete SQLite database written by torch_npu "
+    "(export_type=db); a copy still being written or cut short cannot be read";
+
+Status SqliteError(const std::string& path, std::string_view what, sqlite3* db, int rc) {
+  const char* message = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+  return InvalidInput(fmt::format("{}: {}SQLite error {} ({})\n{}", path,
+                                  what.empty() ? std::string() : fmt::format("{}: ", what), rc,
+                                  message != nullptr ? message : "unknown", kHint));
+}
+
+}  // namespace
+
+std::string ReadOnlyUri(const std::string& path) {
+  std::string uri = "file:";
+  for (char c : path) {
+    if (c == '?' || c == '#' || c == '%') {
+      uri += fmt::format("%{:02X}", static_cast<unsigned char>(c));
+    } else {
+      uri += c;
+    }
+  }
+  uri += "?mode=ro&immutable=1";
+  return uri;
+}
+
+Result<SqliteDb> SqliteDb::OpenReadOnly(const std::string& path) {
+  sqlite3* db = nullptr;
+  const int rc =
+      sqlite3_open_v2(ReadOnlyUri(path).c_str(), &db,
+                      SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nullptr);
+  if (rc != SQLITE_OK) {
+    Status status = SqliteError(path, "open", db, rc);
+    sqlite3_close(db);
+    return status;
+  }
+  SqliteDb result(path, db);
+  // Reads through a memory map (as the CSV readers' MappedFile) instead of
+  // a read() per page; SQLite caps it at its compile-time maximum.
+  TS_ASSIGN_OR_RETURN(SqliteStatement mmap,
+                      result.Prepare("PRAGMA mmap_size = 4294967296", "mmap_size"));
+  TS_RETURN_IF_ERROR(mmap.Step().status());
+  // A file that is not a database opens fine: the first read of the schema
+  // says so.
+  TS_ASSIGN_OR_RETURN(SqliteStatement probe,
+                      result.Prepare("SELECT count(*) FROM sqlite_master", "schema"));
+  TS_RETURN_IF_ERROR(probe.Step().status());
+  return result;
+}
+
+SqliteDb::SqliteDb(SqliteDb&& other) noexcept
+    : path_(std::move(other.path_)), db_(std::exchange(other.db_, nullptr)) {}
+
+SqliteDb& SqliteDb::operator=(SqliteDb&& other) noexcept {
+  if (this != &other) {
+    sqlite3_close(db_);
+    path_ = std::move(other.path_);
+    db_ = std::exchange(other.db_, nullptr);
+  }
+  return *this;
+}
+
+SqliteDb::~SqliteDb() { sqlite3_close(db_); }
+
+Result<bool> SqliteDb::HasTable(std::string_view table) const {
+  TS_ASSIGN_OR_RETURN(
+      SqliteStatement stmt,
+      Prepare(fmt::format("SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND "
+                          "name = '{}'",
+                          table),
+              "schema"));
+  return stmt.Step();
+}
+
+Result<std::set<std::string>> SqliteDb::Columns(std::string_view table) const {
+  TS_ASSIGN_OR_RETURN(SqliteStatement stmt,
+                      Prepare(fmt::format("PRAGMA table_info(\"{}\")", table), table));
+  std::set<std::string> columns;
+  for (;;) {
+    TS_ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row) break;
+    columns.emplace(stmt.Text(1));
+  }
+  return columns;
+}
+
+Result<SqliteStatement> SqliteDb::Prepare(const std::string& sql, std::string_view what) const {
+  sqlite3_stmt* stmt = nullptr;
+  const int rc = sqlite3_prepare_v2(db_, sql.c_str(), static_cast<int>(sql.size()), &stmt, nullptr);
+  if (rc != SQLITE_OK) {
+    sqlite3_finalize(stmt);
+    return SqliteError(path_, what, db_, rc);
+  }
+  return SqliteStatement(this, stmt, std::string(what));
+}
+
+SqliteStatement::SqliteStatement(SqliteStatement&& other) noexcept
+    : db_(other.db_), stmt_(std::exchange(other.stmt_, nullptr)), what_(std::move(other.what_)) {}
+
+SqliteStatement& SqliteStatement::operator=(SqliteStatement&& other) noexcept {
+  if (this != &other) {
+    sqlite3_finalize(stmt_);
+    db_ = other.db_;
+    stmt_ = std::exchange(other.stmt_, nullptr);
+    what_ = std::move(other.what_);
+  }
+  return *this;
+}
+
+SqliteStatement::~SqliteStatement() { sqlite3_finalize(stmt_); }
+
+Result<bool> SqliteStatement::Step() {
+  const int rc = sqlite3_step(stmt_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  return SqliteError(db_->path(), what_, sqlite3_db_handle(stmt_), rc);
+}
+
+bool SqliteStatement::IsNull(int column) const {
+  return sqlite3_column_type(stmt_, column) == SQLITE_NULL;
+}
+
+std::optional<int64_t> SqliteStatement::Int64(int column) const {
+  // One column fetch, then the value's own accessors (the connection is
+  // used by one thread: the unprotected value is safe to read).
+  sqlite3_value* value = sqlite3_column_value(stmt_, column);
+  switch (sqlite3_value_type(value)) {
+    case SQLITE_INTEGER:
+      return static_cast<int64_t>(sqlite3_value_int64(value));
+    case SQLITE_TEXT:
+      return ParseInt64(Text(column));
+    default:
+      return std::nullopt;
+  }
+}
+
+std::optional<double> SqliteStatement::Double(int column) const {
+  sqlite3_value* value = sqlite3_column_value(stmt_, column);
+  switch (sqlite3_value_type(value)) {
+    case SQLITE_INTEGER:
+    case SQLITE_FLOAT:
+      return sqlite3_value_double(value);
+    case SQLITE_TEXT:
+      return ParseDouble(Text(column));
+    default:
+      return std::nullopt;
+  }
+}
+
+std::string_view SqliteStatement::Text(int column) const {
+  const unsigned char* text = sqlite3_column_text(stmt_, column);
+  if (text == nullptr) return {};
+  return {reinterpret_cast<const char*>(text),
+          static_cast<size_t>(sqlite3_column_bytes(stmt_, column))};
+}
+
+}  // namespace trainscope::formats

@@ -1,0 +1,188 @@
+// The .db export reader on the real db-export job
+// (shared/corpus/ascend/msinsight-pytorch-2rank-db-level1: torch_npu
+// export_type=db, ResNet, 2 of 8 data-parallel ranks, one step, 50).
+//
+// Every number is checked against an independent SQL query over the same
+// database, run here through the SQLite C API (not the reader's code), and
+// pinned: the interval totals were computed with python3's sqlite3 on the
+// raw files (union of [startNs, endNs] per kind, the query below).
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "analysis/step/step_budget.h"
+#include "formats/ascend/ascend_rank_loader.h"
+#include "formats/ascend_db/ascend_db_reader.h"
+#include "test_paths.h"
+
+namespace trainscope::formats {
+namespace {
+
+constexpr const char* kJob = "ascend/msinsight-pytorch-2rank-db-level1";
+
+// Kernels per step: compute tasks (TASK rows with a COMPUTE_TASK_INFO row)
+// and communication ops whose start lies in a STEP_TIME range.
+constexpr const char* kKernelsPerStep =
+    "SELECT s.id, count(*) FROM (SELECT t.startNs AS st FROM TASK t JOIN COMPUTE_TASK_INFO c "
+    "ON c.globalTaskId = t.globalTaskId UNION ALL SELECT o.startNs FROM COMMUNICATION_OP o) k "
+    "JOIN STEP_TIME s ON k.st BETWEEN s.startNs AND s.endNs GROUP BY s.id";
+constexpr const char* kCommOpsPerStep =
+    "SELECT s.id, count(*) FROM COMMUNICATION_OP o JOIN STEP_TIME s ON o.startNs BETWEEN "
+    "s.startNs AND s.endNs GROUP BY s.id";
+
+std::map<int64_t, int64_t> PerStep(const std::string& path, const char* sql) {
+  std::map<int64_t, int64_t> out;
+  sqlite3* db = nullptr;
+  const std::string uri = "file:" + path + "?mode=ro&immutable=1";
+  EXPECT_EQ(sqlite3_open_v2(uri.c_str(), &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, nullptr),
+            SQLITE_OK);
+  sqlite3_stmt* stmt = nullptr;
+  EXPECT_EQ(sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+  while (sqlite3_step(stmt) == SQLITE_ROW) {
+    out[sqlite3_column_int64(stmt, 0)] = sqlite3_column_int64(stmt, 1);
+  }
+  sqlite3_finalize(stmt);
+  sqlite3_close(db);
+  return out;
+}
+
+// Pinned with python3 (sqlite3): for step 50, the union length of the
+// compute tasks' [startNs, endNs] (query kKernelsPerStep without the
+// COMMUNICATION_OP part), of the COMMUNICATION_OP spans, and the
+// communication not under compute. Rank 0's equal analysis.db's own
+// StepTraceTime (computing 8903.431 µs, communication 102108.1 µs, not
+// overlapped 98071.947 µs, stage 132233.522 µs).
+struct Pinned {
+  int rank;
+  int64_t computation_ns, communication_ns, exposed_ns, window_ns;
+};
+constexpr Pinned kPinned[] = {
+    {0, 8903431, 102108100, 98071947, 132233522},
+    {1, 8915634, 98590190, 94556050, 129312183},
+};
+
+TEST(AscendDbCorpusTest, CountsAndBudgetEqualTheSqlQueries) {
+  TS_REQUIRE_CORPUS(kJob);
+  for (const Pinned& pin : kPinned) {
+    const std::string rank_dir =
+        corpus_path + "/" + kJob + "/rank" + std::to_string(pin.rank) + "_ascend_pt";
+    const std::string db = rank_dir + "/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_" +
+                           std::to_string(pin.rank) + ".db";
+    Result<model::RankProfile> loaded = LoadAscendDbRank(rank_dir);
+    ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+    const model::RankProfile& p = *loaded;
+    EXPECT_EQ(p.rank, pin.rank);
+    EXPECT_EQ(p.info.profiler_level, "Level1");
+    EXPECT_TRUE(p.warnings.empty()) << p.warnings.front();
+    for (const RowLedger& ledger : p.ledgers) EXPECT_TRUE(ledger.Balanced()) << ledger.file();
+
+    const std::map<int64_t, int64_t> kernels = PerStep(db, kKernelsPerStep);
+    const std::map<int64_t, int64_t> comm_ops = PerStep(db, kCommOpsPerStep);
+    EXPECT_EQ(kernels, (std::map<int64_t, int64_t>{{50, 191}}));  // 187 compute + 4 hcom
+    EXPECT_EQ(comm_ops, (std::map<int64_t, int64_t>{{50, 4}}));
+    ASSERT_EQ(p.device_events.Steps(), std::vector<int32_t>{50});
+    EXPECT_EQ(static_cast<int64_t>(p.device_events.RowsOf(50).size()), kernels.at(50));
+    int64_t comm_rows = 0;
+    for (uint32_t row : p.device_events.RowsOf(50)) {
+      comm_rows += p.device_events.kind[row] == model::ActivityKind::kCommunication;
+    }
+    EXPECT_EQ(comm_rows, comm_ops.at(50));
+
+    auto budget = analysis::ComputeStepBudget(p, 50);
+    ASSERT_TRUE(budget.has_value());
+    EXPECT_EQ(budget->budget.computation_ns, pin.computation_ns);
+    EXPECT_EQ(budget->budget.communication_ns, pin.communication_ns);
+    EXPECT_EQ(budget->budget.exposed_communication_ns, pin.exposed_ns);
+    EXPECT_EQ(budget->budget.total_ns, pin.window_ns);
+
+    // analysis.db's communication tables: every op and link row.
+    const std::string analysis = rank_dir + "/ASCEND_PROFILER_OUTPUT/analysis.db";
+    EXPECT_EQ(PerStep(analysis, "SELECT 0, count(*) FROM CommAnalyzerTime").at(0), 4);
+    EXPECT_EQ(static_cast<int64_t>(p.communication.ops.size()),
+              PerStep(analysis, "SELECT 0, count(*) FROM CommAnalyzerTime").at(0));
+    EXPECT_EQ(static_cast<int64_t>(p.communication.links.size()),
+              PerStep(analysis, "SELECT 0, count(*) FROM CommAnalyzerMatrix").at(0));
+    for (const model::CommOpRecord& op : p.communication.ops) EXPECT_EQ(op.step, 50);
+
+    // analysis.db's StepTraceTime is read exactly (µs -> ns, no double).
+    ASSERT_EQ(p.step_trace.size(), 1u);
+    EXPECT_EQ(p.step_trace[0].step, 50);
+    if (pin.rank == 0) {
+      EXPECT_EQ(p.step_trace[0].computing_ns, 8903431);
+      EXPECT_EQ(p.step_trace[0].communication_ns, 102108100);
+      EXPECT_EQ(p.step_trace[0].communication_not_overlapped_ns, 98071947);
+      EXPECT_EQ(p.step_trace[0].stage_ns, 132233522);
+    }
+  }
+}
+
+// The text export of the same job (msinsight-pytorch-2rank-text-level1) is
+// another capture (January 2025, 28 minutes earlier: different times), but
+// of the same deterministic ResNet step: both readers must see the same
+// kernels, op type by op type.
+TEST(AscendDbCorpusTest, SameOpTypesAsTheTextExportOfTheJob) {
+  TS_REQUIRE_CORPUS(kJob);
+  if (!std::filesystem::exists(corpus_path + "/ascend/msinsight-pytorch-2rank-text-level1")) {
+    GTEST_SKIP() << "text export absent";
+  }
+  for (int rank : {0, 1}) {
+    const std::string suffix = "/rank" + std::to_string(rank) + "_ascend_pt";
+    Result<model::RankProfile> db = LoadAscendDbRank(corpus_path + "/" + kJob + suffix);
+    Result<model::RankProfile> text =
+        LoadAscendRank(corpus_path + "/ascend/msinsight-pytorch-2rank-text-level1" + suffix);
+    ASSERT_TRUE(db.ok() && text.ok());
+    auto types = [](const model::RankProfile& p) {
+      std::map<std::string, int> out;
+      for (size_t i = 0; i < p.device_events.size(); ++i) {
+        ++out[std::string(p.strings.Get(p.device_events.op_type[i]))];
+      }
+      return out;
+    };
+    EXPECT_EQ(types(*db), types(*text)) << "rank " << rank;
+    EXPECT_EQ(db->device_events.size(), 191u);
+  }
+}
+
+}  // namespace
+}  // namespace trainscope::formats
+
+namespace trainscope::formats {
+namespace {
+
+// The Qwen3 job (CANN 8.3) wrote analysis.db beside its text export: the
+// same run, so StepTraceTime must equal step_trace_time.csv. The db keeps
+// two decimals of µs (and its own rounding of Stage and Preparing): equal
+// within 1 µs. CANN 8.3's StepTraceTime has a leading deviceId column.
+TEST(AscendDbCorpusTest, AnalysisDbStepTraceEqualsTheCsvOfTheSameRun) {
+  constexpr const char* kQwen = "ascend/msinsight-st-qwen3-0.6b-4rank-level2-cann8.3.RC1";
+  TS_REQUIRE_CORPUS(kQwen);
+  for (int rank : {0, 1, 2, 3}) {
+    const std::string dir = corpus_path + "/" + kQwen + "/rank_" + std::to_string(rank) +
+                            "_ascend_pt/ASCEND_PROFILER_OUTPUT";
+    model::RankProfile db;
+    ASSERT_TRUE(ReadAnalysisDb(dir + "/analysis.db", &db).ok());
+    Result<model::RankProfile> text = LoadAscendRank(dir + "/..");
+    ASSERT_TRUE(text.ok()) << text.status().message();
+    ASSERT_EQ(db.step_trace.size(), 1u);
+    ASSERT_EQ(text->step_trace.size(), 1u);
+    const model::StepTraceRow& a = db.step_trace[0];
+    const model::StepTraceRow& b = text->step_trace[0];
+    EXPECT_EQ(a.step, 13);
+    EXPECT_EQ(a.step, b.step);
+    EXPECT_EQ(a.device_id, b.device_id);
+    EXPECT_NEAR(a.computing_ns, b.computing_ns, 1000);
+    EXPECT_NEAR(a.communication_not_overlapped_ns, b.communication_not_overlapped_ns, 1000);
+    EXPECT_NEAR(a.communication_ns, b.communication_ns, 1000);
+    EXPECT_NEAR(a.free_ns, b.free_ns, 1000);
+    EXPECT_NEAR(a.stage_ns, b.stage_ns, 1000);
+    ASSERT_TRUE(a.preparing_ns && b.preparing_ns);
+    EXPECT_NEAR(*a.preparing_ns, *b.preparing_ns, 1000);
+  }
+}
+
+}  // namespace
+}  // namespace trainscope::formats

@@ -1,0 +1,361 @@
+// The .db export reader on hand-made databases, built here with the SQLite C
+// API from the schema torch_npu writes (docs/ingest.md "The .db export",
+// /work/shared/docs/ascend-formats.md): kernels, communication ops, steps,
+// rank, per-table ledgers; damaged and foreign databases fail that rank with
+// the file, the table and a hint; the file is never modified.
+#include "formats/ascend_db/ascend_db_reader.h"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+
+#include <cmath>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "analysis/step/step_budget.h"
+#include "formats/importer_registry.h"
+#include "formats/load_profiles.h"
+#include "test_paths.h"
+
+namespace trainscope::formats {
+namespace {
+
+namespace fs = std::filesystem;
+
+void Exec(sqlite3* db, const std::string& sql) {
+  char* error = nullptr;
+  ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK)
+      << (error != nullptr ? error : "") << "\n"
+      << sql;
+}
+
+void MakeDb(const fs::path& path, const std::vector<std::string>& statements) {
+  fs::create_directories(path.parent_path());
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  Exec(db, "PRAGMA synchronous = OFF");  // a scratch file: no fsync per statement
+  for (const std::string& sql : statements) Exec(db, sql);
+  sqlite3_close(db);
+}
+
+// The tables of ascend_pytorch_profiler_<rank>.db as torch_npu 2.x writes
+// them (the optional waitNs / mixBlockDim / depth columns of newer versions
+// left out: the reader must not need them). |without| drops one table.
+std::vector<std::string> ProfilerDb(const std::string& without = "",
+                                    const std::string& task_start = "startNs") {
+  std::vector<std::string> sql = {
+      "CREATE TABLE STRING_IDS (id INTEGER PRIMARY KEY, value TEXT)",
+      "INSERT INTO STRING_IDS VALUES (1,'aclnnMatmul_MatMulV2_0'),(2,'MatMulV2'),(3,'AI_CORE'),"
+      "(4,'\"4096,2048;2048,8192\"'),(5,'FLOAT16;FLOAT16'),(6,'hcom_allReduce__1_0_1'),"
+      "(7,'hcom_allReduce_'),(8,'EVENT_RECORD'),(9,'KERNEL_AICORE'),(10,'Notify Wait'),"
+      "(11,'trans_TransData_0'),(12,'AI_VECTOR_CORE'),(13,'N/A')",
+      "CREATE TABLE TASK (" + task_start +
+          " INTEGER, endNs INTEGER, deviceId INTEGER, connectionId INTEGER, globalTaskId "
+          "INTEGER, globalPid INTEGER, taskType INTEGER, contextId INTEGER, streamId INTEGER, "
+          "taskId INTEGER, modelId INTEGER)",
+      // start, end, device, globalTaskId, taskType, stream
+      "INSERT INTO TASK VALUES (1000,1500,0,1,10,7,9,0,2,1,0),"  // matmul, step 1
+      "(1600,1700,0,2,11,7,9,0,2,2,0),"                          // TransData (type N/A), step 1
+      "(1800,1810,0,3,12,7,8,0,2,3,0),"                          // EVENT_RECORD: not a kernel
+      "(2000,2100,0,4,13,7,10,0,5,4,0),"                         // HCCL notify: plane task
+      "(6000,6500,0,5,14,7,9,0,2,5,0),"                          // matmul, step 2
+      "(7000,NULL,0,6,15,7,9,0,2,6,0),"                          // no end
+      "(8000,7000,0,7,16,7,9,0,2,7,0),"                          // ends before it starts
+      "(9500,9600,0,8,17,7,9,0,2,8,0)",                          // after the steps, name id 99
+      "CREATE TABLE COMPUTE_TASK_INFO (name INTEGER, globalTaskId INTEGER PRIMARY KEY, blockDim "
+      "INTEGER, taskType INTEGER, opType INTEGER, inputFormats INTEGER, inputDataTypes INTEGER, "
+      "inputShapes INTEGER, outputFormats INTEGER, outputDataTypes INTEGER, outputShapes "
+      "INTEGER, attrInfo INTEGER)",
+      "INSERT INTO COMPUTE_TASK_INFO VALUES (1,10,24,3,2,0,5,4,0,0,0,0),"
+      "(11,11,8,12,13,0,NULL,NULL,0,0,0,0),(1,14,24,3,2,0,5,4,0,0,0,0),"
+      "(1,15,24,3,2,0,5,4,0,0,0,0),(1,16,24,3,2,0,5,4,0,0,0,0),(99,17,1,3,2,0,NULL,NULL,0,0,0,0)",
+      "CREATE TABLE COMMUNICATION_TASK_INFO (name INTEGER, globalTaskId INTEGER, taskType "
+      "INTEGER, planeId INTEGER, groupName INTEGER, opId INTEGER)",
+      "INSERT INTO COMMUNICATION_TASK_INFO VALUES (6,13,10,0,0,1)",
+      "CREATE TABLE COMMUNICATION_OP (opName INTEGER, startNs INTEGER, endNs INTEGER, "
+      "connectionId INTEGER, groupName INTEGER, opId INTEGER PRIMARY KEY, relay INTEGER, retry "
+      "INTEGER, dataType INTEGER, algType INTEGER, count NUMERIC, opType INTEGER, waitNs "
+      "INTEGER)",
+      "INSERT INTO COMMUNICATION_OP VALUES (6,1400,3000,9,0,1,0,0,0,0,4096,7,50),"
+      "(6,6400,8000,10,0,2,0,0,0,0,4096,7,0)",
+      "CREATE TABLE STEP_TIME (id INTEGER, startNs INTEGER, endNs INTEGER)",
+      "INSERT INTO STEP_TIME VALUES (2,5001,9000),(1,1000,5000)",
+      "CREATE TABLE RANK_DEVICE_MAP (rankId INTEGER, deviceId INTEGER)",
+      "INSERT INTO RANK_DEVICE_MAP VALUES (3,5)",
+      "CREATE TABLE META_DATA (name TEXT, value TEXT)",
+      "INSERT INTO META_DATA VALUES ('SCHEMA_VERSION','1.0.0'),"
+      "('ENV_VARIABLES','{\"HCCL_CONNECT_TIMEOUT\": \"1200\"}')",
+  };
+  if (!without.empty()) {
+    sql.push_back("DROP TABLE " + without);
+  }
+  return sql;
+}
+
+std::vector<std::string> AnalysisDb() {
+  return {
+      "CREATE TABLE StepTraceTime (step TEXT, computing NUMERIC, communication_not_overlapped "
+      "NUMERIC, overlapped NUMERIC, communication NUMERIC, free NUMERIC, stage NUMERIC, bubble "
+      "NUMERIC, communication_not_overlapped_and_exclude_receive NUMERIC, preparing NUMERIC)",
+      "INSERT INTO StepTraceTime VALUES ('1',0.6,1.5,0.1,1.6,0.9,4.0,0,1.5,0.25)",
+      "CREATE TABLE CommAnalyzerTime (hccl_op_name TEXT, group_name TEXT, start_timestamp "
+      "NUMERIC, elapse_time NUMERIC, transit_time NUMERIC, wait_time NUMERIC, "
+      "synchronization_time NUMERIC, idle_time NUMERIC, step TEXT, type TEXT)",
+      "INSERT INTO CommAnalyzerTime VALUES ('hcom_allReduce__1_0_1','77',1.4,0.0016,0.0005,"
+      "0.0015,0.0005,-1,'step1','collective')",
+      "CREATE TABLE CommAnalyzerBandwidth (hccl_op_name TEXT, group_name TEXT, transport_type "
+      "TEXT, transit_size NUMERIC, transit_time NUMERIC, bandwidth NUMERIC, large_packet_ratio "
+      "NUMERIC, package_size NUMERIC, count NUMERIC, total_duration NUMERIC, step TEXT, type "
+      "TEXT)",
+      "INSERT INTO CommAnalyzerBandwidth VALUES "
+      "('hcom_allReduce__1_0_1','77','HCCS',2.5,0.5,5.0,0,2,1,0.4,'step1','collective'),"
+      "('hcom_allReduce__1_0_1','77','HCCS',2.5,0.5,5.0,0,0.5,1,0.1,'step1','collective'),"
+      "('hcom_allReduce__1_0_1','77','SDMA',0,0,0,0,0,0,0,'step1','collective')",
+      "CREATE TABLE CommAnalyzerMatrix (hccl_op_name TEXT, group_name TEXT, src_rank TEXT, "
+      "dst_rank TEXT, transport_type TEXT, transit_size NUMERIC, transit_time NUMERIC, bandwidth "
+      "NUMERIC, step TEXT, type TEXT, op_name TEXT)",
+      "INSERT INTO CommAnalyzerMatrix VALUES ('allreduce-top1','77','0','1','HCCS',2.5,0.5,5.0,"
+      "'step1','collective','hcom_allReduce__1_0_1'),('allreduce-top1','77','x','1','HCCS',1,1,"
+      "1,'step1','collective','hcom_allReduce__1_0_1')",
+  };
+}
+
+// rank_3_ascend_pt/ASCEND_PROFILER_OUTPUT/{ascend_pytorch_profiler_3.db, analysis.db}
+fs::path MakeRank(const std::string& tag, const std::vector<std::string>& profiler_db) {
+  const fs::path rank = fs::path(testing::MakeTempDir(tag)) / "rank_3_ascend_pt";
+  MakeDb(rank / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_3.db", profiler_db);
+  MakeDb(rank / "ASCEND_PROFILER_OUTPUT" / "analysis.db", AnalysisDb());
+  return rank;
+}
+
+const RowLedger* LedgerOf(const model::RankProfile& profile, std::string_view table) {
+  for (const RowLedger& ledger : profile.ledgers) {
+    if (ledger.file().ends_with(":" + std::string(table))) return &ledger;
+  }
+  return nullptr;
+}
+
+TEST(AscendDbReaderTest, ReadsKernelsCommunicationStepsAndRank) {
+  const fs::path rank = MakeRank("ascend_db", ProfilerDb());
+  Result<model::RankProfile> loaded = LoadAscendDbRank(rank.string());
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  const model::RankProfile& p = *loaded;
+  EXPECT_EQ(p.rank, 3);
+  EXPECT_EQ(p.info.env.at("HCCL_CONNECT_TIMEOUT"), "1200");
+  EXPECT_EQ(p.device_events_source, model::DeviceEventsSource::kKernelDetailsCsv);
+  EXPECT_EQ(p.steps_from, "STEP_TIME table of ascend_pytorch_profiler_3.db");
+
+  const model::DeviceEvents& e = p.device_events;
+  ASSERT_EQ(e.size(), 6u);  // 4 kernels + 2 communication ops
+  EXPECT_EQ(e.Steps(), (std::vector<int32_t>{1, 2}));
+  EXPECT_EQ(e.RowsOf(1).size(), 3u);
+  EXPECT_EQ(e.RowsOf(2).size(), 2u);
+  // Sorted by start: matmul 1000, hcom 1400, TransData 1600, matmul 6000, hcom 6400, 9500.
+  EXPECT_EQ(p.strings.Get(e.name[0]), "aclnnMatmul_MatMulV2_0");
+  EXPECT_EQ(p.strings.Get(e.op_type[0]), "MatMulV2");
+  EXPECT_EQ(p.strings.Get(e.accelerator[0]), "AI_CORE");
+  EXPECT_EQ(p.strings.Get(e.input_shapes[0]), "4096,2048;2048,8192");
+  EXPECT_EQ(p.strings.Get(e.input_dtypes[0]), "FLOAT16;FLOAT16");
+  EXPECT_EQ(e.block_dim[0], 24);
+  EXPECT_EQ(e.stream[0], 2);
+  EXPECT_EQ(e.device[0], 0);
+  EXPECT_EQ(e.start_ns[0], 1000);
+  EXPECT_EQ(e.duration_ns[0], 500);
+  EXPECT_EQ(e.kind[0], model::ActivityKind::kCompute);
+
+  EXPECT_EQ(p.strings.Get(e.name[1]), "hcom_allReduce__1_0_1");
+  EXPECT_EQ(p.strings.Get(e.op_type[1]), "hcom_allReduce_");
+  EXPECT_EQ(p.strings.Get(e.accelerator[1]), "HCCL");
+  EXPECT_EQ(e.kind[1], model::ActivityKind::kCommunication);
+  EXPECT_EQ(e.duration_ns[1], 1600);
+  EXPECT_EQ(e.wait_ns[1], 50);
+  EXPECT_EQ(e.device[1], 5);  // RANK_DEVICE_MAP's device
+  EXPECT_EQ(e.step[1], 1);
+
+  EXPECT_EQ(p.strings.Get(e.op_type[2]), "TransData");  // N/A: derived from the name
+  EXPECT_TRUE(e.op_type_derived[2]);
+  EXPECT_EQ(p.strings.Get(e.input_shapes[2]), "");
+  EXPECT_EQ(e.step[5], model::kNoStep);
+  EXPECT_EQ(p.strings.Get(e.name[5]), "");  // id 99 is not in STRING_IDS
+
+  const RowLedger* task = LedgerOf(p, "TASK");
+  ASSERT_NE(task, nullptr);
+  EXPECT_EQ(task->rows_read(), 8);
+  EXPECT_EQ(task->rows_used(), 4);
+  EXPECT_EQ(task->rows_skipped(), 4);
+  EXPECT_EQ(task->skipped_by_reason().at("HCCL plane task"), 1);
+  EXPECT_EQ(task->skipped_by_reason().at("device task that is not a kernel"), 1);
+  EXPECT_EQ(task->skipped_by_reason().at("missing endNs"), 1);
+  EXPECT_EQ(task->skipped_by_reason().at("negative duration"), 1);
+  EXPECT_EQ(task->notes_by_reason().at("unknown string id in name"), 1);
+  for (const RowLedger& ledger : p.ledgers) EXPECT_TRUE(ledger.Balanced()) << ledger.file();
+  const RowLedger* comm = LedgerOf(p, "COMMUNICATION_OP");
+  ASSERT_NE(comm, nullptr);
+  EXPECT_EQ(comm->rows_used(), 2);
+  EXPECT_EQ(LedgerOf(p, "STEP_TIME")->rows_used(), 2);
+  EXPECT_EQ(LedgerOf(p, "STRING_IDS")->rows_used(), 13);
+
+  // analysis.db's StepTraceTime, µs -> ns exactly.
+  ASSERT_EQ(p.step_trace.size(), 1u);
+  EXPECT_EQ(p.step_trace[0].step, 1);
+  EXPECT_EQ(p.step_trace[0].computing_ns, 600);
+  EXPECT_EQ(p.step_trace[0].communication_not_overlapped_ns, 1500);
+  EXPECT_EQ(p.step_trace[0].free_ns, 900);
+  EXPECT_EQ(p.step_trace[0].preparing_ns, 250);
+
+  // analysis.db's communication tables, as communication(_matrix).json.
+  const model::CommunicationData& c = p.communication;
+  ASSERT_TRUE(c.ops_present && c.matrix_present);
+  ASSERT_EQ(c.ops.size(), 1u);
+  EXPECT_EQ(c.ops[0].name, "hcom_allReduce__1_0_1");
+  EXPECT_EQ(c.ops[0].group_hash, "77");
+  EXPECT_EQ(c.ops[0].step, 1);
+  EXPECT_FALSE(c.ops[0].p2p);
+  EXPECT_DOUBLE_EQ(c.ops[0].elapse_ms, 0.0016);
+  EXPECT_DOUBLE_EQ(c.ops[0].wait_ratio, 0.0015 / (0.0015 + 0.0005));
+  EXPECT_TRUE(std::isnan(c.ops[0].idle_ms));  // -1: not a measurement
+  ASSERT_EQ(c.ops[0].bandwidth.size(), 1u);   // HCCS once (two buckets), SDMA moved nothing
+  EXPECT_EQ(c.ops[0].bandwidth[0].transport, "HCCS");
+  EXPECT_DOUBLE_EQ(c.ops[0].bandwidth[0].bandwidth_gbps, 5.0);
+  ASSERT_EQ(c.links.size(), 1u);
+  EXPECT_EQ(c.links[0].op_type, "allreduce");
+  EXPECT_EQ(c.links[0].statistic, "top1");
+  EXPECT_EQ(c.links[0].src, 0);
+  EXPECT_EQ(c.links[0].dst, 1);
+  EXPECT_EQ(LedgerOf(p, "CommAnalyzerMatrix")->skipped_by_reason().at("unparsable src_rank"), 1);
+  EXPECT_EQ(LedgerOf(p, "CommAnalyzerBandwidth")->rows_used(), 3);
+  ASSERT_EQ(p.warnings.size(), 1u);  // the unknown idle time
+  EXPECT_NE(p.warnings[0].find("CommAnalyzerTime: 1 values not a measurement"), std::string::npos)
+      << p.warnings[0];
+
+  // The budget as every analysis sees it: compute [1000,1500]+[1600,1700],
+  // communication [1400,3000], 200 ns of it under compute.
+  auto budget = analysis::ComputeStepBudget(p, 1);
+  ASSERT_TRUE(budget.has_value());
+  EXPECT_EQ(budget->budget.computation_ns, 600);
+  EXPECT_EQ(budget->budget.communication_ns, 1600);
+  EXPECT_EQ(budget->budget.exposed_communication_ns, 1400);  // [1500,1600] + [1700,3000]
+}
+
+TEST(AscendDbReaderTest, TheImporterLoadsItAndTheFileIsNotTouched) {
+  const fs::path rank = MakeRank("ascend_db_ro", ProfilerDb());
+  const fs::path db = rank / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_3.db";
+  const std::string before = testing::ReadFileBytes(db.string());
+  const auto mtime = fs::last_write_time(db);
+  const Importer* importer = FindImporter("ascend-db");
+  ASSERT_NE(importer, nullptr);
+  Result<model::RankProfile> loaded = LoadWith(*importer, rank.string(), ImportOptions{});
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  EXPECT_EQ(loaded->device_events.size(), 6u);
+  EXPECT_EQ(loaded->warnings.size(), 1u);  // the fixture's idle time of -1
+  EXPECT_EQ(testing::ReadFileBytes(db.string()), before);
+  EXPECT_EQ(fs::last_write_time(db), mtime);
+  EXPECT_FALSE(fs::exists(db.string() + "-wal"));
+  EXPECT_FALSE(fs::exists(db.string() + "-shm"));
+  EXPECT_FALSE(fs::exists(db.string() + "-journal"));
+}
+
+TEST(AscendDbReaderTest, MissingTableFailsTheRankWithTheFileAndAHint) {
+  for (const char* table : {"COMPUTE_TASK_INFO", "TASK", "STRING_IDS"}) {
+    const fs::path rank = MakeRank("ascend_db_damaged", ProfilerDb(table));
+    Result<model::RankProfile> loaded = LoadAscendDbRank(rank.string());
+    ASSERT_FALSE(loaded.ok()) << table;
+    EXPECT_EQ(loaded.status().code(), StatusCode::kInvalidInput);
+    const std::string& message = loaded.status().message();
+    EXPECT_NE(
+        message.find("ascend_pytorch_profiler_3.db: table " + std::string(table) + " missing"),
+        std::string::npos)
+        << message;
+    EXPECT_NE(message.find("hint:"), std::string::npos) << message;
+  }
+}
+
+TEST(AscendDbReaderTest, MissingRequiredColumnNamesTheColumnsFound) {
+  const fs::path rank = MakeRank("ascend_db_column", ProfilerDb("", "beginNs"));
+  Result<model::RankProfile> loaded = LoadAscendDbRank(rank.string());
+  ASSERT_FALSE(loaded.ok());
+  const std::string& message = loaded.status().message();
+  EXPECT_NE(message.find("table TASK has no column startNs (its columns: beginNs, "),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("hint:"), std::string::npos);
+}
+
+TEST(AscendDbReaderTest, OptionalTablesMissingAreListedNotFatal) {
+  std::vector<std::string> sql = ProfilerDb("COMMUNICATION_OP");
+  sql.push_back("DROP TABLE STEP_TIME");
+  sql.push_back("DROP TABLE COMMUNICATION_TASK_INFO");
+  const fs::path rank = MakeRank("ascend_db_optional", sql);
+  fs::remove(rank / "ASCEND_PROFILER_OUTPUT" / "analysis.db");
+  Result<model::RankProfile> loaded = LoadAscendDbRank(rank.string());
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  EXPECT_EQ(loaded->device_events.size(), 4u);
+  EXPECT_TRUE(loaded->device_events.Steps().empty());
+  EXPECT_EQ(loaded->steps_from, "");
+  EXPECT_EQ(loaded->missing_files.size(), 4u);  // COMMUNICATION_OP, STEP_TIME, analysis.db, info
+  // Without COMMUNICATION_TASK_INFO the notify task is just not a kernel.
+  EXPECT_EQ(LedgerOf(*loaded, "TASK")->skipped_by_reason().at("device task that is not a kernel"),
+            2);
+}
+
+TEST(AscendDbReaderTest, ForeignOrTruncatedFileIsAClearError) {
+  const fs::path rank = fs::path(testing::MakeTempDir("ascend_db_foreign")) / "rank_0_ascend_pt";
+  const fs::path db = rank / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db";
+  MakeDb(db, ProfilerDb());
+  // Cut the database to its first page and a half.
+  const std::string bytes = testing::ReadFileBytes(db.string());
+  fs::resize_file(db, std::min<uintmax_t>(bytes.size(), 6000));
+  Result<model::RankProfile> loaded = LoadAscendDbRank(rank.string());
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_NE(loaded.status().message().find("ascend_pytorch_profiler_0.db"), std::string::npos)
+      << loaded.status().message();
+  EXPECT_NE(loaded.status().message().find("hint:"), std::string::npos);
+
+  // An unrelated database of that name.
+  fs::remove(db);
+  MakeDb(db, {"CREATE TABLE notes (x TEXT)"});
+  loaded = LoadAscendDbRank(rank.string());
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_NE(loaded.status().message().find("table STRING_IDS missing"), std::string::npos)
+      << loaded.status().message();
+}
+
+TEST(AscendDbReaderTest, AFifoOrAFileWithoutTheHeaderIsNeverOpened) {
+  const fs::path rank = fs::path(testing::MakeTempDir("ascend_db_fifo")) / "rank_0_ascend_pt";
+  const fs::path out = rank / "ASCEND_PROFILER_OUTPUT";
+  fs::create_directories(out);
+  ASSERT_EQ(::mkfifo((out / "ascend_pytorch_profiler_0.db").c_str(), 0600), 0);
+  ASSERT_EQ(::mkfifo((out / "analysis.db").c_str(), 0600), 0);
+  Result<model::RankProfile> loaded = LoadAscendDbRank(rank.string());  // must not block
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_NE(loaded.status().message().find("not a SQLite database"), std::string::npos)
+      << loaded.status().message();
+
+  // A real database beside a FIFO analysis.db: loads, with a warning.
+  fs::remove(out / "ascend_pytorch_profiler_0.db");
+  MakeDb(out / "ascend_pytorch_profiler_0.db", ProfilerDb());
+  loaded = LoadAscendDbRank(rank.string());
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  ASSERT_EQ(loaded->warnings.size(), 1u);
+  EXPECT_NE(loaded->warnings[0].find("analysis.db: not a SQLite database"), std::string::npos);
+}
+
+TEST(AscendDbReaderTest, NonEmptyWriteAheadLogIsAWarning) {
+  const fs::path rank = MakeRank("ascend_db_wal", ProfilerDb());
+  const fs::path db = rank / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_3.db";
+  {
+    std::FILE* wal = std::fopen((db.string() + "-wal").c_str(), "wb");
+    ASSERT_NE(wal, nullptr);
+    std::fputs("not empty", wal);
+    std::fclose(wal);
+  }
+  Result<model::RankProfile> loaded = LoadAscendDbRank(rank.string());
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  ASSERT_EQ(loaded->warnings.size(), 2u);  // the WAL, the fixture's idle time of -1
+  EXPECT_NE(loaded->warnings[0].find("write-ahead log"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace trainscope::formats
