@@ -13,6 +13,7 @@
 #include "analysis/motifs/motifs.h"
 #include "analysis/step/host_sync.h"
 #include "analysis/step/input_bound.h"
+#include "analysis/step/memory_usage.h"
 #include "analysis/step/operator_efficiency.h"
 #include "analysis/step/step_budget.h"
 #include "model/rank_profile.h"
@@ -84,6 +85,9 @@ struct StepDistribution {
   // Per (operator, shapes, dtypes): achieved FLOP/s and bytes/s; nullopt
   // when no event of the step has input shapes.
   std::optional<OperatorEfficiency> operator_efficiency;
+  // Device memory in the step (memory_record.csv and friends); nullopt
+  // when the rank has no memory data.
+  std::optional<MemoryUsage> memory;
 };
 
 struct DistributionOptions {
