@@ -156,6 +156,7 @@ void WriteMemory(JsonWriter& w, const std::optional<analysis::MemoryUsage>& memo
   const analysis::MemoryUsage& m = *memory;
   w.Key("memory").BeginObject();
   w.Field("window_from", m.window_from);
+  w.Field("samples_from", m.samples_from);
   w.Field("window_start_us", Us(m.window_start_ns));
   w.Field("window_end_us", Us(m.window_end_ns));
   w.Field("samples", m.samples);

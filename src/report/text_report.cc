@@ -190,13 +190,14 @@ void RenderRankDetail(std::string& out, const analysis::RankAnalysis& rank, cons
     };
     out += fmt::format(
         "  memory      peak allocated {}, reserved {}; reserved - allocated {} at the peak (min "
-        "{}, mean {}); {} stream pool{}{}  [memory_record.csv]\n",
+        "{}, mean {}); {} stream pool{}{}  [{}]\n",
         gib(m.peak_allocated_bytes), gib(m.peak_reserved_bytes), gib(m.gap_at_peak_bytes),
         gib(m.gap_min_bytes), gib(m.gap_mean_bytes), m.streams.size(),
         m.streams.size() == 1 ? "" : "s",
         m.top_holders.empty() ? std::string()
                               : fmt::format("; top holder {} ({})", T(m.top_holders[0].name),
-                                            gib(m.top_holders[0].bytes)));
+                                            gib(m.top_holders[0].bytes)),
+        m.samples_from);
   }
   const analysis::StepTimeline& timeline = rank.timeline;
   if (timeline.step_start_idle_ns > 0) {

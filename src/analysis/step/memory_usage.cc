@@ -41,14 +41,15 @@ void Max(std::optional<int64_t>* acc, std::optional<int64_t> value) {
 }
 
 // The PTA samples: peaks, the gap and the per-stream sample counts.
-void AllocatorPeaks(const model::RankProfile& profile, const Window& w, MemoryUsage* u,
-                    std::map<std::string, StreamMemory>* streams) {
+void AllocatorPeaks(const model::RankProfile& profile,
+                    const std::vector<model::MemoryRecordRow>& records, const Window& w,
+                    MemoryUsage* u, std::map<std::string, StreamMemory>* streams) {
   const model::MemoryRecordRow* last = nullptr;
   double weighted_gap = 0;
   double weight = 0;
   double gap_sum = 0;
   int64_t gaps = 0;
-  for (const model::MemoryRecordRow& r : profile.memory.records) {
+  for (const model::MemoryRecordRow& r : records) {
     if (!InWindow(r.ts_ns, w)) continue;
     switch (r.component) {
       case model::MemoryComponent::kGe:
@@ -161,16 +162,45 @@ void Modules(const model::RankProfile& profile, const Window& w, MemoryUsage* u)
                    });
 }
 
+// A Kineto trace's [memory] events of device memory (Device Type other than
+// 0, the CPU) as PTA samples: the PyTorch caching allocator's totals after
+// each allocation or free, the same quantities as memory_record.csv's PTA
+// rows (no Stream Ptr).
+std::vector<model::MemoryRecordRow> KinetoSamples(const model::Timeline& timeline) {
+  std::vector<model::MemoryRecordRow> rows;
+  for (const model::MemoryEvent& e : timeline.memory) {
+    if (e.device_type == 0) continue;
+    model::MemoryRecordRow r;
+    r.ts_ns = e.ts_ns;
+    r.component = model::MemoryComponent::kPta;
+    r.allocated_bytes = e.total_allocated;
+    r.reserved_bytes = e.total_reserved;
+    rows.push_back(r);
+  }
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const model::MemoryRecordRow& a, const model::MemoryRecordRow& b) {
+                     return a.ts_ns < b.ts_ns;
+                   });
+  return rows;
+}
+
 }  // namespace
 
 std::optional<MemoryUsage> ComputeMemoryUsage(const model::RankProfile& profile, int32_t step) {
-  if (profile.memory.empty()) return std::nullopt;
+  std::vector<model::MemoryRecordRow> kineto;
+  if (profile.memory.empty()) {
+    kineto = KinetoSamples(profile.timeline);
+    if (kineto.empty()) return std::nullopt;
+  }
+  const std::vector<model::MemoryRecordRow>& records =
+      profile.memory.empty() ? kineto : profile.memory.records;
   const std::optional<Window> window = StepWindow(profile, step);
   if (!window) return std::nullopt;
   MemoryUsage u;
   u.window_from = window->from;
+  u.samples_from = profile.memory.empty() ? "kineto [memory]" : "memory_record.csv";
   std::map<std::string, StreamMemory> streams;
-  AllocatorPeaks(profile, *window, &u, &streams);
+  AllocatorPeaks(profile, records, *window, &u, &streams);
   Holders(profile, *window, &u, &streams);
   Modules(profile, *window, &u);
   for (auto& [name, s] : streams) {
@@ -179,7 +209,6 @@ std::optional<MemoryUsage> ComputeMemoryUsage(const model::RankProfile& profile,
   }
   // The window as the samples show it: open ends closed at the first and
   // last sample of the rank's allocator.
-  const auto& records = profile.memory.records;
   u.window_start_ns = window->start_ns;
   u.window_end_ns = window->end_ns;
   if (!records.empty()) {

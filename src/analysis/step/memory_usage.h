@@ -44,6 +44,9 @@ struct MemoryUsage {
   int64_t window_start_ns = 0;
   int64_t window_end_ns = 0;
   std::string window_from;
+  // "memory_record.csv", or "kineto [memory]" (a Kineto trace's allocator
+  // events of device memory, when the rank has no memory files).
+  std::string samples_from;
   int64_t samples = 0;  // PTA samples in the window
   // PTA (the PyTorch caching allocator): largest Total Allocated / Reserved
   // over the window's samples; the peak's time is its first sample.
@@ -71,7 +74,8 @@ struct MemoryUsage {
   std::vector<ModuleMemory> modules;  // npu_module_mem.csv, the largest first
 };
 
-// nullopt when the profile has no memory data. |step| == kNoStep: every
+// nullopt when the profile has no memory data (no memory files, no Kineto
+// [memory] events of device memory). |step| == kNoStep: every
 // sample of the capture.
 std::optional<MemoryUsage> ComputeMemoryUsage(const model::RankProfile& profile, int32_t step);
 
