@@ -190,10 +190,12 @@ void RenderRankDetail(std::string& out, const analysis::RankAnalysis& rank, cons
     };
     out += fmt::format(
         "  memory      peak allocated {}, reserved {}; reserved - allocated {} at the peak (min "
-        "{}, mean {}); {} stream pool{}{}  [{}]\n",
+        "{}, mean {}){}{}  [{}]\n",
         gib(m.peak_allocated_bytes), gib(m.peak_reserved_bytes), gib(m.gap_at_peak_bytes),
-        gib(m.gap_min_bytes), gib(m.gap_mean_bytes), m.streams.size(),
-        m.streams.size() == 1 ? "" : "s",
+        gib(m.gap_min_bytes), gib(m.gap_mean_bytes),
+        m.streams.empty()
+            ? std::string()
+            : fmt::format("; {} stream pool{}", m.streams.size(), m.streams.size() == 1 ? "" : "s"),
         m.top_holders.empty() ? std::string()
                               : fmt::format("; top holder {} ({})", T(m.top_holders[0].name),
                                             gib(m.top_holders[0].bytes)),

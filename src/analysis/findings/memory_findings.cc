@@ -70,8 +70,11 @@ void Fragmentation(const StepDistribution& step, const model::RankProfile& profi
                        {"gap_min_pct", *share * 100},
                        {"lowest_gap_pct", lowest_share * 100},
                        {"peak_reserved_gib", Gib(*m.peak_reserved_bytes)},
-                       {"steps_checked", static_cast<double>(steps)},
-                       {"stream_pools", static_cast<double>(m.streams.size())}};
+                       {"steps_checked", static_cast<double>(steps)}};
+  // A Kineto trace's samples carry no Stream Ptr: the pools are unknown.
+  if (!m.streams.empty()) {
+    f.evidence_values.emplace_back("stream_pools", static_cast<double>(m.streams.size()));
+  }
   if (m.gap_mean_bytes) f.evidence_values.emplace_back("gap_mean_gib", Gib(*m.gap_mean_bytes));
   if (m.peak_allocated_bytes) {
     f.evidence_values.emplace_back("peak_allocated_gib", Gib(*m.peak_allocated_bytes));
