@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "analysis/findings/memory_findings.h"
 #include "analysis/step/memory_usage.h"
 #include "core/numbers.h"
 #include "formats/ascend/memory_readers.h"
@@ -216,6 +217,42 @@ TEST(MemoryUsage, PeaksGapsHoldersAndModules) {
   // No memory data: unknown.
   model::RankProfile empty;
   EXPECT_FALSE(analysis::ComputeMemoryUsage(empty, model::kNoStep).has_value());
+}
+
+// memory-fragmentation over the fixture: the smallest gap, 49.5 MiB, is
+// 12.4% of the 400 MiB peak reserved, on two Stream Ptr pools.
+TEST(MemoryFragmentation, FiresAtTheThresholdAndNamesSwitchesAlreadySet) {
+  model::RankProfile profile;
+  ASSERT_TRUE(formats::ParseMemoryRecord(kMemoryRecord2024, "m.csv", &profile).ok());
+  analysis::StepDistribution step;
+  step.memory = analysis::ComputeMemoryUsage(profile, model::kNoStep);
+  analysis::FindingThresholds t = analysis::FindingCatalog::Builtin().thresholds();
+  ASSERT_DOUBLE_EQ(t.fragmentation_min_gap_share, 0.1);
+  std::vector<analysis::Finding> found = analysis::MemoryFindings(step, profile, t);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].id, "memory-fragmentation");
+  EXPECT_EQ(found[0].variant, "streams");
+  EXPECT_EQ(found[0].estimated_gain_pct, 0);
+  bool pct_seen = false;
+  for (const auto& [key, value] : found[0].evidence_values) {
+    if (key == "gap_min_pct") {
+      EXPECT_NEAR(value, 49.5 / 400 * 100, 1e-9);
+      pct_seen = true;
+    }
+  }
+  EXPECT_TRUE(pct_seen);
+  profile.info.env["PYTORCH_NPU_ALLOC_CONF"] = "expandable_segments:True";
+  profile.info.env["MULTI_STREAM_MEMORY_REUSE"] = "0";  // off: not named
+  found = analysis::MemoryFindings(step, profile, t);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].variant, "streams+tuned");
+  ASSERT_EQ(found[0].text_labels.size(), 1u);
+  EXPECT_EQ(found[0].text_labels[0].second, "PYTORCH_NPU_ALLOC_CONF=expandable_segments:True");
+  // Above the share: quiet; without memory data: quiet.
+  t.fragmentation_min_gap_share = 0.13;
+  EXPECT_TRUE(analysis::MemoryFindings(step, profile, t).empty());
+  step.memory.reset();
+  EXPECT_TRUE(analysis::MemoryFindings(step, profile, t).empty());
 }
 
 }  // namespace
