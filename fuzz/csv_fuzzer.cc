@@ -1,6 +1,6 @@
 // libFuzzer harness for the CSV reader and every Ascend CSV reader
 // (kernel_details, step_trace_time, op_statistic, api_statistic,
-// operator_details).
+// operator_details, memory_record, operator_memory, npu_module_mem).
 //
 // Checks more than "does not crash": the reader must always make progress,
 // reach the end of its input (damage costs a record, never the rest), and
@@ -15,6 +15,7 @@
 #include "core/numbers.h"
 #include "formats/ascend/api_statistic_reader.h"
 #include "formats/ascend/kernel_details_reader.h"
+#include "formats/ascend/memory_readers.h"
 #include "formats/ascend/op_statistic_reader.h"
 #include "formats/ascend/operator_details_reader.h"
 #include "formats/ascend/step_trace_reader.h"
@@ -130,6 +131,47 @@ void FuzzOperatorDetails(std::string_view input) {
   }
 }
 
+// The memory readers: every kept row has an in-range time; a kept size
+// came from a cell (no value invented for an empty one).
+void FuzzMemory(std::string_view input) {
+  {
+    trainscope::model::RankProfile profile;
+    if (trainscope::formats::ParseMemoryRecord(input, "fuzz.csv", &profile).ok()) {
+      CheckLedger(profile);
+      const auto& rows = profile.memory.records;
+      Check(rows.size() == static_cast<size_t>(profile.ledgers[0].rows_used()));
+      for (size_t i = 0; i < rows.size(); ++i) {
+        Check(trainscope::InTimeRange(rows[i].ts_ns));
+        if (i > 0) Check(rows[i - 1].ts_ns <= rows[i].ts_ns);
+        Check(rows[i].stream < profile.strings.size());
+      }
+    }
+  }
+  {
+    trainscope::model::RankProfile profile;
+    if (trainscope::formats::ParseOperatorMemory(input, "fuzz.csv", &profile).ok()) {
+      CheckLedger(profile);
+      Check(profile.memory.operators.size() == static_cast<size_t>(profile.ledgers[0].rows_used()));
+      for (const auto& row : profile.memory.operators) {
+        Check(!row.alloc_ns || trainscope::InTimeRange(*row.alloc_ns));
+        Check(!row.release_ns || trainscope::InTimeRange(*row.release_ns));
+        Check(row.name < profile.strings.size());
+      }
+    }
+  }
+  {
+    trainscope::model::RankProfile profile;
+    if (trainscope::formats::ParseNpuModuleMem(input, "fuzz.csv", &profile).ok()) {
+      CheckLedger(profile);
+      Check(profile.memory.modules.size() == static_cast<size_t>(profile.ledgers[0].rows_used()));
+      for (const auto& row : profile.memory.modules) {
+        Check(trainscope::InTimeRange(row.ts_ns));
+        Check(!row.reserved_bytes || *row.reserved_bytes >= 0);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -162,6 +204,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       "Duration With AICore(us)\n";
   FuzzOperatorDetails(input);
   FuzzOperatorDetails(kOperatorDetailsHeader + std::string(input));
+  static const std::string kMemoryRecordHeader =
+      "Component,Timestamp(us),Total Allocated(MB),Total Reserved(MB),Total Active(MB),Stream "
+      "Ptr,Device Type\n";
+  static const std::string kOperatorMemoryHeader =
+      "Name,Size(KB),Allocation Time(us),Release Time(us),Active Release Time(us),Duration(us),"
+      "Active Duration(us),Allocation Total Allocated(MB),Allocation Total Reserved(MB),Allocation "
+      "Total Active(MB),Release Total Allocated(MB),Release Total Reserved(MB),Release Total "
+      "Active(MB),Stream Ptr,Device Type\n";
+  static const std::string kModuleMemHeader =
+      "Device_id,Component,Timestamp(us),Total Reserved(MB),Device\n";
+  FuzzMemory(input);
+  FuzzMemory(kMemoryRecordHeader + std::string(input));
+  FuzzMemory(kOperatorMemoryHeader + std::string(input));
+  FuzzMemory(kModuleMemHeader + std::string(input));
   return 0;
 }
 

@@ -144,6 +144,56 @@ std::optional<double> ParseDouble(std::string_view field) {
   return value;
 }
 
+// 128 bits hold 10^24 << 40 (the largest scaled fraction) and 2^63 << 40.
+__extension__ using Int128 = __int128;
+
+std::optional<int64_t> ParseBinaryScaledBytes(std::string_view field, int shift) {
+  if (shift < 0 || shift > 40) return std::nullopt;
+  std::string_view s = TrimField(field);
+  bool negative = false;
+  if (!s.empty() && (s.front() == '-' || s.front() == '+')) {
+    negative = s.front() == '-';
+    s.remove_prefix(1);
+  }
+  constexpr int kMaxFracDigits = 24;
+  Int128 whole = 0;
+  Int128 frac = 0;
+  Int128 frac_scale = 1;
+  size_t pos = 0;
+  size_t int_digits = 0;
+  size_t frac_digits = 0;
+  constexpr Int128 kLimit = static_cast<Int128>(std::numeric_limits<int64_t>::max());
+  for (; pos < s.size() && IsDigit(s[pos]); ++pos, ++int_digits) {
+    whole = whole * 10 + (s[pos] - '0');
+    if (whole > kLimit) return std::nullopt;
+  }
+  if (pos < s.size() && s[pos] == '.') {
+    for (++pos; pos < s.size() && IsDigit(s[pos]); ++pos, ++frac_digits) {
+      if (frac_digits < kMaxFracDigits) {
+        frac = frac * 10 + (s[pos] - '0');
+        frac_scale *= 10;
+      }
+    }
+  }
+  if (int_digits == 0 && frac_digits == 0) return std::nullopt;
+  if (pos != s.size()) {
+    if (s[pos] != 'e' && s[pos] != 'E') return std::nullopt;
+    std::optional<double> as_double = ParseDouble(field);
+    if (!as_double || !std::isfinite(*as_double)) return std::nullopt;
+    const double bytes = std::ldexp(*as_double, shift);
+    if (std::fabs(bytes) >= 9.2e18) return std::nullopt;
+    return static_cast<int64_t>(std::llround(bytes));
+  }
+  // frac / frac_scale * 2^shift, rounded half away from zero (the sign is
+  // applied after, so the rounding is symmetric).
+  const Int128 scaled = frac << shift;
+  Int128 frac_bytes = scaled / frac_scale;
+  if ((scaled % frac_scale) * 2 >= frac_scale) ++frac_bytes;
+  const Int128 bytes = (whole << shift) + frac_bytes;
+  if (bytes > kLimit) return std::nullopt;
+  return negative ? -static_cast<int64_t>(bytes) : static_cast<int64_t>(bytes);
+}
+
 std::optional<int64_t> ParseInt64(std::string_view field) {
   std::string_view s = TrimField(field);
   if (!s.empty() && s.front() == '+') s.remove_prefix(1);

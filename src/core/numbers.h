@@ -26,6 +26,17 @@ std::optional<int64_t> ParseMicrosToNanos(std::string_view field);
 
 std::optional<double> ParseDouble(std::string_view field);
 
+// A decimal size in units of 2^shift bytes -> int64 bytes, never through a
+// double: "954.3701171875" MB (shift 20) -> 1000729600, "18816.5" KB (shift
+// 10) -> 19268096. Sizes the profilers print are k / 2^shift and so exact
+// decimals of at most |shift| places: those convert exactly. Other decimals
+// ("0.1" MB) are rounded half away from zero to the byte; digits past the
+// 24th decimal are ignored. Negative values are kept (operator_memory.csv
+// writes a negative Size(KB) for a release seen without its allocation).
+// Exponents take a double path rounded to the byte. nullopt for anything
+// that is not a number or does not fit int64 bytes.
+std::optional<int64_t> ParseBinaryScaledBytes(std::string_view field, int shift);
+
 // The range every timestamp and duration must lie in, in nanoseconds:
 // [0, 2^62). 2^62 ns is 146 years after the epoch, far past any real
 // profile, and two such values still add up without int64 overflow, so

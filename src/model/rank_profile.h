@@ -15,6 +15,7 @@
 #include "core/string_pool.h"
 #include "model/communication.h"
 #include "model/device_events.h"
+#include "model/memory.h"
 #include "model/timeline.h"
 
 namespace trainscope::model {
@@ -156,6 +157,10 @@ struct RankProfile {
   // steps: the whole capture is analysed as one).
   std::string steps_from;
   CommunicationData communication;  // communication(_matrix).json (Ascend); empty otherwise
+  // memory_record.csv, operator_memory.csv, npu_module_mem.csv (Ascend,
+  // profile_memory=True; npu_module_mem at every level); empty otherwise.
+  // Kineto's [memory] events stay in timeline.memory.
+  MemoryData memory;
   // One ledger per file read, in read order. Files that were absent are
   // listed in missing_files with the reason they matter.
   std::vector<RowLedger> ledgers;

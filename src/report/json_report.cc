@@ -138,6 +138,73 @@ void WriteDensity(JsonWriter& w, const analysis::DurationDensity& d) {
   w.EndObject();
 }
 
+// Bytes, or null when unknown.
+void BytesField(JsonWriter& w, std::string_view key, const std::optional<int64_t>& bytes) {
+  if (bytes) {
+    w.Field(key, *bytes);
+  } else {
+    w.Key(key).Null();
+  }
+}
+
+// ranks[].steps[].memory (docs/json-schema.md): sizes in bytes, times in us.
+void WriteMemory(JsonWriter& w, const std::optional<analysis::MemoryUsage>& memory) {
+  if (!memory) {
+    w.Key("memory").Null();
+    return;
+  }
+  const analysis::MemoryUsage& m = *memory;
+  w.Key("memory").BeginObject();
+  w.Field("window_from", m.window_from);
+  w.Field("samples_from", m.samples_from);
+  w.Field("window_start_us", Us(m.window_start_ns));
+  w.Field("window_end_us", Us(m.window_end_ns));
+  w.Field("samples", m.samples);
+  BytesField(w, "peak_allocated_bytes", m.peak_allocated_bytes);
+  if (m.peak_allocated_ns) {
+    w.Field("peak_allocated_at_us", Us(*m.peak_allocated_ns));
+  } else {
+    w.Key("peak_allocated_at_us").Null();
+  }
+  BytesField(w, "peak_reserved_bytes", m.peak_reserved_bytes);
+  BytesField(w, "gap_at_peak_bytes", m.gap_at_peak_bytes);
+  BytesField(w, "gap_min_bytes", m.gap_min_bytes);
+  BytesField(w, "gap_mean_bytes", m.gap_mean_bytes);
+  BytesField(w, "gap_max_bytes", m.gap_max_bytes);
+  BytesField(w, "ge_peak_allocated_bytes", m.ge_peak_allocated_bytes);
+  BytesField(w, "ge_peak_reserved_bytes", m.ge_peak_reserved_bytes);
+  BytesField(w, "app_peak_reserved_bytes", m.app_peak_reserved_bytes);
+  w.Key("streams").BeginArray();
+  for (const analysis::StreamMemory& s : m.streams) {
+    w.BeginObject();
+    w.Field("stream", s.stream);
+    w.Field("samples", s.samples);
+    w.Field("allocations", s.allocations);
+    w.Field("live_at_peak_bytes", s.live_at_peak_bytes);
+    w.EndObject();
+  }
+  w.EndArray();
+  BytesField(w, "live_at_peak_bytes", m.live_at_peak_bytes);
+  w.Key("top_holders").BeginArray();
+  for (const analysis::MemoryHolder& h : m.top_holders) {
+    w.BeginObject();
+    w.Field("name", h.name);
+    w.Field("bytes", h.bytes);
+    w.Field("allocations", h.allocations);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("modules").BeginArray();
+  for (const analysis::ModuleMemory& c : m.modules) {
+    w.BeginObject();
+    w.Field("component", c.component);
+    w.Field("reserved_bytes", c.reserved_bytes);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
 void WriteStep(JsonWriter& w, const analysis::StepDistribution& step) {
   w.BeginObject();
   if (step.step == model::kNoStep) {
@@ -240,6 +307,7 @@ void WriteStep(JsonWriter& w, const analysis::StepDistribution& step) {
   } else {
     w.Key("launch_gaps").Null();
   }
+  WriteMemory(w, step.memory);
   if (step.step_trace) {
     const auto& t = *step.step_trace;
     w.Key("step_trace").BeginObject();

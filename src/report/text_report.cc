@@ -222,6 +222,25 @@ void RenderRankDetail(std::string& out, const analysis::RankAnalysis& rank, cons
         pct(b.exposed_communication_ns), FormatDurationNs(b.idle_ns), pct(b.idle_ns),
         step->breakdown->source);
   }
+  if (step->memory && step->memory->peak_allocated_bytes) {
+    const analysis::MemoryUsage& m = *step->memory;
+    auto gib = [](const std::optional<int64_t>& bytes) {
+      return bytes ? fmt::format("{:.2f} GiB", static_cast<double>(*bytes) / (1 << 30))
+                   : std::string("n/a");
+    };
+    out += fmt::format(
+        "  memory      peak allocated {}, reserved {}; reserved - allocated {} at the peak (min "
+        "{}, mean {}){}{}  [{}]\n",
+        gib(m.peak_allocated_bytes), gib(m.peak_reserved_bytes), gib(m.gap_at_peak_bytes),
+        gib(m.gap_min_bytes), gib(m.gap_mean_bytes),
+        m.streams.empty()
+            ? std::string()
+            : fmt::format("; {} stream pool{}", m.streams.size(), m.streams.size() == 1 ? "" : "s"),
+        m.top_holders.empty() ? std::string()
+                              : fmt::format("; top holder {} ({})", T(m.top_holders[0].name),
+                                            gib(m.top_holders[0].bytes)),
+        m.samples_from);
+  }
   const analysis::StepTimeline& timeline = rank.timeline;
   if (timeline.step_start_idle_ns > 0) {
     out += fmt::format("  step start  compute idle for {} after the step starts{}\n",

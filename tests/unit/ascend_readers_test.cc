@@ -411,15 +411,20 @@ TEST(AscendRankLoaderTest, FullRankDirectory) {
   EXPECT_EQ(profile.step_trace.size(), 1u);
   EXPECT_EQ(profile.info.cann_version, "8.3.RC1");
   ASSERT_EQ(profile.ledgers.size(), 2u);  // kernel_details + step_trace_time
-  // op_statistic.csv, api_statistic.csv, operator_details.csv,
-  // communication.json, communication_matrix.json, trace_view.json.
-  ASSERT_EQ(profile.missing_files.size(), 6u);
+  // op_statistic.csv, api_statistic.csv, operator_details.csv, the three
+  // memory files, communication.json, communication_matrix.json,
+  // trace_view.json.
+  ASSERT_EQ(profile.missing_files.size(), 9u);
   EXPECT_NE(profile.missing_files[0].find("op_statistic.csv (Level1+ only"), std::string::npos);
   EXPECT_NE(profile.missing_files[1].find("api_statistic.csv (Level1+ only"), std::string::npos);
   EXPECT_NE(profile.missing_files[2].find("operator_details.csv"), std::string::npos);
-  EXPECT_NE(profile.missing_files[3].find("communication.json"), std::string::npos);
-  EXPECT_NE(profile.missing_files[4].find("communication_matrix.json"), std::string::npos);
-  EXPECT_NE(profile.missing_files[5].find("trace_view.json"), std::string::npos);
+  EXPECT_NE(profile.missing_files[3].find("memory_record.csv (profile_memory=True"),
+            std::string::npos);
+  EXPECT_NE(profile.missing_files[4].find("operator_memory.csv"), std::string::npos);
+  EXPECT_NE(profile.missing_files[5].find("npu_module_mem.csv"), std::string::npos);
+  EXPECT_NE(profile.missing_files[6].find("communication.json"), std::string::npos);
+  EXPECT_NE(profile.missing_files[7].find("communication_matrix.json"), std::string::npos);
+  EXPECT_NE(profile.missing_files[8].find("trace_view.json"), std::string::npos);
   EXPECT_FALSE(profile.has_api_statistic);
   ASSERT_EQ(profile.warnings.size(), 1u);  // the broken metadata JSON
   EXPECT_NE(profile.warnings[0].find("profiler_metadata.json"), std::string::npos);

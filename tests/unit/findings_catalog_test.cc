@@ -130,6 +130,7 @@ matmul_yardstick_min_share  0.05  share  matmul-time  m
 slow_matmul_min_share  0.05  share  matmul-time  m
 slow_matmul_relative  0.5  ratio  none  m
 slow_matmul_min_gain_pct  1  pct  step  m
+fragmentation_min_gap_share  0.1  share  reserved-memory  m
 )";
 
 Status ParseWith(const std::string& findings, const std::string& thresholds = kThresholds) {
@@ -543,6 +544,22 @@ TEST(FindingCatalog, EveryIdRendersFromWhatItsDetectorEmits) {
     dynamic.api_statistic.push_back({"acl", "aclopCompileAndExecute", 12'000'000, 19});
     dynamic.api_statistic.push_back({"node", "launch", 4'000'000, 191});
     for (const Finding& f : RankThresholdFindings(rank, dynamic)) check(f);
+  }
+  // A reserved-minus-allocated gap of 2 GiB of 8 GiB at every sample, on two
+  // stream pools; then with the allocator switches already set.
+  {
+    MemoryUsage memory;
+    memory.peak_reserved_bytes = int64_t{8} << 30;
+    memory.peak_allocated_bytes = int64_t{6} << 30;
+    memory.gap_min_bytes = int64_t{2} << 30;
+    memory.gap_mean_bytes = int64_t{3} << 30;
+    memory.streams = {{"1", 10, 5, 0}, {"2", 3, 1, 0}};
+    rank.steps[0].memory = memory;
+    for (const Finding& f : RankThresholdFindings(rank, profile)) check(f);
+    profile.info.env["PYTORCH_NPU_ALLOC_CONF"] = "expandable_segments:True";
+    for (const Finding& f : RankThresholdFindings(rank, profile)) check(f);
+    profile.info.env.clear();
+    rank.steps[0].memory.reset();
   }
   // A run made with debugging switches and a tuned host dispatch.
   profile.info.env["ASCEND_LAUNCH_BLOCKING"] = "1";

@@ -166,6 +166,23 @@ RankResult MakeSample() {
   mm.yardstick_shapes = "aten::mm [[8944, 2816], [2816, 1024]]";
   efficiency.rows.push_back(mm);
   step.distribution.operator_efficiency = efficiency;
+  MemoryUsage memory;
+  memory.window_start_ns = 1'000;
+  memory.window_end_ns = 9'000;
+  memory.window_from = "host step";
+  memory.samples_from = "memory_record.csv";
+  memory.samples = 381;
+  memory.peak_allocated_bytes = 1245688832;
+  memory.peak_allocated_ns = 5'000;
+  memory.peak_reserved_bytes = 1522532352;
+  memory.gap_at_peak_bytes = 276843520;
+  memory.gap_min_bytes = 276843520;
+  memory.gap_mean_bytes = 490766425;
+  memory.streams = {{"897357296", 369, 123, 510196224}};
+  memory.live_at_peak_bytes = 510196224;
+  memory.top_holders = {{"aten::_foreach_add", 245276160, 17}};
+  memory.modules = {{"APP", 1522532352}};
+  step.distribution.memory = memory;  // gap_max, GE and APP peaks unknown
   step.distribution.step_trace->preparing_ns = 1'250;
   step.distribution.breakdown = StepBudget{"trace", "all", {}};
   step.distribution.breakdown->budget.idle_ns = -5;
@@ -250,6 +267,10 @@ TEST(RankResultIoTest, SampleRoundTripsBitExactly) {
   EXPECT_EQ(back->steps[0].distribution.data_loader->step_ns, 190'204'000);
   ASSERT_TRUE(back->steps[0].distribution.operator_efficiency.has_value());
   EXPECT_EQ(back->steps[0].distribution.operator_efficiency->rows.at(0).yardstick_tflops, 674.5);
+  ASSERT_TRUE(back->steps[0].distribution.memory.has_value());
+  EXPECT_EQ(back->steps[0].distribution.memory->gap_mean_bytes, 490766425);
+  EXPECT_FALSE(back->steps[0].distribution.memory->gap_max_bytes.has_value());
+  EXPECT_EQ(back->steps[0].distribution.memory->top_holders.at(0).name, "aten::_foreach_add");
 }
 
 // The bytes of a fixed sample pin the layout: when this fails, a
@@ -264,7 +285,7 @@ TEST(RankResultIoTest, FormatVersionMatchesTheLayout) {
     size_t size;
     uint64_t hash;
   };
-  constexpr Layout kLayout{13, 955, 0x353608e5c34330ff};
+  constexpr Layout kLayout{14, 1090, 0xa5aca107e1b15490};
   EXPECT_EQ(kRankResultFormatVersion, kLayout.version);
   EXPECT_EQ(bytes.size(), kLayout.size);
   EXPECT_EQ(hash, kLayout.hash) << std::hex << hash;

@@ -62,6 +62,7 @@ constexpr Binding kBindings[] = {
     {"slow_matmul_min_share", &FindingThresholds::slow_matmul_min_share},
     {"slow_matmul_relative", &FindingThresholds::slow_matmul_relative},
     {"slow_matmul_min_gain_pct", &FindingThresholds::slow_matmul_min_gain_pct},
+    {"fragmentation_min_gap_share", &FindingThresholds::fragmentation_min_gap_share},
 };
 
 const Binding* FindBinding(std::string_view key) {

@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "analysis/findings/memory_findings.h"
 #include "analysis/step/matmul_shapes.h"
 #include "analysis/step/online_compile.h"
 
@@ -510,6 +511,7 @@ std::vector<Finding> ThresholdFindings(const StepDistribution& step, const StepT
   SlowMatmulShape(profile.rank, step, t, &out);
   DominantOperator(profile.rank, step, t, &out);
   PipeBound(profile.rank, step, profile, t, &out);
+  for (Finding& f : MemoryFindings(step, profile, t)) out.push_back(std::move(f));
   return out;
 }
 

@@ -103,6 +103,7 @@ RankStepResult AnalyzeOneStep(const model::RankProfile& profile, int32_t step,
   OperatorEfficiencyOptions efficiency;
   efficiency.yardstick_min_share = CatalogOf(options).thresholds().matmul_yardstick_min_share;
   result.distribution.operator_efficiency = ComputeOperatorEfficiency(profile, step, efficiency);
+  result.distribution.memory = ComputeMemoryUsage(profile, step);
   result.fingerprint_findings = AddStepMotifs(profile, motifs, &result.distribution);
   std::optional<ZoomCentre> centre = TopMotifCentre(result.distribution);
   TimelineOptions timeline_options;

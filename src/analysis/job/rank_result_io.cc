@@ -112,10 +112,30 @@ void VisitFields(V& v, S& launch_gaps) {
   TS_FIELDS(v, launch_gaps, gaps, idle_ns, gaps_with_launch, launch_bound_gaps, launch_bound_ns,
             median_launch_delay_ns);
 }
+template <class V, Is<StreamMemory> S>
+void VisitFields(V& v, S& pool) {
+  TS_FIELDS(v, pool, stream, samples, allocations, live_at_peak_bytes);
+}
+template <class V, Is<MemoryHolder> S>
+void VisitFields(V& v, S& holder) {
+  TS_FIELDS(v, holder, name, bytes, allocations);
+}
+template <class V, Is<ModuleMemory> S>
+void VisitFields(V& v, S& module) {
+  TS_FIELDS(v, module, component, reserved_bytes);
+}
+template <class V, Is<MemoryUsage> S>
+void VisitFields(V& v, S& memory) {
+  TS_FIELDS(v, memory, window_start_ns, window_end_ns, window_from, samples_from, samples,
+            peak_allocated_bytes, peak_allocated_ns, peak_reserved_bytes, gap_at_peak_bytes,
+            gap_min_bytes, gap_max_bytes, gap_mean_bytes, ge_peak_allocated_bytes,
+            ge_peak_reserved_bytes, app_peak_reserved_bytes, streams, live_at_peak_bytes,
+            top_holders, modules);
+}
 template <class V, Is<StepDistribution> S>
 void VisitFields(V& v, S& distribution) {
   TS_FIELDS(v, distribution, step, kernels, density, families, top_operators, step_trace, breakdown,
-            motifs, host_sync, data_loader, operator_efficiency, launch_gaps);
+            motifs, host_sync, data_loader, operator_efficiency, launch_gaps, memory);
 }
 template <class V, Is<TimelineKernel> S>
 void VisitFields(V& v, S& kernel) {

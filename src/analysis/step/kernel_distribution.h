@@ -14,6 +14,7 @@
 #include "analysis/step/host_sync.h"
 #include "analysis/step/input_bound.h"
 #include "analysis/step/launch_gaps.h"
+#include "analysis/step/memory_usage.h"
 #include "analysis/step/operator_efficiency.h"
 #include "analysis/step/step_budget.h"
 #include "model/rank_profile.h"
@@ -88,6 +89,9 @@ struct StepDistribution {
   // Device idle gaps and whether the host's launches left them (a trace with
   // launch links).
   std::optional<LaunchGapStats> launch_gaps;
+  // Device memory in the step (memory_record.csv and friends); nullopt
+  // when the rank has no memory data.
+  std::optional<MemoryUsage> memory;
 };
 
 struct DistributionOptions {

@@ -9,6 +9,7 @@
 #include "formats/ascend/api_statistic_reader.h"
 #include "formats/ascend/communication_reader.h"
 #include "formats/ascend/kernel_details_reader.h"
+#include "formats/ascend/memory_readers.h"
 #include "formats/ascend/op_statistic_reader.h"
 #include "formats/ascend/operator_details_reader.h"
 #include "formats/ascend/profiler_info_reader.h"
@@ -125,6 +126,16 @@ Result<model::RankProfile> LoadAscendRank(const std::string& rank_dir) {
   ReadOptional(output_dir / "operator_details.csv",
                "framework operators with their call stacks and input shapes", &profile,
                [&](const std::string& path) { return ReadOperatorDetailsFile(path, &profile); });
+
+  ReadOptional(
+      output_dir / "memory_record.csv",
+      "profile_memory=True only; allocated/reserved memory over time, peaks, fragmentation",
+      &profile, [&](const std::string& path) { return ReadMemoryRecordFile(path, &profile); });
+  ReadOptional(output_dir / "operator_memory.csv",
+               "profile_memory=True only; which operators hold the memory at the peak", &profile,
+               [&](const std::string& path) { return ReadOperatorMemoryFile(path, &profile); });
+  ReadOptional(output_dir / "npu_module_mem.csv", "device memory per driver component", &profile,
+               [&](const std::string& path) { return ReadNpuModuleMemFile(path, &profile); });
 
   ReadOptional(
       output_dir / "communication.json",

@@ -139,7 +139,81 @@ constexpr ColumnSpec kOperatorDetailsColumns[] = {
 };
 static_assert(std::size(kOperatorDetailsColumns) == kOperatorDetailsColumnCount);
 
+// A size in binary MB/KB: empty means unknown (nullopt), text is noted.
+constexpr ColumnSpec Size(std::string_view key, std::string_view alias, ColumnUnit unit) {
+  return {key, {alias}, false, unit, OnMissing::kDefault, kNote, kIgnore};
+}
+
+// memory_record.csv: a sample needs its time; the totals are optional
+// (APP rows fill only Total Reserved).
+constexpr ColumnSpec kMemoryRecordColumns[] = {
+    {"Component", {"Component"}, true, U::kText},
+    {"Timestamp",
+     {"Timestamp(us)", "Timestamp"},
+     true,
+     U::kMicros,
+     OnMissing::kSkipRow,
+     kSkip,
+     kSkip},
+    Size("Total Allocated", "Total Allocated(MB)", U::kMebibytes),
+    Size("Total Reserved", "Total Reserved(MB)", U::kMebibytes),
+    Size("Total Active", "Total Active(MB)", U::kMebibytes),
+    {"Stream Ptr", {"Stream Ptr"}, false, U::kText},
+};
+static_assert(std::size(kMemoryRecordColumns) == kMemoryRecordColumnCount);
+
+// operator_memory.csv: name and size make the allocation; either time may
+// be empty (outside the capture), a bad one is noted and left unknown.
+constexpr ColumnSpec kOperatorMemoryColumns[] = {
+    {"Name", {"Name"}, true, U::kText},
+    {"Size", {"Size(KB)"}, true, U::kKibibytes, OnMissing::kAsUnparsable, kSkip, kIgnore},
+    {"Allocation Time",
+     {"Allocation Time(us)"},
+     true,
+     U::kMicros,
+     OnMissing::kDefault,
+     kNote,
+     kNote},
+    {"Release Time", {"Release Time(us)"}, false, U::kMicros, OnMissing::kDefault, kNote, kNote},
+    Size("Allocation Total Allocated", "Allocation Total Allocated(MB)", U::kMebibytes),
+    Size("Allocation Total Reserved", "Allocation Total Reserved(MB)", U::kMebibytes),
+    Size("Release Total Allocated", "Release Total Allocated(MB)", U::kMebibytes),
+    Size("Release Total Reserved", "Release Total Reserved(MB)", U::kMebibytes),
+    {"Stream Ptr", {"Stream Ptr"}, false, U::kText},
+};
+static_assert(std::size(kOperatorMemoryColumns) == kOperatorMemoryColumnCount);
+
+// npu_module_mem.csv: component and time make the sample.
+constexpr ColumnSpec kModuleMemColumns[] = {
+    {"Component", {"Component"}, true, U::kText},
+    {"Timestamp",
+     {"Timestamp(us)", "Timestamp"},
+     true,
+     U::kMicros,
+     OnMissing::kSkipRow,
+     kSkip,
+     kSkip},
+    Size("Total Reserved", "Total Reserved(MB)", U::kMebibytes),
+    Size("Total Reserved", "Total Reserved(KB)", U::kKibibytes),
+};
+static_assert(std::size(kModuleMemColumns) == kModuleMemColumnCount);
+
 }  // namespace
+
+const CsvSpec kMemoryRecord = {
+    "memory_record.csv", kMemoryRecordColumns,
+    "memory_record.csv needs Component and Timestamp(us) (written by torch_npu into "
+    "ASCEND_PROFILER_OUTPUT with profile_memory=True)"};
+
+const CsvSpec kOperatorMemory = {
+    "operator_memory.csv", kOperatorMemoryColumns,
+    "operator_memory.csv needs Name, Size(KB) and Allocation Time(us) (written by torch_npu into "
+    "ASCEND_PROFILER_OUTPUT with profile_memory=True)"};
+
+const CsvSpec kNpuModuleMem = {
+    "npu_module_mem.csv", kModuleMemColumns,
+    "npu_module_mem.csv needs Component and Timestamp(us) (CANN's per-component device memory, "
+    "copied by torch_npu into ASCEND_PROFILER_OUTPUT)"};
 
 const CsvSpec kKernelDetails = {
     "kernel_details.csv", kKernelColumns,

@@ -86,8 +86,48 @@ enum OperatorDetailsColumn : size_t {
 };
 extern const CsvSpec kOperatorDetails;
 
+// memory_record.csv (allocator totals over time; 2.8). Active and Stream
+// Ptr only in the 2024+ header.
+enum MemoryRecordColumn : size_t {
+  kRecordComponent,
+  kRecordTimestamp,
+  kRecordAllocated,
+  kRecordReserved,
+  kRecordActive,
+  kRecordStream,
+  kMemoryRecordColumnCount,
+};
+extern const CsvSpec kMemoryRecord;
+
+// operator_memory.csv (one row per tensor allocation; 2.7).
+enum OperatorMemoryColumn : size_t {
+  kOpMemName,
+  kOpMemSize,
+  kOpMemAllocTime,
+  kOpMemReleaseTime,
+  kOpMemAllocAllocated,
+  kOpMemAllocReserved,
+  kOpMemReleaseAllocated,
+  kOpMemReleaseReserved,
+  kOpMemStream,
+  kOperatorMemoryColumnCount,
+};
+extern const CsvSpec kOperatorMemory;
+
+// npu_module_mem.csv (driver components, sampled; 2.9). torch_npu writes
+// MB; CANN's own file has KB: either column is read.
+enum ModuleMemColumn : size_t {
+  kModuleComponent,
+  kModuleTimestamp,
+  kModuleReservedMb,
+  kModuleReservedKb,
+  kModuleMemColumnCount,
+};
+extern const CsvSpec kNpuModuleMem;
+
 // Every spec above, for docs and tests.
-inline constexpr const CsvSpec* kAllSpecs[] = {&kKernelDetails, &kStepTraceTime, &kOpStatistic,
-                                               &kApiStatistic, &kOperatorDetails};
+inline constexpr const CsvSpec* kAllSpecs[] = {&kKernelDetails,  &kStepTraceTime,   &kOpStatistic,
+                                               &kApiStatistic,   &kOperatorDetails, &kMemoryRecord,
+                                               &kOperatorMemory, &kNpuModuleMem};
 
 }  // namespace trainscope::formats::ascend_csv

@@ -163,6 +163,17 @@ Cell ReadDecimal(const CsvRecord& record, const BoundColumn& column, RowLedger* 
   return Cell::kValue;
 }
 
+Cell ReadBytes(const CsvRecord& record, const BoundColumn& column, RowLedger* ledger,
+               int64_t* out) {
+  if (!column.present()) return Cell::kDefault;
+  const std::string_view raw = record.fields[column.index];
+  const int shift = column.spec->unit == ColumnUnit::kKibibytes ? 10 : 20;
+  std::optional<int64_t> value = ParseBinaryScaledBytes(raw, shift);
+  if (!value) return NotANumber(record, *column.spec, raw, ledger);
+  *out = *value;
+  return Cell::kValue;
+}
+
 std::string FieldSample(std::string_view field) {
   constexpr size_t kMaxSampleBytes = 120;
   const std::string_view text = TrimField(field);

@@ -30,12 +30,15 @@
 namespace trainscope::formats {
 
 enum class ColumnUnit : uint8_t {
-  kText,     // trimmed text
-  kMicros,   // decimal µs -> int64 ns (never through a double), must lie in [0, 2^62)
-  kCount,    // integer, must lie in [0, 2^62)
-  kInt32,    // integer id or size; text or a value outside int32 is unparsable
-  kRatio,    // plain decimal -> float; NaN when absent or not a number (never accounted)
-  kDecimal,  // decimal -> double
+  kText,       // trimmed text
+  kMicros,     // decimal µs -> int64 ns (never through a double), must lie in [0, 2^62)
+  kCount,      // integer, must lie in [0, 2^62)
+  kInt32,      // integer id or size; text or a value outside int32 is unparsable
+  kRatio,      // plain decimal -> float; NaN when absent or not a number (never accounted)
+  kDecimal,    // decimal -> double
+  kMebibytes,  // decimal MB (2^20 bytes, as torch_npu divides) -> int64 bytes, exact; may be
+               // negative
+  kKibibytes,  // decimal KB (2^10 bytes) -> int64 bytes, exact; may be negative
 };
 
 // What a bad cell costs. kSkipRow: the row is skipped under the column's
@@ -116,6 +119,9 @@ Cell ReadCount(const CsvRecord& record, const BoundColumn& column, RowLedger* le
 Cell ReadInt32(const CsvRecord& record, const BoundColumn& column, RowLedger* ledger, int32_t* out);
 Cell ReadDecimal(const CsvRecord& record, const BoundColumn& column, RowLedger* ledger,
                  double* out);
+// A kMebibytes/kKibibytes cell as bytes (core/numbers.h
+// ParseBinaryScaledBytes). Sizes may be negative: no range check.
+Cell ReadBytes(const CsvRecord& record, const BoundColumn& column, RowLedger* ledger, int64_t* out);
 // The trimmed cell, empty for an absent column.
 inline std::string_view ReadText(const CsvRecord& record, const BoundColumn& column) {
   return column.present() ? TrimField(record.fields[column.index]) : std::string_view();

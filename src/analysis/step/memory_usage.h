@@ -1,0 +1,82 @@
+// Device memory in one step (issue 15): the allocator's peaks, the
+// reserved-minus-allocated gap (memory the caching allocator holds but no
+// tensor uses: fragmentation, per-stream pools), the split by Stream Ptr,
+// the operators holding the memory at the allocated peak and the driver's
+// components. From memory_record.csv / operator_memory.csv /
+// npu_module_mem.csv; unknown values are nullopt, never 0.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/rank_profile.h"
+
+namespace trainscope::analysis {
+
+// One Stream Ptr of the PyTorch allocator in the step.
+struct StreamMemory {
+  std::string stream;              // Stream Ptr as written
+  int64_t samples = 0;             // PTA samples of memory_record.csv on it
+  int64_t allocations = 0;         // operator_memory.csv allocations in the window
+  int64_t live_at_peak_bytes = 0;  // its allocations live at the allocated peak
+};
+
+// Allocations of one operator name live at the allocated peak.
+struct MemoryHolder {
+  std::string name;
+  int64_t bytes = 0;
+  int64_t allocations = 0;
+};
+
+// A driver component of npu_module_mem.csv: its largest sample in the window
+// (else the last one before the window's end).
+struct ModuleMemory {
+  std::string component;
+  int64_t reserved_bytes = 0;
+};
+
+struct MemoryUsage {
+  // The window the samples were taken from, and where it comes from:
+  // "host step" (ProfilerStep#N), "device steps" (from the step's first
+  // device event to the next step's), "capture" (every sample).
+  int64_t window_start_ns = 0;
+  int64_t window_end_ns = 0;
+  std::string window_from;
+  // "memory_record.csv", or "kineto [memory]" (a Kineto trace's allocator
+  // events of device memory, when the rank has no memory files).
+  std::string samples_from;
+  int64_t samples = 0;  // PTA samples in the window
+  // PTA (the PyTorch caching allocator): largest Total Allocated / Reserved
+  // over the window's samples; the peak's time is its first sample.
+  std::optional<int64_t> peak_allocated_bytes;
+  std::optional<int64_t> peak_allocated_ns;
+  std::optional<int64_t> peak_reserved_bytes;
+  // Reserved minus allocated: at the allocated peak's sample, its minimum,
+  // maximum and time-weighted mean over the window (each sample holds until
+  // the next; the last until the window's end).
+  std::optional<int64_t> gap_at_peak_bytes;
+  std::optional<int64_t> gap_min_bytes;
+  std::optional<int64_t> gap_max_bytes;
+  std::optional<int64_t> gap_mean_bytes;
+  // The other components' peaks: GE (graph engine), APP (the process, as
+  // the driver sees it).
+  std::optional<int64_t> ge_peak_allocated_bytes;
+  std::optional<int64_t> ge_peak_reserved_bytes;
+  std::optional<int64_t> app_peak_reserved_bytes;
+  std::vector<StreamMemory> streams;  // by Stream Ptr, ascending text
+  // operator_memory.csv allocations (PTA: not cann::) live at the peak
+  // (allocated at or before it, released after it or never), by name, the
+  // largest first (at most 10); nullopt without operator_memory.csv.
+  std::optional<int64_t> live_at_peak_bytes;
+  std::vector<MemoryHolder> top_holders;
+  std::vector<ModuleMemory> modules;  // npu_module_mem.csv, the largest first
+};
+
+// nullopt when the profile has no memory data (no memory files, no Kineto
+// [memory] events of device memory). |step| == kNoStep: every
+// sample of the capture.
+std::optional<MemoryUsage> ComputeMemoryUsage(const model::RankProfile& profile, int32_t step);
+
+}  // namespace trainscope::analysis
