@@ -44,7 +44,10 @@ void AppendRun(const HealthRun& run, std::string* out) {
                         *h.last_step);
   }
   *out += ")\n";
-  if (!run.warning.empty()) *out += "  warning    " + TerminalSafe(run.warning) + "\n";
+  if (!run.warning.empty()) {
+    // The first line: the hint is on stderr already.
+    *out += "  warning    " + TerminalSafe(run.warning.substr(0, run.warning.find('\n'))) + "\n";
+  }
   const RowLedger& l = run.ledger;
   *out += fmt::format("  lines      {} read: {} used, {} skipped", l.rows_read(), l.rows_used(),
                       l.rows_skipped());

@@ -163,6 +163,19 @@ TEST(TrainingLogTest, GzipReadsLikeThePlainFile) {
   EXPECT_TRUE(cut->ledger.Balanced());
 }
 
+// `cat a.gz b.gz`: two gzip members are one stream, the second's lines
+// continue the first's numbering and offsets.
+TEST(TrainingLogTest, GzipMembersConcatenated) {
+  const std::string gz = testing::ReadFileBytes(Fixture("megatron_planted.log.gz"));
+  auto twice = formats::ReadTrainingLogBytes(gz + gz, true, "twice.log.gz");
+  ASSERT_TRUE(twice.ok());
+  EXPECT_TRUE(twice->warning.empty()) << twice->warning;
+  ASSERT_EQ(twice->log.records.size(), 80u);
+  EXPECT_EQ(twice->ledger.rows_read(), 94);
+  EXPECT_EQ(twice->log.records[40].line, 47 + 3);
+  EXPECT_EQ(twice->log.records[40].offset, twice->log.bytes / 2 + 68);
+}
+
 TEST(TrainingLogTest, LineReaderCrLfCutOffAndLongLines) {
   std::vector<std::pair<std::string, int64_t>> lines;
   auto fn = [&](const formats::LogLine& l) { lines.emplace_back(std::string(l.text), l.offset); };
