@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "cli/status_exit.h"
 #include "cli/stdout_writer.h"
 #include "core/atomic_write.h"
+#include "core/parallel.h"
 #include "core/safe_text.h"
 #include "formats/log/training_log_reader.h"
 #include "report/health_report.h"
@@ -26,6 +28,7 @@ struct HealthArgs {
   std::vector<std::string> logs;
   std::string json_out;
   std::string thresholds_file;
+  unsigned threads = 0;
 };
 
 int RunHealth(const HealthArgs& args) {
@@ -39,13 +42,14 @@ int RunHealth(const HealthArgs& args) {
   if (!rules.ok()) return ReportError(rules.status());
   const analysis::FindingCatalog& catalog = rules->Catalog();
 
-  std::vector<report::HealthRun> runs;
-  for (const std::string& path : args.logs) {
-    Result<formats::ReadTrainingLog> read = formats::ReadTrainingLogFile(path);
-    if (!read.ok()) return ReportError(read.status());
-    if (!read->warning.empty()) {
-      WriteStderr(TerminalSafe(fmt::format("trainscope: warning: {}\n", read->warning),
-                               /*keep_newlines=*/true));
+  // One log per worker (many ranks' logs at once); each is read and
+  // analysed on its own, then reported in the order given.
+  std::vector<std::optional<Result<report::HealthRun>>> done(args.logs.size());
+  ParallelFor(args.logs.size(), ClampThreads(args.threads), [&](size_t i) {
+    Result<formats::ReadTrainingLog> read = formats::ReadTrainingLogFile(args.logs[i]);
+    if (!read.ok()) {
+      done[i].emplace(read.status());
+      return;
     }
     report::HealthRun run;
     run.health = analysis::AnalyzeTrainingLog(read->log, catalog.thresholds());
@@ -53,7 +57,16 @@ int RunHealth(const HealthArgs& args) {
     run.ledger = std::move(read->ledger);
     run.bytes = read->log.bytes;
     run.warning = std::move(read->warning);
-    runs.push_back(std::move(run));
+    done[i].emplace(std::move(run));
+  });
+  std::vector<report::HealthRun> runs;
+  for (std::optional<Result<report::HealthRun>>& one : done) {
+    if (!one->ok()) return ReportError(one->status());
+    if (!(*one)->warning.empty()) {
+      WriteStderr(TerminalSafe(fmt::format("trainscope: warning: {}\n", (*one)->warning),
+                               /*keep_newlines=*/true));
+    }
+    runs.push_back(std::move(**one));
   }
 
   if (Status ok = CheckOutputPaths(outputs, inputs); !ok.ok()) return ReportError(ok);
@@ -88,6 +101,7 @@ CommandRunner RegisterHealth(CLI::App& app) {
   app.add_option("--thresholds", args->thresholds_file,
                  "Override thresholds (as in data/thresholds.tsv)")
       ->type_name("FILE");
+  app.add_option("--threads", args->threads, "Logs read at once (default: all cores)");
   return [args] { return RunHealth(*args); };
 }
 
