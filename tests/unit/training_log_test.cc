@@ -7,7 +7,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "analysis/common/findings_catalog.h"
@@ -174,6 +176,24 @@ TEST(TrainingLogTest, GzipMembersConcatenated) {
   EXPECT_EQ(twice->ledger.rows_read(), 94);
   EXPECT_EQ(twice->log.records[40].line, 47 + 3);
   EXPECT_EQ(twice->log.records[40].offset, twice->log.bytes / 2 + 68);
+}
+
+// The record is the reader's memory per training line: 8-byte optionals, a
+// NaN read from the log is a value, not "absent".
+TEST(TrainingLogTest, CompactOptionalsKeepNanAsAValue) {
+  EXPECT_LE(sizeof(model::TrainingRecord), 112u);
+  model::MaybeDouble absent;
+  EXPECT_FALSE(absent.has_value());
+  const model::MaybeDouble nan(std::numeric_limits<double>::quiet_NaN());
+  ASSERT_TRUE(nan.has_value());
+  EXPECT_TRUE(std::isnan(*nan));
+  const model::MaybeDouble from_optional(std::optional<double>(-0.0));
+  ASSERT_TRUE(from_optional.has_value());
+  EXPECT_TRUE(std::signbit(*from_optional));
+  model::MaybeInt count(std::optional<int64_t>(0));
+  ASSERT_TRUE(count.has_value());
+  EXPECT_EQ(*count, 0);
+  EXPECT_FALSE(model::MaybeInt().has_value());
 }
 
 TEST(TrainingLogTest, LineReaderCrLfCutOffAndLongLines) {

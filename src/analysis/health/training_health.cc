@@ -51,10 +51,10 @@ struct Point {
 };
 
 std::vector<Point> Series(const std::vector<TrainingRecord>& records,
-                          std::optional<double> TrainingRecord::*field, bool finite_only) {
+                          model::MaybeDouble TrainingRecord::*field, bool finite_only) {
   std::vector<Point> out;
   for (size_t i = 0; i < records.size(); ++i) {
-    const std::optional<double>& v = records[i].*field;
+    const model::MaybeDouble& v = records[i].*field;
     if (v && (!finite_only || std::isfinite(*v))) out.push_back({i, *v});
   }
   return out;

@@ -101,7 +101,7 @@ RowIssue FindIteration(std::string_view* line, TrainingRecord* r) {
 
 RowIssue ApplyMegatronField(std::string_view key, std::string_view value, TrainingRecord* r,
                             bool* have_lm_loss) {
-  std::optional<double>* target = nullptr;
+  model::MaybeDouble* target = nullptr;
   if (key == "elapsed time per iteration (ms)") {
     target = &r->step_time_ms;
   } else if (key.rfind("throughput per GPU", 0) == 0) {
@@ -178,7 +178,7 @@ RowIssue ParseTorchTitan(std::string_view line, TrainingRecord* r) {
   line.remove_prefix(at);
   struct Field {
     std::string_view key;
-    std::optional<double>* target;
+    model::MaybeDouble* target;
     bool percent;
   };
   const Field fields[] = {{"loss:", &r->loss, false},
@@ -207,7 +207,7 @@ RowIssue ParseTorchTitan(std::string_view line, TrainingRecord* r) {
 // loss. Values that are strings, lists or objects are passed over.
 bool ApplyKey(std::string_view key, std::string_view value, TrainingRecord* r, bool* bad,
               bool* has_step) {
-  std::optional<double>* target = nullptr;
+  model::MaybeDouble* target = nullptr;
   if (key == "loss" || key == "lm_loss") {
     target = &r->loss;
   } else if (key == "grad_norm" || key == "gradient_norm") {
