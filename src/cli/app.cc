@@ -34,6 +34,10 @@ int RunCommand(const std::vector<std::string>& args) {
       "Compare two runs (before / after a change) with the same yardstick: deltas, operators and "
       "findings gone or new, predicted vs measured gain",
       &RegisterCompare);
+  add("health",
+      "Training health from training logs: step time, throughput, loss and grad norm; NaN, loss "
+      "spikes, grad explosions, hangs, OOM and collective timeouts, with the step",
+      &RegisterHealth);
   add("synth", "Write a realistic synthetic Ascend profile job (demo, tests, benchmarks)",
       &RegisterSynth);
   add("demo", "Generate the built-in demo job and analyse it", &RegisterDemo);

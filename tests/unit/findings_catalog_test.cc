@@ -18,9 +18,11 @@
 #include "analysis/common/finding_template.h"
 #include "analysis/findings/cluster_findings.h"
 #include "analysis/findings/pipeline_findings.h"
+#include "analysis/health/training_health.h"
 #include "analysis/job/rank_analysis.h"
 #include "analysis/motifs/fingerprint_library.h"
 #include "formats/load_profiles.h"
+#include "formats/log/training_log_reader.h"
 #include "synth/synth.h"
 #include "test_paths.h"
 #include "unit/threshold_findings_util.h"
@@ -131,6 +133,12 @@ slow_matmul_min_share  0.05  share  matmul-time  m
 slow_matmul_relative  0.5  ratio  none  m
 slow_matmul_min_gain_pct  1  pct  step  m
 fragmentation_min_gap_share  0.1  share  reserved-memory  m
+health_window  10  count  records  m
+loss_spike_z  3.5  factor  loss-rise-mad  m
+loss_spike_min_rise  0.1  share  previous-loss  m
+grad_explosion_ratio  100  factor  grad-norm-median  m
+hang_ratio  10  factor  step  m
+throughput_drop_share  0.1  share  throughput  m
 )";
 
 Status ParseWith(const std::string& findings, const std::string& thresholds = kThresholds) {
@@ -262,7 +270,11 @@ TEST(FindingCatalog, BuiltinLoadsAndEveryIdHasItsTexts) {
       EXPECT_FALSE(e.Part(part).empty()) << part;
     // A finding decides with a threshold, except the environment checks,
     // which decide on a setting the run was made with.
-    const bool setting = e.id == "launch-blocking" || e.id == "verbose-logging";
+    // Likewise the log findings that decide on an event the log prints (a
+    // NaN, an error line), not on a number against a bar.
+    const bool setting = e.id == "launch-blocking" || e.id == "verbose-logging" ||
+                         e.id == "nan-inf" || e.id == "device-oom" ||
+                         e.id == "collective-timeout" || e.id == "segfault";
     EXPECT_NE(e.thresholds.empty(), !setting);
     for (const std::string& key : e.thresholds) {
       const ThresholdInfo* t = c.FindThreshold(key);
@@ -282,7 +294,7 @@ TEST(FindingCatalog, BuiltinLoadsAndEveryIdHasItsTexts) {
     // times and sizes are hardware latencies, relative to nothing.
     const bool absolute = t.unit == "us" || t.unit == "ms" || t.unit == "kb" || t.unit == "mb";
     EXPECT_TRUE(absolute || t.unit == "share" || t.unit == "pct" || t.unit == "ratio" ||
-                t.unit == "count")
+                t.unit == "count" || t.unit == "factor")
         << t.key;
     if (absolute) {
       EXPECT_EQ(t.relative_to, "none") << t.key;
@@ -601,6 +613,24 @@ TEST(FindingCatalog, EveryIdRendersFromWhatItsDetectorEmits) {
   std::vector<Finding> cluster_findings;
   AddClusterFindings(cluster, &cluster_findings);
   for (const Finding& f : cluster_findings) check(f);
+
+  // The training-log findings (trainscope health): the planted Megatron
+  // fixture, and a log whose throughput falls and whose process crashes.
+  std::string dropping;
+  for (int i = 1; i <= 12; ++i) {
+    dropping += fmt::format("step={} loss=2.0 tps={}\n", i, i <= 6 ? 1000 : 700);
+  }
+  dropping += "Fatal Python error: Segmentation fault\n";
+  auto planted =
+      formats::ReadTrainingLogFile(testing::SourceDir() + "/tests/data/logs/megatron_planted.log");
+  ASSERT_TRUE(planted.ok());
+  auto crashed = formats::ReadTrainingLogBytes(dropping, false, "drop.log");
+  ASSERT_TRUE(crashed.ok());
+  for (const auto* log : {&planted->log, &crashed->log}) {
+    RunHealth health = AnalyzeTrainingLog(*log, catalog.thresholds());
+    RenderFindings(catalog, &health.findings, model::Platform::kUnknown);
+    for (const Finding& f : health.findings) check(f);
+  }
 
   for (const FindingEntry& e : catalog.entries()) {
     if (e.id.front() == '_') continue;

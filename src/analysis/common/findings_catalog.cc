@@ -63,6 +63,12 @@ constexpr Binding kBindings[] = {
     {"slow_matmul_relative", &FindingThresholds::slow_matmul_relative},
     {"slow_matmul_min_gain_pct", &FindingThresholds::slow_matmul_min_gain_pct},
     {"fragmentation_min_gap_share", &FindingThresholds::fragmentation_min_gap_share},
+    {"health_window", &FindingThresholds::health_window},
+    {"loss_spike_z", &FindingThresholds::loss_spike_z},
+    {"loss_spike_min_rise", &FindingThresholds::loss_spike_min_rise},
+    {"grad_explosion_ratio", &FindingThresholds::grad_explosion_ratio},
+    {"hang_ratio", &FindingThresholds::hang_ratio},
+    {"throughput_drop_share", &FindingThresholds::throughput_drop_share},
 };
 
 const Binding* FindBinding(std::string_view key) {
@@ -78,15 +84,18 @@ std::string KnownKeys() {
   return s;
 }
 
-constexpr std::string_view kUnits[] = {"share", "pct", "ratio", "count", "us", "ms", "kb", "mb"};
+constexpr std::string_view kUnits[] = {"share", "pct", "ratio", "count", "factor",
+                                       "us",    "ms",  "kb",    "mb"};
 constexpr std::string_view kParts[] = {"title", "evidence", "cause", "remedy", "gain"};
 constexpr std::string_view kThresholdPrefix = "threshold.";
 
 // A value a threshold of |unit| can take: shares and ratios in [0, 1],
-// percentages in [0, 100], counts whole and >= 0, latencies and sizes
+// percentages in [0, 100], counts whole and >= 0, factors (a multiple of
+// what the threshold is relative to: 10x the median), latencies and sizes
 // (us, ms, kb, mb) any finite value >= 0.
 Status CheckValue(double v, std::string_view unit, const std::string& where) {
-  const bool measure = unit == "us" || unit == "ms" || unit == "kb" || unit == "mb";
+  const bool measure =
+      unit == "us" || unit == "ms" || unit == "kb" || unit == "mb" || unit == "factor";
   const bool ok = std::isfinite(v) && v >= 0 &&
                   (unit == "share" || unit == "ratio" ? v <= 1
                    : unit == "pct"                    ? v <= 100
@@ -95,7 +104,7 @@ Status CheckValue(double v, std::string_view unit, const std::string& where) {
   if (ok) return Status::Ok();
   return InvalidInput(fmt::format(
       "{}: value {} out of range for unit '{}' (share/ratio: 0-1, pct: 0-100, count: a whole "
-      "number >= 0, us/ms/kb/mb: >= 0)",
+      "number >= 0, factor/us/ms/kb/mb: >= 0)",
       where, v, unit));
 }
 

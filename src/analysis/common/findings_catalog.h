@@ -66,13 +66,19 @@ struct FindingThresholds {
   double slow_matmul_relative = 0;         // achieved over the yardstick
   double slow_matmul_min_gain_pct = 0;     // % of the step
   double fragmentation_min_gap_share = 0;  // share of the step's peak reserved memory
+  double health_window = 0;                // count of records before the one judged
+  double loss_spike_z = 0;                 // robust (modified) z-score
+  double loss_spike_min_rise = 0;          // share of the window's median loss
+  double grad_explosion_ratio = 0;         // over the window's median grad norm
+  double hang_ratio = 0;                   // over the median interval between records
+  double throughput_drop_share = 0;        // share of the first third's throughput
 };
 
 // One row of data/thresholds.tsv.
 struct ThresholdInfo {
   std::string key;
   double value = 0;
-  std::string unit;         // share | pct | ratio | count | us | ms | kb | mb
+  std::string unit;         // share | pct | ratio | count | factor | us | ms | kb | mb
   std::string relative_to;  // step | kernel-time | ... | none
   std::string origin;       // where the number comes from
   std::string source;       // file:line it was last set from

@@ -1,0 +1,36 @@
+// libFuzzer harness for the training-log reader (formats/log) and the
+// health analysis on what it read. The first byte picks plain or gzip.
+//
+// Checks more than "does not crash": every line is accounted for (the
+// ledger balances), every record's line number lies within the lines read,
+// and the analysis runs on whatever came out.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string_view>
+
+#include "analysis/common/findings_catalog.h"
+#include "analysis/health/training_health.h"
+#include "formats/log/training_log_reader.h"
+#include "fuzz_flags.h"
+
+extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
+  trainscope::fuzz::AddDefaultFlags(argc, argv);
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size == 0) return 0;
+  const bool gzip = (data[0] & 1) != 0;
+  const std::string_view bytes(reinterpret_cast<const char*>(data) + 1, size - 1);
+  auto read = trainscope::formats::ReadTrainingLogBytes(bytes, gzip, "fuzz.log");
+  if (!read.ok()) return 0;
+  if (!read->ledger.Balanced()) std::abort();
+  for (const auto& r : read->log.records) {
+    if (r.line < 1 || r.line > read->ledger.rows_read()) std::abort();
+  }
+  const auto health = trainscope::analysis::AnalyzeTrainingLog(
+      read->log, trainscope::analysis::FindingCatalog::Builtin().thresholds());
+  if (health.records != static_cast<int64_t>(read->log.records.size())) std::abort();
+  return 0;
+}

@@ -1,0 +1,552 @@
+#include "formats/log/training_log_reader.h"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <optional>
+
+#include "core/mapped_file.h"
+#include "formats/log/line_reader.h"
+
+namespace trainscope::formats {
+namespace {
+
+using model::LogFormat;
+using model::TrainingRecord;
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+// A printed number: decimal or exponent form, thousands commas (TorchTitan's
+// "tps: 1,234"), nan / inf in any case and sign (Python's repr and JSON's
+// NaN / Infinity). Nothing else may follow it.
+std::optional<double> ParseNumber(std::string_view s) {
+  s = Trim(s);
+  if (s.empty()) return std::nullopt;
+  std::array<char, 64> buf{};
+  size_t n = 0;
+  for (char c : s) {
+    if (c == ',') continue;
+    if (n == buf.size()) return std::nullopt;
+    buf[n++] = c;
+  }
+  std::string_view t(buf.data(), n);
+  bool negative = false;
+  std::string_view word = t;
+  if (!word.empty() && (word.front() == '-' || word.front() == '+')) {
+    negative = word.front() == '-';
+    word.remove_prefix(1);
+  }
+  auto lower_is = [&](std::string_view w) {
+    if (word.size() != w.size()) return false;
+    for (size_t i = 0; i < w.size(); ++i) {
+      if ((word[i] | 0x20) != w[i]) return false;
+    }
+    return true;
+  };
+  if (lower_is("nan")) return std::numeric_limits<double>::quiet_NaN();
+  if (lower_is("inf") || lower_is("infinity")) {
+    return negative ? -std::numeric_limits<double>::infinity()
+                    : std::numeric_limits<double>::infinity();
+  }
+  if (!t.empty() && t.front() == '+') t.remove_prefix(1);
+  double value = 0;
+  const auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
+  if (ec != std::errc() || ptr != t.data() + t.size()) return std::nullopt;
+  return value;
+}
+
+std::optional<int64_t> ParseCount(std::string_view s) {
+  s = Trim(s);
+  int64_t value = 0;
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+  if (ec != std::errc() || ptr != s.data() + s.size() || value < 0) return std::nullopt;
+  return value;
+}
+
+bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+// ---- Megatron-LM / MindSpeed-LLM (training.py training_log) ----
+// " [2024-05-01 10:00:00] iteration       10/    1000 | consumed samples: ... |
+//  elapsed time per iteration (ms): 1234.5 | ... | lm loss: 7.123E+00 | ... |"
+// Returns kNone on a record, kLogNotTrainingLine when the anchor is absent.
+// Finds "iteration N/M" and the first bar after it: the step and the text
+// after that bar; kLogNotTrainingLine without the anchor.
+RowIssue FindIteration(std::string_view* line, TrainingRecord* r) {
+  size_t at = line->find("iteration ");
+  for (; at != std::string_view::npos; at = line->find("iteration ", at + 1)) {
+    size_t p = at + 10;
+    while (p < line->size() && (*line)[p] == ' ') ++p;
+    size_t q = p;
+    while (q < line->size() && IsDigit((*line)[q])) ++q;
+    if (q == p || q >= line->size() || (*line)[q] != '/') continue;
+    const std::optional<int64_t> step = ParseCount(line->substr(p, q - p));
+    const size_t bar = line->find('|', q);
+    if (!step || bar == std::string_view::npos) return RowIssue::kLogUnparsableNumber;
+    r->step = *step;
+    line->remove_prefix(bar + 1);
+    return RowIssue::kNone;
+  }
+  return RowIssue::kLogNotTrainingLine;
+}
+
+RowIssue ApplyMegatronField(std::string_view key, std::string_view value, TrainingRecord* r,
+                            bool* have_lm_loss) {
+  model::MaybeDouble* target = nullptr;
+  if (key == "elapsed time per iteration (ms)") {
+    target = &r->step_time_ms;
+  } else if (key.rfind("throughput per GPU", 0) == 0) {
+    target = &r->tflops;
+  } else if (key == "learning rate") {
+    target = &r->learning_rate;
+  } else if (key == "grad norm") {
+    target = &r->grad_norm;
+  } else if (key == "number of skipped iterations" || key == "number of nan iterations") {
+    const std::optional<int64_t> count = ParseCount(value);
+    if (!count) return RowIssue::kLogUnparsableNumber;
+    (key == "number of nan iterations" ? r->nan_iterations : r->skipped_iterations) = count;
+    return RowIssue::kNone;
+  } else if (key == "lm loss" ||
+             (!*have_lm_loss && !r->loss && key != "loss scale" && EndsWith(key, "loss"))) {
+    *have_lm_loss = *have_lm_loss || key == "lm loss";
+    target = &r->loss;
+  }
+  if (target == nullptr) return RowIssue::kNone;
+  const std::optional<double> v = ParseNumber(value);
+  if (!v) return RowIssue::kLogUnparsableNumber;
+  *target = v;
+  return RowIssue::kNone;
+}
+
+RowIssue ParseMegatron(std::string_view line, TrainingRecord* r) {
+  if (const RowIssue found = FindIteration(&line, r); found != RowIssue::kNone) return found;
+  // Every field ends in " |": text after the last bar is a line cut off (or
+  // another process's output written into it).
+  const size_t last_bar = line.rfind('|');
+  if (last_bar == std::string_view::npos || !Trim(line.substr(last_bar + 1)).empty()) {
+    return RowIssue::kLogUnparsableNumber;
+  }
+  line = line.substr(0, last_bar);
+  bool have_lm_loss = false;
+  while (!line.empty()) {
+    const size_t bar = line.find('|');
+    const std::string_view field = line.substr(0, bar);
+    line = bar == std::string_view::npos ? std::string_view() : line.substr(bar + 1);
+    const size_t colon = field.rfind(':');
+    if (colon == std::string_view::npos) continue;
+    const RowIssue issue =
+        ApplyMegatronField(Trim(field.substr(0, colon)), field.substr(colon + 1), r, &have_lm_loss);
+    if (issue != RowIssue::kNone) return issue;
+  }
+  return RowIssue::kNone;
+}
+
+// ---- TorchTitan (train.py) ----
+// "[rank0]:[titan] 2025-01-01 10:00:00,123 - root - INFO - step:  5  loss:  7.9
+// memory: 30.1GiB(38.1%)
+//  tps: 6,123  tflops: 350.1  mfu: 35.4%" (ANSI colours stripped before).
+std::optional<std::string_view> ValueAfter(std::string_view line, std::string_view key) {
+  size_t at = line.find(key);
+  while (at != std::string_view::npos && at > 0 && line[at - 1] != ' ') {
+    at = line.find(key, at + 1);
+  }
+  if (at == std::string_view::npos) return std::nullopt;
+  std::string_view rest = line.substr(at + key.size());
+  while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+  const size_t end = rest.find(' ');
+  return rest.substr(0, end);
+}
+
+RowIssue ParseTorchTitan(std::string_view line, TrainingRecord* r) {
+  const size_t at = line.find("step:");
+  if (at == std::string_view::npos || line.find("loss:", at) == std::string_view::npos) {
+    return RowIssue::kLogNotTrainingLine;
+  }
+  const std::optional<std::string_view> step = ValueAfter(line.substr(at), "step:");
+  const std::optional<int64_t> n = step ? ParseCount(*step) : std::nullopt;
+  if (!n) return RowIssue::kLogUnparsableNumber;
+  r->step = *n;
+  line.remove_prefix(at);
+  struct Field {
+    std::string_view key;
+    model::MaybeDouble* target;
+    bool percent;
+  };
+  const Field fields[] = {{"loss:", &r->loss, false},
+                          {"grad_norm:", &r->grad_norm, false},
+                          {"tps:", &r->tokens_per_s, false},
+                          {"tflops:", &r->tflops, false},
+                          {"mfu:", &r->mfu_pct, true}};
+  for (const Field& f : fields) {
+    std::optional<std::string_view> text = ValueAfter(line, f.key);
+    if (!text) continue;
+    if (f.percent) {
+      // "35.4%" closes the line: without its '%' the line was cut off.
+      if (text->empty() || text->back() != '%') return RowIssue::kLogUnparsableNumber;
+      text->remove_suffix(1);
+    }
+    const std::optional<double> v = ParseNumber(*text);
+    if (!v) return RowIssue::kLogUnparsableNumber;
+    *f.target = v;
+  }
+  if (!r->loss) return RowIssue::kLogUnparsableNumber;
+  return RowIssue::kNone;
+}
+
+// ---- Hugging Face Trainer: {'loss': 2.1, 'grad_norm': 1.3, 'learning_rate': 5e-05,
+// 'epoch': 0.1} (Python dict) or the same as a JSON line; any JSON line with a
+// loss. Values that are strings, lists or objects are passed over.
+bool ApplyKey(std::string_view key, std::string_view value, TrainingRecord* r, bool* bad,
+              bool* has_step) {
+  model::MaybeDouble* target = nullptr;
+  if (key == "loss" || key == "lm_loss") {
+    target = &r->loss;
+  } else if (key == "grad_norm" || key == "gradient_norm") {
+    target = &r->grad_norm;
+  } else if (key == "learning_rate" || key == "lr") {
+    target = &r->learning_rate;
+  } else if (key == "step_time_ms" || key == "elapsed_time_per_iteration_ms") {
+    target = &r->step_time_ms;
+  } else if (key == "tokens_per_second" || key == "tps" || key == "tokens_per_sec") {
+    target = &r->tokens_per_s;
+  } else if (key == "tflops") {
+    target = &r->tflops;
+  } else if (key == "mfu") {
+    target = &r->mfu_pct;
+  } else if (key == "step" || key == "global_step" || key == "iteration" || key == "iter") {
+    const std::optional<double> v = ParseNumber(value);
+    if (!v || !std::isfinite(*v) || *v < 0 || *v > 9e15) {
+      *bad = true;
+      return false;
+    }
+    r->step = static_cast<int64_t>(*v);
+    *has_step = true;
+    return true;
+  }
+  if (target == nullptr) return false;
+  std::string_view v = Trim(value);
+  if (target == &r->mfu_pct && !v.empty() && v.back() == '%') v.remove_suffix(1);
+  const std::optional<double> number = ParseNumber(v);
+  if (!number) {
+    *bad = true;
+    return false;
+  }
+  *target = number;
+  return true;
+}
+
+// The value at the start of |s| runs to the ',' or '}' at depth 0 (a nested
+// object, list or string is passed over); s.size() when it never ends.
+size_t ValueEnd(std::string_view s) {
+  int depth = 0;
+  char in_string = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (in_string != 0) {
+      if (c == in_string) in_string = 0;
+    } else if (c == '\'' || c == '"') {
+      in_string = c;
+    } else if (c == '{' || c == '[' || c == '(') {
+      ++depth;
+    } else if (c == '}' || c == ']' || c == ')') {
+      if (depth == 0) return i;
+      --depth;
+    } else if (c == ',' && depth == 0) {
+      return i;
+    }
+  }
+  return s.size();
+}
+
+RowIssue ParseDict(std::string_view line, TrainingRecord* r, bool* has_step) {
+  const size_t open = line.find('{');
+  if (open == std::string_view::npos) return RowIssue::kLogNotTrainingLine;
+  std::string_view s = line.substr(open + 1);
+  bool bad = false;
+  bool closed = false;
+  while (true) {
+    s = Trim(s);
+    if (s.empty()) break;
+    if (s.front() == '}') {
+      closed = true;
+      break;
+    }
+    const char quote = s.front();
+    if (quote != '\'' && quote != '"') return RowIssue::kLogNotTrainingLine;
+    const size_t end = s.find(quote, 1);
+    if (end == std::string_view::npos) break;
+    const std::string_view key = s.substr(1, end - 1);
+    s = Trim(s.substr(end + 1));
+    if (s.empty() || s.front() != ':') break;
+    s.remove_prefix(1);
+    s = Trim(s);
+    const size_t i = ValueEnd(s);
+    if (i == s.size()) break;  // cut off inside the value
+    const std::string_view value = s.substr(0, i);
+    ApplyKey(key, value, r, &bad, has_step);
+    s.remove_prefix(s[i] == ',' ? i + 1 : i);
+  }
+  if (!r->loss && !r->grad_norm) {
+    return bad ? RowIssue::kLogUnparsableNumber : RowIssue::kLogNotTrainingLine;
+  }
+  if (bad || !closed) return RowIssue::kLogUnparsableNumber;
+  return RowIssue::kNone;
+}
+
+// ---- Generic key=value: "step=10 loss=2.31 grad_norm=0.9 tps=5200" ----
+RowIssue ParseKeyValue(std::string_view line, TrainingRecord* r, bool* has_step) {
+  if (line.find("loss=") == std::string_view::npos) return RowIssue::kLogNotTrainingLine;
+  bool bad = false;
+  while (!line.empty()) {
+    const size_t sep = line.find_first_of(" \t,|");
+    const std::string_view token = line.substr(0, sep);
+    line = sep == std::string_view::npos ? std::string_view() : line.substr(sep + 1);
+    const size_t eq = token.find('=');
+    if (eq == std::string_view::npos) continue;
+    ApplyKey(token.substr(0, eq), token.substr(eq + 1), r, &bad, has_step);
+  }
+  if (bad) return RowIssue::kLogUnparsableNumber;
+  return r->loss ? RowIssue::kNone : RowIssue::kLogNotTrainingLine;
+}
+
+// ANSI SGR sequences (TorchTitan colours its metrics) removed into |buf|.
+std::string_view StripAnsi(std::string_view line, std::string* buf) {
+  if (line.find('\x1b') == std::string_view::npos) return line;
+  buf->clear();
+  for (size_t i = 0; i < line.size(); ++i) {
+    if (line[i] == '\x1b' && i + 1 < line.size() && line[i + 1] == '[') {
+      size_t j = i + 2;
+      while (j < line.size() && (IsDigit(line[j]) || line[j] == ';')) ++j;
+      i = j;  // the final letter ('m') is skipped by the loop
+      continue;
+    }
+    buf->push_back(line[i]);
+  }
+  return *buf;
+}
+
+int64_t DaysFromCivil(int64_t y, int64_t m, int64_t d) {
+  y -= m <= 2 ? 1 : 0;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const int64_t yoe = y - era * 400;
+  const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + doe - 719468;
+}
+
+std::optional<model::LogErrorKind> ClassifyError(std::string_view line) {
+  using model::LogErrorKind;
+  if (line.find("out of memory") != std::string_view::npos ||
+      line.find("ACL_ERROR_RT_MEMORY_ALLOCATION") != std::string_view::npos ||
+      line.find("OutOfMemoryError") != std::string_view::npos) {
+    return LogErrorKind::kDeviceOom;
+  }
+  if (line.find("imeout") != std::string_view::npos ||
+      line.find("EI0002") != std::string_view::npos) {
+    if (line.find("HCCL") != std::string_view::npos ||
+        line.find("NCCL") != std::string_view::npos ||
+        line.find("Watchdog") != std::string_view::npos ||
+        line.find("collective") != std::string_view::npos ||
+        line.find("EI0002") != std::string_view::npos) {
+      return LogErrorKind::kCollectiveTimeout;
+    }
+  }
+  if (line.find("Segmentation fault") != std::string_view::npos ||
+      line.find("SIGSEGV") != std::string_view::npos) {
+    return LogErrorKind::kSegfault;
+  }
+  return std::nullopt;
+}
+
+std::string Cut(std::string_view text) {
+  return std::string(text.substr(0, model::TrainingLog::kMaxErrorText));
+}
+
+class LogBuilder {
+ public:
+  explicit LogBuilder(ReadTrainingLog* out) : out_(out) {}
+
+  void Line(const LogLine& l) {
+    RowLedger& ledger = out_->ledger;
+    ledger.CountRead();
+    if (l.too_long) {
+      ledger.Skip(RowIssue::kLogLineTooLong, l.number, "over 1 MiB");
+      return;
+    }
+    const std::string_view text = StripAnsi(l.text, &ansi_);
+    const std::optional<int64_t> wall = ParseLineTimestamp(text);
+    if (wall) Timestamp(*wall, l.number, text);
+    TrainingRecord r;
+    LogFormat format = LogFormat::kUnknown;
+    const RowIssue issue = ParseTrainingLine(text, &r, &format);
+    if (issue == RowIssue::kNone) {
+      r.wall_ns = wall;
+      r.offset = l.offset;
+      r.line = l.number;
+      if (r.step_is_ordinal) r.step = static_cast<int64_t>(out_->log.records.size()) + 1;
+      if (out_->log.format == LogFormat::kUnknown) out_->log.format = format;
+      out_->log.records.push_back(r);
+      ledger.Use();
+      return;
+    }
+    if (const std::optional<model::LogErrorKind> kind = ClassifyError(text)) {
+      Error(*kind, l, wall, text);
+      ledger.Use();
+      return;
+    }
+    ledger.Skip(issue, l.number, Cut(text.substr(0, 80)));
+  }
+
+ private:
+  void Timestamp(int64_t wall, int64_t line, std::string_view text) {
+    if (last_wall_ && !out_->log.records.empty() && wall > *last_wall_) {
+      model::LogGap gap;
+      gap.gap_ns = wall - *last_wall_;
+      gap.line_before = last_wall_line_;
+      gap.line_after = line;
+      gap.last_step = out_->log.records.back().step;
+      auto& gaps = out_->log.largest_gaps;
+      if (gaps.size() < model::TrainingLog::kGapsKept || gaps.back().gap_ns < gap.gap_ns) {
+        gap.text_before = last_wall_text_;
+        if (gaps.size() == model::TrainingLog::kGapsKept) gaps.pop_back();
+        gaps.insert(std::upper_bound(gaps.begin(), gaps.end(), gap,
+                                     [](const model::LogGap& a, const model::LogGap& b) {
+                                       return a.gap_ns > b.gap_ns;
+                                     }),
+                    std::move(gap));
+      }
+    }
+    last_wall_ = wall;
+    last_wall_line_ = line;
+    last_wall_text_.assign(text.substr(0, model::TrainingLog::kMaxErrorText));
+  }
+
+  void Error(model::LogErrorKind kind, const LogLine& l, std::optional<int64_t> wall,
+             std::string_view text) {
+    model::TrainingLog& log = out_->log;
+    if (log.error_counts[static_cast<int>(kind)]++ >=
+        static_cast<int64_t>(model::TrainingLog::kMaxErrorsKept)) {
+      return;
+    }
+    model::LogErrorLine e;
+    e.kind = kind;
+    e.line = l.number;
+    e.offset = l.offset;
+    e.wall_ns = wall;
+    if (!log.records.empty()) e.last_step = log.records.back().step;
+    e.text = Cut(Trim(text));
+    log.errors.push_back(std::move(e));
+  }
+
+  ReadTrainingLog* out_;
+  std::string ansi_;
+  std::optional<int64_t> last_wall_;
+  int64_t last_wall_line_ = 0;
+  std::string last_wall_text_;
+};
+
+}  // namespace
+
+std::optional<int64_t> ParseLineTimestamp(std::string_view line) {
+  const size_t limit = std::min<size_t>(line.size(), 96);
+  for (size_t i = 0; i + 19 <= limit; ++i) {
+    const char* p = line.data() + i;
+    if (p[4] != '-' || p[7] != '-' || (p[10] != ' ' && p[10] != 'T') || p[13] != ':' ||
+        p[16] != ':') {
+      continue;
+    }
+    auto num = [&](size_t at, size_t len) -> int64_t {
+      int64_t v = 0;
+      for (size_t k = at; k < at + len; ++k) {
+        if (!IsDigit(p[k])) return -1;
+        v = v * 10 + (p[k] - '0');
+      }
+      return v;
+    };
+    const int64_t y = num(0, 4), mo = num(5, 2), d = num(8, 2), h = num(11, 2), mi = num(14, 2),
+                  s = num(17, 2);
+    if (y < 1970 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59 ||
+        s < 0 || s > 60) {
+      continue;
+    }
+    int64_t ns = 0;
+    size_t k = i + 19;
+    if (k < line.size() && (line[k] == '.' || line[k] == ',')) {
+      int64_t scale = 100'000'000;
+      for (++k; k < line.size() && IsDigit(line[k]); ++k) {
+        ns += (line[k] - '0') * scale;
+        scale /= 10;
+      }
+    }
+    const int64_t seconds = DaysFromCivil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s;
+    return seconds * 1'000'000'000 + ns;
+  }
+  return std::nullopt;
+}
+
+RowIssue ParseTrainingLine(std::string_view line, TrainingRecord* record, LogFormat* format) {
+  RowIssue issue = ParseMegatron(line, record);
+  if (issue != RowIssue::kLogNotTrainingLine) {
+    *format = LogFormat::kMegatron;
+    return issue;
+  }
+  *record = TrainingRecord();
+  issue = ParseTorchTitan(line, record);
+  if (issue != RowIssue::kLogNotTrainingLine) {
+    *format = LogFormat::kTorchTitan;
+    return issue;
+  }
+  bool has_step = false;
+  *record = TrainingRecord();
+  issue = ParseDict(line, record, &has_step);
+  if (issue != RowIssue::kLogNotTrainingLine) {
+    *format = LogFormat::kHfTrainer;
+    record->step_is_ordinal = !has_step;
+    return issue;
+  }
+  *record = TrainingRecord();
+  has_step = false;
+  issue = ParseKeyValue(line, record, &has_step);
+  if (issue != RowIssue::kLogNotTrainingLine) {
+    *format = LogFormat::kKeyValue;
+    record->step_is_ordinal = !has_step;
+  }
+  return issue;
+}
+
+Result<ReadTrainingLog> ReadTrainingLogBytes(std::string_view bytes, bool gzip,
+                                             const std::string& name) {
+  ReadTrainingLog out;
+  out.ledger = RowLedger(name);
+  out.log.path = name;
+  LogBuilder builder(&out);
+  Result<int64_t> n =
+      ForEachLogLineIn(bytes, gzip, name, [&](const LogLine& l) { builder.Line(l); });
+  if (n.ok()) {
+    out.log.bytes = *n;
+  } else {
+    // A damaged gzip stream: the lines before the damage are kept, the
+    // damage is said.
+    out.warning = n.status().message();
+  }
+  return out;
+}
+
+Result<ReadTrainingLog> ReadTrainingLogFile(const std::string& path) {
+  TS_ASSIGN_OR_RETURN(MappedFile file, MappedFile::Open(path));
+  const std::string_view bytes = file.data();
+  const bool gzip = bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
+                    static_cast<unsigned char>(bytes[1]) == 0x8b;
+  return ReadTrainingLogBytes(bytes, gzip, path);
+}
+
+}  // namespace trainscope::formats

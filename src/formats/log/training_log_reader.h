@@ -1,0 +1,42 @@
+// Reads a training log (docs/health.md) into a model::TrainingLog: one
+// record per training line of Megatron-LM / MindSpeed-LLM, TorchTitan,
+// Hugging Face Trainer (dict or JSON lines) or generic key=value lines,
+// whatever the mix; error lines (device out of memory, collective timeouts,
+// segfaults) classified with the last step before them. Every line is
+// counted in the ledger: used (a record or an error line) or skipped with a
+// reason (core/row_issues.h).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "core/row_ledger.h"
+#include "core/status.h"
+#include "model/training_log.h"
+
+namespace trainscope::formats {
+
+struct ReadTrainingLog {
+  model::TrainingLog log;
+  RowLedger ledger;
+  // Set when the gzip stream is damaged or cut off: the lines before the
+  // damage were read, the message names the file and the inflated offset.
+  std::string warning;
+};
+
+// |path|: a plain or gzip file (by its magic bytes). Errors: an unreadable
+// file; a damaged gzip stream is a warning (see ReadTrainingLog::warning).
+Result<ReadTrainingLog> ReadTrainingLogFile(const std::string& path);
+// The same over bytes (tests, fuzzing, benchmarks).
+Result<ReadTrainingLog> ReadTrainingLogBytes(std::string_view bytes, bool gzip,
+                                             const std::string& name);
+
+// One line's parse, exposed for tests. Returns kNone and fills |record| for a
+// training line; kLogNotTrainingLine or kLogUnparsableNumber otherwise.
+RowIssue ParseTrainingLine(std::string_view line, model::TrainingRecord* record,
+                           model::LogFormat* format);
+// "YYYY-MM-DD HH:MM:SS[.,fff]" (or a 'T') in the first 96 bytes: ns since the
+// epoch, reading the printed time as UTC.
+std::optional<int64_t> ParseLineTimestamp(std::string_view line);
+
+}  // namespace trainscope::formats

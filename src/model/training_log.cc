@@ -1,0 +1,33 @@
+#include "model/training_log.h"
+
+namespace trainscope::model {
+
+std::string_view LogFormatName(LogFormat format) {
+  switch (format) {
+    case LogFormat::kMegatron:
+      return "megatron";
+    case LogFormat::kTorchTitan:
+      return "torchtitan";
+    case LogFormat::kHfTrainer:
+      return "hf-trainer";
+    case LogFormat::kKeyValue:
+      return "key-value";
+    case LogFormat::kUnknown:
+      break;
+  }
+  return "unknown";
+}
+
+std::string_view LogErrorKindName(LogErrorKind kind) {
+  switch (kind) {
+    case LogErrorKind::kDeviceOom:
+      return "device-oom";
+    case LogErrorKind::kCollectiveTimeout:
+      return "collective-timeout";
+    case LogErrorKind::kSegfault:
+      return "segfault";
+  }
+  return "unknown";
+}
+
+}  // namespace trainscope::model

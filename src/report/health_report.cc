@@ -1,0 +1,192 @@
+#include "report/health_report.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "core/safe_text.h"
+#include "report/json_writer.h"
+
+namespace trainscope::report {
+namespace {
+
+using analysis::RunHealth;
+using analysis::SeriesSummary;
+
+std::string Num(const std::optional<double>& v, int decimals = 1) {
+  if (!v) return "n/a";
+  if (*v != 0 && std::fabs(*v) < 1e-2) return fmt::format("{:.3g}", *v);
+  return fmt::format("{:.{}f}", *v, decimals);
+}
+
+int64_t CountFindings(const std::vector<HealthRun>& runs, int64_t* logs_with) {
+  int64_t n = 0;
+  for (const HealthRun& r : runs) {
+    n += static_cast<int64_t>(r.health.findings.size());
+    *logs_with += r.health.findings.empty() ? 0 : 1;
+  }
+  return n;
+}
+
+std::string Verdict(const std::vector<HealthRun>& runs) {
+  int64_t logs_with = 0;
+  const int64_t n = CountFindings(runs, &logs_with);
+  if (n == 0) return fmt::format("healthy: no findings in {} log(s)", runs.size());
+  return fmt::format("{} finding(s) in {} of {} log(s)", n, logs_with, runs.size());
+}
+
+void AppendRun(const HealthRun& run, std::string* out) {
+  const RunHealth& h = run.health;
+  *out += fmt::format("\n{}  ({}, {} records", TerminalSafe(h.path), model::LogFormatName(h.format),
+                      h.records);
+  if (h.first_step) {
+    *out += fmt::format(", {} {}-{}", h.steps_ordinal ? "records" : "steps", *h.first_step,
+                        *h.last_step);
+  }
+  *out += ")\n";
+  if (!run.warning.empty()) {
+    // The first line: the hint is on stderr already.
+    *out += "  warning    " + TerminalSafe(run.warning.substr(0, run.warning.find('\n'))) + "\n";
+  }
+  const RowLedger& l = run.ledger;
+  *out += fmt::format("  lines      {} read: {} used, {} skipped", l.rows_read(), l.rows_used(),
+                      l.rows_skipped());
+  if (!l.skipped_by_reason().empty()) {
+    std::string reasons;
+    for (const auto& [reason, n] : l.skipped_by_reason()) {
+      reasons += fmt::format("{}{} {}", reasons.empty() ? "" : ", ", reason, n);
+    }
+    *out += " (" + reasons + ")";
+  }
+  *out += "\n";
+  *out += fmt::format("  step time  median {} ms, p90 {} ms", Num(h.step_ms.median),
+                      Num(h.step_ms.p90));
+  if (h.step_ms_trend_pct)
+    *out += fmt::format(", trend {:+.1f}% (last third vs first)", *h.step_ms_trend_pct);
+  if (h.step_ms_from_timestamps) *out += " [from line timestamps]";
+  *out += "\n";
+  *out += fmt::format("  throughput tokens/s median {}; TFLOP/s median {}; MFU median {}{}\n",
+                      Num(h.tokens_per_s.median, 0), Num(h.tflops.median), Num(h.mfu_pct.median),
+                      h.mfu_pct.median ? "%" : "");
+  *out += fmt::format("  loss       {} -> {} (min {})", Num(h.loss.first, 3), Num(h.loss.last, 3),
+                      Num(h.loss.min, 3));
+  if (h.loss.nonfinite > 0) *out += fmt::format("; {} NaN/Inf", h.loss.nonfinite);
+  *out += "\n";
+  *out += fmt::format("  grad norm  median {}, max {}", Num(h.grad_norm.median, 3),
+                      Num(h.grad_norm.max, 3));
+  if (h.grad_norm.nonfinite > 0) *out += fmt::format("; {} NaN/Inf", h.grad_norm.nonfinite);
+  *out += "\n";
+  if (h.skipped_iterations > 0 || h.nan_iterations > 0) {
+    *out += fmt::format("  iterations {} skipped, {} nan (as the log counts them)\n",
+                        h.skipped_iterations, h.nan_iterations);
+  }
+  for (const analysis::Finding& f : h.findings) {
+    *out += fmt::format("  [{}] {}\n      {}\n      remedy: {}\n", f.id, TerminalSafe(f.title),
+                        TerminalSafe(f.evidence), TerminalSafe(f.remedy));
+  }
+}
+
+void WriteSummary(JsonWriter& w, std::string_view key, const SeriesSummary& s) {
+  w.Key(key).BeginObject();
+  w.Field("count", s.count);
+  w.Field("nonfinite", s.nonfinite);
+  auto opt = [&](std::string_view k, const std::optional<double>& v) {
+    w.Key(k);
+    if (v) {
+      w.Double(*v, 6);
+    } else {
+      w.Null();
+    }
+  };
+  opt("first", s.first);
+  opt("last", s.last);
+  opt("min", s.min);
+  opt("max", s.max);
+  opt("median", s.median);
+  opt("p90", s.p90);
+  w.EndObject();
+}
+
+void WriteFinding(JsonWriter& w, const analysis::Finding& f) {
+  w.BeginObject();
+  w.Field("id", f.id);
+  w.Field("title", f.title);
+  w.Field("occurrences", f.occurrences);
+  w.Field("evidence", f.evidence);
+  w.Key("evidence_values").BeginObject();
+  for (const auto& [k, v] : f.evidence_values) w.Key(k).Double(v, 6);
+  w.EndObject();
+  w.Field("root_cause", f.root_cause);
+  w.Field("remedy", f.remedy);
+  w.EndObject();
+}
+
+void WriteRun(JsonWriter& w, const HealthRun& run) {
+  const RunHealth& h = run.health;
+  w.BeginObject();
+  w.Field("path", h.path);
+  w.Field("format", std::string(model::LogFormatName(h.format)));
+  w.Field("bytes", run.bytes);
+  if (!run.warning.empty()) w.Field("warning", run.warning);
+  w.Field("records", h.records);
+  w.Key("first_step");
+  h.first_step ? w.Int(*h.first_step) : w.Null();
+  w.Key("last_step");
+  h.last_step ? w.Int(*h.last_step) : w.Null();
+  w.Field("steps_ordinal", h.steps_ordinal);
+  w.Key("lines").BeginObject();
+  w.Field("read", run.ledger.rows_read());
+  w.Field("used", run.ledger.rows_used());
+  w.Field("skipped", run.ledger.rows_skipped());
+  w.Key("skipped_by_reason").BeginObject();
+  for (const auto& [reason, n] : run.ledger.skipped_by_reason()) w.Field(reason, n);
+  w.EndObject();
+  w.EndObject();
+  w.Field("step_ms_source", std::string(h.step_ms_from_timestamps ? "timestamps" : "log"));
+  WriteSummary(w, "step_ms", h.step_ms);
+  w.Key("step_ms_trend_pct");
+  h.step_ms_trend_pct ? w.Double(*h.step_ms_trend_pct, 3) : w.Null();
+  w.Key("record_interval_ms");
+  h.record_interval_ms ? w.Double(*h.record_interval_ms, 3) : w.Null();
+  WriteSummary(w, "tokens_per_s", h.tokens_per_s);
+  WriteSummary(w, "tflops", h.tflops);
+  WriteSummary(w, "mfu_pct", h.mfu_pct);
+  WriteSummary(w, "loss", h.loss);
+  WriteSummary(w, "grad_norm", h.grad_norm);
+  w.Field("skipped_iterations", h.skipped_iterations);
+  w.Field("nan_iterations", h.nan_iterations);
+  w.Key("findings").BeginArray();
+  for (const analysis::Finding& f : h.findings) WriteFinding(w, f);
+  w.EndArray();
+  w.EndObject();
+}
+
+}  // namespace
+
+std::string RenderHealthText(const std::vector<HealthRun>& runs) {
+  std::string out = "trainscope health: " + Verdict(runs) + "\n";
+  for (const HealthRun& run : runs) AppendRun(run, &out);
+  return out;
+}
+
+std::string RenderHealthJson(const std::vector<HealthRun>& runs, std::string_view version) {
+  JsonWriter w;
+  w.BeginObject();
+  w.Field("schema", std::string(kHealthJsonSchema));
+  w.Field("version", std::string(version));
+  int64_t logs_with = 0;
+  const int64_t n = CountFindings(runs, &logs_with);
+  w.Key("verdict").BeginObject();
+  w.Field("text", Verdict(runs));
+  w.Field("logs", static_cast<int64_t>(runs.size()));
+  w.Field("logs_with_findings", logs_with);
+  w.Field("findings", n);
+  w.EndObject();
+  w.Key("runs").BeginArray();
+  for (const HealthRun& run : runs) WriteRun(w, run);
+  w.EndArray();
+  w.EndObject();
+  return w.str() + "\n";
+}
+
+}  // namespace trainscope::report

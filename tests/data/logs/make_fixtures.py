@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""Writes the training-log fixtures of tests/unit/training_log_test.cc from
+the frameworks' own format strings (docs/health.md). Deterministic; rerun
+after a change and commit the outputs. Each format gets a clean log and a
+planted one: loss spike at step 150, grad-norm explosion at step 250, a
+600 s silence after step 310 (where the format prints timestamps), NaN
+loss and grad norm at step 380; plus damaged and foreign lines. The counts
+each test pins are printed here (lines, records, skipped by reason)."""
+import datetime
+import gzip
+import math
+
+STEPS = list(range(10, 410, 10))  # log interval 10, 40 records
+T0 = datetime.datetime(2024, 5, 1, 10, 0, 0)
+
+
+def series(planted):
+    out = []
+    t = T0
+    for i, step in enumerate(STEPS):
+        loss = 2.0 + 6.0 * math.exp(-step / 150.0) + 0.01 * ((i * 7) % 5 - 2)
+        grad = 1.0 + 0.1 * math.sin(i)
+        ms = 1000.0 + 5.0 * ((i * 3) % 4)
+        if i > 0:
+            t += datetime.timedelta(seconds=10)
+        if planted:
+            if step == 150:
+                loss *= 1.5
+            if step == 250:
+                grad = 1.0e6
+            if step == 320:
+                t += datetime.timedelta(seconds=600)
+            if step == 380:
+                loss = float("nan")
+                grad = float("nan")
+        out.append((step, loss, grad, ms, t))
+    return out
+
+
+def megatron(planted):
+    lines = ["using world size: 8, data-parallel size: 8", "> building GPT model ..."]
+    for step, loss, grad, ms, t in series(planted):
+        nan = 1 if math.isnan(loss) else 0
+        lines.append(
+            f" [{t.strftime('%Y-%m-%d %H:%M:%S')}] iteration {step:8d}/{1000:8d} |"
+            f" consumed samples: {step * 256:12d} |"
+            f" elapsed time per iteration (ms): {ms:.1f} |"
+            f" throughput per GPU (TFLOP/s/GPU): {180.0 + (step % 3):.1f} |"
+            f" learning rate: {3.0e-4:.6E} | global batch size: {256:5d} |"
+            f" lm loss: {loss:.6E} | loss scale: {1.0:.1f} | grad norm: {grad:.3f} |"
+            f" number of skipped iterations: {nan:3d} | number of nan iterations: {nan:3d} |")
+        if step == 100:
+            lines.append("[Rank 0] (after 100 iterations) memory (MB) | allocated: 1234.5 | max allocated: 2345.6")
+            # cut off mid-line by another rank's output
+            lines.append(" [2024-05-01 10:01:35] iteration      100/    1000 | consumed samples: 25600 | elapsed time per itera[rank3]: warning")
+            lines.append(" [2024-05-01 10:01:35] iteration      100/    1000 | lm loss: 7.1x | grad norm: 1.000 |")
+    if planted:
+        lines.append("RuntimeError: NPU out of memory. Tried to allocate 2.00 GiB (NPU 3; 60.00 GiB total capacity)")
+        lines.append("[E ProcessGroupNCCL.cpp:475] [Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=12, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600123 milliseconds before timing out.")
+    return "\n".join(lines) + "\n"
+
+
+def titan(planted):
+    lines = ["[rank0]:[titan] 2024-05-01 09:59:00,000 - root - INFO - Training starts at step 1."]
+    for step, loss, grad, ms, t in series(planted):
+        stamp = t.strftime('%Y-%m-%d %H:%M:%S') + ",000"
+        lines.append(
+            f"[rank0]:[titan] {stamp} - root - INFO - \x1b[31mstep: {step:2}  "
+            f"\x1b[32mloss: {loss:7.4f}  \x1b[38;2;180;60;0mgrad_norm: {grad:7.4f}  "
+            f"\x1b[33mmemory: {30.12:5.2f}GiB({38.05:.2f}%)  \x1b[34mtps: {6123 + step % 7:,}  "
+            f"\x1b[36mtflops: {350.12:,.2f}  \x1b[35mmfu: {35.40:.2f}%\x1b[39m")
+        if step == 100:
+            lines.append("[rank0]:[titan] 2024-05-01 10:01:31,000 - root - WARNING - Dataloader is slow")
+            lines.append(f"[rank0]:[titan] {stamp} - root - INFO - step: 101  loss:  2.1000  memory: 30.12GiB(38.05%)  tps: 6,123  tflops: 350.12  mfu: 35")
+    return "\r\n".join(lines) + "\r\n"  # a CRLF log
+
+
+def hf(planted):
+    lines = [" 10%|#         | 10/400 [00:10<06:30,  1.00s/it]"]
+    for step, loss, grad, ms, t in series(planted):
+        lines.append(f"{{'loss': {loss!r}, 'grad_norm': {grad!r}, 'learning_rate': 4.9e-05, 'epoch': {step / 400:.2f}}}")
+        if step == 100:
+            lines.append("{'eval_loss': 2.5, 'eval_runtime': 3.2, 'epoch': 0.25}")
+            lines.append("{'loss': 2.1, 'grad_")
+    lines.append("{'train_runtime': 400.0, 'train_samples_per_second': 2.5, 'train_loss': 3.1, 'epoch': 1.0}")
+    return "\n".join(lines)  # cut off: no newline at the end
+
+
+def jsonl(planted):
+    lines = []
+    for step, loss, grad, ms, t in series(planted):
+        lv = "NaN" if math.isnan(loss) else repr(loss)
+        gv = "NaN" if math.isnan(grad) else repr(grad)
+        lines.append(f'{{"timestamp": "{t.isoformat()}", "step": {step}, "loss": {lv}, "grad_norm": {gv}, "learning_rate": 5e-05}}')
+        if step == 100:
+            lines.append('{"step": 100, "loss": "abc"}')
+            lines.append("plain text from a library")
+    return "\n".join(lines) + "\n"
+
+
+def keyvalue(planted):
+    lines = []
+    for step, loss, grad, ms, t in series(planted):
+        lines.append(f"{t.strftime('%Y-%m-%d %H:%M:%S')} step={step} loss={loss:.5f} grad_norm={grad:.4f} step_time_ms={ms:.1f} tps=5200")
+        if step == 100:
+            lines.append("2024-05-01 10:01:30 step=101 loss=x grad_norm=1.0")
+    return "\n".join(lines) + "\n"
+
+
+for name, fn in [("megatron", megatron), ("torchtitan", titan), ("hf_trainer", hf),
+                 ("jsonl", jsonl), ("keyvalue", keyvalue)]:
+    for planted in (False, True):
+        text = fn(planted)
+        path = f"{name}_{'planted' if planted else 'clean'}.log"
+        with open(path, "w", newline="") as f:
+            f.write(text)
+        n = text.count("\n") + (0 if text.endswith("\n") else 1)
+        print(path, "lines", n)
+with open("megatron_planted.log", "rb") as f:
+    data = f.read()
+with gzip.GzipFile("megatron_planted.log.gz", "wb", mtime=0) as f:
+    f.write(data)

@@ -1,0 +1,273 @@
+// Training logs (formats/log) and their health (analysis/health): fixtures
+// written from the frameworks' format strings by
+// tests/data/logs/make_fixtures.py, which plants a loss spike at step 150,
+// a grad-norm explosion at step 250, a 600 s silence after step 310 and NaN
+// at step 380 (HF Trainer dict lines print no step: records 15, 25, 38).
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <map>
+#include <optional>
+#include <string>
+
+#include "analysis/common/findings_catalog.h"
+#include "analysis/health/training_health.h"
+#include "formats/log/line_reader.h"
+#include "formats/log/training_log_reader.h"
+#include "test_paths.h"
+
+namespace trainscope {
+namespace {
+
+using analysis::AnalyzeTrainingLog;
+using analysis::FindingCatalog;
+using analysis::RunHealth;
+
+std::string Fixture(const std::string& name) {
+  return testing::SourceDir() + "/tests/data/logs/" + name;
+}
+
+formats::ReadTrainingLog Read(const std::string& name) {
+  auto read = formats::ReadTrainingLogFile(Fixture(name));
+  EXPECT_TRUE(read.ok()) << read.status().message();
+  return read.ok() ? std::move(*read) : formats::ReadTrainingLog();
+}
+
+RunHealth Health(const model::TrainingLog& log) {
+  return AnalyzeTrainingLog(log, FindingCatalog::Builtin().thresholds());
+}
+
+// id -> the step its evidence names ("step", or "last_step" for error lines).
+std::map<std::string, int64_t> FindingSteps(const RunHealth& h) {
+  std::map<std::string, int64_t> out;
+  for (const auto& f : h.findings) {
+    int64_t step = -1;
+    for (const auto& [k, v] : f.evidence_values) {
+      if (k == "step" || k == "last_step") step = static_cast<int64_t>(v);
+    }
+    out[f.id] = step;
+  }
+  return out;
+}
+
+struct FormatCase {
+  const char* stem;
+  model::LogFormat format;
+  int64_t lines_clean;  // counted by make_fixtures.py
+  int64_t not_training;
+  int64_t unparsable;
+  bool timestamps;  // the format's lines carry a time: the hang is findable
+  int64_t spike, explosion, nan;
+};
+
+const FormatCase kCases[] = {
+    {"megatron", model::LogFormat::kMegatron, 45, 3, 2, true, 150, 250, 380},
+    {"torchtitan", model::LogFormat::kTorchTitan, 43, 2, 1, true, 150, 250, 380},
+    {"hf_trainer", model::LogFormat::kHfTrainer, 44, 3, 1, false, 15, 25, 38},
+    {"jsonl", model::LogFormat::kHfTrainer, 42, 1, 1, true, 150, 250, 380},
+    {"keyvalue", model::LogFormat::kKeyValue, 41, 0, 1, true, 150, 250, 380},
+};
+
+TEST(TrainingLogTest, EveryFormatCountsEveryLine) {
+  for (const FormatCase& c : kCases) {
+    SCOPED_TRACE(c.stem);
+    const formats::ReadTrainingLog read = Read(std::string(c.stem) + "_clean.log");
+    EXPECT_EQ(read.log.format, c.format);
+    EXPECT_EQ(read.log.records.size(), 40u);
+    EXPECT_EQ(read.ledger.rows_read(), c.lines_clean);
+    EXPECT_EQ(read.ledger.rows_used(), 40);
+    EXPECT_TRUE(read.ledger.Balanced());
+    std::map<std::string, int64_t> expected;
+    if (c.not_training > 0) expected["not a training line"] = c.not_training;
+    if (c.unparsable > 0) expected["unparsable number"] = c.unparsable;
+    EXPECT_EQ(read.ledger.skipped_by_reason(), expected);
+    EXPECT_TRUE(read.warning.empty());
+  }
+}
+
+TEST(TrainingLogTest, CleanLogsHaveNoFindings) {
+  for (const FormatCase& c : kCases) {
+    SCOPED_TRACE(c.stem);
+    const RunHealth h = Health(Read(std::string(c.stem) + "_clean.log").log);
+    EXPECT_TRUE(h.findings.empty()) << h.findings.front().id;
+    EXPECT_EQ(h.records, 40);
+  }
+}
+
+TEST(TrainingLogTest, PlantedEventsFoundAtTheirStepInEveryFormat) {
+  for (const FormatCase& c : kCases) {
+    SCOPED_TRACE(c.stem);
+    const RunHealth h = Health(Read(std::string(c.stem) + "_planted.log").log);
+    std::map<std::string, int64_t> steps = FindingSteps(h);
+    EXPECT_EQ(steps["loss-spike"], c.spike);
+    EXPECT_EQ(steps["grad-explosion"], c.explosion);
+    EXPECT_EQ(steps["nan-inf"], c.nan);
+    if (c.timestamps) {
+      EXPECT_EQ(steps["hang"], 310);  // the last step before the silence
+    } else {
+      EXPECT_EQ(steps.count("hang"), 0u);
+    }
+    EXPECT_EQ(steps.count("throughput-drop"), 0u);
+  }
+}
+
+TEST(TrainingLogTest, MegatronNumbersAndErrorLines) {
+  const formats::ReadTrainingLog read = Read("megatron_planted.log");
+  ASSERT_EQ(read.log.records.size(), 40u);
+  const model::TrainingRecord& first = read.log.records.front();
+  EXPECT_EQ(first.step, 10);
+  EXPECT_EQ(first.line, 3);
+  EXPECT_DOUBLE_EQ(*first.loss, 7.593042);
+  EXPECT_DOUBLE_EQ(*first.grad_norm, 1.0);
+  EXPECT_DOUBLE_EQ(*first.step_time_ms, 1000.0);
+  EXPECT_DOUBLE_EQ(*first.tflops, 181.0);
+  EXPECT_DOUBLE_EQ(*first.learning_rate, 3e-4);
+  EXPECT_EQ(*first.nan_iterations, 0);
+  // python3: datetime(2024,5,1,10,tzinfo=timezone.utc).timestamp() = 1714557600
+  EXPECT_EQ(*first.wall_ns, 1714557600LL * 1'000'000'000);
+  // Offset of line 3: the two header lines (43 + 25 bytes with their newlines).
+  EXPECT_EQ(first.offset, 68);
+  const RunHealth h = Health(read.log);
+  // 40 step times cycling 1000, 1015, 1010, 1005 ms: median 1007.5, p90 1015.
+  EXPECT_DOUBLE_EQ(*h.step_ms.median, 1007.5);
+  EXPECT_DOUBLE_EQ(*h.step_ms.p90, 1015.0);
+  EXPECT_EQ(h.nan_iterations, 1);
+  ASSERT_EQ(read.log.errors.size(), 2u);
+  EXPECT_EQ(read.log.errors[0].kind, model::LogErrorKind::kDeviceOom);
+  EXPECT_EQ(read.log.errors[0].line, 46);
+  EXPECT_EQ(*read.log.errors[0].last_step, 400);
+  EXPECT_EQ(read.log.errors[1].kind, model::LogErrorKind::kCollectiveTimeout);
+  std::map<std::string, int64_t> steps = FindingSteps(h);
+  EXPECT_EQ(steps["device-oom"], 400);
+  EXPECT_EQ(steps["collective-timeout"], 400);
+}
+
+TEST(TrainingLogTest, GzipReadsLikeThePlainFile) {
+  const formats::ReadTrainingLog plain = Read("megatron_planted.log");
+  const formats::ReadTrainingLog gz = Read("megatron_planted.log.gz");
+  ASSERT_EQ(plain.log.records.size(), gz.log.records.size());
+  for (size_t i = 0; i < plain.log.records.size(); ++i) {
+    EXPECT_EQ(plain.log.records[i].offset, gz.log.records[i].offset);
+    EXPECT_EQ(plain.log.records[i].step, gz.log.records[i].step);
+  }
+  EXPECT_EQ(plain.log.bytes, gz.log.bytes);
+  EXPECT_EQ(FindingSteps(Health(plain.log)), FindingSteps(Health(gz.log)));
+  // A gzip stream cut off: the lines before the cut are kept, with a warning.
+  const std::string bytes = testing::ReadFileBytes(Fixture("megatron_planted.log.gz"));
+  auto cut = formats::ReadTrainingLogBytes(std::string_view(bytes).substr(0, bytes.size() / 2),
+                                           true, "cut.log.gz");
+  ASSERT_TRUE(cut.ok());
+  EXPECT_NE(cut->warning.find("cut.log.gz"), std::string::npos) << cut->warning;
+  EXPECT_GT(cut->log.records.size(), 0u);
+  EXPECT_LT(cut->log.records.size(), 40u);
+  EXPECT_TRUE(cut->ledger.Balanced());
+}
+
+// `cat a.gz b.gz`: two gzip members are one stream, the second's lines
+// continue the first's numbering and offsets.
+TEST(TrainingLogTest, GzipMembersConcatenated) {
+  const std::string gz = testing::ReadFileBytes(Fixture("megatron_planted.log.gz"));
+  auto twice = formats::ReadTrainingLogBytes(gz + gz, true, "twice.log.gz");
+  ASSERT_TRUE(twice.ok());
+  EXPECT_TRUE(twice->warning.empty()) << twice->warning;
+  ASSERT_EQ(twice->log.records.size(), 80u);
+  EXPECT_EQ(twice->ledger.rows_read(), 94);
+  EXPECT_EQ(twice->log.records[40].line, 47 + 3);
+  EXPECT_EQ(twice->log.records[40].offset, twice->log.bytes / 2 + 68);
+}
+
+// The record is the reader's memory per training line: 8-byte optionals, a
+// NaN read from the log is a value, not "absent".
+TEST(TrainingLogTest, CompactOptionalsKeepNanAsAValue) {
+  EXPECT_LE(sizeof(model::TrainingRecord), 112u);
+  model::MaybeDouble absent;
+  EXPECT_FALSE(absent.has_value());
+  const model::MaybeDouble nan(std::numeric_limits<double>::quiet_NaN());
+  ASSERT_TRUE(nan.has_value());
+  EXPECT_TRUE(std::isnan(*nan));
+  const model::MaybeDouble from_optional(std::optional<double>(-0.0));
+  ASSERT_TRUE(from_optional.has_value());
+  EXPECT_TRUE(std::signbit(*from_optional));
+  model::MaybeInt count(std::optional<int64_t>(0));
+  ASSERT_TRUE(count.has_value());
+  EXPECT_EQ(*count, 0);
+  EXPECT_FALSE(model::MaybeInt().has_value());
+}
+
+TEST(TrainingLogTest, LineReaderCrLfCutOffAndLongLines) {
+  std::vector<std::pair<std::string, int64_t>> lines;
+  auto fn = [&](const formats::LogLine& l) { lines.emplace_back(std::string(l.text), l.offset); };
+  ASSERT_TRUE(formats::ForEachLogLineIn("a\r\nbb\n\nccc", false, "x", fn).ok());
+  const std::vector<std::pair<std::string, int64_t>> expected = {
+      {"a", 0}, {"bb", 3}, {"", 6}, {"ccc", 7}};
+  EXPECT_EQ(lines, expected);
+  int64_t too_long = 0;
+  int64_t count = 0;
+  const std::string huge(formats::kMaxLineBytes + 10, 'x');
+  ASSERT_TRUE(
+      formats::ForEachLogLineIn(huge + "\nok\n", false, "x", [&](const formats::LogLine& l) {
+        ++count;
+        too_long += l.too_long ? 1 : 0;
+      }).ok());
+  EXPECT_EQ(count, 2);
+  EXPECT_EQ(too_long, 1);
+}
+
+TEST(TrainingLogTest, LineParsers) {
+  model::TrainingRecord r;
+  model::LogFormat format = model::LogFormat::kUnknown;
+  EXPECT_EQ(formats::ParseTrainingLine("step=3 loss=1.5 grad_norm=0.5", &r, &format),
+            RowIssue::kNone);
+  EXPECT_EQ(format, model::LogFormat::kKeyValue);
+  EXPECT_EQ(r.step, 3);
+  r = model::TrainingRecord();
+  EXPECT_EQ(
+      formats::ParseTrainingLine("iteration 5/10 | lm loss: 1.0E+00 | grad norm: x |", &r, &format),
+      RowIssue::kLogUnparsableNumber);
+  auto read = formats::ReadTrainingLogBytes(
+      "\x1b[31mstep: 12  \x1b[32mloss:     nan  \x1b[34mtps: 12,345  mfu: 41.5%\x1b[39m\n"
+      "{'loss': inf, 'grad_norm': 2.5, 'learning_rate': 1e-05, 'epoch': 0.5}\n"
+      "{\"global_step\": 7, \"loss\": 1.25, \"mfu\": 40}\n",
+      false, "mixed.log");
+  ASSERT_TRUE(read.ok());
+  ASSERT_EQ(read->log.records.size(), 3u);
+  const auto& titan = read->log.records[0];
+  EXPECT_EQ(titan.step, 12);
+  EXPECT_TRUE(std::isnan(*titan.loss));
+  EXPECT_DOUBLE_EQ(*titan.tokens_per_s, 12345);
+  EXPECT_DOUBLE_EQ(*titan.mfu_pct, 41.5);
+  const auto& hf = read->log.records[1];
+  EXPECT_TRUE(hf.step_is_ordinal);
+  EXPECT_EQ(hf.step, 2);
+  EXPECT_TRUE(std::isinf(*hf.loss));
+  EXPECT_EQ(read->log.records[2].step, 7);
+  EXPECT_DOUBLE_EQ(*read->log.records[2].mfu_pct, 40);
+}
+
+TEST(TrainingLogTest, ThroughputDropAndHangNeedTheirBars) {
+  std::string text;
+  for (int i = 1; i <= 30; ++i) {
+    text += fmt::format("2024-05-01 10:00:{:02d} step={} loss=2.0 tps={}\n", i, i,
+                        i <= 20 ? 1000 : 850);  // last third 15% slower
+  }
+  auto read = formats::ReadTrainingLogBytes(text, false, "kv.log");
+  ASSERT_TRUE(read.ok());
+  const RunHealth h = Health(read->log);
+  ASSERT_EQ(h.findings.size(), 1u);
+  EXPECT_EQ(h.findings[0].id, "throughput-drop");
+  // first third median 1000, last third 850: 15%.
+  for (const auto& [k, v] : h.findings[0].evidence_values) {
+    if (k == "drop_pct") {
+      EXPECT_NEAR(v, 15.0, 1e-9);
+    }
+    if (k == "step") {
+      EXPECT_EQ(v, 21);
+    }
+  }
+  EXPECT_DOUBLE_EQ(*h.record_interval_ms, 1000.0);
+}
+
+}  // namespace
+}  // namespace trainscope
