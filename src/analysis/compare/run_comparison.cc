@@ -82,6 +82,17 @@ SideNumbers NumbersOf(const JobAnalysis& job, const StepDistribution* s) {
     v["free_ms"] = static_cast<double>(b.idle_ns) / kNsPerMs;
   }
   v["motifs"] = static_cast<double>(s->motifs.size());
+  if (s->memory) {
+    // Device memory (issue 15): the allocator's peaks and the gap it never
+    // hands out, in GiB.
+    auto gib = [](std::optional<int64_t> bytes) -> std::optional<double> {
+      if (!bytes) return std::nullopt;
+      return static_cast<double>(*bytes) / (1024.0 * 1024.0 * 1024.0);
+    };
+    v["peak_allocated_gib"] = gib(s->memory->peak_allocated_bytes);
+    v["peak_reserved_gib"] = gib(s->memory->peak_reserved_bytes);
+    v["reserved_gap_min_gib"] = gib(s->memory->gap_min_bytes);
+  }
   return n;
 }
 
@@ -111,6 +122,9 @@ constexpr ValueSpec kValues[] = {
     {"exposed_communication_ms", "exposed communication", "ms"},
     {"free_ms", "free (device idle)", "ms"},
     {"motifs", "periodic kernel chains (motifs)", "count"},
+    {"peak_allocated_gib", "memory: peak allocated", "GiB"},
+    {"peak_reserved_gib", "memory: peak reserved", "GiB"},
+    {"reserved_gap_min_gib", "memory: reserved never allocated (min)", "GiB"},
     {"step_time_spread_pct", "step time spread across ranks", "pct"},
     {"first_kernel_skew_ms", "first-kernel skew across ranks", "ms"},
     {"stragglers", "straggler ranks", "count"},
