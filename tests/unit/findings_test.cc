@@ -173,7 +173,8 @@ TEST(FindingThresholds, HostBoundNeedsGapsBehindLaunchesWhenTheTraceHasThem) {
   gaps.launch_bound_ns = 7'000'000;  // 7 of the 9 ms
   gaps.median_launch_delay_ns = 4'000;
   rank.steps[0].launch_gaps = gaps;
-  const Finding* proven = FindingWithId(RankThresholdFindings(rank, profile), "host-bound");
+  const std::vector<Finding> with_proof = RankThresholdFindings(rank, profile);
+  const Finding* proven = FindingWithId(with_proof, "host-bound");
   ASSERT_NE(proven, nullptr);
   EXPECT_EQ(proven->variant, "");
   EXPECT_NEAR(proven->estimated_gain_pct, 4, 1e-9);  // 7% launch-bound - 3% band
@@ -184,7 +185,8 @@ TEST(FindingThresholds, HostBoundNeedsGapsBehindLaunchesWhenTheTraceHasThem) {
   // before the gap began: the host is not the cause.
   rank.steps[0].launch_gaps->launch_bound_gaps = 2;
   rank.steps[0].launch_gaps->launch_bound_ns = 1'000'000;
-  const Finding* unproven = FindingWithId(RankThresholdFindings(rank, profile), "host-bound");
+  const std::vector<Finding> without_proof = RankThresholdFindings(rank, profile);
+  const Finding* unproven = FindingWithId(without_proof, "host-bound");
   ASSERT_NE(unproven, nullptr);
   EXPECT_EQ(unproven->variant, "unproven");
   EXPECT_EQ(unproven->estimated_gain_pct, 0);

@@ -9,6 +9,7 @@
 
 #include "analysis/common/device_peaks.h"
 #include "analysis/step/matmul_shapes.h"
+#include "core/numbers.h"
 
 namespace trainscope::analysis {
 namespace {
@@ -93,12 +94,12 @@ std::map<Key, Accumulator> Accumulate(const model::RankProfile& profile, int32_t
   std::unordered_set<int32_t> counted;
   for (uint32_t i : events.RowsOf(step)) {
     if (!Timed(events.kind[i])) continue;
-    out->device_ns += events.duration_ns[i];
+    AddSaturating(out->device_ns, events.duration_ns[i]);
     if (events.input_shapes[i] != StringPool::kEmpty) {
       Accumulator& a = by_key[{events.op_type[i], events.input_shapes[i], events.input_dtypes[i]}];
       ++a.count;
-      a.total_ns += events.duration_ns[i];
-      out->shaped_ns += events.duration_ns[i];
+      AddSaturating(a.total_ns, events.duration_ns[i]);
+      AddSaturating(out->shaped_ns, events.duration_ns[i]);
       continue;
     }
     const int32_t owner = owners.Of(events.launcher[i]);
@@ -106,8 +107,8 @@ std::map<Key, Accumulator> Accumulate(const model::RankProfile& profile, int32_t
     const auto o = static_cast<size_t>(owner);
     Accumulator& a = by_key[{ops.name[o], ops.input_dims[o], ops.input_types[o]}];
     if (counted.insert(owner).second) ++a.count;
-    a.total_ns += events.duration_ns[i];
-    out->shaped_ns += events.duration_ns[i];
+    AddSaturating(a.total_ns, events.duration_ns[i]);
+    AddSaturating(out->shaped_ns, events.duration_ns[i]);
   }
   return by_key;
 }
@@ -226,7 +227,7 @@ std::optional<OperatorEfficiency> ComputeOperatorEfficiency(
   out.rows.reserve(by_key.size());
   for (const auto& [key, a] : by_key) {
     out.rows.push_back(Measure(profile, key, a, peak));
-    if (out.rows.back().matmul) out.matmul_ns += a.total_ns;
+    if (out.rows.back().matmul) AddSaturating(out.matmul_ns, a.total_ns);
   }
   SetYardsticks(&out.rows, out.matmul_ns, options.yardstick_min_share);
   Cut(&out.rows, options);
