@@ -59,6 +59,8 @@ enum class OpState : uint8_t { kUnknown = 0, kStatic = 1, kDynamic = 2 };
   X(int32_t, launcher, kNoIndex)    /* index into Timeline::host_ops */                           \
   X(StringId, input_shapes, StringPool::kEmpty) /* kernel_details.csv "4096,2048;2048,8192" */ \
   X(StringId, input_dtypes, StringPool::kEmpty) /* "FLOAT16;FLOAT16" */               \
+  X(StringId, output_shapes, StringPool::kEmpty) /* kernel_details.csv "Output Shapes" */     \
+  X(StringId, output_dtypes, StringPool::kEmpty) /* "Output Data Types" */                  \
   X(OpState, op_state, OpState::kUnknown)      /* kernel_details.csv "OP State" (CANN >= 8.0) */
 // clang-format on
 

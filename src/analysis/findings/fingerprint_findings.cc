@@ -9,6 +9,20 @@
 #include "analysis/motifs/gain_model.h"
 
 namespace trainscope::analysis {
+namespace {
+
+// Traffic by shapes, only when every instance was sized (gain_model.h): a
+// partial figure would mix the two models.
+void AddTrafficEvidence(const FingerprintStepStats& total, Finding* f) {
+  if (total.instances <= 0 || total.sized_instances != total.instances) return;
+  const auto n = static_cast<double>(total.instances);
+  constexpr double kMb = 1e6;
+  f->evidence_values.insert(f->evidence_values.end(),
+                            {{"moved_mb_per_instance", total.member_bytes / n / kMb},
+                             {"fused_mb_per_instance", total.fused_bytes / n / kMb}});
+}
+
+}  // namespace
 
 std::vector<Finding> FingerprintFindings(int32_t rank, int32_t step, const StepMotifs& motifs,
                                          const FingerprintLibrary& library, int64_t min_instances) {
@@ -34,6 +48,9 @@ std::vector<Finding> FingerprintFindings(int32_t rank, int32_t step, const StepM
       total.span_ns += s->span_ns;
       total.saving_ns += s->saving_ns;
       total.fused_ns += s->fused_ns;
+      total.sized_instances += s->sized_instances;
+      total.member_bytes += s->member_bytes;
+      total.fused_bytes += s->fused_bytes;
       counts += fmt::format("{}{} {}", counts.empty() ? "" : " + ", s->instances,
                             fps[s->fingerprint].variant);
       per_variant.emplace_back("instances_" + fps[s->fingerprint].variant,
@@ -73,6 +90,7 @@ std::vector<Finding> FingerprintFindings(int32_t rank, int32_t step, const StepM
          {"throughput_gain_pct", projected > 0 ? (step_ns / projected - 1) * 100 : 0},
          {"launch_overhead_us", EvidenceUs(motifs.launch_overhead_ns)}});
     f.text_values = {{"step", step}, {"span_pct", step_ns > 0 ? span_ns / step_ns * 100 : 0}};
+    AddTrafficEvidence(total, &f);
     if (chain != nullptr && chain->period_ns > 0)
       f.text_values.push_back({"period_us", EvidenceUs(chain->period_ns)});
     f.text_labels = fp.TextLabels();

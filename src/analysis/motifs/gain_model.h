@@ -1,22 +1,30 @@
 // Expected gain of removing a fingerprint (what-if), methodology §2 step 5.
 //
-// The model uses kernel durations only (input shapes are on DeviceEvents for
-// the per-operator efficiency, but not used here yet), so the fused kernel's time is
-// estimated as one pass over the data: the longest member kernel (the one
-// that already streams the whole tensor once), plus one launch overhead,
-// measured as the median of the shortest kernels of the step. The saving of
-// an instance is its wall span (members and the dispatch gaps between them)
-// minus that fused time; for a "remove" remedy (glue around a custom op) the
-// kept op's time replaces the fused kernel's.
+// The fused kernel's time is estimated as one pass over the data the chain
+// exchanges with the rest of the model, plus one launch overhead (the
+// median of the step's shortest kernels). Where the members carry their
+// input and output shapes (kernel_details.csv / the .db export), "one pass"
+// is measured in bytes: the members' traffic (every input read and output
+// written, each kernel a round trip through device memory) divided by their
+// summed time is the rate these kernels reach on this device, and the fused
+// kernel moves only the chain's boundary tensors at that rate. Without
+// shapes the fused kernel takes the longest member's time (the member that
+// already streams the whole tensor once). The saving of an instance is its
+// wall span (members and the dispatch gaps between them) minus the fused
+// time; for a "remove" remedy (glue around a custom op) only the kept op and
+// one launch remain.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "analysis/motifs/fingerprint_library.h"
 #include "analysis/motifs/fingerprint_match.h"
 #include "analysis/motifs/motif_sequence.h"
+#include "core/string_pool.h"
 #include "model/device_events.h"
 
 namespace trainscope::analysis {
@@ -30,6 +38,19 @@ namespace trainscope::analysis {
 int64_t LaunchOverheadNs(const model::DeviceEvents& table,
                          const std::vector<KernelSequence>& sequences);
 
+// Bytes of a spelt tensor list (shapes, types), memoised per interned pair:
+// a step repeats a few hundred distinct shapes thousands of times.
+class TensorBytesCache {
+ public:
+  explicit TensorBytesCache(const StringPool& strings) : strings_(strings) {}
+  // nullopt when the shapes are absent or unreadable.
+  std::optional<double> Of(StringId shapes, StringId dtypes);
+
+ private:
+  const StringPool& strings_;
+  std::unordered_map<uint64_t, std::optional<double>> bytes_;
+};
+
 struct InstanceCost {
   int64_t span_ns = 0;     // first member start to last member end
   int64_t kernel_ns = 0;   // summed member durations (kept op excluded)
@@ -37,10 +58,18 @@ struct InstanceCost {
   int64_t kept_ns = 0;     // ANY members' durations
   int64_t fused_ns = 0;    // what replaces the chain
   int64_t saving_ns = 0;   // span - fused, at least 0
+  // Shape-based traffic (kept op excluded); nullopt where a member lacks
+  // readable input or output shapes.
+  std::optional<double> member_bytes;  // every member's inputs + outputs
+  std::optional<double> fused_bytes;   // the boundary (see EstimateInstance)
 };
 
+// The fused traffic is the chain's boundary: what its first member reads
+// plus what its last member writes, and at least what its widest member
+// reads (an input that enters mid-chain, SwiGLU's up projection, is still
+// read once).
 InstanceCost EstimateInstance(const model::DeviceEvents& table, const KernelSequence& sequence,
                               const FingerprintInstance& instance, const Fingerprint& fingerprint,
-                              int64_t launch_overhead_ns);
+                              int64_t launch_overhead_ns, TensorBytesCache* bytes);
 
 }  // namespace trainscope::analysis

@@ -67,6 +67,7 @@ StepMotifs AnalyzeStepMotifs(const model::RankProfile& profile, int32_t step, in
   out.launch_overhead_ns = LaunchOverheadNs(table, sequences);
   const auto& fps = library.fingerprints();
   std::map<int32_t, FingerprintStepStats> stats;
+  TensorBytesCache bytes(profile.strings);
   std::vector<Motif> fingerprint_motifs;
   std::vector<Motif> mined_motifs;
 
@@ -77,7 +78,7 @@ StepMotifs AnalyzeStepMotifs(const model::RankProfile& profile, int32_t step, in
     std::map<int32_t, std::vector<std::vector<uint32_t>>> rows_by_fp;
     for (const auto& m : matches) {
       const InstanceCost cost =
-          EstimateInstance(table, seq, m, fps[m.fingerprint], out.launch_overhead_ns);
+          EstimateInstance(table, seq, m, fps[m.fingerprint], out.launch_overhead_ns, &bytes);
       auto& s = stats[m.fingerprint];
       s.fingerprint = m.fingerprint;
       ++s.instances;
@@ -86,6 +87,11 @@ StepMotifs AnalyzeStepMotifs(const model::RankProfile& profile, int32_t step, in
       s.span_ns += cost.span_ns;
       s.saving_ns += cost.saving_ns;
       s.fused_ns += cost.fused_ns;
+      if (cost.member_bytes && cost.fused_bytes) {
+        ++s.sized_instances;
+        s.member_bytes += *cost.member_bytes;
+        s.fused_bytes += *cost.fused_bytes;
+      }
       std::vector<uint32_t> rows(seq.rows.begin() + m.begin, seq.rows.begin() + m.end);
       rows_by_fp[m.fingerprint].push_back(std::move(rows));
     }

@@ -25,6 +25,11 @@ struct FingerprintStepStats {
   int64_t span_ns = 0;    // summed instance spans
   int64_t saving_ns = 0;  // gain_model.h
   int64_t fused_ns = 0;   // summed estimated fused time
+  // Instances whose members all carry shapes (gain_model.h), and their
+  // summed traffic unfused and fused.
+  int64_t sized_instances = 0;
+  double member_bytes = 0;
+  double fused_bytes = 0;
 };
 
 struct StepMotifs {

@@ -12,29 +12,10 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/common/tensor_shapes.h"
 #include "model/rank_profile.h"
 
 namespace trainscope::analysis {
-
-// One operand of an operator call. |known| is false where the spelling does
-// not give plain dimensions (a tensor list, a dynamic -1 axis, text that is
-// not a number). An empty |dims| is a scalar, a 0-dim tensor or an absent
-// optional input: it moves no bytes worth counting.
-struct OperandShape {
-  bool known = false;
-  std::vector<int64_t> dims;
-};
-
-// Both spellings of a call's input shapes: kernel_details.csv's "Input
-// Shapes" ("4096,2048;2048,8192": operands by ';', axes by ',') and
-// record_shapes' "Input Dims" of a Kineto or trace_view.json host op ("[[4096,
-// 2048], [2048, 8192]]", a JSON array of arrays). nullopt when |text| is
-// neither.
-std::optional<std::vector<OperandShape>> ParseShapes(std::string_view text);
-
-// The operands' types in both spellings: "DT_BF16;DT_BF16" and
-// ["c10::BFloat16", "c10::BFloat16"] ("" where an operand has none).
-std::vector<std::string> ParseDtypes(std::string_view text);
 
 // Whether an operator is a matrix multiplication whose FLOPs its shapes
 // determine: CANN's MatMul*, BatchMatMul*, GroupedMatmul*, and ATen's mm,

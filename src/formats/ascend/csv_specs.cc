@@ -60,6 +60,8 @@ constexpr ColumnSpec kKernelColumns[] = {
     {"aiv_vec_ratio", {"aiv_vec_ratio"}, false, U::kRatio},
     {"Input Shapes", {"Input Shapes"}, false, U::kText},
     {"Input Data Types", {"Input Data Types"}, false, U::kText},
+    {"Output Shapes", {"Output Shapes"}, false, U::kText},
+    {"Output Data Types", {"Output Data Types"}, false, U::kText},
     {"OP State", {"OP State"}, false, U::kText},
 };
 static_assert(std::size(kKernelColumns) == kKernelColumnCount);

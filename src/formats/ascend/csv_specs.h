@@ -27,6 +27,8 @@ enum KernelColumn : size_t {
   kKernelAivVecRatio,
   kKernelInputShapes,
   kKernelInputTypes,
+  kKernelOutputShapes,
+  kKernelOutputTypes,
   kKernelOpState,
   kKernelColumnCount,
 };

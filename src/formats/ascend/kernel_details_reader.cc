@@ -245,6 +245,9 @@ Status ParseKernelDetails(std::string_view data, const std::string& file_label,
     // quotes them ("""4096,2048""" reads as "4096,2048" in quotes).
     row.input_shapes = cache->Intern(Unquoted(ReadText(record, cols[col::kKernelInputShapes])));
     row.input_dtypes = cache->Intern(Unquoted(ReadText(record, cols[col::kKernelInputTypes])));
+    // Outputs size the traffic of an operator (the fingerprint gain model).
+    row.output_shapes = cache->Intern(Unquoted(ReadText(record, cols[col::kKernelOutputShapes])));
+    row.output_dtypes = cache->Intern(Unquoted(ReadText(record, cols[col::kKernelOutputTypes])));
     row.op_state = has_op_state ? ParseOpState(ReadText(record, cols[col::kKernelOpState]))
                                 : model::OpState::kUnknown;
     if (has_pmu) {

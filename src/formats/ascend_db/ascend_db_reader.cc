@@ -339,7 +339,8 @@ Status ReadComputeTasks(const DbContext& ctx) {
   static constexpr ColumnSpec kCompute[] = {{"globalTaskId", true},    {"name", true},
                                             {"opType", false},         {"taskType", false},
                                             {"blockDim", false},       {"inputShapes", false},
-                                            {"inputDataTypes", false}, {"waitNs", false}};
+                                            {"inputDataTypes", false}, {"waitNs", false},
+                                            {"outputShapes", false},   {"outputDataTypes", false}};
   const SqliteDb& db = *ctx.db;
   TS_ASSIGN_OR_RETURN(std::string task_list, SelectList(db, "TASK", "t", kTask));
   TS_ASSIGN_OR_RETURN(std::string compute_list, SelectList(db, "COMPUTE_TASK_INFO", "c", kCompute));
@@ -379,6 +380,10 @@ Status ReadComputeTasks(const DbContext& ctx) {
         strings.Intern(stmt.Int64(11), &ledger, "inputShapes", line, &caches.shapes, Unquoted);
     row.input_dtypes =
         strings.Intern(stmt.Int64(12), &ledger, "inputDataTypes", line, &caches.dtypes, Unquoted);
+    row.output_shapes =
+        strings.Intern(stmt.Int64(14), &ledger, "outputShapes", line, &caches.shapes, Unquoted);
+    row.output_dtypes =
+        strings.Intern(stmt.Int64(15), &ledger, "outputDataTypes", line, &caches.dtypes, Unquoted);
     const std::optional<int64_t> wait = stmt.Int64(13);
     row.wait_ns = wait && InTimeRange(*wait) ? *wait : 0;
     row.op_state = model::OpState::kUnknown;
@@ -431,6 +436,8 @@ Status ReadCommunicationOps(const DbContext& ctx) {
     row.block_dim = 0;
     row.input_shapes = StringPool::kEmpty;
     row.input_dtypes = StringPool::kEmpty;
+    row.output_shapes = StringPool::kEmpty;
+    row.output_dtypes = StringPool::kEmpty;
     const std::optional<int64_t> wait = stmt.Int64(4);
     row.wait_ns = wait && InTimeRange(*wait) ? *wait : 0;
     row.op_state = model::OpState::kUnknown;

@@ -1,0 +1,119 @@
+// The fingerprint gain model (analysis/motifs/gain_model.h): the fused
+// kernel's time sized by the members' shapes, and the fallback to the
+// longest member where a shape is missing. Expected numbers are worked out
+// by hand in the comments.
+#include "analysis/motifs/gain_model.h"
+
+#include <gtest/gtest.h>
+
+#include "core/string_pool.h"
+#include "model/device_events.h"
+
+namespace trainscope::analysis {
+namespace {
+
+struct Member {
+  int64_t start_ns;
+  int64_t duration_ns;
+  const char* in_shapes;
+  const char* in_types;
+  const char* out_shapes;
+  const char* out_types;
+};
+
+class GainModelShapes : public ::testing::Test {
+ protected:
+  void Add(const Member& m) {
+    model::DeviceEvent row;
+    row.start_ns = m.start_ns;
+    row.duration_ns = m.duration_ns;
+    row.input_shapes = strings_.Intern(m.in_shapes);
+    row.input_dtypes = strings_.Intern(m.in_types);
+    row.output_shapes = strings_.Intern(m.out_shapes);
+    row.output_dtypes = strings_.Intern(m.out_types);
+    sequence_.rows.push_back(static_cast<uint32_t>(events_.size()));
+    events_.Append(row);
+  }
+
+  InstanceCost Estimate(FingerprintAction action, std::vector<int32_t> kept = {}) {
+    FingerprintInstance instance;
+    instance.begin = 0;
+    instance.end = static_cast<int32_t>(sequence_.rows.size());
+    instance.kept = std::move(kept);
+    Fingerprint fingerprint;
+    fingerprint.action = action;
+    TensorBytesCache cache(strings_);
+    return EstimateInstance(events_, sequence_, instance, fingerprint, /*launch_overhead_ns=*/5000,
+                            &cache);
+  }
+
+  StringPool strings_;
+  model::DeviceEvents events_;
+  KernelSequence sequence_;
+};
+
+// A three-kernel RMSNorm-like chain on a [1024, 1024] activation (1 Mi
+// elements): Cast bf16 -> fp32 (2 MiB in, 4 MiB out), Mul fp32 x fp32 row
+// weights [1024] (4 MiB + 4 KiB in, 4 MiB out), Cast fp32 -> bf16 (4 MiB
+// in, 2 MiB out).
+TEST_F(GainModelShapes, FusedPassMovesTheChainsBoundaryAtTheMembersRate) {
+  Add({0, 30000, "1024,1024", "DT_BF16", "1024,1024", "FLOAT"});
+  Add({40000, 40000, "1024,1024;1024", "FLOAT;FLOAT", "1024,1024", "FLOAT"});
+  Add({90000, 30000, "1024,1024", "FLOAT", "1024,1024", "DT_BF16"});
+  const InstanceCost cost = Estimate(FingerprintAction::kFuse);
+  const double mib = 1024.0 * 1024.0;
+  // Members: (2 + 4) + (4 + 4 KiB + 4) + (4 + 2) MiB = 20 MiB + 4 KiB.
+  ASSERT_TRUE(cost.member_bytes.has_value());
+  EXPECT_DOUBLE_EQ(*cost.member_bytes, 20 * mib + 4096);
+  // Boundary: the first Cast's input (2 MiB) + the last Cast's output
+  // (2 MiB) = 4 MiB, below the widest member's inputs (4 MiB + 4 KiB).
+  ASSERT_TRUE(cost.fused_bytes.has_value());
+  EXPECT_DOUBLE_EQ(*cost.fused_bytes, 4 * mib + 4096);
+  EXPECT_EQ(cost.kernel_ns, 100000);
+  EXPECT_EQ(cost.span_ns, 120000);
+  // One pass = 100 us x (4 MiB + 4 KiB) / (20 MiB + 4 KiB) = 20.0156 us,
+  // + 5 us launch.
+  const double one_pass = 100000.0 * (4 * mib + 4096) / (20 * mib + 4096);
+  EXPECT_NEAR(static_cast<double>(cost.fused_ns), one_pass + 5000, 1.0);
+  EXPECT_EQ(cost.saving_ns, cost.span_ns - cost.fused_ns);
+  // The duration-only model would have charged the longest member (40 us).
+  EXPECT_LT(cost.fused_ns, 40000 + 5000);
+}
+
+TEST_F(GainModelShapes, AMemberWithoutShapesFallsBackToTheLongestMember) {
+  Add({0, 30000, "1024,1024", "DT_BF16", "1024,1024", "FLOAT"});
+  Add({40000, 40000, "", "", "", ""});
+  Add({90000, 30000, "1024,1024", "FLOAT", "1024,1024", "DT_BF16"});
+  const InstanceCost cost = Estimate(FingerprintAction::kFuse);
+  EXPECT_FALSE(cost.member_bytes.has_value());
+  EXPECT_FALSE(cost.fused_bytes.has_value());
+  EXPECT_EQ(cost.fused_ns, 40000 + 5000);
+  EXPECT_EQ(cost.saving_ns, 120000 - 45000);
+}
+
+TEST_F(GainModelShapes, AnUnknownTypeIsNotSized) {
+  Add({0, 30000, "1024,1024", "NOT_A_TYPE", "1024,1024", "FLOAT"});
+  Add({40000, 40000, "1024,1024", "FLOAT", "1024,1024", "FLOAT"});
+  const InstanceCost cost = Estimate(FingerprintAction::kFuse);
+  EXPECT_FALSE(cost.member_bytes.has_value());
+  EXPECT_EQ(cost.fused_ns, 40000 + 5000);
+}
+
+// Glue around a kept op: the kept op runs either way and is not sized; the
+// glue disappears (remove), so shapes do not enter the fused time.
+TEST_F(GainModelShapes, RemovedGlueKeepsOnlyTheKeptOpAndOneLaunch) {
+  Add({0, 10000, "64,64", "FLOAT", "64,64", "FLOAT"});
+  Add({20000, 50000, "", "", "", ""});  // the custom op (kept)
+  Add({80000, 10000, "64,64", "FLOAT", "64,64", "FLOAT"});
+  const InstanceCost cost = Estimate(FingerprintAction::kRemove, {1});
+  EXPECT_EQ(cost.kept_ns, 50000);
+  EXPECT_EQ(cost.kernel_ns, 20000);
+  EXPECT_EQ(cost.fused_ns, 50000 + 5000);
+  EXPECT_EQ(cost.saving_ns, 90000 - 55000);
+  // The glue members are sized (the kept op is excluded from traffic).
+  ASSERT_TRUE(cost.member_bytes.has_value());
+  EXPECT_DOUBLE_EQ(*cost.member_bytes, 4.0 * 64 * 64 * 4);
+}
+
+}  // namespace
+}  // namespace trainscope::analysis
