@@ -109,6 +109,13 @@ std::map<std::string, int64_t> GoneChains(const RunComparison& c) {
   return gone;
 }
 
+bool HasPrediction(const RunComparison& c, const std::string& id) {
+  for (const auto& p : c.predictions) {
+    if (p.id == id) return true;
+  }
+  return false;
+}
+
 void ExpectKernelDeltaIsTheTruth(const RunComparison& c, const Side& base, const Side& next) {
   ASSERT_GT(base.truth.kernels_per_step, 0);
   ASSERT_GT(next.truth.kernels_per_step, 0);
@@ -135,8 +142,11 @@ TEST(CompareTest, EveryFusionNamesExactlyThePlantedChains) {
   }
   EXPECT_TRUE(appeared.count("RmsNorm") && appeared.count("SwiGlu")) << appeared.size();
   EXPECT_TRUE(gone.count("Pows") && gone.count("LogSoftmaxV2")) << gone.size();
-  // Every gone finding gets a prediction check, and all of them together.
-  EXPECT_EQ(c.predictions.size(), GoneChains(c).size());
+  // Every gone chain gets a prediction check, and all of them together
+  // (findings that depended on the chains' kernels, e.g. a matmul type
+  // dominating once the vocabulary matmuls are fused away, get one too).
+  for (const auto& [id, instances] : GoneChains(c)) EXPECT_TRUE(HasPrediction(c, id)) << id;
+  EXPECT_GE(c.predictions.size(), GoneChains(c).size());
   ASSERT_TRUE(c.combined_prediction);
   EXPECT_TRUE(c.combined_prediction->measured_gain_pct);
 }
@@ -159,9 +169,11 @@ TEST(CompareTest, EachFusionAloneRemovesItsOwnChain) {
     ASSERT_EQ(gone.size(), 1u) << id;
     EXPECT_EQ(gone.begin()->first, id);
     EXPECT_EQ(gone.begin()->second, base.truth.instances.at(id)) << id;
-    ASSERT_EQ(c.predictions.size(), 1u) << id;
-    EXPECT_EQ(c.predictions[0].id, id);
-    EXPECT_FALSE(c.combined_prediction);  // one finding: its own line is the check
+    EXPECT_TRUE(HasPrediction(c, id)) << id;
+    // One finding gone: its own line is the check; more (the fused loss
+    // also takes the vocabulary matmuls out of MatMulV3) get the combined
+    // line too.
+    EXPECT_EQ(c.combined_prediction.has_value(), c.predictions.size() > 1) << id;
   }
 }
 

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "core/string_pool.h"
 #include "model/device_events.h"
 
@@ -13,6 +15,7 @@ namespace trainscope::analysis {
 namespace {
 
 struct Member {
+  const char* op_type;
   int64_t start_ns;
   int64_t duration_ns;
   const char* in_shapes;
@@ -25,6 +28,7 @@ class GainModelShapes : public ::testing::Test {
  protected:
   void Add(const Member& m) {
     model::DeviceEvent row;
+    row.op_type = strings_.Intern(m.op_type);
     row.start_ns = m.start_ns;
     row.duration_ns = m.duration_ns;
     row.input_shapes = strings_.Intern(m.in_shapes);
@@ -42,9 +46,9 @@ class GainModelShapes : public ::testing::Test {
     instance.kept = std::move(kept);
     Fingerprint fingerprint;
     fingerprint.action = action;
-    TensorBytesCache cache(strings_);
+    MemberFacts facts(strings_);
     return EstimateInstance(events_, sequence_, instance, fingerprint, /*launch_overhead_ns=*/5000,
-                            &cache);
+                            &facts);
   }
 
   StringPool strings_;
@@ -57,9 +61,9 @@ class GainModelShapes : public ::testing::Test {
 // weights [1024] (4 MiB + 4 KiB in, 4 MiB out), Cast fp32 -> bf16 (4 MiB
 // in, 2 MiB out).
 TEST_F(GainModelShapes, FusedPassMovesTheChainsBoundaryAtTheMembersRate) {
-  Add({0, 30000, "1024,1024", "DT_BF16", "1024,1024", "FLOAT"});
-  Add({40000, 40000, "1024,1024;1024", "FLOAT;FLOAT", "1024,1024", "FLOAT"});
-  Add({90000, 30000, "1024,1024", "FLOAT", "1024,1024", "DT_BF16"});
+  Add({"Mul", 0, 30000, "1024,1024", "DT_BF16", "1024,1024", "FLOAT"});
+  Add({"Mul", 40000, 40000, "1024,1024;1024", "FLOAT;FLOAT", "1024,1024", "FLOAT"});
+  Add({"Mul", 90000, 30000, "1024,1024", "FLOAT", "1024,1024", "DT_BF16"});
   const InstanceCost cost = Estimate(FingerprintAction::kFuse);
   const double mib = 1024.0 * 1024.0;
   // Members: (2 + 4) + (4 + 4 KiB + 4) + (4 + 2) MiB = 20 MiB + 4 KiB.
@@ -81,9 +85,9 @@ TEST_F(GainModelShapes, FusedPassMovesTheChainsBoundaryAtTheMembersRate) {
 }
 
 TEST_F(GainModelShapes, AMemberWithoutShapesFallsBackToTheLongestMember) {
-  Add({0, 30000, "1024,1024", "DT_BF16", "1024,1024", "FLOAT"});
-  Add({40000, 40000, "", "", "", ""});
-  Add({90000, 30000, "1024,1024", "FLOAT", "1024,1024", "DT_BF16"});
+  Add({"Mul", 0, 30000, "1024,1024", "DT_BF16", "1024,1024", "FLOAT"});
+  Add({"Mul", 40000, 40000, "", "", "", ""});
+  Add({"Mul", 90000, 30000, "1024,1024", "FLOAT", "1024,1024", "DT_BF16"});
   const InstanceCost cost = Estimate(FingerprintAction::kFuse);
   EXPECT_FALSE(cost.member_bytes.has_value());
   EXPECT_FALSE(cost.fused_bytes.has_value());
@@ -92,8 +96,8 @@ TEST_F(GainModelShapes, AMemberWithoutShapesFallsBackToTheLongestMember) {
 }
 
 TEST_F(GainModelShapes, AnUnknownTypeIsNotSized) {
-  Add({0, 30000, "1024,1024", "NOT_A_TYPE", "1024,1024", "FLOAT"});
-  Add({40000, 40000, "1024,1024", "FLOAT", "1024,1024", "FLOAT"});
+  Add({"Mul", 0, 30000, "1024,1024", "NOT_A_TYPE", "1024,1024", "FLOAT"});
+  Add({"Mul", 40000, 40000, "1024,1024", "FLOAT", "1024,1024", "FLOAT"});
   const InstanceCost cost = Estimate(FingerprintAction::kFuse);
   EXPECT_FALSE(cost.member_bytes.has_value());
   EXPECT_EQ(cost.fused_ns, 40000 + 5000);
@@ -102,9 +106,9 @@ TEST_F(GainModelShapes, AnUnknownTypeIsNotSized) {
 // Glue around a kept op: the kept op runs either way and is not sized; the
 // glue disappears (remove), so shapes do not enter the fused time.
 TEST_F(GainModelShapes, RemovedGlueKeepsOnlyTheKeptOpAndOneLaunch) {
-  Add({0, 10000, "64,64", "FLOAT", "64,64", "FLOAT"});
-  Add({20000, 50000, "", "", "", ""});  // the custom op (kept)
-  Add({80000, 10000, "64,64", "FLOAT", "64,64", "FLOAT"});
+  Add({"Mul", 0, 10000, "64,64", "FLOAT", "64,64", "FLOAT"});
+  Add({"Mul", 20000, 50000, "", "", "", ""});  // the custom op (kept)
+  Add({"Mul", 80000, 10000, "64,64", "FLOAT", "64,64", "FLOAT"});
   const InstanceCost cost = Estimate(FingerprintAction::kRemove, {1});
   EXPECT_EQ(cost.kept_ns, 50000);
   EXPECT_EQ(cost.kernel_ns, 20000);
@@ -113,6 +117,28 @@ TEST_F(GainModelShapes, RemovedGlueKeepsOnlyTheKeptOpAndOneLaunch) {
   // The glue members are sized (the kept op is excluded from traffic).
   ASSERT_TRUE(cost.member_bytes.has_value());
   EXPECT_DOUBLE_EQ(*cost.member_bytes, 4.0 * 64 * 64 * 4);
+}
+
+// A matmul inside the chain (the vocabulary projection of the cross-entropy
+// chain) keeps its time: fusion moves the softmax into its epilogue, not its
+// FLOPs away. The pass is sized over the other members: Cast bf16 -> fp32
+// of a [1024, 1024] tile (2 + 4 MiB), LogSoftmax fp32 (4 + 4 MiB): 14 MiB
+// moved in 60 us; boundary = 2 MiB in + 4 MiB out = 6 MiB, the widest
+// inputs 4 MiB: one pass = 60 us x 6 / 14.
+TEST_F(GainModelShapes, AMatmulMemberKeepsItsTimeAndIsNotTraffic) {
+  Add({"MatMulV3", 0, 200000, "1024,4096;4096,1024", "DT_BF16;DT_BF16", "1024,1024", "DT_BF16"});
+  Add({"Cast", 210000, 20000, "1024,1024", "DT_BF16", "1024,1024", "FLOAT"});
+  Add({"LogSoftmaxV2", 240000, 40000, "1024,1024", "FLOAT", "1024,1024", "FLOAT"});
+  const InstanceCost cost = Estimate(FingerprintAction::kFuse);
+  const double mib = 1024.0 * 1024.0;
+  EXPECT_EQ(cost.matmul_ns, 200000);
+  EXPECT_EQ(cost.kernel_ns, 260000);
+  ASSERT_TRUE(cost.member_bytes.has_value());
+  EXPECT_DOUBLE_EQ(*cost.member_bytes, 14 * mib);
+  EXPECT_DOUBLE_EQ(*cost.fused_bytes, 6 * mib);
+  const auto one_pass = static_cast<int64_t>(std::llround(60000.0 * 6 / 14));
+  EXPECT_EQ(cost.fused_ns, 200000 + 5000 + one_pass);
+  EXPECT_EQ(cost.saving_ns, 280000 - cost.fused_ns);
 }
 
 }  // namespace

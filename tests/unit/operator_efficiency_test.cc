@@ -88,6 +88,30 @@ TEST(OperatorEfficiency, MatmulFlopsFindTheContractionAxis) {
   EXPECT_FALSE(IsMatmulOp("aten::mmap"));
 }
 
+// A weight gradient dW = X^T dY of two [tokens, hidden] operands: without
+// the output both [4096, 2048] operands read as A B^T (M = N = 4096, K =
+// 2048, twice the FLOPs); the output [2048, 2048] settles K = 4096.
+TEST(OperatorEfficiency, TheOutputShapeSettlesAnAmbiguousContraction) {
+  const auto inputs = ParseShapes("4096,2048;4096,2048");
+  const auto output = ParseShapes("2048,2048");
+  ASSERT_TRUE(inputs && output);
+  const std::optional<MatmulCost> guessed = MatmulCostOf("MatMulV3", *inputs);
+  ASSERT_TRUE(guessed.has_value());
+  EXPECT_EQ(guessed->m, 4096);
+  EXPECT_EQ(guessed->k, 2048);
+  const std::optional<MatmulCost> settled = MatmulCostOf("MatMulV3", *inputs, &*output);
+  ASSERT_TRUE(settled.has_value());
+  EXPECT_EQ(settled->m, 2048);
+  EXPECT_EQ(settled->n, 2048);
+  EXPECT_EQ(settled->k, 4096);
+  EXPECT_DOUBLE_EQ(settled->flops, 2.0 * 2048 * 2048 * 4096);
+  // An output no reading produces leaves the default reading.
+  const auto odd = ParseShapes("7,7");
+  const std::optional<MatmulCost> fallback = MatmulCostOf("MatMulV3", *inputs, &*odd);
+  ASSERT_TRUE(fallback.has_value());
+  EXPECT_EQ(fallback->k, 2048);
+}
+
 TEST(OperatorEfficiency, BytesCountInputsAndTheOutputWhereKnown) {
   bool output = false;
   const auto shapes = *ParseShapes("[[4096, 2048], [2048, 8192]]");

@@ -110,6 +110,22 @@ std::vector<std::string> ParseDtypes(std::string_view text) {
   return out;
 }
 
+std::string_view AtenOpName(std::string_view lower) {
+  const size_t colons = lower.rfind("::");
+  return colons == std::string_view::npos ? lower : lower.substr(colons + 2);
+}
+
+bool IsMatmulOp(std::string_view op_type) {
+  const std::string lower = AsciiLower(op_type);
+  if (lower.find("matmul") != std::string::npos) return true;
+  const std::string_view name = AtenOpName(lower);
+  for (std::string_view aten :
+       {"mm", "addmm", "bmm", "baddbmm", "linear", "_scaled_mm", "grouped_mm", "_grouped_mm"}) {
+    if (name == aten) return true;
+  }
+  return false;
+}
+
 std::optional<double> OperandBytes(const std::vector<OperandShape>& shapes,
                                    const std::vector<std::string>& dtypes) {
   double bytes = 0;

@@ -40,4 +40,12 @@ std::optional<double> OperandBytes(const std::vector<OperandShape>& shapes,
 // read.
 std::optional<double> TensorListBytes(std::string_view shapes, std::string_view dtypes);
 
+// Whether an operator is a matrix multiplication whose FLOPs its shapes
+// determine: CANN's MatMul*, BatchMatMul*, GroupedMatmul*, and ATen's mm,
+// addmm, bmm, baddbmm, matmul, linear, _scaled_mm (any case).
+bool IsMatmulOp(std::string_view op_type);
+
+// "aten::addmm" -> "addmm" (of a lower-case name); CANN names stay whole.
+std::string_view AtenOpName(std::string_view lower);
+
 }  // namespace trainscope::analysis

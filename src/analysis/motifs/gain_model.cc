@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "analysis/common/tensor_shapes.h"
+#include "core/rule_file.h"
 
 namespace trainscope::analysis {
 namespace {
@@ -19,10 +20,11 @@ struct Traffic {
 };
 
 void AddMember(const model::DeviceEvents& table, uint32_t row, bool first, bool last,
-               TensorBytesCache* cache, Traffic* t) {
+               MemberFacts* facts, Traffic* t) {
   if (!t->known) return;
-  const std::optional<double> in = cache->Of(table.input_shapes[row], table.input_dtypes[row]);
-  const std::optional<double> out = cache->Of(table.output_shapes[row], table.output_dtypes[row]);
+  const std::optional<double> in = facts->Bytes(table.input_shapes[row], table.input_dtypes[row]);
+  const std::optional<double> out =
+      facts->Bytes(table.output_shapes[row], table.output_dtypes[row]);
   if (!in || !out) {
     t->known = false;
     return;
@@ -35,7 +37,16 @@ void AddMember(const model::DeviceEvents& table, uint32_t row, bool first, bool 
 
 }  // namespace
 
-std::optional<double> TensorBytesCache::Of(StringId shapes, StringId dtypes) {
+bool MemberFacts::IsMatmul(StringId op_type) {
+  const auto found = matmul_.find(op_type);
+  if (found != matmul_.end()) return found->second;
+  const std::string_view type = strings_.Get(op_type);
+  const bool matmul = IsMatmulOp(type) || AsciiLower(type).find("gemm") != std::string::npos;
+  matmul_.emplace(op_type, matmul);
+  return matmul;
+}
+
+std::optional<double> MemberFacts::Bytes(StringId shapes, StringId dtypes) {
   if (shapes == StringPool::kEmpty) return std::nullopt;
   const uint64_t key = (static_cast<uint64_t>(shapes) << 32) | dtypes;
   const auto found = bytes_.find(key);
@@ -65,17 +76,21 @@ int64_t LaunchOverheadNs(const model::DeviceEvents& table,
 
 InstanceCost EstimateInstance(const model::DeviceEvents& table, const KernelSequence& sequence,
                               const FingerprintInstance& instance, const Fingerprint& fingerprint,
-                              int64_t launch_overhead_ns, TensorBytesCache* bytes) {
+                              int64_t launch_overhead_ns, MemberFacts* facts) {
   InstanceCost cost;
   const uint32_t first = sequence.rows[instance.begin];
   int64_t end_ns = table.end_ns(first);
   auto kept = [&](int32_t p) {
     return std::find(instance.kept.begin(), instance.kept.end(), p) != instance.kept.end();
   };
+  // The members one pass replaces: neither kept nor a matmul.
+  auto passed = [&](int32_t p) {
+    return !kept(p) && !facts->IsMatmul(table.op_type[sequence.rows[p]]);
+  };
   int32_t first_member = -1;
   int32_t last_member = -1;
   for (int32_t p = instance.begin; p < instance.end; ++p) {
-    if (kept(p)) continue;
+    if (!passed(p)) continue;
     if (first_member < 0) first_member = p;
     last_member = p;
   }
@@ -89,20 +104,26 @@ InstanceCost EstimateInstance(const model::DeviceEvents& table, const KernelSequ
       continue;
     }
     cost.kernel_ns += ns;
+    if (!passed(p)) {
+      cost.matmul_ns += ns;
+      continue;
+    }
     cost.longest_ns = std::max(cost.longest_ns, ns);
-    AddMember(table, row, p == first_member, p == last_member, bytes, &traffic);
+    AddMember(table, row, p == first_member, p == last_member, facts, &traffic);
   }
   cost.span_ns = end_ns - table.start_ns[first];
   int64_t one_pass_ns = cost.longest_ns;
-  if (traffic.known && first_member >= 0 && traffic.member_bytes > 0 && cost.kernel_ns > 0) {
+  const int64_t passed_ns = cost.kernel_ns - cost.matmul_ns;
+  if (traffic.known && first_member >= 0 && traffic.member_bytes > 0 && passed_ns > 0) {
     cost.member_bytes = traffic.member_bytes;
     cost.fused_bytes = std::max(traffic.first_inputs + traffic.last_outputs, traffic.widest_inputs);
-    // The members' own rate, bytes per ns: the fused kernel runs at it.
-    const double rate = traffic.member_bytes / static_cast<double>(cost.kernel_ns);
-    one_pass_ns = static_cast<int64_t>(std::llround(*cost.fused_bytes / rate));
+    // At the members' own rate (their traffic over their time).
+    one_pass_ns = static_cast<int64_t>(
+        std::llround(static_cast<double>(passed_ns) * *cost.fused_bytes / traffic.member_bytes));
   }
-  // Kept ops (ANY members) run either way; a fused chain adds one pass.
-  cost.fused_ns = cost.kept_ns + launch_overhead_ns +
+  // Kept ops (ANY members) and matmuls run either way; a fused chain adds
+  // one pass.
+  cost.fused_ns = cost.kept_ns + cost.matmul_ns + launch_overhead_ns +
                   (fingerprint.action == FingerprintAction::kFuse ? one_pass_ns : 0);
   cost.saving_ns = std::max<int64_t>(0, cost.span_ns - cost.fused_ns);
   return cost;

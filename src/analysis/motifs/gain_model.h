@@ -12,7 +12,10 @@
 // already streams the whole tensor once). The saving of an instance is its
 // wall span (members and the dispatch gaps between them) minus the fused
 // time; for a "remove" remedy (glue around a custom op) only the kept op and
-// one launch remain.
+// one launch remain. A matmul member (the vocabulary projection inside the
+// cross-entropy chain) is compute, not traffic: fusing moves its epilogue,
+// not its FLOPs, so its time stays in the fused kernel and the pass is
+// sized over the other members.
 #pragma once
 
 #include <cstdint>
@@ -38,28 +41,34 @@ namespace trainscope::analysis {
 int64_t LaunchOverheadNs(const model::DeviceEvents& table,
                          const std::vector<KernelSequence>& sequences);
 
-// Bytes of a spelt tensor list (shapes, types), memoised per interned pair:
-// a step repeats a few hundred distinct shapes thousands of times.
-class TensorBytesCache {
+// What the model asks of a member, memoised per interned string: a step
+// repeats a few hundred distinct shapes and op types thousands of times.
+class MemberFacts {
  public:
-  explicit TensorBytesCache(const StringPool& strings) : strings_(strings) {}
-  // nullopt when the shapes are absent or unreadable.
-  std::optional<double> Of(StringId shapes, StringId dtypes);
+  explicit MemberFacts(const StringPool& strings) : strings_(strings) {}
+  // Bytes of a spelt tensor list (shapes, types); nullopt when the shapes
+  // are absent or unreadable.
+  std::optional<double> Bytes(StringId shapes, StringId dtypes);
+  // A matrix multiplication (common/tensor_shapes IsMatmulOp, or a GPU
+  // kernel type naming a gemm): its FLOPs stay in the fused kernel.
+  bool IsMatmul(StringId op_type);
 
  private:
   const StringPool& strings_;
   std::unordered_map<uint64_t, std::optional<double>> bytes_;
+  std::unordered_map<StringId, bool> matmul_;
 };
 
 struct InstanceCost {
   int64_t span_ns = 0;     // first member start to last member end
   int64_t kernel_ns = 0;   // summed member durations (kept op excluded)
-  int64_t longest_ns = 0;  // longest member (kept op excluded)
+  int64_t longest_ns = 0;  // longest member (kept op and matmuls excluded)
   int64_t kept_ns = 0;     // ANY members' durations
+  int64_t matmul_ns = 0;   // matmul members' durations (their FLOPs stay)
   int64_t fused_ns = 0;    // what replaces the chain
   int64_t saving_ns = 0;   // span - fused, at least 0
-  // Shape-based traffic (kept op excluded); nullopt where a member lacks
-  // readable input or output shapes.
+  // Shape-based traffic (kept op and matmuls excluded); nullopt where a
+  // member lacks readable input or output shapes.
   std::optional<double> member_bytes;  // every member's inputs + outputs
   std::optional<double> fused_bytes;   // the boundary (see EstimateInstance)
 };
@@ -70,6 +79,6 @@ struct InstanceCost {
 // read once).
 InstanceCost EstimateInstance(const model::DeviceEvents& table, const KernelSequence& sequence,
                               const FingerprintInstance& instance, const Fingerprint& fingerprint,
-                              int64_t launch_overhead_ns, TensorBytesCache* bytes);
+                              int64_t launch_overhead_ns, MemberFacts* facts);
 
 }  // namespace trainscope::analysis

@@ -67,7 +67,7 @@ StepMotifs AnalyzeStepMotifs(const model::RankProfile& profile, int32_t step, in
   out.launch_overhead_ns = LaunchOverheadNs(table, sequences);
   const auto& fps = library.fingerprints();
   std::map<int32_t, FingerprintStepStats> stats;
-  TensorBytesCache bytes(profile.strings);
+  MemberFacts facts(profile.strings);
   std::vector<Motif> fingerprint_motifs;
   std::vector<Motif> mined_motifs;
 
@@ -78,7 +78,7 @@ StepMotifs AnalyzeStepMotifs(const model::RankProfile& profile, int32_t step, in
     std::map<int32_t, std::vector<std::vector<uint32_t>>> rows_by_fp;
     for (const auto& m : matches) {
       const InstanceCost cost =
-          EstimateInstance(table, seq, m, fps[m.fingerprint], out.launch_overhead_ns, &bytes);
+          EstimateInstance(table, seq, m, fps[m.fingerprint], out.launch_overhead_ns, &facts);
       auto& s = stats[m.fingerprint];
       s.fingerprint = m.fingerprint;
       ++s.instances;

@@ -25,27 +25,30 @@ bool Contains(const std::string& haystack, std::string_view needle) {
   return haystack.find(needle) != std::string::npos;
 }
 
-// "aten::addmm" -> "addmm"; CANN names stay whole.
-std::string_view AtenName(std::string_view lower) {
-  const size_t colons = lower.rfind("::");
-  return colons == std::string_view::npos ? lower : lower.substr(colons + 2);
-}
-
 // The contraction axis of A [rows_a, cols_a] and B [rows_b, cols_b], in
-// the order of MatmulCost's comment; false when none is shared.
-bool Contract(int64_t rows_a, int64_t cols_a, int64_t rows_b, int64_t cols_b, MatmulCost* c) {
-  if (cols_a == rows_b) {
-    c->m = rows_a, c->k = cols_a, c->n = cols_b;
-  } else if (cols_a == cols_b) {
-    c->m = rows_a, c->k = cols_a, c->n = rows_b;
-  } else if (rows_a == rows_b) {
-    c->m = cols_a, c->k = rows_a, c->n = cols_b;
-  } else if (rows_a == cols_b) {
-    c->m = cols_a, c->k = rows_a, c->n = rows_b;
-  } else {
-    return false;
+// the order of MatmulCost's comment; where the output's [M, N] is known
+// (|out|), the reading that produces it wins (a weight gradient A^T B of two
+// [tokens, hidden] operands reads as A B^T otherwise); false when no axis
+// is shared.
+bool Contract(int64_t rows_a, int64_t cols_a, int64_t rows_b, int64_t cols_b,
+              const std::optional<std::pair<int64_t, int64_t>>& out, MatmulCost* c) {
+  struct Reading {
+    bool shared;
+    int64_t m, k, n;
+  };
+  const Reading readings[] = {{cols_a == rows_b, rows_a, cols_a, cols_b},
+                              {cols_a == cols_b, rows_a, cols_a, rows_b},
+                              {rows_a == rows_b, cols_a, rows_a, cols_b},
+                              {rows_a == cols_b, cols_a, rows_a, rows_b}};
+  for (const bool by_output : {true, false}) {
+    if (by_output && !out) continue;
+    for (const Reading& r : readings) {
+      if (!r.shared || (by_output && (r.m != out->first || r.n != out->second))) continue;
+      c->m = r.m, c->k = r.k, c->n = r.n;
+      return true;
+    }
   }
-  return true;
+  return false;
 }
 
 // The product of the broadcast leading axes of |a| and |b| (all but the
@@ -66,22 +69,12 @@ std::optional<int64_t> BroadcastBatch(const std::vector<int64_t>& a,
 
 }  // namespace
 
-bool IsMatmulOp(std::string_view op_type) {
-  const std::string lower = AsciiLower(op_type);
-  if (Contains(lower, "matmul")) return true;
-  const std::string_view name = AtenName(lower);
-  for (std::string_view aten :
-       {"mm", "addmm", "bmm", "baddbmm", "linear", "_scaled_mm", "grouped_mm", "_grouped_mm"}) {
-    if (name == aten) return true;
-  }
-  return false;
-}
-
 std::optional<MatmulCost> MatmulCostOf(std::string_view op_type,
-                                       const std::vector<OperandShape>& shapes) {
+                                       const std::vector<OperandShape>& shapes,
+                                       const std::vector<OperandShape>* outputs) {
   if (!IsMatmulOp(op_type)) return std::nullopt;
   const std::string lower = AsciiLower(op_type);
-  const std::string_view name = AtenName(lower);
+  const std::string_view name = AtenOpName(lower);
   MatmulCost c;
   const bool adds_input = name == "addmm" || name == "baddbmm";
   if (adds_input) c.a = 1, c.b = 2;
@@ -97,7 +90,13 @@ std::optional<MatmulCost> MatmulCostOf(std::string_view op_type,
     if (!batch) return std::nullopt;
     c.batch = *batch;
   }
-  if (!Contract(a[a.size() - 2], a.back(), b[b.size() - 2], b.back(), &c)) return std::nullopt;
+  std::optional<std::pair<int64_t, int64_t>> out;
+  if (outputs != nullptr && outputs->size() == 1 && outputs->front().known &&
+      outputs->front().dims.size() >= 2) {
+    const std::vector<int64_t>& dims = outputs->front().dims;
+    out.emplace(dims[dims.size() - 2], dims.back());
+  }
+  if (!Contract(a[a.size() - 2], a.back(), b[b.size() - 2], b.back(), out, &c)) return std::nullopt;
   const double mn =
       static_cast<double>(c.batch) * static_cast<double>(c.m) * static_cast<double>(c.n);
   c.flops = 2 * mn * static_cast<double>(c.k) + (adds_input ? mn : 0);

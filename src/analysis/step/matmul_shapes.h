@@ -17,16 +17,13 @@
 
 namespace trainscope::analysis {
 
-// Whether an operator is a matrix multiplication whose FLOPs its shapes
-// determine: CANN's MatMul*, BatchMatMul*, GroupedMatmul*, and ATen's mm,
-// addmm, bmm, baddbmm, matmul, linear, _scaled_mm (any case).
-bool IsMatmulOp(std::string_view op_type);
-
 // What one matmul call computes: C[batch, M, N] = A[batch, M, K] · B[batch,
 // K, N], the operands found by their shared contraction axis (K), so a
 // transposed operand (B as [N, K] in a linear layer, A as [K, M] in a weight
-// gradient) reads right. When several axes could be K (square matrices) the
-// untransposed reading wins: A's last axis against B's first, then B
+// gradient) reads right. When several axes could be K (square matrices, or
+// two [tokens, hidden] operands of a weight gradient) the reading whose
+// [M, N] is the output's shape wins where the output is known; otherwise
+// the untransposed reading: A's last axis against B's first, then B
 // transposed, then A transposed, then both.
 struct MatmulCost {
   int64_t batch = 1;  // product of the broadcast leading axes (1 for grouped matmul)
@@ -43,8 +40,11 @@ struct MatmulCost {
 // broadcast). Grouped matmul (GroupedMatmul, grouped_mm): x [M, K] against
 // the experts' weights [E, K, N]: each row goes through one expert, so E does
 // not multiply.
+// |outputs|, where known (kernel_details.csv "Output Shapes"), settles
+// which axis is K when several could be.
 std::optional<MatmulCost> MatmulCostOf(std::string_view op_type,
-                                       const std::vector<OperandShape>& shapes);
+                                       const std::vector<OperandShape>& shapes,
+                                       const std::vector<OperandShape>* outputs = nullptr);
 
 // Bytes one call moves: every known operand's elements times its type's
 // size, plus the output where the operator determines it (a matmul's

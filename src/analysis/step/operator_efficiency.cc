@@ -14,7 +14,9 @@
 namespace trainscope::analysis {
 namespace {
 
-using Key = std::tuple<StringId, StringId, StringId>;  // op type, shapes, dtypes
+// op type, input shapes, dtypes, output shapes (which settle a matmul's
+// contraction axis; kEmpty where unknown)
+using Key = std::tuple<StringId, StringId, StringId, StringId>;
 
 struct Accumulator {
   int64_t count = 0;
@@ -96,7 +98,8 @@ std::map<Key, Accumulator> Accumulate(const model::RankProfile& profile, int32_t
     if (!Timed(events.kind[i])) continue;
     AddSaturating(out->device_ns, events.duration_ns[i]);
     if (events.input_shapes[i] != StringPool::kEmpty) {
-      Accumulator& a = by_key[{events.op_type[i], events.input_shapes[i], events.input_dtypes[i]}];
+      Accumulator& a = by_key[{events.op_type[i], events.input_shapes[i], events.input_dtypes[i],
+                               events.output_shapes[i]}];
       ++a.count;
       AddSaturating(a.total_ns, events.duration_ns[i]);
       AddSaturating(out->shaped_ns, events.duration_ns[i]);
@@ -105,7 +108,8 @@ std::map<Key, Accumulator> Accumulate(const model::RankProfile& profile, int32_t
     const int32_t owner = owners.Of(events.launcher[i]);
     if (owner == model::kNoIndex) continue;
     const auto o = static_cast<size_t>(owner);
-    Accumulator& a = by_key[{ops.name[o], ops.input_dims[o], ops.input_types[o]}];
+    Accumulator& a =
+        by_key[{ops.name[o], ops.input_dims[o], ops.input_types[o], StringPool::kEmpty}];
     if (counted.insert(owner).second) ++a.count;
     AddSaturating(a.total_ns, events.duration_ns[i]);
     AddSaturating(out->shaped_ns, events.duration_ns[i]);
@@ -124,7 +128,10 @@ ShapeEfficiency Measure(const model::RankProfile& profile, const Key& key, const
   const std::optional<std::vector<OperandShape>> shapes = ParseShapes(row.shapes);
   if (!shapes) return row;
   const std::vector<std::string> dtypes = ParseDtypes(row.dtypes);
-  const std::optional<MatmulCost> matmul = MatmulCostOf(row.op_type, *shapes);
+  const std::optional<std::vector<OperandShape>> outputs =
+      ParseShapes(profile.strings.Get(std::get<3>(key)));
+  const std::optional<MatmulCost> matmul =
+      MatmulCostOf(row.op_type, *shapes, outputs ? &*outputs : nullptr);
   if (matmul) {
     row.matmul = true;
     row.flops = matmul->flops;
