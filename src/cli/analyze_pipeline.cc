@@ -189,8 +189,9 @@ int ReportRun(const RunReport& report, std::map<size_t, Result<analysis::RankRes
       },
       &document_on_stdout);
   if (!html.ok()) return ReportError(html);
-  const Status json = WriteDocument(
-      args.json_out, [&] { return report::RenderJson(*job, kVersion); }, &document_on_stdout);
+  const Status json = WriteStreamedDocument(
+      args.json_out, [&](const DocumentSink& sink) { report::StreamJson(*job, kVersion, sink); },
+      &document_on_stdout);
   if (!json.ok()) return ReportError(json);
   if (document_on_stdout) {
     clock.Lap("report");

@@ -22,6 +22,20 @@ Status WriteDocument(const std::string& path, const std::function<std::string()>
   return WriteFileAtomically(path, render());
 }
 
+Status WriteStreamedDocument(const std::string& path,
+                             const std::function<void(const DocumentSink&)>& stream,
+                             bool* on_stdout) {
+  if (path.empty()) return Status::Ok();
+  if (path == "-") {
+    stream([](std::string_view chunk) { WriteStdout(chunk); });
+    *on_stdout = true;
+    return Status::Ok();
+  }
+  TS_ASSIGN_OR_RETURN(AtomicFileWriter writer, AtomicFileWriter::Open(path));
+  stream([&writer](std::string_view chunk) { writer.Append(chunk); });
+  return writer.Commit();
+}
+
 void SayWhereDocumentsWent(const std::string& json_out, const std::string& html_out) {
   if (!json_out.empty()) WriteStdout(fmt::format("\nJSON written to {}\n", TerminalSafe(json_out)));
   if (!html_out.empty()) {

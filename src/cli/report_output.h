@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 
 #include "core/status.h"
 
@@ -15,6 +16,14 @@ namespace trainscope::cli {
 // to |path| (or stdout for "-", setting |*on_stdout|).
 Status WriteDocument(const std::string& path, const std::function<std::string()>& render,
                      bool* on_stdout);
+
+// The same for a document written in chunks (report::StreamJson): |stream|
+// is called with the sink each chunk goes to, so the document never sits
+// whole in memory.
+using DocumentSink = std::function<void(std::string_view)>;
+Status WriteStreamedDocument(const std::string& path,
+                             const std::function<void(const DocumentSink&)>& stream,
+                             bool* on_stdout);
 
 // "JSON written to F" / "HTML report written to F" after the text summary.
 void SayWhereDocumentsWent(const std::string& json_out, const std::string& html_out);

@@ -21,4 +21,37 @@ namespace trainscope {
 // renamed over.
 Status WriteFileAtomically(const std::string& path, std::string_view content);
 
+// The same, for content written piece by piece (a document too large to
+// hold whole): Open creates the temporary file (or opens the stream),
+// Append writes to it, Commit renames it over |path|. A writer destroyed
+// before Commit removes its temporary file, so a failed render leaves the
+// destination as it was. After the first failed Append, later ones do
+// nothing and Commit returns that error.
+class AtomicFileWriter {
+ public:
+  static Result<AtomicFileWriter> Open(const std::string& path);
+  AtomicFileWriter(AtomicFileWriter&& other) noexcept;
+  AtomicFileWriter& operator=(AtomicFileWriter&&) = delete;
+  AtomicFileWriter(const AtomicFileWriter&) = delete;
+  AtomicFileWriter& operator=(const AtomicFileWriter&) = delete;
+  ~AtomicFileWriter();
+
+  void Append(std::string_view content);
+  Status Commit();
+
+ private:
+  AtomicFileWriter() = default;
+  void Abandon();
+
+  std::string path_;    // as the user named it, for messages
+  std::string target_;  // |path_| with a symlink resolved
+  std::string temp_;    // empty when writing a stream in place
+  int fd_ = -1;
+  bool existed_ = false;
+  bool keep_mode_ = false;  // an existing regular file: its permission bits stay
+  unsigned mode_ = 0;
+  int error_ = 0;
+  const char* what_ = nullptr;
+};
+
 }  // namespace trainscope

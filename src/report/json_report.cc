@@ -476,8 +476,10 @@ void WriteIngest(JsonWriter& w, const analysis::RankAnalysis& rank) {
 
 }  // namespace
 
-std::string RenderJson(const analysis::JobAnalysis& job, const std::string& tool_version) {
-  JsonWriter w;
+namespace {
+
+void WriteJobDocument(JsonWriter& w, const analysis::JobAnalysis& job,
+                      const std::string& tool_version) {
   w.BeginObject();
   w.Field("schema", kJsonSchema);
   w.Key("tool")
@@ -523,9 +525,25 @@ std::string RenderJson(const analysis::JobAnalysis& job, const std::string& tool
   }
   w.EndArray();
   w.EndObject();
+}
+
+}  // namespace
+
+std::string RenderJson(const analysis::JobAnalysis& job, const std::string& tool_version) {
+  JsonWriter w;
+  WriteJobDocument(w, job, tool_version);
   std::string out = w.str();
   out.push_back('\n');
   return out;
+}
+
+void StreamJson(const analysis::JobAnalysis& job, const std::string& tool_version,
+                const JsonWriter::Sink& sink) {
+  JsonWriter w;
+  w.StreamTo(sink);
+  WriteJobDocument(w, job, tool_version);
+  w.Flush();
+  sink("\n");
 }
 
 }  // namespace trainscope::report

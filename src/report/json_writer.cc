@@ -68,7 +68,14 @@ void JsonWriter::Newline() {
   out_.append(stack_.size() * 2, ' ');
 }
 
+void JsonWriter::Flush() {
+  if (!sink_ || out_.empty()) return;
+  sink_(out_);
+  out_.clear();
+}
+
 void JsonWriter::BeforeValue() {
+  MaybeFlush();
   if (after_key_) {
     after_key_ = false;
     return;

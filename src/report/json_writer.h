@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,12 +36,26 @@ class JsonWriter {
 
   const std::string& str() const { return out_; }
 
+  // Hands the output to |sink| in chunks of about kChunkBytes instead of
+  // keeping it whole (a report of 10,000 ranks is gigabytes of JSON); str()
+  // then holds only what Flush() has not passed on yet.
+  using Sink = std::function<void(std::string_view)>;
+  static constexpr size_t kChunkBytes = size_t{1} << 20;
+  void StreamTo(Sink sink) { sink_ = std::move(sink); }
+  // Passes the buffered output to the sink (nothing without one).
+  void Flush();
+
  private:
   void BeforeValue();
   void Newline();
 
+  void MaybeFlush() {
+    if (sink_ && out_.size() >= kChunkBytes) Flush();
+  }
+
   bool pretty_;
   std::string out_;
+  Sink sink_;
   struct Level {
     bool is_object;
     bool has_items;

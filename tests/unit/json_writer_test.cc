@@ -36,3 +36,35 @@ TEST(JsonWriterTest, DoublesAreTrimmedAndNonFiniteIsNull) {
 
 }  // namespace
 }  // namespace trainscope::report
+
+namespace trainscope::report {
+namespace {
+
+// Streamed output (StreamTo) is the same bytes as the whole document, in
+// chunks of about kChunkBytes.
+TEST(JsonWriterTest, StreamedChunksConcatenateToTheWholeDocument) {
+  auto write = [](JsonWriter& w) {
+    w.BeginArray();
+    for (int i = 0; i < 200000; ++i)
+      w.BeginObject().Field("i", i).Field("name", "kernel").EndObject();
+    w.EndArray();
+  };
+  JsonWriter whole;
+  write(whole);
+  std::string streamed;
+  size_t chunks = 0;
+  JsonWriter w;
+  w.StreamTo([&](std::string_view chunk) {
+    EXPECT_LE(chunk.size(), JsonWriter::kChunkBytes + 4096);
+    streamed.append(chunk);
+    ++chunks;
+  });
+  write(w);
+  w.Flush();
+  EXPECT_EQ(streamed, whole.str());
+  EXPECT_GT(whole.str().size(), 4 * JsonWriter::kChunkBytes);
+  EXPECT_GE(chunks, 4u);
+}
+
+}  // namespace
+}  // namespace trainscope::report

@@ -247,6 +247,17 @@ TEST(PerRankTest, AnUndrawnWarmUpStepShownForTheJobIsAWarning) {
   })) << fmt::format("{}", fmt::join(warnings, "\n"));
   // Unknown, not none: the undrawn step's gaps and zooms are null in the JSON.
   const std::string json = report::RenderJson(*job, "test");
+  {
+    // Streamed in chunks (analyze --json), the bytes are the same.
+    std::string streamed;
+    size_t chunks = 0;
+    report::StreamJson(*job, "test", [&](std::string_view chunk) {
+      streamed.append(chunk);
+      ++chunks;
+    });
+    EXPECT_EQ(streamed, json);
+    EXPECT_GE(chunks, 1u);
+  }
   EXPECT_NE(json.find("\"longest_free_gaps\": null"), std::string::npos);
   EXPECT_NE(json.find("\"zooms\": null"), std::string::npos);
 }

@@ -5,9 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -87,6 +89,43 @@ TEST(RankResultIoTest, SynthJobRoundTripsToIdenticalReports) {
   size_t motifs = 0;
   ExpectRoundTripKeepsTheReports(loaded->profiles, &motifs);
   EXPECT_GT(motifs, 0u);
+}
+
+// The per-rank summary the MPI mode gathers has a size budget (docs/mpi.md,
+// "Size budget"): at most kBudgetPerStep bytes per captured step, all of
+// the rank's parts included. Measured on the demo's model shape (8 layers,
+// 2 micro-batches, the methodology's fingerprints all present) and on the
+// 1,024-rank benchmark's (1 layer, 1 micro-batch); the sizes are printed so
+// that docs/mpi.md's table can be checked.
+TEST(RankResultIoTest, ASummaryStaysWithinItsSizeBudget) {
+  constexpr size_t kBudgetPerStep = 40 * 1024;
+  struct Shape {
+    const char* name;
+    int layers, micro_batches, steps;
+  };
+  for (const Shape& shape : {Shape{"demo", 8, 2, 3}, Shape{"bench-1024", 1, 1, 2}}) {
+    synth::SynthOptions options;
+    options.ranks = 8;
+    options.layers = shape.layers;
+    options.micro_batches = shape.micro_batches;
+    options.steps = shape.steps;
+    auto loaded = testing::LoadSynthJob(options, std::string("budget-") + shape.name);
+    ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+    const JobContext context{FamilyRules::Builtin(), AnalysisOptions{}, 2};
+    size_t largest = 0;
+    for (const model::RankProfile& profile : loaded->profiles) {
+      auto result = AnalyzeRank(profile, context);
+      ASSERT_TRUE(result.ok()) << result.status().message();
+      const size_t bytes = SerializeRankResult(*result).size();
+      const size_t steps = std::max<size_t>(1, result->steps.size());
+      EXPECT_LE(bytes, kBudgetPerStep * steps) << shape.name << " rank " << result->header.rank;
+      largest = std::max(largest, bytes);
+    }
+    std::printf("%s: largest summary %zu bytes for %d captured steps (%.1f KB per step)\n",
+                shape.name, largest, shape.steps,
+                static_cast<double>(largest) / shape.steps / 1024.0);
+    EXPECT_GT(largest, 0u);
+  }
 }
 
 TEST(RankResultIoTest, CorpusJobsRoundTripToIdenticalReports) {

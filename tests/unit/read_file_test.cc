@@ -75,6 +75,35 @@ TEST(WriteFileAtomically, ReplacesKeepingTheModeAndTheSymlink) {
   EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 2);
 }
 
+TEST(AtomicFileWriter, ChunksLandWholeOnCommitAndNotBefore) {
+  const std::string dir = MakeTempDir("atomic-chunks");
+  ASSERT_TRUE(WriteBytes(dir + "/out.json", "old"));
+  {
+    auto writer = AtomicFileWriter::Open(dir + "/out.json");
+    ASSERT_TRUE(writer.ok()) << writer.status().message();
+    writer->Append("{\"a\":");
+    writer->Append("1}");
+    // Until Commit the old file is what a reader sees.
+    EXPECT_EQ(ReadFileBytes(dir + "/out.json"), "old");
+    ASSERT_TRUE(writer->Commit().ok());
+  }
+  EXPECT_EQ(ReadFileBytes(dir + "/out.json"), "{\"a\":1}");
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1);
+}
+
+TEST(AtomicFileWriter, AWriterDroppedBeforeCommitLeavesTheOldFileAndNoTemporary) {
+  const std::string dir = MakeTempDir("atomic-dropped");
+  ASSERT_TRUE(WriteBytes(dir + "/out.json", "old"));
+  {
+    auto writer = AtomicFileWriter::Open(dir + "/out.json");
+    ASSERT_TRUE(writer.ok());
+    writer->Append("half a docu");
+    // A render that fails: the writer goes out of scope uncommitted.
+  }
+  EXPECT_EQ(ReadFileBytes(dir + "/out.json"), "old");
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 1);
+}
+
 TEST(WriteFileAtomically, FailsWithTheOsReasonInAMissingDirectory) {
   const std::string dir = MakeTempDir("atomic-missing");
   Status status = WriteFileAtomically(dir + "/no/such/out.json", "x");
