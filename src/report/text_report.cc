@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <optional>
 
 #include "core/safe_text.h"
@@ -154,6 +155,19 @@ void RenderMatmulShapes(std::string& out, const analysis::StepDistribution& step
          "\n";
 }
 
+// Where the profiler's own step accounting was read: step_trace_time.csv
+// of the text export, or analysis.db's StepTraceTime table (the file
+// health lists the one read).
+std::string StepTraceSource(const analysis::RankHeader& header) {
+  for (const analysis::FileHealth& f : header.files) {
+    const std::string name = std::filesystem::path(f.file).filename().string();
+    if (name == "step_trace_time.csv") return name;
+    constexpr std::string_view kTable = ":StepTraceTime";
+    if (name.size() > kTable.size() && name.ends_with(kTable)) return name;
+  }
+  return "step_trace_time.csv";
+}
+
 void RenderRankDetail(std::string& out, const analysis::RankAnalysis& rank, const Styler& s) {
   std::string capture;
   if (!rank.header.torch_npu_version.empty())
@@ -203,10 +217,10 @@ void RenderRankDetail(std::string& out, const analysis::RankAnalysis& rank, cons
   if (step->step_trace) {
     const auto& t = *step->step_trace;
     out += fmt::format(
-        "  profiler    computing {}, communication {} (not overlapped {}), free {}  "
-        "[step_trace_time.csv]\n",
+        "  profiler    computing {}, communication {} (not overlapped {}), free {}  [{}]\n",
         FormatDurationNs(t.computing_ns), FormatDurationNs(t.communication_ns),
-        FormatDurationNs(t.communication_not_overlapped_ns), FormatDurationNs(t.free_ns));
+        FormatDurationNs(t.communication_not_overlapped_ns), FormatDurationNs(t.free_ns),
+        T(StepTraceSource(rank.header)));
   }
   if (step->breakdown) {
     const auto& b = step->breakdown->budget;

@@ -17,6 +17,7 @@
 #include "analysis/step/step_budget.h"
 #include "formats/ascend/ascend_rank_loader.h"
 #include "formats/ascend_db/ascend_db_reader.h"
+#include "golden/cli_test_util.h"
 #include "test_paths.h"
 
 namespace trainscope::formats {
@@ -182,6 +183,25 @@ TEST(AscendDbCorpusTest, AnalysisDbStepTraceEqualsTheCsvOfTheSameRun) {
     ASSERT_TRUE(a.preparing_ns && b.preparing_ns);
     EXPECT_NEAR(*a.preparing_ns, *b.preparing_ns, 1000);
   }
+}
+
+// The text report names where the profiler's step accounting came from:
+// analysis.db's table for a .db job, the CSV for a text one.
+TEST(AscendDbCorpusTest, TheReportNamesTheStepTraceSourceItRead) {
+  TS_REQUIRE_CORPUS("ascend");
+  const auto profiler_line = [&](const std::string& job) {
+    const testing::CommandResult r =
+        testing::RunTrainscope({"analyze", corpus_path + "/ascend/" + job, "--threads", "2"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    const size_t at = r.out.find("  profiler    ");
+    return at == std::string::npos ? std::string() : r.out.substr(at, r.out.find('\n', at) - at);
+  };
+  const std::string db = profiler_line("msinsight-st-qwen3-0.6b-4rank-level2-cann8.3.RC1");
+  const std::string text = profiler_line("msinsight-pytorch-2rank-text-level1");
+  EXPECT_NE(text.find("[step_trace_time.csv]"), std::string::npos) << text;
+  EXPECT_NE(db.find("[step_trace_time.csv]"), std::string::npos) << db;
+  const std::string db_only = profiler_line("msinsight-pytorch-2rank-db-level1");
+  EXPECT_NE(db_only.find("[analysis.db:StepTraceTime]"), std::string::npos) << db_only;
 }
 
 }  // namespace
