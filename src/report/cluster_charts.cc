@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "report/svg.h"
 #include "report/text_report.h"
@@ -49,6 +52,62 @@ HtmlFragment RankScatterSvg(const analysis::ClusterAnalysis& c) {
       svg.Text(x + 5, y - 4, fmt::format("{}", r.rank), "start", 9);
     }
   }
+  return std::move(svg).Finish();
+}
+
+HtmlFragment LinkMatrixSvg(const analysis::ClusterAnalysis& cluster) {
+  const std::vector<analysis::LinkCell>& cells = cluster.link_matrix;
+  if (cells.empty()) return HtmlFragment();
+  std::map<int32_t, size_t> index;     // rank -> row/column
+  std::map<std::string, double> best;  // transport -> fastest GB/s
+  for (const analysis::LinkCell& c : cells) {
+    index.emplace(c.src, 0);
+    index.emplace(c.dst, 0);
+    double& b = best[c.transport];
+    b = std::max(b, c.bandwidth_gbps());
+  }
+  size_t next = 0;
+  for (auto& [rank, i] : index) i = next++;
+  const double n = static_cast<double>(index.size());
+  constexpr double kLabel = 40;
+  const double cell = std::clamp(480.0 / n, 2.0, 24.0);
+  const double size = kLabel + cell * n + 10;
+  SvgCanvas svg(size + 150, size, "link bandwidth matrix, src rows by dst columns");
+  const bool labelled = cell >= 10;
+  for (const auto& [rank, i] : index) {
+    if (!labelled) break;
+    const double at = kLabel + cell * static_cast<double>(i) + cell / 2;
+    svg.Text(kLabel - 4, at + 4, fmt::format("{}", rank), "end", 9);
+    svg.Text(at, kLabel - 4, fmt::format("{}", rank), "middle", 9);
+  }
+  std::vector<std::string> transports;
+  for (const auto& [t, b] : best) transports.push_back(t);
+  for (const analysis::LinkCell& c : cells) {
+    const double b = best[c.transport];
+    const double share = b > 0 ? c.bandwidth_gbps() / b : 0;
+    const size_t colour =
+        static_cast<size_t>(std::find(transports.begin(), transports.end(), c.transport) -
+                            transports.begin()) %
+        (kPaletteSize - 1);
+    svg.Format(
+        "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"{}\" "
+        "fill-opacity=\"{:.2f}\"><title>{} -> {} {}: {:.1f} MB in {:.2f} ms, {:.2f} GB/s ({:.0f}% "
+        "of the fastest {} link)</title></rect>",
+        kLabel + cell * static_cast<double>(index[c.dst]),
+        kLabel + cell * static_cast<double>(index[c.src]), cell - 0.5, cell - 0.5, kPalette[colour],
+        0.15 + 0.85 * share, c.src, c.dst, c.transport, c.size_mb, c.time_ms, c.bandwidth_gbps(),
+        share * 100, c.transport);
+  }
+  double y = kLabel;
+  for (size_t t = 0; t < transports.size(); ++t) {
+    svg.Rect(size, y, 12, 12, kPalette[t % (kPaletteSize - 1)]);
+    svg.Text(size + 16, y + 10,
+             fmt::format("{} (fastest {:.1f} GB/s)", transports[t], best[transports[t]]), "start",
+             10);
+    y += 18;
+  }
+  svg.Text(size, y + 14, "paler = slower than the", "start", 9, "#555");
+  svg.Text(size, y + 26, "transport's fastest link", "start", 9, "#555");
   return std::move(svg).Finish();
 }
 

@@ -75,6 +75,13 @@ void RenderClusterHtml(HtmlWriter& out, const analysis::JobAnalysis& job) {
     }
     out.Raw("</table>\n");
   }
+  if (!c.link_matrix.empty()) {
+    out.Format(
+        "<h3>Link bandwidth</h3><p>communication_matrix.json of every rank, {} links between "
+        "ranks: rows send, columns receive; hover a cell for its data, time and GB/s.</p>\n",
+        c.link_matrix.size());
+    out.Append(LinkMatrixSvg(c));
+  }
   for (const auto& note : c.notes) out.Format("<p class=\"muted\">{}</p>\n", note);
 }
 

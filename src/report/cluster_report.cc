@@ -229,6 +229,22 @@ void WriteClusterJson(JsonWriter& w, const analysis::JobAnalysis& job) {
     w.EndObject();
   }
   w.EndArray();
+  w.Key("link_matrix").BeginArray();
+  for (const analysis::LinkCell& cell : c.link_matrix) {
+    w.BeginObject();
+    w.Field("src", cell.src);
+    w.Field("dst", cell.dst);
+    w.Field("transport", cell.transport);
+    w.Field("size_mb", cell.size_mb);
+    w.Field("time_ms", cell.time_ms);
+    if (cell.time_ms > 0) {
+      w.Field("bandwidth_gbps", cell.bandwidth_gbps());
+    } else {
+      w.Key("bandwidth_gbps").Null();
+    }
+    w.EndObject();
+  }
+  w.EndArray();
   w.Key("notes").BeginArray();
   for (const std::string& n : c.notes) w.String(n);
   w.EndArray();

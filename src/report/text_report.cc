@@ -160,7 +160,7 @@ void RenderMatmulShapes(std::string& out, const analysis::StepDistribution& step
 // health lists the one read).
 std::string StepTraceSource(const analysis::RankHeader& header) {
   for (const analysis::FileHealth& f : header.files) {
-    const std::string name = std::filesystem::path(f.file).filename().string();
+    std::string name = std::filesystem::path(f.file).filename().string();
     if (name == "step_trace_time.csv") return name;
     constexpr std::string_view kTable = ":StepTraceTime";
     if (name.size() > kTable.size() && name.ends_with(kTable)) return name;

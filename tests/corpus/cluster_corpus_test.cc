@@ -45,6 +45,25 @@ TEST(ClusterCorpus, AscendQwen4Rank) {
   // Every bulk link runs at 18.7-20.9 GB/s; the 24-96 byte all-gathers and
   // all-reduces at 0.004-0.08 GB/s are latency-bound and must not be "slow".
   EXPECT_TRUE(job.cluster.slow_links.empty());
+  // The rank x rank matrix: the "total" records of all four
+  // communication_matrix.json files summed per (src, dst, transport), local
+  // ids made global by the self links; the numbers are python's over the
+  // raw files (sum of Transit Size(MB) and Transit Time(ms)).
+  ASSERT_EQ(job.cluster.link_matrix.size(), 12u);
+  auto cell = [&](int32_t src, int32_t dst) -> const LinkCell* {
+    for (const LinkCell& c : job.cluster.link_matrix) {
+      if (c.src == src && c.dst == dst && c.transport == "HCCS") return &c;
+    }
+    return nullptr;
+  };
+  ASSERT_TRUE(cell(0, 1) && cell(1, 0) && cell(0, 2) && cell(0, 3));
+  EXPECT_NEAR(cell(0, 1)->size_mb, 1127.447, 1e-3);
+  EXPECT_NEAR(cell(0, 1)->time_ms, 59.515, 1e-3);
+  EXPECT_NEAR(cell(1, 0)->time_ms, 59.523, 1e-3);
+  EXPECT_NEAR(cell(0, 2)->size_mb, 639.107, 1e-3);
+  EXPECT_NEAR(cell(0, 2)->time_ms, 33.457, 1e-3);
+  EXPECT_NEAR(cell(0, 2)->bandwidth_gbps(), 639.107 / 33.457, 1e-3);
+  EXPECT_NEAR(cell(0, 3)->size_mb, 96e-6, 1e-9);  // 96 bytes: handshake-sized only
   // Ranks 1 and 3 have no kernel_details.csv: they do not count in the step
   // statistics, and between the two ranks left "last to arrive" is no verdict.
   EXPECT_LT(job.cluster.step_time_spread_pct, 5);

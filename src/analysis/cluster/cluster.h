@@ -91,6 +91,19 @@ struct SlowLink {
   double ratio = 0;                // bandwidth / transport_mean
 };
 
+// One cell of the rank x rank bandwidth matrix (communication_matrix.json,
+// msprof-analyze's communication_matrix view): every record of the link
+// src -> dst over one transport, all groups and steps summed, so bandwidth
+// = data / time of what actually went over it.
+struct LinkCell {
+  int32_t src = -1;  // global ranks where known, else group-local
+  int32_t dst = -1;
+  std::string transport;
+  double size_mb = 0;
+  double time_ms = 0;
+  double bandwidth_gbps() const { return time_ms > 0 ? size_mb / time_ms : 0; }  // MB/ms = GB/s
+};
+
 struct ClusterAnalysis {
   bool present = false;  // false for a single rank
   int32_t ranks = 0;
@@ -112,6 +125,8 @@ struct ClusterAnalysis {
   std::vector<CollectiveTypeStats> collectives;
   std::vector<SlowLink> slow_links;
   int64_t links_checked = 0;
+  // Every link between two different ranks, by (src, dst, transport).
+  std::vector<LinkCell> link_matrix;
   std::vector<std::string> notes;  // what could not be analysed and why
 };
 

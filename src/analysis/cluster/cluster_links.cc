@@ -30,20 +30,59 @@ struct LinkAgg {
   std::string op_type;
 };
 
-}  // namespace
+using GlobalRanks = std::map<std::pair<std::string, int32_t>, int32_t>;
 
-std::vector<SlowLink> FindSlowLinks(const std::vector<RankLinks>& ranks, double max_ratio,
-                                    double min_mb_per_step, int64_t* links_checked) {
-  // Group-local -> global rank, from the self links (src == dst on rank r
-  // means local id src is r), as msprof-analyze does.
-  std::map<std::pair<std::string, int32_t>, int32_t> global;
-  bool any_total = false;
+// Group-local -> global rank, from the self links (src == dst on rank r
+// means local id src is r), as msprof-analyze does; |any_total| says
+// whether any matrix has "total" records.
+GlobalRanks GlobalRanksOf(const std::vector<RankLinks>& ranks, bool* any_total) {
+  GlobalRanks global;
+  *any_total = false;
   for (const RankLinks& p : ranks) {
     for (const model::CommLinkRecord& l : p.links) {
       if (l.src == l.dst && p.rank >= 0) global[{l.group_hash, l.src}] = p.rank;
-      any_total |= l.statistic == "total";
+      *any_total |= l.statistic == "total";
     }
   }
+  return global;
+}
+
+int32_t GlobalRank(const GlobalRanks& global, const std::string& group, int32_t local) {
+  const auto it = global.find({group, local});
+  return it == global.end() ? local : it->second;
+}
+
+}  // namespace
+
+std::vector<LinkCell> BuildLinkMatrix(const std::vector<RankLinks>& ranks) {
+  bool any_total = false;
+  const GlobalRanks global = GlobalRanksOf(ranks, &any_total);
+  std::map<std::tuple<int32_t, int32_t, std::string>, LinkCell> cells;
+  for (const RankLinks& p : ranks) {
+    for (const model::CommLinkRecord& l : p.links) {
+      if (any_total && l.statistic != "total") continue;
+      if (!UsableMeasure(l.size_mb, /*allow_zero=*/true) || !UsableMeasure(l.time_ms)) continue;
+      const int32_t src = GlobalRank(global, l.group_hash, l.src);
+      const int32_t dst = GlobalRank(global, l.group_hash, l.dst);
+      if (src == dst) continue;
+      LinkCell& cell = cells[{src, dst, l.transport}];
+      cell.src = src;
+      cell.dst = dst;
+      cell.transport = l.transport;
+      cell.size_mb += l.size_mb;
+      cell.time_ms += l.time_ms;
+    }
+  }
+  std::vector<LinkCell> out;
+  out.reserve(cells.size());
+  for (auto& [key, cell] : cells) out.push_back(std::move(cell));
+  return out;
+}
+
+std::vector<SlowLink> FindSlowLinks(const std::vector<RankLinks>& ranks, double max_ratio,
+                                    double min_mb_per_step, int64_t* links_checked) {
+  bool any_total = false;
+  const GlobalRanks global = GlobalRanksOf(ranks, &any_total);
   // Per link the mean over steps of its "total" record (sums over every op:
   // the per-op top/bottom records of latency-bound small ops would be noise).
   std::map<LinkKey, LinkAgg> links;
@@ -89,13 +128,8 @@ std::vector<SlowLink> FindSlowLinks(const std::vector<RankLinks>& ranks, double 
     SlowLink s;
     s.reporting_rank = key.rank;
     s.group_hash = key.group;
-    const auto group = key.group;  // clang 14 cannot capture a structured binding
-    auto g = [&](int32_t local) {
-      auto it = global.find({group, local});
-      return it == global.end() ? local : it->second;
-    };
-    s.src = g(key.src);
-    s.dst = g(key.dst);
+    s.src = GlobalRank(global, key.group, key.src);
+    s.dst = GlobalRank(global, key.group, key.dst);
     s.transport = key.transport;
     s.op_type = agg.op_type;
     s.bandwidth_gbps = bw;

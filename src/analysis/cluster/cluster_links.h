@@ -24,6 +24,13 @@ struct RankLinks {
 // (its bytes over time measure the handshake) and is neither judged nor
 // averaged into its transport's mean (data/thresholds.tsv slow_link_ratio,
 // slow_link_min_mb).
+// The rank x rank matrix: per (src, dst, transport) between different
+// ranks, the summed size and time of the links' "total" records (every
+// record where a matrix has no totals), over every group and step. Local
+// ids become global ranks by the self links, as in FindSlowLinks. Records
+// with an unusable size or time are left out.
+std::vector<LinkCell> BuildLinkMatrix(const std::vector<RankLinks>& ranks);
+
 std::vector<SlowLink> FindSlowLinks(const std::vector<RankLinks>& ranks, double max_ratio,
                                     double min_mb_per_step, int64_t* links_checked);
 

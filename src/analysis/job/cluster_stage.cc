@@ -184,6 +184,7 @@ void AddClusterAnalysis(std::vector<RankComm> comm, const std::vector<RankLinks>
                                           step->breakdown->budget.computation_ns});
   }
   DetectStragglers(comm, StragglerOptionsOf(catalog.thresholds()), &c, computation);
+  c.link_matrix = BuildLinkMatrix(links);
   c.slow_links = FindSlowLinks(links, catalog.thresholds().slow_link_ratio,
                                catalog.thresholds().slow_link_min_mb, &c.links_checked);
   if (c.collectives.empty()) c.notes.push_back("no communication ops found on any rank");
