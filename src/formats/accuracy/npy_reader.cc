@@ -1,6 +1,7 @@
 #include "formats/accuracy/npy_reader.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <zlib.h>
 
 #include <cstring>
@@ -191,9 +192,9 @@ Result<NpyHeader> ParseNpyHeader(std::string_view bytes, const std::string& name
   header.data_bytes = count * model::ElementBytes(header.type);
   if (header.data_offset + header.data_bytes > bytes.size()) {
     return InvalidInput(fmt::format(
-        "{}: byte {}: truncated: shape {} x {} needs {} data bytes, the file has {}\nhint: the "
-        "file was cut off while being written; dump it again",
-        name, header.data_offset, header.shape.size(), header.descr, header.data_bytes,
+        "{}: byte {}: truncated: shape ({}) of {} needs {} data bytes, the file has {}\nhint: "
+        "the file was cut off while being written; dump it again",
+        name, header.data_offset, fmt::join(header.shape, ", "), header.descr, header.data_bytes,
         bytes.size() - header.data_offset));
   }
   return header;
