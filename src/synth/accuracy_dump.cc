@@ -470,7 +470,7 @@ Result<int64_t> WriteAccuracyBenchDumps(const std::string& out, int files, int64
         for (float& x : side.v) x = std::nextafter(x, rng.Uniform() < 0.5 ? -2.0F : 2.0F);
       }
       const std::string npy = NpyBytes(side);
-      TS_RETURN_IF_ERROR(WriteBytes(dir / fmt::format("{:04d}_tensor.npy", f), npy));
+      TS_RETURN_IF_ERROR(WriteBytes(dir / fmt::format("layer{:02d}/activation.npy", f), npy));
       bytes += static_cast<int64_t>(npy.size());
     }
   }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <limits>
 #include <unordered_map>
 
@@ -229,18 +230,21 @@ AccuracyComparison CompareDumps(const TensorDump& base, const TensorDump& next,
       const OpGroup& gb = base_ops[*a.base];
       const OpGroup& gn = next_ops[*a.next];
       last_common = gb.op;
-      std::unordered_map<std::string, size_t> by_suffix;
-      for (const size_t j : gn.tensors) by_suffix.emplace(Suffix(next.tensors[j]), j);
+      // The k-th tensor of a name in BASE's call pairs with the k-th of that name in NEW's.
+      std::unordered_map<std::string, std::deque<size_t>> by_suffix;
+      for (const size_t j : gn.tensors) by_suffix[Suffix(next.tensors[j])].push_back(j);
       for (const size_t i : gb.tensors) {
         auto it = by_suffix.find(Suffix(base.tensors[i]));
-        if (it == by_suffix.end()) {
+        if (it == by_suffix.end() || it->second.empty()) {
           ++c.unpaired_base_tensors;
           continue;
         }
-        tensor_pairs.emplace_back(i, it->second);
-        by_suffix.erase(it);
+        tensor_pairs.emplace_back(i, it->second.front());
+        it->second.pop_front();
       }
-      c.unpaired_next_tensors += static_cast<int64_t>(by_suffix.size());
+      for (const auto& [suffix, left] : by_suffix) {
+        c.unpaired_next_tensors += static_cast<int64_t>(left.size());
+      }
       continue;
     }
     if (!span) {
