@@ -148,6 +148,26 @@ void ComparePair(const DumpTensor& a, const DumpTensor& b, TensorPair* p) {
   }
 }
 
+// The k-th tensor of a name in BASE's call pairs with the k-th of that name in NEW's.
+void PairTensors(const TensorDump& base, const OpGroup& gb, const TensorDump& next,
+                 const OpGroup& gn, std::vector<std::pair<size_t, size_t>>* pairs,
+                 AccuracyComparison* c) {
+  std::unordered_map<std::string, std::deque<size_t>> by_suffix;
+  for (const size_t j : gn.tensors) by_suffix[Suffix(next.tensors[j])].push_back(j);
+  for (const size_t i : gb.tensors) {
+    auto it = by_suffix.find(Suffix(base.tensors[i]));
+    if (it == by_suffix.end() || it->second.empty()) {
+      ++c->unpaired_base_tensors;
+      continue;
+    }
+    pairs->emplace_back(i, it->second.front());
+    it->second.pop_front();
+  }
+  for (const auto& [suffix, left] : by_suffix) {
+    c->unpaired_next_tensors += static_cast<int64_t>(left.size());
+  }
+}
+
 void FillSummary(AccuracyComparison* c, const AccuracyOptions& options) {
   for (size_t i = 0; i < c->pairs.size(); ++i) {
     const TensorPair& p = c->pairs[i];
@@ -230,21 +250,7 @@ AccuracyComparison CompareDumps(const TensorDump& base, const TensorDump& next,
       const OpGroup& gb = base_ops[*a.base];
       const OpGroup& gn = next_ops[*a.next];
       last_common = gb.op;
-      // The k-th tensor of a name in BASE's call pairs with the k-th of that name in NEW's.
-      std::unordered_map<std::string, std::deque<size_t>> by_suffix;
-      for (const size_t j : gn.tensors) by_suffix[Suffix(next.tensors[j])].push_back(j);
-      for (const size_t i : gb.tensors) {
-        auto it = by_suffix.find(Suffix(base.tensors[i]));
-        if (it == by_suffix.end() || it->second.empty()) {
-          ++c.unpaired_base_tensors;
-          continue;
-        }
-        tensor_pairs.emplace_back(i, it->second.front());
-        it->second.pop_front();
-      }
-      for (const auto& [suffix, left] : by_suffix) {
-        c.unpaired_next_tensors += static_cast<int64_t>(left.size());
-      }
+      PairTensors(base, gb, next, gn, &tensor_pairs, &c);
       continue;
     }
     if (!span) {

@@ -413,7 +413,9 @@ void AddNpzFile(const std::string& file, const std::string& name, int64_t row,
     }
     std::string member_name = member.name;
     if (member_name.ends_with(".npy")) member_name.resize(member_name.size() - 4);
-    const std::string full = name + "/" + member_name;
+    std::string full = name;
+    full += '/';
+    full += member_name;
     const bool bf16 = options.uint16_as_bf16 || full.ends_with(".bf16");
     const std::string_view bytes = member.inflated
                                        ? std::string_view(*member.inflated)
@@ -500,7 +502,10 @@ std::string ModulePathOfModuleName(std::string_view module_name) {
         }
       }
       std::string path;
-      for (size_t i = 0; i < cut; ++i) path += (i ? "." : "") + std::string(parts[i]);
+      for (size_t i = 0; i < cut; ++i) {
+        if (i > 0) path += '.';
+        path += parts[i];
+      }
       return path;
     }
   }
