@@ -565,3 +565,42 @@ TEST(LossCurves, SeparationIsTheFirstStepOfASustainedRun) {
 
 }  // namespace
 }  // namespace trainscope
+
+namespace trainscope {
+namespace {
+
+TEST(TensorFolder, Bf16SuffixOrFlagReadsUint16AsBfloat16) {
+  const fs::path dir = testing::MakeTempDir("acc_bf16_name");
+  const std::string bits("\xc0\x3f\x80\x3f", 4);  // bf16 1.5, 1.0
+  WriteFile(dir / "x.bf16.npy", Npy("<u2", "(2,)", bits));
+  WriteFile(dir / "y.npy", Npy("<u2", "(2,)", bits));
+  auto plain = formats::ReadTensorDump(dir.string(), {});
+  ASSERT_TRUE(plain.ok());
+  ASSERT_EQ(plain->tensors.size(), 2U);
+  EXPECT_EQ(plain->tensors[0].type, ElementType::kBf16);
+  EXPECT_EQ(plain->tensors[1].type, ElementType::kU16);
+  formats::DumpReadOptions o;
+  o.uint16_as_bf16 = true;
+  auto flagged = formats::ReadTensorDump(dir.string(), o);
+  ASSERT_TRUE(flagged.ok());
+  EXPECT_EQ(flagged->tensors[1].type, ElementType::kBf16);
+}
+
+TEST(AccuracyCompare, MissingTensorFileFallsBackToStatistics) {
+  const std::string dir = testing::MakeTempDir("acc_missing_file");
+  synth::AccuracyDumpOptions o;
+  ASSERT_TRUE(synth::WriteAccuracyDumps(dir, o).ok());
+  fs::remove(fs::path(dir) / "new" / "dump_tensor_data" /
+             "Functional.linear.7.forward.output.0.npy");
+  auto base = formats::ReadTensorDump(dir + "/base", {});
+  auto next = formats::ReadTensorDump(dir + "/new", {});
+  ASSERT_TRUE(base.ok() && next.ok());
+  EXPECT_EQ(next->ledgers[0].notes_by_reason().at("tensor file missing"), 1);
+  const auto c = analysis::CompareDumps(*base, *next, analysis::AccuracyThresholds::Builtin(), {});
+  EXPECT_EQ(c.states.at("statistics"), 1);
+  EXPECT_EQ(c.states.at("compared"), 174);
+  EXPECT_FALSE(c.first_divergence);
+}
+
+}  // namespace
+}  // namespace trainscope
