@@ -25,6 +25,6 @@ struct AlignedPair {
 // falls back to matching the k-th occurrence of each name on both sides.
 std::vector<AlignedPair> AlignSequences(const std::vector<std::string>& base,
                                         const std::vector<std::string>& next,
-                                        size_t max_edits = 4096);
+                                        size_t max_edits = 2048);
 
 }  // namespace trainscope::analysis
