@@ -2,7 +2,7 @@
 # Fails when a source file includes a header from a layer it may not use.
 # Allowed: formats->model, analysis->model, report->analysis+model,
 # synth->core, cli->all, everything->core; inside analysis/, the folders
-# common < motifs < step < timeline < cluster < findings < job < compare < health.
+# common < accuracy < motifs < step < timeline < cluster < findings < job < compare < health.
 src="${1:-$(dirname "$0")/../src}"
 status=0
 check() {  # layer, forbidden-regex
@@ -21,7 +21,7 @@ check report   'formats|synth|cli'
 check synth    'model|formats|analysis|report|cli'
 # Inside analysis/ the folders stack one way, bottom first: each may include
 # the folders before it, never one after it.
-analysis_order="common motifs step timeline cluster findings job compare health"
+analysis_order="common accuracy motifs step timeline cluster findings job compare health"
 above="$analysis_order"
 for folder in $analysis_order; do
   above=${above#"$folder"}

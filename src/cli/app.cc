@@ -38,6 +38,10 @@ int RunCommand(const std::vector<std::string>& args) {
       "Training health from training logs: step time, throughput, loss and grad norm; NaN, loss "
       "spikes, grad explosions, hangs, OOM and collective timeouts, with the step",
       &RegisterHealth);
+  add("accuracy",
+      "Accuracy alignment of two tensor dumps (msprobe dump.json, .npy/.npz folders): the first "
+      "diverging operator, error growth, worst tensors; --loss compares two loss curves",
+      &RegisterAccuracy);
   add("synth", "Write a realistic synthetic Ascend profile job (demo, tests, benchmarks)",
       &RegisterSynth);
   add("demo", "Generate the built-in demo job and analyse it", &RegisterDemo);

@@ -2,12 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <memory>
 
 #include "cli/app.h"
 #include "cli/commands.h"
 #include "cli/status_exit.h"
 #include "cli/stdout_writer.h"
+#include "synth/accuracy_dump.h"
 
 namespace trainscope::cli {
 
@@ -64,6 +66,9 @@ CommandRunner RegisterSynth(CLI::App& app) {
     std::string out;
     std::string header = "cann83";
     std::vector<std::string> fused;
+    std::string accuracy;              // --accuracy PLANT: tensor dumps instead of a profile
+    bool accuracy_statistics = false;  // --accuracy-statistics: msprobe task "statistics"
+    int64_t accuracy_bench_mb = 0;     // --accuracy-bench MB: big float32 .npy pairs
   };
   auto args = std::make_shared<Args>();
   auto& o = args->options;
@@ -123,7 +128,41 @@ CommandRunner RegisterSynth(CLI::App& app) {
   app.add_flag("--with-stack", o.with_stack,
                "Python frames in trace_view.json (torch with_stack=True; implies --trace-view); "
                "ground_truth.json names each pattern's source line");
+  app.add_option("--accuracy", args->accuracy,
+                 "Write two tensor dumps of a small transformer instead (docs/accuracy.md): "
+                 "base/, new/ (msprobe) and base_npy/, new_npy/, NEW with one planted change: "
+                 "none, bf16, epsilon, nan or fused")
+      ->type_name("PLANT");
+  app.add_flag("--accuracy-statistics", args->accuracy_statistics,
+               "With --accuracy: msprobe task statistics (dump.json only, no .npy)");
+  app.add_option("--accuracy-bench", args->accuracy_bench_mb,
+                 "Write two folders of float32 .npy files of about MB megabytes each (benchmark)")
+      ->type_name("MB");
   return [args] {
+    if (args->accuracy_bench_mb > 0) {
+      const int64_t elements = int64_t{16} << 20;  // 64 MiB per file
+      const int files = static_cast<int>(std::max<int64_t>(1, args->accuracy_bench_mb / 64));
+      Result<int64_t> bytes =
+          synth::WriteAccuracyBenchDumps(args->out, files, elements, args->options.seed);
+      if (!bytes.ok()) return ReportError(bytes.status());
+      WriteStdout(fmt::format("wrote {} .npy pairs ({} bytes) to {}/base and {}/new\n", files,
+                              *bytes, args->out, args->out));
+      return static_cast<int>(kExitSuccess);
+    }
+    if (!args->accuracy.empty()) {
+      synth::AccuracyDumpOptions a;
+      a.seed = args->options.seed;
+      a.tensors = !args->accuracy_statistics;
+      if (Status ok = synth::ParseAccuracyPlant(args->accuracy, &a.plant); !ok.ok()) {
+        return ReportError(ok);
+      }
+      Result<synth::AccuracyDumpResult> done = synth::WriteAccuracyDumps(args->out, a);
+      if (!done.ok()) return ReportError(done.status());
+      WriteStdout(fmt::format(
+          "wrote two dumps of {} tensors to {} (planted: {} {})\n", done->tensors, args->out,
+          done->planted_op.empty() ? "nothing" : done->planted_op, done->planted_module));
+      return static_cast<int>(kExitSuccess);
+    }
     synth::SynthOptions options = args->options;
     if (options.with_stack) options.trace_view = true;
     Status status = ParseHeaderVariant(args->header, &options.header);

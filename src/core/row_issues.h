@@ -61,7 +61,15 @@ namespace trainscope {
   /* Training logs (formats/log, docs/health.md). */                                              \
   X(kLogNotTrainingLine,  "not a training line",        kSkip, "a log line that is neither a training record of a known format nor a classified error line (other output interleaved)") \
   X(kLogUnparsableNumber, "unparsable number",          kSkip, "a training line whose step or a metric is not a number (a line cut off or garbled)") \
-  X(kLogLineTooLong,      "line over the size limit",   kSkip, "a log line longer than 1 MiB, read past without being held")
+  X(kLogLineTooLong,      "line over the size limit",   kSkip, "a log line longer than 1 MiB, read past without being held") \
+  /* Tensor dumps (formats/accuracy, docs/accuracy.md): one row = one tensor. */                   \
+  X(kTensorBadHeader,     "bad tensor header",          kSkip, "a .npy header that is not NumPy's format (magic, version, header length, dict, descr, shape)") \
+  X(kTensorTruncated,     "tensor file truncated",      kSkip, "the header's shape and dtype need more bytes than the file holds") \
+  X(kTensorUnsupportedType, "unsupported dtype",        kSkip, "an element type not compared (complex, strings, objects, a .pt file)") \
+  X(kTensorFileMissing,   "tensor file missing",        kNote, "dump.json names a data file that is not in dump_tensor_data/: the statistics are compared") \
+  X(kTensorDataNotRead,   "tensor data not read",       kNote, "dump.json names a data file this tool does not read (.pt) or that is damaged: the statistics are compared") \
+  X(kDumpEntryMalformed,  "malformed dump entry",       kSkip, "a dump.json tensor entry that is not an object with dtype and shape") \
+  X(kNpzMemberBad,        "bad npz member",             kSkip, "a .npz member whose zip entry is damaged or compressed other than stored/deflate")
 // clang-format on
 
 enum class RowIssueKind : uint8_t { kSkip, kNote };

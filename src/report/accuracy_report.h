@@ -1,0 +1,28 @@
+// `trainscope accuracy` output (docs/accuracy.md): the text summary, the JSON
+// document (schema trainscope.accuracy/1, docs/json-schema.md) and the HTML
+// page; the same three for a loss-curve comparison (--loss).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "analysis/accuracy/accuracy.h"
+
+namespace trainscope::report {
+
+inline constexpr std::string_view kAccuracyJsonSchema = "trainscope.accuracy/1";
+
+struct AccuracyTextOptions {
+  size_t growth_rows = 12;  // points of the error curve shown (sampled evenly)
+};
+
+std::string RenderAccuracyText(const analysis::AccuracyComparison& c,
+                               const AccuracyTextOptions& options = {});
+std::string RenderAccuracyJson(const analysis::AccuracyComparison& c, std::string_view version);
+std::string RenderAccuracyHtml(const analysis::AccuracyComparison& c, std::string_view version);
+
+std::string RenderLossText(const analysis::LossComparison& c);
+std::string RenderLossJson(const analysis::LossComparison& c, std::string_view version);
+std::string RenderLossHtml(const analysis::LossComparison& c, std::string_view version);
+
+}  // namespace trainscope::report
