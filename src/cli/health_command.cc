@@ -3,6 +3,7 @@
 // (analysis/health) and reported as text, JSON (trainscope.health/1).
 #include <fmt/format.h>
 
+#include <charconv>
 #include <memory>
 #include <optional>
 #include <string>
@@ -27,14 +28,99 @@ namespace {
 struct HealthArgs {
   std::vector<std::string> logs;
   std::string json_out;
+  std::string html_out;
+  std::string model;
+  std::string device;
+  double peak_tflops = 0;
   std::string thresholds_file;
   unsigned threads = 0;
 };
 
+// "7B", "70m", "1.5e9", "1,000": a number with an optional K/M/B/G/T suffix.
+std::optional<double> ParseAmount(std::string_view text) {
+  std::string t;
+  for (char c : text) {
+    if (c != ',' && c != '_') t += c;
+  }
+  double scale = 1;
+  if (!t.empty()) {
+    switch (t.back()) {
+      case 'k':
+      case 'K':
+        scale = 1e3;
+        break;
+      case 'm':
+      case 'M':
+        scale = 1e6;
+        break;
+      case 'b':
+      case 'B':
+      case 'g':
+      case 'G':
+        scale = 1e9;
+        break;
+      case 't':
+      case 'T':
+        scale = 1e12;
+        break;
+      default:
+        break;
+    }
+    if (scale != 1) t.pop_back();
+  }
+  double v = 0;
+  const auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+  if (t.empty() || ec != std::errc() || ptr != t.data() + t.size() || !(v > 0)) return std::nullopt;
+  return v * scale;
+}
+
+// --model params=7B,layers=32,hidden=4096,heads=32,vocab=32000,seq=4096,
+// batch=256,tokens=1048576,devices=64 (docs/health.md).
+Result<analysis::ModelSpec> ParseModelSpec(const HealthArgs& args) {
+  analysis::ModelSpec spec;
+  spec.device = args.device;
+  if (args.peak_tflops > 0) spec.peak_tflops = args.peak_tflops;
+  std::string_view rest = args.model;
+  while (!rest.empty()) {
+    const size_t comma = rest.find(',');
+    const std::string_view item = rest.substr(0, comma);
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    if (item.empty()) continue;
+    const size_t eq = item.find('=');
+    const std::string_view key = item.substr(0, eq);
+    const std::optional<double> v =
+        eq == std::string_view::npos ? std::nullopt : ParseAmount(item.substr(eq + 1));
+    std::optional<double>* target = nullptr;
+    if (key == "params") target = &spec.params;
+    if (key == "layers") target = &spec.layers;
+    if (key == "hidden") target = &spec.hidden;
+    if (key == "heads") target = &spec.heads;
+    if (key == "vocab") target = &spec.vocab;
+    if (key == "seq") target = &spec.seq;
+    if (key == "batch") target = &spec.batch;
+    if (key == "tokens") target = &spec.tokens_per_step;
+    if (key == "devices") target = &spec.devices;
+    if (target == nullptr || !v) {
+      return UsageError(fmt::format(
+          "--model: '{}' is not KEY=NUMBER with KEY one of params, layers, hidden, heads, vocab, "
+          "seq, batch, tokens, devices (e.g. --model params=7B,seq=4096,batch=256,devices=64)",
+          item));
+    }
+    *target = v;
+  }
+  return spec;
+}
+
 int RunHealth(const HealthArgs& args) {
+  std::optional<analysis::ModelSpec> spec;
+  if (!args.model.empty() || !args.device.empty() || args.peak_tflops > 0) {
+    Result<analysis::ModelSpec> parsed = ParseModelSpec(args);
+    if (!parsed.ok()) return ReportError(parsed.status());
+    spec = std::move(*parsed);
+  }
   std::vector<std::string> inputs = args.logs;
   if (!args.thresholds_file.empty()) inputs.push_back(args.thresholds_file);
-  const std::vector<OutputPath> outputs = {{"--json", args.json_out}};
+  const std::vector<OutputPath> outputs = {{"--json", args.json_out}, {"--html", args.html_out}};
   if (Status ok = CheckOutputPaths(outputs, inputs); !ok.ok()) return ReportError(ok);
   RuleFiles files;
   files.thresholds_file = args.thresholds_file;
@@ -52,7 +138,8 @@ int RunHealth(const HealthArgs& args) {
       return;
     }
     report::HealthRun run;
-    run.health = analysis::AnalyzeTrainingLog(read->log, catalog.thresholds());
+    run.health =
+        analysis::AnalyzeTrainingLog(read->log, catalog.thresholds(), spec ? &*spec : nullptr);
     analysis::RenderFindings(catalog, &run.health.findings, model::Platform::kUnknown);
     run.ledger = std::move(read->ledger);
     run.bytes = read->log.bytes;
@@ -80,7 +167,15 @@ int RunHealth(const HealthArgs& args) {
       return ReportError(ok);
     }
   }
+  if (!args.html_out.empty()) {
+    if (Status ok = WriteFileAtomically(args.html_out, report::RenderHealthHtml(runs, kVersion));
+        !ok.ok()) {
+      return ReportError(ok);
+    }
+  }
   WriteStdout(report::RenderHealthText(runs));
+  if (!args.html_out.empty())
+    WriteStdout(fmt::format("\nHTML written to {}\n", TerminalSafe(args.html_out)));
   if (!args.json_out.empty())
     WriteStdout(fmt::format("\nJSON written to {}\n", TerminalSafe(args.json_out)));
   return kExitSuccess;
@@ -98,6 +193,20 @@ CommandRunner RegisterHealth(CLI::App& app) {
                  "Write the health as JSON (schema trainscope.health/1, docs/json-schema.md) to "
                  "FILE, or '-' for stdout")
       ->type_name("FILE|-");
+  app.add_option("--html", args->html_out,
+                 "Write an HTML page with the loss, grad-norm, step-time and TGS/MFU curves and "
+                 "the findings marked at their steps")
+      ->type_name("FILE");
+  app.add_option("--model", args->model,
+                 "The model, for TGS and MFU from the step times: params=N or layers=,hidden=,"
+                 "vocab=; seq=, batch= (global, sequences) or tokens= (global per step), "
+                 "devices=; e.g. params=7B,layers=32,hidden=4096,seq=4096,batch=256,devices=64")
+      ->type_name("K=V,...");
+  app.add_option("--device", args->device,
+                 "Device for the peak FLOP/s table (A100, H100, H800, H200, B200, MI300X, "
+                 "Ascend910B, Ascend910C; docs/health.md)");
+  app.add_option("--peak-tflops", args->peak_tflops,
+                 "Dense BF16 peak TFLOP/s per device (overrides --device's table row)");
   app.add_option("--thresholds", args->thresholds_file,
                  "Override thresholds (as in data/thresholds.tsv)")
       ->type_name("FILE");

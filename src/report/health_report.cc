@@ -35,6 +35,22 @@ std::string Verdict(const std::vector<HealthRun>& runs) {
   return fmt::format("{} finding(s) in {} of {} log(s)", n, logs_with, runs.size());
 }
 
+void AppendModel(const analysis::ModelThroughput& m, std::string* out) {
+  *out += fmt::format(
+      "  model      {} params, {} GFLOP/token ({}); peak {} TFLOP/s{}\n",
+      m.params ? fmt::format("{:.3g}", *m.params) : "n/a",
+      Num(m.flops_per_token ? std::optional<double>(*m.flops_per_token / 1e9) : std::nullopt),
+      m.attention_term ? "6N + 12 L h s" : "6N", Num(m.peak_tflops),
+      m.peak_source.empty() ? "" : " (" + TerminalSafe(m.peak_source) + ")");
+  *out += fmt::format(
+      "  model MFU  TGS median {} tokens/s/device [{}]; {} TFLOP/s per device; MFU {}{}\n",
+      Num(m.tgs, 0), m.tgs_source.empty() ? "n/a" : m.tgs_source, Num(m.tflops_per_device),
+      Num(m.mfu_pct), m.mfu_pct ? "%" : "");
+  for (const std::string& missing : m.missing) {
+    *out += "  model n/a  needs " + TerminalSafe(missing) + "\n";
+  }
+}
+
 void AppendRun(const HealthRun& run, std::string* out) {
   const RunHealth& h = run.health;
   *out += fmt::format("\n{}  ({}, {} records", TerminalSafe(h.path), model::LogFormatName(h.format),
@@ -65,6 +81,20 @@ void AppendRun(const HealthRun& run, std::string* out) {
     *out += fmt::format(", trend {:+.1f}% (last third vs first)", *h.step_ms_trend_pct);
   if (h.step_ms_from_timestamps) *out += " [from line timestamps]";
   *out += "\n";
+  if (h.step_ms_drift_pct || h.warmup_records > 0 || h.period_steps) {
+    *out += "  shape     ";
+    if (h.step_ms_drift_pct)
+      *out += fmt::format(" drift {:+.1f}% over the run (Theil-Sen)", *h.step_ms_drift_pct);
+    if (h.warmup_records > 0) {
+      *out += fmt::format("; warm-up {} record(s) to step {}", h.warmup_records,
+                          h.warmup_until_step.value_or(0));
+    }
+    if (h.period_steps) {
+      *out += fmt::format("; stalls every {} steps ({})", *h.period_steps, h.period_spikes);
+    }
+    *out += "\n";
+  }
+  if (h.model) AppendModel(*h.model, out);
   *out += fmt::format("  throughput tokens/s median {}; TFLOP/s median {}; MFU median {}{}\n",
                       Num(h.tokens_per_s.median, 0), Num(h.tflops.median), Num(h.mfu_pct.median),
                       h.mfu_pct.median ? "%" : "");
@@ -121,6 +151,36 @@ void WriteFinding(JsonWriter& w, const analysis::Finding& f) {
   w.EndObject();
 }
 
+void WriteOpt(JsonWriter& w, std::string_view key, const std::optional<double>& v, int digits) {
+  w.Key(key);
+  if (v) {
+    w.Double(*v, digits);
+  } else {
+    w.Null();
+  }
+}
+
+void WriteModel(JsonWriter& w, const analysis::ModelThroughput& m) {
+  w.BeginObject();
+  WriteOpt(w, "params", m.params, 6);
+  WriteOpt(w, "flops_per_token", m.flops_per_token, 6);
+  w.Field("attention_term", m.attention_term);
+  WriteOpt(w, "tokens_per_step", m.tokens_per_step, 6);
+  WriteOpt(w, "devices", m.devices, 6);
+  WriteOpt(w, "peak_tflops", m.peak_tflops, 6);
+  w.Key("peak_source");
+  m.peak_source.empty() ? w.Null() : w.String(m.peak_source);
+  WriteOpt(w, "tgs", m.tgs, 6);
+  w.Key("tgs_source");
+  m.tgs_source.empty() ? w.Null() : w.String(m.tgs_source);
+  WriteOpt(w, "tflops_per_device", m.tflops_per_device, 6);
+  WriteOpt(w, "mfu_pct", m.mfu_pct, 6);
+  w.Key("missing").BeginArray();
+  for (const std::string& s : m.missing) w.String(s);
+  w.EndArray();
+  w.EndObject();
+}
+
 void WriteRun(JsonWriter& w, const HealthRun& run) {
   const RunHealth& h = run.health;
   w.BeginObject();
@@ -153,6 +213,20 @@ void WriteRun(JsonWriter& w, const HealthRun& run) {
   WriteSummary(w, "mfu_pct", h.mfu_pct);
   WriteSummary(w, "loss", h.loss);
   WriteSummary(w, "grad_norm", h.grad_norm);
+  w.Key("step_ms_drift_pct");
+  h.step_ms_drift_pct ? w.Double(*h.step_ms_drift_pct, 3) : w.Null();
+  w.Field("warmup_records", h.warmup_records);
+  w.Key("warmup_until_step");
+  h.warmup_until_step ? w.Int(*h.warmup_until_step) : w.Null();
+  w.Key("period_steps");
+  h.period_steps ? w.Int(*h.period_steps) : w.Null();
+  w.Field("period_spikes", h.period_spikes);
+  w.Key("model");
+  if (h.model) {
+    WriteModel(w, *h.model);
+  } else {
+    w.Null();
+  }
   w.Field("skipped_iterations", h.skipped_iterations);
   w.Field("nan_iterations", h.nan_iterations);
   w.Key("findings").BeginArray();

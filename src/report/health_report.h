@@ -22,5 +22,7 @@ struct HealthRun {
 
 std::string RenderHealthText(const std::vector<HealthRun>& runs);
 std::string RenderHealthJson(const std::vector<HealthRun>& runs, std::string_view version);
+// A self-contained page: per run the curves with the findings marked.
+std::string RenderHealthHtml(const std::vector<HealthRun>& runs, std::string_view version);
 
 }  // namespace trainscope::report

@@ -107,6 +107,62 @@ def keyvalue(planted):
     return "\n".join(lines) + "\n"
 
 
+def megatron_steptime(drift, warmup, periodic):
+    """Step-time shapes: a slow warm-up (3 records), a 20% linear drift over
+    the run, checkpoint-like stalls every 100 steps (20 s over the 10-step
+    interval: +2,000 ms per step in that record). 100 records, steps 10-1000."""
+    lines = ["using world size: 8, data-parallel size: 8"]
+    t = T0
+    for i in range(100):
+        step = 10 * (i + 1)
+        ms = 1000.0 + 4.0 * ((i * 7) % 5 - 2)
+        if drift:
+            ms *= 1.0 + 0.2 * i / 99
+        if warmup and i < 3:
+            ms = [3000.0, 2000.0, 1500.0][i]
+        if periodic and step % 100 == 0:
+            ms += 2000.0
+        t += datetime.timedelta(milliseconds=ms * 10)
+        loss = 2.0 + 6.0 * math.exp(-step / 300.0)
+        lines.append(
+            f" [{t.strftime('%Y-%m-%d %H:%M:%S')}] iteration {step:8d}/{1000:8d} |"
+            f" consumed samples: {step * 256:12d} |"
+            f" elapsed time per iteration (ms): {ms:.1f} |"
+            f" learning rate: {3.0e-4:.6E} | global batch size: {256:5d} |"
+            f" lm loss: {loss:.6E} | loss scale: {1.0:.1f} | grad norm: {1.0:.3f} |"
+            f" number of skipped iterations: {0:3d} | number of nan iterations: {0:3d} |")
+    return "\n".join(lines) + "\n"
+
+
+def theil_sen_drift(ms, steps, skip):
+    """The reader's step-time drift, computed here independently: Theil-Sen
+    through bucket medians (<= 64 buckets) after |skip| warm-up records."""
+    import statistics
+    ms, steps = ms[skip:], steps[skip:]
+    m = len(ms)
+    b = min(64, m)
+    xs, ys = [], []
+    for k in range(b):
+        lo, hi = k * m // b, (k + 1) * m // b
+        xs.append(statistics.median(steps[lo:hi]))
+        ys.append(statistics.median(ms[lo:hi]))
+    slopes = [(ys[j] - ys[i]) / (xs[j] - xs[i]) for i in range(b) for j in range(i + 1, b) if xs[j] > xs[i]]
+    slope = statistics.median(slopes)
+    return 100 * slope * (steps[-1] - steps[0]) / statistics.median(ms)
+
+
+for name, drift, warmup, periodic in [("steptime_drift", True, True, False),
+                                      ("steptime_periodic", False, False, True)]:
+    text = megatron_steptime(drift, warmup, periodic)
+    with open(f"megatron_{name}.log", "w") as f:
+        f.write(text)
+    ms = [float(l.split("elapsed time per iteration (ms): ")[1].split(" ")[0]) for l in text.splitlines()[1:]]
+    steps = [10 * (i + 1) for i in range(100)]
+    skip = 3 if warmup else 0
+    print(f"megatron_{name}.log drift_pct {theil_sen_drift(ms, steps, skip):.4f}",
+          "steady", sorted(ms[50:])[24:26])
+
+
 for name, fn in [("megatron", megatron), ("torchtitan", titan), ("hf_trainer", hf),
                  ("jsonl", jsonl), ("keyvalue", keyvalue)]:
     for planted in (False, True):
