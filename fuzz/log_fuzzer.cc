@@ -29,8 +29,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const auto& r : read->log.records) {
     if (r.line < 1 || r.line > read->ledger.rows_read()) std::abort();
   }
+  // With a model (the MFU path) when the second bit of the first byte is set.
+  trainscope::analysis::ModelSpec spec;
+  spec.layers = 32;
+  spec.hidden = 4096;
+  spec.vocab = 32000;
+  spec.seq = 4096;
+  spec.batch = 256;
+  spec.devices = 64;
+  spec.device = "h100";
   const auto health = trainscope::analysis::AnalyzeTrainingLog(
-      read->log, trainscope::analysis::FindingCatalog::Builtin().thresholds());
+      read->log, trainscope::analysis::FindingCatalog::Builtin().thresholds(),
+      (data[0] & 2) != 0 ? &spec : nullptr);
   if (health.records != static_cast<int64_t>(read->log.records.size())) std::abort();
+  for (const auto* curve : {&health.curves.loss, &health.curves.grad_norm, &health.curves.step_ms,
+                            &health.curves.tokens_per_s, &health.curves.mfu_pct}) {
+    if (curve->size() > trainscope::analysis::kCurveMaxPoints + 2) std::abort();
+  }
   return 0;
 }

@@ -57,7 +57,7 @@ class MaybeInt {
   int64_t value_ = kAbsent;
 };
 
-enum class LogFormat : uint8_t { kUnknown, kMegatron, kTorchTitan, kHfTrainer, kKeyValue };
+enum class LogFormat : uint8_t { kUnknown, kMegatron, kTorchTitan, kHfTrainer, kKeyValue, kXTuner };
 
 std::string_view LogFormatName(LogFormat format);
 

@@ -69,6 +69,7 @@ const FormatCase kCases[] = {
     {"hf_trainer", model::LogFormat::kHfTrainer, 44, 3, 1, false, 15, 25, 38},
     {"jsonl", model::LogFormat::kHfTrainer, 42, 1, 1, true, 150, 250, 380},
     {"keyvalue", model::LogFormat::kKeyValue, 41, 0, 1, true, 150, 250, 380},
+    {"xtuner", model::LogFormat::kXTuner, 43, 2, 1, true, 150, 250, 380},
 };
 
 TEST(TrainingLogTest, EveryFormatCountsEveryLine) {
@@ -424,6 +425,46 @@ TEST(TrainingLogTest, DevicePeakTable) {
   EXPECT_DOUBLE_EQ(analysis::DeviceBf16Peak("Ascend 910C")->first, 752);
   EXPECT_FALSE(analysis::DeviceBf16Peak("V100").has_value());  // no BF16
   EXPECT_FALSE(analysis::DeviceBf16Peak("T4").has_value());
+}
+
+}  // namespace
+}  // namespace trainscope
+
+namespace trainscope {
+namespace {
+
+// The first XTuner record, as make_fixtures.py prints it (xtuner_clean.log
+// line 2); the reduced loss is preferred over local_loss.
+TEST(TrainingLogTest, XTunerNumbers) {
+  const formats::ReadTrainingLog read = Read("xtuner_clean.log");
+  ASSERT_EQ(read.log.records.size(), 40u);
+  const model::TrainingRecord& r = read.log.records.front();
+  EXPECT_EQ(r.step, 10);
+  EXPECT_EQ(r.line, 2);
+  EXPECT_DOUBLE_EQ(*r.loss, 7.59304191);
+  EXPECT_DOUBLE_EQ(*r.grad_norm, 1.0);
+  EXPECT_DOUBLE_EQ(*r.step_time_ms, 1000.0);
+  EXPECT_DOUBLE_EQ(*r.tokens_per_s, 32768.0);
+  EXPECT_DOUBLE_EQ(*r.learning_rate, 1e-5);
+  EXPECT_TRUE(r.wall_ns.has_value());
+  model::TrainingRecord one;
+  model::LogFormat format = model::LogFormat::kUnknown;
+  EXPECT_EQ(formats::ParseTrainingLine(
+                "[XTuner][2025-01-01 10:00:00][INFO] Step 5/9 data_time: 0.1 lr: 1e-5 time: 2.5 "
+                "text_tokens: 10 total_loss: 3.0 reduced_llm_loss: 2.5 max_memory: 1.00 GB "
+                "grad_norm: nan tgs: 4.0 e2e_tgs: 3.0 ",
+                &one, &format),
+            RowIssue::kNone);
+  EXPECT_EQ(format, model::LogFormat::kXTuner);
+  EXPECT_EQ(one.step, 5);
+  EXPECT_DOUBLE_EQ(*one.loss, 2.5);
+  EXPECT_TRUE(std::isnan(*one.grad_norm));
+  EXPECT_DOUBLE_EQ(*one.step_time_ms, 2500.0);
+  one = model::TrainingRecord();
+  EXPECT_EQ(formats::ParseTrainingLine("[XTuner][2025-01-01 10:00:00][INFO] Step 5/9 data_time: "
+                                       "0.1 lr: 1e-5 time: 2.x grad_norm: 1 e2e_tgs: 3.0",
+                                       &one, &format),
+            RowIssue::kLogUnparsableNumber);
 }
 
 }  // namespace

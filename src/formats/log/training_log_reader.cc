@@ -150,6 +150,84 @@ RowIssue ParseMegatron(std::string_view line, TrainingRecord* r) {
   return RowIssue::kNone;
 }
 
+// ---- XTuner V1 (xtuner/v1/train/trainer.py, _log_step) ----
+// "[XTuner][2025-01-01 10:00:00][INFO] Epoch 1 Step 10/1000 data_time: 0.0123
+//  lr: 1.000000e-05 time: 1.2345 text_tokens: 32768 total_consumed_tokens: ...
+//  local_loss: 1.23456789, reduced_llm_loss: 1.23456789 grad_norm: 0.12345678
+//  max_memory: 30.12 GB reserved_memory: 35.00 GB tgs: 26543.2 e2e_tgs: ...
+//  eta: 1:23:45 ". |time| is seconds; tgs is this rank's tokens per second.
+// Finds "Step N/M": the step, and the text after it.
+std::optional<int64_t> FindXTunerStep(std::string_view* line) {
+  for (size_t at = line->find("Step "); at != std::string_view::npos;
+       at = line->find("Step ", at + 1)) {
+    if (at > 0 && (*line)[at - 1] != ' ' && (*line)[at - 1] != ']') continue;
+    size_t p = at + 5;
+    size_t q = p;
+    while (q < line->size() && IsDigit((*line)[q])) ++q;
+    if (q == p || q >= line->size() || (*line)[q] != '/') continue;
+    const std::optional<int64_t> step = ParseCount(line->substr(p, q - p));
+    if (!step) continue;
+    line->remove_prefix(q);
+    return step;
+  }
+  return std::nullopt;
+}
+
+// The loss XTuner prints first among its losses: reduced_llm_loss (the
+// loss reduced over ranks), else total_loss, loss, then any other *_loss.
+int XTunerLossRank(std::string_view key) {
+  if (key == "reduced_llm_loss") return 4;
+  if (key == "total_loss") return 3;
+  if (key == "loss" || key == "llm_loss") return 2;
+  return EndsWith(key, "loss") ? 1 : 0;
+}
+
+RowIssue ParseXTuner(std::string_view line, TrainingRecord* r) {
+  const std::optional<int64_t> step = FindXTunerStep(&line);
+  if (!step) return RowIssue::kLogNotTrainingLine;
+  if (line.find(" time: ") == std::string_view::npos &&
+      line.find("grad_norm: ") == std::string_view::npos) {
+    return RowIssue::kLogNotTrainingLine;
+  }
+  r->step = *step;
+  // Every version ends with e2e_tgs (then eta): without it the line was cut.
+  if (line.find("e2e_tgs: ") == std::string_view::npos) return RowIssue::kLogUnparsableNumber;
+  int loss_rank = 0;
+  while (!line.empty()) {
+    const size_t sp = line.find(' ');
+    const std::string_view token = line.substr(0, sp);
+    line = sp == std::string_view::npos ? std::string_view() : line.substr(sp + 1);
+    if (token.size() < 2 || token.back() != ':') continue;
+    const std::string_view key = token.substr(0, token.size() - 1);
+    const size_t end = line.find(' ');
+    std::string_view value = line.substr(0, end);
+    if (!value.empty() && value.back() == ',') value.remove_suffix(1);
+    model::MaybeDouble* target = nullptr;
+    double scale = 1;
+    const int rank = XTunerLossRank(key);
+    if (key == "time") {
+      target = &r->step_time_ms;
+      scale = 1e3;
+    } else if (key == "lr") {
+      target = &r->learning_rate;
+    } else if (key == "grad_norm") {
+      target = &r->grad_norm;
+    } else if (key == "tgs") {
+      target = &r->tokens_per_s;
+    } else if (rank > loss_rank) {
+      target = &r->loss;
+    }
+    if (target == nullptr) continue;
+    const std::optional<double> v = ParseNumber(value);
+    if (!v) return RowIssue::kLogUnparsableNumber;
+    *target = *v * scale;
+    if (target == &r->loss) loss_rank = rank;
+    line = end == std::string_view::npos ? std::string_view() : line.substr(end + 1);
+  }
+  if (!r->loss) return RowIssue::kLogUnparsableNumber;
+  return RowIssue::kNone;
+}
+
 // ---- TorchTitan (train.py) ----
 // "[rank0]:[titan] 2025-01-01 10:00:00,123 - root - INFO - step:  5  loss:  7.9
 // memory: 30.1GiB(38.1%)
@@ -497,6 +575,12 @@ RowIssue ParseTrainingLine(std::string_view line, TrainingRecord* record, LogFor
   RowIssue issue = ParseMegatron(line, record);
   if (issue != RowIssue::kLogNotTrainingLine) {
     *format = LogFormat::kMegatron;
+    return issue;
+  }
+  *record = TrainingRecord();
+  issue = ParseXTuner(line, record);
+  if (issue != RowIssue::kLogNotTrainingLine) {
+    *format = LogFormat::kXTuner;
     return issue;
   }
   *record = TrainingRecord();

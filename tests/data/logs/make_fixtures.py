@@ -98,6 +98,27 @@ def jsonl(planted):
     return "\n".join(lines) + "\n"
 
 
+def xtuner(planted):
+    """XTuner V1 trainer._log_step's f-string behind its loguru format
+    "[XTuner][{time:YYYY-MM-DD HH:mm:ss}][{level}] {message}"."""
+    lines = ["[XTuner][2024-05-01 09:59:00][INFO] Using FSDP with 8 ranks"]
+    total = 0
+    for step, loss, grad, ms, t in series(planted):
+        total += 32768 * 10
+        losses = f"local_loss: {loss:.8f}, reduced_llm_loss: {loss:.8f}"
+        lines.append(
+            f"[XTuner][{t.strftime('%Y-%m-%d %H:%M:%S')}][INFO] Epoch 1 Step {step}/{400} "
+            f"data_time: {0.0123:.4f} lr: {1e-5:.6e} time: {ms / 1000:.4f} "
+            f"text_tokens: {32768} total_consumed_tokens: {total} "
+            f"{losses} grad_norm: {grad:.8f} max_memory: {30.12:.2f} GB "
+            f"reserved_memory: {35.0:.2f} GB tgs: {32768 / (ms / 1000):.1f} "
+            f"e2e_tgs: {30000.0:.1f} eta: 0:{(400 - step) // 60:02d}:{(400 - step) % 60:02d} ")
+        if step == 100:
+            lines.append("[XTuner][2024-05-01 10:01:35][WARNING] Step 100/400 skipped a checkpoint save")
+            lines.append(f"[XTuner][2024-05-01 10:01:35][INFO] Epoch 1 Step 101/400 data_time: 0.0123 lr: 1.000000e-05 time: 1.0000 text_tokens: 32768 total_consumed_tokens: 1 reduced_llm_loss: 2.1")
+    return "\n".join(lines) + "\n"
+
+
 def keyvalue(planted):
     lines = []
     for step, loss, grad, ms, t in series(planted):
@@ -164,7 +185,7 @@ for name, drift, warmup, periodic in [("steptime_drift", True, True, False),
 
 
 for name, fn in [("megatron", megatron), ("torchtitan", titan), ("hf_trainer", hf),
-                 ("jsonl", jsonl), ("keyvalue", keyvalue)]:
+                 ("jsonl", jsonl), ("keyvalue", keyvalue), ("xtuner", xtuner)]:
     for planted in (False, True):
         text = fn(planted)
         path = f"{name}_{'planted' if planted else 'clean'}.log"
