@@ -3,12 +3,16 @@
 // (analysis/health) and reported as text, JSON (trainscope.health/1).
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "analysis/health/scaling.h"
 #include "analysis/health/training_health.h"
 #include "cli/app.h"
 #include "cli/commands.h"
@@ -32,6 +36,7 @@ struct HealthArgs {
   std::string model;
   std::string device;
   double peak_tflops = 0;
+  bool scaling = false;
   std::string thresholds_file;
   unsigned threads = 0;
 };
@@ -111,7 +116,76 @@ Result<analysis::ModelSpec> ParseModelSpec(const HealthArgs& args) {
   return spec;
 }
 
-int RunHealth(const HealthArgs& args) {
+struct ScalingDir {
+  std::string name;
+  int64_t devices = 0;
+  std::vector<size_t> logs;  // indices into the logs read
+};
+
+// "run64/" (the last number of the name is the device count) or "DIR:N".
+Result<ScalingDir> ParseScalingDir(const std::string& arg) {
+  ScalingDir d;
+  std::string path = arg;
+  const size_t colon = arg.rfind(':');
+  if (colon != std::string::npos && colon + 1 < arg.size() &&
+      arg.find_first_not_of("0123456789", colon + 1) == std::string::npos) {
+    path = arg.substr(0, colon);
+    d.devices = std::stoll(arg.substr(colon + 1));
+  }
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  d.name = path;
+  if (d.devices == 0) {
+    const std::string base = std::filesystem::path(path).filename().string();
+    const size_t end = base.find_last_of("0123456789");
+    if (end != std::string::npos) {
+      size_t begin = end;
+      while (begin > 0 && std::isdigit(static_cast<unsigned char>(base[begin - 1])) != 0) --begin;
+      if (end - begin < 9) d.devices = std::stoll(base.substr(begin, end - begin + 1));
+    }
+  }
+  if (d.devices <= 0) {
+    return UsageError(fmt::format(
+        "--scaling: no device count in '{}'; name the run's directory with it (run64/) or append "
+        "it (DIR:64)",
+        arg));
+  }
+  return d;
+}
+
+// The regular files of each run's directory, sorted: one log per rank.
+Result<std::vector<ScalingDir>> ExpandScalingDirs(const std::vector<std::string>& args,
+                                                  std::vector<std::string>* logs) {
+  std::vector<ScalingDir> dirs;
+  for (const std::string& arg : args) {
+    TS_ASSIGN_OR_RETURN(ScalingDir d, ParseScalingDir(arg));
+    std::error_code ec;
+    std::vector<std::string> files;
+    for (const auto& entry : std::filesystem::directory_iterator(d.name, ec)) {
+      if (entry.is_regular_file(ec)) files.push_back(entry.path().string());
+    }
+    if (ec) return IoError(fmt::format("--scaling: cannot list '{}': {}", d.name, ec.message()));
+    if (files.empty()) {
+      return UsageError(fmt::format("--scaling: '{}' holds no log file", d.name));
+    }
+    std::sort(files.begin(), files.end());
+    for (std::string& f : files) {
+      d.logs.push_back(logs->size());
+      logs->push_back(std::move(f));
+    }
+    dirs.push_back(std::move(d));
+  }
+  return dirs;
+}
+
+int RunHealth(const HealthArgs& given) {
+  HealthArgs args = given;
+  std::vector<ScalingDir> scaling_dirs;
+  if (args.scaling) {
+    args.logs.clear();
+    Result<std::vector<ScalingDir>> dirs = ExpandScalingDirs(given.logs, &args.logs);
+    if (!dirs.ok()) return ReportError(dirs.status());
+    scaling_dirs = std::move(*dirs);
+  }
   std::optional<analysis::ModelSpec> spec;
   if (!args.model.empty() || !args.device.empty() || args.peak_tflops > 0) {
     Result<analysis::ModelSpec> parsed = ParseModelSpec(args);
@@ -156,24 +230,39 @@ int RunHealth(const HealthArgs& args) {
     runs.push_back(std::move(**one));
   }
 
+  std::optional<analysis::ScalingTable> scaling;
+  if (args.scaling) {
+    std::vector<analysis::ScalingRunInput> inputs_by_run;
+    for (const ScalingDir& d : scaling_dirs) {
+      analysis::ScalingRunInput in;
+      in.name = d.name;
+      in.devices = d.devices;
+      for (size_t i : d.logs) in.logs.push_back(&runs[i].health);
+      inputs_by_run.push_back(std::move(in));
+    }
+    scaling = analysis::ComputeScaling(std::move(inputs_by_run));
+  }
+  const analysis::ScalingTable* table = scaling ? &*scaling : nullptr;
   if (Status ok = CheckOutputPaths(outputs, inputs); !ok.ok()) return ReportError(ok);
   if (args.json_out == "-") {
-    WriteStdout(report::RenderHealthJson(runs, kVersion));
+    WriteStdout(report::RenderHealthJson(runs, kVersion, table));
     return kExitSuccess;
   }
   if (!args.json_out.empty()) {
-    if (Status ok = WriteFileAtomically(args.json_out, report::RenderHealthJson(runs, kVersion));
+    if (Status ok =
+            WriteFileAtomically(args.json_out, report::RenderHealthJson(runs, kVersion, table));
         !ok.ok()) {
       return ReportError(ok);
     }
   }
   if (!args.html_out.empty()) {
-    if (Status ok = WriteFileAtomically(args.html_out, report::RenderHealthHtml(runs, kVersion));
+    if (Status ok =
+            WriteFileAtomically(args.html_out, report::RenderHealthHtml(runs, kVersion, table));
         !ok.ok()) {
       return ReportError(ok);
     }
   }
-  WriteStdout(report::RenderHealthText(runs));
+  WriteStdout(report::RenderHealthText(runs, table));
   if (!args.html_out.empty())
     WriteStdout(fmt::format("\nHTML written to {}\n", TerminalSafe(args.html_out)));
   if (!args.json_out.empty())
@@ -207,6 +296,10 @@ CommandRunner RegisterHealth(CLI::App& app) {
                  "Ascend910B, Ascend910C; docs/health.md)");
   app.add_option("--peak-tflops", args->peak_tflops,
                  "Dense BF16 peak TFLOP/s per device (overrides --device's table row)");
+  app.add_flag("--scaling", args->scaling,
+               "The arguments are run directories at several device counts (run8/ run16/ run64/, "
+               "or DIR:N), each holding its ranks' logs: throughput per device and efficiency vs "
+               "the smallest run");
   app.add_option("--thresholds", args->thresholds_file,
                  "Override thresholds (as in data/thresholds.tsv)")
       ->type_name("FILE");

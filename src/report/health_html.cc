@@ -169,9 +169,69 @@ void RunSection(HtmlWriter& out, const HealthRun& run, size_t index) {
   out.Raw("</section>\n");
 }
 
+// Efficiency per run as bars against the ideal 100% line, the device
+// count and the throughput per device under each bar.
+HtmlFragment ScalingSvg(const analysis::ScalingTable& t) {
+  constexpr double kWidth = 760, kHeight = 260, kLeft = 60, kTop = 24, kBottom = 50;
+  const double plot_w = kWidth - kLeft - 20, plot_h = kHeight - kTop - kBottom;
+  SvgCanvas svg(kWidth, kHeight, "scaling efficiency");
+  svg.Text(kLeft, 15, "scaling efficiency: " + t.metric + " over " + t.baseline + "'s", "start", 12,
+           "#14213d");
+  double top = 110;
+  for (const analysis::ScalingRow& r : t.rows)
+    top = std::max(top, r.efficiency_pct.value_or(0) + 10);
+  auto Y = [&](double pct) { return kTop + plot_h - pct / top * plot_h; };
+  for (double pct = 0; pct <= top; pct += 25) {
+    svg.Line(kLeft, Y(pct), kLeft + plot_w, Y(pct), "#e3e3e3");
+    svg.Text(kLeft - 6, Y(pct) + 4, fmt::format("{:.0f}%", pct), "end", 10);
+  }
+  const double slot = plot_w / static_cast<double>(std::max<size_t>(1, t.rows.size()));
+  for (size_t i = 0; i < t.rows.size(); ++i) {
+    const analysis::ScalingRow& r = t.rows[i];
+    const double x = kLeft + slot * static_cast<double>(i) + slot * 0.2;
+    const double w = slot * 0.6;
+    if (r.efficiency_pct) {
+      const double pct = *r.efficiency_pct;
+      svg.Rect(x, Y(pct), w, Y(0) - Y(pct), kPalette[0],
+               fmt::format("{}: {:.1f}% efficiency, {} per device", r.name, pct,
+                           r.per_device ? Num(r.per_device) : "n/a"));
+      svg.Text(x + w / 2, Y(pct) - 4, fmt::format("{:.1f}%", pct), "middle", 10);
+    }
+    svg.Text(x + w / 2, kTop + plot_h + 15, fmt::format("{} dev", r.devices), "middle", 10);
+    svg.Text(x + w / 2, kTop + plot_h + 29, Num(r.per_device), "middle", 9, "#666");
+  }
+  svg.Format(
+      "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#D55E00\" "
+      "stroke-dasharray=\"5 3\"><title>ideal: 100%</title></line>",
+      kLeft, Y(100), kLeft + plot_w, Y(100));
+  return std::move(svg).Finish();
+}
+
+void ScalingSection(HtmlWriter& out, const analysis::ScalingTable& t) {
+  out.Raw("<section id=\"scaling\"><h2>Scaling</h2>");
+  if (t.metric.empty()) {
+    out.Raw("<p>No throughput every run prints (tokens/s, TFLOP/s, or --model TGS).</p>");
+  }
+  out.Raw("<table><tr><th class=\"l\">run</th><th>devices</th><th>logs</th>");
+  out.Format("<th>{}</th><th>total</th><th>speed-up</th><th>efficiency</th><th>step ms</th></tr>",
+             t.metric.empty() ? std::string("per device") : t.metric);
+  for (const analysis::ScalingRow& r : t.rows) {
+    out.Format("<tr><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>", r.name,
+               r.devices, r.logs, Num(r.per_device), Num(r.total, 0));
+    out.Format("<td>{}</td><td>{}</td><td>{}</td></tr>",
+               r.speedup ? fmt::format("{:.2f}x", *r.speedup) : "n/a",
+               r.efficiency_pct ? fmt::format("{:.1f}%", *r.efficiency_pct) : "n/a",
+               Num(r.step_ms));
+  }
+  out.Raw("</table>");
+  if (!t.metric.empty()) out.Append(ScalingSvg(t));
+  out.Raw("</section>\n");
+}
+
 }  // namespace
 
-std::string RenderHealthHtml(const std::vector<HealthRun>& runs, std::string_view version) {
+std::string RenderHealthHtml(const std::vector<HealthRun>& runs, std::string_view version,
+                             const analysis::ScalingTable* scaling) {
   HtmlWriter out;
   out.Raw("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">");
   out.Raw(kHtmlGeneratorMeta);
@@ -182,6 +242,7 @@ std::string RenderHealthHtml(const std::vector<HealthRun>& runs, std::string_vie
   out.Raw("</style></head><body>\n<header><h1>trainscope health</h1>");
   out.Format("<p>{} log(s) &middot; trainscope {}</p></header>\n<main>\n", runs.size(),
              std::string(version));
+  if (scaling != nullptr) ScalingSection(out, *scaling);
   for (size_t i = 0; i < runs.size(); ++i) RunSection(out, runs[i], i);
   out.Raw("</main></body></html>\n");
   return std::move(out).Finish().markup();

@@ -235,15 +235,55 @@ void WriteRun(JsonWriter& w, const HealthRun& run) {
   w.EndObject();
 }
 
+void AppendScaling(const analysis::ScalingTable& t, std::string* out) {
+  *out += fmt::format("\nscaling    {} vs {} ({})\n",
+                      t.metric.empty() ? "no common throughput" : t.metric,
+                      TerminalSafe(t.baseline), "efficiency = per device over the baseline's");
+  *out += fmt::format("  {:<28} {:>8} {:>5} {:>14} {:>14} {:>9} {:>11} {:>10}\n", "run", "devices",
+                      "logs", "per device", "total", "speed-up", "efficiency", "step ms");
+  for (const analysis::ScalingRow& r : t.rows) {
+    *out += fmt::format("  {:<28} {:>8} {:>5} {:>14} {:>14} {:>9} {:>11} {:>10}\n",
+                        TerminalSafe(r.name), r.devices, r.logs, Num(r.per_device), Num(r.total, 0),
+                        r.speedup ? fmt::format("{:.2f}x", *r.speedup) : "n/a",
+                        r.efficiency_pct ? fmt::format("{:.1f}%", *r.efficiency_pct) : "n/a",
+                        Num(r.step_ms));
+  }
+}
+
+void WriteScaling(JsonWriter& w, const analysis::ScalingTable& t) {
+  w.Key("scaling").BeginObject();
+  w.Key("metric");
+  t.metric.empty() ? w.Null() : w.String(t.metric);
+  w.Field("baseline", t.baseline);
+  w.Key("runs").BeginArray();
+  for (const analysis::ScalingRow& r : t.rows) {
+    w.BeginObject();
+    w.Field("name", r.name);
+    w.Field("devices", r.devices);
+    w.Field("logs", r.logs);
+    WriteOpt(w, "per_device", r.per_device, 6);
+    WriteOpt(w, "total", r.total, 6);
+    WriteOpt(w, "speedup", r.speedup, 6);
+    WriteOpt(w, "efficiency_pct", r.efficiency_pct, 6);
+    WriteOpt(w, "step_ms", r.step_ms, 6);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
 }  // namespace
 
-std::string RenderHealthText(const std::vector<HealthRun>& runs) {
+std::string RenderHealthText(const std::vector<HealthRun>& runs,
+                             const analysis::ScalingTable* scaling) {
   std::string out = "trainscope health: " + Verdict(runs) + "\n";
+  if (scaling != nullptr) AppendScaling(*scaling, &out);
   for (const HealthRun& run : runs) AppendRun(run, &out);
   return out;
 }
 
-std::string RenderHealthJson(const std::vector<HealthRun>& runs, std::string_view version) {
+std::string RenderHealthJson(const std::vector<HealthRun>& runs, std::string_view version,
+                             const analysis::ScalingTable* scaling) {
   JsonWriter w;
   w.BeginObject();
   w.Field("schema", std::string(kHealthJsonSchema));
@@ -256,6 +296,7 @@ std::string RenderHealthJson(const std::vector<HealthRun>& runs, std::string_vie
   w.Field("logs_with_findings", logs_with);
   w.Field("findings", n);
   w.EndObject();
+  if (scaling != nullptr) WriteScaling(w, *scaling);
   w.Key("runs").BeginArray();
   for (const HealthRun& run : runs) WriteRun(w, run);
   w.EndArray();

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analysis/health/scaling.h"
 #include "analysis/health/training_health.h"
 #include "core/row_ledger.h"
 
@@ -20,9 +21,14 @@ struct HealthRun {
   std::string warning;  // e.g. a gzip stream cut off: the lines before it were read
 };
 
-std::string RenderHealthText(const std::vector<HealthRun>& runs);
-std::string RenderHealthJson(const std::vector<HealthRun>& runs, std::string_view version);
-// A self-contained page: per run the curves with the findings marked.
-std::string RenderHealthHtml(const std::vector<HealthRun>& runs, std::string_view version);
+// |scaling|: with --scaling, the table across the runs (else null).
+std::string RenderHealthText(const std::vector<HealthRun>& runs,
+                             const analysis::ScalingTable* scaling = nullptr);
+std::string RenderHealthJson(const std::vector<HealthRun>& runs, std::string_view version,
+                             const analysis::ScalingTable* scaling = nullptr);
+// A self-contained page: per run the curves with the findings marked; the
+// scaling table and chart first when given.
+std::string RenderHealthHtml(const std::vector<HealthRun>& runs, std::string_view version,
+                             const analysis::ScalingTable* scaling = nullptr);
 
 }  // namespace trainscope::report

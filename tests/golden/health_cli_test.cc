@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -68,6 +70,64 @@ TEST(HealthCli, MissingLogNamesTheFile) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("/nonexistent.log"), std::string::npos) << r.err;
   EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+// make_fixtures.py: tokens/s per device, the mean of two ranks' medians:
+// 8 devices 6050, 16 devices 5750, 64 devices 4850 (given out of order).
+TEST(HealthCli, ScalingTableAgainstTheSmallestRun) {
+  const std::string dir = SourceDir() + "/tests/data/logs/scaling/";
+  const CommandResult r = RunTrainscope(
+      {"health", "--scaling", dir + "run64/", dir + "run8", dir + "run16", "--json", "-"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(r.out).get(doc), simdjson::SUCCESS) << r.out.substr(0, 200);
+  std::string_view metric;
+  ASSERT_EQ(doc["scaling"]["metric"].get(metric), simdjson::SUCCESS);
+  EXPECT_EQ(metric, "tokens/s per device");
+  const int64_t devices[] = {8, 16, 64};
+  const double per_device[] = {6050, 5750, 4850};
+  size_t i = 0;
+  for (simdjson::dom::element row : doc["scaling"]["runs"].get_array()) {
+    ASSERT_LT(i, 3u);
+    int64_t d = 0;
+    double v = 0, eff = 0, speedup = 0;
+    ASSERT_EQ(row["devices"].get(d), simdjson::SUCCESS);
+    ASSERT_EQ(row["per_device"].get(v), simdjson::SUCCESS);
+    ASSERT_EQ(row["efficiency_pct"].get(eff), simdjson::SUCCESS);
+    ASSERT_EQ(row["speedup"].get(speedup), simdjson::SUCCESS);
+    EXPECT_EQ(d, devices[i]);
+    EXPECT_DOUBLE_EQ(v, per_device[i]);
+    EXPECT_NEAR(eff, per_device[i] / 6050 * 100, 1e-4);
+    EXPECT_NEAR(speedup, per_device[i] * static_cast<double>(devices[i]) / (6050 * 8), 1e-4);
+    ++i;
+  }
+  EXPECT_EQ(i, 3u);
+  const CommandResult bad = RunTrainscope({"health", "--scaling", dir});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("no device count"), std::string::npos) << bad.err;
+}
+
+TEST(HealthCli, HtmlHasTheCurvesAndTheFindingsMarked) {
+  const std::string out = MakeTempDir("health_html") + "/health.html";
+  const CommandResult r =
+      RunTrainscope({"health", Log("megatron_planted.log"), "--html", out, "--model",
+                     "params=7B,seq=4096,batch=256,devices=64", "--device", "H800"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(out);
+  const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(html.find("<title>trainscope health</title>"), std::string::npos);
+  for (const char* chart :
+       {"aria-label=\"loss\"", "aria-label=\"grad norm\"", "aria-label=\"step time (ms)\"",
+        "aria-label=\"TGS (tokens/s per device, from --model)\"",
+        "aria-label=\"MFU % (from --model)\""}) {
+    EXPECT_NE(html.find(chart), std::string::npos) << chart;
+  }
+  // The planted events as dashed lines with their ids.
+  for (const char* id : {">loss-spike<", ">grad-explosion<", ">nan-inf<", ">hang<"}) {
+    EXPECT_NE(html.find(id), std::string::npos) << id;
+  }
+  EXPECT_NE(r.out.find("model MFU"), std::string::npos) << r.out;
 }
 
 }  // namespace
