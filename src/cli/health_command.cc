@@ -37,6 +37,7 @@ struct HealthArgs {
   std::string device;
   double peak_tflops = 0;
   bool scaling = false;
+  std::string key_map;
   std::string thresholds_file;
   unsigned threads = 0;
 };
@@ -177,6 +178,47 @@ Result<std::vector<ScalingDir>> ExpandScalingDirs(const std::vector<std::string>
   return dirs;
 }
 
+analysis::ScalingTable BuildScaling(const std::vector<ScalingDir>& dirs,
+                                    const std::vector<report::HealthRun>& runs) {
+  std::vector<analysis::ScalingRunInput> inputs_by_run;
+  for (const ScalingDir& d : dirs) {
+    analysis::ScalingRunInput in;
+    in.name = d.name;
+    in.devices = d.devices;
+    for (size_t i : d.logs) in.logs.push_back(&runs[i].health);
+    inputs_by_run.push_back(std::move(in));
+  }
+  return analysis::ComputeScaling(std::move(inputs_by_run));
+}
+
+int WriteHealthOutputs(const HealthArgs& args, const std::vector<report::HealthRun>& runs,
+                       const analysis::ScalingTable* table) {
+  if (!args.html_out.empty()) {
+    if (Status ok =
+            WriteFileAtomically(args.html_out, report::RenderHealthHtml(runs, kVersion, table));
+        !ok.ok()) {
+      return ReportError(ok);
+    }
+  }
+  if (args.json_out == "-") {
+    WriteStdout(report::RenderHealthJson(runs, kVersion, table));
+    return kExitSuccess;
+  }
+  if (!args.json_out.empty()) {
+    if (Status ok =
+            WriteFileAtomically(args.json_out, report::RenderHealthJson(runs, kVersion, table));
+        !ok.ok()) {
+      return ReportError(ok);
+    }
+  }
+  WriteStdout(report::RenderHealthText(runs, table));
+  if (!args.html_out.empty())
+    WriteStdout(fmt::format("\nHTML written to {}\n", TerminalSafe(args.html_out)));
+  if (!args.json_out.empty())
+    WriteStdout(fmt::format("\nJSON written to {}\n", TerminalSafe(args.json_out)));
+  return kExitSuccess;
+}
+
 int RunHealth(const HealthArgs& given) {
   HealthArgs args = given;
   std::vector<ScalingDir> scaling_dirs;
@@ -185,6 +227,12 @@ int RunHealth(const HealthArgs& given) {
     Result<std::vector<ScalingDir>> dirs = ExpandScalingDirs(given.logs, &args.logs);
     if (!dirs.ok()) return ReportError(dirs.status());
     scaling_dirs = std::move(*dirs);
+  }
+  std::optional<formats::LogKeyMap> key_map;
+  if (!args.key_map.empty()) {
+    Result<formats::LogKeyMap> parsed = formats::ParseLogKeyMap(args.key_map);
+    if (!parsed.ok()) return ReportError(parsed.status());
+    key_map = std::move(*parsed);
   }
   std::optional<analysis::ModelSpec> spec;
   if (!args.model.empty() || !args.device.empty() || args.peak_tflops > 0) {
@@ -206,7 +254,8 @@ int RunHealth(const HealthArgs& given) {
   // analysed on its own, then reported in the order given.
   std::vector<std::optional<Result<report::HealthRun>>> done(args.logs.size());
   ParallelFor(args.logs.size(), ClampThreads(args.threads), [&](size_t i) {
-    Result<formats::ReadTrainingLog> read = formats::ReadTrainingLogFile(args.logs[i]);
+    Result<formats::ReadTrainingLog> read =
+        formats::ReadTrainingLogFile(args.logs[i], key_map ? &*key_map : nullptr);
     if (!read.ok()) {
       done[i].emplace(read.status());
       return;
@@ -231,43 +280,9 @@ int RunHealth(const HealthArgs& given) {
   }
 
   std::optional<analysis::ScalingTable> scaling;
-  if (args.scaling) {
-    std::vector<analysis::ScalingRunInput> inputs_by_run;
-    for (const ScalingDir& d : scaling_dirs) {
-      analysis::ScalingRunInput in;
-      in.name = d.name;
-      in.devices = d.devices;
-      for (size_t i : d.logs) in.logs.push_back(&runs[i].health);
-      inputs_by_run.push_back(std::move(in));
-    }
-    scaling = analysis::ComputeScaling(std::move(inputs_by_run));
-  }
-  const analysis::ScalingTable* table = scaling ? &*scaling : nullptr;
+  if (args.scaling) scaling = BuildScaling(scaling_dirs, runs);
   if (Status ok = CheckOutputPaths(outputs, inputs); !ok.ok()) return ReportError(ok);
-  if (args.json_out == "-") {
-    WriteStdout(report::RenderHealthJson(runs, kVersion, table));
-    return kExitSuccess;
-  }
-  if (!args.json_out.empty()) {
-    if (Status ok =
-            WriteFileAtomically(args.json_out, report::RenderHealthJson(runs, kVersion, table));
-        !ok.ok()) {
-      return ReportError(ok);
-    }
-  }
-  if (!args.html_out.empty()) {
-    if (Status ok =
-            WriteFileAtomically(args.html_out, report::RenderHealthHtml(runs, kVersion, table));
-        !ok.ok()) {
-      return ReportError(ok);
-    }
-  }
-  WriteStdout(report::RenderHealthText(runs, table));
-  if (!args.html_out.empty())
-    WriteStdout(fmt::format("\nHTML written to {}\n", TerminalSafe(args.html_out)));
-  if (!args.json_out.empty())
-    WriteStdout(fmt::format("\nJSON written to {}\n", TerminalSafe(args.json_out)));
-  return kExitSuccess;
+  return WriteHealthOutputs(args, runs, scaling ? &*scaling : nullptr);
 }
 
 }  // namespace
@@ -296,6 +311,11 @@ CommandRunner RegisterHealth(CLI::App& app) {
                  "Ascend910B, Ascend910C; docs/health.md)");
   app.add_option("--peak-tflops", args->peak_tflops,
                  "Dense BF16 peak TFLOP/s per device (overrides --device's table row)");
+  app.add_option("--map", args->key_map,
+                 "Key names of JSON-lines / dict / key=value logs: FIELD=KEY,... (fields step, "
+                 "loss, grad_norm, lr, step_time_ms, step_time_s, tokens_per_s, tflops, mfu), or "
+                 "a file of FIELD=KEY lines; e.g. --map loss=train/loss,step=trainer/global_step")
+      ->type_name("F=K,...|FILE");
   app.add_flag("--scaling", args->scaling,
                "The arguments are run directories at several device counts (run8/ run16/ run64/, "
                "or DIR:N), each holding its ranks' logs: throughput per device and efficiency vs "

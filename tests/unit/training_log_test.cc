@@ -469,3 +469,58 @@ TEST(TrainingLogTest, XTunerNumbers) {
 
 }  // namespace
 }  // namespace trainscope
+
+namespace trainscope {
+namespace {
+
+// tests/data/logs/mapped: W&B-style keys; the map (inline or the file
+// keys.map) names them. Line 3's loss is a string: unparsable; line 4 an
+// evaluation line: not a training line. The built-in "loss" (99) is passed
+// over once loss is mapped.
+TEST(TrainingLogTest, UserKeyMap) {
+  for (const std::string& spec :
+       {std::string("step=trainer/global_step,loss=train/loss,grad_norm=train/grad_norm,"
+                    "step_time_s=perf/step_time_s"),
+        Fixture("mapped/keys.map")}) {
+    SCOPED_TRACE(spec);
+    auto map = formats::ParseLogKeyMap(spec);
+    ASSERT_TRUE(map.ok()) << map.status().message();
+    auto read = formats::ReadTrainingLogFile(Fixture("mapped/wandb_style.jsonl"), &*map);
+    ASSERT_TRUE(read.ok());
+    ASSERT_EQ(read->log.records.size(), 2u);
+    const model::TrainingRecord& r = read->log.records.front();
+    EXPECT_EQ(r.step, 10);
+    EXPECT_FALSE(r.step_is_ordinal);
+    EXPECT_DOUBLE_EQ(*r.loss, 2.5);
+    EXPECT_DOUBLE_EQ(*r.grad_norm, 1.1);
+    EXPECT_DOUBLE_EQ(*r.step_time_ms, 1250);
+    EXPECT_EQ(read->log.records.back().step, 20);
+    EXPECT_EQ(read->ledger.rows_read(), 4);
+    const std::map<std::string, int64_t> skipped = {{"not a training line", 1},
+                                                    {"unparsable number", 1}};
+    EXPECT_EQ(read->ledger.skipped_by_reason(), skipped);
+  }
+  // Without the map the built-in "loss" is read, and no step key is known.
+  auto plain = formats::ReadTrainingLogFile(Fixture("mapped/wandb_style.jsonl"));
+  ASSERT_TRUE(plain.ok());
+  ASSERT_FALSE(plain->log.records.empty());
+  EXPECT_DOUBLE_EQ(*plain->log.records.front().loss, 99.0);
+  EXPECT_TRUE(plain->log.records.front().step_is_ordinal);
+
+  // key=value with a mapped loss key: the anchor follows the map.
+  auto kv = formats::ParseLogKeyMap("step=it,loss=lm-loss");
+  ASSERT_TRUE(kv.ok());
+  auto read = formats::ReadTrainingLogBytes("it=5 lm-loss=2.0 gn=1\nit=6 lm-loss=1.9\n", false,
+                                            "kv.log", &*kv);
+  ASSERT_TRUE(read.ok());
+  ASSERT_EQ(read->log.records.size(), 2u);
+  EXPECT_EQ(read->log.records[1].step, 6);
+  EXPECT_DOUBLE_EQ(*read->log.records[1].loss, 1.9);
+
+  EXPECT_FALSE(formats::ParseLogKeyMap("weight=w").ok());
+  EXPECT_FALSE(formats::ParseLogKeyMap("loss=").ok());
+  EXPECT_FALSE(formats::ParseLogKeyMap("/nonexistent.map").ok());
+}
+
+}  // namespace
+}  // namespace trainscope
