@@ -53,7 +53,7 @@ struct Point {
   double value;
 };
 
-std::vector<Point> Series(const std::vector<TrainingRecord>& records,
+std::vector<Point> Series(const model::TrainingRecords& records,
                           model::MaybeDouble TrainingRecord::*field, bool finite_only) {
   std::vector<Point> out;
   for (size_t i = 0; i < records.size(); ++i) {
@@ -610,7 +610,8 @@ RunHealth AnalyzeTrainingLog(const model::TrainingLog& log, const FindingThresho
   }
 
   FindNanInf(log, &h);
-  FindLossSpikes(Series(log.records, &TrainingRecord::loss, true), log, t, &h);
+  const std::vector<Point> loss_all = Series(log.records, &TrainingRecord::loss, true);
+  FindLossSpikes(loss_all, log, t, &h);
   FindGradExplosion(Series(log.records, &TrainingRecord::grad_norm, true), log, t, &h);
   FindHang(log, t, &h);
   FindThroughputDrop(tps, step_ms, log, t, &h);
@@ -623,7 +624,6 @@ RunHealth AnalyzeTrainingLog(const model::TrainingLog& log, const FindingThresho
     h.model = ModelNumbers(*spec, step_ms, tps, &model_mfu, &model_tgs);
     FindMfuMismatch(h, t, &h.findings);
   }
-  const std::vector<Point> loss_all = Series(log.records, &TrainingRecord::loss, true);
   h.curves.loss = Curve(loss_all, log);
   h.curves.grad_norm = Curve(Series(log.records, &TrainingRecord::grad_norm, true), log);
   h.curves.step_ms = Curve(step_ms, log);

@@ -649,14 +649,16 @@ RowIssue ParseTrainingLine(std::string_view line, TrainingRecord* record, LogFor
   return issue;
 }
 
-Result<ReadTrainingLog> ReadTrainingLogBytes(std::string_view bytes, bool gzip,
-                                             const std::string& name, const LogKeyMap* map) {
+namespace {
+
+Result<ReadTrainingLog> ReadLog(std::string_view bytes, bool gzip, const std::string& name,
+                                const LogKeyMap* map, bool mapped) {
   ReadTrainingLog out;
   out.ledger = RowLedger(name);
   out.log.path = name;
   LogBuilder builder(&out, map);
-  Result<int64_t> n =
-      ForEachLogLineIn(bytes, gzip, name, [&](const LogLine& l) { builder.Line(l); });
+  Result<int64_t> n = ForEachLogLineIn(
+      bytes, gzip, name, [&](const LogLine& l) { builder.Line(l); }, mapped);
   if (n.ok()) {
     out.log.bytes = *n;
   } else {
@@ -667,12 +669,19 @@ Result<ReadTrainingLog> ReadTrainingLogBytes(std::string_view bytes, bool gzip,
   return out;
 }
 
+}  // namespace
+
+Result<ReadTrainingLog> ReadTrainingLogBytes(std::string_view bytes, bool gzip,
+                                             const std::string& name, const LogKeyMap* map) {
+  return ReadLog(bytes, gzip, name, map, /*mapped=*/false);
+}
+
 Result<ReadTrainingLog> ReadTrainingLogFile(const std::string& path, const LogKeyMap* map) {
   TS_ASSIGN_OR_RETURN(MappedFile file, MappedFile::Open(path));
   const std::string_view bytes = file.data();
   const bool gzip = bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
                     static_cast<unsigned char>(bytes[1]) == 0x8b;
-  return ReadTrainingLogBytes(bytes, gzip, path, map);
+  return ReadLog(bytes, gzip, path, map, /*mapped=*/true);
 }
 
 const std::string* LogKeyMap::KeyFor(std::string_view field) const {
