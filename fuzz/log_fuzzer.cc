@@ -10,7 +10,9 @@
 #include <string_view>
 
 #include "analysis/common/findings_catalog.h"
+#include "analysis/health/flight_recorder.h"
 #include "analysis/health/training_health.h"
+#include "formats/log/flight_recorder_reader.h"
 #include "formats/log/training_log_reader.h"
 #include "fuzz_flags.h"
 
@@ -21,6 +23,13 @@ extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
+  // The same bytes as a flight-recorder JSON dump (docs/health.md).
+  if (auto dump = trainscope::formats::ParseFlightRecorderJson(
+          std::string_view(reinterpret_cast<const char*>(data), size), "nccl_trace_rank_0.json");
+      dump.ok()) {
+    const auto fr = trainscope::analysis::AnalyzeFlightRecorder({*dump});
+    if (fr.dumps != 1) std::abort();
+  }
   const bool gzip = (data[0] & 1) != 0;
   const std::string_view bytes(reinterpret_cast<const char*>(data) + 1, size - 1);
   auto read = trainscope::formats::ReadTrainingLogBytes(bytes, gzip, "fuzz.log");

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/health/flight_recorder.h"
 #include "analysis/health/scaling.h"
 #include "analysis/health/training_health.h"
 #include "cli/app.h"
@@ -23,6 +24,7 @@
 #include "core/atomic_write.h"
 #include "core/parallel.h"
 #include "core/safe_text.h"
+#include "formats/log/flight_recorder_reader.h"
 #include "formats/log/training_log_reader.h"
 #include "report/health_report.h"
 
@@ -192,7 +194,7 @@ analysis::ScalingTable BuildScaling(const std::vector<ScalingDir>& dirs,
 }
 
 int WriteHealthOutputs(const HealthArgs& args, const std::vector<report::HealthRun>& runs,
-                       const analysis::ScalingTable* table) {
+                       const report::HealthExtras& table) {
   if (!args.html_out.empty()) {
     if (Status ok =
             WriteFileAtomically(args.html_out, report::RenderHealthHtml(runs, kVersion, table));
@@ -282,7 +284,24 @@ int RunHealth(const HealthArgs& given) {
   std::optional<analysis::ScalingTable> scaling;
   if (args.scaling) scaling = BuildScaling(scaling_dirs, runs);
   if (Status ok = CheckOutputPaths(outputs, inputs); !ok.ok()) return ReportError(ok);
-  return WriteHealthOutputs(args, runs, scaling ? &*scaling : nullptr);
+  report::HealthExtras extras;
+  extras.scaling = scaling ? &*scaling : nullptr;
+  // Flight-recorder dumps next to the logs (docs/health.md).
+  std::vector<std::string> dirs;
+  for (const std::string& log : args.logs) {
+    std::string dir = std::filesystem::path(log).parent_path().string();
+    if (dir.empty()) dir = ".";
+    if (std::find(dirs.begin(), dirs.end(), dir) == dirs.end()) dirs.push_back(dir);
+  }
+  formats::FlightRecorderScan scan = formats::ScanFlightRecorderDumps(dirs);
+  std::optional<analysis::FlightRecorderReport> flight;
+  if (!scan.dumps.empty()) {
+    flight = analysis::AnalyzeFlightRecorder(scan.dumps);
+    extras.flight = &*flight;
+  }
+  extras.flight_pickles = std::move(scan.pickles);
+  extras.flight_errors = std::move(scan.errors);
+  return WriteHealthOutputs(args, runs, extras);
 }
 
 }  // namespace

@@ -228,10 +228,30 @@ void ScalingSection(HtmlWriter& out, const analysis::ScalingTable& t) {
   out.Raw("</section>\n");
 }
 
+std::string Ranks(const std::vector<int64_t>& ranks) {
+  std::string out;
+  for (int64_t r : ranks) out += (out.empty() ? "" : ", ") + std::to_string(r);
+  return out.empty() ? "none" : out;
+}
+
+void FlightSection(HtmlWriter& out, const analysis::FlightRecorderReport& f) {
+  out.Raw("<section id=\"flight\"><h2>Flight recorder</h2>");
+  out.Format("<p>{} dump(s), ranks {}</p>", f.dumps, Ranks(f.ranks));
+  for (const analysis::CollectiveHang& h : f.hangs) {
+    std::vector<int64_t> missing;
+    for (const analysis::MissingRank& m : h.missing) missing.push_back(m.rank);
+    out.Format(
+        "<div class=\"finding\"><b>group {} ({}): collective #{} {}</b><br>arrived: {}<br>did "
+        "not arrive: {}<br>no dump: {}</div>",
+        h.pg_name, h.pg_desc, h.seq, h.op, Ranks(h.arrived), Ranks(missing), Ranks(h.no_dump));
+  }
+  out.Raw("</section>\n");
+}
+
 }  // namespace
 
 std::string RenderHealthHtml(const std::vector<HealthRun>& runs, std::string_view version,
-                             const analysis::ScalingTable* scaling) {
+                             const HealthExtras& extras) {
   HtmlWriter out;
   out.Raw("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">");
   out.Raw(kHtmlGeneratorMeta);
@@ -242,7 +262,8 @@ std::string RenderHealthHtml(const std::vector<HealthRun>& runs, std::string_vie
   out.Raw("</style></head><body>\n<header><h1>trainscope health</h1>");
   out.Format("<p>{} log(s) &middot; trainscope {}</p></header>\n<main>\n", runs.size(),
              std::string(version));
-  if (scaling != nullptr) ScalingSection(out, *scaling);
+  if (extras.scaling != nullptr) ScalingSection(out, *extras.scaling);
+  if (extras.flight != nullptr) FlightSection(out, *extras.flight);
   for (size_t i = 0; i < runs.size(); ++i) RunSection(out, runs[i], i);
   out.Raw("</main></body></html>\n");
   return std::move(out).Finish().markup();

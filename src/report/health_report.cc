@@ -250,6 +250,83 @@ void AppendScaling(const analysis::ScalingTable& t, std::string* out) {
   }
 }
 
+std::string RankList(const std::vector<int64_t>& ranks) {
+  std::string out;
+  for (int64_t r : ranks) out += (out.empty() ? "" : ",") + std::to_string(r);
+  return out.empty() ? "none" : out;
+}
+
+void AppendFlight(const HealthExtras& x, std::string* out) {
+  for (const std::string& p : x.flight_pickles) {
+    *out += "\nflight recorder  " + TerminalSafe(p) +
+            ": a pickled dump, not read (dump JSON with "
+            "torch._C._distributed_c10d._dump_nccl_trace_json(); docs/health.md)\n";
+  }
+  for (const std::string& e : x.flight_errors) {
+    *out += "\nflight recorder  " + TerminalSafe(e.substr(0, e.find('\n'))) + "\n";
+  }
+  if (x.flight == nullptr) return;
+  const analysis::FlightRecorderReport& f = *x.flight;
+  *out += fmt::format("\nflight recorder  {} dump(s), ranks {}", f.dumps, RankList(f.ranks));
+  if (f.hangs.empty()) *out += ": every process group's last collective completed on its members";
+  *out += "\n";
+  for (const analysis::CollectiveHang& h : f.hangs) {
+    *out += fmt::format("  group {} ({}): collective #{} {}: arrived {}", TerminalSafe(h.pg_name),
+                        TerminalSafe(h.pg_desc), h.seq, TerminalSafe(h.op), RankList(h.arrived));
+    if (!h.arrived_states.empty()) *out += " (" + TerminalSafe(h.arrived_states.front()) + ")";
+    std::vector<int64_t> missing;
+    for (const analysis::MissingRank& m : h.missing) missing.push_back(m.rank);
+    *out += fmt::format("; did not arrive: {}", RankList(missing));
+    if (!h.no_dump.empty()) *out += fmt::format("; no dump: {}", RankList(h.no_dump));
+    *out += "\n";
+    for (const analysis::MissingRank& m : h.missing) {
+      *out += fmt::format("    rank {} last at #{} {} ({})\n", m.rank, m.last_seq,
+                          TerminalSafe(m.last_op.empty() ? "none" : m.last_op),
+                          TerminalSafe(m.last_state.empty() ? "n/a" : m.last_state));
+    }
+  }
+}
+
+void WriteFlight(JsonWriter& w, const HealthExtras& x) {
+  w.Key("flight_recorder").BeginObject();
+  w.Key("pickles").BeginArray();
+  for (const std::string& p : x.flight_pickles) w.String(p);
+  w.EndArray();
+  w.Key("errors").BeginArray();
+  for (const std::string& e : x.flight_errors) w.String(e);
+  w.EndArray();
+  w.Field("dumps", x.flight != nullptr ? x.flight->dumps : 0);
+  w.Key("hangs").BeginArray();
+  if (x.flight != nullptr) {
+    for (const analysis::CollectiveHang& h : x.flight->hangs) {
+      w.BeginObject();
+      w.Field("process_group", h.pg_name);
+      w.Field("pg_desc", h.pg_desc);
+      w.Field("collective_seq_id", h.seq);
+      w.Field("op", h.op);
+      w.Key("arrived").BeginArray();
+      for (int64_t r : h.arrived) w.Int(r);
+      w.EndArray();
+      w.Key("missing").BeginArray();
+      for (const analysis::MissingRank& m : h.missing) {
+        w.BeginObject();
+        w.Field("rank", m.rank);
+        w.Field("last_seq", m.last_seq);
+        w.Field("last_op", m.last_op);
+        w.Field("last_state", m.last_state);
+        w.EndObject();
+      }
+      w.EndArray();
+      w.Key("no_dump").BeginArray();
+      for (int64_t r : h.no_dump) w.Int(r);
+      w.EndArray();
+      w.EndObject();
+    }
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
 void WriteScaling(JsonWriter& w, const analysis::ScalingTable& t) {
   w.Key("scaling").BeginObject();
   w.Key("metric");
@@ -274,16 +351,16 @@ void WriteScaling(JsonWriter& w, const analysis::ScalingTable& t) {
 
 }  // namespace
 
-std::string RenderHealthText(const std::vector<HealthRun>& runs,
-                             const analysis::ScalingTable* scaling) {
+std::string RenderHealthText(const std::vector<HealthRun>& runs, const HealthExtras& extras) {
   std::string out = "trainscope health: " + Verdict(runs) + "\n";
-  if (scaling != nullptr) AppendScaling(*scaling, &out);
+  if (extras.scaling != nullptr) AppendScaling(*extras.scaling, &out);
+  AppendFlight(extras, &out);
   for (const HealthRun& run : runs) AppendRun(run, &out);
   return out;
 }
 
 std::string RenderHealthJson(const std::vector<HealthRun>& runs, std::string_view version,
-                             const analysis::ScalingTable* scaling) {
+                             const HealthExtras& extras) {
   JsonWriter w;
   w.BeginObject();
   w.Field("schema", std::string(kHealthJsonSchema));
@@ -296,7 +373,8 @@ std::string RenderHealthJson(const std::vector<HealthRun>& runs, std::string_vie
   w.Field("logs_with_findings", logs_with);
   w.Field("findings", n);
   w.EndObject();
-  if (scaling != nullptr) WriteScaling(w, *scaling);
+  if (extras.scaling != nullptr) WriteScaling(w, *extras.scaling);
+  if (extras.flight != nullptr || !extras.flight_pickles.empty()) WriteFlight(w, extras);
   w.Key("runs").BeginArray();
   for (const HealthRun& run : runs) WriteRun(w, run);
   w.EndArray();

@@ -132,3 +132,49 @@ TEST(HealthCli, HtmlHasTheCurvesAndTheFindingsMarked) {
 
 }  // namespace
 }  // namespace trainscope::testing
+
+namespace trainscope::testing {
+namespace {
+
+// tests/data/logs/flight (make_fixtures.py): ranks 0-2 recorded collective
+// #42 nccl:all_reduce (started), rank 3 stopped after #41 (completed).
+TEST(HealthCli, FlightRecorderNamesTheCollectiveAndTheMissingRank) {
+  const CommandResult r =
+      RunTrainscope({"health", SourceDir() + "/tests/data/logs/flight/rank0.log", "--json", "-"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(r.out).get(doc), simdjson::SUCCESS) << r.out.substr(0, 200);
+  int64_t dumps = 0;
+  ASSERT_EQ(doc["flight_recorder"]["dumps"].get(dumps), simdjson::SUCCESS);
+  EXPECT_EQ(dumps, 4);
+  simdjson::dom::array hangs;
+  ASSERT_EQ(doc["flight_recorder"]["hangs"].get(hangs), simdjson::SUCCESS);
+  ASSERT_EQ(hangs.size(), 1u);
+  simdjson::dom::element h = hangs.at(0);
+  int64_t seq = 0;
+  std::string_view op;
+  ASSERT_EQ(h["collective_seq_id"].get(seq), simdjson::SUCCESS);
+  ASSERT_EQ(h["op"].get(op), simdjson::SUCCESS);
+  EXPECT_EQ(seq, 42);
+  EXPECT_EQ(op, "nccl:all_reduce");
+  std::vector<int64_t> arrived;
+  for (simdjson::dom::element a : h["arrived"].get_array()) arrived.push_back(a.get_int64());
+  EXPECT_EQ(arrived, (std::vector<int64_t>{0, 1, 2}));
+  simdjson::dom::array missing;
+  ASSERT_EQ(h["missing"].get(missing), simdjson::SUCCESS);
+  ASSERT_EQ(missing.size(), 1u);
+  int64_t rank = -1, last = -1;
+  ASSERT_EQ(missing.at(0)["rank"].get(rank), simdjson::SUCCESS);
+  ASSERT_EQ(missing.at(0)["last_seq"].get(last), simdjson::SUCCESS);
+  EXPECT_EQ(rank, 3);
+  EXPECT_EQ(last, 41);
+
+  const CommandResult pickled =
+      RunTrainscope({"health", SourceDir() + "/tests/data/logs/flight_pickle/rank0.log"});
+  ASSERT_EQ(pickled.exit_code, 0) << pickled.err;
+  EXPECT_NE(pickled.out.find("a pickled dump, not read"), std::string::npos) << pickled.out;
+}
+
+}  // namespace
+}  // namespace trainscope::testing

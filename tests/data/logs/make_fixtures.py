@@ -218,3 +218,45 @@ for devices, base in ((8, 6000), (16, 5700), (64, 4800)):
                          f"tps: {tps:,}  tflops: 300.00  mfu: 30.00%")
         with open(f"scaling/run{devices}/rank{rank}.log", "w") as f:
             f.write("\n".join(lines) + "\n")
+
+
+# A hung job: four ranks' flight-recorder dumps in the JSON form of
+# FlightRecorder::dump_json (torch._C._distributed_c10d._dump_nccl_trace_json)
+# beside a log. Ranks 0-2 reached collective #42 (nccl:all_reduce, started);
+# rank 3 stopped after #41 (completed). A pickled dump (first byte 0x80) in
+# flight_pickle/ is recognised, not read.
+import json
+os.makedirs("flight", exist_ok=True)
+with open("flight/rank0.log", "w") as f:
+    f.write(keyvalue(False))
+for rank in range(4):
+    last = 41 if rank == 3 else 42
+    entries = []
+    for seq in range(39, last + 1):
+        state = "completed" if seq < 42 else "started"
+        entries.append({
+            "record_id": seq - 1, "pg_id": 0, "process_group": ["0", "default_pg"],
+            "thread_name": "pt_main_thread", "thread_id": "140000",
+            "collective_seq_id": seq, "p2p_seq_id": 0, "op_id": seq,
+            "profiling_name": "nccl:all_reduce", "time_created_ns": 1714557600000000000 + seq,
+            "input_sizes": [[1024]], "input_dtypes": ["Float"], "output_sizes": [[1024]],
+            "output_dtypes": ["Float"], "state": state,
+            "time_discovered_started_ns": 1714557600000000100 + seq,
+            "time_discovered_completed_ns": 1714557600000000200 + seq if state == "completed" else 0,
+            "retired": state == "completed", "timeout_ms": 600000, "is_p2p": False})
+    entries.append({"record_id": 99, "pg_id": 0, "process_group": ["0", "default_pg"],
+                    "collective_seq_id": 0, "p2p_seq_id": 7, "op_id": 99,
+                    "profiling_name": "nccl:send 0->1", "state": "completed", "is_p2p": True})
+    dump = {"version": "2.4", "comm_lib_version": "2.21.5",
+            "pg_config": {"0": {"name": "0", "desc": "default_pg", "ranks": "[0, 1, 2, 3]"}},
+            "pg_status": {"0": {"last_enqueued_collective": str(last),
+                                "last_started_collective": str(last),
+                                "last_completed_collective": str(41)}},
+            "entries": entries}
+    with open(f"flight/nccl_trace_rank_{rank}.json", "w") as f:
+        json.dump(dump, f)
+os.makedirs("flight_pickle", exist_ok=True)
+with open("flight_pickle/rank0.log", "w") as f:
+    f.write(keyvalue(False))
+with open("flight_pickle/nccl_trace_rank_0", "wb") as f:
+    f.write(bytes([0x80, 0x02]) + b"}q\x00.")
