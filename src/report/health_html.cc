@@ -62,7 +62,9 @@ HtmlFragment CurveSvg(const std::string& title, const std::vector<CurvePoint>& p
     lo -= 0.5 * std::max(1e-9, std::fabs(lo));
     hi += 0.5 * std::max(1e-9, std::fabs(hi));
   }
-  if (!log_y && lo > 0 && lo < 0.25 * hi) lo = 0;
+  // From 0 when the curve is near 0 or nearly flat (throughput, MFU): a
+  // 0.1% wobble is not drawn as a saw-tooth.
+  if (!log_y && lo > 0 && (lo < 0.25 * hi || hi - lo < 0.1 * hi)) lo = 0;
   if (x_hi <= x_lo) x_hi = x_lo + 1;
   auto X = [&](double step) { return kLeft + (step - x_lo) / (x_hi - x_lo) * plot_w; };
   auto Y = [&](double v) { return kTop + plot_h - (ty(v) - lo) / (hi - lo) * plot_h; };
