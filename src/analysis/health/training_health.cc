@@ -24,14 +24,29 @@ double MedianOf(std::vector<double> v) {
   return QuantileOfSorted(v, 0.5);
 }
 
-// |values| in record order, NaN/Inf included.
-SeriesSummary Summarise(const std::vector<double>& values) {
+struct Point {
+  size_t record;
+  double value;
+};
+
+std::vector<Point> Series(const model::TrainingRecords& records,
+                          model::MaybeDouble TrainingRecord::*field, bool finite_only) {
+  std::vector<Point> out;
+  for (size_t i = 0; i < records.size(); ++i) {
+    const model::MaybeDouble& v = records[i].*field;
+    if (v && (!finite_only || std::isfinite(*v))) out.push_back({i, *v});
+  }
+  return out;
+}
+
+// The summary of |points| in record order, NaN/Inf counted apart.
+SeriesSummary Summarise(const std::vector<Point>& points) {
   SeriesSummary s;
   std::vector<double> finite;
-  finite.reserve(values.size());
-  for (double v : values) {
-    if (std::isfinite(v)) {
-      finite.push_back(v);
+  finite.reserve(points.size());
+  for (const Point& p : points) {
+    if (std::isfinite(p.value)) {
+      finite.push_back(p.value);
     } else {
       ++s.nonfinite;
     }
@@ -48,26 +63,27 @@ SeriesSummary Summarise(const std::vector<double>& values) {
   return s;
 }
 
-struct Point {
-  size_t record;
-  double value;
-};
-
-std::vector<Point> Series(const model::TrainingRecords& records,
-                          model::MaybeDouble TrainingRecord::*field, bool finite_only) {
-  std::vector<Point> out;
-  for (size_t i = 0; i < records.size(); ++i) {
-    const model::MaybeDouble& v = records[i].*field;
-    if (v && (!finite_only || std::isfinite(*v))) out.push_back({i, *v});
+// The median wall time between consecutive records; when the log prints no
+// step time (|derive|), the step times from it: the wall time over the
+// steps between two records.
+void WallTimes(const model::TrainingLog& log, bool derive, RunHealth* h,
+               std::vector<Point>* step_ms) {
+  std::vector<double> intervals;
+  std::vector<Point> derived;
+  for (size_t i = 1; i < log.records.size(); ++i) {
+    const TrainingRecord& a = log.records[i - 1];
+    const TrainingRecord& b = log.records[i];
+    if (!a.wall_ns || !b.wall_ns || *b.wall_ns < *a.wall_ns) continue;
+    const double ms = static_cast<double>(*b.wall_ns - *a.wall_ns) / 1e6;
+    intervals.push_back(ms);
+    if (derive && b.step > a.step)
+      derived.push_back({i, ms / static_cast<double>(b.step - a.step)});
   }
-  return out;
-}
-
-std::vector<double> Values(const std::vector<Point>& points) {
-  std::vector<double> out;
-  out.reserve(points.size());
-  for (const Point& p : points) out.push_back(p.value);
-  return out;
+  if (!intervals.empty()) h->record_interval_ms = MedianOf(std::move(intervals));
+  if (derive && !derived.empty()) {
+    *step_ms = std::move(derived);
+    h->step_ms_from_timestamps = true;
+  }
 }
 
 // Medians of the first and last third of |points| (at least six points).
@@ -579,31 +595,18 @@ RunHealth AnalyzeTrainingLog(const model::TrainingLog& log, const FindingThresho
     h.steps_ordinal = log.records.front().step_is_ordinal;
   }
   std::vector<Point> step_ms = Series(log.records, &TrainingRecord::step_time_ms, true);
-  std::vector<double> intervals;
-  std::vector<Point> derived;
-  for (size_t i = 1; i < log.records.size(); ++i) {
-    const TrainingRecord& a = log.records[i - 1];
-    const TrainingRecord& b = log.records[i];
-    if (!a.wall_ns || !b.wall_ns || *b.wall_ns < *a.wall_ns) continue;
-    const double ms = static_cast<double>(*b.wall_ns - *a.wall_ns) / 1e6;
-    intervals.push_back(ms);
-    if (b.step > a.step) derived.push_back({i, ms / static_cast<double>(b.step - a.step)});
-  }
-  if (!intervals.empty()) h.record_interval_ms = MedianOf(intervals);
-  if (step_ms.empty() && !derived.empty()) {
-    step_ms = std::move(derived);
-    h.step_ms_from_timestamps = true;
-  }
-  h.step_ms = Summarise(Values(step_ms));
+  // Scoped: at a million records these vectors are tens of MB each.
+  WallTimes(log, step_ms.empty(), &h, &step_ms);
+  h.step_ms = Summarise(step_ms);
   if (const auto thirds = Thirds(step_ms); thirds && thirds->first > 0) {
     h.step_ms_trend_pct = (thirds->second / thirds->first - 1) * 100;
   }
   const std::vector<Point> tps = Series(log.records, &TrainingRecord::tokens_per_s, true);
-  h.tokens_per_s = Summarise(Values(tps));
-  h.tflops = Summarise(Values(Series(log.records, &TrainingRecord::tflops, false)));
-  h.mfu_pct = Summarise(Values(Series(log.records, &TrainingRecord::mfu_pct, false)));
-  h.loss = Summarise(Values(Series(log.records, &TrainingRecord::loss, false)));
-  h.grad_norm = Summarise(Values(Series(log.records, &TrainingRecord::grad_norm, false)));
+  h.tokens_per_s = Summarise(tps);
+  h.tflops = Summarise(Series(log.records, &TrainingRecord::tflops, false));
+  h.mfu_pct = Summarise(Series(log.records, &TrainingRecord::mfu_pct, false));
+  h.loss = Summarise(Series(log.records, &TrainingRecord::loss, false));
+  h.grad_norm = Summarise(Series(log.records, &TrainingRecord::grad_norm, false));
   for (const TrainingRecord& r : log.records) {
     h.skipped_iterations += r.skipped_iterations.value_or(0);
     h.nan_iterations += r.nan_iterations.value_or(0);
