@@ -351,8 +351,19 @@ void WriteScaling(JsonWriter& w, const analysis::ScalingTable& t) {
 
 }  // namespace
 
+// The flight recorder's hung collectives after the logs' verdict.
+std::string FullVerdict(const std::vector<HealthRun>& runs, const HealthExtras& extras) {
+  std::string v = Verdict(runs);
+  if (extras.flight != nullptr && !extras.flight->hangs.empty()) {
+    if (v.starts_with("healthy: ")) v.erase(0, 9);  // not healthy: a collective hangs
+    v += fmt::format("; flight recorder: {} collective(s) not reached or completed by every member",
+                     extras.flight->hangs.size());
+  }
+  return v;
+}
+
 std::string RenderHealthText(const std::vector<HealthRun>& runs, const HealthExtras& extras) {
-  std::string out = "trainscope health: " + Verdict(runs) + "\n";
+  std::string out = "trainscope health: " + FullVerdict(runs, extras) + "\n";
   if (extras.scaling != nullptr) AppendScaling(*extras.scaling, &out);
   AppendFlight(extras, &out);
   for (const HealthRun& run : runs) AppendRun(run, &out);
@@ -368,7 +379,7 @@ std::string RenderHealthJson(const std::vector<HealthRun>& runs, std::string_vie
   int64_t logs_with = 0;
   const int64_t n = CountFindings(runs, &logs_with);
   w.Key("verdict").BeginObject();
-  w.Field("text", Verdict(runs));
+  w.Field("text", FullVerdict(runs, extras));
   w.Field("logs", static_cast<int64_t>(runs.size()));
   w.Field("logs_with_findings", logs_with);
   w.Field("findings", n);

@@ -169,6 +169,11 @@ TEST(HealthCli, FlightRecorderNamesTheCollectiveAndTheMissingRank) {
   ASSERT_EQ(missing.at(0)["last_seq"].get(last), simdjson::SUCCESS);
   EXPECT_EQ(rank, 3);
   EXPECT_EQ(last, 41);
+  std::string_view verdict;
+  ASSERT_EQ(doc["verdict"]["text"].get(verdict), simdjson::SUCCESS);
+  EXPECT_EQ(verdict,
+            "no findings in 1 log(s); flight recorder: 1 collective(s) not reached or completed by "
+            "every member");
 
   const CommandResult pickled =
       RunTrainscope({"health", SourceDir() + "/tests/data/logs/flight_pickle/rank0.log"});
