@@ -10,7 +10,9 @@
 #include <string_view>
 
 #include "analysis/common/findings_catalog.h"
+#include "analysis/health/flight_recorder.h"
 #include "analysis/health/training_health.h"
+#include "formats/log/flight_recorder_reader.h"
 #include "formats/log/training_log_reader.h"
 #include "fuzz_flags.h"
 
@@ -21,6 +23,13 @@ extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
+  // The same bytes as a flight-recorder JSON dump (docs/health.md).
+  if (auto dump = trainscope::formats::ParseFlightRecorderJson(
+          std::string_view(reinterpret_cast<const char*>(data), size), "nccl_trace_rank_0.json");
+      dump.ok()) {
+    const auto fr = trainscope::analysis::AnalyzeFlightRecorder({*dump});
+    if (fr.dumps != 1) std::abort();
+  }
   const bool gzip = (data[0] & 1) != 0;
   const std::string_view bytes(reinterpret_cast<const char*>(data) + 1, size - 1);
   auto read = trainscope::formats::ReadTrainingLogBytes(bytes, gzip, "fuzz.log");
@@ -29,8 +38,22 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const auto& r : read->log.records) {
     if (r.line < 1 || r.line > read->ledger.rows_read()) std::abort();
   }
+  // With a model (the MFU path) when the second bit of the first byte is set.
+  trainscope::analysis::ModelSpec spec;
+  spec.layers = 32;
+  spec.hidden = 4096;
+  spec.vocab = 32000;
+  spec.seq = 4096;
+  spec.batch = 256;
+  spec.devices = 64;
+  spec.device = "h100";
   const auto health = trainscope::analysis::AnalyzeTrainingLog(
-      read->log, trainscope::analysis::FindingCatalog::Builtin().thresholds());
+      read->log, trainscope::analysis::FindingCatalog::Builtin().thresholds(),
+      (data[0] & 2) != 0 ? &spec : nullptr);
   if (health.records != static_cast<int64_t>(read->log.records.size())) std::abort();
+  for (const auto* curve : {&health.curves.loss, &health.curves.grad_norm, &health.curves.step_ms,
+                            &health.curves.tokens_per_s, &health.curves.mfu_pct}) {
+    if (curve->size() > trainscope::analysis::kCurveMaxPoints + 2) std::abort();
+  }
   return 0;
 }

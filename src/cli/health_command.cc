@@ -3,11 +3,17 @@
 // (analysis/health) and reported as text, JSON (trainscope.health/1).
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "analysis/health/flight_recorder.h"
+#include "analysis/health/scaling.h"
 #include "analysis/health/training_health.h"
 #include "cli/app.h"
 #include "cli/commands.h"
@@ -18,6 +24,7 @@
 #include "core/atomic_write.h"
 #include "core/parallel.h"
 #include "core/safe_text.h"
+#include "formats/log/flight_recorder_reader.h"
 #include "formats/log/training_log_reader.h"
 #include "report/health_report.h"
 
@@ -27,14 +34,217 @@ namespace {
 struct HealthArgs {
   std::vector<std::string> logs;
   std::string json_out;
+  std::string html_out;
+  std::string model;
+  std::string device;
+  double peak_tflops = 0;
+  bool scaling = false;
+  std::string key_map;
   std::string thresholds_file;
   unsigned threads = 0;
 };
 
-int RunHealth(const HealthArgs& args) {
+// "7B", "70m", "1.5e9", "1,000": a number with an optional K/M/B/G/T suffix.
+std::optional<double> ParseAmount(std::string_view text) {
+  std::string t;
+  for (char c : text) {
+    if (c != ',' && c != '_') t += c;
+  }
+  double scale = 1;
+  if (!t.empty()) {
+    switch (t.back()) {
+      case 'k':
+      case 'K':
+        scale = 1e3;
+        break;
+      case 'm':
+      case 'M':
+        scale = 1e6;
+        break;
+      case 'b':
+      case 'B':
+      case 'g':
+      case 'G':
+        scale = 1e9;
+        break;
+      case 't':
+      case 'T':
+        scale = 1e12;
+        break;
+      default:
+        break;
+    }
+    if (scale != 1) t.pop_back();
+  }
+  double v = 0;
+  const auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+  if (t.empty() || ec != std::errc() || ptr != t.data() + t.size() || !(v > 0)) return std::nullopt;
+  return v * scale;
+}
+
+// --model params=7B,layers=32,hidden=4096,heads=32,vocab=32000,seq=4096,
+// batch=256,tokens=1048576,devices=64 (docs/health.md).
+Result<analysis::ModelSpec> ParseModelSpec(const HealthArgs& args) {
+  analysis::ModelSpec spec;
+  spec.device = args.device;
+  if (args.peak_tflops > 0) spec.peak_tflops = args.peak_tflops;
+  std::string_view rest = args.model;
+  while (!rest.empty()) {
+    const size_t comma = rest.find(',');
+    const std::string_view item = rest.substr(0, comma);
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    if (item.empty()) continue;
+    const size_t eq = item.find('=');
+    const std::string_view key = item.substr(0, eq);
+    const std::optional<double> v =
+        eq == std::string_view::npos ? std::nullopt : ParseAmount(item.substr(eq + 1));
+    std::optional<double>* target = nullptr;
+    if (key == "params") target = &spec.params;
+    if (key == "layers") target = &spec.layers;
+    if (key == "hidden") target = &spec.hidden;
+    if (key == "heads") target = &spec.heads;
+    if (key == "vocab") target = &spec.vocab;
+    if (key == "seq") target = &spec.seq;
+    if (key == "batch") target = &spec.batch;
+    if (key == "tokens") target = &spec.tokens_per_step;
+    if (key == "devices") target = &spec.devices;
+    if (target == nullptr || !v) {
+      return UsageError(fmt::format(
+          "--model: '{}' is not KEY=NUMBER with KEY one of params, layers, hidden, heads, vocab, "
+          "seq, batch, tokens, devices (e.g. --model params=7B,seq=4096,batch=256,devices=64)",
+          item));
+    }
+    *target = v;
+  }
+  return spec;
+}
+
+struct ScalingDir {
+  std::string name;
+  int64_t devices = 0;
+  std::vector<size_t> logs;  // indices into the logs read
+};
+
+// "run64/" (the last number of the name is the device count) or "DIR:N".
+Result<ScalingDir> ParseScalingDir(const std::string& arg) {
+  ScalingDir d;
+  std::string path = arg;
+  const size_t colon = arg.rfind(':');
+  if (colon != std::string::npos && colon + 1 < arg.size() &&
+      arg.find_first_not_of("0123456789", colon + 1) == std::string::npos) {
+    path = arg.substr(0, colon);
+    d.devices = std::stoll(arg.substr(colon + 1));
+  }
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  d.name = path;
+  if (d.devices == 0) {
+    const std::string base = std::filesystem::path(path).filename().string();
+    const size_t end = base.find_last_of("0123456789");
+    if (end != std::string::npos) {
+      size_t begin = end;
+      while (begin > 0 && std::isdigit(static_cast<unsigned char>(base[begin - 1])) != 0) --begin;
+      if (end - begin < 9) d.devices = std::stoll(base.substr(begin, end - begin + 1));
+    }
+  }
+  if (d.devices <= 0) {
+    return UsageError(fmt::format(
+        "--scaling: no device count in '{}'; name the run's directory with it (run64/) or append "
+        "it (DIR:64)",
+        arg));
+  }
+  return d;
+}
+
+// The regular files of each run's directory, sorted: one log per rank.
+Result<std::vector<ScalingDir>> ExpandScalingDirs(const std::vector<std::string>& args,
+                                                  std::vector<std::string>* logs) {
+  std::vector<ScalingDir> dirs;
+  for (const std::string& arg : args) {
+    TS_ASSIGN_OR_RETURN(ScalingDir d, ParseScalingDir(arg));
+    std::error_code ec;
+    std::vector<std::string> files;
+    for (const auto& entry : std::filesystem::directory_iterator(d.name, ec)) {
+      if (entry.is_regular_file(ec)) files.push_back(entry.path().string());
+    }
+    if (ec) return IoError(fmt::format("--scaling: cannot list '{}': {}", d.name, ec.message()));
+    if (files.empty()) {
+      return UsageError(fmt::format("--scaling: '{}' holds no log file", d.name));
+    }
+    std::sort(files.begin(), files.end());
+    for (std::string& f : files) {
+      d.logs.push_back(logs->size());
+      logs->push_back(std::move(f));
+    }
+    dirs.push_back(std::move(d));
+  }
+  return dirs;
+}
+
+analysis::ScalingTable BuildScaling(const std::vector<ScalingDir>& dirs,
+                                    const std::vector<report::HealthRun>& runs) {
+  std::vector<analysis::ScalingRunInput> inputs_by_run;
+  for (const ScalingDir& d : dirs) {
+    analysis::ScalingRunInput in;
+    in.name = d.name;
+    in.devices = d.devices;
+    for (size_t i : d.logs) in.logs.push_back(&runs[i].health);
+    inputs_by_run.push_back(std::move(in));
+  }
+  return analysis::ComputeScaling(std::move(inputs_by_run));
+}
+
+int WriteHealthOutputs(const HealthArgs& args, const std::vector<report::HealthRun>& runs,
+                       const report::HealthExtras& table) {
+  if (!args.html_out.empty()) {
+    if (Status ok =
+            WriteFileAtomically(args.html_out, report::RenderHealthHtml(runs, kVersion, table));
+        !ok.ok()) {
+      return ReportError(ok);
+    }
+  }
+  if (args.json_out == "-") {
+    WriteStdout(report::RenderHealthJson(runs, kVersion, table));
+    return kExitSuccess;
+  }
+  if (!args.json_out.empty()) {
+    if (Status ok =
+            WriteFileAtomically(args.json_out, report::RenderHealthJson(runs, kVersion, table));
+        !ok.ok()) {
+      return ReportError(ok);
+    }
+  }
+  WriteStdout(report::RenderHealthText(runs, table));
+  if (!args.html_out.empty())
+    WriteStdout(fmt::format("\nHTML written to {}\n", TerminalSafe(args.html_out)));
+  if (!args.json_out.empty())
+    WriteStdout(fmt::format("\nJSON written to {}\n", TerminalSafe(args.json_out)));
+  return kExitSuccess;
+}
+
+int RunHealth(const HealthArgs& given) {
+  HealthArgs args = given;
+  std::vector<ScalingDir> scaling_dirs;
+  if (args.scaling) {
+    args.logs.clear();
+    Result<std::vector<ScalingDir>> dirs = ExpandScalingDirs(given.logs, &args.logs);
+    if (!dirs.ok()) return ReportError(dirs.status());
+    scaling_dirs = std::move(*dirs);
+  }
+  std::optional<formats::LogKeyMap> key_map;
+  if (!args.key_map.empty()) {
+    Result<formats::LogKeyMap> parsed = formats::ParseLogKeyMap(args.key_map);
+    if (!parsed.ok()) return ReportError(parsed.status());
+    key_map = std::move(*parsed);
+  }
+  std::optional<analysis::ModelSpec> spec;
+  if (!args.model.empty() || !args.device.empty() || args.peak_tflops > 0) {
+    Result<analysis::ModelSpec> parsed = ParseModelSpec(args);
+    if (!parsed.ok()) return ReportError(parsed.status());
+    spec = std::move(*parsed);
+  }
   std::vector<std::string> inputs = args.logs;
   if (!args.thresholds_file.empty()) inputs.push_back(args.thresholds_file);
-  const std::vector<OutputPath> outputs = {{"--json", args.json_out}};
+  const std::vector<OutputPath> outputs = {{"--json", args.json_out}, {"--html", args.html_out}};
   if (Status ok = CheckOutputPaths(outputs, inputs); !ok.ok()) return ReportError(ok);
   RuleFiles files;
   files.thresholds_file = args.thresholds_file;
@@ -46,13 +256,15 @@ int RunHealth(const HealthArgs& args) {
   // analysed on its own, then reported in the order given.
   std::vector<std::optional<Result<report::HealthRun>>> done(args.logs.size());
   ParallelFor(args.logs.size(), ClampThreads(args.threads), [&](size_t i) {
-    Result<formats::ReadTrainingLog> read = formats::ReadTrainingLogFile(args.logs[i]);
+    Result<formats::ReadTrainingLog> read =
+        formats::ReadTrainingLogFile(args.logs[i], key_map ? &*key_map : nullptr);
     if (!read.ok()) {
       done[i].emplace(read.status());
       return;
     }
     report::HealthRun run;
-    run.health = analysis::AnalyzeTrainingLog(read->log, catalog.thresholds());
+    run.health =
+        analysis::AnalyzeTrainingLog(read->log, catalog.thresholds(), spec ? &*spec : nullptr);
     analysis::RenderFindings(catalog, &run.health.findings, model::Platform::kUnknown);
     run.ledger = std::move(read->ledger);
     run.bytes = read->log.bytes;
@@ -69,21 +281,27 @@ int RunHealth(const HealthArgs& args) {
     runs.push_back(std::move(**one));
   }
 
+  std::optional<analysis::ScalingTable> scaling;
+  if (args.scaling) scaling = BuildScaling(scaling_dirs, runs);
   if (Status ok = CheckOutputPaths(outputs, inputs); !ok.ok()) return ReportError(ok);
-  if (args.json_out == "-") {
-    WriteStdout(report::RenderHealthJson(runs, kVersion));
-    return kExitSuccess;
+  report::HealthExtras extras;
+  extras.scaling = scaling ? &*scaling : nullptr;
+  // Flight-recorder dumps next to the logs (docs/health.md).
+  std::vector<std::string> dirs;
+  for (const std::string& log : args.logs) {
+    std::string dir = std::filesystem::path(log).parent_path().string();
+    if (dir.empty()) dir = ".";
+    if (std::find(dirs.begin(), dirs.end(), dir) == dirs.end()) dirs.push_back(dir);
   }
-  if (!args.json_out.empty()) {
-    if (Status ok = WriteFileAtomically(args.json_out, report::RenderHealthJson(runs, kVersion));
-        !ok.ok()) {
-      return ReportError(ok);
-    }
+  formats::FlightRecorderScan scan = formats::ScanFlightRecorderDumps(dirs);
+  std::optional<analysis::FlightRecorderReport> flight;
+  if (!scan.dumps.empty()) {
+    flight = analysis::AnalyzeFlightRecorder(scan.dumps);
+    extras.flight = &*flight;
   }
-  WriteStdout(report::RenderHealthText(runs));
-  if (!args.json_out.empty())
-    WriteStdout(fmt::format("\nJSON written to {}\n", TerminalSafe(args.json_out)));
-  return kExitSuccess;
+  extras.flight_pickles = std::move(scan.pickles);
+  extras.flight_errors = std::move(scan.errors);
+  return WriteHealthOutputs(args, runs, extras);
 }
 
 }  // namespace
@@ -98,6 +316,29 @@ CommandRunner RegisterHealth(CLI::App& app) {
                  "Write the health as JSON (schema trainscope.health/1, docs/json-schema.md) to "
                  "FILE, or '-' for stdout")
       ->type_name("FILE|-");
+  app.add_option("--html", args->html_out,
+                 "Write an HTML page with the loss, grad-norm, step-time and TGS/MFU curves and "
+                 "the findings marked at their steps")
+      ->type_name("FILE");
+  app.add_option("--model", args->model,
+                 "The model, for TGS and MFU from the step times: params=N or layers=,hidden=,"
+                 "vocab=; seq=, batch= (global, sequences) or tokens= (global per step), "
+                 "devices=; e.g. params=7B,layers=32,hidden=4096,seq=4096,batch=256,devices=64")
+      ->type_name("K=V,...");
+  app.add_option("--device", args->device,
+                 "Device for the peak FLOP/s table (A100, H100, H800, H200, B200, MI300X, "
+                 "Ascend910B, Ascend910C; docs/health.md)");
+  app.add_option("--peak-tflops", args->peak_tflops,
+                 "Dense BF16 peak TFLOP/s per device (overrides --device's table row)");
+  app.add_option("--map", args->key_map,
+                 "Key names of JSON-lines / dict / key=value logs: FIELD=KEY,... (fields step, "
+                 "loss, grad_norm, lr, step_time_ms, step_time_s, tokens_per_s, tflops, mfu), or "
+                 "a file of FIELD=KEY lines; e.g. --map loss=train/loss,step=trainer/global_step")
+      ->type_name("F=K,...|FILE");
+  app.add_flag("--scaling", args->scaling,
+               "The arguments are run directories at several device counts (run8/ run16/ run64/, "
+               "or DIR:N), each holding its ranks' logs: throughput per device and efficiency vs "
+               "the smallest run");
   app.add_option("--thresholds", args->thresholds_file,
                  "Override thresholds (as in data/thresholds.tsv)")
       ->type_name("FILE");

@@ -12,6 +12,8 @@ std::string_view LogFormatName(LogFormat format) {
       return "hf-trainer";
     case LogFormat::kKeyValue:
       return "key-value";
+    case LogFormat::kXTuner:
+      return "xtuner";
     case LogFormat::kUnknown:
       break;
   }

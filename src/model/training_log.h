@@ -5,6 +5,7 @@
 
 #include <bit>
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -57,7 +58,7 @@ class MaybeInt {
   int64_t value_ = kAbsent;
 };
 
-enum class LogFormat : uint8_t { kUnknown, kMegatron, kTorchTitan, kHfTrainer, kKeyValue };
+enum class LogFormat : uint8_t { kUnknown, kMegatron, kTorchTitan, kHfTrainer, kKeyValue, kXTuner };
 
 std::string_view LogFormatName(LogFormat format);
 
@@ -102,6 +103,11 @@ struct LogGap {
   std::string text_before;  // that line, cut to kMaxErrorText bytes
 };
 
+// A deque, not a vector: millions of records grow in fixed blocks, with no
+// doubling copy holding the old and the new array at once (the reader's
+// peak memory; docs/benchmarks.md).
+using TrainingRecords = std::deque<TrainingRecord>;
+
 struct TrainingLog {
   static constexpr size_t kMaxErrorText = 240;
   static constexpr size_t kMaxErrorsKept = 64;  // per kind; the rest are counted
@@ -109,7 +115,7 @@ struct TrainingLog {
 
   std::string path;
   LogFormat format = LogFormat::kUnknown;  // the format of the first record
-  std::vector<TrainingRecord> records;
+  TrainingRecords records;
   std::vector<LogErrorLine> errors;
   int64_t error_counts[3] = {0, 0, 0};  // per LogErrorKind, all of them
   std::vector<LogGap> largest_gaps;

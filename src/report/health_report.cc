@@ -35,6 +35,22 @@ std::string Verdict(const std::vector<HealthRun>& runs) {
   return fmt::format("{} finding(s) in {} of {} log(s)", n, logs_with, runs.size());
 }
 
+void AppendModel(const analysis::ModelThroughput& m, std::string* out) {
+  *out += fmt::format(
+      "  model      {} params, {} GFLOP/token ({}); peak {} TFLOP/s{}\n",
+      m.params ? fmt::format("{:.3g}", *m.params) : "n/a",
+      Num(m.flops_per_token ? std::optional<double>(*m.flops_per_token / 1e9) : std::nullopt),
+      m.attention_term ? "6N + 12 L h s" : "6N", Num(m.peak_tflops),
+      m.peak_source.empty() ? "" : " (" + TerminalSafe(m.peak_source) + ")");
+  *out += fmt::format(
+      "  model MFU  TGS median {} tokens/s/device [{}]; {} TFLOP/s per device; MFU {}{}\n",
+      Num(m.tgs, 0), m.tgs_source.empty() ? "n/a" : m.tgs_source, Num(m.tflops_per_device),
+      Num(m.mfu_pct), m.mfu_pct ? "%" : "");
+  for (const std::string& missing : m.missing) {
+    *out += "  model n/a  needs " + TerminalSafe(missing) + "\n";
+  }
+}
+
 void AppendRun(const HealthRun& run, std::string* out) {
   const RunHealth& h = run.health;
   *out += fmt::format("\n{}  ({}, {} records", TerminalSafe(h.path), model::LogFormatName(h.format),
@@ -65,6 +81,20 @@ void AppendRun(const HealthRun& run, std::string* out) {
     *out += fmt::format(", trend {:+.1f}% (last third vs first)", *h.step_ms_trend_pct);
   if (h.step_ms_from_timestamps) *out += " [from line timestamps]";
   *out += "\n";
+  if (h.step_ms_drift_pct || h.warmup_records > 0 || h.period_steps) {
+    *out += "  shape     ";
+    if (h.step_ms_drift_pct)
+      *out += fmt::format(" drift {:+.1f}% over the run (Theil-Sen)", *h.step_ms_drift_pct);
+    if (h.warmup_records > 0) {
+      *out += fmt::format("; warm-up {} record(s) to step {}", h.warmup_records,
+                          h.warmup_until_step.value_or(0));
+    }
+    if (h.period_steps) {
+      *out += fmt::format("; stalls every {} steps ({})", *h.period_steps, h.period_spikes);
+    }
+    *out += "\n";
+  }
+  if (h.model) AppendModel(*h.model, out);
   *out += fmt::format("  throughput tokens/s median {}; TFLOP/s median {}; MFU median {}{}\n",
                       Num(h.tokens_per_s.median, 0), Num(h.tflops.median), Num(h.mfu_pct.median),
                       h.mfu_pct.median ? "%" : "");
@@ -121,6 +151,36 @@ void WriteFinding(JsonWriter& w, const analysis::Finding& f) {
   w.EndObject();
 }
 
+void WriteOpt(JsonWriter& w, std::string_view key, const std::optional<double>& v, int digits) {
+  w.Key(key);
+  if (v) {
+    w.Double(*v, digits);
+  } else {
+    w.Null();
+  }
+}
+
+void WriteModel(JsonWriter& w, const analysis::ModelThroughput& m) {
+  w.BeginObject();
+  WriteOpt(w, "params", m.params, 6);
+  WriteOpt(w, "flops_per_token", m.flops_per_token, 6);
+  w.Field("attention_term", m.attention_term);
+  WriteOpt(w, "tokens_per_step", m.tokens_per_step, 6);
+  WriteOpt(w, "devices", m.devices, 6);
+  WriteOpt(w, "peak_tflops", m.peak_tflops, 6);
+  w.Key("peak_source");
+  m.peak_source.empty() ? w.Null() : w.String(m.peak_source);
+  WriteOpt(w, "tgs", m.tgs, 6);
+  w.Key("tgs_source");
+  m.tgs_source.empty() ? w.Null() : w.String(m.tgs_source);
+  WriteOpt(w, "tflops_per_device", m.tflops_per_device, 6);
+  WriteOpt(w, "mfu_pct", m.mfu_pct, 6);
+  w.Key("missing").BeginArray();
+  for (const std::string& s : m.missing) w.String(s);
+  w.EndArray();
+  w.EndObject();
+}
+
 void WriteRun(JsonWriter& w, const HealthRun& run) {
   const RunHealth& h = run.health;
   w.BeginObject();
@@ -153,6 +213,20 @@ void WriteRun(JsonWriter& w, const HealthRun& run) {
   WriteSummary(w, "mfu_pct", h.mfu_pct);
   WriteSummary(w, "loss", h.loss);
   WriteSummary(w, "grad_norm", h.grad_norm);
+  w.Key("step_ms_drift_pct");
+  h.step_ms_drift_pct ? w.Double(*h.step_ms_drift_pct, 3) : w.Null();
+  w.Field("warmup_records", h.warmup_records);
+  w.Key("warmup_until_step");
+  h.warmup_until_step ? w.Int(*h.warmup_until_step) : w.Null();
+  w.Key("period_steps");
+  h.period_steps ? w.Int(*h.period_steps) : w.Null();
+  w.Field("period_spikes", h.period_spikes);
+  w.Key("model");
+  if (h.model) {
+    WriteModel(w, *h.model);
+  } else {
+    w.Null();
+  }
   w.Field("skipped_iterations", h.skipped_iterations);
   w.Field("nan_iterations", h.nan_iterations);
   w.Key("findings").BeginArray();
@@ -161,15 +235,143 @@ void WriteRun(JsonWriter& w, const HealthRun& run) {
   w.EndObject();
 }
 
+void AppendScaling(const analysis::ScalingTable& t, std::string* out) {
+  *out += fmt::format("\nscaling    {} vs {} ({})\n",
+                      t.metric.empty() ? "no common throughput" : t.metric,
+                      TerminalSafe(t.baseline), "efficiency = per device over the baseline's");
+  *out += fmt::format("  {:<28} {:>8} {:>5} {:>14} {:>14} {:>9} {:>11} {:>10}\n", "run", "devices",
+                      "logs", "per device", "total", "speed-up", "efficiency", "step ms");
+  for (const analysis::ScalingRow& r : t.rows) {
+    *out += fmt::format("  {:<28} {:>8} {:>5} {:>14} {:>14} {:>9} {:>11} {:>10}\n",
+                        TerminalSafe(r.name), r.devices, r.logs, Num(r.per_device), Num(r.total, 0),
+                        r.speedup ? fmt::format("{:.2f}x", *r.speedup) : "n/a",
+                        r.efficiency_pct ? fmt::format("{:.1f}%", *r.efficiency_pct) : "n/a",
+                        Num(r.step_ms));
+  }
+}
+
+std::string RankList(const std::vector<int64_t>& ranks) {
+  std::string out;
+  for (int64_t r : ranks) out += (out.empty() ? "" : ",") + std::to_string(r);
+  return out.empty() ? "none" : out;
+}
+
+void AppendFlight(const HealthExtras& x, std::string* out) {
+  for (const std::string& p : x.flight_pickles) {
+    *out += "\nflight recorder  " + TerminalSafe(p) +
+            ": a pickled dump, not read (dump JSON with "
+            "torch._C._distributed_c10d._dump_nccl_trace_json(); docs/health.md)\n";
+  }
+  for (const std::string& e : x.flight_errors) {
+    *out += "\nflight recorder  " + TerminalSafe(e.substr(0, e.find('\n'))) + "\n";
+  }
+  if (x.flight == nullptr) return;
+  const analysis::FlightRecorderReport& f = *x.flight;
+  *out += fmt::format("\nflight recorder  {} dump(s), ranks {}", f.dumps, RankList(f.ranks));
+  if (f.hangs.empty()) *out += ": every process group's last collective completed on its members";
+  *out += "\n";
+  for (const analysis::CollectiveHang& h : f.hangs) {
+    *out += fmt::format("  group {} ({}): collective #{} {}: arrived {}", TerminalSafe(h.pg_name),
+                        TerminalSafe(h.pg_desc), h.seq, TerminalSafe(h.op), RankList(h.arrived));
+    if (!h.arrived_states.empty()) *out += " (" + TerminalSafe(h.arrived_states.front()) + ")";
+    std::vector<int64_t> missing;
+    for (const analysis::MissingRank& m : h.missing) missing.push_back(m.rank);
+    *out += fmt::format("; did not arrive: {}", RankList(missing));
+    if (!h.no_dump.empty()) *out += fmt::format("; no dump: {}", RankList(h.no_dump));
+    *out += "\n";
+    for (const analysis::MissingRank& m : h.missing) {
+      *out += fmt::format("    rank {} last at #{} {} ({})\n", m.rank, m.last_seq,
+                          TerminalSafe(m.last_op.empty() ? "none" : m.last_op),
+                          TerminalSafe(m.last_state.empty() ? "n/a" : m.last_state));
+    }
+  }
+}
+
+void WriteFlight(JsonWriter& w, const HealthExtras& x) {
+  w.Key("flight_recorder").BeginObject();
+  w.Key("pickles").BeginArray();
+  for (const std::string& p : x.flight_pickles) w.String(p);
+  w.EndArray();
+  w.Key("errors").BeginArray();
+  for (const std::string& e : x.flight_errors) w.String(e);
+  w.EndArray();
+  w.Field("dumps", x.flight != nullptr ? x.flight->dumps : 0);
+  w.Key("hangs").BeginArray();
+  if (x.flight != nullptr) {
+    for (const analysis::CollectiveHang& h : x.flight->hangs) {
+      w.BeginObject();
+      w.Field("process_group", h.pg_name);
+      w.Field("pg_desc", h.pg_desc);
+      w.Field("collective_seq_id", h.seq);
+      w.Field("op", h.op);
+      w.Key("arrived").BeginArray();
+      for (int64_t r : h.arrived) w.Int(r);
+      w.EndArray();
+      w.Key("missing").BeginArray();
+      for (const analysis::MissingRank& m : h.missing) {
+        w.BeginObject();
+        w.Field("rank", m.rank);
+        w.Field("last_seq", m.last_seq);
+        w.Field("last_op", m.last_op);
+        w.Field("last_state", m.last_state);
+        w.EndObject();
+      }
+      w.EndArray();
+      w.Key("no_dump").BeginArray();
+      for (int64_t r : h.no_dump) w.Int(r);
+      w.EndArray();
+      w.EndObject();
+    }
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
+void WriteScaling(JsonWriter& w, const analysis::ScalingTable& t) {
+  w.Key("scaling").BeginObject();
+  w.Key("metric");
+  t.metric.empty() ? w.Null() : w.String(t.metric);
+  w.Field("baseline", t.baseline);
+  w.Key("runs").BeginArray();
+  for (const analysis::ScalingRow& r : t.rows) {
+    w.BeginObject();
+    w.Field("name", r.name);
+    w.Field("devices", r.devices);
+    w.Field("logs", r.logs);
+    WriteOpt(w, "per_device", r.per_device, 6);
+    WriteOpt(w, "total", r.total, 6);
+    WriteOpt(w, "speedup", r.speedup, 6);
+    WriteOpt(w, "efficiency_pct", r.efficiency_pct, 6);
+    WriteOpt(w, "step_ms", r.step_ms, 6);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
 }  // namespace
 
-std::string RenderHealthText(const std::vector<HealthRun>& runs) {
-  std::string out = "trainscope health: " + Verdict(runs) + "\n";
+// The flight recorder's hung collectives after the logs' verdict.
+std::string FullVerdict(const std::vector<HealthRun>& runs, const HealthExtras& extras) {
+  std::string v = Verdict(runs);
+  if (extras.flight != nullptr && !extras.flight->hangs.empty()) {
+    if (v.starts_with("healthy: ")) v.erase(0, 9);  // not healthy: a collective hangs
+    v += fmt::format("; flight recorder: {} collective(s) not reached or completed by every member",
+                     extras.flight->hangs.size());
+  }
+  return v;
+}
+
+std::string RenderHealthText(const std::vector<HealthRun>& runs, const HealthExtras& extras) {
+  std::string out = "trainscope health: " + FullVerdict(runs, extras) + "\n";
+  if (extras.scaling != nullptr) AppendScaling(*extras.scaling, &out);
+  AppendFlight(extras, &out);
   for (const HealthRun& run : runs) AppendRun(run, &out);
   return out;
 }
 
-std::string RenderHealthJson(const std::vector<HealthRun>& runs, std::string_view version) {
+std::string RenderHealthJson(const std::vector<HealthRun>& runs, std::string_view version,
+                             const HealthExtras& extras) {
   JsonWriter w;
   w.BeginObject();
   w.Field("schema", std::string(kHealthJsonSchema));
@@ -177,11 +379,13 @@ std::string RenderHealthJson(const std::vector<HealthRun>& runs, std::string_vie
   int64_t logs_with = 0;
   const int64_t n = CountFindings(runs, &logs_with);
   w.Key("verdict").BeginObject();
-  w.Field("text", Verdict(runs));
+  w.Field("text", FullVerdict(runs, extras));
   w.Field("logs", static_cast<int64_t>(runs.size()));
   w.Field("logs_with_findings", logs_with);
   w.Field("findings", n);
   w.EndObject();
+  if (extras.scaling != nullptr) WriteScaling(w, *extras.scaling);
+  if (extras.flight != nullptr || !extras.flight_pickles.empty()) WriteFlight(w, extras);
   w.Key("runs").BeginArray();
   for (const HealthRun& run : runs) WriteRun(w, run);
   w.EndArray();

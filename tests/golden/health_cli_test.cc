@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -68,6 +70,115 @@ TEST(HealthCli, MissingLogNamesTheFile) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("/nonexistent.log"), std::string::npos) << r.err;
   EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+// make_fixtures.py: tokens/s per device, the mean of two ranks' medians:
+// 8 devices 6050, 16 devices 5750, 64 devices 4850 (given out of order).
+TEST(HealthCli, ScalingTableAgainstTheSmallestRun) {
+  const std::string dir = SourceDir() + "/tests/data/logs/scaling/";
+  const CommandResult r = RunTrainscope(
+      {"health", "--scaling", dir + "run64/", dir + "run8", dir + "run16", "--json", "-"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(r.out).get(doc), simdjson::SUCCESS) << r.out.substr(0, 200);
+  std::string_view metric;
+  ASSERT_EQ(doc["scaling"]["metric"].get(metric), simdjson::SUCCESS);
+  EXPECT_EQ(metric, "tokens/s per device");
+  const int64_t devices[] = {8, 16, 64};
+  const double per_device[] = {6050, 5750, 4850};
+  size_t i = 0;
+  for (simdjson::dom::element row : doc["scaling"]["runs"].get_array()) {
+    ASSERT_LT(i, 3u);
+    int64_t d = 0;
+    double v = 0, eff = 0, speedup = 0;
+    ASSERT_EQ(row["devices"].get(d), simdjson::SUCCESS);
+    ASSERT_EQ(row["per_device"].get(v), simdjson::SUCCESS);
+    ASSERT_EQ(row["efficiency_pct"].get(eff), simdjson::SUCCESS);
+    ASSERT_EQ(row["speedup"].get(speedup), simdjson::SUCCESS);
+    EXPECT_EQ(d, devices[i]);
+    EXPECT_DOUBLE_EQ(v, per_device[i]);
+    EXPECT_NEAR(eff, per_device[i] / 6050 * 100, 1e-4);
+    EXPECT_NEAR(speedup, per_device[i] * static_cast<double>(devices[i]) / (6050 * 8), 1e-4);
+    ++i;
+  }
+  EXPECT_EQ(i, 3u);
+  const CommandResult bad = RunTrainscope({"health", "--scaling", dir});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("no device count"), std::string::npos) << bad.err;
+}
+
+TEST(HealthCli, HtmlHasTheCurvesAndTheFindingsMarked) {
+  const std::string out = MakeTempDir("health_html") + "/health.html";
+  const CommandResult r =
+      RunTrainscope({"health", Log("megatron_planted.log"), "--html", out, "--model",
+                     "params=7B,seq=4096,batch=256,devices=64", "--device", "H800"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(out);
+  const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(html.find("<title>trainscope health</title>"), std::string::npos);
+  for (const char* chart :
+       {"aria-label=\"loss\"", "aria-label=\"grad norm\"", "aria-label=\"step time (ms)\"",
+        "aria-label=\"TGS (tokens/s per device, from --model)\"",
+        "aria-label=\"MFU % (from --model)\""}) {
+    EXPECT_NE(html.find(chart), std::string::npos) << chart;
+  }
+  // The planted events as dashed lines with their ids.
+  for (const char* id : {">loss-spike<", ">grad-explosion<", ">nan-inf<", ">hang<"}) {
+    EXPECT_NE(html.find(id), std::string::npos) << id;
+  }
+  EXPECT_NE(r.out.find("model MFU"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace trainscope::testing
+
+namespace trainscope::testing {
+namespace {
+
+// tests/data/logs/flight (make_fixtures.py): ranks 0-2 recorded collective
+// #42 nccl:all_reduce (started), rank 3 stopped after #41 (completed).
+TEST(HealthCli, FlightRecorderNamesTheCollectiveAndTheMissingRank) {
+  const CommandResult r =
+      RunTrainscope({"health", SourceDir() + "/tests/data/logs/flight/rank0.log", "--json", "-"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(r.out).get(doc), simdjson::SUCCESS) << r.out.substr(0, 200);
+  int64_t dumps = 0;
+  ASSERT_EQ(doc["flight_recorder"]["dumps"].get(dumps), simdjson::SUCCESS);
+  EXPECT_EQ(dumps, 4);
+  simdjson::dom::array hangs;
+  ASSERT_EQ(doc["flight_recorder"]["hangs"].get(hangs), simdjson::SUCCESS);
+  ASSERT_EQ(hangs.size(), 1u);
+  simdjson::dom::element h = hangs.at(0);
+  int64_t seq = 0;
+  std::string_view op;
+  ASSERT_EQ(h["collective_seq_id"].get(seq), simdjson::SUCCESS);
+  ASSERT_EQ(h["op"].get(op), simdjson::SUCCESS);
+  EXPECT_EQ(seq, 42);
+  EXPECT_EQ(op, "nccl:all_reduce");
+  std::vector<int64_t> arrived;
+  for (simdjson::dom::element a : h["arrived"].get_array()) arrived.push_back(a.get_int64());
+  EXPECT_EQ(arrived, (std::vector<int64_t>{0, 1, 2}));
+  simdjson::dom::array missing;
+  ASSERT_EQ(h["missing"].get(missing), simdjson::SUCCESS);
+  ASSERT_EQ(missing.size(), 1u);
+  int64_t rank = -1, last = -1;
+  ASSERT_EQ(missing.at(0)["rank"].get(rank), simdjson::SUCCESS);
+  ASSERT_EQ(missing.at(0)["last_seq"].get(last), simdjson::SUCCESS);
+  EXPECT_EQ(rank, 3);
+  EXPECT_EQ(last, 41);
+  std::string_view verdict;
+  ASSERT_EQ(doc["verdict"]["text"].get(verdict), simdjson::SUCCESS);
+  EXPECT_EQ(verdict,
+            "no findings in 1 log(s); flight recorder: 1 collective(s) not reached or completed by "
+            "every member");
+
+  const CommandResult pickled =
+      RunTrainscope({"health", SourceDir() + "/tests/data/logs/flight_pickle/rank0.log"});
+  ASSERT_EQ(pickled.exit_code, 0) << pickled.err;
+  EXPECT_NE(pickled.out.find("a pickled dump, not read"), std::string::npos) << pickled.out;
 }
 
 }  // namespace

@@ -139,6 +139,12 @@ loss_spike_min_rise  0.1  share  previous-loss  m
 grad_explosion_ratio  100  factor  grad-norm-median  m
 hang_ratio  10  factor  step  m
 throughput_drop_share  0.1  share  throughput  m
+step_time_drift_share  0.1  share  step  m
+slow_warmup_share  0.2  share  step  m
+slow_warmup_min_records  2  count  records  m
+periodic_spike_share  0.3  share  step  m
+periodic_min_spikes  3  count  spikes  m
+mfu_mismatch_share  0.15  share  mfu  m
 )";
 
 Status ParseWith(const std::string& findings, const std::string& thresholds = kThresholds) {
@@ -626,8 +632,22 @@ TEST(FindingCatalog, EveryIdRendersFromWhatItsDetectorEmits) {
   ASSERT_TRUE(planted.ok());
   auto crashed = formats::ReadTrainingLogBytes(dropping, false, "drop.log");
   ASSERT_TRUE(crashed.ok());
-  for (const auto* log : {&planted->log, &crashed->log}) {
-    RunHealth health = AnalyzeTrainingLog(*log, catalog.thresholds());
+  auto drifting = formats::ReadTrainingLogFile(testing::SourceDir() +
+                                               "/tests/data/logs/megatron_steptime_drift.log");
+  ASSERT_TRUE(drifting.ok());
+  auto periodic = formats::ReadTrainingLogFile(testing::SourceDir() +
+                                               "/tests/data/logs/megatron_steptime_periodic.log");
+  ASSERT_TRUE(periodic.ok());
+  auto titan =
+      formats::ReadTrainingLogFile(testing::SourceDir() + "/tests/data/logs/torchtitan_clean.log");
+  ASSERT_TRUE(titan.ok());
+  analysis::ModelSpec too_big;  // twice the FLOPs the log's MFU implies
+  too_big.params = 16e9;
+  too_big.device = "h100";
+  for (const auto* log :
+       {&planted->log, &crashed->log, &drifting->log, &periodic->log, &titan->log}) {
+    RunHealth health =
+        AnalyzeTrainingLog(*log, catalog.thresholds(), log == &titan->log ? &too_big : nullptr);
     RenderFindings(catalog, &health.findings, model::Platform::kUnknown);
     for (const Finding& f : health.findings) check(f);
   }

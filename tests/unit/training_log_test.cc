@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -68,6 +69,7 @@ const FormatCase kCases[] = {
     {"hf_trainer", model::LogFormat::kHfTrainer, 44, 3, 1, false, 15, 25, 38},
     {"jsonl", model::LogFormat::kHfTrainer, 42, 1, 1, true, 150, 250, 380},
     {"keyvalue", model::LogFormat::kKeyValue, 41, 0, 1, true, 150, 250, 380},
+    {"xtuner", model::LogFormat::kXTuner, 43, 2, 1, true, 150, 250, 380},
 };
 
 TEST(TrainingLogTest, EveryFormatCountsEveryLine) {
@@ -267,6 +269,257 @@ TEST(TrainingLogTest, ThroughputDropAndHangNeedTheirBars) {
     }
   }
   EXPECT_DOUBLE_EQ(*h.record_interval_ms, 1000.0);
+}
+
+}  // namespace
+}  // namespace trainscope
+
+namespace trainscope {
+namespace {
+
+const analysis::Finding* FindingOf(const RunHealth& h, const std::string& id) {
+  for (const auto& f : h.findings) {
+    if (f.id == id) return &f;
+  }
+  return nullptr;
+}
+
+double Evidence(const analysis::Finding& f, const std::string& key) {
+  for (const auto& [k, v] : f.evidence_values) {
+    if (k == key) return v;
+  }
+  ADD_FAILURE() << f.id << " has no " << key;
+  return std::nan("");
+}
+
+// make_fixtures.py: a 3-record warm-up (3000, 2000, 1500 ms), a 20% linear
+// drift; its Theil-Sen drift computed there independently: 17.5921%; the
+// steady state (median of the second half) 1152.6 ms.
+TEST(TrainingLogTest, SlowWarmupAndDriftPlanted) {
+  const RunHealth h = Health(Read("megatron_steptime_drift.log").log);
+  EXPECT_EQ(h.warmup_records, 3);
+  ASSERT_TRUE(h.step_ms_drift_pct.has_value());
+  EXPECT_NEAR(*h.step_ms_drift_pct, 17.5921, 1e-3);
+  const analysis::Finding* warm = FindingOf(h, "slow-warmup");
+  ASSERT_NE(warm, nullptr);
+  EXPECT_EQ(Evidence(*warm, "until_step"), 30);
+  EXPECT_NEAR(Evidence(*warm, "steady_ms"), 1152.6, 1e-9);
+  // (3000 + 2000 + 1500 - 3 x 1152.6) ms x 10 steps each.
+  EXPECT_NEAR(Evidence(*warm, "extra_s"), (6500 - 3 * 1152.6) * 10 / 1e3, 1e-9);
+  const analysis::Finding* drift = FindingOf(h, "step-time-drift");
+  ASSERT_NE(drift, nullptr);
+  EXPECT_EQ(Evidence(*drift, "from_step"), 40);
+  EXPECT_EQ(Evidence(*drift, "to_step"), 1000);
+  EXPECT_EQ(FindingOf(h, "periodic-stall"), nullptr);
+}
+
+// Stalls of +2,000 ms per step in the record of every 100th step: ten
+// stalls, period 100, the rest 1000 +- 8 ms (median 1000).
+TEST(TrainingLogTest, PeriodicStallPlanted) {
+  const RunHealth h = Health(Read("megatron_steptime_periodic.log").log);
+  const analysis::Finding* f = FindingOf(h, "periodic-stall");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(Evidence(*f, "period_steps"), 100);
+  EXPECT_EQ(Evidence(*f, "spikes"), 10);
+  EXPECT_EQ(Evidence(*f, "step"), 100);
+  EXPECT_NEAR(Evidence(*f, "median_ms"), 1000, 1e-9);
+  ASSERT_TRUE(h.period_steps.has_value());
+  EXPECT_EQ(*h.period_steps, 100);
+  EXPECT_EQ(FindingOf(h, "step-time-drift"), nullptr);
+  EXPECT_EQ(FindingOf(h, "slow-warmup"), nullptr);
+  EXPECT_EQ(h.warmup_records, 0);
+}
+
+TEST(TrainingLogTest, CleanLogsHaveNoStepTimeShape) {
+  for (const FormatCase& c : kCases) {
+    SCOPED_TRACE(c.stem);
+    const RunHealth h = Health(Read(std::string(c.stem) + "_clean.log").log);
+    EXPECT_EQ(h.warmup_records, 0);
+    EXPECT_FALSE(h.period_steps.has_value());
+    if (h.step_ms_drift_pct) {
+      EXPECT_LT(std::fabs(*h.step_ms_drift_pct), 2.0);
+    }
+  }
+}
+
+// TorchTitan clean fixture: tps 6123 + step % 7 per device, mfu 35.40%.
+// Model 8e9 parameters, 32 layers, hidden 4096, seq 8192 on an H100 SXM
+// (989.5 dense BF16): 6 x 8e9 + 12 x 32 x 4096 x 8192 = 60.8853e9 FLOPs per
+// token; the median tps 6126 gives 372.98 TFLOP/s, 37.69% MFU.
+TEST(TrainingLogTest, ModelMfuFromParametersAndTheLogsTps) {
+  const formats::ReadTrainingLog read = Read("torchtitan_clean.log");
+  analysis::ModelSpec spec;
+  spec.params = 8e9;
+  spec.layers = 32;
+  spec.hidden = 4096;
+  spec.seq = 8192;
+  spec.device = "H100";
+  RunHealth h = AnalyzeTrainingLog(read.log, FindingCatalog::Builtin().thresholds(), &spec);
+  ASSERT_TRUE(h.model.has_value());
+  const double per_token = 6 * 8e9 + 12.0 * 32 * 4096 * 8192;
+  EXPECT_DOUBLE_EQ(*h.model->flops_per_token, per_token);
+  EXPECT_TRUE(h.model->attention_term);
+  EXPECT_EQ(h.model->tgs_source, "log");
+  EXPECT_DOUBLE_EQ(*h.model->peak_tflops, 989.5);
+  EXPECT_EQ(h.model->peak_source, "NVIDIA H100 SXM5 80GB");
+  // tps of steps 10..400: 6123 + step % 7; the median of the 40 values.
+  std::vector<double> tps;
+  for (int s = 10; s <= 400; s += 10) tps.push_back(6123 + s % 7);
+  std::sort(tps.begin(), tps.end());
+  const double median = (tps[19] + tps[20]) / 2;
+  EXPECT_DOUBLE_EQ(*h.model->tgs, median);
+  EXPECT_NEAR(*h.model->mfu_pct, per_token * median / 1e12 / 989.5 * 100, 1e-9);
+  EXPECT_EQ(FindingOf(h, "mfu-mismatch"), nullptr);  // 37.7% vs 35.4%: within 15%
+
+  spec.params = 16e9;  // twice the model: the log's 35.4% is far off
+  h = AnalyzeTrainingLog(read.log, FindingCatalog::Builtin().thresholds(), &spec);
+  const analysis::Finding* f = FindingOf(h, "mfu-mismatch");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NEAR(Evidence(*f, "log_value"), 35.4, 1e-9);
+}
+
+// Megatron prints no tokens/s: tokens per step = batch x seq, over the step
+// time and the devices. Clean fixture: step times 1000 + 5 x ((3i) % 4).
+TEST(TrainingLogTest, ModelTgsFromBatchAndStepTime) {
+  const formats::ReadTrainingLog read = Read("megatron_clean.log");
+  analysis::ModelSpec spec;
+  spec.layers = 32;
+  spec.hidden = 4096;
+  spec.vocab = 32000;
+  spec.seq = 4096;
+  spec.batch = 256;
+  spec.devices = 64;
+  spec.peak_tflops = 1000;
+  const RunHealth h = AnalyzeTrainingLog(read.log, FindingCatalog::Builtin().thresholds(), &spec);
+  ASSERT_TRUE(h.model.has_value());
+  const double n = 12.0 * 32 * 4096 * 4096 + 32000.0 * 4096;
+  EXPECT_DOUBLE_EQ(*h.model->params, n);
+  EXPECT_EQ(h.model->tgs_source, "model");
+  EXPECT_EQ(h.model->peak_source, "--peak-tflops");
+  std::vector<double> ms;
+  for (int i = 0; i < 40; ++i) ms.push_back(1000.0 + 5.0 * ((i * 3) % 4));
+  std::sort(ms.begin(), ms.end());
+  // The median of tokens/s per device over the records (monotone in ms).
+  const double tgs = 256.0 * 4096 / ((ms[19] / 1e3)) / 64;
+  const double tgs2 = 256.0 * 4096 / ((ms[20] / 1e3)) / 64;
+  EXPECT_NEAR(*h.model->tgs, (tgs + tgs2) / 2, 1e-9);
+  const double per_token = 6 * n + 12.0 * 32 * 4096 * 4096;
+  // MFU per record, then the median: the mean of the two middle records'.
+  EXPECT_NEAR(*h.model->mfu_pct, per_token * (tgs + tgs2) / 2 / 1e12 / 1000 * 100, 1e-9);
+  EXPECT_TRUE(h.model->missing.empty());
+
+  spec.peak_tflops = 400;  // 186% of it: impossible, said
+  const RunHealth over =
+      AnalyzeTrainingLog(read.log, FindingCatalog::Builtin().thresholds(), &spec);
+  EXPECT_GT(*over.model->mfu_pct, 100);
+  EXPECT_EQ(over.model->missing.size(), 1u);
+}
+
+TEST(TrainingLogTest, DevicePeakTable) {
+  EXPECT_DOUBLE_EQ(analysis::DeviceBf16Peak("A100")->first, 312);
+  EXPECT_DOUBLE_EQ(analysis::DeviceBf16Peak("H800")->first, 989.5);
+  EXPECT_DOUBLE_EQ(analysis::DeviceBf16Peak("H200")->first, 989.5);
+  EXPECT_DOUBLE_EQ(analysis::DeviceBf16Peak("B200")->first, 2250);
+  EXPECT_DOUBLE_EQ(analysis::DeviceBf16Peak("MI300X")->first, 1307.4);
+  EXPECT_DOUBLE_EQ(analysis::DeviceBf16Peak("Ascend910B")->first, 376);
+  EXPECT_DOUBLE_EQ(analysis::DeviceBf16Peak("Ascend 910C")->first, 752);
+  EXPECT_FALSE(analysis::DeviceBf16Peak("V100").has_value());  // no BF16
+  EXPECT_FALSE(analysis::DeviceBf16Peak("T4").has_value());
+}
+
+}  // namespace
+}  // namespace trainscope
+
+namespace trainscope {
+namespace {
+
+// The first XTuner record, as make_fixtures.py prints it (xtuner_clean.log
+// line 2); the reduced loss is preferred over local_loss.
+TEST(TrainingLogTest, XTunerNumbers) {
+  const formats::ReadTrainingLog read = Read("xtuner_clean.log");
+  ASSERT_EQ(read.log.records.size(), 40u);
+  const model::TrainingRecord& r = read.log.records.front();
+  EXPECT_EQ(r.step, 10);
+  EXPECT_EQ(r.line, 2);
+  EXPECT_DOUBLE_EQ(*r.loss, 7.59304191);
+  EXPECT_DOUBLE_EQ(*r.grad_norm, 1.0);
+  EXPECT_DOUBLE_EQ(*r.step_time_ms, 1000.0);
+  EXPECT_DOUBLE_EQ(*r.tokens_per_s, 32768.0);
+  EXPECT_DOUBLE_EQ(*r.learning_rate, 1e-5);
+  EXPECT_TRUE(r.wall_ns.has_value());
+  model::TrainingRecord one;
+  model::LogFormat format = model::LogFormat::kUnknown;
+  EXPECT_EQ(formats::ParseTrainingLine(
+                "[XTuner][2025-01-01 10:00:00][INFO] Step 5/9 data_time: 0.1 lr: 1e-5 time: 2.5 "
+                "text_tokens: 10 total_loss: 3.0 reduced_llm_loss: 2.5 max_memory: 1.00 GB "
+                "grad_norm: nan tgs: 4.0 e2e_tgs: 3.0 ",
+                &one, &format),
+            RowIssue::kNone);
+  EXPECT_EQ(format, model::LogFormat::kXTuner);
+  EXPECT_EQ(one.step, 5);
+  EXPECT_DOUBLE_EQ(*one.loss, 2.5);
+  EXPECT_TRUE(std::isnan(*one.grad_norm));
+  EXPECT_DOUBLE_EQ(*one.step_time_ms, 2500.0);
+  one = model::TrainingRecord();
+  EXPECT_EQ(formats::ParseTrainingLine("[XTuner][2025-01-01 10:00:00][INFO] Step 5/9 data_time: "
+                                       "0.1 lr: 1e-5 time: 2.x grad_norm: 1 e2e_tgs: 3.0",
+                                       &one, &format),
+            RowIssue::kLogUnparsableNumber);
+}
+
+}  // namespace
+}  // namespace trainscope
+
+namespace trainscope {
+namespace {
+
+// tests/data/logs/mapped: W&B-style keys; the map (inline or the file
+// keys.map) names them. Line 3's loss is a string: unparsable; line 4 an
+// evaluation line: not a training line. The built-in "loss" (99) is passed
+// over once loss is mapped.
+TEST(TrainingLogTest, UserKeyMap) {
+  for (const std::string& spec :
+       {std::string("step=trainer/global_step,loss=train/loss,grad_norm=train/grad_norm,"
+                    "step_time_s=perf/step_time_s"),
+        Fixture("mapped/keys.map")}) {
+    SCOPED_TRACE(spec);
+    auto map = formats::ParseLogKeyMap(spec);
+    ASSERT_TRUE(map.ok()) << map.status().message();
+    auto read = formats::ReadTrainingLogFile(Fixture("mapped/wandb_style.jsonl"), &*map);
+    ASSERT_TRUE(read.ok());
+    ASSERT_EQ(read->log.records.size(), 2u);
+    const model::TrainingRecord& r = read->log.records.front();
+    EXPECT_EQ(r.step, 10);
+    EXPECT_FALSE(r.step_is_ordinal);
+    EXPECT_DOUBLE_EQ(*r.loss, 2.5);
+    EXPECT_DOUBLE_EQ(*r.grad_norm, 1.1);
+    EXPECT_DOUBLE_EQ(*r.step_time_ms, 1250);
+    EXPECT_EQ(read->log.records.back().step, 20);
+    EXPECT_EQ(read->ledger.rows_read(), 4);
+    const std::map<std::string, int64_t> skipped = {{"not a training line", 1},
+                                                    {"unparsable number", 1}};
+    EXPECT_EQ(read->ledger.skipped_by_reason(), skipped);
+  }
+  // Without the map the built-in "loss" is read, and no step key is known.
+  auto plain = formats::ReadTrainingLogFile(Fixture("mapped/wandb_style.jsonl"));
+  ASSERT_TRUE(plain.ok());
+  ASSERT_FALSE(plain->log.records.empty());
+  EXPECT_DOUBLE_EQ(*plain->log.records.front().loss, 99.0);
+  EXPECT_TRUE(plain->log.records.front().step_is_ordinal);
+
+  // key=value with a mapped loss key: the anchor follows the map.
+  auto kv = formats::ParseLogKeyMap("step=it,loss=lm-loss");
+  ASSERT_TRUE(kv.ok());
+  auto read = formats::ReadTrainingLogBytes("it=5 lm-loss=2.0 gn=1\nit=6 lm-loss=1.9\n", false,
+                                            "kv.log", &*kv);
+  ASSERT_TRUE(read.ok());
+  ASSERT_EQ(read->log.records.size(), 2u);
+  EXPECT_EQ(read->log.records[1].step, 6);
+  EXPECT_DOUBLE_EQ(*read->log.records[1].loss, 1.9);
+
+  EXPECT_FALSE(formats::ParseLogKeyMap("weight=w").ok());
+  EXPECT_FALSE(formats::ParseLogKeyMap("loss=").ok());
+  EXPECT_FALSE(formats::ParseLogKeyMap("/nonexistent.map").ok());
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "analysis/common/device_peaks.h"
 
 #include <array>
+#include <span>
 #include <string>
 
 #include "core/rule_file.h"
@@ -12,13 +13,19 @@ namespace {
 // Dense rates are half the datasheets' "with sparsity" figures where the
 // datasheet prints only those (NVIDIA Hopper, Ampere; AMD MI300X prints
 // both).
-constexpr std::array<DevicePeak, 9> kPeaks = {{
+constexpr std::array<DevicePeak, 13> kPeaks = {{
     {"h100 pcie", "NVIDIA H100 PCIe", 756, 1, 1513, 51, 2000,
      "NVIDIA H100 Tensor Core GPU datasheet, H100 PCIe: BF16/FP16 Tensor Core 1,513 TFLOPS and "
      "FP8 3,026 TFLOPS with sparsity (dense: half), FP32 51 TFLOPS, 2 TB/s"},
     {"h100 80gb hbm3", "NVIDIA H100 SXM5 80GB", 989.5, 1, 1979, 67, 3350,
      "NVIDIA H100 Tensor Core GPU datasheet, H100 SXM: BF16/FP16 Tensor Core 1,979 TFLOPS and "
      "FP8 3,958 TFLOPS with sparsity (dense: half), FP32 67 TFLOPS, 3.35 TB/s"},
+    {"h200", "NVIDIA H200 SXM", 989.5, 1, 1979, 67, 4800,
+     "NVIDIA H200 Tensor Core GPU datasheet, H200 SXM: BF16/FP16 Tensor Core 1,979 TFLOPS and "
+     "FP8 3,958 TFLOPS with sparsity (dense: half), FP32 67 TFLOPS, 4.8 TB/s"},
+    {"b200", "NVIDIA B200 (HGX B200)", 2250, 1, 4500, 0, 8000,
+     "NVIDIA HGX B200 datasheet, per GPU: FP16/BF16 Tensor Core 4.5 PFLOPS and FP8 9 PFLOPS "
+     "with sparsity (dense: half), HBM3e 8 TB/s; no FP32 row used"},
     {"h800", "NVIDIA H800 SXM5", 989.5, 1, 1979, 67, 3350,
      "NVIDIA H800 Tensor Core GPU datasheet, H800 SXM: BF16/FP16 Tensor Core 1,979 TFLOPS and "
      "FP8 3,958 TFLOPS with sparsity (dense: half), FP32 67 TFLOPS, 3.35 TB/s"},
@@ -37,6 +44,13 @@ constexpr std::array<DevicePeak, 9> kPeaks = {{
     {"mi300x", "AMD Instinct MI300X", 1307.4, 1, 2614.9, 163.4, 5300,
      "AMD Instinct MI300X accelerator datasheet: peak FP16/BF16 1,307.4 TFLOPS dense (2,614.9 "
      "with sparsity), FP8 2,614.9 TFLOPS dense, FP32 163.4 TFLOPS, 5.3 TB/s HBM3"},
+    {"910c", "Huawei Ascend 910C", 752, 1, 0, 0, 3200,
+     "Huawei CloudMatrix384 paper (Zuo et al. 2025, arXiv 2506.12708), sec. 3: Ascend 910C, two "
+     "dies, 752 TFLOPS dense BF16/FP16 per package, 128 GB HBM at 3.2 TB/s"},
+    {"910b", "Huawei Ascend 910B (910B2)", 376, 1, 0, 0, 1600,
+     "Huawei CloudMatrix384 paper (Zuo et al. 2025, arXiv 2506.12708), sec. 3: one Ascend die of "
+     "the 910C's two gives 376 TFLOPS dense BF16/FP16, the 910B2's rate; 910B3/910B4 bins are "
+     "lower (give --peak-tflops); HBM2e 1.6 TB/s"},
     {"mi250x", "AMD Instinct MI250X", 383, 1, 0, 47.9, 3277,
      "AMD Instinct MI250X accelerator datasheet: peak FP16/BF16 383 TFLOPS (no sparsity), FP32 "
      "vector 47.9 TFLOPS, 3.2 TB/s (3,276.8 GB/s) HBM2e"},
@@ -59,6 +73,8 @@ std::optional<DevicePeak> FindDevicePeak(std::string_view device_name) {
   }
   return std::nullopt;
 }
+
+std::span<const DevicePeak> AllDevicePeaks() { return kPeaks; }
 
 std::optional<double> PeakTflopsFor(const DevicePeak& peak, std::string_view dtype) {
   const std::string t = NormalisedDtype(dtype);

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string_view>
 
 namespace trainscope::analysis {
@@ -26,6 +27,10 @@ struct DevicePeak {
 
 // nullopt when no row matches |device_name| (case-insensitive).
 std::optional<DevicePeak> FindDevicePeak(std::string_view device_name);
+
+// Every row, most specific first (the health command's --device looks up a
+// product name too).
+std::span<const DevicePeak> AllDevicePeaks();
 
 // The peak of |peak| for one operand type ("c10::BFloat16", "DT_BF16",
 // "float"...); nullopt for a type the row has no figure for.

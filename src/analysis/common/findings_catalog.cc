@@ -69,6 +69,12 @@ constexpr Binding kBindings[] = {
     {"grad_explosion_ratio", &FindingThresholds::grad_explosion_ratio},
     {"hang_ratio", &FindingThresholds::hang_ratio},
     {"throughput_drop_share", &FindingThresholds::throughput_drop_share},
+    {"step_time_drift_share", &FindingThresholds::step_time_drift_share},
+    {"slow_warmup_share", &FindingThresholds::slow_warmup_share},
+    {"slow_warmup_min_records", &FindingThresholds::slow_warmup_min_records},
+    {"periodic_spike_share", &FindingThresholds::periodic_spike_share},
+    {"periodic_min_spikes", &FindingThresholds::periodic_min_spikes},
+    {"mfu_mismatch_share", &FindingThresholds::mfu_mismatch_share},
 };
 
 const Binding* FindBinding(std::string_view key) {

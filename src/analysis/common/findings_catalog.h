@@ -72,6 +72,12 @@ struct FindingThresholds {
   double grad_explosion_ratio = 0;         // over the window's median grad norm
   double hang_ratio = 0;                   // over the median interval between records
   double throughput_drop_share = 0;        // share of the first third's throughput
+  double step_time_drift_share = 0;        // fitted rise over the run, share of the median step
+  double slow_warmup_share = 0;            // share above the steady-state step time
+  double slow_warmup_min_records = 0;      // count of leading slow records
+  double periodic_spike_share = 0;         // share above the median step time
+  double periodic_min_spikes = 0;          // count of spikes at a regular period
+  double mfu_mismatch_share = 0;           // share of the model's MFU
 };
 
 // One row of data/thresholds.tsv.

@@ -4,6 +4,9 @@
 #include <cmath>
 #include <utility>
 
+#include "analysis/common/device_peaks.h"
+#include "core/rule_file.h"
+
 namespace trainscope::analysis {
 namespace {
 
@@ -21,14 +24,29 @@ double MedianOf(std::vector<double> v) {
   return QuantileOfSorted(v, 0.5);
 }
 
-// |values| in record order, NaN/Inf included.
-SeriesSummary Summarise(const std::vector<double>& values) {
+struct Point {
+  size_t record;
+  double value;
+};
+
+std::vector<Point> Series(const model::TrainingRecords& records,
+                          model::MaybeDouble TrainingRecord::*field, bool finite_only) {
+  std::vector<Point> out;
+  for (size_t i = 0; i < records.size(); ++i) {
+    const model::MaybeDouble& v = records[i].*field;
+    if (v && (!finite_only || std::isfinite(*v))) out.push_back({i, *v});
+  }
+  return out;
+}
+
+// The summary of |points| in record order, NaN/Inf counted apart.
+SeriesSummary Summarise(const std::vector<Point>& points) {
   SeriesSummary s;
   std::vector<double> finite;
-  finite.reserve(values.size());
-  for (double v : values) {
-    if (std::isfinite(v)) {
-      finite.push_back(v);
+  finite.reserve(points.size());
+  for (const Point& p : points) {
+    if (std::isfinite(p.value)) {
+      finite.push_back(p.value);
     } else {
       ++s.nonfinite;
     }
@@ -45,26 +63,27 @@ SeriesSummary Summarise(const std::vector<double>& values) {
   return s;
 }
 
-struct Point {
-  size_t record;
-  double value;
-};
-
-std::vector<Point> Series(const std::vector<TrainingRecord>& records,
-                          model::MaybeDouble TrainingRecord::*field, bool finite_only) {
-  std::vector<Point> out;
-  for (size_t i = 0; i < records.size(); ++i) {
-    const model::MaybeDouble& v = records[i].*field;
-    if (v && (!finite_only || std::isfinite(*v))) out.push_back({i, *v});
+// The median wall time between consecutive records; when the log prints no
+// step time (|derive|), the step times from it: the wall time over the
+// steps between two records.
+void WallTimes(const model::TrainingLog& log, bool derive, RunHealth* h,
+               std::vector<Point>* step_ms) {
+  std::vector<double> intervals;
+  std::vector<Point> derived;
+  for (size_t i = 1; i < log.records.size(); ++i) {
+    const TrainingRecord& a = log.records[i - 1];
+    const TrainingRecord& b = log.records[i];
+    if (!a.wall_ns || !b.wall_ns || *b.wall_ns < *a.wall_ns) continue;
+    const double ms = static_cast<double>(*b.wall_ns - *a.wall_ns) / 1e6;
+    intervals.push_back(ms);
+    if (derive && b.step > a.step)
+      derived.push_back({i, ms / static_cast<double>(b.step - a.step)});
   }
-  return out;
-}
-
-std::vector<double> Values(const std::vector<Point>& points) {
-  std::vector<double> out;
-  out.reserve(points.size());
-  for (const Point& p : points) out.push_back(p.value);
-  return out;
+  if (!intervals.empty()) h->record_interval_ms = MedianOf(std::move(intervals));
+  if (derive && !derived.empty()) {
+    *step_ms = std::move(derived);
+    h->step_ms_from_timestamps = true;
+  }
 }
 
 // Medians of the first and last third of |points| (at least six points).
@@ -252,9 +271,320 @@ void FindErrorLines(const model::TrainingLog& log, RunHealth* h) {
   }
 }
 
+// Steps one record stands for: the steps since the record before (Megatron's
+// per-iteration time is the interval's average); the first record counts
+// its own step number, or 1.
+double StepsOf(const model::TrainingLog& log, size_t record) {
+  const TrainingRecord& r = log.records[record];
+  if (r.step_is_ordinal) return 1;
+  if (record == 0) return r.step > 0 ? static_cast<double>(r.step) : 1;
+  const int64_t d = r.step - log.records[record - 1].step;
+  return d > 0 ? static_cast<double>(d) : 1;
+}
+
+// Leading records slow_warmup_share above the steady state (the median of
+// the second half); the count, and a finding from slow_warmup_min_records.
+size_t FindSlowWarmup(const std::vector<Point>& ms, const model::TrainingLog& log,
+                      const FindingThresholds& t, RunHealth* h) {
+  if (ms.size() < 6) return 0;
+  std::vector<double> second;
+  for (size_t i = ms.size() / 2; i < ms.size(); ++i) second.push_back(ms[i].value);
+  const double steady = MedianOf(second);
+  if (steady <= 0) return 0;
+  size_t n = 0;
+  while (n < ms.size() / 2 && ms[n].value > steady * (1 + t.slow_warmup_share)) ++n;
+  h->warmup_records = static_cast<int64_t>(n);
+  if (n == 0) return 0;
+  const TrainingRecord& last = log.records[ms[n - 1].record];
+  h->warmup_until_step = last.step;
+  if (static_cast<double>(n) < t.slow_warmup_min_records) return n;
+  double extra_ms = 0;
+  for (size_t i = 0; i < n; ++i) {
+    extra_ms +=
+        (ms[i].value - steady) * (h->step_ms_from_timestamps ? 1 : StepsOf(log, ms[i].record));
+  }
+  Finding f;
+  f.id = "slow-warmup";
+  f.evidence_values = {{"records", static_cast<double>(n)},
+                       {"until_step", static_cast<double>(last.step)},
+                       {"first_ms", ms.front().value},
+                       {"steady_ms", steady},
+                       {"ratio", ms.front().value / steady},
+                       {"extra_s", extra_ms / 1e3},
+                       {"extra_steps", extra_ms / steady},
+                       {"step", static_cast<double>(log.records[ms.front().record].step)}};
+  h->findings.push_back(std::move(f));
+  return n;
+}
+
+// Theil-Sen slope (the median of the pairwise slopes) through the medians
+// of up to 64 buckets of the step times after warm-up: robust to single
+// stalls and to the hang's one long interval.
+void FindStepTimeDrift(const std::vector<Point>& ms, size_t from, const model::TrainingLog& log,
+                       const FindingThresholds& t, RunHealth* h) {
+  if (ms.size() < from + 12) return;
+  const size_t m = ms.size() - from;
+  const size_t buckets = std::min<size_t>(64, m);
+  std::vector<double> xs, ys, all;
+  for (size_t b = 0; b < buckets; ++b) {
+    std::vector<double> x, y;
+    for (size_t i = from + b * m / buckets; i < from + (b + 1) * m / buckets; ++i) {
+      x.push_back(static_cast<double>(log.records[ms[i].record].step));
+      y.push_back(ms[i].value);
+      all.push_back(ms[i].value);
+    }
+    xs.push_back(MedianOf(x));
+    ys.push_back(MedianOf(y));
+  }
+  std::vector<double> slopes;
+  for (size_t i = 0; i < buckets; ++i) {
+    for (size_t j = i + 1; j < buckets; ++j) {
+      if (xs[j] > xs[i]) slopes.push_back((ys[j] - ys[i]) / (xs[j] - xs[i]));
+    }
+  }
+  const double median_ms = MedianOf(all);
+  if (slopes.empty() || median_ms <= 0) return;
+  const double slope = MedianOf(slopes);
+  std::vector<double> intercepts;
+  for (size_t i = 0; i < buckets; ++i) intercepts.push_back(ys[i] - slope * xs[i]);
+  const double intercept = MedianOf(intercepts);
+  const double x0 = static_cast<double>(log.records[ms[from].record].step);
+  const double x1 = static_cast<double>(log.records[ms.back().record].step);
+  const double drift = slope * (x1 - x0) / median_ms;
+  h->step_ms_drift_pct = drift * 100;
+  if (drift < t.step_time_drift_share) return;
+  Finding f;
+  f.id = "step-time-drift";
+  f.evidence_values = {{"drift_pct", drift * 100},
+                       {"start_ms", intercept + slope * x0},
+                       {"end_ms", intercept + slope * x1},
+                       {"median_ms", median_ms},
+                       {"slope_ms_per_1k_steps", slope * 1000},
+                       {"from_step", x0},
+                       {"to_step", x1},
+                       {"step", x0}};
+  h->findings.push_back(std::move(f));
+}
+
+// Stalls periodic_spike_share above the median step at a regular spacing
+// (checkpoint saves, garbage collection every K steps): a saw-tooth.
+void FindPeriodicStalls(const std::vector<Point>& ms, size_t from, const model::TrainingLog& log,
+                        const FindingThresholds& t, RunHealth* h) {
+  if (ms.size() < from + 12) return;
+  std::vector<double> values;
+  std::vector<double> record_gaps;
+  for (size_t i = from; i < ms.size(); ++i) {
+    values.push_back(ms[i].value);
+    if (i > from) {
+      record_gaps.push_back(
+          static_cast<double>(log.records[ms[i].record].step - log.records[ms[i - 1].record].step));
+    }
+  }
+  const double median_ms = MedianOf(values);
+  if (median_ms <= 0) return;
+  std::vector<size_t> spikes;
+  for (size_t i = from; i < ms.size(); ++i) {
+    if (ms[i].value > median_ms * (1 + t.periodic_spike_share)) spikes.push_back(i);
+  }
+  if (static_cast<double>(spikes.size()) < std::max(3.0, t.periodic_min_spikes)) return;
+  std::vector<double> spacing;
+  for (size_t k = 1; k < spikes.size(); ++k) {
+    spacing.push_back(static_cast<double>(log.records[ms[spikes[k]].record].step -
+                                          log.records[ms[spikes[k - 1]].record].step));
+  }
+  const double period = MedianOf(spacing);
+  const double interval = std::max(1.0, MedianOf(record_gaps));
+  if (period < 2 * interval) return;  // every other record: noise, not a period
+  const double tolerance = std::max(interval, 0.1 * period);
+  size_t regular = 0;
+  for (double d : spacing) regular += std::fabs(d - period) <= tolerance ? 1 : 0;
+  if (3 * regular < 2 * spacing.size()) return;  // two thirds at the period
+  double lost = 0;
+  double total = 0;
+  std::vector<double> spike_ms;
+  for (size_t i = from; i < ms.size(); ++i) {
+    const double w = h->step_ms_from_timestamps ? 1 : StepsOf(log, ms[i].record);
+    total += ms[i].value * w;
+  }
+  for (size_t i : spikes) {
+    const double w = h->step_ms_from_timestamps ? 1 : StepsOf(log, ms[i].record);
+    lost += (ms[i].value - median_ms) * w;
+    spike_ms.push_back(ms[i].value);
+  }
+  h->period_steps = static_cast<int64_t>(std::llround(period));
+  h->period_spikes = static_cast<int64_t>(spikes.size());
+  Finding f;
+  f.id = "periodic-stall";
+  f.occurrences = static_cast<int64_t>(spikes.size());
+  f.evidence_values = {{"period_steps", period},
+                       {"spikes", static_cast<double>(spikes.size())},
+                       {"median_ms", median_ms},
+                       {"spike_ms", MedianOf(spike_ms)},
+                       {"lost_pct", total > 0 ? lost / total * 100 : 0},
+                       {"step", static_cast<double>(log.records[ms[spikes.front()].record].step)}};
+  h->findings.push_back(std::move(f));
+}
+
+// The model's FLOPs per token and the achieved TGS / TFLOP/s / MFU per
+// record (docs/health.md, "MFU from --model").
+// N and the FLOPs per token from the spec: N given, or 12 L h^2 + V h.
+void ModelFlops(const ModelSpec& spec, ModelThroughput* out) {
+  ModelThroughput& m = *out;
+  const bool shape = spec.layers && spec.hidden;
+  if (spec.params) {
+    m.params = spec.params;
+  } else if (shape && spec.vocab) {
+    // Kaplan et al. (2020): 12 L h^2 per layer's attention and MLP (MLP 4h),
+    // plus the V h of the output layer (Megatron's logit term).
+    m.params = 12 * *spec.layers * *spec.hidden * *spec.hidden + *spec.vocab * *spec.hidden;
+  } else {
+    m.missing.emplace_back("params (or layers, hidden and vocab)");
+  }
+  if (m.params) {
+    m.flops_per_token = 6 * *m.params;
+    if (shape && spec.seq) {
+      *m.flops_per_token += 12 * *spec.layers * *spec.hidden * *spec.seq;
+      m.attention_term = true;
+    } else {
+      m.missing.emplace_back("layers, hidden and seq for the attention term 12 L h s");
+    }
+  }
+}
+
+// The peak: --peak-tflops, else the device table's row.
+void ModelPeak(const ModelSpec& spec, ModelThroughput* m) {
+  if (spec.peak_tflops) {
+    m->peak_tflops = spec.peak_tflops;
+    m->peak_source = "--peak-tflops";
+  } else if (!spec.device.empty()) {
+    if (auto peak = DeviceBf16Peak(spec.device)) {
+      m->peak_tflops = peak->first;
+      m->peak_source = peak->second;
+    } else {
+      m->missing.push_back("a peak for device '" + spec.device + "' (give --peak-tflops)");
+    }
+  } else {
+    m->missing.emplace_back("device or --peak-tflops");
+  }
+}
+
+ModelThroughput ModelNumbers(const ModelSpec& spec, const std::vector<Point>& step_ms,
+                             const std::vector<Point>& tps, std::vector<Point>* mfu_out,
+                             std::vector<Point>* tgs_out) {
+  ModelThroughput m;
+  ModelFlops(spec, &m);
+  ModelPeak(spec, &m);
+  m.tokens_per_step = spec.tokens_per_step;
+  if (!m.tokens_per_step && spec.batch && spec.seq) m.tokens_per_step = *spec.batch * *spec.seq;
+  m.devices = spec.devices;
+  std::vector<double> tgs, tflops, mfu;
+  if (m.tokens_per_step && m.devices && *m.devices > 0 && !step_ms.empty()) {
+    m.tgs_source = "model";
+    for (const Point& p : step_ms) {
+      if (p.value <= 0) continue;
+      tgs.push_back(*m.tokens_per_step / (p.value / 1e3) / *m.devices);
+      tgs_out->push_back({p.record, tgs.back()});
+    }
+  } else if (!tps.empty()) {
+    m.tgs_source = "log";
+    for (const Point& p : tps) {
+      tgs.push_back(p.value);
+      tgs_out->push_back(p);
+    }
+  } else {
+    m.missing.emplace_back(
+        "tokens per step (tokens= or batch= and seq=) and devices=, or tokens/s in the log");
+  }
+  if (!tgs.empty()) m.tgs = MedianOf(tgs);
+  if (m.flops_per_token && !tgs.empty()) {
+    for (const Point& p : *tgs_out) {
+      tflops.push_back(*m.flops_per_token * p.value / 1e12);
+      if (m.peak_tflops && *m.peak_tflops > 0) {
+        mfu.push_back(tflops.back() / *m.peak_tflops * 100);
+        mfu_out->push_back({p.record, mfu.back()});
+      }
+    }
+    m.tflops_per_device = MedianOf(tflops);
+    if (!mfu.empty()) m.mfu_pct = MedianOf(mfu);
+    if (m.mfu_pct && *m.mfu_pct > 100) {
+      m.missing.emplace_back(
+          "values that fit the run: an MFU above 100% of the peak is impossible (check params, "
+          "batch / tokens, devices and the peak)");
+    }
+  }
+  return m;
+}
+
+// The log's own MFU (else TFLOP/s) against the model's.
+void FindMfuMismatch(const RunHealth& h, const FindingThresholds& t, std::vector<Finding>* out) {
+  if (!h.model) return;
+  const ModelThroughput& m = *h.model;
+  std::optional<double> logged, modelled;
+  std::string metric;
+  if (h.mfu_pct.median && m.mfu_pct) {
+    logged = h.mfu_pct.median;
+    modelled = m.mfu_pct;
+    metric = "MFU (%)";
+  } else if (h.tflops.median && m.tflops_per_device) {
+    logged = h.tflops.median;
+    modelled = m.tflops_per_device;
+    metric = "TFLOP/s per device";
+  }
+  if (!logged || !modelled || *modelled <= 0) return;
+  const double diff = std::fabs(*logged - *modelled) / *modelled;
+  if (diff <= t.mfu_mismatch_share) return;
+  Finding f;
+  f.id = "mfu-mismatch";
+  f.evidence_values = {
+      {"log_value", *logged}, {"model_value", *modelled}, {"diff_pct", diff * 100}};
+  f.text_labels = {{"metric", metric}};
+  out->push_back(std::move(f));
+}
+
+// At most kCurveMaxPoints from finite |points|: per bucket the smallest
+// and the largest value, in step order.
+std::vector<CurvePoint> Curve(const std::vector<Point>& points, const model::TrainingLog& log) {
+  std::vector<CurvePoint> out;
+  const size_t half = kCurveMaxPoints / 2;
+  const size_t per = std::max<size_t>(1, (points.size() + half - 1) / half);
+  for (size_t b = 0; b < points.size(); b += per) {
+    const size_t e = std::min(points.size(), b + per);
+    size_t lo = b;
+    size_t hi = b;
+    for (size_t i = b; i < e; ++i) {
+      if (points[i].value < points[lo].value) lo = i;
+      if (points[i].value > points[hi].value) hi = i;
+    }
+    const size_t first = std::min(lo, hi);
+    const size_t second = std::max(lo, hi);
+    out.push_back({log.records[points[first].record].step, points[first].value});
+    if (second != first)
+      out.push_back({log.records[points[second].record].step, points[second].value});
+  }
+  return out;
+}
+
 }  // namespace
 
-RunHealth AnalyzeTrainingLog(const model::TrainingLog& log, const FindingThresholds& t) {
+std::optional<std::pair<double, std::string>> DeviceBf16Peak(std::string_view device) {
+  std::optional<DevicePeak> peak = FindDevicePeak(device);
+  if (!peak) {
+    // A product name ("A100", "h100"): the SXM part when several match.
+    const std::string want = AsciiLower(device);
+    for (const DevicePeak& row : AllDevicePeaks()) {
+      const std::string product = AsciiLower(row.device);
+      if (want.empty() || product.find(want) == std::string::npos) continue;
+      if (!peak || product.find("sxm") != std::string::npos) peak = row;
+    }
+  }
+  if (!peak) return std::nullopt;
+  const std::optional<double> bf16 = PeakTflopsFor(*peak, "bf16");
+  if (!bf16) return std::nullopt;
+  return std::make_pair(*bf16, std::string(peak->device));
+}
+
+RunHealth AnalyzeTrainingLog(const model::TrainingLog& log, const FindingThresholds& t,
+                             const ModelSpec* spec) {
   RunHealth h;
   h.path = log.path;
   h.format = log.format;
@@ -265,42 +595,44 @@ RunHealth AnalyzeTrainingLog(const model::TrainingLog& log, const FindingThresho
     h.steps_ordinal = log.records.front().step_is_ordinal;
   }
   std::vector<Point> step_ms = Series(log.records, &TrainingRecord::step_time_ms, true);
-  std::vector<double> intervals;
-  std::vector<Point> derived;
-  for (size_t i = 1; i < log.records.size(); ++i) {
-    const TrainingRecord& a = log.records[i - 1];
-    const TrainingRecord& b = log.records[i];
-    if (!a.wall_ns || !b.wall_ns || *b.wall_ns < *a.wall_ns) continue;
-    const double ms = static_cast<double>(*b.wall_ns - *a.wall_ns) / 1e6;
-    intervals.push_back(ms);
-    if (b.step > a.step) derived.push_back({i, ms / static_cast<double>(b.step - a.step)});
-  }
-  if (!intervals.empty()) h.record_interval_ms = MedianOf(intervals);
-  if (step_ms.empty() && !derived.empty()) {
-    step_ms = std::move(derived);
-    h.step_ms_from_timestamps = true;
-  }
-  h.step_ms = Summarise(Values(step_ms));
+  // Scoped: at a million records these vectors are tens of MB each.
+  WallTimes(log, step_ms.empty(), &h, &step_ms);
+  h.step_ms = Summarise(step_ms);
   if (const auto thirds = Thirds(step_ms); thirds && thirds->first > 0) {
     h.step_ms_trend_pct = (thirds->second / thirds->first - 1) * 100;
   }
   const std::vector<Point> tps = Series(log.records, &TrainingRecord::tokens_per_s, true);
-  h.tokens_per_s = Summarise(Values(tps));
-  h.tflops = Summarise(Values(Series(log.records, &TrainingRecord::tflops, false)));
-  h.mfu_pct = Summarise(Values(Series(log.records, &TrainingRecord::mfu_pct, false)));
-  h.loss = Summarise(Values(Series(log.records, &TrainingRecord::loss, false)));
-  h.grad_norm = Summarise(Values(Series(log.records, &TrainingRecord::grad_norm, false)));
+  h.tokens_per_s = Summarise(tps);
+  h.tflops = Summarise(Series(log.records, &TrainingRecord::tflops, false));
+  h.mfu_pct = Summarise(Series(log.records, &TrainingRecord::mfu_pct, false));
+  h.loss = Summarise(Series(log.records, &TrainingRecord::loss, false));
+  h.grad_norm = Summarise(Series(log.records, &TrainingRecord::grad_norm, false));
   for (const TrainingRecord& r : log.records) {
     h.skipped_iterations += r.skipped_iterations.value_or(0);
     h.nan_iterations += r.nan_iterations.value_or(0);
   }
 
   FindNanInf(log, &h);
-  FindLossSpikes(Series(log.records, &TrainingRecord::loss, true), log, t, &h);
+  const std::vector<Point> loss_all = Series(log.records, &TrainingRecord::loss, true);
+  FindLossSpikes(loss_all, log, t, &h);
   FindGradExplosion(Series(log.records, &TrainingRecord::grad_norm, true), log, t, &h);
   FindHang(log, t, &h);
   FindThroughputDrop(tps, step_ms, log, t, &h);
   FindErrorLines(log, &h);
+  const size_t warmup = FindSlowWarmup(step_ms, log, t, &h);
+  FindStepTimeDrift(step_ms, warmup, log, t, &h);
+  FindPeriodicStalls(step_ms, warmup, log, t, &h);
+  std::vector<Point> model_mfu, model_tgs;
+  if (spec != nullptr) {
+    h.model = ModelNumbers(*spec, step_ms, tps, &model_mfu, &model_tgs);
+    FindMfuMismatch(h, t, &h.findings);
+  }
+  h.curves.loss = Curve(loss_all, log);
+  h.curves.grad_norm = Curve(Series(log.records, &TrainingRecord::grad_norm, true), log);
+  h.curves.step_ms = Curve(step_ms, log);
+  h.curves.tokens_per_s = Curve(model_tgs.empty() ? tps : model_tgs, log);
+  h.curves.mfu_pct = Curve(
+      model_mfu.empty() ? Series(log.records, &TrainingRecord::mfu_pct, true) : model_mfu, log);
   return h;
 }
 

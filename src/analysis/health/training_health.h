@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "analysis/common/finding.h"
@@ -24,6 +26,50 @@ struct SeriesSummary {
   std::optional<double> first, last, min, max, median, p90;
 };
 
+// What the user says about the model (`--model`, docs/health.md): either a
+// parameter count or the shape; unknown fields stay unset.
+struct ModelSpec {
+  std::optional<double> params;  // N, all parameters (the LM head included)
+  std::optional<double> layers, hidden, heads, vocab, seq;
+  std::optional<double> batch;            // global batch, sequences per step
+  std::optional<double> tokens_per_step;  // global tokens per step (else batch x seq)
+  std::optional<double> devices;          // devices the run uses
+  std::string device;                     // a device name for the peak table
+  std::optional<double> peak_tflops;      // overrides the table: dense BF16 per device
+};
+
+// The model's FLOPs against the log's step times (docs/health.md): 6 N per
+// token plus the attention 12 L h s (Megatron-LM paper, Narayanan et al.
+// 2021, eq. 3; PaLM, Chowdhery et al. 2022, appendix B).
+struct ModelThroughput {
+  std::optional<double> params;           // N used: given, or 12 L h^2 + V h
+  std::optional<double> flops_per_token;  // 6 N (+ 12 L h s)
+  bool attention_term = false;            // 12 L h s included
+  std::optional<double> tokens_per_step;  // global
+  std::optional<double> devices;
+  std::optional<double> peak_tflops;        // per device
+  std::string peak_source;                  // the table's product, or "--peak-tflops"
+  std::optional<double> tgs;                // median tokens/s per device
+  std::optional<double> tflops_per_device;  // median achieved model TFLOP/s
+  std::optional<double> mfu_pct;            // median
+  std::string tgs_source;                   // "model" (tokens/step over step time) or "log"
+  std::vector<std::string> missing;         // what kept a number unknown
+};
+
+// A downsampled curve for the HTML report: (step, value), finite values.
+struct CurvePoint {
+  int64_t step = 0;
+  double value = 0;
+};
+
+struct RunCurves {
+  std::vector<CurvePoint> loss, grad_norm, step_ms, tokens_per_s, mfu_pct;
+};
+
+// Maximum points per curve: per bucket of records the smallest and the
+// largest value are kept, so a spike survives the downsampling.
+inline constexpr size_t kCurveMaxPoints = 1200;
+
 struct RunHealth {
   std::string path;
   model::LogFormat format = model::LogFormat::kUnknown;
@@ -38,9 +84,25 @@ struct RunHealth {
   std::optional<double> record_interval_ms;  // median wall time between consecutive records
   int64_t skipped_iterations = 0;            // summed over the log intervals
   int64_t nan_iterations = 0;
+  // Step time over the run after warm-up: Theil-Sen slope through the
+  // medians of up to 64 buckets, the fitted rise over the run as % of the
+  // median step (unset below 12 records).
+  std::optional<double> step_ms_drift_pct;
+  int64_t warmup_records = 0;  // leading records slow_warmup_share above the steady state
+  std::optional<int64_t> warmup_until_step;
+  // Regular stalls (checkpoint / GC): the spacing in steps and the stalls.
+  std::optional<int64_t> period_steps;
+  int64_t period_spikes = 0;
+  std::optional<ModelThroughput> model;  // with --model
+  RunCurves curves;
   std::vector<Finding> findings;  // as data: render with RenderFindings
 };
 
-RunHealth AnalyzeTrainingLog(const model::TrainingLog& log, const FindingThresholds& t);
+RunHealth AnalyzeTrainingLog(const model::TrainingLog& log, const FindingThresholds& t,
+                             const ModelSpec* spec = nullptr);
+
+// The dense BF16 peak of a device named |device| (analysis/common/device_peaks)
+// and the table row's product; nullopt for a device not in the table.
+std::optional<std::pair<double, std::string>> DeviceBf16Peak(std::string_view device);
 
 }  // namespace trainscope::analysis

@@ -1,9 +1,12 @@
 #include "formats/log/line_reader.h"
 
 #include <fmt/format.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <vector>
 
@@ -13,6 +16,7 @@ namespace trainscope::formats {
 namespace {
 
 constexpr size_t kInflatePiece = 1 << 20;
+constexpr size_t kMappedSlice = size_t{64} << 20;
 
 class LineCutter {
  public:
@@ -138,10 +142,30 @@ Result<int64_t> Inflate(std::string_view gz, const std::string& name, LineCutter
 }  // namespace
 
 Result<int64_t> ForEachLogLineIn(std::string_view bytes, bool gzip, const std::string& name,
-                                 const std::function<void(const LogLine&)>& fn) {
+                                 const std::function<void(const LogLine&)>& fn, bool mapped) {
   LineCutter cutter(fn);
   if (gzip) return Inflate(bytes, name, &cutter);
-  cutter.Feed(bytes);
+  if (!mapped) {
+    cutter.Feed(bytes);
+  } else {
+    // A line crossing a slice is carried (copied) by the cutter, so a slice
+    // is not referenced once fed: its whole pages go back to the page cache.
+    const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    char* const base = const_cast<char*>(bytes.data());
+    const size_t misalign = reinterpret_cast<uintptr_t>(base) % page;
+    // Offsets from |base| of the page boundaries: released up to |released|.
+    size_t released = misalign == 0 ? 0 : page - misalign;
+    for (size_t at = 0; at < bytes.size(); at += kMappedSlice) {
+      const size_t n = std::min(kMappedSlice, bytes.size() - at);
+      cutter.Feed(bytes.substr(at, n));
+      const size_t end = at + n;
+      const size_t done = end - (end + misalign) % page;
+      if (done > released) {
+        madvise(base + released, done - released, MADV_DONTNEED);
+        released = done;
+      }
+    }
+  }
   cutter.Finish();
   return static_cast<int64_t>(bytes.size());
 }
@@ -149,7 +173,7 @@ Result<int64_t> ForEachLogLineIn(std::string_view bytes, bool gzip, const std::s
 Result<int64_t> ForEachLogLine(const std::string& path,
                                const std::function<void(const LogLine&)>& fn) {
   TS_ASSIGN_OR_RETURN(MappedFile file, MappedFile::Open(path));
-  return ForEachLogLineIn(file.data(), IsGzip(file.data()), path, fn);
+  return ForEachLogLineIn(file.data(), IsGzip(file.data()), path, fn, /*mapped=*/true);
 }
 
 }  // namespace trainscope::formats

@@ -32,7 +32,11 @@ Result<int64_t> ForEachLogLine(const std::string& path,
                                const std::function<void(const LogLine&)>& fn);
 
 // The same over bytes in memory (tests, fuzzing); |gzip| inflates them first.
+// |mapped|: |bytes| is a read-only file mapping the caller does not read
+// again: its pages are released behind the cursor (madvise DONTNEED, in
+// 64 MiB slices), so a 1 GB plain log does not hold 1 GB resident.
 Result<int64_t> ForEachLogLineIn(std::string_view bytes, bool gzip, const std::string& name,
-                                 const std::function<void(const LogLine&)>& fn);
+                                 const std::function<void(const LogLine&)>& fn,
+                                 bool mapped = false);
 
 }  // namespace trainscope::formats

@@ -150,6 +150,84 @@ RowIssue ParseMegatron(std::string_view line, TrainingRecord* r) {
   return RowIssue::kNone;
 }
 
+// ---- XTuner V1 (xtuner/v1/train/trainer.py, _log_step) ----
+// "[XTuner][2025-01-01 10:00:00][INFO] Epoch 1 Step 10/1000 data_time: 0.0123
+//  lr: 1.000000e-05 time: 1.2345 text_tokens: 32768 total_consumed_tokens: ...
+//  local_loss: 1.23456789, reduced_llm_loss: 1.23456789 grad_norm: 0.12345678
+//  max_memory: 30.12 GB reserved_memory: 35.00 GB tgs: 26543.2 e2e_tgs: ...
+//  eta: 1:23:45 ". |time| is seconds; tgs is this rank's tokens per second.
+// Finds "Step N/M": the step, and the text after it.
+std::optional<int64_t> FindXTunerStep(std::string_view* line) {
+  for (size_t at = line->find("Step "); at != std::string_view::npos;
+       at = line->find("Step ", at + 1)) {
+    if (at > 0 && (*line)[at - 1] != ' ' && (*line)[at - 1] != ']') continue;
+    size_t p = at + 5;
+    size_t q = p;
+    while (q < line->size() && IsDigit((*line)[q])) ++q;
+    if (q == p || q >= line->size() || (*line)[q] != '/') continue;
+    const std::optional<int64_t> step = ParseCount(line->substr(p, q - p));
+    if (!step) continue;
+    line->remove_prefix(q);
+    return step;
+  }
+  return std::nullopt;
+}
+
+// The loss XTuner prints first among its losses: reduced_llm_loss (the
+// loss reduced over ranks), else total_loss, loss, then any other *_loss.
+int XTunerLossRank(std::string_view key) {
+  if (key == "reduced_llm_loss") return 4;
+  if (key == "total_loss") return 3;
+  if (key == "loss" || key == "llm_loss") return 2;
+  return EndsWith(key, "loss") ? 1 : 0;
+}
+
+RowIssue ParseXTuner(std::string_view line, TrainingRecord* r) {
+  const std::optional<int64_t> step = FindXTunerStep(&line);
+  if (!step) return RowIssue::kLogNotTrainingLine;
+  if (line.find(" time: ") == std::string_view::npos &&
+      line.find("grad_norm: ") == std::string_view::npos) {
+    return RowIssue::kLogNotTrainingLine;
+  }
+  r->step = *step;
+  // Every version ends with e2e_tgs (then eta): without it the line was cut.
+  if (line.find("e2e_tgs: ") == std::string_view::npos) return RowIssue::kLogUnparsableNumber;
+  int loss_rank = 0;
+  while (!line.empty()) {
+    const size_t sp = line.find(' ');
+    const std::string_view token = line.substr(0, sp);
+    line = sp == std::string_view::npos ? std::string_view() : line.substr(sp + 1);
+    if (token.size() < 2 || token.back() != ':') continue;
+    const std::string_view key = token.substr(0, token.size() - 1);
+    const size_t end = line.find(' ');
+    std::string_view value = line.substr(0, end);
+    if (!value.empty() && value.back() == ',') value.remove_suffix(1);
+    model::MaybeDouble* target = nullptr;
+    double scale = 1;
+    const int rank = XTunerLossRank(key);
+    if (key == "time") {
+      target = &r->step_time_ms;
+      scale = 1e3;
+    } else if (key == "lr") {
+      target = &r->learning_rate;
+    } else if (key == "grad_norm") {
+      target = &r->grad_norm;
+    } else if (key == "tgs") {
+      target = &r->tokens_per_s;
+    } else if (rank > loss_rank) {
+      target = &r->loss;
+    }
+    if (target == nullptr) continue;
+    const std::optional<double> v = ParseNumber(value);
+    if (!v) return RowIssue::kLogUnparsableNumber;
+    *target = *v * scale;
+    if (target == &r->loss) loss_rank = rank;
+    line = end == std::string_view::npos ? std::string_view() : line.substr(end + 1);
+  }
+  if (!r->loss) return RowIssue::kLogUnparsableNumber;
+  return RowIssue::kNone;
+}
+
 // ---- TorchTitan (train.py) ----
 // "[rank0]:[titan] 2025-01-01 10:00:00,123 - root - INFO - step:  5  loss:  7.9
 // memory: 30.1GiB(38.1%)
@@ -205,24 +283,59 @@ RowIssue ParseTorchTitan(std::string_view line, TrainingRecord* r) {
 // ---- Hugging Face Trainer: {'loss': 2.1, 'grad_norm': 1.3, 'learning_rate': 5e-05,
 // 'epoch': 0.1} (Python dict) or the same as a JSON line; any JSON line with a
 // loss. Values that are strings, lists or objects are passed over.
+constexpr std::string_view kMapFields[] = {"step",         "loss",         "grad_norm",
+                                           "lr",           "step_time_ms", "step_time_s",
+                                           "tokens_per_s", "tflops",       "mfu"};
+
+// The built-in field a key names (nullopt: none).
+std::optional<std::string_view> BuiltinField(std::string_view key) {
+  if (key == "loss" || key == "lm_loss") return "loss";
+  if (key == "grad_norm" || key == "gradient_norm") return "grad_norm";
+  if (key == "learning_rate" || key == "lr") return "lr";
+  if (key == "step_time_ms" || key == "elapsed_time_per_iteration_ms") return "step_time_ms";
+  if (key == "tokens_per_second" || key == "tps" || key == "tokens_per_sec") return "tokens_per_s";
+  if (key == "tflops") return "tflops";
+  if (key == "mfu") return "mfu";
+  if (key == "step" || key == "global_step" || key == "iteration" || key == "iter") return "step";
+  return std::nullopt;
+}
+
+// The field |key| feeds: the user's map first; a built-in name only for a
+// field the map does not name.
+std::optional<std::string_view> FieldOf(std::string_view key, const LogKeyMap* map) {
+  if (map != nullptr) {
+    for (const auto& [field, user_key] : map->field_to_key) {
+      if (user_key == key) return std::string_view(field);
+    }
+  }
+  const std::optional<std::string_view> builtin = BuiltinField(key);
+  if (builtin && map != nullptr && map->KeyFor(*builtin) != nullptr) return std::nullopt;
+  return builtin;
+}
+
 bool ApplyKey(std::string_view key, std::string_view value, TrainingRecord* r, bool* bad,
-              bool* has_step) {
+              bool* has_step, const LogKeyMap* map) {
+  const std::optional<std::string_view> field = FieldOf(key, map);
+  if (!field) return false;
+  key = *field;
+  double scale = 1;
   model::MaybeDouble* target = nullptr;
-  if (key == "loss" || key == "lm_loss") {
+  if (key == "loss") {
     target = &r->loss;
-  } else if (key == "grad_norm" || key == "gradient_norm") {
+  } else if (key == "grad_norm") {
     target = &r->grad_norm;
-  } else if (key == "learning_rate" || key == "lr") {
+  } else if (key == "lr") {
     target = &r->learning_rate;
-  } else if (key == "step_time_ms" || key == "elapsed_time_per_iteration_ms") {
+  } else if (key == "step_time_ms" || key == "step_time_s") {
     target = &r->step_time_ms;
-  } else if (key == "tokens_per_second" || key == "tps" || key == "tokens_per_sec") {
+    scale = key == "step_time_s" ? 1e3 : 1;
+  } else if (key == "tokens_per_s") {
     target = &r->tokens_per_s;
   } else if (key == "tflops") {
     target = &r->tflops;
   } else if (key == "mfu") {
     target = &r->mfu_pct;
-  } else if (key == "step" || key == "global_step" || key == "iteration" || key == "iter") {
+  } else if (key == "step") {
     const std::optional<double> v = ParseNumber(value);
     if (!v || !std::isfinite(*v) || *v < 0 || *v > 9e15) {
       *bad = true;
@@ -240,7 +353,7 @@ bool ApplyKey(std::string_view key, std::string_view value, TrainingRecord* r, b
     *bad = true;
     return false;
   }
-  *target = number;
+  *target = *number * scale;
   return true;
 }
 
@@ -267,7 +380,7 @@ size_t ValueEnd(std::string_view s) {
   return s.size();
 }
 
-RowIssue ParseDict(std::string_view line, TrainingRecord* r, bool* has_step) {
+RowIssue ParseDict(std::string_view line, TrainingRecord* r, bool* has_step, const LogKeyMap* map) {
   const size_t open = line.find('{');
   if (open == std::string_view::npos) return RowIssue::kLogNotTrainingLine;
   std::string_view s = line.substr(open + 1);
@@ -292,7 +405,7 @@ RowIssue ParseDict(std::string_view line, TrainingRecord* r, bool* has_step) {
     const size_t i = ValueEnd(s);
     if (i == s.size()) break;  // cut off inside the value
     const std::string_view value = s.substr(0, i);
-    ApplyKey(key, value, r, &bad, has_step);
+    ApplyKey(key, value, r, &bad, has_step, map);
     s.remove_prefix(s[i] == ',' ? i + 1 : i);
   }
   if (!r->loss && !r->grad_norm) {
@@ -303,8 +416,13 @@ RowIssue ParseDict(std::string_view line, TrainingRecord* r, bool* has_step) {
 }
 
 // ---- Generic key=value: "step=10 loss=2.31 grad_norm=0.9 tps=5200" ----
-RowIssue ParseKeyValue(std::string_view line, TrainingRecord* r, bool* has_step) {
-  if (line.find("loss=") == std::string_view::npos) return RowIssue::kLogNotTrainingLine;
+RowIssue ParseKeyValue(std::string_view line, TrainingRecord* r, bool* has_step,
+                       const LogKeyMap* map) {
+  const std::string* loss_key = map != nullptr ? map->KeyFor("loss") : nullptr;
+  if (line.find(loss_key != nullptr ? *loss_key + "=" : std::string("loss=")) ==
+      std::string_view::npos) {
+    return RowIssue::kLogNotTrainingLine;
+  }
   bool bad = false;
   while (!line.empty()) {
     const size_t sep = line.find_first_of(" \t,|");
@@ -312,7 +430,7 @@ RowIssue ParseKeyValue(std::string_view line, TrainingRecord* r, bool* has_step)
     line = sep == std::string_view::npos ? std::string_view() : line.substr(sep + 1);
     const size_t eq = token.find('=');
     if (eq == std::string_view::npos) continue;
-    ApplyKey(token.substr(0, eq), token.substr(eq + 1), r, &bad, has_step);
+    ApplyKey(token.substr(0, eq), token.substr(eq + 1), r, &bad, has_step, map);
   }
   if (bad) return RowIssue::kLogUnparsableNumber;
   return r->loss ? RowIssue::kNone : RowIssue::kLogNotTrainingLine;
@@ -373,7 +491,7 @@ std::string Cut(std::string_view text) {
 
 class LogBuilder {
  public:
-  explicit LogBuilder(ReadTrainingLog* out) : out_(out) {}
+  LogBuilder(ReadTrainingLog* out, const LogKeyMap* map) : out_(out), map_(map) {}
 
   void Line(const LogLine& l) {
     RowLedger& ledger = out_->ledger;
@@ -387,7 +505,7 @@ class LogBuilder {
     if (wall) Timestamp(*wall, l.number, text);
     TrainingRecord r;
     LogFormat format = LogFormat::kUnknown;
-    const RowIssue issue = ParseTrainingLine(text, &r, &format);
+    const RowIssue issue = ParseTrainingLine(text, &r, &format, map_);
     if (issue == RowIssue::kNone) {
       r.wall_ns = wall;
       r.offset = l.offset;
@@ -448,6 +566,7 @@ class LogBuilder {
   }
 
   ReadTrainingLog* out_;
+  const LogKeyMap* map_;
   std::string ansi_;
   std::optional<int64_t> last_wall_;
   int64_t last_wall_line_ = 0;
@@ -493,10 +612,17 @@ std::optional<int64_t> ParseLineTimestamp(std::string_view line) {
   return std::nullopt;
 }
 
-RowIssue ParseTrainingLine(std::string_view line, TrainingRecord* record, LogFormat* format) {
+RowIssue ParseTrainingLine(std::string_view line, TrainingRecord* record, LogFormat* format,
+                           const LogKeyMap* map) {
   RowIssue issue = ParseMegatron(line, record);
   if (issue != RowIssue::kLogNotTrainingLine) {
     *format = LogFormat::kMegatron;
+    return issue;
+  }
+  *record = TrainingRecord();
+  issue = ParseXTuner(line, record);
+  if (issue != RowIssue::kLogNotTrainingLine) {
+    *format = LogFormat::kXTuner;
     return issue;
   }
   *record = TrainingRecord();
@@ -507,7 +633,7 @@ RowIssue ParseTrainingLine(std::string_view line, TrainingRecord* record, LogFor
   }
   bool has_step = false;
   *record = TrainingRecord();
-  issue = ParseDict(line, record, &has_step);
+  issue = ParseDict(line, record, &has_step, map);
   if (issue != RowIssue::kLogNotTrainingLine) {
     *format = LogFormat::kHfTrainer;
     record->step_is_ordinal = !has_step;
@@ -515,7 +641,7 @@ RowIssue ParseTrainingLine(std::string_view line, TrainingRecord* record, LogFor
   }
   *record = TrainingRecord();
   has_step = false;
-  issue = ParseKeyValue(line, record, &has_step);
+  issue = ParseKeyValue(line, record, &has_step, map);
   if (issue != RowIssue::kLogNotTrainingLine) {
     *format = LogFormat::kKeyValue;
     record->step_is_ordinal = !has_step;
@@ -523,14 +649,16 @@ RowIssue ParseTrainingLine(std::string_view line, TrainingRecord* record, LogFor
   return issue;
 }
 
-Result<ReadTrainingLog> ReadTrainingLogBytes(std::string_view bytes, bool gzip,
-                                             const std::string& name) {
+namespace {
+
+Result<ReadTrainingLog> ReadLog(std::string_view bytes, bool gzip, const std::string& name,
+                                const LogKeyMap* map, bool mapped) {
   ReadTrainingLog out;
   out.ledger = RowLedger(name);
   out.log.path = name;
-  LogBuilder builder(&out);
-  Result<int64_t> n =
-      ForEachLogLineIn(bytes, gzip, name, [&](const LogLine& l) { builder.Line(l); });
+  LogBuilder builder(&out, map);
+  Result<int64_t> n = ForEachLogLineIn(
+      bytes, gzip, name, [&](const LogLine& l) { builder.Line(l); }, mapped);
   if (n.ok()) {
     out.log.bytes = *n;
   } else {
@@ -541,12 +669,63 @@ Result<ReadTrainingLog> ReadTrainingLogBytes(std::string_view bytes, bool gzip,
   return out;
 }
 
-Result<ReadTrainingLog> ReadTrainingLogFile(const std::string& path) {
+}  // namespace
+
+Result<ReadTrainingLog> ReadTrainingLogBytes(std::string_view bytes, bool gzip,
+                                             const std::string& name, const LogKeyMap* map) {
+  return ReadLog(bytes, gzip, name, map, /*mapped=*/false);
+}
+
+Result<ReadTrainingLog> ReadTrainingLogFile(const std::string& path, const LogKeyMap* map) {
   TS_ASSIGN_OR_RETURN(MappedFile file, MappedFile::Open(path));
   const std::string_view bytes = file.data();
   const bool gzip = bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
                     static_cast<unsigned char>(bytes[1]) == 0x8b;
-  return ReadTrainingLogBytes(bytes, gzip, path);
+  return ReadLog(bytes, gzip, path, map, /*mapped=*/true);
+}
+
+const std::string* LogKeyMap::KeyFor(std::string_view field) const {
+  for (const auto& [f, key] : field_to_key) {
+    if (f == field) return &key;
+  }
+  return nullptr;
+}
+
+Result<LogKeyMap> ParseLogKeyMap(std::string_view spec) {
+  std::string text(spec);
+  std::string origin = "--map";
+  if (spec.find('=') == std::string_view::npos) {
+    // A file of field=key lines.
+    TS_ASSIGN_OR_RETURN(MappedFile file, MappedFile::Open(std::string(spec)));
+    text.assign(file.data());
+    origin = std::string(spec);
+  }
+  LogKeyMap map;
+  int64_t line_number = 0;
+  std::string_view rest = text;
+  while (!rest.empty()) {
+    const size_t end = rest.find_first_of(",\n");
+    std::string_view item = Trim(rest.substr(0, end));
+    rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
+    ++line_number;
+    if (!item.empty() && item.back() == '\r') item.remove_suffix(1);
+    if (item.empty() || item.front() == '#') continue;
+    const size_t eq = item.find('=');
+    const std::string_view field = eq == std::string_view::npos ? item : Trim(item.substr(0, eq));
+    const std::string_view key =
+        eq == std::string_view::npos ? std::string_view() : Trim(item.substr(eq + 1));
+    const bool known =
+        std::find(std::begin(kMapFields), std::end(kMapFields), field) != std::end(kMapFields);
+    if (!known || key.empty()) {
+      return UsageError("'" + origin + "' item " + std::to_string(line_number) + " '" +
+                        std::string(item) +
+                        "': expected FIELD=KEY with FIELD one of step, loss, grad_norm, lr, "
+                        "step_time_ms, step_time_s, tokens_per_s, tflops, mfu");
+    }
+    map.field_to_key.emplace_back(std::string(field), std::string(key));
+  }
+  if (map.field_to_key.empty()) return UsageError("'" + origin + "' maps no field");
+  return map;
 }
 
 }  // namespace trainscope::formats

@@ -9,6 +9,8 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "core/row_ledger.h"
 #include "core/status.h"
@@ -24,17 +26,34 @@ struct ReadTrainingLog {
   std::string warning;
 };
 
+// A user's key names for the JSON-lines / dict / key=value forms
+// (`--map loss=train/loss,step=global_step`, docs/health.md): field -> the
+// log's key. A mapped field reads only its mapped key (the built-in names
+// for it are passed over).
+struct LogKeyMap {
+  // Fields: step, loss, grad_norm, lr, step_time_ms, step_time_s,
+  // tokens_per_s, tflops, mfu.
+  std::vector<std::pair<std::string, std::string>> field_to_key;
+  const std::string* KeyFor(std::string_view field) const;
+};
+
+// "field=key,field=key" inline, or the name of a file of "field=key" lines
+// (# comments). Errors name the unknown field or the unreadable file.
+Result<LogKeyMap> ParseLogKeyMap(std::string_view spec);
+
 // |path|: a plain or gzip file (by its magic bytes). Errors: an unreadable
 // file; a damaged gzip stream is a warning (see ReadTrainingLog::warning).
-Result<ReadTrainingLog> ReadTrainingLogFile(const std::string& path);
+Result<ReadTrainingLog> ReadTrainingLogFile(const std::string& path,
+                                            const LogKeyMap* map = nullptr);
 // The same over bytes (tests, fuzzing, benchmarks).
 Result<ReadTrainingLog> ReadTrainingLogBytes(std::string_view bytes, bool gzip,
-                                             const std::string& name);
+                                             const std::string& name,
+                                             const LogKeyMap* map = nullptr);
 
 // One line's parse, exposed for tests. Returns kNone and fills |record| for a
 // training line; kLogNotTrainingLine or kLogUnparsableNumber otherwise.
 RowIssue ParseTrainingLine(std::string_view line, model::TrainingRecord* record,
-                           model::LogFormat* format);
+                           model::LogFormat* format, const LogKeyMap* map = nullptr);
 // "YYYY-MM-DD HH:MM:SS[.,fff]" (or a 'T') in the first 96 bytes: ns since the
 // epoch, reading the printed time as UTC.
 std::optional<int64_t> ParseLineTimestamp(std::string_view line);

@@ -98,6 +98,27 @@ def jsonl(planted):
     return "\n".join(lines) + "\n"
 
 
+def xtuner(planted):
+    """XTuner V1 trainer._log_step's f-string behind its loguru format
+    "[XTuner][{time:YYYY-MM-DD HH:mm:ss}][{level}] {message}"."""
+    lines = ["[XTuner][2024-05-01 09:59:00][INFO] Using FSDP with 8 ranks"]
+    total = 0
+    for step, loss, grad, ms, t in series(planted):
+        total += 32768 * 10
+        losses = f"local_loss: {loss:.8f}, reduced_llm_loss: {loss:.8f}"
+        lines.append(
+            f"[XTuner][{t.strftime('%Y-%m-%d %H:%M:%S')}][INFO] Epoch 1 Step {step}/{400} "
+            f"data_time: {0.0123:.4f} lr: {1e-5:.6e} time: {ms / 1000:.4f} "
+            f"text_tokens: {32768} total_consumed_tokens: {total} "
+            f"{losses} grad_norm: {grad:.8f} max_memory: {30.12:.2f} GB "
+            f"reserved_memory: {35.0:.2f} GB tgs: {32768 / (ms / 1000):.1f} "
+            f"e2e_tgs: {30000.0:.1f} eta: 0:{(400 - step) // 60:02d}:{(400 - step) % 60:02d} ")
+        if step == 100:
+            lines.append("[XTuner][2024-05-01 10:01:35][WARNING] Step 100/400 skipped a checkpoint save")
+            lines.append(f"[XTuner][2024-05-01 10:01:35][INFO] Epoch 1 Step 101/400 data_time: 0.0123 lr: 1.000000e-05 time: 1.0000 text_tokens: 32768 total_consumed_tokens: 1 reduced_llm_loss: 2.1")
+    return "\n".join(lines) + "\n"
+
+
 def keyvalue(planted):
     lines = []
     for step, loss, grad, ms, t in series(planted):
@@ -107,8 +128,64 @@ def keyvalue(planted):
     return "\n".join(lines) + "\n"
 
 
+def megatron_steptime(drift, warmup, periodic):
+    """Step-time shapes: a slow warm-up (3 records), a 20% linear drift over
+    the run, checkpoint-like stalls every 100 steps (20 s over the 10-step
+    interval: +2,000 ms per step in that record). 100 records, steps 10-1000."""
+    lines = ["using world size: 8, data-parallel size: 8"]
+    t = T0
+    for i in range(100):
+        step = 10 * (i + 1)
+        ms = 1000.0 + 4.0 * ((i * 7) % 5 - 2)
+        if drift:
+            ms *= 1.0 + 0.2 * i / 99
+        if warmup and i < 3:
+            ms = [3000.0, 2000.0, 1500.0][i]
+        if periodic and step % 100 == 0:
+            ms += 2000.0
+        t += datetime.timedelta(milliseconds=ms * 10)
+        loss = 2.0 + 6.0 * math.exp(-step / 300.0)
+        lines.append(
+            f" [{t.strftime('%Y-%m-%d %H:%M:%S')}] iteration {step:8d}/{1000:8d} |"
+            f" consumed samples: {step * 256:12d} |"
+            f" elapsed time per iteration (ms): {ms:.1f} |"
+            f" learning rate: {3.0e-4:.6E} | global batch size: {256:5d} |"
+            f" lm loss: {loss:.6E} | loss scale: {1.0:.1f} | grad norm: {1.0:.3f} |"
+            f" number of skipped iterations: {0:3d} | number of nan iterations: {0:3d} |")
+    return "\n".join(lines) + "\n"
+
+
+def theil_sen_drift(ms, steps, skip):
+    """The reader's step-time drift, computed here independently: Theil-Sen
+    through bucket medians (<= 64 buckets) after |skip| warm-up records."""
+    import statistics
+    ms, steps = ms[skip:], steps[skip:]
+    m = len(ms)
+    b = min(64, m)
+    xs, ys = [], []
+    for k in range(b):
+        lo, hi = k * m // b, (k + 1) * m // b
+        xs.append(statistics.median(steps[lo:hi]))
+        ys.append(statistics.median(ms[lo:hi]))
+    slopes = [(ys[j] - ys[i]) / (xs[j] - xs[i]) for i in range(b) for j in range(i + 1, b) if xs[j] > xs[i]]
+    slope = statistics.median(slopes)
+    return 100 * slope * (steps[-1] - steps[0]) / statistics.median(ms)
+
+
+for name, drift, warmup, periodic in [("steptime_drift", True, True, False),
+                                      ("steptime_periodic", False, False, True)]:
+    text = megatron_steptime(drift, warmup, periodic)
+    with open(f"megatron_{name}.log", "w") as f:
+        f.write(text)
+    ms = [float(l.split("elapsed time per iteration (ms): ")[1].split(" ")[0]) for l in text.splitlines()[1:]]
+    steps = [10 * (i + 1) for i in range(100)]
+    skip = 3 if warmup else 0
+    print(f"megatron_{name}.log drift_pct {theil_sen_drift(ms, steps, skip):.4f}",
+          "steady", sorted(ms[50:])[24:26])
+
+
 for name, fn in [("megatron", megatron), ("torchtitan", titan), ("hf_trainer", hf),
-                 ("jsonl", jsonl), ("keyvalue", keyvalue)]:
+                 ("jsonl", jsonl), ("keyvalue", keyvalue), ("xtuner", xtuner)]:
     for planted in (False, True):
         text = fn(planted)
         path = f"{name}_{'planted' if planted else 'clean'}.log"
@@ -120,3 +197,66 @@ with open("megatron_planted.log", "rb") as f:
     data = f.read()
 with gzip.GzipFile("megatron_planted.log.gz", "wb", mtime=0) as f:
     f.write(data)
+
+
+# --scaling: TorchTitan logs of two ranks per run; tokens/s per device of
+# rank 0 / rank 1: 8 devices 6000 / 6100, 16 devices 5700 / 5800, 64
+# devices 4800 / 4900 (a run's value is the median over its logs: the mean
+# of the two), so the efficiency vs 8 devices is 5750/6050 = 95.04% and
+# 4850/6050 = 80.17%.
+import os
+for devices, base in ((8, 6000), (16, 5700), (64, 4800)):
+    os.makedirs(f"scaling/run{devices}", exist_ok=True)
+    for rank in (0, 1):
+        lines = []
+        t = T0
+        for i, step in enumerate(range(10, 130, 10)):
+            t += datetime.timedelta(seconds=10)
+            tps = base + 100 * rank + (7 * i) % 5 - 2
+            lines.append(f"[rank{rank}]:[titan] {t.strftime('%Y-%m-%d %H:%M:%S')},000 - root - INFO - "
+                         f"step: {step:2}  loss: {3.0 - i * 0.01:7.4f}  memory: 30.12GiB(38.05%)  "
+                         f"tps: {tps:,}  tflops: 300.00  mfu: 30.00%")
+        with open(f"scaling/run{devices}/rank{rank}.log", "w") as f:
+            f.write("\n".join(lines) + "\n")
+
+
+# A hung job: four ranks' flight-recorder dumps in the JSON form of
+# FlightRecorder::dump_json (torch._C._distributed_c10d._dump_nccl_trace_json)
+# beside a log. Ranks 0-2 reached collective #42 (nccl:all_reduce, started);
+# rank 3 stopped after #41 (completed). A pickled dump (first byte 0x80) in
+# flight_pickle/ is recognised, not read.
+import json
+os.makedirs("flight", exist_ok=True)
+with open("flight/rank0.log", "w") as f:
+    f.write(keyvalue(False))
+for rank in range(4):
+    last = 41 if rank == 3 else 42
+    entries = []
+    for seq in range(39, last + 1):
+        state = "completed" if seq < 42 else "started"
+        entries.append({
+            "record_id": seq - 1, "pg_id": 0, "process_group": ["0", "default_pg"],
+            "thread_name": "pt_main_thread", "thread_id": "140000",
+            "collective_seq_id": seq, "p2p_seq_id": 0, "op_id": seq,
+            "profiling_name": "nccl:all_reduce", "time_created_ns": 1714557600000000000 + seq,
+            "input_sizes": [[1024]], "input_dtypes": ["Float"], "output_sizes": [[1024]],
+            "output_dtypes": ["Float"], "state": state,
+            "time_discovered_started_ns": 1714557600000000100 + seq,
+            "time_discovered_completed_ns": 1714557600000000200 + seq if state == "completed" else 0,
+            "retired": state == "completed", "timeout_ms": 600000, "is_p2p": False})
+    entries.append({"record_id": 99, "pg_id": 0, "process_group": ["0", "default_pg"],
+                    "collective_seq_id": 0, "p2p_seq_id": 7, "op_id": 99,
+                    "profiling_name": "nccl:send 0->1", "state": "completed", "is_p2p": True})
+    dump = {"version": "2.4", "comm_lib_version": "2.21.5",
+            "pg_config": {"0": {"name": "0", "desc": "default_pg", "ranks": "[0, 1, 2, 3]"}},
+            "pg_status": {"0": {"last_enqueued_collective": str(last),
+                                "last_started_collective": str(last),
+                                "last_completed_collective": str(41)}},
+            "entries": entries}
+    with open(f"flight/nccl_trace_rank_{rank}.json", "w") as f:
+        json.dump(dump, f)
+os.makedirs("flight_pickle", exist_ok=True)
+with open("flight_pickle/rank0.log", "w") as f:
+    f.write(keyvalue(False))
+with open("flight_pickle/nccl_trace_rank_0", "wb") as f:
+    f.write(bytes([0x80, 0x02]) + b"}q\x00.")

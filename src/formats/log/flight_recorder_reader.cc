@@ -1,0 +1,151 @@
+#include "formats/log/flight_recorder_reader.h"
+
+#include <fmt/format.h>
+#include <simdjson.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <set>
+
+#include "core/mapped_file.h"
+
+namespace trainscope::formats {
+namespace {
+
+// "[0, 1, 2, 3]" (ranks_str) -> the numbers.
+std::vector<int64_t> ParseRanks(std::string_view text) {
+  std::vector<int64_t> out;
+  int64_t v = 0;
+  bool in = false;
+  for (char c : text) {
+    if (c >= '0' && c <= '9') {
+      v = v * 10 + (c - '0');
+      in = true;
+    } else if (in) {
+      out.push_back(v);
+      v = 0;
+      in = false;
+    }
+  }
+  if (in) out.push_back(v);
+  return out;
+}
+
+int64_t LastNumber(std::string_view name) {
+  const size_t end = name.find_last_of("0123456789");
+  if (end == std::string_view::npos) return -1;
+  size_t begin = end;
+  while (begin > 0 && std::isdigit(static_cast<unsigned char>(name[begin - 1])) != 0) --begin;
+  if (end - begin >= 9) return -1;
+  return std::stoll(std::string(name.substr(begin, end - begin + 1)));
+}
+
+int64_t IntOf(simdjson::dom::element e) {
+  int64_t v = 0;
+  if (e.get(v) == simdjson::SUCCESS) return v;
+  std::string_view s;
+  if (e.get(s) == simdjson::SUCCESS) {  // the pickle-era string seq ids
+    int64_t out = 0;
+    for (char c : s) {
+      if (c < '0' || c > '9') return 0;
+      out = out * 10 + (c - '0');
+    }
+    return out;
+  }
+  return 0;
+}
+
+std::string StringOf(simdjson::dom::element e) {
+  std::string_view s;
+  return e.get(s) == simdjson::SUCCESS ? std::string(s) : std::string();
+}
+
+}  // namespace
+
+Result<model::FlightRecorderDump> ParseFlightRecorderJson(std::string_view json,
+                                                          const std::string& name) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  const simdjson::padded_string padded(json);
+  if (auto err = parser.parse(padded).get(doc); err != simdjson::SUCCESS) {
+    return InvalidInput(
+        fmt::format("{}: not JSON ({})\nhint: a flight-recorder dump in JSON is "
+                    "what torch._C._distributed_c10d._dump_nccl_trace_json() "
+                    "returns",
+                    name, simdjson::error_message(err)));
+  }
+  simdjson::dom::object root;
+  if (doc.get(root) != simdjson::SUCCESS || root["pg_config"].error() != simdjson::SUCCESS) {
+    return InvalidInput(fmt::format("{}: no pg_config: not a flight-recorder dump", name));
+  }
+  model::FlightRecorderDump d;
+  d.path = name;
+  d.rank = LastNumber(std::filesystem::path(name).filename().string());
+  simdjson::dom::object config;
+  if (root["pg_config"].get(config) == simdjson::SUCCESS) {
+    for (auto [key, value] : config) {
+      d.pg_ranks[std::string(key)] = ParseRanks(StringOf(value["ranks"]));
+    }
+  }
+  simdjson::dom::array entries;
+  if (root["entries"].get(entries) == simdjson::SUCCESS) {
+    for (simdjson::dom::element e : entries) {
+      model::FlightRecorderEntry fe;
+      simdjson::dom::array pg;
+      if (e["process_group"].get(pg) == simdjson::SUCCESS) {
+        size_t i = 0;
+        for (simdjson::dom::element part : pg) {
+          (i++ == 0 ? fe.pg_name : fe.pg_desc) = StringOf(part);
+        }
+      }
+      fe.collective_seq_id = IntOf(e["collective_seq_id"]);
+      fe.record_id = IntOf(e["record_id"]);
+      fe.profiling_name = StringOf(e["profiling_name"]);
+      fe.state = StringOf(e["state"]);
+      bool p2p = false;
+      if (e["is_p2p"].get(p2p) == simdjson::SUCCESS) fe.is_p2p = p2p;
+      d.entries.push_back(std::move(fe));
+    }
+  }
+  return d;
+}
+
+FlightRecorderScan ScanFlightRecorderDumps(const std::vector<std::string>& dirs) {
+  FlightRecorderScan scan;
+  std::set<std::string> seen;
+  for (const std::string& dir : dirs) {
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+      const std::string file = entry.path().filename().string();
+      if (file.find("nccl_trace") == std::string::npos &&
+          file.find("fr_trace") == std::string::npos &&
+          file.find("flight_recorder") == std::string::npos) {
+        continue;
+      }
+      if (!entry.is_regular_file(ec) || !seen.insert(entry.path().string()).second) continue;
+      Result<MappedFile> mapped = MappedFile::Open(entry.path().string());
+      if (!mapped.ok()) {
+        scan.errors.push_back(mapped.status().message());
+        continue;
+      }
+      const std::string_view bytes = mapped->data();
+      if (!bytes.empty() && static_cast<unsigned char>(bytes[0]) == 0x80) {
+        scan.pickles.push_back(entry.path().string());  // pickle protocol 2+
+        continue;
+      }
+      Result<model::FlightRecorderDump> d = ParseFlightRecorderJson(bytes, entry.path().string());
+      if (!d.ok()) {
+        scan.errors.push_back(d.status().message());
+        continue;
+      }
+      scan.dumps.push_back(std::move(*d));
+    }
+  }
+  std::sort(scan.dumps.begin(), scan.dumps.end(),
+            [](const auto& a, const auto& b) { return a.rank < b.rank; });
+  std::sort(scan.pickles.begin(), scan.pickles.end());
+  return scan;
+}
+
+}  // namespace trainscope::formats

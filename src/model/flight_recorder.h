@@ -1,0 +1,32 @@
+// A PyTorch NCCL flight-recorder dump, one per rank (docs/health.md): the
+// JSON form torch._C._distributed_c10d._dump_nccl_trace_json() returns
+// (FlightRecorder::dump_json: "version", "pg_config", "pg_status",
+// "entries"). The pickled form TORCH_NCCL_DEBUG_INFO_TEMP_FILE writes is
+// not read (it needs Python's unpickler); it is only recognised.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace trainscope::model {
+
+struct FlightRecorderEntry {
+  std::string pg_name;  // process_group[0]
+  std::string pg_desc;  // process_group[1]
+  int64_t collective_seq_id = 0;
+  int64_t record_id = 0;
+  std::string profiling_name;  // "nccl:all_reduce"
+  std::string state;           // scheduled | started | completed
+  bool is_p2p = false;
+};
+
+struct FlightRecorderDump {
+  std::string path;
+  int64_t rank = -1;  // from the file name's last number (the dump does not name it)
+  std::map<std::string, std::vector<int64_t>> pg_ranks;  // pg_config: name -> global ranks
+  std::vector<FlightRecorderEntry> entries;
+};
+
+}  // namespace trainscope::model

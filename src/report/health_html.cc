@@ -1,0 +1,274 @@
+// `trainscope health --html`: per run the loss, grad-norm, step-time and
+// TGS / MFU curves with the findings marked at their steps, the numbers of
+// the text summary and the findings (docs/health.md). House style
+// (html_style.h), inline SVG without script (svg.h).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "report/health_report.h"
+#include "report/html_report.h"
+#include "report/html_style.h"
+#include "report/html_writer.h"
+#include "report/svg.h"
+
+namespace trainscope::report {
+namespace {
+
+using analysis::CurvePoint;
+using analysis::RunHealth;
+
+struct Event {
+  int64_t step = 0;
+  std::string label;
+};
+
+std::string Num(const std::optional<double>& v, int decimals = 1) {
+  if (!v) return "n/a";
+  if (*v != 0 && std::fabs(*v) < 1e-2) return fmt::format("{:.3g}", *v);
+  return fmt::format("{:.{}f}", *v, decimals);
+}
+
+std::string Tick(double v) {
+  const double a = std::fabs(v);
+  if (a >= 1e6 || (a > 0 && a < 1e-2)) return fmt::format("{:.1e}", v);
+  if (a >= 100) return fmt::format("{:.0f}", v);
+  return fmt::format("{:.3g}", v);
+}
+
+// One curve over the steps, a log y axis when it spans more than three
+// decades (a grad-norm explosion); findings as dashed vertical lines.
+HtmlFragment CurveSvg(const std::string& title, const std::vector<CurvePoint>& points,
+                      const std::vector<Event>& events, const char* color) {
+  constexpr double kWidth = 1100, kHeight = 230, kLeft = 70, kRight = 20, kTop = 24, kBottom = 34;
+  const double plot_w = kWidth - kLeft - kRight, plot_h = kHeight - kTop - kBottom;
+  SvgCanvas svg(kWidth, kHeight, title);
+  svg.Text(kLeft, 15, title, "start", 12, "#14213d");
+  double x_lo = static_cast<double>(points.front().step);
+  double x_hi = static_cast<double>(points.back().step);
+  double y_lo = points.front().value, y_hi = y_lo;
+  for (const CurvePoint& p : points) {
+    y_lo = std::min(y_lo, p.value);
+    y_hi = std::max(y_hi, p.value);
+  }
+  const bool log_y = y_lo > 0 && y_hi / y_lo > 1e3;
+  auto ty = [&](double v) { return log_y ? std::log10(v) : v; };
+  double lo = ty(y_lo), hi = ty(y_hi);
+  if (hi - lo < 1e-12) {
+    lo -= 0.5 * std::max(1e-9, std::fabs(lo));
+    hi += 0.5 * std::max(1e-9, std::fabs(hi));
+  }
+  // From 0 when the curve is near 0 or nearly flat (throughput, MFU): a
+  // 0.1% wobble is not drawn as a saw-tooth.
+  if (!log_y && lo > 0 && (lo < 0.25 * hi || hi - lo < 0.1 * hi)) lo = 0;
+  if (x_hi <= x_lo) x_hi = x_lo + 1;
+  auto X = [&](double step) { return kLeft + (step - x_lo) / (x_hi - x_lo) * plot_w; };
+  auto Y = [&](double v) { return kTop + plot_h - (ty(v) - lo) / (hi - lo) * plot_h; };
+  svg.Rect(kLeft, kTop, plot_w, plot_h, "#fafafa");
+  for (int k = 0; k <= 4; ++k) {
+    const double t = lo + (hi - lo) * k / 4;
+    const double y = kTop + plot_h - (t - lo) / (hi - lo) * plot_h;
+    svg.Line(kLeft, y, kLeft + plot_w, y, "#e3e3e3");
+    svg.Text(kLeft - 6, y + 4, Tick(log_y ? std::pow(10.0, t) : t), "end", 10);
+  }
+  for (int k = 0; k <= 5; ++k) {
+    const double s = x_lo + (x_hi - x_lo) * k / 5;
+    svg.Text(X(s), kTop + plot_h + 15, fmt::format("{:.0f}", s), "middle", 10);
+  }
+  svg.Text(kLeft + plot_w / 2, kHeight - 4, log_y ? "step (log y axis)" : "step", "middle", 10);
+  for (const Event& e : events) {
+    const double step = static_cast<double>(e.step);
+    if (step < x_lo || step > x_hi) continue;
+    const double x = X(step);
+    svg.Format(
+        "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#D55E00\" "
+        "stroke-width=\"1.2\" stroke-dasharray=\"4 3\"><title>{}</title></line>",
+        x, kTop, x, kTop + plot_h, e.label);
+    svg.Text(x + 3, kTop + 10, e.label, "start", 9, "#D55E00");
+  }
+  std::vector<std::pair<double, double>> line;
+  line.reserve(points.size());
+  for (const CurvePoint& p : points) line.emplace_back(X(static_cast<double>(p.step)), Y(p.value));
+  svg.Polyline(line, color, 1.4, title);
+  return std::move(svg).Finish();
+}
+
+// The step a finding names: "step", else "last_step" (error lines).
+std::optional<int64_t> FindingStep(const analysis::Finding& f) {
+  std::optional<int64_t> step;
+  for (const auto& [k, v] : f.evidence_values) {
+    if (k == "step" || (k == "last_step" && !step)) step = static_cast<int64_t>(v);
+  }
+  return step;
+}
+
+void Kpi(HtmlWriter& out, const char* label, const std::string& value) {
+  out.Format("<div>{}<b>{}</b></div>", label, value);
+}
+
+void RunSection(HtmlWriter& out, const HealthRun& run, size_t index) {
+  const RunHealth& h = run.health;
+  out.Format("<section id=\"run{}\"><h2>{}</h2>", index, h.path);
+  out.Format("<p class=\"muted\">{} &middot; {} records",
+             std::string(model::LogFormatName(h.format)), h.records);
+  if (h.first_step) out.Format(" &middot; steps {}&ndash;{}", *h.first_step, *h.last_step);
+  out.Format(" &middot; lines {} read, {} used, {} skipped</p>", run.ledger.rows_read(),
+             run.ledger.rows_used(), run.ledger.rows_skipped());
+  out.Raw("<div class=\"kpi\">");
+  Kpi(out, "median step (ms)", Num(h.step_ms.median));
+  Kpi(out, "p90 step (ms)", Num(h.step_ms.p90));
+  Kpi(out, "drift over run",
+      h.step_ms_drift_pct ? fmt::format("{:+.1f}%", *h.step_ms_drift_pct) : "n/a");
+  const std::optional<double> tgs = h.model && h.model->tgs ? h.model->tgs : h.tokens_per_s.median;
+  Kpi(out, "TGS (tokens/s/device)", Num(tgs, 0));
+  Kpi(out, "MFU (log)", h.mfu_pct.median ? Num(h.mfu_pct.median) + "%" : "n/a");
+  Kpi(out, "MFU (--model)", h.model && h.model->mfu_pct ? Num(h.model->mfu_pct) + "%" : "n/a");
+  Kpi(out, "loss first → last", Num(h.loss.first, 3) + " → " + Num(h.loss.last, 3));
+  Kpi(out, "findings", std::to_string(h.findings.size()));
+  out.Raw("</div>");
+
+  std::vector<Event> events;
+  for (const analysis::Finding& f : h.findings) {
+    if (const std::optional<int64_t> step = FindingStep(f)) events.push_back({*step, f.id});
+  }
+  struct Chart {
+    const char* title;
+    const std::vector<CurvePoint>* points;
+    const char* color;
+  };
+  const bool model_tgs = h.model && h.model->tgs_source == "model";
+  const bool model_mfu = h.model && h.model->mfu_pct;
+  const Chart charts[] = {
+      {"loss", &h.curves.loss, kPalette[0]},
+      {"grad norm", &h.curves.grad_norm, kPalette[1]},
+      {h.step_ms_from_timestamps ? "step time (ms, from line timestamps)" : "step time (ms)",
+       &h.curves.step_ms, kPalette[2]},
+      {model_tgs ? "TGS (tokens/s per device, from --model)" : "tokens/s (as the log prints)",
+       &h.curves.tokens_per_s, kPalette[3]},
+      {model_mfu ? "MFU % (from --model)" : "MFU % (as the log prints)", &h.curves.mfu_pct,
+       kPalette[5]},
+  };
+  for (const Chart& c : charts) {
+    if (c.points->size() < 2) {
+      out.Format("<p class=\"muted\">{}: not in this log</p>", c.title);
+      continue;
+    }
+    out.Append(CurveSvg(c.title, *c.points, events, c.color));
+  }
+  if (h.findings.empty()) {
+    out.Raw("<p>No findings.</p>");
+  }
+  for (const analysis::Finding& f : h.findings) {
+    out.Format(
+        "<div class=\"finding\"><b>[{}] {}</b><br>{}<br><span class=\"muted\">remedy: "
+        "{}</span></div>",
+        f.id, f.title, f.evidence, f.remedy);
+  }
+  out.Raw("</section>\n");
+}
+
+// Efficiency per run as bars against the ideal 100% line, the device
+// count and the throughput per device under each bar.
+HtmlFragment ScalingSvg(const analysis::ScalingTable& t) {
+  constexpr double kWidth = 760, kHeight = 260, kLeft = 60, kTop = 24, kBottom = 50;
+  const double plot_w = kWidth - kLeft - 20, plot_h = kHeight - kTop - kBottom;
+  SvgCanvas svg(kWidth, kHeight, "scaling efficiency");
+  svg.Text(kLeft, 15, "scaling efficiency: " + t.metric + " over " + t.baseline + "'s", "start", 12,
+           "#14213d");
+  double top = 110;
+  for (const analysis::ScalingRow& r : t.rows)
+    top = std::max(top, r.efficiency_pct.value_or(0) + 10);
+  auto Y = [&](double pct) { return kTop + plot_h - pct / top * plot_h; };
+  for (double pct = 0; pct <= top; pct += 25) {
+    svg.Line(kLeft, Y(pct), kLeft + plot_w, Y(pct), "#e3e3e3");
+    svg.Text(kLeft - 6, Y(pct) + 4, fmt::format("{:.0f}%", pct), "end", 10);
+  }
+  const double slot = plot_w / static_cast<double>(std::max<size_t>(1, t.rows.size()));
+  for (size_t i = 0; i < t.rows.size(); ++i) {
+    const analysis::ScalingRow& r = t.rows[i];
+    const double x = kLeft + slot * static_cast<double>(i) + slot * 0.2;
+    const double w = slot * 0.6;
+    if (r.efficiency_pct) {
+      const double pct = *r.efficiency_pct;
+      svg.Rect(x, Y(pct), w, Y(0) - Y(pct), kPalette[0],
+               fmt::format("{}: {:.1f}% efficiency, {} per device", r.name, pct,
+                           r.per_device ? Num(r.per_device) : "n/a"));
+      svg.Text(x + w / 2, Y(pct) - 4, fmt::format("{:.1f}%", pct), "middle", 10);
+    }
+    svg.Text(x + w / 2, kTop + plot_h + 15, fmt::format("{} dev", r.devices), "middle", 10);
+    svg.Text(x + w / 2, kTop + plot_h + 29, Num(r.per_device), "middle", 9, "#666");
+  }
+  svg.Format(
+      "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#D55E00\" "
+      "stroke-dasharray=\"5 3\"><title>ideal: 100%</title></line>",
+      kLeft, Y(100), kLeft + plot_w, Y(100));
+  return std::move(svg).Finish();
+}
+
+void ScalingSection(HtmlWriter& out, const analysis::ScalingTable& t) {
+  out.Raw("<section id=\"scaling\"><h2>Scaling</h2>");
+  if (t.metric.empty()) {
+    out.Raw("<p>No throughput every run prints (tokens/s, TFLOP/s, or --model TGS).</p>");
+  }
+  out.Raw("<table><tr><th class=\"l\">run</th><th>devices</th><th>logs</th>");
+  out.Format("<th>{}</th><th>total</th><th>speed-up</th><th>efficiency</th><th>step ms</th></tr>",
+             t.metric.empty() ? std::string("per device") : t.metric);
+  for (const analysis::ScalingRow& r : t.rows) {
+    out.Format("<tr><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>", r.name,
+               r.devices, r.logs, Num(r.per_device), Num(r.total, 0));
+    out.Format("<td>{}</td><td>{}</td><td>{}</td></tr>",
+               r.speedup ? fmt::format("{:.2f}x", *r.speedup) : "n/a",
+               r.efficiency_pct ? fmt::format("{:.1f}%", *r.efficiency_pct) : "n/a",
+               Num(r.step_ms));
+  }
+  out.Raw("</table>");
+  if (!t.metric.empty()) out.Append(ScalingSvg(t));
+  out.Raw("</section>\n");
+}
+
+std::string Ranks(const std::vector<int64_t>& ranks) {
+  std::string out;
+  for (int64_t r : ranks) out += (out.empty() ? "" : ", ") + std::to_string(r);
+  return out.empty() ? "none" : out;
+}
+
+void FlightSection(HtmlWriter& out, const analysis::FlightRecorderReport& f) {
+  out.Raw("<section id=\"flight\"><h2>Flight recorder</h2>");
+  out.Format("<p>{} dump(s), ranks {}</p>", f.dumps, Ranks(f.ranks));
+  for (const analysis::CollectiveHang& h : f.hangs) {
+    std::vector<int64_t> missing;
+    for (const analysis::MissingRank& m : h.missing) missing.push_back(m.rank);
+    out.Format(
+        "<div class=\"finding\"><b>group {} ({}): collective #{} {}</b><br>arrived: {}<br>did "
+        "not arrive: {}<br>no dump: {}</div>",
+        h.pg_name, h.pg_desc, h.seq, h.op, Ranks(h.arrived), Ranks(missing), Ranks(h.no_dump));
+  }
+  out.Raw("</section>\n");
+}
+
+}  // namespace
+
+std::string RenderHealthHtml(const std::vector<HealthRun>& runs, std::string_view version,
+                             const HealthExtras& extras) {
+  HtmlWriter out;
+  out.Raw("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">");
+  out.Raw(kHtmlGeneratorMeta);
+  out.Format(" {}\">", std::string(version));
+  out.Raw("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">");
+  out.Raw("<title>trainscope health</title><style>");
+  out.Raw(kReportStyle);
+  out.Raw("</style></head><body>\n<header><h1>trainscope health</h1>");
+  out.Format("<p>{} log(s) &middot; trainscope {}</p></header>\n<main>\n", runs.size(),
+             std::string(version));
+  if (extras.scaling != nullptr) ScalingSection(out, *extras.scaling);
+  if (extras.flight != nullptr) FlightSection(out, *extras.flight);
+  for (size_t i = 0; i < runs.size(); ++i) RunSection(out, runs[i], i);
+  out.Raw("</main></body></html>\n");
+  return std::move(out).Finish().markup();
+}
+
+}  // namespace trainscope::report
