@@ -36,7 +36,9 @@ int WriteAll(int fd, std::string_view content) {
 
 }  // namespace
 
-Status WriteFileAtomically(const std::string& path, std::string_view content) {
+Result<AtomicFileWriter> AtomicFileWriter::Open(const std::string& path) {
+  AtomicFileWriter w;
+  w.path_ = path;
   // Follow a symlink so that the link survives and its target is updated.
   fs::path target = path;
   struct stat st {};
@@ -44,13 +46,9 @@ Status WriteFileAtomically(const std::string& path, std::string_view content) {
   if (exists && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
     // A stream the user named (/dev/null, /dev/stdout, a FIFO): written in
     // place. Renaming a temporary file over it would replace the device node.
-    const int fd = ::open(path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0) return WriteError(path, false, "cannot open for writing", errno);
-    const int err = WriteAll(fd, content);
-    const int close_err = ::close(fd) != 0 ? errno : 0;
-    if (err != 0 || close_err != 0)
-      return WriteError(path, false, "write failed", err ? err : close_err);
-    return Status::Ok();
+    w.fd_ = ::open(path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
+    if (w.fd_ < 0) return WriteError(path, false, "cannot open for writing", errno);
+    return w;
   }
   std::error_code ec;
   if (exists && fs::is_symlink(target, ec)) {
@@ -59,46 +57,80 @@ Status WriteFileAtomically(const std::string& path, std::string_view content) {
   }
   fs::path dir = target.parent_path();
   if (dir.empty()) dir = ".";
+  w.target_ = target.string();
+  w.existed_ = exists;
+  w.mode_ = exists && S_ISREG(st.st_mode) ? (st.st_mode & 07777) : 0;
 
   // A name of our own in the same directory (rename() does not cross file
   // systems); O_EXCL makes sure it is a new file, never someone else's.
   static std::atomic<unsigned> counter{0};
-  std::string temp;
-  int fd = -1;
-  for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
-    temp = (dir / fmt::format(".{}.trainscope-tmp-{}-{}", target.filename().string(), ::getpid(),
-                              counter.fetch_add(1)))
-               .string();
-    fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0 && errno != EEXIST)
-      return WriteError(path, exists, "cannot create a file in its directory", errno);
+  for (int attempt = 0; attempt < 100 && w.fd_ < 0; ++attempt) {
+    w.temp_ = (dir / fmt::format(".{}.trainscope-tmp-{}-{}", target.filename().string(), ::getpid(),
+                                 counter.fetch_add(1)))
+                  .string();
+    w.fd_ = ::open(w.temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (w.fd_ < 0 && errno != EEXIST) {
+      const int err = errno;
+      w.temp_.clear();
+      return WriteError(path, exists, "cannot create a file in its directory", err);
+    }
   }
-  if (fd < 0) return WriteError(path, exists, "cannot create a temporary file", EEXIST);
+  if (w.fd_ < 0) {
+    w.temp_.clear();
+    return WriteError(path, exists, "cannot create a temporary file", EEXIST);
+  }
+  return w;
+}
 
-  int err = WriteAll(fd, content);
+AtomicFileWriter::AtomicFileWriter(AtomicFileWriter&& other) noexcept
+    : path_(std::move(other.path_)),
+      target_(std::move(other.target_)),
+      temp_(std::move(other.temp_)),
+      fd_(other.fd_),
+      existed_(other.existed_),
+      mode_(other.mode_) {
+  other.fd_ = -1;
+  other.temp_.clear();
+}
+
+AtomicFileWriter::~AtomicFileWriter() {
+  if (fd_ >= 0) ::close(fd_);
+  if (!temp_.empty()) ::unlink(temp_.c_str());  // ours: created with O_EXCL, never committed
+}
+
+Status AtomicFileWriter::Append(std::string_view content) {
+  if (fd_ < 0) return WriteError(path_, existed_, "cannot write", EBADF);
+  const int err = WriteAll(fd_, content);
+  if (err != 0) return WriteError(path_, existed_, "cannot write", err);
+  return Status::Ok();
+}
+
+Status AtomicFileWriter::Commit() {
+  if (fd_ < 0) return WriteError(path_, existed_, "cannot write", EBADF);
+  int err = 0;
   const char* what = "cannot write";
-  if (err == 0 && exists && S_ISREG(st.st_mode) && ::fchmod(fd, st.st_mode & 07777) != 0) {
+  if (!temp_.empty() && existed_ && ::fchmod(fd_, mode_) != 0) {
     err = errno;
     what = "cannot set permissions";
   }
-  // EINVAL: a file system without fsync; the rename still replaces atomically.
-  if (err == 0 && ::fsync(fd) != 0 && errno != EINVAL) {
-    err = errno;
-    what = "cannot write";
-  }
-  if (::close(fd) != 0 && err == 0) {
-    err = errno;
-    what = "cannot write";
-  }
-  if (err == 0 && ::rename(temp.c_str(), target.c_str()) != 0) {
+  // EINVAL: a file system (or stream) without fsync; the rename still
+  // replaces atomically.
+  if (err == 0 && !temp_.empty() && ::fsync(fd_) != 0 && errno != EINVAL) err = errno;
+  if (::close(fd_) != 0 && err == 0) err = errno;
+  fd_ = -1;
+  if (err == 0 && !temp_.empty() && ::rename(temp_.c_str(), target_.c_str()) != 0) {
     err = errno;
     what = "cannot replace";
   }
-  if (err != 0) {
-    ::unlink(temp.c_str());  // ours: created above with O_EXCL
-    return WriteError(path, exists, what, err);
-  }
+  if (err != 0) return WriteError(path_, existed_ && !temp_.empty(), what, err);
+  temp_.clear();  // renamed: no longer ours to remove
   return Status::Ok();
+}
+
+Status WriteFileAtomically(const std::string& path, std::string_view content) {
+  TS_ASSIGN_OR_RETURN(AtomicFileWriter writer, AtomicFileWriter::Open(path));
+  TS_RETURN_IF_ERROR(writer.Append(content));
+  return writer.Commit();
 }
 
 }  // namespace trainscope

@@ -21,4 +21,36 @@ namespace trainscope {
 // renamed over.
 Status WriteFileAtomically(const std::string& path, std::string_view content);
 
+// The same, for a file written piece by piece (the exports: a trace or a
+// database larger than memory should hold). Open() creates the temporary
+// file next to |path| (or opens a character device / FIFO in place);
+// Append() writes to it; Commit() makes it the file at |path|. A writer
+// destroyed or failed before Commit() removes its temporary file and leaves
+// |path| as it was.
+class AtomicFileWriter {
+ public:
+  static Result<AtomicFileWriter> Open(const std::string& path);
+  AtomicFileWriter(AtomicFileWriter&& other) noexcept;
+  AtomicFileWriter& operator=(AtomicFileWriter&& other) = delete;
+  AtomicFileWriter(const AtomicFileWriter&) = delete;
+  AtomicFileWriter& operator=(const AtomicFileWriter&) = delete;
+  ~AtomicFileWriter();
+
+  Status Append(std::string_view content);
+  Status Commit();
+  // The temporary file (empty for a stream written in place): a library
+  // that writes the file itself (SQLite) opens it by this name.
+  const std::string& temp_path() const { return temp_; }
+  bool in_place() const { return temp_.empty(); }
+
+ private:
+  AtomicFileWriter() = default;
+  std::string path_;    // as given, for messages
+  std::string target_;  // symlink resolved: what the rename replaces
+  std::string temp_;
+  int fd_ = -1;
+  bool existed_ = false;
+  unsigned mode_ = 0;  // permission bits to keep, when existed_
+};
+
 }  // namespace trainscope

@@ -1,0 +1,406 @@
+#include "export/trace_export.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "report/json_writer.h"
+
+namespace trainscope::exports {
+namespace {
+
+using model::ActivityKind;
+
+void AppendString(std::string* out, std::string_view text) { report::AppendJsonEscaped(out, text); }
+
+void AppendNumber(std::string* out, double value) {
+  if (std::isfinite(value))
+    fmt::format_to(std::back_inserter(*out), "{}", value);
+  else
+    out->append("null");
+}
+
+// ,\n{"ph":"X","cat":CAT,"name":NAME,"pid":P,"tid":T,"ts":..,"dur":..
+// -- the caller adds args and the closing brace.
+void BeginSlice(std::string* out, std::string_view cat, std::string_view name, int64_t pid,
+                int64_t tid, int64_t start_ns, int64_t duration_ns) {
+  out->append(",\n{\"ph\":\"X\",\"cat\":");
+  AppendString(out, cat);
+  out->append(",\"name\":");
+  AppendString(out, name);
+  fmt::format_to(std::back_inserter(*out), ",\"pid\":{},\"tid\":{},\"ts\":", pid, tid);
+  AppendMicros(out, start_ns);
+  out->append(",\"dur\":");
+  AppendMicros(out, duration_ns);
+}
+
+void Metadata(std::string* out, std::string_view what, int64_t pid, int64_t tid,
+              std::string_view name) {
+  fmt::format_to(std::back_inserter(*out),
+                 ",\n{{\"ph\":\"M\",\"name\":\"{}\",\"pid\":{},\"tid\":{},"
+                 "\"args\":{{\"name\":",
+                 what, pid, tid);
+  AppendString(out, name);
+  out->append("}}");
+}
+
+void SortIndex(std::string* out, std::string_view what, int64_t pid, int64_t tid, int64_t index) {
+  fmt::format_to(
+      std::back_inserter(*out),
+      ",\n{{\"ph\":\"M\",\"name\":\"{}\",\"pid\":{},\"tid\":{},\"args\":{{\"sort_index\":"
+      "{}}}}}",
+      what, pid, tid, index);
+}
+
+const char* RoleOf(const std::array<int64_t, 4>& kinds) {
+  static constexpr std::array<const char*, 4> kRole = {"compute", "communication", "memcpy",
+                                                       "memset"};
+  size_t best = 0;
+  for (size_t k = 1; k < kinds.size(); ++k) {
+    if (kinds[k] > kinds[best]) best = k;
+  }
+  return kRole[best];
+}
+
+const char* CategoryOf(ActivityKind kind) {
+  switch (kind) {
+    case ActivityKind::kMemcpy:
+      return "gpu_memcpy";
+    case ActivityKind::kMemset:
+      return "gpu_memset";
+    case ActivityKind::kCompute:
+    case ActivityKind::kCommunication:
+      break;
+  }
+  return "kernel";
+}
+
+// The name a communication event's "Collective name" arg carries, which
+// makes any reader take it for a collective: the trace's collective name,
+// else the event's op type.
+std::string_view CollectiveName(const model::RankProfile& profile, size_t row) {
+  const model::DeviceEvents& events = profile.device_events;
+  const int32_t c = events.collective[row];
+  if (c >= 0 && static_cast<size_t>(c) < profile.timeline.collectives.size()) {
+    const std::string_view name = profile.strings.Get(profile.timeline.collectives[c].name);
+    if (!name.empty()) return name;
+  }
+  const std::string_view type = profile.strings.Get(events.op_type[row]);
+  return type.empty() ? profile.strings.Get(events.name[row]) : type;
+}
+
+struct RankContext {
+  const model::RankProfile& profile;
+  const analysis::RankResult& result;
+  const RankTracks& tracks;
+  const analysis::FamilyRules& rules;
+  int64_t pid;
+};
+
+// The motif of an instance, from the rank's result.
+const analysis::Motif* MotifOf(const RankContext& c, const MotifInstance& instance) {
+  for (const analysis::RankStepResult& step : c.result.steps) {
+    if (step.distribution.step != instance.step) continue;
+    const auto& motifs = step.distribution.motifs;
+    if (instance.motif >= 0 && static_cast<size_t>(instance.motif) < motifs.size())
+      return &motifs[static_cast<size_t>(instance.motif)];
+  }
+  return nullptr;
+}
+
+void DeviceEvents(const RankContext& c, const std::vector<const analysis::Motif*>& motif_of,
+                  std::string* out) {
+  const model::DeviceEvents& events = c.profile.device_events;
+  const StringPool& strings = c.profile.strings;
+  const auto& families = c.rules.families();
+  for (size_t row = 0; row < events.size(); ++row) {
+    const ActivityKind kind = events.kind[row];
+    BeginSlice(out, CategoryOf(kind), strings.Get(events.name[row]), c.pid,
+               events.stream[row] >= 0 ? events.stream[row] : kHostTidBase - 1,
+               events.start_ns[row], events.duration_ns[row]);
+    fmt::format_to(std::back_inserter(*out),
+                   ",\"args\":{{\"device\":{},\"stream\":{},\"step\":", events.device[row],
+                   events.stream[row]);
+    if (events.step[row] == model::kNoStep)
+      out->append("null");
+    else
+      fmt::format_to(std::back_inserter(*out), "{}", events.step[row]);
+    fmt::format_to(std::back_inserter(*out),
+                   ",\"kind\":\"{}\",\"op_type\":", model::ActivityKindName(kind));
+    AppendString(out, strings.Get(events.op_type[row]));
+    out->append(",\"family\":");
+    AppendString(out, families[c.tracks.family[row]]);
+    const int32_t instance = c.tracks.instance[row];
+    if (instance >= 0) {
+      const analysis::Motif* motif = motif_of[static_cast<size_t>(instance)];
+      if (motif && motif->fingerprint) {
+        out->append(",\"fingerprint\":");
+        AppendString(out, MotifLabel(*motif));
+      } else if (motif) {
+        out->append(",\"motif\":");
+        AppendString(out, MotifLabel(*motif));
+      }
+      fmt::format_to(std::back_inserter(*out), ",\"motif_instance\":{}",
+                     c.tracks.instances[static_cast<size_t>(instance)].index);
+    }
+    if (kind == ActivityKind::kCommunication) {
+      out->append(",\"Collective name\":");
+      AppendString(out, CollectiveName(c.profile, row));
+    }
+    out->append("}}");
+  }
+}
+
+// The host ops that launched device work, on one thread per host thread.
+void HostLaunches(const RankContext& c, std::string* out) {
+  const model::DeviceEvents& events = c.profile.device_events;
+  const model::HostOps& ops = c.profile.timeline.host_ops;
+  std::set<int32_t> launchers;
+  for (size_t row = 0; row < events.size(); ++row) {
+    const int32_t l = events.launcher[row];
+    if (l >= 0 && static_cast<size_t>(l) < ops.size()) launchers.insert(l);
+  }
+  std::map<std::pair<int64_t, int64_t>, int64_t> thread_tid;
+  for (const int32_t l : launchers) {
+    const auto key = std::make_pair(ops.pid[l], ops.tid[l]);
+    auto [it, fresh] =
+        thread_tid.try_emplace(key, kHostTidBase + static_cast<int64_t>(thread_tid.size()));
+    if (fresh) {
+      Metadata(out, "thread_name", c.pid, it->second,
+               fmt::format("host launch thread {}", ops.tid[l]));
+      SortIndex(out, "thread_sort_index", c.pid, it->second, it->second);
+    }
+    BeginSlice(out, "cpu_op", c.profile.strings.Get(ops.name[l]), c.pid, it->second,
+               ops.start_ns[l], ops.duration_ns[l]);
+    out->append("}");
+  }
+}
+
+void Steps(const RankContext& c, std::string* out) {
+  const model::DeviceEvents& events = c.profile.device_events;
+  for (const analysis::RankStepResult& step : c.result.steps) {
+    const int32_t number = step.distribution.step;
+    if (number == model::kNoStep) continue;
+    const std::optional<model::StepExtent> extent = events.ExtentOf(number);
+    if (!extent) continue;
+    // One nanosecond past the last end: a zero-length last event is inside.
+    BeginSlice(out, "user_annotation", fmt::format("ProfilerStep#{}", number), c.pid, kStepsTid,
+               extent->first_start_ns, extent->span_ns() + 1);
+    const analysis::KernelSummary& k = step.distribution.kernels;
+    fmt::format_to(
+        std::back_inserter(*out),
+        ",\"args\":{{\"step\":{},\"device_events\":{},\"kernels\":{},\"kernel_time_ns\":{}", number,
+        extent->events, k.count, k.total_time_ns);
+    if (step.distribution.breakdown) {
+      const analysis::TimeBudget& b = step.distribution.breakdown->budget;
+      fmt::format_to(
+          std::back_inserter(*out),
+          ",\"computation_ns\":{},\"communication_ns\":{},\"exposed_communication_ns\":{},"
+          "\"idle_ns\":{}",
+          b.computation_ns, b.communication_ns, b.exposed_communication_ns, b.idle_ns);
+    }
+    out->append("}}");
+  }
+}
+
+void Instances(const RankContext& c, const std::vector<const analysis::Motif*>& motif_of,
+               std::string* out) {
+  for (size_t i = 0; i < c.tracks.instances.size(); ++i) {
+    const MotifInstance& instance = c.tracks.instances[i];
+    const analysis::Motif* motif = motif_of[i];
+    if (!motif) continue;
+    const bool fingerprint = motif->fingerprint.has_value();
+    BeginSlice(out, "trainscope", MotifLabel(*motif), c.pid,
+               fingerprint ? kFingerprintsTid : kMotifsTid, instance.start_ns,
+               instance.end_ns - instance.start_ns);
+    fmt::format_to(std::back_inserter(*out),
+                   ",\"args\":{{\"step\":{},\"stream\":{},\"instance\":{},\"of\":{},\"kernels\":{},"
+                   "\"kernel_time_ns\":{}",
+                   instance.step, instance.stream, instance.index, motif->occurrences,
+                   instance.kernels, instance.kernel_ns);
+    if (!motif->framework_op.empty()) {
+      out->append(",\"framework_op\":");
+      AppendString(out, motif->framework_op);
+    }
+    if (!motif->source.empty()) {
+      out->append(",\"source\":");
+      AppendString(out, motif->source);
+    }
+    out->append("}}");
+  }
+}
+
+void Windows(const RankContext& c, std::string* out) {
+  for (const TimeWindow& gap : c.tracks.idle_gaps) {
+    BeginSlice(out, "trainscope", "device idle", c.pid, kIdleTid, gap.start_ns,
+               gap.end_ns - gap.start_ns);
+    fmt::format_to(std::back_inserter(*out), ",\"args\":{{\"step\":{}}}}}", gap.step);
+  }
+  for (const analysis::PseudoOverlapWindow& w : c.tracks.pseudo_overlap) {
+    const analysis::CommInstance& op = c.tracks.comm.ops[w.op];
+    BeginSlice(out, "trainscope", "pseudo-overlap", c.pid, kPseudoOverlapTid, w.start_ns,
+               w.end_ns - w.start_ns);
+    fmt::format_to(std::back_inserter(*out), ",\"args\":{{\"step\":{},\"collective\":", w.step);
+    AppendString(out, op.key);
+    out->append(",\"collective_start_ts\":");
+    AppendMicros(out, op.start_ns);
+    out->append("}}");
+  }
+}
+
+}  // namespace
+
+void AppendMicros(std::string* out, int64_t ns) {
+  uint64_t magnitude = ns < 0 ? 0 - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
+  fmt::format_to(std::back_inserter(*out), "{}{}.{:03}", ns < 0 ? "-" : "", magnitude / 1000,
+                 magnitude % 1000);
+}
+
+std::string TraceRankPart(const model::RankProfile& profile, const analysis::RankResult& result,
+                          const RankTracks& tracks, const analysis::FamilyRules& rules) {
+  const RankContext c{profile, result, tracks, rules, result.header.rank};
+  std::string out;
+  out.reserve(profile.device_events.size() * 260 + 4096);
+  Metadata(&out, "process_name", c.pid, 0, fmt::format("rank {}", c.pid));
+  SortIndex(&out, "process_sort_index", c.pid, 0, c.pid);
+  const model::DeviceEvents& events = profile.device_events;
+  std::map<int32_t, std::array<int64_t, 4>> stream_kinds;
+  for (size_t row = 0; row < events.size(); ++row)
+    ++stream_kinds[events.stream[row]][static_cast<size_t>(events.kind[row])];
+  for (const auto& [stream, kinds] : stream_kinds) {
+    const int64_t tid = stream >= 0 ? stream : kHostTidBase - 1;
+    Metadata(&out, "thread_name", c.pid, tid,
+             stream >= 0 ? fmt::format("stream {} ({})", stream, RoleOf(kinds))
+                         : fmt::format("stream n/a ({})", RoleOf(kinds)));
+    SortIndex(&out, "thread_sort_index", c.pid, tid, tid);
+  }
+  static constexpr std::array<std::pair<int64_t, const char*>, 6> kTracks = {{
+      {kStepsTid, "trainscope: steps"},
+      {kFingerprintsTid, "trainscope: fingerprint instances"},
+      {kMotifsTid, "trainscope: motif instances"},
+      {kIdleTid, "trainscope: device idle gaps"},
+      {kPseudoOverlapTid, "trainscope: pseudo-overlap windows"},
+      {kFindingsTid, "trainscope: findings"},
+  }};
+  for (const auto& [tid, name] : kTracks) {
+    Metadata(&out, "thread_name", c.pid, tid, name);
+    SortIndex(&out, "thread_sort_index", c.pid, tid, tid);
+  }
+  std::vector<const analysis::Motif*> motif_of;
+  motif_of.reserve(tracks.instances.size());
+  for (const MotifInstance& instance : tracks.instances) motif_of.push_back(MotifOf(c, instance));
+  Steps(c, &out);
+  DeviceEvents(c, motif_of, &out);
+  HostLaunches(c, &out);
+  Instances(c, motif_of, &out);
+  Windows(c, &out);
+  return out;
+}
+
+namespace {
+
+void FindingArgs(const analysis::Finding& f, std::string* out) {
+  out->append(",\"args\":{\"id\":");
+  AppendString(out, f.id);
+  out->append(",\"title\":");
+  AppendString(out, f.title);
+  out->append(",\"estimated_gain_pct\":");
+  AppendNumber(out, f.estimated_gain_pct);
+  fmt::format_to(std::back_inserter(*out), ",\"occurrences\":{},\"evidence\":", f.occurrences);
+  AppendString(out, f.evidence);
+  out->append(",\"evidence_values\":{");
+  bool first = true;
+  for (const auto& [key, value] : f.evidence_values) {
+    if (!first) out->push_back(',');
+    first = false;
+    AppendString(out, key);
+    out->push_back(':');
+    AppendNumber(out, value);
+  }
+  out->append("},\"ranks\":[");
+  for (size_t k = 0; k < f.ranks.size(); ++k)
+    fmt::format_to(std::back_inserter(*out), "{}{}", k ? "," : "", f.ranks[k]);
+  out->append("]}}");
+}
+
+void Instant(std::string* out, const analysis::Finding& f, char scope, int64_t pid, int64_t tid,
+             int64_t ts_ns) {
+  fmt::format_to(std::back_inserter(*out),
+                 ",\n{{\"ph\":\"i\",\"s\":\"{}\",\"cat\":\"trainscope\","
+                 "\"name\":",
+                 scope);
+  AppendString(out, f.id);
+  fmt::format_to(std::back_inserter(*out), ",\"pid\":{},\"tid\":{},\"ts\":", pid, tid);
+  AppendMicros(out, ts_ns);
+  FindingArgs(f, out);
+}
+
+}  // namespace
+
+std::string TraceJobPart(const analysis::JobAnalysis& job) {
+  std::string out;
+  std::map<int32_t, int64_t> step_start;  // by rank: the selected step's first event
+  for (const analysis::RankAnalysis& rank : job.ranks) {
+    const int64_t pid = rank.header.rank;
+    const analysis::StepTimeline& tl = rank.timeline;
+    if (tl.span_ns <= 0 && rank.selected_step == model::kNoStep) continue;
+    step_start[rank.header.rank] = tl.step_start_ns;
+    BeginSlice(&out, "trainscope",
+               rank.selected_step == model::kNoStep
+                   ? std::string("analysed: the whole capture")
+                   : fmt::format("selected step {}", rank.selected_step),
+               pid, kStepsTid, tl.step_start_ns, tl.span_ns);
+    out.append(",\"args\":{\"reason\":");
+    AppendString(&out, rank.selected_step_reason);
+    out.append("}}");
+  }
+  int64_t job_start = INT64_MAX;
+  for (const auto& [rank, start] : step_start) job_start = std::min(job_start, start);
+  if (job_start == INT64_MAX) job_start = 0;
+  for (const analysis::Finding& f : job.findings) {
+    if (f.ranks.empty()) {
+      Instant(&out, f, 'g', kJobPid, 0, job_start);
+      continue;
+    }
+    for (const int32_t rank : f.ranks) {
+      auto it = step_start.find(rank);
+      Instant(&out, f, 'p', rank, kFindingsTid, it != step_start.end() ? it->second : job_start);
+    }
+  }
+  return out;
+}
+
+std::string TraceOpening(const analysis::JobAnalysis& job, const std::string& tool_version) {
+  std::string out = "{\"otherData\":{\"schema\":";
+  AppendString(&out, kTraceSchema);
+  out.append(",\"generator\":");
+  AppendString(&out, "trainscope " + tool_version);
+  out.append(",\"selected_steps\":{");
+  bool first = true;
+  for (const analysis::RankAnalysis& rank : job.ranks) {
+    fmt::format_to(std::back_inserter(out), "{}\"{}\":", first ? "" : ",", rank.header.rank);
+    first = false;
+    if (rank.selected_step == model::kNoStep)
+      out.append("null");
+    else
+      fmt::format_to(std::back_inserter(out), "{}", rank.selected_step);
+  }
+  out.append("}}");
+  // One rank: the reader takes its number back from here.
+  if (job.ranks.size() == 1)
+    fmt::format_to(std::back_inserter(out), ",\n\"distributedInfo\":{{\"rank\":{}}}",
+                   job.ranks.front().header.rank);
+  out.append(",\n\"displayTimeUnit\":\"ns\",\n\"traceEvents\":[\n");
+  fmt::format_to(
+      std::back_inserter(out),
+      "{{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":{},\"tid\":0,\"args\":{{\"name\":"
+      "\"trainscope: job\"}}}}",
+      kJobPid);
+  return out;
+}
+
+std::string TraceClosing() { return "\n]}\n"; }
+
+}  // namespace trainscope::exports
