@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -110,6 +111,56 @@ const analysis::Motif* MotifOf(const RankContext& c, const MotifInstance& instan
   return nullptr;
 }
 
+// The launcher a re-read links back: one whose correlation id the event
+// carries (trace readers link a runtime call and its kernel by it).
+int32_t RelinkedLauncher(const model::RankProfile& profile, size_t row) {
+  const model::DeviceEvents& events = profile.device_events;
+  const model::HostOps& ops = profile.timeline.host_ops;
+  const int32_t l = events.launcher[row];
+  if (l < 0 || static_cast<size_t>(l) >= ops.size()) return model::kNoIndex;
+  const int64_t id = events.correlation[row];
+  return id != model::kNoId && ops.correlation[static_cast<size_t>(l)] == id ? l : model::kNoIndex;
+}
+
+// Whether a reader that assigns each event the window holding its launch
+// (else its start), as the Kineto reader does, gets the profile's steps back.
+bool Reproduces(const model::RankProfile& profile, const std::vector<model::Step>& windows) {
+  const model::DeviceEvents& events = profile.device_events;
+  const model::HostOps& ops = profile.timeline.host_ops;
+  for (size_t row = 0; row < events.size(); ++row) {
+    const int32_t l = RelinkedLauncher(profile, row);
+    int32_t step = model::kNoStep;
+    auto step_of = [&](int64_t t) {
+      auto it = std::upper_bound(windows.begin(), windows.end(), t,
+                                 [](int64_t v, const model::Step& s) { return v < s.start_ns; });
+      if (it == windows.begin()) return model::kNoStep;
+      --it;
+      return t < it->end_ns ? it->number : model::kNoStep;
+    };
+    if (l != model::kNoIndex) step = step_of(ops.start_ns[static_cast<size_t>(l)]);
+    if (step == model::kNoStep) step = step_of(events.start_ns[row]);
+    if (step != events.step[row]) return false;
+  }
+  return true;
+}
+
+// The step windows written as ProfilerStep#N: the trace's own (host)
+// windows when they give every event its step back, else each step's device
+// extent (one nanosecond past its last end, so a zero-length last event is
+// inside).
+std::vector<model::Step> StepWindows(const model::RankProfile& profile) {
+  std::vector<model::Step> host = profile.timeline.steps;
+  std::sort(host.begin(), host.end(),
+            [](const model::Step& a, const model::Step& b) { return a.start_ns < b.start_ns; });
+  if (!host.empty() && Reproduces(profile, host)) return host;
+  std::vector<model::Step> device;
+  for (const int32_t number : profile.device_events.Steps()) {
+    const std::optional<model::StepExtent> extent = profile.device_events.ExtentOf(number);
+    if (extent) device.push_back({number, extent->first_start_ns, extent->last_end_ns + 1});
+  }
+  return device;
+}
+
 void DeviceEvents(const RankContext& c, const std::vector<const analysis::Motif*>& motif_of,
                   std::string* out) {
   const model::DeviceEvents& events = c.profile.device_events;
@@ -145,6 +196,8 @@ void DeviceEvents(const RankContext& c, const std::vector<const analysis::Motif*
       fmt::format_to(std::back_inserter(*out), ",\"motif_instance\":{}",
                      c.tracks.instances[static_cast<size_t>(instance)].index);
     }
+    if (RelinkedLauncher(c.profile, row) != model::kNoIndex)
+      fmt::format_to(std::back_inserter(*out), ",\"correlation\":{}", events.correlation[row]);
     if (kind == ActivityKind::kCommunication) {
       out->append(",\"Collective name\":");
       AppendString(out, CollectiveName(c.profile, row));
@@ -174,32 +227,34 @@ void HostLaunches(const RankContext& c, std::string* out) {
     }
     BeginSlice(out, "cpu_op", c.profile.strings.Get(ops.name[l]), c.pid, it->second,
                ops.start_ns[l], ops.duration_ns[l]);
+    if (ops.correlation[l] != model::kNoId)
+      fmt::format_to(std::back_inserter(*out), ",\"args\":{{\"correlation\":{}}}",
+                     ops.correlation[l]);
     out->append("}");
   }
 }
 
 void Steps(const RankContext& c, std::string* out) {
-  const model::DeviceEvents& events = c.profile.device_events;
-  for (const analysis::RankStepResult& step : c.result.steps) {
-    const int32_t number = step.distribution.step;
-    if (number == model::kNoStep) continue;
-    const std::optional<model::StepExtent> extent = events.ExtentOf(number);
-    if (!extent) continue;
-    // One nanosecond past the last end: a zero-length last event is inside.
-    BeginSlice(out, "user_annotation", fmt::format("ProfilerStep#{}", number), c.pid, kStepsTid,
-               extent->first_start_ns, extent->span_ns() + 1);
-    const analysis::KernelSummary& k = step.distribution.kernels;
-    fmt::format_to(
-        std::back_inserter(*out),
-        ",\"args\":{{\"step\":{},\"device_events\":{},\"kernels\":{},\"kernel_time_ns\":{}", number,
-        extent->events, k.count, k.total_time_ns);
-    if (step.distribution.breakdown) {
-      const analysis::TimeBudget& b = step.distribution.breakdown->budget;
-      fmt::format_to(
-          std::back_inserter(*out),
-          ",\"computation_ns\":{},\"communication_ns\":{},\"exposed_communication_ns\":{},"
-          "\"idle_ns\":{}",
-          b.computation_ns, b.communication_ns, b.exposed_communication_ns, b.idle_ns);
+  std::map<int32_t, const analysis::StepDistribution*> by_number;
+  for (const analysis::RankStepResult& step : c.result.steps)
+    by_number[step.distribution.step] = &step.distribution;
+  for (const model::Step& window : StepWindows(c.profile)) {
+    BeginSlice(out, "user_annotation", fmt::format("ProfilerStep#{}", window.number), c.pid,
+               kStepsTid, window.start_ns, window.end_ns - window.start_ns);
+    fmt::format_to(std::back_inserter(*out), ",\"args\":{{\"step\":{}", window.number);
+    auto it = by_number.find(window.number);
+    if (it != by_number.end()) {
+      const analysis::StepDistribution& d = *it->second;
+      fmt::format_to(std::back_inserter(*out), ",\"kernels\":{},\"kernel_time_ns\":{}",
+                     d.kernels.count, d.kernels.total_time_ns);
+      if (d.breakdown) {
+        const analysis::TimeBudget& b = d.breakdown->budget;
+        fmt::format_to(std::back_inserter(*out),
+                       ",\"computation_ns\":{},\"communication_ns\":{},"
+                       "\"exposed_communication_ns\":{},\"idle_ns\":{}",
+                       b.computation_ns, b.communication_ns, b.exposed_communication_ns,
+                       b.idle_ns);
+      }
     }
     out->append("}}");
   }
