@@ -175,9 +175,11 @@ bool IsTrainscopeReport(const std::string& path) {
   if (text.starts_with(std::string_view("SQLite format 3\0", 16)))
     return exports::IsTrainscopeDatabase(path);
   if (text[first] == '{') {
-    // RenderJson writes "schema" first; any version of the schema counts.
+    // trainscope's JSON documents (the report, compare, health, the
+    // annotated trace) write their "schema" first; any of them and any
+    // version counts.
     const std::string_view schema = report::kJsonSchema;
-    const std::string marker = "\"" + std::string(schema.substr(0, schema.find('/') + 1));
+    const std::string marker = "\"" + std::string(schema.substr(0, schema.find('.') + 1));
     const size_t key = text.find("\"schema\"", first);
     const size_t value = text.find(marker, first);
     return key != std::string_view::npos && key < 64 && value != std::string_view::npos &&

@@ -252,8 +252,7 @@ void Steps(const RankContext& c, std::string* out) {
         fmt::format_to(std::back_inserter(*out),
                        ",\"computation_ns\":{},\"communication_ns\":{},"
                        "\"exposed_communication_ns\":{},\"idle_ns\":{}",
-                       b.computation_ns, b.communication_ns, b.exposed_communication_ns,
-                       b.idle_ns);
+                       b.computation_ns, b.communication_ns, b.exposed_communication_ns, b.idle_ns);
       }
     }
     out->append("}}");
