@@ -229,6 +229,7 @@ int ReportRun(const RunReport& report, std::map<size_t, Result<analysis::RankRes
   report::TextReportOptions text_options;
   text_options.focus_rank = args.focus_rank;
   text_options.color = UseColor(args.no_color);
+  text_options.all_steps = args.all_steps;
   std::string text = report::RenderText(*job, text_options);
   WriteStdout(text);
   clock.Lap("report");

@@ -7,6 +7,7 @@
 
 #include "report/json_writer.h"
 #include "report/sections.h"
+#include "report/steps_table.h"
 #include "report/units.h"
 
 namespace trainscope::report {
@@ -494,6 +495,7 @@ std::string RenderJson(const analysis::JobAnalysis& job, const std::string& tool
   w.Field("platform", model::PlatformKey(job.platform));
   WriteFindingsJson(w, job);
   WriteClusterJson(w, job);
+  WriteStepsTableJson(w, BuildStepsTable(job));
   w.Key("ranks").BeginArray();
   for (const auto& rank : job.ranks) {
     w.BeginObject();

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "analysis/job/rank_analysis.h"
@@ -41,5 +42,15 @@ struct StepsTable {
 };
 
 StepsTable BuildStepsTable(const analysis::JobAnalysis& job);
+
+class JsonWriter;
+class HtmlWriter;
+
+// The table as the text summary shows it (--steps), "" without numbered steps.
+std::string StepsTableText(const StepsTable& table);
+// "steps_table": {...} (docs/json-schema.md).
+void WriteStepsTableJson(JsonWriter& w, const StepsTable& table);
+// The HTML table (inside the ranks section); nothing without numbered steps.
+void RenderStepsTableHtml(HtmlWriter& out, const StepsTable& table);
 
 }  // namespace trainscope::report
