@@ -157,5 +157,26 @@ TEST(ExportsCli, CsvTablesOfTheTinyJobMatchTheGoldenFiles) {
   EXPECT_EQ(again.exit_code, 0) << again.err;
 }
 
+TEST(ExportsCli, OnlyTheAnalysedRunIsExported) {
+  // The tiny job and a synth job both claim ranks 0 and 1: two runs, the
+  // first (input order, equal size) analysed; the other's rows go.
+  const SynthJob s = MakeSynth("export-two-runs", 2);
+  const std::string db = s.dir + "/out.db";
+  const std::string trace = s.dir + "/trace.json";
+  const CommandResult r = RunTrainscope({"analyze", DataDir() + "/ascend_tiny", s.job, "--sqlite",
+                                         db, "--perfetto", trace, "--threads", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("the inputs are 2 runs"), std::string::npos) << r.err;
+  EXPECT_EQ(SqliteCount(db, "SELECT count(*) FROM ranks WHERE source LIKE '%ascend_tiny%'"), 2);
+  EXPECT_EQ(SqliteCount(db, "SELECT count(*) FROM ranks"), 2);
+  // The tiny job's kernels only (its JSON: 25 + 25 per rank).
+  EXPECT_EQ(SqliteCount(db,
+                        "SELECT count(*) FROM kernels WHERE kind IN ('compute', "
+                        "'communication')"),
+            100);
+  EXPECT_EQ(SqliteCount(db, "SELECT count(*) FROM steps"), 4);
+  EXPECT_EQ(Occurrences(ReadFileBytes(trace), "\"cat\":\"kernel\""), 100);
+}
+
 }  // namespace
 }  // namespace trainscope::testing
