@@ -157,6 +157,23 @@ TEST(ExportsCli, CsvTablesOfTheTinyJobMatchTheGoldenFiles) {
   EXPECT_EQ(again.exit_code, 0) << again.err;
 }
 
+TEST(ExportsCli, ATraceWrittenIntoTheJobIsPassedOverByTheNextWalk) {
+  const SynthJob s = MakeSynth("export-in-job", 1);
+  const std::string trace = s.job + "/trace.json";
+  CommandResult r = RunTrainscope({"analyze", s.job, "--perfetto", trace, "--threads", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // The walk of the job: one rank, no second run from the trace.
+  r = RunTrainscope({"analyze", s.job, "--json", "-", "--threads", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err.find("runs"), std::string::npos) << r.err;
+  EXPECT_EQ(KernelsPerStep(r.out).size(), 3u);
+  EXPECT_EQ(r.out.find("trace.json"), std::string::npos);
+  // Named, it is a trace like any other.
+  r = RunTrainscope({"analyze", trace, "--json", "-", "--threads", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(KernelsPerStep(r.out).size(), 3u);
+}
+
 TEST(ExportsCli, OnlyTheAnalysedRunIsExported) {
   // The tiny job and a synth job both claim ranks 0 and 1: two runs, the
   // first (input order, equal size) analysed; the other's rows go.
