@@ -55,6 +55,37 @@ void SortIndex(std::string* out, std::string_view what, int64_t pid, int64_t tid
       what, pid, tid, index);
 }
 
+// One track of slices, spread over lanes (threads) so that no two slices of
+// a lane overlap: a slice goes to the first lane whose last slice has ended.
+// A lane's thread is named when first used. Placing slices in start order
+// keeps the lanes few; any order is correct.
+class LaneTrack {
+ public:
+  LaneTrack(int64_t pid, int64_t base, std::string name, std::string* out)
+      : pid_(pid), base_(base), name_(std::move(name)), out_(out) {}
+  int64_t Place(int64_t start_ns, int64_t end_ns) {
+    size_t lane = 0;
+    while (lane < ends_.size() && ends_[lane] > start_ns) ++lane;
+    if (lane == ends_.size()) {
+      ends_.push_back(end_ns);
+      const int64_t tid = Tid(lane);
+      Metadata(out_, "thread_name", pid_, tid,
+               lane == 0 ? name_ : fmt::format("{} ({})", name_, lane + 1));
+      SortIndex(out_, "thread_sort_index", pid_, tid, tid);
+      return tid;
+    }
+    ends_[lane] = std::max(ends_[lane], end_ns);
+    return Tid(lane);
+  }
+
+ private:
+  int64_t Tid(size_t lane) const { return base_ + kLaneStride * static_cast<int64_t>(lane); }
+  int64_t pid_, base_;
+  std::string name_;
+  std::string* out_;
+  std::vector<int64_t> ends_;  // by lane: the end of its last slice
+};
+
 const char* RoleOf(const std::array<int64_t, 4>& kinds) {
   static constexpr std::array<const char*, 4> kRole = {"compute", "communication", "memcpy",
                                                        "memset"};
@@ -166,10 +197,22 @@ void DeviceEvents(const RankContext& c, const std::vector<const analysis::Motif*
   const model::DeviceEvents& events = c.profile.device_events;
   const StringPool& strings = c.profile.strings;
   const auto& families = c.rules.families();
+  // Each stream a thread named for its most frequent kind.
+  std::map<int32_t, std::array<int64_t, 4>> stream_kinds;
+  for (size_t row = 0; row < events.size(); ++row)
+    ++stream_kinds[events.stream[row]][static_cast<size_t>(events.kind[row])];
+  std::map<int32_t, LaneTrack> streams;
+  for (const auto& [stream, kinds] : stream_kinds) {
+    streams.try_emplace(stream, c.pid, stream >= 0 ? stream : kNoStreamTid,
+                        stream >= 0 ? fmt::format("stream {} ({})", stream, RoleOf(kinds))
+                                    : fmt::format("stream n/a ({})", RoleOf(kinds)),
+                        out);
+  }
   for (size_t row = 0; row < events.size(); ++row) {
     const ActivityKind kind = events.kind[row];
-    BeginSlice(out, CategoryOf(kind), strings.Get(events.name[row]), c.pid,
-               events.stream[row] >= 0 ? events.stream[row] : kHostTidBase - 1,
+    const int64_t tid =
+        streams.at(events.stream[row]).Place(events.start_ns[row], events.end_ns(row));
+    BeginSlice(out, CategoryOf(kind), strings.Get(events.name[row]), c.pid, tid,
                events.start_ns[row], events.duration_ns[row]);
     fmt::format_to(std::back_inserter(*out),
                    ",\"args\":{{\"device\":{},\"stream\":{},\"step\":", events.device[row],
@@ -238,9 +281,11 @@ void Steps(const RankContext& c, std::string* out) {
   std::map<int32_t, const analysis::StepDistribution*> by_number;
   for (const analysis::RankStepResult& step : c.result.steps)
     by_number[step.distribution.step] = &step.distribution;
+  LaneTrack track(c.pid, kStepsTid, "trainscope: steps", out);
   for (const model::Step& window : StepWindows(c.profile)) {
     BeginSlice(out, "user_annotation", fmt::format("ProfilerStep#{}", window.number), c.pid,
-               kStepsTid, window.start_ns, window.end_ns - window.start_ns);
+               track.Place(window.start_ns, window.end_ns), window.start_ns,
+               window.end_ns - window.start_ns);
     fmt::format_to(std::back_inserter(*out), ",\"args\":{{\"step\":{}", window.number);
     auto it = by_number.find(window.number);
     if (it != by_number.end()) {
@@ -261,13 +306,21 @@ void Steps(const RankContext& c, std::string* out) {
 
 void Instances(const RankContext& c, const std::vector<const analysis::Motif*>& motif_of,
                std::string* out) {
-  for (size_t i = 0; i < c.tracks.instances.size(); ++i) {
+  LaneTrack fingerprints(c.pid, kFingerprintsTid, "trainscope: fingerprint instances", out);
+  LaneTrack mined(c.pid, kMotifsTid, "trainscope: motif instances", out);
+  std::vector<size_t> order(c.tracks.instances.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return c.tracks.instances[a].start_ns < c.tracks.instances[b].start_ns;
+  });
+  for (const size_t i : order) {
     const MotifInstance& instance = c.tracks.instances[i];
     const analysis::Motif* motif = motif_of[i];
     if (!motif) continue;
     const bool fingerprint = motif->fingerprint.has_value();
+    LaneTrack& track = fingerprint ? fingerprints : mined;
     BeginSlice(out, "trainscope", MotifLabel(*motif), c.pid,
-               fingerprint ? kFingerprintsTid : kMotifsTid, instance.start_ns,
+               track.Place(instance.start_ns, instance.end_ns), instance.start_ns,
                instance.end_ns - instance.start_ns);
     fmt::format_to(std::back_inserter(*out),
                    ",\"args\":{{\"step\":{},\"stream\":{},\"instance\":{},\"of\":{},\"kernels\":{},"
@@ -287,15 +340,17 @@ void Instances(const RankContext& c, const std::vector<const analysis::Motif*>& 
 }
 
 void Windows(const RankContext& c, std::string* out) {
+  LaneTrack idle(c.pid, kIdleTid, "trainscope: device idle gaps", out);
   for (const TimeWindow& gap : c.tracks.idle_gaps) {
-    BeginSlice(out, "trainscope", "device idle", c.pid, kIdleTid, gap.start_ns,
-               gap.end_ns - gap.start_ns);
+    BeginSlice(out, "trainscope", "device idle", c.pid, idle.Place(gap.start_ns, gap.end_ns),
+               gap.start_ns, gap.end_ns - gap.start_ns);
     fmt::format_to(std::back_inserter(*out), ",\"args\":{{\"step\":{}}}}}", gap.step);
   }
+  LaneTrack pseudo(c.pid, kPseudoOverlapTid, "trainscope: pseudo-overlap windows", out);
   for (const analysis::PseudoOverlapWindow& w : c.tracks.pseudo_overlap) {
     const analysis::CommInstance& op = c.tracks.comm.ops[w.op];
-    BeginSlice(out, "trainscope", "pseudo-overlap", c.pid, kPseudoOverlapTid, w.start_ns,
-               w.end_ns - w.start_ns);
+    BeginSlice(out, "trainscope", "pseudo-overlap", c.pid, pseudo.Place(w.start_ns, w.end_ns),
+               w.start_ns, w.end_ns - w.start_ns);
     fmt::format_to(std::back_inserter(*out), ",\"args\":{{\"step\":{},\"collective\":", w.step);
     AppendString(out, op.key);
     out->append(",\"collective_start_ts\":");
@@ -319,26 +374,11 @@ std::string TraceRankPart(const model::RankProfile& profile, const analysis::Ran
   out.reserve(profile.device_events.size() * 260 + 4096);
   Metadata(&out, "process_name", c.pid, 0, fmt::format("rank {}", c.pid));
   SortIndex(&out, "process_sort_index", c.pid, 0, c.pid);
-  const model::DeviceEvents& events = profile.device_events;
-  std::map<int32_t, std::array<int64_t, 4>> stream_kinds;
-  for (size_t row = 0; row < events.size(); ++row)
-    ++stream_kinds[events.stream[row]][static_cast<size_t>(events.kind[row])];
-  for (const auto& [stream, kinds] : stream_kinds) {
-    const int64_t tid = stream >= 0 ? stream : kHostTidBase - 1;
-    Metadata(&out, "thread_name", c.pid, tid,
-             stream >= 0 ? fmt::format("stream {} ({})", stream, RoleOf(kinds))
-                         : fmt::format("stream n/a ({})", RoleOf(kinds)));
-    SortIndex(&out, "thread_sort_index", c.pid, tid, tid);
-  }
-  static constexpr std::array<std::pair<int64_t, const char*>, 6> kTracks = {{
-      {kStepsTid, "trainscope: steps"},
-      {kFingerprintsTid, "trainscope: fingerprint instances"},
-      {kMotifsTid, "trainscope: motif instances"},
-      {kIdleTid, "trainscope: device idle gaps"},
-      {kPseudoOverlapTid, "trainscope: pseudo-overlap windows"},
-      {kFindingsTid, "trainscope: findings"},
-  }};
-  for (const auto& [tid, name] : kTracks) {
+  // Tracks that hold no slices of the rank (instants, the job's marker)
+  // are named here; slice tracks name their lanes as they fill them.
+  for (const auto& [tid, name] :
+       {std::pair<int64_t, const char*>{kFindingsTid, "trainscope: findings"},
+        {kSelectedTid, "trainscope: selected step"}}) {
     Metadata(&out, "thread_name", c.pid, tid, name);
     SortIndex(&out, "thread_sort_index", c.pid, tid, tid);
   }
@@ -405,7 +445,7 @@ std::string TraceJobPart(const analysis::JobAnalysis& job) {
                rank.selected_step == model::kNoStep
                    ? std::string("analysed: the whole capture")
                    : fmt::format("selected step {}", rank.selected_step),
-               pid, kStepsTid, tl.step_start_ns, tl.span_ns);
+               pid, kSelectedTid, tl.step_start_ns, tl.span_ns);
     out.append(",\"args\":{\"reason\":");
     AppendString(&out, rank.selected_step_reason);
     out.append("}}");

@@ -29,12 +29,18 @@ inline constexpr const char* kTraceSchema = "trainscope.trace/1";
 // Thread ids of trainscope's tracks inside a rank's process (device streams
 // keep their own numbers, host threads count up from kHostTidBase).
 inline constexpr int64_t kHostTidBase = 100'000'000;
+inline constexpr int64_t kNoStreamTid = 150'000'000;  // device events without a stream id
 inline constexpr int64_t kStepsTid = 200'000'001;
 inline constexpr int64_t kFingerprintsTid = 200'000'002;
 inline constexpr int64_t kMotifsTid = 200'000'003;
 inline constexpr int64_t kIdleTid = 200'000'004;
 inline constexpr int64_t kPseudoOverlapTid = 200'000'005;
 inline constexpr int64_t kFindingsTid = 200'000'006;
+inline constexpr int64_t kSelectedTid = 200'000'007;
+// Slices on one thread must nest (Perfetto drops one that overlaps another
+// without nesting): a slice that would goes to the track's next lane, a
+// thread of its own at tid + kLaneStride x lane.
+inline constexpr int64_t kLaneStride = 1000;
 // The process of job-wide findings (global instant events).
 inline constexpr int64_t kJobPid = 1'000'000'000;
 
