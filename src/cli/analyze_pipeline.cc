@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -59,8 +60,19 @@ std::vector<OutputPath> OutputsOf(const AnalyzeArgs& args) {
 // and the CSV directory. Checked before any work and again before writing.
 Status CheckOutputs(const AnalyzeArgs& args) {
   TS_RETURN_IF_ERROR(CheckOutputPaths(OutputsOf(args), InputsOf(args)));
-  if (!args.csv_dir.empty()) TS_RETURN_IF_ERROR(exports::CheckCsvDir(args.csv_dir, InputsOf(args)));
-  return Status::Ok();
+  if (args.csv_dir.empty()) return Status::Ok();
+  std::error_code ec;
+  const auto canonical = [&ec](const std::string& path) {
+    return std::filesystem::weakly_canonical(std::filesystem::absolute(path, ec), ec);
+  };
+  for (const OutputPath& out : OutputsOf(args)) {
+    if (out.path.empty() || out.path == "-" || canonical(out.path) != canonical(args.csv_dir))
+      continue;
+    return UsageError(fmt::format(
+        "--csv {} and {} {} name the same path\nhint: give the CSV tables a directory of their own",
+        args.csv_dir, out.option, out.path));
+  }
+  return exports::CheckCsvDir(args.csv_dir, InputsOf(args));
 }
 
 bool WantsExports(const AnalyzeArgs& args) {

@@ -83,6 +83,10 @@ TEST(HostileExportPaths, CsvRefusesForeignFilesAndInputs) {
   r = RunTrainscopeIn(ws.root, {"analyze", "job", "--csv", "plain.txt"});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_TRUE(Contains(r.err, "--csv plain.txt: exists and is not a directory")) << r.err;
+  r = RunTrainscopeIn(ws.root, {"analyze", "job", "--csv", "out", "--perfetto", "./out"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(Contains(r.err, "--csv out and --perfetto ./out name the same path")) << r.err;
+  EXPECT_EQ(DiffTrees(before, SnapshotTree(ws.root)), "");
   // Someone's manifest-named file is not ours either.
   ASSERT_TRUE(WriteBytes(ws.root + "/other/trainscope-csv-manifest.txt", "steps.csv\n"));
   const TreeSnapshot with_other = SnapshotTree(ws.root);
@@ -91,7 +95,6 @@ TEST(HostileExportPaths, CsvRefusesForeignFilesAndInputs) {
   EXPECT_TRUE(Contains(r.err, "trainscope-csv-manifest.txt exists and trainscope did not write it"))
       << r.err;
   EXPECT_EQ(DiffTrees(with_other, SnapshotTree(ws.root)), "");
-  (void)before;
 }
 
 TEST(HostileExportPaths, UnwritableDirectoryIsRefusedBeforeAnyWork) {
