@@ -72,6 +72,9 @@ CREATE INDEX motifs_rank_step ON motifs(rank, step, motif);
 CREATE INDEX motif_instances_rank_step ON motif_instances(rank, step, motif);
 CREATE INDEX idle_gaps_rank_step ON idle_gaps(rank, step);
 CREATE INDEX finding_ranks_rank ON finding_ranks(rank, finding);
+CREATE VIEW finding_rows AS
+  SELECT f.finding, f.id, r.rank, r.step, f.estimated_gain_pct, f.occurrences, f.evidence_json
+  FROM findings f LEFT JOIN finding_ranks r USING (finding);
 )sql";
 
 // A prepared statement; Bind* by 1-based position, Step() runs and resets.

@@ -119,6 +119,8 @@ TEST(ExportsCli, SqliteRowCountsEqualTheJsonReport) {
   const size_t findings = Occurrences(a.out, "\"gain_model\":");
   EXPECT_GT(findings, 0u);
   EXPECT_EQ(SqliteCount(db, "SELECT count(*) FROM findings"), static_cast<int64_t>(findings));
+  EXPECT_EQ(SqliteCount(db, "SELECT count(DISTINCT finding) FROM finding_rows"),
+            static_cast<int64_t>(findings));
   EXPECT_EQ(SqliteCount(db, "SELECT count(*) FROM ranks"), 2);
   EXPECT_EQ(SqliteCount(db, "SELECT count(*) FROM rank_budgets"), 2);
   EXPECT_GT(SqliteCount(db, "SELECT count(*) FROM motif_instances"), 0);
