@@ -1,7 +1,7 @@
 #!/bin/sh
 # Fails when a source file includes a header from a layer it may not use.
 # Allowed: formats->model, analysis->model, report->analysis+model,
-# synth->core, cli->all, everything->core; inside analysis/, the folders
+# export->report+analysis+model, synth->core, cli->all, everything->core; inside analysis/, the folders
 # common < accuracy < motifs < step < timeline < cluster < findings < job < compare < health.
 src="${1:-$(dirname "$0")/../src}"
 status=0
@@ -13,12 +13,13 @@ check() {  # layer, forbidden-regex
     status=1
   fi
 }
-check core     'model|formats|analysis|report|synth|cli'
-check model    'formats|analysis|report|synth|cli'
-check formats  'analysis|report|synth|cli'
-check analysis 'formats|report|synth|cli'
-check report   'formats|synth|cli'
-check synth    'model|formats|analysis|report|cli'
+check core     'model|formats|analysis|report|export|synth|cli'
+check model    'formats|analysis|report|export|synth|cli'
+check formats  'analysis|report|export|synth|cli'
+check analysis 'formats|report|export|synth|cli'
+check report   'formats|export|synth|cli'
+check export   'formats|synth|cli'
+check synth    'model|formats|analysis|report|export|cli'
 # Inside analysis/ the folders stack one way, bottom first: each may include
 # the folders before it, never one after it.
 analysis_order="common accuracy motifs step timeline cluster findings job compare health"

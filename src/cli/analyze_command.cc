@@ -20,6 +20,23 @@ CommandRunner RegisterAnalyze(CLI::App& app) {
   app.add_option("--html", args->html_out,
                  "Write a self-contained HTML report with pictures to FILE")
       ->type_name("FILE");
+  app.add_option(
+         "--perfetto", args->perfetto_out,
+         "Write every device event of every captured step, with trainscope's motifs, "
+         "findings, idle gaps and pseudo-overlap windows as extra tracks, as a Chrome trace "
+         "JSON (Perfetto UI, chrome://tracing, MindStudio Insight) to FILE (docs/exports.md)")
+      ->type_name("FILE");
+  app.add_option("--sqlite", args->sqlite_out,
+                 "Write kernels, host ops, steps, collectives, motifs, findings and budgets as an "
+                 "SQLite database to FILE (docs/exports.md)")
+      ->type_name("FILE");
+  app.add_option("--csv", args->csv_dir,
+                 "Write the report's tables (steps, families, operators, collectives, findings, "
+                 "budgets) as CSV files into DIR, created if absent (docs/exports.md)")
+      ->type_name("DIR");
+  app.add_flag("--steps", args->all_steps,
+               "Show the table of every captured step (time, kernels, budget, variation across "
+               "steps) in the terminal summary");
   app.add_option("--step", args->step,
                  "Analyse step N in depth (default: skip warm-up, take the median-span step)");
   app.add_option("--rank", args->focus_rank, "Rank to show in depth in the terminal summary");

@@ -6,9 +6,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
+#include <utility>
 
 #include "analysis/common/family_rules.h"
 #include "analysis/common/findings_catalog.h"
@@ -25,6 +28,8 @@
 #include "core/progress.h"
 #include "core/read_file.h"
 #include "core/safe_text.h"
+#include "export/csv_export.h"
+#include "export/job_export.h"
 #include "formats/load_profiles.h"
 #include "model/timeline_classify.h"
 #include "report/html_report.h"
@@ -45,7 +50,33 @@ std::vector<std::string> InputsOf(const AnalyzeArgs& args) {
 }
 
 std::vector<OutputPath> OutputsOf(const AnalyzeArgs& args) {
-  return {{"--json", args.json_out}, {"--html", args.html_out}};
+  return {{"--json", args.json_out},
+          {"--html", args.html_out},
+          {"--perfetto", args.perfetto_out},
+          {"--sqlite", args.sqlite_out}};
+}
+
+// Every output the run writes may be written: the files (CheckOutputPaths)
+// and the CSV directory. Checked before any work and again before writing.
+Status CheckOutputs(const AnalyzeArgs& args) {
+  TS_RETURN_IF_ERROR(CheckOutputPaths(OutputsOf(args), InputsOf(args)));
+  if (args.csv_dir.empty()) return Status::Ok();
+  std::error_code ec;
+  const auto canonical = [&ec](const std::string& path) {
+    return std::filesystem::weakly_canonical(std::filesystem::absolute(path, ec), ec);
+  };
+  for (const OutputPath& out : OutputsOf(args)) {
+    if (out.path.empty() || out.path == "-" || canonical(out.path) != canonical(args.csv_dir))
+      continue;
+    return UsageError(fmt::format(
+        "--csv {} and {} {} name the same path\nhint: give the CSV tables a directory of their own",
+        args.csv_dir, out.option, out.path));
+  }
+  return exports::CheckCsvDir(args.csv_dir, InputsOf(args));
+}
+
+bool WantsExports(const AnalyzeArgs& args) {
+  return !args.perfetto_out.empty() || !args.sqlite_out.empty() || !args.csv_dir.empty();
 }
 
 // --rank N must name a rank of the job, as --step N must name a step.
@@ -139,6 +170,7 @@ struct RunReport {
   const std::vector<model::InputIssue>& failed;   // inputs not loaded (every report's input health)
   const std::vector<model::InputIssue>& skipped;  // files not taken
   std::vector<analysis::RunSummary> runs;         // the runs section: empty with one report a run
+  exports::JobExport* exports = nullptr;          // --perfetto / --sqlite, fed rank by rank
 };
 
 // Combines the ranks of one run into its job and writes its reports.
@@ -149,6 +181,8 @@ int ReportRun(const RunReport& report, std::map<size_t, Result<analysis::RankRes
   const analysis::FamilyRules& rules = report.rules;
   const analysis::AnalysisOptions& options = report.options;
   const unsigned threads = report.threads;
+  std::set<size_t> kept;  // discovery indices of this run's ranks: what the exports keep
+  for (const auto& [index, result] : results) kept.insert(index);
   // Job order: by rank, discovery order among equal ranks (as LoadProfiles).
   Result<std::vector<analysis::RankResult>> ranks = RankResultsOf(std::move(results));
   if (!ranks.ok()) {
@@ -174,8 +208,16 @@ int ReportRun(const RunReport& report, std::map<size_t, Result<analysis::RankRes
 
   // Checked again: the analysis may have taken minutes, and a file that
   // appeared there meanwhile is not ours to replace either.
-  const Status outputs = CheckOutputPaths(OutputsOf(args), InputsOf(args));
+  const Status outputs = CheckOutputs(args);
   if (!outputs.ok()) return ReportError(outputs);
+  if (report.exports) {
+    const Status exported = report.exports->Finish(*job, kept, kVersion);
+    if (!exported.ok()) return ReportError(exported);
+  }
+  if (!args.csv_dir.empty()) {
+    const Status csv = exports::WriteCsvTables(args.csv_dir, *job);
+    if (!csv.ok()) return ReportError(csv);
+  }
   // Files are replaced atomically; a document on stdout ('-') replaces the
   // text summary (cli::Run checks that stdout took it all).
   bool document_on_stdout = false;
@@ -200,10 +242,17 @@ int ReportRun(const RunReport& report, std::map<size_t, Result<analysis::RankRes
   report::TextReportOptions text_options;
   text_options.focus_rank = args.focus_rank;
   text_options.color = UseColor(args.no_color);
+  text_options.all_steps = args.all_steps;
   std::string text = report::RenderText(*job, text_options);
   WriteStdout(text);
   clock.Lap("report");
   SayWhereDocumentsWent(args.json_out, args.html_out);
+  if (!args.perfetto_out.empty())
+    WriteStdout(fmt::format("\nAnnotated trace written to {}\n", TerminalSafe(args.perfetto_out)));
+  if (!args.sqlite_out.empty())
+    WriteStdout(fmt::format("\nSQLite database written to {}\n", TerminalSafe(args.sqlite_out)));
+  if (!args.csv_dir.empty())
+    WriteStdout(fmt::format("\nCSV tables written to {}\n", TerminalSafe(args.csv_dir)));
   return kExitSuccess;
 }
 
@@ -213,12 +262,22 @@ int ReportRun(const RunReport& report, std::map<size_t, Result<analysis::RankRes
 int RunAnalyze(const AnalyzeArgs& args) {
   // Before anything is read: a run that cannot write its outputs, or would
   // overwrite an input, must not start.
-  Status outputs = CheckOutputPaths(OutputsOf(args), InputsOf(args));
+  Status outputs = CheckOutputs(args);
   if (!outputs.ok()) return ReportError(outputs);
-  if (args.all_runs && (!args.json_out.empty() || !args.html_out.empty())) {
+  if (args.all_runs && (!args.json_out.empty() || !args.html_out.empty() || WantsExports(args))) {
     return ReportError(InvalidInput(
-        "--run all writes the text report of every run; --json and --html hold one run\nhint: "
-        "write one document per run with --run N"));
+        "--run all writes the text report of every run; --json, --html, --perfetto, --sqlite and "
+        "--csv hold one run\nhint: write one document per run with --run N"));
+  }
+  for (const auto& [option, path] :
+       {std::pair<const char*, const std::string&>{"--perfetto", args.perfetto_out},
+        {"--sqlite", args.sqlite_out}}) {
+    if (path == "-") {
+      return ReportError(UsageError(fmt::format(
+          "{} -: the export is written to a file, not to standard output\nhint: give a file path "
+          "(or /dev/stdout for the trace)",
+          option)));
+    }
   }
   StageClock clock(args.timings);
   const unsigned threads = ClampThreads(args.threads);
@@ -236,6 +295,12 @@ int RunAnalyze(const AnalyzeArgs& args) {
           "started by an MPI launcher, but this trainscope was built without MPI\nhint: install "
           "libopenmpi-dev and rebuild (docs/mpi.md), or run trainscope analyze without mpirun"));
     }
+    if (WantsExports(args)) {
+      return ReportError(UsageError(
+          "--perfetto, --sqlite and --csv are not available in the MPI mode yet (each process "
+          "sees only its own ranks' profiles)\nhint: run trainscope analyze without mpirun to "
+          "export"));
+    }
     mpi.emplace();
   }
   const bool root = !mpi || mpi->rank() == 0;
@@ -245,9 +310,23 @@ int RunAnalyze(const AnalyzeArgs& args) {
                   mpi ? fmt::format(" on {} MPI processes", mpi->size()) : std::string()));
   // Fails (exit 2) only when no rank loads or none has usable data; ranks
   // that failed and files not taken go to the input health of every report.
+  // The exports see each rank's profile while it is alive (job_export.h).
+  std::unique_ptr<exports::JobExport> job_export;
+  RankSink sink;
+  if (!args.perfetto_out.empty() || !args.sqlite_out.empty()) {
+    Result<std::unique_ptr<exports::JobExport>> started =
+        exports::JobExport::Start({args.perfetto_out, args.sqlite_out},
+                                  analysis::CommOptionsOf(rules->Catalog().thresholds()));
+    if (!started.ok()) return ReportError(started.status());
+    job_export = std::move(started).value();
+    sink = [&](size_t index, const model::RankProfile& profile,
+               const analysis::RankResult& result) {
+      job_export->OnRank(index, profile, result, rules->rules);
+    };
+  }
   Result<AnalysedInputs> streamed =
       mpi ? AnalyseInputsMpi(*mpi, args.paths, threads, *rules, options)
-          : AnalyseInputs(args.paths, threads, *rules, options);
+          : AnalyseInputs(args.paths, threads, *rules, options, {}, job_export ? &sink : nullptr);
   // The other processes have sent their ranks: process 0 reports, errors too.
   if (!root) return kExitSuccess;
   if (!streamed.ok()) {
@@ -278,7 +357,8 @@ int RunAnalyze(const AnalyzeArgs& args) {
   }
   const size_t count = selected->runs.size();
   for (size_t r = 0; r < count; ++r) {
-    RunReport report{args, rules->rules, options, threads, streamed->failed, streamed->skipped};
+    RunReport report{args, rules->rules,    options, threads, streamed->failed, streamed->skipped,
+                     {},   job_export.get()};
     if (count > 1) {
       // Every run on its own: the list of runs was said once, above.
       const analysis::RunSummary& run = summaries[r];

@@ -12,6 +12,10 @@ struct AnalyzeArgs {
   std::vector<std::string> paths;
   std::string json_out;             // "" = none, "-" = stdout (replaces the text summary)
   std::string html_out;             // "" = none, "-" = stdout (replaces the text summary)
+  std::string perfetto_out;         // "" = none: the annotated Chrome trace (docs/exports.md)
+  std::string sqlite_out;           // "" = none: the SQLite database
+  std::string csv_dir;              // "" = none: the report's tables as CSV files in this directory
+  bool all_steps = false;           // --steps: every captured step in the text summary
   std::string families_file;        // extra family rules, tried before the built-in ones
   std::string fingerprints_file;    // extra fingerprints, tried before the built-in ones
   std::string activity_rules_file;  // extra compute/communication name rules for GPU traces

@@ -76,7 +76,7 @@ Result<LoadedRules> LoadRuleFiles(const RuleFiles& files) {
 Result<AnalysedInputs> AnalyseInputs(const std::vector<std::string>& paths, unsigned threads,
                                      const LoadedRules& rules,
                                      const analysis::AnalysisOptions& options,
-                                     const formats::ProfileShard& shard) {
+                                     const formats::ProfileShard& shard, const RankSink* sink) {
   // Each rank is loaded, analysed on its own and freed (at most |threads|
   // profiles in memory); the job is combined from the results.
   AnalysedInputs out;
@@ -89,6 +89,7 @@ Result<AnalysedInputs> AnalyseInputs(const std::vector<std::string>& paths, unsi
                             const analysis::JobContext context{rules.rules, options, rank_threads};
                             Result<analysis::RankResult> result =
                                 analysis::AnalyzeRank(rank_profile, context);
+                            if (sink && result.ok()) (*sink)(index, rank_profile, *result);
                             analysis::RunIdentity identity = analysis::RunIdentityOf(rank_profile);
                             std::lock_guard<std::mutex> lock(mutex);
                             out.results.emplace(index, std::move(result));

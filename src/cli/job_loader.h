@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -53,13 +54,19 @@ struct AnalysedInputs {
   std::vector<model::InputIssue> skipped;  // files not taken as profiles
 };
 
+// Called for each rank analysed without error, while its profile is alive
+// (from the worker threads, any order): the exports (export/job_export.h).
+using RankSink = std::function<void(size_t index, const model::RankProfile& profile,
+                                    const analysis::RankResult& result)>;
+
 // Fails only when no rank loads or none has usable data.
 // With a |shard| of count > 1 (the MPI mode): only its block of ranks, and
 // no job-wide error (formats::ForEachProfile).
 Result<AnalysedInputs> AnalyseInputs(const std::vector<std::string>& paths, unsigned threads,
                                      const LoadedRules& rules,
                                      const analysis::AnalysisOptions& options,
-                                     const formats::ProfileShard& shard = {});
+                                     const formats::ProfileShard& shard = {},
+                                     const RankSink* sink = nullptr);
 
 // The results of one run, sorted by rank (discovery order among equal
 // ranks); the first failed rank's error when any failed.

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "core/read_file.h"
+#include "export/sqlite_export.h"
 #include "report/html_report.h"
 #include "report/json_report.h"
 
@@ -97,8 +98,11 @@ Status CheckOne(const OutputPath& out, const std::vector<Input>& inputs) {
   }
   if (S_ISDIR(st.st_mode)) {
     return Refuse(out, "is a directory",
-                  fmt::format("give a file name, e.g. {}/report.{}", out.path,
-                              out.option == "--html" ? "html" : "json"));
+                  fmt::format("give a file name, e.g. {}/{}", out.path,
+                              out.option == "--html"       ? "report.html"
+                              : out.option == "--perfetto" ? "trace.json"
+                              : out.option == "--sqlite"   ? "trainscope.db"
+                                                           : "report.json"));
   }
   if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
     // A stream the user named (/dev/null, /dev/stdout, a FIFO): written in
@@ -168,10 +172,14 @@ bool IsTrainscopeReport(const std::string& path) {
   const std::string_view text(head);
   const size_t first = text.find_first_not_of(" \t\r\n");
   if (first == std::string_view::npos) return false;
+  if (text.starts_with(std::string_view("SQLite format 3\0", 16)))
+    return exports::IsTrainscopeDatabase(path);
   if (text[first] == '{') {
-    // RenderJson writes "schema" first; any version of the schema counts.
+    // trainscope's JSON documents (the report, compare, health, the
+    // annotated trace) write their "schema" first; any of them and any
+    // version counts.
     const std::string_view schema = report::kJsonSchema;
-    const std::string marker = "\"" + std::string(schema.substr(0, schema.find('/') + 1));
+    const std::string marker = "\"" + std::string(schema.substr(0, schema.find('.') + 1));
     const size_t key = text.find("\"schema\"", first);
     const size_t value = text.find(marker, first);
     return key != std::string_view::npos && key < 64 && value != std::string_view::npos &&

@@ -26,9 +26,11 @@ Status CheckOutputPaths(const std::vector<OutputPath>& outputs,
                         const std::vector<std::string>& inputs);
 
 // True when the regular file at |path| starts like a report trainscope
-// writes: a JSON object whose "schema" is trainscope's (report/json_report.h),
-// or an HTML page with trainscope's generator <meta> (or, from before that
-// tag, its <title>).
+// writes: a JSON object whose "schema" is trainscope's (report/json_report.h,
+// compare, health, the annotated trace: "trainscope.*"), an HTML page with
+// trainscope's generator <meta> (or, from before that tag, its <title>), or
+// an SQLite database whose meta table names trainscope's schema
+// (export/sqlite_export.h).
 bool IsTrainscopeReport(const std::string& path);
 
 }  // namespace trainscope::cli

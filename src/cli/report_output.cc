@@ -32,7 +32,11 @@ Status WriteStreamedDocument(const std::string& path,
     return Status::Ok();
   }
   TS_ASSIGN_OR_RETURN(AtomicFileWriter writer, AtomicFileWriter::Open(path));
-  stream([&writer](std::string_view chunk) { writer.Append(chunk); });
+  Status written = Status::Ok();  // the first failed write; the rest are skipped
+  stream([&](std::string_view chunk) {
+    if (written.ok()) written = writer.Append(chunk);
+  });
+  TS_RETURN_IF_ERROR(written);
   return writer.Commit();
 }
 

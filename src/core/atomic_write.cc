@@ -39,42 +39,46 @@ int WriteAll(int fd, std::string_view content) {
 Result<AtomicFileWriter> AtomicFileWriter::Open(const std::string& path) {
   AtomicFileWriter w;
   w.path_ = path;
-  w.target_ = path;
+  // Follow a symlink so that the link survives and its target is updated.
+  fs::path target = path;
   struct stat st {};
-  w.existed_ = ::stat(path.c_str(), &st) == 0;
-  if (w.existed_ && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
+  const bool exists = ::stat(path.c_str(), &st) == 0;
+  if (exists && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
     // A stream the user named (/dev/null, /dev/stdout, a FIFO): written in
     // place. Renaming a temporary file over it would replace the device node.
     w.fd_ = ::open(path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
     if (w.fd_ < 0) return WriteError(path, false, "cannot open for writing", errno);
-    w.existed_ = false;  // nothing to keep: a failure is reported as "nothing was written"
     return w;
   }
-  if (w.existed_ && S_ISREG(st.st_mode)) {
-    w.keep_mode_ = true;
-    w.mode_ = st.st_mode & 07777;
-  }
-  // Follow a symlink so that the link survives and its target is updated.
   std::error_code ec;
-  if (w.existed_ && fs::is_symlink(path, ec)) {
-    fs::path resolved = fs::canonical(path, ec);
-    if (!ec) w.target_ = resolved.string();
+  if (exists && fs::is_symlink(target, ec)) {
+    fs::path resolved = fs::canonical(target, ec);
+    if (!ec) target = resolved;
   }
-  fs::path dir = fs::path(w.target_).parent_path();
+  fs::path dir = target.parent_path();
   if (dir.empty()) dir = ".";
+  w.target_ = target.string();
+  w.existed_ = exists;
+  w.mode_ = exists && S_ISREG(st.st_mode) ? (st.st_mode & 07777) : 0;
+
   // A name of our own in the same directory (rename() does not cross file
   // systems); O_EXCL makes sure it is a new file, never someone else's.
   static std::atomic<unsigned> counter{0};
   for (int attempt = 0; attempt < 100 && w.fd_ < 0; ++attempt) {
-    w.temp_ =
-        (dir / fmt::format(".{}.trainscope-tmp-{}-{}", fs::path(w.target_).filename().string(),
-                           ::getpid(), counter.fetch_add(1)))
-            .string();
+    w.temp_ = (dir / fmt::format(".{}.trainscope-tmp-{}-{}", target.filename().string(), ::getpid(),
+                                 counter.fetch_add(1)))
+                  .string();
     w.fd_ = ::open(w.temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (w.fd_ < 0 && errno != EEXIST)
-      return WriteError(path, w.existed_, "cannot create a file in its directory", errno);
+    if (w.fd_ < 0 && errno != EEXIST) {
+      const int err = errno;
+      w.temp_.clear();
+      return WriteError(path, exists, "cannot create a file in its directory", err);
+    }
   }
-  if (w.fd_ < 0) return WriteError(path, w.existed_, "cannot create a temporary file", EEXIST);
+  if (w.fd_ < 0) {
+    w.temp_.clear();
+    return WriteError(path, exists, "cannot create a temporary file", EEXIST);
+  }
   return w;
 }
 
@@ -84,70 +88,48 @@ AtomicFileWriter::AtomicFileWriter(AtomicFileWriter&& other) noexcept
       temp_(std::move(other.temp_)),
       fd_(other.fd_),
       existed_(other.existed_),
-      keep_mode_(other.keep_mode_),
-      mode_(other.mode_),
-      error_(other.error_),
-      what_(other.what_) {
+      mode_(other.mode_) {
   other.fd_ = -1;
   other.temp_.clear();
 }
 
-AtomicFileWriter::~AtomicFileWriter() { Abandon(); }
-
-void AtomicFileWriter::Abandon() {
+AtomicFileWriter::~AtomicFileWriter() {
   if (fd_ >= 0) ::close(fd_);
-  fd_ = -1;
-  if (!temp_.empty()) ::unlink(temp_.c_str());  // ours: created with O_EXCL
-  temp_.clear();
+  if (!temp_.empty()) ::unlink(temp_.c_str());  // ours: created with O_EXCL, never committed
 }
 
-void AtomicFileWriter::Append(std::string_view content) {
-  if (error_ != 0 || fd_ < 0) return;
-  error_ = WriteAll(fd_, content);
-  if (error_ != 0) what_ = temp_.empty() ? "write failed" : "cannot write";
+Status AtomicFileWriter::Append(std::string_view content) {
+  if (fd_ < 0) return WriteError(path_, existed_, "cannot write", EBADF);
+  const int err = WriteAll(fd_, content);
+  if (err != 0) return WriteError(path_, existed_, "cannot write", err);
+  return Status::Ok();
 }
 
 Status AtomicFileWriter::Commit() {
-  if (fd_ < 0) return InternalError(fmt::format("{}: committed twice", path_));
-  int err = error_;
-  const char* what = what_;
-  if (temp_.empty()) {  // a stream, written in place
-    const int close_err = ::close(fd_) != 0 ? errno : 0;
-    fd_ = -1;
-    if (err != 0 || close_err != 0)
-      return WriteError(path_, false, "write failed", err ? err : close_err);
-    return Status::Ok();
-  }
-  if (err == 0 && keep_mode_ && ::fchmod(fd_, mode_) != 0) {
+  if (fd_ < 0) return WriteError(path_, existed_, "cannot write", EBADF);
+  int err = 0;
+  const char* what = "cannot write";
+  if (!temp_.empty() && existed_ && ::fchmod(fd_, mode_) != 0) {
     err = errno;
     what = "cannot set permissions";
   }
-  // EINVAL: a file system without fsync; the rename still replaces atomically.
-  if (err == 0 && ::fsync(fd_) != 0 && errno != EINVAL) {
-    err = errno;
-    what = "cannot write";
-  }
-  const int close_err = ::close(fd_) != 0 ? errno : 0;
+  // EINVAL: a file system (or stream) without fsync; the rename still
+  // replaces atomically.
+  if (err == 0 && !temp_.empty() && ::fsync(fd_) != 0 && errno != EINVAL) err = errno;
+  if (::close(fd_) != 0 && err == 0) err = errno;
   fd_ = -1;
-  if (err == 0 && close_err != 0) {
-    err = close_err;
-    what = "cannot write";
-  }
-  if (err == 0 && ::rename(temp_.c_str(), target_.c_str()) != 0) {
+  if (err == 0 && !temp_.empty() && ::rename(temp_.c_str(), target_.c_str()) != 0) {
     err = errno;
     what = "cannot replace";
   }
-  if (err != 0) {
-    Abandon();
-    return WriteError(path_, existed_, what, err);
-  }
+  if (err != 0) return WriteError(path_, existed_ && !temp_.empty(), what, err);
   temp_.clear();  // renamed: no longer ours to remove
   return Status::Ok();
 }
 
 Status WriteFileAtomically(const std::string& path, std::string_view content) {
   TS_ASSIGN_OR_RETURN(AtomicFileWriter writer, AtomicFileWriter::Open(path));
-  writer.Append(content);
+  TS_RETURN_IF_ERROR(writer.Append(content));
   return writer.Commit();
 }
 

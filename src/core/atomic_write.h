@@ -21,37 +21,36 @@ namespace trainscope {
 // renamed over.
 Status WriteFileAtomically(const std::string& path, std::string_view content);
 
-// The same, for content written piece by piece (a document too large to
-// hold whole): Open creates the temporary file (or opens the stream),
-// Append writes to it, Commit renames it over |path|. A writer destroyed
-// before Commit removes its temporary file, so a failed render leaves the
-// destination as it was. After the first failed Append, later ones do
-// nothing and Commit returns that error.
+// The same, for a file written piece by piece (the exports: a trace or a
+// database larger than memory should hold). Open() creates the temporary
+// file next to |path| (or opens a character device / FIFO in place);
+// Append() writes to it; Commit() makes it the file at |path|. A writer
+// destroyed or failed before Commit() removes its temporary file and leaves
+// |path| as it was.
 class AtomicFileWriter {
  public:
   static Result<AtomicFileWriter> Open(const std::string& path);
   AtomicFileWriter(AtomicFileWriter&& other) noexcept;
-  AtomicFileWriter& operator=(AtomicFileWriter&&) = delete;
+  AtomicFileWriter& operator=(AtomicFileWriter&& other) = delete;
   AtomicFileWriter(const AtomicFileWriter&) = delete;
   AtomicFileWriter& operator=(const AtomicFileWriter&) = delete;
   ~AtomicFileWriter();
 
-  void Append(std::string_view content);
+  Status Append(std::string_view content);
   Status Commit();
+  // The temporary file (empty for a stream written in place): a library
+  // that writes the file itself (SQLite) opens it by this name.
+  const std::string& temp_path() const { return temp_; }
+  bool in_place() const { return temp_.empty(); }
 
  private:
   AtomicFileWriter() = default;
-  void Abandon();
-
-  std::string path_;    // as the user named it, for messages
-  std::string target_;  // |path_| with a symlink resolved
-  std::string temp_;    // empty when writing a stream in place
+  std::string path_;    // as given, for messages
+  std::string target_;  // symlink resolved: what the rename replaces
+  std::string temp_;
   int fd_ = -1;
   bool existed_ = false;
-  bool keep_mode_ = false;  // an existing regular file: its permission bits stay
-  unsigned mode_ = 0;
-  int error_ = 0;
-  const char* what_ = nullptr;
+  unsigned mode_ = 0;  // permission bits to keep, when existed_
 };
 
 }  // namespace trainscope

@@ -62,6 +62,14 @@ std::string NotTraceReason(const TopLevelKeyScanner& scanner, size_t bytes_seen,
                      bytes_seen);
 }
 
+// trainscope's annotated trace (analyze --perfetto, schema
+// trainscope.trace/N): a Chrome trace its reader takes back when the user
+// names it, but one of trainscope's own files in a directory walk.
+bool IsOwnTrace(std::string_view data) {
+  return data.substr(0, 512).find("\"schema\":\"trainscope.trace/") != std::string_view::npos;
+}
+
+// trainscope's reports and synth's ground truth are not profiles.
 bool IsOwnOutput(std::string_view data) {
   const std::string_view head = data.substr(0, 512);
   return head.find("\"generator\": \"trainscope synth\"") != std::string_view::npos ||
@@ -70,12 +78,13 @@ bool IsOwnOutput(std::string_view data) {
 }
 
 SniffResult SniffPlain(std::string_view data) {
-  if (IsOwnOutput(data)) return {false, "a trainscope output, not a profile", true};
+  const bool own_trace = IsOwnTrace(data);
+  if (!own_trace && IsOwnOutput(data)) return {false, "a trainscope output, not a profile", true};
   const std::string_view window = data.substr(0, std::min(data.size(), kSniffLimitBytes));
   TopLevelKeyScanner scanner;
-  if (scanner.Feed(window) == TopLevelKeyScanner::State::kFound) return {true, ""};
-  if (LegacyMatch(scanner.state(), window.substr(0, kLegacyWindow))) return {true, ""};
-  return {false, NotTraceReason(scanner, window.size(), window.size() < data.size())};
+  if (scanner.Feed(window) == TopLevelKeyScanner::State::kFound) return {true, "", own_trace};
+  if (LegacyMatch(scanner.state(), window.substr(0, kLegacyWindow))) return {true, "", own_trace};
+  return {false, NotTraceReason(scanner, window.size(), window.size() < data.size()), own_trace};
 }
 
 // Inflates in bounded steps: the sniff's memory is one step, whatever the

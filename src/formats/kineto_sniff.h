@@ -23,7 +23,9 @@ struct SniffResult {
   bool is_trace = false;
   std::string reason;  // why not (empty when is_trace): "not a gzip stream: ...", ...
   // One of trainscope's own files (synth's ground_truth.json, a --json
-  // report): not a profile, and not worth a line in the input health.
+  // report): not a profile, and not worth a line in the input health. Its
+  // annotated trace (--perfetto) is one too, and a trace (is_trace): read
+  // when the user names it, passed over in a directory walk.
   bool own_output = false;
 };
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "report/charts.h"
+#include "report/steps_table.h"
 #include "report/svg.h"
 #include "report/text_report.h"
 #include "report/units.h"
@@ -283,6 +284,7 @@ void RenderRanksSection(HtmlWriter& out, const analysis::JobAnalysis& job) {
         FormatPercent(k.share_le_50us), comp, comm, idle, capture);
   }
   out.Raw("</table>\n");
+  RenderStepsTableHtml(out, BuildStepsTable(job));
   RenderClusterHtml(out, job);
   out.Raw("</section>\n");
 }

@@ -7,6 +7,7 @@
 
 #include "report/json_writer.h"
 #include "report/sections.h"
+#include "report/steps_table.h"
 #include "report/units.h"
 
 namespace trainscope::report {
@@ -496,6 +497,7 @@ void WriteJobDocument(JsonWriter& w, const analysis::JobAnalysis& job,
   w.Field("platform", model::PlatformKey(job.platform));
   WriteFindingsJson(w, job);
   WriteClusterJson(w, job);
+  WriteStepsTableJson(w, BuildStepsTable(job));
   w.Key("ranks").BeginArray();
   for (const auto& rank : job.ranks) {
     w.BeginObject();

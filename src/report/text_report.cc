@@ -11,6 +11,7 @@
 #include "core/safe_text.h"
 #include "model/kernel_names.h"
 #include "report/sections.h"
+#include "report/steps_table.h"
 #include "report/units.h"
 
 namespace trainscope::report {
@@ -448,6 +449,10 @@ std::string RenderText(const analysis::JobAnalysis& job, const TextReportOptions
   RenderRankDetail(out, *focus, s);
   RenderMotifsText(out, *focus, options.color);
   if (job.ranks.size() > 1) RenderRankTable(out, job, s);
+  if (options.all_steps) {
+    const std::string steps = StepsTableText(BuildStepsTable(job));
+    out += steps.empty() ? "\n  every captured step: the capture has no step numbers\n" : steps;
+  }
   RenderClusterText(out, job, options.color);
   RenderHealth(out, job, s);
   return TerminalSafeReport(out, options.color);

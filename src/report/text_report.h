@@ -11,6 +11,7 @@ namespace trainscope::report {
 struct TextReportOptions {
   std::optional<int32_t> focus_rank;  // rank shown in depth; default: the lowest rank
   bool color = false;                 // ANSI colours (only on a terminal)
+  bool all_steps = false;             // --steps: the table of every captured step
 };
 
 std::string RenderText(const analysis::JobAnalysis& job, const TextReportOptions& options);

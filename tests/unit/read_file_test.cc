@@ -81,8 +81,8 @@ TEST(AtomicFileWriter, ChunksLandWholeOnCommitAndNotBefore) {
   {
     auto writer = AtomicFileWriter::Open(dir + "/out.json");
     ASSERT_TRUE(writer.ok()) << writer.status().message();
-    writer->Append("{\"a\":");
-    writer->Append("1}");
+    ASSERT_TRUE(writer->Append("{\"a\":").ok());
+    ASSERT_TRUE(writer->Append("1}").ok());
     // Until Commit the old file is what a reader sees.
     EXPECT_EQ(ReadFileBytes(dir + "/out.json"), "old");
     ASSERT_TRUE(writer->Commit().ok());
@@ -97,7 +97,7 @@ TEST(AtomicFileWriter, AWriterDroppedBeforeCommitLeavesTheOldFileAndNoTemporary)
   {
     auto writer = AtomicFileWriter::Open(dir + "/out.json");
     ASSERT_TRUE(writer.ok());
-    writer->Append("half a docu");
+    ASSERT_TRUE(writer->Append("half a docu").ok());
     // A render that fails: the writer goes out of scope uncommitted.
   }
   EXPECT_EQ(ReadFileBytes(dir + "/out.json"), "old");

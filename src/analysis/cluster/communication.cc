@@ -85,7 +85,8 @@ struct StepKernels {
 };
 
 void SummarizeStep(const CommOptions& options, const std::vector<CommInstance>& ops,
-                   const StepKernels& sk, RankStepComm* out) {
+                   const StepKernels& sk, RankStepComm* out,
+                   std::vector<PseudoOverlapWindow>* windows) {
   out->first_start_ns = sk.first_start;
   out->last_end_ns = sk.last_end;
   const int64_t first_compute = sk.compute.empty() ? INT64_MAX : sk.compute.front().start;
@@ -133,6 +134,7 @@ void SummarizeStep(const CommOptions& options, const std::vector<CommInstance>& 
     if (idle >= options.min_pseudo_overlap_ns) {
       out->pseudo_overlap_ns += idle;
       ++out->pseudo_overlap_count;
+      if (windows) windows->push_back({out->step, end - idle, end, idx});
     }
   }
   const std::vector<Interval> comm_union = UnionOf(std::move(comm));
@@ -151,7 +153,8 @@ CommOptions CommOptionsOf(const FindingThresholds& t) {
   return o;
 }
 
-RankComm SummarizeRankCommunication(const model::RankProfile& profile, const CommOptions& options) {
+RankComm SummarizeRankCommunication(const model::RankProfile& profile, const CommOptions& options,
+                                    std::vector<PseudoOverlapWindow>* windows) {
   RankComm rc;
   rc.rank = profile.rank;
   CollectivesOf(profile, &rc.ops);
@@ -182,7 +185,7 @@ RankComm SummarizeRankCommunication(const model::RankProfile& profile, const Com
               [](const Interval& a, const Interval& b) { return a.start < b.start; });
     RankStepComm out;
     out.step = step;
-    SummarizeStep(options, rc.ops, sk, &out);
+    SummarizeStep(options, rc.ops, sk, &out, windows);
     rc.steps.push_back(out);
   }
 

@@ -68,7 +68,19 @@ struct CommOptions {
 
 CommOptions CommOptionsOf(const FindingThresholds& thresholds);
 
+// A pseudo-overlap window: compute idle from |start_ns| to |end_ns| while
+// the all-gather |op| (index into RankComm::ops) ran, resuming right after.
+struct PseudoOverlapWindow {
+  int32_t step = -1;
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  size_t op = 0;
+};
+
 // Keeps only what the cross-rank analysis needs; the profile can be freed after.
-RankComm SummarizeRankCommunication(const model::RankProfile& profile, const CommOptions& options);
+// |windows| (optional): every pseudo-overlap window counted, in step order
+// (the trace and SQLite exports draw them).
+RankComm SummarizeRankCommunication(const model::RankProfile& profile, const CommOptions& options,
+                                    std::vector<PseudoOverlapWindow>* windows = nullptr);
 
 }  // namespace trainscope::analysis

@@ -13,8 +13,10 @@ bool HasTraceName(std::string_view name) {
 SniffVerdict Sniff(const std::string& path, bool named) {
   if (!named && !HasTraceName(path)) return {};
   SniffResult sniff = SniffKinetoTrace(path);
+  // A synth ground truth, a --json report, an annotated trace (--perfetto)
+  // found in a directory: trainscope's, not a profile of the job.
+  if (sniff.own_output && !named) return {};
   if (sniff.is_trace) return {100, {}};
-  if (sniff.own_output && !named) return {};  // a synth ground truth, a --json report
   return {0, std::move(sniff.reason)};
 }
 

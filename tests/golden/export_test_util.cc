@@ -1,0 +1,52 @@
+#include "golden/export_test_util.h"
+
+#include <simdjson.h>
+#include <sqlite3.h>
+
+namespace trainscope::testing {
+
+std::map<std::pair<int64_t, int64_t>, int64_t> KernelsPerStep(const std::string& json) {
+  std::map<std::pair<int64_t, int64_t>, int64_t> out;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (parser.parse(json).get(doc) != simdjson::SUCCESS) return out;
+  simdjson::dom::array ranks;
+  if (doc["ranks"].get(ranks) != simdjson::SUCCESS) return out;
+  for (simdjson::dom::element rank : ranks) {
+    int64_t number = -1;
+    if (rank["rank"].get(number) != simdjson::SUCCESS) continue;
+    simdjson::dom::array steps;
+    if (rank["steps"].get(steps) != simdjson::SUCCESS) continue;
+    for (simdjson::dom::element step : steps) {
+      int64_t s = -1;
+      if (step["step"].get(s) != simdjson::SUCCESS) s = -1;
+      int64_t count = -1;
+      if (step["kernels"]["count"].get(count) != simdjson::SUCCESS) count = -1;
+      out[{number, s}] = count;
+    }
+  }
+  return out;
+}
+
+int64_t SqliteCount(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  int64_t value = -1;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+    sqlite3_stmt* stmt = nullptr;
+    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr) == SQLITE_OK &&
+        sqlite3_step(stmt) == SQLITE_ROW) {
+      value = sqlite3_column_int64(stmt, 0);
+    }
+    sqlite3_finalize(stmt);
+  }
+  sqlite3_close_v2(db);
+  return value;
+}
+
+int64_t Occurrences(const std::string& text, const std::string& part) {
+  int64_t n = 0;
+  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+  return n;
+}
+
+}  // namespace trainscope::testing
