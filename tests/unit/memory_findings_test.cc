@@ -6,6 +6,7 @@
 // simulation of the allocator, not the detectors) or are computed by hand.
 #include "analysis/findings/memory_findings.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
@@ -18,6 +19,7 @@
 #include "analysis/job/rank_analysis.h"
 #include "analysis/step/memory_usage.h"
 #include "formats/ascend/memory_readers.h"
+#include "report/html_report.h"
 #include "synth/synth.h"
 #include "synth_job.h"
 
@@ -139,6 +141,19 @@ TEST(MemorySynth, BothPlantsAreFoundWithTheirGroundTruth) {
     EXPECT_LE(m->curve.size(), analysis::kMemoryCurvePoints);
     EXPECT_EQ(m->modules.front().component, "APP");
   }
+  // The HTML: the allocator curves with the peak and its holder named, and
+  // the per-rank peak bars of the job.
+  const std::string html = report::RenderHtml(side.job, report::HtmlReportOptions{});
+  const size_t section = html.find("<section id=\"memory\">");
+  ASSERT_NE(section, std::string::npos);
+  const std::string memory = html.substr(section, html.find("</section>", section) - section);
+  EXPECT_NE(memory.find("aria-label=\"allocated and reserved memory over the step\""),
+            std::string::npos);
+  EXPECT_NE(memory.find(fmt::format("peak {:.2f} GiB: aten::_log_softmax",
+                                    static_cast<double>(side.truth.peak_allocated) / kGiB)),
+            std::string::npos);
+  EXPECT_NE(memory.find("aria-label=\"peak memory per rank\""), std::string::npos);
+  EXPECT_NE(memory.find("rank 1: peak allocated"), std::string::npos);
 }
 
 TEST(MemorySynth, TheCleanTwinIsQuietAndTheFusedPeakShowsInCompare) {
