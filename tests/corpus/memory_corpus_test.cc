@@ -158,6 +158,16 @@ TEST(MemoryCorpus, KinetoMemoryEventsMatchAnIndependentComputation) {
     EXPECT_NEAR(static_cast<double>(*m->gap_mean_bytes), static_cast<double>(s.gap_mean), 1.0);
     EXPECT_TRUE(m->streams.empty());
     EXPECT_FALSE(m->live_at_peak_bytes.has_value());  // no operator_memory.csv: unknown
+    // Activation memory (python3 likewise: the step's first
+    // autograd::engine::evaluate_function op, the last device [memory]
+    // event at or before it, minus the step's first): 1.22 GiB in every
+    // step; the V100's totalGlobalMem is the capacity.
+    EXPECT_EQ(m->start_allocated_bytes, 4121780224);
+    EXPECT_EQ(m->backward_allocated_bytes, 5430395904);
+    EXPECT_EQ(m->activation_bytes, 1308615680);
+    EXPECT_EQ(m->capacity_bytes, 34089730048);
+    EXPECT_EQ(m->capacity_from, "deviceProperties totalGlobalMem");
+    EXPECT_EQ(m->headroom_bytes, 34089730048 - 12782141440);
   }
 }
 

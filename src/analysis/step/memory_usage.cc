@@ -280,7 +280,11 @@ void Activation(const model::RankProfile& profile,
   }
   if (!backward || !u->backward_allocated_bytes || !u->start_allocated_bytes) return;
   u->backward_start_ns = backward;
-  u->activation_bytes = *u->backward_allocated_bytes - *u->start_allocated_bytes;
+  // Less allocated at the boundary than at the step's start (memory of the
+  // previous step freed during the forward, e.g. gradients set to None):
+  // the difference is not the activations, which stay unknown.
+  const int64_t activation = *u->backward_allocated_bytes - *u->start_allocated_bytes;
+  if (activation >= 0) u->activation_bytes = activation;
 }
 
 // The device's capacity: deviceProperties' totalGlobalMem, else the

@@ -86,7 +86,9 @@ struct MemoryUsage {
   // sample. The boundary is the start of the step's first backward host op
   // (a Kineto fwdbwd flow's end, else the first
   // "autograd::engine::evaluate_function" op); without host ops the phases
-  // are unknown and so is the activation memory (nullopt).
+  // are unknown and so is the activation memory (nullopt), as it is when
+  // the difference is negative (memory of the previous step freed during
+  // the forward pass: the difference is not the activations).
   std::optional<int64_t> start_allocated_bytes;  // the window's first PTA sample
   std::optional<int64_t> backward_start_ns;
   std::optional<int64_t> backward_allocated_bytes;  // the last sample at or before it
