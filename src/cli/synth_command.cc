@@ -125,6 +125,10 @@ CommandRunner RegisterSynth(CLI::App& app) {
       "--trace-view", o.trace_view,
       "Also write ASCEND_PROFILER_OUTPUT/trace_view.json per rank (host ops, launch flows, "
       "device tasks; ~3.5x the size of kernel_details.csv)");
+  app.add_flag("--memory", o.memory,
+               "Also write memory_record.csv, operator_memory.csv and npu_module_mem.csv per rank "
+               "(profile_memory=True): a per-stream pool offset unless the unshard runs on the "
+               "compute stream, a peak holder unless the cross-entropy is fused (docs/synth.md)");
   app.add_flag("--with-stack", o.with_stack,
                "Python frames in trace_view.json (torch with_stack=True; implies --trace-view); "
                "ground_truth.json names each pattern's source line");

@@ -89,6 +89,9 @@ struct CaptureInfo {
   std::string cann_version;
   std::string profiler_level;  // Level0/1/2
   std::string aic_metrics;
+  // The device's name when the profile gives it outside a trace's
+  // deviceProperties (the .db export's NPU_INFO: "Ascend910B"); "" unknown.
+  std::string device_name;
   std::optional<int32_t> world_size;
   std::map<std::string, std::string> env;         // ENV_VARIABLES
   std::map<std::string, int64_t> parallel_sizes;  // tensor_model_parallel_size, ...

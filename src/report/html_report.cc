@@ -39,6 +39,7 @@ std::string RenderHtml(const analysis::JobAnalysis& job, const HtmlReportOptions
   RenderEfficiencyHtml(out, focus);
   RenderTimelineSection(out, focus);
   RenderMotifsHtml(out, focus);
+  RenderMemoryHtml(out, job, focus);
   RenderRanksSection(out, job);
   RenderDetailsSection(out, job);
 

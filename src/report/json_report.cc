@@ -203,6 +203,22 @@ void WriteMemory(JsonWriter& w, const std::optional<analysis::MemoryUsage>& memo
     w.EndObject();
   }
   w.EndArray();
+  BytesField(w, "start_allocated_bytes", m.start_allocated_bytes);
+  if (m.backward_start_ns) {
+    w.Field("backward_start_us", Us(*m.backward_start_ns));
+  } else {
+    w.Key("backward_start_us").Null();
+  }
+  BytesField(w, "backward_allocated_bytes", m.backward_allocated_bytes);
+  BytesField(w, "activation_bytes", m.activation_bytes);
+  BytesField(w, "elementwise_live_at_peak_bytes", m.elementwise_live_at_peak_bytes);
+  BytesField(w, "capacity_bytes", m.capacity_bytes);
+  if (m.capacity_from.empty()) {
+    w.Key("capacity_from").Null();
+  } else {
+    w.Field("capacity_from", m.capacity_from);
+  }
+  BytesField(w, "headroom_bytes", m.headroom_bytes);
   w.EndObject();
 }
 

@@ -169,6 +169,42 @@ std::string StepTraceSource(const analysis::RankHeader& header) {
   return "step_trace_time.csv";
 }
 
+// The step's memory: peaks and gap, then activation memory, headroom and
+// the driver's largest components (n/a when unknown).
+std::string MemoryLines(const analysis::MemoryUsage& m) {
+  std::string out;
+  auto gib = [](const std::optional<int64_t>& bytes) {
+    return bytes ? fmt::format("{:.2f} GiB", static_cast<double>(*bytes) / (1 << 30))
+                 : std::string("n/a");
+  };
+  out += fmt::format(
+      "  memory      peak allocated {}, reserved {}; reserved - allocated {} at the peak (min "
+      "{}, mean {}){}{}  [{}]\n",
+      gib(m.peak_allocated_bytes), gib(m.peak_reserved_bytes), gib(m.gap_at_peak_bytes),
+      gib(m.gap_min_bytes), gib(m.gap_mean_bytes),
+      m.streams.empty()
+          ? std::string()
+          : fmt::format("; {} stream pool{}", m.streams.size(), m.streams.size() == 1 ? "" : "s"),
+      m.top_holders.empty() ? std::string()
+                            : fmt::format("; top holder {} ({})", T(m.top_holders[0].name),
+                                          gib(m.top_holders[0].bytes)),
+      m.samples_from);
+  // Activation memory and headroom: n/a when the phases or the device's
+  // capacity are unknown; the driver's largest components.
+  std::string modules;
+  for (size_t i = 0; i < m.modules.size() && i < 3; ++i) {
+    modules += fmt::format("{}{} {}", i == 0 ? "; components " : ", ", T(m.modules[i].component),
+                           gib(m.modules[i].reserved_bytes));
+  }
+  out += fmt::format("              activation {}, headroom {}{}{}\n", gib(m.activation_bytes),
+                     gib(m.headroom_bytes),
+                     m.capacity_from.empty()
+                         ? std::string()
+                         : fmt::format(" of {} ({})", gib(m.capacity_bytes), m.capacity_from),
+                     modules);
+  return out;
+}
+
 void RenderRankDetail(std::string& out, const analysis::RankAnalysis& rank, const Styler& s) {
   std::string capture;
   if (!rank.header.torch_npu_version.empty())
@@ -237,25 +273,7 @@ void RenderRankDetail(std::string& out, const analysis::RankAnalysis& rank, cons
         pct(b.exposed_communication_ns), FormatDurationNs(b.idle_ns), pct(b.idle_ns),
         step->breakdown->source);
   }
-  if (step->memory && step->memory->peak_allocated_bytes) {
-    const analysis::MemoryUsage& m = *step->memory;
-    auto gib = [](const std::optional<int64_t>& bytes) {
-      return bytes ? fmt::format("{:.2f} GiB", static_cast<double>(*bytes) / (1 << 30))
-                   : std::string("n/a");
-    };
-    out += fmt::format(
-        "  memory      peak allocated {}, reserved {}; reserved - allocated {} at the peak (min "
-        "{}, mean {}){}{}  [{}]\n",
-        gib(m.peak_allocated_bytes), gib(m.peak_reserved_bytes), gib(m.gap_at_peak_bytes),
-        gib(m.gap_min_bytes), gib(m.gap_mean_bytes),
-        m.streams.empty()
-            ? std::string()
-            : fmt::format("; {} stream pool{}", m.streams.size(), m.streams.size() == 1 ? "" : "s"),
-        m.top_holders.empty() ? std::string()
-                              : fmt::format("; top holder {} ({})", T(m.top_holders[0].name),
-                                            gib(m.top_holders[0].bytes)),
-        m.samples_from);
-  }
+  if (step->memory && step->memory->peak_allocated_bytes) out += MemoryLines(*step->memory);
   const analysis::StepTimeline& timeline = rank.timeline;
   if (timeline.step_start_idle_ns > 0) {
     out += fmt::format("  step start  compute idle for {} after the step starts{}\n",

@@ -141,6 +141,16 @@ Status WriteGroundTruth(const std::string& path, const KernelCatalog& catalog,
                      ? fmt::format("{{\"src\": {}, \"dst\": {}, \"bandwidth_factor\": 0.1}}",
                                    o.slow_link_src, o.slow_link_dst)
                      : std::string("null"));
+  if (o.memory) {
+    const MemoryTruth& m = truth.memory;
+    fmt::format_to(std::back_inserter(b),
+                   "  \"memory\": {{\"stream_pools\": {}, \"stream_pool_offset_bytes\": {}, "
+                   "\"peak_holder\": {}, \"peak_holder_bytes\": {}, "
+                   "\"peak_allocated_bytes\": {}, \"peak_reserved_bytes\": {}}},\n",
+                   m.stream_pools, m.stream_pool_offset_bytes,
+                   m.peak_holder.empty() ? std::string("null") : "\"" + m.peak_holder + "\"",
+                   m.peak_holder_bytes, m.peak_allocated_bytes, m.peak_reserved_bytes);
+  }
   out.Raw("  \"patterns\": [\n");
   const Chain all_gather{c.comm_all_gather};
   const Chain all_reduce{c.comm_all_reduce};

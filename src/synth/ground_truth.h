@@ -8,6 +8,7 @@
 
 #include "core/status.h"
 #include "synth/kernel_catalog.h"
+#include "synth/memory_writer.h"
 #include "synth/model_schedule.h"
 #include "synth/step_trace.h"
 #include "synth/synth.h"
@@ -35,6 +36,7 @@ struct JobTruth {
   ScheduleShape shape;
   PatternCounts counts;  // per step per rank (identical on every rank and step)
   std::vector<RankTruth> ranks;
+  MemoryTruth memory;  // with options.memory (every rank alike)
 };
 
 Status WriteGroundTruth(const std::string& path, const KernelCatalog& catalog,

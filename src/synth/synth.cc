@@ -17,6 +17,7 @@
 #include "synth/kernel_catalog.h"
 #include "synth/kernel_details_writer.h"
 #include "synth/manifest.h"
+#include "synth/memory_writer.h"
 #include "synth/model_schedule.h"
 #include "synth/parallel_layout.h"
 #include "synth/rng.h"
@@ -214,6 +215,7 @@ struct RankOutput {
   std::unique_ptr<KernelDetailsWriter> writer;
   std::unique_ptr<CommJsonWriter> comm_json;
   std::unique_ptr<TraceViewWriter> trace_view;  // null unless options.trace_view
+  std::unique_ptr<MemoryWriter> memory;         // null unless options.memory
   std::vector<StepTraceRow> trace_rows;
   RankState state;
 };
@@ -252,6 +254,7 @@ Status WriteJobFiles(const SynthOptions& options, const std::string& out_dir) {
                    nullptr,
                    std::make_unique<CommJsonWriter>(catalog, options, r),
                    nullptr,
+                   nullptr,
                    {},
                    RankState(Rng(options.seed, static_cast<uint64_t>(r) + 1))};
     const int device_id = r % 8;
@@ -266,6 +269,10 @@ Status WriteJobFiles(const SynthOptions& options, const std::string& out_dir) {
     if (options.trace_view) {
       out.trace_view = std::make_unique<TraceViewWriter>(catalog, options, r, device_id);
       TS_RETURN_IF_ERROR(out.trace_view->Open(profiler_dir + "/trace_view.json"));
+    }
+    if (options.memory) {
+      out.memory = std::make_unique<MemoryWriter>(options, shape.micro_batches, device_id);
+      TS_RETURN_IF_ERROR(out.memory->Open(profiler_dir));
     }
     truth.ranks.push_back({r, device_id, out.dir, {}});
     ranks.push_back(std::move(out));
@@ -305,6 +312,9 @@ Status WriteJobFiles(const SynthOptions& options, const std::string& out_dir) {
         TS_RETURN_IF_ERROR(
             out.trace_view->WriteStep(step, plan, trace.window_start_ns - preparing));
       }
+      if (out.memory) {
+        TS_RETURN_IF_ERROR(out.memory->WriteStep(trace.window_start_ns, trace.window_end_ns));
+      }
       truth.ranks[r].steps.push_back({step, static_cast<int64_t>(plan.compute.size()),
                                       static_cast<int64_t>(plan.comm.size()), skews[r],
                                       latest - arrival, trace});
@@ -321,6 +331,10 @@ Status WriteJobFiles(const SynthOptions& options, const std::string& out_dir) {
     const int device_id = truth.ranks[r].device_id;
     TS_RETURN_IF_ERROR(out.writer->Close());
     if (out.trace_view) TS_RETURN_IF_ERROR(out.trace_view->Close());
+    if (out.memory) {
+      TS_RETURN_IF_ERROR(out.memory->Close(traits.epoch_base_ns, step_base));
+      truth.memory = out.memory->truth();
+    }
     const std::string profiler_dir = rank_dir + "/ASCEND_PROFILER_OUTPUT";
     TS_RETURN_IF_ERROR(out.comm_json->Write(profiler_dir));
     TS_RETURN_IF_ERROR(WriteStepTraceTime(profiler_dir + "/step_trace_time.csv", options.header,

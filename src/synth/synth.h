@@ -78,6 +78,10 @@ struct SynthOptions {
   // With trace_view: the Python frames of torch's with_stack=True around the
   // framework ops; ground_truth.json then names each pattern's source line.
   bool with_stack = false;
+  // Also write memory_record.csv, operator_memory.csv and npu_module_mem.csv
+  // per rank (synth/memory_writer.h; profile_memory=True). Off by default,
+  // like trace_view: the other files keep their bytes.
+  bool memory = false;
   std::string name = "synth";
 };
 

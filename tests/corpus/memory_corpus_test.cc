@@ -23,6 +23,7 @@
 
 #include "analysis/step/memory_usage.h"
 #include "formats/ascend/ascend_rank_loader.h"
+#include "formats/ascend_db/ascend_db_reader.h"
 #include "formats/trace/kineto_reader.h"
 #include "test_paths.h"
 
@@ -157,7 +158,55 @@ TEST(MemoryCorpus, KinetoMemoryEventsMatchAnIndependentComputation) {
     EXPECT_NEAR(static_cast<double>(*m->gap_mean_bytes), static_cast<double>(s.gap_mean), 1.0);
     EXPECT_TRUE(m->streams.empty());
     EXPECT_FALSE(m->live_at_peak_bytes.has_value());  // no operator_memory.csv: unknown
+    // Activation memory (python3 likewise: the step's first
+    // autograd::engine::evaluate_function op, the last device [memory]
+    // event at or before it, minus the step's first): 1.22 GiB in every
+    // step; the V100's totalGlobalMem is the capacity.
+    EXPECT_EQ(m->start_allocated_bytes, 4121780224);
+    EXPECT_EQ(m->backward_allocated_bytes, 5430395904);
+    EXPECT_EQ(m->activation_bytes, 1308615680);
+    EXPECT_EQ(m->capacity_bytes, 34089730048);
+    EXPECT_EQ(m->capacity_from, "deviceProperties totalGlobalMem");
+    EXPECT_EQ(m->headroom_bytes, 34089730048 - 12782141440);
   }
+}
+
+// The .db export of the same run as the text-level0/level1 samples (same
+// 381 PTA samples and peaks): its memory tables give the numbers the CSVs
+// give. Pinned with the sqlite3 CLI over the raw tables (PTA rows of
+// MEMORY_RECORD joined to STRING_IDS: count, max(totalAllocated),
+// max(totalReserved), min/max(totalReserved - totalAllocated), distinct
+// streamPtr; the first timestamp at the max; OP_MEMORY rows not cann::,
+// size > 0, allocationTime <= peak < releaseTime or NULL, summed and by name).
+TEST(MemoryCorpus, DbExportMemoryTablesMatchAnIndependentComputation) {
+  TS_REQUIRE_CORPUS("ascend/msinsight-pytorch-2rank-db-level1");
+  Result<model::RankProfile> loaded = formats::LoadAscendDbRank(
+      corpus_path + "/ascend/msinsight-pytorch-2rank-db-level1/rank0_ascend_pt");
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  const model::RankProfile& p = *loaded;
+  for (const RowLedger& ledger : p.ledgers) {
+    EXPECT_EQ(ledger.rows_read(), ledger.rows_used() + ledger.rows_skipped()) << ledger.file();
+  }
+  EXPECT_EQ(p.memory.records.size(), 990u + 14u);  // MEMORY_RECORD + NPU_MEM's app rows
+  EXPECT_EQ(p.memory.operators.size(), 184u);
+  EXPECT_EQ(p.memory.modules.size(), 1078u);
+  EXPECT_EQ(p.info.device_name, "Ascend910B");
+  const std::optional<analysis::MemoryUsage> m = analysis::ComputeMemoryUsage(p, model::kNoStep);
+  ASSERT_TRUE(m.has_value());
+  EXPECT_EQ(m->samples, 381);
+  EXPECT_EQ(m->peak_allocated_bytes, 1245688832);
+  EXPECT_EQ(m->peak_allocated_ns, 1736410576442657420);
+  EXPECT_EQ(m->peak_reserved_bytes, 1522532352);
+  EXPECT_EQ(m->gap_min_bytes, 276843520);
+  EXPECT_EQ(m->gap_max_bytes, 629283840);
+  EXPECT_EQ(m->streams.size(), 2u);
+  EXPECT_EQ(m->live_at_peak_bytes, 510196224);
+  ASSERT_FALSE(m->top_holders.empty());
+  EXPECT_EQ(m->top_holders[0].name, "aten::_foreach_add");
+  EXPECT_EQ(m->top_holders[0].bytes, 245276160);
+  // Plain "Ascend910B" does not say the variant (32 or 64 GB): unknown.
+  EXPECT_FALSE(m->capacity_bytes.has_value());
+  EXPECT_FALSE(m->headroom_bytes.has_value());
 }
 
 }  // namespace

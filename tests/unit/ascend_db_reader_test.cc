@@ -12,8 +12,10 @@
 #include <cmath>
 #include <filesystem>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include "analysis/step/memory_usage.h"
 #include "analysis/step/step_budget.h"
 #include "formats/importer_registry.h"
 #include "formats/load_profiles.h"
@@ -237,6 +239,102 @@ TEST(AscendDbReaderTest, ReadsKernelsCommunicationStepsAndRank) {
   EXPECT_EQ(budget->budget.computation_ns, 600);
   EXPECT_EQ(budget->budget.communication_ns, 1600);
   EXPECT_EQ(budget->budget.exposed_communication_ns, 1400);  // [1500,1600] + [1700,3000]
+}
+
+// The memory tables (issue 15), columns as the corpus db-level1 export has
+// them: sizes in bytes, times in ns. Damaged rows: a MEMORY_RECORD row
+// without a timestamp, an OP_MEMORY row without a size, an NPU_MODULE_MEM
+// row without a moduleId, an NPU_MEM row of the whole device.
+std::vector<std::string> MemoryTables() {
+  return {
+      "INSERT INTO STRING_IDS VALUES (20,'PTA'),(21,'PTA+GE'),(22,'aten::empty_strided'),"
+      "(23,'app'),(24,'device')",
+      "CREATE TABLE ENUM_MODULE (id INTEGER PRIMARY KEY, name TEXT)",
+      "INSERT INTO ENUM_MODULE VALUES (3,'HCCL'),(7,'APP')",
+      "CREATE TABLE MEMORY_RECORD (component INTEGER, timestamp INTEGER, totalAllocated "
+      "INTEGER, totalReserved INTEGER, totalActive INTEGER, streamPtr INTEGER, deviceId INTEGER)",
+      "INSERT INTO MEMORY_RECORD VALUES (20,1100,1048576,4194304,1048576,77,5),"
+      "(21,1100,2097152,5242880,2097152,77,5),(20,1200,3145728,4194304,3145728,77,5),"
+      "(20,NULL,1,2,1,77,5),(20,1300,NULL,4194304,NULL,88,5),(99,1400,5,6,5,77,5)",
+      "CREATE TABLE OP_MEMORY (name INTEGER, size INTEGER, allocationTime INTEGER, releaseTime "
+      "INTEGER, activeReleaseTime INTEGER, duration INTEGER, activeDuration INTEGER, "
+      "allocationTotalAllocated INTEGER, allocationTotalReserved INTEGER, allocationTotalActive "
+      "INTEGER, releaseTotalAllocated INTEGER, releaseTotalReserved INTEGER, releaseTotalActive "
+      "INTEGER, streamPtr INTEGER, deviceId INTEGER)",
+      "INSERT INTO OP_MEMORY VALUES "
+      "(22,2097152,1150,1250,1250,100,100,3145728,4194304,3145728,1048576,4194304,1048576,77,5),"
+      "(22,1024,1160,NULL,NULL,NULL,NULL,3146752,4194304,3146752,NULL,NULL,NULL,77,5),"
+      "(22,NULL,1170,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL,NULL,77,5)",
+      "CREATE TABLE NPU_MODULE_MEM (moduleId INTEGER, timestampNs INTEGER, totalReserved "
+      "NUMERIC, deviceId INTEGER)",
+      "INSERT INTO NPU_MODULE_MEM VALUES (3,1000,423690240,5),(7,1000,1522532352,5),"
+      "(42,1000,-1,5),(NULL,1000,5,5)",
+      "CREATE TABLE NPU_MEM (type INTEGER, ddr NUMERIC, hbm NUMERIC, timestampNs INTEGER, "
+      "deviceId INTEGER)",
+      "INSERT INTO NPU_MEM VALUES (23,0,2212077568,1000,5),(24,0,9999,1000,5)",
+      "CREATE TABLE NPU_INFO (id INTEGER, name TEXT)",
+      "INSERT INTO NPU_INFO VALUES (5,'Ascend910B3')",
+  };
+}
+
+TEST(AscendDbReaderTest, ReadsTheMemoryTablesIntoTheModelWithLedgers) {
+  std::vector<std::string> sql = ProfilerDb();
+  for (std::string& statement : MemoryTables()) sql.push_back(std::move(statement));
+  const fs::path rank = MakeRank("ascend_db_memory", sql);
+  Result<model::RankProfile> loaded = LoadAscendDbRank(rank.string());
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  const model::RankProfile& p = *loaded;
+  constexpr int64_t kMiB = int64_t{1} << 20;
+  const model::MemoryData& m = p.memory;
+  EXPECT_TRUE(m.has_records && m.has_operators && m.has_modules);
+  // NPU_MEM's app row first (1000), then MEMORY_RECORD by time.
+  ASSERT_EQ(m.records.size(), 6u);
+  EXPECT_EQ(m.records[0].component, model::MemoryComponent::kApp);
+  EXPECT_EQ(m.records[0].reserved_bytes, 2212077568);
+  EXPECT_EQ(m.records[1].component, model::MemoryComponent::kPta);
+  EXPECT_EQ(m.records[2].component, model::MemoryComponent::kPtaGe);
+  EXPECT_EQ(m.records[3].allocated_bytes, 3 * kMiB);
+  EXPECT_EQ(p.strings.Get(m.records[4].stream), "88");
+  EXPECT_FALSE(m.records[4].allocated_bytes.has_value());
+  EXPECT_EQ(m.records[5].component, model::MemoryComponent::kOther);  // string id 99 unknown
+  ASSERT_EQ(m.operators.size(), 2u);
+  EXPECT_EQ(p.strings.Get(m.operators[0].name), "aten::empty_strided");
+  EXPECT_EQ(m.operators[0].size_bytes, 2 * kMiB);
+  EXPECT_EQ(m.operators[0].release_ns, 1250);
+  EXPECT_FALSE(m.operators[1].release_ns.has_value());
+  ASSERT_EQ(m.modules.size(), 3u);
+  EXPECT_FALSE(m.modules[2].reserved_bytes.has_value());  // -1: only releases captured
+  EXPECT_EQ(p.info.device_name, "Ascend910B3");
+
+  for (const auto& [table, read, used] : {std::tuple{"MEMORY_RECORD", 6, 5},
+                                          {"OP_MEMORY", 3, 2},
+                                          {"NPU_MODULE_MEM", 4, 3},
+                                          {"NPU_MEM", 2, 1}}) {
+    const RowLedger* ledger = LedgerOf(p, table);
+    ASSERT_NE(ledger, nullptr) << table;
+    EXPECT_EQ(ledger->rows_read(), read) << table;
+    EXPECT_EQ(ledger->rows_used(), used) << table;
+    EXPECT_EQ(ledger->rows_read(), ledger->rows_used() + ledger->rows_skipped()) << table;
+  }
+  EXPECT_EQ(LedgerOf(p, "MEMORY_RECORD")->skipped_by_reason().at("missing timestamp"), 1);
+  EXPECT_EQ(LedgerOf(p, "OP_MEMORY")->skipped_by_reason().at("missing size"), 1);
+  EXPECT_EQ(LedgerOf(p, "NPU_MEM")->skipped_by_reason().at("device-wide memory row"), 1);
+
+  // The same model as the CSV readers': peaks, holders, modules, capacity.
+  const std::optional<analysis::MemoryUsage> u = analysis::ComputeMemoryUsage(p, model::kNoStep);
+  ASSERT_TRUE(u.has_value());
+  EXPECT_EQ(u->peak_allocated_bytes, 3 * kMiB);
+  EXPECT_EQ(u->peak_allocated_ns, 1200);
+  EXPECT_EQ(u->peak_reserved_bytes, 4 * kMiB);
+  EXPECT_EQ(u->gap_min_bytes, kMiB);
+  EXPECT_EQ(u->app_peak_reserved_bytes, 2212077568);
+  EXPECT_EQ(u->live_at_peak_bytes, 2 * kMiB + 1024);
+  ASSERT_EQ(u->modules.size(), 2u);
+  EXPECT_EQ(u->modules[0].component, "APP");
+  EXPECT_EQ(u->modules[1].reserved_bytes, 423690240);
+  EXPECT_EQ(u->capacity_bytes, int64_t{64} << 30);
+  EXPECT_EQ(u->capacity_from, "device table: Huawei Ascend 910B3");
+  EXPECT_EQ(u->headroom_bytes, (int64_t{64} << 30) - 4 * kMiB);
 }
 
 TEST(AscendDbReaderTest, TheImporterLoadsItAndTheFileIsNotTouched) {

@@ -17,6 +17,7 @@
 #include "analysis/common/family_rules.h"
 #include "analysis/common/finding_template.h"
 #include "analysis/findings/cluster_findings.h"
+#include "analysis/findings/memory_findings.h"
 #include "analysis/findings/pipeline_findings.h"
 #include "analysis/health/training_health.h"
 #include "analysis/job/rank_analysis.h"
@@ -133,6 +134,9 @@ slow_matmul_min_share  0.05  share  matmul-time  m
 slow_matmul_relative  0.5  ratio  none  m
 slow_matmul_min_gain_pct  1  pct  step  m
 fragmentation_min_gap_share  0.1  share  reserved-memory  m
+memory_peak_holder_share  0.25  share  allocated-peak  m
+oom_headroom_share  0.1  share  device-capacity  m
+memory_imbalance_share  0.2  share  median-peak  m
 health_window  10  count  records  m
 loss_spike_z  3.5  factor  loss-rise-mad  m
 loss_spike_min_rise  0.1  share  previous-loss  m
@@ -577,6 +581,18 @@ TEST(FindingCatalog, EveryIdRendersFromWhatItsDetectorEmits) {
     profile.info.env["PYTORCH_NPU_ALLOC_CONF"] = "expandable_segments:True";
     for (const Finding& f : RankThresholdFindings(rank, profile)) check(f);
     profile.info.env.clear();
+    // One operator holds 3 of the 6 GiB allocated at the peak, with the
+    // activation memory and the element-wise intermediates known; 0.5 GiB
+    // left of a 10 GiB device (memory-peak with every remedy, oom-risk).
+    memory.live_at_peak_bytes = int64_t{5} << 30;
+    memory.top_holders = {{"aten::_log_softmax", int64_t{3} << 30, 2}};
+    memory.activation_bytes = int64_t{4} << 30;
+    memory.elementwise_live_at_peak_bytes = int64_t{1} << 30;
+    memory.capacity_bytes = int64_t{17} << 29;
+    memory.capacity_from = "device table: test";
+    memory.headroom_bytes = *memory.capacity_bytes - *memory.peak_reserved_bytes;
+    rank.steps[0].memory = memory;
+    for (const Finding& f : RankThresholdFindings(rank, profile)) check(f);
     rank.steps[0].memory.reset();
   }
   // A run made with debugging switches and a tuned host dispatch.
@@ -592,6 +608,14 @@ TEST(FindingCatalog, EveryIdRendersFromWhatItsDetectorEmits) {
   profile.info.parallel_sizes["pipeline_model_parallel_size"] = 2;
   for (const Finding& f : RankThresholdFindings(rank, profile)) check(f);
 
+  // Allocated peaks 4, 5 and 6 GiB on three ranks (memory-imbalance).
+  std::vector<Finding> memory_findings;
+  AddMemoryImbalance({{0, int64_t{4} << 30}, {1, int64_t{5} << 30}, {2, int64_t{6} << 30}},
+                     catalog.thresholds(), &memory_findings);
+  for (Finding& f : memory_findings) {
+    catalog.Render(&f);
+    check(f);
+  }
   // Pipeline stages of unequal cost.
   std::vector<Finding> stage_findings;
   AddStageImbalance({{0, 0, 20'000'000, 100'000'000}, {1, 1, 40'000'000, 100'000'000}},

@@ -221,7 +221,16 @@ RankResult MakeSample() {
   memory.live_at_peak_bytes = 510196224;
   memory.top_holders = {{"aten::_foreach_add", 245276160, 17}};
   memory.modules = {{"APP", 1522532352}};
-  step.distribution.memory = memory;  // gap_max, GE and APP peaks unknown
+  memory.start_allocated_bytes = 981462016;
+  memory.backward_start_ns = 4'000;
+  memory.backward_allocated_bytes = 1245688832;
+  memory.activation_bytes = 264226816;
+  memory.capacity_bytes = int64_t{64} << 30;
+  memory.capacity_from = "device table: Huawei Ascend 910B3";
+  memory.headroom_bytes = (int64_t{64} << 30) - 1522532352;
+  memory.curve = {{1'000, 981462016, 1522532352}, {5'000, 1245688832, std::nullopt}};
+  step.distribution.memory = memory;  // gap_max, GE/APP peaks, element-wise share unknown  //
+                                      // gap_max, GE and APP peaks unknown
   step.distribution.step_trace->preparing_ns = 1'250;
   step.distribution.breakdown = StepBudget{"trace", "all", {}};
   step.distribution.breakdown->budget.idle_ns = -5;
@@ -324,7 +333,7 @@ TEST(RankResultIoTest, FormatVersionMatchesTheLayout) {
     size_t size;
     uint64_t hash;
   };
-  constexpr Layout kLayout{14, 1090, 0xa5aca107e1b15490};
+  constexpr Layout kLayout{15, 1182, 0x4a3f077f77d3c19e};
   EXPECT_EQ(kRankResultFormatVersion, kLayout.version);
   EXPECT_EQ(bytes.size(), kLayout.size);
   EXPECT_EQ(hash, kLayout.hash) << std::hex << hash;

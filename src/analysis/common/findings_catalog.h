@@ -66,6 +66,9 @@ struct FindingThresholds {
   double slow_matmul_relative = 0;         // achieved over the yardstick
   double slow_matmul_min_gain_pct = 0;     // % of the step
   double fragmentation_min_gap_share = 0;  // share of the step's peak reserved memory
+  double memory_peak_holder_share = 0;     // share of the allocated peak
+  double oom_headroom_share = 0;           // share of the device's memory
+  double memory_imbalance_share = 0;       // share of the median rank's allocated peak
   double health_window = 0;                // count of records before the one judged
   double loss_spike_z = 0;                 // robust (modified) z-score
   double loss_spike_min_rise = 0;          // share of the window's median loss

@@ -1,5 +1,7 @@
 #include "analysis/findings/memory_findings.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <string>
 #include <string_view>
@@ -89,12 +91,129 @@ void Fragmentation(const StepDistribution& step, const model::RankProfile& profi
   out->push_back(std::move(f));
 }
 
+// memory-peak: the largest holder at the allocated peak holds at least
+// memory_peak_holder_share of the peak; what each remedy would save.
+void Peak(const StepDistribution& step, const model::RankProfile& profile,
+          const FindingThresholds& t, std::vector<Finding>* out) {
+  if (!step.memory) return;
+  const MemoryUsage& m = *step.memory;
+  if (!m.peak_allocated_bytes || *m.peak_allocated_bytes <= 0 || m.top_holders.empty() ||
+      !m.live_at_peak_bytes) {
+    return;
+  }
+  const MemoryHolder& top = m.top_holders.front();
+  const double share =
+      static_cast<double>(top.bytes) / static_cast<double>(*m.peak_allocated_bytes);
+  if (share < t.memory_peak_holder_share) return;
+  Finding f;
+  f.id = "memory-peak";
+  f.ranks = {profile.rank};
+  f.occurrences = 1;
+  f.evidence_values = {{"peak_allocated_gib", Gib(*m.peak_allocated_bytes)},
+                       {"holder_gib", Gib(top.bytes)},
+                       {"holder_pct", share * 100},
+                       {"live_at_peak_gib", Gib(*m.live_at_peak_bytes)},
+                       {"offload_saves_gib", Gib(top.bytes)}};
+  if (m.peak_reserved_bytes) {
+    f.evidence_values.emplace_back("peak_reserved_gib", Gib(*m.peak_reserved_bytes));
+  }
+  if (m.activation_bytes && *m.activation_bytes > 0) {
+    f.evidence_values.emplace_back("activation_gib", Gib(*m.activation_bytes));
+    f.evidence_values.emplace_back("recompute_saves_gib", Gib(*m.activation_bytes));
+  }
+  if (m.elementwise_live_at_peak_bytes && *m.elementwise_live_at_peak_bytes > 0) {
+    f.evidence_values.emplace_back("fused_saves_gib", Gib(*m.elementwise_live_at_peak_bytes));
+  }
+  if (m.capacity_bytes && m.peak_reserved_bytes && *m.capacity_bytes > 0) {
+    f.evidence_values.emplace_back(
+        "capacity_pct",
+        static_cast<double>(*m.peak_reserved_bytes) / static_cast<double>(*m.capacity_bytes) * 100);
+    f.text_labels.push_back({"capacity_from", m.capacity_from});
+  }
+  f.text_values = {{"step", step.step}};
+  f.text_labels.push_back({"holder", top.name});
+  f.estimated_gain_pct = 0;  // memory, not time
+  out->push_back(std::move(f));
+}
+
+// oom-risk: capacity minus the peak reserved under oom_headroom_share of
+// the capacity; no capacity, no finding.
+void OomRisk(const StepDistribution& step, const model::RankProfile& profile,
+             const FindingThresholds& t, std::vector<Finding>* out) {
+  if (!step.memory) return;
+  const MemoryUsage& m = *step.memory;
+  if (!m.capacity_bytes || *m.capacity_bytes <= 0 || !m.headroom_bytes || !m.peak_reserved_bytes) {
+    return;
+  }
+  const double share =
+      static_cast<double>(*m.headroom_bytes) / static_cast<double>(*m.capacity_bytes);
+  if (share >= t.oom_headroom_share) return;
+  Finding f;
+  f.id = "oom-risk";
+  f.ranks = {profile.rank};
+  f.occurrences = 1;
+  f.evidence_values = {{"headroom_gib", Gib(*m.headroom_bytes)},
+                       {"headroom_pct", share * 100},
+                       {"capacity_gib", Gib(*m.capacity_bytes)},
+                       {"peak_reserved_gib", Gib(*m.peak_reserved_bytes)}};
+  if (m.peak_allocated_bytes) {
+    f.evidence_values.emplace_back("peak_allocated_gib", Gib(*m.peak_allocated_bytes));
+  }
+  f.text_values = {{"step", step.step}};
+  f.text_labels = {{"capacity_from", m.capacity_from}};
+  f.estimated_gain_pct = 0;  // a risk, not time
+  out->push_back(std::move(f));
+}
+
 }  // namespace
+
+void AddMemoryImbalance(std::vector<RankMemoryPeak> peaks, const FindingThresholds& t,
+                        std::vector<Finding>* out) {
+  std::erase_if(peaks, [](const RankMemoryPeak& p) { return p.peak_allocated_bytes <= 0; });
+  if (peaks.size() < 2) return;
+  std::stable_sort(peaks.begin(), peaks.end(),
+                   [](const RankMemoryPeak& a, const RankMemoryPeak& b) {
+                     return a.peak_allocated_bytes < b.peak_allocated_bytes;
+                   });
+  const size_t n = peaks.size();
+  const size_t mid = n / 2;
+  const auto at = [&](size_t i) { return static_cast<double>(peaks[i].peak_allocated_bytes); };
+  const double median = n % 2 == 1 ? at(mid) : (at(mid - 1) + at(mid)) * 0.5;
+  const RankMemoryPeak& lo = peaks.front();
+  const RankMemoryPeak& hi = peaks.back();
+  const double spread =
+      static_cast<double>(hi.peak_allocated_bytes - lo.peak_allocated_bytes) / median;
+  if (spread < t.memory_imbalance_share) return;
+  std::vector<RankMemoryPeak> by_rank = peaks;
+  std::stable_sort(
+      by_rank.begin(), by_rank.end(),
+      [](const RankMemoryPeak& a, const RankMemoryPeak& b) { return a.rank < b.rank; });
+  std::string per_rank;
+  for (const RankMemoryPeak& p : by_rank) {
+    per_rank += fmt::format("{}rank {} {:.2f} GiB", per_rank.empty() ? "" : ", ", p.rank,
+                            Gib(p.peak_allocated_bytes));
+  }
+  Finding f;
+  f.id = "memory-imbalance";
+  f.ranks = {hi.rank};
+  f.occurrences = 1;
+  f.evidence_values = {{"max_peak_gib", Gib(hi.peak_allocated_bytes)},
+                       {"min_peak_gib", Gib(lo.peak_allocated_bytes)},
+                       {"median_peak_gib", median / (1024.0 * 1024.0 * 1024.0)},
+                       {"spread_pct", spread * 100},
+                       {"ranks_compared", static_cast<double>(n)}};
+  f.text_values = {{"max_rank", hi.rank}, {"min_rank", lo.rank}};
+  f.text_labels = {{"per_rank", per_rank}};
+  f.estimated_gain_pct = 0;  // memory, not time
+  out->push_back(std::move(f));
+}
 
 std::vector<Finding> MemoryFindings(const StepDistribution& step, const model::RankProfile& profile,
                                     const FindingThresholds& thresholds) {
   std::vector<Finding> out;
   Fragmentation(step, profile, thresholds, &out);
+  Peak(step, profile, thresholds, &out);
+  OomRisk(step, profile, thresholds, &out);
   return out;
 }
 

@@ -1,6 +1,9 @@
-// Memory findings of one step (issue 15): memory-fragmentation (the caching
-// allocator holds memory no tensor uses, at every moment of every captured
-// step) and memory-peak (what the allocated peak is made of).
+// Memory findings (issue 15). Of one step of one rank: memory-fragmentation
+// (the caching allocator holds memory no tensor uses, at every moment of
+// every captured step), memory-peak (one operator holds much of the
+// allocated peak: what recompute, offload and fused kernels would save) and
+// oom-risk (little headroom to the device's capacity). Of the job:
+// memory-imbalance (the ranks' allocated peaks far apart).
 #pragma once
 
 #include <vector>
@@ -14,5 +17,16 @@ namespace trainscope::analysis {
 
 std::vector<Finding> MemoryFindings(const StepDistribution& step, const model::RankProfile& profile,
                                     const FindingThresholds& thresholds);
+
+// One rank's allocated peak in the job's step (memory-imbalance).
+struct RankMemoryPeak {
+  int32_t rank = -1;
+  int64_t peak_allocated_bytes = 0;
+};
+
+// memory-imbalance: the largest rank's peak minus the smallest at or above
+// memory_imbalance_share of the median rank's; needs two ranks or more.
+void AddMemoryImbalance(std::vector<RankMemoryPeak> peaks, const FindingThresholds& thresholds,
+                        std::vector<Finding>* out);
 
 }  // namespace trainscope::analysis

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "analysis/findings/fingerprint_findings.h"
+#include "analysis/findings/memory_findings.h"
 #include "analysis/findings/pipeline_findings.h"
 #include "analysis/findings/threshold_findings.h"
 #include "analysis/job/job_stages.h"
@@ -261,6 +262,21 @@ void AddPipelineFindings(JobAnalysis* job, const FindingCatalog& catalog) {
                        std::make_move_iterator(found.end()));
 }
 
+// memory-imbalance from each rank's allocated peak in its shown step.
+void AddMemoryFindings(JobAnalysis* job, const FindingCatalog& catalog) {
+  std::vector<RankMemoryPeak> peaks;
+  for (const RankAnalysis& rank : job->ranks) {
+    const StepDistribution* step = rank.selected();
+    if (step == nullptr || !step->memory || !step->memory->peak_allocated_bytes) continue;
+    peaks.push_back(RankMemoryPeak{rank.header.rank, *step->memory->peak_allocated_bytes});
+  }
+  std::vector<Finding> found;
+  AddMemoryImbalance(std::move(peaks), catalog.thresholds(), &found);
+  RenderFindings(catalog, &found, job->platform);
+  job->findings.insert(job->findings.end(), std::make_move_iterator(found.begin()),
+                       std::make_move_iterator(found.end()));
+}
+
 bool HasStep(const RankSteps& steps, int32_t step) {
   return std::find(steps.present.begin(), steps.present.end(), step) != steps.present.end();
 }
@@ -382,6 +398,7 @@ Result<JobAnalysis> Combine(std::vector<RankResult>&& ranks, const JobContext& c
   job.findings = MergeRankFindings(std::move(per_rank));
   AddClusterAnalysis(std::move(comm), links, &job, CatalogOf(options));
   AddPipelineFindings(&job, CatalogOf(options));
+  AddMemoryFindings(&job, CatalogOf(options));
   for (Finding& f : job.findings) f.estimated_gain_pct = ClampGainPct(f.estimated_gain_pct);
   RankFindings(&job.findings);
   job.projection = ProjectGains(job.findings, JobStepNs(job));

@@ -124,13 +124,19 @@ template <class V, Is<ModuleMemory> S>
 void VisitFields(V& v, S& module) {
   TS_FIELDS(v, module, component, reserved_bytes);
 }
+template <class V, Is<MemoryCurvePoint> S>
+void VisitFields(V& v, S& point) {
+  TS_FIELDS(v, point, ts_ns, allocated_bytes, reserved_bytes);
+}
 template <class V, Is<MemoryUsage> S>
 void VisitFields(V& v, S& memory) {
   TS_FIELDS(v, memory, window_start_ns, window_end_ns, window_from, samples_from, samples,
             peak_allocated_bytes, peak_allocated_ns, peak_reserved_bytes, gap_at_peak_bytes,
             gap_min_bytes, gap_max_bytes, gap_mean_bytes, ge_peak_allocated_bytes,
             ge_peak_reserved_bytes, app_peak_reserved_bytes, streams, live_at_peak_bytes,
-            top_holders, modules);
+            top_holders, modules, start_allocated_bytes, backward_start_ns,
+            backward_allocated_bytes, activation_bytes, elementwise_live_at_peak_bytes,
+            capacity_bytes, capacity_from, headroom_bytes, curve);
 }
 template <class V, Is<StepDistribution> S>
 void VisitFields(V& v, S& distribution) {

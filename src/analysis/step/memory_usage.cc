@@ -4,6 +4,7 @@
 #include <map>
 #include <string_view>
 
+#include "analysis/common/device_memory.h"
 #include "core/numbers.h"
 
 namespace trainscope::analysis {
@@ -184,6 +185,163 @@ std::vector<model::MemoryRecordRow> KinetoSamples(const model::Timeline& timelin
   return rows;
 }
 
+// Element-wise, norm and cast operators: what an unfused chain is made of
+// (their outputs are the intermediates a fused kernel keeps in registers).
+bool IsElementwise(std::string_view name) {
+  const size_t colon = name.rfind("::");
+  const std::string_view op = colon == std::string_view::npos ? name : name.substr(colon + 2);
+  static constexpr std::string_view kOps[] = {"mul",
+                                              "add",
+                                              "sub",
+                                              "div",
+                                              "pow",
+                                              "exp",
+                                              "rsqrt",
+                                              "sqrt",
+                                              "neg",
+                                              "mean",
+                                              "sigmoid",
+                                              "silu",
+                                              "gelu",
+                                              "relu",
+                                              "tanh",
+                                              "softmax",
+                                              "_softmax",
+                                              "linalg_vector_norm",
+                                              "_npu_dtype_cast",
+                                              "_to_copy",
+                                              "to",
+                                              "copy_",
+                                              "clone",
+                                              "cat",
+                                              "where",
+                                              "masked_fill",
+                                              "reciprocal",
+                                              "square",
+                                              "sum",
+                                              "layer_norm",
+                                              "native_layer_norm",
+                                              "cos",
+                                              "sin",
+                                              "contiguous"};
+  for (const std::string_view k : kOps) {
+    if (op == k) return true;
+  }
+  return false;
+}
+
+int64_t ElementwiseLiveAtPeak(const model::RankProfile& profile, int64_t peak_ns) {
+  int64_t bytes = 0;
+  for (const model::OperatorMemoryRow& r : profile.memory.operators) {
+    if (!r.alloc_ns || r.size_bytes <= 0 || *r.alloc_ns > peak_ns) continue;
+    if (r.release_ns && *r.release_ns <= peak_ns) continue;
+    if (IsElementwise(profile.strings.Get(r.name))) AddSaturating(bytes, r.size_bytes);
+  }
+  return bytes;
+}
+
+// The forward->backward boundary in the window: the earliest backward host
+// op (a fwdbwd flow's end, else "autograd::engine::evaluate_function").
+std::optional<int64_t> BackwardStart(const model::Timeline& t, const Window& w) {
+  std::optional<int64_t> first;
+  auto consider = [&](size_t i) {
+    const int64_t ts = t.host_ops.start_ns[i];
+    if (InWindow(ts, w) && (!first || ts < *first)) first = ts;
+  };
+  for (const model::FwdBwdLink& link : t.fwdbwd) {
+    if (link.backward_op >= 0 && static_cast<size_t>(link.backward_op) < t.host_ops.size()) {
+      consider(static_cast<size_t>(link.backward_op));
+    }
+  }
+  return first;
+}
+
+void Activation(const model::RankProfile& profile,
+                const std::vector<model::MemoryRecordRow>& records, const Window& w,
+                MemoryUsage* u) {
+  std::optional<int64_t> backward = BackwardStart(profile.timeline, w);
+  if (!backward) {
+    const model::HostOps& ops = profile.timeline.host_ops;
+    for (size_t i = 0; i < ops.size(); ++i) {
+      const int64_t ts = ops.start_ns[i];
+      if (!InWindow(ts, w) || (backward && ts >= *backward)) continue;
+      if (profile.strings.Get(ops.name[i]).starts_with("autograd::engine::evaluate_function")) {
+        backward = ts;
+      }
+    }
+  }
+  for (const model::MemoryRecordRow& r : records) {
+    if (!InWindow(r.ts_ns, w) || r.component != model::MemoryComponent::kPta ||
+        !r.allocated_bytes) {
+      continue;
+    }
+    if (!u->start_allocated_bytes) u->start_allocated_bytes = r.allocated_bytes;
+    if (backward && r.ts_ns <= *backward) u->backward_allocated_bytes = r.allocated_bytes;
+  }
+  if (!backward || !u->backward_allocated_bytes || !u->start_allocated_bytes) return;
+  u->backward_start_ns = backward;
+  // Less allocated at the boundary than at the step's start (memory of the
+  // previous step freed during the forward, e.g. gradients set to None):
+  // the difference is not the activations, which stay unknown.
+  const int64_t activation = *u->backward_allocated_bytes - *u->start_allocated_bytes;
+  if (activation >= 0) u->activation_bytes = activation;
+}
+
+// The device's capacity: deviceProperties' totalGlobalMem, else the
+// device table by name (the trace's deviceProperties, the .db's NPU_INFO).
+void Capacity(const model::RankProfile& profile, MemoryUsage* u) {
+  for (const model::DeviceProperties& d : profile.timeline.devices) {
+    if (d.total_global_mem > 0) {
+      u->capacity_bytes = d.total_global_mem;
+      u->capacity_from = "deviceProperties totalGlobalMem";
+      break;
+    }
+  }
+  if (!u->capacity_bytes) {
+    std::string_view name = profile.info.device_name;
+    if (name.empty() && !profile.timeline.devices.empty()) {
+      name = profile.timeline.devices.front().name;
+    }
+    if (const std::optional<DeviceMemory> d = FindDeviceMemory(name)) {
+      u->capacity_bytes = d->gib * (int64_t{1} << 30);
+      u->capacity_from = "device table: " + std::string(d->device);
+    }
+  }
+  if (u->capacity_bytes && u->peak_reserved_bytes) {
+    u->headroom_bytes = *u->capacity_bytes - *u->peak_reserved_bytes;
+  }
+}
+
+// At most kMemoryCurvePoints points: the window cut into equal time
+// buckets, each kept as its sample with the largest allocated.
+std::vector<MemoryCurvePoint> Curve(const std::vector<model::MemoryRecordRow>& records,
+                                    const Window& w) {
+  std::vector<MemoryCurvePoint> all;
+  for (const model::MemoryRecordRow& r : records) {
+    if (!InWindow(r.ts_ns, w) || r.component != model::MemoryComponent::kPta ||
+        !r.allocated_bytes) {
+      continue;
+    }
+    all.push_back(MemoryCurvePoint{r.ts_ns, *r.allocated_bytes, r.reserved_bytes});
+  }
+  if (all.size() <= kMemoryCurvePoints) return all;
+  const int64_t t0 = all.front().ts_ns;
+  const double span = static_cast<double>(all.back().ts_ns - t0) + 1;
+  std::vector<MemoryCurvePoint> out;
+  size_t bucket = kMemoryCurvePoints;  // none yet
+  for (const MemoryCurvePoint& p : all) {
+    const auto b = static_cast<size_t>(static_cast<double>(p.ts_ns - t0) / span *
+                                       static_cast<double>(kMemoryCurvePoints));
+    if (b != bucket) {
+      out.push_back(p);
+      bucket = b;
+    } else if (p.allocated_bytes > out.back().allocated_bytes) {
+      out.back() = p;
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 std::optional<MemoryUsage> ComputeMemoryUsage(const model::RankProfile& profile, int32_t step) {
@@ -203,6 +361,12 @@ std::optional<MemoryUsage> ComputeMemoryUsage(const model::RankProfile& profile,
   AllocatorPeaks(profile, records, *window, &u, &streams);
   Holders(profile, *window, &u, &streams);
   Modules(profile, *window, &u);
+  Activation(profile, records, *window, &u);
+  if (profile.memory.has_operators && u.peak_allocated_ns) {
+    u.elementwise_live_at_peak_bytes = ElementwiseLiveAtPeak(profile, *u.peak_allocated_ns);
+  }
+  Capacity(profile, &u);
+  u.curve = Curve(records, *window);
   for (auto& [name, s] : streams) {
     s.stream = name;
     u.streams.push_back(std::move(s));

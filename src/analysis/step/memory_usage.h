@@ -37,6 +37,14 @@ struct ModuleMemory {
   int64_t reserved_bytes = 0;
 };
 
+// One point of the allocator curve the report draws: the sample of its
+// time bucket with the largest Total Allocated (MemoryUsage::curve).
+struct MemoryCurvePoint {
+  int64_t ts_ns = 0;
+  int64_t allocated_bytes = 0;
+  std::optional<int64_t> reserved_bytes;
+};
+
 struct MemoryUsage {
   // The window the samples were taken from, and where it comes from:
   // "host step" (ProfilerStep#N), "device steps" (from the step's first
@@ -72,7 +80,38 @@ struct MemoryUsage {
   std::optional<int64_t> live_at_peak_bytes;
   std::vector<MemoryHolder> top_holders;
   std::vector<ModuleMemory> modules;  // npu_module_mem.csv, the largest first
+
+  // Activation memory (docs/json-schema.md, ranks[].memory): Total
+  // Allocated at the forward->backward boundary minus at the window's first
+  // sample. The boundary is the start of the step's first backward host op
+  // (a Kineto fwdbwd flow's end, else the first
+  // "autograd::engine::evaluate_function" op); without host ops the phases
+  // are unknown and so is the activation memory (nullopt), as it is when
+  // the difference is negative (memory of the previous step freed during
+  // the forward pass: the difference is not the activations).
+  std::optional<int64_t> start_allocated_bytes;  // the window's first PTA sample
+  std::optional<int64_t> backward_start_ns;
+  std::optional<int64_t> backward_allocated_bytes;  // the last sample at or before it
+  std::optional<int64_t> activation_bytes;
+  // Live at the peak and allocated by element-wise / norm / cast operators
+  // (aten::mul, aten::add, aten::pow, _npu_dtype_cast, ...): intermediates
+  // an unfused chain keeps for its backward, which a fused kernel would not
+  // materialise. nullopt without operator_memory.csv.
+  std::optional<int64_t> elementwise_live_at_peak_bytes;
+  // The device's memory, when known: Kineto deviceProperties totalGlobalMem
+  // ("deviceProperties"), else the device table by the device's name
+  // ("device table: <product>", analysis/common/device_memory.h); nullopt
+  // and "" when unknown. headroom = capacity - peak reserved.
+  std::optional<int64_t> capacity_bytes;
+  std::string capacity_from;
+  std::optional<int64_t> headroom_bytes;
+  // Allocated and reserved over the window, at most kMemoryCurvePoints
+  // points (each the largest-allocated sample of its time bucket: the peak
+  // is always one of them).
+  std::vector<MemoryCurvePoint> curve;
 };
+
+inline constexpr size_t kMemoryCurvePoints = 240;
 
 // nullopt when the profile has no memory data (no memory files, no Kineto
 // [memory] events of device memory). |step| == kNoStep: every
