@@ -12,6 +12,7 @@
 
 #include "analysis/common/family_rules.h"
 #include "analysis/common/finding.h"
+#include "analysis/findings/fingerprint_findings.h"
 #include "analysis/job/rank_analysis.h"
 #include "formats/load_profiles.h"
 #include "synth/synth.h"
@@ -353,6 +354,29 @@ TEST(GainModel, LargestPlantedCostRanksFirstAndTheModelIsWithinBounds) {
       measured_total, predicted_total, (predicted_total - measured_total) / measured_total * 100,
       abs_error / measured_total * 100);
   EXPECT_LT(std::abs(predicted_total - measured_total) / measured_total, 0.25);
+}
+
+// A rank that emits one id several times (memory-bound-operator once per
+// operator type) counts once among the ranks; its gains add up within it.
+TEST(MergeRankFindings, ARankEmittingAnIdTwiceCountsOnce) {
+  auto finding = [](int32_t rank, double gain) {
+    Finding f;
+    f.id = "memory-bound-operator";
+    f.ranks = {rank};
+    f.estimated_gain_pct = gain;
+    return f;
+  };
+  std::vector<std::vector<Finding>> per_rank = {{finding(0, 1.0), finding(0, 2.0)},
+                                                {finding(1, 5.0)}};
+  const std::vector<Finding> merged = MergeRankFindings(std::move(per_rank));
+  ASSERT_EQ(merged.size(), 1u);
+  EXPECT_EQ(merged[0].ranks, (std::vector<int32_t>{0, 1}));
+  EXPECT_DOUBLE_EQ(merged[0].estimated_gain_pct, (3.0 + 5.0) / 2);
+  // One rank alone: listed once, its gains summed.
+  const std::vector<Finding> alone = MergeRankFindings({{finding(0, 1.0), finding(0, 2.0)}});
+  ASSERT_EQ(alone.size(), 1u);
+  EXPECT_EQ(alone[0].ranks, (std::vector<int32_t>{0}));
+  EXPECT_DOUBLE_EQ(alone[0].estimated_gain_pct, 3.0);
 }
 
 }  // namespace

@@ -107,14 +107,15 @@ std::vector<Finding> FingerprintFindings(int32_t rank, int32_t step, const StepM
 std::vector<Finding> MergeRankFindings(std::vector<std::vector<Finding>> per_rank) {
   std::vector<Finding> merged;
   std::map<std::string, size_t> index;
-  std::map<std::string, std::pair<double, int>> gain_sum;  // sum, ranks
+  // Per id, each rank's gain: a rank can emit one id several times (one
+  // memory-bound-operator per operator type); those add up within the rank,
+  // and the rank counts once.
+  std::map<std::string, std::map<size_t, double>> gain_by_rank;
   std::map<std::string, double> best_gain;
-  for (auto& findings : per_rank) {
-    for (auto& f : findings) {
+  for (size_t r = 0; r < per_rank.size(); ++r) {
+    for (auto& f : per_rank[r]) {
       auto [it, inserted] = index.emplace(f.id, merged.size());
-      auto& sum = gain_sum[f.id];
-      sum.first += f.estimated_gain_pct;
-      ++sum.second;
+      gain_by_rank[f.id][r] += f.estimated_gain_pct;
       if (inserted) {
         best_gain[f.id] = f.estimated_gain_pct;
         merged.push_back(std::move(f));
@@ -134,9 +135,13 @@ std::vector<Finding> MergeRankFindings(std::vector<std::vector<Finding>> per_ran
     }
   }
   for (auto& m : merged) {
-    const auto& [sum, count] = gain_sum[m.id];
+    const std::map<size_t, double>& gains = gain_by_rank[m.id];
+    double sum = 0;
+    for (const auto& [rank, gain] : gains) sum += gain;
+    const auto count = static_cast<int>(gains.size());
     m.estimated_gain_pct = sum / count;
     std::sort(m.ranks.begin(), m.ranks.end());
+    m.ranks.erase(std::unique(m.ranks.begin(), m.ranks.end()), m.ranks.end());
     // "on N ranks, mean gain G%; worst rank: ...", from the catalogue.
     const FindingEntry* merged_entry = FindingCatalog::Builtin().Find("_merged-ranks");
     if (count > 1 && merged_entry != nullptr) {
