@@ -176,6 +176,19 @@ int32_t StepOf(const std::vector<StepRange>& steps, int64_t start_ns) {
   return model::kNoStep;
 }
 
+// Steps |stmt| to its end: each row is counted read in |ledger| and handed
+// to |body| with its 1-based row number (for messages), which uses or skips
+// it; a failed step ends the walk with its error.
+template <typename Body>
+Status ForEachRow(SqliteStatement& stmt, RowLedger& ledger, Body&& body) {
+  for (int64_t line = 1;; ++line) {
+    TS_ASSIGN_OR_RETURN(bool more, stmt.Step());
+    if (!more) return Status::Ok();
+    ledger.CountRead();
+    body(line);
+  }
+}
+
 Result<std::vector<StepRange>> ReadStepTime(const SqliteDb& db, model::RankProfile* profile) {
   std::vector<StepRange> steps;
   TS_ASSIGN_OR_RETURN(bool present, db.HasTable("STEP_TIME"));
@@ -358,20 +371,15 @@ Status ReadComputeTasks(const DbContext& ctx) {
   StringTable& strings = *ctx.strings;
   KernelCaches caches;
   model::DeviceEvent row;
-  int64_t line = 0;
-  for (;;) {
-    TS_ASSIGN_OR_RETURN(bool more, stmt.Step());
-    if (!more) break;
-    ++line;
-    ledger.CountRead();
-    if (!ReadSpan(stmt, 0, 1, &ledger, line, &row.start_ns, &row.duration_ns)) continue;
+  TS_RETURN_IF_ERROR(ForEachRow(stmt, ledger, [&](int64_t line) {
+    if (!ReadSpan(stmt, 0, 1, &ledger, line, &row.start_ns, &row.duration_ns)) return;
     if (!stmt.Int64(6)) {  // no COMPUTE_TASK_INFO row: not a kernel
       const std::optional<int64_t> id = stmt.Int64(4);
       std::string task_type(strings.Text(stmt.Int64(5), &ledger, "taskType", line));
       ledger.Skip(id && comm_tasks.count(*id) > 0 ? RowIssue::kHcclPlaneTask
                                                   : RowIssue::kNonComputeDeviceTask,
                   line, std::move(task_type));
-      continue;
+      return;
     }
     FillKernelStrings(stmt, line, &strings, &caches, &ledger, ctx.profile->strings, &row);
     row.device = Int32Or(stmt.Int64(2), ctx.device);
@@ -391,7 +399,7 @@ Status ReadComputeTasks(const DbContext& ctx) {
     row.step = StepOf(*ctx.steps, row.start_ns);
     events.Append(row);
     ledger.Use();
-  }
+  }));
   ctx.profile->ledgers.push_back(std::move(ledger));
   return Status::Ok();
 }
@@ -417,13 +425,8 @@ Status ReadCommunicationOps(const DbContext& ctx) {
   StringTable& strings = *ctx.strings;
   const StringId hccl = ctx.profile->strings.Intern("HCCL");
   model::DeviceEvent row;
-  int64_t line = 0;
-  for (;;) {
-    TS_ASSIGN_OR_RETURN(bool more, stmt.Step());
-    if (!more) break;
-    ++line;
-    ledger.CountRead();
-    if (!ReadSpan(stmt, 1, 2, &ledger, line, &row.start_ns, &row.duration_ns)) continue;
+  TS_RETURN_IF_ERROR(ForEachRow(stmt, ledger, [&](int64_t line) {
+    if (!ReadSpan(stmt, 1, 2, &ledger, line, &row.start_ns, &row.duration_ns)) return;
     const std::string_view name = strings.Text(stmt.Int64(0), &ledger, "opName", line);
     row.name = ctx.profile->strings.Intern(name);
     const std::string_view op_type = strings.Text(stmt.Int64(3), &ledger, "opType", line);
@@ -445,7 +448,7 @@ Status ReadCommunicationOps(const DbContext& ctx) {
     row.step = StepOf(*ctx.steps, row.start_ns);
     ctx.profile->device_events.Append(row);
     ledger.Use();
-  }
+  }));
   ctx.profile->ledgers.push_back(std::move(ledger));
   return Status::Ok();
 }
@@ -665,18 +668,13 @@ Status ReadCommMatrix(const SqliteDb& db, model::RankProfile* profile) {
   model::CommunicationData& data = profile->communication;
   RowLedger ledger(db.path() + ":CommAnalyzerMatrix");
   CommValues values(&stmt, "CommAnalyzerMatrix");
-  int64_t line = 0;
-  for (;;) {
-    TS_ASSIGN_OR_RETURN(bool more, stmt.Step());
-    if (!more) break;
-    ++line;
-    ledger.CountRead();
+  TS_RETURN_IF_ERROR(ForEachRow(stmt, ledger, [&](int64_t line) {
     const std::optional<int64_t> src = stmt.Int64(2);
     const std::optional<int64_t> dst = stmt.Int64(3);
     if (!src || !dst || *src < 0 || *dst < 0 || *src > INT32_MAX || *dst > INT32_MAX) {
       ledger.Skip(RowIssue::kUnparsableValue, !src ? "src_rank" : "dst_rank", line,
                   fmt::format("{} -> {}", stmt.Text(2), stmt.Text(3)));
-      continue;
+      return;
     }
     model::CommLinkRecord link;
     const std::string_view key = stmt.Text(0);
@@ -698,7 +696,7 @@ Status ReadCommMatrix(const SqliteDb& db, model::RankProfile* profile) {
     link.op_name = std::string(stmt.Text(10));
     data.links.push_back(std::move(link));
     ledger.Use();
-  }
+  }));
   values.Report(db.path(), &data);
   profile->ledgers.push_back(std::move(ledger));
   data.matrix_present = true;
@@ -758,14 +756,9 @@ Status ReadMemoryRecordTable(const DbContext& ctx) {
   RowLedger ledger(db.path() + ":MEMORY_RECORD");
   model::MemoryData& memory = ctx.profile->memory;
   memory.has_records = true;
-  int64_t line = 0;
-  for (;;) {
-    TS_ASSIGN_OR_RETURN(bool more, stmt.Step());
-    if (!more) break;
-    ++line;
-    ledger.CountRead();
+  TS_RETURN_IF_ERROR(ForEachRow(stmt, ledger, [&](int64_t line) {
     const std::optional<int64_t> ts = TimeCell(stmt, 1, "timestamp", &ledger, line);
-    if (!ts) continue;
+    if (!ts) return;
     model::MemoryRecordRow row;
     row.ts_ns = *ts;
     row.component = model::MemoryComponentFromName(
@@ -776,7 +769,7 @@ Status ReadMemoryRecordTable(const DbContext& ctx) {
     row.stream = StreamOf(stmt, 5, ctx.profile->strings);
     memory.records.push_back(row);
     ledger.Use();
-  }
+  }));
   ctx.profile->ledgers.push_back(std::move(ledger));
   return Status::Ok();
 }
@@ -803,17 +796,12 @@ Status ReadOpMemoryTable(const DbContext& ctx) {
     return ts && InTimeRange(*ts) ? ts : std::nullopt;
   };
   IdCache names;
-  int64_t line = 0;
-  for (;;) {
-    TS_ASSIGN_OR_RETURN(bool more, stmt.Step());
-    if (!more) break;
-    ++line;
-    ledger.CountRead();
+  TS_RETURN_IF_ERROR(ForEachRow(stmt, ledger, [&](int64_t line) {
     const std::optional<int64_t> size = SizeCell(stmt, 1);
     if (!size) {
       ledger.Skip(stmt.IsNull(1) ? RowIssue::kMissingValue : RowIssue::kUnparsableValue, "size",
                   line, std::string(stmt.Text(1)));
-      continue;
+      return;
     }
     model::OperatorMemoryRow row;
     row.name = ctx.strings->Intern(stmt.Int64(0), &ledger, "name", line, &names);
@@ -827,7 +815,7 @@ Status ReadOpMemoryTable(const DbContext& ctx) {
     row.stream = StreamOf(stmt, 8, ctx.profile->strings);
     memory.operators.push_back(row);
     ledger.Use();
-  }
+  }));
   ctx.profile->ledgers.push_back(std::move(ledger));
   return Status::Ok();
 }
@@ -862,20 +850,15 @@ Status ReadNpuModuleMemTable(const DbContext& ctx) {
   RowLedger ledger(db.path() + ":NPU_MODULE_MEM");
   model::MemoryData& memory = ctx.profile->memory;
   memory.has_modules = true;
-  int64_t line = 0;
-  for (;;) {
-    TS_ASSIGN_OR_RETURN(bool more, stmt.Step());
-    if (!more) break;
-    ++line;
-    ledger.CountRead();
+  TS_RETURN_IF_ERROR(ForEachRow(stmt, ledger, [&](int64_t line) {
     const std::optional<int64_t> id = stmt.Int64(0);
     if (!id) {
       ledger.Skip(stmt.IsNull(0) ? RowIssue::kMissingValue : RowIssue::kUnparsableValue, "moduleId",
                   line, std::string(stmt.Text(0)));
-      continue;
+      return;
     }
     const std::optional<int64_t> ts = TimeCell(stmt, 1, "timestampNs", &ledger, line);
-    if (!ts) continue;
+    if (!ts) return;
     model::ModuleMemoryRow row;
     const auto name = names.find(*id);
     row.component =
@@ -885,7 +868,7 @@ Status ReadNpuModuleMemTable(const DbContext& ctx) {
     if (row.reserved_bytes && *row.reserved_bytes < 0) row.reserved_bytes.reset();
     memory.modules.push_back(row);
     ledger.Use();
-  }
+  }));
   ctx.profile->ledgers.push_back(std::move(ledger));
   return Status::Ok();
 }
@@ -901,19 +884,14 @@ Status ReadNpuMemTable(const DbContext& ctx) {
   TS_ASSIGN_OR_RETURN(SqliteStatement stmt,
                       db.Prepare("SELECT " + list + " FROM NPU_MEM n", "NPU_MEM"));
   RowLedger ledger(db.path() + ":NPU_MEM");
-  int64_t line = 0;
-  for (;;) {
-    TS_ASSIGN_OR_RETURN(bool more, stmt.Step());
-    if (!more) break;
-    ++line;
-    ledger.CountRead();
+  TS_RETURN_IF_ERROR(ForEachRow(stmt, ledger, [&](int64_t line) {
     const std::string type = AsciiLower(ctx.strings->Text(stmt.Int64(0), &ledger, "type", line));
     if (type != "app") {
       ledger.Skip(RowIssue::kDeviceWideMemory, "type", line, type);
-      continue;
+      return;
     }
     const std::optional<int64_t> ts = TimeCell(stmt, 3, "timestampNs", &ledger, line);
-    if (!ts) continue;
+    if (!ts) return;
     const std::optional<int64_t> ddr = SizeCell(stmt, 1);
     const std::optional<int64_t> hbm = SizeCell(stmt, 2);
     model::MemoryRecordRow row;
@@ -922,7 +900,7 @@ Status ReadNpuMemTable(const DbContext& ctx) {
     if (ddr || hbm) row.reserved_bytes = ddr.value_or(0) + hbm.value_or(0);
     ctx.profile->memory.records.push_back(row);
     ledger.Use();
-  }
+  }));
   ctx.profile->ledgers.push_back(std::move(ledger));
   return Status::Ok();
 }
