@@ -74,6 +74,12 @@ CommandRunner RegisterAnalyze(CLI::App& app) {
       ->type_name("FILE");
   app.add_option("--threads", args->threads, "Worker threads (default: all cores)");
   app.add_flag("--no-color", args->no_color, "Plain text even on a terminal");
+  app.add_option("--top", args->top,
+                 "Findings shown in the terminal summary, largest gain first (default: all)")
+      ->check(CLI::PositiveNumber);
+  app.add_flag("--quiet", args->quiet, "Terminal summary: the findings alone");
+  app.add_flag("--wide", args->wide,
+               "Keep every line whole (on a terminal, findings wrap to its width)");
   app.add_flag("--timings", args->timings,
                "Print the wall time of each stage (read, analyse, report) on stderr");
   return [args] { return RunAnalyze(*args); };

@@ -243,6 +243,9 @@ int ReportRun(const RunReport& report, std::map<size_t, Result<analysis::RankRes
   text_options.focus_rank = args.focus_rank;
   text_options.color = UseColor(args.no_color);
   text_options.all_steps = args.all_steps;
+  text_options.top = args.top;
+  text_options.quiet = args.quiet;
+  text_options.width = args.wide ? 0 : TerminalColumns();
   std::string text = report::RenderText(*job, text_options);
   WriteStdout(text);
   clock.Lap("report");

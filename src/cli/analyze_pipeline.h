@@ -16,6 +16,9 @@ struct AnalyzeArgs {
   std::string sqlite_out;           // "" = none: the SQLite database
   std::string csv_dir;              // "" = none: the report's tables as CSV files in this directory
   bool all_steps = false;           // --steps: every captured step in the text summary
+  size_t top = 0;                   // --top N: findings shown in the text summary (0: all)
+  bool quiet = false;               // --quiet: the findings alone
+  bool wide = false;                // --wide: lines kept whole even on a terminal
   std::string families_file;        // extra family rules, tried before the built-in ones
   std::string fingerprints_file;    // extra fingerprints, tried before the built-in ones
   std::string activity_rules_file;  // extra compute/communication name rules for GPU traces

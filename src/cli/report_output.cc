@@ -1,6 +1,7 @@
 #include "cli/report_output.h"
 
 #include <fmt/format.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -45,6 +46,17 @@ void SayWhereDocumentsWent(const std::string& json_out, const std::string& html_
   if (!html_out.empty()) {
     WriteStdout(fmt::format("\nHTML report written to {}\n", TerminalSafe(html_out)));
   }
+}
+
+int TerminalColumns() {
+  if (::isatty(STDOUT_FILENO) != 1) return 0;
+  if (const char* columns = std::getenv("COLUMNS")) {
+    const int n = std::atoi(columns);
+    if (n > 0) return n;
+  }
+  struct winsize size {};
+  if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) return size.ws_col;
+  return 0;
 }
 
 bool UseColor(bool no_color) {

@@ -31,4 +31,8 @@ void SayWhereDocumentsWent(const std::string& json_out, const std::string& html_
 // Colour only on a terminal, without --no-color and NO_COLOR.
 bool UseColor(bool no_color);
 
+// The terminal's width in columns when stdout is a terminal (COLUMNS, else
+// the TIOCGWINSZ ioctl); 0 otherwise: a pipe or file keeps lines whole.
+int TerminalColumns();
+
 }  // namespace trainscope::cli

@@ -1,6 +1,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+
 #include "core/safe_text.h"
 #include "report/sections.h"
 #include "report/text_report.h"
@@ -25,7 +27,9 @@ std::string ProjectionText(const analysis::GainProjection& p) {
 
 }  // namespace
 
-void RenderPortraitText(std::string& out, const analysis::JobAnalysis& job, bool color) {
+void RenderPortraitText(std::string& out, const analysis::JobAnalysis& job,
+                        const TextReportOptions& options) {
+  const bool color = options.color;
   auto bold = [&](const std::string& text) { return color ? "\033[1m" + text + "\033[0m" : text; };
   if (NoRankHasDeviceActivity(job)) {
     out += bold("No device activity") + ": " + analysis::kNoDeviceActivityMessage + "\n";
@@ -45,7 +49,17 @@ void RenderPortraitText(std::string& out, const analysis::JobAnalysis& job, bool
   }
   out += bold("Findings, ranked by estimated gain") + "\n";
   int index = 0;
-  for (const auto& finding : job.findings) {
+  // Evidence, cause and remedy under a 20-column label, wrapped to the
+  // terminal when it is known.
+  constexpr int kLabelColumns = 20;
+  auto paragraph = [&](const char* label, const std::string& text) {
+    out += fmt::format("          {:<10}{}\n", label,
+                       WrapParagraph(TerminalSafe(text), options.width, kLabelColumns));
+  };
+  const size_t shown =
+      options.top > 0 ? std::min(options.top, job.findings.size()) : job.findings.size();
+  for (size_t f = 0; f < shown; ++f) {
+    const analysis::Finding& finding = job.findings[f];
     std::string where;
     if (!finding.ranks.empty() && finding.ranks.size() < job.ranks.size()) {
       where = fmt::format(" [rank{} {}]", finding.ranks.size() > 1 ? "s" : "",
@@ -53,10 +67,14 @@ void RenderPortraitText(std::string& out, const analysis::JobAnalysis& job, bool
     }
     out += fmt::format("{:>3}. {:>5.1f}%  {}{}  ({})\n", ++index, finding.estimated_gain_pct,
                        TerminalSafe(finding.title), where, finding.id);
-    out += fmt::format("          evidence: {}\n", TerminalSafe(finding.evidence));
-    if (!finding.root_cause.empty())
-      out += fmt::format("          cause:    {}\n", TerminalSafe(finding.root_cause));
-    out += fmt::format("          remedy:   {}\n", TerminalSafe(finding.remedy));
+    paragraph("evidence:", finding.evidence);
+    if (!finding.root_cause.empty()) paragraph("cause:", finding.root_cause);
+    paragraph("remedy:", finding.remedy);
+  }
+  if (shown < job.findings.size()) {
+    out +=
+        fmt::format("  ... {} more finding{} (--top {} shows them)\n", job.findings.size() - shown,
+                    job.findings.size() - shown == 1 ? "" : "s", job.findings.size());
   }
   // The gains above overlap; this is what applying all of them would leave.
   out += fmt::format(

@@ -10,7 +10,9 @@
 namespace trainscope::report {
 
 // findings (portrait_report.cc): the root-cause portrait.
-void RenderPortraitText(std::string& out, const analysis::JobAnalysis& job, bool color);
+struct TextReportOptions;
+void RenderPortraitText(std::string& out, const analysis::JobAnalysis& job,
+                        const TextReportOptions& options);
 void WriteFindingsJson(JsonWriter& w, const analysis::JobAnalysis& job);
 
 // motifs (motif_report.cc): periodic chains of the selected step.

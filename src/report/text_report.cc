@@ -457,13 +457,46 @@ void RenderRuns(std::string& out, const analysis::JobAnalysis& job, const Styler
 
 }  // namespace
 
+std::string WrapParagraph(std::string_view text, int width, int indent) {
+  if (width <= indent + 20) return std::string(text);
+  const auto columns = static_cast<size_t>(width - indent);
+  // Columns of a UTF-8 run: its code points (continuation bytes do not count).
+  auto columns_of = [](std::string_view s) {
+    return static_cast<size_t>(std::count_if(
+        s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+  };
+  std::string out;
+  size_t line = 0;  // columns on the current line
+  size_t at = 0;
+  while (at < text.size()) {
+    const size_t space = text.find(' ', at);
+    const std::string_view word =
+        text.substr(at, space == std::string_view::npos ? std::string_view::npos : space - at);
+    const size_t w = columns_of(word);
+    if (line > 0 && line + 1 + w > columns) {
+      out += '\n';
+      out.append(static_cast<size_t>(indent), ' ');
+      line = 0;
+    } else if (line > 0) {
+      out += ' ';
+      ++line;
+    }
+    out.append(word);
+    line += w;
+    if (space == std::string_view::npos) break;
+    at = space + 1;
+  }
+  return out;
+}
+
 std::string RenderText(const analysis::JobAnalysis& job, const TextReportOptions& options) {
   Styler s(options.color);
   std::string out;
   if (job.ranks.empty()) return "no ranks found\n";
   const analysis::RankAnalysis* focus = FocusRank(job, options.focus_rank);
   RenderRuns(out, job, s);
-  RenderPortraitText(out, job, options.color);
+  RenderPortraitText(out, job, options);
+  if (options.quiet) return TerminalSafeReport(out, options.color);
   RenderRankDetail(out, *focus, s);
   RenderMotifsText(out, *focus, options.color);
   if (job.ranks.size() > 1) RenderRankTable(out, job, s);

@@ -3,6 +3,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "analysis/job/rank_analysis.h"
 
@@ -12,7 +13,18 @@ struct TextReportOptions {
   std::optional<int32_t> focus_rank;  // rank shown in depth; default: the lowest rank
   bool color = false;                 // ANSI colours (only on a terminal)
   bool all_steps = false;             // --steps: the table of every captured step
+  // Terminal fit: the findings' evidence, cause and remedy paragraphs are
+  // wrapped to |width| columns under their label (0: lines kept whole, as
+  // for a pipe or --wide, so grep sees a finding on one line).
+  int width = 0;
+  size_t top = 0;      // --top N: the N findings of largest gain (0: all)
+  bool quiet = false;  // --quiet: the findings alone
 };
+
+// |text| wrapped at spaces to lines of at most |width| columns (UTF-8 code
+// points), every line after the first indented by |indent| spaces; a word
+// longer than a line stays whole. |width| <= indent + 20 or 0: unchanged.
+std::string WrapParagraph(std::string_view text, int width, int indent);
 
 std::string RenderText(const analysis::JobAnalysis& job, const TextReportOptions& options);
 

@@ -1,0 +1,80 @@
+// The terminal summary's fit (issue 19 item 5): paragraphs wrapped to the
+// terminal's width, --top N findings, --quiet.
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+
+#include "analysis/common/family_rules.h"
+#include "analysis/job/rank_analysis.h"
+#include "report/text_report.h"
+#include "synth/synth.h"
+#include "synth_job.h"
+
+namespace trainscope::report {
+namespace {
+
+TEST(WrapParagraph, BreaksAtSpacesWithAHangingIndent) {
+  const std::string text = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu";
+  // 30 columns with an indent of 4: 26 columns of text per line.
+  const std::string wrapped = WrapParagraph(text, 30, 4);
+  EXPECT_EQ(wrapped,
+            "alpha beta gamma delta\n"
+            "    epsilon zeta eta theta\n"
+            "    iota kappa lambda mu");
+  // Width 0 (a pipe, --wide) or too narrow to be useful: unchanged.
+  EXPECT_EQ(WrapParagraph(text, 0, 4), text);
+  EXPECT_EQ(WrapParagraph(text, 20, 4), text);
+  // A word longer than a line stays whole on its own line; multi-byte
+  // characters count as one column.
+  EXPECT_EQ(WrapParagraph("ab supercalifragilisticexpialidocious cd", 26, 2),
+            "ab\n  supercalifragilisticexpialidocious\n  cd");
+  EXPECT_EQ(WrapParagraph("µµµµµ µµµµµ µµµµµ µµµµµ µµµµµ", 25, 2),
+            "µµµµµ µµµµµ µµµµµ µµµµµ\n  µµµµµ");
+}
+
+TEST(TextFit, TopQuietAndWidth) {
+  synth::SynthOptions options;
+  options.ranks = 2;
+  options.layers = 2;
+  auto loaded = testing::LoadSynthJob(options, "text-fit");
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  auto job = analysis::AnalyzeJob(loaded->profiles, analysis::FamilyRules::Builtin(),
+                                  analysis::AnalysisOptions{}, 2);
+  ASSERT_TRUE(job.ok()) << job.status().message();
+  ASSERT_GE(job->findings.size(), 3u);
+
+  TextReportOptions whole;
+  const std::string full = RenderText(*job, whole);
+  TextReportOptions top;
+  top.top = 2;
+  top.quiet = true;
+  const std::string quiet = RenderText(*job, top);
+  // The first two findings, a line saying how many more, and nothing after.
+  EXPECT_NE(quiet.find(" 1. "), std::string::npos);
+  EXPECT_NE(quiet.find(" 2. "), std::string::npos);
+  EXPECT_EQ(quiet.find(" 3. "), std::string::npos);
+  EXPECT_NE(quiet.find(std::to_string(job->findings.size() - 2) + " more finding"),
+            std::string::npos)
+      << quiet;
+  EXPECT_EQ(quiet.find("Rank 0"), std::string::npos);
+  EXPECT_NE(full.find("Rank 0"), std::string::npos);
+  EXPECT_LT(quiet.size(), full.size());
+
+  // At 80 columns no evidence/cause/remedy line is longer than 80 columns
+  // (titles stay whole); without a width the longest is far longer.
+  TextReportOptions narrow;
+  narrow.width = 80;
+  narrow.quiet = true;
+  std::istringstream lines(RenderText(*job, narrow));
+  size_t longest_paragraph_line = 0;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("          ", 0) == 0)
+      longest_paragraph_line = std::max(longest_paragraph_line, line.size());
+  }
+  EXPECT_GT(longest_paragraph_line, 40u);
+  EXPECT_LE(longest_paragraph_line, 80u);
+}
+
+}  // namespace
+}  // namespace trainscope::report
