@@ -81,6 +81,7 @@ HtmlFragment LinkMatrixSvg(const analysis::ClusterAnalysis& cluster) {
     svg.Text(at, kLabel - 4, fmt::format("{}", rank), "middle", 9);
   }
   std::vector<std::string> transports;
+  transports.reserve(best.size());
   for (const auto& [t, b] : best) transports.push_back(t);
   for (const analysis::LinkCell& c : cells) {
     const double b = best[c.transport];
