@@ -14,13 +14,9 @@ namespace trainscope::cli {
 
 Status WriteDocument(const std::string& path, const std::function<std::string()>& render,
                      bool* on_stdout) {
-  if (path.empty()) return Status::Ok();
-  if (path == "-") {
-    WriteStdout(render());
-    *on_stdout = true;
-    return Status::Ok();
-  }
-  return WriteFileAtomically(path, render());
+  // One chunk of the streamed form: the same stdout and atomic-file rules.
+  return WriteStreamedDocument(
+      path, [&](const DocumentSink& sink) { sink(render()); }, on_stdout);
 }
 
 Status WriteStreamedDocument(const std::string& path,
