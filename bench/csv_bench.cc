@@ -75,6 +75,30 @@ void BM_CsvKernelDetailsParse(benchmark::State& state) {
 }
 BENCHMARK(BM_CsvKernelDetailsParse)->Arg(10000)->Arg(200000)->Unit(benchmark::kMillisecond);
 
+// The same file read in chunks (formats/csv/csv_chunks.h) on range(1)
+// threads, 4 MiB a chunk: the in-file parallel path. Real time, since the
+// work is on worker threads.
+void BM_CsvKernelDetailsParseChunked(benchmark::State& state) {
+  const std::string data = MakeKernelDetails(state.range(0));
+  trainscope::formats::KernelDetailsOptions options;
+  options.threads = static_cast<unsigned>(state.range(1));
+  options.chunk_bytes = size_t{4} << 20;
+  for (auto _ : state) {
+    trainscope::model::RankProfile profile;
+    trainscope::Status status =
+        trainscope::formats::ParseKernelDetails(data, "bench.csv", &profile, options);
+    if (!status.ok()) state.SkipWithError(status.message().c_str());
+    benchmark::DoNotOptimize(profile.device_events.start_ns.data());
+  }
+  state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(data.size()));
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+BENCHMARK(BM_CsvKernelDetailsParseChunked)
+    ->Args({200000, 1})
+    ->Args({200000, 2})
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+
 // The CSV tokenizer alone, for comparison with the full ingestion.
 void BM_CsvReaderOnly(benchmark::State& state) {
   const std::string data = MakeKernelDetails(state.range(0));

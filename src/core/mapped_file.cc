@@ -6,7 +6,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 
 namespace trainscope {
@@ -86,6 +88,16 @@ Result<MappedFile> MappedFile::Map(const std::string& path, bool writable) {
   }
   ::close(fd);
   return file;
+}
+
+void MappedFile::Release(size_t begin, size_t end) const {
+  if (!mapped_ || writable_) return;
+  static const auto page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  // Whole pages only: the neighbours' bytes on a shared page stay mapped.
+  const size_t misalign = reinterpret_cast<uintptr_t>(data_) % page;  // 0 for mmap
+  const size_t first = (begin + misalign + page - 1) / page * page - misalign;
+  const size_t last = (std::min(end, size_) + misalign) / page * page - misalign;
+  if (last > first) ::madvise(const_cast<char*>(data_ + first), last - first, MADV_DONTNEED);
 }
 
 MappedFile::MappedFile(MappedFile&& other) noexcept

@@ -33,6 +33,13 @@ class MappedFile {
   // The bytes, writable; nullptr unless opened with OpenCopyOnWrite.
   char* copy_on_write_data() const { return writable_ ? const_cast<char*>(data_) : nullptr; }
   size_t size() const { return size_; }
+
+  // Drops the pages wholly inside [begin, end) from the process (madvise
+  // DONTNEED) once a reader is done with them, so a big file read front to
+  // back does not stay resident beside what was made of it. The bytes stay
+  // readable: a later access reads them from the file again. Not for a
+  // copy-on-write mapping (its written pages would revert to the file).
+  void Release(size_t begin, size_t end) const;
   const std::string& path() const { return path_; }
 
  private:

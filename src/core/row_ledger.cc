@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cassert>
 
 namespace trainscope {
@@ -47,6 +48,21 @@ void RowLedger::Note(RowIssue issue, std::string_view column, int64_t line, std:
   const std::string key = RowIssueKey(issue, column);
   ++notes_[key];
   Sample(notes_, key, line, std::move(detail));
+}
+
+void RowLedger::Absorb(const RowLedger& later, int64_t line_offset) {
+  rows_read_ += later.rows_read_;
+  rows_used_ += later.rows_used_;
+  rows_skipped_ += later.rows_skipped_;
+  for (const RowIssueSample& sample : later.samples_) {
+    const auto kept = std::count_if(samples_.begin(), samples_.end(), [&](const RowIssueSample& s) {
+      return s.reason == sample.reason;
+    });
+    if (kept >= static_cast<std::ptrdiff_t>(kSamplesPerReason)) continue;
+    samples_.push_back(RowIssueSample{sample.line + line_offset, sample.reason, sample.detail});
+  }
+  for (const auto& [reason, count] : later.skipped_) skipped_[reason] += count;
+  for (const auto& [reason, count] : later.notes_) notes_[reason] += count;
 }
 
 void RowLedger::SkipUnsampled(RowIssue issue, int64_t n) {

@@ -56,6 +56,13 @@ class RowLedger {
   void SkipUnsampled(RowIssue issue, int64_t n);
   void NoteUnsampled(RowIssue issue, int64_t n);
 
+  // Adds the account of a later part of the same file (a chunk read on its
+  // own thread: formats/csv/csv_chunks.h) whose lines were counted from 1:
+  // |line_offset| is added to its samples' lines. Samples stay the first
+  // kSamplesPerReason per reason in file order when parts are absorbed in
+  // file order.
+  void Absorb(const RowLedger& later, int64_t line_offset);
+
   const std::string& file() const { return file_; }
   int64_t rows_read() const { return rows_read_; }
   int64_t rows_used() const { return rows_used_; }

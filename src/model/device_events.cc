@@ -51,6 +51,43 @@ void DeviceEvents::Append(const DeviceEvent& row, const PmuMetrics& metrics) {
   pmu_.Append(metrics);
 }
 
+void DeviceEvents::AppendColumns(const DeviceEventColumns& rows, const PmuColumns* pmu) {
+  const size_t first = size();
+  const size_t count = rows.size();
+  if (pmu != nullptr) {
+    while (pmu_.size() < first) pmu_.Append(PmuMetrics{});
+  }
+// Column names are declarators: they cannot be parenthesised.
+// NOLINTBEGIN(bugprone-macro-parentheses)
+#define TS_DEVICE_EVENTS_APPEND_RANGE_(type, name, init) \
+  name.insert(name.end(), rows.name.begin(), rows.name.end());
+  TS_DEVICE_EVENT_COLUMNS(TS_DEVICE_EVENTS_APPEND_RANGE_)
+#undef TS_DEVICE_EVENTS_APPEND_RANGE_
+  if (pmu != nullptr) {
+#define TS_PMU_APPEND_RANGE_(type, name, init) \
+  pmu_.name.insert(pmu_.name.end(), pmu->name.begin(), pmu->name.end());
+    TS_PMU_COLUMNS(TS_PMU_APPEND_RANGE_)
+#undef TS_PMU_APPEND_RANGE_
+    // NOLINTEND(bugprone-macro-parentheses)
+  } else if (has_pmu()) {
+    for (size_t i = 0; i < count; ++i) pmu_.Append(PmuMetrics{});
+  }
+  // Rows come in runs of one step: look the step's entries up once per run.
+  int32_t run_step = kNoStep;
+  std::vector<uint32_t>* run_rows = nullptr;
+  all_rows_.reserve(first + count);
+  for (size_t i = first; i < first + count; ++i) {
+    const auto index = static_cast<uint32_t>(i);
+    all_rows_.push_back(index);
+    if (run_rows == nullptr || step[i] != run_step) {
+      run_step = step[i];
+      run_rows = &rows_by_step_[run_step];
+    }
+    run_rows->push_back(index);
+    Extend(step[i], start_ns[i], end_ns(i));
+  }
+}
+
 void DeviceEvents::SortByStart() {
   if (std::is_sorted(start_ns.begin(), start_ns.end())) return;
   std::vector<uint32_t> order(size());

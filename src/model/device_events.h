@@ -99,6 +99,11 @@ class DeviceEvents : public DeviceEventColumns {
   // A row with PMU metrics. The side table is filled up to this row with
   // NaN, so it has one row per event as soon as any event has metrics.
   void Append(const DeviceEvent& row, const PmuMetrics& metrics);
+  // Appends every row of |rows| (and its PMU rows, one per row, when |pmu|
+  // is given) at once: a reader that built parts of the table on several
+  // threads hands them over in file order. Cheaper than Append per row: the
+  // columns grow by a range and the step index caches the current step.
+  void AppendColumns(const DeviceEventColumns& rows, const PmuColumns* pmu);
   int64_t end_ns(size_t index) const { return start_ns[index] + duration_ns[index]; }
 
   // Empty, or one row per event (NaN where an event has none).

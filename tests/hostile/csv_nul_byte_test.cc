@@ -28,7 +28,7 @@ TEST(HostileCsvNulByte, RowSkippedWithReasonAndTheRestRead) {
   EXPECT_EQ(ledger.skipped_by_reason().at("NUL byte in the record"), 1);
   ASSERT_EQ(ledger.samples().size(), 1u);
   EXPECT_EQ(ledger.samples()[0].line, 4);
-  EXPECT_NE(ledger.samples()[0].detail.find("line 4, column 7"), std::string::npos)
+  EXPECT_NE(ledger.samples()[0].detail.find("column 7 (byte 211)"), std::string::npos)
       << ledger.samples()[0].detail;
   ASSERT_EQ(profile.device_events.size(), 4u);
   EXPECT_EQ(profile.strings.Get(profile.device_events.name[3]), "kernel_4");

@@ -328,8 +328,15 @@ Result<RankResult> AnalyzeRank(const model::RankProfile& profile, const JobConte
   const DataLoaderCalls loader_calls = FindDataLoaderCalls(profile);
   result.steps.resize(steps.size());
   // Mining is the costliest analysis: a single big rank has dozens of steps,
-  // so they share the cores the other ranks leave.
-  ParallelFor(steps.size(), context.step_threads, [&](size_t i) {
+  // so they share the cores the other ranks leave. The rank's communication
+  // summary reads the whole profile, not a step: one more task beside them
+  // (with 3 steps on 2 cores it fills the idle core).
+  ParallelFor(steps.size() + 1, context.step_threads, [&](size_t i) {
+    if (i == steps.size()) {
+      result.comm = SummarizeRankCommunication(
+          profile, CommOptionsOf(CatalogOf(context.options).thresholds()));
+      return;
+    }
     result.steps[i] = AnalyzeOneStep(profile, steps[i], families, motifs, context.options,
                                      MayBeShown(result.steps_info, steps[i], context.options.step),
                                      sync_calls, loader_calls);
@@ -339,8 +346,6 @@ Result<RankResult> AnalyzeRank(const model::RankProfile& profile, const JobConte
   }
   WarnWhenTheProfilerDisagrees(
       result.steps, std::filesystem::path(profile.device_events_from).filename().string(), &header);
-  result.comm =
-      SummarizeRankCommunication(profile, CommOptionsOf(CatalogOf(context.options).thresholds()));
   result.links = RankLinks{profile.rank, profile.communication.links};
   return result;
 }

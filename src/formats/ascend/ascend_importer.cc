@@ -23,8 +23,8 @@ SniffVerdict Sniff(const std::string& path, bool /*named*/) {
   return {};
 }
 
-Result<model::RankProfile> Load(const std::string& path, const ImportOptions& /*options*/) {
-  return LoadAscendRank(path);
+Result<model::RankProfile> Load(const std::string& path, const ImportOptions& options) {
+  return LoadAscendRank(path, options.threads);
 }
 
 }  // namespace

@@ -68,7 +68,7 @@ bool PresentInAnyForm(const std::string& path) {
   return ::lstat(path.c_str(), &st) == 0;
 }
 
-Result<model::RankProfile> LoadAscendRank(const std::string& rank_dir) {
+Result<model::RankProfile> LoadAscendRank(const std::string& rank_dir, unsigned threads) {
   std::error_code ec;
   fs::path dir(rank_dir);
   if (!fs::is_directory(dir, ec)) {
@@ -98,7 +98,7 @@ Result<model::RankProfile> LoadAscendRank(const std::string& rank_dir) {
                     output_dir.string()));
   }
   if (Present(kernel_details)) {
-    TS_RETURN_IF_ERROR(ReadKernelDetailsFile(kernel_details.string(), &profile));
+    TS_RETURN_IF_ERROR(ReadKernelDetailsFile(kernel_details.string(), &profile, threads));
   } else if (Present(step_trace) || Present(trace_view)) {
     // Seen in real captures (the Qwen sample's rank 1 and 3): the rank still
     // has step timings, so it is reported instead of failing the whole job.

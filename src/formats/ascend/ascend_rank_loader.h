@@ -18,7 +18,8 @@ namespace trainscope::formats {
 // and its parent is used for the JSON files).
 // Fails (kNotFound / kInvalidInput) only when kernel_details.csv is missing or
 // unusable; every other problem is recorded in the profile's ledgers/warnings.
-Result<model::RankProfile> LoadAscendRank(const std::string& rank_dir);
+// |threads|: parser threads for the rank's big file (kernel_details.csv).
+Result<model::RankProfile> LoadAscendRank(const std::string& rank_dir, unsigned threads = 1);
 
 // Whether anything at all is at |path| (lstat: a FIFO, a device or a
 // dangling symlink counts). A file the loader would reject still makes a

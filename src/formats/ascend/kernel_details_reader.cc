@@ -4,6 +4,8 @@
 #include <array>
 #include <cctype>
 #include <cstring>
+#include <functional>
+#include <iterator>
 #include <limits>
 #include <memory>
 
@@ -13,9 +15,11 @@
 
 #include <fmt/format.h>
 
+#include "core/mapped_file.h"
 #include "core/numbers.h"
-#include "formats/ascend/csv_common.h"
+#include "core/parallel.h"
 #include "formats/ascend/csv_specs.h"
+#include "formats/csv/csv_chunks.h"
 #include "formats/csv/csv_reader.h"
 #include "formats/csv/csv_spec.h"
 
@@ -167,37 +171,69 @@ std::string_view DeriveOpTypeFromName(std::string_view name) {
   return WithoutInstanceNumber(base);
 }
 
-Status ParseKernelDetails(std::string_view data, const std::string& file_label,
-                          model::RankProfile* profile) {
-  namespace col = ascend_csv;
-  CsvReader reader(data, CsvReader::ConfiguredMaxRecordBytes());
-  CsvRecord record;
-  TS_ASSIGN_OR_RETURN(BoundSpec cols,
-                      ReadSpecHeader(&reader, &record, file_label, col::kKernelDetails));
+namespace {
 
-  RowLedger ledger(file_label);
-  model::DeviceEvents& kernels = profile->device_events;
-  StringPool& pool = profile->strings;
+// What one chunk of the file turns into before it joins the profile: its
+// own rows, strings and ledger, so chunks are read on several threads
+// without sharing anything.
+struct ChunkRows {
+  model::DeviceEventColumns rows;
+  model::PmuColumns pmu;
+  StringPool strings;
+  RowLedger ledger;
+  int64_t line_breaks = 0;  // consumed by the chunk's reader
+  bool any_step = false;
+  bool diverged = false;  // the split was inside a quoted field (csv_chunks.h)
+};
+
+// The row loop, one chunk at a time, for the columns one header bound.
+class KernelRowReader {
+ public:
+  explicit KernelRowReader(const BoundSpec& cols)
+      : cols_(cols),
+        has_pmu_(cols[ascend_csv::kKernelAicMacRatio].present() ||
+                 cols[ascend_csv::kKernelAicMte2Ratio].present() ||
+                 cols[ascend_csv::kKernelAivVecRatio].present()),
+        has_op_state_(cols[ascend_csv::kKernelOpState].present()) {}
+
+  // PipeUtilization columns exist only with aic_metrics: no side table else.
+  bool has_pmu() const { return has_pmu_; }
+
+  void Read(std::string_view data, const CsvChunk& chunk, ChunkRows* out) const;
+
+ private:
+  const BoundSpec& cols_;
+  const bool has_pmu_;
+  const bool has_op_state_;
+};
+
+void KernelRowReader::Read(std::string_view data, const CsvChunk& chunk, ChunkRows* out) const {
+  namespace col = ascend_csv;
+  const BoundSpec& cols = cols_;
+  CsvReader reader(data, CsvReader::ConfiguredMaxRecordBytes(), chunk.begin, chunk.end);
+  CsvRecord record;
+  RowLedger& ledger = out->ledger;
   // Rows <= line ends: one cheap pass reserves every column exactly once.
   // A row has at least one byte per field (its comma or line end), which
   // caps the reservation for files of blank lines.
-  const size_t max_rows = data.size() / std::max<size_t>(cols.fields(), 1);
-  kernels.Reserve(kernels.size() + std::min(CountLineEnds(data), max_rows) + 1);
+  const std::string_view bytes = data.substr(chunk.begin, chunk.end - chunk.begin);
+  const size_t max_rows = bytes.size() / std::max<size_t>(cols.fields(), 1);
+  const size_t rows = std::min(CountLineEnds(bytes), max_rows) + 1;
+  out->rows.Reserve(rows);
+  if (has_pmu_) out->pmu.Reserve(rows);
 
-  // One cache for all three columns: their values never collide in meaning
-  // (same text -> same id is exactly what interning means).
-  auto cache = std::make_unique<InternCache>(&pool);
+  // One cache for all the string columns: their values never collide in
+  // meaning (same text -> same id is exactly what interning means).
+  auto cache = std::make_unique<InternCache>(&out->strings);
   StringId last_accelerator = StringPool::kNotInterned;
   bool last_accelerator_is_comm = false;
   const BoundColumn& step = cols[col::kKernelStep];
-  // PipeUtilization columns exist only with aic_metrics: no side table else.
-  const bool has_pmu = cols[col::kKernelAicMacRatio].present() ||
-                       cols[col::kKernelAicMte2Ratio].present() ||
-                       cols[col::kKernelAivVecRatio].present();
-
-  const bool has_op_state = cols[col::kKernelOpState].present();
   model::DeviceEvent row;
   while (reader.Next(&record)) {
+    if (ChunkDiverged(record, chunk)) {
+      out->diverged = true;
+      return;
+    }
     if (!TakeRecord(record, cols.fields(), &ledger)) continue;
     // [0, 2^62) ns keeps start + duration and every difference of two
     // times defined downstream (a negative start would give a 110-year span).
@@ -213,10 +249,10 @@ Status ParseKernelDetails(std::string_view data, const std::string& file_label,
     if (IsMissingValue(type)) {
       // Level0 does not collect OP Type; the name still says what ran.
       row.op_type = cache->Intern(DeriveOpTypeFromName(name));
-      row.op_type_derived = true;
+      row.op_type_derived = 1;
     } else {
       row.op_type = cache->Intern(type);
-      row.op_type_derived = false;
+      row.op_type_derived = 0;
     }
 
     const std::string_view accelerator = ReadText(record, cols[col::kKernelAccelerator]);
@@ -232,9 +268,7 @@ Status ParseKernelDetails(std::string_view data, const std::string& file_label,
     // says so), never a reason to skip the kernel.
     row.step = model::kNoStep;
     ReadInt32Inline(record, step, &ledger, &row.step);
-    if (row.step != model::kNoStep && profile->steps_from.empty()) {
-      profile->steps_from = "Step Id column of kernel_details.csv";
-    }
+    out->any_step = out->any_step || row.step != model::kNoStep;
     row.stream = model::kNoStream;
     ReadInt32Inline(record, cols[col::kKernelStream], &ledger, &row.stream);
     row.block_dim = 0;
@@ -248,29 +282,107 @@ Status ParseKernelDetails(std::string_view data, const std::string& file_label,
     // Outputs size the traffic of an operator (the fingerprint gain model).
     row.output_shapes = cache->Intern(Unquoted(ReadText(record, cols[col::kKernelOutputShapes])));
     row.output_dtypes = cache->Intern(Unquoted(ReadText(record, cols[col::kKernelOutputTypes])));
-    row.op_state = has_op_state ? ParseOpState(ReadText(record, cols[col::kKernelOpState]))
-                                : model::OpState::kUnknown;
-    if (has_pmu) {
+    row.op_state = has_op_state_ ? ParseOpState(ReadText(record, cols[col::kKernelOpState]))
+                                 : model::OpState::kUnknown;
+    out->rows.Append(row);
+    if (has_pmu_) {
       model::PmuMetrics pmu;
       pmu.aic_mac_ratio = ReadRatio(record, cols[col::kKernelAicMacRatio]);
       pmu.aic_mte2_ratio = ReadRatio(record, cols[col::kKernelAicMte2Ratio]);
       pmu.aiv_vec_ratio = ReadRatio(record, cols[col::kKernelAivVecRatio]);
-      kernels.Append(row, pmu);
-    } else {
-      kernels.Append(row);
+      out->pmu.Append(pmu);
     }
     ledger.Use();
   }
-  kernels.SortByStart();
+  out->line_breaks = reader.line() - 1;
+}
+
+// Every string column of the table, for re-pointing a chunk's ids at the
+// profile's pool.
+std::vector<StringId>* StringColumns(model::DeviceEventColumns* rows, size_t k) {
+  std::vector<StringId>* columns[] = {
+      &rows->name,         &rows->op_type,       &rows->accelerator,  &rows->input_shapes,
+      &rows->input_dtypes, &rows->output_shapes, &rows->output_dtypes};
+  return k < std::size(columns) ? columns[k] : nullptr;
+}
+
+// Hands the chunks to the profile in file order: their strings interned
+// into its pool (serial, a few thousand distinct values), their ids
+// re-pointed (parallel), their rows and ledgers appended (serial).
+void JoinChunks(std::vector<ChunkRows>* chunks, int64_t first_line, unsigned threads, bool has_pmu,
+                RowLedger* ledger, model::RankProfile* profile) {
+  std::vector<std::vector<StringId>> to_profile(chunks->size());
+  size_t rows = 0;
+  for (size_t i = 0; i < chunks->size(); ++i) {
+    const StringPool& local = (*chunks)[i].strings;
+    to_profile[i].resize(local.size());
+    for (size_t id = 0; id < local.size(); ++id) {
+      to_profile[i][id] = profile->strings.Intern(local.Get(static_cast<StringId>(id)));
+    }
+    rows += (*chunks)[i].rows.size();
+  }
+  ParallelFor(chunks->size(), threads, [&](size_t i) {
+    model::DeviceEventColumns& table = (*chunks)[i].rows;
+    const std::vector<StringId>& map = to_profile[i];
+    for (size_t k = 0; std::vector<StringId>* column = StringColumns(&table, k); ++k) {
+      for (StringId& id : *column) id = map[id];
+    }
+  });
+  model::DeviceEvents& kernels = profile->device_events;
+  kernels.Reserve(kernels.size() + rows);
+  int64_t line = first_line;
+  for (ChunkRows& chunk : *chunks) {
+    ledger->Absorb(chunk.ledger, line - 1);
+    line += chunk.line_breaks;
+    kernels.AppendColumns(chunk.rows, has_pmu ? &chunk.pmu : nullptr);
+    if (chunk.any_step && profile->steps_from.empty()) {
+      profile->steps_from = "Step Id column of kernel_details.csv";
+    }
+    chunk = ChunkRows{};  // its memory goes back before the next is copied
+  }
+}
+
+}  // namespace
+
+Status ParseKernelDetails(std::string_view data, const std::string& file_label,
+                          model::RankProfile* profile, const KernelDetailsOptions& options) {
+  CsvReader header_reader(data, CsvReader::ConfiguredMaxRecordBytes());
+  CsvRecord header;
+  TS_ASSIGN_OR_RETURN(BoundSpec cols, ReadSpecHeader(&header_reader, &header, file_label,
+                                                     ascend_csv::kKernelDetails));
+  const size_t body_begin = header_reader.position();
+  const int64_t first_line = header_reader.line();
+  const KernelRowReader row_reader(cols);
+
+  std::vector<CsvChunk> split = SplitAtLineStarts(data, body_begin, options.chunk_bytes);
+  std::vector<ChunkRows> chunks(split.size());
+  ParallelFor(split.size(), std::max(1u, options.threads), [&](size_t i) {
+    row_reader.Read(data, split[i], &chunks[i]);
+    if (options.release) options.release(split[i].begin, split[i].end);
+  });
+  if (std::any_of(chunks.begin(), chunks.end(), [](const ChunkRows& c) { return c.diverged; })) {
+    // A split point sat inside a multi-line quoted field: read it whole.
+    split = {CsvChunk{body_begin, data.size(), true}};
+    chunks = std::vector<ChunkRows>(1);
+    row_reader.Read(data, split[0], &chunks[0]);
+  }
+
+  RowLedger ledger(file_label);
+  JoinChunks(&chunks, first_line, options.threads, row_reader.has_pmu(), &ledger, profile);
+  profile->device_events.SortByStart();
   profile->device_events_source = model::DeviceEventsSource::kKernelDetailsCsv;
   profile->device_events_from = file_label;
   profile->ledgers.push_back(std::move(ledger));
   return Status::Ok();
 }
 
-Status ReadKernelDetailsFile(const std::string& path, model::RankProfile* profile) {
-  return ParseMappedFile(
-      path, [&](std::string_view data) { return ParseKernelDetails(data, path, profile); });
+Status ReadKernelDetailsFile(const std::string& path, model::RankProfile* profile,
+                             unsigned threads) {
+  TS_ASSIGN_OR_RETURN(MappedFile file, MappedFile::Open(path));
+  KernelDetailsOptions options;
+  options.threads = threads;
+  options.release = [&file](size_t begin, size_t end) { file.Release(begin, end); };
+  return ParseKernelDetails(file.data(), path, profile, options);
 }
 
 }  // namespace trainscope::formats

@@ -5,6 +5,8 @@
 // CANN 8.3 / Block Num (2026) parses; see docs/ascend-formats.md 2.2.
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -13,16 +15,35 @@
 
 namespace trainscope::formats {
 
+struct KernelDetailsOptions {
+  // Threads reading chunks of the file at once (formats/csv/csv_chunks.h).
+  unsigned threads = 1;
+  // About this many bytes per chunk. Small enough that both cores get work
+  // and the memory of a chunk's rows (freed as it joins the table) is a
+  // sliver of the whole; big enough that the per-chunk strings and
+  // reservations cost nothing. Tests use tiny chunks to exercise splitting.
+  size_t chunk_bytes = size_t{16} << 20;
+  // Called with each byte range [begin, end) the reader is done with (a
+  // mapped file drops those pages: MappedFile::Release). Never called for
+  // bytes that are read again.
+  std::function<void(size_t begin, size_t end)> release;
+};
+
 // Parses a whole kernel_details.csv held in memory and appends its rows to
 // profile->device_events (then sorts them by start), plus one RowLedger labelled
 // |file_label| to profile->ledgers. Fails with InvalidInput only when the
 // header lacks Name, Start Time or Duration; bad rows are skipped and
 // counted in the ledger. Usable without files (tests, fuzzer, benchmark).
+// Whatever the threads and chunk size, the result is what one reader
+// reading the file front to back makes of it (rows, their order, strings,
+// the ledger and its samples' lines).
 Status ParseKernelDetails(std::string_view data, const std::string& file_label,
-                          model::RankProfile* profile);
+                          model::RankProfile* profile, const KernelDetailsOptions& options = {});
 
-// Maps |path| and calls ParseKernelDetails with the path as label.
-Status ReadKernelDetailsFile(const std::string& path, model::RankProfile* profile);
+// Maps |path| and calls ParseKernelDetails with the path as label, on
+// |threads| threads, releasing the file's pages behind the reader.
+Status ReadKernelDetailsFile(const std::string& path, model::RankProfile* profile,
+                             unsigned threads = 1);
 
 // The op type of a Level0 row, whose Type column is N/A, from its name:
 // "aclnnAdd_AddAiCore_Add" -> "Add", "trans_TransData_0" -> "TransData",

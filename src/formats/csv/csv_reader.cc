@@ -1,5 +1,6 @@
 #include "formats/csv/csv_reader.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cstdlib>
@@ -70,6 +71,14 @@ std::string CsvError::ToString() const {
   return fmt::format("line {}, column {} (byte {}): {}", line, column, byte_offset, message);
 }
 
+std::string CsvError::DescribeInRecord() const {
+  if (line != record_line) {
+    return fmt::format("record line {}, column {} (byte {}): {}", line - record_line + 1, column,
+                       byte_offset, message);
+  }
+  return fmt::format("column {} (byte {}): {}", column, byte_offset, message);
+}
+
 const char* CsvProblemReason(CsvProblem problem) {
   switch (problem) {
     case CsvProblem::kNone:
@@ -107,6 +116,12 @@ CsvReader::CsvReader(std::string_view data, size_t max_record_bytes)
     pos_ = 3;
     line_start_ = 3;
   }
+}
+
+CsvReader::CsvReader(std::string_view data, size_t max_record_bytes, size_t begin, size_t end)
+    : data_(data.substr(0, std::min(end, data.size()))), max_record_bytes_(max_record_bytes) {
+  pos_ = std::min<uint64_t>(begin, data_.size());
+  line_start_ = pos_;
 }
 
 void CsvReader::SetProblem(CsvRecord* out, CsvProblem problem, uint64_t offset,

@@ -36,6 +36,12 @@ struct CsvError {
 
   // "line 12, column 4 (byte 530): unterminated quoted field"
   std::string ToString() const;
+  // The same without the absolute line, for a row-ledger sample that carries
+  // the record's line itself: "column 4 (byte 530): ..." or, when the byte
+  // lies on a later line of a multi-line record, "record line 3, column
+  // 4 (byte 530): ...". Independent of where reading started, so a chunk
+  // read on its own (csv_chunks.h) describes a problem as a whole-file read.
+  std::string DescribeInRecord() const;
 };
 
 // Why a record could not be read. The record is skipped; the file is not.
@@ -84,6 +90,11 @@ class CsvReader {
   static size_t ConfiguredMaxRecordBytes();
 
   explicit CsvReader(std::string_view data, size_t max_record_bytes = kDefaultMaxRecordBytes);
+  // Reads only the bytes [begin, end) of |data|, which must start at a record
+  // start (a chunk of a file split at line starts: csv_chunks.h). Byte offsets
+  // stay offsets into |data|; lines count from 1 at |begin| (the caller knows
+  // how many lines came before once the earlier chunks are read).
+  CsvReader(std::string_view data, size_t max_record_bytes, size_t begin, size_t end);
 
   // Reads the next record into |out| (its field vector is reused, so pass the
   // same CsvRecord every time to avoid allocations). Returns false only at
@@ -94,6 +105,9 @@ class CsvReader {
 
   // Bytes consumed so far (the end of the last record returned).
   uint64_t position() const { return pos_; }
+  // The physical line the reader is on (1-based from where it started): after
+  // the last record of a chunk, 1 + the line breaks it consumed.
+  int64_t line() const { return line_; }
   size_t max_record_bytes() const { return max_record_bytes_; }
 
  private:

@@ -106,7 +106,7 @@ Result<BoundSpec> ReadSpecHeader(CsvReader* reader, CsvRecord* record, const std
 bool TakeRecord(const CsvRecord& record, size_t fields, RowLedger* ledger) {
   ledger->CountRead();
   if (record.problem != CsvProblem::kNone) {
-    ledger->Skip(IssueOf(record.problem), record.line, record.error.ToString());
+    ledger->Skip(IssueOf(record.problem), record.line, record.error.DescribeInRecord());
     return false;
   }
   if (record.fields.size() != fields) {
