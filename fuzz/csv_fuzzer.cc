@@ -83,6 +83,27 @@ void FuzzKernelDetails(std::string_view input) {
                                   profile.device_events.duration_ns[i]));
     if (i > 0) Check(profile.device_events.start_ns[i - 1] <= profile.device_events.start_ns[i]);
   }
+  // Differential: read in 2-8 chunks on two threads, the file must give the
+  // same rows and the same account (formats/csv/csv_chunks.h). Split points
+  // vary with the input's size, so they land on every kind of byte.
+  trainscope::model::RankProfile chunked;
+  trainscope::formats::KernelDetailsOptions options;
+  options.threads = 2;
+  options.chunk_bytes = 1 + input.size() / (2 + input.size() % 7);
+  Check(trainscope::formats::ParseKernelDetails(input, "fuzz.csv", &chunked, options).ok());
+  const trainscope::model::DeviceEvents& a = profile.device_events;
+  const trainscope::model::DeviceEvents& b = chunked.device_events;
+  Check(a.size() == b.size() && a.start_ns == b.start_ns && a.duration_ns == b.duration_ns &&
+        a.step == b.step && a.wait_ns == b.wait_ns);
+  for (size_t i = 0; i < a.size(); ++i) {
+    Check(profile.strings.Get(a.name[i]) == chunked.strings.Get(b.name[i]));
+    Check(profile.strings.Get(a.output_shapes[i]) == chunked.strings.Get(b.output_shapes[i]));
+  }
+  const trainscope::RowLedger& whole = profile.ledgers[0];
+  const trainscope::RowLedger& parts = chunked.ledgers[0];
+  Check(whole.rows_read() == parts.rows_read() && whole.rows_used() == parts.rows_used() &&
+        whole.skipped_by_reason() == parts.skipped_by_reason() &&
+        whole.notes_by_reason() == parts.notes_by_reason());
 }
 
 void FuzzStepTrace(std::string_view input) {

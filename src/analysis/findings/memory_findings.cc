@@ -46,7 +46,8 @@ std::string AllocatorSwitchesSet(const model::CaptureInfo& info) {
 // step and of every other captured step with samples: memory the allocator
 // keeps but never hands out, not a transient of one allocation burst.
 void Fragmentation(const StepDistribution& step, const model::RankProfile& profile,
-                   const FindingThresholds& t, std::vector<Finding>* out) {
+                   const FindingThresholds& t, const StepGapShares& gaps,
+                   std::vector<Finding>* out) {
   if (!step.memory) return;
   const MemoryUsage& m = *step.memory;
   const std::optional<double> share = MinGapShare(m);
@@ -54,14 +55,10 @@ void Fragmentation(const StepDistribution& step, const model::RankProfile& profi
   // Every other captured step must hold the gap too.
   int64_t steps = 1;
   double lowest_share = *share;
-  for (const int32_t other : profile.device_events.Steps()) {
+  for (const auto& [other, other_share] : gaps) {
     if (other == step.step) continue;
-    const std::optional<MemoryUsage> o = ComputeMemoryUsage(profile, other);
-    if (!o) continue;
-    const std::optional<double> s = MinGapShare(*o);
-    if (!s) continue;
-    if (*s < t.fragmentation_min_gap_share) return;
-    lowest_share = std::min(lowest_share, *s);
+    if (other_share < t.fragmentation_min_gap_share) return;
+    lowest_share = std::min(lowest_share, other_share);
     ++steps;
   }
   Finding f;
@@ -208,10 +205,29 @@ void AddMemoryImbalance(std::vector<RankMemoryPeak> peaks, const FindingThreshol
   out->push_back(std::move(f));
 }
 
+StepGapShares GapSharesOf(const model::RankProfile& profile, const MemorySamples& samples) {
+  StepGapShares gaps;
+  if (samples.none()) return gaps;
+  for (const int32_t step : profile.device_events.Steps()) {
+    const std::optional<MemoryUsage> m = ComputeMemoryUsage(profile, samples, step);
+    if (!m) continue;
+    if (const std::optional<double> share = MinGapShare(*m)) gaps[step] = *share;
+  }
+  return gaps;
+}
+
 std::vector<Finding> MemoryFindings(const StepDistribution& step, const model::RankProfile& profile,
-                                    const FindingThresholds& thresholds) {
+                                    const FindingThresholds& thresholds,
+                                    const StepGapShares* gaps) {
   std::vector<Finding> out;
-  Fragmentation(step, profile, thresholds, &out);
+  if (step.memory) {
+    if (gaps != nullptr) {
+      Fragmentation(step, profile, thresholds, *gaps, &out);
+    } else {
+      const MemorySamples samples(profile);
+      Fragmentation(step, profile, thresholds, GapSharesOf(profile, samples), &out);
+    }
+  }
   Peak(step, profile, thresholds, &out);
   OomRisk(step, profile, thresholds, &out);
   return out;

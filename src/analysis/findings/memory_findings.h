@@ -6,17 +6,29 @@
 // memory-imbalance (the ranks' allocated peaks far apart).
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <vector>
 
 #include "analysis/common/finding.h"
 #include "analysis/common/findings_catalog.h"
 #include "analysis/step/kernel_distribution.h"
+#include "analysis/step/memory_usage.h"
 #include "model/rank_profile.h"
 
 namespace trainscope::analysis {
 
+// The lowest reserved-minus-allocated gap share of each captured step of a
+// rank that has allocator samples (MinGapShare of its MemoryUsage):
+// memory-fragmentation asks whether every other step holds the gap too.
+// Made once per rank (each step's samples read once), not once per step.
+using StepGapShares = std::map<int32_t, double>;
+StepGapShares GapSharesOf(const model::RankProfile& profile, const MemorySamples& samples);
+
+// |gaps|: the rank's GapSharesOf; nullptr makes them for this call.
 std::vector<Finding> MemoryFindings(const StepDistribution& step, const model::RankProfile& profile,
-                                    const FindingThresholds& thresholds);
+                                    const FindingThresholds& thresholds,
+                                    const StepGapShares* gaps = nullptr);
 
 // One rank's allocated peak in the job's step (memory-imbalance).
 struct RankMemoryPeak {

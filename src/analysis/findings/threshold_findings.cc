@@ -497,7 +497,8 @@ void PipeBound(int32_t rank, const StepDistribution& step, const model::RankProf
 
 std::vector<Finding> ThresholdFindings(const StepDistribution& step, const StepTimeline& timeline,
                                        const model::RankProfile& profile,
-                                       const FindingCatalog& catalog) {
+                                       const FindingCatalog& catalog,
+                                       const StepGapShares* memory_gaps) {
   std::vector<Finding> out;
   const FindingThresholds& t = catalog.thresholds();
   ExposedCommunication(profile.rank, step, timeline, profile, t, &out);
@@ -511,7 +512,7 @@ std::vector<Finding> ThresholdFindings(const StepDistribution& step, const StepT
   SlowMatmulShape(profile.rank, step, t, &out);
   DominantOperator(profile.rank, step, t, &out);
   PipeBound(profile.rank, step, profile, t, &out);
-  for (Finding& f : MemoryFindings(step, profile, t)) out.push_back(std::move(f));
+  for (Finding& f : MemoryFindings(step, profile, t, memory_gaps)) out.push_back(std::move(f));
   return out;
 }
 

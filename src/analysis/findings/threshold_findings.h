@@ -9,6 +9,7 @@
 
 #include "analysis/common/finding.h"
 #include "analysis/common/findings_catalog.h"
+#include "analysis/findings/memory_findings.h"
 #include "analysis/step/kernel_distribution.h"
 #include "analysis/timeline/step_timeline.h"
 #include "model/rank_profile.h"
@@ -19,8 +20,11 @@ namespace trainscope::analysis {
 // timeline (the step-start wait); merged across ranks by the caller.
 // Thresholds come from |catalog| (data/thresholds.tsv); the findings are data
 // (ids and values): RenderFindings makes their text (data/findings.tsv).
+// |memory_gaps|: the rank's StepGapShares (memory_findings.h), made once
+// per rank by AnalyzeRank; nullptr makes them for this call.
 std::vector<Finding> ThresholdFindings(const StepDistribution& step, const StepTimeline& timeline,
                                        const model::RankProfile& profile,
-                                       const FindingCatalog& catalog = FindingCatalog::Builtin());
+                                       const FindingCatalog& catalog = FindingCatalog::Builtin(),
+                                       const StepGapShares* memory_gaps = nullptr);
 
 }  // namespace trainscope::analysis

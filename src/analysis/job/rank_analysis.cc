@@ -91,11 +91,20 @@ const FindingCatalog& CatalogOf(const AnalysisOptions& options) {
 
 // One step of one rank: distribution, motifs, timeline and findings, as if
 // the step were the one chosen for the job.
+// The rank's allocator samples and each step's gap share, made once for all
+// its steps.
+struct RankMemory {
+  explicit RankMemory(const model::RankProfile& profile)
+      : samples(profile), gaps(GapSharesOf(profile, samples)) {}
+  const MemorySamples samples;
+  const StepGapShares gaps;
+};
+
 RankStepResult AnalyzeOneStep(const model::RankProfile& profile, int32_t step,
                               const KernelFamilies& families, const RankMotifContext& motifs,
                               const AnalysisOptions& options, bool picture,
                               const std::vector<uint32_t>& sync_calls,
-                              const DataLoaderCalls& loader_calls) {
+                              const DataLoaderCalls& loader_calls, const RankMemory& memory) {
   RankStepResult result;
   result.distribution = ComputeStepDistribution(profile, step, families, options.distribution);
   result.distribution.host_sync = ComputeHostSync(profile, step, sync_calls);
@@ -104,15 +113,15 @@ RankStepResult AnalyzeOneStep(const model::RankProfile& profile, int32_t step,
   OperatorEfficiencyOptions efficiency;
   efficiency.yardstick_min_share = CatalogOf(options).thresholds().matmul_yardstick_min_share;
   result.distribution.operator_efficiency = ComputeOperatorEfficiency(profile, step, efficiency);
-  result.distribution.memory = ComputeMemoryUsage(profile, step);
+  result.distribution.memory = ComputeMemoryUsage(profile, memory.samples, step);
   result.fingerprint_findings = AddStepMotifs(profile, motifs, &result.distribution);
   std::optional<ZoomCentre> centre = TopMotifCentre(result.distribution);
   TimelineOptions timeline_options;
   timeline_options.picture = picture;
   result.timeline =
       ComputeStepTimeline(profile, step, families, timeline_options, centre ? &*centre : nullptr);
-  result.threshold_findings =
-      ThresholdFindings(result.distribution, result.timeline, profile, CatalogOf(options));
+  result.threshold_findings = ThresholdFindings(result.distribution, result.timeline, profile,
+                                                CatalogOf(options), &memory.gaps);
   return result;
 }
 
@@ -326,6 +335,7 @@ Result<RankResult> AnalyzeRank(const model::RankProfile& profile, const JobConte
   const RankMotifContext motifs{library, host, CatalogOf(context.options)};
   const std::vector<uint32_t> sync_calls = FindHostSyncCalls(profile);
   const DataLoaderCalls loader_calls = FindDataLoaderCalls(profile);
+  const RankMemory memory(profile);
   result.steps.resize(steps.size());
   // Mining is the costliest analysis: a single big rank has dozens of steps,
   // so they share the cores the other ranks leave. The rank's communication
@@ -339,7 +349,7 @@ Result<RankResult> AnalyzeRank(const model::RankProfile& profile, const JobConte
     }
     result.steps[i] = AnalyzeOneStep(profile, steps[i], families, motifs, context.options,
                                      MayBeShown(result.steps_info, steps[i], context.options.step),
-                                     sync_calls, loader_calls);
+                                     sync_calls, loader_calls, memory);
   });
   if (std::string implausible = PlausibilityWarning(profile); !implausible.empty()) {
     header.warnings.push_back(std::move(implausible));

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <span>
 #include <string_view>
 
 #include "analysis/common/device_memory.h"
@@ -37,6 +38,15 @@ std::optional<Window> StepWindow(const model::RankProfile& profile, int32_t step
 
 bool InWindow(int64_t ts, const Window& w) { return ts >= w.start_ns && ts < w.end_ns; }
 
+// The samples of |records| (in time order) inside the window.
+std::span<const model::MemoryRecordRow> InWindow(const std::vector<model::MemoryRecordRow>& records,
+                                                 const Window& w) {
+  const auto by_time = [](const model::MemoryRecordRow& r, int64_t ts) { return r.ts_ns < ts; };
+  const auto first = std::lower_bound(records.begin(), records.end(), w.start_ns, by_time);
+  const auto last = std::lower_bound(first, records.end(), w.end_ns, by_time);
+  return {first, last};
+}
+
 void Max(std::optional<int64_t>* acc, std::optional<int64_t> value) {
   if (value && (!*acc || *value > **acc)) *acc = value;
 }
@@ -50,8 +60,7 @@ void AllocatorPeaks(const model::RankProfile& profile,
   double weight = 0;
   double gap_sum = 0;
   int64_t gaps = 0;
-  for (const model::MemoryRecordRow& r : records) {
-    if (!InWindow(r.ts_ns, w)) continue;
+  for (const model::MemoryRecordRow& r : InWindow(records, w)) {
     switch (r.component) {
       case model::MemoryComponent::kGe:
         Max(&u->ge_peak_allocated_bytes, r.allocated_bytes);
@@ -163,28 +172,6 @@ void Modules(const model::RankProfile& profile, const Window& w, MemoryUsage* u)
                    });
 }
 
-// A Kineto trace's [memory] events of device memory (Device Type other than
-// 0, the CPU) as PTA samples: the PyTorch caching allocator's totals after
-// each allocation or free, the same quantities as memory_record.csv's PTA
-// rows (no Stream Ptr).
-std::vector<model::MemoryRecordRow> KinetoSamples(const model::Timeline& timeline) {
-  std::vector<model::MemoryRecordRow> rows;
-  for (const model::MemoryEvent& e : timeline.memory) {
-    if (e.device_type == 0) continue;
-    model::MemoryRecordRow r;
-    r.ts_ns = e.ts_ns;
-    r.component = model::MemoryComponent::kPta;
-    r.allocated_bytes = e.total_allocated;
-    r.reserved_bytes = e.total_reserved;
-    rows.push_back(r);
-  }
-  std::stable_sort(rows.begin(), rows.end(),
-                   [](const model::MemoryRecordRow& a, const model::MemoryRecordRow& b) {
-                     return a.ts_ns < b.ts_ns;
-                   });
-  return rows;
-}
-
 // Element-wise, norm and cast operators: what an unfused chain is made of
 // (their outputs are the intermediates a fused kernel keeps in registers).
 bool IsElementwise(std::string_view name) {
@@ -270,9 +257,8 @@ void Activation(const model::RankProfile& profile,
       }
     }
   }
-  for (const model::MemoryRecordRow& r : records) {
-    if (!InWindow(r.ts_ns, w) || r.component != model::MemoryComponent::kPta ||
-        !r.allocated_bytes) {
+  for (const model::MemoryRecordRow& r : InWindow(records, w)) {
+    if (r.component != model::MemoryComponent::kPta || !r.allocated_bytes) {
       continue;
     }
     if (!u->start_allocated_bytes) u->start_allocated_bytes = r.allocated_bytes;
@@ -317,9 +303,8 @@ void Capacity(const model::RankProfile& profile, MemoryUsage* u) {
 std::vector<MemoryCurvePoint> Curve(const std::vector<model::MemoryRecordRow>& records,
                                     const Window& w) {
   std::vector<MemoryCurvePoint> all;
-  for (const model::MemoryRecordRow& r : records) {
-    if (!InWindow(r.ts_ns, w) || r.component != model::MemoryComponent::kPta ||
-        !r.allocated_bytes) {
+  for (const model::MemoryRecordRow& r : InWindow(records, w)) {
+    if (r.component != model::MemoryComponent::kPta || !r.allocated_bytes) {
       continue;
     }
     all.push_back(MemoryCurvePoint{r.ts_ns, *r.allocated_bytes, r.reserved_bytes});
@@ -344,19 +329,48 @@ std::vector<MemoryCurvePoint> Curve(const std::vector<model::MemoryRecordRow>& r
 
 }  // namespace
 
-std::optional<MemoryUsage> ComputeMemoryUsage(const model::RankProfile& profile, int32_t step) {
-  std::vector<model::MemoryRecordRow> kineto;
-  if (profile.memory.empty()) {
-    kineto = KinetoSamples(profile.timeline);
-    if (kineto.empty()) return std::nullopt;
+MemorySamples::MemorySamples(const model::RankProfile& profile) {
+  const auto by_time = [](const model::MemoryRecordRow& a, const model::MemoryRecordRow& b) {
+    return a.ts_ns < b.ts_ns;
+  };
+  if (!profile.memory.empty()) {
+    borrowed_ = &profile.memory.records;
+    // The readers sort their rows; a profile put together otherwise gets a
+    // sorted copy, since the windows are found by binary search.
+    if (!std::is_sorted(borrowed_->begin(), borrowed_->end(), by_time)) {
+      owned_ = *borrowed_;
+      std::stable_sort(owned_.begin(), owned_.end(), by_time);
+      own_ = true;
+    }
+    return;
   }
-  const std::vector<model::MemoryRecordRow>& records =
-      profile.memory.empty() ? kineto : profile.memory.records;
+  // The PyTorch caching allocator's totals after each allocation or free:
+  // the same quantities as memory_record.csv's PTA rows (Device Type 0 is
+  // the CPU).
+  own_ = true;
+  from_ = "kineto [memory]";
+  for (const model::MemoryEvent& e : profile.timeline.memory) {
+    if (e.device_type == 0) continue;
+    model::MemoryRecordRow r;
+    r.ts_ns = e.ts_ns;
+    r.component = model::MemoryComponent::kPta;
+    r.allocated_bytes = e.total_allocated;
+    r.reserved_bytes = e.total_reserved;
+    owned_.push_back(r);
+  }
+  std::stable_sort(owned_.begin(), owned_.end(), by_time);
+  none_ = owned_.empty();
+}
+
+std::optional<MemoryUsage> ComputeMemoryUsage(const model::RankProfile& profile,
+                                              const MemorySamples& samples, int32_t step) {
+  if (samples.none()) return std::nullopt;
+  const std::vector<model::MemoryRecordRow>& records = samples.rows();
   const std::optional<Window> window = StepWindow(profile, step);
   if (!window) return std::nullopt;
   MemoryUsage u;
   u.window_from = window->from;
-  u.samples_from = profile.memory.empty() ? "kineto [memory]" : "memory_record.csv";
+  u.samples_from = samples.from();
   std::map<std::string, StreamMemory> streams;
   AllocatorPeaks(profile, records, *window, &u, &streams);
   Holders(profile, *window, &u, &streams);
@@ -380,6 +394,11 @@ std::optional<MemoryUsage> ComputeMemoryUsage(const model::RankProfile& profile,
     if (u.window_end_ns == kMaxTimeNs) u.window_end_ns = records.back().ts_ns;
   }
   return u;
+}
+
+std::optional<MemoryUsage> ComputeMemoryUsage(const model::RankProfile& profile, int32_t step) {
+  const MemorySamples samples(profile);
+  return ComputeMemoryUsage(profile, samples, step);
 }
 
 }  // namespace trainscope::analysis

@@ -113,9 +113,37 @@ struct MemoryUsage {
 
 inline constexpr size_t kMemoryCurvePoints = 240;
 
+// A rank's allocator samples in time order, made once per rank: the
+// memory_record.csv rows (by reference), or a Kineto trace's [memory]
+// events of device memory as PTA rows (no Stream Ptr). Each step's memory
+// then reads only its window's samples, so a rank's steps cost its samples
+// once, not samples x steps.
+class MemorySamples {
+ public:
+  explicit MemorySamples(const model::RankProfile& profile);
+  MemorySamples(const MemorySamples&) = delete;
+  MemorySamples& operator=(const MemorySamples&) = delete;
+
+  const std::vector<model::MemoryRecordRow>& rows() const { return own_ ? owned_ : *borrowed_; }
+  // "memory_record.csv" or "kineto [memory]".
+  const char* from() const { return from_; }
+  // No memory data at all: no memory files and no device [memory] events.
+  bool none() const { return none_; }
+
+ private:
+  const std::vector<model::MemoryRecordRow>* borrowed_ = nullptr;
+  std::vector<model::MemoryRecordRow> owned_;
+  bool own_ = false;
+  bool none_ = false;
+  const char* from_ = "memory_record.csv";
+};
+
 // nullopt when the profile has no memory data (no memory files, no Kineto
 // [memory] events of device memory). |step| == kNoStep: every
 // sample of the capture.
+std::optional<MemoryUsage> ComputeMemoryUsage(const model::RankProfile& profile,
+                                              const MemorySamples& samples, int32_t step);
+// The same with the samples made for this call (one step, tests).
 std::optional<MemoryUsage> ComputeMemoryUsage(const model::RankProfile& profile, int32_t step);
 
 }  // namespace trainscope::analysis
