@@ -227,36 +227,19 @@ int64_t ElementwiseLiveAtPeak(const model::RankProfile& profile, int64_t peak_ns
   return bytes;
 }
 
-// The forward->backward boundary in the window: the earliest backward host
-// op (a fwdbwd flow's end, else "autograd::engine::evaluate_function").
-std::optional<int64_t> BackwardStart(const model::Timeline& t, const Window& w) {
-  std::optional<int64_t> first;
-  auto consider = [&](size_t i) {
-    const int64_t ts = t.host_ops.start_ns[i];
-    if (InWindow(ts, w) && (!first || ts < *first)) first = ts;
-  };
-  for (const model::FwdBwdLink& link : t.fwdbwd) {
-    if (link.backward_op >= 0 && static_cast<size_t>(link.backward_op) < t.host_ops.size()) {
-      consider(static_cast<size_t>(link.backward_op));
-    }
-  }
-  return first;
+// The first of |starts| (ascending) inside the window.
+std::optional<int64_t> FirstInWindow(const std::vector<int64_t>& starts, const Window& w) {
+  const auto it = std::lower_bound(starts.begin(), starts.end(), w.start_ns);
+  if (it == starts.end() || *it >= w.end_ns) return std::nullopt;
+  return *it;
 }
 
-void Activation(const model::RankProfile& profile,
-                const std::vector<model::MemoryRecordRow>& records, const Window& w,
-                MemoryUsage* u) {
-  std::optional<int64_t> backward = BackwardStart(profile.timeline, w);
-  if (!backward) {
-    const model::HostOps& ops = profile.timeline.host_ops;
-    for (size_t i = 0; i < ops.size(); ++i) {
-      const int64_t ts = ops.start_ns[i];
-      if (!InWindow(ts, w) || (backward && ts >= *backward)) continue;
-      if (profile.strings.Get(ops.name[i]).starts_with("autograd::engine::evaluate_function")) {
-        backward = ts;
-      }
-    }
-  }
+// The forward->backward boundary in the window: the earliest backward host
+// op (a fwdbwd flow's end, else "autograd::engine::evaluate_function").
+void Activation(const MemorySamples& samples, const std::vector<model::MemoryRecordRow>& records,
+                const Window& w, MemoryUsage* u) {
+  std::optional<int64_t> backward = FirstInWindow(samples.backward_flow_starts(), w);
+  if (!backward) backward = FirstInWindow(samples.autograd_starts(), w);
   for (const model::MemoryRecordRow& r : InWindow(records, w)) {
     if (r.component != model::MemoryComponent::kPta || !r.allocated_bytes) {
       continue;
@@ -330,6 +313,20 @@ std::vector<MemoryCurvePoint> Curve(const std::vector<model::MemoryRecordRow>& r
 }  // namespace
 
 MemorySamples::MemorySamples(const model::RankProfile& profile) {
+  const model::Timeline& t = profile.timeline;
+  for (const model::FwdBwdLink& link : t.fwdbwd) {
+    if (link.backward_op >= 0 && static_cast<size_t>(link.backward_op) < t.host_ops.size()) {
+      backward_flow_starts_.push_back(t.host_ops.start_ns[static_cast<size_t>(link.backward_op)]);
+    }
+  }
+  for (size_t i = 0; i < t.host_ops.size(); ++i) {
+    if (profile.strings.Get(t.host_ops.name[i])
+            .starts_with("autograd::engine::evaluate_function")) {
+      autograd_starts_.push_back(t.host_ops.start_ns[i]);
+    }
+  }
+  std::sort(backward_flow_starts_.begin(), backward_flow_starts_.end());
+  std::sort(autograd_starts_.begin(), autograd_starts_.end());
   const auto by_time = [](const model::MemoryRecordRow& a, const model::MemoryRecordRow& b) {
     return a.ts_ns < b.ts_ns;
   };
@@ -375,7 +372,7 @@ std::optional<MemoryUsage> ComputeMemoryUsage(const model::RankProfile& profile,
   AllocatorPeaks(profile, records, *window, &u, &streams);
   Holders(profile, *window, &u, &streams);
   Modules(profile, *window, &u);
-  Activation(profile, records, *window, &u);
+  Activation(samples, records, *window, &u);
   if (profile.memory.has_operators && u.peak_allocated_ns) {
     u.elementwise_live_at_peak_bytes = ElementwiseLiveAtPeak(profile, *u.peak_allocated_ns);
   }

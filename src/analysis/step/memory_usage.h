@@ -129,8 +129,14 @@ class MemorySamples {
   const char* from() const { return from_; }
   // No memory data at all: no memory files and no device [memory] events.
   bool none() const { return none_; }
+  // Where backward passes start, ascending: the host ops that fwdbwd flows
+  // end at, and (the fallback) autograd::engine::evaluate_function ops.
+  const std::vector<int64_t>& backward_flow_starts() const { return backward_flow_starts_; }
+  const std::vector<int64_t>& autograd_starts() const { return autograd_starts_; }
 
  private:
+  std::vector<int64_t> backward_flow_starts_;
+  std::vector<int64_t> autograd_starts_;
   const std::vector<model::MemoryRecordRow>* borrowed_ = nullptr;
   std::vector<model::MemoryRecordRow> owned_;
   bool own_ = false;

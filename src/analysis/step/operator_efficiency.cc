@@ -28,7 +28,7 @@ struct Accumulator {
 // thousands of kernels from a few hundred distinct ops.
 class ShapeOwners {
  public:
-  explicit ShapeOwners(const model::HostOps& ops) : ops_(ops), owner_(ops.size(), kUnset) {}
+  explicit ShapeOwners(const model::HostOps& ops) : ops_(ops) {}
 
   int32_t Of(int32_t launcher) {
     if (launcher < 0 || static_cast<size_t>(launcher) >= ops_.size()) return model::kNoIndex;
@@ -36,26 +36,26 @@ class ShapeOwners {
     int32_t at = launcher;
     int32_t found = model::kNoIndex;
     while (at != model::kNoIndex) {
-      const auto i = static_cast<size_t>(at);
-      if (owner_[i] != kUnset) {
-        found = owner_[i];
+      if (const auto known = owner_.find(at); known != owner_.end()) {
+        found = known->second;
         break;
       }
       path.push_back(at);
-      if (ops_.input_dims[i] != StringPool::kEmpty) {
+      if (ops_.input_dims[static_cast<size_t>(at)] != StringPool::kEmpty) {
         found = at;
         break;
       }
-      at = ops_.parent[i];
+      at = ops_.parent[static_cast<size_t>(at)];
     }
-    for (int32_t p : path) owner_[static_cast<size_t>(p)] = found;
+    for (int32_t p : path) owner_[p] = found;
     return found;
   }
 
  private:
-  static constexpr int32_t kUnset = -2;
   const model::HostOps& ops_;
-  std::vector<int32_t> owner_;
+  // Only the step's launchers and their ancestors: a table over every host
+  // op of the rank would cost the whole trace once per step.
+  std::unordered_map<int32_t, int32_t> owner_;
 };
 
 // The device the step's events ran on, by the trace's deviceProperties: the
