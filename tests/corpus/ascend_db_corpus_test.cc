@@ -206,3 +206,74 @@ TEST(AscendDbCorpusTest, TheReportNamesTheStepTraceSourceItRead) {
 
 }  // namespace
 }  // namespace trainscope::formats
+
+namespace trainscope::formats {
+namespace {
+
+// Host ops: every PYTORCH_API row; launch links: the compute tasks and
+// communication ops whose connectionId a CONNECTION_IDS row joins to a
+// PYTORCH_API row (PYTORCH_API.connectionId -> CONNECTION_IDS.id,
+// CONNECTION_IDS.connectionId -> TASK / COMMUNICATION_OP.connectionId).
+constexpr const char* kHostOps = "SELECT 0, count(*) FROM PYTORCH_API";
+constexpr const char* kLinkedDeviceEvents =
+    "SELECT 0, count(*) FROM (SELECT t.connectionId AS c FROM TASK t JOIN COMPUTE_TASK_INFO k "
+    "ON k.globalTaskId = t.globalTaskId UNION ALL SELECT o.connectionId FROM COMMUNICATION_OP o) "
+    "e WHERE e.c IN (SELECT ci.connectionId FROM CONNECTION_IDS ci JOIN PYTORCH_API p ON "
+    "p.connectionId = ci.id)";
+constexpr const char* kLinkedTasks =
+    "SELECT 0, count(*) FROM PYTORCH_API p JOIN CONNECTION_IDS ci ON ci.id = p.connectionId "
+    "JOIN TASK t ON t.connectionId = ci.connectionId";
+
+// Pinned with python3's sqlite3 on both ranks' databases: 2,460 host ops
+// (860 torch ops, 318 task-queue ops, 1,282 Python frames) on 3 threads,
+// 4,683 call-chain frames, 563 links; 500 TASK rows link to a host op, of
+// which our 191 device events (187 kernels + 4 allreduce ops; the others are
+// HCCL plane and runtime tasks); 316 host ops have a user source frame
+// (the innermost frame outside site-packages / torch / the Python library).
+TEST(AscendDbCorpusTest, HostOpsAndLaunchLinksEqualTheSqlQueries) {
+  TS_REQUIRE_CORPUS(kJob);
+  for (int rank : {0, 1}) {
+    const std::string rank_dir =
+        corpus_path + "/" + kJob + "/rank" + std::to_string(rank) + "_ascend_pt";
+    const std::string db = rank_dir + "/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_" +
+                           std::to_string(rank) + ".db";
+    Result<model::RankProfile> loaded = LoadAscendDbRank(rank_dir);
+    ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+    const model::RankProfile& p = *loaded;
+    const model::HostOps& ops = p.timeline.host_ops;
+    EXPECT_EQ(PerStep(db, kHostOps).at(0), 2460);
+    EXPECT_EQ(static_cast<int64_t>(ops.size()), PerStep(db, kHostOps).at(0));
+    EXPECT_EQ(PerStep(db, kLinkedTasks).at(0), 500);
+    EXPECT_EQ(PerStep(db, kLinkedDeviceEvents).at(0), 191);
+    const auto linked =
+        std::count_if(p.device_events.launcher.begin(), p.device_events.launcher.end(),
+                      [](int32_t op) { return op != model::kNoIndex; });
+    EXPECT_EQ(linked, PerStep(db, kLinkedDeviceEvents).at(0));
+    const auto with_source = std::count_if(ops.source.begin(), ops.source.end(),
+                                           [](StringId s) { return s != StringPool::kEmpty; });
+    EXPECT_EQ(with_source, 316);
+    ASSERT_EQ(p.timeline.steps.size(), 1u);
+    EXPECT_EQ(p.timeline.steps[0].number, 50);
+    // Every kernel is launched by a torch op (cpu_op), as trace_view.json's
+    // async_npu flows give it in the text export.
+    for (size_t i = 0; i < p.device_events.size(); ++i) {
+      const int32_t op = p.device_events.launcher[i];
+      ASSERT_NE(op, model::kNoIndex);
+      EXPECT_EQ(p.strings.Get(ops.category[static_cast<size_t>(op)]), "cpu_op");
+      EXPECT_LE(ops.start_ns[static_cast<size_t>(op)], p.device_events.start_ns[i]);
+    }
+    for (const auto& [table, rows] :
+         {std::pair{"PYTORCH_API", 2460}, {"PYTORCH_CALLCHAINS", 4683}, {"CONNECTION_IDS", 563}}) {
+      const RowLedger* ledger = nullptr;
+      for (const RowLedger& l : p.ledgers) {
+        if (l.file().ends_with(std::string(":") + table)) ledger = &l;
+      }
+      ASSERT_NE(ledger, nullptr) << table;
+      EXPECT_EQ(ledger->rows_read(), rows) << table;
+      EXPECT_EQ(ledger->rows_used(), rows) << table;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace trainscope::formats

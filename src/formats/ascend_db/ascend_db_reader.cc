@@ -23,6 +23,8 @@
 #include "formats/ascend/profiler_metadata_reader.h"
 #include "formats/ascend_db/ascend_db_importer.h"
 #include "formats/ascend_db/sqlite_db.h"
+#include "formats/trace/chrome_json.h"
+#include "formats/trace/timeline_builder.h"
 
 namespace trainscope::formats {
 namespace {
@@ -358,10 +360,14 @@ Status ReadComputeTasks(const DbContext& ctx) {
   const SqliteDb& db = *ctx.db;
   TS_ASSIGN_OR_RETURN(std::string task_list, SelectList(db, "TASK", "t", kTask));
   TS_ASSIGN_OR_RETURN(std::string compute_list, SelectList(db, "COMPUTE_TASK_INFO", "c", kCompute));
+  // The host op link (column 16): CONNECTION_IDS.connectionId, kept as the
+  // row's correlation until ReadHostOps resolves it.
+  static constexpr ColumnSpec kLink[] = {{"connectionId", false}};
+  TS_ASSIGN_OR_RETURN(std::string link_list, SelectList(db, "TASK", "t", kLink));
   TS_ASSIGN_OR_RETURN(std::unordered_set<int64_t> comm_tasks, CommunicationTaskIds(db));
   TS_ASSIGN_OR_RETURN(
       SqliteStatement stmt,
-      db.Prepare("SELECT " + task_list + ", " + compute_list +
+      db.Prepare("SELECT " + task_list + ", " + compute_list + ", " + link_list +
                      " FROM TASK t LEFT JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = "
                      "t.globalTaskId",
                  "TASK"));
@@ -397,6 +403,7 @@ Status ReadComputeTasks(const DbContext& ctx) {
     row.wait_ns = wait && InTimeRange(*wait) ? *wait : 0;
     row.op_state = model::OpState::kUnknown;
     row.step = StepOf(*ctx.steps, row.start_ns);
+    row.correlation = stmt.Int64(16).value_or(model::kNoId);
     events.Append(row);
     ledger.Use();
   }));
@@ -415,8 +422,9 @@ Status ReadCommunicationOps(const DbContext& ctx) {
                     fs::path(db.path()).filename().string()));
     return Status::Ok();
   }
-  static constexpr ColumnSpec kColumns[] = {
-      {"opName", true}, {"startNs", true}, {"endNs", true}, {"opType", false}, {"waitNs", false}};
+  static constexpr ColumnSpec kColumns[] = {{"opName", true},  {"startNs", true},
+                                            {"endNs", true},   {"opType", false},
+                                            {"waitNs", false}, {"connectionId", false}};
   TS_ASSIGN_OR_RETURN(std::string list, SelectList(db, "COMMUNICATION_OP", "o", kColumns));
   TS_ASSIGN_OR_RETURN(
       SqliteStatement stmt,
@@ -446,6 +454,7 @@ Status ReadCommunicationOps(const DbContext& ctx) {
     row.wait_ns = wait && InTimeRange(*wait) ? *wait : 0;
     row.op_state = model::OpState::kUnknown;
     row.step = StepOf(*ctx.steps, row.start_ns);
+    row.correlation = stmt.Int64(5).value_or(model::kNoId);
     ctx.profile->device_events.Append(row);
     ledger.Use();
   }));
@@ -944,6 +953,229 @@ Status ReadMemoryTables(const DbContext& ctx) {
   return ReadNpuInfo(db, ctx.device, ctx.profile);
 }
 
+namespace {
+
+// PYTORCH_API.type -> its ENUM_API_TYPE name (torch_npu's fixed ids when
+// the enum table is absent).
+Result<std::unordered_map<int64_t, std::string>> ApiTypeNames(const SqliteDb& db) {
+  std::unordered_map<int64_t, std::string> names = {
+      {50001, "op"}, {50002, "queue"}, {50003, "trace"}, {50004, "mstx"}};
+  TS_ASSIGN_OR_RETURN(bool present, db.HasTable("ENUM_API_TYPE"));
+  if (!present) return names;
+  static constexpr ColumnSpec kColumns[] = {{"id", true}, {"name", true}};
+  TS_ASSIGN_OR_RETURN(std::string list, SelectList(db, "ENUM_API_TYPE", "e", kColumns));
+  TS_ASSIGN_OR_RETURN(SqliteStatement stmt,
+                      db.Prepare("SELECT " + list + " FROM ENUM_API_TYPE e", "ENUM_API_TYPE"));
+  for (;;) {
+    TS_ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row) break;
+    if (const std::optional<int64_t> id = stmt.Int64(0)) names[*id] = std::string(stmt.Text(1));
+  }
+  return names;
+}
+
+// The category trace_view.json gives the same host op: torch ops are
+// cpu_op, the task queue's ops enqueue / dequeue, the Python tracer's
+// frames python_function; another type keeps its enum name.
+std::string_view HostCategory(std::string_view type_name, std::string_view name) {
+  if (type_name == "op") return "cpu_op";
+  if (type_name == "queue") return name.starts_with("Dequeue") ? "dequeue" : "enqueue";
+  if (type_name == "trace") return "python_function";
+  return type_name;
+}
+
+// PYTORCH_CALLCHAINS: callchainId -> the innermost user frame of its stack
+// (frames ordered by stackDepth, 0 innermost; the rule of a trace's "Call
+// stack", trace::UserFrameOf). Absent table: no call stacks (with_stack off).
+Result<std::unordered_map<int64_t, StringId>> ReadCallChains(const DbContext& ctx) {
+  std::unordered_map<int64_t, StringId> sources;
+  const SqliteDb& db = *ctx.db;
+  TS_ASSIGN_OR_RETURN(bool present, db.HasTable("PYTORCH_CALLCHAINS"));
+  if (!present) {
+    ctx.profile->missing_files.push_back(
+        fmt::format("{}: PYTORCH_CALLCHAINS table (call stacks of host ops: with_stack=True)",
+                    fs::path(db.path()).filename().string()));
+    return sources;
+  }
+  static constexpr ColumnSpec kColumns[] = {{"id", true}, {"stack", true}, {"stackDepth", false}};
+  TS_ASSIGN_OR_RETURN(std::string list, SelectList(db, "PYTORCH_CALLCHAINS", "c", kColumns));
+  TS_ASSIGN_OR_RETURN(
+      SqliteStatement stmt,
+      db.Prepare("SELECT " + list + " FROM PYTORCH_CALLCHAINS c ORDER BY c.id, c.stackDepth",
+                 "PYTORCH_CALLCHAINS"));
+  RowLedger ledger(db.path() + ":PYTORCH_CALLCHAINS");
+  StringPool& pool = ctx.profile->strings;
+  TS_RETURN_IF_ERROR(ForEachRow(stmt, ledger, [&](int64_t line) {
+    const std::optional<int64_t> id = stmt.Int64(0);
+    if (!id) {
+      ledger.Skip(stmt.IsNull(0) ? RowIssue::kMissingValue : RowIssue::kUnparsableValue, "id", line,
+                  std::string(stmt.Text(0)));
+      return;
+    }
+    auto [it, inserted] = sources.try_emplace(*id, StringPool::kEmpty);
+    const std::string_view frame = ctx.strings->Text(stmt.Int64(1), &ledger, "stack", line);
+    if (it->second == StringPool::kEmpty) {
+      const std::string_view user = trace::UserFrameOf(frame);
+      if (!user.empty()) it->second = pool.Intern(user);
+    }
+    ledger.Use();
+  }));
+  ctx.profile->ledgers.push_back(std::move(ledger));
+  return sources;
+}
+
+// PYTORCH_API: the host ops (torch ops, the task queue, the Python tracer's
+// frames) into |tl|, with each op's connectionId (kNoId: none) in
+// |connections|, row for row.
+Status ReadPytorchApi(const DbContext& ctx, model::Timeline* tl,
+                      std::vector<int64_t>* connections) {
+  const SqliteDb& db = *ctx.db;
+  TS_ASSIGN_OR_RETURN(auto chains, ReadCallChains(ctx));
+  TS_ASSIGN_OR_RETURN(auto type_names, ApiTypeNames(db));
+  static constexpr ColumnSpec kColumns[] = {
+      {"startNs", true}, {"endNs", true},        {"globalTid", false}, {"connectionId", false},
+      {"name", true},    {"callchainId", false}, {"type", false}};
+  TS_ASSIGN_OR_RETURN(std::string list, SelectList(db, "PYTORCH_API", "p", kColumns));
+  TS_ASSIGN_OR_RETURN(SqliteStatement stmt,
+                      db.Prepare("SELECT " + list + " FROM PYTORCH_API p", "PYTORCH_API"));
+  RowLedger ledger(db.path() + ":PYTORCH_API");
+  StringPool& pool = ctx.profile->strings;
+  IdCache names;
+  std::map<std::pair<int64_t, StringId>, StringId> categories;  // (type, name) -> category
+  model::HostOp op;
+  TS_RETURN_IF_ERROR(ForEachRow(stmt, ledger, [&](int64_t line) {
+    if (!ReadSpan(stmt, 0, 1, &ledger, line, &op.start_ns, &op.duration_ns)) return;
+    // globalTid is (pid << 32) | tid.
+    const uint64_t global_tid = static_cast<uint64_t>(stmt.Int64(2).value_or(0));
+    op.pid = static_cast<int64_t>(global_tid >> 32);
+    op.tid = static_cast<int64_t>(global_tid & 0xFFFFFFFFu);
+    op.name = ctx.strings->Intern(stmt.Int64(4), &ledger, "name", line, &names);
+    const int64_t type = stmt.Int64(6).value_or(-1);
+    auto [cat, inserted] = categories.try_emplace({type, op.name}, StringPool::kEmpty);
+    if (inserted) {
+      auto known = type_names.find(type);
+      const std::string_view type_name =
+          known == type_names.end() ? std::string_view() : std::string_view(known->second);
+      cat->second = pool.Intern(HostCategory(type_name, pool.Get(op.name)));
+    }
+    op.category = cat->second;
+    op.source = StringPool::kEmpty;
+    if (const std::optional<int64_t> chain = stmt.Int64(5)) {
+      if (auto it = chains.find(*chain); it != chains.end()) op.source = it->second;
+    }
+    tl->host_ops.Append(op);
+    connections->push_back(stmt.Int64(3).value_or(model::kNoId));
+    ledger.Use();
+  }));
+  ctx.profile->ledgers.push_back(std::move(ledger));
+  return Status::Ok();
+}
+
+// CONNECTION_IDS: PYTORCH_API.connectionId -> the connectionIds of the
+// device tasks it launched (TASK.connectionId, COMMUNICATION_OP's), kept on
+// the device events as their correlation. Each linked event gets its
+// launcher and an async_npu flow, as trace_view.json's flows give them.
+// Where two host ops claim one task, the torch op (cpu_op) wins, then the
+// deeper one (the op that issued it rather than its caller).
+Status LinkLaunches(const DbContext& ctx, const std::vector<int64_t>& connections,
+                    model::Timeline* tl) {
+  const SqliteDb& db = *ctx.db;
+  TS_ASSIGN_OR_RETURN(bool present, db.HasTable("CONNECTION_IDS"));
+  if (!present) {
+    ctx.profile->missing_files.push_back(
+        fmt::format("{}: CONNECTION_IDS table (which host op launched each device task)",
+                    fs::path(db.path()).filename().string()));
+    return Status::Ok();
+  }
+  std::unordered_map<int64_t, int32_t> op_of;  // PYTORCH_API.connectionId -> host op
+  for (size_t i = 0; i < connections.size(); ++i) {
+    if (connections[i] != model::kNoId) op_of.emplace(connections[i], static_cast<int32_t>(i));
+  }
+  static constexpr ColumnSpec kColumns[] = {{"id", true}, {"connectionId", true}};
+  TS_ASSIGN_OR_RETURN(std::string list, SelectList(db, "CONNECTION_IDS", "c", kColumns));
+  TS_ASSIGN_OR_RETURN(SqliteStatement stmt,
+                      db.Prepare("SELECT " + list + " FROM CONNECTION_IDS c", "CONNECTION_IDS"));
+  RowLedger ledger(db.path() + ":CONNECTION_IDS");
+  const model::HostOps& ops = tl->host_ops;
+  const StringId cpu_op = ctx.profile->strings.Intern("cpu_op");
+  auto better = [&](int32_t a, int32_t b) {  // whether host op a launched rather than b
+    const bool a_op = ops.category[static_cast<size_t>(a)] == cpu_op;
+    const bool b_op = ops.category[static_cast<size_t>(b)] == cpu_op;
+    if (a_op != b_op) return a_op;
+    return ops.depth[static_cast<size_t>(a)] > ops.depth[static_cast<size_t>(b)];
+  };
+  std::unordered_map<int64_t, int32_t> launcher_of;  // task connectionId -> host op
+  TS_RETURN_IF_ERROR(ForEachRow(stmt, ledger, [&](int64_t line) {
+    const std::optional<int64_t> id = stmt.Int64(0);
+    const std::optional<int64_t> task = stmt.Int64(1);
+    if (!id || !task) {
+      ledger.Skip(RowIssue::kMissingValue, !id ? "id" : "connectionId", line, "");
+      return;
+    }
+    auto op = op_of.find(*id);
+    if (op == op_of.end()) {
+      ledger.Skip(RowIssue::kLinkWithoutHostOp, line, std::to_string(*id));
+      return;
+    }
+    auto [it, inserted] = launcher_of.try_emplace(*task, op->second);
+    if (!inserted && better(op->second, it->second)) it->second = op->second;
+    ledger.Use();
+  }));
+  ctx.profile->ledgers.push_back(std::move(ledger));
+  model::DeviceEvents& events = ctx.profile->device_events;
+  const StringId async_npu = ctx.profile->strings.Intern("async_npu");
+  for (size_t row = 0; row < events.size(); ++row) {
+    if (events.correlation[row] == model::kNoId) continue;
+    auto it = launcher_of.find(events.correlation[row]);
+    if (it == launcher_of.end()) continue;
+    events.launcher[row] = it->second;
+    tl->flows.push_back(
+        model::Flow{events.correlation[row], async_npu, it->second, static_cast<int32_t>(row)});
+  }
+  return Status::Ok();
+}
+
+// Host ops, their call stacks and launch links into profile->timeline;
+// steps from the ProfilerStep#N ops. Without PYTORCH_API the rank has no
+// timeline (the analyses that need host ops say so).
+Status ReadHostOps(const DbContext& ctx) {
+  const SqliteDb& db = *ctx.db;
+  TS_ASSIGN_OR_RETURN(bool present, db.HasTable("PYTORCH_API"));
+  if (!present) {
+    ctx.profile->missing_files.push_back(fmt::format(
+        "{}: PYTORCH_API table (host ops: launch delays, host-bound steps, source lines)",
+        fs::path(db.path()).filename().string()));
+    return Status::Ok();
+  }
+  model::Timeline tl;
+  std::vector<int64_t> connections;
+  TS_RETURN_IF_ERROR(ReadPytorchApi(ctx, &tl, &connections));
+  const std::vector<uint32_t> order = trace::SortAndNestHostOps(&tl.host_ops);
+  std::vector<int64_t> sorted(order.size());
+  for (size_t k = 0; k < order.size(); ++k) sorted[k] = connections[order[k]];
+  TS_RETURN_IF_ERROR(LinkLaunches(ctx, sorted, &tl));
+  constexpr std::string_view kPrefix = "ProfilerStep#";
+  const StringPool& pool = ctx.profile->strings;
+  for (size_t i = 0; i < tl.host_ops.size(); ++i) {
+    const std::string_view name = pool.Get(tl.host_ops.name[i]);
+    if (!name.starts_with(kPrefix)) continue;
+    const std::optional<int64_t> number = ParseInt64(name.substr(kPrefix.size()));
+    if (!number || *number < 0 || *number > INT32_MAX) continue;
+    tl.steps.push_back(model::Step{static_cast<int32_t>(*number), tl.host_ops.start_ns[i],
+                                   tl.host_ops.end_ns(i), static_cast<int32_t>(i)});
+  }
+  std::sort(tl.steps.begin(), tl.steps.end(),
+            [](const model::Step& a, const model::Step& b) { return a.start_ns < b.start_ns; });
+  tl.step_source = tl.steps.empty() ? model::StepSource::kNone : model::StepSource::kProfilerStep;
+  tl.present = true;
+  tl.format = "ascend_db";
+  tl.source = db.path();
+  ctx.profile->timeline = std::move(tl);
+  return Status::Ok();
+}
+
+}  // namespace
+
 Status ReadAscendProfilerDb(const std::string& path, model::RankProfile* profile) {
   TS_ASSIGN_OR_RETURN(SqliteDb db, SqliteDb::OpenReadOnly(path));
   WarnAboutWal(path, profile);
@@ -960,6 +1192,7 @@ Status ReadAscendProfilerDb(const std::string& path, model::RankProfile* profile
   TS_RETURN_IF_ERROR(ReadMetaData(db, profile));
   TS_RETURN_IF_ERROR(ReadMemoryTables(ctx));
   profile->device_events.SortByStart();
+  TS_RETURN_IF_ERROR(ReadHostOps(ctx));
   profile->device_events_source = model::DeviceEventsSource::kKernelDetailsCsv;
   profile->device_events_from = path;
   if (!steps.empty() && !profile->device_events.Steps().empty()) {
