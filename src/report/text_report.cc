@@ -378,6 +378,43 @@ void RenderInputIssues(std::string& out, const analysis::JobAnalysis& job, const
   }
 }
 
+// Files in the rank directories that were not read, each once with the
+// ranks it applies to, and how many were read.
+void RenderInventory(std::string& out, const analysis::JobAnalysis& job, const Styler& s) {
+  std::vector<std::pair<std::string, std::vector<int32_t>>> unread;
+  size_t files_read = 0;
+  size_t files_unread = 0;
+  for (const auto& rank : job.ranks) {
+    for (const model::InputFile& file : rank.header.inventory) {
+      if (file.read) {
+        ++files_read;
+        continue;
+      }
+      ++files_unread;
+      const std::string line = file.path + ": " + file.reason;
+      auto it = std::find_if(unread.begin(), unread.end(),
+                             [&](const auto& u) { return u.first == line; });
+      if (it == unread.end()) {
+        unread.push_back({line, {rank.header.rank}});
+      } else {
+        it->second.push_back(rank.header.rank);
+      }
+    }
+  }
+  if (files_read + files_unread > 0) {
+    out += s.Dim(fmt::format("  files in the rank directories: {} read, {} not read", files_read,
+                             files_unread)) +
+           "\n";
+  }
+  for (const auto& [line, ranks] : unread) {
+    std::string which =
+        ranks.size() == job.ranks.size()
+            ? "all ranks"
+            : fmt::format("{} {}", ranks.size() == 1 ? "rank" : "ranks", fmt::join(ranks, ","));
+    out += s.Dim(fmt::format("  not read ({}): {}", which, T(line))) + "\n";
+  }
+}
+
 void RenderHealth(std::string& out, const analysis::JobAnalysis& job, const Styler& s) {
   int64_t files = 0, read = 0, used = 0, skipped = 0;
   for (const auto& rank : job.ranks) {
@@ -433,6 +470,7 @@ void RenderHealth(std::string& out, const analysis::JobAnalysis& job, const Styl
             : fmt::format("{} {}", ranks.size() == 1 ? "rank" : "ranks", fmt::join(ranks, ","));
     out += s.Dim(fmt::format("  not present ({}): {}", which, T(file))) + "\n";
   }
+  RenderInventory(out, job, s);
 }
 
 // Inputs that are more than one run: which ones, why apart, what to do.

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <set>
 #include <span>
 #include <system_error>
 #include <unordered_map>
@@ -21,6 +22,7 @@
 #include "formats/ascend/kernel_details_reader.h"
 #include "formats/ascend/profiler_info_reader.h"
 #include "formats/ascend/profiler_metadata_reader.h"
+#include "formats/ascend/rank_inventory.h"
 #include "formats/ascend_db/ascend_db_importer.h"
 #include "formats/ascend_db/sqlite_db.h"
 #include "formats/trace/chrome_json.h"
@@ -1335,7 +1337,9 @@ Result<model::RankProfile> LoadAscendDbRank(const std::string& rank_dir) {
         rank_dir, output_dir.string()));
   }
 
+  std::set<std::string> opened = {db_path.string()};
   const std::string info_path = FindProfilerInfoFile(source_dir.string());
+  if (!info_path.empty()) opened.insert(info_path);
   if (info_path.empty()) {
     profile.missing_files.push_back(
         "profiler_info_<rank>.json (rank id, torch_npu/CANN versions, profiler level)");
@@ -1344,6 +1348,7 @@ Result<model::RankProfile> LoadAscendDbRank(const std::string& rank_dir) {
   }
   const fs::path metadata = source_dir / "profiler_metadata.json";
   if (PresentInAnyForm(metadata.string())) {
+    opened.insert(metadata.string());
     if (Status status = ReadProfilerMetadataFile(metadata.string(), &profile.info); !status.ok()) {
       profile.warnings.push_back(status.message());
     }
@@ -1359,11 +1364,15 @@ Result<model::RankProfile> LoadAscendDbRank(const std::string& rank_dir) {
         "{}: not a SQLite database (no \"SQLite format 3\" header, or not a regular file); not "
         "read",
         analysis.string()));
-  } else if (Status status = ReadAnalysisDb(analysis.string(), &profile); !status.ok()) {
-    profile.warnings.push_back(status.message());
+  } else {
+    opened.insert(analysis.string());
+    if (Status status = ReadAnalysisDb(analysis.string(), &profile); !status.ok()) {
+      profile.warnings.push_back(status.message());
+    }
   }
   if (!profile.info.rank) profile.info.rank = db_rank;
   if (profile.info.rank) profile.rank = *profile.info.rank;
+  TakeRankInventory(opened, /*db_rank=*/true, &profile);
   return profile;
 }
 
