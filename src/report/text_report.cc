@@ -157,14 +157,20 @@ void RenderMatmulShapes(std::string& out, const analysis::StepDistribution& step
 }
 
 // Where the profiler's own step accounting was read: step_trace_time.csv
-// of the text export, or analysis.db's StepTraceTime table (the file
-// health lists the one read).
+// of the text export, analysis.db's StepTraceTime table, or else the
+// sums of the rank database's OVERLAP_ANALYSIS (the file health lists the
+// one read).
 std::string StepTraceSource(const analysis::RankHeader& header) {
   for (const analysis::FileHealth& f : header.files) {
     std::string name = std::filesystem::path(f.file).filename().string();
     if (name == "step_trace_time.csv") return name;
     constexpr std::string_view kTable = ":StepTraceTime";
     if (name.size() > kTable.size() && name.ends_with(kTable)) return name;
+  }
+  // A .db rank without analysis.db's table: the sums of OVERLAP_ANALYSIS.
+  for (const analysis::FileHealth& f : header.files) {
+    std::string name = std::filesystem::path(f.file).filename().string();
+    if (name.ends_with(":OVERLAP_ANALYSIS")) return name;
   }
   return "step_trace_time.csv";
 }

@@ -277,3 +277,48 @@ TEST(AscendDbCorpusTest, HostOpsAndLaunchLinksEqualTheSqlQueries) {
 
 }  // namespace
 }  // namespace trainscope::formats
+
+namespace trainscope::formats {
+namespace {
+
+// OVERLAP_ANALYSIS (rank 0 only: rank 1's database has neither it nor
+// status_info): 382 segments whose sums per type, pinned with python3's
+// sqlite3, equal analysis.db's StepTraceTime to the ns; without analysis.db
+// the rank's step_trace is those sums.
+TEST(AscendDbCorpusTest, OverlapAnalysisSumsAreTheProfilersStepAccounting) {
+  TS_REQUIRE_CORPUS(kJob);
+  const std::string rank_dir = corpus_path + "/" + kJob + "/rank0_ascend_pt";
+  Result<model::RankProfile> with_analysis = LoadAscendDbRank(rank_dir);
+  ASSERT_TRUE(with_analysis.ok()) << with_analysis.status().message();
+  EXPECT_EQ(with_analysis->timeline.overlap.size(), 382u);
+  EXPECT_TRUE(with_analysis->warnings.empty()) << with_analysis->warnings.front();
+
+  // The rank without analysis.db: a temp dir of symlinks.
+  const std::filesystem::path dir =
+      std::filesystem::path(testing::MakeTempDir("overlap_only")) / "rank0_ascend_pt";
+  std::filesystem::create_directories(dir / "ASCEND_PROFILER_OUTPUT");
+  std::filesystem::create_symlink(rank_dir + "/profiler_info_0.json", dir / "profiler_info_0.json");
+  std::filesystem::create_symlink(rank_dir + "/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db",
+                                  dir / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db");
+  Result<model::RankProfile> loaded = LoadAscendDbRank(dir.string());
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  ASSERT_EQ(loaded->step_trace.size(), 1u);
+  const model::StepTraceRow& row = loaded->step_trace[0];
+  EXPECT_EQ(row.step, 50);
+  EXPECT_EQ(row.computing_ns, 8903431);
+  EXPECT_EQ(row.communication_ns, 102108100);
+  EXPECT_EQ(row.communication_not_overlapped_ns, 98071947);
+  EXPECT_EQ(row.free_ns, 25258144);
+  EXPECT_EQ(row.overlapped_ns, 4036153);
+  EXPECT_EQ(row.stage_ns, 132233522);
+  const model::StepTraceRow& table = with_analysis->step_trace[0];
+  EXPECT_EQ(row.computing_ns, table.computing_ns);
+  EXPECT_EQ(row.communication_ns, table.communication_ns);
+  EXPECT_EQ(row.communication_not_overlapped_ns, table.communication_not_overlapped_ns);
+  EXPECT_EQ(row.free_ns, table.free_ns);
+  EXPECT_EQ(row.overlapped_ns, table.overlapped_ns);
+  EXPECT_EQ(row.stage_ns, table.stage_ns);
+}
+
+}  // namespace
+}  // namespace trainscope::formats

@@ -593,5 +593,67 @@ TEST(AscendDbReaderTest, WithoutHostTablesThereIsNoTimelineAndTheTableIsListed) 
   EXPECT_TRUE(listed);
 }
 
+// OVERLAP_ANALYSIS of step 1 (STEP_TIME 1000..5000): Computing 500 + 100,
+// Communication 1600, Not Overlapped 100 + 1300, Free 2000; a segment of an
+// unknown type and one without an end.
+std::vector<std::string> OverlapTable() {
+  return {
+      "CREATE TABLE OVERLAP_ANALYSIS (id INTEGER PRIMARY KEY AUTOINCREMENT, deviceId integer, "
+      "startNs integer, endNs integer, type integer)",
+      "INSERT INTO OVERLAP_ANALYSIS (deviceId, startNs, endNs, type) VALUES (0,1000,1500,0),"
+      "(0,1600,1700,0),(0,1400,3000,1),(0,1500,1600,2),(0,1700,3000,2),(0,3000,5000,3),"
+      "(0,3000,3100,7),(0,3200,NULL,0)",
+  };
+}
+
+TEST(AscendDbReaderTest, OverlapAnalysisIsCheckedAgainstStepTraceTime) {
+  std::vector<std::string> sql = ProfilerDb();
+  for (std::string& statement : OverlapTable()) sql.push_back(std::move(statement));
+  const fs::path rank = MakeRank("ascend_db_overlap", sql);
+  Result<model::RankProfile> loaded = LoadAscendDbRank(rank.string());
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  const model::RankProfile& p = *loaded;
+  EXPECT_EQ(p.timeline.overlap.size(), 6u);
+  const RowLedger* ledger = LedgerOf(p, "OVERLAP_ANALYSIS");
+  ASSERT_NE(ledger, nullptr);
+  EXPECT_EQ(ledger->rows_read(), 8);
+  EXPECT_EQ(ledger->rows_used(), 6);
+  EXPECT_EQ(ledger->skipped_by_reason().at("unknown overlap segment"), 1);
+  EXPECT_EQ(ledger->skipped_by_reason().at("missing endNs"), 1);
+  // StepTraceTime is the accounting used; its Free (0.9 us) is 1.1 us off
+  // the segments' 2 us: a warning. Not Overlapped (1.5 vs 1.4 us) is within 1 us.
+  ASSERT_EQ(p.step_trace.size(), 1u);
+  EXPECT_EQ(p.step_trace[0].computing_ns, 600);
+  int overlap_warnings = 0;
+  for (const std::string& warning : p.warnings) {
+    if (warning.find("OVERLAP_ANALYSIS") == std::string::npos) continue;
+    ++overlap_warnings;
+    EXPECT_NE(warning.find("StepTraceTime step 1: free 0.900 us differs from the sum of the "
+                           "OVERLAP_ANALYSIS segments of the rank's database, 2.000 us"),
+              std::string::npos)
+        << warning;
+  }
+  EXPECT_EQ(overlap_warnings, 1);
+}
+
+TEST(AscendDbReaderTest, WithoutAnalysisDbTheStepTraceIsTheOverlapAnalysisSums) {
+  std::vector<std::string> sql = ProfilerDb();
+  for (std::string& statement : OverlapTable()) sql.push_back(std::move(statement));
+  const fs::path rank = MakeRank("ascend_db_overlap_only", sql);
+  fs::remove(rank / "ASCEND_PROFILER_OUTPUT" / "analysis.db");
+  Result<model::RankProfile> loaded = LoadAscendDbRank(rank.string());
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  ASSERT_EQ(loaded->step_trace.size(), 1u);
+  const model::StepTraceRow& row = loaded->step_trace[0];
+  EXPECT_EQ(row.step, 1);
+  EXPECT_EQ(row.computing_ns, 600);
+  EXPECT_EQ(row.communication_ns, 1600);
+  EXPECT_EQ(row.communication_not_overlapped_ns, 1400);
+  EXPECT_EQ(row.overlapped_ns, 200);
+  EXPECT_EQ(row.free_ns, 2000);
+  EXPECT_EQ(row.stage_ns, 4000);  // Computing + Not Overlapped + Free
+  EXPECT_FALSE(row.preparing_ns.has_value());
+}
+
 }  // namespace
 }  // namespace trainscope::formats

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -1176,6 +1177,92 @@ Status ReadHostOps(const DbContext& ctx) {
   return Status::Ok();
 }
 
+// OVERLAP_ANALYSIS: CANN's Overlap Analysis of the device timeline (type 0
+// Computing, 1 Communication, 2 Communication(Not Overlapped), 3 Free), as
+// trace_view.json's "Overlap Analysis" lanes: the segments into
+// timeline.overlap, and per STEP_TIME step their sums as a step_trace row
+// (Computing, Communication, Not Overlapped, Free; Overlapped =
+// Communication - Not Overlapped; Stage = Computing + Not Overlapped +
+// Free, as CANN's StepTraceTime). ReadAnalysisDb prefers analysis.db's
+// StepTraceTime and checks it against these rows.
+Status ReadOverlapAnalysis(const DbContext& ctx) {
+  const SqliteDb& db = *ctx.db;
+  TS_ASSIGN_OR_RETURN(bool present, db.HasTable("OVERLAP_ANALYSIS"));
+  if (!present) return Status::Ok();
+  static constexpr ColumnSpec kColumns[] = {{"startNs", true}, {"endNs", true}, {"type", true}};
+  TS_ASSIGN_OR_RETURN(std::string list, SelectList(db, "OVERLAP_ANALYSIS", "o", kColumns));
+  TS_ASSIGN_OR_RETURN(
+      SqliteStatement stmt,
+      db.Prepare("SELECT " + list + " FROM OVERLAP_ANALYSIS o", "OVERLAP_ANALYSIS"));
+  RowLedger ledger(db.path() + ":OVERLAP_ANALYSIS");
+  std::map<int32_t, std::array<int64_t, 4>> sums;  // step -> per type
+  model::OverlapSegment segment;
+  TS_RETURN_IF_ERROR(ForEachRow(stmt, ledger, [&](int64_t line) {
+    if (!ReadSpan(stmt, 0, 1, &ledger, line, &segment.start_ns, &segment.duration_ns)) return;
+    const std::optional<int64_t> type = stmt.Int64(2);
+    if (!type || *type < 0 || *type > 3) {
+      ledger.Skip(RowIssue::kUnknownOverlapSegment, line, std::string(stmt.Text(2)));
+      return;
+    }
+    segment.kind = static_cast<model::OverlapKind>(*type);
+    ctx.profile->timeline.overlap.push_back(segment);
+    const int32_t step = StepOf(*ctx.steps, segment.start_ns);
+    if (step != model::kNoStep) {
+      auto [it, inserted] = sums.try_emplace(step, std::array<int64_t, 4>{0, 0, 0, 0});
+      AddSaturating(it->second[static_cast<size_t>(*type)], segment.duration_ns);
+    }
+    ledger.Use();
+  }));
+  ctx.profile->ledgers.push_back(std::move(ledger));
+  for (const auto& [step, sum] : sums) {
+    model::StepTraceRow row;
+    row.step = step;
+    row.computing_ns = sum[0];
+    row.communication_ns = sum[1];
+    row.communication_not_overlapped_ns = sum[2];
+    row.free_ns = sum[3];
+    row.overlapped_ns = std::max<int64_t>(0, sum[1] - sum[2]);
+    row.stage_ns = row.overlap_step_ns();
+    ctx.profile->step_trace.push_back(row);
+  }
+  return Status::Ok();
+}
+
+// analysis.db's StepTraceTime row against OVERLAP_ANALYSIS's sums of the
+// same step: a quantity off by more than kOverlapToleranceNs is a warning
+// (one of the two tables is incomplete).
+constexpr int64_t kOverlapToleranceNs = 1000;
+
+void CheckAgainstOverlap(const std::vector<model::StepTraceRow>& derived, const std::string& path,
+                         model::RankProfile* profile) {
+  for (const model::StepTraceRow& from_segments : derived) {
+    const model::StepTraceRow* table = profile->StepTraceOf(from_segments.step);
+    if (table == nullptr) {
+      profile->warnings.push_back(fmt::format(
+          "{}:StepTraceTime has no row for step {}, which the OVERLAP_ANALYSIS table of the rank's "
+          "database covers",
+          path, from_segments.step));
+      continue;
+    }
+    const std::pair<std::string_view, int64_t model::StepTraceTimes::*> kFields[] = {
+        {"computing", &model::StepTraceTimes::computing_ns},
+        {"communication", &model::StepTraceTimes::communication_ns},
+        {"communication_not_overlapped", &model::StepTraceTimes::communication_not_overlapped_ns},
+        {"free", &model::StepTraceTimes::free_ns}};
+    for (const auto& [name, field] : kFields) {
+      const int64_t a = table->*field;
+      const int64_t b = from_segments.*field;
+      if (std::abs(a - b) <= kOverlapToleranceNs) continue;
+      profile->warnings.push_back(fmt::format(
+          "{}:StepTraceTime step {}: {} {:.3f} us differs from the sum of the OVERLAP_ANALYSIS "
+          "segments of the rank's database, {:.3f} us (tolerance {} us): one of the two tables is "
+          "incomplete; the time budget is compared with StepTraceTime",
+          path, from_segments.step, name, static_cast<double>(a) / 1e3,
+          static_cast<double>(b) / 1e3, kOverlapToleranceNs / 1000));
+    }
+  }
+}
+
 }  // namespace
 
 Status ReadAscendProfilerDb(const std::string& path, model::RankProfile* profile) {
@@ -1195,6 +1282,7 @@ Status ReadAscendProfilerDb(const std::string& path, model::RankProfile* profile
   TS_RETURN_IF_ERROR(ReadMemoryTables(ctx));
   profile->device_events.SortByStart();
   TS_RETURN_IF_ERROR(ReadHostOps(ctx));
+  TS_RETURN_IF_ERROR(ReadOverlapAnalysis(ctx));
   profile->device_events_source = model::DeviceEventsSource::kKernelDetailsCsv;
   profile->device_events_from = path;
   if (!steps.empty() && !profile->device_events.Steps().empty()) {
@@ -1228,10 +1316,15 @@ Status ReadAnalysisDb(const std::string& path, model::RankProfile* profile) {
   profile->communication.notes.clear();
   TS_ASSIGN_OR_RETURN(bool present, db.HasTable("StepTraceTime"));
   if (!present) {
-    profile->missing_files.push_back(
-        "analysis.db: StepTraceTime table (the profiler's own step accounting)");
-    return Status::Ok();
+    if (profile->step_trace.empty()) {
+      profile->missing_files.push_back(
+          "analysis.db: StepTraceTime table (the profiler's own step accounting)");
+    }
+    return Status::Ok();  // the OVERLAP_ANALYSIS rows, if any, stand
   }
+  // The table's rows replace the ones OVERLAP_ANALYSIS gave (kept if the
+  // table fails or has none), and are checked against them.
+  std::vector<model::StepTraceRow> rows;
   static constexpr ColumnSpec kColumns[] = {
       {"step", true},       {"computing", true},     {"communication_not_overlapped", true},
       {"overlapped", true}, {"communication", true}, {"free", true},
@@ -1287,11 +1380,16 @@ Status ReadAnalysisDb(const std::string& path, model::RankProfile* profile) {
         device && *device >= 0 && *device <= INT32_MAX) {
       row.device_id = static_cast<int32_t>(*device);
     }
-    profile->step_trace.push_back(row);
+    rows.push_back(row);
     ledger.Use();
   }
   profile->ledgers.push_back(std::move(ledger));
-
+  if (!rows.empty()) {
+    std::vector<model::StepTraceRow> derived;
+    derived.swap(profile->step_trace);
+    profile->step_trace = std::move(rows);
+    CheckAgainstOverlap(derived, path, profile);
+  }
   return Status::Ok();
 }
 
