@@ -655,5 +655,34 @@ TEST(AscendDbReaderTest, WithoutAnalysisDbTheStepTraceIsTheOverlapAnalysisSums) 
   EXPECT_FALSE(row.preparing_ns.has_value());
 }
 
+TEST(AscendDbReaderTest, TaskPmuInfoGivesTheKernelsPipeRatios) {
+  std::vector<std::string> sql = ProfilerDb();
+  sql.push_back(
+      "INSERT INTO STRING_IDS VALUES (30,'aic_mac_ratio'),(31,'aic_mte2_ratio'),"
+      "(32,'aiv_vec_ratio'),(33,'aic_total_time')");
+  sql.push_back("CREATE TABLE TASK_PMU_INFO (globalTaskId INTEGER, name INTEGER, value NUMERIC)");
+  // Task 10 is the matmul at 1000 (row 0); a text value; a row without a
+  // task; a metric that is not read.
+  sql.push_back(
+      "INSERT INTO TASK_PMU_INFO VALUES (10,30,0.5),(10,31,0.25),(10,32,'x'),(NULL,30,0.1),"
+      "(10,33,99)");
+  const fs::path rank = MakeRank("ascend_db_pmu", sql);
+  Result<model::RankProfile> loaded = LoadAscendDbRank(rank.string());
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  const model::DeviceEvents& e = loaded->device_events;
+  ASSERT_TRUE(e.has_pmu());
+  ASSERT_EQ(e.pmu().size(), e.size());
+  EXPECT_FLOAT_EQ(e.pmu().aic_mac_ratio[0], 0.5f);
+  EXPECT_FLOAT_EQ(e.pmu().aic_mte2_ratio[0], 0.25f);
+  EXPECT_TRUE(std::isnan(e.pmu().aiv_vec_ratio[0]));
+  for (size_t i = 1; i < e.size(); ++i) EXPECT_TRUE(std::isnan(e.pmu().aic_mac_ratio[i])) << i;
+  const RowLedger* ledger = LedgerOf(*loaded, "TASK_PMU_INFO");
+  ASSERT_NE(ledger, nullptr);
+  EXPECT_EQ(ledger->rows_read(), 4);  // the three ratios' rows only
+  EXPECT_EQ(ledger->rows_used(), 3);
+  EXPECT_EQ(ledger->skipped_by_reason().at("missing globalTaskId"), 1);
+  EXPECT_EQ(ledger->notes_by_reason().at("unparsable value"), 1);
+}
+
 }  // namespace
 }  // namespace trainscope::formats

@@ -350,8 +350,54 @@ Status ReserveRows(const SqliteDb& db, model::DeviceEvents* events) {
   return Status::Ok();
 }
 
-// TASK LEFT JOIN COMPUTE_TASK_INFO: one kernel per compute task.
-Status ReadComputeTasks(const DbContext& ctx) {
+// TASK_PMU_INFO (aic_metrics=PipeUtilization): one row per task and
+// metric. The rows of the three ratios kernel_details.csv's PMU columns
+// give the pipe-bound finding (aic_mac_ratio, aic_mte2_ratio,
+// aiv_vec_ratio) are selected, per globalTaskId; the other metrics are not
+// read. A value that is not a number is noted and stays unknown (NaN).
+Result<std::unordered_map<int64_t, model::PmuMetrics>> ReadTaskPmu(const DbContext& ctx) {
+  std::unordered_map<int64_t, model::PmuMetrics> pmu;
+  const SqliteDb& db = *ctx.db;
+  TS_ASSIGN_OR_RETURN(bool present, db.HasTable("TASK_PMU_INFO"));
+  if (!present) return pmu;
+  static constexpr ColumnSpec kColumns[] = {
+      {"globalTaskId", true}, {"name", true}, {"value", true}};
+  TS_ASSIGN_OR_RETURN(std::string list, SelectList(db, "TASK_PMU_INFO", "p", kColumns));
+  TS_ASSIGN_OR_RETURN(
+      SqliteStatement stmt,
+      db.Prepare("SELECT " + list +
+                     " FROM TASK_PMU_INFO p WHERE p.name IN (SELECT id FROM STRING_IDS WHERE value "
+                     "IN ('aic_mac_ratio', 'aic_mte2_ratio', 'aiv_vec_ratio'))",
+                 "TASK_PMU_INFO"));
+  RowLedger ledger(db.path() + ":TASK_PMU_INFO");
+  TS_RETURN_IF_ERROR(ForEachRow(stmt, ledger, [&](int64_t line) {
+    const std::optional<int64_t> task = stmt.Int64(0);
+    if (!task) {
+      ledger.Skip(RowIssue::kMissingValue, "globalTaskId", line, "");
+      return;
+    }
+    const std::string_view name = ctx.strings->Text(stmt.Int64(1), &ledger, "name", line);
+    const std::optional<double> value = stmt.Double(2);
+    float ratio = NAN;
+    if (value && std::isfinite(*value)) {
+      ratio = static_cast<float>(*value);
+    } else {
+      ledger.Note(RowIssue::kUnparsableField, "value", line, std::string(stmt.Text(2)));
+    }
+    model::PmuMetrics& metrics = pmu[*task];
+    if (name == "aic_mac_ratio") metrics.aic_mac_ratio = ratio;
+    if (name == "aic_mte2_ratio") metrics.aic_mte2_ratio = ratio;
+    if (name == "aiv_vec_ratio") metrics.aiv_vec_ratio = ratio;
+    ledger.Use();
+  }));
+  ctx.profile->ledgers.push_back(std::move(ledger));
+  return pmu;
+}
+
+// TASK LEFT JOIN COMPUTE_TASK_INFO: one kernel per compute task, with the
+// communication ops of |ops| (sorted by start) merged in before the first
+// task that starts after them.
+Status ReadComputeTasks(const DbContext& ctx, const std::vector<model::DeviceEvent>& ops) {
   static constexpr ColumnSpec kTask[] = {{"startNs", true},      {"endNs", true},
                                          {"deviceId", false},    {"streamId", false},
                                          {"globalTaskId", true}, {"taskType", false}};
@@ -378,10 +424,15 @@ Status ReadComputeTasks(const DbContext& ctx) {
   model::DeviceEvents& events = ctx.profile->device_events;
   TS_RETURN_IF_ERROR(ReserveRows(db, &events));
   StringTable& strings = *ctx.strings;
+  TS_ASSIGN_OR_RETURN(auto pmu, ReadTaskPmu(ctx));
   KernelCaches caches;
   model::DeviceEvent row;
+  size_t next_op = 0;
   TS_RETURN_IF_ERROR(ForEachRow(stmt, ledger, [&](int64_t line) {
     if (!ReadSpan(stmt, 0, 1, &ledger, line, &row.start_ns, &row.duration_ns)) return;
+    while (next_op < ops.size() && ops[next_op].start_ns < row.start_ns) {
+      events.Append(ops[next_op++]);
+    }
     if (!stmt.Int64(6)) {  // no COMPUTE_TASK_INFO row: not a kernel
       const std::optional<int64_t> id = stmt.Int64(4);
       std::string task_type(strings.Text(stmt.Int64(5), &ledger, "taskType", line));
@@ -407,16 +458,26 @@ Status ReadComputeTasks(const DbContext& ctx) {
     row.op_state = model::OpState::kUnknown;
     row.step = StepOf(*ctx.steps, row.start_ns);
     row.correlation = stmt.Int64(16).value_or(model::kNoId);
-    events.Append(row);
+    if (pmu.empty()) {
+      events.Append(row);
+    } else {
+      const auto metrics = pmu.find(stmt.Int64(4).value_or(-1));
+      events.Append(row, metrics == pmu.end() ? model::PmuMetrics{} : metrics->second);
+    }
     ledger.Use();
   }));
+  while (next_op < ops.size()) events.Append(ops[next_op++]);
   ctx.profile->ledgers.push_back(std::move(ledger));
   return Status::Ok();
 }
 
 // COMMUNICATION_OP: one row per collective or point-to-point op, its whole
 // span (kernel_details.csv's hcom_* rows).
-Status ReadCommunicationOps(const DbContext& ctx) {
+// The rows go to |ops| (sorted by start, stable) and the ledger to
+// |ledger_out|: ReadComputeTasks merges them into the event table in start
+// order, so a capture whose TASK rows come in time order needs no sort.
+Status ReadCommunicationOps(const DbContext& ctx, std::vector<model::DeviceEvent>* ops,
+                            std::optional<RowLedger>* ledger_out) {
   const SqliteDb& db = *ctx.db;
   TS_ASSIGN_OR_RETURN(bool present, db.HasTable("COMMUNICATION_OP"));
   if (!present) {
@@ -458,10 +519,14 @@ Status ReadCommunicationOps(const DbContext& ctx) {
     row.op_state = model::OpState::kUnknown;
     row.step = StepOf(*ctx.steps, row.start_ns);
     row.correlation = stmt.Int64(5).value_or(model::kNoId);
-    ctx.profile->device_events.Append(row);
+    ops->push_back(row);
     ledger.Use();
   }));
-  ctx.profile->ledgers.push_back(std::move(ledger));
+  std::stable_sort(ops->begin(), ops->end(),
+                   [](const model::DeviceEvent& a, const model::DeviceEvent& b) {
+                     return a.start_ns < b.start_ns;
+                   });
+  *ledger_out = std::move(ledger);
   return Status::Ok();
 }
 
@@ -1276,8 +1341,11 @@ Status ReadAscendProfilerDb(const std::string& path, model::RankProfile* profile
   profile->ledgers.push_back(std::move(string_ledger));
   TS_ASSIGN_OR_RETURN(std::vector<StepRange> steps, ReadStepTime(db, profile));
   const DbContext ctx{&db, profile, &strings, &steps, device};
-  TS_RETURN_IF_ERROR(ReadComputeTasks(ctx));
-  TS_RETURN_IF_ERROR(ReadCommunicationOps(ctx));
+  std::vector<model::DeviceEvent> comm_ops;
+  std::optional<RowLedger> comm_ledger;
+  TS_RETURN_IF_ERROR(ReadCommunicationOps(ctx, &comm_ops, &comm_ledger));
+  TS_RETURN_IF_ERROR(ReadComputeTasks(ctx, comm_ops));
+  if (comm_ledger) profile->ledgers.push_back(std::move(*comm_ledger));
   TS_RETURN_IF_ERROR(ReadMetaData(db, profile));
   TS_RETURN_IF_ERROR(ReadMemoryTables(ctx));
   profile->device_events.SortByStart();
