@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 
 #include "formats/ascend/kernel_details_reader.h"
@@ -98,6 +99,17 @@ BENCHMARK(BM_CsvKernelDetailsParseChunked)
     ->Args({200000, 2})
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
+
+// 3.1 M rows, ~1.06 GB of CSV (342 B/row): only with TRAINSCOPE_BENCH_BIG=1,
+// the CSV side of BM_DbProfilerRead1GB (db_bench.cc).
+const bool kBigRegistered = [] {
+  if (std::getenv("TRAINSCOPE_BENCH_BIG") == nullptr) return false;
+  benchmark::RegisterBenchmark("BM_CsvKernelDetailsParse1GB", BM_CsvKernelDetailsParse)
+      ->Arg(3100000)
+      ->Iterations(1)
+      ->Unit(benchmark::kMillisecond);
+  return true;
+}();
 
 // The CSV tokenizer alone, for comparison with the full ingestion.
 void BM_CsvReaderOnly(benchmark::State& state) {

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 
@@ -169,5 +170,18 @@ void BM_DbProfilerRead(benchmark::State& state) {
   std::filesystem::remove(path);
 }
 BENCHMARK(BM_DbProfilerRead)->Arg(10000)->Arg(200000)->Unit(benchmark::kMillisecond);
+
+// 13 M kernels, ~1 GB of database (77 B/row): only with
+// TRAINSCOPE_BENCH_BIG=1 (building it takes a minute and the rows ~1.5 GB
+// of memory; CI's functional run stays small). Its per-row rate is set
+// against BM_CsvKernelDetailsParse1GB (csv_bench.cc) in docs/benchmarks.md.
+const bool kBigRegistered = [] {
+  if (std::getenv("TRAINSCOPE_BENCH_BIG") == nullptr) return false;
+  benchmark::RegisterBenchmark("BM_DbProfilerRead1GB", BM_DbProfilerRead)
+      ->Arg(13000000)
+      ->Iterations(1)
+      ->Unit(benchmark::kMillisecond);
+  return true;
+}();
 
 }  // namespace

@@ -59,6 +59,7 @@ namespace trainscope {
   X(kNonComputeDeviceTask, "device task that is not a kernel", kSkip, "trace_view.json Ascend Hardware task other than AI_CORE, AI_VECTOR_CORE, MIX_AIC/AIV, AI_CPU (event record/wait, placeholders, HCCL's SDMA/notify tasks): left out as CANN's Overlap Analysis leaves it out; .db TASK rows without COMPUTE_TASK_INFO likewise") \
   X(kUnknownStringId,     "unknown string id in {}",    kNote, ".db export: a string id that STRING_IDS lacks: the text is read as empty") \
   X(kDeviceWideMemory,    "device-wide memory row",     kSkip, ".db NPU_MEM rows of another type than app (the whole device's memory, not the process's)") \
+  X(kLinkWithoutHostOp,   "link to no host op",         kSkip, ".db CONNECTION_IDS rows whose id no PYTORCH_API row carries (the host end of the link is missing)") \
   /* Training logs (formats/log, docs/health.md). */                                              \
   X(kLogNotTrainingLine,  "not a training line",        kSkip, "a log line that is neither a training record of a known format nor a classified error line (other output interleaved)") \
   X(kLogUnparsableNumber, "unparsable number",          kSkip, "a training line whose step or a metric is not a number (a line cut off or garbled)") \

@@ -131,6 +131,16 @@ struct DeviceTimesBeside {
   bool empty() const { return start_ns.empty(); }
 };
 
+// One file (or folder) of a rank's directories and what became of it, for
+// the input health: every entry of the rank directory and of its
+// ASCEND_PROFILER_OUTPUT is listed, read or not.
+struct InputFile {
+  std::string path;    // relative to the rank directory: "ASCEND_PROFILER_OUTPUT/l2_cache.csv"
+  bool read = false;   // a reader opened it (its rows are in a ledger, or it failed: warnings)
+  std::string reason;  // not read: why ("" when read)
+  bool operator==(const InputFile&) const = default;
+};
+
 struct RankProfile {
   std::string source_dir;       // the *_ascend_pt (or trace) directory
   std::string profiler_output;  // the ASCEND_PROFILER_OUTPUT directory
@@ -169,6 +179,9 @@ struct RankProfile {
   std::vector<RowLedger> ledgers;
   std::vector<std::string> missing_files;
   std::vector<std::string> warnings;  // file-level problems that did not stop the load
+  // Every entry of the rank directory and its ASCEND_PROFILER_OUTPUT, read
+  // or not (formats/ascend/rank_inventory.h); empty for a trace file.
+  std::vector<InputFile> inventory;
 };
 
 }  // namespace trainscope::model

@@ -330,6 +330,22 @@ void RenderDetailsSection(HtmlWriter& out, const analysis::JobAnalysis& job) {
       out.Format("<p>rank {}: {}</p>\n", rank.header.rank, warning);
     }
   }
+  // Every file of the rank directories: read, or not read and why.
+  bool any = false;
+  for (const auto& rank : job.ranks) any = any || !rank.header.inventory.empty();
+  if (any) {
+    out.Raw(
+        "<details class=\"inventory\"><summary>files in the rank directories</summary><table>"
+        "<tr><th>rank</th><th class=\"l\">file</th><th class=\"l\">read</th></tr>\n");
+    for (const auto& rank : job.ranks) {
+      for (const model::InputFile& file : rank.header.inventory) {
+        out.Format("<tr><td>{}</td><td class=\"l\">{}</td><td class=\"l\">{}</td></tr>\n",
+                   rank.header.rank, file.path,
+                   file.read ? std::string("read") : "not read: " + file.reason);
+      }
+    }
+    out.Raw("</table></details>\n");
+  }
   out.Raw("</section>\n");
 }
 

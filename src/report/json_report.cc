@@ -488,6 +488,19 @@ void WriteIngest(JsonWriter& w, const analysis::RankAnalysis& rank) {
   w.Key("warnings").BeginArray();
   for (const auto& warning : rank.header.warnings) w.String(warning);
   w.EndArray();
+  w.Key("inventory").BeginArray();
+  for (const model::InputFile& file : rank.header.inventory) {
+    w.BeginObject();
+    w.Field("path", file.path);
+    w.Field("read", file.read);
+    if (file.read) {
+      w.Key("reason").Null();
+    } else {
+      w.Field("reason", file.reason);
+    }
+    w.EndObject();
+  }
+  w.EndArray();
   w.EndObject();
 }
 

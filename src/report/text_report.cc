@@ -157,14 +157,20 @@ void RenderMatmulShapes(std::string& out, const analysis::StepDistribution& step
 }
 
 // Where the profiler's own step accounting was read: step_trace_time.csv
-// of the text export, or analysis.db's StepTraceTime table (the file
-// health lists the one read).
+// of the text export, analysis.db's StepTraceTime table, or else the
+// sums of the rank database's OVERLAP_ANALYSIS (the file health lists the
+// one read).
 std::string StepTraceSource(const analysis::RankHeader& header) {
   for (const analysis::FileHealth& f : header.files) {
     std::string name = std::filesystem::path(f.file).filename().string();
     if (name == "step_trace_time.csv") return name;
     constexpr std::string_view kTable = ":StepTraceTime";
     if (name.size() > kTable.size() && name.ends_with(kTable)) return name;
+  }
+  // A .db rank without analysis.db's table: the sums of OVERLAP_ANALYSIS.
+  for (const analysis::FileHealth& f : header.files) {
+    std::string name = std::filesystem::path(f.file).filename().string();
+    if (name.ends_with(":OVERLAP_ANALYSIS")) return name;
   }
   return "step_trace_time.csv";
 }
@@ -378,6 +384,43 @@ void RenderInputIssues(std::string& out, const analysis::JobAnalysis& job, const
   }
 }
 
+// Files in the rank directories that were not read, each once with the
+// ranks it applies to, and how many were read.
+void RenderInventory(std::string& out, const analysis::JobAnalysis& job, const Styler& s) {
+  std::vector<std::pair<std::string, std::vector<int32_t>>> unread;
+  size_t files_read = 0;
+  size_t files_unread = 0;
+  for (const auto& rank : job.ranks) {
+    for (const model::InputFile& file : rank.header.inventory) {
+      if (file.read) {
+        ++files_read;
+        continue;
+      }
+      ++files_unread;
+      const std::string line = file.path + ": " + file.reason;
+      auto it = std::find_if(unread.begin(), unread.end(),
+                             [&](const auto& u) { return u.first == line; });
+      if (it == unread.end()) {
+        unread.push_back({line, {rank.header.rank}});
+      } else {
+        it->second.push_back(rank.header.rank);
+      }
+    }
+  }
+  if (files_read + files_unread > 0) {
+    out += s.Dim(fmt::format("  files in the rank directories: {} read, {} not read", files_read,
+                             files_unread)) +
+           "\n";
+  }
+  for (const auto& [line, ranks] : unread) {
+    std::string which =
+        ranks.size() == job.ranks.size()
+            ? "all ranks"
+            : fmt::format("{} {}", ranks.size() == 1 ? "rank" : "ranks", fmt::join(ranks, ","));
+    out += s.Dim(fmt::format("  not read ({}): {}", which, T(line))) + "\n";
+  }
+}
+
 void RenderHealth(std::string& out, const analysis::JobAnalysis& job, const Styler& s) {
   int64_t files = 0, read = 0, used = 0, skipped = 0;
   for (const auto& rank : job.ranks) {
@@ -433,6 +476,7 @@ void RenderHealth(std::string& out, const analysis::JobAnalysis& job, const Styl
             : fmt::format("{} {}", ranks.size() == 1 ? "rank" : "ranks", fmt::join(ranks, ","));
     out += s.Dim(fmt::format("  not present ({}): {}", which, T(file))) + "\n";
   }
+  RenderInventory(out, job, s);
 }
 
 // Inputs that are more than one run: which ones, why apart, what to do.

@@ -10,6 +10,7 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <string>
 #include <vector>
@@ -202,6 +203,156 @@ TEST(AscendDbCorpusTest, TheReportNamesTheStepTraceSourceItRead) {
   EXPECT_NE(db.find("[step_trace_time.csv]"), std::string::npos) << db;
   const std::string db_only = profiler_line("msinsight-pytorch-2rank-db-level1");
   EXPECT_NE(db_only.find("[analysis.db:StepTraceTime]"), std::string::npos) << db_only;
+}
+
+}  // namespace
+}  // namespace trainscope::formats
+
+namespace trainscope::formats {
+namespace {
+
+// Host ops: every PYTORCH_API row; launch links: the compute tasks and
+// communication ops whose connectionId a CONNECTION_IDS row joins to a
+// PYTORCH_API row (PYTORCH_API.connectionId -> CONNECTION_IDS.id,
+// CONNECTION_IDS.connectionId -> TASK / COMMUNICATION_OP.connectionId).
+constexpr const char* kHostOps = "SELECT 0, count(*) FROM PYTORCH_API";
+constexpr const char* kLinkedDeviceEvents =
+    "SELECT 0, count(*) FROM (SELECT t.connectionId AS c FROM TASK t JOIN COMPUTE_TASK_INFO k "
+    "ON k.globalTaskId = t.globalTaskId UNION ALL SELECT o.connectionId FROM COMMUNICATION_OP o) "
+    "e WHERE e.c IN (SELECT ci.connectionId FROM CONNECTION_IDS ci JOIN PYTORCH_API p ON "
+    "p.connectionId = ci.id)";
+constexpr const char* kLinkedTasks =
+    "SELECT 0, count(*) FROM PYTORCH_API p JOIN CONNECTION_IDS ci ON ci.id = p.connectionId "
+    "JOIN TASK t ON t.connectionId = ci.connectionId";
+
+// Pinned with python3's sqlite3 on both ranks' databases: 2,460 host ops
+// (860 torch ops, 318 task-queue ops, 1,282 Python frames) on 3 threads,
+// 4,683 call-chain frames, 563 links; 500 TASK rows link to a host op, of
+// which our 191 device events (187 kernels + 4 allreduce ops; the others are
+// HCCL plane and runtime tasks); 316 host ops have a user source frame
+// (the innermost frame outside site-packages / torch / the Python library).
+TEST(AscendDbCorpusTest, HostOpsAndLaunchLinksEqualTheSqlQueries) {
+  TS_REQUIRE_CORPUS(kJob);
+  for (int rank : {0, 1}) {
+    const std::string rank_dir =
+        corpus_path + "/" + kJob + "/rank" + std::to_string(rank) + "_ascend_pt";
+    const std::string db = rank_dir + "/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_" +
+                           std::to_string(rank) + ".db";
+    Result<model::RankProfile> loaded = LoadAscendDbRank(rank_dir);
+    ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+    const model::RankProfile& p = *loaded;
+    const model::HostOps& ops = p.timeline.host_ops;
+    EXPECT_EQ(PerStep(db, kHostOps).at(0), 2460);
+    EXPECT_EQ(static_cast<int64_t>(ops.size()), PerStep(db, kHostOps).at(0));
+    EXPECT_EQ(PerStep(db, kLinkedTasks).at(0), 500);
+    EXPECT_EQ(PerStep(db, kLinkedDeviceEvents).at(0), 191);
+    const auto linked =
+        std::count_if(p.device_events.launcher.begin(), p.device_events.launcher.end(),
+                      [](int32_t op) { return op != model::kNoIndex; });
+    EXPECT_EQ(linked, PerStep(db, kLinkedDeviceEvents).at(0));
+    const auto with_source = std::count_if(ops.source.begin(), ops.source.end(),
+                                           [](StringId s) { return s != StringPool::kEmpty; });
+    EXPECT_EQ(with_source, 316);
+    ASSERT_EQ(p.timeline.steps.size(), 1u);
+    EXPECT_EQ(p.timeline.steps[0].number, 50);
+    // Every kernel is launched by a torch op (cpu_op), as trace_view.json's
+    // async_npu flows give it in the text export.
+    for (size_t i = 0; i < p.device_events.size(); ++i) {
+      const int32_t op = p.device_events.launcher[i];
+      ASSERT_NE(op, model::kNoIndex);
+      EXPECT_EQ(p.strings.Get(ops.category[static_cast<size_t>(op)]), "cpu_op");
+      EXPECT_LE(ops.start_ns[static_cast<size_t>(op)], p.device_events.start_ns[i]);
+    }
+    for (const auto& [table, rows] :
+         {std::pair{"PYTORCH_API", 2460}, {"PYTORCH_CALLCHAINS", 4683}, {"CONNECTION_IDS", 563}}) {
+      const RowLedger* ledger = nullptr;
+      for (const RowLedger& l : p.ledgers) {
+        if (l.file().ends_with(std::string(":") + table)) ledger = &l;
+      }
+      ASSERT_NE(ledger, nullptr) << table;
+      EXPECT_EQ(ledger->rows_read(), rows) << table;
+      EXPECT_EQ(ledger->rows_used(), rows) << table;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace trainscope::formats
+
+namespace trainscope::formats {
+namespace {
+
+// OVERLAP_ANALYSIS (rank 0 only: rank 1's database has neither it nor
+// status_info): 382 segments whose sums per type, pinned with python3's
+// sqlite3, equal analysis.db's StepTraceTime to the ns; without analysis.db
+// the rank's step_trace is those sums.
+TEST(AscendDbCorpusTest, OverlapAnalysisSumsAreTheProfilersStepAccounting) {
+  TS_REQUIRE_CORPUS(kJob);
+  const std::string rank_dir = corpus_path + "/" + kJob + "/rank0_ascend_pt";
+  Result<model::RankProfile> with_analysis = LoadAscendDbRank(rank_dir);
+  ASSERT_TRUE(with_analysis.ok()) << with_analysis.status().message();
+  EXPECT_EQ(with_analysis->timeline.overlap.size(), 382u);
+  EXPECT_TRUE(with_analysis->warnings.empty()) << with_analysis->warnings.front();
+
+  // The rank without analysis.db: a temp dir of symlinks.
+  const std::filesystem::path dir =
+      std::filesystem::path(testing::MakeTempDir("overlap_only")) / "rank0_ascend_pt";
+  std::filesystem::create_directories(dir / "ASCEND_PROFILER_OUTPUT");
+  std::filesystem::create_symlink(rank_dir + "/profiler_info_0.json", dir / "profiler_info_0.json");
+  std::filesystem::create_symlink(rank_dir + "/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_0.db",
+                                  dir / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db");
+  Result<model::RankProfile> loaded = LoadAscendDbRank(dir.string());
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  ASSERT_EQ(loaded->step_trace.size(), 1u);
+  const model::StepTraceRow& row = loaded->step_trace[0];
+  EXPECT_EQ(row.step, 50);
+  EXPECT_EQ(row.computing_ns, 8903431);
+  EXPECT_EQ(row.communication_ns, 102108100);
+  EXPECT_EQ(row.communication_not_overlapped_ns, 98071947);
+  EXPECT_EQ(row.free_ns, 25258144);
+  EXPECT_EQ(row.overlapped_ns, 4036153);
+  EXPECT_EQ(row.stage_ns, 132233522);
+  const model::StepTraceRow& table = with_analysis->step_trace[0];
+  EXPECT_EQ(row.computing_ns, table.computing_ns);
+  EXPECT_EQ(row.communication_ns, table.communication_ns);
+  EXPECT_EQ(row.communication_not_overlapped_ns, table.communication_not_overlapped_ns);
+  EXPECT_EQ(row.free_ns, table.free_ns);
+  EXPECT_EQ(row.overlapped_ns, table.overlapped_ns);
+  EXPECT_EQ(row.stage_ns, table.stage_ns);
+}
+
+}  // namespace
+}  // namespace trainscope::formats
+
+namespace trainscope::formats {
+namespace {
+
+// TASK_PMU_INFO (both ranks; aic_metrics PipeUtilization): 185 of the 187
+// kernels have the three ratios; the duration-weighted aic_mac_ratio over
+// them, pinned with python3's sqlite3 (sum(value * (endNs - startNs)) /
+// sum(endNs - startNs) over TASK_PMU_INFO ⋈ TASK), is 0.149334 on rank 0 and
+// 0.149174 on rank 1.
+TEST(AscendDbCorpusTest, TaskPmuRatiosEqualTheSqlQuery) {
+  TS_REQUIRE_CORPUS(kJob);
+  for (const auto& [rank, weighted_mac] :
+       {std::pair{0, 0.14933368308828202}, std::pair{1, 0.14917356067781853}}) {
+    Result<model::RankProfile> loaded =
+        LoadAscendDbRank(corpus_path + "/" + kJob + "/rank" + std::to_string(rank) + "_ascend_pt");
+    ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+    const model::DeviceEvents& e = loaded->device_events;
+    ASSERT_TRUE(e.has_pmu());
+    int with_metrics = 0;
+    double weighted = 0, total = 0;
+    for (size_t i = 0; i < e.size(); ++i) {
+      if (std::isnan(e.pmu().aic_mac_ratio[i])) continue;
+      ++with_metrics;
+      weighted +=
+          static_cast<double>(e.pmu().aic_mac_ratio[i]) * static_cast<double>(e.duration_ns[i]);
+      total += static_cast<double>(e.duration_ns[i]);
+    }
+    EXPECT_EQ(with_metrics, 185) << rank;
+    EXPECT_NEAR(weighted / total, weighted_mac, 1e-6) << rank;
+  }
 }
 
 }  // namespace

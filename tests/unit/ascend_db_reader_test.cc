@@ -15,6 +15,7 @@
 #include <tuple>
 #include <vector>
 
+#include "analysis/step/launch_gaps.h"
 #include "analysis/step/memory_usage.h"
 #include "analysis/step/step_budget.h"
 #include "formats/importer_registry.h"
@@ -392,7 +393,8 @@ TEST(AscendDbReaderTest, OptionalTablesMissingAreListedNotFatal) {
   EXPECT_EQ(loaded->device_events.size(), 4u);
   EXPECT_TRUE(loaded->device_events.Steps().empty());
   EXPECT_EQ(loaded->steps_from, "");
-  EXPECT_EQ(loaded->missing_files.size(), 4u);  // COMMUNICATION_OP, STEP_TIME, analysis.db, info
+  // COMMUNICATION_OP, STEP_TIME, PYTORCH_API, analysis.db, info
+  EXPECT_EQ(loaded->missing_files.size(), 5u);
   // Without COMMUNICATION_TASK_INFO the notify task is just not a kernel.
   EXPECT_EQ(LedgerOf(*loaded, "TASK")->skipped_by_reason().at("device task that is not a kernel"),
             2);
@@ -453,6 +455,233 @@ TEST(AscendDbReaderTest, NonEmptyWriteAheadLogIsAWarning) {
   ASSERT_TRUE(loaded.ok()) << loaded.status().message();
   ASSERT_EQ(loaded->warnings.size(), 2u);  // the WAL, the fixture's idle time of -1
   EXPECT_NE(loaded->warnings[0].find("write-ahead log"), std::string::npos);
+}
+
+// PYTORCH_API + PYTORCH_CALLCHAINS + CONNECTION_IDS as torch_npu's schema
+// 1.0.0 writes them (startNs/endNs TEXT; globalTid = pid << 32 | tid).
+std::vector<std::string> HostTables() {
+  const std::string main_tid = std::to_string((int64_t{100} << 32) | 100);
+  const std::string queue_tid = std::to_string((int64_t{100} << 32) | 101);
+  return {
+      "INSERT INTO STRING_IDS VALUES (20,'ProfilerStep#1'),(21,'aten::mm'),(22,'aclnnMatmul'),"
+      "(23,'Enqueue'),(24,'Dequeue@aclnnMatmul'),(25,'train.py(10): step'),(26,'HcclAllreduce'),"
+      "(27,'/usr/lib/python3.9/site-packages/torch/_ops.py(692): __call__'),"
+      "(28,'main.py(5): <module>')",
+      "CREATE TABLE ENUM_API_TYPE (id INTEGER PRIMARY KEY, name TEXT)",
+      "INSERT INTO ENUM_API_TYPE VALUES (50001,'op'),(50002,'queue'),(50003,'trace'),"
+      "(50004,'mstx')",
+      "CREATE TABLE PYTORCH_API (startNs TEXT, endNs TEXT, globalTid INTEGER, connectionId "
+      "INTEGER, name INTEGER, sequenceNumber INTEGER, fwdThreadId INTEGER, inputDtypes INTEGER, "
+      "inputShapes INTEGER, callchainId INTEGER, type INTEGER, depth integer)",
+      // start, end, thread, connectionId, name, callchain, type
+      "INSERT INTO PYTORCH_API VALUES ('900','5000'," + main_tid +
+          ",NULL,20,-1,0,NULL,NULL,NULL,50001,0),"
+          "('950','1100'," +
+          main_tid +
+          ",100,21,-1,0,NULL,NULL,1,50001,2),"
+          "('960','990'," +
+          main_tid +
+          ",101,22,-1,0,NULL,NULL,1,50001,3),"
+          "('970','980'," +
+          main_tid +
+          ",102,23,-1,0,NULL,NULL,NULL,50002,4),"
+          "('985','995'," +
+          queue_tid +
+          ",103,24,-1,0,NULL,NULL,NULL,50002,0),"
+          "('920','4000'," +
+          main_tid +
+          ",NULL,25,-1,0,NULL,NULL,NULL,50003,1),"
+          "('1300','1390'," +
+          main_tid +
+          ",104,26,-1,0,NULL,NULL,2,50001,2),"
+          "('1400',NULL," +
+          main_tid +
+          ",NULL,21,-1,0,NULL,NULL,NULL,50001,2),"
+          "('abc','1500'," +
+          main_tid + ",NULL,21,-1,0,NULL,NULL,NULL,50001,2)",
+      "CREATE TABLE PYTORCH_CALLCHAINS (id INTEGER, stack INTEGER, stackDepth INTEGER)",
+      // Out of depth order; chain 2 has an unknown string id; one row has no id.
+      "INSERT INTO PYTORCH_CALLCHAINS VALUES (1,28,2),(1,25,1),(1,27,0),(NULL,25,0),(2,98,0)",
+      "CREATE TABLE CONNECTION_IDS (id INTEGER, connectionId INTEGER)",
+      // aclnnMatmul -> tasks 1 and 2; Dequeue also claims task 1 (the torch op
+      // wins); Enqueue -> the queue link 77; HcclAllreduce -> the op's 9; an
+      // id no host op has; a NULL id.
+      "INSERT INTO CONNECTION_IDS VALUES (101,1),(101,2),(103,1),(102,77),(104,9),(999,2),"
+      "(NULL,3)",
+  };
+}
+
+TEST(AscendDbReaderTest, ReadsHostOpsCallStacksAndLaunchLinks) {
+  std::vector<std::string> sql = ProfilerDb();
+  for (std::string& statement : HostTables()) sql.push_back(std::move(statement));
+  const fs::path rank = MakeRank("ascend_db_host", sql);
+  Result<model::RankProfile> loaded = LoadAscendDbRank(rank.string());
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  const model::RankProfile& p = *loaded;
+  const model::Timeline& tl = p.timeline;
+  EXPECT_TRUE(tl.present);
+  EXPECT_EQ(tl.format, "ascend_db");
+  const model::HostOps& ops = tl.host_ops;
+  ASSERT_EQ(ops.size(), 7u);
+  // Sorted by (pid, tid, start, longer first): the main thread, then the queue's.
+  const std::vector<std::string_view> names = {
+      "ProfilerStep#1", "train.py(10): step", "aten::mm",           "aclnnMatmul",
+      "Enqueue",        "HcclAllreduce",      "Dequeue@aclnnMatmul"};
+  const std::vector<int32_t> depths = {0, 1, 2, 3, 4, 2, 0};
+  const std::vector<std::string_view> categories = {
+      "cpu_op", "python_function", "cpu_op", "cpu_op", "enqueue", "cpu_op", "dequeue"};
+  for (size_t i = 0; i < ops.size(); ++i) {
+    EXPECT_EQ(p.strings.Get(ops.name[i]), names[i]) << i;
+    EXPECT_EQ(ops.depth[i], depths[i]) << i;
+    EXPECT_EQ(p.strings.Get(ops.category[i]), categories[i]) << i;
+    EXPECT_EQ(ops.pid[i], 100) << i;
+  }
+  EXPECT_EQ(ops.tid[0], 100);
+  EXPECT_EQ(ops.tid[6], 101);
+  EXPECT_EQ(ops.start_ns[3], 960);
+  EXPECT_EQ(ops.duration_ns[3], 30);
+  EXPECT_EQ(ops.parent[3], 2);
+  // The innermost user frame of the chain (depth 0 is torch's own frame).
+  EXPECT_EQ(p.strings.Get(ops.source[2]), "train.py(10): step");
+  EXPECT_EQ(p.strings.Get(ops.source[3]), "train.py(10): step");
+  EXPECT_EQ(p.strings.Get(ops.source[5]), "");  // chain 2: its only frame unknown
+  ASSERT_EQ(tl.steps.size(), 1u);
+  EXPECT_EQ(tl.steps[0].number, 1);
+  EXPECT_EQ(tl.steps[0].start_ns, 900);
+  EXPECT_EQ(tl.steps[0].end_ns, 5000);
+  EXPECT_EQ(tl.step_source, model::StepSource::kProfilerStep);
+
+  // Launchers: matmul 1000 and TransData 1600 by aclnnMatmul (not the
+  // Dequeue), hcom 1400 by HcclAllreduce; the rest have none.
+  const model::DeviceEvents& e = p.device_events;
+  ASSERT_EQ(e.size(), 6u);
+  const std::vector<int32_t> launchers = {
+      3, 5, 3, model::kNoIndex, model::kNoIndex, model::kNoIndex};
+  for (size_t i = 0; i < e.size(); ++i) EXPECT_EQ(e.launcher[i], launchers[i]) << i;
+  EXPECT_EQ(tl.flows.size(), 3u);
+  const std::optional<analysis::LaunchGapStats> gaps = analysis::ComputeLaunchGaps(p, 1);
+  ASSERT_TRUE(gaps.has_value());
+  EXPECT_EQ(gaps->median_launch_delay_ns, 10);  // 1000-990, 1400-1390, 1600-990
+
+  for (const auto& [table, read, used] :
+       {std::tuple{"PYTORCH_API", 9, 7}, {"PYTORCH_CALLCHAINS", 5, 4}, {"CONNECTION_IDS", 7, 5}}) {
+    const RowLedger* ledger = LedgerOf(p, table);
+    ASSERT_NE(ledger, nullptr) << table;
+    EXPECT_EQ(ledger->rows_read(), read) << table;
+    EXPECT_EQ(ledger->rows_used(), used) << table;
+    EXPECT_TRUE(ledger->Balanced()) << table;
+  }
+  EXPECT_EQ(LedgerOf(p, "PYTORCH_API")->skipped_by_reason().at("missing endNs"), 1);
+  EXPECT_EQ(LedgerOf(p, "PYTORCH_API")->skipped_by_reason().at("unparsable startNs"), 1);
+  EXPECT_EQ(LedgerOf(p, "PYTORCH_CALLCHAINS")->skipped_by_reason().at("missing id"), 1);
+  EXPECT_EQ(LedgerOf(p, "PYTORCH_CALLCHAINS")->notes_by_reason().at("unknown string id in stack"),
+            1);
+  EXPECT_EQ(LedgerOf(p, "CONNECTION_IDS")->skipped_by_reason().at("link to no host op"), 1);
+  EXPECT_EQ(LedgerOf(p, "CONNECTION_IDS")->skipped_by_reason().at("missing id"), 1);
+}
+
+TEST(AscendDbReaderTest, WithoutHostTablesThereIsNoTimelineAndTheTableIsListed) {
+  const fs::path rank = MakeRank("ascend_db_no_host", ProfilerDb());
+  Result<model::RankProfile> loaded = LoadAscendDbRank(rank.string());
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  EXPECT_FALSE(loaded->timeline.present);
+  EXPECT_EQ(loaded->timeline.host_ops.size(), 0u);
+  bool listed = false;
+  for (const std::string& missing : loaded->missing_files) {
+    listed = listed || missing.find("PYTORCH_API table") != std::string::npos;
+  }
+  EXPECT_TRUE(listed);
+}
+
+// OVERLAP_ANALYSIS of step 1 (STEP_TIME 1000..5000): Computing 500 + 100,
+// Communication 1600, Not Overlapped 100 + 1300, Free 2000; a segment of an
+// unknown type and one without an end.
+std::vector<std::string> OverlapTable() {
+  return {
+      "CREATE TABLE OVERLAP_ANALYSIS (id INTEGER PRIMARY KEY AUTOINCREMENT, deviceId integer, "
+      "startNs integer, endNs integer, type integer)",
+      "INSERT INTO OVERLAP_ANALYSIS (deviceId, startNs, endNs, type) VALUES (0,1000,1500,0),"
+      "(0,1600,1700,0),(0,1400,3000,1),(0,1500,1600,2),(0,1700,3000,2),(0,3000,5000,3),"
+      "(0,3000,3100,7),(0,3200,NULL,0)",
+  };
+}
+
+TEST(AscendDbReaderTest, OverlapAnalysisIsCheckedAgainstStepTraceTime) {
+  std::vector<std::string> sql = ProfilerDb();
+  for (std::string& statement : OverlapTable()) sql.push_back(std::move(statement));
+  const fs::path rank = MakeRank("ascend_db_overlap", sql);
+  Result<model::RankProfile> loaded = LoadAscendDbRank(rank.string());
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  const model::RankProfile& p = *loaded;
+  EXPECT_EQ(p.timeline.overlap.size(), 6u);
+  const RowLedger* ledger = LedgerOf(p, "OVERLAP_ANALYSIS");
+  ASSERT_NE(ledger, nullptr);
+  EXPECT_EQ(ledger->rows_read(), 8);
+  EXPECT_EQ(ledger->rows_used(), 6);
+  EXPECT_EQ(ledger->skipped_by_reason().at("unknown overlap segment"), 1);
+  EXPECT_EQ(ledger->skipped_by_reason().at("missing endNs"), 1);
+  // StepTraceTime is the accounting used; its Free (0.9 us) is 1.1 us off
+  // the segments' 2 us: a warning. Not Overlapped (1.5 vs 1.4 us) is within 1 us.
+  ASSERT_EQ(p.step_trace.size(), 1u);
+  EXPECT_EQ(p.step_trace[0].computing_ns, 600);
+  int overlap_warnings = 0;
+  for (const std::string& warning : p.warnings) {
+    if (warning.find("OVERLAP_ANALYSIS") == std::string::npos) continue;
+    ++overlap_warnings;
+    EXPECT_NE(warning.find("StepTraceTime step 1: free 0.900 us differs from the sum of the "
+                           "OVERLAP_ANALYSIS segments of the rank's database, 2.000 us"),
+              std::string::npos)
+        << warning;
+  }
+  EXPECT_EQ(overlap_warnings, 1);
+}
+
+TEST(AscendDbReaderTest, WithoutAnalysisDbTheStepTraceIsTheOverlapAnalysisSums) {
+  std::vector<std::string> sql = ProfilerDb();
+  for (std::string& statement : OverlapTable()) sql.push_back(std::move(statement));
+  const fs::path rank = MakeRank("ascend_db_overlap_only", sql);
+  fs::remove(rank / "ASCEND_PROFILER_OUTPUT" / "analysis.db");
+  Result<model::RankProfile> loaded = LoadAscendDbRank(rank.string());
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  ASSERT_EQ(loaded->step_trace.size(), 1u);
+  const model::StepTraceRow& row = loaded->step_trace[0];
+  EXPECT_EQ(row.step, 1);
+  EXPECT_EQ(row.computing_ns, 600);
+  EXPECT_EQ(row.communication_ns, 1600);
+  EXPECT_EQ(row.communication_not_overlapped_ns, 1400);
+  EXPECT_EQ(row.overlapped_ns, 200);
+  EXPECT_EQ(row.free_ns, 2000);
+  EXPECT_EQ(row.stage_ns, 4000);  // Computing + Not Overlapped + Free
+  EXPECT_FALSE(row.preparing_ns.has_value());
+}
+
+TEST(AscendDbReaderTest, TaskPmuInfoGivesTheKernelsPipeRatios) {
+  std::vector<std::string> sql = ProfilerDb();
+  sql.push_back(
+      "INSERT INTO STRING_IDS VALUES (30,'aic_mac_ratio'),(31,'aic_mte2_ratio'),"
+      "(32,'aiv_vec_ratio'),(33,'aic_total_time')");
+  sql.push_back("CREATE TABLE TASK_PMU_INFO (globalTaskId INTEGER, name INTEGER, value NUMERIC)");
+  // Task 10 is the matmul at 1000 (row 0); a text value; a row without a
+  // task; a metric that is not read.
+  sql.push_back(
+      "INSERT INTO TASK_PMU_INFO VALUES (10,30,0.5),(10,31,0.25),(10,32,'x'),(NULL,30,0.1),"
+      "(10,33,99)");
+  const fs::path rank = MakeRank("ascend_db_pmu", sql);
+  Result<model::RankProfile> loaded = LoadAscendDbRank(rank.string());
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  const model::DeviceEvents& e = loaded->device_events;
+  ASSERT_TRUE(e.has_pmu());
+  ASSERT_EQ(e.pmu().size(), e.size());
+  EXPECT_FLOAT_EQ(e.pmu().aic_mac_ratio[0], 0.5f);
+  EXPECT_FLOAT_EQ(e.pmu().aic_mte2_ratio[0], 0.25f);
+  EXPECT_TRUE(std::isnan(e.pmu().aiv_vec_ratio[0]));
+  for (size_t i = 1; i < e.size(); ++i) EXPECT_TRUE(std::isnan(e.pmu().aic_mac_ratio[i])) << i;
+  const RowLedger* ledger = LedgerOf(*loaded, "TASK_PMU_INFO");
+  ASSERT_NE(ledger, nullptr);
+  EXPECT_EQ(ledger->rows_read(), 4);  // the three ratios' rows only
+  EXPECT_EQ(ledger->rows_used(), 3);
+  EXPECT_EQ(ledger->skipped_by_reason().at("missing globalTaskId"), 1);
+  EXPECT_EQ(ledger->notes_by_reason().at("unparsable value"), 1);
 }
 
 }  // namespace

@@ -160,6 +160,8 @@ RankResult MakeSample() {
   r.header.files.push_back(file);
   r.header.missing_files = {"op_statistic.csv"};
   r.header.warnings = {"a warning"};
+  r.header.inventory = {{"ASCEND_PROFILER_OUTPUT/kernel_details.csv", true, ""},
+                        {"ASCEND_PROFILER_OUTPUT/l2_cache.csv", false, "not read yet"}};
   r.steps_info.rank = 7;
   r.steps_info.present = {3, 4};
   r.steps_info.spans_ns = {{3, 1'000'000}, {4, std::numeric_limits<int64_t>::max()}};
@@ -310,6 +312,7 @@ TEST(RankResultIoTest, SampleRoundTripsBitExactly) {
   EXPECT_TRUE(back->links.links.at(0).p2p);
   EXPECT_EQ(back->links.links[0].transport, "HCCS");
   EXPECT_EQ(back->header.warnings, sample.header.warnings);
+  EXPECT_EQ(back->header.inventory, sample.header.inventory);
   ASSERT_TRUE(back->steps[0].distribution.data_loader.has_value());
   EXPECT_EQ(back->steps[0].distribution.data_loader->idle_ns, 56'522'000);
   EXPECT_EQ(back->steps[0].distribution.data_loader->step_ns, 190'204'000);
@@ -333,7 +336,7 @@ TEST(RankResultIoTest, FormatVersionMatchesTheLayout) {
     size_t size;
     uint64_t hash;
   };
-  constexpr Layout kLayout{15, 1182, 0x4a3f077f77d3c19e};
+  constexpr Layout kLayout{16, 1277, 0xfce7806404639c0e};
   EXPECT_EQ(kRankResultFormatVersion, kLayout.version);
   EXPECT_EQ(bytes.size(), kLayout.size);
   EXPECT_EQ(hash, kLayout.hash) << std::hex << hash;

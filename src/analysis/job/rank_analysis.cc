@@ -308,6 +308,7 @@ Result<RankResult> AnalyzeRank(const model::RankProfile& profile, const JobConte
   header.steps_from = profile.steps_from;
   for (const auto& ledger : profile.ledgers) header.files.push_back(ToHealth(ledger));
   header.missing_files = profile.missing_files;
+  header.inventory = profile.inventory;
   header.warnings = profile.warnings;
   result.steps_info = RankStepsOf(profile);
   // Without --step the rank's own choice cannot fail; --step is checked by

@@ -56,6 +56,8 @@ struct RankHeader {
   std::vector<FileHealth> files;
   std::vector<std::string> missing_files;
   std::vector<std::string> warnings;
+  // Every entry of the rank's directories, read or not (RankProfile::inventory).
+  std::vector<model::InputFile> inventory;
 };
 
 struct RankAnalysis {

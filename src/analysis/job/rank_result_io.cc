@@ -33,6 +33,10 @@ template <class V, Is<RowIssueSample> S>
 void VisitFields(V& v, S& sample) {
   TS_FIELDS(v, sample, line, reason, detail);
 }
+template <class V, Is<model::InputFile> S>
+void VisitFields(V& v, S& file) {
+  TS_FIELDS(v, file, path, read, reason);
+}
 template <class V, Is<FileHealth> S>
 void VisitFields(V& v, S& health) {
   TS_FIELDS(v, health, file, rows_read, rows_used, rows_skipped, skipped_by_reason, notes_by_reason,
@@ -212,7 +216,7 @@ void VisitFields(V& v, S& rank_links) {
 template <class V, Is<RankHeader> S>
 void VisitFields(V& v, S& rank_header) {
   TS_FIELDS(v, rank_header, rank, source, torch_npu_version, cann_version, profiler_level, platform,
-            parallel_sizes, pipeline_stage, steps_from, files, missing_files, warnings);
+            parallel_sizes, pipeline_stage, steps_from, files, missing_files, warnings, inventory);
 }
 template <class V, Is<RankResult> S>
 void VisitFields(V& v, S& rank_result) {

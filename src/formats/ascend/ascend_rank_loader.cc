@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <filesystem>
+#include <set>
 #include <system_error>
 
 #include "formats/ascend/api_statistic_reader.h"
@@ -14,6 +15,7 @@
 #include "formats/ascend/operator_details_reader.h"
 #include "formats/ascend/profiler_info_reader.h"
 #include "formats/ascend/profiler_metadata_reader.h"
+#include "formats/ascend/rank_inventory.h"
 #include "formats/ascend/step_trace_reader.h"
 #include "formats/trace/trace_view_reader.h"
 
@@ -28,13 +30,15 @@ bool Present(const fs::path& path) { return PresentInAnyForm(path.string()); }
 
 // An optional file: absent -> missing_files with why it matters; present but
 // unusable -> a warning (the load goes on).
+// Every file opened is added to |opened| (the input inventory).
 template <typename ReadFn>
 void ReadOptional(const fs::path& path, std::string_view why, model::RankProfile* profile,
-                  ReadFn read) {
+                  std::set<std::string>* opened, ReadFn read) {
   if (!Present(path)) {
     profile->missing_files.push_back(fmt::format("{} ({})", path.filename().string(), why));
     return;
   }
+  opened->insert(path.string());
   Status status = read(path.string());
   if (!status.ok()) profile->warnings.push_back(status.message());
 }
@@ -97,7 +101,9 @@ Result<model::RankProfile> LoadAscendRank(const std::string& rank_dir, unsigned 
                     "parsed CSV/JSON files into",
                     output_dir.string()));
   }
+  std::set<std::string> opened;
   if (Present(kernel_details)) {
+    opened.insert(kernel_details.string());
     TS_RETURN_IF_ERROR(ReadKernelDetailsFile(kernel_details.string(), &profile, threads));
   } else if (Present(step_trace) || Present(trace_view)) {
     // Seen in real captures (the Qwen sample's rank 1 and 3): the rank still
@@ -115,34 +121,40 @@ Result<model::RankProfile> LoadAscendRank(const std::string& rank_dir, unsigned 
   }
 
   ReadOptional(step_trace, "step times and compute/communication overlap per step", &profile,
+               &opened,
                [&](const std::string& path) { return ReadStepTraceTimeFile(path, &profile); });
   ReadOptional(output_dir / "op_statistic.csv",
                "Level1+ only; per-op-type totals for cross-checking kernel_details", &profile,
+               &opened,
                [&](const std::string& path) { return ReadOpStatisticFile(path, &profile); });
   ReadOptional(output_dir / "api_statistic.csv",
                "Level1+ only; host API time: online operator compilation, kernel launches",
-               &profile,
+               &profile, &opened,
                [&](const std::string& path) { return ReadApiStatisticFile(path, &profile); });
   ReadOptional(output_dir / "operator_details.csv",
-               "framework operators with their call stacks and input shapes", &profile,
+               "framework operators with their call stacks and input shapes", &profile, &opened,
                [&](const std::string& path) { return ReadOperatorDetailsFile(path, &profile); });
 
   ReadOptional(
       output_dir / "memory_record.csv",
       "profile_memory=True only; allocated/reserved memory over time, peaks, fragmentation",
-      &profile, [&](const std::string& path) { return ReadMemoryRecordFile(path, &profile); });
+      &profile, &opened,
+      [&](const std::string& path) { return ReadMemoryRecordFile(path, &profile); });
   ReadOptional(output_dir / "operator_memory.csv",
                "profile_memory=True only; which operators hold the memory at the peak", &profile,
+               &opened,
                [&](const std::string& path) { return ReadOperatorMemoryFile(path, &profile); });
   ReadOptional(output_dir / "npu_module_mem.csv", "device memory per driver component", &profile,
+               &opened,
                [&](const std::string& path) { return ReadNpuModuleMemFile(path, &profile); });
 
-  ReadOptional(
-      output_dir / "communication.json",
-      "Level1+ only; per-op transit/wait/synchronization times for the cluster analysis", &profile,
-      [&](const std::string& path) { return ReadCommunicationFile(path, &profile.communication); });
+  ReadOptional(output_dir / "communication.json",
+               "Level1+ only; per-op transit/wait/synchronization times for the cluster analysis",
+               &profile, &opened, [&](const std::string& path) {
+                 return ReadCommunicationFile(path, &profile.communication);
+               });
   ReadOptional(output_dir / "communication_matrix.json",
-               "Level1+ only; per-link bandwidths for slow-link detection", &profile,
+               "Level1+ only; per-link bandwidths for slow-link detection", &profile, &opened,
                [&](const std::string& path) {
                  return ReadCommunicationMatrixFile(path, &profile.communication);
                });
@@ -154,21 +166,23 @@ Result<model::RankProfile> LoadAscendRank(const std::string& rank_dir, unsigned 
   // Overlap Analysis lanes, joins its device tasks onto the CSV's rows
   // (launch links) and supplies the device events only when the CSV is absent.
   ReadOptional(trace_view, "host ops, call stacks, flows and the device timeline", &profile,
-               [&](const std::string& path) { return ReadTraceView(path, &profile); });
+               &opened, [&](const std::string& path) { return ReadTraceView(path, &profile); });
 
   const fs::path info_path = FindProfilerInfoFile(source_dir.string());
   if (info_path.empty()) {
     profile.missing_files.push_back(
         "profiler_info_<rank>.json (rank id, torch_npu/CANN versions, profiler level)");
   } else {
+    opened.insert(info_path.string());
     Status status = ReadProfilerInfoFile(info_path.string(), &profile.info);
     if (!status.ok()) profile.warnings.push_back(status.message());
   }
   ReadOptional(
       source_dir / "profiler_metadata.json",
-      "ENV_VARIABLES and parallel sizes (TP/PP/DP) for configuration checks", &profile,
+      "ENV_VARIABLES and parallel sizes (TP/PP/DP) for configuration checks", &profile, &opened,
       [&](const std::string& path) { return ReadProfilerMetadataFile(path, &profile.info); });
   if (profile.info.rank) profile.rank = *profile.info.rank;
+  TakeRankInventory(opened, /*db_rank=*/false, &profile);
   return profile;
 }
 

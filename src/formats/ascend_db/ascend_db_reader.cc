@@ -4,10 +4,12 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <set>
 #include <span>
 #include <system_error>
 #include <unordered_map>
@@ -21,8 +23,11 @@
 #include "formats/ascend/kernel_details_reader.h"
 #include "formats/ascend/profiler_info_reader.h"
 #include "formats/ascend/profiler_metadata_reader.h"
+#include "formats/ascend/rank_inventory.h"
 #include "formats/ascend_db/ascend_db_importer.h"
 #include "formats/ascend_db/sqlite_db.h"
+#include "formats/trace/chrome_json.h"
+#include "formats/trace/timeline_builder.h"
 
 namespace trainscope::formats {
 namespace {
@@ -345,8 +350,54 @@ Status ReserveRows(const SqliteDb& db, model::DeviceEvents* events) {
   return Status::Ok();
 }
 
-// TASK LEFT JOIN COMPUTE_TASK_INFO: one kernel per compute task.
-Status ReadComputeTasks(const DbContext& ctx) {
+// TASK_PMU_INFO (aic_metrics=PipeUtilization): one row per task and
+// metric. The rows of the three ratios kernel_details.csv's PMU columns
+// give the pipe-bound finding (aic_mac_ratio, aic_mte2_ratio,
+// aiv_vec_ratio) are selected, per globalTaskId; the other metrics are not
+// read. A value that is not a number is noted and stays unknown (NaN).
+Result<std::unordered_map<int64_t, model::PmuMetrics>> ReadTaskPmu(const DbContext& ctx) {
+  std::unordered_map<int64_t, model::PmuMetrics> pmu;
+  const SqliteDb& db = *ctx.db;
+  TS_ASSIGN_OR_RETURN(bool present, db.HasTable("TASK_PMU_INFO"));
+  if (!present) return pmu;
+  static constexpr ColumnSpec kColumns[] = {
+      {"globalTaskId", true}, {"name", true}, {"value", true}};
+  TS_ASSIGN_OR_RETURN(std::string list, SelectList(db, "TASK_PMU_INFO", "p", kColumns));
+  TS_ASSIGN_OR_RETURN(
+      SqliteStatement stmt,
+      db.Prepare("SELECT " + list +
+                     " FROM TASK_PMU_INFO p WHERE p.name IN (SELECT id FROM STRING_IDS WHERE value "
+                     "IN ('aic_mac_ratio', 'aic_mte2_ratio', 'aiv_vec_ratio'))",
+                 "TASK_PMU_INFO"));
+  RowLedger ledger(db.path() + ":TASK_PMU_INFO");
+  TS_RETURN_IF_ERROR(ForEachRow(stmt, ledger, [&](int64_t line) {
+    const std::optional<int64_t> task = stmt.Int64(0);
+    if (!task) {
+      ledger.Skip(RowIssue::kMissingValue, "globalTaskId", line, "");
+      return;
+    }
+    const std::string_view name = ctx.strings->Text(stmt.Int64(1), &ledger, "name", line);
+    const std::optional<double> value = stmt.Double(2);
+    float ratio = NAN;
+    if (value && std::isfinite(*value)) {
+      ratio = static_cast<float>(*value);
+    } else {
+      ledger.Note(RowIssue::kUnparsableField, "value", line, std::string(stmt.Text(2)));
+    }
+    model::PmuMetrics& metrics = pmu[*task];
+    if (name == "aic_mac_ratio") metrics.aic_mac_ratio = ratio;
+    if (name == "aic_mte2_ratio") metrics.aic_mte2_ratio = ratio;
+    if (name == "aiv_vec_ratio") metrics.aiv_vec_ratio = ratio;
+    ledger.Use();
+  }));
+  ctx.profile->ledgers.push_back(std::move(ledger));
+  return pmu;
+}
+
+// TASK LEFT JOIN COMPUTE_TASK_INFO: one kernel per compute task, with the
+// communication ops of |ops| (sorted by start) merged in before the first
+// task that starts after them.
+Status ReadComputeTasks(const DbContext& ctx, const std::vector<model::DeviceEvent>& ops) {
   static constexpr ColumnSpec kTask[] = {{"startNs", true},      {"endNs", true},
                                          {"deviceId", false},    {"streamId", false},
                                          {"globalTaskId", true}, {"taskType", false}};
@@ -358,10 +409,14 @@ Status ReadComputeTasks(const DbContext& ctx) {
   const SqliteDb& db = *ctx.db;
   TS_ASSIGN_OR_RETURN(std::string task_list, SelectList(db, "TASK", "t", kTask));
   TS_ASSIGN_OR_RETURN(std::string compute_list, SelectList(db, "COMPUTE_TASK_INFO", "c", kCompute));
+  // The host op link (column 16): CONNECTION_IDS.connectionId, kept as the
+  // row's correlation until ReadHostOps resolves it.
+  static constexpr ColumnSpec kLink[] = {{"connectionId", false}};
+  TS_ASSIGN_OR_RETURN(std::string link_list, SelectList(db, "TASK", "t", kLink));
   TS_ASSIGN_OR_RETURN(std::unordered_set<int64_t> comm_tasks, CommunicationTaskIds(db));
   TS_ASSIGN_OR_RETURN(
       SqliteStatement stmt,
-      db.Prepare("SELECT " + task_list + ", " + compute_list +
+      db.Prepare("SELECT " + task_list + ", " + compute_list + ", " + link_list +
                      " FROM TASK t LEFT JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = "
                      "t.globalTaskId",
                  "TASK"));
@@ -369,10 +424,15 @@ Status ReadComputeTasks(const DbContext& ctx) {
   model::DeviceEvents& events = ctx.profile->device_events;
   TS_RETURN_IF_ERROR(ReserveRows(db, &events));
   StringTable& strings = *ctx.strings;
+  TS_ASSIGN_OR_RETURN(auto pmu, ReadTaskPmu(ctx));
   KernelCaches caches;
   model::DeviceEvent row;
+  size_t next_op = 0;
   TS_RETURN_IF_ERROR(ForEachRow(stmt, ledger, [&](int64_t line) {
     if (!ReadSpan(stmt, 0, 1, &ledger, line, &row.start_ns, &row.duration_ns)) return;
+    while (next_op < ops.size() && ops[next_op].start_ns < row.start_ns) {
+      events.Append(ops[next_op++]);
+    }
     if (!stmt.Int64(6)) {  // no COMPUTE_TASK_INFO row: not a kernel
       const std::optional<int64_t> id = stmt.Int64(4);
       std::string task_type(strings.Text(stmt.Int64(5), &ledger, "taskType", line));
@@ -397,16 +457,27 @@ Status ReadComputeTasks(const DbContext& ctx) {
     row.wait_ns = wait && InTimeRange(*wait) ? *wait : 0;
     row.op_state = model::OpState::kUnknown;
     row.step = StepOf(*ctx.steps, row.start_ns);
-    events.Append(row);
+    row.correlation = stmt.Int64(16).value_or(model::kNoId);
+    if (pmu.empty()) {
+      events.Append(row);
+    } else {
+      const auto metrics = pmu.find(stmt.Int64(4).value_or(-1));
+      events.Append(row, metrics == pmu.end() ? model::PmuMetrics{} : metrics->second);
+    }
     ledger.Use();
   }));
+  while (next_op < ops.size()) events.Append(ops[next_op++]);
   ctx.profile->ledgers.push_back(std::move(ledger));
   return Status::Ok();
 }
 
 // COMMUNICATION_OP: one row per collective or point-to-point op, its whole
 // span (kernel_details.csv's hcom_* rows).
-Status ReadCommunicationOps(const DbContext& ctx) {
+// The rows go to |ops| (sorted by start, stable) and the ledger to
+// |ledger_out|: ReadComputeTasks merges them into the event table in start
+// order, so a capture whose TASK rows come in time order needs no sort.
+Status ReadCommunicationOps(const DbContext& ctx, std::vector<model::DeviceEvent>* ops,
+                            std::optional<RowLedger>* ledger_out) {
   const SqliteDb& db = *ctx.db;
   TS_ASSIGN_OR_RETURN(bool present, db.HasTable("COMMUNICATION_OP"));
   if (!present) {
@@ -415,8 +486,9 @@ Status ReadCommunicationOps(const DbContext& ctx) {
                     fs::path(db.path()).filename().string()));
     return Status::Ok();
   }
-  static constexpr ColumnSpec kColumns[] = {
-      {"opName", true}, {"startNs", true}, {"endNs", true}, {"opType", false}, {"waitNs", false}};
+  static constexpr ColumnSpec kColumns[] = {{"opName", true},  {"startNs", true},
+                                            {"endNs", true},   {"opType", false},
+                                            {"waitNs", false}, {"connectionId", false}};
   TS_ASSIGN_OR_RETURN(std::string list, SelectList(db, "COMMUNICATION_OP", "o", kColumns));
   TS_ASSIGN_OR_RETURN(
       SqliteStatement stmt,
@@ -446,10 +518,15 @@ Status ReadCommunicationOps(const DbContext& ctx) {
     row.wait_ns = wait && InTimeRange(*wait) ? *wait : 0;
     row.op_state = model::OpState::kUnknown;
     row.step = StepOf(*ctx.steps, row.start_ns);
-    ctx.profile->device_events.Append(row);
+    row.correlation = stmt.Int64(5).value_or(model::kNoId);
+    ops->push_back(row);
     ledger.Use();
   }));
-  ctx.profile->ledgers.push_back(std::move(ledger));
+  std::stable_sort(ops->begin(), ops->end(),
+                   [](const model::DeviceEvent& a, const model::DeviceEvent& b) {
+                     return a.start_ns < b.start_ns;
+                   });
+  *ledger_out = std::move(ledger);
   return Status::Ok();
 }
 
@@ -944,6 +1021,315 @@ Status ReadMemoryTables(const DbContext& ctx) {
   return ReadNpuInfo(db, ctx.device, ctx.profile);
 }
 
+namespace {
+
+// PYTORCH_API.type -> its ENUM_API_TYPE name (torch_npu's fixed ids when
+// the enum table is absent).
+Result<std::unordered_map<int64_t, std::string>> ApiTypeNames(const SqliteDb& db) {
+  std::unordered_map<int64_t, std::string> names = {
+      {50001, "op"}, {50002, "queue"}, {50003, "trace"}, {50004, "mstx"}};
+  TS_ASSIGN_OR_RETURN(bool present, db.HasTable("ENUM_API_TYPE"));
+  if (!present) return names;
+  static constexpr ColumnSpec kColumns[] = {{"id", true}, {"name", true}};
+  TS_ASSIGN_OR_RETURN(std::string list, SelectList(db, "ENUM_API_TYPE", "e", kColumns));
+  TS_ASSIGN_OR_RETURN(SqliteStatement stmt,
+                      db.Prepare("SELECT " + list + " FROM ENUM_API_TYPE e", "ENUM_API_TYPE"));
+  for (;;) {
+    TS_ASSIGN_OR_RETURN(bool row, stmt.Step());
+    if (!row) break;
+    if (const std::optional<int64_t> id = stmt.Int64(0)) names[*id] = std::string(stmt.Text(1));
+  }
+  return names;
+}
+
+// The category trace_view.json gives the same host op: torch ops are
+// cpu_op, the task queue's ops enqueue / dequeue, the Python tracer's
+// frames python_function; another type keeps its enum name.
+std::string_view HostCategory(std::string_view type_name, std::string_view name) {
+  if (type_name == "op") return "cpu_op";
+  if (type_name == "queue") return name.starts_with("Dequeue") ? "dequeue" : "enqueue";
+  if (type_name == "trace") return "python_function";
+  return type_name;
+}
+
+// PYTORCH_CALLCHAINS: callchainId -> the innermost user frame of its stack
+// (frames ordered by stackDepth, 0 innermost; the rule of a trace's "Call
+// stack", trace::UserFrameOf). Absent table: no call stacks (with_stack off).
+Result<std::unordered_map<int64_t, StringId>> ReadCallChains(const DbContext& ctx) {
+  std::unordered_map<int64_t, StringId> sources;
+  const SqliteDb& db = *ctx.db;
+  TS_ASSIGN_OR_RETURN(bool present, db.HasTable("PYTORCH_CALLCHAINS"));
+  if (!present) {
+    ctx.profile->missing_files.push_back(
+        fmt::format("{}: PYTORCH_CALLCHAINS table (call stacks of host ops: with_stack=True)",
+                    fs::path(db.path()).filename().string()));
+    return sources;
+  }
+  static constexpr ColumnSpec kColumns[] = {{"id", true}, {"stack", true}, {"stackDepth", false}};
+  TS_ASSIGN_OR_RETURN(std::string list, SelectList(db, "PYTORCH_CALLCHAINS", "c", kColumns));
+  TS_ASSIGN_OR_RETURN(
+      SqliteStatement stmt,
+      db.Prepare("SELECT " + list + " FROM PYTORCH_CALLCHAINS c ORDER BY c.id, c.stackDepth",
+                 "PYTORCH_CALLCHAINS"));
+  RowLedger ledger(db.path() + ":PYTORCH_CALLCHAINS");
+  StringPool& pool = ctx.profile->strings;
+  TS_RETURN_IF_ERROR(ForEachRow(stmt, ledger, [&](int64_t line) {
+    const std::optional<int64_t> id = stmt.Int64(0);
+    if (!id) {
+      ledger.Skip(stmt.IsNull(0) ? RowIssue::kMissingValue : RowIssue::kUnparsableValue, "id", line,
+                  std::string(stmt.Text(0)));
+      return;
+    }
+    auto [it, inserted] = sources.try_emplace(*id, StringPool::kEmpty);
+    const std::string_view frame = ctx.strings->Text(stmt.Int64(1), &ledger, "stack", line);
+    if (it->second == StringPool::kEmpty) {
+      const std::string_view user = trace::UserFrameOf(frame);
+      if (!user.empty()) it->second = pool.Intern(user);
+    }
+    ledger.Use();
+  }));
+  ctx.profile->ledgers.push_back(std::move(ledger));
+  return sources;
+}
+
+// PYTORCH_API: the host ops (torch ops, the task queue, the Python tracer's
+// frames) into |tl|, with each op's connectionId (kNoId: none) in
+// |connections|, row for row.
+Status ReadPytorchApi(const DbContext& ctx, model::Timeline* tl,
+                      std::vector<int64_t>* connections) {
+  const SqliteDb& db = *ctx.db;
+  TS_ASSIGN_OR_RETURN(auto chains, ReadCallChains(ctx));
+  TS_ASSIGN_OR_RETURN(auto type_names, ApiTypeNames(db));
+  static constexpr ColumnSpec kColumns[] = {
+      {"startNs", true}, {"endNs", true},        {"globalTid", false}, {"connectionId", false},
+      {"name", true},    {"callchainId", false}, {"type", false}};
+  TS_ASSIGN_OR_RETURN(std::string list, SelectList(db, "PYTORCH_API", "p", kColumns));
+  TS_ASSIGN_OR_RETURN(SqliteStatement stmt,
+                      db.Prepare("SELECT " + list + " FROM PYTORCH_API p", "PYTORCH_API"));
+  RowLedger ledger(db.path() + ":PYTORCH_API");
+  StringPool& pool = ctx.profile->strings;
+  IdCache names;
+  std::map<std::pair<int64_t, StringId>, StringId> categories;  // (type, name) -> category
+  model::HostOp op;
+  TS_RETURN_IF_ERROR(ForEachRow(stmt, ledger, [&](int64_t line) {
+    if (!ReadSpan(stmt, 0, 1, &ledger, line, &op.start_ns, &op.duration_ns)) return;
+    // globalTid is (pid << 32) | tid.
+    const uint64_t global_tid = static_cast<uint64_t>(stmt.Int64(2).value_or(0));
+    op.pid = static_cast<int64_t>(global_tid >> 32);
+    op.tid = static_cast<int64_t>(global_tid & 0xFFFFFFFFu);
+    op.name = ctx.strings->Intern(stmt.Int64(4), &ledger, "name", line, &names);
+    const int64_t type = stmt.Int64(6).value_or(-1);
+    auto [cat, inserted] = categories.try_emplace({type, op.name}, StringPool::kEmpty);
+    if (inserted) {
+      auto known = type_names.find(type);
+      const std::string_view type_name =
+          known == type_names.end() ? std::string_view() : std::string_view(known->second);
+      cat->second = pool.Intern(HostCategory(type_name, pool.Get(op.name)));
+    }
+    op.category = cat->second;
+    op.source = StringPool::kEmpty;
+    if (const std::optional<int64_t> chain = stmt.Int64(5)) {
+      if (auto it = chains.find(*chain); it != chains.end()) op.source = it->second;
+    }
+    tl->host_ops.Append(op);
+    connections->push_back(stmt.Int64(3).value_or(model::kNoId));
+    ledger.Use();
+  }));
+  ctx.profile->ledgers.push_back(std::move(ledger));
+  return Status::Ok();
+}
+
+// CONNECTION_IDS: PYTORCH_API.connectionId -> the connectionIds of the
+// device tasks it launched (TASK.connectionId, COMMUNICATION_OP's), kept on
+// the device events as their correlation. Each linked event gets its
+// launcher and an async_npu flow, as trace_view.json's flows give them.
+// Where two host ops claim one task, the torch op (cpu_op) wins, then the
+// deeper one (the op that issued it rather than its caller).
+Status LinkLaunches(const DbContext& ctx, const std::vector<int64_t>& connections,
+                    model::Timeline* tl) {
+  const SqliteDb& db = *ctx.db;
+  TS_ASSIGN_OR_RETURN(bool present, db.HasTable("CONNECTION_IDS"));
+  if (!present) {
+    ctx.profile->missing_files.push_back(
+        fmt::format("{}: CONNECTION_IDS table (which host op launched each device task)",
+                    fs::path(db.path()).filename().string()));
+    return Status::Ok();
+  }
+  std::unordered_map<int64_t, int32_t> op_of;  // PYTORCH_API.connectionId -> host op
+  for (size_t i = 0; i < connections.size(); ++i) {
+    if (connections[i] != model::kNoId) op_of.emplace(connections[i], static_cast<int32_t>(i));
+  }
+  static constexpr ColumnSpec kColumns[] = {{"id", true}, {"connectionId", true}};
+  TS_ASSIGN_OR_RETURN(std::string list, SelectList(db, "CONNECTION_IDS", "c", kColumns));
+  TS_ASSIGN_OR_RETURN(SqliteStatement stmt,
+                      db.Prepare("SELECT " + list + " FROM CONNECTION_IDS c", "CONNECTION_IDS"));
+  RowLedger ledger(db.path() + ":CONNECTION_IDS");
+  const model::HostOps& ops = tl->host_ops;
+  const StringId cpu_op = ctx.profile->strings.Intern("cpu_op");
+  auto better = [&](int32_t a, int32_t b) {  // whether host op a launched rather than b
+    const bool a_op = ops.category[static_cast<size_t>(a)] == cpu_op;
+    const bool b_op = ops.category[static_cast<size_t>(b)] == cpu_op;
+    if (a_op != b_op) return a_op;
+    return ops.depth[static_cast<size_t>(a)] > ops.depth[static_cast<size_t>(b)];
+  };
+  std::unordered_map<int64_t, int32_t> launcher_of;  // task connectionId -> host op
+  TS_RETURN_IF_ERROR(ForEachRow(stmt, ledger, [&](int64_t line) {
+    const std::optional<int64_t> id = stmt.Int64(0);
+    const std::optional<int64_t> task = stmt.Int64(1);
+    if (!id || !task) {
+      ledger.Skip(RowIssue::kMissingValue, !id ? "id" : "connectionId", line, "");
+      return;
+    }
+    auto op = op_of.find(*id);
+    if (op == op_of.end()) {
+      ledger.Skip(RowIssue::kLinkWithoutHostOp, line, std::to_string(*id));
+      return;
+    }
+    auto [it, inserted] = launcher_of.try_emplace(*task, op->second);
+    if (!inserted && better(op->second, it->second)) it->second = op->second;
+    ledger.Use();
+  }));
+  ctx.profile->ledgers.push_back(std::move(ledger));
+  model::DeviceEvents& events = ctx.profile->device_events;
+  const StringId async_npu = ctx.profile->strings.Intern("async_npu");
+  for (size_t row = 0; row < events.size(); ++row) {
+    if (events.correlation[row] == model::kNoId) continue;
+    auto it = launcher_of.find(events.correlation[row]);
+    if (it == launcher_of.end()) continue;
+    events.launcher[row] = it->second;
+    tl->flows.push_back(
+        model::Flow{events.correlation[row], async_npu, it->second, static_cast<int32_t>(row)});
+  }
+  return Status::Ok();
+}
+
+// Host ops, their call stacks and launch links into profile->timeline;
+// steps from the ProfilerStep#N ops. Without PYTORCH_API the rank has no
+// timeline (the analyses that need host ops say so).
+Status ReadHostOps(const DbContext& ctx) {
+  const SqliteDb& db = *ctx.db;
+  TS_ASSIGN_OR_RETURN(bool present, db.HasTable("PYTORCH_API"));
+  if (!present) {
+    ctx.profile->missing_files.push_back(fmt::format(
+        "{}: PYTORCH_API table (host ops: launch delays, host-bound steps, source lines)",
+        fs::path(db.path()).filename().string()));
+    return Status::Ok();
+  }
+  model::Timeline tl;
+  std::vector<int64_t> connections;
+  TS_RETURN_IF_ERROR(ReadPytorchApi(ctx, &tl, &connections));
+  const std::vector<uint32_t> order = trace::SortAndNestHostOps(&tl.host_ops);
+  std::vector<int64_t> sorted(order.size());
+  for (size_t k = 0; k < order.size(); ++k) sorted[k] = connections[order[k]];
+  TS_RETURN_IF_ERROR(LinkLaunches(ctx, sorted, &tl));
+  constexpr std::string_view kPrefix = "ProfilerStep#";
+  const StringPool& pool = ctx.profile->strings;
+  for (size_t i = 0; i < tl.host_ops.size(); ++i) {
+    const std::string_view name = pool.Get(tl.host_ops.name[i]);
+    if (!name.starts_with(kPrefix)) continue;
+    const std::optional<int64_t> number = ParseInt64(name.substr(kPrefix.size()));
+    if (!number || *number < 0 || *number > INT32_MAX) continue;
+    tl.steps.push_back(model::Step{static_cast<int32_t>(*number), tl.host_ops.start_ns[i],
+                                   tl.host_ops.end_ns(i), static_cast<int32_t>(i)});
+  }
+  std::sort(tl.steps.begin(), tl.steps.end(),
+            [](const model::Step& a, const model::Step& b) { return a.start_ns < b.start_ns; });
+  tl.step_source = tl.steps.empty() ? model::StepSource::kNone : model::StepSource::kProfilerStep;
+  tl.present = true;
+  tl.format = "ascend_db";
+  tl.source = db.path();
+  ctx.profile->timeline = std::move(tl);
+  return Status::Ok();
+}
+
+// OVERLAP_ANALYSIS: CANN's Overlap Analysis of the device timeline (type 0
+// Computing, 1 Communication, 2 Communication(Not Overlapped), 3 Free), as
+// trace_view.json's "Overlap Analysis" lanes: the segments into
+// timeline.overlap, and per STEP_TIME step their sums as a step_trace row
+// (Computing, Communication, Not Overlapped, Free; Overlapped =
+// Communication - Not Overlapped; Stage = Computing + Not Overlapped +
+// Free, as CANN's StepTraceTime). ReadAnalysisDb prefers analysis.db's
+// StepTraceTime and checks it against these rows.
+Status ReadOverlapAnalysis(const DbContext& ctx) {
+  const SqliteDb& db = *ctx.db;
+  TS_ASSIGN_OR_RETURN(bool present, db.HasTable("OVERLAP_ANALYSIS"));
+  if (!present) return Status::Ok();
+  static constexpr ColumnSpec kColumns[] = {{"startNs", true}, {"endNs", true}, {"type", true}};
+  TS_ASSIGN_OR_RETURN(std::string list, SelectList(db, "OVERLAP_ANALYSIS", "o", kColumns));
+  TS_ASSIGN_OR_RETURN(
+      SqliteStatement stmt,
+      db.Prepare("SELECT " + list + " FROM OVERLAP_ANALYSIS o", "OVERLAP_ANALYSIS"));
+  RowLedger ledger(db.path() + ":OVERLAP_ANALYSIS");
+  std::map<int32_t, std::array<int64_t, 4>> sums;  // step -> per type
+  model::OverlapSegment segment;
+  TS_RETURN_IF_ERROR(ForEachRow(stmt, ledger, [&](int64_t line) {
+    if (!ReadSpan(stmt, 0, 1, &ledger, line, &segment.start_ns, &segment.duration_ns)) return;
+    const std::optional<int64_t> type = stmt.Int64(2);
+    if (!type || *type < 0 || *type > 3) {
+      ledger.Skip(RowIssue::kUnknownOverlapSegment, line, std::string(stmt.Text(2)));
+      return;
+    }
+    segment.kind = static_cast<model::OverlapKind>(*type);
+    ctx.profile->timeline.overlap.push_back(segment);
+    const int32_t step = StepOf(*ctx.steps, segment.start_ns);
+    if (step != model::kNoStep) {
+      auto [it, inserted] = sums.try_emplace(step, std::array<int64_t, 4>{0, 0, 0, 0});
+      AddSaturating(it->second[static_cast<size_t>(*type)], segment.duration_ns);
+    }
+    ledger.Use();
+  }));
+  ctx.profile->ledgers.push_back(std::move(ledger));
+  for (const auto& [step, sum] : sums) {
+    model::StepTraceRow row;
+    row.step = step;
+    row.computing_ns = sum[0];
+    row.communication_ns = sum[1];
+    row.communication_not_overlapped_ns = sum[2];
+    row.free_ns = sum[3];
+    row.overlapped_ns = std::max<int64_t>(0, sum[1] - sum[2]);
+    row.stage_ns = row.overlap_step_ns();
+    ctx.profile->step_trace.push_back(row);
+  }
+  return Status::Ok();
+}
+
+// analysis.db's StepTraceTime row against OVERLAP_ANALYSIS's sums of the
+// same step: a quantity off by more than kOverlapToleranceNs is a warning
+// (one of the two tables is incomplete).
+constexpr int64_t kOverlapToleranceNs = 1000;
+
+void CheckAgainstOverlap(const std::vector<model::StepTraceRow>& derived, const std::string& path,
+                         model::RankProfile* profile) {
+  for (const model::StepTraceRow& from_segments : derived) {
+    const model::StepTraceRow* table = profile->StepTraceOf(from_segments.step);
+    if (table == nullptr) {
+      profile->warnings.push_back(fmt::format(
+          "{}:StepTraceTime has no row for step {}, which the OVERLAP_ANALYSIS table of the rank's "
+          "database covers",
+          path, from_segments.step));
+      continue;
+    }
+    const std::pair<std::string_view, int64_t model::StepTraceTimes::*> kFields[] = {
+        {"computing", &model::StepTraceTimes::computing_ns},
+        {"communication", &model::StepTraceTimes::communication_ns},
+        {"communication_not_overlapped", &model::StepTraceTimes::communication_not_overlapped_ns},
+        {"free", &model::StepTraceTimes::free_ns}};
+    for (const auto& [name, field] : kFields) {
+      const int64_t a = table->*field;
+      const int64_t b = from_segments.*field;
+      if (std::abs(a - b) <= kOverlapToleranceNs) continue;
+      profile->warnings.push_back(fmt::format(
+          "{}:StepTraceTime step {}: {} {:.3f} us differs from the sum of the OVERLAP_ANALYSIS "
+          "segments of the rank's database, {:.3f} us (tolerance {} us): one of the two tables is "
+          "incomplete; the time budget is compared with StepTraceTime",
+          path, from_segments.step, name, static_cast<double>(a) / 1e3,
+          static_cast<double>(b) / 1e3, kOverlapToleranceNs / 1000));
+    }
+  }
+}
+
+}  // namespace
+
 Status ReadAscendProfilerDb(const std::string& path, model::RankProfile* profile) {
   TS_ASSIGN_OR_RETURN(SqliteDb db, SqliteDb::OpenReadOnly(path));
   WarnAboutWal(path, profile);
@@ -955,11 +1341,16 @@ Status ReadAscendProfilerDb(const std::string& path, model::RankProfile* profile
   profile->ledgers.push_back(std::move(string_ledger));
   TS_ASSIGN_OR_RETURN(std::vector<StepRange> steps, ReadStepTime(db, profile));
   const DbContext ctx{&db, profile, &strings, &steps, device};
-  TS_RETURN_IF_ERROR(ReadComputeTasks(ctx));
-  TS_RETURN_IF_ERROR(ReadCommunicationOps(ctx));
+  std::vector<model::DeviceEvent> comm_ops;
+  std::optional<RowLedger> comm_ledger;
+  TS_RETURN_IF_ERROR(ReadCommunicationOps(ctx, &comm_ops, &comm_ledger));
+  TS_RETURN_IF_ERROR(ReadComputeTasks(ctx, comm_ops));
+  if (comm_ledger) profile->ledgers.push_back(std::move(*comm_ledger));
   TS_RETURN_IF_ERROR(ReadMetaData(db, profile));
   TS_RETURN_IF_ERROR(ReadMemoryTables(ctx));
   profile->device_events.SortByStart();
+  TS_RETURN_IF_ERROR(ReadHostOps(ctx));
+  TS_RETURN_IF_ERROR(ReadOverlapAnalysis(ctx));
   profile->device_events_source = model::DeviceEventsSource::kKernelDetailsCsv;
   profile->device_events_from = path;
   if (!steps.empty() && !profile->device_events.Steps().empty()) {
@@ -993,10 +1384,15 @@ Status ReadAnalysisDb(const std::string& path, model::RankProfile* profile) {
   profile->communication.notes.clear();
   TS_ASSIGN_OR_RETURN(bool present, db.HasTable("StepTraceTime"));
   if (!present) {
-    profile->missing_files.push_back(
-        "analysis.db: StepTraceTime table (the profiler's own step accounting)");
-    return Status::Ok();
+    if (profile->step_trace.empty()) {
+      profile->missing_files.push_back(
+          "analysis.db: StepTraceTime table (the profiler's own step accounting)");
+    }
+    return Status::Ok();  // the OVERLAP_ANALYSIS rows, if any, stand
   }
+  // The table's rows replace the ones OVERLAP_ANALYSIS gave (kept if the
+  // table fails or has none), and are checked against them.
+  std::vector<model::StepTraceRow> rows;
   static constexpr ColumnSpec kColumns[] = {
       {"step", true},       {"computing", true},     {"communication_not_overlapped", true},
       {"overlapped", true}, {"communication", true}, {"free", true},
@@ -1052,11 +1448,16 @@ Status ReadAnalysisDb(const std::string& path, model::RankProfile* profile) {
         device && *device >= 0 && *device <= INT32_MAX) {
       row.device_id = static_cast<int32_t>(*device);
     }
-    profile->step_trace.push_back(row);
+    rows.push_back(row);
     ledger.Use();
   }
   profile->ledgers.push_back(std::move(ledger));
-
+  if (!rows.empty()) {
+    std::vector<model::StepTraceRow> derived;
+    derived.swap(profile->step_trace);
+    profile->step_trace = std::move(rows);
+    CheckAgainstOverlap(derived, path, profile);
+  }
   return Status::Ok();
 }
 
@@ -1102,7 +1503,9 @@ Result<model::RankProfile> LoadAscendDbRank(const std::string& rank_dir) {
         rank_dir, output_dir.string()));
   }
 
+  std::set<std::string> opened = {db_path.string()};
   const std::string info_path = FindProfilerInfoFile(source_dir.string());
+  if (!info_path.empty()) opened.insert(info_path);
   if (info_path.empty()) {
     profile.missing_files.push_back(
         "profiler_info_<rank>.json (rank id, torch_npu/CANN versions, profiler level)");
@@ -1111,6 +1514,7 @@ Result<model::RankProfile> LoadAscendDbRank(const std::string& rank_dir) {
   }
   const fs::path metadata = source_dir / "profiler_metadata.json";
   if (PresentInAnyForm(metadata.string())) {
+    opened.insert(metadata.string());
     if (Status status = ReadProfilerMetadataFile(metadata.string(), &profile.info); !status.ok()) {
       profile.warnings.push_back(status.message());
     }
@@ -1126,11 +1530,15 @@ Result<model::RankProfile> LoadAscendDbRank(const std::string& rank_dir) {
         "{}: not a SQLite database (no \"SQLite format 3\" header, or not a regular file); not "
         "read",
         analysis.string()));
-  } else if (Status status = ReadAnalysisDb(analysis.string(), &profile); !status.ok()) {
-    profile.warnings.push_back(status.message());
+  } else {
+    opened.insert(analysis.string());
+    if (Status status = ReadAnalysisDb(analysis.string(), &profile); !status.ok()) {
+      profile.warnings.push_back(status.message());
+    }
   }
   if (!profile.info.rank) profile.info.rank = db_rank;
   if (profile.info.rank) profile.rank = *profile.info.rank;
+  TakeRankInventory(opened, /*db_rank=*/true, &profile);
   return profile;
 }
 

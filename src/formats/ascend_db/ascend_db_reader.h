@@ -18,9 +18,12 @@ namespace trainscope::formats {
 
 // ascend_pytorch_profiler_<rank>.db: compute kernels (TASK joined with
 // COMPUTE_TASK_INFO, names from STRING_IDS), communication ops
-// (COMMUNICATION_OP), steps (STEP_TIME), the rank (RANK_DEVICE_MAP) and
-// ENV_VARIABLES (META_DATA) into |profile|. The device events are the rows
-// kernel_details.csv of the same capture has.
+// (COMMUNICATION_OP), steps (STEP_TIME), the rank (RANK_DEVICE_MAP),
+// ENV_VARIABLES (META_DATA), the memory tables, and the host ops
+// (PYTORCH_API, call stacks from PYTORCH_CALLCHAINS, launch links from
+// CONNECTION_IDS) into |profile|. The device events are the rows
+// kernel_details.csv of the same capture has; the host ops and launchers
+// are what trace_view.json gives the text export.
 Status ReadAscendProfilerDb(const std::string& path, model::RankProfile* profile);
 
 // analysis.db: StepTraceTime (the step_trace_time.csv of the db export)

@@ -72,8 +72,8 @@ void TimelineBuilder::Reset() {
   after_last_step_ = Outside{};
 }
 
-void TimelineBuilder::SortHostOps() {
-  model::HostOps& ops = timeline_.host_ops;
+std::vector<uint32_t> SortAndNestHostOps(model::HostOps* ops_in) {
+  model::HostOps& ops = *ops_in;
   std::vector<uint32_t> order(ops.size());
   std::iota(order.begin(), order.end(), 0u);
   std::stable_sort(order.begin(), order.end(), [&ops](uint32_t a, uint32_t b) {
@@ -100,7 +100,10 @@ void TimelineBuilder::SortHostOps() {
     ops.parent[j] = stack.empty() ? model::kNoIndex : stack.back();
     stack.push_back(static_cast<int32_t>(j));
   }
+  return order;
 }
+
+void TimelineBuilder::SortHostOps() { SortAndNestHostOps(&timeline_.host_ops); }
 
 void TimelineBuilder::SortActivities() {
   model::DeviceEventColumns& acts = activities_;

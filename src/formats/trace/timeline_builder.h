@@ -36,6 +36,12 @@ inline std::optional<int64_t> ParseIdToken(std::string_view raw) {
   return static_cast<int64_t>(value);
 }
 
+// Sorts host ops by (pid, tid, start, longer first) and sets depth and
+// parent by strict time nesting per thread (an op that overlaps its
+// predecessor without fitting inside it becomes its sibling). Returns the
+// permutation: row k of the result was row order[k] before.
+std::vector<uint32_t> SortAndNestHostOps(model::HostOps* ops);
+
 class TimelineBuilder {
  public:
   explicit TimelineBuilder(model::RankProfile* profile) : profile_(profile) {}

@@ -1,0 +1,92 @@
+// libFuzzer harness for the .db export reader (formats/ascend_db): the
+// input is written to a temp rank directory and opened as a database, as
+// trainscope opens torch_npu's (read-only, immutable). The first byte picks
+// the file: even, ascend_pytorch_profiler_0.db (the whole rank load); odd,
+// analysis.db read on its own. SQLite parses the pages; what this target
+// exercises is the reader on damaged databases and on well-formed ones with
+// hostile content (the seeds, fuzz/corpus/ascend_db/, are small valid
+// databases of both kinds with every table the reader selects).
+//
+// Invariants on a load that succeeds: every ledger balances (rows read =
+// used + skipped), device events have non-negative durations, every
+// launcher is a host op, every host op's parent precedes it.
+#include <unistd.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
+#include "formats/ascend_db/ascend_db_reader.h"
+#include "fuzz_flags.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+void Check(bool condition) {
+  if (!condition) std::abort();
+}
+
+// One scratch rank directory per process, rewritten each run.
+const fs::path& RankDir() {
+  static const fs::path dir = [] {
+    fs::path d = fs::temp_directory_path() / ("trainscope_db_fuzz_" + std::to_string(::getpid())) /
+                 "rank_0_ascend_pt";
+    fs::create_directories(d / "ASCEND_PROFILER_OUTPUT");
+    return d;
+  }();
+  return dir;
+}
+
+void WriteFile(const fs::path& path, const uint8_t* data, size_t size) {
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  Check(f != nullptr);
+  if (size > 0) Check(std::fwrite(data, 1, size, f) == size);
+  std::fclose(f);
+}
+
+void CheckProfile(const trainscope::model::RankProfile& p) {
+  for (const trainscope::RowLedger& ledger : p.ledgers) Check(ledger.Balanced());
+  const auto& events = p.device_events;
+  const auto& ops = p.timeline.host_ops;
+  for (size_t i = 0; i < events.size(); ++i) {
+    Check(events.duration_ns[i] >= 0);
+    const int32_t launcher = events.launcher[i];
+    Check(launcher == trainscope::model::kNoIndex ||
+          (launcher >= 0 && static_cast<size_t>(launcher) < ops.size()));
+  }
+  for (size_t i = 0; i < ops.size(); ++i) {
+    Check(ops.parent[i] == trainscope::model::kNoIndex ||
+          (ops.parent[i] >= 0 && static_cast<size_t>(ops.parent[i]) < i));
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
+  trainscope::fuzz::AddDefaultFlags(argc, argv);
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size == 0) return 0;
+  const fs::path out = RankDir() / "ASCEND_PROFILER_OUTPUT";
+  std::error_code ec;
+  fs::remove(out / "ascend_pytorch_profiler_0.db", ec);
+  fs::remove(out / "analysis.db", ec);
+  if ((data[0] & 1) == 0) {
+    WriteFile(out / "ascend_pytorch_profiler_0.db", data + 1, size - 1);
+    auto loaded = trainscope::formats::LoadAscendDbRank(RankDir().string());
+    if (loaded.ok()) CheckProfile(*loaded);
+  } else {
+    WriteFile(out / "analysis.db", data + 1, size - 1);
+    trainscope::model::RankProfile profile;
+    if (trainscope::formats::ReadAnalysisDb((out / "analysis.db").string(), &profile).ok()) {
+      CheckProfile(profile);
+    }
+  }
+  return 0;
+}
