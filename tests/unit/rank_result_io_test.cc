@@ -249,6 +249,11 @@ RankResult MakeSample() {
   step.timeline.overview.columns = 2;
   step.timeline.overview.lanes[1].push_back({0, 2, 1, 3.5, 4});
   step.timeline.overview.free.push_back({1, 2});
+  step.timeline.track.kernels = {{0, 1'000, Lane::kCompute, 0, 1, 0},
+                                 {1'200, 300, Lane::kComm, 1, 1, 0}};
+  step.timeline.track.instance = {0, -1};
+  step.timeline.track.instances = {{0, 0, 1'000}};
+  step.timeline.track.dropped = 3;
   Finding finding;
   finding.id = "unfused-rmsnorm";
   finding.ranks = {7};
@@ -304,6 +309,10 @@ TEST(RankResultIoTest, SampleRoundTripsBitExactly) {
   EXPECT_EQ(back->steps[0].timeline.zooms.at(0).kernels.at(0).lane, Lane::kOther);
   EXPECT_EQ(back->steps[0].timeline.zooms[0].requested_width_ns, 8000.5);
   EXPECT_EQ(back->steps[0].timeline.overview.lanes[1].at(0).kernels, 4);
+  EXPECT_EQ(back->steps[0].timeline.track.kernels.at(1).start_ns, 1'200);
+  EXPECT_EQ(back->steps[0].timeline.track.instance, (std::vector<int32_t>{0, -1}));
+  EXPECT_EQ(back->steps[0].timeline.track.instances.at(0).end_ns, 1'000);
+  EXPECT_EQ(back->steps[0].timeline.track.dropped, 3);
   EXPECT_EQ(back->steps[0].fingerprint_findings.at(0).text_labels,
             sample.steps[0].fingerprint_findings[0].text_labels);
   EXPECT_EQ(back->header.files.at(0).samples.at(0).detail, "Start Time (us) is \"x\"");
@@ -333,7 +342,7 @@ TEST(RankResultIoTest, FormatVersionMatchesTheLayout) {
     size_t size;
     uint64_t hash;
   };
-  constexpr Layout kLayout{15, 1182, 0x4a3f077f77d3c19e};
+  constexpr Layout kLayout{16, 1207, 0x344bb21d43ed8f49};
   EXPECT_EQ(kRankResultFormatVersion, kLayout.version);
   EXPECT_EQ(bytes.size(), kLayout.size);
   EXPECT_EQ(hash, kLayout.hash) << std::hex << hash;
@@ -415,6 +424,20 @@ TEST(RankResultIoTest, OutOfRangeValuesAreRefused) {
   ASSERT_FALSE(bad_index.ok());
   EXPECT_NE(bad_index.status().message().find("string index"), std::string::npos)
       << bad_index.status().message();
+  // A track kernel's name past the strings, an instance tag past the
+  // instances, a tag list shorter than the kernels.
+  for (int variant = 0; variant < 3; ++variant) {
+    sample = MakeSample();
+    TimelineTrack& track = sample.steps[0].timeline.track;
+    if (variant == 0) track.kernels[1].name = 2;
+    if (variant == 1) track.instance[1] = 1;
+    if (variant == 2) track.instance.pop_back();
+    auto bad_track = DeserializeRankResult(SerializeRankResult(sample));
+    ASSERT_FALSE(bad_track.ok()) << variant;
+    EXPECT_NE(bad_track.status().message().find("instance index is out of range"),
+              std::string::npos)
+        << bad_track.status().message();
+  }
   // An enum number with no enumerator.
   sample = MakeSample();
   sample.steps[0].timeline.zooms[0].kernels[0].lane = static_cast<Lane>(9);

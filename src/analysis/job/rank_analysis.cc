@@ -109,8 +109,11 @@ RankStepResult AnalyzeOneStep(const model::RankProfile& profile, int32_t step,
   std::optional<ZoomCentre> centre = TopMotifCentre(result.distribution);
   TimelineOptions timeline_options;
   timeline_options.picture = picture;
+  timeline_options.kernels = picture && options.timeline_kernels;
   result.timeline =
       ComputeStepTimeline(profile, step, families, timeline_options, centre ? &*centre : nullptr);
+  AddTrackInstances(profile, result.distribution.motifs, timeline_options.max_track_kernels,
+                    &result.timeline);
   result.threshold_findings =
       ThresholdFindings(result.distribution, result.timeline, profile, CatalogOf(options));
   return result;

@@ -167,13 +167,21 @@ template <class V, Is<TimelineOverview> S>
 void VisitFields(V& v, S& overview) {
   TS_FIELDS(v, overview, columns, ns_per_column, lanes, free);
 }
+template <class V, Is<TrackInstance> S>
+void VisitFields(V& v, S& instance) {
+  TS_FIELDS(v, instance, motif, start_ns, end_ns);
+}
+template <class V, Is<TimelineTrack> S>
+void VisitFields(V& v, S& track) {
+  TS_FIELDS(v, track, kernels, instance, instances, dropped);
+}
 template <class V, Is<StepTimeline> S>
 void VisitFields(V& v, S& timeline) {
   TS_FIELDS(v, timeline, step, step_start_ns, span_ns, kernel_count, compute_ns, comm_ns, other_ns,
             comm_not_overlapped_ns, p2p_not_overlapped_ns, all_to_all_not_overlapped_ns,
             tensor_parallel_not_overlapped_ns, free_ns, step_start_idle_ns, step_start_waits_for,
             step_start_wait_collective_ns, longest_gaps, zooms, zoom_centre, overview, strings,
-            drawn);
+            track, drawn);
 }
 template <class V, Is<Finding> S>
 void VisitFields(V& v, S& finding) {
@@ -435,9 +443,17 @@ class Reader {
     for (const auto& lane : timeline.overview.lanes) {
       for (const OverviewRun& run : lane) ok = ok && !bad(run.family);
     }
+    const TimelineTrack& track = timeline.track;
+    for (const TimelineKernel& kernel : track.kernels) {
+      ok = ok && !bad(kernel.op_type) && !bad(kernel.name) && !bad(kernel.family);
+    }
+    ok = ok && (track.kernels.empty() ? track.instance.empty()
+                                      : track.instance.size() == track.kernels.size());
+    const auto instances = static_cast<int64_t>(track.instances.size());
+    for (const int32_t instance : track.instance) ok = ok && instance >= -1 && instance < instances;
     if (!ok) {
-      in_.FailAt(
-          at, "a timeline string index is not below its " + std::to_string(strings) + " strings");
+      in_.FailAt(at, "a timeline string index is not below its " + std::to_string(strings) +
+                         " strings, or a track's instance index is out of range");
     }
   }
   template <class T>
