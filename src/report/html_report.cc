@@ -42,6 +42,7 @@ std::string RenderHtml(const analysis::JobAnalysis& job, const HtmlReportOptions
   RenderInteractiveTimeline(out, job);
   RenderTimelineSection(out, focus);
   RenderMotifsHtml(out, focus);
+  RenderModuleTreeHtml(out, job, focus);
   RenderMemoryHtml(out, job, focus);
   RenderRanksSection(out, job);
   RenderDetailsSection(out, job);

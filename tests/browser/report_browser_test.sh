@@ -84,6 +84,9 @@ grep -q "Step start:" "$work/demo.dom" || fail "demo: step-start idle not report
 # The demo's step 6 has 2,511 kernels on each of its 4 ranks (the summary's
 # "kernels in the step" x 4 ranks, all in the page).
 check_timeline demo "$work/demo/report.html" 10044
+# The demo's host trace has nn.Module frames: the module tree is a <details> tree.
+grep -q '<section id="modules"' "$work/demo.dom" || fail "demo: module tree missing"
+grep -Eq '<details open[^>]*><summary><code>Qwen3NextForCausalLM_0</code>' "$work/demo.dom" || fail "demo: module tree root missing"
 
 # 1b. A 64-rank synthetic job: every rank's step on one canvas, < 10 MB.
 "$bin" synth --out "$work/synth64" --ranks 64 >/dev/null || fail "synth --ranks 64 failed"

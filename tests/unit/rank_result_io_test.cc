@@ -229,6 +229,13 @@ RankResult MakeSample() {
   memory.capacity_from = "device table: Huawei Ascend 910B3";
   memory.headroom_bytes = (int64_t{64} << 30) - 1522532352;
   memory.curve = {{1'000, 981462016, 1522532352}, {5'000, 1245688832, std::nullopt}};
+  ModuleTree modules;
+  modules.nodes = {{"Qwen2Model_0", -1, 1, 90'000, 12, 60'000, {}},
+                   {"Qwen2RMSNorm_0", 0, 2, 8'000, 10, 5'000, {"unfused-rmsnorm"}}};
+  modules.kernels = 15;
+  modules.outside_kernels = 3;
+  modules.outside_ns = 7'000;
+  step.distribution.module_tree = modules;
   step.distribution.memory = memory;  // gap_max, GE/APP peaks, element-wise share unknown  //
                                       // gap_max, GE and APP peaks unknown
   step.distribution.step_trace->preparing_ns = 1'250;
@@ -324,6 +331,10 @@ TEST(RankResultIoTest, SampleRoundTripsBitExactly) {
   EXPECT_EQ(back->steps[0].distribution.data_loader->step_ns, 190'204'000);
   ASSERT_TRUE(back->steps[0].distribution.operator_efficiency.has_value());
   EXPECT_EQ(back->steps[0].distribution.operator_efficiency->rows.at(0).yardstick_tflops, 674.5);
+  ASSERT_TRUE(back->steps[0].distribution.module_tree.has_value());
+  EXPECT_EQ(back->steps[0].distribution.module_tree->nodes.at(1).fingerprints,
+            (std::vector<std::string>{"unfused-rmsnorm"}));
+  EXPECT_EQ(back->steps[0].distribution.module_tree->outside_ns, 7'000);
   ASSERT_TRUE(back->steps[0].distribution.memory.has_value());
   EXPECT_EQ(back->steps[0].distribution.memory->gap_mean_bytes, 490766425);
   EXPECT_FALSE(back->steps[0].distribution.memory->gap_max_bytes.has_value());
@@ -342,7 +353,7 @@ TEST(RankResultIoTest, FormatVersionMatchesTheLayout) {
     size_t size;
     uint64_t hash;
   };
-  constexpr Layout kLayout{16, 1207, 0x344bb21d43ed8f49};
+  constexpr Layout kLayout{17, 1275, 0xa24cac69b75d53c0};
   EXPECT_EQ(kRankResultFormatVersion, kLayout.version);
   EXPECT_EQ(bytes.size(), kLayout.size);
   EXPECT_EQ(hash, kLayout.hash) << std::hex << hash;
@@ -438,6 +449,13 @@ TEST(RankResultIoTest, OutOfRangeValuesAreRefused) {
               std::string::npos)
         << bad_track.status().message();
   }
+  // A module whose parent is not an earlier module.
+  sample = MakeSample();
+  sample.steps[0].distribution.module_tree->nodes[0].parent = 1;
+  auto bad_parent = DeserializeRankResult(SerializeRankResult(sample));
+  ASSERT_FALSE(bad_parent.ok());
+  EXPECT_NE(bad_parent.status().message().find("is not an earlier module"), std::string::npos)
+      << bad_parent.status().message();
   // An enum number with no enumerator.
   sample = MakeSample();
   sample.steps[0].timeline.zooms[0].kernels[0].lane = static_cast<Lane>(9);

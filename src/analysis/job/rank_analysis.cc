@@ -106,6 +106,7 @@ RankStepResult AnalyzeOneStep(const model::RankProfile& profile, int32_t step,
   result.distribution.operator_efficiency = ComputeOperatorEfficiency(profile, step, efficiency);
   result.distribution.memory = ComputeMemoryUsage(profile, step);
   result.fingerprint_findings = AddStepMotifs(profile, motifs, &result.distribution);
+  result.distribution.module_tree = ComputeModuleTree(profile, step, result.distribution.motifs);
   std::optional<ZoomCentre> centre = TopMotifCentre(result.distribution);
   TimelineOptions timeline_options;
   timeline_options.picture = picture;

@@ -138,10 +138,18 @@ void VisitFields(V& v, S& memory) {
             backward_allocated_bytes, activation_bytes, elementwise_live_at_peak_bytes,
             capacity_bytes, capacity_from, headroom_bytes, curve);
 }
+template <class V, Is<ModuleNode> S>
+void VisitFields(V& v, S& node) {
+  TS_FIELDS(v, node, name, parent, calls, host_ns, kernels, kernel_ns, fingerprints);
+}
+template <class V, Is<ModuleTree> S>
+void VisitFields(V& v, S& tree) {
+  TS_FIELDS(v, tree, nodes, kernels, outside_kernels, outside_ns);
+}
 template <class V, Is<StepDistribution> S>
 void VisitFields(V& v, S& distribution) {
   TS_FIELDS(v, distribution, step, kernels, density, families, top_operators, step_trace, breakdown,
-            motifs, host_sync, data_loader, operator_efficiency, launch_gaps, memory);
+            motifs, host_sync, data_loader, operator_efficiency, launch_gaps, memory, module_tree);
 }
 template <class V, Is<TimelineKernel> S>
 void VisitFields(V& v, S& kernel) {
@@ -454,6 +462,17 @@ class Reader {
     if (!ok) {
       in_.FailAt(at, "a timeline string index is not below its " + std::to_string(strings) +
                          " strings, or a track's instance index is out of range");
+    }
+  }
+  // A module's parent comes before it (a consumer walks up by index).
+  void Check(const ModuleTree& tree, size_t at) {
+    for (size_t n = 0; n < tree.nodes.size(); ++n) {
+      const int32_t parent = tree.nodes[n].parent;
+      if (parent < -1 || parent >= static_cast<int64_t>(n)) {
+        in_.FailAt(at, "module " + std::to_string(n) + "'s parent " + std::to_string(parent) +
+                           " is not an earlier module");
+        return;
+      }
     }
   }
   template <class T>
