@@ -91,6 +91,10 @@ bool HasTrack(const RankAnalysis& rank) {
 struct RankContext {
   const analysis::JobAnalysis& job;
   int64_t t0_ns;  // the earliest step start of the ranks shown
+  // False when the ranks' step starts lie too far apart for one axis (clocks
+  // of different hosts not synchronised): each rank is drawn from its own
+  // step start and lateness is unknown (0).
+  bool shared_axis;
   size_t per_rank_cap;
   StringTable& strings;
   std::unordered_map<std::string, std::string>& colors;  // family -> colour
@@ -123,7 +127,7 @@ void WriteRank(const RankAnalysis& rank, RankContext& c, JsonWriter& json) {
   const analysis::StepDistribution* step = rank.selected();
   const std::vector<analysis::Motif> no_motifs;
   const std::vector<analysis::Motif>& motifs = step != nullptr ? step->motifs : no_motifs;
-  const int64_t late = t.step_start_ns - c.t0_ns;
+  const int64_t late = c.shared_axis ? t.step_start_ns - c.t0_ns : 0;
   const std::vector<int32_t>& stragglers = c.job.cluster.straggler_ranks;
   json.BeginObject();
   json.Field("rank", static_cast<int64_t>(rank.header.rank));
@@ -193,6 +197,7 @@ std::string TimelinePayload(const analysis::JobAnalysis& job, size_t kernel_budg
   size_t total = 0;
   int64_t t0 = INT64_MAX;
   int64_t end = INT64_MIN;
+  int64_t longest = 0;
   int32_t step = model::kNoStep;
   for (const RankAnalysis& rank : job.ranks) {
     if (!HasTrack(rank)) continue;
@@ -200,6 +205,7 @@ std::string TimelinePayload(const analysis::JobAnalysis& job, size_t kernel_budg
     total += rank.timeline.track.kernels.size();
     t0 = std::min(t0, rank.timeline.step_start_ns);
     end = std::max(end, rank.timeline.step_start_ns + rank.timeline.span_ns);
+    longest = std::max(longest, rank.timeline.span_ns);
     step = rank.timeline.step;
   }
   if (ranks == 0) return {};
@@ -207,12 +213,15 @@ std::string TimelinePayload(const analysis::JobAnalysis& job, size_t kernel_budg
       total <= kernel_budget ? SIZE_MAX : std::max<size_t>(1, kernel_budget / ranks);
   StringTable strings;
   std::unordered_map<std::string, std::string> colors;
-  RankContext context{job, t0, per_rank_cap, strings, colors, s};
+  // Step starts spread over more than nine steps: not one clock.
+  const bool shared_axis = end - t0 <= 10 * std::max<int64_t>(longest, 1);
+  RankContext context{job, t0, shared_axis, per_rank_cap, strings, colors, s};
   JsonWriter json(/*pretty=*/false);
   json.BeginObject();
   json.Field("v", int64_t{1});
   json.Field("step", static_cast<int64_t>(step));
-  json.Field("span", end - t0);
+  json.Field("span", shared_axis ? end - t0 : longest);
+  json.Field("shared_axis", shared_axis);
   json.Key("ranks").BeginArray();
   for (const RankAnalysis& rank : job.ranks) {
     if (HasTrack(rank)) WriteRank(rank, context, json);

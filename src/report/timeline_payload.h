@@ -29,12 +29,14 @@ struct TimelinePayloadStats {
 // Base64 (RFC 4648, padded) of |bytes|.
 std::string Base64(std::string_view bytes);
 
-// The payload: {"v":1, "step", "span", "strings", "family_colors",
+// The payload: {"v":1, "step", "span", "shared_axis", "strings", "family_colors",
 // "findings", "ranks":[{"rank","offset","span","wait","wait_for","late",
 // "straggler","n","dropped","kernels","instances","motifs"}]}; empty when no
-// rank has a track. Per kernel, in start order: start minus the previous
-// kernel's start, duration, lane, op type, name, family (string indices),
-// motif instance + 1 (0: none), each an unsigned LEB128 varint.
+// rank has a track. "shared_axis" false: the ranks' step starts lie more
+// than nine step spans apart (unsynchronised clocks), so each rank is drawn
+// from its own step start ("offset" and "late" 0). Per kernel, in start order: start minus the
+// previous kernel's start, duration, lane, op type, name, family (string indices), motif instance +
+// 1 (0: none), each an unsigned LEB128 varint.
 std::string TimelinePayload(const analysis::JobAnalysis& job, size_t kernel_budget,
                             TimelinePayloadStats* stats = nullptr);
 

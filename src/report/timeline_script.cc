@@ -50,6 +50,11 @@ const HtmlLiteral kTimelineScript = R"js(
   var span = Math.max(D.span, 1), v0 = 0, v1 = span, sel = null, drawnRects = 0, miniImage = null;
   var boxMotifs = document.getElementById('tl-motifs'), boxFindings = document.getElementById('tl-findings');
   var rangeLabel = document.getElementById('tl-range');
+  if (!D.shared_axis) {
+    var note = document.createElement('p'); note.className = 'muted';
+    note.textContent = 'The ranks\' step starts lie too far apart for one clock: each rank is drawn from its own step start.';
+    host.appendChild(note);
+  }
 
   function size() {
     W = Math.max(400, host.clientWidth || 1000);

@@ -180,6 +180,35 @@ TEST_F(TimelinePayloadJobTest, ABudgetKeepsEachRanksShareOfTheLongest) {
   EXPECT_EQ(stats.kernels, 300);
 }
 
+// Ranks on one clock share the axis: each rank's offset is its step start
+// after the earliest; a rank an hour off (hosts' clocks not synchronised)
+// puts every rank on its own step start.
+TEST_F(TimelinePayloadJobTest, OneAxisOnlyForOneClock) {
+  auto offsets = [](const std::string& payload, bool* shared) {
+    simdjson::dom::parser parser;
+    simdjson::dom::element doc = parser.parse(payload);
+    *shared = bool(doc["shared_axis"]);
+    std::vector<int64_t> out;
+    for (simdjson::dom::element r : simdjson::dom::array(doc["ranks"]))
+      out.push_back(int64_t(r["offset"]));
+    return out;
+  };
+  bool shared = false;
+  const std::vector<int64_t> synced =
+      offsets(TimelinePayload(*job_, kTimelinePageKernels), &shared);
+  EXPECT_TRUE(shared);
+  int64_t t0 = INT64_MAX;
+  for (const analysis::RankAnalysis& rank : job_->ranks)
+    t0 = std::min(t0, rank.timeline.step_start_ns);
+  ASSERT_EQ(synced.size(), 3u);
+  for (size_t r = 0; r < 3; ++r) EXPECT_EQ(synced[r], job_->ranks[r].timeline.step_start_ns - t0);
+  analysis::JobAnalysis job = *job_;
+  job.ranks[1].timeline.step_start_ns += 3'600'000'000'000;
+  const std::vector<int64_t> apart = offsets(TimelinePayload(job, kTimelinePageKernels), &shared);
+  EXPECT_FALSE(shared);
+  EXPECT_EQ(apart, (std::vector<int64_t>{0, 0, 0}));
+}
+
 TEST_F(TimelinePayloadJobTest, NothingWithoutTracks) {
   analysis::JobAnalysis job = *job_;
   for (analysis::RankAnalysis& rank : job.ranks) rank.timeline.track = {};
