@@ -25,6 +25,12 @@ void PutVarint(uint64_t value, std::string* out) {
 
 uint64_t NonNegative(int64_t value) { return value > 0 ? static_cast<uint64_t>(value) : 0; }
 
+// 0, -1, 1, -2, ... as 0, 1, 2, 3, ...
+uint64_t ZigZag(int64_t value) {
+  return value >= 0 ? static_cast<uint64_t>(value) << 1
+                    : (static_cast<uint64_t>(-(value + 1)) << 1) | 1;
+}
+
 // The page's one string table: each distinct string once.
 class StringTable {
  public:
@@ -124,6 +130,24 @@ void WriteRank(const RankAnalysis& rank, RankContext& c, JsonWriter& json) {
     const int32_t instance = k < track.instance.size() ? track.instance[k] : -1;
     PutVarint(static_cast<uint64_t>(static_cast<int64_t>(instance) + 1), &bytes);
   }
+  // The launches of the kernels kept, by start: the first start zigzag
+  // (a launch can precede the step), then start deltas, kernel index and
+  // duration.
+  std::vector<int64_t> page_index(track.kernels.size(), -1);
+  for (size_t k = 0; k < kept.size(); ++k) page_index[kept[k]] = static_cast<int64_t>(k);
+  std::string launch_bytes;
+  int64_t launches = 0;
+  int64_t previous_launch = 0;
+  for (const analysis::TrackLaunch& launch : track.launches) {
+    if (launch.kernel >= page_index.size() || page_index[launch.kernel] < 0) continue;
+    PutVarint(
+        launches == 0 ? ZigZag(launch.start_ns) : NonNegative(launch.start_ns - previous_launch),
+        &launch_bytes);
+    previous_launch = launch.start_ns;
+    PutVarint(static_cast<uint64_t>(page_index[launch.kernel]), &launch_bytes);
+    PutVarint(NonNegative(launch.duration_ns), &launch_bytes);
+    ++launches;
+  }
   const analysis::StepDistribution* step = rank.selected();
   const std::vector<analysis::Motif> no_motifs;
   const std::vector<analysis::Motif>& motifs = step != nullptr ? step->motifs : no_motifs;
@@ -144,6 +168,8 @@ void WriteRank(const RankAnalysis& rank, RankContext& c, JsonWriter& json) {
   const int64_t dropped = track.dropped + static_cast<int64_t>(track.kernels.size() - kept.size());
   json.Field("dropped", dropped);
   json.Field("kernels", Base64(bytes));
+  json.Field("nl", launches);
+  json.Field("launches", Base64(launch_bytes));
   json.Key("instances").BeginArray();  // motif, start, end; motifs past the list are skipped
   for (const analysis::TrackInstance& instance : track.instances) {
     const bool known = instance.motif >= 0 && static_cast<size_t>(instance.motif) < motifs.size();
@@ -163,6 +189,7 @@ void WriteRank(const RankAnalysis& rank, RankContext& c, JsonWriter& json) {
   c.stats.kernels += static_cast<int64_t>(kept.size());
   c.stats.dropped += dropped;
   c.stats.motif_instances += static_cast<int64_t>(track.instances.size());
+  c.stats.launches += launches;
 }
 
 }  // namespace

@@ -16,9 +16,9 @@ const HtmlLiteral kTimelineScript = R"js(
   var S = D.strings, R = D.ranks, F = D.findings;
   var color = {};
   D.family_colors.forEach(function (p) { color[p[0]] = p[1]; });
-  var LANES = ['Compute', 'Comm', 'Other'];
-  var maxLate = 1, total = 0;
-  R.forEach(function (r) { decode(r); total += r.n; if (r.late > maxLate) maxLate = r.late; });
+  var LANES = ['Compute', 'Comm', 'Other', 'Host launch'];
+  var maxLate = 1, total = 0, NL = 3;
+  R.forEach(function (r) { decode(r); total += r.n; if (r.late > maxLate) maxLate = r.late; if (r.nl > 0) NL = 4; });
 
   function decode(r) {
     var s = atob(r.kernels), u = new Uint8Array(s.length), p = 0, n = r.n, i, t = 0;
@@ -37,10 +37,25 @@ const HtmlLiteral kTimelineScript = R"js(
     for (i = 0; i < n; i++) {
       var ln = r.ln[i]; r.li[ln][fill[ln]++] = i; if (r.du[i] > r.md[ln]) r.md[ln] = r.du[i];
     }
+    // Host launches, by start: the first start zigzag, then deltas.
+    s = atob(r.launches); u = new Uint8Array(s.length); p = 0;
+    for (i = 0; i < s.length; i++) u[i] = s.charCodeAt(i);
+    r.lst = new Float64Array(r.nl); r.lk = new Uint32Array(r.nl); r.ldu = new Float64Array(r.nl); r.lmd = 0;
+    for (i = 0; i < r.nl; i++) {
+      var z = v();
+      t = i === 0 ? (z % 2 ? -(z + 1) / 2 : z / 2) : t + z;
+      r.lst[i] = t + r.offset; r.lk[i] = Math.min(v(), n - 1); r.ldu[i] = v();
+      if (r.ldu[i] > r.lmd) r.lmd = r.ldu[i];
+    }
+  }
+  function lowerBoundOf(st, t) {
+    var lo = 0, hi = st.length;
+    while (lo < hi) { var mid = (lo + hi) >> 1; if (st[mid] < t) lo = mid + 1; else hi = mid; }
+    return lo;
   }
 
   var LW = 92, AX = 18, LH = R.length <= 8 ? 14 : R.length <= 24 ? 7 : 4, GAP = R.length <= 24 ? 4 : 2;
-  var ROW = 3 * LH + GAP, MH = 48;
+  var ROW = NL * LH + GAP, MH = 48;
   var canvas = document.createElement('canvas'), mini = document.createElement('canvas');
   var tip = document.createElement('div');
   canvas.className = 'tl-main'; mini.className = 'tl-mini'; tip.className = 'tl-tip';
@@ -128,6 +143,17 @@ const HtmlLiteral kTimelineScript = R"js(
         }
       }
     }
+    if (NL > 3 && r.nl > 0) {  // the host-launch lane
+      var yl = y0 + 3 * LH;
+      last = -1; ctx.fillStyle = '#777';
+      for (k = lowerBoundOf(r.lst, v0 - r.lmd); k < r.nl && r.lst[k] <= v1; k++) {
+        x0 = X(r.lst[k]); x1 = X(r.lst[k] + r.ldu[k]);
+        if (x1 < LW) continue;
+        x0 = Math.max(x0, LW); px = Math.floor(x0);
+        if (x1 - x0 < 1) { if (px <= last) continue; last = px; x1 = x0 + 1; }
+        ctx.fillRect(x0, yl, x1 - x0, LH - 1); drawnRects++;
+      }
+    }
     var showMotifs = boxMotifs && boxMotifs.checked, showFindings = !boxFindings || boxFindings.checked;
     if (!showMotifs && !showFindings) return;
     last = -1;
@@ -183,18 +209,32 @@ const HtmlLiteral kTimelineScript = R"js(
     var ri = Math.floor((y - AX) / ROW);
     if (ri < 0 || ri >= R.length || x < LW) return null;
     var l = Math.floor((y - AX - ri * ROW) / LH);
-    if (l < 0 || l > 2) return null;
-    var r = R[ri], idx = r.li[l], t = T(x), tol = 2 * (v1 - v0) / (W - LW), best = -1, bestD = 1e300;
-    for (var k = lowerBound(idx, r.st, t - r.md[l] - tol); k < idx.length; k++) {
-      var i = idx[k], s = r.st[i];
+    if (l < 0 || l >= NL) return null;
+    var r = R[ri], t = T(x), tol = 2 * (v1 - v0) / (W - LW), best = -1, bestD = 1e300, e, d, s, k;
+    if (l === 3) {
+      for (k = lowerBoundOf(r.lst, t - r.lmd - tol); k < r.nl && r.lst[k] <= t + tol; k++) {
+        s = r.lst[k]; e = s + r.ldu[k]; d = t < s ? s - t : t > e ? t - e : 0;
+        if (d <= tol && d < bestD) { best = k; bestD = d; }
+      }
+      return best < 0 ? null : { r: ri, i: r.lk[best], launch: best };
+    }
+    var idx = r.li[l];
+    for (k = lowerBound(idx, r.st, t - r.md[l] - tol); k < idx.length; k++) {
+      var i = idx[k];
+      s = r.st[i];
       if (s > t + tol) break;
-      var e = s + r.du[i], d = t < s ? s - t : t > e ? t - e : 0;
+      e = s + r.du[i]; d = t < s ? s - t : t > e ? t - e : 0;
       if (d <= tol && (d < bestD || (d === bestD && r.du[i] < r.du[best]))) { best = i; bestD = d; }
     }
     return best < 0 ? null : { r: ri, i: best };
   }
   function describe(h) {
     var r = R[h.r], i = h.i, lines = [S[r.nm[i]]];
+    if (h.launch !== undefined) {
+      var ls = r.lst[h.launch];
+      lines.unshift('host launch (' + fmt(r.ldu[h.launch]) + ') of the kernel below; the kernel starts ' +
+                    fmt(r.st[i] - ls) + ' after the launch starts');
+    }
     lines.push('rank ' + r.rank + ', ' + LANES[r.ln[i]] + ' lane, family ' + S[r.fa[i]]);
     lines.push('duration ' + fmt(r.du[i]) + ', starts +' + fmt(r.st[i] - r.offset) + ' into the rank\'s step');
     var ins = r.ins[i];
@@ -297,7 +337,18 @@ const HtmlLiteral kTimelineScript = R"js(
     var zoomed = got[0] > whole[0] && got[1] < whole[1];
     var c = api.kernelCenter(ri, best), picked = api.selectAt(c[0], c[1]);
     var right = picked && api.selected() === S[r.nm[best]];
-    out.push(zoomed && right ? 'ok' : 'FAIL');
+    // A host launch of the same rank, when the trace links them: hover text names it.
+    var launchOk = true;
+    if (r.nl > 0) {
+      var lb = 0;
+      for (i = 1; i < r.nl; i++) if (r.ldu[i] > r.ldu[lb]) lb = i;
+      api.zoom(r.lst[lb] + r.ldu[lb] / 4, r.lst[lb] + r.ldu[lb] * 3 / 4);
+      var lx = (Math.max(LW, X(r.lst[lb])) + Math.min(W, X(r.lst[lb] + r.ldu[lb]))) / 2;
+      launchOk = api.selectAt(lx, AX + ri * ROW + 3 * LH + LH / 2) && api.describe().indexOf('host launch') === 0;
+      out.push('launch=' + (launchOk ? 'ok' : 'FAIL'));
+      api.zoom(got[0], got[1]); api.selectAt(c[0], c[1]);
+    }
+    out.unshift(zoomed && right && launchOk ? 'ok' : 'FAIL');
     out.push('zoom=' + Math.round(whole[0]) + '..' + Math.round(whole[1]) + '->' + Math.round(got[0]) + '..' + Math.round(got[1]));
     out.push('drawn=' + drawnWhole + '->' + api.drawn());
     out.push('selected=' + (api.selected() || 'none'));

@@ -53,7 +53,7 @@ check_report() {  # name, html file, size limit in bytes (default 5 MB)
 
 # The interactive timeline (src/report/timeline_script.cc): with the URL
 # fragment #selftest the page zooms to one kernel, clicks its middle and
-# writes the outcome to data-timeline-selftest ("ok zoom=A..B->C..D
+# writes the outcome to data-timeline-selftest ("ok [launch=ok] zoom=A..B->C..D
 # drawn=N->M selected=NAME"); data-timeline-first-paint-ms is
 # performance.now() at the end of the first draw.
 check_timeline() {  # name, html file, expected kernel count ("" = any)
@@ -65,7 +65,7 @@ check_timeline() {  # name, html file, expected kernel count ("" = any)
   result=$(grep -o 'data-timeline-selftest="[^"]*"' "$work/$name.tl.dom" | sed 's/&gt;/>/g')
   paint=$(grep -o 'data-timeline-first-paint-ms="[0-9.]*"' "$work/$name.tl.dom" | grep -o '[0-9.]*')
   drawn=$(grep -o 'data-timeline-kernels="[0-9]*"' "$work/$name.tl.dom" | grep -o '[0-9]*')
-  echo "$result" | grep -q '"ok zoom=' || fail "$name: timeline self-test did not pass: '$result'"
+  echo "$result" | grep -q '"ok ' || fail "$name: timeline self-test did not pass: '$result'"
   # Zooming changed the range and what was drawn; the click selected a kernel.
   echo "$result" | grep -Eq 'zoom=0\.\.[0-9]+->[0-9]+\.\.[0-9]+ ' || fail "$name: no zoom range in '$result'"
   echo "$result" | grep -q 'selected=none' && fail "$name: the click selected nothing"
@@ -84,6 +84,9 @@ grep -q "Step start:" "$work/demo.dom" || fail "demo: step-start idle not report
 # The demo's step 6 has 2,511 kernels on each of its 4 ranks (the summary's
 # "kernels in the step" x 4 ranks, all in the page).
 check_timeline demo "$work/demo/report.html" 10044
+# The demo's trace_view.json links kernels to their host launches: the
+# self-test also hovered the host-launch lane.
+grep -q 'launch=ok' "$work/demo.tl.dom" || fail "demo: the host-launch lane was not checked"
 # The demo's host trace has nn.Module frames: the module tree is a <details> tree.
 grep -q '<section id="modules"' "$work/demo.dom" || fail "demo: module tree missing"
 grep -Eq '<details open[^>]*><summary><code>Qwen3NextForCausalLM_0</code>' "$work/demo.dom" || fail "demo: module tree root missing"

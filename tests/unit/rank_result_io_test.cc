@@ -260,6 +260,7 @@ RankResult MakeSample() {
                                  {1'200, 300, Lane::kComm, 1, 1, 0}};
   step.timeline.track.instance = {0, -1};
   step.timeline.track.instances = {{0, 0, 1'000}};
+  step.timeline.track.launches = {{1, -250, 40}};
   step.timeline.track.dropped = 3;
   Finding finding;
   finding.id = "unfused-rmsnorm";
@@ -320,6 +321,8 @@ TEST(RankResultIoTest, SampleRoundTripsBitExactly) {
   EXPECT_EQ(back->steps[0].timeline.track.instance, (std::vector<int32_t>{0, -1}));
   EXPECT_EQ(back->steps[0].timeline.track.instances.at(0).end_ns, 1'000);
   EXPECT_EQ(back->steps[0].timeline.track.dropped, 3);
+  ASSERT_EQ(back->steps[0].timeline.track.launches.size(), 1u);
+  EXPECT_EQ(back->steps[0].timeline.track.launches[0].start_ns, -250);
   EXPECT_EQ(back->steps[0].fingerprint_findings.at(0).text_labels,
             sample.steps[0].fingerprint_findings[0].text_labels);
   EXPECT_EQ(back->header.files.at(0).samples.at(0).detail, "Start Time (us) is \"x\"");
@@ -353,7 +356,7 @@ TEST(RankResultIoTest, FormatVersionMatchesTheLayout) {
     size_t size;
     uint64_t hash;
   };
-  constexpr Layout kLayout{17, 1275, 0xa24cac69b75d53c0};
+  constexpr Layout kLayout{18, 1280, 0x502cf45706a96fdd};
   EXPECT_EQ(kRankResultFormatVersion, kLayout.version);
   EXPECT_EQ(bytes.size(), kLayout.size);
   EXPECT_EQ(hash, kLayout.hash) << std::hex << hash;
@@ -437,16 +440,16 @@ TEST(RankResultIoTest, OutOfRangeValuesAreRefused) {
       << bad_index.status().message();
   // A track kernel's name past the strings, an instance tag past the
   // instances, a tag list shorter than the kernels.
-  for (int variant = 0; variant < 3; ++variant) {
+  for (int variant = 0; variant < 4; ++variant) {
     sample = MakeSample();
     TimelineTrack& track = sample.steps[0].timeline.track;
     if (variant == 0) track.kernels[1].name = 2;
     if (variant == 1) track.instance[1] = 1;
     if (variant == 2) track.instance.pop_back();
+    if (variant == 3) track.launches[0].kernel = 2;
     auto bad_track = DeserializeRankResult(SerializeRankResult(sample));
     ASSERT_FALSE(bad_track.ok()) << variant;
-    EXPECT_NE(bad_track.status().message().find("instance index is out of range"),
-              std::string::npos)
+    EXPECT_NE(bad_track.status().message().find("kernel index is out of range"), std::string::npos)
         << bad_track.status().message();
   }
   // A module whose parent is not an earlier module.

@@ -218,3 +218,56 @@ TEST_F(TimelineTrackTest, CapKeepsTheLongestInStartOrder) {
 
 }  // namespace
 }  // namespace trainscope::analysis
+
+namespace trainscope::analysis {
+namespace {
+
+// The host-launch lane: each kernel with a launch link brings its launch
+// call, by start (one may start before the step), and the cap keeps the
+// launches of the kernels it keeps.
+TEST(TimelineTrackLaunchTest, LaunchesByStartAndCapped) {
+  model::RankProfile p;
+  p.timeline.present = true;
+  auto host = [&](int64_t start_ns, int64_t end_ns) {
+    model::HostOp op;
+    op.name = p.strings.Intern("cudaLaunchKernel");
+    op.start_ns = start_ns;
+    op.duration_ns = end_ns - start_ns;
+    p.timeline.host_ops.Append(op);
+    return static_cast<int32_t>(p.timeline.host_ops.size() - 1);
+  };
+  const int32_t late_launch = host(9'000, 9'500);
+  const int32_t early_launch = host(-2'000, -1'000);  // before the step's first kernel
+  auto kernel = [&](int64_t start_ns, int64_t dur_ns, int32_t launcher) {
+    model::DeviceEvent e;
+    e.step = 1;
+    e.name = p.strings.Intern("k");
+    e.op_type = e.name;
+    e.start_ns = start_ns;
+    e.duration_ns = dur_ns;
+    e.launcher = launcher;
+    p.device_events.Append(e);
+  };
+  kernel(0, 100, early_launch);
+  kernel(5'000, 50, model::kNoIndex);
+  kernel(10'000, 300, late_launch);
+  p.device_events.SortByStart();
+  const KernelFamilies families(p, FamilyRules::Builtin());
+  TimelineOptions options;
+  options.kernels = true;
+  StepTimeline t = ComputeStepTimeline(p, 1, families, options);
+  ASSERT_EQ(t.track.launches.size(), 2u);
+  EXPECT_EQ(t.track.launches[0].kernel, 0u);
+  EXPECT_EQ(t.track.launches[0].start_ns, -2'000);
+  EXPECT_EQ(t.track.launches[0].duration_ns, 1'000);
+  EXPECT_EQ(t.track.launches[1].kernel, 2u);
+  EXPECT_EQ(t.track.launches[1].start_ns, 9'000);
+  AddTrackInstances(p, {}, 1, &t);  // keeps the 300 ns kernel only
+  ASSERT_EQ(t.track.kernels.size(), 1u);
+  ASSERT_EQ(t.track.launches.size(), 1u);
+  EXPECT_EQ(t.track.launches[0].kernel, 0u);
+  EXPECT_EQ(t.track.launches[0].start_ns, 9'000);
+}
+
+}  // namespace
+}  // namespace trainscope::analysis

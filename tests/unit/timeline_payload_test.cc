@@ -99,6 +99,8 @@ class TimelinePayloadJobTest : public ::testing::Test {
     synth::SynthOptions options;
     options.ranks = 3;
     options.steps = 3;
+    options.trace_view = true;  // host ops with launch links, as the demo writes
+    options.with_stack = true;
     auto loaded = testing::LoadSynthJob(options, "timeline_payload");
     ASSERT_TRUE(loaded.ok()) << loaded.status().message();
     analysis::AnalysisOptions analysis_options;
@@ -154,6 +156,12 @@ TEST_F(TimelinePayloadJobTest, EveryKernelOfTheShownStepOfEveryRank) {
     total += ranks[r].n;
   }
   EXPECT_EQ(stats.kernels, total);
+  // Host launches: one per kernel with a launch link (synth's trace_view.json).
+  int64_t launches = 0;
+  for (const analysis::RankAnalysis& rank : job_->ranks)
+    launches += static_cast<int64_t>(rank.timeline.track.launches.size());
+  EXPECT_GT(launches, 0);
+  EXPECT_EQ(stats.launches, launches);
 }
 
 TEST_F(TimelinePayloadJobTest, ABudgetKeepsEachRanksShareOfTheLongest) {

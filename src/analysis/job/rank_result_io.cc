@@ -179,9 +179,13 @@ template <class V, Is<TrackInstance> S>
 void VisitFields(V& v, S& instance) {
   TS_FIELDS(v, instance, motif, start_ns, end_ns);
 }
+template <class V, Is<TrackLaunch> S>
+void VisitFields(V& v, S& launch) {
+  TS_FIELDS(v, launch, kernel, start_ns, duration_ns);
+}
 template <class V, Is<TimelineTrack> S>
 void VisitFields(V& v, S& track) {
-  TS_FIELDS(v, track, kernels, instance, instances, dropped);
+  TS_FIELDS(v, track, kernels, instance, instances, launches, dropped);
 }
 template <class V, Is<StepTimeline> S>
 void VisitFields(V& v, S& timeline) {
@@ -459,9 +463,11 @@ class Reader {
                                       : track.instance.size() == track.kernels.size());
     const auto instances = static_cast<int64_t>(track.instances.size());
     for (const int32_t instance : track.instance) ok = ok && instance >= -1 && instance < instances;
+    for (const TrackLaunch& launch : track.launches)
+      ok = ok && launch.kernel < track.kernels.size();
     if (!ok) {
       in_.FailAt(at, "a timeline string index is not below its " + std::to_string(strings) +
-                         " strings, or a track's instance index is out of range");
+                         " strings, or a track's instance or kernel index is out of range");
     }
   }
   // A module's parent comes before it (a consumer walks up by index).

@@ -345,7 +345,19 @@ StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step
   }
   timeline.overview =
       AggregateColumns(step_kernels, 0, static_cast<double>(timeline.span_ns), kOverviewColumns);
-  if (options.kernels) timeline.track.kernels = std::move(step_kernels);
+  if (options.kernels) {
+    timeline.track.kernels = std::move(step_kernels);
+    const model::HostOps& ops = profile.timeline.host_ops;
+    for (size_t k = 0; k < rows.size(); ++k) {
+      const int32_t launcher = kernels.launcher[rows[k]];
+      if (launcher < 0 || static_cast<size_t>(launcher) >= ops.size()) continue;
+      timeline.track.launches.push_back(TrackLaunch{
+          static_cast<uint32_t>(k), ops.start_ns[launcher] - origin, ops.duration_ns[launcher]});
+    }
+    std::stable_sort(
+        timeline.track.launches.begin(), timeline.track.launches.end(),
+        [](const TrackLaunch& a, const TrackLaunch& b) { return a.start_ns < b.start_ns; });
+  }
   return timeline;
 }
 
@@ -374,6 +386,15 @@ void CapTrack(size_t max_kernels, TimelineTrack* track) {
     kept.instance.push_back(track->instance[k]);
   }
   kept.instances = std::move(track->instances);
+  // Launches of the kernels kept, with their new indices.
+  std::vector<int64_t> new_index(n, -1);
+  for (size_t k = 0; k < order.size(); ++k) new_index[order[k]] = static_cast<int64_t>(k);
+  for (const TrackLaunch& launch : track->launches) {
+    const int64_t index = new_index[launch.kernel];
+    if (index < 0) continue;
+    kept.launches.push_back(
+        TrackLaunch{static_cast<uint32_t>(index), launch.start_ns, launch.duration_ns});
+  }
   kept.dropped = static_cast<int64_t>(n - max_kernels);
   *track = std::move(kept);
 }

@@ -95,6 +95,14 @@ struct TrackInstance {
   int64_t end_ns = 0;
 };
 
+// The host call that launched a kernel (its launcher: cudaLaunchKernel, an
+// aclnn op, ...), on the interactive timeline's host-launch lane.
+struct TrackLaunch {
+  uint32_t kernel = 0;   // index into TimelineTrack::kernels
+  int64_t start_ns = 0;  // relative to the step start (a launch can precede it)
+  int64_t duration_ns = 0;
+};
+
 // Every kernel of the step, for the HTML report's interactive timeline
 // (TimelineOptions::kernels; empty otherwise). A RankResult outlives its
 // profile, so the timeline's per-kernel data travels here, compact: times
@@ -103,6 +111,8 @@ struct TimelineTrack {
   std::vector<TimelineKernel> kernels;  // start order
   std::vector<int32_t> instance;        // per kernel: index into |instances|, -1 none
   std::vector<TrackInstance> instances;
+  // The launches of the kernels with a launch link (a trace's host ops), by start.
+  std::vector<TrackLaunch> launches;
   // Kernels of the step not kept (more than TimelineOptions::max_track_kernels:
   // the shortest are left out).
   int64_t dropped = 0;
