@@ -25,8 +25,9 @@ void RenderInteractiveTimeline(HtmlWriter& out, const analysis::JobAnalysis& job
     return;
   }
   out.Format(
-      "<p>Every rank of the shown step, one row each, lanes Compute, Comm and Other (copies, "
-      "memsets); {} kernels of {} rank{}, on one time axis from the earliest rank's step start. "
+      "<p>Every rank of the shown step, one row each, lanes Compute, Comm, Other (copies, "
+      "memsets) and, where the trace links them, the kernels' host launches; {} kernels of {} "
+      "rank{}, on one time axis from the earliest rank's step start. "
       "Wheel: zoom around the pointer; drag: pan; click: select a kernel; the minimap below moves "
       "the window. Rank labels redden with a late step start; the grey hatched span is the compute "
       "lane's idle at step start.",

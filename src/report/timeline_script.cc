@@ -117,6 +117,7 @@ const HtmlLiteral kTimelineScript = R"js(
   }
   function drawRank(r, ri) {
     var y0 = AX + ri * ROW, l, x0, x1, px, last, fill = null;
+    if (ri % 2) { ctx.fillStyle = '#f3f5f8'; ctx.fillRect(0, y0 - GAP / 2, W, ROW); }  // rows apart
     ctx.fillStyle = lateColor(r.late); ctx.font = (LH >= 7 ? 11 : 9) + 'px sans-serif'; ctx.textAlign = 'right';
     ctx.fillText('rank ' + r.rank + (r.straggler ? ' \u25b2' : ''), LW - 6, y0 + Math.min(ROW - GAP, 11));
     if (r.wait > 0) {
