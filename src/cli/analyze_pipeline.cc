@@ -287,7 +287,9 @@ int RunAnalyze(const AnalyzeArgs& args) {
   Result<LoadedRules> rules = LoadRuleFiles(
       {args.families_file, args.fingerprints_file, args.activity_rules_file, args.thresholds_file});
   if (!rules.ok()) return ReportError(rules.status());
-  const analysis::AnalysisOptions options = rules->Options(args.step);
+  analysis::AnalysisOptions options = rules->Options(args.step);
+  // The HTML report's interactive timeline draws every kernel of the step.
+  options.timeline_kernels = !args.html_out.empty();
 
   // Under mpirun / srun: every process analyses its block of ranks and
   // process 0 gathers them and reports (docs/mpi.md).

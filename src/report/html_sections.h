@@ -22,6 +22,10 @@ void RenderClusterHtml(HtmlWriter& out, const analysis::JobAnalysis& job);
 void RenderMotifsHtml(HtmlWriter& out, const analysis::RankAnalysis* focus);
 // efficiency_html.cc: per-shape operator efficiency of the focus rank (nothing without shapes).
 void RenderEfficiencyHtml(HtmlWriter& out, const analysis::RankAnalysis* focus);
+// module_html.cc: the nn.Module time tree of the focus rank's step (nothing
+// without module annotations).
+void RenderModuleTreeHtml(HtmlWriter& out, const analysis::JobAnalysis& job,
+                          const analysis::RankAnalysis* focus);
 // memory_html.cc: the focus rank's allocator curves, holders and headroom;
 // every rank's peaks (nothing without memory data).
 void RenderMemoryHtml(HtmlWriter& out, const analysis::JobAnalysis& job,

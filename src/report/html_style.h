@@ -6,6 +6,13 @@
 namespace trainscope::report {
 
 inline constexpr HtmlLiteral kReportStyle = R"css(
+#ts-tl{position:relative;margin:6px 0}#ts-tl canvas{display:block;width:100%;cursor:crosshair}
+#ts-tl canvas.tl-mini{margin-top:6px;border-top:1px solid #ddd;cursor:pointer}
+.tl-tip{position:fixed;display:none;z-index:10;max-width:400px;white-space:pre-wrap;word-break:break-all;
+background:#fffff0;border:1px solid #999;padding:4px 6px;font:12px/1.35 monospace;pointer-events:none}
+.tl-controls{margin:6px 0}
+.modtree details{margin-left:18px}.modtree>details{margin-left:0}.modtree .leaf{margin-left:32px}
+.modtree summary{cursor:pointer}.modtree .bad{color:#b00}
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1d1d1f;background:#fff}
 header{background:#14213d;color:#fff;padding:18px 28px}
 header h1{margin:0 0 4px;font-size:22px}

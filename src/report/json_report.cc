@@ -148,6 +148,36 @@ void BytesField(JsonWriter& w, std::string_view key, const std::optional<int64_t
   }
 }
 
+// The nn.Module time tree (docs/json-schema.md): nodes in pre-order, each
+// with its parent's index.
+void WriteModuleTree(JsonWriter& w, const std::optional<analysis::ModuleTree>& tree) {
+  w.Key("module_tree");
+  if (!tree) {
+    w.Null();
+    return;
+  }
+  w.BeginObject();
+  w.Field("kernels", tree->kernels);
+  w.Field("outside_kernels", tree->outside_kernels);
+  w.Field("outside_us", Us(tree->outside_ns));
+  w.Key("nodes").BeginArray();
+  for (const analysis::ModuleNode& node : tree->nodes) {
+    w.BeginObject();
+    w.Field("name", node.name);
+    w.Field("parent", static_cast<int64_t>(node.parent));
+    w.Field("calls", node.calls);
+    w.Field("host_us", Us(node.host_ns));
+    w.Field("kernels", node.kernels);
+    w.Field("kernel_us", Us(node.kernel_ns));
+    w.Key("fingerprints").BeginArray();
+    for (const std::string& id : node.fingerprints) w.String(id);
+    w.EndArray();
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
 // ranks[].steps[].memory (docs/json-schema.md): sizes in bytes, times in us.
 void WriteMemory(JsonWriter& w, const std::optional<analysis::MemoryUsage>& memory) {
   if (!memory) {
@@ -325,6 +355,7 @@ void WriteStep(JsonWriter& w, const analysis::StepDistribution& step) {
     w.Key("launch_gaps").Null();
   }
   WriteMemory(w, step.memory);
+  WriteModuleTree(w, step.module_tree);
   if (step.step_trace) {
     const auto& t = *step.step_trace;
     w.Key("step_trace").BeginObject();

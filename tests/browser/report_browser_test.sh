@@ -27,8 +27,8 @@ chrome() {  # url, extra args...
     --user-data-dir="$work/profile" --enable-logging=stderr --v=0 "$@" "$url"
 }
 
-check_report() {  # name, html file, expect-findings(0/1)
-  name="$1"; html="$2"
+check_report() {  # name, html file, size limit in bytes (default 5 MB)
+  name="$1"; html="$2"; limit="${3:-5000000}"
   [ -s "$html" ] || { fail "$name: no report written"; return; }
   size=$(wc -c < "$html")
   chrome "file://$html" --dump-dom > "$work/$name.dom" 2> "$work/$name.log"
@@ -36,7 +36,7 @@ check_report() {  # name, html file, expect-findings(0/1)
   if grep -E "Uncaught|SyntaxError|ReferenceError|TypeError" "$work/$name.log" >/dev/null; then
     fail "$name: script error in the console:"; grep -E "Uncaught|Error" "$work/$name.log" | head -5
   fi
-  for section in summary distribution timeline ranks details; do
+  for section in summary distribution interactive timeline ranks details; do
     grep -q "<section id=\"$section\"" "$work/$name.dom" || fail "$name: section '$section' missing"
   done
   svgs=$(grep -o "<svg" "$work/$name.dom" | wc -l)
@@ -45,10 +45,35 @@ check_report() {  # name, html file, expect-findings(0/1)
   grep -q "Compute</text>" "$work/$name.dom" || fail "$name: Gantt lanes missing"
   scripts=$(grep -o "<script" "$work/$name.dom" | wc -l)
   [ "$scripts" -eq 1 ] || fail "$name: expected exactly one <script> element, found $scripts (injection?)"
-  [ "$size" -lt 5000000 ] || fail "$name: report is $size bytes (limit 5 MB)"
+  [ "$size" -lt "$limit" ] || fail "$name: report is $size bytes (limit $limit)"
   chrome "file://$html" --hide-scrollbars --window-size=1280,2400 --screenshot="$artifacts/$name.png" \
     >/dev/null 2>&1 || fail "$name: screenshot failed"
   echo "ok: $name ($size bytes, $svgs svg)"
+}
+
+# The interactive timeline (src/report/timeline_script.cc): with the URL
+# fragment #selftest the page zooms to one kernel, clicks its middle and
+# writes the outcome to data-timeline-selftest ("ok [launch=ok] zoom=A..B->C..D
+# drawn=N->M selected=NAME"); data-timeline-first-paint-ms is
+# performance.now() at the end of the first draw.
+check_timeline() {  # name, html file, expected kernel count ("" = any)
+  name="$1"; html="$2"; kernels="$3"
+  chrome "file://$html#selftest" --dump-dom > "$work/$name.tl.dom" 2> "$work/$name.tl.log"
+  if grep -E "Uncaught|SyntaxError|ReferenceError|TypeError" "$work/$name.tl.log" >/dev/null; then
+    fail "$name: script error in the timeline self-test:"; grep -E "Uncaught|Error" "$work/$name.tl.log" | head -5
+  fi
+  result=$(grep -o 'data-timeline-selftest="[^"]*"' "$work/$name.tl.dom" | sed 's/&gt;/>/g')
+  paint=$(grep -o 'data-timeline-first-paint-ms="[0-9.]*"' "$work/$name.tl.dom" | grep -o '[0-9.]*')
+  drawn=$(grep -o 'data-timeline-kernels="[0-9]*"' "$work/$name.tl.dom" | grep -o '[0-9]*')
+  echo "$result" | grep -q '"ok ' || fail "$name: timeline self-test did not pass: '$result'"
+  # Zooming changed the range and what was drawn; the click selected a kernel.
+  echo "$result" | grep -Eq 'zoom=0\.\.[0-9]+->[0-9]+\.\.[0-9]+ ' || fail "$name: no zoom range in '$result'"
+  echo "$result" | grep -q 'selected=none' && fail "$name: the click selected nothing"
+  [ -n "$kernels" ] && [ "$drawn" != "$kernels" ] && fail "$name: the timeline holds $drawn kernels, expected $kernels"
+  [ -n "$paint" ] || fail "$name: no first-paint time"
+  # Generous: the target is < 1 s (docs/benchmarks.md); CI machines are shared.
+  awk -v p="${paint:-99999}" 'BEGIN { exit !(p < 5000) }' || fail "$name: first paint took $paint ms"
+  echo "ok: $name timeline ($drawn kernels, first paint $paint ms, $result)"
 }
 
 # 1. The demo job (the README's main command writes the same report).
@@ -56,6 +81,21 @@ check_report() {  # name, html file, expect-findings(0/1)
 check_report demo "$work/demo/report.html"
 # The demo plants a step-start barrier and hairline compute: the report must say so.
 grep -q "Step start:" "$work/demo.dom" || fail "demo: step-start idle not reported"
+# The demo's step 6 has 2,511 kernels on each of its 4 ranks (the summary's
+# "kernels in the step" x 4 ranks, all in the page).
+check_timeline demo "$work/demo/report.html" 10044
+# The demo's trace_view.json links kernels to their host launches: the
+# self-test also hovered the host-launch lane.
+grep -q 'launch=ok' "$work/demo.tl.dom" || fail "demo: the host-launch lane was not checked"
+# The demo's host trace has nn.Module frames: the module tree is a <details> tree.
+grep -q '<section id="modules"' "$work/demo.dom" || fail "demo: module tree missing"
+grep -Eq '<details open[^>]*><summary><code>Qwen3NextForCausalLM_0</code>' "$work/demo.dom" || fail "demo: module tree root missing"
+
+# 1b. A 64-rank synthetic job: every rank's step on one canvas, < 10 MB.
+"$bin" synth --out "$work/synth64" --ranks 64 >/dev/null || fail "synth --ranks 64 failed"
+"$bin" analyze "$work/synth64" --html "$work/synth64.html" >/dev/null || fail "synth64: analyze failed"
+check_report synth64 "$work/synth64.html" 10000000
+check_timeline synth64 "$work/synth64.html" ""
 
 # 2. Untrusted strings: markup in kernel names must be shown as text.
 "$bin" analyze "$src/tests/data/ascend_evil" --html "$work/evil.html" >/dev/null || fail "evil: analyze failed"
@@ -65,6 +105,7 @@ grep -q "&lt;script&gt;alert(" "$work/evil.dom" || fail "evil: the kernel name w
 grep -q "<img" "$work/evil.dom" && fail "evil: <img> injected"
 grep -q "<b>bold</b>" "$work/evil.dom" && fail "evil: <b> injected"
 grep -q "归一化_RmsNorm_中文" "$work/evil.dom" || fail "evil: non-ASCII name lost"
+check_timeline evil "$work/evil.html" ""
 
 # 3. Real profiles from the shared corpus, when present.
 if [ -n "$corpus" ] && [ -d "$corpus" ]; then
@@ -79,6 +120,7 @@ if [ -n "$corpus" ] && [ -d "$corpus" ]; then
     name="corpus$i"
     "$bin" analyze "$corpus/$input" --html "$work/$name.html" >/dev/null || fail "$input: analyze failed"
     check_report "$name" "$work/$name.html"
+    check_timeline "$name" "$work/$name.html" ""
   done
 else
   echo "SKIPPED: corpus reports (no corpus at '${corpus}')"

@@ -231,6 +231,13 @@ RankResult MakeSample() {
   memory.capacity_from = "device table: Huawei Ascend 910B3";
   memory.headroom_bytes = (int64_t{64} << 30) - 1522532352;
   memory.curve = {{1'000, 981462016, 1522532352}, {5'000, 1245688832, std::nullopt}};
+  ModuleTree modules;
+  modules.nodes = {{"Qwen2Model_0", -1, 1, 90'000, 12, 60'000, {}},
+                   {"Qwen2RMSNorm_0", 0, 2, 8'000, 10, 5'000, {"unfused-rmsnorm"}}};
+  modules.kernels = 15;
+  modules.outside_kernels = 3;
+  modules.outside_ns = 7'000;
+  step.distribution.module_tree = modules;
   step.distribution.memory = memory;  // gap_max, GE/APP peaks, element-wise share unknown  //
                                       // gap_max, GE and APP peaks unknown
   step.distribution.step_trace->preparing_ns = 1'250;
@@ -251,6 +258,12 @@ RankResult MakeSample() {
   step.timeline.overview.columns = 2;
   step.timeline.overview.lanes[1].push_back({0, 2, 1, 3.5, 4});
   step.timeline.overview.free.push_back({1, 2});
+  step.timeline.track.kernels = {{0, 1'000, Lane::kCompute, 0, 1, 0},
+                                 {1'200, 300, Lane::kComm, 1, 1, 0}};
+  step.timeline.track.instance = {0, -1};
+  step.timeline.track.instances = {{0, 0, 1'000}};
+  step.timeline.track.launches = {{1, -250, 40}};
+  step.timeline.track.dropped = 3;
   Finding finding;
   finding.id = "unfused-rmsnorm";
   finding.ranks = {7};
@@ -306,6 +319,12 @@ TEST(RankResultIoTest, SampleRoundTripsBitExactly) {
   EXPECT_EQ(back->steps[0].timeline.zooms.at(0).kernels.at(0).lane, Lane::kOther);
   EXPECT_EQ(back->steps[0].timeline.zooms[0].requested_width_ns, 8000.5);
   EXPECT_EQ(back->steps[0].timeline.overview.lanes[1].at(0).kernels, 4);
+  EXPECT_EQ(back->steps[0].timeline.track.kernels.at(1).start_ns, 1'200);
+  EXPECT_EQ(back->steps[0].timeline.track.instance, (std::vector<int32_t>{0, -1}));
+  EXPECT_EQ(back->steps[0].timeline.track.instances.at(0).end_ns, 1'000);
+  EXPECT_EQ(back->steps[0].timeline.track.dropped, 3);
+  ASSERT_EQ(back->steps[0].timeline.track.launches.size(), 1u);
+  EXPECT_EQ(back->steps[0].timeline.track.launches[0].start_ns, -250);
   EXPECT_EQ(back->steps[0].fingerprint_findings.at(0).text_labels,
             sample.steps[0].fingerprint_findings[0].text_labels);
   EXPECT_EQ(back->header.files.at(0).samples.at(0).detail, "Start Time (us) is \"x\"");
@@ -318,6 +337,10 @@ TEST(RankResultIoTest, SampleRoundTripsBitExactly) {
   EXPECT_EQ(back->steps[0].distribution.data_loader->step_ns, 190'204'000);
   ASSERT_TRUE(back->steps[0].distribution.operator_efficiency.has_value());
   EXPECT_EQ(back->steps[0].distribution.operator_efficiency->rows.at(0).yardstick_tflops, 674.5);
+  ASSERT_TRUE(back->steps[0].distribution.module_tree.has_value());
+  EXPECT_EQ(back->steps[0].distribution.module_tree->nodes.at(1).fingerprints,
+            (std::vector<std::string>{"unfused-rmsnorm"}));
+  EXPECT_EQ(back->steps[0].distribution.module_tree->outside_ns, 7'000);
   ASSERT_TRUE(back->steps[0].distribution.memory.has_value());
   EXPECT_EQ(back->steps[0].distribution.memory->gap_mean_bytes, 490766425);
   EXPECT_FALSE(back->steps[0].distribution.memory->gap_max_bytes.has_value());
@@ -336,7 +359,7 @@ TEST(RankResultIoTest, FormatVersionMatchesTheLayout) {
     size_t size;
     uint64_t hash;
   };
-  constexpr Layout kLayout{16, 1277, 0xfce7806404639c0e};
+  constexpr Layout kLayout{19, 1375, 0x61ceb081db65da41};
   EXPECT_EQ(kRankResultFormatVersion, kLayout.version);
   EXPECT_EQ(bytes.size(), kLayout.size);
   EXPECT_EQ(hash, kLayout.hash) << std::hex << hash;
@@ -418,6 +441,27 @@ TEST(RankResultIoTest, OutOfRangeValuesAreRefused) {
   ASSERT_FALSE(bad_index.ok());
   EXPECT_NE(bad_index.status().message().find("string index"), std::string::npos)
       << bad_index.status().message();
+  // A track kernel's name past the strings, an instance tag past the
+  // instances, a tag list shorter than the kernels.
+  for (int variant = 0; variant < 4; ++variant) {
+    sample = MakeSample();
+    TimelineTrack& track = sample.steps[0].timeline.track;
+    if (variant == 0) track.kernels[1].name = 2;
+    if (variant == 1) track.instance[1] = 1;
+    if (variant == 2) track.instance.pop_back();
+    if (variant == 3) track.launches[0].kernel = 2;
+    auto bad_track = DeserializeRankResult(SerializeRankResult(sample));
+    ASSERT_FALSE(bad_track.ok()) << variant;
+    EXPECT_NE(bad_track.status().message().find("kernel index is out of range"), std::string::npos)
+        << bad_track.status().message();
+  }
+  // A module whose parent is not an earlier module.
+  sample = MakeSample();
+  sample.steps[0].distribution.module_tree->nodes[0].parent = 1;
+  auto bad_parent = DeserializeRankResult(SerializeRankResult(sample));
+  ASSERT_FALSE(bad_parent.ok());
+  EXPECT_NE(bad_parent.status().message().find("is not an earlier module"), std::string::npos)
+      << bad_parent.status().message();
   // An enum number with no enumerator.
   sample = MakeSample();
   sample.steps[0].timeline.zooms[0].kernels[0].lane = static_cast<Lane>(9);

@@ -98,3 +98,176 @@ TEST(StepTimelineTest, ZoomKeepsKernelsRunningIntoItAndNarrowsInsteadOfCutting) 
 
 }  // namespace
 }  // namespace trainscope::analysis
+
+namespace trainscope::analysis {
+namespace {
+
+// The interactive timeline's track: every kernel of the step, tagged with
+// the motif instance it belongs to, and capped to the longest.
+class TimelineTrackTest : public ::testing::Test {
+ protected:
+  void Add(const char* name, model::ActivityKind kind, int32_t stream, int64_t start_us,
+           int64_t dur_us) {
+    model::DeviceEvent e;
+    e.step = 1;
+    e.name = profile_.strings.Intern(name);
+    e.op_type = e.name;
+    e.kind = kind;
+    e.stream = stream;
+    e.start_ns = start_us * 1000;
+    e.duration_ns = dur_us * 1000;
+    profile_.device_events.Append(e);
+  }
+  void SetUp() override {
+    // Three A-B instances on stream 7, 20 us apart (A 5 us, B 3 us), an
+    // A on stream 8 at the same time as the second instance, a collective
+    // and a copy: 9 kernels.
+    for (int64_t i = 0; i < 3; ++i) {
+      Add("A", model::ActivityKind::kCompute, 7, i * 20, 5);
+      Add("B", model::ActivityKind::kCompute, 7, i * 20 + 6, 3);
+    }
+    Add("A", model::ActivityKind::kCompute, 8, 20, 4);
+    Add("allreduce", model::ActivityKind::kCommunication, 9, 2, 30);
+    Add("memcpy", model::ActivityKind::kMemcpy, 10, 50, 1);
+    profile_.device_events.SortByStart();
+  }
+  model::RankProfile profile_;
+};
+
+TEST_F(TimelineTrackTest, KeepsEveryKernelOnlyWhenAsked) {
+  const KernelFamilies families(profile_, FamilyRules::Builtin());
+  TimelineOptions options;
+  EXPECT_TRUE(ComputeStepTimeline(profile_, 1, families, options).track.kernels.empty());
+  options.kernels = true;
+  const StepTimeline t = ComputeStepTimeline(profile_, 1, families, options);
+  EXPECT_EQ(t.kernel_count, 9);
+  ASSERT_EQ(t.track.kernels.size(), 9u);
+  // Start order, relative to the first kernel; lanes by kind.
+  for (size_t k = 1; k < t.track.kernels.size(); ++k)
+    EXPECT_LE(t.track.kernels[k - 1].start_ns, t.track.kernels[k].start_ns);
+  int comm = 0, other = 0;
+  for (const TimelineKernel& k : t.track.kernels) {
+    comm += k.lane == Lane::kComm ? 1 : 0;
+    other += k.lane == Lane::kOther ? 1 : 0;
+  }
+  EXPECT_EQ(comm, 1);
+  EXPECT_EQ(other, 1);
+  EXPECT_EQ(t.Str(t.track.kernels.back().name), "memcpy");
+  EXPECT_EQ(t.track.kernels.back().start_ns, 50'000);
+  options.picture = false;  // no picture, no track
+  EXPECT_TRUE(ComputeStepTimeline(profile_, 1, families, options).track.kernels.empty());
+}
+
+TEST_F(TimelineTrackTest, TagsMotifInstancesOnTheirStream) {
+  const KernelFamilies families(profile_, FamilyRules::Builtin());
+  TimelineOptions options;
+  options.kernels = true;
+  StepTimeline t = ComputeStepTimeline(profile_, 1, families, options);
+  Motif mined;
+  mined.kernels = {"A", "B"};
+  mined.stream = 7;
+  mined.instance_starts_ns = {0, 20'000, 40'000, 33'000 /* no kernel starts there */};
+  Motif on_other_stream = mined;
+  on_other_stream.kernels = {"A"};
+  on_other_stream.stream = 8;
+  on_other_stream.instance_starts_ns = {20'000};
+  on_other_stream.fingerprint = "fp";
+  AddTrackInstances(profile_, {mined, on_other_stream}, 1'000, &t);
+  // Fingerprints are tagged last, but the motifs keep their indices.
+  ASSERT_EQ(t.track.instances.size(), 4u);
+  EXPECT_EQ(t.track.instances[0].motif, 0);
+  EXPECT_EQ(t.track.instances[0].start_ns, 0);
+  EXPECT_EQ(t.track.instances[0].end_ns, 9'000);  // B ends at 6 + 3 us
+  EXPECT_EQ(t.track.instances[2].start_ns, 40'000);
+  EXPECT_EQ(t.track.instances[2].end_ns, 49'000);
+  EXPECT_EQ(t.track.instances[3].motif, 1);
+  EXPECT_EQ(t.track.instances[3].end_ns, 24'000);
+  ASSERT_EQ(t.track.instance.size(), 9u);
+  int tagged = 0;
+  for (size_t k = 0; k < 9; ++k) {
+    const TimelineKernel& kernel = t.track.kernels[k];
+    const int32_t id = t.track.instance[k];
+    if (t.Str(kernel.name) == "allreduce" || t.Str(kernel.name) == "memcpy") {
+      EXPECT_EQ(id, -1);
+    }
+    if (id < 0) continue;
+    ++tagged;
+    const TrackInstance& instance = t.track.instances[static_cast<size_t>(id)];
+    EXPECT_GE(kernel.start_ns, instance.start_ns);
+    EXPECT_LE(kernel.start_ns + kernel.duration_ns, instance.end_ns);
+  }
+  EXPECT_EQ(tagged, 7);  // 3 x (A, B) on stream 7 and the A on stream 8
+}
+
+TEST_F(TimelineTrackTest, CapKeepsTheLongestInStartOrder) {
+  const KernelFamilies families(profile_, FamilyRules::Builtin());
+  TimelineOptions options;
+  options.kernels = true;
+  StepTimeline t = ComputeStepTimeline(profile_, 1, families, options);
+  AddTrackInstances(profile_, {}, 3, &t);
+  ASSERT_EQ(t.track.kernels.size(), 3u);
+  EXPECT_EQ(t.track.dropped, 6);
+  EXPECT_EQ(t.track.instance, (std::vector<int32_t>{-1, -1, -1}));
+  // allreduce 30 us, the first A 5 us (ties of 5 us: the earliest), the A at 20 us (5 us).
+  EXPECT_EQ(t.Str(t.track.kernels[0].name), "A");
+  EXPECT_EQ(t.track.kernels[0].start_ns, 0);
+  EXPECT_EQ(t.Str(t.track.kernels[1].name), "allreduce");
+  EXPECT_EQ(t.track.kernels[2].start_ns, 20'000);
+  EXPECT_EQ(t.track.kernels[2].duration_ns, 5'000);
+}
+
+}  // namespace
+}  // namespace trainscope::analysis
+
+namespace trainscope::analysis {
+namespace {
+
+// The host-launch lane: each kernel with a launch link brings its launch
+// call, by start (one may start before the step), and the cap keeps the
+// launches of the kernels it keeps.
+TEST(TimelineTrackLaunchTest, LaunchesByStartAndCapped) {
+  model::RankProfile p;
+  p.timeline.present = true;
+  auto host = [&](int64_t start_ns, int64_t end_ns) {
+    model::HostOp op;
+    op.name = p.strings.Intern("cudaLaunchKernel");
+    op.start_ns = start_ns;
+    op.duration_ns = end_ns - start_ns;
+    p.timeline.host_ops.Append(op);
+    return static_cast<int32_t>(p.timeline.host_ops.size() - 1);
+  };
+  const int32_t late_launch = host(9'000, 9'500);
+  const int32_t early_launch = host(-2'000, -1'000);  // before the step's first kernel
+  auto kernel = [&](int64_t start_ns, int64_t dur_ns, int32_t launcher) {
+    model::DeviceEvent e;
+    e.step = 1;
+    e.name = p.strings.Intern("k");
+    e.op_type = e.name;
+    e.start_ns = start_ns;
+    e.duration_ns = dur_ns;
+    e.launcher = launcher;
+    p.device_events.Append(e);
+  };
+  kernel(0, 100, early_launch);
+  kernel(5'000, 50, model::kNoIndex);
+  kernel(10'000, 300, late_launch);
+  p.device_events.SortByStart();
+  const KernelFamilies families(p, FamilyRules::Builtin());
+  TimelineOptions options;
+  options.kernels = true;
+  StepTimeline t = ComputeStepTimeline(p, 1, families, options);
+  ASSERT_EQ(t.track.launches.size(), 2u);
+  EXPECT_EQ(t.track.launches[0].kernel, 0u);
+  EXPECT_EQ(t.track.launches[0].start_ns, -2'000);
+  EXPECT_EQ(t.track.launches[0].duration_ns, 1'000);
+  EXPECT_EQ(t.track.launches[1].kernel, 2u);
+  EXPECT_EQ(t.track.launches[1].start_ns, 9'000);
+  AddTrackInstances(p, {}, 1, &t);  // keeps the 300 ns kernel only
+  ASSERT_EQ(t.track.kernels.size(), 1u);
+  ASSERT_EQ(t.track.launches.size(), 1u);
+  EXPECT_EQ(t.track.launches[0].kernel, 0u);
+  EXPECT_EQ(t.track.launches[0].start_ns, 9'000);
+}
+
+}  // namespace
+}  // namespace trainscope::analysis

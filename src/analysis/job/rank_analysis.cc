@@ -115,11 +115,15 @@ RankStepResult AnalyzeOneStep(const model::RankProfile& profile, int32_t step,
   result.distribution.operator_efficiency = ComputeOperatorEfficiency(profile, step, efficiency);
   result.distribution.memory = ComputeMemoryUsage(profile, memory.samples, step);
   result.fingerprint_findings = AddStepMotifs(profile, motifs, &result.distribution);
+  result.distribution.module_tree = ComputeModuleTree(profile, step, result.distribution.motifs);
   std::optional<ZoomCentre> centre = TopMotifCentre(result.distribution);
   TimelineOptions timeline_options;
   timeline_options.picture = picture;
+  timeline_options.kernels = picture && options.timeline_kernels;
   result.timeline =
       ComputeStepTimeline(profile, step, families, timeline_options, centre ? &*centre : nullptr);
+  AddTrackInstances(profile, result.distribution.motifs, timeline_options.max_track_kernels,
+                    &result.timeline);
   result.threshold_findings = ThresholdFindings(result.distribution, result.timeline, profile,
                                                 CatalogOf(options), &memory.gaps);
   return result;

@@ -81,6 +81,10 @@ struct AnalysisOptions {
   // Finding thresholds and texts (--thresholds overrides the built-in
   // data/thresholds.tsv); null: FindingCatalog::Builtin().
   const FindingCatalog* catalog = nullptr;
+  // Keep every kernel of each drawn step (StepTimeline::track) for the HTML
+  // report's interactive timeline: set when --html is asked for, as it costs
+  // ~40 bytes per kernel of every step a report may show.
+  bool timeline_kernels = false;
 };
 
 // What a report says of ranks without device activity, and what to turn on.

@@ -142,10 +142,18 @@ void VisitFields(V& v, S& memory) {
             backward_allocated_bytes, activation_bytes, elementwise_live_at_peak_bytes,
             capacity_bytes, capacity_from, headroom_bytes, curve);
 }
+template <class V, Is<ModuleNode> S>
+void VisitFields(V& v, S& node) {
+  TS_FIELDS(v, node, name, parent, calls, host_ns, kernels, kernel_ns, fingerprints);
+}
+template <class V, Is<ModuleTree> S>
+void VisitFields(V& v, S& tree) {
+  TS_FIELDS(v, tree, nodes, kernels, outside_kernels, outside_ns);
+}
 template <class V, Is<StepDistribution> S>
 void VisitFields(V& v, S& distribution) {
   TS_FIELDS(v, distribution, step, kernels, density, families, top_operators, step_trace, breakdown,
-            motifs, host_sync, data_loader, operator_efficiency, launch_gaps, memory);
+            motifs, host_sync, data_loader, operator_efficiency, launch_gaps, memory, module_tree);
 }
 template <class V, Is<TimelineKernel> S>
 void VisitFields(V& v, S& kernel) {
@@ -171,13 +179,25 @@ template <class V, Is<TimelineOverview> S>
 void VisitFields(V& v, S& overview) {
   TS_FIELDS(v, overview, columns, ns_per_column, lanes, free);
 }
+template <class V, Is<TrackInstance> S>
+void VisitFields(V& v, S& instance) {
+  TS_FIELDS(v, instance, motif, start_ns, end_ns);
+}
+template <class V, Is<TrackLaunch> S>
+void VisitFields(V& v, S& launch) {
+  TS_FIELDS(v, launch, kernel, start_ns, duration_ns);
+}
+template <class V, Is<TimelineTrack> S>
+void VisitFields(V& v, S& track) {
+  TS_FIELDS(v, track, kernels, instance, instances, launches, dropped);
+}
 template <class V, Is<StepTimeline> S>
 void VisitFields(V& v, S& timeline) {
   TS_FIELDS(v, timeline, step, step_start_ns, span_ns, kernel_count, compute_ns, comm_ns, other_ns,
             comm_not_overlapped_ns, p2p_not_overlapped_ns, all_to_all_not_overlapped_ns,
             tensor_parallel_not_overlapped_ns, free_ns, step_start_idle_ns, step_start_waits_for,
             step_start_wait_collective_ns, longest_gaps, zooms, zoom_centre, overview, strings,
-            drawn);
+            track, drawn);
 }
 template <class V, Is<Finding> S>
 void VisitFields(V& v, S& finding) {
@@ -439,9 +459,30 @@ class Reader {
     for (const auto& lane : timeline.overview.lanes) {
       for (const OverviewRun& run : lane) ok = ok && !bad(run.family);
     }
+    const TimelineTrack& track = timeline.track;
+    for (const TimelineKernel& kernel : track.kernels) {
+      ok = ok && !bad(kernel.op_type) && !bad(kernel.name) && !bad(kernel.family);
+    }
+    ok = ok && (track.kernels.empty() ? track.instance.empty()
+                                      : track.instance.size() == track.kernels.size());
+    const auto instances = static_cast<int64_t>(track.instances.size());
+    for (const int32_t instance : track.instance) ok = ok && instance >= -1 && instance < instances;
+    for (const TrackLaunch& launch : track.launches)
+      ok = ok && launch.kernel < track.kernels.size();
     if (!ok) {
-      in_.FailAt(
-          at, "a timeline string index is not below its " + std::to_string(strings) + " strings");
+      in_.FailAt(at, "a timeline string index is not below its " + std::to_string(strings) +
+                         " strings, or a track's instance or kernel index is out of range");
+    }
+  }
+  // A module's parent comes before it (a consumer walks up by index).
+  void Check(const ModuleTree& tree, size_t at) {
+    for (size_t n = 0; n < tree.nodes.size(); ++n) {
+      const int32_t parent = tree.nodes[n].parent;
+      if (parent < -1 || parent >= static_cast<int64_t>(n)) {
+        in_.FailAt(at, "module " + std::to_string(n) + "'s parent " + std::to_string(parent) +
+                           " is not an earlier module");
+        return;
+      }
     }
   }
   template <class T>

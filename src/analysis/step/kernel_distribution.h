@@ -15,6 +15,7 @@
 #include "analysis/step/input_bound.h"
 #include "analysis/step/launch_gaps.h"
 #include "analysis/step/memory_usage.h"
+#include "analysis/step/module_tree.h"
 #include "analysis/step/operator_efficiency.h"
 #include "analysis/step/step_budget.h"
 #include "model/rank_profile.h"
@@ -92,6 +93,9 @@ struct StepDistribution {
   // Device memory in the step (memory_record.csv and friends); nullopt
   // when the rank has no memory data.
   std::optional<MemoryUsage> memory;
+  // The nn.Module time tree (module_tree.h); nullopt when the profile has
+  // no module annotations with launch links.
+  std::optional<ModuleTree> module_tree;
 };
 
 struct DistributionOptions {

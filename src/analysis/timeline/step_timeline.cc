@@ -345,7 +345,111 @@ StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step
   }
   timeline.overview =
       AggregateColumns(step_kernels, 0, static_cast<double>(timeline.span_ns), kOverviewColumns);
+  if (options.kernels) {
+    timeline.track.kernels = std::move(step_kernels);
+    const model::HostOps& ops = profile.timeline.host_ops;
+    for (size_t k = 0; k < rows.size(); ++k) {
+      const int32_t launcher = kernels.launcher[rows[k]];
+      if (launcher < 0 || static_cast<size_t>(launcher) >= ops.size()) continue;
+      timeline.track.launches.push_back(TrackLaunch{
+          static_cast<uint32_t>(k), ops.start_ns[launcher] - origin, ops.duration_ns[launcher]});
+    }
+    std::stable_sort(
+        timeline.track.launches.begin(), timeline.track.launches.end(),
+        [](const TrackLaunch& a, const TrackLaunch& b) { return a.start_ns < b.start_ns; });
+  }
   return timeline;
+}
+
+namespace {
+
+// Keeps the |max_kernels| longest kernels of |track| (ties: the earliest), in
+// start order, with their instance tags.
+void CapTrack(size_t max_kernels, TimelineTrack* track) {
+  const size_t n = track->kernels.size();
+  if (n <= max_kernels) return;
+  std::vector<uint32_t> order(n);
+  for (size_t k = 0; k < n; ++k) order[k] = static_cast<uint32_t>(k);
+  const auto keep = static_cast<std::ptrdiff_t>(max_kernels);
+  std::nth_element(order.begin(), order.begin() + keep, order.end(), [&](uint32_t a, uint32_t b) {
+    const int64_t da = track->kernels[a].duration_ns;
+    const int64_t db = track->kernels[b].duration_ns;
+    return da != db ? da > db : a < b;
+  });
+  order.resize(max_kernels);
+  std::sort(order.begin(), order.end());
+  TimelineTrack kept;
+  kept.kernels.reserve(max_kernels);
+  kept.instance.reserve(max_kernels);
+  for (uint32_t k : order) {
+    kept.kernels.push_back(track->kernels[k]);
+    kept.instance.push_back(track->instance[k]);
+  }
+  kept.instances = std::move(track->instances);
+  // Launches of the kernels kept, with their new indices.
+  std::vector<int64_t> new_index(n, -1);
+  for (size_t k = 0; k < order.size(); ++k) new_index[order[k]] = static_cast<int64_t>(k);
+  for (const TrackLaunch& launch : track->launches) {
+    const int64_t index = new_index[launch.kernel];
+    if (index < 0) continue;
+    kept.launches.push_back(
+        TrackLaunch{static_cast<uint32_t>(index), launch.start_ns, launch.duration_ns});
+  }
+  kept.dropped = static_cast<int64_t>(n - max_kernels);
+  *track = std::move(kept);
+}
+
+}  // namespace
+
+void AddTrackInstances(const model::RankProfile& profile, const std::vector<Motif>& motifs,
+                       size_t max_kernels, StepTimeline* timeline) {
+  TimelineTrack& track = timeline->track;
+  if (track.kernels.empty()) return;
+  const model::DeviceEvents& events = profile.device_events;
+  const std::span<const uint32_t> rows = events.RowsOf(timeline->step);
+  track.instance.assign(track.kernels.size(), -1);
+  if (rows.size() == track.kernels.size()) {
+    // Mined motifs first, fingerprints last: a kernel in both keeps its
+    // fingerprint's instance (export/rank_tracks.cc tags the same way).
+    std::vector<size_t> order(motifs.size());
+    for (size_t m = 0; m < motifs.size(); ++m) order[m] = m;
+    std::stable_partition(order.begin(), order.end(),
+                          [&](size_t m) { return !motifs[m].fingerprint.has_value(); });
+    // Positions in the track of each stream's compute kernels: the sequence
+    // motif mining ran on.
+    std::unordered_map<int32_t, std::vector<uint32_t>> by_stream;
+    for (size_t m : order) {
+      const Motif& motif = motifs[m];
+      auto [it, fresh] = by_stream.try_emplace(motif.stream);
+      if (fresh) {
+        for (size_t k = 0; k < rows.size(); ++k) {
+          const uint32_t row = rows[k];
+          if (events.kind[row] == model::ActivityKind::kCompute &&
+              events.stream[row] == motif.stream)
+            it->second.push_back(static_cast<uint32_t>(k));
+        }
+      }
+      const std::vector<uint32_t>& positions = it->second;
+      const size_t length = std::max<size_t>(1, motif.kernels.size());
+      for (const int64_t start : motif.instance_starts_ns) {
+        auto first =
+            std::lower_bound(positions.begin(), positions.end(), start,
+                             [&](uint32_t k, int64_t t) { return track.kernels[k].start_ns < t; });
+        if (first == positions.end() || track.kernels[*first].start_ns != start) continue;
+        const auto begin = static_cast<size_t>(first - positions.begin());
+        const size_t end = std::min(positions.size(), begin + length);
+        TrackInstance instance{static_cast<int32_t>(m), start, start};
+        const auto id = static_cast<int32_t>(track.instances.size());
+        for (size_t p = begin; p < end; ++p) {
+          const TimelineKernel& kernel = track.kernels[positions[p]];
+          instance.end_ns = std::max(instance.end_ns, kernel.start_ns + kernel.duration_ns);
+          track.instance[positions[p]] = id;
+        }
+        track.instances.push_back(instance);
+      }
+    }
+  }
+  CapTrack(max_kernels, &track);
 }
 
 }  // namespace trainscope::analysis

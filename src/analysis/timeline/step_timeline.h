@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "analysis/common/family_rules.h"
+#include "analysis/motifs/motifs.h"
 #include "model/rank_profile.h"
 
 namespace trainscope::analysis {
@@ -86,6 +87,37 @@ inline constexpr int32_t kOverviewColumns = 1010;
 TimelineOverview AggregateColumns(const std::vector<TimelineKernel>& kernels, double t0_ns,
                                   double t1_ns, int32_t columns);
 
+// A motif instance on the interactive timeline: times relative to the step
+// start, from its first kernel's start to the latest end of its kernels.
+struct TrackInstance {
+  int32_t motif = 0;  // index into the step's StepDistribution::motifs
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+};
+
+// The host call that launched a kernel (its launcher: cudaLaunchKernel, an
+// aclnn op, ...), on the interactive timeline's host-launch lane.
+struct TrackLaunch {
+  uint32_t kernel = 0;   // index into TimelineTrack::kernels
+  int64_t start_ns = 0;  // relative to the step start (a launch can precede it)
+  int64_t duration_ns = 0;
+};
+
+// Every kernel of the step, for the HTML report's interactive timeline
+// (TimelineOptions::kernels; empty otherwise). A RankResult outlives its
+// profile, so the timeline's per-kernel data travels here, compact: times
+// relative to the step start, strings as indices into StepTimeline::strings.
+struct TimelineTrack {
+  std::vector<TimelineKernel> kernels;  // start order
+  std::vector<int32_t> instance;        // per kernel: index into |instances|, -1 none
+  std::vector<TrackInstance> instances;
+  // The launches of the kernels with a launch link (a trace's host ops), by start.
+  std::vector<TrackLaunch> launches;
+  // Kernels of the step not kept (more than TimelineOptions::max_track_kernels:
+  // the shortest are left out).
+  int64_t dropped = 0;
+};
+
 struct StepTimeline {
   int32_t step = model::kNoStep;
   int64_t step_start_ns = 0;  // absolute, first kernel start of the step
@@ -114,6 +146,7 @@ struct StepTimeline {
   std::string zoom_centre;            // what the zooms are centred on
   TimelineOverview overview;          // the whole step at kOverviewColumns columns
   std::vector<std::string> strings;   // op types, names and families of zoom kernels and runs
+  TimelineTrack track;                // every kernel (TimelineOptions::kernels), else empty
   // False when the picture (longest_gaps, zooms, overview, strings) was not
   // computed: only the step a report shows needs one (TimelineOptions).
   bool drawn = true;
@@ -130,6 +163,11 @@ struct TimelineOptions {
   // no gaps, zooms or overview. A rank analyses every step, but a report
   // draws one, and the picture is most of a step's timeline work.
   bool picture = true;
+  // Keep every kernel of a drawn step in StepTimeline::track (an HTML report
+  // was asked for: AnalysisOptions::timeline_kernels), at most
+  // |max_track_kernels| (the longest).
+  bool kernels = false;
+  size_t max_track_kernels = 200'000;
 };
 
 // What the zoom windows are centred on: each zoom is the window of its
@@ -145,5 +183,13 @@ StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step
                                  const KernelFamilies& families,
                                  const TimelineOptions& options = {},
                                  const ZoomCentre* centre = nullptr);
+
+// Tags each kernel of |timeline|'s track with the motif instance it belongs
+// to and lists the instances: an instance is the motif's length of compute
+// kernels on its stream from its start (as fingerprint matching counted
+// them); a kernel in a mined motif and a fingerprint is tagged with the
+// fingerprint's. Then applies the track's kernel cap. No-op without a track.
+void AddTrackInstances(const model::RankProfile& profile, const std::vector<Motif>& motifs,
+                       size_t max_kernels, StepTimeline* timeline);
 
 }  // namespace trainscope::analysis

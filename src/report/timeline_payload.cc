@@ -1,0 +1,279 @@
+#include "report/timeline_payload.h"
+
+#include <algorithm>
+#include <numeric>
+#include <unordered_map>
+
+#include "report/charts.h"
+#include "report/json_writer.h"
+
+namespace trainscope::report {
+namespace {
+
+using analysis::RankAnalysis;
+using analysis::StepTimeline;
+using analysis::TimelineKernel;
+using analysis::TimelineTrack;
+
+void PutVarint(uint64_t value, std::string* out) {
+  while (value >= 0x80) {
+    out->push_back(static_cast<char>((value & 0x7F) | 0x80));
+    value >>= 7;
+  }
+  out->push_back(static_cast<char>(value));
+}
+
+uint64_t NonNegative(int64_t value) { return value > 0 ? static_cast<uint64_t>(value) : 0; }
+
+// 0, -1, 1, -2, ... as 0, 1, 2, 3, ...
+uint64_t ZigZag(int64_t value) {
+  return value >= 0 ? static_cast<uint64_t>(value) << 1
+                    : (static_cast<uint64_t>(-(value + 1)) << 1) | 1;
+}
+
+// The page's one string table: each distinct string once.
+class StringTable {
+ public:
+  uint32_t Of(const std::string& text) {
+    auto [it, inserted] = index_.try_emplace(text, static_cast<uint32_t>(strings_.size()));
+    if (inserted) strings_.push_back(text);
+    return it->second;
+  }
+  const std::vector<std::string>& strings() const { return strings_; }
+
+ private:
+  std::unordered_map<std::string, uint32_t> index_;
+  std::vector<std::string> strings_;
+};
+
+// The name of a motif as the page shows it: "fingerprint/variant", else
+// "motif: A B C ..." (the first kernels of the chain).
+std::string MotifLabel(const analysis::Motif& motif) {
+  if (motif.fingerprint) {
+    return motif.variant ? *motif.fingerprint + "/" + *motif.variant : *motif.fingerprint;
+  }
+  std::string label = "motif:";
+  const size_t shown = std::min<size_t>(motif.kernels.size(), 4);
+  for (size_t k = 0; k < shown; ++k) label += " " + motif.kernels[k];
+  if (motif.kernels.size() > shown) label += " ...";
+  return label;
+}
+
+// The job finding of a fingerprint motif on |rank| (fingerprint findings
+// carry the fingerprint's id), else -1.
+int64_t FindingOf(const analysis::JobAnalysis& job, const analysis::Motif& motif, int32_t rank) {
+  if (!motif.fingerprint) return -1;
+  for (size_t f = 0; f < job.findings.size(); ++f) {
+    const analysis::Finding& finding = job.findings[f];
+    if (finding.id != *motif.fingerprint) continue;
+    if (finding.ranks.empty() ||
+        std::find(finding.ranks.begin(), finding.ranks.end(), rank) != finding.ranks.end())
+      return static_cast<int64_t>(f);
+  }
+  return -1;
+}
+
+// Indices of the kernels of |track| the page keeps: all, or the |cap|
+// longest (ties: the earliest), in start order.
+std::vector<uint32_t> KeptKernels(const TimelineTrack& track, size_t cap) {
+  std::vector<uint32_t> kept(track.kernels.size());
+  std::iota(kept.begin(), kept.end(), 0U);
+  if (kept.size() <= cap) return kept;
+  const auto keep = static_cast<std::ptrdiff_t>(cap);
+  std::nth_element(kept.begin(), kept.begin() + keep, kept.end(), [&](uint32_t a, uint32_t b) {
+    const int64_t da = track.kernels[a].duration_ns;
+    const int64_t db = track.kernels[b].duration_ns;
+    return da != db ? da > db : a < b;
+  });
+  kept.resize(cap);
+  std::sort(kept.begin(), kept.end());
+  return kept;
+}
+
+bool HasTrack(const RankAnalysis& rank) {
+  return rank.timeline.drawn && !rank.timeline.track.kernels.empty();
+}
+
+struct RankContext {
+  const analysis::JobAnalysis& job;
+  int64_t t0_ns;  // the earliest step start of the ranks shown
+  // False when the ranks' step starts lie too far apart for one axis (clocks
+  // of different hosts not synchronised): each rank is drawn from its own
+  // step start and lateness is unknown (0).
+  bool shared_axis;
+  size_t per_rank_cap;
+  StringTable& strings;
+  std::unordered_map<std::string, std::string>& colors;  // family -> colour
+  TimelinePayloadStats& stats;
+};
+
+void WriteRank(const RankAnalysis& rank, RankContext& c, JsonWriter& json) {
+  const StepTimeline& t = rank.timeline;
+  const TimelineTrack& track = t.track;
+  const std::vector<uint32_t> kept = KeptKernels(track, c.per_rank_cap);
+  // The timeline's own string indices, mapped into the page's table once.
+  std::vector<uint32_t> page_string(t.strings.size());
+  for (size_t s = 0; s < t.strings.size(); ++s) page_string[s] = c.strings.Of(t.strings[s]);
+  std::string bytes;
+  bytes.reserve(kept.size() * 10);
+  int64_t previous = 0;
+  for (uint32_t k : kept) {
+    const TimelineKernel& kernel = track.kernels[k];
+    PutVarint(NonNegative(kernel.start_ns - previous), &bytes);
+    previous = std::max(previous, kernel.start_ns);
+    PutVarint(NonNegative(kernel.duration_ns), &bytes);
+    PutVarint(static_cast<uint64_t>(kernel.lane), &bytes);
+    PutVarint(page_string[kernel.op_type], &bytes);
+    PutVarint(page_string[kernel.name], &bytes);
+    PutVarint(page_string[kernel.family], &bytes);
+    c.colors.try_emplace(t.strings[kernel.family], FamilyColor(t.strings[kernel.family]));
+    const int32_t instance = k < track.instance.size() ? track.instance[k] : -1;
+    PutVarint(static_cast<uint64_t>(static_cast<int64_t>(instance) + 1), &bytes);
+  }
+  // The launches of the kernels kept, by start: the first start zigzag
+  // (a launch can precede the step), then start deltas, kernel index and
+  // duration.
+  std::vector<int64_t> page_index(track.kernels.size(), -1);
+  for (size_t k = 0; k < kept.size(); ++k) page_index[kept[k]] = static_cast<int64_t>(k);
+  std::string launch_bytes;
+  int64_t launches = 0;
+  int64_t previous_launch = 0;
+  for (const analysis::TrackLaunch& launch : track.launches) {
+    if (launch.kernel >= page_index.size() || page_index[launch.kernel] < 0) continue;
+    PutVarint(
+        launches == 0 ? ZigZag(launch.start_ns) : NonNegative(launch.start_ns - previous_launch),
+        &launch_bytes);
+    previous_launch = launch.start_ns;
+    PutVarint(static_cast<uint64_t>(page_index[launch.kernel]), &launch_bytes);
+    PutVarint(NonNegative(launch.duration_ns), &launch_bytes);
+    ++launches;
+  }
+  const analysis::StepDistribution* step = rank.selected();
+  const std::vector<analysis::Motif> no_motifs;
+  const std::vector<analysis::Motif>& motifs = step != nullptr ? step->motifs : no_motifs;
+  const int64_t late = c.shared_axis ? t.step_start_ns - c.t0_ns : 0;
+  const std::vector<int32_t>& stragglers = c.job.cluster.straggler_ranks;
+  json.BeginObject();
+  json.Field("rank", static_cast<int64_t>(rank.header.rank));
+  json.Field("offset", late);  // where the rank's step starts on the page's axis
+  json.Field("span", t.span_ns);
+  json.Field("wait", t.step_start_idle_ns);
+  json.Field("wait_for", t.step_start_waits_for.empty()
+                             ? int64_t{-1}
+                             : static_cast<int64_t>(c.strings.Of(t.step_start_waits_for)));
+  json.Field("late", late);
+  json.Field("straggler",
+             std::find(stragglers.begin(), stragglers.end(), rank.header.rank) != stragglers.end());
+  json.Field("n", static_cast<int64_t>(kept.size()));
+  const int64_t dropped = track.dropped + static_cast<int64_t>(track.kernels.size() - kept.size());
+  json.Field("dropped", dropped);
+  json.Field("kernels", Base64(bytes));
+  json.Field("nl", launches);
+  json.Field("launches", Base64(launch_bytes));
+  json.Key("instances").BeginArray();  // motif, start, end; motifs past the list are skipped
+  for (const analysis::TrackInstance& instance : track.instances) {
+    const bool known = instance.motif >= 0 && static_cast<size_t>(instance.motif) < motifs.size();
+    json.Int(known ? instance.motif : -1).Int(instance.start_ns).Int(instance.end_ns);
+  }
+  json.EndArray();
+  json.Key("motifs").BeginArray();
+  for (const analysis::Motif& motif : motifs) {
+    json.BeginObject();
+    json.Field("label", static_cast<int64_t>(c.strings.Of(MotifLabel(motif))));
+    json.Field("finding", FindingOf(c.job, motif, rank.header.rank));
+    json.EndObject();
+  }
+  json.EndArray();
+  json.EndObject();
+  ++c.stats.ranks;
+  c.stats.kernels += static_cast<int64_t>(kept.size());
+  c.stats.dropped += dropped;
+  c.stats.motif_instances += static_cast<int64_t>(track.instances.size());
+  c.stats.launches += launches;
+}
+
+}  // namespace
+
+std::string Base64(std::string_view bytes) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  size_t i = 0;
+  auto byte = [&](size_t k) { return static_cast<uint32_t>(static_cast<unsigned char>(bytes[k])); };
+  for (; i + 2 < bytes.size(); i += 3) {
+    const uint32_t v = byte(i) << 16 | byte(i + 1) << 8 | byte(i + 2);
+    for (int shift : {18, 12, 6, 0}) out.push_back(kAlphabet[(v >> shift) & 63]);
+  }
+  if (i + 1 == bytes.size()) {
+    const uint32_t v = byte(i) << 16;
+    out += {kAlphabet[(v >> 18) & 63], kAlphabet[(v >> 12) & 63], '=', '='};
+  } else if (i + 2 == bytes.size()) {
+    const uint32_t v = byte(i) << 16 | byte(i + 1) << 8;
+    out += {kAlphabet[(v >> 18) & 63], kAlphabet[(v >> 12) & 63], kAlphabet[(v >> 6) & 63], '='};
+  }
+  return out;
+}
+
+std::string TimelinePayload(const analysis::JobAnalysis& job, size_t kernel_budget,
+                            TimelinePayloadStats* stats) {
+  TimelinePayloadStats local;
+  TimelinePayloadStats& s = stats != nullptr ? *stats : local;
+  s = {};
+  size_t ranks = 0;
+  size_t total = 0;
+  int64_t t0 = INT64_MAX;
+  int64_t end = INT64_MIN;
+  int64_t longest = 0;
+  int32_t step = model::kNoStep;
+  for (const RankAnalysis& rank : job.ranks) {
+    if (!HasTrack(rank)) continue;
+    ++ranks;
+    total += rank.timeline.track.kernels.size();
+    t0 = std::min(t0, rank.timeline.step_start_ns);
+    end = std::max(end, rank.timeline.step_start_ns + rank.timeline.span_ns);
+    longest = std::max(longest, rank.timeline.span_ns);
+    step = rank.timeline.step;
+  }
+  if (ranks == 0) return {};
+  const size_t per_rank_cap =
+      total <= kernel_budget ? SIZE_MAX : std::max<size_t>(1, kernel_budget / ranks);
+  StringTable strings;
+  std::unordered_map<std::string, std::string> colors;
+  // Step starts spread over more than nine steps: not one clock.
+  const bool shared_axis = end - t0 <= 10 * std::max<int64_t>(longest, 1);
+  RankContext context{job, t0, shared_axis, per_rank_cap, strings, colors, s};
+  JsonWriter json(/*pretty=*/false);
+  json.BeginObject();
+  json.Field("v", int64_t{1});
+  json.Field("step", static_cast<int64_t>(step));
+  json.Field("span", shared_axis ? end - t0 : longest);
+  json.Field("shared_axis", shared_axis);
+  json.Key("ranks").BeginArray();
+  for (const RankAnalysis& rank : job.ranks) {
+    if (HasTrack(rank)) WriteRank(rank, context, json);
+  }
+  json.EndArray();
+  json.Key("findings").BeginArray();
+  for (const analysis::Finding& finding : job.findings) {
+    json.BeginObject().Field("id", finding.id).Field("title", finding.title);
+    json.Key("ranks").BeginArray();
+    for (int32_t r : finding.ranks) json.Int(r);
+    json.EndArray().EndObject();
+  }
+  json.EndArray();
+  json.Key("family_colors").BeginArray();  // [string index, colour] pairs
+  std::vector<std::pair<uint32_t, std::string>> sorted;
+  sorted.reserve(colors.size());
+  for (const auto& [family, color] : colors) sorted.emplace_back(strings.Of(family), color);
+  std::sort(sorted.begin(), sorted.end());
+  for (const auto& [index, color] : sorted) json.BeginArray().Int(index).String(color).EndArray();
+  json.EndArray();
+  json.Key("strings").BeginArray();
+  for (const std::string& text : strings.strings()) json.String(text);
+  json.EndArray();
+  json.EndObject();
+  return json.str();
+}
+
+}  // namespace trainscope::report
