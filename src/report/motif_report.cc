@@ -15,17 +15,36 @@ namespace {
 constexpr size_t kTextMotifs = 10;
 constexpr size_t kChainShown = 14;
 
-std::string Chain(const std::vector<std::string>& kernels) {
+// The chain's kernels, at most kChainShown, then "... (+N)". With |columns|
+// > 0 (a terminal, not --wide) the text is cut to that many columns with
+// "... (+N)" naming the kernels left out, so a motif stays one line.
+std::string Chain(const std::vector<std::string>& kernels, size_t columns) {
   std::string out;
-  for (size_t i = 0; i < kernels.size() && i < kChainShown; ++i)
-    out += (i ? " " : "") + TerminalSafe(kernels[i]);
-  if (kernels.size() > kChainShown) out += fmt::format(" ... (+{})", kernels.size() - kChainShown);
+  size_t shown = 0;
+  for (; shown < kernels.size() && shown < kChainShown; ++shown) {
+    const std::string name = TerminalSafe(kernels[shown]);
+    if (columns > 0 && shown > 0) {
+      // Room for this name and the longest possible tail.
+      const std::string tail = fmt::format(" ... (+{})", kernels.size() - shown);
+      if (VisibleColumns(out) + 1 + VisibleColumns(name) + tail.size() > columns) break;
+    }
+    out += (shown ? " " : "") + name;
+  }
+  if (columns > 0 && shown == 1) {
+    // One name longer than the room: cut it, leaving room for the tail.
+    const std::string tail =
+        shown < kernels.size() ? fmt::format(" ... (+{})", kernels.size() - shown) : "";
+    if (VisibleColumns(out) + tail.size() > columns) {
+      out = CutToColumns(out, columns > tail.size() + 4 ? columns - tail.size() - 1 : 4) + "~";
+    }
+  }
+  if (shown < kernels.size()) out += fmt::format(" ... (+{})", kernels.size() - shown);
   return out;
 }
 
 }  // namespace
 
-void RenderMotifsText(std::string& out, const analysis::RankAnalysis& rank, bool color) {
+void RenderMotifsText(std::string& out, const analysis::RankAnalysis& rank, bool color, int width) {
   const analysis::StepDistribution* step = rank.selected();
   if (step == nullptr || step->motifs.empty()) return;
   auto bold = [&](const std::string& text) { return color ? "\033[1m" + text + "\033[0m" : text; };
@@ -37,9 +56,14 @@ void RenderMotifsText(std::string& out, const analysis::RankAnalysis& rank, bool
     const auto& m = step->motifs[i];
     const std::string fp =
         m.fingerprint ? TerminalSafe(*m.fingerprint + (m.variant ? " " + *m.variant : "")) : "-";
-    out += fmt::format("  {:>5} {:>7.0f}us {:>7.2f}ms {:>5.1f}%  {:<22} [{}] {}\n", m.occurrences,
-                       Us(m.period_ns), Ms(m.total_ns), m.share_of_step * 100, fp, m.kernels.size(),
-                       Chain(m.kernels));
+    const std::string head =
+        fmt::format("  {:>5} {:>7.0f}us {:>7.2f}ms {:>5.1f}%  {:<22} [{}] ", m.occurrences,
+                    Us(m.period_ns), Ms(m.total_ns), m.share_of_step * 100, fp, m.kernels.size());
+    // The chain gets what the row leaves of the width (at least 16 columns:
+    // the row then wraps once rather than showing nothing).
+    const size_t used = std::min<size_t>(VisibleColumns(head), static_cast<size_t>(width));
+    const size_t room = width <= 0 ? 0 : std::max<size_t>(16, static_cast<size_t>(width) - used);
+    out += head + Chain(m.kernels, room) + "\n";
     if (!m.attribution.empty())
       out += fmt::format("  {:>34}  {}\n", "", TerminalSafe(m.attribution));
   }

@@ -16,7 +16,9 @@ void RenderPortraitText(std::string& out, const analysis::JobAnalysis& job,
 void WriteFindingsJson(JsonWriter& w, const analysis::JobAnalysis& job);
 
 // motifs (motif_report.cc): periodic chains of the selected step.
-void RenderMotifsText(std::string& out, const analysis::RankAnalysis& rank, bool color);
+// |width|: the terminal's columns (0: chains kept whole up to the shown count).
+void RenderMotifsText(std::string& out, const analysis::RankAnalysis& rank, bool color,
+                      int width = 0);
 void WriteMotifsJson(JsonWriter& w, const analysis::StepDistribution& step);
 
 // cluster (cluster_report.cc): cross-rank analysis.

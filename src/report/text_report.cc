@@ -501,6 +501,113 @@ void RenderRuns(std::string& out, const analysis::JobAnalysis& job, const Styler
 
 }  // namespace
 
+size_t VisibleColumns(std::string_view text) {
+  size_t columns = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\033') {  // CSI ... final byte in @-~
+      while (i + 1 < text.size() &&
+             !(text[i + 1] >= '@' && text[i + 1] <= '~' && text[i + 1] != '['))
+        ++i;
+      ++i;
+      continue;
+    }
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) ++columns;
+  }
+  return columns;
+}
+
+std::string CutToColumns(std::string_view text, size_t columns) {
+  size_t seen = 0;
+  size_t i = 0;
+  for (; i < text.size(); ++i) {
+    if (text[i] == '\033') {
+      while (i + 1 < text.size() &&
+             !(text[i + 1] >= '@' && text[i + 1] <= '~' && text[i + 1] != '['))
+        ++i;
+      ++i;
+      continue;
+    }
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) {
+      if (seen == columns) break;
+      ++seen;
+    }
+  }
+  return std::string(text.substr(0, i));
+}
+
+namespace {
+
+// Where a long line's continuation starts: under its value, i.e. after the
+// last run of 2+ spaces that follows text within the line's first 40%
+// ("  1.  40.6%  Title ...", "  time        339.7 ms ..."), else after a
+// label's ": " there; else two columns deeper than the line.
+size_t HangingIndent(std::string_view line, size_t width) {
+  const size_t lead = line.find_first_not_of(' ');
+  if (lead == std::string_view::npos) return 0;
+  size_t indent = lead + 2;
+  for (size_t gap = line.find("  ", lead); gap != std::string_view::npos && gap < width * 2 / 5;
+       gap = line.find("  ", gap)) {
+    const size_t value = line.find_first_not_of(' ', gap);
+    if (value == std::string_view::npos) break;
+    indent = VisibleColumns(line.substr(0, value));
+    gap = value;
+  }
+  // "  step chosen: step 5: ..." (a label ended by one space): under the value.
+  const size_t colon = line.find(": ", lead);
+  if (indent == lead + 2 && colon != std::string_view::npos && colon < width * 2 / 5) {
+    indent = VisibleColumns(line.substr(0, colon + 2));
+  }
+  // A value column too far right leaves no room: fall back.
+  return indent + 24 > width ? std::min(lead + 2, width / 2) : indent;
+}
+
+}  // namespace
+
+std::string FitToWidth(std::string_view text, int width) {
+  if (width <= 0) return std::string(text);
+  const auto columns = static_cast<size_t>(width);
+  std::string out;
+  out.reserve(text.size() + text.size() / 16);
+  size_t at = 0;
+  while (at < text.size()) {
+    const size_t end = std::min(text.find('\n', at), text.size());
+    const std::string_view line = text.substr(at, end - at);
+    if (VisibleColumns(line) <= columns) {
+      out.append(line);
+    } else {
+      const size_t indent = HangingIndent(line, columns);
+      size_t used = 0;
+      size_t pos = 0;
+      bool first = true;
+      while (pos < line.size()) {
+        // The next word with the spaces before it.
+        size_t word_start = pos;
+        while (word_start < line.size() && line[word_start] == ' ') ++word_start;
+        size_t word_end = line.find(' ', word_start);
+        if (word_end == std::string_view::npos) word_end = line.size();
+        const std::string_view spaces = line.substr(pos, word_start - pos);
+        const std::string_view word = line.substr(word_start, word_end - word_start);
+        const size_t w = VisibleColumns(word);
+        if (!first && used > indent && used + spaces.size() + w > columns) {
+          out += '\n';
+          out.append(indent, ' ');
+          out.append(word);
+          used = indent + w;
+        } else {
+          out.append(spaces);
+          out.append(word);
+          used += spaces.size() + w;
+        }
+        first = false;
+        pos = word_end;
+      }
+    }
+    if (end < text.size()) out += '\n';
+    at = end + 1;
+  }
+  return out;
+}
+
 std::string WrapParagraph(std::string_view text, int width, int indent) {
   if (width <= indent + 20) return std::string(text);
   const auto columns = static_cast<size_t>(width - indent);
@@ -540,9 +647,9 @@ std::string RenderText(const analysis::JobAnalysis& job, const TextReportOptions
   const analysis::RankAnalysis* focus = FocusRank(job, options.focus_rank);
   RenderRuns(out, job, s);
   RenderPortraitText(out, job, options);
-  if (options.quiet) return TerminalSafeReport(out, options.color);
+  if (options.quiet) return FitToWidth(TerminalSafeReport(out, options.color), options.width);
   RenderRankDetail(out, *focus, s);
-  RenderMotifsText(out, *focus, options.color);
+  RenderMotifsText(out, *focus, options.color, options.width);
   if (job.ranks.size() > 1) RenderRankTable(out, job, s);
   if (options.all_steps) {
     const std::string steps = StepsTableText(BuildStepsTable(job));
@@ -550,7 +657,7 @@ std::string RenderText(const analysis::JobAnalysis& job, const TextReportOptions
   }
   RenderClusterText(out, job, options.color);
   RenderHealth(out, job, s);
-  return TerminalSafeReport(out, options.color);
+  return FitToWidth(TerminalSafeReport(out, options.color), options.width);
 }
 
 }  // namespace trainscope::report

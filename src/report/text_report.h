@@ -28,6 +28,19 @@ std::string WrapParagraph(std::string_view text, int width, int indent);
 
 std::string RenderText(const analysis::JobAnalysis& job, const TextReportOptions& options);
 
+// Columns |text| takes on a terminal: UTF-8 code points, ANSI colour
+// sequences not counted.
+size_t VisibleColumns(std::string_view text);
+// |text| cut to at most |columns| visible columns (not inside a UTF-8
+// sequence or a colour sequence).
+std::string CutToColumns(std::string_view text, size_t columns);
+// Every line of |text| longer than |width| columns wrapped at spaces, its
+// continuation lines indented under the line's value (after the label's
+// run of spaces, "  time        339.7 ms ...", or its ": "), else two
+// columns deeper than the line. 0: unchanged. A word longer than the line
+// stays whole.
+std::string FitToWidth(std::string_view text, int width);
+
 // The rank shown in depth: |requested| if present, else the lowest rank that
 // has kernels in its selected step. Shared by the text and HTML reports.
 const analysis::RankAnalysis* FocusRank(const analysis::JobAnalysis& job,

@@ -74,6 +74,45 @@ TEST(TextFit, TopQuietAndWidth) {
   }
   EXPECT_GT(longest_paragraph_line, 40u);
   EXPECT_LE(longest_paragraph_line, 80u);
+
+  // The whole summary, not only the findings: every line fits 80 and 100
+  // columns; motif chains are cut with the number left out; without a
+  // width some line is longer (the chains kept whole).
+  for (int width : {80, 100}) {
+    TextReportOptions fit;
+    fit.width = width;
+    const std::string text = RenderText(*job, fit);
+    std::istringstream all(text);
+    for (std::string line; std::getline(all, line);) {
+      EXPECT_LE(VisibleColumns(line), static_cast<size_t>(width)) << line;
+    }
+    EXPECT_NE(text.find("Motifs of rank"), std::string::npos);
+    EXPECT_NE(text.find(" ... (+"), std::string::npos);
+  }
+  std::istringstream unfitted(full);
+  size_t longest = 0;
+  for (std::string line; std::getline(unfitted, line);)
+    longest = std::max(longest, VisibleColumns(line));
+  EXPECT_GT(longest, 120u);
+}
+
+TEST(FitToWidth, WrapsUnderTheValueAndCountsColumnsNotBytes) {
+  EXPECT_EQ(VisibleColumns("\033[1mbold\033[0m µs"), 7u);
+  EXPECT_EQ(CutToColumns("µµµµ", 2), "µµ");
+  EXPECT_EQ(CutToColumns("\033[1mabcdef", 3), "\033[1mabc");
+  // Under the value after a label's spaces.
+  EXPECT_EQ(FitToWidth("  time    one two three four five six seven\nshort\n", 40),
+            "  time    one two three four five six\n          seven\nshort\n");
+  // A value column too far right for the width: two deeper than the line.
+  EXPECT_EQ(FitToWidth("  time    one two three four five six seven", 32),
+            "  time    one two three four\n    five six seven");
+  // Under the value after a label's ": ".
+  EXPECT_EQ(FitToWidth("  step chosen: aaa bbb ccc ddd eee fff ggg hhh", 40),
+            "  step chosen: aaa bbb ccc ddd eee fff\n               ggg hhh");
+  // No width: unchanged; a word longer than the line stays whole.
+  const std::string long_line = "  x  " + std::string(50, 'y') + " z";
+  EXPECT_EQ(FitToWidth(long_line, 0), long_line);
+  EXPECT_EQ(FitToWidth(long_line, 40), "  x  " + std::string(50, 'y') + "\n     z");
 }
 
 }  // namespace
