@@ -1523,8 +1523,13 @@ Result<model::RankProfile> LoadAscendDbRank(const std::string& rank_dir) {
   TS_RETURN_IF_ERROR(ReadAscendProfilerDb(db_path.string(), &profile));
   const fs::path analysis = output_dir / "analysis.db";
   if (!PresentInAnyForm(analysis.string())) {
+    // The rank database's OVERLAP_ANALYSIS sums stand in for StepTraceTime
+    // when it has that table: then only the communication tables are lost.
     profile.missing_files.push_back(
-        "analysis.db (step times and compute/communication overlap per step)");
+        profile.step_trace.empty()
+            ? "analysis.db (step times and compute/communication overlap per step)"
+            : "analysis.db (communication times and bandwidths per op; the step times come "
+              "from the rank database's OVERLAP_ANALYSIS instead)");
   } else if (!HasSqliteHeader(analysis.string())) {
     profile.warnings.push_back(fmt::format(
         "{}: not a SQLite database (no \"SQLite format 3\" header, or not a regular file); not "
