@@ -78,17 +78,6 @@ void AddIdleGaps(const DeviceEvents& events, int32_t step, int64_t min_gap_ns, R
 
 }  // namespace
 
-std::string MotifLabel(const Motif& motif) {
-  if (motif.fingerprint) {
-    return motif.variant ? *motif.fingerprint + "/" + *motif.variant : *motif.fingerprint;
-  }
-  std::string label = "motif:";
-  const size_t shown = std::min<size_t>(motif.kernels.size(), 4);
-  for (size_t k = 0; k < shown; ++k) label += " " + motif.kernels[k];
-  if (motif.kernels.size() > shown) label += " ...";
-  return label;
-}
-
 RankTracks BuildRankTracks(const model::RankProfile& profile, const analysis::RankResult& result,
                            const analysis::FamilyRules& rules,
                            const analysis::CommOptions& comm_options, int64_t min_gap_ns) {

@@ -43,10 +43,6 @@ struct RankTracks {
   analysis::RankComm comm;  // collectives with their windows' ops
 };
 
-// The name of a motif as the exports show it: "fingerprint/variant", else
-// "motif: A B C ..." (the first kernels of the chain).
-std::string MotifLabel(const analysis::Motif& motif);
-
 // |min_gap_ns|: shorter idle is not listed (the timeline's TimelineOptions).
 RankTracks BuildRankTracks(const model::RankProfile& profile, const analysis::RankResult& result,
                            const analysis::FamilyRules& rules,

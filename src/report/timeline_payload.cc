@@ -46,19 +46,6 @@ class StringTable {
   std::vector<std::string> strings_;
 };
 
-// The name of a motif as the page shows it: "fingerprint/variant", else
-// "motif: A B C ..." (the first kernels of the chain).
-std::string MotifLabel(const analysis::Motif& motif) {
-  if (motif.fingerprint) {
-    return motif.variant ? *motif.fingerprint + "/" + *motif.variant : *motif.fingerprint;
-  }
-  std::string label = "motif:";
-  const size_t shown = std::min<size_t>(motif.kernels.size(), 4);
-  for (size_t k = 0; k < shown; ++k) label += " " + motif.kernels[k];
-  if (motif.kernels.size() > shown) label += " ...";
-  return label;
-}
-
 // The job finding of a fingerprint motif on |rank| (fingerprint findings
 // carry the fingerprint's id), else -1.
 int64_t FindingOf(const analysis::JobAnalysis& job, const analysis::Motif& motif, int32_t rank) {

@@ -4,6 +4,8 @@
 // (motif_mining.h), often one layer, whose period is then the layer time.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -30,5 +32,18 @@ struct Motif {
   // data ("2 per repeat of the 53-kernel motif, period 1.2 ms: one layer").
   std::string attribution;
 };
+
+// The name of a motif as the HTML timeline and the exports show it:
+// "fingerprint/variant", else "motif: A B C ..." (the first kernels).
+inline std::string MotifLabel(const Motif& motif) {
+  if (motif.fingerprint) {
+    return motif.variant ? *motif.fingerprint + "/" + *motif.variant : *motif.fingerprint;
+  }
+  std::string label = "motif:";
+  const size_t shown = std::min<size_t>(motif.kernels.size(), 4);
+  for (size_t k = 0; k < shown; ++k) label += " " + motif.kernels[k];
+  if (motif.kernels.size() > shown) label += " ...";
+  return label;
+}
 
 }  // namespace trainscope::analysis
