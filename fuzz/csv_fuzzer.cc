@@ -1,6 +1,6 @@
 // libFuzzer harness for the CSV reader and every Ascend CSV reader
 // (kernel_details, step_trace_time, op_statistic, api_statistic,
-// operator_details, memory_record, operator_memory, npu_module_mem).
+// operator_details, memory_record, operator_memory, npu_module_mem, l2_cache).
 //
 // Checks more than "does not crash": the reader must always make progress,
 // reach the end of its input (damage costs a record, never the rest), and
@@ -15,6 +15,7 @@
 #include "core/numbers.h"
 #include "formats/ascend/api_statistic_reader.h"
 #include "formats/ascend/kernel_details_reader.h"
+#include "formats/ascend/l2_cache_reader.h"
 #include "formats/ascend/memory_readers.h"
 #include "formats/ascend/op_statistic_reader.h"
 #include "formats/ascend/operator_details_reader.h"
@@ -139,6 +140,20 @@ void FuzzApiStatistic(std::string_view input) {
   }
 }
 
+// A kept rate is a fraction in [0, 1] or unknown, never a default 0 for N/A.
+void FuzzL2Cache(std::string_view input) {
+  trainscope::model::RankProfile profile;
+  if (!trainscope::formats::ParseL2Cache(input, "fuzz.csv", &profile).ok()) return;
+  CheckLedger(profile);
+  Check(profile.has_l2_cache);
+  Check(profile.l2_cache.size() == static_cast<size_t>(profile.ledgers[0].rows_used()));
+  for (const auto& row : profile.l2_cache) {
+    Check(row.op_name < profile.strings.size());
+    Check(!row.hit_rate || (*row.hit_rate >= 0 && *row.hit_rate <= 1));
+    Check(!row.victim_rate || (*row.victim_rate >= 0 && *row.victim_rate <= 1));
+  }
+}
+
 void FuzzOperatorDetails(std::string_view input) {
   trainscope::model::RankProfile profile;
   if (!trainscope::formats::ParseOperatorDetails(input, "fuzz.csv", &profile).ok()) return;
@@ -219,6 +234,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       "Device_id,Level,API Name,Time(us),Count,Avg(us),Min(us),Max(us),Variance\n";
   FuzzApiStatistic(input);
   FuzzApiStatistic(kApiStatisticHeader + std::string(input));
+  static const std::string kL2CacheHeader =
+      "Device_id,Stream Id,Task Id,Hit Rate,Victim Rate,Op Name\n";
+  FuzzL2Cache(input);
+  FuzzL2Cache(kL2CacheHeader + std::string(input));
   static const std::string kOperatorDetailsHeader =
       "Name,Input Shapes,Call Stack,Host Self Duration(us),Host Total Duration(us),Device Self "
       "Duration(us),Device Total Duration(us),Device Self Duration With AICore(us),Device Total "

@@ -60,6 +60,17 @@ struct OpStatisticRow {
   double ratio_pct = 0;
 };
 
+// One row of l2_cache.csv (experimental_config l2_cache=True): one device
+// task's L2 cache rates. Rates are fractions in [0, 1]; unknown (N/A, absent
+// or out of range) is nullopt, never 0.
+struct L2CacheRow {
+  StringId op_name = StringPool::kEmpty;  // interned in RankProfile::strings
+  std::optional<int32_t> stream_id;
+  std::optional<int32_t> task_id;
+  std::optional<double> hit_rate;
+  std::optional<double> victim_rate;
+};
+
 // One row of api_statistic.csv (CANN host API statistics over the whole
 // capture, not per step).
 struct ApiStatisticRow {
@@ -165,6 +176,8 @@ struct RankProfile {
   std::vector<ApiStatisticRow> api_statistic;  // api_statistic.csv (Level1+); empty if absent
   bool has_api_statistic = false;              // the file was read (its rows may all be skipped)
   std::vector<OperatorDetailRow> operator_details;  // operator_details.csv; empty if absent
+  std::vector<L2CacheRow> l2_cache;                 // l2_cache.csv; empty if absent
+  bool has_l2_cache = false;  // the file was read (its rows may all be skipped)
   Timeline timeline;  // from trace files (Kineto JSON, trace_view.json); present=false if none
   // Where the kernels' step numbers come from, for the reports ("" = no
   // steps: the whole capture is analysed as one).

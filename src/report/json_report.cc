@@ -486,6 +486,31 @@ void WriteRuns(JsonWriter& w, const std::vector<analysis::RunSummary>& runs) {
   w.EndArray();
 }
 
+// l2_cache.csv summarised; null when the rank has no such file.
+void WriteL2Cache(JsonWriter& w, const std::optional<analysis::L2CacheSummary>& l2) {
+  w.Key("l2_cache");
+  if (!l2) {
+    w.Null();
+    return;
+  }
+  w.BeginObject();
+  w.Field("tasks", l2->tasks);
+  w.Field("tasks_with_hit_rate", l2->tasks_with_hit_rate);
+  OptionalDouble(w, "mean_hit_rate", l2->mean_hit_rate, 4);
+  OptionalDouble(w, "time_weighted_hit_rate", l2->time_weighted_hit_rate, 4);
+  OptionalDouble(w, "mean_victim_rate", l2->mean_victim_rate, 4);
+  w.Key("lowest_hit_ops").BeginArray();
+  for (const analysis::L2CacheOp& op : l2->lowest_hit_ops) {
+    w.BeginObject();
+    w.Field("name", op.name);
+    w.Field("tasks", op.tasks);
+    w.Key("mean_hit_rate").Double(op.mean_hit_rate, 4);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
 void WriteIngest(JsonWriter& w, const analysis::RankAnalysis& rank) {
   w.Key("ingest").BeginObject();
   w.Key("files").BeginArray();
@@ -583,6 +608,7 @@ void WriteJobDocument(JsonWriter& w, const analysis::JobAnalysis& job,
     w.EndArray();
     WriteTimeline(w, rank.timeline);
     WriteIngest(w, rank);
+    WriteL2Cache(w, rank.header.l2_cache);
     w.EndObject();
   }
   w.EndArray();

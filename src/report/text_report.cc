@@ -421,6 +421,28 @@ void RenderInventory(std::string& out, const analysis::JobAnalysis& job, const S
   }
 }
 
+std::string Rate(const std::optional<double>& rate) {
+  return rate ? fmt::format("{:.1f}%", *rate * 100) : std::string("n/a");
+}
+
+// One line per rank with an l2_cache.csv.
+void RenderL2Cache(std::string& out, const analysis::JobAnalysis& job, const Styler& s) {
+  for (const auto& rank : job.ranks) {
+    const auto& l2 = rank.header.l2_cache;
+    if (!l2) continue;
+    std::string line = fmt::format(
+        "  rank {}: L2 cache: {} tasks, {} with a hit rate; hit rate {} (kernel-time weighted "
+        "{}), victim rate {}",
+        rank.header.rank, FormatCount(l2->tasks), FormatCount(l2->tasks_with_hit_rate),
+        Rate(l2->mean_hit_rate), Rate(l2->time_weighted_hit_rate), Rate(l2->mean_victim_rate));
+    if (!l2->lowest_hit_ops.empty()) {
+      const analysis::L2CacheOp& low = l2->lowest_hit_ops.front();
+      line += fmt::format("; lowest {} {}", T(low.name), Rate(low.mean_hit_rate));
+    }
+    out += s.Dim(line) + "\n";
+  }
+}
+
 void RenderHealth(std::string& out, const analysis::JobAnalysis& job, const Styler& s) {
   int64_t files = 0, read = 0, used = 0, skipped = 0;
   for (const auto& rank : job.ranks) {
@@ -477,6 +499,7 @@ void RenderHealth(std::string& out, const analysis::JobAnalysis& job, const Styl
     out += s.Dim(fmt::format("  not present ({}): {}", which, T(file))) + "\n";
   }
   RenderInventory(out, job, s);
+  RenderL2Cache(out, job, s);
 }
 
 // Inputs that are more than one run: which ones, why apart, what to do.

@@ -161,7 +161,8 @@ RankResult MakeSample() {
   r.header.missing_files = {"op_statistic.csv"};
   r.header.warnings = {"a warning"};
   r.header.inventory = {{"ASCEND_PROFILER_OUTPUT/kernel_details.csv", true, ""},
-                        {"ASCEND_PROFILER_OUTPUT/l2_cache.csv", false, "not read yet"}};
+                        {"ASCEND_PROFILER_OUTPUT/data_preprocess.csv", false, "not read yet"}};
+  r.header.l2_cache = L2CacheSummary{179, 2, 0.5, std::nullopt, 0.25, {{"MatMul_1", 2, 0.5}}};
   r.steps_info.rank = 7;
   r.steps_info.present = {3, 4};
   r.steps_info.spans_ns = {{3, 1'000'000}, {4, std::numeric_limits<int64_t>::max()}};
@@ -359,7 +360,7 @@ TEST(RankResultIoTest, FormatVersionMatchesTheLayout) {
     size_t size;
     uint64_t hash;
   };
-  constexpr Layout kLayout{19, 1375, 0x61ceb081db65da41};
+  constexpr Layout kLayout{20, 1424, 0x8d81bfe2f63e878a};
   EXPECT_EQ(kRankResultFormatVersion, kLayout.version);
   EXPECT_EQ(bytes.size(), kLayout.size);
   EXPECT_EQ(hash, kLayout.hash) << std::hex << hash;

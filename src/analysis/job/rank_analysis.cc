@@ -314,6 +314,7 @@ Result<RankResult> AnalyzeRank(const model::RankProfile& profile, const JobConte
   header.missing_files = profile.missing_files;
   header.inventory = profile.inventory;
   header.warnings = profile.warnings;
+  header.l2_cache = SummarizeL2Cache(profile);
   result.steps_info = RankStepsOf(profile);
   // Without --step the rank's own choice cannot fail; --step is checked by
   // Combine, rank by rank, as the job's choice.

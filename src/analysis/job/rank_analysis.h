@@ -17,6 +17,7 @@
 #include "analysis/common/family_rules.h"
 #include "analysis/common/finding.h"
 #include "analysis/common/gain_projection.h"
+#include "analysis/common/l2_cache.h"
 #include "analysis/job/run_grouping.h"
 #include "analysis/motifs/motifs.h"
 #include "analysis/step/kernel_distribution.h"
@@ -58,6 +59,8 @@ struct RankHeader {
   std::vector<std::string> warnings;
   // Every entry of the rank's directories, read or not (RankProfile::inventory).
   std::vector<model::InputFile> inventory;
+  // l2_cache.csv summarised (Ascend, l2_cache=True); nullopt without the file.
+  std::optional<L2CacheSummary> l2_cache;
 };
 
 struct RankAnalysis {

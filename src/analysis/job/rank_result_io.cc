@@ -233,10 +233,20 @@ template <class V, Is<RankLinks> S>
 void VisitFields(V& v, S& rank_links) {
   TS_FIELDS(v, rank_links, rank, links);
 }
+template <class V, Is<L2CacheOp> S>
+void VisitFields(V& v, S& op) {
+  TS_FIELDS(v, op, name, tasks, mean_hit_rate);
+}
+template <class V, Is<L2CacheSummary> S>
+void VisitFields(V& v, S& l2) {
+  TS_FIELDS(v, l2, tasks, tasks_with_hit_rate, mean_hit_rate, mean_victim_rate,
+            time_weighted_hit_rate, lowest_hit_ops);
+}
 template <class V, Is<RankHeader> S>
 void VisitFields(V& v, S& rank_header) {
   TS_FIELDS(v, rank_header, rank, source, torch_npu_version, cann_version, profiler_level, platform,
-            parallel_sizes, pipeline_stage, steps_from, files, missing_files, warnings, inventory);
+            parallel_sizes, pipeline_stage, steps_from, files, missing_files, warnings, inventory,
+            l2_cache);
 }
 template <class V, Is<RankResult> S>
 void VisitFields(V& v, S& rank_result) {

@@ -10,6 +10,7 @@
 #include "formats/ascend/api_statistic_reader.h"
 #include "formats/ascend/communication_reader.h"
 #include "formats/ascend/kernel_details_reader.h"
+#include "formats/ascend/l2_cache_reader.h"
 #include "formats/ascend/memory_readers.h"
 #include "formats/ascend/op_statistic_reader.h"
 #include "formats/ascend/operator_details_reader.h"
@@ -131,6 +132,12 @@ Result<model::RankProfile> LoadAscendRank(const std::string& rank_dir, unsigned 
                "Level1+ only; host API time: online operator compilation, kernel launches",
                &profile, &opened,
                [&](const std::string& path) { return ReadApiStatisticFile(path, &profile); });
+  // l2_cache.csv exists only with experimental_config l2_cache=True: its
+  // absence is the default, not worth a "not present" line.
+  if (Present(output_dir / "l2_cache.csv")) {
+    ReadOptional(output_dir / "l2_cache.csv", "L2 cache hit rates per device task", &profile,
+                 &opened, [&](const std::string& path) { return ReadL2CacheFile(path, &profile); });
+  }
   ReadOptional(output_dir / "operator_details.csv",
                "framework operators with their call stacks and input shapes", &profile, &opened,
                [&](const std::string& path) { return ReadOperatorDetailsFile(path, &profile); });

@@ -97,6 +97,23 @@ constexpr ColumnSpec kOpStatisticColumns[] = {
 };
 static_assert(std::size(kOpStatisticColumns) == kOpStatisticColumnCount);
 
+// l2_cache.csv: the op name makes the row; the rates only describe it (N/A
+// is unknown, a bad one is noted and unknown).
+constexpr ColumnSpec kL2CacheColumns[] = {
+    {"Stream Id",
+     {"Stream Id", "Stream ID"},
+     false,
+     U::kInt32,
+     OnMissing::kDefault,
+     kNote,
+     kIgnore},
+    {"Task Id", {"Task Id", "Task ID"}, false, U::kInt32, OnMissing::kDefault, kNote, kIgnore},
+    {"Hit Rate", {"Hit Rate"}, false, U::kDecimal, OnMissing::kDefault, kNote, kIgnore},
+    {"Victim Rate", {"Victim Rate"}, false, U::kDecimal, OnMissing::kDefault, kNote, kIgnore},
+    {"Op Name", {"Op Name", "Kernel Name", "Name"}, true, U::kText},
+};
+static_assert(std::size(kL2CacheColumns) == kL2CacheColumnCount);
+
 // api_statistic.csv: Count and Time make the statistic, as in op_statistic.
 // CANN 8.x prepends Device_id ("host"): not bound, the header lookup is by
 // name. Variance is not read.
@@ -242,5 +259,10 @@ const CsvSpec kOperatorDetails = {
     "operator_details.csv", kOperatorDetailsColumns,
     "operator_details.csv needs a Name column (written by torch_npu into ASCEND_PROFILER_OUTPUT; "
     "Call Stack only with with_stack=True)"};
+
+const CsvSpec kL2Cache = {
+    "l2_cache.csv", kL2CacheColumns,
+    "l2_cache.csv needs an Op Name column (CANN l2_cache copied by torch_npu when "
+    "experimental_config has l2_cache=True)"};
 
 }  // namespace trainscope::formats::ascend_csv

@@ -127,9 +127,21 @@ enum ModuleMemColumn : size_t {
 };
 extern const CsvSpec kNpuModuleMem;
 
+// l2_cache.csv (experimental_config l2_cache=True; 2.10). Some versions
+// prepend Device_id: not bound.
+enum L2CacheColumn : size_t {
+  kL2Stream,
+  kL2Task,
+  kL2HitRate,
+  kL2VictimRate,
+  kL2OpName,
+  kL2CacheColumnCount,
+};
+extern const CsvSpec kL2Cache;
+
 // Every spec above, for docs and tests.
 inline constexpr const CsvSpec* kAllSpecs[] = {&kKernelDetails,  &kStepTraceTime,   &kOpStatistic,
                                                &kApiStatistic,   &kOperatorDetails, &kMemoryRecord,
-                                               &kOperatorMemory, &kNpuModuleMem};
+                                               &kOperatorMemory, &kNpuModuleMem,    &kL2Cache};
 
 }  // namespace trainscope::formats::ascend_csv

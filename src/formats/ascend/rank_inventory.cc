@@ -25,7 +25,6 @@ std::string_view KnownUnread(std::string_view name, bool is_dir, bool db_rank) {
     if (name == "logs") return "the profiler's own logs";
     return "";
   }
-  if (name == "l2_cache.csv") return "L2 cache hit rates per kernel: no analysis uses them yet";
   if (name == "data_preprocess.csv") return "AI CPU data preprocessing: no analysis uses it yet";
   if (EndsWith(name, ".db-wal") || EndsWith(name, ".db-shm") || EndsWith(name, ".db-journal")) {
     return "SQLite's write-ahead log / shared memory / journal: the database is opened immutable "
@@ -42,7 +41,7 @@ std::string_view KnownUnread(std::string_view name, bool is_dir, bool db_rank) {
   if (name == "kernel_details.csv" || name == "step_trace_time.csv" || name == "trace_view.json" ||
       name == "op_statistic.csv" || name == "api_statistic.csv" || name == "operator_details.csv" ||
       name == "memory_record.csv" || name == "operator_memory.csv" ||
-      name == "npu_module_mem.csv" || name == "communication.json" ||
+      name == "npu_module_mem.csv" || name == "l2_cache.csv" || name == "communication.json" ||
       name == "communication_matrix.json") {
     return db_rank ? "the text export of the same capture: the rank is read from its db export"
                    : "";
