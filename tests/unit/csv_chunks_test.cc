@@ -160,8 +160,9 @@ TEST(CsvChunksTest, StrayQuoteAndNulAndCrLfEqualWholeFileRead) {
   // A quote that never closes in the middle of the file, a NUL byte, CRLF.
   const size_t middle = data.find('\n', data.size() / 2) + 1;
   data.insert(middle, "4,2,\"never closed,Add,AI_CORE,1736405443881000.5,1.0,0,1,,,,\n");
-  data.insert(data.find('\n', data.size() / 3) + 1,
-              std::string("4,2,nul\0here,Add,AI_CORE,1.0,1.0,0,1,,,,\n", 44));
+  constexpr char kNulRow[] = "4,2,nul\0here,Add,AI_CORE,1.0,1.0,0,1,,,,\n";
+  data.insert(data.find('\n', data.size() / 3) + 1, std::string(kNulRow, sizeof(kNulRow) - 1));
+  ASSERT_NE(data.find('\0'), std::string::npos);
   ExpectChunkedEqualsWhole(data);
   std::string crlf;
   for (char c : MixedKernelDetails(false)) {
