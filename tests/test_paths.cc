@@ -6,9 +6,46 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <sstream>
+#include <vector>
 
 namespace trainscope::testing {
+namespace {
+
+// Every directory MakeTempDir made, removed when the test process exits
+// (each ctest test is its own process), so runs do not fill the temp dir:
+// before this, synth jobs and exports of many runs had piled up to tens of
+// GB. TRAINSCOPE_KEEP_TEMP=1 keeps them for a look after a failure.
+class TempDirs {
+ public:
+  void Add(std::filesystem::path dir) {
+    const std::lock_guard lock(mutex_);
+    dirs_.push_back(std::move(dir));
+  }
+  TempDirs() = default;
+  TempDirs(const TempDirs&) = delete;
+  TempDirs& operator=(const TempDirs&) = delete;
+  ~TempDirs() {
+    const char* keep = std::getenv("TRAINSCOPE_KEEP_TEMP");
+    if (keep != nullptr && std::string(keep) == "1") return;
+    for (const auto& dir : dirs_) {
+      std::error_code ec;
+      std::filesystem::remove_all(dir, ec);
+    }
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::filesystem::path> dirs_;
+};
+
+TempDirs& MadeDirs() {
+  static TempDirs dirs;
+  return dirs;
+}
+
+}  // namespace
 
 std::string CorpusDir() {
   if (const char* env = std::getenv("TRAINSCOPE_CORPUS")) return env;
@@ -29,6 +66,7 @@ std::string MakeTempDir(const std::string& tag) {
               std::to_string(counter.fetch_add(1)));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
+  MadeDirs().Add(dir);
   return dir.string();
 }
 

@@ -13,7 +13,9 @@ std::string CorpusDir();
 std::string SourceDir();
 std::string DataDir();  // tests/data
 std::string TrainscopeBinary();
-// A fresh empty directory under the system temp dir, unique per call.
+// A fresh empty directory under the system temp dir, unique per call;
+// removed with its contents when the test process exits (kept with
+// TRAINSCOPE_KEEP_TEMP=1).
 std::string MakeTempDir(const std::string& tag);
 // The whole file's bytes ("" when it cannot be read).
 std::string ReadFileBytes(const std::string& path);
