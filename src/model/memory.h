@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -61,7 +62,10 @@ struct MemoryData {
   std::vector<MemoryRecordRow> records;      // sorted by (ts, file order)
   std::vector<OperatorMemoryRow> operators;  // file order
   std::vector<ModuleMemoryRow> modules;      // sorted by (ts, file order)
-  bool has_records = false;    // memory_record.csv was read (its rows may all be skipped)
+  bool has_records = false;  // memory_record.csv was read (its rows may all be skipped)
+  // Where |records| came from, for the report ("memory_record.csv", or the
+  // .db export's "MEMORY_RECORD table").
+  std::string records_from = "memory_record.csv";
   bool has_operators = false;  // operator_memory.csv
   bool has_modules = false;    // npu_module_mem.csv
   bool empty() const { return records.empty() && operators.empty() && modules.empty(); }

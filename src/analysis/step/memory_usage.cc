@@ -331,6 +331,7 @@ MemorySamples::MemorySamples(const model::RankProfile& profile) {
     return a.ts_ns < b.ts_ns;
   };
   if (!profile.memory.empty()) {
+    from_ = profile.memory.records_from;
     borrowed_ = &profile.memory.records;
     // The readers sort their rows; a profile put together otherwise gets a
     // sorted copy, since the windows are found by binary search.

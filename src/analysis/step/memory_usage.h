@@ -125,8 +125,8 @@ class MemorySamples {
   MemorySamples& operator=(const MemorySamples&) = delete;
 
   const std::vector<model::MemoryRecordRow>& rows() const { return own_ ? owned_ : *borrowed_; }
-  // "memory_record.csv" or "kineto [memory]".
-  const char* from() const { return from_; }
+  // The profile's MemoryData::records_from, or "kineto [memory]".
+  const std::string& from() const { return from_; }
   // No memory data at all: no memory files and no device [memory] events.
   bool none() const { return none_; }
   // Where backward passes start, ascending: the host ops that fwdbwd flows
@@ -141,7 +141,7 @@ class MemorySamples {
   std::vector<model::MemoryRecordRow> owned_;
   bool own_ = false;
   bool none_ = false;
-  const char* from_ = "memory_record.csv";
+  std::string from_;
 };
 
 // nullopt when the profile has no memory data (no memory files, no Kineto

@@ -837,6 +837,7 @@ Status ReadMemoryRecordTable(const DbContext& ctx) {
   RowLedger ledger(db.path() + ":MEMORY_RECORD");
   model::MemoryData& memory = ctx.profile->memory;
   memory.has_records = true;
+  memory.records_from = "MEMORY_RECORD table";
   TS_RETURN_IF_ERROR(ForEachRow(stmt, ledger, [&](int64_t line) {
     const std::optional<int64_t> ts = TimeCell(stmt, 1, "timestamp", &ledger, line);
     if (!ts) return;
@@ -982,6 +983,10 @@ Status ReadNpuMemTable(const DbContext& ctx) {
     ctx.profile->memory.records.push_back(row);
     ledger.Use();
   }));
+  model::MemoryData& memory = ctx.profile->memory;
+  if (ledger.rows_used() > 0) {
+    memory.records_from = memory.has_records ? "MEMORY_RECORD + NPU_MEM tables" : "NPU_MEM table";
+  }
   ctx.profile->ledgers.push_back(std::move(ledger));
   return Status::Ok();
 }
