@@ -326,6 +326,7 @@ TEST(AscendDbReaderTest, ReadsTheMemoryTablesIntoTheModelWithLedgers) {
   ASSERT_TRUE(u.has_value());
   EXPECT_EQ(u->peak_allocated_bytes, 3 * kMiB);
   EXPECT_EQ(u->peak_allocated_ns, 1200);
+  EXPECT_EQ(u->samples_from, "MEMORY_RECORD + NPU_MEM tables");  // never "memory_record.csv"
   EXPECT_EQ(u->peak_reserved_bytes, 4 * kMiB);
   EXPECT_EQ(u->gap_min_bytes, kMiB);
   EXPECT_EQ(u->app_peak_reserved_bytes, 2212077568);
