@@ -25,7 +25,6 @@
 #include "formats/ascend/profiler_metadata_reader.h"
 #include "formats/ascend/rank_inventory.h"
 #include "formats/ascend_db/ascend_db_importer.h"
-#include "formats/ascend_db/compute_task_join.h"
 #include "formats/ascend_db/sqlite_db.h"
 #include "formats/trace/chrome_json.h"
 #include "formats/trace/timeline_builder.h"
@@ -308,13 +307,13 @@ struct KernelCaches {
 
 // Name, op type (derived from the name where COMPUTE_TASK_INFO has none),
 // accelerator core and kind of a TASK + COMPUTE_TASK_INFO row.
-void FillKernelStrings(const ComputeCells& cells, int64_t line, StringTable* strings,
+void FillKernelStrings(const SqliteStatement& stmt, int64_t line, StringTable* strings,
                        KernelCaches* caches, RowLedger* ledger, StringPool& pool,
                        model::DeviceEvent* row) {
-  const std::optional<int64_t>& name_id = cells.name;
+  const std::optional<int64_t> name_id = stmt.Int64(7);
   row->name = strings->Intern(name_id, ledger, "name", line, &caches->names);
   const StringId op_type =
-      strings->Intern(cells.op_type, ledger, "opType", line, &caches->op_types);
+      strings->Intern(stmt.Int64(8), ledger, "opType", line, &caches->op_types);
   row->op_type_derived = IsMissingValue(pool.Get(op_type));
   row->op_type = op_type;
   if (row->op_type_derived) {
@@ -326,7 +325,7 @@ void FillKernelStrings(const ComputeCells& cells, int64_t line, StringTable* str
       if (name_id) caches->derived_op_types.Put(*name_id, row->op_type);
     }
   }
-  row->accelerator = strings->Intern(cells.task_type, ledger, "taskType", line, &caches->cores);
+  row->accelerator = strings->Intern(stmt.Int64(9), ledger, "taskType", line, &caches->cores);
   const std::string_view core = pool.Get(row->accelerator);
   row->kind = core == "HCCL" || core == "COMMUNICATION" || pool.Get(row->name).starts_with("hcom_")
                   ? model::ActivityKind::kCommunication
@@ -395,14 +394,13 @@ Result<std::unordered_map<int64_t, model::PmuMetrics>> ReadTaskPmu(const DbConte
   return pmu;
 }
 
-// TASK LEFT JOIN COMPUTE_TASK_INFO (compute_task_join.h): one kernel per
-// compute task, with the communication ops of |ops| (sorted by start)
-// merged in before the first task that starts after them.
+// TASK LEFT JOIN COMPUTE_TASK_INFO: one kernel per compute task, with the
+// communication ops of |ops| (sorted by start) merged in before the first
+// task that starts after them.
 Status ReadComputeTasks(const DbContext& ctx, const std::vector<model::DeviceEvent>& ops) {
-  static constexpr ColumnSpec kTask[] = {
-      {"startNs", true},      {"endNs", true},     {"deviceId", false},    {"streamId", false},
-      {"globalTaskId", true}, {"taskType", false}, {"connectionId", false}};
-  // In ComputeCells' order, after the key.
+  static constexpr ColumnSpec kTask[] = {{"startNs", true},      {"endNs", true},
+                                         {"deviceId", false},    {"streamId", false},
+                                         {"globalTaskId", true}, {"taskType", false}};
   static constexpr ColumnSpec kCompute[] = {{"globalTaskId", true},    {"name", true},
                                             {"opType", false},         {"taskType", false},
                                             {"blockDim", false},       {"inputShapes", false},
@@ -411,10 +409,17 @@ Status ReadComputeTasks(const DbContext& ctx, const std::vector<model::DeviceEve
   const SqliteDb& db = *ctx.db;
   TS_ASSIGN_OR_RETURN(std::string task_list, SelectList(db, "TASK", "t", kTask));
   TS_ASSIGN_OR_RETURN(std::string compute_list, SelectList(db, "COMPUTE_TASK_INFO", "c", kCompute));
+  // The host op link (column 16): CONNECTION_IDS.connectionId, kept as the
+  // row's correlation until ReadHostOps resolves it.
+  static constexpr ColumnSpec kLink[] = {{"connectionId", false}};
+  TS_ASSIGN_OR_RETURN(std::string link_list, SelectList(db, "TASK", "t", kLink));
   TS_ASSIGN_OR_RETURN(std::unordered_set<int64_t> comm_tasks, CommunicationTaskIds(db));
-  TS_ASSIGN_OR_RETURN(ComputeTaskJoin join, ComputeTaskJoin::Open(db, compute_list));
-  TS_ASSIGN_OR_RETURN(SqliteStatement stmt,
-                      db.Prepare("SELECT " + task_list + " FROM TASK t", "TASK"));
+  TS_ASSIGN_OR_RETURN(
+      SqliteStatement stmt,
+      db.Prepare("SELECT " + task_list + ", " + compute_list + ", " + link_list +
+                     " FROM TASK t LEFT JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = "
+                     "t.globalTaskId",
+                 "TASK"));
   RowLedger ledger(db.path() + ":TASK");
   model::DeviceEvents& events = ctx.profile->device_events;
   TS_RETURN_IF_ERROR(ReserveRows(db, &events));
@@ -423,53 +428,44 @@ Status ReadComputeTasks(const DbContext& ctx, const std::vector<model::DeviceEve
   KernelCaches caches;
   model::DeviceEvent row;
   size_t next_op = 0;
-  for (int64_t line = 1;; ++line) {
-    TS_ASSIGN_OR_RETURN(bool more, stmt.Step());
-    if (!more) break;
-    ledger.CountRead();
-    if (!ReadSpan(stmt, 0, 1, &ledger, line, &row.start_ns, &row.duration_ns)) continue;
+  TS_RETURN_IF_ERROR(ForEachRow(stmt, ledger, [&](int64_t line) {
+    if (!ReadSpan(stmt, 0, 1, &ledger, line, &row.start_ns, &row.duration_ns)) return;
     while (next_op < ops.size() && ops[next_op].start_ns < row.start_ns) {
       events.Append(ops[next_op++]);
     }
-    const std::optional<int64_t> id = stmt.Int64(4);
-    const ComputeCells* cells = nullptr;
-    if (id) {
-      TS_ASSIGN_OR_RETURN(cells, join.Find(*id));
-    }
-    if (cells == nullptr) {  // no COMPUTE_TASK_INFO row: not a kernel
+    if (!stmt.Int64(6)) {  // no COMPUTE_TASK_INFO row: not a kernel
+      const std::optional<int64_t> id = stmt.Int64(4);
       std::string task_type(strings.Text(stmt.Int64(5), &ledger, "taskType", line));
       ledger.Skip(id && comm_tasks.count(*id) > 0 ? RowIssue::kHcclPlaneTask
                                                   : RowIssue::kNonComputeDeviceTask,
                   line, std::move(task_type));
-      continue;
+      return;
     }
-    FillKernelStrings(*cells, line, &strings, &caches, &ledger, ctx.profile->strings, &row);
+    FillKernelStrings(stmt, line, &strings, &caches, &ledger, ctx.profile->strings, &row);
     row.device = Int32Or(stmt.Int64(2), ctx.device);
     row.stream = Int32Or(stmt.Int64(3), model::kNoStream);
-    row.block_dim = Int32Or(cells->block_dim, 0);
+    row.block_dim = Int32Or(stmt.Int64(10), 0);
     row.input_shapes =
-        strings.Intern(cells->input_shapes, &ledger, "inputShapes", line, &caches.shapes, Unquoted);
-    row.input_dtypes = strings.Intern(cells->input_dtypes, &ledger, "inputDataTypes", line,
-                                      &caches.dtypes, Unquoted);
-    row.output_shapes = strings.Intern(cells->output_shapes, &ledger, "outputShapes", line,
-                                       &caches.shapes, Unquoted);
-    row.output_dtypes = strings.Intern(cells->output_dtypes, &ledger, "outputDataTypes", line,
-                                       &caches.dtypes, Unquoted);
-    const std::optional<int64_t>& wait = cells->wait_ns;
+        strings.Intern(stmt.Int64(11), &ledger, "inputShapes", line, &caches.shapes, Unquoted);
+    row.input_dtypes =
+        strings.Intern(stmt.Int64(12), &ledger, "inputDataTypes", line, &caches.dtypes, Unquoted);
+    row.output_shapes =
+        strings.Intern(stmt.Int64(14), &ledger, "outputShapes", line, &caches.shapes, Unquoted);
+    row.output_dtypes =
+        strings.Intern(stmt.Int64(15), &ledger, "outputDataTypes", line, &caches.dtypes, Unquoted);
+    const std::optional<int64_t> wait = stmt.Int64(13);
     row.wait_ns = wait && InTimeRange(*wait) ? *wait : 0;
     row.op_state = model::OpState::kUnknown;
     row.step = StepOf(*ctx.steps, row.start_ns);
-    // The host op link: CONNECTION_IDS.connectionId, kept as the row's
-    // correlation until ReadHostOps resolves it.
-    row.correlation = stmt.Int64(6).value_or(model::kNoId);
+    row.correlation = stmt.Int64(16).value_or(model::kNoId);
     if (pmu.empty()) {
       events.Append(row);
     } else {
-      const auto metrics = pmu.find(*id);
+      const auto metrics = pmu.find(stmt.Int64(4).value_or(-1));
       events.Append(row, metrics == pmu.end() ? model::PmuMetrics{} : metrics->second);
     }
     ledger.Use();
-  }
+  }));
   while (next_op < ops.size()) events.Append(ops[next_op++]);
   ctx.profile->ledgers.push_back(std::move(ledger));
   return Status::Ok();

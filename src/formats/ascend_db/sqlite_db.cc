@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 #include <sqlite3.h>
 
-#include <cctype>
 #include <utility>
 
 #include "core/numbers.h"
@@ -97,23 +96,6 @@ Result<std::set<std::string>> SqliteDb::Columns(std::string_view table) const {
   return columns;
 }
 
-Result<bool> SqliteDb::IsIntegerPrimaryKey(std::string_view table, std::string_view column) const {
-  TS_ASSIGN_OR_RETURN(SqliteStatement stmt,
-                      Prepare(fmt::format("PRAGMA table_info(\"{}\")", table), table));
-  int key_columns = 0;
-  bool integer_key = false;
-  for (;;) {
-    TS_ASSIGN_OR_RETURN(bool row, stmt.Step());
-    if (!row) break;
-    if (stmt.Int64(5).value_or(0) == 0) continue;  // pk: 0, or its place in the key
-    ++key_columns;
-    std::string type(stmt.Text(2));
-    for (char& c : type) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    integer_key = stmt.Text(1) == column && type == "INTEGER";
-  }
-  return key_columns == 1 && integer_key;
-}
-
 Result<SqliteStatement> SqliteDb::Prepare(const std::string& sql, std::string_view what) const {
   sqlite3_stmt* stmt = nullptr;
   const int rc = sqlite3_prepare_v2(db_, sql.c_str(), static_cast<int>(sql.size()), &stmt, nullptr);
@@ -145,14 +127,6 @@ Result<bool> SqliteStatement::Step() {
   if (rc == SQLITE_DONE) return false;
   return SqliteError(db_->path(), what_, sqlite3_db_handle(stmt_), rc);
 }
-
-Status SqliteStatement::BindInt64(int index, int64_t value) {
-  const int rc = sqlite3_bind_int64(stmt_, index, value);
-  if (rc == SQLITE_OK) return Status::Ok();
-  return SqliteError(db_->path(), what_, sqlite3_db_handle(stmt_), rc);
-}
-
-void SqliteStatement::Reset() { sqlite3_reset(stmt_); }
 
 bool SqliteStatement::IsNull(int column) const {
   return sqlite3_column_type(stmt_, column) == SQLITE_NULL;

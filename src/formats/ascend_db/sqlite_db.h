@@ -41,10 +41,6 @@ class SqliteDb {
   Result<bool> HasTable(std::string_view table) const;
   // The table's column names (PRAGMA table_info), empty when it has none.
   Result<std::set<std::string>> Columns(std::string_view table) const;
-  // Whether |column| is the table's one-column INTEGER PRIMARY KEY: the key
-  // its B-tree is ordered by, so a scan in that order needs no sort and a
-  // lookup by it is one tree search.
-  Result<bool> IsIntegerPrimaryKey(std::string_view table, std::string_view column) const;
   // |what| names the query in errors ("TASK").
   Result<SqliteStatement> Prepare(const std::string& sql, std::string_view what) const;
 
@@ -65,10 +61,6 @@ class SqliteStatement {
   // true: a row is ready; false: done. An error (a damaged page, a
   // malformed database) is a Status naming the file and the query.
   Result<bool> Step();
-  // Binds parameter |index| (1-based) for the next run; Reset first when
-  // the statement has run.
-  Status BindInt64(int index, int64_t value);
-  void Reset();
 
   bool IsNull(int column) const;
   // An integer cell: INTEGER as is, TEXT holding a decimal integer parsed;
