@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+#include <vector>
+
 #include "analysis/common/breakdown_intervals.h"
 #include "analysis/step/step_budget.h"
 #include "model/kernel_names.h"
@@ -18,6 +22,56 @@ TEST(BreakdownIntervals, UnionMergesOverlapsAndTouching) {
   EXPECT_EQ(u[0].end, 4);
   EXPECT_EQ(u[1].end, 12);
   EXPECT_EQ(TotalLength(u), 11);
+}
+
+// A brute-force union: every covered ns of a small range marked.
+std::vector<Interval> UnionByCells(const std::vector<Interval>& intervals) {
+  std::vector<bool> covered(200, false);
+  for (const Interval& iv : intervals) {
+    for (int64_t t = iv.start; t < iv.end; ++t) covered[static_cast<size_t>(t)] = true;
+  }
+  std::vector<Interval> out;
+  for (int64_t t = 0; t < 200; ++t) {
+    if (!covered[static_cast<size_t>(t)]) continue;
+    if (!out.empty() && out.back().end == t) {
+      out.back().end = t + 1;
+    } else {
+      out.push_back({t, t + 1});
+    }
+  }
+  return out;
+}
+
+// UnionOf (in place) and UnionBuilder (merging as intervals come, sorting
+// only once one comes out of order) both equal the brute-force union, on
+// sorted, nearly sorted and shuffled inputs with empty and nested ones.
+TEST(BreakdownIntervals, UnionOfAndUnionBuilderEqualABruteForceUnion) {
+  std::mt19937 random(11);
+  for (int round = 0; round < 300; ++round) {
+    std::vector<Interval> intervals(static_cast<size_t>(random() % 40));
+    for (Interval& iv : intervals) {
+      iv.start = static_cast<int64_t>(random() % 180);
+      iv.end = iv.start + static_cast<int64_t>(random() % 15) - 2;  // some empty or reversed
+    }
+    if (round % 3 != 2) {
+      std::sort(intervals.begin(), intervals.end(),
+                [](const Interval& a, const Interval& b) { return a.start < b.start; });
+      if (round % 3 == 1 && intervals.size() > 4) std::swap(intervals[1], intervals[3]);
+    }
+    const std::vector<Interval> expected = UnionByCells(intervals);
+    UnionBuilder builder;
+    for (const Interval& iv : intervals) builder.Add(iv);
+    const std::vector<Interval> built = std::move(builder).Take();
+    const std::vector<Interval> sorted = UnionOf(intervals);
+    ASSERT_EQ(built.size(), expected.size()) << "round " << round;
+    ASSERT_EQ(sorted.size(), expected.size()) << "round " << round;
+    for (size_t k = 0; k < expected.size(); ++k) {
+      EXPECT_EQ(built[k].start, expected[k].start) << "round " << round;
+      EXPECT_EQ(built[k].end, expected[k].end) << "round " << round;
+      EXPECT_EQ(sorted[k].start, expected[k].start) << "round " << round;
+      EXPECT_EQ(sorted[k].end, expected[k].end) << "round " << round;
+    }
+  }
 }
 
 TEST(BreakdownIntervals, LengthMinus) {

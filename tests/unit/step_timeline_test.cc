@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/common/family_rules.h"
@@ -94,6 +96,49 @@ TEST(StepTimelineTest, ZoomKeepsKernelsRunningIntoItAndNarrowsInsteadOfCutting) 
     EXPECT_GT(static_cast<double>(k.start_ns + k.duration_ns), zoom.start_ns);
     EXPECT_LT(static_cast<double>(k.start_ns), zoom.start_ns + zoom.width_ns);
   }
+}
+
+// The longest free gaps, longest first and ties by start, with the kernels
+// on either side; gaps under min_gap_ns are not free time. The gaps are
+// kept in a bounded heap, so this pins the order a sort of all would give.
+TEST(StepTimelineTest, LongestGapsAreTheLongestFewInOrder) {
+  model::RankProfile profile;
+  int64_t t = 0;
+  int index = 0;
+  auto add = [&](int64_t dur_us, int64_t gap_after_us) {
+    model::DeviceEvent e;
+    e.step = 1;
+    e.name = profile.strings.Intern("K" + std::to_string(index++));
+    e.op_type = e.name;
+    e.kind = model::ActivityKind::kCompute;
+    e.start_ns = t * 1000;
+    e.duration_ns = dur_us * 1000;
+    profile.device_events.Append(e);
+    t += dur_us + gap_after_us;
+  };
+  // Gaps after K0..K8 (us): 5 3 9 5 0 7 9 2 5 (K9 last); 0.5 us gaps do not count.
+  for (int64_t gap : {5, 3, 9, 5, 0, 7, 9, 2, 5}) add(10, gap);
+  add(10, 0);
+  profile.device_events.SortByStart();
+  const KernelFamilies families(profile, FamilyRules::Builtin());
+  TimelineOptions options;
+  options.longest_gaps = 4;
+  const StepTimeline timeline = ComputeStepTimeline(profile, 1, families, options);
+  ASSERT_EQ(timeline.longest_gaps.size(), 4u);
+  const std::vector<std::pair<int64_t, std::string>> expected = {
+      {9, "K2"}, {9, "K6"}, {7, "K5"}, {5, "K0"}};  // the 5 us gaps after K3 and K8 start later
+  for (size_t k = 0; k < expected.size(); ++k) {
+    EXPECT_EQ(timeline.longest_gaps[k].duration_ns, expected[k].first * 1000) << k;
+    EXPECT_EQ(timeline.longest_gaps[k].before, expected[k].second) << k;
+  }
+  EXPECT_EQ(timeline.longest_gaps[0].after, "K3");
+  EXPECT_EQ(timeline.longest_gaps[0].start_ns, (10 + 5 + 10 + 3 + 10) * 1000);
+  options.longest_gaps = 0;
+  EXPECT_TRUE(ComputeStepTimeline(profile, 1, families, options).longest_gaps.empty());
+  options.longest_gaps = 50;  // more asked than there are: all 8, still in order
+  const StepTimeline all = ComputeStepTimeline(profile, 1, families, options);
+  ASSERT_EQ(all.longest_gaps.size(), 8u);
+  EXPECT_EQ(all.longest_gaps.back().duration_ns, 2000);
 }
 
 }  // namespace

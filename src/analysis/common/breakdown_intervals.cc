@@ -13,16 +13,41 @@ std::vector<Interval> UnionOf(std::vector<Interval> v) {
   // The merge below only needs start order (ties merge either way). Device
   // activity usually arrives sorted by start already: skip the sort then.
   if (!std::is_sorted(v.begin(), v.end(), ByStart)) std::sort(v.begin(), v.end(), ByStart);
-  std::vector<Interval> out;
+  size_t kept = 0;  // v[0, kept) is the union so far; reads stay ahead of writes
   for (const Interval& iv : v) {
     if (iv.end <= iv.start) continue;
-    if (!out.empty() && iv.start <= out.back().end) {
-      out.back().end = std::max(out.back().end, iv.end);
+    if (kept > 0 && iv.start <= v[kept - 1].end) {
+      v[kept - 1].end = std::max(v[kept - 1].end, iv.end);
     } else {
-      out.push_back(iv);
+      v[kept++] = iv;
     }
   }
-  return out;
+  v.resize(kept);
+  return v;
+}
+
+void UnionBuilder::Add(Interval interval) {
+  if (!in_order_) {
+    pieces_.push_back(interval);
+    return;
+  }
+  if (interval.end <= interval.start) return;
+  if (interval.start < last_start_) {
+    in_order_ = false;  // the pieces so far are a union: Take merges the rest into them
+    pieces_.push_back(interval);
+    return;
+  }
+  last_start_ = interval.start;
+  if (!pieces_.empty() && interval.start <= pieces_.back().end) {
+    pieces_.back().end = std::max(pieces_.back().end, interval.end);
+  } else {
+    pieces_.push_back(interval);
+  }
+}
+
+std::vector<Interval> UnionBuilder::Take() && {
+  if (in_order_) return std::move(pieces_);
+  return UnionOf(std::move(pieces_));
 }
 
 std::vector<Interval> UnionOfMerged(const std::vector<Interval>& a,

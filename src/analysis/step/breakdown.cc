@@ -10,7 +10,7 @@ TimeBudget BudgetOfRows(std::span<const int64_t> start_ns, std::span<const int64
                         std::span<const model::ActivityKind> kinds,
                         std::span<const uint32_t> rows) {
   using model::ActivityKind;
-  std::vector<Interval> compute, comm, memcpy, memset;
+  UnionBuilder compute, comm, memcpy, memset;
   TimeBudget b;
   bool first = true;
   for (uint32_t i : rows) {
@@ -22,21 +22,23 @@ TimeBudget BudgetOfRows(std::span<const int64_t> start_ns, std::span<const int64
     first = false;
     switch (kind) {
       case ActivityKind::kCompute:
-        compute.push_back(iv);
+        compute.Add(iv);
         break;
       case ActivityKind::kCommunication:
-        comm.push_back(iv);
+        comm.Add(iv);
         break;
       case ActivityKind::kMemcpy:
-        memcpy.push_back(iv);
+        memcpy.Add(iv);
         break;
       case ActivityKind::kMemset:
-        memset.push_back(iv);
+        memset.Add(iv);
         break;
     }
   }
   if (b.activities == 0) return b;
-  FillBudget(std::move(compute), std::move(comm), std::move(memcpy), std::move(memset), &b);
+  // Unions already: FillBudget's UnionOf finds them sorted and merged.
+  FillBudget(std::move(compute).Take(), std::move(comm).Take(), std::move(memcpy).Take(),
+             std::move(memset).Take(), &b);
   return b;
 }
 

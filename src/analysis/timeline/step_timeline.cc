@@ -224,7 +224,8 @@ StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step
   // DeviceEvents is sorted by start, so rows are in start order.
   const int64_t origin = kernels.start_ns[rows.front()];
   int64_t window_end = origin;
-  std::vector<Interval> compute, comm, other, p2p, all_to_all, tensor_parallel;
+  UnionBuilder compute, comm, other;
+  std::vector<Interval> p2p, all_to_all, tensor_parallel;
   const CollectiveGroups groups(profile.info);
   // Profile string id -> index in timeline.strings; families likewise.
   std::unordered_map<StringId, uint32_t> local_string;
@@ -243,7 +244,7 @@ StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step
     window_end = std::max(window_end, kernels.end_ns(i));
     Lane lane = LaneOf(profile, i);
     Interval interval{kernels.start_ns[i], kernels.end_ns(i)};
-    (lane == Lane::kCompute ? compute : lane == Lane::kComm ? comm : other).push_back(interval);
+    (lane == Lane::kCompute ? compute : lane == Lane::kComm ? comm : other).Add(interval);
     if (lane == Lane::kComm) {
       const std::string_view name = CollectiveNameOf(profile, i);
       const CollectiveType type = ClassifyCollective(name);
@@ -263,9 +264,9 @@ StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step
   timeline.step_start_ns = origin;
   timeline.kernel_count = static_cast<int64_t>(rows.size());
   timeline.span_ns = window_end - origin;
-  std::vector<Interval> compute_union = UnionOf(compute);
-  std::vector<Interval> comm_union = UnionOf(comm);
-  std::vector<Interval> other_union = UnionOf(other);
+  std::vector<Interval> compute_union = std::move(compute).Take();
+  std::vector<Interval> comm_union = std::move(comm).Take();
+  std::vector<Interval> other_union = std::move(other).Take();
   std::vector<Interval> all_union =
       UnionOfMerged(UnionOfMerged(compute_union, comm_union), other_union);
   timeline.compute_ns = TotalLength(compute_union);
@@ -299,24 +300,36 @@ StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step
     return timeline;
   }
 
-  // Free gaps between consecutive pieces of the all-activity union.
-  std::vector<FreeGap> gaps;
-  for (size_t g = 1; g < all_union.size(); ++g) {
-    int64_t gap_start = all_union[g - 1].end;
-    int64_t gap_end = all_union[g].start;
-    if (gap_end - gap_start < options.min_gap_ns) continue;
-    gaps.push_back(FreeGap{gap_start - origin, gap_end - gap_start, "", ""});
+  // Free gaps between consecutive pieces of the all-activity union; only
+  // the longest few are kept, in a bounded heap (a step has ~10^5-10^6
+  // gaps: a list of all of them was the largest allocation of the
+  // analysis). Longest first, ties by start, as a partial sort of all.
+  struct Span {
+    int64_t start_ns;
+    int64_t duration_ns;
+  };
+  const auto longer = [](const Span& a, const Span& b) {
+    if (a.duration_ns != b.duration_ns) return a.duration_ns > b.duration_ns;
+    return a.start_ns < b.start_ns;
+  };
+  std::vector<Span> longest;  // a heap whose front is the shortest kept
+  longest.reserve(options.longest_gaps);
+  for (size_t g = 1; g < all_union.size() && options.longest_gaps > 0; ++g) {
+    const Span gap{all_union[g - 1].end - origin, all_union[g].start - all_union[g - 1].end};
+    if (gap.duration_ns < options.min_gap_ns) continue;
+    if (longest.size() < options.longest_gaps) {
+      longest.push_back(gap);
+      std::push_heap(longest.begin(), longest.end(), longer);
+    } else if (longer(gap, longest.front())) {
+      std::pop_heap(longest.begin(), longest.end(), longer);
+      longest.back() = gap;
+      std::push_heap(longest.begin(), longest.end(), longer);
+    }
   }
-  // Only the longest few are kept: partial_sort, not a full sort of 10^5 gaps.
-  size_t keep = std::min(gaps.size(), options.longest_gaps);
-  std::partial_sort(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(keep), gaps.end(),
-                    [](const FreeGap& a, const FreeGap& b) {
-                      if (a.duration_ns != b.duration_ns) return a.duration_ns > b.duration_ns;
-                      return a.start_ns < b.start_ns;
-                    });
-  // A new vector, not resize: the timeline outlives the analysis of its
-  // rank, and the capacity of every gap of the step would stay with it.
-  gaps = std::vector<FreeGap>(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(keep));
+  std::sort_heap(longest.begin(), longest.end(), longer);
+  std::vector<FreeGap> gaps;
+  gaps.reserve(longest.size());
+  for (const Span& gap : longest) gaps.push_back(FreeGap{gap.start_ns, gap.duration_ns, "", ""});
   for (FreeGap& gap : gaps) {
     const int64_t gap_start = origin + gap.start_ns;
     const int64_t gap_end = gap_start + gap.duration_ns;
