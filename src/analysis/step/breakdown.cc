@@ -5,6 +5,28 @@
 #include "analysis/common/breakdown_intervals.h"
 
 namespace trainscope::analysis {
+namespace {
+
+// The budget from the unions of the four kinds' intervals; |activities|
+// and the window are the caller's.
+void FillBudgetOfUnions(const std::vector<Interval>& u_compute, const std::vector<Interval>& u_comm,
+                        const std::vector<Interval>& u_memcpy,
+                        const std::vector<Interval>& u_memset, TimeBudget* b) {
+  std::vector<Interval> u_cc = UnionOfMerged(u_compute, u_comm);
+  std::vector<Interval> u_all = UnionOfMerged(UnionOfMerged(u_cc, u_memcpy), u_memset);
+  b->total_ns = b->window_end_ns - b->window_start_ns;
+  b->busy_ns = TotalLength(u_all);
+  b->computation_ns = TotalLength(u_compute);
+  b->communication_ns = TotalLength(u_comm);
+  b->exposed_communication_ns = LengthMinus(u_comm, u_compute);
+  b->memcpy_ns = TotalLength(u_memcpy);
+  b->exposed_memcpy_ns = LengthMinus(u_memcpy, u_cc);
+  b->memset_ns = TotalLength(u_memset);
+  b->exposed_memset_ns = LengthMinus(u_memset, UnionOfMerged(u_cc, u_memcpy));
+  b->idle_ns = b->total_ns - b->busy_ns;
+}
+
+}  // namespace
 
 TimeBudget BudgetOfRows(std::span<const int64_t> start_ns, std::span<const int64_t> duration_ns,
                         std::span<const model::ActivityKind> kinds,
@@ -36,30 +58,9 @@ TimeBudget BudgetOfRows(std::span<const int64_t> start_ns, std::span<const int64
     }
   }
   if (b.activities == 0) return b;
-  // Unions already: FillBudget's UnionOf finds them sorted and merged.
-  FillBudget(std::move(compute).Take(), std::move(comm).Take(), std::move(memcpy).Take(),
-             std::move(memset).Take(), &b);
+  FillBudgetOfUnions(std::move(compute).Take(), std::move(comm).Take(), std::move(memcpy).Take(),
+                     std::move(memset).Take(), &b);
   return b;
-}
-
-void FillBudget(std::vector<Interval> compute, std::vector<Interval> comm,
-                std::vector<Interval> memcpy, std::vector<Interval> memset, TimeBudget* b) {
-  std::vector<Interval> u_compute = UnionOf(std::move(compute));
-  std::vector<Interval> u_comm = UnionOf(std::move(comm));
-  std::vector<Interval> u_memcpy = UnionOf(std::move(memcpy));
-  std::vector<Interval> u_memset = UnionOf(std::move(memset));
-  std::vector<Interval> u_cc = UnionOfMerged(u_compute, u_comm);
-  std::vector<Interval> u_all = UnionOfMerged(UnionOfMerged(u_cc, u_memcpy), u_memset);
-  b->total_ns = b->window_end_ns - b->window_start_ns;
-  b->busy_ns = TotalLength(u_all);
-  b->computation_ns = TotalLength(u_compute);
-  b->communication_ns = TotalLength(u_comm);
-  b->exposed_communication_ns = LengthMinus(u_comm, u_compute);
-  b->memcpy_ns = TotalLength(u_memcpy);
-  b->exposed_memcpy_ns = LengthMinus(u_memcpy, u_cc);
-  b->memset_ns = TotalLength(u_memset);
-  b->exposed_memset_ns = LengthMinus(u_memset, UnionOfMerged(u_cc, u_memcpy));
-  b->idle_ns = b->total_ns - b->busy_ns;
 }
 
 }  // namespace trainscope::analysis

@@ -37,12 +37,6 @@ struct TimeBudget {
   int64_t idle_ns = 0;
 };
 
-// The budget from the four kinds' intervals (any order, overlaps allowed);
-// |activities| and the window are the caller's. Shared by the trace and the
-// kernel_details.csv paths so both compute the same quantities the same way.
-void FillBudget(std::vector<Interval> compute, std::vector<Interval> comm,
-                std::vector<Interval> memcpy, std::vector<Interval> memset, TimeBudget* b);
-
 // The budget of |rows| of the DeviceEvents table given by its start,
 // duration and kind columns (the one budget path; the HTA parity tests pass
 // relabelled kinds).
