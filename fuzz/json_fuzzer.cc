@@ -73,8 +73,25 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)trainscope::formats::ParseProfilerMetadata(input, "profiler_metadata.json", &info);
   }
   {
+    // communication.json is read one step at a time when large: both ways
+    // agree on every input (ok or not, and the same ops when ok).
+    trainscope::model::CommunicationData whole;
+    trainscope::model::CommunicationData pieces;
+    const trainscope::Status whole_status = trainscope::formats::ParseCommunication(
+        input, "communication.json", &whole, {input.size() + 1, {}});
+    const trainscope::Status piece_status =
+        trainscope::formats::ParseCommunication(input, "communication.json", &pieces, {0, {}});
+    Check(whole_status.ok() == piece_status.ok());
+    if (whole_status.ok()) {
+      Check(whole.ops.size() == pieces.ops.size());
+      for (size_t i = 0; i < whole.ops.size(); ++i) {
+        Check(whole.ops[i].name == pieces.ops[i].name && whole.ops[i].step == pieces.ops[i].step);
+      }
+      Check(whole.notes == pieces.notes);
+    }
+  }
+  {
     trainscope::model::CommunicationData communication;
-    (void)trainscope::formats::ParseCommunication(input, "communication.json", &communication);
     (void)trainscope::formats::ParseCommunicationMatrix(input, "communication_matrix.json",
                                                         &communication);
   }

@@ -255,11 +255,14 @@ error_code ReadMatrixSection(od::object section, int32_t step, bool p2p, Unknown
 using SectionFn = error_code (*)(od::object, int32_t, bool, Unknowns*, model::CommunicationData*);
 
 // Both files share the outer layout {"step<N>": {"collective": {...}, "p2p": {...}}}.
+// Each step is parsed alone (ForEachTopLevelJsonFieldPiecewise): nothing
+// below keeps a view into the document past its step.
 Status ParseSteps(std::string_view json, const std::string& file_label, SectionFn section_fn,
-                  model::CommunicationData* data) {
+                  const PiecewiseOptions& pieces, model::CommunicationData* data) {
   Unknowns unknowns;
-  Status status = ForEachTopLevelJsonField(
-      json, file_label, [&](std::string_view step_key, od::value step_value) {
+  Status status = ForEachTopLevelJsonFieldPiecewise(
+      json, file_label,
+      [&](std::string_view step_key, od::value step_value) {
         const int32_t step = StepFromKey(step_key);
         od::object sections;
         if (auto error = step_value.get_object().get(sections)) return error;
@@ -269,7 +272,8 @@ Status ParseSteps(std::string_view json, const std::string& file_label, SectionF
           if (auto error = section_value.get_object().get(section)) return error;
           return section_fn(section, step, name == "p2p", &unknowns, data);
         });
-      });
+      },
+      pieces);
   if (unknowns.count > 0) {
     data->notes.push_back(fmt::format(
         "{}: {} value{} not finite, negative or out of range (first: {}); treated as unknown",
@@ -281,22 +285,24 @@ Status ParseSteps(std::string_view json, const std::string& file_label, SectionF
 }  // namespace
 
 Status ParseCommunication(std::string_view json, const std::string& file_label,
-                          model::CommunicationData* data) {
-  TS_RETURN_IF_ERROR(ParseSteps(json, file_label, &ReadOpSection, data));
+                          model::CommunicationData* data, const PiecewiseOptions& pieces) {
+  TS_RETURN_IF_ERROR(ParseSteps(json, file_label, &ReadOpSection, pieces, data));
   data->ops_present = true;
   return Status::Ok();
 }
 
 Status ParseCommunicationMatrix(std::string_view json, const std::string& file_label,
                                 model::CommunicationData* data) {
-  TS_RETURN_IF_ERROR(ParseSteps(json, file_label, &ReadMatrixSection, data));
+  TS_RETURN_IF_ERROR(ParseSteps(json, file_label, &ReadMatrixSection, PiecewiseOptions{}, data));
   data->matrix_present = true;
   return Status::Ok();
 }
 
 Status ReadCommunicationFile(const std::string& path, model::CommunicationData* data) {
   TS_ASSIGN_OR_RETURN(MappedFile file, MappedFile::Open(path));
-  return ParseCommunication(file.data(), path, data);
+  PiecewiseOptions pieces;
+  pieces.release = [&file](size_t begin, size_t end) { file.Release(begin, end); };
+  return ParseCommunication(file.data(), path, data, pieces);
 }
 
 Status ReadCommunicationMatrixFile(const std::string& path, model::CommunicationData* data) {

@@ -7,13 +7,15 @@
 #include <string_view>
 
 #include "core/status.h"
+#include "formats/ascend/json_common.h"
 #include "model/communication.h"
 
 namespace trainscope::formats {
 
-// Appends the ops of a communication.json text to |data|.
+// Appends the ops of a communication.json text to |data|; its steps are
+// parsed one at a time (json_common.h, ForEachTopLevelJsonFieldPiecewise).
 Status ParseCommunication(std::string_view json, const std::string& file_label,
-                          model::CommunicationData* data);
+                          model::CommunicationData* data, const PiecewiseOptions& pieces = {});
 // Appends the links of a communication_matrix.json text to |data|.
 Status ParseCommunicationMatrix(std::string_view json, const std::string& file_label,
                                 model::CommunicationData* data);

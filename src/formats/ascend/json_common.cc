@@ -2,6 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "formats/trace/json_layout.h"
+
 namespace trainscope::formats {
 
 Status JsonError(const std::string& label, simdjson::error_code error) {
@@ -51,6 +57,81 @@ Status ForEachTopLevelJsonField(std::string_view json, const std::string& label,
   simdjson::ondemand::object root;
   if (auto error = doc.get_object().get(root)) return JsonError(label, error);
   if (auto error = ForEachJsonField(root, on_field)) return JsonError(label, error);
+  return Status::Ok();
+}
+
+namespace {
+
+struct Piece {
+  size_t begin = 0;  // the key's opening quote
+  size_t end = 0;    // one past the value
+};
+
+// The top-level fields of |json| as [key, value end) ranges, or false where
+// the light scan meets anything it does not expect (then the whole parse
+// decides what the text is). Whitespace, ':' and ',' between the pieces are
+// checked here, everything inside a piece by simdjson.
+bool CutTopLevelFields(std::string_view json, std::vector<Piece>* pieces) {
+  using trace::SkipSpace;
+  constexpr size_t kNpos = std::string_view::npos;
+  size_t i = SkipSpace(json, 0);
+  if (i >= json.size() || json[i] != '{') return false;
+  i = SkipSpace(json, i + 1);
+  if (i < json.size() && json[i] == '}') return SkipSpace(json, i + 1) == json.size();
+  while (true) {
+    if (i >= json.size() || json[i] != '"') return false;
+    Piece piece;
+    piece.begin = i;
+    i = trace::StringEnd(json, i);
+    if (i == kNpos) return false;
+    i = SkipSpace(json, i);
+    if (i >= json.size() || json[i] != ':') return false;
+    i = SkipSpace(json, i + 1);
+    piece.end = trace::ValueEnd(json, i);
+    if (piece.end == kNpos || piece.end == i) return false;
+    pieces->push_back(piece);
+    i = SkipSpace(json, piece.end);
+    if (i >= json.size()) return false;
+    if (json[i] == '}') return SkipSpace(json, i + 1) == json.size();
+    if (json[i] != ',') return false;
+    i = SkipSpace(json, i + 1);
+  }
+}
+
+}  // namespace
+
+Status ForEachTopLevelJsonFieldPiecewise(std::string_view json, const std::string& label,
+                                         const JsonFieldFn& on_field,
+                                         const PiecewiseOptions& options) {
+  std::vector<Piece> pieces;
+  if (json.size() < options.pieces_from || !CutTopLevelFields(json, &pieces)) {
+    return ForEachTopLevelJsonField(json, label, on_field);
+  }
+  size_t largest = 0;
+  for (const Piece& piece : pieces) largest = std::max(largest, piece.end - piece.begin);
+  // "{" piece "}" plus simdjson's readable padding, reused for every piece.
+  const size_t capacity = largest + 2;
+  std::vector<char> buffer(capacity + simdjson::SIMDJSON_PADDING);
+  simdjson::ondemand::parser parser;
+  if (auto error = parser.allocate(capacity)) return JsonError(label, error);
+  size_t released = 0;
+  for (const Piece& piece : pieces) {
+    const size_t length = piece.end - piece.begin;
+    buffer[0] = '{';
+    std::memcpy(buffer.data() + 1, json.data() + piece.begin, length);
+    buffer[length + 1] = '}';
+    std::memset(buffer.data() + length + 2, 0, simdjson::SIMDJSON_PADDING);
+    simdjson::ondemand::document doc;
+    const simdjson::padded_string_view text(buffer.data(), length + 2, buffer.size());
+    if (auto error = parser.iterate(text).get(doc)) return JsonError(label, error);
+    simdjson::ondemand::object object;
+    if (auto error = doc.get_object().get(object)) return JsonError(label, error);
+    if (auto error = ForEachJsonField(object, on_field)) return JsonError(label, error);
+    if (options.release) {
+      options.release(released, piece.end);
+      released = piece.end;
+    }
+  }
   return Status::Ok();
 }
 

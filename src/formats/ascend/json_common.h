@@ -31,4 +31,26 @@ simdjson::error_code ForEachJsonField(simdjson::ondemand::object object,
 Status ForEachTopLevelJsonField(std::string_view json, const std::string& label,
                                 const JsonFieldFn& on_field);
 
+// Options of ForEachTopLevelJsonFieldPiecewise.
+struct PiecewiseOptions {
+  // Documents smaller than this are parsed whole (0: always in pieces).
+  size_t pieces_from = size_t{1} << 20;
+  // Called with [begin, end) of |json| once no piece needs those bytes again
+  // (a mapped file's pages can go back); may be empty.
+  std::function<void(size_t begin, size_t end)> release;
+};
+
+// ForEachTopLevelJsonField for documents whose top-level values are large
+// and independent (communication.json: one object per step, each a third
+// of a 50 MB file): each field is parsed alone, as the document
+// {"key": value}, by one parser sized to the largest field, so the
+// structural index and the padded copy are of one field, not of the file.
+// The cuts are found by a light scan (strings and brackets matched); where
+// it cannot follow the text, the document is parsed whole, which is the
+// reference behaviour. Unlike ForEachTopLevelJsonField, the views |on_field|
+// is handed are valid during that call only.
+Status ForEachTopLevelJsonFieldPiecewise(std::string_view json, const std::string& label,
+                                         const JsonFieldFn& on_field,
+                                         const PiecewiseOptions& options = {});
+
 }  // namespace trainscope::formats
