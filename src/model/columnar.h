@@ -9,7 +9,8 @@
 // which declares the row struct (one field per column, with its default) and
 // a class with one std::vector per column plus the boilerplate that used to
 // be written per table and per column: size(), Reserve, Append, Row and
-// Permute. Adding a column is one line in the list; a column can no longer be
+// Permute (and Set / ForEachColumn for readers that fill sized columns in
+// parallel). Adding a column is one line in the list; a column can no longer be
 // forgotten in one of the five places. The last argument names the column
 // whose length is the row count.
 //
@@ -42,6 +43,8 @@ void Permute(std::vector<T>* column, const std::vector<uint32_t>& order) {
 #define TS_COLUMNAR_RESERVE_(type, name, init) name.reserve(rows);
 #define TS_COLUMNAR_APPEND_(type, name, init) name.push_back(row.name);
 #define TS_COLUMNAR_GET_(type, name, init) row.name = name[index];
+#define TS_COLUMNAR_SET_(type, name, init) name[index] = row.name;
+#define TS_COLUMNAR_VISIT_(type, name, init) visit(name);
 #define TS_COLUMNAR_PERMUTE_(type, name, init) ::trainscope::model::columnar::Permute(&name, order);
 
 // Declares `struct RowType` and `class ColumnsType` from |COLUMNS|.
@@ -60,6 +63,11 @@ void Permute(std::vector<T>* column, const std::vector<uint32_t>& order) {
       COLUMNS(TS_COLUMNAR_GET_)                                                           \
       return row;                                                                         \
     }                                                                                     \
+    /* Overwrites row |index| (< size()): readers that sized the columns first. */        \
+    void Set(size_t index, const RowType& row) { COLUMNS(TS_COLUMNAR_SET_) }              \
+    /* Calls visit(column) for every column vector, in declaration order. */              \
+    template <typename Visit>                                                             \
+    void ForEachColumn(Visit&& visit) { COLUMNS(TS_COLUMNAR_VISIT_) }                     \
     /* Reorders every column: order[k] = old index of new row k. */                       \
     void Permute(const std::vector<uint32_t>& order) { COLUMNS(TS_COLUMNAR_PERMUTE_) }    \
     COLUMNS(TS_COLUMNAR_VECTOR_)                                                          \

@@ -12,6 +12,14 @@ DeviceEvents::DeviceEvents(DeviceEventColumns columns) : DeviceEventColumns(std:
   IndexSteps();
 }
 
+DeviceEvents::DeviceEvents(DeviceEventColumns columns, PmuColumns pmu)
+    : DeviceEvents(std::move(columns)) {
+  if (pmu.size() > 0) {
+    pmu_ = std::move(pmu);
+    while (pmu_.size() < size()) pmu_.Append(PmuMetrics{});
+  }
+}
+
 void DeviceEvents::Reserve(size_t rows) {
   DeviceEventColumns::Reserve(rows);
   all_rows_.reserve(rows);

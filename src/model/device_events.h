@@ -93,6 +93,8 @@ class DeviceEvents : public DeviceEventColumns {
   // Takes columns filled elsewhere (a trace reader's staging table) and
   // indexes their steps.
   explicit DeviceEvents(DeviceEventColumns columns);
+  // The same with PMU metrics: |pmu| is empty or has one row per event.
+  DeviceEvents(DeviceEventColumns columns, PmuColumns pmu);
 
   void Reserve(size_t rows);
   void Append(const DeviceEvent& row);

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -99,6 +100,14 @@ std::string Describe(const model::RankProfile& profile) {
                        s(k.input_dtypes[i]), s(k.output_shapes[i]), s(k.output_dtypes[i]),
                        static_cast<int>(k.kind[i]), k.op_type_derived[i]);
   }
+  for (size_t i = 0; i < k.size(); ++i) {
+    out += fmt::format("op state {}", static_cast<int>(k.op_state[i]));
+    if (k.has_pmu()) {
+      out += fmt::format(" pmu {} {} {}", k.pmu().aic_mac_ratio[i], k.pmu().aic_mte2_ratio[i],
+                         k.pmu().aiv_vec_ratio[i]);
+    }
+    out += "\n";
+  }
   for (int32_t step : k.Steps()) {
     out += fmt::format("step {}: {} rows, extent {}-{}\n", step, k.RowsOf(step).size(),
                        k.ExtentOf(step)->first_start_ns, k.ExtentOf(step)->last_end_ns);
@@ -172,7 +181,56 @@ TEST(CsvChunksTest, StrayQuoteAndNulAndCrLfEqualWholeFileRead) {
   ExpectChunkedEqualsWhole(crlf);
 }
 
-TEST(CsvChunksTest, ReleaseIsCalledForEveryChunkReadOnce) {
+// |data| with two more columns, a PMU ratio and the OP State, on every line
+// (short rows stay short), so the PMU side table is filled chunk by chunk.
+std::string WithPmuAndOpState(std::string_view data) {
+  std::string out;
+  size_t line = 0;
+  for (size_t begin = 0; begin < data.size(); ++line) {
+    size_t end = data.find('\n', begin);
+    if (end == std::string_view::npos) end = data.size();
+    out += data.substr(begin, end - begin);
+    if (line == 0) {
+      out += ",aic_mac_ratio,OP State";
+    } else if (end > begin) {
+      out += fmt::format(",0.{},{}", line % 10, line % 3 == 0 ? "dynamic" : "static");
+    }
+    out += '\n';
+    begin = end + 1;
+  }
+  return out;
+}
+
+TEST(CsvChunksTest, PmuColumnsAndOpStateEqualWholeFileRead) {
+  const std::string data = WithPmuAndOpState(MixedKernelDetails(false));
+  const std::string whole = ParseWith(data, 1, size_t{1} << 30);
+  EXPECT_NE(whole.find(" pmu 0.3 nan nan"), std::string::npos) << whole.substr(0, 400);
+  EXPECT_NE(whole.find("op state 2"), std::string::npos);
+  ExpectChunkedEqualsWhole(data);
+}
+
+// Records ended by a lone '\r' are records (as in Python's csv), so a file
+// can hold more records than line feeds: the rows past a chunk's slot spill
+// and join in file order.
+TEST(CsvChunksTest, LoneCarriageReturnsReadAsLineFeedsDo) {
+  const std::string lf = WithPmuAndOpState(MixedKernelDetails(false));
+  std::string cr = lf;
+  std::replace(cr.begin(), cr.end(), '\n', '\r');
+  const std::string expected = ParseWith(lf, 1, size_t{1} << 30);
+  EXPECT_EQ(ParseWith(cr, 1, size_t{1} << 30), expected);
+  EXPECT_EQ(ParseWith(cr, 2, 97), expected);
+  // Some records end in '\n', some in '\r': split points fall after the
+  // '\n's, and the chunks hold more records than their line feeds.
+  std::string mixed = lf;
+  for (size_t i = 0, seen = 0; i < mixed.size(); ++i) {
+    if (mixed[i] == '\n' && ++seen % 3 != 0) mixed[i] = '\r';
+  }
+  EXPECT_EQ(ParseWith(mixed, 1, size_t{1} << 30), expected);
+  ExpectChunkedEqualsWhole(mixed);
+  EXPECT_EQ(ParseWith(mixed, 2, 256), expected);
+}
+
+TEST(CsvChunksTest, ReleaseIsCalledForEveryChunkAfterItsCountAndAfterItsRead) {
   const std::string data = MixedKernelDetails(false);
   model::RankProfile profile;
   KernelDetailsOptions options;
@@ -180,10 +238,18 @@ TEST(CsvChunksTest, ReleaseIsCalledForEveryChunkReadOnce) {
   std::vector<std::pair<size_t, size_t>> released;
   options.release = [&](size_t begin, size_t end) { released.emplace_back(begin, end); };
   ASSERT_TRUE(ParseKernelDetails(data, "kd.csv", &profile, options).ok());
-  ASSERT_GT(released.size(), 2u);
-  EXPECT_EQ(released.front().first, kHeader.size());
-  EXPECT_EQ(released.back().second, data.size());
-  for (size_t i = 1; i < released.size(); ++i) EXPECT_EQ(released[i].first, released[i - 1].second);
+  // Two rounds (one thread: in file order), each covering the body once.
+  ASSERT_EQ(released.size() % 2, 0u);
+  const size_t chunks = released.size() / 2;
+  ASSERT_GT(chunks, 2u);
+  for (size_t round = 0; round < 2; ++round) {
+    const size_t first = round * chunks;
+    EXPECT_EQ(released[first].first, kHeader.size());
+    EXPECT_EQ(released[first + chunks - 1].second, data.size());
+    for (size_t i = first + 1; i < first + chunks; ++i) {
+      EXPECT_EQ(released[i].first, released[i - 1].second);
+    }
+  }
 }
 
 TEST(RowLedgerAbsorbTest, AddsCountsAndShiftsSampleLinesKeepingTheFirstSamples) {

@@ -62,8 +62,8 @@ TEST(JsonPiecewise, OddLayoutsFallBackToTheWholeParse) {
   // unterminated value: the light scan stops and the whole parse answers,
   // so the outcome and message are the whole parse's.
   const std::vector<std::string> documents = {
-      R"([1, 2])", R"({"a": 1,})", R"({"a": 1} x)", R"({"a" 1})", R"({"a": {"b": 1})",
-      R"({"a": 1 "b": 2})", R"()", R"({"a": })",
+      R"([1, 2])",         R"({"a": 1,})",       R"({"a": 1} x)", R"({"a" 1})",
+      R"({"a": {"b": 1})", R"({"a": 1 "b": 2})", R"()",           R"({"a": })",
   };
   for (const std::string& json : documents) {
     const Walk whole = WalkWith(json, false);

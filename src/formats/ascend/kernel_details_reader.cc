@@ -173,18 +173,51 @@ std::string_view DeriveOpTypeFromName(std::string_view name) {
 
 namespace {
 
-// What one chunk of the file turns into before it joins the profile: its
-// own rows, strings and ledger, so chunks are read on several threads
-// without sharing anything.
-struct ChunkRows {
+// The rows of the file, written by every chunk's reader into its own slot
+// of columns sized once (no row is copied from a chunk into the table).
+struct RowTable {
   model::DeviceEventColumns rows;
-  model::PmuColumns pmu;
+  model::PmuColumns pmu;  // sized like rows when the file has PMU columns, else empty
+};
+
+// What one chunk of the file turns into: its rows in the table slot
+// [first, first + capacity) (more rows than its line ends, possible only
+// with records ended by a lone '\r', go to |spill|), its own strings and
+// ledger, so chunks are read on several threads without sharing anything.
+// String ids in the slot and the spill are the chunk's own until JoinChunks
+// re-points them.
+struct ChunkRows {
+  size_t first = 0;
+  size_t capacity = 0;
+  size_t written = 0;  // rows in the slot
+  model::DeviceEventColumns spill;
+  model::PmuColumns spill_pmu;
   StringPool strings;
   RowLedger ledger;
   int64_t line_breaks = 0;  // consumed by the chunk's reader
   bool any_step = false;
   bool diverged = false;  // the split was inside a quoted field (csv_chunks.h)
 };
+
+// Rows a chunk can hold at most: one per line end, one more for a last line
+// without one. A row has at least one byte per field (its comma or line
+// end), which caps the slot of a file of blank lines. Records ended by a
+// lone '\r' can exceed it: they spill.
+size_t SlotRows(std::string_view bytes, size_t fields) {
+  const size_t lines = CountLineEnds(bytes) + (bytes.empty() || bytes.back() != '\n' ? 1 : 0);
+  return std::min(lines, bytes.size() / std::max<size_t>(fields, 1) + 1);
+}
+
+// Resizes every column of |table| to |rows|, the columns spread over
+// |threads| (each resize writes its column once: the pages are touched on
+// both cores instead of one).
+void SizeTable(size_t rows, bool has_pmu, unsigned threads, RowTable* table) {
+  std::vector<std::function<void()>> resizes;
+  auto add = [&](auto& column) { resizes.emplace_back([&column, rows] { column.resize(rows); }); };
+  table->rows.ForEachColumn(add);
+  if (has_pmu) table->pmu.ForEachColumn(add);
+  ParallelFor(resizes.size(), threads, [&](size_t i) { resizes[i](); });
+}
 
 // The row loop, one chunk at a time, for the columns one header bound.
 class KernelRowReader {
@@ -198,8 +231,9 @@ class KernelRowReader {
 
   // PipeUtilization columns exist only with aic_metrics: no side table else.
   bool has_pmu() const { return has_pmu_; }
+  size_t fields() const { return cols_.fields(); }
 
-  void Read(std::string_view data, const CsvChunk& chunk, ChunkRows* out) const;
+  void Read(std::string_view data, const CsvChunk& chunk, RowTable* table, ChunkRows* out) const;
 
  private:
   const BoundSpec& cols_;
@@ -207,20 +241,23 @@ class KernelRowReader {
   const bool has_op_state_;
 };
 
-void KernelRowReader::Read(std::string_view data, const CsvChunk& chunk, ChunkRows* out) const {
+void KernelRowReader::Read(std::string_view data, const CsvChunk& chunk, RowTable* table,
+                           ChunkRows* out) const {
   namespace col = ascend_csv;
   const BoundSpec& cols = cols_;
   CsvReader reader(data, CsvReader::ConfiguredMaxRecordBytes(), chunk.begin, chunk.end);
   CsvRecord record;
   RowLedger& ledger = out->ledger;
-  // Rows <= line ends: one cheap pass reserves every column exactly once.
-  // A row has at least one byte per field (its comma or line end), which
-  // caps the reservation for files of blank lines.
-  const std::string_view bytes = data.substr(chunk.begin, chunk.end - chunk.begin);
-  const size_t max_rows = bytes.size() / std::max<size_t>(cols.fields(), 1);
-  const size_t rows = std::min(CountLineEnds(bytes), max_rows) + 1;
-  out->rows.Reserve(rows);
-  if (has_pmu_) out->pmu.Reserve(rows);
+  auto put = [&](const model::DeviceEvent& row, const model::PmuMetrics* pmu) {
+    if (out->written < out->capacity) {
+      const size_t index = out->first + out->written++;
+      table->rows.Set(index, row);
+      if (pmu != nullptr) table->pmu.Set(index, *pmu);
+    } else {
+      out->spill.Append(row);
+      if (pmu != nullptr) out->spill_pmu.Append(*pmu);
+    }
+  };
 
   // One cache for all the string columns: their values never collide in
   // meaning (same text -> same id is exactly what interning means).
@@ -284,13 +321,14 @@ void KernelRowReader::Read(std::string_view data, const CsvChunk& chunk, ChunkRo
     row.output_dtypes = cache->Intern(Unquoted(ReadText(record, cols[col::kKernelOutputTypes])));
     row.op_state = has_op_state_ ? ParseOpState(ReadText(record, cols[col::kKernelOpState]))
                                  : model::OpState::kUnknown;
-    out->rows.Append(row);
     if (has_pmu_) {
       model::PmuMetrics pmu;
       pmu.aic_mac_ratio = ReadRatio(record, cols[col::kKernelAicMacRatio]);
       pmu.aic_mte2_ratio = ReadRatio(record, cols[col::kKernelAicMte2Ratio]);
       pmu.aiv_vec_ratio = ReadRatio(record, cols[col::kKernelAivVecRatio]);
-      out->pmu.Append(pmu);
+      put(row, &pmu);
+    } else {
+      put(row, nullptr);
     }
     ledger.Use();
   }
@@ -298,7 +336,7 @@ void KernelRowReader::Read(std::string_view data, const CsvChunk& chunk, ChunkRo
 }
 
 // Every string column of the table, for re-pointing a chunk's ids at the
-// profile's pool.
+// profile's.
 std::vector<StringId>* StringColumns(model::DeviceEventColumns* rows, size_t k) {
   std::vector<StringId>* columns[] = {
       &rows->name,         &rows->op_type,       &rows->accelerator,  &rows->input_shapes,
@@ -306,40 +344,116 @@ std::vector<StringId>* StringColumns(model::DeviceEventColumns* rows, size_t k) 
   return k < std::size(columns) ? columns[k] : nullptr;
 }
 
+// Closes the gaps the chunks left in their slots (rows skipped, or line
+// ends inside quoted fields) and takes in the spilled rows, in file order.
+// The common case, every slot full and nothing spilled, moves nothing.
+void CloseGaps(std::vector<ChunkRows>* chunks, bool has_pmu, RowTable* table) {
+  const bool spilled = std::any_of(chunks->begin(), chunks->end(),
+                                   [](const ChunkRows& c) { return c.spill.size() > 0; });
+  if (spilled) {
+    // Records ended by lone '\r's: rebuild the table row by row (rare).
+    RowTable joined;
+    for (ChunkRows& chunk : *chunks) {
+      for (size_t i = chunk.first; i < chunk.first + chunk.written; ++i) {
+        joined.rows.Append(table->rows.Row(i));
+        if (has_pmu) joined.pmu.Append(table->pmu.Row(i));
+      }
+      for (size_t i = 0; i < chunk.spill.size(); ++i) {
+        joined.rows.Append(chunk.spill.Row(i));
+        if (has_pmu) joined.pmu.Append(chunk.spill_pmu.Row(i));
+      }
+    }
+    *table = std::move(joined);
+    return;
+  }
+  size_t end = 0;
+  for (const ChunkRows& chunk : *chunks) {
+    if (chunk.first != end) {
+      // Slots are in file order and a chunk never writes past its own, so
+      // rows only ever move towards the front.
+      auto move_down = [&](auto& column) {
+        std::copy(column.begin() + static_cast<ptrdiff_t>(chunk.first),
+                  column.begin() + static_cast<ptrdiff_t>(chunk.first + chunk.written),
+                  column.begin() + static_cast<ptrdiff_t>(end));
+      };
+      table->rows.ForEachColumn(move_down);
+      if (has_pmu) table->pmu.ForEachColumn(move_down);
+    }
+    end += chunk.written;
+  }
+  auto shrink = [end](auto& column) { column.resize(end); };
+  table->rows.ForEachColumn(shrink);
+  if (has_pmu) table->pmu.ForEachColumn(shrink);
+}
+
 // Hands the chunks to the profile in file order: their strings interned
 // into its pool (serial, a few thousand distinct values), their ids
-// re-pointed (parallel), their rows and ledgers appended (serial).
+// re-pointed (parallel), gaps closed, ledgers joined.
 void JoinChunks(std::vector<ChunkRows>* chunks, int64_t first_line, unsigned threads, bool has_pmu,
-                RowLedger* ledger, model::RankProfile* profile) {
+                RowTable* table, RowLedger* ledger, model::RankProfile* profile) {
   std::vector<std::vector<StringId>> to_profile(chunks->size());
-  size_t rows = 0;
   for (size_t i = 0; i < chunks->size(); ++i) {
     const StringPool& local = (*chunks)[i].strings;
     to_profile[i].resize(local.size());
     for (size_t id = 0; id < local.size(); ++id) {
       to_profile[i][id] = profile->strings.Intern(local.Get(static_cast<StringId>(id)));
     }
-    rows += (*chunks)[i].rows.size();
   }
   ParallelFor(chunks->size(), threads, [&](size_t i) {
-    model::DeviceEventColumns& table = (*chunks)[i].rows;
+    ChunkRows& chunk = (*chunks)[i];
     const std::vector<StringId>& map = to_profile[i];
-    for (size_t k = 0; std::vector<StringId>* column = StringColumns(&table, k); ++k) {
+    for (size_t k = 0; std::vector<StringId>* column = StringColumns(&table->rows, k); ++k) {
+      for (size_t row = chunk.first; row < chunk.first + chunk.written; ++row) {
+        (*column)[row] = map[(*column)[row]];
+      }
+    }
+    for (size_t k = 0; std::vector<StringId>* column = StringColumns(&chunk.spill, k); ++k) {
       for (StringId& id : *column) id = map[id];
     }
   });
-  model::DeviceEvents& kernels = profile->device_events;
-  kernels.Reserve(kernels.size() + rows);
+  CloseGaps(chunks, has_pmu, table);
   int64_t line = first_line;
   for (ChunkRows& chunk : *chunks) {
     ledger->Absorb(chunk.ledger, line - 1);
     line += chunk.line_breaks;
-    kernels.AppendColumns(chunk.rows, has_pmu ? &chunk.pmu : nullptr);
     if (chunk.any_step && profile->steps_from.empty()) {
       profile->steps_from = "Step Id column of kernel_details.csv";
     }
-    chunk = ChunkRows{};  // its memory goes back before the next is copied
   }
+  model::DeviceEvents& kernels = profile->device_events;
+  if (kernels.size() == 0) {
+    kernels = model::DeviceEvents(std::move(table->rows), std::move(table->pmu));
+  } else {
+    kernels.AppendColumns(table->rows, has_pmu ? &table->pmu : nullptr);
+  }
+}
+
+// Reads |split| into |table| on |threads|: slots sized from the chunks'
+// line ends (counted first, on all threads; each chunk's pages released
+// after its count and again after its read), then every chunk read into its
+// slot.
+std::vector<ChunkRows> ReadChunks(std::string_view data, const std::vector<CsvChunk>& split,
+                                  const KernelRowReader& row_reader,
+                                  const KernelDetailsOptions& options, RowTable* table) {
+  const unsigned threads = std::max(1u, options.threads);
+  std::vector<ChunkRows> chunks(split.size());
+  ParallelFor(split.size(), threads, [&](size_t i) {
+    chunks[i].capacity =
+        SlotRows(data.substr(split[i].begin, split[i].end - split[i].begin), row_reader.fields());
+    if (options.release) options.release(split[i].begin, split[i].end);
+  });
+  size_t rows = 0;
+  for (ChunkRows& chunk : chunks) {
+    chunk.first = rows;
+    rows += chunk.capacity;
+  }
+  *table = RowTable{};
+  SizeTable(rows, row_reader.has_pmu(), threads, table);
+  ParallelFor(split.size(), threads, [&](size_t i) {
+    row_reader.Read(data, split[i], table, &chunks[i]);
+    if (options.release) options.release(split[i].begin, split[i].end);
+  });
+  return chunks;
 }
 
 }  // namespace
@@ -354,21 +468,19 @@ Status ParseKernelDetails(std::string_view data, const std::string& file_label,
   const int64_t first_line = header_reader.line();
   const KernelRowReader row_reader(cols);
 
+  RowTable table;
   std::vector<CsvChunk> split = SplitAtLineStarts(data, body_begin, options.chunk_bytes);
-  std::vector<ChunkRows> chunks(split.size());
-  ParallelFor(split.size(), std::max(1u, options.threads), [&](size_t i) {
-    row_reader.Read(data, split[i], &chunks[i]);
-    if (options.release) options.release(split[i].begin, split[i].end);
-  });
+  std::vector<ChunkRows> chunks = ReadChunks(data, split, row_reader, options, &table);
   if (std::any_of(chunks.begin(), chunks.end(), [](const ChunkRows& c) { return c.diverged; })) {
     // A split point sat inside a multi-line quoted field: read it whole.
     split = {CsvChunk{body_begin, data.size(), true}};
-    chunks = std::vector<ChunkRows>(1);
-    row_reader.Read(data, split[0], &chunks[0]);
+    KernelDetailsOptions whole = options;
+    whole.release = nullptr;  // released above; read again from the file
+    chunks = ReadChunks(data, split, row_reader, whole, &table);
   }
 
   RowLedger ledger(file_label);
-  JoinChunks(&chunks, first_line, options.threads, row_reader.has_pmu(), &ledger, profile);
+  JoinChunks(&chunks, first_line, options.threads, row_reader.has_pmu(), &table, &ledger, profile);
   profile->device_events.SortByStart();
   profile->device_events_source = model::DeviceEventsSource::kKernelDetailsCsv;
   profile->device_events_from = file_label;

@@ -23,9 +23,11 @@ struct KernelDetailsOptions {
   // sliver of the whole; big enough that the per-chunk strings and
   // reservations cost nothing. Tests use tiny chunks to exercise splitting.
   size_t chunk_bytes = size_t{16} << 20;
-  // Called with each byte range [begin, end) the reader is done with (a
-  // mapped file drops those pages: MappedFile::Release). Never called for
-  // bytes that are read again.
+  // Called with each byte range [begin, end) the reader is done with for
+  // now (a mapped file drops those pages: MappedFile::Release): each chunk
+  // once after its line ends are counted and once after it is read, so the
+  // file is never resident whole. Bytes released may be read again (a
+  // mapped file's pages come back from the page cache).
   std::function<void(size_t begin, size_t end)> release;
 };
 
