@@ -86,8 +86,21 @@ Result<MappedFile> MappedFile::Map(const std::string& path, bool writable) {
     file.mapped_ = true;
     file.writable_ = writable;
   }
-  ::close(fd);
+  file.fd_ = fd;
   return file;
+}
+
+bool MappedFile::ReadAt(size_t offset, size_t length, char* out) const {
+  if (fd_ < 0 || offset > size_ || length > size_ - offset) return false;
+  while (length > 0) {
+    const ssize_t got = ::pread(fd_, out, length, static_cast<off_t>(offset));
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return false;
+    out += got;
+    offset += static_cast<size_t>(got);
+    length -= static_cast<size_t>(got);
+  }
+  return true;
 }
 
 void MappedFile::Release(size_t begin, size_t end) const {
@@ -105,29 +118,35 @@ MappedFile::MappedFile(MappedFile&& other) noexcept
       data_(other.data_),
       size_(other.size_),
       mapped_(other.mapped_),
-      writable_(other.writable_) {
+      writable_(other.writable_),
+      fd_(other.fd_) {
   other.data_ = nullptr;
   other.size_ = 0;
   other.mapped_ = false;
+  other.fd_ = -1;
 }
 
 MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
   if (this != &other) {
     if (mapped_) ::munmap(const_cast<char*>(data_), size_);
+    if (fd_ >= 0) ::close(fd_);
     path_ = std::move(other.path_);
     data_ = other.data_;
     size_ = other.size_;
     mapped_ = other.mapped_;
     writable_ = other.writable_;
+    fd_ = other.fd_;
     other.data_ = nullptr;
     other.size_ = 0;
     other.mapped_ = false;
+    other.fd_ = -1;
   }
   return *this;
 }
 
 MappedFile::~MappedFile() {
   if (mapped_) ::munmap(const_cast<char*>(data_), size_);
+  if (fd_ >= 0) ::close(fd_);
 }
 
 }  // namespace trainscope

@@ -40,6 +40,12 @@ class MappedFile {
   // readable: a later access reads them from the file again. Not for a
   // copy-on-write mapping (its written pages would revert to the file).
   void Release(size_t begin, size_t end) const;
+  // Copies |length| bytes at |offset| of the file into |out| with pread,
+  // without touching the mapping (no page faults, nothing left resident):
+  // for a pass that only looks at the bytes once, such as counting line
+  // ends before the real read. False on a read error or a short read (the
+  // file shrank): the caller reads data() instead.
+  bool ReadAt(size_t offset, size_t length, char* out) const;
   const std::string& path() const { return path_; }
 
  private:
@@ -48,6 +54,7 @@ class MappedFile {
   size_t size_ = 0;
   bool mapped_ = false;
   bool writable_ = false;
+  int fd_ = -1;  // kept open for ReadAt
 
   static Result<MappedFile> Map(const std::string& path, bool writable);
 };

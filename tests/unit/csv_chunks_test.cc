@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -228,6 +229,33 @@ TEST(CsvChunksTest, LoneCarriageReturnsReadAsLineFeedsDo) {
   EXPECT_EQ(ParseWith(mixed, 1, size_t{1} << 30), expected);
   ExpectChunkedEqualsWhole(mixed);
   EXPECT_EQ(ParseWith(mixed, 2, 256), expected);
+}
+
+// The line-end count from copies (read_at, as from a file) sizes the same
+// slots as the count over the view; a copy that fails falls back to the view.
+TEST(CsvChunksTest, CountFromCopiesEqualsCountFromTheView) {
+  const std::string data = WithPmuAndOpState(MixedKernelDetails(true));
+  const std::string expected = ParseWith(data, 1, size_t{1} << 30);
+  for (bool copies_fail : {false, true}) {
+    for (size_t chunk_bytes : {97, 1000}) {
+      model::RankProfile profile;
+      KernelDetailsOptions options;
+      options.threads = 2;
+      options.chunk_bytes = chunk_bytes;
+      size_t copies = 0;
+      std::mutex mutex;
+      options.read_at = [&](size_t offset, size_t length, char* out) {
+        std::lock_guard<std::mutex> lock(mutex);
+        ++copies;
+        if (copies_fail) return false;
+        data.copy(out, length, offset);
+        return true;
+      };
+      ASSERT_TRUE(ParseKernelDetails(data, "kd.csv", &profile, options).ok());
+      EXPECT_GT(copies, 2u);
+      EXPECT_EQ(Describe(profile), expected) << chunk_bytes << (copies_fail ? " failing" : "");
+    }
+  }
 }
 
 TEST(CsvChunksTest, ReleaseIsCalledForEveryChunkAfterItsCountAndAfterItsRead) {

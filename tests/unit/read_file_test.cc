@@ -51,6 +51,26 @@ TEST(MappedFileRelease, ReleasedBytesReadTheSameAfterwards) {
   EXPECT_EQ(file->data(), bytes);
 }
 
+// ReadAt copies bytes of the file without the mapping (the CSV reader's
+// line-end count), follows the file through a move, refuses past the end.
+TEST(MappedFileReadAt, CopiesRangesAndRefusesPastTheEnd) {
+  const std::string dir = MakeTempDir("mapped-read-at");
+  std::string bytes;
+  for (int i = 0; i < 70000; ++i) bytes += static_cast<char>('a' + i % 26);
+  ASSERT_TRUE(WriteBytes(dir + "/f.csv", bytes));
+  auto opened = MappedFile::Open(dir + "/f.csv");
+  ASSERT_TRUE(opened.ok()) << opened.status().message();
+  MappedFile file = std::move(*opened);
+  std::string out(5000, '?');
+  ASSERT_TRUE(file.ReadAt(65000, 5000, out.data()));
+  EXPECT_EQ(out, bytes.substr(65000));
+  ASSERT_TRUE(file.ReadAt(0, 0, out.data()));
+  EXPECT_FALSE(file.ReadAt(65001, 5000, out.data()));
+  EXPECT_FALSE(file.ReadAt(70001, 0, out.data()));
+  MappedFile empty;
+  EXPECT_FALSE(empty.ReadAt(0, 1, out.data()));
+}
+
 TEST(ReadSmallFile, ReadsAFifoWithAWriter) {
   const std::string dir = MakeTempDir("read-fifo");
   const std::string fifo = dir + "/f";

@@ -8,6 +8,7 @@
 #include <iterator>
 #include <limits>
 #include <memory>
+#include <mutex>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -437,10 +438,29 @@ std::vector<ChunkRows> ReadChunks(std::string_view data, const std::vector<CsvCh
                                   const KernelDetailsOptions& options, RowTable* table) {
   const unsigned threads = std::max(1u, options.threads);
   std::vector<ChunkRows> chunks(split.size());
+  // Copy buffers (a chunk is ~16 MiB), one per chunk in flight, reused.
+  std::mutex pool_mutex;
+  std::vector<std::string> pool;
   ParallelFor(split.size(), threads, [&](size_t i) {
-    chunks[i].capacity =
-        SlotRows(data.substr(split[i].begin, split[i].end - split[i].begin), row_reader.fields());
+    std::string_view bytes = data.substr(split[i].begin, split[i].end - split[i].begin);
+    std::string buffer;
+    if (options.read_at) {
+      {
+        std::lock_guard<std::mutex> lock(pool_mutex);
+        if (!pool.empty()) {
+          buffer = std::move(pool.back());
+          pool.pop_back();
+        }
+      }
+      buffer.resize(bytes.size());
+      if (options.read_at(split[i].begin, bytes.size(), buffer.data())) bytes = buffer;
+    }
+    chunks[i].capacity = SlotRows(bytes, row_reader.fields());
     if (options.release) options.release(split[i].begin, split[i].end);
+    if (!buffer.empty()) {
+      std::lock_guard<std::mutex> lock(pool_mutex);
+      pool.push_back(std::move(buffer));
+    }
   });
   size_t rows = 0;
   for (ChunkRows& chunk : chunks) {
@@ -494,6 +514,9 @@ Status ReadKernelDetailsFile(const std::string& path, model::RankProfile* profil
   KernelDetailsOptions options;
   options.threads = threads;
   options.release = [&file](size_t begin, size_t end) { file.Release(begin, end); };
+  options.read_at = [&file](size_t offset, size_t length, char* out) {
+    return file.ReadAt(offset, length, out);
+  };
   return ParseKernelDetails(file.data(), path, profile, options);
 }
 

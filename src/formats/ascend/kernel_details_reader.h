@@ -29,6 +29,10 @@ struct KernelDetailsOptions {
   // file is never resident whole. Bytes released may be read again (a
   // mapped file's pages come back from the page cache).
   std::function<void(size_t begin, size_t end)> release;
+  // Copies [offset, offset + length) of the file into a buffer without
+  // touching |data| (MappedFile::ReadAt): the line-end count before the read
+  // then costs no page faults. Absent, or false, and |data| is counted.
+  std::function<bool(size_t offset, size_t length, char* out)> read_at;
 };
 
 // Parses a whole kernel_details.csv held in memory and appends its rows to
