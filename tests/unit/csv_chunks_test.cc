@@ -231,11 +231,17 @@ TEST(CsvChunksTest, LoneCarriageReturnsReadAsLineFeedsDo) {
   EXPECT_EQ(ParseWith(mixed, 2, 256), expected);
 }
 
-// The line-end count from copies (read_at, as from a file) sizes the same
-// slots as the count over the view; a copy that fails falls back to the view.
-TEST(CsvChunksTest, CountFromCopiesEqualsCountFromTheView) {
-  const std::string data = WithPmuAndOpState(MixedKernelDetails(true));
+// Chunks counted and read from copies (read_at, as from a file) give what
+// the view gives, byte offsets of damaged rows included; a copy that fails
+// falls back to the view.
+TEST(CsvChunksTest, ReadingFromCopiesEqualsReadingTheView) {
+  std::string data = WithPmuAndOpState(MixedKernelDetails(false));
+  // A NUL byte late in the file: its row is skipped with the NUL's byte
+  // offset in the file, which a chunk read from a copy must report too.
+  constexpr char kNulRow[] = "4,2,nul\0here,Add,AI_CORE,1.0,1.0,0,1,,,,,0.5,static\n";
+  data.insert(data.find('\n', data.size() * 2 / 3) + 1, std::string(kNulRow, sizeof(kNulRow) - 1));
   const std::string expected = ParseWith(data, 1, size_t{1} << 30);
+  ASSERT_NE(expected.find("(byte "), std::string::npos) << "a sample with a byte offset";
   for (bool copies_fail : {false, true}) {
     for (size_t chunk_bytes : {97, 1000}) {
       model::RankProfile profile;

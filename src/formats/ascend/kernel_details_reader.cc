@@ -234,7 +234,10 @@ class KernelRowReader {
   bool has_pmu() const { return has_pmu_; }
   size_t fields() const { return cols_.fields(); }
 
-  void Read(std::string_view data, const CsvChunk& chunk, RowTable* table, ChunkRows* out) const;
+  // Reads |chunk| of |data| into its slot; |offset_base| is added to the
+  // byte offsets reported (|data| a copy of the chunk taken out of its file).
+  void Read(std::string_view data, const CsvChunk& chunk, uint64_t offset_base, RowTable* table,
+            ChunkRows* out) const;
 
  private:
   const BoundSpec& cols_;
@@ -242,11 +245,12 @@ class KernelRowReader {
   const bool has_op_state_;
 };
 
-void KernelRowReader::Read(std::string_view data, const CsvChunk& chunk, RowTable* table,
-                           ChunkRows* out) const {
+void KernelRowReader::Read(std::string_view data, const CsvChunk& chunk, uint64_t offset_base,
+                           RowTable* table, ChunkRows* out) const {
   namespace col = ascend_csv;
   const BoundSpec& cols = cols_;
   CsvReader reader(data, CsvReader::ConfiguredMaxRecordBytes(), chunk.begin, chunk.end);
+  reader.set_offset_base(offset_base);
   CsvRecord record;
   RowLedger& ledger = out->ledger;
   auto put = [&](const model::DeviceEvent& row, const model::PmuMetrics* pmu) {
@@ -441,26 +445,32 @@ std::vector<ChunkRows> ReadChunks(std::string_view data, const std::vector<CsvCh
   // Copy buffers (a chunk is ~16 MiB), one per chunk in flight, reused.
   std::mutex pool_mutex;
   std::vector<std::string> pool;
-  ParallelFor(split.size(), threads, [&](size_t i) {
-    std::string_view bytes = data.substr(split[i].begin, split[i].end - split[i].begin);
-    std::string buffer;
-    if (options.read_at) {
-      {
-        std::lock_guard<std::mutex> lock(pool_mutex);
-        if (!pool.empty()) {
-          buffer = std::move(pool.back());
-          pool.pop_back();
-        }
-      }
-      buffer.resize(bytes.size());
-      if (options.read_at(split[i].begin, bytes.size(), buffer.data())) bytes = buffer;
-    }
-    chunks[i].capacity = SlotRows(bytes, row_reader.fields());
-    if (options.release) options.release(split[i].begin, split[i].end);
-    if (!buffer.empty()) {
+  // Chunk |i|'s bytes, copied with read_at into |buffer| where it can;
+  // else the view of |data|. Either way at the chunk's file offset.
+  auto bytes_of = [&](size_t i, std::string* buffer) {
+    const std::string_view view = data.substr(split[i].begin, split[i].end - split[i].begin);
+    if (!options.read_at) return view;
+    {
       std::lock_guard<std::mutex> lock(pool_mutex);
-      pool.push_back(std::move(buffer));
+      if (!pool.empty()) {
+        *buffer = std::move(pool.back());
+        pool.pop_back();
+      }
     }
+    buffer->resize(view.size());
+    return options.read_at(split[i].begin, view.size(), buffer->data()) ? std::string_view(*buffer)
+                                                                        : view;
+  };
+  auto give_back = [&](std::string* buffer) {
+    if (buffer->empty()) return;
+    std::lock_guard<std::mutex> lock(pool_mutex);
+    pool.push_back(std::move(*buffer));
+  };
+  ParallelFor(split.size(), threads, [&](size_t i) {
+    std::string buffer;
+    chunks[i].capacity = SlotRows(bytes_of(i, &buffer), row_reader.fields());
+    if (options.release) options.release(split[i].begin, split[i].end);
+    give_back(&buffer);
   });
   size_t rows = 0;
   for (ChunkRows& chunk : chunks) {
@@ -470,8 +480,17 @@ std::vector<ChunkRows> ReadChunks(std::string_view data, const std::vector<CsvCh
   *table = RowTable{};
   SizeTable(rows, row_reader.has_pmu(), threads, table);
   ParallelFor(split.size(), threads, [&](size_t i) {
-    row_reader.Read(data, split[i], table, &chunks[i]);
+    std::string buffer;
+    const std::string_view bytes = bytes_of(i, &buffer);
+    if (bytes.data() == buffer.data()) {
+      // The copy: offsets in it are offsets in the file minus the chunk's.
+      const CsvChunk local{0, bytes.size(), split[i].last};
+      row_reader.Read(bytes, local, split[i].begin, table, &chunks[i]);
+    } else {
+      row_reader.Read(data, split[i], 0, table, &chunks[i]);
+    }
     if (options.release) options.release(split[i].begin, split[i].end);
+    give_back(&buffer);
   });
   return chunks;
 }
@@ -496,6 +515,7 @@ Status ParseKernelDetails(std::string_view data, const std::string& file_label,
     split = {CsvChunk{body_begin, data.size(), true}};
     KernelDetailsOptions whole = options;
     whole.release = nullptr;  // released above; read again from the file
+    whole.read_at = nullptr;  // one chunk: a copy would be the whole file
     chunks = ReadChunks(data, split, row_reader, whole, &table);
   }
 

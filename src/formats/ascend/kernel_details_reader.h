@@ -30,8 +30,10 @@ struct KernelDetailsOptions {
   // mapped file's pages come back from the page cache).
   std::function<void(size_t begin, size_t end)> release;
   // Copies [offset, offset + length) of the file into a buffer without
-  // touching |data| (MappedFile::ReadAt): the line-end count before the read
-  // then costs no page faults. Absent, or false, and |data| is counted.
+  // touching |data| (MappedFile::ReadAt): each chunk is counted and read from
+  // a copy (one buffer per chunk in flight, reused), so neither pass faults
+  // the mapping in. Absent, or false, and |data| is read; a whole-file
+  // re-read (a split inside a quoted field) always reads |data|.
   std::function<bool(size_t offset, size_t length, char* out)> read_at;
 };
 

@@ -103,6 +103,10 @@ class CsvReader {
   // lines are skipped.
   bool Next(CsvRecord* out);
 
+  // Adds |base| to every byte offset the reader reports (records, errors):
+  // for a chunk copied out of its file, so offsets stay the file's.
+  void set_offset_base(uint64_t base) { offset_base_ = base; }
+
   // Bytes consumed so far (the end of the last record returned).
   uint64_t position() const { return pos_; }
   // The physical line the reader is on (1-based from where it started): after
@@ -151,6 +155,7 @@ class CsvReader {
   // the reader stays in step with the record structure).
   bool nul_seen_ = false;
   CsvError nul_at_;
+  uint64_t offset_base_ = 0;
 };
 
 }  // namespace trainscope::formats
