@@ -65,10 +65,18 @@ void AdviseHugePages(void* block, std::size_t size) {
 }  // namespace
 
 // The replaceable global allocation function ([new.delete.single]); the
-// array and nothrow forms of libstdc++ call it.
+// array and nothrow forms of libstdc++ call it. As the standard's: on
+// failure the new-handler runs and the allocation is tried again, until
+// there is none (then std::bad_alloc).
 void* operator new(std::size_t size) {
-  void* block = std::malloc(size == 0 ? 1 : size);
-  if (block == nullptr) throw std::bad_alloc();
+  const std::size_t bytes = size == 0 ? 1 : size;
+  void* block = std::malloc(bytes);
+  while (block == nullptr) {
+    std::new_handler handler = std::get_new_handler();
+    if (handler == nullptr) throw std::bad_alloc();
+    handler();
+    block = std::malloc(bytes);
+  }
   if (size >= kAdviseFrom) AdviseHugePages(block, size);
   return block;
 }
