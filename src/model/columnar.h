@@ -11,7 +11,7 @@
 // be written per table and per column: size(), Reserve, Append, Row and
 // Permute (and Set / ForEachColumn for readers that fill sized columns in
 // parallel). Adding a column is one line in the list; a column can no longer be
-// forgotten in one of the five places. The last argument names the column
+// forgotten in one of the places that go over every column. The last argument names the column
 // whose length is the row count.
 //
 // The concrete table derives from the generated class and adds what is its

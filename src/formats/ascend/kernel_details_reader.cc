@@ -341,7 +341,7 @@ void KernelRowReader::Read(std::string_view data, const CsvChunk& chunk, uint64_
 }
 
 // Every string column of the table, for re-pointing a chunk's ids at the
-// profile's.
+// profile's pool.
 std::vector<StringId>* StringColumns(model::DeviceEventColumns* rows, size_t k) {
   std::vector<StringId>* columns[] = {
       &rows->name,         &rows->op_type,       &rows->accelerator,  &rows->input_shapes,
