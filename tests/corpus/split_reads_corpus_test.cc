@@ -1,0 +1,88 @@
+// The split reads of issue 21 on the real exports: every communication.json
+// of the corpus read one step at a time gives what the whole parse gives
+// (the files are small, so the piecewise path is forced), and every
+// kernel_details.csv read in small chunks from copies (as from a file) gives
+// the rows and ledger of a front-to-back read of the view.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "formats/ascend/communication_reader.h"
+#include "formats/ascend/kernel_details_reader.h"
+#include "model/rank_profile.h"
+#include "test_paths.h"
+
+namespace trainscope::formats {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(SplitReadsCorpusTest, CommunicationFilesReadByStepEqualTheWholeParse) {
+  TS_REQUIRE_CORPUS("ascend");
+  int files = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(corpus_path + "/ascend")) {
+    if (entry.path().filename() != "communication.json") continue;
+    SCOPED_TRACE(entry.path().string());
+    const std::string json = testing::ReadFileBytes(entry.path().string());
+    model::CommunicationData whole;
+    model::CommunicationData pieces;
+    const Status whole_status = ParseCommunication(json, "c", &whole, {json.size() + 1, {}});
+    const Status piece_status = ParseCommunication(json, "c", &pieces, {0, {}});
+    ASSERT_EQ(whole_status.ok(), piece_status.ok()) << whole_status.message();
+    ASSERT_EQ(whole.ops.size(), pieces.ops.size());
+    for (size_t i = 0; i < whole.ops.size(); ++i) {
+      EXPECT_EQ(whole.ops[i].name, pieces.ops[i].name);
+      EXPECT_EQ(whole.ops[i].step, pieces.ops[i].step);
+      EXPECT_EQ(whole.ops[i].start_us, pieces.ops[i].start_us);
+      EXPECT_EQ(whole.ops[i].elapse_ms, pieces.ops[i].elapse_ms);
+      EXPECT_EQ(whole.ops[i].bandwidth.size(), pieces.ops[i].bandwidth.size());
+    }
+    EXPECT_EQ(whole.notes, pieces.notes);
+    ++files;
+  }
+  EXPECT_GE(files, 1);
+}
+
+TEST(SplitReadsCorpusTest, KernelDetailsReadFromCopiesEqualsTheWholeRead) {
+  TS_REQUIRE_CORPUS("ascend");
+  int files = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(corpus_path + "/ascend")) {
+    if (entry.path().filename() != "kernel_details.csv") continue;
+    SCOPED_TRACE(entry.path().string());
+    const std::string data = testing::ReadFileBytes(entry.path().string());
+    model::RankProfile whole;
+    ASSERT_TRUE(ParseKernelDetails(data, "kd.csv", &whole, KernelDetailsOptions{}).ok());
+    model::RankProfile chunked;
+    KernelDetailsOptions options;
+    options.threads = 2;
+    options.chunk_bytes = 4096;
+    options.read_at = [&data](size_t offset, size_t length, char* out) {
+      data.copy(out, length, offset);
+      return true;
+    };
+    ASSERT_TRUE(ParseKernelDetails(data, "kd.csv", &chunked, options).ok());
+    const model::DeviceEvents& a = whole.device_events;
+    const model::DeviceEvents& b = chunked.device_events;
+    ASSERT_EQ(a.size(), b.size());
+    EXPECT_EQ(a.start_ns, b.start_ns);
+    EXPECT_EQ(a.duration_ns, b.duration_ns);
+    EXPECT_EQ(a.step, b.step);
+    EXPECT_EQ(a.op_state, b.op_state);
+    EXPECT_EQ(a.has_pmu(), b.has_pmu());
+    for (size_t i = 0; i < a.size(); ++i) {
+      ASSERT_EQ(whole.strings.Get(a.name[i]), chunked.strings.Get(b.name[i])) << i;
+      ASSERT_EQ(whole.strings.Get(a.input_shapes[i]), chunked.strings.Get(b.input_shapes[i]));
+    }
+    ASSERT_EQ(whole.ledgers.size(), 1u);
+    ASSERT_EQ(chunked.ledgers.size(), 1u);
+    EXPECT_EQ(whole.ledgers[0].rows_read(), chunked.ledgers[0].rows_read());
+    EXPECT_EQ(whole.ledgers[0].rows_used(), chunked.ledgers[0].rows_used());
+    EXPECT_EQ(whole.ledgers[0].skipped_by_reason(), chunked.ledgers[0].skipped_by_reason());
+    ++files;
+  }
+  EXPECT_GE(files, 1);
+}
+
+}  // namespace
+}  // namespace trainscope::formats
