@@ -4,11 +4,13 @@
 #include <cmath>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <utility>
 
 #include "analysis/common/breakdown_intervals.h"
+#include "analysis/common/coverage_sweep.h"
 #include "analysis/common/dtypes.h"
 #include "core/numbers.h"
 
@@ -84,6 +86,23 @@ struct StepKernels {
   int64_t last_end = INT64_MIN;
 };
 
+// The compute kernels of |step| in start order (the table's rows are).
+std::vector<Interval> ComputeIntervalsOf(const model::DeviceEvents& k, int32_t step) {
+  const std::span<const uint32_t> rows = k.RowsOf(step);
+  const auto count = static_cast<size_t>(std::count_if(rows.begin(), rows.end(), [&k](uint32_t i) {
+    return k.kind[i] == model::ActivityKind::kCompute;
+  }));
+  std::vector<Interval> compute;
+  compute.reserve(count);
+  for (uint32_t i : rows) {
+    if (k.kind[i] == model::ActivityKind::kCompute) compute.push_back({k.start_ns[i], k.end_ns(i)});
+  }
+  const auto by_start = [](const Interval& a, const Interval& b) { return a.start < b.start; };
+  if (!std::is_sorted(compute.begin(), compute.end(), by_start))
+    std::sort(compute.begin(), compute.end(), by_start);
+  return compute;
+}
+
 void SummarizeStep(const CommOptions& options, const std::vector<CommInstance>& ops,
                    const StepKernels& sk, RankStepComm* out,
                    std::vector<PseudoOverlapWindow>* windows) {
@@ -137,9 +156,25 @@ void SummarizeStep(const CommOptions& options, const std::vector<CommInstance>& 
       if (windows) windows->push_back({out->step, end - idle, end, idx});
     }
   }
-  const std::vector<Interval> comm_union = UnionOf(std::move(comm));
-  out->comm_ns = TotalLength(comm_union);
-  out->exposed_ns = LengthMinus(comm_union, UnionOf(sk.compute));
+  // Both lists in start order, merged into one sweep (no union of the
+  // step's compute kernels is built: one piece per kernel).
+  std::sort(comm.begin(), comm.end(),
+            [](const Interval& a, const Interval& b) { return a.start < b.start; });
+  constexpr CoverageSweep::Lanes kCompute = CoverageSweep::Lane(0);
+  constexpr CoverageSweep::Lanes kComm = CoverageSweep::Lane(1);
+  CoverageSweep sweep;
+  size_t next_compute = 0;
+  for (const Interval& c : comm) {
+    for (; next_compute < sk.compute.size() && sk.compute[next_compute].start <= c.start;
+         ++next_compute) {
+      sweep.Add(kCompute, sk.compute[next_compute].start, sk.compute[next_compute].end);
+    }
+    sweep.Add(kComm, c.start, c.end);
+  }
+  for (; next_compute < sk.compute.size(); ++next_compute)
+    sweep.Add(kCompute, sk.compute[next_compute].start, sk.compute[next_compute].end);
+  out->comm_ns = sweep.Covered(kComm);
+  out->exposed_ns = sweep.Covered(kComm, kCompute);
 }
 
 }  // namespace
@@ -173,20 +208,18 @@ RankComm SummarizeRankCommunication(const model::RankProfile& profile, const Com
     const model::StepExtent extent = *k.ExtentOf(step);
     sk.first_start = extent.first_start_ns;
     sk.last_end = extent.last_end_ns;
-    for (uint32_t i : k.RowsOf(step)) {
-      if (k.kind[i] == model::ActivityKind::kCompute)
-        sk.compute.push_back({k.start_ns[i], k.end_ns(i)});
-    }
   }
   for (size_t i = 0; i < rc.ops.size(); ++i) steps[rc.ops[i].step].comm.push_back(i);
   for (auto& [step, sk] : steps) {
     if (sk.first_start == INT64_MAX) continue;  // comm only seen in the trace: no window
-    std::sort(sk.compute.begin(), sk.compute.end(),
-              [](const Interval& a, const Interval& b) { return a.start < b.start; });
+    // One step's compute intervals at a time: a big rank's are tens of MB,
+    // and this runs beside the step analyses.
+    sk.compute = ComputeIntervalsOf(k, step);
     RankStepComm out;
     out.step = step;
     SummarizeStep(options, rc.ops, sk, &out, windows);
     rc.steps.push_back(out);
+    std::vector<Interval>().swap(sk.compute);
   }
 
   double wait = 0, transit = 0, sync = 0;

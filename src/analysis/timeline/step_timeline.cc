@@ -5,9 +5,9 @@
 #include <optional>
 #include <unordered_map>
 
-#include "analysis/common/breakdown_intervals.h"
 #include "analysis/common/collective_groups.h"
 #include "analysis/common/collective_types.h"
+#include "analysis/common/coverage_sweep.h"
 
 namespace trainscope::analysis {
 namespace {
@@ -211,6 +211,63 @@ TimelineOverview AggregateColumns(const std::vector<TimelineKernel>& kernels, do
   return overview;
 }
 
+namespace {
+
+struct GapSpan {
+  int64_t start_ns;
+  int64_t duration_ns;
+};
+
+// The longest free gaps of a step (no device work at all), found while its
+// kernels go by in start order: a gap opens where a kernel starts after all
+// before it ended. Only the longest few are kept, in a bounded heap (a step
+// has ~10^5-10^6 gaps: a list of all of them was the largest allocation of
+// the analysis). Longest first, ties by start, as a partial sort of all.
+class LongestGaps {
+ public:
+  LongestGaps(size_t keep, int64_t min_ns) : keep_(keep), min_ns_(min_ns) {
+    longest_.reserve(keep);
+  }
+
+  void Add(int64_t start, int64_t end) {
+    if (end <= start) return;  // covers nothing, so it ends no gap
+    if (seen_ && start > covered_) Offer(GapSpan{covered_, start - covered_});
+    covered_ = seen_ ? std::max(covered_, end) : end;
+    seen_ = true;
+  }
+
+  std::vector<GapSpan> Take() && {
+    std::sort_heap(longest_.begin(), longest_.end(), Longer);
+    return std::move(longest_);
+  }
+
+ private:
+  static bool Longer(const GapSpan& a, const GapSpan& b) {
+    if (a.duration_ns != b.duration_ns) return a.duration_ns > b.duration_ns;
+    return a.start_ns < b.start_ns;
+  }
+
+  void Offer(const GapSpan& gap) {
+    if (keep_ == 0 || gap.duration_ns < min_ns_) return;
+    if (longest_.size() < keep_) {
+      longest_.push_back(gap);
+      std::push_heap(longest_.begin(), longest_.end(), Longer);
+    } else if (Longer(gap, longest_.front())) {
+      std::pop_heap(longest_.begin(), longest_.end(), Longer);
+      longest_.back() = gap;
+      std::push_heap(longest_.begin(), longest_.end(), Longer);
+    }
+  }
+
+  size_t keep_;
+  int64_t min_ns_;
+  std::vector<GapSpan> longest_;  // a heap whose front is the shortest kept
+  int64_t covered_ = 0;           // the end of all work so far
+  bool seen_ = false;
+};
+
+}  // namespace
+
 // NOLINTNEXTLINE(readability-function-cognitive-complexity): HACKING.md, "Complexity debt"
 StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step,
                                  const KernelFamilies& families, const TimelineOptions& options,
@@ -219,13 +276,24 @@ StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step
   StepTimeline timeline;
   timeline.step = step;
   const auto& kernels = profile.device_events;
-  const std::span<const uint32_t> rows = kernels.RowsOf(step);
+  // DeviceEvents is kept sorted by start, so rows are in start order (the
+  // sweep below needs it; a copy is sorted otherwise).
+  std::vector<uint32_t> sorted;
+  const std::span<const uint32_t> rows =
+      RowsByStart(kernels.start_ns, kernels.RowsOf(step), &sorted);
   if (rows.empty()) return timeline;
-  // DeviceEvents is sorted by start, so rows are in start order.
   const int64_t origin = kernels.start_ns[rows.front()];
   int64_t window_end = origin;
-  UnionBuilder compute, comm, other;
-  std::vector<Interval> p2p, all_to_all, tensor_parallel;
+  // Lanes of the sweep: the three of the picture, and the collective kinds
+  // whose exposure is told apart (communication lanes besides).
+  constexpr CoverageSweep::Lanes kComputeLane = CoverageSweep::Lane(0);
+  constexpr CoverageSweep::Lanes kCommLane = CoverageSweep::Lane(1);
+  constexpr CoverageSweep::Lanes kOtherLane = CoverageSweep::Lane(2);
+  constexpr CoverageSweep::Lanes kP2p = CoverageSweep::Lane(3);
+  constexpr CoverageSweep::Lanes kAllToAll = CoverageSweep::Lane(4);
+  constexpr CoverageSweep::Lanes kTensorParallel = CoverageSweep::Lane(5);
+  CoverageSweep sweep;
+  LongestGaps free_gaps(options.longest_gaps, options.min_gap_ns);
   const CollectiveGroups groups(profile.info);
   // Profile string id -> index in timeline.strings; families likewise.
   std::unordered_map<StringId, uint32_t> local_string;
@@ -243,15 +311,18 @@ StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step
   for (size_t i : rows) {
     window_end = std::max(window_end, kernels.end_ns(i));
     Lane lane = LaneOf(profile, i);
-    Interval interval{kernels.start_ns[i], kernels.end_ns(i)};
-    (lane == Lane::kCompute ? compute : lane == Lane::kComm ? comm : other).Add(interval);
+    CoverageSweep::Lanes lanes = lane == Lane::kCompute ? kComputeLane
+                                 : lane == Lane::kComm  ? kCommLane
+                                                        : kOtherLane;
     if (lane == Lane::kComm) {
       const std::string_view name = CollectiveNameOf(profile, i);
       const CollectiveType type = ClassifyCollective(name);
-      if (type == CollectiveType::kP2p) p2p.push_back(interval);
-      if (type == CollectiveType::kAllToAll) all_to_all.push_back(interval);
-      if (groups.KindOf(name) == "tp") tensor_parallel.push_back(interval);
+      if (type == CollectiveType::kP2p) lanes |= kP2p;
+      if (type == CollectiveType::kAllToAll) lanes |= kAllToAll;
+      if (groups.KindOf(name) == "tp") lanes |= kTensorParallel;
     }
+    sweep.Add(lanes, kernels.start_ns[i], kernels.end_ns(i));
+    if (options.picture) free_gaps.Add(kernels.start_ns[i], kernels.end_ns(i));
     if (!options.picture) continue;
     const size_t index = families.Of(i);
     auto [family, new_family] =
@@ -264,21 +335,14 @@ StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step
   timeline.step_start_ns = origin;
   timeline.kernel_count = static_cast<int64_t>(rows.size());
   timeline.span_ns = window_end - origin;
-  std::vector<Interval> compute_union = std::move(compute).Take();
-  std::vector<Interval> comm_union = std::move(comm).Take();
-  std::vector<Interval> other_union = std::move(other).Take();
-  std::vector<Interval> all_union =
-      UnionOfMerged(UnionOfMerged(compute_union, comm_union), other_union);
-  timeline.compute_ns = TotalLength(compute_union);
-  timeline.comm_ns = TotalLength(comm_union);
-  timeline.other_ns = TotalLength(other_union);
-  timeline.comm_not_overlapped_ns = LengthMinus(comm_union, compute_union);
-  timeline.p2p_not_overlapped_ns = p2p.empty() ? 0 : LengthMinus(UnionOf(p2p), compute_union);
-  timeline.all_to_all_not_overlapped_ns =
-      all_to_all.empty() ? 0 : LengthMinus(UnionOf(all_to_all), compute_union);
-  timeline.tensor_parallel_not_overlapped_ns =
-      tensor_parallel.empty() ? 0 : LengthMinus(UnionOf(tensor_parallel), compute_union);
-  timeline.free_ns = (window_end - origin) - TotalLength(all_union);
+  timeline.compute_ns = sweep.Covered(kComputeLane);
+  timeline.comm_ns = sweep.Covered(kCommLane);
+  timeline.other_ns = sweep.Covered(kOtherLane);
+  timeline.comm_not_overlapped_ns = sweep.Covered(kCommLane, kComputeLane);
+  timeline.p2p_not_overlapped_ns = sweep.Covered(kP2p, kComputeLane);
+  timeline.all_to_all_not_overlapped_ns = sweep.Covered(kAllToAll, kComputeLane);
+  timeline.tensor_parallel_not_overlapped_ns = sweep.Covered(kTensorParallel, kComputeLane);
+  timeline.free_ns = (window_end - origin) - sweep.Covered(kComputeLane | kCommLane | kOtherLane);
 
   // Step-start idle: until the first compute kernel; the collective that
   // runs meanwhile is what the step waits for (the article's 302 ms barrier).
@@ -300,36 +364,11 @@ StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step
     return timeline;
   }
 
-  // Free gaps between consecutive pieces of the all-activity union; only
-  // the longest few are kept, in a bounded heap (a step has ~10^5-10^6
-  // gaps: a list of all of them was the largest allocation of the
-  // analysis). Longest first, ties by start, as a partial sort of all.
-  struct Span {
-    int64_t start_ns;
-    int64_t duration_ns;
-  };
-  const auto longer = [](const Span& a, const Span& b) {
-    if (a.duration_ns != b.duration_ns) return a.duration_ns > b.duration_ns;
-    return a.start_ns < b.start_ns;
-  };
-  std::vector<Span> longest;  // a heap whose front is the shortest kept
-  longest.reserve(options.longest_gaps);
-  for (size_t g = 1; g < all_union.size() && options.longest_gaps > 0; ++g) {
-    const Span gap{all_union[g - 1].end - origin, all_union[g].start - all_union[g - 1].end};
-    if (gap.duration_ns < options.min_gap_ns) continue;
-    if (longest.size() < options.longest_gaps) {
-      longest.push_back(gap);
-      std::push_heap(longest.begin(), longest.end(), longer);
-    } else if (longer(gap, longest.front())) {
-      std::pop_heap(longest.begin(), longest.end(), longer);
-      longest.back() = gap;
-      std::push_heap(longest.begin(), longest.end(), longer);
-    }
-  }
-  std::sort_heap(longest.begin(), longest.end(), longer);
+  const std::vector<GapSpan> longest = std::move(free_gaps).Take();
   std::vector<FreeGap> gaps;
   gaps.reserve(longest.size());
-  for (const Span& gap : longest) gaps.push_back(FreeGap{gap.start_ns, gap.duration_ns, "", ""});
+  for (const GapSpan& gap : longest)
+    gaps.push_back(FreeGap{gap.start_ns - origin, gap.duration_ns, "", ""});
   for (FreeGap& gap : gaps) {
     const int64_t gap_start = origin + gap.start_ns;
     const int64_t gap_end = gap_start + gap.duration_ns;

@@ -159,19 +159,23 @@ void TimelineBuilder::LinkLaunches(unsigned threads) {
   model::DeviceEventColumns& acts = activities_;
   // Sized by the runtime calls that carry a correlation (a quarter of the
   // host ops in a Kineto trace): a table 4x smaller stays in cache better.
-  const auto with_correlation = static_cast<size_t>(
-      std::count_if(tl.host_ops.correlation.begin(), tl.host_ops.correlation.end(),
-                    [](int64_t c) { return c != model::kNoId; }));
-  IdIndex by_correlation(with_correlation);
-  for (size_t i = 0; i < tl.host_ops.size(); ++i) {
-    if (tl.host_ops.correlation[i] != model::kNoId) {
-      by_correlation.Insert(tl.host_ops.correlation[i], static_cast<int32_t>(i));
+  // Each index lives only while it is used: on a 6 M-event trace they are
+  // tens of MB each, and the peak of the read is here.
+  {
+    const auto with_correlation = static_cast<size_t>(
+        std::count_if(tl.host_ops.correlation.begin(), tl.host_ops.correlation.end(),
+                      [](int64_t c) { return c != model::kNoId; }));
+    IdIndex by_correlation(with_correlation);
+    for (size_t i = 0; i < tl.host_ops.size(); ++i) {
+      if (tl.host_ops.correlation[i] != model::kNoId) {
+        by_correlation.Insert(tl.host_ops.correlation[i], static_cast<int32_t>(i));
+      }
     }
-  }
-  for (size_t a = 0; a < acts.size(); ++a) {
-    if (acts.correlation[a] == model::kNoId) continue;
-    int32_t op = by_correlation.Find(acts.correlation[a]);
-    if (op != IdIndex::kMissing) acts.launcher[a] = op;
+    for (size_t a = 0; a < acts.size(); ++a) {
+      if (acts.correlation[a] == model::kNoId) continue;
+      int32_t op = by_correlation.Find(acts.correlation[a]);
+      if (op != IdIndex::kMissing) acts.launcher[a] = op;
+    }
   }
   if (flow_ends_.empty()) return;
 
@@ -180,12 +184,12 @@ void TimelineBuilder::LinkLaunches(unsigned threads) {
     by_track.Insert(TrackKey{activity_pid_[a], activity_tid_[a], acts.start_ns[a]},
                     static_cast<int32_t>(a));
   }
-  FlatIndex<TrackKey, TrackKeyHash> starts(flow_starts_.size());  // (id, category, 0)
+  FlatIndex<FlowKey, FlowKeyHash> starts(flow_starts_.size());
   for (size_t k = 0; k < flow_starts_.size(); ++k) {
-    starts.Insert(TrackKey{flow_starts_[k].id, flow_starts_[k].category, 0},
-                  static_cast<int32_t>(k));
+    starts.Insert(FlowKey{flow_starts_[k].id, flow_starts_[k].category}, static_cast<int32_t>(k));
   }
   const std::vector<int32_t> start_ops = HostOpsAt(flow_starts_);
+  std::vector<FlowPoint>().swap(flow_starts_);  // indexed: not needed any more
   // Where each flow end points: its start's host op and its own activity.
   // Read-only lookups, so blocks of ends resolve in parallel.
   struct Resolved {
@@ -199,8 +203,8 @@ void TimelineBuilder::LinkLaunches(unsigned threads) {
     const size_t end_k = std::min(flow_ends_.size(), (block + 1) * kBlock);
     for (size_t k = block * kBlock; k < end_k; ++k) {
       const FlowPoint& end = flow_ends_[k];
-      int32_t s = starts.Find(TrackKey{end.id, end.category, 0});
-      if (s == FlatIndex<TrackKey, TrackKeyHash>::kMissing) continue;
+      int32_t s = starts.Find(FlowKey{end.id, end.category});
+      if (s == FlatIndex<FlowKey, FlowKeyHash>::kMissing) continue;
       Resolved& r = resolved[k];
       r.has_start = true;
       r.host_op = start_ops[static_cast<size_t>(s)];
@@ -211,6 +215,7 @@ void TimelineBuilder::LinkLaunches(unsigned threads) {
   // Framework-op flows (ac2g, torch_to_npu) first; CANN HostToDevice only
   // fills activities no framework op claimed.
   StringId host_to_device = profile_->strings.Find("HostToDevice");
+  tl.flows.reserve(tl.flows.size() + flow_ends_.size());
   for (int pass = 0; pass < 2; ++pass) {
     for (size_t k = 0; k < flow_ends_.size(); ++k) {
       const FlowPoint& end = flow_ends_[k];
@@ -560,6 +565,9 @@ void TimelineBuilder::Finish(unsigned threads) {
   }
   LinkLaunches(threads);
   LinkFwdBwd();
+  // Linked: the flow points go before the device events are delivered.
+  for (std::vector<FlowPoint>* points : {&flow_starts_, &flow_ends_, &fwd_starts_, &bwd_ends_})
+    std::vector<FlowPoint>().swap(*points);
   BuildSteps();
   DeliverDeviceEvents();
   activities_ = model::DeviceEventColumns{};

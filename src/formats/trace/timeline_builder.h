@@ -82,6 +82,19 @@ class TimelineBuilder {
     int64_t ts;
     bool operator==(const TrackKey& o) const { return pid == o.pid && tid == o.tid && ts == o.ts; }
   };
+  // A flow's (id, category): 16 bytes where a TrackKey is 24.
+  struct FlowKey {
+    int64_t id;
+    StringId category;
+    bool operator==(const FlowKey& o) const { return id == o.id && category == o.category; }
+  };
+  struct FlowKeyHash {
+    size_t operator()(const FlowKey& k) const {
+      uint64_t h = static_cast<uint64_t>(k.id) * 0x9E3779B97F4A7C15ULL;
+      h ^= static_cast<uint64_t>(k.category) + 0x7F4A7C159E3779B9ULL + (h << 6) + (h >> 2);
+      return static_cast<size_t>(h);
+    }
+  };
   struct TrackKeyHash {
     size_t operator()(const TrackKey& k) const {
       uint64_t h = static_cast<uint64_t>(k.pid) * 0x9E3779B97F4A7C15ULL;
