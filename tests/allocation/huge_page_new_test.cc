@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "allocation/sanitizer_allocator.h"
+
 namespace {
 
 // The VmFlags of the mapping that holds |address|, or "" when not found.
@@ -38,22 +40,9 @@ std::string VmFlagsOf(const void* address) {
 
 bool Advised(const void* address) { return VmFlagsOf(address).find(" hg") != std::string::npos; }
 
-bool ReplacementBuilt() {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-  return false;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-  return false;
-#else
-  return true;
-#endif
-#else
-  return true;
-#endif
-}
-
 TEST(HugePageNew, AdvisesTheInteriorOfLargeBlocks) {
-  if (!ReplacementBuilt()) GTEST_SKIP() << "sanitizer build: the sanitizer's operator new is used";
+  if (trainscope::testing::SanitizerAllocator())
+    GTEST_SKIP() << "sanitizer build: the sanitizer's operator new is used";
   std::ifstream probe("/proc/self/smaps");
   if (!probe) GTEST_SKIP() << "no /proc/self/smaps";
   std::vector<int64_t> column(size_t{16} << 20 >> 3);  // 16 MiB
@@ -65,7 +54,8 @@ TEST(HugePageNew, AdvisesTheInteriorOfLargeBlocks) {
 }
 
 TEST(HugePageNew, LeavesSmallBlocksAlone) {
-  if (!ReplacementBuilt()) GTEST_SKIP() << "sanitizer build: the sanitizer's operator new is used";
+  if (trainscope::testing::SanitizerAllocator())
+    GTEST_SKIP() << "sanitizer build: the sanitizer's operator new is used";
   // Below glibc's initial mmap threshold (128 KiB) a block comes from the
   // heap, which nothing advised.
   auto small = std::make_unique<char[]>(4096);

@@ -9,8 +9,11 @@
 #include <cstddef>
 #include <cstdlib>
 
+#include "allocation/sanitizer_allocator.h"
+
 #if defined(__GLIBC__)
 #include <malloc.h>
+
 #endif
 
 namespace {
@@ -30,20 +33,6 @@ bool MappedOnItsOwn(size_t bytes) {
 }
 #endif
 
-bool SanitizerAllocator() {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-  return true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-  return true;
-#else
-  return false;
-#endif
-#else
-  return false;
-#endif
-}
-
 // As in the executable, before anything else allocates (the setting governs
 // where blocks come from, not freed heap space that is already there).
 const bool kTuned = trainscope::cli::ReturnLargeBlocksToTheSystem();
@@ -52,7 +41,8 @@ TEST(MallocTuning, LargeBlocksStayMappedAfterALargerOneIsFreed) {
 #if !defined(__GLIBC__)
   GTEST_SKIP() << "not glibc";
 #else
-  if (SanitizerAllocator()) GTEST_SKIP() << "sanitizer build: the sanitizer's malloc is used";
+  if (trainscope::testing::SanitizerAllocator())
+    GTEST_SKIP() << "sanitizer build: the sanitizer's malloc is used";
   ASSERT_TRUE(kTuned);
   constexpr size_t kMiB = size_t{1} << 20;
   // With glibc's default, freeing the mapped 12 MiB block raises the
