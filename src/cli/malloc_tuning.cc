@@ -10,8 +10,9 @@
 // size are few (a column, a chunk), so the extra mmap/munmap calls do not
 // show.
 //
-// Only the executable calls it: the library and its tests keep glibc's
-// defaults. ASan and TSan replace malloc; their mallopt does nothing.
+// Only the executable calls it (and the allocation tests' own binary): the
+// library and its tests keep glibc's defaults. ASan and TSan replace malloc;
+// their mallopt does nothing.
 #include "cli/malloc_tuning.h"
 
 #if __has_include(<malloc.h>)

@@ -80,8 +80,7 @@ void CollectivesOf(const model::RankProfile& profile, std::vector<CommInstance>*
 }
 
 struct StepKernels {
-  std::vector<Interval> compute;  // start order
-  std::vector<size_t> comm;       // indices into RankComm::ops
+  std::vector<size_t> comm;  // indices into RankComm::ops
   int64_t first_start = INT64_MAX;
   int64_t last_end = INT64_MIN;
 };
@@ -103,19 +102,20 @@ std::vector<Interval> ComputeIntervalsOf(const model::DeviceEvents& k, int32_t s
   return compute;
 }
 
+// |compute|: the step's compute kernels in start order (ComputeIntervalsOf).
 void SummarizeStep(const CommOptions& options, const std::vector<CommInstance>& ops,
-                   const StepKernels& sk, RankStepComm* out,
+                   const StepKernels& sk, const std::vector<Interval>& compute, RankStepComm* out,
                    std::vector<PseudoOverlapWindow>* windows) {
   out->first_start_ns = sk.first_start;
   out->last_end_ns = sk.last_end;
-  const int64_t first_compute = sk.compute.empty() ? INT64_MAX : sk.compute.front().start;
+  const int64_t first_compute = compute.empty() ? INT64_MAX : compute.front().start;
   std::vector<Interval> comm;
   comm.reserve(sk.comm.size());
   // Running max of compute ends, to know whether compute was idle before k.
-  std::vector<int64_t> prefix_end(sk.compute.size());
+  std::vector<int64_t> prefix_end(compute.size());
   int64_t running = INT64_MIN;
-  for (size_t i = 0; i < sk.compute.size(); ++i) {
-    running = std::max(running, sk.compute[i].end);
+  for (size_t i = 0; i < compute.size(); ++i) {
+    running = std::max(running, compute[i].end);
     prefix_end[i] = running;
   }
   bool start_collective_seen = false;
@@ -143,11 +143,11 @@ void SummarizeStep(const CommOptions& options, const std::vector<CommInstance>& 
     // optimizer) are dependencies no stream placement can hide.
     if (op.type != CollectiveType::kAllGather) continue;
     ++out->all_gathers;
-    auto next = std::lower_bound(sk.compute.begin(), sk.compute.end(), end,
+    auto next = std::lower_bound(compute.begin(), compute.end(), end,
                                  [](const Interval& iv, int64_t t) { return iv.start < t; });
-    if (next == sk.compute.end() || next == sk.compute.begin()) continue;
+    if (next == compute.end() || next == compute.begin()) continue;
     if (next->start - end > options.resume_tolerance_ns) continue;
-    const int64_t prev_end = prefix_end[static_cast<size_t>(next - sk.compute.begin()) - 1];
+    const int64_t prev_end = prefix_end[static_cast<size_t>(next - compute.begin()) - 1];
     if (prev_end >= end) continue;
     const int64_t idle = end - std::max(prev_end, op.start_ns);
     if (idle >= options.min_pseudo_overlap_ns) {
@@ -163,16 +163,15 @@ void SummarizeStep(const CommOptions& options, const std::vector<CommInstance>& 
   constexpr CoverageSweep::Lanes kCompute = CoverageSweep::Lane(0);
   constexpr CoverageSweep::Lanes kComm = CoverageSweep::Lane(1);
   CoverageSweep sweep;
-  size_t next_compute = 0;
-  for (const Interval& c : comm) {
-    for (; next_compute < sk.compute.size() && sk.compute[next_compute].start <= c.start;
-         ++next_compute) {
-      sweep.Add(kCompute, sk.compute[next_compute].start, sk.compute[next_compute].end);
+  for (size_t i = 0, j = 0; i < compute.size() || j < comm.size();) {
+    if (j == comm.size() || (i < compute.size() && compute[i].start <= comm[j].start)) {
+      sweep.Add(kCompute, compute[i].start, compute[i].end);
+      ++i;
+    } else {
+      sweep.Add(kComm, comm[j].start, comm[j].end);
+      ++j;
     }
-    sweep.Add(kComm, c.start, c.end);
   }
-  for (; next_compute < sk.compute.size(); ++next_compute)
-    sweep.Add(kCompute, sk.compute[next_compute].start, sk.compute[next_compute].end);
   out->comm_ns = sweep.Covered(kComm);
   out->exposed_ns = sweep.Covered(kComm, kCompute);
 }
@@ -214,12 +213,11 @@ RankComm SummarizeRankCommunication(const model::RankProfile& profile, const Com
     if (sk.first_start == INT64_MAX) continue;  // comm only seen in the trace: no window
     // One step's compute intervals at a time: a big rank's are tens of MB,
     // and this runs beside the step analyses.
-    sk.compute = ComputeIntervalsOf(k, step);
+    const std::vector<Interval> compute = ComputeIntervalsOf(k, step);
     RankStepComm out;
     out.step = step;
-    SummarizeStep(options, rc.ops, sk, &out, windows);
+    SummarizeStep(options, rc.ops, sk, compute, &out, windows);
     rc.steps.push_back(out);
-    std::vector<Interval>().swap(sk.compute);
   }
 
   double wait = 0, transit = 0, sync = 0;

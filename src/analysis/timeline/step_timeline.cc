@@ -322,8 +322,8 @@ StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step
       if (groups.KindOf(name) == "tp") lanes |= kTensorParallel;
     }
     sweep.Add(lanes, kernels.start_ns[i], kernels.end_ns(i));
-    if (options.picture) free_gaps.Add(kernels.start_ns[i], kernels.end_ns(i));
     if (!options.picture) continue;
+    free_gaps.Add(kernels.start_ns[i], kernels.end_ns(i));
     const size_t index = families.Of(i);
     auto [family, new_family] =
         local_family.try_emplace(index, static_cast<uint32_t>(timeline.strings.size()));
