@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "communication_equal.h"
 #include "formats/ascend/communication_reader.h"
 #include "formats/ascend/json_common.h"
 
@@ -123,16 +124,9 @@ TEST(JsonPiecewise, CommunicationFileReadInPiecesEqualsTheWholeRead) {
   ASSERT_TRUE(ParseCommunication(json, "c", &whole, PiecewiseOptions{json.size() + 1, {}}).ok());
   ASSERT_TRUE(ParseCommunication(json, "c", &pieces, PiecewiseOptions{0, {}}).ok());
   ASSERT_EQ(pieces.ops.size(), 12u);
-  ASSERT_EQ(whole.ops.size(), pieces.ops.size());
-  for (size_t i = 0; i < whole.ops.size(); ++i) {
-    EXPECT_EQ(pieces.ops[i].name, whole.ops[i].name);
-    EXPECT_EQ(pieces.ops[i].step, whole.ops[i].step);
-    EXPECT_DOUBLE_EQ(pieces.ops[i].start_us, whole.ops[i].start_us);
-    EXPECT_DOUBLE_EQ(pieces.ops[i].elapse_ms, whole.ops[i].elapse_ms);
-  }
+  // Equal ops; the negative wait of every op is one note in both reads.
+  testing::ExpectSameCommunication(whole, pieces);
   EXPECT_EQ(pieces.ops[11].step, 3);
-  // The negative wait of every op is one note in both reads.
-  EXPECT_EQ(pieces.notes, whole.notes);
   ASSERT_EQ(pieces.notes.size(), 1u);
 }
 
