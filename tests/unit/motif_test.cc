@@ -91,6 +91,99 @@ TEST(MotifMining, WeightsPreferTheChainThatCoversMoreKernels) {
   EXPECT_EQ(repeats[1].starts.size(), 6u);
 }
 
+TEST(MotifMining, WindowsThatBranchSplitIntoOneGroupPerNextToken) {
+  // [1 2 3] is followed by 4 and 5 in turn: at length 4 its group splits in
+  // two, interleaved in position order. The heavy 4 and 5 make both
+  // five-token chains outweigh [1 2 3] itself.
+  std::vector<int32_t> tokens;
+  std::vector<double> weights;
+  for (int i = 0; i < 12; ++i) {
+    for (int t : {1, 2, 3, i % 2 == 0 ? 4 : 5, 6, 100 + i}) {
+      tokens.push_back(t);
+      weights.push_back(t == 4 || t == 5 ? 10 : 1);
+    }
+  }
+  const auto repeats = MineRepeats(tokens, weights, MiningOptions{});
+  ASSERT_EQ(repeats.size(), 2u);
+  for (size_t r = 0; r < 2; ++r) {
+    EXPECT_EQ(repeats[r].length, 5) << r;
+    ASSERT_EQ(repeats[r].starts.size(), 6u) << r;
+    for (size_t k = 0; k < 6; ++k) {
+      EXPECT_EQ(repeats[r].starts[k], static_cast<int32_t>(6 * r + 12 * k)) << r << " " << k;
+    }
+  }
+  EXPECT_EQ(tokens[repeats[0].starts[0] + 3], 4);
+  EXPECT_EQ(tokens[repeats[1].starts[0] + 3], 5);
+}
+
+// Every non-overlapping occurrence of tokens [p, p + length), taken
+// greedily from the left, found by comparing every window (no grouping).
+std::vector<int32_t> OccurrencesByBruteForce(const std::vector<int32_t>& tokens, int32_t p,
+                                             int32_t length) {
+  std::vector<int32_t> found;
+  const auto n = static_cast<int32_t>(tokens.size());
+  for (int32_t q = 0; q + length <= n; ++q) {
+    if (!found.empty() && q < found.back() + length) continue;
+    if (std::equal(tokens.begin() + p, tokens.begin() + p + length, tokens.begin() + q)) {
+      found.push_back(q);
+    }
+  }
+  return found;
+}
+
+TEST(MotifMining, RandomBranchingStreamsAgreeWithBruteForce) {
+  // Streams of planted chains that share prefixes and suffixes (so groups
+  // split at many lengths, in every order), with noise and separators.
+  uint64_t state = 12345;
+  auto next = [&state](uint32_t bound) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<int32_t>((state >> 33) % bound);
+  };
+  const std::vector<std::vector<int32_t>> chains = {
+      {1, 2, 3, 4}, {1, 2, 3, 5}, {1, 2, 6, 4}, {7, 2, 3, 4, 8}, {9, 1, 2}};
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<int32_t> tokens;
+    const int32_t pieces = 5 + next(60);
+    for (int32_t k = 0; k < pieces; ++k) {
+      const int32_t pick = next(8);
+      if (pick < static_cast<int32_t>(chains.size())) {
+        const auto& chain = chains[static_cast<size_t>(pick)];
+        tokens.insert(tokens.end(), chain.begin(), chain.end());
+      } else if (pick == 5) {
+        tokens.push_back(-1);
+      } else {
+        tokens.push_back(next(12));
+      }
+    }
+    const auto repeats = MineRepeats(tokens, {}, MiningOptions{});
+    std::vector<bool> covered(tokens.size(), false);
+    for (size_t r = 0; r < repeats.size(); ++r) {
+      const RepeatSet& set = repeats[r];
+      ASSERT_GE(set.starts.size(), 2u) << trial;
+      const int32_t first = set.starts.front();
+      for (size_t k = 0; k < set.starts.size(); ++k) {
+        const int32_t p = set.starts[k];
+        if (k > 0) {
+          EXPECT_GE(p, set.starts[k - 1] + set.length) << trial << " overlap";
+        }
+        // Every instance is the same window as the first.
+        EXPECT_TRUE(std::equal(tokens.begin() + first, tokens.begin() + first + set.length,
+                               tokens.begin() + p))
+            << trial << " set " << r << " instance " << k;
+        for (int32_t t = p; t < p + set.length; ++t) {
+          EXPECT_FALSE(covered[static_cast<size_t>(t)]) << trial << " covered twice";
+          covered[static_cast<size_t>(t)] = true;
+        }
+      }
+      // The first set is chosen before anything is covered: it has every
+      // greedy occurrence of its window.
+      if (r == 0) {
+        EXPECT_EQ(set.starts, OccurrencesByBruteForce(tokens, first, set.length)) << trial;
+      }
+    }
+  }
+}
+
 // A 100k-kernel compute stream: a 60-kernel "layer" with an RMSNorm, a
 // SwiGLU and matmuls, where one instance in 7 drops a Cast (a variation).
 model::RankProfile BigStream(size_t kernels) {

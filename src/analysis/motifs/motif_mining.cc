@@ -51,8 +51,9 @@ std::vector<int32_t> Instances(const std::vector<int32_t>& positions, int32_t le
 // The candidate search: groups of equal windows, refined one length at a
 // time (a prefix-doubling-free suffix sort capped at max_length): |order_|
 // holds the positions whose window of the current length repeats, sorted by
-// group then position; group_[p] is the window's group id. Each level is two
-// counting sorts, so the whole search is O(n x max_length).
+// group then position; group_[p] is the window's group id. Each level is one
+// pass over the survivors (plus a sort of the groups that branch), so the
+// whole search is about O(n x max_length).
 class CandidateSearch {
  public:
   CandidateSearch(const std::vector<int32_t>& tokens, const std::vector<double>& prefix_weight,
@@ -130,25 +131,39 @@ class CandidateSearch {
   }
 
   // Sorts the survivors by (group, next token, position) and numbers the
-  // new groups.
+  // new groups. VisitGroup queued them in |order_|'s order, already by
+  // (group, position): only each group's run needs ordering by the next
+  // token, and in repetitive code a window is mostly followed by one token,
+  // so most runs are already in order. Renumbering in place is safe: each
+  // position appears once, and a run's old group is read before it is
+  // overwritten. (A counting sort over all groups here cleared a count per
+  // group at every length: most of the mining time on big steps.)
   void Refine(int32_t length) {
-    CountingSort(
-        &next_, vocab_, [&](int32_t p) { return tokens_[p + length]; }, &scratch_, &counts_);
-    CountingSort(
-        &next_, groups_, [&](int32_t p) { return group_[p]; }, &scratch_, &counts_);
+    auto next_token = [&](int32_t p) { return tokens_[p + length]; };
     int32_t id = -1;
-    int32_t prev_group = -1, prev_token = -1;
-    std::vector<int32_t> new_group(next_.size());
-    for (size_t k = 0; k < next_.size(); ++k) {
-      const int32_t p = next_[k];
-      if (group_[p] != prev_group || tokens_[p + length] != prev_token) {
-        ++id;
-        prev_group = group_[p];
-        prev_token = tokens_[p + length];
+    for (size_t begin = 0; begin < next_.size();) {
+      const int32_t group = group_[next_[begin]];
+      const int32_t first_token = next_token(next_[begin]);
+      bool one_token = true;
+      size_t end = begin + 1;
+      for (; end < next_.size() && group_[next_[end]] == group; ++end) {
+        one_token = one_token && next_token(next_[end]) == first_token;
       }
-      new_group[k] = id;
+      const auto run_begin = next_.begin() + static_cast<std::ptrdiff_t>(begin);
+      const auto run_end = next_.begin() + static_cast<std::ptrdiff_t>(end);
+      if (!one_token) {
+        std::stable_sort(run_begin, run_end,
+                         [&](int32_t a, int32_t b) { return next_token(a) < next_token(b); });
+      }
+      int32_t prev_token = -1;
+      for (auto it = run_begin; it != run_end; ++it) {
+        const int32_t token = next_token(*it);
+        if (it == run_begin || token != prev_token) ++id;
+        prev_token = token;
+        group_[*it] = id;
+      }
+      begin = end;
     }
-    for (size_t k = 0; k < next_.size(); ++k) group_[next_[k]] = new_group[k];
     groups_ = id + 1;
     order_.swap(next_);
   }

@@ -5,8 +5,9 @@
 // its extension is), and picks non-overlapping instances greedily by
 // coverage (instances x weight of one instance), so that the chain that
 // explains most of the stream comes first. Equal windows are grouped by
-// refining the groups of length L into those of length L+1 with counting
-// sorts (a suffix sort capped at max_length): O(n x max_length).
+// refining the groups of length L into those of length L+1 (each group's
+// windows ordered by their next token: a suffix sort capped at max_length):
+// O(n x max_length) where windows mostly extend one way, as in model code.
 #pragma once
 
 #include <cstddef>
