@@ -1,16 +1,20 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
+#include "communication_equal.h"
 #include "formats/ascend/ascend_rank_loader.h"
 #include "formats/ascend/kernel_details_reader.h"
 #include "formats/ascend/op_statistic_reader.h"
 #include "formats/ascend/profiler_info_reader.h"
 #include "formats/ascend/profiler_metadata_reader.h"
 #include "formats/ascend/step_trace_reader.h"
+#include "synth/synth.h"
 #include "test_paths.h"
 
 namespace trainscope::formats {
@@ -436,6 +440,40 @@ TEST(AscendRankLoaderTest, FullRankDirectory) {
   ASSERT_TRUE(from_output.ok());
   EXPECT_EQ(from_output->rank, 6);
   EXPECT_EQ(from_output->source_dir, dir.string());
+}
+
+// With two threads or more, communication.json is read beside
+// kernel_details.csv: the profile must be the one a single thread loads,
+// whether the file is whole or damaged.
+TEST(AscendRankLoaderTest, CommunicationReadBesideTheCsvGivesTheSingleThreadProfile) {
+  const std::string job = testing::MakeTempDir("rank_comm_threads");
+  synth::SynthOptions options;
+  options.ranks = 1;
+  ASSERT_TRUE(synth::WriteSynthJob(options, job).ok());
+  fs::path rank_dir;
+  for (const auto& entry : fs::directory_iterator(job)) {
+    if (entry.path().filename().string().ends_with("_ascend_pt")) rank_dir = entry.path();
+  }
+  ASSERT_FALSE(rank_dir.empty());
+  const fs::path communication = rank_dir / "ASCEND_PROFILER_OUTPUT/communication.json";
+  ASSERT_TRUE(fs::exists(communication));
+  for (const bool damaged : {false, true}) {
+    if (damaged) WriteFile(communication, "{\"step5\": {\"Communication\": [");
+    Result<model::RankProfile> one = LoadAscendRank(rank_dir.string(), 1);
+    Result<model::RankProfile> four = LoadAscendRank(rank_dir.string(), 4);
+    ASSERT_TRUE(one.ok()) << one.status().message();
+    ASSERT_TRUE(four.ok()) << four.status().message();
+    EXPECT_EQ(one->communication.ops.empty(), damaged);
+    testing::ExpectSameCommunication(one->communication, four->communication);
+    EXPECT_EQ(one->warnings, four->warnings) << damaged;
+    EXPECT_EQ(one->missing_files, four->missing_files) << damaged;
+    EXPECT_EQ(one->device_events.size(), four->device_events.size()) << damaged;
+    // A damaged file is a warning that names it, at either thread count.
+    const bool named = std::any_of(
+        four->warnings.begin(), four->warnings.end(),
+        [](const std::string& w) { return w.find("communication.json") != std::string::npos; });
+    EXPECT_EQ(named, damaged);
+  }
 }
 
 TEST(AscendRankLoaderTest, StepTraceOnlyRankLoadsWithoutKernels) {
