@@ -290,8 +290,8 @@ Status SqliteExport::AddRank(size_t index, const model::RankProfile& profile,
     if (!s.ok()) return Error("host_ops");
     for (size_t i = 0; i < ops.size(); ++i) {
       s.Int(rank)
-          .Int(ops.pid[i])
-          .Int(ops.tid[i])
+          .Int(ops.pid(i))
+          .Int(ops.tid(i))
           .Text(strings.Get(ops.name[i]))
           .TextOrNull(strings.Get(ops.category[i]))
           .Int(ops.start_ns[i])

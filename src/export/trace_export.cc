@@ -260,12 +260,12 @@ void HostLaunches(const RankContext& c, std::string* out) {
   }
   std::map<std::pair<int64_t, int64_t>, int64_t> thread_tid;
   for (const int32_t l : launchers) {
-    const auto key = std::make_pair(ops.pid[l], ops.tid[l]);
+    const auto key = std::make_pair(ops.pid(l), ops.tid(l));
     auto [it, fresh] =
         thread_tid.try_emplace(key, kHostTidBase + static_cast<int64_t>(thread_tid.size()));
     if (fresh) {
       Metadata(out, "thread_name", c.pid, it->second,
-               fmt::format("host launch thread {}", ops.tid[l]));
+               fmt::format("host launch thread {}", ops.tid(l)));
       SortIndex(out, "thread_sort_index", c.pid, it->second, it->second);
     }
     BeginSlice(out, "cpu_op", c.profile.strings.Get(ops.name[l]), c.pid, it->second,

@@ -8,7 +8,7 @@
 //
 // which declares the row struct (one field per column, with its default) and
 // a class with one std::vector per column plus the boilerplate that used to
-// be written per table and per column: size(), Reserve, Append, Row and
+// be written per table and per column: size(), capacity(), Reserve, Append, Row and
 // Permute (and Set / ForEachColumn for readers that fill sized columns in
 // parallel). Adding a column is one line in the list; a column can no longer be
 // forgotten in one of the places that go over every column. The last argument names the column
@@ -56,6 +56,7 @@ void Permute(std::vector<T>* column, const std::vector<uint32_t>& order) {
   class ColumnsType {                                                                     \
    public:                                                                                \
     size_t size() const { return size_column.size(); }                                    \
+    size_t capacity() const { return size_column.capacity(); }                            \
     void Reserve(size_t rows) { COLUMNS(TS_COLUMNAR_RESERVE_) }                           \
     void Append(const RowType& row) { COLUMNS(TS_COLUMNAR_APPEND_) }                      \
     RowType Row(size_t index) const {                                                     \

@@ -37,8 +37,8 @@ struct CollectiveArgs {
   StringId pg_ranks = StringPool::kEmpty;  // verbatim, e.g. "[0, 1]"
 };
 
-// pid/tid are int64. Non-numeric pids/tids ("Spans", "GPU 0 Counters") get a
-// synthetic id SyntheticThreadId(StringId) so that they never collide with OS ids.
+// pid/tid are int64 (HostOps keeps them once per thread). Non-numeric pids/tids ("Spans", "GPU 0
+// Counters") get a synthetic id SyntheticThreadId(StringId) so that they never collide with OS ids.
 inline int64_t SyntheticThreadId(StringId id) { return -(int64_t{1} << 40) - int64_t{id}; }
 inline bool IsSyntheticThreadId(int64_t value) {
   return value <= -(int64_t{1} << 40) && value > -(int64_t{1} << 40) - (int64_t{1} << 32);
@@ -49,8 +49,7 @@ inline StringId SyntheticThreadName(int64_t value) {
 
 // clang-format off
 #define TS_HOST_OP_COLUMNS(X)                                                                     \
-  X(int64_t, pid, 0)                                                                              \
-  X(int64_t, tid, 0)                                                                              \
+  X(int32_t, thread, 0)        /* index into HostOps::threads: the op's (pid, tid) */             \
   X(int64_t, start_ns, 0)                                                                         \
   X(int64_t, duration_ns, 0)                                                                      \
   X(StringId, name, StringPool::kEmpty)                                                           \
@@ -66,9 +65,28 @@ inline StringId SyntheticThreadName(int64_t value) {
 
 TS_COLUMNAR_TABLE(HostOp, HostOpColumns, TS_HOST_OP_COLUMNS, start_ns)
 
+// A host thread: the (pid, tid) its ops were recorded on.
+struct HostThread {
+  int64_t pid = 0;
+  int64_t tid = 0;
+};
+
+// Host ops name their thread by an index into |threads| (a trace has tens
+// of threads and millions of ops: 4 bytes a row instead of two int64s).
+// Index 0 is (0, 0), the thread of an op whose thread is never set.
 class HostOps : public HostOpColumns {
  public:
   int64_t end_ns(size_t i) const { return start_ns[i] + duration_ns[i]; }
+  int64_t pid(size_t i) const { return threads[static_cast<size_t>(thread[i])].pid; }
+  int64_t tid(size_t i) const { return threads[static_cast<size_t>(thread[i])].tid; }
+  // The index of (pid, tid) in |threads|, added when new.
+  int32_t ThreadOf(int64_t pid, int64_t tid);
+
+  std::vector<HostThread> threads{HostThread{}};
+
+ private:
+  std::map<std::pair<int64_t, int64_t>, int32_t> thread_index_{{{0, 0}, 0}};
+  int32_t last_thread_ = 0;  // ops come in runs on one thread
 };
 
 // A resolved flow arrow host op -> device activity (ac2g, async,

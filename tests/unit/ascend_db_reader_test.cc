@@ -535,10 +535,10 @@ TEST(AscendDbReaderTest, ReadsHostOpsCallStacksAndLaunchLinks) {
     EXPECT_EQ(p.strings.Get(ops.name[i]), names[i]) << i;
     EXPECT_EQ(ops.depth[i], depths[i]) << i;
     EXPECT_EQ(p.strings.Get(ops.category[i]), categories[i]) << i;
-    EXPECT_EQ(ops.pid[i], 100) << i;
+    EXPECT_EQ(ops.pid(i), 100) << i;
   }
-  EXPECT_EQ(ops.tid[0], 100);
-  EXPECT_EQ(ops.tid[6], 101);
+  EXPECT_EQ(ops.tid(0), 100);
+  EXPECT_EQ(ops.tid(6), 101);
   EXPECT_EQ(ops.start_ns[3], 960);
   EXPECT_EQ(ops.duration_ns[3], 30);
   EXPECT_EQ(ops.parent[3], 2);

@@ -44,12 +44,14 @@ class RecordingSink : public SerialEventSink {
   void OnTopLevelScalar(std::string_view key, std::string_view raw) override {
     top.push_back(fmt::format("{}={}", key, raw));
   }
+  void OnShareRead(double share) override { shares.push_back(share); }
   void Reset() override {
     events.clear();
     top.clear();
   }
   std::vector<std::string> events;
   std::vector<std::string> top;
+  std::vector<double> shares;
 };
 
 // A Kineto-like document whose strings contain the cut pattern `},{"ph":`
@@ -328,6 +330,34 @@ TEST(ChunkedJson, GzipStreamingEqualsPlain) {
   std::remove(plain.c_str());
   std::remove(gz.c_str());
   std::remove(cut_gz.c_str());
+}
+
+// The chunked scans tell the sink how much of the input is in after each
+// chunk: rising, ending at the whole input, for plain and gzip files. (The
+// gzip share counts compressed bytes inflated, at least 1 MiB of text at a
+// time: the document is several MiB.)
+TEST(ChunkedJson, ShareReadRisesToTheWholeInput) {
+  const std::string json = MakeTrace(40000);
+  const std::string plain = TempPath("share.json"), gz = TempPath("share.json.gz");
+  std::ofstream(plain, std::ios::binary) << json;
+  WriteGzip(gz, json);
+  for (const std::string& path : {plain, gz}) {
+    for (unsigned threads : {1u, 3u}) {
+      Scan scan;
+      ASSERT_TRUE(
+          formats::trace::ScanJsonFile(path, &scan.sink, &scan.report, ScanOptions{4096, threads})
+              .ok());
+      const std::vector<double>& shares = scan.sink.shares;
+      ASSERT_EQ(shares.size(), scan.report.chunks) << path << " " << threads;
+      ASSERT_GT(shares.size(), 10u) << path;
+      EXPECT_GT(shares.front(), 0) << path;
+      EXPECT_LT(shares.front(), 0.5) << path;
+      for (size_t i = 1; i < shares.size(); ++i) EXPECT_GE(shares[i], shares[i - 1]) << path << i;
+      EXPECT_DOUBLE_EQ(shares.back(), 1.0) << path << " " << threads;
+    }
+  }
+  std::remove(plain.c_str());
+  std::remove(gz.c_str());
 }
 
 // Mapped files are parsed in place (brackets written over separator bytes of

@@ -202,8 +202,7 @@ TEST(FingerprintAttribution, LauncherLinksGiveModuleAndSourceLine) {
   auto host = [&](const char* name, const char* cat, int64_t start, int64_t dur, int32_t parent,
                   int32_t depth) {
     model::HostOp op;
-    op.pid = 1;
-    op.tid = 1;
+    op.thread = tl.host_ops.ThreadOf(1, 1);
     op.start_ns = start;
     op.duration_ns = dur;
     op.name = p.strings.Intern(name);
@@ -424,7 +423,7 @@ TEST(HostAttribution, BackwardKernelsFollowTheFwdBwdFlowToTheForwardSource) {
   const model::Timeline& tl = p.timeline;
   ASSERT_EQ(tl.fwdbwd.size(), 1u);  // the end without a start (id 99) links nothing
   EXPECT_EQ(p.strings.Get(tl.host_ops.name[tl.fwdbwd[0].forward_op]), "aten::mul");
-  EXPECT_EQ(tl.host_ops.tid[tl.fwdbwd[0].forward_op], 1);
+  EXPECT_EQ(tl.host_ops.tid(static_cast<size_t>(tl.fwdbwd[0].forward_op)), 1);
   EXPECT_EQ(p.strings.Get(tl.host_ops.name[tl.fwdbwd[0].backward_op]),
             "autograd::engine::evaluate_function: MulBackward0");
   EXPECT_EQ(p.ledgers.back().rows_skipped(), 0);  // fwdbwd points are used, not skipped

@@ -1120,8 +1120,8 @@ Status ReadPytorchApi(const DbContext& ctx, model::Timeline* tl,
     if (!ReadSpan(stmt, 0, 1, &ledger, line, &op.start_ns, &op.duration_ns)) return;
     // globalTid is (pid << 32) | tid.
     const uint64_t global_tid = static_cast<uint64_t>(stmt.Int64(2).value_or(0));
-    op.pid = static_cast<int64_t>(global_tid >> 32);
-    op.tid = static_cast<int64_t>(global_tid & 0xFFFFFFFFu);
+    op.thread = tl->host_ops.ThreadOf(static_cast<int64_t>(global_tid >> 32),
+                                      static_cast<int64_t>(global_tid & 0xFFFFFFFFu));
     op.name = ctx.strings->Intern(stmt.Int64(4), &ledger, "name", line, &names);
     const int64_t type = stmt.Int64(6).value_or(-1);
     auto [cat, inserted] = categories.try_emplace({type, op.name}, StringPool::kEmpty);

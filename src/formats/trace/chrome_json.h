@@ -94,6 +94,10 @@ class EventSink {
   virtual void Convert(const RawEvent& event, size_t offset, EventBatch* batch) const = 0;
   // Takes the batch's records in and leaves |batch| empty for reuse.
   virtual void Commit(EventBatch* batch) = 0;
+  // After a Commit: the share of the input read so far (0 < share <= 1),
+  // where the scan can tell (the chunked scans), so that a sink can size its
+  // lists for the whole input instead of regrowing them.
+  virtual void OnShareRead(double /*share*/) {}
   // Top-level keys other than traceEvents (object documents only).
   virtual void OnTopLevel(std::string_view /*key*/, simdjson::ondemand::value& /*value*/) {}
   virtual void OnTopLevelScalar(std::string_view /*key*/, std::string_view /*raw*/) {}

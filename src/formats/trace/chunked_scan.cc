@@ -219,6 +219,7 @@ ChunkScanResult ScanSequential(ChunkFeeder* feeder, EventSink* sink) {
     ConvertChunk(*sink, &slot);
     if (!slot.ok) return result;
     sink->Commit(slot.batch.get());
+    if (slot.info.share_read > 0) sink->OnShareRead(slot.info.share_read);
     slot.Done(feeder);
     result.events += slot.events;
   }
@@ -331,6 +332,7 @@ class ParallelScan {
       ++result_.chunks;
       if (!slot->ok) return false;
       sink_->Commit(slot->batch.get());
+      if (slot->info.share_read > 0) sink_->OnShareRead(slot->info.share_read);
       result_.events += slot->events;
       {
         std::lock_guard<std::mutex> lock(mu_);
@@ -430,7 +432,8 @@ bool TextFeeder::Next(std::string_view* chunk, bool* bracketed) {
       *chunk = {};
       *bracketed = false;
       info_ = ChunkInfo{base_offset_ + begin, RowIssue::kEventTooLong,
-                        "longer than the event size limit (TRAINSCOPE_MAX_EVENT_BYTES)"};
+                        "longer than the event size limit (TRAINSCOPE_MAX_EVENT_BYTES)",
+                        ShareThrough(long_end)};
       Release(body_.substr(begin, long_end - begin));
       return true;
     }
@@ -442,6 +445,7 @@ bool TextFeeder::Next(std::string_view* chunk, bool* bracketed) {
   *chunk = body_.substr(begin, chunk_end - begin);
   *bracketed = false;
   info_ = ChunkInfo{base_offset_ + begin};
+  info_.share_read = ShareThrough(chunk_end);
   // Tiny chunks (tests) are copied: a next chunk shorter than the padding
   // would get its ']' inside the padding of a chunk being parsed.
   if (writable_ == nullptr || chunk_bytes_ < kMinBracketedChunk) return true;

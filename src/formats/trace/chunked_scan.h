@@ -36,10 +36,13 @@ class ChunkFeeder {
   // the feeder wrote), and, for an event the feeder read past without
   // handing it over (over ScanOptions::max_event_bytes; the chunk is then
   // empty), the ledger reason and detail to count it with.
+  // |share_read|: the share of the whole input the feeder has read once
+  // this chunk is in (0 < share <= 1), 0 where it cannot tell.
   struct ChunkInfo {
     size_t offset = 0;
     RowIssue skip = RowIssue::kNone;
     std::string_view skip_detail;
+    double share_read = 0;
   };
   virtual ChunkInfo info() const { return {}; }
 };
@@ -95,6 +98,10 @@ class TextFeeder : public ChunkFeeder {
   bool Fail() {
     failed_ = true;
     return false;
+  }
+  // The share of the body up to |end| (ChunkInfo::share_read).
+  double ShareThrough(size_t end) const {
+    return body_.empty() ? 0 : static_cast<double>(end) / static_cast<double>(body_.size());
   }
 
   std::string_view body_;

@@ -21,6 +21,7 @@ GzipFeeder::GzipFeeder(std::string_view gz, size_t chunk_bytes, size_t max_event
   zs_ready_ = inflateInit2(&zs_, 15 + 32) == Z_OK;
   // zlib counts input in 32-bit units: feed the mapped file a window at a time.
   remaining_in_ = gz.size();
+  compressed_bytes_ = gz.size();
 }
 
 GzipFeeder::~GzipFeeder() {
@@ -242,6 +243,16 @@ bool GzipFeeder::Next(std::string_view* chunk, bool* bracketed) {
     return true;
   }
   return false;
+}
+
+ChunkFeeder::ChunkInfo GzipFeeder::info() const {
+  ChunkInfo info = info_;
+  if (compressed_bytes_ > 0) {
+    // Given to zlib and not yet inflated counts as unread.
+    const size_t unread = remaining_in_ + zs_.avail_in;
+    info.share_read = 1.0 - static_cast<double>(unread) / static_cast<double>(compressed_bytes_);
+  }
+  return info;
 }
 
 }  // namespace trainscope::formats::trace

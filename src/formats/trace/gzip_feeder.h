@@ -38,7 +38,8 @@ class GzipFeeder : public ChunkFeeder {
 
   bool Next(std::string_view* chunk, bool* bracketed) override;
   bool failed() const override { return failed_; }
-  ChunkInfo info() const override { return info_; }
+  // With the share of the compressed input inflated so far.
+  ChunkInfo info() const override;
   // After the last chunk: the document without its events (see FindEventsEnd).
   const simdjson::padded_string& metadata() const { return meta_; }
 
@@ -78,6 +79,7 @@ class GzipFeeder : public ChunkFeeder {
   z_stream zs_{};
   bool zs_ready_ = false;
   size_t remaining_in_ = 0;  // compressed bytes not yet given to zlib
+  size_t compressed_bytes_ = 0;
   size_t chunk_bytes_;
   size_t max_event_bytes_;
   std::string buf_;

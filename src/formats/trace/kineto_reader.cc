@@ -85,6 +85,8 @@ struct KinetoBatch : trace::EventBatch {
     kind_by_name.clear();
     ledger.Clear();
     host_ops.clear();
+    host_op_pid.clear();
+    host_op_tid.clear();
     activities.clear();
     activity_pid.clear();
     activity_tid.clear();
@@ -102,8 +104,9 @@ struct KinetoBatch : trace::EventBatch {
   // a chunk repeats a few hundred kernel names thousands of times.
   std::vector<int8_t> kind_by_name;
   trace::BatchLedger ledger;
-  std::vector<model::HostOp> host_ops;
-  std::vector<model::DeviceEvent> activities;  // collective = index into |collectives|
+  std::vector<model::HostOp> host_ops;            // thread unset: see host_op_pid, host_op_tid
+  std::vector<int64_t> host_op_pid, host_op_tid;  // batch-local thread ids, row for row
+  std::vector<model::DeviceEvent> activities;     // collective = index into |collectives|
   std::vector<int64_t> activity_pid, activity_tid;
   std::vector<model::CollectiveArgs> collectives;
   std::vector<Flow> flows;
@@ -151,13 +154,16 @@ class KinetoSink : public trace::EventSink {
     }
   }
 
+  void OnShareRead(double share) override { builder_.ExpectTotal(share); }
+
   void Commit(trace::EventBatch* in) override {
     auto& batch = *static_cast<KinetoBatch*>(in);
     const std::vector<StringId>& global = batch.strings.MapInto(&profile_->strings);
     model::Timeline& tl = builder_.timeline();
-    for (model::HostOp op : batch.host_ops) {
-      op.pid = trace::GlobalThreadId(op.pid, global);
-      op.tid = trace::GlobalThreadId(op.tid, global);
+    for (size_t i = 0; i < batch.host_ops.size(); ++i) {
+      model::HostOp op = batch.host_ops[i];
+      op.thread = tl.host_ops.ThreadOf(trace::GlobalThreadId(batch.host_op_pid[i], global),
+                                       trace::GlobalThreadId(batch.host_op_tid[i], global));
       op.name = global[op.name];
       op.category = global[op.category];
       op.source = global[op.source];
@@ -243,8 +249,6 @@ class KinetoSink : public trace::EventSink {
     if (ev.cat == "cuda_sync") return batch->ledger.Skip(RowIssue::kCudaSync, index, offset);
     trace::LocalStrings& strings = batch->strings;
     model::HostOp op;
-    op.pid = trace::LocalThreadId(ev.pid, &strings);
-    op.tid = trace::LocalThreadId(ev.tid, &strings);
     op.start_ns = ts;
     op.duration_ns = dur;
     op.name = strings.Intern(ev.name);
@@ -260,6 +264,8 @@ class KinetoSink : public trace::EventSink {
       op.input_types = strings.Intern(batch->compacted.emplace_back(CompactJson(ev.input_types)));
     }
     batch->host_ops.push_back(op);
+    batch->host_op_pid.push_back(trace::LocalThreadId(ev.pid, &strings));
+    batch->host_op_tid.push_back(trace::LocalThreadId(ev.tid, &strings));
     batch->ledger.Use();
   }
 

@@ -70,17 +70,58 @@ void TimelineBuilder::Reset() {
   bwd_ends_.clear();
   before_first_step_ = Outside{};
   after_last_step_ = Outside{};
+  next_projection_ = 1.0 / 16;
+}
+
+void TimelineBuilder::ExpectTotal(double share) {
+  if (share < next_projection_ || share <= 0 || share >= 1) return;
+  // A sixteenth: enough events for a steady rate (traces interleave host
+  // and device events throughout); half: a second look where they do not.
+  next_projection_ = next_projection_ < 0.5 ? 0.5 : 2.0;
+  // 5 % over the straight projection: the rate of a list drifts a little
+  // over a trace (warm-up steps, the profiler's own events at its end).
+  auto projected = [share](size_t count) {
+    return static_cast<size_t>(static_cast<double>(count) / share * 1.05) + 1;
+  };
+  auto reserve = [&](auto* list) {
+    const size_t rows = projected(list->size());
+    if (list->size() > 0 && rows > list->capacity()) list->reserve(rows);
+  };
+  model::HostOps& ops = timeline_.host_ops;
+  if (ops.size() > 0 && projected(ops.size()) > ops.capacity()) ops.Reserve(projected(ops.size()));
+  if (activities_.size() > 0 && projected(activities_.size()) > activities_.capacity()) {
+    activities_.Reserve(projected(activities_.size()));
+  }
+  reserve(&activity_pid_);
+  reserve(&activity_tid_);
+  for (std::vector<FlowPoint>* points : {&flow_starts_, &flow_ends_, &fwd_starts_, &bwd_ends_})
+    reserve(points);
+  reserve(&timeline_.memory);
 }
 
 std::vector<uint32_t> SortAndNestHostOps(model::HostOps* ops_in) {
   model::HostOps& ops = *ops_in;
+  // Threads ranked by (pid, tid): the ops sort by their thread's rank.
+  std::vector<uint32_t> by_thread(ops.threads.size());
+  std::iota(by_thread.begin(), by_thread.end(), 0u);
+  std::sort(by_thread.begin(), by_thread.end(), [&ops](uint32_t a, uint32_t b) {
+    return std::pair(ops.threads[a].pid, ops.threads[a].tid) <
+           std::pair(ops.threads[b].pid, ops.threads[b].tid);
+  });
+  std::vector<uint32_t> rank(by_thread.size());
+  for (uint32_t r = 0; r < by_thread.size(); ++r) rank[by_thread[r]] = r;
   std::vector<uint32_t> order(ops.size());
   std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(), [&ops](uint32_t a, uint32_t b) {
-    if (ops.pid[a] != ops.pid[b]) return ops.pid[a] < ops.pid[b];
-    if (ops.tid[a] != ops.tid[b]) return ops.tid[a] < ops.tid[b];
+  // The row index breaks ties, as a stable sort would, without its buffer
+  // of a second index list (the sort runs at the peak of a big read).
+  std::sort(order.begin(), order.end(), [&ops, &rank](uint32_t a, uint32_t b) {
+    const uint32_t thread_a = rank[static_cast<size_t>(ops.thread[a])];
+    const uint32_t thread_b = rank[static_cast<size_t>(ops.thread[b])];
+    if (thread_a != thread_b) return thread_a < thread_b;
     if (ops.start_ns[a] != ops.start_ns[b]) return ops.start_ns[a] < ops.start_ns[b];
-    return ops.duration_ns[a] > ops.duration_ns[b];  // parents before children
+    // Parents before children.
+    if (ops.duration_ns[a] != ops.duration_ns[b]) return ops.duration_ns[a] > ops.duration_ns[b];
+    return a < b;
   });
   ops.Permute(order);
 
@@ -88,7 +129,7 @@ std::vector<uint32_t> SortAndNestHostOps(model::HostOps* ops_in) {
   // without fitting inside it ("event bleed") becomes its sibling.
   std::vector<int32_t> stack;
   for (size_t j = 0; j < ops.size(); ++j) {
-    if (j == 0 || ops.pid[j] != ops.pid[j - 1] || ops.tid[j] != ops.tid[j - 1]) stack.clear();
+    if (j == 0 || ops.thread[j] != ops.thread[j - 1]) stack.clear();
     while (!stack.empty()) {
       size_t top = static_cast<size_t>(stack.back());
       // |top| ended before |j| starts, or |j| bleeds past it: not its parent.
@@ -137,7 +178,7 @@ std::vector<int32_t> TimelineBuilder::HostOpsAt(const std::vector<FlowPoint>& po
   size_t next = 0;  // first op that starts after the current point
   for (uint32_t k : order) {
     const FlowPoint& f = points[k];
-    while (next < ops.size() && std::tuple(ops.pid[next], ops.tid[next], ops.start_ns[next]) <=
+    while (next < ops.size() && std::tuple(ops.pid(next), ops.tid(next), ops.start_ns[next]) <=
                                     std::tuple(f.pid, f.tid, f.ts_ns)) {
       ++next;
     }
@@ -146,7 +187,8 @@ std::vector<int32_t> TimelineBuilder::HostOpsAt(const std::vector<FlowPoint>& po
     // parents to the first one still running at the flow's time.
     if (next == 0) continue;
     auto i = static_cast<int32_t>(next - 1);
-    if (ops.pid[i] != f.pid || ops.tid[i] != f.tid) continue;
+    if (ops.pid(static_cast<size_t>(i)) != f.pid || ops.tid(static_cast<size_t>(i)) != f.tid)
+      continue;
     while (i != model::kNoIndex && ops.start_ns[i] != f.ts_ns && ops.end_ns(i) <= f.ts_ns)
       i = ops.parent[i];
     result[k] = i;

@@ -60,6 +60,17 @@ class TimelineBuilder {
   // A fwdbwd flow point: 's' at the forward op, 'f' at the backward op.
   void AddFwdBwdPoint(bool start, int64_t id, int64_t pid, int64_t tid, int64_t ts_ns);
 
+  // |share| (0 < share <= 1) of the input has been added: sizes the growing
+  // lists (host ops, activities, flow points, memory samples) for the whole
+  // input, projected from what they hold, at a sixteenth of the input and
+  // again at half. Each is then allocated about once instead of regrown by
+  // doubling, when the old and the new copy coexist, at the peak of a big
+  // read and all host-op columns at the same row. A projection short of the
+  // truth only means the usual regrowth later; one beyond it costs address
+  // space, not memory: big blocks are mapped on their own (malloc_tuning)
+  // and pages never written are never resident.
+  void ExpectTotal(double share);
+
   // Drops everything (the scan restarts on its slow path).
   void Reset();
 
@@ -140,6 +151,7 @@ class TimelineBuilder {
   };
   Outside before_first_step_;
   Outside after_last_step_;
+  double next_projection_ = 1.0 / 16;  // the share read at which ExpectTotal projects next
 };
 
 }  // namespace trainscope::formats::trace

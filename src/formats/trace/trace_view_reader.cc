@@ -263,8 +263,7 @@ class TraceViewSink : public trace::EventSink {
         ledger_.Use();
       } else {
         model::HostOp op;  // Python, CANN, Python GC, ...
-        op.pid = s.pid;
-        op.tid = s.tid;
+        op.thread = tl.host_ops.ThreadOf(s.pid, s.tid);
         op.start_ns = s.ts_ns;
         op.duration_ns = s.dur_ns;
         op.name = s.name;

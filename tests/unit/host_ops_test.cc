@@ -1,0 +1,89 @@
+// Host ops: threads kept once per (pid, tid), the sort and nesting by
+// thread, and the builder's sizing of its lists from the share read.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "formats/trace/timeline_builder.h"
+#include "model/rank_profile.h"
+#include "model/timeline.h"
+
+namespace trainscope {
+namespace {
+
+model::HostOp OpOn(model::HostOps* ops, int64_t pid, int64_t tid, int64_t start_ns,
+                   int64_t duration_ns) {
+  model::HostOp op;
+  op.thread = ops->ThreadOf(pid, tid);
+  op.start_ns = start_ns;
+  op.duration_ns = duration_ns;
+  return op;
+}
+
+TEST(HostOps, ThreadsAreKeptOncePerPidAndTid) {
+  model::HostOps ops;
+  // Index 0 is the thread of an op whose thread is never set.
+  ops.Append(model::HostOp{});
+  EXPECT_EQ(ops.pid(0), 0);
+  EXPECT_EQ(ops.tid(0), 0);
+  EXPECT_EQ(ops.ThreadOf(0, 0), 0);
+  EXPECT_EQ(ops.ThreadOf(5, 1), 1);
+  EXPECT_EQ(ops.ThreadOf(2, 9), 2);
+  EXPECT_EQ(ops.ThreadOf(5, 1), 1);
+  EXPECT_EQ(ops.ThreadOf(5, 2), 3);  // same pid, other tid
+  EXPECT_EQ(ops.ThreadOf(2, 9), 2);
+  ASSERT_EQ(ops.threads.size(), 4u);
+  ops.Append(OpOn(&ops, -(int64_t{1} << 41), 7, 0, 1));  // a synthetic pid
+  EXPECT_EQ(ops.pid(1), -(int64_t{1} << 41));
+  EXPECT_EQ(ops.tid(1), 7);
+}
+
+TEST(HostOps, SortAndNestByPidAndTidWhateverOrderThreadsWereMet) {
+  model::HostOps ops;
+  // Threads met in the order (5, 1), (2, 9): the sort still puts pid 2 first.
+  ops.Append(OpOn(&ops, 5, 1, 0, 100));   // A
+  ops.Append(OpOn(&ops, 2, 9, 10, 10));   // B
+  ops.Append(OpOn(&ops, 5, 1, 10, 20));   // C, inside A
+  ops.Append(OpOn(&ops, 2, 9, 10, 30));   // D, starts with B, longer: B's parent
+  ops.Append(OpOn(&ops, 5, 1, 150, 10));  // E, after A
+  const std::vector<uint32_t> order = formats::trace::SortAndNestHostOps(&ops);
+  EXPECT_EQ(order, (std::vector<uint32_t>{3, 1, 0, 2, 4}));
+  const std::vector<int64_t> pids = {2, 2, 5, 5, 5};
+  const std::vector<int32_t> depths = {0, 1, 0, 1, 0};
+  const std::vector<int32_t> parents = {model::kNoIndex, 0, model::kNoIndex, 2, model::kNoIndex};
+  for (size_t i = 0; i < ops.size(); ++i) {
+    EXPECT_EQ(ops.pid(i), pids[i]) << i;
+    EXPECT_EQ(ops.depth[i], depths[i]) << i;
+    EXPECT_EQ(ops.parent[i], parents[i]) << i;
+  }
+  // Equal keys keep their input order, as a stable sort would.
+  model::HostOps twins;
+  for (int k = 0; k < 3; ++k) twins.Append(OpOn(&twins, 1, 1, 5, 5));
+  EXPECT_EQ(formats::trace::SortAndNestHostOps(&twins), (std::vector<uint32_t>{0, 1, 2}));
+}
+
+TEST(TimelineBuilder, SizesItsListsFromTheShareRead) {
+  model::RankProfile profile;
+  formats::trace::TimelineBuilder builder(&profile);
+  model::HostOps& ops = builder.timeline().host_ops;
+  for (int k = 0; k < 100; ++k) builder.AddHostOp(OpOn(&ops, 1, 1, k, 1));
+  const size_t before = ops.capacity();
+  builder.ExpectTotal(0.01);  // too early to project
+  EXPECT_EQ(ops.capacity(), before);
+  builder.ExpectTotal(0.1);  // 100 in a tenth: about 1000 in all
+  EXPECT_GE(ops.capacity(), 1000u);
+  EXPECT_LT(ops.capacity(), 1100u);
+  const size_t projected = ops.capacity();
+  for (int k = 0; k < 900; ++k) builder.AddHostOp(OpOn(&ops, 1, 1, 100 + k, 1));
+  EXPECT_EQ(ops.capacity(), projected);  // no regrowth on the way
+  // At half the input the list holds twice what was projected: sized again.
+  builder.ExpectTotal(0.5);
+  EXPECT_GE(ops.capacity(), 2000u);
+  // Each column is sized alike.
+  EXPECT_GE(ops.name.capacity(), 2000u);
+  EXPECT_GE(ops.thread.capacity(), 2000u);
+}
+
+}  // namespace
+}  // namespace trainscope
