@@ -107,22 +107,17 @@ Result<model::RankProfile> LoadAscendRank(const std::string& rank_dir, unsigned 
   // communication.json (tens of MB at Level1) shares nothing with
   // kernel_details.csv: with two threads or more it is read beside it, on
   // the cores the CSV leaves idle in its serial stretches. Its outcome is
-  // booked below, in the files' usual order.
+  // booked below, in the files' usual order. The future is declared after
+  // what the task uses: on every path out, a failed CSV too, its destructor
+  // (std::async's waits for the task) runs before they go.
   const fs::path communication = output_dir / "communication.json";
-  std::future<Status> communication_read;
   model::CommunicationData communication_data;
+  std::future<Status> communication_read;
   if (threads >= 2 && Present(kernel_details) && Present(communication)) {
     communication_read = std::async(std::launch::async, [&communication, &communication_data] {
       return ReadCommunicationFile(communication.string(), &communication_data);
     });
   }
-  // Waited for on every path out, a failed CSV too: the task writes to locals.
-  struct Wait {
-    std::future<Status>* read;
-    ~Wait() {
-      if (read->valid()) read->wait();
-    }
-  } wait_for_communication{&communication_read};
   if (Present(kernel_details)) {
     opened.insert(kernel_details.string());
     TS_RETURN_IF_ERROR(ReadKernelDetailsFile(kernel_details.string(), &profile, threads));

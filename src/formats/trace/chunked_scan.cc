@@ -207,6 +207,12 @@ void ConvertChunk(const EventSink& sink, Slot* slot) {
   if (!slot->ok) slot->ok = RecoverChunk(sink, slot);
 }
 
+// Hands the slot's batch to the sink, then how much of the input is in.
+void CommitSlot(EventSink* sink, Slot* slot) {
+  sink->Commit(slot->batch.get());
+  if (slot->info.share_read > 0) sink->OnShareRead(slot->info.share_read);
+}
+
 ChunkScanResult ScanSequential(ChunkFeeder* feeder, EventSink* sink) {
   ChunkScanResult result;
   Slot slot(*sink);
@@ -218,8 +224,7 @@ ChunkScanResult ScanSequential(ChunkFeeder* feeder, EventSink* sink) {
     if (bracketed) ++result.chunks_in_place;
     ConvertChunk(*sink, &slot);
     if (!slot.ok) return result;
-    sink->Commit(slot.batch.get());
-    if (slot.info.share_read > 0) sink->OnShareRead(slot.info.share_read);
+    CommitSlot(sink, &slot);
     slot.Done(feeder);
     result.events += slot.events;
   }
@@ -331,8 +336,7 @@ class ParallelScan {
       }
       ++result_.chunks;
       if (!slot->ok) return false;
-      sink_->Commit(slot->batch.get());
-      if (slot->info.share_read > 0) sink_->OnShareRead(slot->info.share_read);
+      CommitSlot(sink_, slot);
       result_.events += slot->events;
       {
         std::lock_guard<std::mutex> lock(mu_);

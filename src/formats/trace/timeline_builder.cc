@@ -83,15 +83,18 @@ void TimelineBuilder::ExpectTotal(double share) {
   auto projected = [share](size_t count) {
     return static_cast<size_t>(static_cast<double>(count) / share * 1.05) + 1;
   };
+  // A list: a vector, or a columnar table (all its columns at once).
   auto reserve = [&](auto* list) {
     const size_t rows = projected(list->size());
-    if (list->size() > 0 && rows > list->capacity()) list->reserve(rows);
+    if (list->size() == 0 || rows <= list->capacity()) return;
+    if constexpr (requires { list->Reserve(rows); }) {
+      list->Reserve(rows);
+    } else {
+      list->reserve(rows);
+    }
   };
-  model::HostOps& ops = timeline_.host_ops;
-  if (ops.size() > 0 && projected(ops.size()) > ops.capacity()) ops.Reserve(projected(ops.size()));
-  if (activities_.size() > 0 && projected(activities_.size()) > activities_.capacity()) {
-    activities_.Reserve(projected(activities_.size()));
-  }
+  reserve(&timeline_.host_ops);
+  reserve(&activities_);
   reserve(&activity_pid_);
   reserve(&activity_tid_);
   for (std::vector<FlowPoint>* points : {&flow_starts_, &flow_ends_, &fwd_starts_, &bwd_ends_})
