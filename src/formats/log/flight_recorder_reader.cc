@@ -41,7 +41,13 @@ int64_t LastNumber(std::string_view name) {
   return std::stoll(std::string(name.substr(begin, end - begin + 1)));
 }
 
-int64_t IntOf(simdjson::dom::element e) {
+// Both helpers take the lookup's result, not an element: a missing key
+// (or a lookup on a non-object) is an error value, and converting that to
+// an element throws simdjson_error, which fuzzing found on a dump whose
+// entry lacked "collective_seq_id".
+int64_t IntOf(simdjson::simdjson_result<simdjson::dom::element> field) {
+  simdjson::dom::element e;
+  if (field.get(e) != simdjson::SUCCESS) return 0;
   int64_t v = 0;
   if (e.get(v) == simdjson::SUCCESS) return v;
   std::string_view s;
@@ -54,6 +60,11 @@ int64_t IntOf(simdjson::dom::element e) {
     return out;
   }
   return 0;
+}
+
+std::string StringOf(simdjson::simdjson_result<simdjson::dom::element> field) {
+  std::string_view s;
+  return field.get(s) == simdjson::SUCCESS ? std::string(s) : std::string();
 }
 
 std::string StringOf(simdjson::dom::element e) {
