@@ -19,6 +19,15 @@ CCACHE_BASEDIR="$(cd .. && pwd)"; CCACHE_NOHASHDIR=true
 export CCACHE_BASEDIR CCACHE_NOHASHDIR
 jobs=$(nproc 2>/dev/null || echo 2)
 mkdir -p build
+started=$(date +%s)
+stage_started=$started
+
+stage() {  # title: closes the previous stage with its minutes, opens the next
+  now=$(date +%s)
+  [ "$stage_started" = "$started" ] || echo "   ($(( (now - stage_started) / 60 )) min $(( (now - stage_started) % 60 )) s)"
+  stage_started=$now
+  echo "== $1"
+}
 
 run_ctest() {  # preset, log, extra args...
   preset="$1"; log="$2"; shift 2
@@ -34,7 +43,7 @@ count() {  # log -> "passed failed skipped"
   echo "$((all - failed - skipped)) $failed $skipped"
 }
 
-echo "== 1/5 release build (warnings are errors) and tests"
+stage "1/5 release build (warnings are errors) and tests"
 cmake --preset ci >/dev/null
 cmake --build --preset ci -j"$jobs"
 run_ctest ci build/ci-ctest.log
@@ -42,7 +51,7 @@ set -- $(count build/ci-ctest.log)
 passed=$1 failed=$2 skipped=$3
 
 if [ "${TRAINSCOPE_QUICK:-0}" != "1" ]; then
-  echo "== 2/5 debug build with ASan+UBSan and tests"
+  stage "2/5 debug build with ASan+UBSan and tests"
   cmake --preset debug >/dev/null
   cmake --build --preset debug -j"$jobs"
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
@@ -50,18 +59,19 @@ if [ "${TRAINSCOPE_QUICK:-0}" != "1" ]; then
   set -- $(count build/debug-ctest.log)
   passed=$((passed + $1)) failed=$((failed + $2)) skipped=$((skipped + $3))
 
-  echo "== 3/5 ThreadSanitizer build and tests"
+  stage "3/5 ThreadSanitizer build and tests"
   cmake --preset tsan >/dev/null
   cmake --build --preset tsan -j"$jobs"
   TSAN_OPTIONS=halt_on_error=1 run_ctest tsan build/tsan-ctest.log -LE "browser|mpi"
   set -- $(count build/tsan-ctest.log)
   passed=$((passed + $1)) failed=$((failed + $2)) skipped=$((skipped + $3))
 
-  echo "== 4/5 clang-tidy"
+  stage "4/5 clang-tidy"
   scripts/tidy.sh
 
-  echo "== 5/5 fuzzing (bounded)"
+  stage "5/5 fuzzing (bounded)"
   scripts/fuzz.sh "${FUZZ_SECONDS:-30}"
 fi
 
+stage "done in $(( ($(date +%s) - started) / 60 )) min"
 echo "tests: $passed passed, $failed failed, $skipped skipped"
