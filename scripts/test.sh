@@ -20,11 +20,13 @@ export CCACHE_BASEDIR CCACHE_NOHASHDIR
 jobs=$(nproc 2>/dev/null || echo 2)
 mkdir -p build
 started=$(date +%s)
-stage_started=$started
+stage_started=""
 
 stage() {  # title: closes the previous stage with its minutes, opens the next
   now=$(date +%s)
-  [ "$stage_started" = "$started" ] || echo "   ($(( (now - stage_started) / 60 )) min $(( (now - stage_started) % 60 )) s)"
+  if [ -n "$stage_started" ]; then
+    echo "   ($(( (now - stage_started) / 60 )) min $(( (now - stage_started) % 60 )) s)"
+  fi
   stage_started=$now
   echo "== $1"
 }

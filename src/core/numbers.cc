@@ -48,9 +48,9 @@ namespace {
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 // The common shapes, "1669783687464181" and "1736408883704643.212" (epoch
-// µs has 16 digits), with at most 16 integer digits (no overflow in the
-// loop; one range check after it): no trimming, no per-digit checks.
-// Anything else returns nullopt and takes the general path.
+// µs has 16 digits), maybe followed by TABs or spaces, with at most 16 integer digits (no overflow
+// in the loop; one range check after it): no trimming, no per-digit checks. Anything else returns
+// nullopt and takes the general path.
 std::optional<int64_t> ParsePlainMicrosToNanos(std::string_view s) {
   const char* p = s.data();
   const char* const end = p + s.size();
@@ -77,6 +77,9 @@ std::optional<int64_t> ParsePlainMicrosToNanos(std::string_view s) {
     for (int i = digits; i < 3; ++i) frac_ns *= 10;
     if (round_up) ++frac_ns;
   }
+  // torch_npu writes the start time with a trailing TAB ("...000.000\t",
+  // docs: ascend-formats.md); TrimField would strip it on the general path.
+  while (q < end && (*q == '\t' || *q == ' ')) ++q;
   if (q != end) return std::nullopt;
   return micros * 1000 + frac_ns;
 }

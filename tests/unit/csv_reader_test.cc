@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
 #include <string>
 #include <vector>
 
@@ -238,6 +239,71 @@ TEST(CsvReaderTest, DefaultCapAllowsBigButSaneRecords) {
 TEST(CsvReaderTest, DifferentFieldCountsAreReturnedAsIs) {
   EXPECT_EQ(Parse("a,b,c\n1,2\n1,2,3,4\n"),
             (Rows{{"a", "b", "c"}, {"1", "2"}, {"1", "2", "3", "4"}}));
+}
+
+// The unquoted fast path finds field ends 64 bytes at a time (a bit mask
+// per block, csv_reader.cc StopIndex). Random rows of fields from 0 to 150
+// bytes put every stop at every position of a block, across block ends and
+// at the end of the data; each is compared with a plain split, read whole
+// and read in two chunks split at a random line start.
+TEST(CsvReaderTest, UnquotedFieldsAgreeWithAPlainSplitAtEveryBlockPosition) {
+  std::mt19937 rng(21);
+  for (int round = 0; round < 300; ++round) {
+    std::string data;
+    Rows expected;
+    std::vector<size_t> line_starts;
+    const int rows = 1 + static_cast<int>(rng() % 12);
+    for (int r = 0; r < rows; ++r) {
+      line_starts.push_back(data.size());
+      std::vector<std::string> row;
+      const int fields = 1 + static_cast<int>(rng() % 9);
+      for (int f = 0; f < fields; ++f) {
+        const size_t length = rng() % 4 == 0 ? rng() % 151 : rng() % 9;
+        std::string field;
+        for (size_t i = 0; i < length; ++i) field += static_cast<char>('a' + rng() % 26);
+        if (field.empty() && fields == 1) field = "x";  // an empty line is blank, not a row
+        if (f > 0) data += ',';
+        data += field;
+        row.push_back(field);
+      }
+      expected.push_back(row);
+      const unsigned end = rng() % 3;
+      const bool last = r + 1 == rows;
+      if (last && rng() % 2 == 0) break;  // no line end after the last row
+      data += end == 0 ? "\n" : end == 1 ? "\r\n" : "\r";
+    }
+    ASSERT_EQ(Parse(data), expected) << "round " << round;
+
+    const size_t split = rng() % line_starts.size();
+    CsvReader head(data, CsvReader::kDefaultMaxRecordBytes, 0, line_starts[split]);
+    CsvReader tail(data, CsvReader::kDefaultMaxRecordBytes, line_starts[split], data.size());
+    Rows chunked = ReadAll(&head);
+    const Rows rest = ReadAll(&tail);
+    chunked.insert(chunked.end(), rest.begin(), rest.end());
+    ASSERT_EQ(chunked, expected) << "round " << round << ", split at row " << split;
+  }
+}
+
+TEST(CsvReaderTest, StopsOnBothSidesOfABlockEnd) {
+  // A delimiter at byte 63, 64 and 65 of the data, and a NUL at 63 and 64.
+  for (size_t at : {62, 63, 64, 65}) {
+    std::string data(at, 'a');
+    data += ",b\n";
+    ASSERT_EQ(Parse(data), (Rows{{std::string(at, 'a'), "b"}})) << at;
+  }
+  for (size_t at : {63, 64}) {
+    std::string data = "x,y\n" + std::string(at - 4, 'a');
+    data += std::string(1, '\0') + "z,w\nlast\n";
+    CsvReader reader(data);
+    std::vector<CsvRecord> problems;
+    EXPECT_EQ(ReadAll(&reader, nullptr, &problems), (Rows{{"x", "y"}, {"last"}})) << at;
+    ASSERT_EQ(problems.size(), 1U);
+    EXPECT_EQ(problems[0].problem, CsvProblem::kNulByte);
+    EXPECT_EQ(problems[0].error.byte_offset, at);
+  }
+  // Data that ends exactly at a block end, with and without a line end.
+  EXPECT_EQ(Parse(std::string(63, 'a') + "\n"), (Rows{{std::string(63, 'a')}}));
+  EXPECT_EQ(Parse(std::string(128, 'a')), (Rows{{std::string(128, 'a')}}));
 }
 
 TEST(CsvHeaderTest, AliasesCaseAndWhitespace) {

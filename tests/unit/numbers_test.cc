@@ -12,6 +12,18 @@ TEST(NumbersTest, MicrosToNanosExactDecimals) {
   EXPECT_EQ(ParseMicrosToNanos(" 12.5 "), 12500);
 }
 
+TEST(NumbersTest, MicrosToNanosTrailingBlanksAndWhatMayNotFollowThem) {
+  // The shape torch_npu writes (trailing TAB) on the fast path, rounded the
+  // same as without it; a digit or a second number after the blank is no
+  // number at all.
+  EXPECT_EQ(ParseMicrosToNanos("1764246877000197.6405\t"), 1764246877000197641);
+  EXPECT_EQ(ParseMicrosToNanos("47.2 \t "), 47200);
+  EXPECT_EQ(ParseMicrosToNanos("168\t"), 168000);
+  EXPECT_EQ(ParseMicrosToNanos("123\t4"), std::nullopt);
+  EXPECT_EQ(ParseMicrosToNanos("1.5\t2.5"), std::nullopt);
+  EXPECT_EQ(ParseMicrosToNanos("12.\t"), ParseMicrosToNanos("12."));
+}
+
 TEST(NumbersTest, MicrosToNanosFewerDecimals) {
   EXPECT_EQ(ParseMicrosToNanos("1695115378713661"), 1695115378713661000);
   EXPECT_EQ(ParseMicrosToNanos("1695115378715400.2"), 1695115378715400200);
