@@ -62,14 +62,14 @@ int64_t IntOf(simdjson::simdjson_result<simdjson::dom::element> field) {
   return 0;
 }
 
-std::string StringOf(simdjson::simdjson_result<simdjson::dom::element> field) {
-  std::string_view s;
-  return field.get(s) == simdjson::SUCCESS ? std::string(s) : std::string();
-}
-
 std::string StringOf(simdjson::dom::element e) {
   std::string_view s;
   return e.get(s) == simdjson::SUCCESS ? std::string(s) : std::string();
+}
+
+std::string StringOf(simdjson::simdjson_result<simdjson::dom::element> field) {
+  simdjson::dom::element e;
+  return field.get(e) == simdjson::SUCCESS ? StringOf(e) : std::string();
 }
 
 }  // namespace
