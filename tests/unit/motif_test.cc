@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/common/family_rules.h"
@@ -182,6 +184,105 @@ TEST(MotifMining, RandomBranchingStreamsAgreeWithBruteForce) {
       }
     }
   }
+}
+
+// FindRepeatCandidates' definition, one length at a time: every window of
+// |length| tokens (none negative) grouped by content, and a group kept where
+// the header says.
+std::vector<RepeatCandidate> CandidatesByDefinition(const std::vector<int32_t>& tokens,
+                                                    const MiningOptions& options) {
+  const auto n = static_cast<int32_t>(tokens.size());
+  auto token_at = [&](int32_t p) { return p >= 0 && p < n ? tokens[p] : -1; };
+  std::vector<RepeatCandidate> out;
+  for (int32_t length = 1; length <= options.max_length; ++length) {
+    std::map<std::vector<int32_t>, std::vector<int32_t>> groups;
+    for (int32_t p = 0; p + length <= n; ++p) {
+      const std::vector<int32_t> window(tokens.begin() + p, tokens.begin() + p + length);
+      if (std::any_of(window.begin(), window.end(), [](int32_t t) { return t < 0; })) continue;
+      groups[window].push_back(p);
+    }
+    for (const auto& [window, positions] : groups) {
+      if (positions.size() < 2 || length < options.min_length) continue;
+      bool right_same = true;
+      bool left_same = true;
+      bool back_to_back = false;
+      for (size_t k = 0; k < positions.size(); ++k) {
+        const int32_t right = token_at(positions[k] + length);
+        const int32_t left = token_at(positions[k] - 1);
+        right_same = right_same && right >= 0 && right == token_at(positions[0] + length);
+        left_same = left_same && left >= 0 && left == token_at(positions[0] - 1);
+        back_to_back = back_to_back || (k > 0 && positions[k] - positions[k - 1] == length);
+      }
+      const bool one_token =
+          std::all_of(window.begin(), window.end(), [&](int32_t t) { return t == window.front(); });
+      if (one_token) continue;
+      if (!(length == options.max_length || back_to_back || (!right_same && !left_same))) continue;
+      int32_t instances = 0;
+      int32_t next_free = INT32_MIN;
+      for (int32_t p : positions) {
+        if (p < next_free) continue;
+        ++instances;
+        next_free = p + length;
+      }
+      if (instances < options.min_occurrences) continue;
+      out.push_back(RepeatCandidate{length, positions});
+    }
+  }
+  return out;
+}
+
+std::vector<std::pair<int32_t, std::vector<int32_t>>> Sorted(
+    const std::vector<RepeatCandidate>& candidates) {
+  std::vector<std::pair<int32_t, std::vector<int32_t>>> out;
+  for (const RepeatCandidate& c : candidates) out.emplace_back(c.length, c.positions);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST(MotifMining, CandidatesAreTheDefinitionOneLengthAtATime) {
+  // Streams of a few planted chains (so windows repeat at many lengths and
+  // split at many places), single tokens, runs of one token and
+  // separators, under varied options (caps down to 0, minimum lengths and
+  // occurrences).
+  uint64_t state = 987654321;
+  auto next = [&state](uint32_t bound) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<int32_t>((state >> 33) % bound);
+  };
+  size_t nonempty = 0;
+  for (int trial = 0; trial < 1500; ++trial) {
+    const int32_t vocab = 1 + next(8);
+    std::vector<std::vector<int32_t>> chains(static_cast<size_t>(1 + next(3)));
+    for (auto& chain : chains) {
+      chain.resize(static_cast<size_t>(1 + next(30)));
+      for (int32_t& t : chain) t = next(static_cast<uint32_t>(vocab));
+    }
+    std::vector<int32_t> tokens;
+    const int32_t size = next(250);
+    while (static_cast<int32_t>(tokens.size()) < size) {
+      const int32_t pick = next(12);
+      if (pick < 7) {
+        const auto& chain = chains[static_cast<size_t>(next(static_cast<uint32_t>(chains.size())))];
+        tokens.insert(tokens.end(), chain.begin(), chain.end());
+      } else if (pick < 10) {
+        tokens.push_back(next(static_cast<uint32_t>(vocab)));
+      } else if (pick == 10) {
+        tokens.push_back(-1 - next(2));
+      } else {
+        tokens.insert(tokens.end(), static_cast<size_t>(1 + next(6)),
+                      next(static_cast<uint32_t>(vocab)));
+      }
+    }
+    MiningOptions options;
+    options.min_length = 1 + next(4);
+    options.max_length = trial % 4 == 0 ? next(8) : 5 + next(40);
+    options.min_occurrences = 2 + next(2);
+    const auto expected = Sorted(CandidatesByDefinition(tokens, options));
+    EXPECT_EQ(Sorted(FindRepeatCandidates(tokens, options)), expected)
+        << "trial " << trial << ", " << tokens.size() << " tokens";
+    nonempty += expected.empty() ? 0 : 1;
+  }
+  EXPECT_GT(nonempty, 500u);  // the streams do repeat
 }
 
 // A 100k-kernel compute stream: a 60-kernel "layer" with an RMSNorm, a

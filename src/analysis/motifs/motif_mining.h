@@ -4,10 +4,12 @@
 // always extends by the same token on the left or right is not reported;
 // its extension is), and picks non-overlapping instances greedily by
 // coverage (instances x weight of one instance), so that the chain that
-// explains most of the stream comes first. Equal windows are grouped by
-// refining the groups of length L into those of length L+1 (each group's
-// windows ordered by their next token: a suffix sort capped at max_length):
-// O(n x max_length) where windows mostly extend one way, as in model code.
+// explains most of the stream comes first. Equal windows are grouped as the
+// nodes of a suffix tree cut at max_length, built top-down: a group is
+// extended by comparing token runs for as long as its windows agree, and
+// split by their next token where they do not, so repetitive model code
+// (every window of a layer repeats) costs one sequential comparison per
+// window and group, not one pass over every window per length.
 #pragma once
 
 #include <cstddef>
@@ -28,6 +30,23 @@ struct RepeatSet {
   std::vector<int32_t> starts;  // non-overlapping instance starts, ascending
   double coverage = 0;          // starts.size() x weight of one instance
 };
+
+// A group of equal windows the search may report: |length| tokens at every
+// position of |positions| (ascending; occurrences may overlap).
+struct RepeatCandidate {
+  int32_t length = 0;
+  std::vector<int32_t> positions;
+};
+
+// The groups MineRepeats chooses from, in no particular order: windows of
+// min_length..max_length tokens (none negative) that occur at >= 2 places
+// with >= min_occurrences non-overlapping, are not a run of one token, and
+// are maximal (some occurrence extends differently on each side), back to
+// back (a gap between two occurrences equals the length: the period) or at
+// max_length. Exposed for the tests, which check it against this definition
+// one length at a time.
+std::vector<RepeatCandidate> FindRepeatCandidates(const std::vector<int32_t>& tokens,
+                                                  const MiningOptions& options);
 
 // |tokens|: negative values are separators that never match. |weights|:
 // weight of each position (e.g. kernels it stands for); empty = all 1.
