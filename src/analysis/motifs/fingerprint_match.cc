@@ -63,9 +63,11 @@ std::vector<FingerprintInstance> MatchFingerprints(const KernelSequence& sequenc
   const auto& fps = library.fingerprints();
   const size_t vocab = sequence.canonical.size();
   std::vector<CompiledFingerprint> compiled(fps.size());
-  // first_ok[f][token]: whether fingerprint f can start at this token (its
-  // first required member or an optional one before it accepts it).
-  std::vector<std::vector<uint8_t>> first_ok(fps.size(), std::vector<uint8_t>(vocab, 0));
+  // starters[token]: the fingerprints that can start at it (their first
+  // required member or an optional one before it accepts it), in library
+  // order; most tokens start none or one, and the scan asks only those.
+  std::vector<std::vector<uint32_t>> starters(vocab);
+  std::vector<uint8_t> first_ok(vocab);
   for (size_t f = 0; f < fps.size(); ++f) {
     compiled[f].fp = &fps[f];
     compiled[f].accepts.assign(fps[f].members.size(), std::vector<uint8_t>(vocab, 0));
@@ -73,9 +75,13 @@ std::vector<FingerprintInstance> MatchFingerprints(const KernelSequence& sequenc
       for (size_t t = 0; t < vocab; ++t)
         compiled[f].accepts[m][t] = MemberMatches(fps[f].members[m], sequence, t);
     }
+    std::fill(first_ok.begin(), first_ok.end(), 0);
     for (size_t m = 0; m < fps[f].members.size(); ++m) {
-      for (size_t t = 0; t < vocab; ++t) first_ok[f][t] |= compiled[f].accepts[m][t];
+      for (size_t t = 0; t < vocab; ++t) first_ok[t] |= compiled[f].accepts[m][t];
       if (!fps[f].members[m].optional) break;
+    }
+    for (size_t t = 0; t < vocab; ++t) {
+      if (first_ok[t]) starters[t].push_back(static_cast<uint32_t>(f));
     }
   }
   std::vector<FingerprintInstance> out;
@@ -84,8 +90,7 @@ std::vector<FingerprintInstance> MatchFingerprints(const KernelSequence& sequenc
   std::vector<int32_t> any_positions;
   for (int32_t i = 0; i < n;) {
     FingerprintInstance best;
-    for (size_t f = 0; f < fps.size(); ++f) {
-      if (!first_ok[f][sequence.tokens[i]]) continue;
+    for (const uint32_t f : starters[sequence.tokens[i]]) {
       path.clear();
       any_positions.clear();
       const int32_t end = LongestMatch(compiled[f], sequence.tokens, 0, i, &path, &any_positions);

@@ -59,6 +59,9 @@ std::optional<double> MemberFacts::Bytes(StringId shapes, StringId dtypes) {
 int64_t LaunchOverheadNs(const model::DeviceEvents& table,
                          const std::vector<KernelSequence>& sequences) {
   std::vector<int64_t> durations;
+  size_t kernels = 0;
+  for (const auto& seq : sequences) kernels += seq.rows.size();
+  durations.reserve(kernels);
   for (const auto& seq : sequences) {
     for (uint32_t row : seq.rows) durations.push_back(table.duration_ns[row]);
   }

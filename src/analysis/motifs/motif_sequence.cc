@@ -19,34 +19,51 @@ std::vector<KernelSequence> BuildKernelSequences(const model::RankProfile& profi
                                                  const FingerprintLibrary& library,
                                                  size_t min_kernels) {
   const model::DeviceEvents& table = profile.device_events;
-  std::map<int32_t, KernelSequence> by_stream;
-  // Token per (op type id, name id if derived): interning strings once per
-  // distinct StringId keeps this linear in kernels.
-  std::map<int32_t, std::unordered_map<uint64_t, int32_t>> token_of;
+  // A token per (op type id, or name id where the type was derived): ids of
+  // the profile's strings number those keys job-wide (two array reads per
+  // kernel; a map per stream and a hash lookup per kernel were most of
+  // this pass), and each stream numbers its own tokens in the order they
+  // first appear in it.
+  struct StreamTokens {
+    KernelSequence seq;
+    std::vector<int32_t> token_of_key;  // key number -> the stream's token, -1: not met yet
+  };
+  std::map<int32_t, StreamTokens> by_stream;
+  std::vector<int32_t> key_of_type(profile.strings.size(), -1);
+  std::vector<int32_t> key_of_name;  // sized when a derived type is met
+  int32_t keys = 0;
+  StreamTokens* current = nullptr;
   for (const uint32_t i : table.RowsOf(step)) {
     if (table.kind[i] != model::ActivityKind::kCompute) continue;
-    KernelSequence& seq = by_stream[table.stream[i]];
-    seq.stream = table.stream[i];
+    const int32_t stream = table.stream[i];
+    if (current == nullptr || current->seq.stream != stream) {
+      current = &by_stream[stream];
+      current->seq.stream = stream;
+    }
     const bool derived = table.op_type_derived[i] != 0;
-    const uint64_t key = derived ? (uint64_t{1} << 63) | table.name[i] : uint64_t{table.op_type[i]};
-    auto& tokens = token_of[seq.stream];
-    auto it = tokens.find(key);
-    if (it == tokens.end()) {
-      const int32_t id = static_cast<int32_t>(seq.canonical.size());
+    if (derived && key_of_name.empty()) key_of_name.assign(profile.strings.size(), -1);
+    int32_t& key = derived ? key_of_name[table.name[i]] : key_of_type[table.op_type[i]];
+    if (key < 0) key = keys++;
+    std::vector<int32_t>& token_of_key = current->token_of_key;
+    if (token_of_key.size() <= static_cast<size_t>(key)) token_of_key.resize(key + 1, -1);
+    KernelSequence& seq = current->seq;
+    int32_t& token = token_of_key[key];
+    if (token < 0) {
+      token = static_cast<int32_t>(seq.canonical.size());
       const std::string_view op = profile.strings.Get(table.op_type[i]);
       seq.canonical.push_back(library.Canonical(op));
       seq.name.push_back(Lower(profile.strings.Get(table.name[i])));
       seq.display.emplace_back(op);
       seq.keyed_by_name.push_back(derived ? 1 : 0);
-      it = tokens.emplace(key, id).first;
     }
     seq.rows.push_back(static_cast<uint32_t>(i));
-    seq.tokens.push_back(it->second);
+    seq.tokens.push_back(token);
   }
   // Two op types can share a canonical form (Muls, Mul): merge their ids so
   // that the sequence compares canonical forms, keeping the first display.
   std::vector<KernelSequence> out;
-  for (auto& [stream, seq] : by_stream) {
+  for (auto& [stream, tokens_of_stream] : by_stream) {
+    KernelSequence& seq = tokens_of_stream.seq;
     if (seq.rows.size() < min_kernels) continue;
     std::unordered_map<std::string, int32_t> first;
     std::vector<int32_t> remap(seq.canonical.size());

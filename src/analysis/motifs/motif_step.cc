@@ -113,6 +113,9 @@ StepMotifs AnalyzeStepMotifs(const model::RankProfile& profile, int32_t step, in
     std::vector<int32_t> tokens;
     std::vector<double> weights;
     std::vector<std::pair<int32_t, int32_t>> span_of;  // collapsed position -> [begin, end) in seq
+    tokens.reserve(seq.tokens.size());
+    weights.reserve(seq.tokens.size());
+    span_of.reserve(seq.tokens.size());
     size_t next_match = 0;
     for (int32_t p = 0; p < static_cast<int32_t>(seq.tokens.size());) {
       if (next_match < matches.size() && matches[next_match].begin == p) {
