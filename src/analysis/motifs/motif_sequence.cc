@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <map>
+#include <span>
 #include <unordered_map>
 
 namespace trainscope::analysis {
@@ -27,19 +28,28 @@ std::vector<KernelSequence> BuildKernelSequences(const model::RankProfile& profi
   struct StreamTokens {
     KernelSequence seq;
     std::vector<int32_t> token_of_key;  // key number -> the stream's token, -1: not met yet
+    size_t kernels = 0;
   };
   std::map<int32_t, StreamTokens> by_stream;
   std::vector<int32_t> key_of_type(profile.strings.size(), -1);
   std::vector<int32_t> key_of_name;  // sized when a derived type is met
   int32_t keys = 0;
   StreamTokens* current = nullptr;
-  for (const uint32_t i : table.RowsOf(step)) {
+  const std::span<const uint32_t> rows = table.RowsOf(step);
+  // Each stream's lists sized once: a big step's are megabytes, and each
+  // regrowth copies them into fresh pages.
+  for (const uint32_t i : rows) {
+    if (table.kind[i] == model::ActivityKind::kCompute) ++by_stream[table.stream[i]].kernels;
+  }
+  for (auto& [stream, tokens_of_stream] : by_stream) {
+    tokens_of_stream.seq.stream = stream;
+    tokens_of_stream.seq.rows.reserve(tokens_of_stream.kernels);
+    tokens_of_stream.seq.tokens.reserve(tokens_of_stream.kernels);
+  }
+  for (const uint32_t i : rows) {
     if (table.kind[i] != model::ActivityKind::kCompute) continue;
     const int32_t stream = table.stream[i];
-    if (current == nullptr || current->seq.stream != stream) {
-      current = &by_stream[stream];
-      current->seq.stream = stream;
-    }
+    if (current == nullptr || current->seq.stream != stream) current = &by_stream[stream];
     const bool derived = table.op_type_derived[i] != 0;
     if (derived && key_of_name.empty()) key_of_name.assign(profile.strings.size(), -1);
     int32_t& key = derived ? key_of_name[table.name[i]] : key_of_type[table.op_type[i]];
