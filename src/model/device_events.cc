@@ -1,6 +1,7 @@
 #include "model/device_events.h"
 
 #include <algorithm>
+#include <map>
 #include <numeric>
 #include <utility>
 
@@ -34,14 +35,18 @@ void DeviceEvents::AppendEvent(const DeviceEvent& row) {
 }
 
 void DeviceEvents::Extend(int32_t step_number, int64_t start, int64_t end) {
-  auto grow = [start, end](StepExtent* extent) {
+  ExtendBy(step_number, StepExtent{start, end, 1});
+}
+
+void DeviceEvents::ExtendBy(int32_t step_number, const StepExtent& more) {
+  auto grow = [&more](StepExtent* extent) {
     if (extent->events == 0) {
-      *extent = StepExtent{start, end, 0};
-    } else {
-      extent->first_start_ns = std::min(extent->first_start_ns, start);
-      extent->last_end_ns = std::max(extent->last_end_ns, end);
+      *extent = more;
+      return;
     }
-    ++extent->events;
+    extent->first_start_ns = std::min(extent->first_start_ns, more.first_start_ns);
+    extent->last_end_ns = std::max(extent->last_end_ns, more.last_end_ns);
+    extent->events += more.events;
   };
   grow(&extent_by_step_[step_number]);
   if (!extent_of_all_) extent_of_all_ = StepExtent{};
@@ -117,9 +122,29 @@ void DeviceEvents::IndexSteps() {
   rows_by_step_.clear();
   extent_by_step_.clear();
   extent_of_all_.reset();
-  for (size_t i = 0; i < step.size(); ++i) {
-    rows_by_step_[step[i]].push_back(static_cast<uint32_t>(i));
-    Extend(step[i], start_ns[i], end_ns(i));
+  // Rows come in runs of one step: each run looks its step up once, and
+  // every step's list is sized once from a first count (a big step's list
+  // is megabytes: regrowing it copied it into fresh pages again and again).
+  std::map<int32_t, size_t> counts;
+  for (size_t i = 0; i < step.size();) {
+    size_t end = i + 1;
+    while (end < step.size() && step[end] == step[i]) ++end;
+    counts[step[i]] += end - i;
+    i = end;
+  }
+  for (const auto& [number, count] : counts) rows_by_step_[number].reserve(count);
+  for (size_t i = 0; i < step.size();) {
+    std::vector<uint32_t>& rows = rows_by_step_[step[i]];
+    StepExtent run{start_ns[i], end_ns(i), 0};
+    size_t end = i;
+    for (; end < step.size() && step[end] == step[i]; ++end) {
+      rows.push_back(static_cast<uint32_t>(end));
+      run.first_start_ns = std::min(run.first_start_ns, start_ns[end]);
+      run.last_end_ns = std::max(run.last_end_ns, end_ns(end));
+      ++run.events;
+    }
+    ExtendBy(step[i], run);
+    i = end;
   }
 }
 

@@ -140,6 +140,9 @@ class DeviceEvents : public DeviceEventColumns {
   void AppendEvent(const DeviceEvent& row);
   void IndexSteps();
   void Extend(int32_t step, int64_t start, int64_t end);
+  // Extends |step|'s extent (and the extent of all rows) by a run of its
+  // rows at once.
+  void ExtendBy(int32_t step, const StepExtent& more);
 
   PmuColumns pmu_;
   std::map<int32_t, std::vector<uint32_t>> rows_by_step_;
