@@ -189,11 +189,13 @@ TEST(MotifMining, RandomBranchingStreamsAgreeWithBruteForce) {
 // FindRepeatCandidates' definition, one length at a time: every window of
 // |length| tokens (none negative) grouped by content, and a group kept where
 // the header says.
-std::vector<RepeatCandidate> CandidatesByDefinition(const std::vector<int32_t>& tokens,
-                                                    const MiningOptions& options) {
+using Candidates = std::vector<std::pair<int32_t, std::vector<int32_t>>>;  // (length, positions)
+
+Candidates CandidatesByDefinition(const std::vector<int32_t>& tokens,
+                                  const MiningOptions& options) {
   const auto n = static_cast<int32_t>(tokens.size());
   auto token_at = [&](int32_t p) { return p >= 0 && p < n ? tokens[p] : -1; };
-  std::vector<RepeatCandidate> out;
+  Candidates out;
   for (int32_t length = 1; length <= options.max_length; ++length) {
     std::map<std::vector<int32_t>, std::vector<int32_t>> groups;
     for (int32_t p = 0; p + length <= n; ++p) {
@@ -225,18 +227,24 @@ std::vector<RepeatCandidate> CandidatesByDefinition(const std::vector<int32_t>& 
         next_free = p + length;
       }
       if (instances < options.min_occurrences) continue;
-      out.push_back(RepeatCandidate{length, positions});
+      out.emplace_back(length, positions);
     }
   }
   return out;
 }
 
-std::vector<std::pair<int32_t, std::vector<int32_t>>> Sorted(
-    const std::vector<RepeatCandidate>& candidates) {
-  std::vector<std::pair<int32_t, std::vector<int32_t>>> out;
-  for (const RepeatCandidate& c : candidates) out.emplace_back(c.length, c.positions);
-  std::sort(out.begin(), out.end());
-  return out;
+Candidates Sorted(Candidates candidates) {
+  std::sort(candidates.begin(), candidates.end());
+  return candidates;
+}
+
+Candidates Sorted(const RepeatCandidates& found) {
+  Candidates out;
+  for (const RepeatCandidates::Group& g : found.groups) {
+    out.emplace_back(g.length, std::vector<int32_t>(found.positions.begin() + g.begin,
+                                                    found.positions.begin() + g.end));
+  }
+  return Sorted(std::move(out));
 }
 
 TEST(MotifMining, CandidatesAreTheDefinitionOneLengthAtATime) {

@@ -2,23 +2,20 @@
 
 #include <algorithm>
 #include <queue>
+#include <span>
 
 namespace trainscope::analysis {
 namespace {
 
-struct Candidate {
-  int32_t length = 0;
-  std::vector<int32_t> positions;  // all occurrences, ascending (may overlap)
-  double score = 0;                // greedy instances x the weight of one
-};
-
-// Greedy non-overlapping instances among |positions| (ascending) that touch
-// no covered token (|covered| nullptr: nothing is covered yet, the common
-// case while candidates are collected, which then costs O(occurrences)
-// instead of O(occurrences x length)).
-std::vector<int32_t> Instances(const std::vector<int32_t>& positions, int32_t length,
-                               const std::vector<uint8_t>* covered) {
-  std::vector<int32_t> out;
+// Greedy non-overlapping occurrences among |positions| (ascending) that
+// touch no covered token (|covered| nullptr: nothing is covered yet, the
+// common case while candidates are collected, which then costs
+// O(occurrences) instead of O(occurrences x length)). Each one is passed to
+// |take|; returns how many.
+template <typename Take>
+size_t ForEachInstance(std::span<const int32_t> positions, int32_t length,
+                       const std::vector<uint8_t>* covered, Take&& take) {
+  size_t count = 0;
   int32_t next_free = INT32_MIN;
   for (int32_t p : positions) {
     if (p < next_free) continue;
@@ -30,10 +27,15 @@ std::vector<int32_t> Instances(const std::vector<int32_t>& positions, int32_t le
       }
     }
     if (!clear) continue;
-    out.push_back(p);
+    take(p);
+    ++count;
     next_free = p + length;
   }
-  return out;
+  return count;
+}
+
+size_t CountInstances(std::span<const int32_t> positions, int32_t length) {
+  return ForEachInstance(positions, length, nullptr, [](int32_t) {});
 }
 
 // The candidate search: groups of equal windows, the nodes of a suffix tree
@@ -71,7 +73,7 @@ class CandidateSearch {
     for (int32_t p = 0; p < n_; ++p) {
       const int32_t t = tokens_[p];
       if (t < 0) continue;
-      windows_[starts[t]++] = Window{p, TokenAt(p - 1), -1};
+      windows_[starts[t]++] = Window{p, -1};
     }
     for (int32_t t = 0; t < vocab; ++t) {
       const size_t end = static_cast<size_t>(starts[t]);
@@ -80,7 +82,7 @@ class CandidateSearch {
     }
   }
 
-  std::vector<RepeatCandidate> Run() {
+  RepeatCandidates Run() {
     if (options_.max_length < 1) return {};
     while (!pending_.empty()) {
       const Group group = pending_.back();
@@ -91,12 +93,11 @@ class CandidateSearch {
   }
 
  private:
-  // One occurrence of a window: where it starts and the tokens around it
-  // (-1: none, or a separator).
+  // One occurrence of a window: where it starts and the token after it
+  // (-1: none, or a separator), read where the group splits.
   struct Window {
     int32_t position = 0;
-    int32_t left = -1;   // the token before the window
-    int32_t right = -1;  // the token after it, read where the group splits
+    int32_t right = -1;
   };
   // Windows_[begin, end): >= 2 equal windows of |length| tokens, positions
   // ascending.
@@ -142,15 +143,21 @@ class CandidateSearch {
     const bool at_cap = length == options_.max_length;
     if (!(at_cap || maximal || tandem_[static_cast<size_t>(length)] != 0)) return;
     if (length <= first_different_) return;  // a run of one token (Cast Cast Cast) is not a chain
-    RepeatCandidate c;
-    c.length = length;
-    c.positions.reserve(group.end - group.begin);
-    for (size_t k = group.begin; k < group.end; ++k) c.positions.push_back(windows_[k].position);
-    if (static_cast<int>(Instances(c.positions, length, nullptr).size()) <
-        options_.min_occurrences) {
+    // All candidates' positions share one list: a list per candidate was
+    // thousands of small blocks per step, which the heap kept after the
+    // search (two steps mined at once held tens of MB more at the peak).
+    const size_t begin = candidates_.positions.size();
+    for (size_t k = group.begin; k < group.end; ++k) {
+      candidates_.positions.push_back(windows_[k].position);
+    }
+    const std::span<const int32_t> positions(candidates_.positions.data() + begin,
+                                             group.end - group.begin);
+    if (static_cast<int>(CountInstances(positions, length)) < options_.min_occurrences) {
+      candidates_.positions.resize(begin);
       return;
     }
-    candidates_.push_back(std::move(c));
+    candidates_.groups.push_back(
+        RepeatCandidates::Group{length, begin, candidates_.positions.size()});
   }
 
   // NOLINTNEXTLINE(readability-function-cognitive-complexity): one node of the tree, in order
@@ -160,10 +167,11 @@ class CandidateSearch {
     // left, the gaps between consecutive windows, the first token that
     // differs from the window's first.
     bool left_same = true;
-    const int32_t left0 = windows_[group.begin].left;
+    const int32_t left0 = TokenAt(p0 - 1);
     std::fill(tandem_.begin(), tandem_.end(), 0);
     for (size_t k = group.begin; k < group.end; ++k) {
-      if (windows_[k].left < 0 || windows_[k].left != left0) left_same = false;
+      const int32_t left = TokenAt(windows_[k].position - 1);
+      if (left < 0 || left != left0) left_same = false;
       if (k > group.begin) {
         const int32_t gap = windows_[k].position - windows_[k - 1].position;
         if (gap <= options_.max_length) tandem_[static_cast<size_t>(gap)] = 1;
@@ -196,12 +204,19 @@ class CandidateSearch {
     MaybeReport(group, split_length, /*maximal=*/!right_same && !left_same);
     // The windows that extend, by their next token (positions stay
     // ascending within each): each run of >= 2 is a group one token longer.
+    // Sorted in place by (next token, position): the same order as a
+    // stable sort by next token, without a stable sort's buffer. Windows
+    // that cannot extend (-1) go last.
     const auto begin = windows_.begin() + static_cast<std::ptrdiff_t>(group.begin);
     const auto end = windows_.begin() + static_cast<std::ptrdiff_t>(group.end);
+    auto next_key = [](const Window& w) { return w.right < 0 ? INT32_MAX : w.right; };
+    std::sort(begin, end, [&next_key](const Window& a, const Window& b) {
+      const int32_t ka = next_key(a);
+      const int32_t kb = next_key(b);
+      return ka != kb ? ka < kb : a.position < b.position;
+    });
     const auto extending =
-        std::stable_partition(begin, end, [](const Window& w) { return w.right >= 0; });
-    std::stable_sort(begin, extending,
-                     [](const Window& a, const Window& b) { return a.right < b.right; });
+        std::partition_point(begin, end, [](const Window& w) { return w.right >= 0; });
     for (auto run = begin; run != extending;) {
       auto run_end = run + 1;
       while (run_end != extending && run_end->right == run->right) ++run_end;
@@ -222,44 +237,59 @@ class CandidateSearch {
   std::vector<uint8_t> tandem_;  // the visited group's gaps (<= max_length) between windows
   int32_t first_different_ =
       0;  // the visited group: its window's first token differing from the first
-  std::vector<RepeatCandidate> candidates_;
+  RepeatCandidates candidates_;
 };
 
 // Greedy by coverage with lazy re-evaluation: a candidate's score only drops
 // as tokens get covered, so a popped candidate whose fresh score still beats
 // the next stored score is the true maximum.
-std::vector<RepeatSet> SelectByCoverage(std::vector<Candidate> candidates, int32_t n,
+std::vector<RepeatSet> SelectByCoverage(const RepeatCandidates& candidates, int32_t n,
                                         const std::vector<double>& prefix_weight,
                                         const MiningOptions& options) {
+  auto positions = [&](size_t c) {
+    const RepeatCandidates::Group& g = candidates.groups[c];
+    return std::span<const int32_t>(candidates.positions.data() + g.begin, g.end - g.begin);
+  };
+  auto weight_at = [&](int32_t p, int32_t length) {
+    return prefix_weight[p + length] - prefix_weight[p];
+  };
+  // Score: greedy instances x the weight of one.
+  std::vector<double> scores(candidates.groups.size());
+  for (size_t c = 0; c < scores.size(); ++c) {
+    const int32_t length = candidates.groups[c].length;
+    scores[c] = static_cast<double>(CountInstances(positions(c), length)) *
+                weight_at(positions(c).front(), length);
+  }
   std::vector<RepeatSet> result;
   auto less = [&](size_t a, size_t b) {
-    if (candidates[a].score != candidates[b].score)
-      return candidates[a].score < candidates[b].score;
-    if (candidates[a].length != candidates[b].length)
-      return candidates[a].length > candidates[b].length;
-    return candidates[a].positions.front() > candidates[b].positions.front();
+    if (scores[a] != scores[b]) return scores[a] < scores[b];
+    const int32_t length_a = candidates.groups[a].length;
+    const int32_t length_b = candidates.groups[b].length;
+    if (length_a != length_b) return length_a > length_b;
+    return positions(a).front() > positions(b).front();
   };
   std::priority_queue<size_t, std::vector<size_t>, decltype(less)> heap(less);
-  for (size_t i = 0; i < candidates.size(); ++i) heap.push(i);
+  for (size_t i = 0; i < scores.size(); ++i) heap.push(i);
   std::vector<uint8_t> covered(n, 0);
+  std::vector<int32_t> inst;
   while (!heap.empty() && result.size() < options.max_motifs) {
     const size_t top = heap.top();
     heap.pop();
-    Candidate& c = candidates[top];
-    auto inst = Instances(c.positions, c.length, &covered);
+    const int32_t length = candidates.groups[top].length;
+    inst.clear();
+    ForEachInstance(positions(top), length, &covered, [&inst](int32_t p) { inst.push_back(p); });
     if (static_cast<int>(inst.size()) < options.min_occurrences) continue;
-    const double score = static_cast<double>(inst.size()) *
-                         (prefix_weight[inst[0] + c.length] - prefix_weight[inst[0]]);
-    if (score < c.score && !heap.empty() && score < candidates[heap.top()].score) {
-      c.score = score;
+    const double score = static_cast<double>(inst.size()) * weight_at(inst[0], length);
+    if (score < scores[top] && !heap.empty() && score < scores[heap.top()]) {
+      scores[top] = score;
       heap.push(top);
       continue;
     }
-    for (int32_t p : inst) std::fill(covered.begin() + p, covered.begin() + p + c.length, 1);
+    for (int32_t p : inst) std::fill(covered.begin() + p, covered.begin() + p + length, 1);
     RepeatSet set;
-    set.length = c.length;
+    set.length = length;
     set.coverage = score;
-    set.starts = std::move(inst);
+    set.starts = inst;
     result.push_back(std::move(set));
   }
   return result;
@@ -267,30 +297,28 @@ std::vector<RepeatSet> SelectByCoverage(std::vector<Candidate> candidates, int32
 
 }  // namespace
 
-std::vector<RepeatCandidate> FindRepeatCandidates(const std::vector<int32_t>& tokens,
-                                                  const MiningOptions& options) {
+RepeatCandidates FindRepeatCandidates(const std::vector<int32_t>& tokens,
+                                      const MiningOptions& options) {
   return CandidateSearch(tokens, options).Run();
 }
 
-std::vector<RepeatSet> MineRepeats(const std::vector<int32_t>& tokens,
-                                   const std::vector<double>& weights,
+std::vector<RepeatSet> MineRepeats(const std::vector<int32_t>& tokens, std::vector<double> weights,
                                    const MiningOptions& options) {
   const int32_t n = static_cast<int32_t>(tokens.size());
   if (n < options.min_length * 2 || options.max_length < options.min_length) return {};
-  std::vector<double> prefix_weight(n + 1, 0);
-  for (int32_t i = 0; i < n; ++i)
-    prefix_weight[i + 1] = prefix_weight[i] + (weights.empty() ? 1.0 : weights[i]);
-  std::vector<Candidate> candidates;
-  for (RepeatCandidate& found : FindRepeatCandidates(tokens, options)) {
-    Candidate c;
-    c.length = found.length;
-    c.positions = std::move(found.positions);
-    const int32_t p0 = c.positions.front();
-    c.score = static_cast<double>(Instances(c.positions, c.length, nullptr).size()) *
-              (prefix_weight[p0 + c.length] - prefix_weight[p0]);
-    candidates.push_back(std::move(c));
+  // The weights become their prefix sums in place (prefix[i] = the weight
+  // of positions [0, i)): a big step's are megabytes, and a second list
+  // beside them was held while the step was mined.
+  std::vector<double>& prefix_weight = weights;
+  if (prefix_weight.empty()) prefix_weight.assign(static_cast<size_t>(n), 1.0);
+  prefix_weight.push_back(0);
+  double sum = 0;
+  for (double& w : prefix_weight) {
+    const double here = w;
+    w = sum;
+    sum += here;
   }
-  return SelectByCoverage(std::move(candidates), n, prefix_weight, options);
+  return SelectByCoverage(FindRepeatCandidates(tokens, options), n, prefix_weight, options);
 }
 
 }  // namespace trainscope::analysis

@@ -31,10 +31,16 @@ struct RepeatSet {
   double coverage = 0;          // starts.size() x weight of one instance
 };
 
-// A group of equal windows the search may report: |length| tokens at every
-// position of |positions| (ascending; occurrences may overlap).
-struct RepeatCandidate {
-  int32_t length = 0;
+// The groups of equal windows the search may report: each group is
+// |length| tokens at every position of positions[begin, end) (ascending;
+// occurrences may overlap). One list holds every group's positions.
+struct RepeatCandidates {
+  struct Group {
+    int32_t length = 0;
+    size_t begin = 0;
+    size_t end = 0;
+  };
+  std::vector<Group> groups;
   std::vector<int32_t> positions;
 };
 
@@ -45,14 +51,14 @@ struct RepeatCandidate {
 // back (a gap between two occurrences equals the length: the period) or at
 // max_length. Exposed for the tests, which check it against this definition
 // one length at a time.
-std::vector<RepeatCandidate> FindRepeatCandidates(const std::vector<int32_t>& tokens,
-                                                  const MiningOptions& options);
+RepeatCandidates FindRepeatCandidates(const std::vector<int32_t>& tokens,
+                                      const MiningOptions& options);
 
 // |tokens|: negative values are separators that never match. |weights|:
-// weight of each position (e.g. kernels it stands for); empty = all 1.
+// weight of each position (e.g. kernels it stands for); empty = all 1. Taken
+// by value: a caller done with them moves them in (they become the prefix sums).
 // Chains made of a single repeated token are skipped (a run, not a motif).
-std::vector<RepeatSet> MineRepeats(const std::vector<int32_t>& tokens,
-                                   const std::vector<double>& weights,
+std::vector<RepeatSet> MineRepeats(const std::vector<int32_t>& tokens, std::vector<double> weights,
                                    const MiningOptions& options);
 
 }  // namespace trainscope::analysis

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <span>
 
 #include "analysis/common/statistics.h"
 #include "analysis/motifs/fingerprint_match.h"
@@ -13,8 +14,14 @@
 namespace trainscope::analysis {
 namespace {
 
-// Fills the timing fields of |motif| from its instances (row lists).
-void Measure(const model::DeviceEvents& table, const std::vector<std::vector<uint32_t>>& instances,
+// An instance's DeviceEvents rows: a run of its sequence's rows (an
+// instance is consecutive kernels of one stream), viewed, not copied (a big
+// step has ~10^5 instances: a list each was most of the step's small
+// blocks).
+using InstanceRows = std::span<const uint32_t>;
+
+// Fills the timing fields of |motif| from its instances.
+void Measure(const model::DeviceEvents& table, const std::vector<InstanceRows>& instances,
              int64_t step_start_ns, int64_t step_ns, Motif* motif) {
   motif->occurrences = static_cast<int64_t>(instances.size());
   std::vector<double> periods;
@@ -34,7 +41,7 @@ void Measure(const model::DeviceEvents& table, const std::vector<std::vector<uin
 
 // The most frequent attribution over (at most 16) sampled instances.
 void Attribute(const HostAttributor& host, const model::DeviceEvents& table,
-               const std::vector<std::vector<uint32_t>>& instances, Motif* motif) {
+               const std::vector<InstanceRows>& instances, Motif* motif) {
   if (!host.available() || instances.empty()) return;
   std::map<std::pair<std::string, std::string>, int> votes;
   const size_t stride = std::max<size_t>(1, instances.size() / 16);
@@ -75,7 +82,7 @@ StepMotifs AnalyzeStepMotifs(const model::RankProfile& profile, int32_t step, in
     out.compute_kernels += static_cast<int64_t>(seq.rows.size());
     const auto matches = MatchFingerprints(seq, library);
     // Instances per fingerprint row, as DeviceEvents rows.
-    std::map<int32_t, std::vector<std::vector<uint32_t>>> rows_by_fp;
+    std::map<int32_t, std::vector<InstanceRows>> rows_by_fp;
     for (const auto& m : matches) {
       const InstanceCost cost =
           EstimateInstance(table, seq, m, fps[m.fingerprint], out.launch_overhead_ns, &facts);
@@ -92,8 +99,8 @@ StepMotifs AnalyzeStepMotifs(const model::RankProfile& profile, int32_t step, in
         s.member_bytes += *cost.member_bytes;
         s.fused_bytes += *cost.fused_bytes;
       }
-      std::vector<uint32_t> rows(seq.rows.begin() + m.begin, seq.rows.begin() + m.end);
-      rows_by_fp[m.fingerprint].push_back(std::move(rows));
+      rows_by_fp[m.fingerprint].push_back(
+          InstanceRows(seq.rows.data() + m.begin, static_cast<size_t>(m.end - m.begin)));
     }
     for (auto& [f, instances] : rows_by_fp) {
       Motif motif;
@@ -112,37 +119,38 @@ StepMotifs AnalyzeStepMotifs(const model::RankProfile& profile, int32_t step, in
     const int32_t vocab = static_cast<int32_t>(seq.canonical.size());
     std::vector<int32_t> tokens;
     std::vector<double> weights;
-    std::vector<std::pair<int32_t, int32_t>> span_of;  // collapsed position -> [begin, end) in seq
+    // Collapsed position c stands for seq positions [begin_of[c], begin_of[c + 1]).
+    std::vector<int32_t> begin_of;
     tokens.reserve(seq.tokens.size());
-    weights.reserve(seq.tokens.size());
-    span_of.reserve(seq.tokens.size());
+    weights.reserve(seq.tokens.size() + 1);  // + 1: MineRepeats appends one
+    begin_of.reserve(seq.tokens.size() + 1);
     size_t next_match = 0;
     for (int32_t p = 0; p < static_cast<int32_t>(seq.tokens.size());) {
       if (next_match < matches.size() && matches[next_match].begin == p) {
         const auto& m = matches[next_match++];
         tokens.push_back(vocab + m.fingerprint);
         weights.push_back(m.end - m.begin);
-        span_of.emplace_back(m.begin, m.end);
+        begin_of.push_back(m.begin);
         p = m.end;
         continue;
       }
       tokens.push_back(seq.tokens[p]);
       weights.push_back(1);
-      span_of.emplace_back(p, p + 1);
+      begin_of.push_back(p);
       ++p;
     }
-    const auto repeats = MineRepeats(tokens, weights, options.mining);
+    begin_of.push_back(static_cast<int32_t>(seq.tokens.size()));
+    const auto repeats = MineRepeats(tokens, std::move(weights), options.mining);
     for (const auto& rep : repeats) {
-      std::vector<std::vector<uint32_t>> instances;
+      std::vector<InstanceRows> instances;
+      instances.reserve(rep.starts.size());
       int fingerprint_tokens = 0;
-      std::string first_fp;
       for (int32_t start : rep.starts) {
-        std::vector<uint32_t> rows;
-        for (int32_t c = start; c < start + rep.length; ++c) {
-          for (int32_t p = span_of[c].first; p < span_of[c].second; ++p)
-            rows.push_back(seq.rows[p]);
-        }
-        instances.push_back(std::move(rows));
+        // Collapsed positions [start, start + length) are the sequence's
+        // positions [begin_of[start], begin_of[start + length]).
+        const int32_t first = begin_of[start];
+        const int32_t end = begin_of[start + rep.length];
+        instances.emplace_back(seq.rows.data() + first, static_cast<size_t>(end - first));
       }
       for (int32_t c = rep.starts.front(); c < rep.starts.front() + rep.length; ++c) {
         if (tokens[c] >= vocab) ++fingerprint_tokens;
