@@ -1,7 +1,12 @@
-// Benchmarks of the per-step analyses on a synthetic kernel table.
+// Benchmarks of the per-step analyses on a synthetic kernel table, and of
+// repeat mining on a layered token stream.
 #include <benchmark/benchmark.h>
 
+#include <cstdint>
+#include <vector>
+
 #include "analysis/common/family_rules.h"
+#include "analysis/motifs/motif_mining.h"
 #include "analysis/step/kernel_distribution.h"
 #include "analysis/timeline/step_timeline.h"
 #include "model/rank_profile.h"
@@ -57,5 +62,39 @@ void BM_AnalysisStepTimeline(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 BENCHMARK(BM_AnalysisStepTimeline)->Arg(20'000)->Arg(1'000'000)->Unit(benchmark::kMillisecond);
+
+// |tokens| tokens of model-like code: a 52-token and a 66-token layer in
+// turn (forward and backward), one stray token after about one layer in
+// fifty, so that almost every window repeats layer after layer.
+std::vector<int32_t> LayeredTokens(int64_t tokens) {
+  uint64_t state = 42;
+  auto next = [&state](uint32_t bound) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<int32_t>((state >> 33) % bound);
+  };
+  std::vector<int32_t> forward(52);
+  std::vector<int32_t> backward(66);
+  for (int32_t& t : forward) t = next(40);
+  for (int32_t& t : backward) t = next(40);
+  std::vector<int32_t> out;
+  out.reserve(static_cast<size_t>(tokens) + 200);
+  while (static_cast<int64_t>(out.size()) < tokens) {
+    out.insert(out.end(), forward.begin(), forward.end());
+    out.insert(out.end(), backward.begin(), backward.end());
+    if (next(50) == 0) out.push_back(next(40));
+  }
+  out.resize(static_cast<size_t>(tokens));
+  return out;
+}
+
+void BM_MineRepeatsLayered(benchmark::State& state) {
+  const std::vector<int32_t> tokens = LayeredTokens(state.range(0));
+  for (auto _ : state) {
+    auto repeats = trainscope::analysis::MineRepeats(tokens, {}, {});
+    benchmark::DoNotOptimize(repeats);
+  }
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+BENCHMARK(BM_MineRepeatsLayered)->Arg(20'000)->Arg(1'000'000)->Unit(benchmark::kMillisecond);
 
 }  // namespace

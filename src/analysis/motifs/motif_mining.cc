@@ -160,6 +160,41 @@ class CandidateSearch {
         RepeatCandidates::Group{length, begin, candidates_.positions.size()});
   }
 
+  // Orders [begin, end) by next token (-1 last), stable; returns where the
+  // windows with -1 start.
+  std::vector<Window>::iterator SplitByNextToken(std::vector<Window>::iterator begin,
+                                                 std::vector<Window>::iterator end) {
+    tokens_seen_.clear();
+    for (auto it = begin; it != end; ++it) {
+      if (std::find(tokens_seen_.begin(), tokens_seen_.end(), it->right) == tokens_seen_.end()) {
+        tokens_seen_.push_back(it->right);
+        if (tokens_seen_.size() > kMaxBuckets) break;
+      }
+    }
+    auto key = [](int32_t right) { return right < 0 ? INT32_MAX : right; };
+    if (tokens_seen_.size() > kMaxBuckets) {
+      std::stable_sort(begin, end, [&key](const Window& a, const Window& b) {
+        return key(a.right) < key(b.right);
+      });
+    } else {
+      std::sort(tokens_seen_.begin(), tokens_seen_.end(),
+                [&key](int32_t a, int32_t b) { return key(a) < key(b); });
+      bucket_starts_.assign(tokens_seen_.size() + 1, 0);
+      auto bucket_of = [&](int32_t right) {
+        return static_cast<size_t>(std::find(tokens_seen_.begin(), tokens_seen_.end(), right) -
+                                   tokens_seen_.begin());
+      };
+      for (auto it = begin; it != end; ++it) ++bucket_starts_[bucket_of(it->right) + 1];
+      for (size_t b = 0; b + 1 < bucket_starts_.size(); ++b) {
+        bucket_starts_[b + 1] += bucket_starts_[b];
+      }
+      scratch_.resize(static_cast<size_t>(end - begin));
+      for (auto it = begin; it != end; ++it) scratch_[bucket_starts_[bucket_of(it->right)]++] = *it;
+      std::copy(scratch_.begin(), scratch_.end(), begin);
+    }
+    return std::partition_point(begin, end, [](const Window& w) { return w.right >= 0; });
+  }
+
   // NOLINTNEXTLINE(readability-function-cognitive-complexity): one node of the tree, in order
   void Visit(const Group& group) {
     const int32_t p0 = windows_[group.begin].position;
@@ -204,19 +239,14 @@ class CandidateSearch {
     MaybeReport(group, split_length, /*maximal=*/!right_same && !left_same);
     // The windows that extend, by their next token (positions stay
     // ascending within each): each run of >= 2 is a group one token longer.
-    // Sorted in place by (next token, position): the same order as a
-    // stable sort by next token, without a stable sort's buffer. Windows
-    // that cannot extend (-1) go last.
+    // Ordered by next token, positions ascending within each (a stable
+    // bucket pass through one reused buffer: a group splits into a few
+    // next tokens, and neither an in-place sort, which is not adaptive, nor
+    // a stable sort's fresh buffer per split pays); windows that cannot
+    // extend (-1) go last.
     const auto begin = windows_.begin() + static_cast<std::ptrdiff_t>(group.begin);
     const auto end = windows_.begin() + static_cast<std::ptrdiff_t>(group.end);
-    auto next_key = [](const Window& w) { return w.right < 0 ? INT32_MAX : w.right; };
-    std::sort(begin, end, [&next_key](const Window& a, const Window& b) {
-      const int32_t ka = next_key(a);
-      const int32_t kb = next_key(b);
-      return ka != kb ? ka < kb : a.position < b.position;
-    });
-    const auto extending =
-        std::partition_point(begin, end, [](const Window& w) { return w.right >= 0; });
+    const auto extending = SplitByNextToken(begin, end);
     for (auto run = begin; run != extending;) {
       auto run_end = run + 1;
       while (run_end != extending && run_end->right == run->right) ++run_end;
@@ -233,6 +263,10 @@ class CandidateSearch {
   const MiningOptions& options_;
   const int32_t n_;
   std::vector<Window> windows_;
+  static constexpr size_t kMaxBuckets = 16;  // next tokens a split buckets; more: a stable sort
+  std::vector<int32_t> tokens_seen_;         // the split group's next tokens
+  std::vector<size_t> bucket_starts_;
+  std::vector<Window> scratch_;  // the split group, bucketed (reused: one buffer for the search)
   std::vector<Group> pending_;   // groups still to visit
   std::vector<uint8_t> tandem_;  // the visited group's gaps (<= max_length) between windows
   int32_t first_different_ =
