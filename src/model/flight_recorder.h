@@ -7,16 +7,17 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace trainscope::model {
 
 struct FlightRecorderEntry {
-  std::string pg_name;  // process_group[0]
-  std::string pg_desc;  // process_group[1]
-  int64_t collective_seq_id = 0;
-  int64_t record_id = 0;
+  std::string pg_name;                       // process_group[0]
+  std::string pg_desc;                       // process_group[1]
+  std::optional<int64_t> collective_seq_id;  // absent or not a number: unknown
+  std::optional<int64_t> record_id;
   std::string profiling_name;  // "nccl:all_reduce"
   std::string state;           // scheduled | started | completed
   bool is_p2p = false;

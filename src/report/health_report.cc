@@ -280,8 +280,12 @@ void AppendFlight(const HealthExtras& x, std::string* out) {
     if (!h.no_dump.empty()) *out += fmt::format("; no dump: {}", RankList(h.no_dump));
     *out += "\n";
     for (const analysis::MissingRank& m : h.missing) {
-      *out += fmt::format("    rank {} last at #{} {} ({})\n", m.rank, m.last_seq,
-                          TerminalSafe(m.last_op.empty() ? "none" : m.last_op),
+      if (!m.last_seq) {
+        *out += fmt::format("    rank {}: no collective of this group recorded\n", m.rank);
+        continue;
+      }
+      *out += fmt::format("    rank {} last at #{} {} ({})\n", m.rank, *m.last_seq,
+                          TerminalSafe(m.last_op.empty() ? "n/a" : m.last_op),
                           TerminalSafe(m.last_state.empty() ? "n/a" : m.last_state));
     }
   }
@@ -311,9 +315,25 @@ void WriteFlight(JsonWriter& w, const HealthExtras& x) {
       for (const analysis::MissingRank& m : h.missing) {
         w.BeginObject();
         w.Field("rank", m.rank);
-        w.Field("last_seq", m.last_seq);
-        w.Field("last_op", m.last_op);
-        w.Field("last_state", m.last_state);
+        // Unknown (no collective of the group recorded, or none named) is null.
+        w.Key("last_seq");
+        if (m.last_seq) {
+          w.Int(*m.last_seq);
+        } else {
+          w.Null();
+        }
+        w.Key("last_op");
+        if (!m.last_op.empty()) {
+          w.String(m.last_op);
+        } else {
+          w.Null();
+        }
+        w.Key("last_state");
+        if (!m.last_state.empty()) {
+          w.String(m.last_state);
+        } else {
+          w.Null();
+        }
         w.EndObject();
       }
       w.EndArray();

@@ -40,12 +40,23 @@ TEST(FlightRecorderReader, MissingOrMistypedKeysReadAsEmptyInsteadOfThrowing) {
   EXPECT_TRUE(dump->pg_ranks.at("0").empty());
   EXPECT_TRUE(dump->pg_ranks.at("1").empty());
   ASSERT_EQ(dump->entries.size(), 4U);
-  EXPECT_EQ(dump->entries[0].collective_seq_id, 0);
+  EXPECT_FALSE(dump->entries[0].collective_seq_id.has_value());  // unknown, not 0
   EXPECT_TRUE(dump->entries[0].profiling_name.empty());
   EXPECT_TRUE(dump->entries[1].state.empty());
   EXPECT_EQ(dump->entries[3].collective_seq_id, 41);
-  EXPECT_EQ(dump->entries[3].record_id, 0);
+  EXPECT_FALSE(dump->entries[3].record_id.has_value());
   EXPECT_TRUE(dump->entries[3].profiling_name.empty());
+}
+
+TEST(FlightRecorderReader, SeqIdsTooLongForInt64AreUnknown) {
+  const std::string json = R"({"pg_config": {},
+    "entries": [{"collective_seq_id": "99999999999999999999"},
+                {"collective_seq_id": "123456789012345678"}]})";
+  auto dump = ParseFlightRecorderJson(json, "nccl_trace_rank_0.json");
+  ASSERT_TRUE(dump.ok()) << dump.status().message();
+  ASSERT_EQ(dump->entries.size(), 2U);
+  EXPECT_FALSE(dump->entries[0].collective_seq_id.has_value());
+  EXPECT_EQ(dump->entries[1].collective_seq_id, 123456789012345678);
 }
 
 TEST(FlightRecorderReader, ADocumentWithoutPgConfigIsRejectedWithAHint) {

@@ -19,15 +19,16 @@ CollectiveHang JudgeGroup(const std::string& pg,
   for (const model::FlightRecorderDump& d : dumps) {
     Last& l = last[d.rank];
     for (const model::FlightRecorderEntry& e : d.entries) {
-      if (e.pg_name != pg || e.is_p2p) continue;
-      if (l.entry == nullptr || e.collective_seq_id > l.entry->collective_seq_id) l.entry = &e;
+      // An entry without a sequence id cannot be matched across ranks.
+      if (e.pg_name != pg || e.is_p2p || !e.collective_seq_id) continue;
+      if (l.entry == nullptr || *e.collective_seq_id > *l.entry->collective_seq_id) l.entry = &e;
     }
   }
   CollectiveHang h;
   h.pg_name = pg;
   for (const auto& [rank, l] : last) {
-    if (l.entry != nullptr && l.entry->collective_seq_id > h.seq) {
-      h.seq = l.entry->collective_seq_id;
+    if (l.entry != nullptr && *l.entry->collective_seq_id > h.seq) {
+      h.seq = *l.entry->collective_seq_id;
       h.op = l.entry->profiling_name;
       h.pg_desc = l.entry->pg_desc;
     }
@@ -40,7 +41,7 @@ CollectiveHang JudgeGroup(const std::string& pg,
       continue;
     }
     const model::FlightRecorderEntry* e = it->second.entry;
-    if (e != nullptr && e->collective_seq_id == h.seq) {
+    if (e != nullptr && *e->collective_seq_id == h.seq) {
       h.arrived.push_back(rank);
       h.arrived_states.push_back(e->state);
       incomplete = incomplete || e->state != "completed";

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,8 +17,8 @@ namespace trainscope::analysis {
 
 struct MissingRank {
   int64_t rank = 0;
-  int64_t last_seq = 0;  // its last collective in the group (0: none)
-  std::string last_op;   // that collective's profiling name
+  std::optional<int64_t> last_seq;  // its last collective in the group (none recorded: nullopt)
+  std::string last_op;              // that collective's profiling name
   std::string last_state;
 };
 

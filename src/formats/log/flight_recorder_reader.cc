@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <optional>
 #include <set>
 
 #include "core/mapped_file.h"
@@ -45,21 +46,23 @@ int64_t LastNumber(std::string_view name) {
 // (or a lookup on a non-object) is an error value, and converting that to
 // an element throws simdjson_error, which fuzzing found on a dump whose
 // entry lacked "collective_seq_id".
-int64_t IntOf(simdjson::simdjson_result<simdjson::dom::element> field) {
+// A missing, mistyped or unreadable number is unknown (nullopt), never 0.
+std::optional<int64_t> IntOf(simdjson::simdjson_result<simdjson::dom::element> field) {
   simdjson::dom::element e;
-  if (field.get(e) != simdjson::SUCCESS) return 0;
+  if (field.get(e) != simdjson::SUCCESS) return std::nullopt;
   int64_t v = 0;
   if (e.get(v) == simdjson::SUCCESS) return v;
   std::string_view s;
   if (e.get(s) == simdjson::SUCCESS) {  // the pickle-era string seq ids
     int64_t out = 0;
+    if (s.empty() || s.size() > 18) return std::nullopt;
     for (char c : s) {
-      if (c < '0' || c > '9') return 0;
+      if (c < '0' || c > '9') return std::nullopt;
       out = out * 10 + (c - '0');
     }
     return out;
   }
-  return 0;
+  return std::nullopt;
 }
 
 std::string StringOf(simdjson::dom::element e) {
