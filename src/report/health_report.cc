@@ -316,24 +316,9 @@ void WriteFlight(JsonWriter& w, const HealthExtras& x) {
         w.BeginObject();
         w.Field("rank", m.rank);
         // Unknown (no collective of the group recorded, or none named) is null.
-        w.Key("last_seq");
-        if (m.last_seq) {
-          w.Int(*m.last_seq);
-        } else {
-          w.Null();
-        }
-        w.Key("last_op");
-        if (!m.last_op.empty()) {
-          w.String(m.last_op);
-        } else {
-          w.Null();
-        }
-        w.Key("last_state");
-        if (!m.last_state.empty()) {
-          w.String(m.last_state);
-        } else {
-          w.Null();
-        }
+        w.Field("last_seq", m.last_seq);
+        w.Key("last_op").StringOrNull(m.last_op);
+        w.Key("last_state").StringOrNull(m.last_state);
         w.EndObject();
       }
       w.EndArray();

@@ -159,6 +159,10 @@ JsonWriter& JsonWriter::Bool(bool value) {
   return *this;
 }
 
+JsonWriter& JsonWriter::StringOrNull(std::string_view value) {
+  return value.empty() ? Null() : String(value);
+}
+
 JsonWriter& JsonWriter::Null() {
   BeforeValue();
   out_.append("null");

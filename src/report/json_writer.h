@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,8 +30,10 @@ class JsonWriter {
   JsonWriter& Double(double value, int decimals = 3);
   JsonWriter& Bool(bool value);
   JsonWriter& Null();
+  // |value|, or null when it is empty (text fields where empty means unknown).
+  JsonWriter& StringOrNull(std::string_view value);
 
-  // Convenience: Key(k) then the value.
+  // Convenience: Key(k) then the value; an empty std::optional is null.
   template <typename T>
   JsonWriter& Field(std::string_view key, const T& value);
 
@@ -67,16 +70,26 @@ class JsonWriter {
 void AppendJsonEscaped(std::string* out, std::string_view text);
 
 template <typename T>
+inline constexpr bool kIsOptional = false;
+template <typename T>
+inline constexpr bool kIsOptional<std::optional<T>> = true;
+
+template <typename T>
 JsonWriter& JsonWriter::Field(std::string_view key, const T& value) {
-  Key(key);
-  if constexpr (std::is_same_v<T, bool>) {
-    return Bool(value);
-  } else if constexpr (std::is_integral_v<T>) {
-    return Int(static_cast<int64_t>(value));
-  } else if constexpr (std::is_floating_point_v<T>) {
-    return Double(static_cast<double>(value));
+  if constexpr (kIsOptional<T>) {
+    if (!value) return Key(key).Null();
+    return Field(key, *value);
   } else {
-    return String(value);
+    Key(key);
+    if constexpr (std::is_same_v<T, bool>) {
+      return Bool(value);
+    } else if constexpr (std::is_integral_v<T>) {
+      return Int(static_cast<int64_t>(value));
+    } else if constexpr (std::is_floating_point_v<T>) {
+      return Double(static_cast<double>(value));
+    } else {
+      return String(value);
+    }
   }
 }
 

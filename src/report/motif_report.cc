@@ -85,18 +85,8 @@ void WriteMotifsJson(JsonWriter& w, const analysis::StepDistribution& step) {
     w.Key("total_us").Double(Us(m.total_ns), 3);
     w.Key("mean_us").Double(MeanUs(m.total_ns, m.occurrences), 3);
     w.Key("share_of_step").Double(m.share_of_step, 6);
-    w.Key("fingerprint");
-    if (m.fingerprint) {
-      w.String(*m.fingerprint);
-    } else {
-      w.Null();
-    }
-    w.Key("variant");
-    if (m.variant) {
-      w.String(*m.variant);
-    } else {
-      w.Null();
-    }
+    w.Field("fingerprint", m.fingerprint);
+    w.Field("variant", m.variant);
     w.Field("stream", m.stream);
     w.Field("framework_op", m.framework_op);
     w.Field("source", m.source);

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <string>
+
 namespace trainscope::report {
 namespace {
 
@@ -14,6 +17,20 @@ TEST(JsonWriterTest, WritesNestedStructuresCompactly) {
   w.Field("d", std::string("x"));
   w.EndObject();
   EXPECT_EQ(w.str(), R"({"a":1,"b":[1,2.5,null,true],"c":{},"d":"x"})");
+}
+
+TEST(JsonWriterTest, UnknownIsNullNeverZeroOrEmpty) {
+  JsonWriter w(/*pretty=*/false);
+  w.BeginObject();
+  w.Field("seq", std::optional<int64_t>());
+  w.Field("known", std::optional<int64_t>(0));
+  w.Field("name", std::optional<std::string>());
+  w.Field("op", std::optional<std::string>("nccl:all_reduce"));
+  w.Key("state").StringOrNull("");
+  w.Key("desc").StringOrNull("default_pg");
+  w.EndObject();
+  EXPECT_EQ(w.str(), R"({"seq":null,"known":0,"name":null,"op":"nccl:all_reduce","state":null,)"
+                     R"("desc":"default_pg"})");
 }
 
 TEST(JsonWriterTest, EscapesUntrustedStrings) {
