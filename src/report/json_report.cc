@@ -66,14 +66,6 @@ void OptionalDouble(JsonWriter& w, std::string_view key, const std::optional<dou
     w.Null();
 }
 
-void OptionalString(JsonWriter& w, std::string_view key, const std::string& value) {
-  w.Key(key);
-  if (value.empty())
-    w.Null();
-  else
-    w.String(value);
-}
-
 void WriteShapeRow(JsonWriter& w, const analysis::ShapeEfficiency& r) {
   w.BeginObject();
   w.Field("op_type", r.op_type);
@@ -94,7 +86,7 @@ void WriteShapeRow(JsonWriter& w, const analysis::ShapeEfficiency& r) {
   OptionalDouble(w, "peak_tflops", r.peak_tflops);
   OptionalDouble(w, "peak_pct", r.PeakPct(), 2);
   OptionalDouble(w, "yardstick_tflops", r.yardstick_tflops);
-  OptionalString(w, "yardstick_shape", r.yardstick_shapes);
+  w.Key("yardstick_shape").StringOrNull(r.yardstick_shapes);
   OptionalDouble(w, "relative_pct", r.RelativePct(), 2);
   w.EndObject();
 }
@@ -106,8 +98,8 @@ void WriteOperatorEfficiency(JsonWriter& w, const std::optional<analysis::Operat
     return;
   }
   w.BeginObject();
-  OptionalString(w, "device", e->device);
-  OptionalString(w, "peak_device", e->peak_device);
+  w.Key("device").StringOrNull(e->device);
+  w.Key("peak_device").StringOrNull(e->peak_device);
   OptionalDouble(w, "peak_gbps", e->peak_gbps);
   w.Field("device_us", Us(e->device_ns));
   w.Field("shaped_us", Us(e->shaped_ns));
