@@ -85,20 +85,9 @@ void DeviceEvents::AppendColumns(const DeviceEventColumns& rows, const PmuColumn
   } else if (has_pmu()) {
     for (size_t i = 0; i < count; ++i) pmu_.Append(PmuMetrics{});
   }
-  // Rows come in runs of one step: look the step's entries up once per run.
-  int32_t run_step = kNoStep;
-  std::vector<uint32_t>* run_rows = nullptr;
   all_rows_.reserve(first + count);
-  for (size_t i = first; i < first + count; ++i) {
-    const auto index = static_cast<uint32_t>(i);
-    all_rows_.push_back(index);
-    if (run_rows == nullptr || step[i] != run_step) {
-      run_step = step[i];
-      run_rows = &rows_by_step_[run_step];
-    }
-    run_rows->push_back(index);
-    Extend(step[i], start_ns[i], end_ns(i));
-  }
+  for (size_t i = first; i < first + count; ++i) all_rows_.push_back(static_cast<uint32_t>(i));
+  IndexRows(first, first + count);
 }
 
 void DeviceEvents::SortByStart() {
@@ -122,29 +111,44 @@ void DeviceEvents::IndexSteps() {
   rows_by_step_.clear();
   extent_by_step_.clear();
   extent_of_all_.reset();
+  IndexRows(0, size());
+}
+
+void DeviceEvents::IndexRows(size_t first, size_t end) {
   // Rows come in runs of one step: each run looks its step up once, and
-  // every step's list is sized once from a first count (a big step's list
-  // is megabytes: regrowing it copied it into fresh pages again and again).
+  // every step's list grows once, by a first count (a big step's list is
+  // megabytes: regrowing it copied it into fresh pages again and again).
+  auto run_end = [this, end](size_t i) {
+    size_t j = i + 1;
+    while (j < end && step[j] == step[i]) ++j;
+    return j;
+  };
   std::map<int32_t, size_t> counts;
-  for (size_t i = 0; i < step.size();) {
-    size_t end = i + 1;
-    while (end < step.size() && step[end] == step[i]) ++end;
-    counts[step[i]] += end - i;
-    i = end;
+  for (size_t i = first; i < end;) {
+    const size_t stop = run_end(i);
+    counts[step[i]] += stop - i;
+    i = stop;
   }
-  for (const auto& [number, count] : counts) rows_by_step_[number].reserve(count);
-  for (size_t i = 0; i < step.size();) {
+  for (const auto& [number, count] : counts) {
+    std::vector<uint32_t>& rows = rows_by_step_[number];
+    // At least doubling when it grows: appends of a few rows at a time
+    // stay linear.
+    if (rows.capacity() < rows.size() + count) {
+      rows.reserve(std::max(rows.size() + count, 2 * rows.capacity()));
+    }
+  }
+  for (size_t i = first; i < end;) {
+    const size_t stop = run_end(i);
     std::vector<uint32_t>& rows = rows_by_step_[step[i]];
     StepExtent run{start_ns[i], end_ns(i), 0};
-    size_t end = i;
-    for (; end < step.size() && step[end] == step[i]; ++end) {
-      rows.push_back(static_cast<uint32_t>(end));
-      run.first_start_ns = std::min(run.first_start_ns, start_ns[end]);
-      run.last_end_ns = std::max(run.last_end_ns, end_ns(end));
+    for (size_t r = i; r < stop; ++r) {
+      rows.push_back(static_cast<uint32_t>(r));
+      run.first_start_ns = std::min(run.first_start_ns, start_ns[r]);
+      run.last_end_ns = std::max(run.last_end_ns, end_ns(r));
       ++run.events;
     }
     ExtendBy(step[i], run);
-    i = end;
+    i = stop;
   }
 }
 

@@ -139,6 +139,8 @@ class DeviceEvents : public DeviceEventColumns {
   using DeviceEventColumns::Permute;
   void AppendEvent(const DeviceEvent& row);
   void IndexSteps();
+  // Adds rows [first, end) to the step index and the extents.
+  void IndexRows(size_t first, size_t end);
   void Extend(int32_t step, int64_t start, int64_t end);
   // Extends |step|'s extent (and the extent of all rows) by a run of its
   // rows at once.
