@@ -238,12 +238,10 @@ class CandidateSearch {
     }
     MaybeReport(group, split_length, /*maximal=*/!right_same && !left_same);
     // The windows that extend, by their next token (positions stay
-    // ascending within each): each run of >= 2 is a group one token longer.
-    // Ordered by next token, positions ascending within each (a stable
-    // bucket pass through one reused buffer: a group splits into a few
-    // next tokens, and neither an in-place sort, which is not adaptive, nor
-    // a stable sort's fresh buffer per split pays); windows that cannot
-    // extend (-1) go last.
+    // ascending within each; a stable bucket pass through one reused
+    // buffer: a group splits into a few next tokens, and neither an in-place
+    // sort, which is not adaptive, nor a stable sort's fresh buffer per
+    // split pays): each run of >= 2 is a group one token longer.
     const auto begin = windows_.begin() + static_cast<std::ptrdiff_t>(group.begin);
     const auto end = windows_.begin() + static_cast<std::ptrdiff_t>(group.end);
     const auto extending = SplitByNextToken(begin, end);
