@@ -11,18 +11,10 @@
 #include <cstdint>
 #include <cstring>
 
+#include "core/read_file.h"
+
 namespace trainscope {
 namespace {
-
-const char* FileTypeName(mode_t mode) {
-  if (S_ISFIFO(mode)) return "FIFO";
-  if (S_ISCHR(mode)) return "character device";
-  if (S_ISBLK(mode)) return "block device";
-  if (S_ISSOCK(mode)) return "socket";
-  if (S_ISDIR(mode)) return "directory";
-  if (S_ISLNK(mode)) return "symbolic link";
-  return "unknown file type";
-}
 
 Status OpenError(const std::string& path, int err) {
   if (err == ENOENT) {
@@ -42,7 +34,7 @@ Status NotRegular(const std::string& path, mode_t mode) {
   return InvalidInput(fmt::format(
       "{}: not a regular file ({})\nhint: trainscope reads only regular files; copy the data "
       "into a file first",
-      path, FileTypeName(mode)));
+      path, FileTypeWord(mode)));
 }
 
 }  // namespace

@@ -68,6 +68,16 @@ const char* FileTypeName(unsigned mode) {
   return "not a regular file";
 }
 
+const char* FileTypeWord(unsigned mode) {
+  if (S_ISFIFO(mode)) return "FIFO";
+  if (S_ISCHR(mode)) return "character device";
+  if (S_ISBLK(mode)) return "block device";
+  if (S_ISSOCK(mode)) return "socket";
+  if (S_ISDIR(mode)) return "directory";
+  if (S_ISLNK(mode)) return "symbolic link";
+  return "unknown file type";
+}
+
 double ReadTimeoutSeconds() {
   if (const char* env = std::getenv("TRAINSCOPE_READ_TIMEOUT_S")) {
     char* end = nullptr;

@@ -31,6 +31,8 @@ Result<std::string> ReadSmallFile(const std::string& path, size_t max_bytes = kM
 
 // "a directory", "a character device", "a FIFO", ... for a stat st_mode.
 const char* FileTypeName(unsigned mode);
+// The same without the article, for "not a regular file (FIFO)".
+const char* FileTypeWord(unsigned mode);
 
 // The timeout in seconds ReadSmallFile uses (the environment override, else
 // kDefaultReadTimeoutS).

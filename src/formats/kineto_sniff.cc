@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/mapped_file.h"
+#include "formats/gzip_magic.h"
 
 namespace trainscope::formats {
 namespace {
@@ -23,11 +24,6 @@ constexpr size_t kMaxKeyLength = 32;
 // head that is not an object, brackets that never close), so nothing read
 // before is dropped; never when the walk saw a whole object without the key.
 constexpr size_t kLegacyWindow = size_t{256} * 1024;
-
-bool IsGzip(std::string_view data) {
-  return data.size() >= 2 && static_cast<unsigned char>(data[0]) == 0x1f &&
-         static_cast<unsigned char>(data[1]) == 0x8b;
-}
 
 bool LegacyMatch(TopLevelKeyScanner::State state, std::string_view head) {
   if (state == TopLevelKeyScanner::State::kEnded) return false;
@@ -138,10 +134,6 @@ SniffResult SniffGzip(std::string_view data) {
   return {false, NotTraceReason(scanner, total_out, total_out >= kSniffLimitBytes)};
 }
 
-bool EndsWith(std::string_view text, std::string_view suffix) {
-  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
-}
-
 }  // namespace
 
 // NOLINTNEXTLINE(readability-function-cognitive-complexity): HACKING.md, "Complexity debt"
@@ -237,7 +229,7 @@ SniffResult SniffKinetoTrace(const std::string& path) {
   const std::string_view data = file->data();
   if (IsGzip(data)) return SniffGzip(data);
   SniffResult plain = SniffPlain(data);
-  if (!plain.is_trace && EndsWith(path, ".gz") && !data.empty()) {
+  if (!plain.is_trace && path.ends_with(".gz") && !data.empty()) {
     // Named .gz but no gzip magic: a damaged header (or not a trace at all).
     plain.reason = fmt::format("not a gzip stream: starts with bytes {:02x} {:02x}, expected 1f 8b",
                                static_cast<unsigned char>(data[0]),

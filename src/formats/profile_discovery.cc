@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "core/read_file.h"
 #include "formats/ascend/ascend_importer.h"
 #include "formats/ascend/profiler_info_reader.h"
 #include "formats/importer_registry.h"
@@ -25,26 +26,14 @@ constexpr std::string_view kInputsHint =
     "directory, or "
     "a PyTorch profiler trace (.json / .json.gz with traceEvents)";
 
-bool EndsWith(std::string_view text, std::string_view suffix) {
-  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
-}
-
 // Names where a profile could be: a dangling link or a loop under such a
 // name is worth a line in the input health, any other is noise.
 bool ProfileLikeName(std::string_view name) {
-  return EndsWith(name, ".json") || EndsWith(name, ".json.gz") || EndsWith(name, kRankDirSuffix);
-}
-
-const char* TypeName(mode_t mode) {
-  if (S_ISFIFO(mode)) return "FIFO";
-  if (S_ISCHR(mode)) return "character device";
-  if (S_ISBLK(mode)) return "block device";
-  if (S_ISSOCK(mode)) return "socket";
-  return "unknown file type";
+  return name.ends_with(".json") || name.ends_with(".json.gz") || name.ends_with(kRankDirSuffix);
 }
 
 std::string NotRegularReason(mode_t mode) {
-  return fmt::format("not a regular file ({}): never opened", TypeName(mode));
+  return fmt::format("not a regular file ({}): never opened", FileTypeWord(mode));
 }
 
 // Why stat() on a path failed, in the OS's words ("Too many levels of
@@ -222,8 +211,8 @@ Result<Discovery> DiscoverProfiles(const std::string& path) {
         guess.reason.empty() ? "no importer recognises it" : guess.reason, kInputsHint));
   }
   if (!S_ISDIR(st.st_mode)) {
-    return InvalidInput(
-        fmt::format("{}: not a regular file ({})\n{}", path, TypeName(st.st_mode), kInputsHint));
+    return InvalidInput(fmt::format("{}: not a regular file ({})\n{}", path,
+                                    FileTypeWord(st.st_mode), kInputsHint));
   }
   fs::path normalized = root.lexically_normal();
   if (normalized.filename().empty()) normalized = normalized.parent_path();

@@ -9,10 +9,6 @@
 namespace trainscope::model {
 namespace {
 
-bool StartsWith(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
-}
-
 bool IsIdentChar(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
@@ -173,7 +169,7 @@ std::string Abbreviate(std::string_view args, size_t max) {
 // whose prefix is a template, so "Memcpy DtoD (Device -> Device)" stays whole.
 // Inside template arguments '<' and '>' within parentheses are operators.
 std::string_view WithoutReturnType(std::string_view name) {
-  if (StartsWith(name, "void ")) name.remove_prefix(5);
+  if (name.starts_with("void ")) name.remove_prefix(5);
   constexpr std::string_view kAnon = "(anonymous namespace)";
   int angle = 0, paren = 0;
   size_t split = std::string_view::npos;

@@ -5,12 +5,6 @@
 #include "core/rule_file.h"
 
 namespace trainscope::model {
-namespace {
-
-bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-
-}  // namespace
-
 const std::vector<ClassRule>& DefaultClassRules() {
   using M = ClassRule::Match;
   constexpr ActivityKind kComm = ActivityKind::kCommunication;
@@ -87,10 +81,10 @@ ActivityKind ClassifyActivity(std::string_view name, std::string_view category,
   if (category == "gpu_memcpy" || category == "Memcpy") return ActivityKind::kMemcpy;
   if (category == "gpu_memset" || category == "Memset") return ActivityKind::kMemset;
   // Kernels named "void ns::f<...>" match prefixes after the "void ".
-  std::string_view bare = StartsWith(name, "void ") ? name.substr(5) : name;
+  std::string_view bare = name.starts_with("void ") ? name.substr(5) : name;
   for (const ClassRule& rule : rules) {
     bool hit = rule.match == ClassRule::Match::kPrefix
-                   ? StartsWith(bare, rule.pattern)
+                   ? bare.starts_with(rule.pattern)
                    : name.find(rule.pattern) != std::string_view::npos;
     if (hit) return rule.kind;
   }

@@ -10,6 +10,7 @@
 #include "report/accuracy_report.h"
 #include "report/html_report.h"
 #include "report/html_style.h"
+#include "report/number_text.h"
 #include "report/svg.h"
 
 namespace trainscope::report {
@@ -17,12 +18,6 @@ namespace {
 
 using analysis::AccuracyComparison;
 using analysis::TensorPair;
-
-std::string Num(double x) {
-  if (std::isnan(x)) return "NaN";
-  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
-  return fmt::format("{:.3g}", x);
-}
 
 void Head(HtmlWriter& out, std::string_view version, std::string_view subtitle) {
   out.Reserve(1 << 16);
@@ -64,7 +59,7 @@ HtmlFragment GrowthSvg(const AccuracyComparison& c) {
   for (size_t i = 0; i < n; ++i) {
     const TensorPair& p = c.pairs[c.growth[i].pair];
     svg.Rect(points[i].first - 2, points[i].second - 2, 4, 4, p.diverged ? "#D55E00" : "#0072B2",
-             fmt::format("{}: {}", p.name, Num(c.growth[i].error)));
+             fmt::format("{}: {}", p.name, ThreeSignificant(c.growth[i].error)));
     if (c.first_divergence && c.growth[i].pair >= *c.first_divergence &&
         (i == 0 || c.growth[i - 1].pair < *c.first_divergence)) {
       svg.Line(points[i].first, top, points[i].first, height - bottom, "#D55E00", 1.5);
@@ -130,9 +125,9 @@ void Worst(HtmlWriter& out, const AccuracyComparison& c) {
         "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td>"
         "<td>{}</td><td>{}</td><td>{}</td><td class=\"l\">{}{}</td></tr>\n",
         p.name, p.module, p.dtype, m && m->cosine ? fmt::format("{:.6f}", *m->cosine) : "n/a",
-        m ? Num(m->max_abs) : "n/a", m ? Num(m->max_rel) : "n/a", Num(p.error),
-        m ? fmt::format("{}/{}", m->nan_base, m->nan_next) : "n/a", PairStateName(p.state),
-        p.diverged ? ": " + p.detail : "");
+        m ? ThreeSignificant(m->max_abs) : "n/a", m ? ThreeSignificant(m->max_rel) : "n/a",
+        ThreeSignificant(p.error), m ? fmt::format("{}/{}", m->nan_base, m->nan_next) : "n/a",
+        PairStateName(p.state), p.diverged ? ": " + p.detail : "");
   }
   out.Raw("</table></section>\n");
 }
@@ -198,10 +193,10 @@ std::string RenderLossHtml(const analysis::LossComparison& c, std::string_view v
     out.Format(
         "<div class=\"finding\"><b>The curves separate at step {}</b> (relative difference "
         "{} &gt; {} for {} steps in a row)</div>\n",
-        *c.separation_step, Num(*c.separation_rel), c.tolerance, c.sustain);
+        *c.separation_step, ThreeSignificant(*c.separation_rel), c.tolerance, c.sustain);
   } else {
     out.Format("<p><b>The curves overlap</b> within {} (largest relative difference {}).</p>\n",
-               c.tolerance, Num(c.max_rel));
+               c.tolerance, ThreeSignificant(c.max_rel));
   }
   const double width = 1100, height = 300, left = 60, right = 20, top = 20, bottom = 30;
   SvgCanvas svg(width, height, "Loss curves");
@@ -238,10 +233,10 @@ std::string RenderLossHtml(const analysis::LossComparison& c, std::string_view v
       svg.Text(x + 4, top + 10, fmt::format("separate at step {}", *c.separation_step), "start", 11,
                "#D55E00");
     }
-    svg.Text(
-        left, height - 8,
-        fmt::format("steps {} to {}; loss {} to {}; grey BASE, blue NEW", s0, s1, Num(l0), Num(l1)),
-        "start", 11);
+    svg.Text(left, height - 8,
+             fmt::format("steps {} to {}; loss {} to {}; grey BASE, blue NEW", s0, s1,
+                         ThreeSignificant(l0), ThreeSignificant(l1)),
+             "start", 11);
   }
   out.Append(std::move(svg).Finish());
   out.Raw("</section></main></body></html>\n");

@@ -6,6 +6,7 @@
 
 #include "core/safe_text.h"
 #include "report/json_writer.h"
+#include "report/number_text.h"
 #include "report/text_report.h"
 
 namespace trainscope::report {
@@ -16,15 +17,9 @@ using analysis::DumpSide;
 using analysis::PairState;
 using analysis::TensorPair;
 
-std::string Num(double x) {
-  if (std::isnan(x)) return "NaN";
-  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
-  return fmt::format("{:.3g}", x);
-}
-
 std::string Opt(const std::optional<double>& x, const char* format = "{:.6f}") {
   if (!x) return "n/a";
-  if (!std::isfinite(*x)) return Num(*x);
+  if (!std::isfinite(*x)) return ThreeSignificant(*x);
   return fmt::format(fmt::runtime(format), *x);
 }
 
@@ -105,11 +100,11 @@ void TextWorst(const AccuracyComparison& c, std::string* out) {
   for (const size_t i : c.worst) {
     const TensorPair& p = c.pairs[i];
     const std::string cosine = p.metrics ? Opt(p.metrics->cosine) : "n/a";
-    const std::string max_abs = p.metrics ? Num(p.metrics->max_abs) : "n/a";
-    *out += fmt::format("    {:<52} {:<34} {:>10} {:>10} {:>10}  {}{}\n",
-                        TerminalSafe(p.name.substr(0, 52)),
-                        TerminalSafe(ModuleText(p.module).substr(0, 34)), cosine, max_abs,
-                        Num(p.error), PairStateName(p.state), p.diverged ? ", DIVERGED" : "");
+    const std::string max_abs = p.metrics ? ThreeSignificant(p.metrics->max_abs) : "n/a";
+    *out += fmt::format(
+        "    {:<52} {:<34} {:>10} {:>10} {:>10}  {}{}\n", TerminalSafe(p.name.substr(0, 52)),
+        TerminalSafe(ModuleText(p.module).substr(0, 34)), cosine, max_abs,
+        ThreeSignificant(p.error), PairStateName(p.state), p.diverged ? ", DIVERGED" : "");
   }
 }
 
@@ -123,8 +118,9 @@ void TextGrowth(const AccuracyComparison& c, size_t rows, std::string* out) {
   for (size_t k = 0; k < shown; ++k) {
     const size_t idx = shown == 1 ? 0 : k * (n - 1) / (shown - 1);
     const analysis::GrowthPoint& g = c.growth[idx];
-    *out += fmt::format("    {:>5}  {:<60} {:>10}\n", idx + 1,
-                        TerminalSafe(c.pairs[g.pair].name.substr(0, 60)), Num(g.error));
+    *out +=
+        fmt::format("    {:>5}  {:<60} {:>10}\n", idx + 1,
+                    TerminalSafe(c.pairs[g.pair].name.substr(0, 60)), ThreeSignificant(g.error));
   }
 }
 
@@ -330,11 +326,11 @@ std::string RenderLossText(const analysis::LossComparison& c) {
       c.common_steps, c.tolerance, c.sustain);
   if (c.separation_step) {
     out += fmt::format("\n  verdict: the curves separate at step {} (relative difference {})\n",
-                       *c.separation_step, Num(*c.separation_rel));
+                       *c.separation_step, ThreeSignificant(*c.separation_rel));
   } else {
     out += "\n  verdict: the curves overlap within the tolerance\n";
   }
-  out += fmt::format("  largest relative difference: {}{}\n", Num(c.max_rel),
+  out += fmt::format("  largest relative difference: {}{}\n", ThreeSignificant(c.max_rel),
                      c.max_rel_step ? fmt::format(" at step {}", *c.max_rel_step) : "");
   return out;
 }

@@ -14,6 +14,7 @@
 #include "report/html_report.h"
 #include "report/html_style.h"
 #include "report/html_writer.h"
+#include "report/number_text.h"
 #include "report/svg.h"
 
 namespace trainscope::report {
@@ -26,12 +27,6 @@ struct Event {
   int64_t step = 0;
   std::string label;
 };
-
-std::string Num(const std::optional<double>& v, int decimals = 1) {
-  if (!v) return "n/a";
-  if (*v != 0 && std::fabs(*v) < 1e-2) return fmt::format("{:.3g}", *v);
-  return fmt::format("{:.{}f}", *v, decimals);
-}
 
 std::string Tick(double v) {
   const double a = std::fabs(v);
@@ -106,7 +101,7 @@ std::optional<int64_t> FindingStep(const analysis::Finding& f) {
   return step;
 }
 
-void Kpi(HtmlWriter& out, const char* label, const std::string& value) {
+void PlainKpi(HtmlWriter& out, const char* label, const std::string& value) {
   out.Format("<div>{}<b>{}</b></div>", label, value);
 }
 
@@ -119,16 +114,18 @@ void RunSection(HtmlWriter& out, const HealthRun& run, size_t index) {
   out.Format(" &middot; lines {} read, {} used, {} skipped</p>", run.ledger.rows_read(),
              run.ledger.rows_used(), run.ledger.rows_skipped());
   out.Raw("<div class=\"kpi\">");
-  Kpi(out, "median step (ms)", Num(h.step_ms.median));
-  Kpi(out, "p90 step (ms)", Num(h.step_ms.p90));
-  Kpi(out, "drift over run",
-      h.step_ms_drift_pct ? fmt::format("{:+.1f}%", *h.step_ms_drift_pct) : "n/a");
+  PlainKpi(out, "median step (ms)", FixedOrNa(h.step_ms.median));
+  PlainKpi(out, "p90 step (ms)", FixedOrNa(h.step_ms.p90));
+  PlainKpi(out, "drift over run",
+           h.step_ms_drift_pct ? fmt::format("{:+.1f}%", *h.step_ms_drift_pct) : "n/a");
   const std::optional<double> tgs = h.model && h.model->tgs ? h.model->tgs : h.tokens_per_s.median;
-  Kpi(out, "TGS (tokens/s/device)", Num(tgs, 0));
-  Kpi(out, "MFU (log)", h.mfu_pct.median ? Num(h.mfu_pct.median) + "%" : "n/a");
-  Kpi(out, "MFU (--model)", h.model && h.model->mfu_pct ? Num(h.model->mfu_pct) + "%" : "n/a");
-  Kpi(out, "loss first → last", Num(h.loss.first, 3) + " → " + Num(h.loss.last, 3));
-  Kpi(out, "findings", std::to_string(h.findings.size()));
+  PlainKpi(out, "TGS (tokens/s/device)", FixedOrNa(tgs, 0));
+  PlainKpi(out, "MFU (log)", h.mfu_pct.median ? FixedOrNa(h.mfu_pct.median) + "%" : "n/a");
+  PlainKpi(out, "MFU (--model)",
+           h.model && h.model->mfu_pct ? FixedOrNa(h.model->mfu_pct) + "%" : "n/a");
+  PlainKpi(out, "loss first → last",
+           FixedOrNa(h.loss.first, 3) + " → " + FixedOrNa(h.loss.last, 3));
+  PlainKpi(out, "findings", std::to_string(h.findings.size()));
   out.Raw("</div>");
 
   std::vector<Event> events;
@@ -196,11 +193,11 @@ HtmlFragment ScalingSvg(const analysis::ScalingTable& t) {
       const double pct = *r.efficiency_pct;
       svg.Rect(x, Y(pct), w, Y(0) - Y(pct), kPalette[0],
                fmt::format("{}: {:.1f}% efficiency, {} per device", r.name, pct,
-                           r.per_device ? Num(r.per_device) : "n/a"));
+                           r.per_device ? FixedOrNa(r.per_device) : "n/a"));
       svg.Text(x + w / 2, Y(pct) - 4, fmt::format("{:.1f}%", pct), "middle", 10);
     }
     svg.Text(x + w / 2, kTop + plot_h + 15, fmt::format("{} dev", r.devices), "middle", 10);
-    svg.Text(x + w / 2, kTop + plot_h + 29, Num(r.per_device), "middle", 9, "#666");
+    svg.Text(x + w / 2, kTop + plot_h + 29, FixedOrNa(r.per_device), "middle", 9, "#666");
   }
   svg.Format(
       "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" stroke=\"#D55E00\" "
@@ -219,11 +216,11 @@ void ScalingSection(HtmlWriter& out, const analysis::ScalingTable& t) {
              t.metric.empty() ? std::string("per device") : t.metric);
   for (const analysis::ScalingRow& r : t.rows) {
     out.Format("<tr><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>", r.name,
-               r.devices, r.logs, Num(r.per_device), Num(r.total, 0));
+               r.devices, r.logs, FixedOrNa(r.per_device), FixedOrNa(r.total, 0));
     out.Format("<td>{}</td><td>{}</td><td>{}</td></tr>",
                r.speedup ? fmt::format("{:.2f}x", *r.speedup) : "n/a",
                r.efficiency_pct ? fmt::format("{:.1f}%", *r.efficiency_pct) : "n/a",
-               Num(r.step_ms));
+               FixedOrNa(r.step_ms));
   }
   out.Raw("</table>");
   if (!t.metric.empty()) out.Append(ScalingSvg(t));

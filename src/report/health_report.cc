@@ -6,18 +6,13 @@
 
 #include "core/safe_text.h"
 #include "report/json_writer.h"
+#include "report/number_text.h"
 
 namespace trainscope::report {
 namespace {
 
 using analysis::RunHealth;
 using analysis::SeriesSummary;
-
-std::string Num(const std::optional<double>& v, int decimals = 1) {
-  if (!v) return "n/a";
-  if (*v != 0 && std::fabs(*v) < 1e-2) return fmt::format("{:.3g}", *v);
-  return fmt::format("{:.{}f}", *v, decimals);
-}
 
 int64_t CountFindings(const std::vector<HealthRun>& runs, int64_t* logs_with) {
   int64_t n = 0;
@@ -39,13 +34,13 @@ void AppendModel(const analysis::ModelThroughput& m, std::string* out) {
   *out += fmt::format(
       "  model      {} params, {} GFLOP/token ({}); peak {} TFLOP/s{}\n",
       m.params ? fmt::format("{:.3g}", *m.params) : "n/a",
-      Num(m.flops_per_token ? std::optional<double>(*m.flops_per_token / 1e9) : std::nullopt),
-      m.attention_term ? "6N + 12 L h s" : "6N", Num(m.peak_tflops),
+      FixedOrNa(m.flops_per_token ? std::optional<double>(*m.flops_per_token / 1e9) : std::nullopt),
+      m.attention_term ? "6N + 12 L h s" : "6N", FixedOrNa(m.peak_tflops),
       m.peak_source.empty() ? "" : " (" + TerminalSafe(m.peak_source) + ")");
   *out += fmt::format(
       "  model MFU  TGS median {} tokens/s/device [{}]; {} TFLOP/s per device; MFU {}{}\n",
-      Num(m.tgs, 0), m.tgs_source.empty() ? "n/a" : m.tgs_source, Num(m.tflops_per_device),
-      Num(m.mfu_pct), m.mfu_pct ? "%" : "");
+      FixedOrNa(m.tgs, 0), m.tgs_source.empty() ? "n/a" : m.tgs_source,
+      FixedOrNa(m.tflops_per_device), FixedOrNa(m.mfu_pct), m.mfu_pct ? "%" : "");
   for (const std::string& missing : m.missing) {
     *out += "  model n/a  needs " + TerminalSafe(missing) + "\n";
   }
@@ -75,8 +70,8 @@ void AppendRun(const HealthRun& run, std::string* out) {
     *out += " (" + reasons + ")";
   }
   *out += "\n";
-  *out += fmt::format("  step time  median {} ms, p90 {} ms", Num(h.step_ms.median),
-                      Num(h.step_ms.p90));
+  *out += fmt::format("  step time  median {} ms, p90 {} ms", FixedOrNa(h.step_ms.median),
+                      FixedOrNa(h.step_ms.p90));
   if (h.step_ms_trend_pct)
     *out += fmt::format(", trend {:+.1f}% (last third vs first)", *h.step_ms_trend_pct);
   if (h.step_ms_from_timestamps) *out += " [from line timestamps]";
@@ -96,14 +91,14 @@ void AppendRun(const HealthRun& run, std::string* out) {
   }
   if (h.model) AppendModel(*h.model, out);
   *out += fmt::format("  throughput tokens/s median {}; TFLOP/s median {}; MFU median {}{}\n",
-                      Num(h.tokens_per_s.median, 0), Num(h.tflops.median), Num(h.mfu_pct.median),
-                      h.mfu_pct.median ? "%" : "");
-  *out += fmt::format("  loss       {} -> {} (min {})", Num(h.loss.first, 3), Num(h.loss.last, 3),
-                      Num(h.loss.min, 3));
+                      FixedOrNa(h.tokens_per_s.median, 0), FixedOrNa(h.tflops.median),
+                      FixedOrNa(h.mfu_pct.median), h.mfu_pct.median ? "%" : "");
+  *out += fmt::format("  loss       {} -> {} (min {})", FixedOrNa(h.loss.first, 3),
+                      FixedOrNa(h.loss.last, 3), FixedOrNa(h.loss.min, 3));
   if (h.loss.nonfinite > 0) *out += fmt::format("; {} NaN/Inf", h.loss.nonfinite);
   *out += "\n";
-  *out += fmt::format("  grad norm  median {}, max {}", Num(h.grad_norm.median, 3),
-                      Num(h.grad_norm.max, 3));
+  *out += fmt::format("  grad norm  median {}, max {}", FixedOrNa(h.grad_norm.median, 3),
+                      FixedOrNa(h.grad_norm.max, 3));
   if (h.grad_norm.nonfinite > 0) *out += fmt::format("; {} NaN/Inf", h.grad_norm.nonfinite);
   *out += "\n";
   if (h.skipped_iterations > 0 || h.nan_iterations > 0) {
@@ -242,11 +237,11 @@ void AppendScaling(const analysis::ScalingTable& t, std::string* out) {
   *out += fmt::format("  {:<28} {:>8} {:>5} {:>14} {:>14} {:>9} {:>11} {:>10}\n", "run", "devices",
                       "logs", "per device", "total", "speed-up", "efficiency", "step ms");
   for (const analysis::ScalingRow& r : t.rows) {
-    *out += fmt::format("  {:<28} {:>8} {:>5} {:>14} {:>14} {:>9} {:>11} {:>10}\n",
-                        TerminalSafe(r.name), r.devices, r.logs, Num(r.per_device), Num(r.total, 0),
-                        r.speedup ? fmt::format("{:.2f}x", *r.speedup) : "n/a",
-                        r.efficiency_pct ? fmt::format("{:.1f}%", *r.efficiency_pct) : "n/a",
-                        Num(r.step_ms));
+    *out += fmt::format(
+        "  {:<28} {:>8} {:>5} {:>14} {:>14} {:>9} {:>11} {:>10}\n", TerminalSafe(r.name), r.devices,
+        r.logs, FixedOrNa(r.per_device), FixedOrNa(r.total, 0),
+        r.speedup ? fmt::format("{:.2f}x", *r.speedup) : "n/a",
+        r.efficiency_pct ? fmt::format("{:.1f}%", *r.efficiency_pct) : "n/a", FixedOrNa(r.step_ms));
   }
 }
 

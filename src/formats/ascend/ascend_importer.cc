@@ -11,12 +11,11 @@ namespace fs = std::filesystem;
 
 constexpr std::string_view kRankDirSuffix = "_ascend_pt";
 
-bool Present(const fs::path& path) { return PresentInAnyForm(path.string()); }
-
 SniffVerdict Sniff(const std::string& path, bool /*named*/) {
   const fs::path dir(path);
   const fs::path output = dir / "ASCEND_PROFILER_OUTPUT";
-  if (Present(output / "kernel_details.csv") || Present(output / "step_trace_time.csv")) {
+  if (PresentInAnyForm(output / "kernel_details.csv") ||
+      PresentInAnyForm(output / "step_trace_time.csv")) {
     return {100, {}};
   }
   if (dir.filename().string().ends_with(kRankDirSuffix)) return {10, {}};

@@ -28,15 +28,13 @@ namespace fs = std::filesystem;
 
 constexpr std::string_view kOutputDirName = "ASCEND_PROFILER_OUTPUT";
 
-bool Present(const fs::path& path) { return PresentInAnyForm(path.string()); }
-
 // An optional file: absent -> missing_files with why it matters; present but
 // unusable -> a warning (the load goes on).
 // Every file opened is added to |opened| (the input inventory).
 template <typename ReadFn>
 void ReadOptional(const fs::path& path, std::string_view why, model::RankProfile* profile,
                   std::set<std::string>* opened, ReadFn read) {
-  if (!Present(path)) {
+  if (!PresentInAnyForm(path)) {
     profile->missing_files.push_back(fmt::format("{} ({})", path.filename().string(), why));
     return;
   }
@@ -96,7 +94,7 @@ Result<model::RankProfile> LoadAscendRank(const std::string& rank_dir, unsigned 
   const fs::path kernel_details = output_dir / "kernel_details.csv";
   const fs::path step_trace = output_dir / "step_trace_time.csv";
   const fs::path trace_view = output_dir / "trace_view.json";
-  if (Present(output_dir) && !fs::is_directory(output_dir, ec)) {
+  if (PresentInAnyForm(output_dir) && !fs::is_directory(output_dir, ec)) {
     return InvalidInput(
         fmt::format("{}: not a directory\nhint: ASCEND_PROFILER_OUTPUT must be the directory "
                     "torch_npu writes its "
@@ -113,15 +111,15 @@ Result<model::RankProfile> LoadAscendRank(const std::string& rank_dir, unsigned 
   const fs::path communication = output_dir / "communication.json";
   model::CommunicationData communication_data;
   std::future<Status> communication_read;
-  if (threads >= 2 && Present(kernel_details) && Present(communication)) {
+  if (threads >= 2 && PresentInAnyForm(kernel_details) && PresentInAnyForm(communication)) {
     communication_read = std::async(std::launch::async, [&communication, &communication_data] {
       return ReadCommunicationFile(communication.string(), &communication_data);
     });
   }
-  if (Present(kernel_details)) {
+  if (PresentInAnyForm(kernel_details)) {
     opened.insert(kernel_details.string());
     TS_RETURN_IF_ERROR(ReadKernelDetailsFile(kernel_details.string(), &profile, threads));
-  } else if (Present(step_trace) || Present(trace_view)) {
+  } else if (PresentInAnyForm(step_trace) || PresentInAnyForm(trace_view)) {
     // Seen in real captures (the Qwen sample's rank 1 and 3): the rank still
     // has step timings, so it is reported instead of failing the whole job.
     profile.missing_files.push_back(
@@ -149,7 +147,7 @@ Result<model::RankProfile> LoadAscendRank(const std::string& rank_dir, unsigned 
                [&](const std::string& path) { return ReadApiStatisticFile(path, &profile); });
   // l2_cache.csv exists only with experimental_config l2_cache=True: its
   // absence is the default, not worth a "not present" line.
-  if (Present(output_dir / "l2_cache.csv")) {
+  if (PresentInAnyForm(output_dir / "l2_cache.csv")) {
     ReadOptional(output_dir / "l2_cache.csv", "L2 cache hit rates per device task", &profile,
                  &opened, [&](const std::string& path) { return ReadL2CacheFile(path, &profile); });
   }

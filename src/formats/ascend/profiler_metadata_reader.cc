@@ -13,10 +13,6 @@ namespace {
 
 namespace od = simdjson::ondemand;
 
-bool EndsWith(std::string_view text, std::string_view suffix) {
-  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
-}
-
 simdjson::error_code ReadEnv(od::object object, model::CaptureInfo* info) {
   for (auto field_result : object) {
     od::field field;
@@ -46,7 +42,7 @@ simdjson::error_code ReadDistributedArgs(od::object object, model::CaptureInfo* 
     if (value.get_int64().get(number)) continue;  // a float size is not a size
     if (name == "world_size") {
       if (number > 0 && number <= INT32_MAX) info->world_size = static_cast<int32_t>(number);
-    } else if (EndsWith(name, "_size")) {
+    } else if (name.ends_with("_size")) {
       info->parallel_sizes[name] = number;
     }
   }

@@ -10,32 +10,27 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-bool EndsWith(std::string_view s, std::string_view p) {
-  return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
-}
-
 // Why a file torch_npu or CANN writes is not read; "" when it is not one
 // of theirs.
 std::string_view KnownUnread(std::string_view name, bool is_dir, bool db_rank) {
   if (is_dir) {
-    if (name == "FRAMEWORK" || StartsWith(name, "PROF_")) {
+    if (name == "FRAMEWORK" || name.starts_with("PROF_")) {
       return "raw profiler data (torch_npu's parsed files beside it are read instead)";
     }
     if (name == "logs") return "the profiler's own logs";
     return "";
   }
   if (name == "data_preprocess.csv") return "AI CPU data preprocessing: no analysis uses it yet";
-  if (EndsWith(name, ".db-wal") || EndsWith(name, ".db-shm") || EndsWith(name, ".db-journal")) {
+  if (name.ends_with(".db-wal") || name.ends_with(".db-shm") || name.ends_with(".db-journal")) {
     return "SQLite's write-ahead log / shared memory / journal: the database is opened immutable "
            "(a non-empty -wal is a warning)";
   }
-  if (EndsWith(name, ".db")) {
+  if (name.ends_with(".db")) {
     return db_rank ? "a database of another rank, or not one torch_npu names (the rank's own "
                      "ascend_pytorch_profiler_<rank>.db and analysis.db are read)"
                    : "the db export of the same capture: the rank is read from its text export";
   }
-  if (StartsWith(name, "profiler_info") && EndsWith(name, ".json")) {
+  if (name.starts_with("profiler_info") && name.ends_with(".json")) {
     return "another rank's profiler_info (the rank's own is read)";
   }
   if (name == "kernel_details.csv" || name == "step_trace_time.csv" || name == "trace_view.json" ||

@@ -41,7 +41,7 @@ constexpr std::string_view kSchemaHint =
     "or with export_type=text";
 
 // A column the reader selects; an absent optional column reads as NULL.
-struct ColumnSpec {
+struct DbColumn {
   std::string_view name;
   bool required;
 };
@@ -55,14 +55,14 @@ std::string Join(const std::set<std::string>& names) {
 // "alias.col, NULL, ..." for |specs| in order; fails on a missing table or
 // a missing required column, naming what the table has.
 Result<std::string> SelectList(const SqliteDb& db, std::string_view table, std::string_view alias,
-                               std::span<const ColumnSpec> specs) {
+                               std::span<const DbColumn> specs) {
   TS_ASSIGN_OR_RETURN(bool present, db.HasTable(table));
   if (!present) {
     return InvalidInput(fmt::format("{}: table {} missing\n{}", db.path(), table, kSchemaHint));
   }
   TS_ASSIGN_OR_RETURN(std::set<std::string> columns, db.Columns(table));
   std::string list;
-  for (const ColumnSpec& spec : specs) {
+  for (const DbColumn& spec : specs) {
     const bool has = columns.count(std::string(spec.name)) > 0;
     if (!has && spec.required) {
       return InvalidInput(fmt::format("{}: table {} has no column {} (its columns: {})\n{}",
@@ -110,7 +110,7 @@ class StringTable {
   StringTable(StringPool* pool, RowLedger* ledger) : pool_(pool), ledger_(ledger) {}
 
   Status Load(const SqliteDb& db) {
-    static constexpr ColumnSpec kColumns[] = {{"id", true}, {"value", true}};
+    static constexpr DbColumn kColumns[] = {{"id", true}, {"value", true}};
     TS_ASSIGN_OR_RETURN(std::string list, SelectList(db, "STRING_IDS", "s", kColumns));
     TS_ASSIGN_OR_RETURN(SqliteStatement stmt,
                         db.Prepare("SELECT " + list + " FROM STRING_IDS s", "STRING_IDS"));
@@ -203,7 +203,7 @@ Result<std::vector<StepRange>> ReadStepTime(const SqliteDb& db, model::RankProfi
                     fs::path(db.path()).filename().string()));
     return steps;
   }
-  static constexpr ColumnSpec kColumns[] = {{"id", true}, {"startNs", true}, {"endNs", true}};
+  static constexpr DbColumn kColumns[] = {{"id", true}, {"startNs", true}, {"endNs", true}};
   TS_ASSIGN_OR_RETURN(std::string list, SelectList(db, "STEP_TIME", "s", kColumns));
   TS_ASSIGN_OR_RETURN(SqliteStatement stmt,
                       db.Prepare("SELECT " + list + " FROM STEP_TIME s", "STEP_TIME"));
@@ -279,7 +279,7 @@ Result<std::unordered_set<int64_t>> CommunicationTaskIds(const SqliteDb& db) {
   std::unordered_set<int64_t> ids;
   TS_ASSIGN_OR_RETURN(bool present, db.HasTable("COMMUNICATION_TASK_INFO"));
   if (!present) return ids;
-  static constexpr ColumnSpec kColumns[] = {{"globalTaskId", true}};
+  static constexpr DbColumn kColumns[] = {{"globalTaskId", true}};
   TS_ASSIGN_OR_RETURN(std::string list, SelectList(db, "COMMUNICATION_TASK_INFO", "m", kColumns));
   TS_ASSIGN_OR_RETURN(SqliteStatement stmt,
                       db.Prepare("SELECT DISTINCT " + list + " FROM COMMUNICATION_TASK_INFO m",
@@ -360,8 +360,7 @@ Result<std::unordered_map<int64_t, model::PmuMetrics>> ReadTaskPmu(const DbConte
   const SqliteDb& db = *ctx.db;
   TS_ASSIGN_OR_RETURN(bool present, db.HasTable("TASK_PMU_INFO"));
   if (!present) return pmu;
-  static constexpr ColumnSpec kColumns[] = {
-      {"globalTaskId", true}, {"name", true}, {"value", true}};
+  static constexpr DbColumn kColumns[] = {{"globalTaskId", true}, {"name", true}, {"value", true}};
   TS_ASSIGN_OR_RETURN(std::string list, SelectList(db, "TASK_PMU_INFO", "p", kColumns));
   TS_ASSIGN_OR_RETURN(
       SqliteStatement stmt,
@@ -398,20 +397,20 @@ Result<std::unordered_map<int64_t, model::PmuMetrics>> ReadTaskPmu(const DbConte
 // communication ops of |ops| (sorted by start) merged in before the first
 // task that starts after them.
 Status ReadComputeTasks(const DbContext& ctx, const std::vector<model::DeviceEvent>& ops) {
-  static constexpr ColumnSpec kTask[] = {{"startNs", true},      {"endNs", true},
-                                         {"deviceId", false},    {"streamId", false},
-                                         {"globalTaskId", true}, {"taskType", false}};
-  static constexpr ColumnSpec kCompute[] = {{"globalTaskId", true},    {"name", true},
-                                            {"opType", false},         {"taskType", false},
-                                            {"blockDim", false},       {"inputShapes", false},
-                                            {"inputDataTypes", false}, {"waitNs", false},
-                                            {"outputShapes", false},   {"outputDataTypes", false}};
+  static constexpr DbColumn kTask[] = {{"startNs", true},      {"endNs", true},
+                                       {"deviceId", false},    {"streamId", false},
+                                       {"globalTaskId", true}, {"taskType", false}};
+  static constexpr DbColumn kCompute[] = {{"globalTaskId", true},    {"name", true},
+                                          {"opType", false},         {"taskType", false},
+                                          {"blockDim", false},       {"inputShapes", false},
+                                          {"inputDataTypes", false}, {"waitNs", false},
+                                          {"outputShapes", false},   {"outputDataTypes", false}};
   const SqliteDb& db = *ctx.db;
   TS_ASSIGN_OR_RETURN(std::string task_list, SelectList(db, "TASK", "t", kTask));
   TS_ASSIGN_OR_RETURN(std::string compute_list, SelectList(db, "COMPUTE_TASK_INFO", "c", kCompute));
   // The host op link (column 16): CONNECTION_IDS.connectionId, kept as the
   // row's correlation until ReadHostOps resolves it.
-  static constexpr ColumnSpec kLink[] = {{"connectionId", false}};
+  static constexpr DbColumn kLink[] = {{"connectionId", false}};
   TS_ASSIGN_OR_RETURN(std::string link_list, SelectList(db, "TASK", "t", kLink));
   TS_ASSIGN_OR_RETURN(std::unordered_set<int64_t> comm_tasks, CommunicationTaskIds(db));
   TS_ASSIGN_OR_RETURN(
@@ -486,9 +485,9 @@ Status ReadCommunicationOps(const DbContext& ctx, std::vector<model::DeviceEvent
                     fs::path(db.path()).filename().string()));
     return Status::Ok();
   }
-  static constexpr ColumnSpec kColumns[] = {{"opName", true},  {"startNs", true},
-                                            {"endNs", true},   {"opType", false},
-                                            {"waitNs", false}, {"connectionId", false}};
+  static constexpr DbColumn kColumns[] = {{"opName", true},  {"startNs", true},
+                                          {"endNs", true},   {"opType", false},
+                                          {"waitNs", false}, {"connectionId", false}};
   TS_ASSIGN_OR_RETURN(std::string list, SelectList(db, "COMMUNICATION_OP", "o", kColumns));
   TS_ASSIGN_OR_RETURN(
       SqliteStatement stmt,
@@ -534,7 +533,7 @@ Status ReadCommunicationOps(const DbContext& ctx, std::vector<model::DeviceEvent
 Status ReadRankDeviceMap(const SqliteDb& db, model::RankProfile* profile, int32_t* device) {
   TS_ASSIGN_OR_RETURN(bool present, db.HasTable("RANK_DEVICE_MAP"));
   if (!present) return Status::Ok();
-  static constexpr ColumnSpec kColumns[] = {{"rankId", true}, {"deviceId", false}};
+  static constexpr DbColumn kColumns[] = {{"rankId", true}, {"deviceId", false}};
   TS_ASSIGN_OR_RETURN(std::string list, SelectList(db, "RANK_DEVICE_MAP", "r", kColumns));
   TS_ASSIGN_OR_RETURN(SqliteStatement stmt,
                       db.Prepare("SELECT " + list + " FROM RANK_DEVICE_MAP r", "RANK_DEVICE_MAP"));
@@ -556,7 +555,7 @@ Status ReadRankDeviceMap(const SqliteDb& db, model::RankProfile* profile, int32_
 Status ReadMetaData(const SqliteDb& db, model::RankProfile* profile) {
   TS_ASSIGN_OR_RETURN(bool present, db.HasTable("META_DATA"));
   if (!present) return Status::Ok();
-  static constexpr ColumnSpec kColumns[] = {{"name", true}, {"value", true}};
+  static constexpr DbColumn kColumns[] = {{"name", true}, {"value", true}};
   TS_ASSIGN_OR_RETURN(std::string list, SelectList(db, "META_DATA", "m", kColumns));
   TS_ASSIGN_OR_RETURN(SqliteStatement stmt,
                       db.Prepare("SELECT " + list + " FROM META_DATA m", "META_DATA"));
@@ -644,16 +643,16 @@ double Ratio(double part, double transit) {
 // CommAnalyzerTime (one row per op) and CommAnalyzerBandwidth (per op and
 // transport; one row per packet-size bucket, the totals repeated).
 Status ReadCommOps(const SqliteDb& db, model::RankProfile* profile) {
-  static constexpr ColumnSpec kTime[] = {{"hccl_op_name", true},
-                                         {"group_name", false},
-                                         {"start_timestamp", false},
-                                         {"elapse_time", false},
-                                         {"transit_time", false},
-                                         {"wait_time", false},
-                                         {"synchronization_time", false},
-                                         {"idle_time", false},
-                                         {"step", false},
-                                         {"type", false}};
+  static constexpr DbColumn kTime[] = {{"hccl_op_name", true},
+                                       {"group_name", false},
+                                       {"start_timestamp", false},
+                                       {"elapse_time", false},
+                                       {"transit_time", false},
+                                       {"wait_time", false},
+                                       {"synchronization_time", false},
+                                       {"idle_time", false},
+                                       {"step", false},
+                                       {"type", false}};
   TS_ASSIGN_OR_RETURN(std::string list, SelectList(db, "CommAnalyzerTime", "c", kTime));
   TS_ASSIGN_OR_RETURN(
       SqliteStatement stmt,
@@ -689,10 +688,10 @@ Status ReadCommOps(const SqliteDb& db, model::RankProfile* profile) {
 
   TS_ASSIGN_OR_RETURN(bool has_bandwidth, db.HasTable("CommAnalyzerBandwidth"));
   if (!has_bandwidth) return Status::Ok();
-  static constexpr ColumnSpec kBandwidth[] = {{"hccl_op_name", true},       {"group_name", false},
-                                              {"transport_type", true},     {"transit_size", false},
-                                              {"transit_time", false},      {"bandwidth", false},
-                                              {"large_packet_ratio", false}};
+  static constexpr DbColumn kBandwidth[] = {{"hccl_op_name", true},       {"group_name", false},
+                                            {"transport_type", true},     {"transit_size", false},
+                                            {"transit_time", false},      {"bandwidth", false},
+                                            {"large_packet_ratio", false}};
   TS_ASSIGN_OR_RETURN(std::string blist, SelectList(db, "CommAnalyzerBandwidth", "b", kBandwidth));
   TS_ASSIGN_OR_RETURN(
       SqliteStatement bstmt,
@@ -733,7 +732,7 @@ Status ReadCommOps(const SqliteDb& db, model::RankProfile* profile) {
 
 // CommAnalyzerMatrix: "<type>-<statistic>" per link, as communication_matrix.json.
 Status ReadCommMatrix(const SqliteDb& db, model::RankProfile* profile) {
-  static constexpr ColumnSpec kMatrix[] = {
+  static constexpr DbColumn kMatrix[] = {
       {"hccl_op_name", true},  {"group_name", false},     {"src_rank", true},
       {"dst_rank", true},      {"transport_type", false}, {"transit_size", false},
       {"transit_time", false}, {"bandwidth", false},      {"step", false},
@@ -824,9 +823,9 @@ void SortByTime(std::vector<Row>* rows) {
 
 Status ReadMemoryRecordTable(const DbContext& ctx) {
   const SqliteDb& db = *ctx.db;
-  static constexpr ColumnSpec kColumns[] = {{"component", true},       {"timestamp", true},
-                                            {"totalAllocated", false}, {"totalReserved", false},
-                                            {"totalActive", false},    {"streamPtr", false}};
+  static constexpr DbColumn kColumns[] = {{"component", true},       {"timestamp", true},
+                                          {"totalAllocated", false}, {"totalReserved", false},
+                                          {"totalActive", false},    {"streamPtr", false}};
   TS_ASSIGN_OR_RETURN(std::string list, SelectList(db, "MEMORY_RECORD", "m", kColumns));
   TS_ASSIGN_OR_RETURN(SqliteStatement stmt,
                       db.Prepare("SELECT " + list + " FROM MEMORY_RECORD m", "MEMORY_RECORD"));
@@ -854,15 +853,15 @@ Status ReadMemoryRecordTable(const DbContext& ctx) {
 
 Status ReadOpMemoryTable(const DbContext& ctx) {
   const SqliteDb& db = *ctx.db;
-  static constexpr ColumnSpec kColumns[] = {{"name", true},
-                                            {"size", true},
-                                            {"allocationTime", false},
-                                            {"releaseTime", false},
-                                            {"allocationTotalAllocated", false},
-                                            {"allocationTotalReserved", false},
-                                            {"releaseTotalAllocated", false},
-                                            {"releaseTotalReserved", false},
-                                            {"streamPtr", false}};
+  static constexpr DbColumn kColumns[] = {{"name", true},
+                                          {"size", true},
+                                          {"allocationTime", false},
+                                          {"releaseTime", false},
+                                          {"allocationTotalAllocated", false},
+                                          {"allocationTotalReserved", false},
+                                          {"releaseTotalAllocated", false},
+                                          {"releaseTotalReserved", false},
+                                          {"streamPtr", false}};
   TS_ASSIGN_OR_RETURN(std::string list, SelectList(db, "OP_MEMORY", "o", kColumns));
   TS_ASSIGN_OR_RETURN(SqliteStatement stmt,
                       db.Prepare("SELECT " + list + " FROM OP_MEMORY o", "OP_MEMORY"));
@@ -903,7 +902,7 @@ Result<std::map<int64_t, std::string>> ModuleNames(const SqliteDb& db) {
   std::map<int64_t, std::string> names;
   TS_ASSIGN_OR_RETURN(bool present, db.HasTable("ENUM_MODULE"));
   if (!present) return names;
-  static constexpr ColumnSpec kColumns[] = {{"id", true}, {"name", true}};
+  static constexpr DbColumn kColumns[] = {{"id", true}, {"name", true}};
   TS_ASSIGN_OR_RETURN(std::string list, SelectList(db, "ENUM_MODULE", "e", kColumns));
   TS_ASSIGN_OR_RETURN(SqliteStatement stmt,
                       db.Prepare("SELECT " + list + " FROM ENUM_MODULE e", "ENUM_MODULE"));
@@ -920,7 +919,7 @@ Result<std::map<int64_t, std::string>> ModuleNames(const SqliteDb& db) {
 Status ReadNpuModuleMemTable(const DbContext& ctx) {
   const SqliteDb& db = *ctx.db;
   TS_ASSIGN_OR_RETURN(auto names, ModuleNames(db));
-  static constexpr ColumnSpec kColumns[] = {
+  static constexpr DbColumn kColumns[] = {
       {"moduleId", true}, {"timestampNs", true}, {"totalReserved", true}};
   TS_ASSIGN_OR_RETURN(std::string list, SelectList(db, "NPU_MODULE_MEM", "n", kColumns));
   TS_ASSIGN_OR_RETURN(SqliteStatement stmt,
@@ -956,7 +955,7 @@ Status ReadNpuModuleMemTable(const DbContext& ctx) {
 // types are the whole device's, not the process's: counted, not used.
 Status ReadNpuMemTable(const DbContext& ctx) {
   const SqliteDb& db = *ctx.db;
-  static constexpr ColumnSpec kColumns[] = {
+  static constexpr DbColumn kColumns[] = {
       {"type", true}, {"ddr", false}, {"hbm", false}, {"timestampNs", true}};
   TS_ASSIGN_OR_RETURN(std::string list, SelectList(db, "NPU_MEM", "n", kColumns));
   TS_ASSIGN_OR_RETURN(SqliteStatement stmt,
@@ -991,7 +990,7 @@ Status ReadNpuMemTable(const DbContext& ctx) {
 Status ReadNpuInfo(const SqliteDb& db, int32_t device, model::RankProfile* profile) {
   TS_ASSIGN_OR_RETURN(bool present, db.HasTable("NPU_INFO"));
   if (!present) return Status::Ok();
-  static constexpr ColumnSpec kColumns[] = {{"id", true}, {"name", true}};
+  static constexpr DbColumn kColumns[] = {{"id", true}, {"name", true}};
   TS_ASSIGN_OR_RETURN(std::string list, SelectList(db, "NPU_INFO", "n", kColumns));
   TS_ASSIGN_OR_RETURN(SqliteStatement stmt,
                       db.Prepare("SELECT " + list + " FROM NPU_INFO n", "NPU_INFO"));
@@ -1035,7 +1034,7 @@ Result<std::unordered_map<int64_t, std::string>> ApiTypeNames(const SqliteDb& db
       {50001, "op"}, {50002, "queue"}, {50003, "trace"}, {50004, "mstx"}};
   TS_ASSIGN_OR_RETURN(bool present, db.HasTable("ENUM_API_TYPE"));
   if (!present) return names;
-  static constexpr ColumnSpec kColumns[] = {{"id", true}, {"name", true}};
+  static constexpr DbColumn kColumns[] = {{"id", true}, {"name", true}};
   TS_ASSIGN_OR_RETURN(std::string list, SelectList(db, "ENUM_API_TYPE", "e", kColumns));
   TS_ASSIGN_OR_RETURN(SqliteStatement stmt,
                       db.Prepare("SELECT " + list + " FROM ENUM_API_TYPE e", "ENUM_API_TYPE"));
@@ -1070,7 +1069,7 @@ Result<std::unordered_map<int64_t, StringId>> ReadCallChains(const DbContext& ct
                     fs::path(db.path()).filename().string()));
     return sources;
   }
-  static constexpr ColumnSpec kColumns[] = {{"id", true}, {"stack", true}, {"stackDepth", false}};
+  static constexpr DbColumn kColumns[] = {{"id", true}, {"stack", true}, {"stackDepth", false}};
   TS_ASSIGN_OR_RETURN(std::string list, SelectList(db, "PYTORCH_CALLCHAINS", "c", kColumns));
   TS_ASSIGN_OR_RETURN(
       SqliteStatement stmt,
@@ -1105,7 +1104,7 @@ Status ReadPytorchApi(const DbContext& ctx, model::Timeline* tl,
   const SqliteDb& db = *ctx.db;
   TS_ASSIGN_OR_RETURN(auto chains, ReadCallChains(ctx));
   TS_ASSIGN_OR_RETURN(auto type_names, ApiTypeNames(db));
-  static constexpr ColumnSpec kColumns[] = {
+  static constexpr DbColumn kColumns[] = {
       {"startNs", true}, {"endNs", true},        {"globalTid", false}, {"connectionId", false},
       {"name", true},    {"callchainId", false}, {"type", false}};
   TS_ASSIGN_OR_RETURN(std::string list, SelectList(db, "PYTORCH_API", "p", kColumns));
@@ -1164,7 +1163,7 @@ Status LinkLaunches(const DbContext& ctx, const std::vector<int64_t>& connection
   for (size_t i = 0; i < connections.size(); ++i) {
     if (connections[i] != model::kNoId) op_of.emplace(connections[i], static_cast<int32_t>(i));
   }
-  static constexpr ColumnSpec kColumns[] = {{"id", true}, {"connectionId", true}};
+  static constexpr DbColumn kColumns[] = {{"id", true}, {"connectionId", true}};
   TS_ASSIGN_OR_RETURN(std::string list, SelectList(db, "CONNECTION_IDS", "c", kColumns));
   TS_ASSIGN_OR_RETURN(SqliteStatement stmt,
                       db.Prepare("SELECT " + list + " FROM CONNECTION_IDS c", "CONNECTION_IDS"));
@@ -1259,7 +1258,7 @@ Status ReadOverlapAnalysis(const DbContext& ctx) {
   const SqliteDb& db = *ctx.db;
   TS_ASSIGN_OR_RETURN(bool present, db.HasTable("OVERLAP_ANALYSIS"));
   if (!present) return Status::Ok();
-  static constexpr ColumnSpec kColumns[] = {{"startNs", true}, {"endNs", true}, {"type", true}};
+  static constexpr DbColumn kColumns[] = {{"startNs", true}, {"endNs", true}, {"type", true}};
   TS_ASSIGN_OR_RETURN(std::string list, SelectList(db, "OVERLAP_ANALYSIS", "o", kColumns));
   TS_ASSIGN_OR_RETURN(
       SqliteStatement stmt,
@@ -1398,7 +1397,7 @@ Status ReadAnalysisDb(const std::string& path, model::RankProfile* profile) {
   // The table's rows replace the ones OVERLAP_ANALYSIS gave (kept if the
   // table fails or has none), and are checked against them.
   std::vector<model::StepTraceRow> rows;
-  static constexpr ColumnSpec kColumns[] = {
+  static constexpr DbColumn kColumns[] = {
       {"step", true},       {"computing", true},     {"communication_not_overlapped", true},
       {"overlapped", true}, {"communication", true}, {"free", true},
       {"stage", false},     {"bubble", false},       {"preparing", false},

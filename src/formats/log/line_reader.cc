@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/mapped_file.h"
+#include "formats/gzip_magic.h"
 
 namespace trainscope::formats {
 namespace {
@@ -86,11 +87,6 @@ class LineCutter {
   int64_t line_start_ = 0;  // offset of the current line
   int64_t number_ = 0;
 };
-
-bool IsGzip(std::string_view bytes) {
-  return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
-         static_cast<unsigned char>(bytes[1]) == 0x8b;
-}
 
 Result<int64_t> Inflate(std::string_view gz, const std::string& name, LineCutter* cutter) {
   z_stream z{};

@@ -71,10 +71,6 @@ std::optional<int64_t> ParseCount(std::string_view s) {
   return value;
 }
 
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 // ---- Megatron-LM / MindSpeed-LLM (training.py training_log) ----
 // " [2024-05-01 10:00:00] iteration       10/    1000 | consumed samples: ... |
 //  elapsed time per iteration (ms): 1234.5 | ... | lm loss: 7.123E+00 | ... |"
@@ -116,7 +112,7 @@ RowIssue ApplyMegatronField(std::string_view key, std::string_view value, Traini
     (key == "number of nan iterations" ? r->nan_iterations : r->skipped_iterations) = count;
     return RowIssue::kNone;
   } else if (key == "lm loss" ||
-             (!*have_lm_loss && !r->loss && key != "loss scale" && EndsWith(key, "loss"))) {
+             (!*have_lm_loss && !r->loss && key != "loss scale" && key.ends_with("loss"))) {
     *have_lm_loss = *have_lm_loss || key == "lm loss";
     target = &r->loss;
   }
@@ -179,7 +175,7 @@ int XTunerLossRank(std::string_view key) {
   if (key == "reduced_llm_loss") return 4;
   if (key == "total_loss") return 3;
   if (key == "loss" || key == "llm_loss") return 2;
-  return EndsWith(key, "loss") ? 1 : 0;
+  return key.ends_with("loss") ? 1 : 0;
 }
 
 RowIssue ParseXTuner(std::string_view line, TrainingRecord* r) {

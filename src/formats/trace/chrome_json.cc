@@ -13,6 +13,7 @@
 
 #include "core/mapped_file.h"
 #include "core/parallel.h"
+#include "formats/gzip_magic.h"
 #include "formats/trace/chunked_scan.h"
 #include "formats/trace/event_capture.h"
 #include "formats/trace/event_wise_scan.h"
@@ -95,17 +96,11 @@ error_code FastPath(std::string_view padded, EventSink* sink, size_t* count) {
   return simdjson::SUCCESS;
 }
 
-constexpr size_t kNpos = std::string_view::npos;
 // Documents up to this size try the one-pass whole-document parse first.
 constexpr size_t kFastPathMaxBytes = size_t{64} << 20;
 constexpr const char* kDamageHint =
     "the file is damaged (cut short, corrupt, or not a Chrome trace); re-export it, or check how "
     "it was copied";
-
-bool IsGzip(std::string_view data) {
-  return data.size() >= 2 && static_cast<unsigned char>(data[0]) == 0x1f &&
-         static_cast<unsigned char>(data[1]) == 0x8b;
-}
 
 // Scans running right now: LoadProfiles reads ranks in parallel, and each
 // scan taking every core would oversubscribe the machine (and hold
@@ -137,7 +132,7 @@ bool TryChunked(std::string_view doc, char* writable_doc, bool release_pages,
   simdjson::padded_string meta;
   std::string_view body = doc.substr(start.begin);
   size_t close = FindEventsEnd(doc.substr(0, start.begin), body, &meta);
-  if (close == kNpos) return false;
+  if (close == std::string_view::npos) return false;
   if (ReadMetadata(meta, sink) != simdjson::SUCCESS) return false;
   // Bytes after the array body: its ']' and the rest of the document.
   const size_t readable_after = body.size() - close;
@@ -162,7 +157,7 @@ bool TryChunked(std::string_view doc, char* writable_doc, bool release_pages,
 // profiler wrote it): the last non-space byte closes nothing.
 bool LooksTruncated(std::string_view doc) {
   size_t end = doc.find_last_not_of(" \t\r\n");
-  return end != kNpos && doc[end] != '}' && doc[end] != ']';
+  return end != std::string_view::npos && doc[end] != '}' && doc[end] != ']';
 }
 
 // A document cut short: the complete events go through the chunked scan,

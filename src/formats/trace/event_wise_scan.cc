@@ -13,8 +13,6 @@ namespace {
 namespace od = simdjson::ondemand;
 using simdjson::error_code;
 
-constexpr size_t kNpos = std::string_view::npos;
-
 // The slice [begin, end) plus simdjson's padding: the document is padded,
 // so those bytes are readable. Not the rest of the document: the parser
 // sizes its index buffers by the capacity, and a per-event parse of a
@@ -39,7 +37,7 @@ void EventWiseScanner::Run() {
     if (s_[i] == '}') return TrailingData(i + 1);
     if (s_[i] != '"') return Damage(i, "expected a key");
     size_t key_end = StringEnd(s_, i);
-    if (key_end == kNpos) return Damage(s_.size(), "truncated in a key");
+    if (key_end == std::string_view::npos) return Damage(s_.size(), "truncated in a key");
     std::string_view key = s_.substr(i + 1, key_end - i - 2);
     i = SkipSpace(s_, key_end);
     if (i >= s_.size() || s_[i] != ':') return Damage(i, "expected ':'");
@@ -49,7 +47,7 @@ void EventWiseScanner::Run() {
       if (stopped_) return;
     } else {
       size_t end = ValueEnd(s_, i);
-      if (end == kNpos) return Damage(s_.size(), "truncated");
+      if (end == std::string_view::npos) return Damage(s_.size(), "truncated");
       TopLevel(key, i, end);
       i = end;
     }
@@ -128,9 +126,9 @@ size_t EventWiseScanner::Events(size_t i) {
       return i + 1;
     }
     size_t end = ValueEnd(s_, i);
-    if (end == kNpos) {
+    if (end == std::string_view::npos) {
       size_t bad = FirstBadUtf8(s_.substr(i));
-      if (bad != kNpos) {
+      if (bad != std::string_view::npos) {
         Damage(i + bad, "invalid UTF-8");
       } else {
         Damage(s_.size(), "truncated mid-event");
@@ -158,7 +156,7 @@ size_t EventWiseScanner::Events(size_t i) {
       if (!e) e = CaptureEvent(obj, &ev);
       if (e) {
         // The event's extent is known: skip it with the reason and read on.
-        Deliver(FirstBadUtf8(s_.substr(i, end - i)) != kNpos
+        Deliver(FirstBadUtf8(s_.substr(i, end - i)) != std::string_view::npos
                     ? SkippedEvent(RowIssue::kEventInvalidUtf8)
                     : SkippedEvent(RowIssue::kEventInvalid, simdjson::error_message(e)),
                 i);

@@ -11,7 +11,6 @@ namespace {
 namespace od = simdjson::ondemand;
 using simdjson::error_code;
 
-constexpr size_t kNpos = std::string_view::npos;
 // The metadata that can follow the event array (traceName, displayTimeUnit,
 // baseTimeNanoseconds, ...) is small; candidates further back are not tried.
 constexpr int kMaxEndCandidates = 64;
@@ -46,7 +45,7 @@ bool IsCutAt(std::string_view body, size_t close, size_t* chunk_end, size_t* nex
   size_t quote = SkipSpace(body, brace + 1);
   if (quote >= body.size() || body[quote] != '"') return false;
   size_t key_end = body.find('"', quote + 1);
-  if (key_end == kNpos || key_end - quote > 8) return false;
+  if (key_end == std::string_view::npos || key_end - quote > 8) return false;
   if (!IsEventKey(body.substr(quote + 1, key_end - quote - 1))) return false;
   size_t colon = SkipSpace(body, key_end + 1);
   if (colon >= body.size() || body[colon] != ':') return false;
@@ -80,11 +79,11 @@ size_t StringEnd(std::string_view s, size_t i) {
       return i + 1;
     }
   }
-  return kNpos;
+  return std::string_view::npos;
 }
 
 size_t ValueEnd(std::string_view s, size_t i) {
-  if (i >= s.size()) return kNpos;
+  if (i >= s.size()) return std::string_view::npos;
   if (s[i] == '"') return StringEnd(s, i);
   if (s[i] != '{' && s[i] != '[') {
     while (i < s.size() && s[i] != ',' && s[i] != '}' && s[i] != ']' && !IsSpace(s[i])) ++i;
@@ -92,7 +91,7 @@ size_t ValueEnd(std::string_view s, size_t i) {
   }
   ValueEndScanner scanner;
   size_t end = scanner.Feed(s.substr(i));
-  return end == kNpos ? kNpos : i + end;
+  return end == std::string_view::npos ? std::string_view::npos : i + end;
 }
 
 size_t ValueEndScanner::Feed(std::string_view bytes) {
@@ -118,7 +117,7 @@ size_t ValueEndScanner::Feed(std::string_view bytes) {
       if (--depth_ <= 0) return i + 1;
     }
   }
-  return kNpos;
+  return std::string_view::npos;
 }
 
 size_t FirstBadUtf8(std::string_view s) {
@@ -133,7 +132,7 @@ size_t FirstBadUtf8(std::string_view s) {
     }
     i += n;
   }
-  return kNpos;
+  return std::string_view::npos;
 }
 
 // NOLINTNEXTLINE(readability-function-cognitive-complexity): HACKING.md, "Complexity debt"
@@ -154,7 +153,7 @@ LocateResult LocateEventsStart(std::string_view head, bool complete, EventsStart
     char c = head[i];
     if (c == '"') {
       size_t end = StringEnd(head, i);
-      if (end == kNpos) return need_more;
+      if (end == std::string_view::npos) return need_more;
       if (depth == 1 && (previous == '{' || previous == ',')) {
         std::string_view key = head.substr(i + 1, end - i - 2);
         size_t colon = SkipSpace(head, end);
@@ -235,7 +234,7 @@ size_t FindEventsEnd(std::string_view prefix, std::string_view body,
   size_t pos = body.size();
   for (int tries = 0; tries < kMaxEndCandidates; ++tries) {
     size_t close = body.find_last_of(']', pos == 0 ? 0 : pos - 1);
-    if (pos == 0 || close == kNpos || close < limit) return kNpos;
+    if (pos == 0 || close == std::string_view::npos || close < limit) return std::string_view::npos;
     std::string_view suffix = body.substr(close + 1);
     std::string text;
     text.reserve(prefix.size() + 1 + suffix.size());
@@ -247,7 +246,7 @@ size_t FindEventsEnd(std::string_view prefix, std::string_view body,
     }
     pos = close;
   }
-  return kNpos;
+  return std::string_view::npos;
 }
 
 bool NextEventBoundary(std::string_view body, size_t from, size_t* chunk_end, size_t* next_begin) {
@@ -265,7 +264,7 @@ bool LastEventBoundary(std::string_view body, size_t from, size_t* chunk_end, si
   size_t pos = body.size();
   while (pos > from) {
     size_t close = body.find_last_of('}', pos - 1);
-    if (close == kNpos || close < from) return false;
+    if (close == std::string_view::npos || close < from) return false;
     if (IsCutAt(body, close, chunk_end, next_begin)) return true;
     pos = close;
   }
