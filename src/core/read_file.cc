@@ -55,27 +55,39 @@ Status TooLarge(const std::string& path, size_t max_bytes) {
                   path, max_bytes >> 20));
 }
 
+struct FileTypeNames {
+  unsigned type;  // st_mode & S_IFMT
+  const char* with_article;
+  const char* word;
+};
+
+constexpr FileTypeNames kFileTypes[] = {
+    {S_IFREG, "a regular file", "regular file"},
+    {S_IFDIR, "a directory", "directory"},
+    {S_IFCHR, "a character device", "character device"},
+    {S_IFBLK, "a block device", "block device"},
+    {S_IFIFO, "a FIFO", "FIFO"},
+    {S_IFSOCK, "a socket", "socket"},
+    {S_IFLNK, "a symlink", "symbolic link"},
+};
+
+const FileTypeNames* NamesOf(unsigned mode) {
+  for (const FileTypeNames& names : kFileTypes) {
+    if ((mode & S_IFMT) == names.type) return &names;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 const char* FileTypeName(unsigned mode) {
-  if (S_ISREG(mode)) return "a regular file";
-  if (S_ISDIR(mode)) return "a directory";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISFIFO(mode)) return "a FIFO";
-  if (S_ISSOCK(mode)) return "a socket";
-  if (S_ISLNK(mode)) return "a symlink";
-  return "not a regular file";
+  const FileTypeNames* names = NamesOf(mode);
+  return names != nullptr ? names->with_article : "not a regular file";
 }
 
 const char* FileTypeWord(unsigned mode) {
-  if (S_ISFIFO(mode)) return "FIFO";
-  if (S_ISCHR(mode)) return "character device";
-  if (S_ISBLK(mode)) return "block device";
-  if (S_ISSOCK(mode)) return "socket";
-  if (S_ISDIR(mode)) return "directory";
-  if (S_ISLNK(mode)) return "symbolic link";
-  return "unknown file type";
+  const FileTypeNames* names = NamesOf(mode);
+  return names != nullptr ? names->word : "unknown file type";
 }
 
 double ReadTimeoutSeconds() {

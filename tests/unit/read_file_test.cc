@@ -97,6 +97,19 @@ TEST(ReadSmallFile, RefusesDirectoriesAndDevicesAndNamesMissingFiles) {
   EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
 }
 
+// One table names a file type both ways: "is a FIFO" in sentences, "not a
+// regular file (FIFO)" in the open errors; permission bits do not matter.
+TEST(FileTypeNames, WithAndWithoutTheArticleFromTheTypeBitsOnly) {
+  EXPECT_STREQ(FileTypeName(S_IFIFO | 0644), "a FIFO");
+  EXPECT_STREQ(FileTypeWord(S_IFIFO | 0644), "FIFO");
+  EXPECT_STREQ(FileTypeName(S_IFCHR), "a character device");
+  EXPECT_STREQ(FileTypeWord(S_IFCHR | 0600), "character device");
+  EXPECT_STREQ(FileTypeName(S_IFDIR | 0755), "a directory");
+  EXPECT_STREQ(FileTypeWord(S_IFSOCK), "socket");
+  EXPECT_STREQ(FileTypeName(0), "not a regular file");
+  EXPECT_STREQ(FileTypeWord(0), "unknown file type");
+}
+
 TEST(WriteFileAtomically, ReplacesKeepingTheModeAndTheSymlink) {
   const std::string dir = MakeTempDir("atomic");
   ASSERT_TRUE(WriteBytes(dir + "/target.json", "old"));
