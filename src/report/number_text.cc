@@ -1,8 +1,8 @@
 #include "report/number_text.h"
 
-#include <cmath>
-
 #include <fmt/format.h>
+
+#include <cmath>
 
 namespace trainscope::report {
 
