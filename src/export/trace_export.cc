@@ -192,7 +192,7 @@ std::vector<model::Step> StepWindows(const model::RankProfile& profile) {
   return device;
 }
 
-void DeviceEvents(const RankContext& c, const std::vector<const analysis::Motif*>& motif_of,
+void DeviceSlices(const RankContext& c, const std::vector<const analysis::Motif*>& motif_of,
                   std::string* out) {
   const model::DeviceEvents& events = c.profile.device_events;
   const StringPool& strings = c.profile.strings;
@@ -386,7 +386,7 @@ std::string TraceRankPart(const model::RankProfile& profile, const analysis::Ran
   motif_of.reserve(tracks.instances.size());
   for (const MotifInstance& instance : tracks.instances) motif_of.push_back(MotifOf(c, instance));
   Steps(c, &out);
-  DeviceEvents(c, motif_of, &out);
+  DeviceSlices(c, motif_of, &out);
   HostLaunches(c, &out);
   Instances(c, motif_of, &out);
   Windows(c, &out);

@@ -158,8 +158,10 @@ TEST(ImporterRegistryTest, DatabaseOnlyRankWithADamagedDatabaseFailsWithTheFile)
 }
 
 // LoadWith checks the ledgers the importer returns: rows that do not add
-// up become a warning of the rank, not a silent loss.
-Result<model::RankProfile> LoadUnbalanced(const std::string& path, const ImportOptions&) {
+// up become a warning of the rank, not a silent loss. (Unused where debug
+// builds skip the test below.)
+[[maybe_unused]] Result<model::RankProfile> LoadUnbalanced(const std::string& path,
+                                                           const ImportOptions&) {
   model::RankProfile profile;
   profile.source_dir = path;
   RowLedger ledger(path + "/kernel_details.csv");
@@ -170,7 +172,7 @@ Result<model::RankProfile> LoadUnbalanced(const std::string& path, const ImportO
   return profile;
 }
 
-SniffVerdict SniffNothing(const std::string&, bool) { return {}; }
+[[maybe_unused]] SniffVerdict SniffNothing(const std::string&, bool) { return {}; }
 
 TEST(ImporterRegistryTest, UnbalancedLedgerBecomesAWarning) {
 #ifndef NDEBUG
