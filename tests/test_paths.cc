@@ -1,5 +1,6 @@
 #include "test_paths.h"
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -8,6 +9,7 @@
 #include <fstream>
 #include <mutex>
 #include <sstream>
+#include <string_view>
 #include <vector>
 
 namespace trainscope::testing {
@@ -56,7 +58,11 @@ std::string CorpusDir() {
 }
 
 std::string SourceDir() { return TRAINSCOPE_SOURCE_DIR; }
-std::string DataDir() { return std::string(TRAINSCOPE_SOURCE_DIR) + "/tests/data"; }
+// Literals joined by the preprocessor: GCC 12 warns (-Warray-bounds, a
+// false positive) on std::string(literal) + literal once both are inlined
+// into one unity batch.
+std::string DataDir() { return TRAINSCOPE_SOURCE_DIR "/tests/data"; }
+std::string TinyJob() { return TRAINSCOPE_SOURCE_DIR "/tests/data/ascend_tiny"; }
 std::string TrainscopeBinary() { return TRAINSCOPE_BINARY; }
 
 std::string MakeTempDir(const std::string& tag) {
@@ -68,6 +74,13 @@ std::string MakeTempDir(const std::string& tag) {
   std::filesystem::create_directories(dir);
   MadeDirs().Add(dir);
   return dir.string();
+}
+
+void WriteFileBytes(const std::filesystem::path& path, std::string_view bytes) {
+  std::filesystem::create_directories(path.parent_path());
+  std::ofstream out(path, std::ios::binary);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!out) ADD_FAILURE() << "cannot write " << path;
 }
 
 std::string ReadFileBytes(const std::string& path) {

@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 namespace trainscope::testing {
 
@@ -17,6 +18,10 @@ std::string TrainscopeBinary();
 // removed with its contents when the test process exits (kept with
 // TRAINSCOPE_KEEP_TEMP=1).
 std::string MakeTempDir(const std::string& tag);
+// The tiny Ascend job in tests/data (ascend_tiny).
+std::string TinyJob();
+// Writes |bytes| to |path| (the test fails where it cannot).
+void WriteFileBytes(const std::filesystem::path& path, std::string_view bytes);
 // The whole file's bytes ("" when it cannot be read).
 std::string ReadFileBytes(const std::string& path);
 // In a synth job: the rank directory of |rank| (its name carries a

@@ -8,29 +8,20 @@
 #include <string>
 #include <utility>
 
+#include "corpus/corpus_inputs.h"
 #include "formats/ascend/ascend_rank_loader.h"
 #include "formats/ascend/kernel_details_reader.h"
 #include "formats/load_profiles.h"
 #include "formats/profile_discovery.h"
+#include "ledger_checks.h"
 #include "test_paths.h"
 
 namespace trainscope::formats {
 namespace {
 
-constexpr const char* kQwen = "ascend/msinsight-st-qwen3-0.6b-4rank-level2-cann8.3.RC1";
+using testing::LedgerFor;
 
-void ExpectLedgerInvariant(const model::RankProfile& profile) {
-  for (const RowLedger& ledger : profile.ledgers) {
-    EXPECT_EQ(ledger.rows_read(), ledger.rows_used() + ledger.rows_skipped()) << ledger.file();
-  }
-}
-
-const RowLedger* LedgerFor(const model::RankProfile& profile, const std::string& file_name) {
-  for (const RowLedger& ledger : profile.ledgers) {
-    if (std::filesystem::path(ledger.file()).filename() == file_name) return &ledger;
-  }
-  return nullptr;
-}
+using testing::ExpectLedgersAddUp;
 
 struct KernelFileCase {
   const char* path;  // under the corpus dir
@@ -95,7 +86,7 @@ TEST(AscendCorpusTest, EveryKernelDetailsSampleParses) {
     EXPECT_TRUE(ledger.notes_by_reason().empty());
     EXPECT_TRUE(profile.warnings.empty());
     EXPECT_EQ(profile.device_events.size(), static_cast<size_t>(c.rows_used));
-    ExpectLedgerInvariant(profile);
+    ExpectLedgersAddUp(profile);
     for (size_t i = 1; i < profile.device_events.size(); ++i) {
       ASSERT_LE(profile.device_events.start_ns[i - 1], profile.device_events.start_ns[i]);
     }
@@ -166,7 +157,7 @@ TEST(AscendCorpusTest, Level0TypesAreDerivedFromNames) {
     op_statistic_missing |= missing.rfind("op_statistic.csv (Level1+ only", 0) == 0;
   }
   EXPECT_TRUE(op_statistic_missing);
-  ExpectLedgerInvariant(profile);
+  ExpectLedgersAddUp(profile);
 }
 
 // Sums kernel_details by (Type, Accelerator Core) for compute rows, as
@@ -186,9 +177,9 @@ std::map<std::pair<std::string, std::string>, std::pair<int64_t, int64_t>> Aggre
 }
 
 TEST(AscendCorpusTest, QwenRank0CommunicationMatchesStepTrace) {
-  TS_REQUIRE_CORPUS(kQwen);
+  TS_REQUIRE_CORPUS(testing::kQwenLevel2Job);
   Result<model::RankProfile> result =
-      LoadAscendRank(corpus_path + "/" + kQwen + "/rank_0_ascend_pt");
+      LoadAscendRank(corpus_path + "/" + testing::kQwenLevel2Job + "/rank_0_ascend_pt");
   ASSERT_TRUE(result.ok()) << result.status().message();
   const model::RankProfile& profile = *result;
   int64_t comm_ns = 0;
@@ -218,14 +209,15 @@ TEST(AscendCorpusTest, QwenRank0CommunicationMatchesStepTrace) {
   EXPECT_EQ(profile.info.torch_npu_version, "2.7.1");
   EXPECT_EQ(profile.info.world_size, 4);
   EXPECT_EQ(profile.info.parallel_sizes.at("pipeline_model_parallel_size"), 2);
-  ExpectLedgerInvariant(profile);
+  ExpectLedgersAddUp(profile);
 }
 
 TEST(AscendCorpusTest, QwenOpStatisticAgreesExactlyWithKernelDetails) {
-  TS_REQUIRE_CORPUS(kQwen);
+  TS_REQUIRE_CORPUS(testing::kQwenLevel2Job);
   for (const char* rank_dir : {"rank_0_ascend_pt", "rank_2_ascend_pt"}) {
     SCOPED_TRACE(rank_dir);
-    Result<model::RankProfile> result = LoadAscendRank(corpus_path + "/" + kQwen + "/" + rank_dir);
+    Result<model::RankProfile> result =
+        LoadAscendRank(corpus_path + "/" + testing::kQwenLevel2Job + "/" + rank_dir);
     ASSERT_TRUE(result.ok()) << result.status().message();
     auto agg = AggregateByType(*result);
     // 35 op types on rank 0, 46 on rank 2; every count and total agrees to
@@ -275,8 +267,8 @@ TEST(AscendCorpusTest, ResNetOpStatisticAgreesWithinRounding) {
 }
 
 TEST(AscendCorpusTest, QwenJobLoadsAllFourRanks) {
-  TS_REQUIRE_CORPUS(kQwen);
-  Result<LoadedProfiles> result = LoadProfiles({corpus_path + "/" + kQwen}, 2);
+  TS_REQUIRE_CORPUS(testing::kQwenLevel2Job);
+  Result<LoadedProfiles> result = LoadProfiles({corpus_path + "/" + testing::kQwenLevel2Job}, 2);
   ASSERT_TRUE(result.ok()) << result.status().message();
   ASSERT_EQ(result->profiles.size(), 4u);
   const int32_t devices[] = {0, 1, 4, 5};  // Device_id is the physical device, not the rank
@@ -288,7 +280,7 @@ TEST(AscendCorpusTest, QwenJobLoadsAllFourRanks) {
     ASSERT_EQ(profile.step_trace.size(), 1u);
     EXPECT_EQ(profile.step_trace[0].device_id, devices[rank]);
     EXPECT_EQ(profile.step_trace[0].communication_ns, communication_ns[rank]);
-    ExpectLedgerInvariant(profile);
+    ExpectLedgersAddUp(profile);
     if (rank == 1 || rank == 3) {
       // The upstream snapshot has no kernel_details.csv for these ranks.
       EXPECT_EQ(profile.device_events.size(), 0u);
@@ -320,7 +312,7 @@ TEST(AscendCorpusTest, EveryTextSetIsDiscoveredAndLoaded) {
       EXPECT_GT(result->profiles[i].device_events.size(), 0u);
       EXPECT_EQ(result->profiles[i].step_trace.size(), 1u);
       EXPECT_TRUE(result->profiles[i].warnings.empty());
-      ExpectLedgerInvariant(result->profiles[i]);
+      ExpectLedgersAddUp(result->profiles[i]);
     }
   }
 }

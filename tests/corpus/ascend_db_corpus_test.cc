@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "analysis/step/step_budget.h"
+#include "corpus/corpus_inputs.h"
 #include "formats/ascend/ascend_rank_loader.h"
 #include "formats/ascend_db/ascend_db_reader.h"
 #include "golden/cli_test_util.h"
@@ -23,8 +24,6 @@
 
 namespace trainscope::formats {
 namespace {
-
-constexpr const char* kJob = "ascend/msinsight-pytorch-2rank-db-level1";
 
 // Kernels per step: compute tasks (TASK rows with a COMPUTE_TASK_INFO row)
 // and communication ops whose start lies in a STEP_TIME range.
@@ -68,10 +67,10 @@ constexpr Pinned kPinned[] = {
 };
 
 TEST(AscendDbCorpusTest, CountsAndBudgetEqualTheSqlQueries) {
-  TS_REQUIRE_CORPUS(kJob);
+  TS_REQUIRE_CORPUS(testing::kMsinsightDbJob);
   for (const Pinned& pin : kPinned) {
-    const std::string rank_dir =
-        corpus_path + "/" + kJob + "/rank" + std::to_string(pin.rank) + "_ascend_pt";
+    const std::string rank_dir = corpus_path + "/" + testing::kMsinsightDbJob + "/rank" +
+                                 std::to_string(pin.rank) + "_ascend_pt";
     const std::string db = rank_dir + "/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_" +
                            std::to_string(pin.rank) + ".db";
     Result<model::RankProfile> loaded = LoadAscendDbRank(rank_dir);
@@ -127,13 +126,14 @@ TEST(AscendDbCorpusTest, CountsAndBudgetEqualTheSqlQueries) {
 // of the same deterministic ResNet step: both readers must see the same
 // kernels, op type by op type.
 TEST(AscendDbCorpusTest, SameOpTypesAsTheTextExportOfTheJob) {
-  TS_REQUIRE_CORPUS(kJob);
+  TS_REQUIRE_CORPUS(testing::kMsinsightDbJob);
   if (!std::filesystem::exists(corpus_path + "/ascend/msinsight-pytorch-2rank-text-level1")) {
     GTEST_SKIP() << "text export absent";
   }
   for (int rank : {0, 1}) {
     const std::string suffix = "/rank" + std::to_string(rank) + "_ascend_pt";
-    Result<model::RankProfile> db = LoadAscendDbRank(corpus_path + "/" + kJob + suffix);
+    Result<model::RankProfile> db =
+        LoadAscendDbRank(corpus_path + "/" + testing::kMsinsightDbJob + suffix);
     Result<model::RankProfile> text =
         LoadAscendRank(corpus_path + "/ascend/msinsight-pytorch-2rank-text-level1" + suffix);
     ASSERT_TRUE(db.ok() && text.ok());
@@ -160,11 +160,10 @@ namespace {
 // two decimals of µs (and its own rounding of Stage and Preparing): equal
 // within 1 µs. CANN 8.3's StepTraceTime has a leading deviceId column.
 TEST(AscendDbCorpusTest, AnalysisDbStepTraceEqualsTheCsvOfTheSameRun) {
-  constexpr const char* kQwen = "ascend/msinsight-st-qwen3-0.6b-4rank-level2-cann8.3.RC1";
-  TS_REQUIRE_CORPUS(kQwen);
+  TS_REQUIRE_CORPUS(testing::kQwenLevel2Job);
   for (int rank : {0, 1, 2, 3}) {
-    const std::string dir = corpus_path + "/" + kQwen + "/rank_" + std::to_string(rank) +
-                            "_ascend_pt/ASCEND_PROFILER_OUTPUT";
+    const std::string dir = corpus_path + "/" + testing::kQwenLevel2Job + "/rank_" +
+                            std::to_string(rank) + "_ascend_pt/ASCEND_PROFILER_OUTPUT";
     model::RankProfile db;
     ASSERT_TRUE(ReadAnalysisDb(dir + "/analysis.db", &db).ok());
     Result<model::RankProfile> text = LoadAscendRank(dir + "/..");
@@ -232,10 +231,10 @@ constexpr const char* kLinkedTasks =
 // HCCL plane and runtime tasks); 316 host ops have a user source frame
 // (the innermost frame outside site-packages / torch / the Python library).
 TEST(AscendDbCorpusTest, HostOpsAndLaunchLinksEqualTheSqlQueries) {
-  TS_REQUIRE_CORPUS(kJob);
+  TS_REQUIRE_CORPUS(testing::kMsinsightDbJob);
   for (int rank : {0, 1}) {
-    const std::string rank_dir =
-        corpus_path + "/" + kJob + "/rank" + std::to_string(rank) + "_ascend_pt";
+    const std::string rank_dir = corpus_path + "/" + testing::kMsinsightDbJob + "/rank" +
+                                 std::to_string(rank) + "_ascend_pt";
     const std::string db = rank_dir + "/ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_" +
                            std::to_string(rank) + ".db";
     Result<model::RankProfile> loaded = LoadAscendDbRank(rank_dir);
@@ -287,8 +286,8 @@ namespace {
 // sqlite3, equal analysis.db's StepTraceTime to the ns; without analysis.db
 // the rank's step_trace is those sums.
 TEST(AscendDbCorpusTest, OverlapAnalysisSumsAreTheProfilersStepAccounting) {
-  TS_REQUIRE_CORPUS(kJob);
-  const std::string rank_dir = corpus_path + "/" + kJob + "/rank0_ascend_pt";
+  TS_REQUIRE_CORPUS(testing::kMsinsightDbJob);
+  const std::string rank_dir = corpus_path + "/" + testing::kMsinsightDbJob + "/rank0_ascend_pt";
   Result<model::RankProfile> with_analysis = LoadAscendDbRank(rank_dir);
   ASSERT_TRUE(with_analysis.ok()) << with_analysis.status().message();
   EXPECT_EQ(with_analysis->timeline.overlap.size(), 382u);
@@ -333,11 +332,12 @@ namespace {
 // sum(endNs - startNs) over TASK_PMU_INFO ⋈ TASK), is 0.149334 on rank 0 and
 // 0.149174 on rank 1.
 TEST(AscendDbCorpusTest, TaskPmuRatiosEqualTheSqlQuery) {
-  TS_REQUIRE_CORPUS(kJob);
+  TS_REQUIRE_CORPUS(testing::kMsinsightDbJob);
   for (const auto& [rank, weighted_mac] :
        {std::pair{0, 0.14933368308828202}, std::pair{1, 0.14917356067781853}}) {
     Result<model::RankProfile> loaded =
-        LoadAscendDbRank(corpus_path + "/" + kJob + "/rank" + std::to_string(rank) + "_ascend_pt");
+        LoadAscendDbRank(corpus_path + "/" + testing::kMsinsightDbJob + "/rank" +
+                         std::to_string(rank) + "_ascend_pt");
     ASSERT_TRUE(loaded.ok()) << loaded.status().message();
     const model::DeviceEvents& e = loaded->device_events;
     ASSERT_TRUE(e.has_pmu());

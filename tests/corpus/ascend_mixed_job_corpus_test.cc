@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "analysis/step/step_budget.h"
+#include "corpus/corpus_inputs.h"
 #include "formats/ascend/ascend_rank_loader.h"
 #include "formats/ascend_db/ascend_db_reader.h"
 #include "golden/cli_test_util.h"
@@ -38,8 +39,6 @@ namespace {
 namespace fs = std::filesystem;
 using testing::CommandResult;
 using testing::RunTrainscope;
-
-constexpr const char* kJob = "ascend/msinsight-pytorch-2rank-db-level1";
 
 // Each row of |sql| on |db| as one CSV line (the query builds the line).
 void WriteCsv(const std::string& db_path, const std::string& header, const std::string& sql,
@@ -134,8 +133,8 @@ std::map<int64_t, std::string> StepBlocks(const std::string& input,
 }
 
 TEST(AscendMixedJobCorpusTest, TextAndDbRanksOfOneRunGiveTheNumbersOfTheDbJob) {
-  TS_REQUIRE_CORPUS(kJob);
-  const std::string job = corpus_path + "/" + kJob;
+  TS_REQUIRE_CORPUS(testing::kMsinsightDbJob);
+  const std::string job = corpus_path + "/" + testing::kMsinsightDbJob;
   const fs::path mixed = fs::path(::trainscope::testing::MakeTempDir("mixed_job"));
   fs::create_symlink(fs::path(job) / "rank0_ascend_pt", mixed / "rank0_ascend_pt");
   const fs::path text_rank = TextFormOfDbRank(job, 1, mixed);

@@ -16,7 +16,7 @@
 namespace trainscope::analysis {
 namespace {
 
-JobAnalysis Analyze(const std::string& dir) {
+JobAnalysis AnalyzeJob(const std::string& dir) {
   auto profiles = formats::LoadProfiles({dir}, 2);
   EXPECT_TRUE(profiles.ok()) << profiles.status().message();
   if (!profiles.ok()) return {};
@@ -29,8 +29,8 @@ JobAnalysis Analyze(const std::string& dir) {
 }
 
 RunComparison Compare(const std::string& base, const std::string& next) {
-  const JobAnalysis b = Analyze(base);
-  const JobAnalysis n = Analyze(next);
+  const JobAnalysis b = AnalyzeJob(base);
+  const JobAnalysis n = AnalyzeJob(next);
   auto c = CompareRuns(b, n, CompareOptions{});
   EXPECT_TRUE(c.ok());
   return c.ok() ? std::move(*c) : RunComparison{};

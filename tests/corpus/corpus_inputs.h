@@ -8,6 +8,12 @@
 
 namespace trainscope::testing {
 
+// The Ascend job that has both the .db export and the text files.
+// The 4-rank Qwen3 job (CANN 8.3, Level2, text and .db exports).
+inline constexpr const char* kQwenLevel2Job =
+    "ascend/msinsight-st-qwen3-0.6b-4rank-level2-cann8.3.RC1";
+inline constexpr const char* kMsinsightDbJob = "ascend/msinsight-pytorch-2rank-db-level1";
+
 // Every Ascend job folder, every Kineto trace file; reference folders
 // (HTA/TraceLens outputs, not profiles) are left out.
 inline std::vector<std::string> CorpusInputs(const std::string& corpus) {

@@ -12,29 +12,20 @@
 
 #include "analysis/common/family_rules.h"
 #include "analysis/job/rank_analysis.h"
+#include "finding_lookup.h"
 #include "formats/load_profiles.h"
 #include "test_paths.h"
 
 namespace trainscope::analysis {
 namespace {
 
+using testing::EvidenceValue;
+using testing::FindingWithId;
+
 Result<JobAnalysis> AnalyzeCorpus(const std::string& path) {
   auto loaded = formats::LoadProfiles({path}, 2);
   if (!loaded.ok()) return loaded.status();
   return AnalyzeJob(loaded->profiles, FamilyRules::Builtin(), AnalysisOptions{}, 2);
-}
-
-const Finding* FindingOf(const JobAnalysis& job, const std::string& id) {
-  auto it = std::find_if(job.findings.begin(), job.findings.end(),
-                         [&](const Finding& f) { return f.id == id; });
-  return it == job.findings.end() ? nullptr : &*it;
-}
-
-double Value(const Finding& f, const std::string& key) {
-  for (const auto& [k, v] : f.evidence_values) {
-    if (k == key) return v;
-  }
-  return -1;
 }
 
 // Step 13 of ranks 0 and 2: 57 parameter tensors, each `LpNormV2 Pows Add`
@@ -45,13 +36,13 @@ TEST(FingerprintCorpus, QwenClipsGradientsTensorByTensor) {
   auto job =
       AnalyzeCorpus(corpus_path + "/ascend/msinsight-st-qwen3-0.6b-4rank-level2-cann8.3.RC1");
   ASSERT_TRUE(job.ok()) << job.status().message();
-  const Finding* clip = FindingOf(*job, "per-tensor-grad-clip");
+  const Finding* clip = FindingWithId(*job, "per-tensor-grad-clip");
   ASSERT_NE(clip, nullptr);
   EXPECT_EQ(clip->ranks, (std::vector<int32_t>{0, 2}));
-  EXPECT_EQ(Value(*clip, "instances_norm"), 57);
-  EXPECT_EQ(Value(*clip, "instances_scale"), 29);
+  EXPECT_EQ(EvidenceValue(*clip, "instances_norm"), 57);
+  EXPECT_EQ(EvidenceValue(*clip, "instances_scale"), 29);
   EXPECT_NE(clip->remedy.find("ForeachNorm"), std::string::npos) << clip->remedy;
-  EXPECT_EQ(FindingOf(*job, "moe-token-permute"), nullptr);
+  EXPECT_EQ(FindingWithId(*job, "moe-token-permute"), nullptr);
 }
 
 // DeepSeek-V3 (EP64, H800) permutes tokens with fused kernels
@@ -66,9 +57,9 @@ TEST(FingerprintCorpus, FusedPermuteAndForeachJobsAreClean) {
     if (!std::filesystem::exists(path)) continue;
     auto job = AnalyzeCorpus(path);
     ASSERT_TRUE(job.ok()) << job.status().message();
-    EXPECT_EQ(FindingOf(*job, "moe-token-permute"), nullptr);
-    EXPECT_EQ(FindingOf(*job, "per-tensor-grad-clip"), nullptr);
-    EXPECT_EQ(FindingOf(*job, "moe-expert-loop"), nullptr);
+    EXPECT_EQ(FindingWithId(*job, "moe-token-permute"), nullptr);
+    EXPECT_EQ(FindingWithId(*job, "per-tensor-grad-clip"), nullptr);
+    EXPECT_EQ(FindingWithId(*job, "moe-expert-loop"), nullptr);
   }
 }
 

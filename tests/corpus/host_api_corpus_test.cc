@@ -13,8 +13,10 @@
 
 #include "analysis/motifs/fingerprint_attribution.h"
 #include "analysis/step/online_compile.h"
+#include "corpus/corpus_inputs.h"
 #include "formats/ascend/ascend_rank_loader.h"
 #include "golden/cli_test_util.h"
+#include "ledger_checks.h"
 #include "test_paths.h"
 
 namespace trainscope::testing {
@@ -23,14 +25,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kResNet1 = "ascend/msinsight-pytorch-2rank-text-level1";
-constexpr const char* kQwen = "ascend/msinsight-st-qwen3-0.6b-4rank-level2-cann8.3.RC1";
-
-const RowLedger* LedgerFor(const model::RankProfile& profile, const std::string& file_name) {
-  for (const RowLedger& ledger : profile.ledgers) {
-    if (fs::path(ledger.file()).filename() == file_name) return &ledger;
-  }
-  return nullptr;
-}
 
 TEST(HostApiCorpus, EveryOperatorDetailsAndApiStatisticSampleParses) {
   TS_REQUIRE_CORPUS("ascend");
@@ -101,7 +95,7 @@ TEST(HostApiCorpus, DynamicShapeReadingsOfTheRealProfiles) {
 
   // Qwen3 (CANN 8.3.RC1, aclnn): every compute kernel dynamic, no compile API.
   Result<model::RankProfile> qwen =
-      formats::LoadAscendRank(corpus_path + "/" + kQwen + "/rank_0_ascend_pt");
+      formats::LoadAscendRank(corpus_path + "/" + testing::kQwenLevel2Job + "/rank_0_ascend_pt");
   ASSERT_TRUE(qwen.ok()) << qwen.status().message();
   const auto qwen_dyn = analysis::ComputeDynamicShapes(*qwen, 13);
   ASSERT_TRUE(qwen_dyn.has_value());
@@ -149,7 +143,7 @@ TEST(HostApiCorpus, DynamicShapeFlagsTheResNetJobOnlyWhereItCompilesOnline) {
     EXPECT_NE(r.out.find("set_compile_mode(jit_compile=False)"), std::string::npos);
   }
   // Level0 (no OP State, no api_statistic.csv) and Qwen3 (no compilation).
-  for (const char* job : {"ascend/msinsight-pytorch-2rank-text-level0", kQwen}) {
+  for (const char* job : {"ascend/msinsight-pytorch-2rank-text-level0", testing::kQwenLevel2Job}) {
     SCOPED_TRACE(job);
     const CommandResult r =
         RunTrainscope({"analyze", corpus_path + "/" + job, "--json", "-", "--threads", "2"});

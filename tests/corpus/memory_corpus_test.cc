@@ -25,6 +25,7 @@
 #include "formats/ascend/ascend_rank_loader.h"
 #include "formats/ascend_db/ascend_db_reader.h"
 #include "formats/trace/kineto_reader.h"
+#include "ledger_checks.h"
 #include "test_paths.h"
 
 namespace trainscope::testing {
@@ -32,14 +33,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const RowLedger* LedgerFor(const model::RankProfile& profile, const std::string& file_name) {
-  for (const RowLedger& ledger : profile.ledgers) {
-    if (fs::path(ledger.file()).filename() == file_name) return &ledger;
-  }
-  return nullptr;
-}
-
-struct Case {
+struct MemoryCase {
   const char* rank_dir;
   int32_t step;
   const char* window_from;
@@ -55,7 +49,7 @@ struct Case {
 
 TEST(MemoryCorpus, PeaksAndGapsMatchAnIndependentComputation) {
   TS_REQUIRE_CORPUS("ascend");
-  const Case cases[] = {
+  const MemoryCase cases[] = {
       {"ascend/msinsight-pytorch-2rank-text-level0/rank0_ascend_pt", 50, "host step", 1003, 184,
        1001, 381, 1245688832, 1736405443921184280, 1522532352, 276843520, 276843520, 629283840,
        485748897, 2, 510196224, "aten::_foreach_add", 245276160},
@@ -82,7 +76,7 @@ TEST(MemoryCorpus, PeaksAndGapsMatchAnIndependentComputation) {
        52362752, 52362752, 6873444864, 5628212534, 1, 6829471744, "npu::_npu_dtype_cast",
        2548069376},
   };
-  for (const Case& c : cases) {
+  for (const MemoryCase& c : cases) {
     SCOPED_TRACE(c.rank_dir);
     Result<model::RankProfile> loaded = formats::LoadAscendRank(corpus_path + "/" + c.rank_dir);
     ASSERT_TRUE(loaded.ok()) << loaded.status().message();

@@ -12,8 +12,6 @@
 namespace trainscope::testing {
 namespace {
 
-std::string TinyJob() { return DataDir() + "/ascend_tiny"; }
-
 TEST(GoldenCliTest, TerminalSummaryOfTheTinyJob) {
   CommandResult result = RunTrainscope({"analyze", TinyJob(), "--no-color"});
   ASSERT_EQ(result.exit_code, 0) << result.err;

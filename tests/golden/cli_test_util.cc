@@ -10,14 +10,6 @@
 #include "test_paths.h"
 
 namespace trainscope::testing {
-namespace {
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
 
 std::string ShellQuote(const std::string& arg) {
   std::string quoted = "'";
@@ -31,8 +23,6 @@ std::string ShellQuote(const std::string& arg) {
   return quoted + "'";
 }
 
-}  // namespace
-
 CommandResult RunTrainscope(const std::vector<std::string>& args) {
   std::string dir = MakeTempDir("cli");
   std::string command = ShellQuote(TrainscopeBinary());
@@ -41,8 +31,8 @@ CommandResult RunTrainscope(const std::vector<std::string>& args) {
   int raw = std::system(command.c_str());
   CommandResult result;
   result.exit_code = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  result.out = ReadAll(dir + "/out");
-  result.err = ReadAll(dir + "/err");
+  result.out = ReadFileBytes(dir + "/out");
+  result.err = ReadFileBytes(dir + "/err");
   return result;
 }
 
@@ -79,7 +69,7 @@ std::string CompareGolden(const std::string& name, const std::string& actual) {
     std::ofstream(path, std::ios::binary) << actual;
     return "";
   }
-  std::string expected = ReadAll(path);
+  std::string expected = ReadFileBytes(path);
   if (expected == actual) return "";
   return DescribeDifference("golden " + name, "", expected, actual);
 }

@@ -15,6 +15,9 @@ struct CommandResult {
 // Runs the built trainscope binary with |args| (shell-quoted here).
 CommandResult RunTrainscope(const std::vector<std::string>& args);
 
+// |arg| in single quotes for sh.
+std::string ShellQuote(const std::string& arg);
+
 // Replaces every occurrence of the source dir with "<SRC>" so golden files do
 // not depend on where the checkout lives.
 std::string NormalizePaths(std::string text);

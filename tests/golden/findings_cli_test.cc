@@ -11,8 +11,6 @@
 namespace trainscope::testing {
 namespace {
 
-std::string TinyJob() { return DataDir() + "/ascend_tiny"; }
-
 bool HasFinding(const std::string& json, const std::string& id) {
   return json.find("\"id\": \"" + id + "\"") != std::string::npos;
 }

@@ -14,10 +14,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
 // A directory with something of the user's in it.
 std::string MakeUserDir(const std::string& tag) {
   const std::string root = MakeTempDir(tag);

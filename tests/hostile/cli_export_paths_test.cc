@@ -15,25 +15,21 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Workspace {
+struct ExportWorkspace {
   std::string root;
   std::string job;
 };
 
-Workspace MakeWorkspace(const std::string& tag) {
-  Workspace ws;
+ExportWorkspace MakeExportWorkspace(const std::string& tag) {
+  ExportWorkspace ws;
   ws.root = MakeTempDir(tag);
   ws.job = ws.root + "/job";
   fs::copy(DataDir() + "/ascend_tiny", ws.job, fs::copy_options::recursive);
   return ws;
 }
 
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
 TEST(HostileExportPaths, SomeoneElsesFileIsNotOverwritten) {
-  Workspace ws = MakeWorkspace("export-foreign");
+  ExportWorkspace ws = MakeExportWorkspace("export-foreign");
   ASSERT_TRUE(WriteBytes(ws.root + "/notes.json", "{\"mine\": true}\n"));
   ASSERT_TRUE(WriteBytes(ws.root + "/notes.db", "not a database\n"));
   const TreeSnapshot before = SnapshotTree(ws.root);
@@ -51,7 +47,7 @@ TEST(HostileExportPaths, SomeoneElsesFileIsNotOverwritten) {
 }
 
 TEST(HostileExportPaths, MissingDirectoryAndStdoutAreRefused) {
-  Workspace ws = MakeWorkspace("export-missing-dir");
+  ExportWorkspace ws = MakeExportWorkspace("export-missing-dir");
   const TreeSnapshot before = SnapshotTree(ws.root);
   CommandResult r = RunTrainscopeIn(ws.root, {"analyze", "job", "--sqlite", "no/such/out.db"});
   EXPECT_EQ(r.exit_code, 2);
@@ -67,7 +63,7 @@ TEST(HostileExportPaths, MissingDirectoryAndStdoutAreRefused) {
 }
 
 TEST(HostileExportPaths, CsvRefusesForeignFilesAndInputs) {
-  Workspace ws = MakeWorkspace("export-csv-foreign");
+  ExportWorkspace ws = MakeExportWorkspace("export-csv-foreign");
   ASSERT_TRUE(WriteBytes(ws.root + "/tables/steps.csv", "my,own\r\n"));
   ASSERT_TRUE(WriteBytes(ws.root + "/plain.txt", "x"));
   const TreeSnapshot before = SnapshotTree(ws.root);
@@ -99,7 +95,7 @@ TEST(HostileExportPaths, CsvRefusesForeignFilesAndInputs) {
 
 TEST(HostileExportPaths, UnwritableDirectoryIsRefusedBeforeAnyWork) {
   if (!CanDropPrivileges()) GTEST_SKIP() << "running as root without setpriv";
-  Workspace ws = MakeWorkspace("export-unwritable");
+  ExportWorkspace ws = MakeExportWorkspace("export-unwritable");
   fs::create_directories(ws.root + "/locked");
   fs::permissions(ws.root + "/locked", fs::perms::owner_read | fs::perms::owner_exec |
                                            fs::perms::group_read | fs::perms::group_exec |
@@ -117,7 +113,7 @@ TEST(HostileExportPaths, UnwritableDirectoryIsRefusedBeforeAnyWork) {
 }
 
 TEST(HostileExportPaths, OwnOutputsAreReplacedAndNothingElseIsLeft) {
-  Workspace ws = MakeWorkspace("export-own");
+  ExportWorkspace ws = MakeExportWorkspace("export-own");
   for (int run = 0; run < 2; ++run) {
     const CommandResult r = RunTrainscopeIn(
         ws.root, {"analyze", "job", "--perfetto", "t.json", "--sqlite", "t.db", "--csv", "csv"});

@@ -21,10 +21,6 @@ std::string CopyTinyJob(const std::string& root) {
   return root + "/job";
 }
 
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
 TEST(HostileCliOptions, RankNotInTheJobListsTheRanksPresent) {
   const std::string root = MakeTempDir("opt-rank");
   CopyTinyJob(root);

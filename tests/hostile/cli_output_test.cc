@@ -47,10 +47,6 @@ TreeSnapshot Contents(const std::string& root) {
   return snapshot;
 }
 
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
 TEST(HostileCliOutput, JsonOntoAProfileFileInsideTheJobIsRefused) {
   Workspace ws = MakeWorkspace("out-onto-input");
   const TreeSnapshot before = Contents(ws.root);

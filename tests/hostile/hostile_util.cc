@@ -16,19 +16,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string ShellQuote(const std::string& arg) {
-  std::string quoted = "'";
-  for (char c : arg) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return quoted + "'";
-}
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
 TreeEntry Describe(const fs::path& path) {
   TreeEntry entry;
   struct stat st {};
@@ -60,8 +47,8 @@ CommandResult RunCaptured(const std::string& cwd, const std::string& command_lin
   int raw = std::system(command.c_str());
   CommandResult result;
   result.exit_code = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  result.out = ReadAll(dir + "/out");
-  result.err = ReadAll(dir + "/err");
+  result.out = ReadFileBytes(dir + "/out");
+  result.err = ReadFileBytes(dir + "/err");
   std::error_code ec;
   fs::remove_all(dir, ec);
   return result;
@@ -117,6 +104,10 @@ CommandResult RunUnprivileged(const std::string& cwd, const std::string& args) {
 bool CanDropPrivileges() {
   return ::geteuid() != 0 ||
          RunShell("/", "setpriv --reuid=65534 --regid=65534 --clear-groups true").exit_code == 0;
+}
+
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
 }
 
 bool WriteBytes(const std::string& path, const std::string& bytes) {

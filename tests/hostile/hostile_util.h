@@ -46,6 +46,9 @@ CommandResult RunUnprivileged(const std::string& cwd, const std::string& args);
 bool CanDropPrivileges();
 
 // Writes |bytes| to |path| (creating parent directories); false on failure.
+// Whether |part| occurs in |text|.
+bool Contains(const std::string& text, const std::string& part);
+
 bool WriteBytes(const std::string& path, const std::string& bytes);
 
 }  // namespace trainscope::testing

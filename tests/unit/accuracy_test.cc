@@ -26,6 +26,8 @@
 namespace trainscope {
 namespace {
 
+using testing::WriteFileBytes;
+
 namespace fs = std::filesystem;
 using analysis::AlignSequences;
 using analysis::NormalisedOpName;
@@ -50,11 +52,6 @@ std::string Floats(const std::vector<float>& v) {
   std::string out(v.size() * 4, '\0');
   std::memcpy(out.data(), v.data(), out.size());
   return out;
-}
-
-void WriteFile(const fs::path& path, const std::string& bytes) {
-  fs::create_directories(path.parent_path());
-  std::ofstream(path, std::ios::binary) << bytes;
 }
 
 // ---- element metrics ------------------------------------------------------
@@ -304,12 +301,12 @@ TEST(NpzReader, StoredAndDeflatedMembers) {
 
 TEST(TensorFolder, DamagedFilesAreCountedSkipsWithReasons) {
   const fs::path dir = testing::MakeTempDir("acc_folder");
-  WriteFile(dir / "layer0" / "q.npy", Npy("<f4", "(2,)", Floats({1, 2})));
+  WriteFileBytes(dir / "layer0" / "q.npy", Npy("<f4", "(2,)", Floats({1, 2})));
   const std::string cut = Npy("<f4", "(8,)", Floats({1, 2, 3, 4, 5, 6, 7, 8}));
-  WriteFile(dir / "layer0" / "k.npy", cut.substr(0, cut.size() - 5));
-  WriteFile(dir / "layer0" / "v.npy", "garbage");
-  WriteFile(dir / "pack.npz", Zip({{"a.npy", Npy("<f4", "(1,)", Floats({1}))}}, true));
-  WriteFile(dir / "notes.txt", "ignored");
+  WriteFileBytes(dir / "layer0" / "k.npy", cut.substr(0, cut.size() - 5));
+  WriteFileBytes(dir / "layer0" / "v.npy", "garbage");
+  WriteFileBytes(dir / "pack.npz", Zip({{"a.npy", Npy("<f4", "(1,)", Floats({1}))}}, true));
+  WriteFileBytes(dir / "notes.txt", "ignored");
   auto dump = formats::ReadTensorDump(dir.string(), {});
   ASSERT_TRUE(dump.ok()) << dump.status().message();
   ASSERT_EQ(dump->ledgers.size(), 1U);
@@ -398,9 +395,9 @@ TEST(MsprobeDump, StepRankLayoutPicksTheLowestOrTheAskedOne) {
   const fs::path dir = testing::MakeTempDir("acc_layout");
   const std::string one = R"({"task":"statistics","level":"L1","data":{"Functional.relu.0.forward":
     {"output":[{"type":"torch.Tensor","dtype":"torch.float32","shape":[1],"Max":1,"Min":1,"Mean":1,"Norm":1}]}}})";
-  WriteFile(dir / "step10" / "rank1" / "dump.json", one);
-  WriteFile(dir / "step2" / "rank3" / "dump.json", one);
-  WriteFile(dir / "step2" / "rank0" / "dump.json", one);
+  WriteFileBytes(dir / "step10" / "rank1" / "dump.json", one);
+  WriteFileBytes(dir / "step2" / "rank3" / "dump.json", one);
+  WriteFileBytes(dir / "step2" / "rank0" / "dump.json", one);
   auto lowest = formats::ReadTensorDump(dir.string(), {});
   ASSERT_TRUE(lowest.ok()) << lowest.status().message();
   EXPECT_EQ(lowest->selected, "step2/rank0");
@@ -527,11 +524,11 @@ TEST(AccuracyCompare, StatisticsOnlyDumpsStillFindTheEpsilon) {
 
 TEST(AccuracyCompare, ShapeMismatchAndMissingFilesAreCountedNotCrashes) {
   const fs::path dir = testing::MakeTempDir("acc_mismatch");
-  WriteFile(dir / "base" / "a.npy", Npy("<f4", "(2,)", Floats({1, 2})));
-  WriteFile(dir / "base" / "b.npy", Npy("<f4", "(2,)", Floats({1, 2})));
-  WriteFile(dir / "base" / "only_base.npy", Npy("<f4", "(1,)", Floats({1})));
-  WriteFile(dir / "new" / "a.npy", Npy("<f4", "(2,)", Floats({1, 2})));
-  WriteFile(dir / "new" / "b.npy", Npy("<f4", "(3,)", Floats({1, 2, 3})));
+  WriteFileBytes(dir / "base" / "a.npy", Npy("<f4", "(2,)", Floats({1, 2})));
+  WriteFileBytes(dir / "base" / "b.npy", Npy("<f4", "(2,)", Floats({1, 2})));
+  WriteFileBytes(dir / "base" / "only_base.npy", Npy("<f4", "(1,)", Floats({1})));
+  WriteFileBytes(dir / "new" / "a.npy", Npy("<f4", "(2,)", Floats({1, 2})));
+  WriteFileBytes(dir / "new" / "b.npy", Npy("<f4", "(3,)", Floats({1, 2, 3})));
   auto base = formats::ReadTensorDump((dir / "base").string(), {});
   auto next = formats::ReadTensorDump((dir / "new").string(), {});
   ASSERT_TRUE(base.ok() && next.ok());
@@ -572,8 +569,8 @@ namespace {
 TEST(TensorFolder, Bf16SuffixOrFlagReadsUint16AsBfloat16) {
   const fs::path dir = testing::MakeTempDir("acc_bf16_name");
   const std::string bits("\xc0\x3f\x80\x3f", 4);  // bf16 1.5, 1.0
-  WriteFile(dir / "x.bf16.npy", Npy("<u2", "(2,)", bits));
-  WriteFile(dir / "y.npy", Npy("<u2", "(2,)", bits));
+  WriteFileBytes(dir / "x.bf16.npy", Npy("<u2", "(2,)", bits));
+  WriteFileBytes(dir / "y.npy", Npy("<u2", "(2,)", bits));
   auto plain = formats::ReadTensorDump(dir.string(), {});
   ASSERT_TRUE(plain.ok());
   ASSERT_EQ(plain->tensors.size(), 2U);

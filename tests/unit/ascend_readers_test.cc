@@ -14,28 +14,18 @@
 #include "formats/ascend/profiler_info_reader.h"
 #include "formats/ascend/profiler_metadata_reader.h"
 #include "formats/ascend/step_trace_reader.h"
+#include "ledger_checks.h"
 #include "synth/synth.h"
 #include "test_paths.h"
 
 namespace trainscope::formats {
 namespace {
 
+using testing::WriteFileBytes;
+
+using testing::ExpectLedgersAddUp;
+
 namespace fs = std::filesystem;
-
-void WriteFile(const fs::path& path, std::string_view text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-}
-
-void ExpectLedgerInvariant(const model::RankProfile& profile) {
-  for (const RowLedger& ledger : profile.ledgers) {
-    int64_t skipped = 0;
-    for (const auto& [reason, count] : ledger.skipped_by_reason()) skipped += count;
-    EXPECT_EQ(ledger.rows_read(), ledger.rows_used() + ledger.rows_skipped()) << ledger.file();
-    EXPECT_EQ(ledger.rows_skipped(), skipped) << ledger.file();
-  }
-}
 
 std::string_view Str(const model::RankProfile& profile, StringId id) {
   return profile.strings.Get(id);
@@ -72,7 +62,7 @@ TEST(AscendKernelDetailsTest, Level0DerivesOpTypes) {
   ASSERT_EQ(profile.ledgers.size(), 1u);
   EXPECT_EQ(profile.ledgers[0].rows_read(), 4);
   EXPECT_EQ(profile.ledgers[0].rows_used(), 4);
-  ExpectLedgerInvariant(profile);
+  ExpectLedgersAddUp(profile);
 }
 
 TEST(AscendKernelDetailsTest, DeriveOpTypeFromName) {
@@ -134,7 +124,7 @@ TEST(AscendKernelDetailsTest, Level1WithMetricsAndNaStream) {
   EXPECT_EQ(k.kind[2], model::ActivityKind::kCommunication);
   EXPECT_TRUE(std::isnan(k.pmu().aic_mac_ratio[2]));
   EXPECT_EQ(profile.ledgers[0].rows_skipped(), 0);
-  ExpectLedgerInvariant(profile);
+  ExpectLedgersAddUp(profile);
 }
 
 // CANN 8.3: Device_id second, COMMUNICATION core, 6-decimal wait times, LF.
@@ -155,7 +145,7 @@ TEST(AscendKernelDetailsTest, Cann83HeaderWithDeviceId) {
   EXPECT_EQ(Str(profile, k.accelerator[1]), "COMMUNICATION");
   EXPECT_EQ(k.kind[1], model::ActivityKind::kCommunication);
   EXPECT_EQ(k.duration_ns[1], 436140);
-  ExpectLedgerInvariant(profile);
+  ExpectLedgersAddUp(profile);
 }
 
 // Newest (2026) names plus the MindSpore/8.2 "Step ID" and op_summary-style
@@ -209,7 +199,7 @@ TEST(AscendKernelDetailsTest, BadRowsAreSkippedWithReasons) {
     }
   }
   EXPECT_TRUE(found_line);
-  ExpectLedgerInvariant(profile);
+  ExpectLedgersAddUp(profile);
 }
 
 TEST(AscendKernelDetailsTest, UnterminatedQuoteCountsOneSkippedRow) {
@@ -225,13 +215,13 @@ TEST(AscendKernelDetailsTest, UnterminatedQuoteCountsOneSkippedRow) {
   ASSERT_EQ(profile.ledgers[0].samples().size(), 1u);
   EXPECT_EQ(profile.ledgers[0].samples()[0].line, 3);
   EXPECT_TRUE(profile.warnings.empty());
-  ExpectLedgerInvariant(profile);
+  ExpectLedgersAddUp(profile);
 }
 
 TEST(AscendKernelDetailsTest, MissingRequiredColumnNamesFileAndHints) {
   const std::string dir = testing::MakeTempDir("kd_missing");
   const std::string path = dir + "/kernel_details.csv";
-  WriteFile(path, "Step Id,Name,Type,Duration(us)\n1,a,A,1\n");
+  WriteFileBytes(path, "Step Id,Name,Type,Duration(us)\n1,a,A,1\n");
   model::RankProfile profile;
   Status status = ReadKernelDetailsFile(path, &profile);
   ASSERT_FALSE(status.ok());
@@ -288,7 +278,7 @@ TEST(AscendStepTraceTest, AllHeaderGenerations) {
   EXPECT_EQ(profile.step_trace[2].step, model::kNoStep);
   EXPECT_EQ(profile.step_trace[2].preparing_ns, std::nullopt);
   EXPECT_EQ(profile.ledgers.size(), 3u);
-  ExpectLedgerInvariant(profile);
+  ExpectLedgersAddUp(profile);
 }
 
 TEST(AscendOpStatisticTest, WithAndWithoutDeviceId) {
@@ -318,7 +308,7 @@ TEST(AscendOpStatisticTest, WithAndWithoutDeviceId) {
   EXPECT_DOUBLE_EQ(row.ratio_pct, 27.294);
   EXPECT_EQ(profile.op_statistic[1].count, 57);
   EXPECT_EQ(profile.ledgers[1].skipped_by_reason().at("unparsable Count"), 1);
-  ExpectLedgerInvariant(profile);
+  ExpectLedgersAddUp(profile);
 }
 
 TEST(AscendProfilerInfoTest, StringAndIntRankIds) {
@@ -348,7 +338,7 @@ TEST(AscendProfilerInfoTest, FileNameRankWinsAndBadJsonIsAnError) {
   EXPECT_EQ(RankFromProfilerInfoName("profiler_info.json"), std::nullopt);
   EXPECT_EQ(RankFromProfilerInfoName("profiler_info_x.json"), std::nullopt);
   const std::string dir = testing::MakeTempDir("info");
-  WriteFile(dir + "/profiler_info_5.json", R"({"rank_id": "2"})");
+  WriteFileBytes(dir + "/profiler_info_5.json", R"({"rank_id": "2"})");
   model::CaptureInfo info;
   ASSERT_TRUE(ReadProfilerInfoFile(dir + "/profiler_info_5.json", &info).ok());
   EXPECT_EQ(info.rank, 5);
@@ -402,11 +392,11 @@ TEST(AscendProfilerMetadataTest, ParallelGroups) {
 
 TEST(AscendRankLoaderTest, FullRankDirectory) {
   const fs::path dir = fs::path(testing::MakeTempDir("rank")) / "host_1_20250101_ascend_pt";
-  WriteFile(dir / "ASCEND_PROFILER_OUTPUT/kernel_details.csv", kCann83);
-  WriteFile(dir / "ASCEND_PROFILER_OUTPUT/step_trace_time.csv",
-            "Step,Computing,Communication\n13,1,2\n");
-  WriteFile(dir / "profiler_info_6.json", R"({"rank_id": "6", "cann_version": "8.3.RC1"})");
-  WriteFile(dir / "profiler_metadata.json", "{not json");
+  WriteFileBytes(dir / "ASCEND_PROFILER_OUTPUT/kernel_details.csv", kCann83);
+  WriteFileBytes(dir / "ASCEND_PROFILER_OUTPUT/step_trace_time.csv",
+                 "Step,Computing,Communication\n13,1,2\n");
+  WriteFileBytes(dir / "profiler_info_6.json", R"({"rank_id": "6", "cann_version": "8.3.RC1"})");
+  WriteFileBytes(dir / "profiler_metadata.json", "{not json");
   Result<model::RankProfile> result = LoadAscendRank(dir.string());
   ASSERT_TRUE(result.ok()) << result.status().message();
   const model::RankProfile& profile = *result;
@@ -432,7 +422,7 @@ TEST(AscendRankLoaderTest, FullRankDirectory) {
   EXPECT_FALSE(profile.has_api_statistic);
   ASSERT_EQ(profile.warnings.size(), 1u);  // the broken metadata JSON
   EXPECT_NE(profile.warnings[0].find("profiler_metadata.json"), std::string::npos);
-  ExpectLedgerInvariant(profile);
+  ExpectLedgersAddUp(profile);
 
   // The ASCEND_PROFILER_OUTPUT directory itself is accepted too.
   Result<model::RankProfile> from_output =
@@ -458,7 +448,7 @@ TEST(AscendRankLoaderTest, CommunicationReadBesideTheCsvGivesTheSingleThreadProf
   const fs::path communication = rank_dir / "ASCEND_PROFILER_OUTPUT/communication.json";
   ASSERT_TRUE(fs::exists(communication));
   for (const bool damaged : {false, true}) {
-    if (damaged) WriteFile(communication, "{\"step5\": {\"Communication\": [");
+    if (damaged) WriteFileBytes(communication, "{\"step5\": {\"Communication\": [");
     Result<model::RankProfile> one = LoadAscendRank(rank_dir.string(), 1);
     Result<model::RankProfile> four = LoadAscendRank(rank_dir.string(), 4);
     ASSERT_TRUE(one.ok()) << one.status().message();
@@ -478,8 +468,8 @@ TEST(AscendRankLoaderTest, CommunicationReadBesideTheCsvGivesTheSingleThreadProf
 
 TEST(AscendRankLoaderTest, StepTraceOnlyRankLoadsWithoutKernels) {
   const fs::path dir = fs::path(testing::MakeTempDir("rank")) / "rank_1_ascend_pt";
-  WriteFile(dir / "ASCEND_PROFILER_OUTPUT/step_trace_time.csv",
-            "Step,Computing,Communication\n13,1,2\n");
+  WriteFileBytes(dir / "ASCEND_PROFILER_OUTPUT/step_trace_time.csv",
+                 "Step,Computing,Communication\n13,1,2\n");
   Result<model::RankProfile> result = LoadAscendRank(dir.string());
   ASSERT_TRUE(result.ok()) << result.status().message();
   EXPECT_EQ(result->device_events.size(), 0u);

@@ -10,25 +10,21 @@
 namespace trainscope::formats {
 namespace {
 
-namespace fs = std::filesystem;
+using testing::WriteFileBytes;
 
-void WriteFile(const fs::path& path, std::string_view text) {
-  fs::create_directories(path.parent_path());
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-}
+namespace fs = std::filesystem;
 
 constexpr std::string_view kKernels =
     "Step Id,Name,Type,Accelerator Core,Start Time(us),Duration(us),Wait Time(us),Block Dim\n"
     "1,MatMul,MatMul,AI_CORE,100,5,0,8\n";
 
 void MakeRank(const fs::path& dir, int rank, bool with_kernels = true) {
-  if (with_kernels) WriteFile(dir / "ASCEND_PROFILER_OUTPUT/kernel_details.csv", kKernels);
-  WriteFile(dir / "ASCEND_PROFILER_OUTPUT/step_trace_time.csv",
-            "Step,Computing,Communication\n1,1,1\n");
+  if (with_kernels) WriteFileBytes(dir / "ASCEND_PROFILER_OUTPUT/kernel_details.csv", kKernels);
+  WriteFileBytes(dir / "ASCEND_PROFILER_OUTPUT/step_trace_time.csv",
+                 "Step,Computing,Communication\n1,1,1\n");
   if (rank >= 0) {
-    WriteFile(dir / ("profiler_info_" + std::to_string(rank) + ".json"),
-              "{\"rank_id\": " + std::to_string(rank) + "}");
+    WriteFileBytes(dir / ("profiler_info_" + std::to_string(rank) + ".json"),
+                   "{\"rank_id\": " + std::to_string(rank) + "}");
   }
 }
 
@@ -113,7 +109,7 @@ TEST(DiscoveryLoadProfilesTest, LoadsInParallelSortedAndAssignsRanks) {
 TEST(DiscoveryLoadProfilesTest, FailingRankIsListedAndTheRestLoads) {
   const fs::path job = testing::MakeTempDir("job");
   MakeRank(job / "r0_ascend_pt", 0);
-  WriteFile(job / "r1_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv", "Name,Foo\nx,1\n");
+  WriteFileBytes(job / "r1_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv", "Name,Foo\nx,1\n");
   Result<LoadedProfiles> loaded = LoadProfiles({job.string()}, 2);
   ASSERT_TRUE(loaded.ok()) << loaded.status().message();
   ASSERT_EQ(loaded->profiles.size(), 1u);
@@ -124,8 +120,8 @@ TEST(DiscoveryLoadProfilesTest, FailingRankIsListedAndTheRestLoads) {
 
 TEST(DiscoveryLoadProfilesTest, NoRankLoadsNamesEachPath) {
   const fs::path job = testing::MakeTempDir("job");
-  WriteFile(job / "r0_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv", "Name,Foo\nx,1\n");
-  WriteFile(job / "r1_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv", "Name,Foo\nx,1\n");
+  WriteFileBytes(job / "r0_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv", "Name,Foo\nx,1\n");
+  WriteFileBytes(job / "r1_ascend_pt/ASCEND_PROFILER_OUTPUT/kernel_details.csv", "Name,Foo\nx,1\n");
   Result<LoadedProfiles> loaded = LoadProfiles({job.string()}, 2);
   ASSERT_FALSE(loaded.ok());
   EXPECT_EQ(loaded.status().code(), StatusCode::kInvalidInput);

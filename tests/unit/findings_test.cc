@@ -14,6 +14,7 @@
 #include "analysis/common/finding.h"
 #include "analysis/findings/fingerprint_findings.h"
 #include "analysis/job/rank_analysis.h"
+#include "finding_lookup.h"
 #include "formats/load_profiles.h"
 #include "synth/synth.h"
 #include "synth_job.h"
@@ -22,6 +23,9 @@
 
 namespace trainscope::analysis {
 namespace {
+
+using testing::EvidenceValue;
+using testing::FindingWithId;
 
 RankAnalysis RankWithBudget(double exposed_pct, double idle_pct, double top_share) {
   RankAnalysis rank;
@@ -48,13 +52,6 @@ RankAnalysis RankWithBudget(double exposed_pct, double idle_pct, double top_shar
   step.top_operators.push_back(op);
   rank.steps.push_back(step);
   return rank;
-}
-
-const Finding* FindingWithId(const std::vector<Finding>& findings, const std::string& id) {
-  for (const auto& f : findings) {
-    if (f.id == id) return &f;
-  }
-  return nullptr;
 }
 
 TEST(FindingThresholds, ExposedCommunicationBands) {
@@ -282,13 +279,6 @@ double WorkTimeMs(const std::vector<model::RankProfile>& profiles) {
   return count > 0 ? sum / count : 0;
 }
 
-double Value(const Finding& f, const std::string& key) {
-  for (const auto& [k, v] : f.evidence_values) {
-    if (k == key) return v;
-  }
-  return NAN;
-}
-
 TEST(GainModel, LargestPlantedCostRanksFirstAndTheModelIsWithinBounds) {
   // Measured saving of a pattern = work time of the baseline minus that of
   // its twin with only that remedy on (same seed). Each twin redraws every
@@ -327,7 +317,7 @@ TEST(GainModel, LargestPlantedCostRanksFirstAndTheModelIsWithinBounds) {
     for (const auto& [id, ms] : measured) {
       const Finding* f = FindingWithId(baseline.job.findings, id);
       ASSERT_NE(f, nullptr) << id;
-      const double predicted = Value(*f, "saving_ms");
+      const double predicted = EvidenceValue(*f, "saving_ms");
       std::printf("seed %2llu %-24s measured %8.2f ms/step  predicted %8.2f ms/step\n",
                   static_cast<unsigned long long>(seed), id.c_str(), ms, predicted);
       measured_sum[id] += ms / static_cast<double>(seeds.size());

@@ -15,15 +15,19 @@
 #include "analysis/motifs/fingerprint_library.h"
 #include "analysis/motifs/fingerprint_match.h"
 #include "analysis/motifs/motif_sequence.h"
+#include "finding_lookup.h"
 
 namespace trainscope::analysis {
 namespace {
+
+using testing::EvidenceValue;
+using testing::FindingWithId;
 
 // A rank with one compute stream running |types| back to back, 10 us each;
 // a type is also the kernel's name. A GPU kernel's op type is derived from
 // its name (as the Kineto reader does), so two kernels of one template stay
 // two tokens.
-model::RankProfile ProfileOf(const std::vector<std::string>& types) {
+model::RankProfile ProfileOfTypes(const std::vector<std::string>& types) {
   model::RankProfile p;
   int64_t t = 1'000'000;
   for (const auto& type : types) {
@@ -45,7 +49,7 @@ model::RankProfile ProfileOf(const std::vector<std::string>& types) {
 std::map<std::string, int> CountMatches(const std::vector<std::string>& types) {
   const auto& lib = FingerprintLibrary::Builtin();
   std::map<std::string, int> counts;
-  for (const auto& seq : BuildKernelSequences(ProfileOf(types), 1, lib, 1)) {
+  for (const auto& seq : BuildKernelSequences(ProfileOfTypes(types), 1, lib, 1)) {
     for (const auto& m : MatchFingerprints(seq, lib)) {
       ++counts[lib.fingerprints()[m.fingerprint].id + "/" +
                lib.fingerprints()[m.fingerprint].variant];
@@ -56,19 +60,6 @@ std::map<std::string, int> CountMatches(const std::vector<std::string>& types) {
 
 void Append(std::vector<std::string>* to, const std::vector<std::string>& what, int times = 1) {
   for (int i = 0; i < times; ++i) to->insert(to->end(), what.begin(), what.end());
-}
-
-const Finding* FindingOf(const JobAnalysis& job, const std::string& id) {
-  auto it = std::find_if(job.findings.begin(), job.findings.end(),
-                         [&](const Finding& f) { return f.id == id; });
-  return it == job.findings.end() ? nullptr : &*it;
-}
-
-double Value(const Finding& f, const std::string& key) {
-  for (const auto& [k, v] : f.evidence_values) {
-    if (k == key) return v;
-  }
-  return -1;
 }
 
 JobAnalysis AnalyzeOne(model::RankProfile profile) {
@@ -226,14 +217,14 @@ TEST(FingerprintChains, FindingsNameThePlatformsRemedy) {
   std::vector<std::string> ascend_step = {"MatMulV3"};
   Append(&ascend_step, {"LpNormV2", "Pows", "Add"}, 7);
   Append(&ascend_step, {"Muls", "TensorMove"}, 6);
-  model::RankProfile ascend = ProfileOf(ascend_step);
+  model::RankProfile ascend = ProfileOfTypes(ascend_step);
   ascend.info.cann_version = "8.3.RC1";
   const JobAnalysis on_npu = AnalyzeOne(std::move(ascend));
-  const Finding* clip = FindingOf(on_npu, "per-tensor-grad-clip");
+  const Finding* clip = FindingWithId(on_npu, "per-tensor-grad-clip");
   ASSERT_NE(clip, nullptr);
   EXPECT_EQ(clip->occurrences, 13);
-  EXPECT_EQ(Value(*clip, "instances_norm"), 7);
-  EXPECT_EQ(Value(*clip, "instances_scale"), 6);
+  EXPECT_EQ(EvidenceValue(*clip, "instances_norm"), 7);
+  EXPECT_EQ(EvidenceValue(*clip, "instances_scale"), 6);
   EXPECT_NE(clip->remedy.find("ForeachNorm"), std::string::npos) << clip->remedy;
   EXPECT_EQ(clip->remedy.find("GPU"), std::string::npos) << clip->remedy;
 
@@ -242,12 +233,12 @@ TEST(FingerprintChains, FindingsNameThePlatformsRemedy) {
   const std::string gemm = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n";
   std::vector<std::string> gpu_step;
   Append(&gpu_step, {sort, select, gemm}, 3);
-  model::RankProfile gpu = ProfileOf(gpu_step);
+  model::RankProfile gpu = ProfileOfTypes(gpu_step);
   gpu.timeline.devices.push_back(model::DeviceProperties{0, "NVIDIA H100 80GB HBM3"});
   const JobAnalysis on_gpu = AnalyzeOne(std::move(gpu));
-  const Finding* permute = FindingOf(on_gpu, "moe-token-permute");
+  const Finding* permute = FindingWithId(on_gpu, "moe-token-permute");
   ASSERT_NE(permute, nullptr);
-  EXPECT_EQ(Value(*permute, "instances_gpu-permute"), 3);
+  EXPECT_EQ(EvidenceValue(*permute, "instances_gpu-permute"), 3);
   EXPECT_NE(permute->remedy.find("--moe-permute-fusion"), std::string::npos) << permute->remedy;
   EXPECT_EQ(permute->remedy.find("torch_npu"), std::string::npos) << permute->remedy;
   EXPECT_EQ(permute->remedy.find("MindSpeed"), std::string::npos) << permute->remedy;

@@ -15,6 +15,7 @@
 #include "analysis/motifs/fingerprint_library.h"
 #include "analysis/motifs/fingerprint_match.h"
 #include "analysis/motifs/motif_sequence.h"
+#include "finding_lookup.h"
 #include "formats/load_profiles.h"
 #include "formats/trace/kineto_reader.h"
 #include "synth/synth.h"
@@ -22,6 +23,9 @@
 
 namespace trainscope::analysis {
 namespace {
+
+using testing::EvidenceValue;
+using testing::FindingWithId;
 
 // A rank with one compute stream running |types| back to back, 10 us each.
 model::RankProfile ProfileOf(const std::vector<std::string>& types, int32_t step = 1) {
@@ -299,20 +303,6 @@ JobAnalysis Analyze(const synth::SynthOptions& options, const std::string& tag,
   return std::move(analysis).value();
 }
 
-const Finding* FindingWithId(const JobAnalysis& job, const std::string& id) {
-  for (const auto& f : job.findings) {
-    if (f.id == id) return &f;
-  }
-  return nullptr;
-}
-
-double Value(const Finding& f, const std::string& key) {
-  for (const auto& [k, v] : f.evidence_values) {
-    if (k == key) return v;
-  }
-  return -1;
-}
-
 const char* const kKernelPatterns[] = {"unfused-rmsnorm", "unfused-gated-norm", "unfused-swiglu",
                                        "unfused-cross-entropy", "glue-around-custom-op"};
 
@@ -341,8 +331,8 @@ TEST_P(FingerprintSynth, EveryPlantedPatternWithItsExactCount) {
     ASSERT_GT(p.forward, 0);
     const Finding* f = FindingWithId(job, id);
     ASSERT_NE(f, nullptr);
-    EXPECT_EQ(Value(*f, "instances_fwd"), static_cast<double>(p.forward));
-    EXPECT_EQ(Value(*f, "instances_bwd"), static_cast<double>(p.backward));
+    EXPECT_EQ(EvidenceValue(*f, "instances_fwd"), static_cast<double>(p.forward));
+    EXPECT_EQ(EvidenceValue(*f, "instances_bwd"), static_cast<double>(p.backward));
     EXPECT_EQ(f->occurrences, p.forward + p.backward);
     EXPECT_EQ(f->ranks.size(), static_cast<size_t>(options.ranks));
     EXPECT_GT(f->estimated_gain_pct, 0);

@@ -9,22 +9,22 @@
 
 #include "analysis/motifs/fingerprint_attribution.h"
 #include "analysis/step/online_compile.h"
+#include "finding_lookup.h"
 #include "formats/ascend/api_statistic_reader.h"
 #include "formats/ascend/kernel_details_reader.h"
 #include "formats/ascend/operator_details_reader.h"
+#include "ledger_checks.h"
 #include "model/rank_profile.h"
 #include "threshold_findings_util.h"
 
 namespace trainscope {
 namespace {
 
-using analysis::Finding;
+using testing::ExpectLedgersAddUp;
 
-void ExpectLedgerAddsUp(const model::RankProfile& profile) {
-  for (const RowLedger& ledger : profile.ledgers) {
-    EXPECT_EQ(ledger.rows_read(), ledger.rows_used() + ledger.rows_skipped()) << ledger.file();
-  }
-}
+using testing::EvidenceValue;
+
+using analysis::Finding;
 
 // ≤2025-05 header (no Device_id, Level "hccl").
 constexpr const char* kApiStatisticOld =
@@ -55,7 +55,7 @@ TEST(ApiStatisticReader, ReadsBothHeaderGenerations) {
   EXPECT_EQ(compile.count, 19);
   EXPECT_EQ(compile.avg_ns, 739'433);
   EXPECT_EQ(compile.max_ns, 1'773'700);
-  ExpectLedgerAddsUp(old_profile);
+  ExpectLedgersAddUp(old_profile);
 
   model::RankProfile new_profile;
   ASSERT_TRUE(formats::ParseApiStatistic(kApiStatisticCann83, "api.csv", &new_profile).ok());
@@ -115,7 +115,7 @@ TEST(OperatorDetailsReader, KeepsTheUserFrameAndOneLineShapes) {
   EXPECT_EQ(ledger.rows_read(), 6);
   EXPECT_EQ(ledger.skipped_by_reason().at("missing Name"), 1);
   EXPECT_EQ(ledger.notes_by_reason().at("unparsable Host Total Duration"), 1);
-  ExpectLedgerAddsUp(profile);
+  ExpectLedgersAddUp(profile);
 }
 
 TEST(OperatorDetailsReader, ColumnsAbsentAreFeaturesAbsent) {
@@ -218,14 +218,6 @@ const Finding* FindId(const std::vector<Finding>& findings, const std::string& i
   return nullptr;
 }
 
-double Value(const Finding& f, const std::string& key) {
-  for (const auto& [k, v] : f.evidence_values) {
-    if (k == key) return v;
-  }
-  ADD_FAILURE() << key;
-  return -1;
-}
-
 TEST(DynamicShapeFinding, ADynamicJobThatCompilesOnlineIsFlagged) {
   const analysis::RankAnalysis rank = OneStep();
   model::RankProfile dynamic = Job(model::OpState::kDynamic, true, 8);
@@ -233,10 +225,10 @@ TEST(DynamicShapeFinding, ADynamicJobThatCompilesOnlineIsFlagged) {
   const Finding* f = FindId(findings, "dynamic-shape");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->occurrences, 40);
-  EXPECT_EQ(Value(*f, "dynamic_kernels"), 40);
-  EXPECT_DOUBLE_EQ(Value(*f, "dynamic_share_pct"), 100);
-  EXPECT_DOUBLE_EQ(Value(*f, "compile_per_step_ms"), 8);
-  EXPECT_DOUBLE_EQ(Value(*f, "compile_pct"), 8);
+  EXPECT_EQ(EvidenceValue(*f, "dynamic_kernels"), 40);
+  EXPECT_DOUBLE_EQ(EvidenceValue(*f, "dynamic_share_pct"), 100);
+  EXPECT_DOUBLE_EQ(EvidenceValue(*f, "compile_per_step_ms"), 8);
+  EXPECT_DOUBLE_EQ(EvidenceValue(*f, "compile_pct"), 8);
   EXPECT_DOUBLE_EQ(f->estimated_gain_pct, 8);  // under the 20 ms of idle
   // Ascend's remedy (RankThresholdFindings renders for Ascend).
   EXPECT_NE(f->remedy.find("set_compile_mode(jit_compile=False)"), std::string::npos);
@@ -272,8 +264,8 @@ TEST(DynamicShapeFinding, HostBoundCarriesTheLaunchStatistics) {
   const std::vector<Finding> findings = analysis::RankThresholdFindings(rank, profile);
   const Finding* f = FindId(findings, "host-bound");
   ASSERT_NE(f, nullptr);
-  EXPECT_DOUBLE_EQ(Value(*f, "launches_per_step"), 40);
-  EXPECT_DOUBLE_EQ(Value(*f, "launch_mean_us"), 25);
+  EXPECT_DOUBLE_EQ(EvidenceValue(*f, "launches_per_step"), 40);
+  EXPECT_DOUBLE_EQ(EvidenceValue(*f, "launch_mean_us"), 25);
   EXPECT_NE(f->evidence.find("40 operator launches per step"), std::string::npos);
 }
 

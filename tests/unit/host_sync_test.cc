@@ -5,12 +5,13 @@
 #include <gtest/gtest.h>
 
 #include "model/rank_profile.h"
+#include "time_units.h"
 #include "unit/profile_builder.h"
 
 namespace trainscope::analysis {
 namespace {
 
-constexpr int64_t kMs = 1'000'000;
+using testing::kMs;
 
 using testing::AddHostOp;
 using testing::AddKernel;

@@ -18,13 +18,9 @@
 namespace trainscope::formats {
 namespace {
 
-namespace fs = std::filesystem;
+using testing::WriteFileBytes;
 
-void WriteFile(const fs::path& path, std::string_view bytes) {
-  fs::create_directories(path.parent_path());
-  std::ofstream out(path, std::ios::binary);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
+namespace fs = std::filesystem;
 
 // The first 16 bytes of every SQLite database, then a page of zeros.
 std::string SqliteBytes() { return std::string("SQLite format 3\0", 16) + std::string(84, '\0'); }
@@ -48,16 +44,17 @@ struct Inputs {
 
   Inputs() {
     const std::string kernels = "Name,Start Time(us),Duration(us)\nMatMul,100,5\n";
-    WriteFile(text_rank / "ASCEND_PROFILER_OUTPUT/kernel_details.csv", kernels);
-    WriteFile(text_rank / "profiler_info_0.json", "{}");
-    WriteFile(db_rank / "ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_1.db", SqliteBytes());
-    WriteFile(db_rank / "ASCEND_PROFILER_OUTPUT/analysis.db", SqliteBytes());
-    WriteFile(db_rank / "profiler_info_1.json", "{}");
-    WriteFile(both_rank / "ASCEND_PROFILER_OUTPUT/kernel_details.csv", kernels);
-    WriteFile(both_rank / "ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_2.db", SqliteBytes());
-    WriteFile(trace, R"({"schemaVersion": 1, "traceEvents": []})");
-    WriteFile(not_trace, R"({"lr": 0.001})");
-    WriteFile(fake_db, "not a database, just text");
+    WriteFileBytes(text_rank / "ASCEND_PROFILER_OUTPUT/kernel_details.csv", kernels);
+    WriteFileBytes(text_rank / "profiler_info_0.json", "{}");
+    WriteFileBytes(db_rank / "ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_1.db", SqliteBytes());
+    WriteFileBytes(db_rank / "ASCEND_PROFILER_OUTPUT/analysis.db", SqliteBytes());
+    WriteFileBytes(db_rank / "profiler_info_1.json", "{}");
+    WriteFileBytes(both_rank / "ASCEND_PROFILER_OUTPUT/kernel_details.csv", kernels);
+    WriteFileBytes(both_rank / "ASCEND_PROFILER_OUTPUT/ascend_pytorch_profiler_2.db",
+                   SqliteBytes());
+    WriteFileBytes(trace, R"({"schemaVersion": 1, "traceEvents": []})");
+    WriteFileBytes(not_trace, R"({"lr": 0.001})");
+    WriteFileBytes(fake_db, "not a database, just text");
   }
 };
 

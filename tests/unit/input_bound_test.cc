@@ -14,12 +14,17 @@
 #include "analysis/common/findings_catalog.h"
 #include "analysis/findings/threshold_findings.h"
 #include "analysis/step/step_budget.h"
+#include "finding_lookup.h"
 #include "model/rank_profile.h"
+#include "time_units.h"
 
 namespace trainscope::analysis {
 namespace {
 
-constexpr int64_t kMs = 1'000'000;
+using testing::EvidenceValue;
+using testing::FindingWithId;
+
+using testing::kMs;
 constexpr char kMulti[] = "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__";
 constexpr char kSingle[] = "enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__";
 
@@ -74,21 +79,6 @@ std::vector<Finding> Findings(const model::RankProfile& p, const StepDistributio
   return ThresholdFindings(d, StepTimeline{}, p, catalog);
 }
 
-const Finding* Find(const std::vector<Finding>& findings, const char* id) {
-  for (const Finding& f : findings) {
-    if (f.id == id) return &f;
-  }
-  return nullptr;
-}
-
-double Value(const Finding& f, const char* name) {
-  for (const auto& [key, value] : f.evidence_values) {
-    if (key == name) return value;
-  }
-  ADD_FAILURE() << "no evidence value " << name;
-  return -1;
-}
-
 TEST(InputBound, TheDeviceStarvedBehindTheLoaderIsFlagged) {
   // Step 0's work ends at 95 ms; the loader holds the host 100-140 ms, so
   // the device has nothing to run from 100 to 140 ms: 40 of the 100 ms
@@ -104,16 +94,16 @@ TEST(InputBound, TheDeviceStarvedBehindTheLoaderIsFlagged) {
   EXPECT_EQ(d.data_loader->step_ns, 100 * kMs);
   // Step 1's device window (140-195 ms) is all busy: no host-bound.
   const std::vector<Finding> findings = Findings(p, d);
-  const Finding* f = Find(findings, "input-bound");
+  const Finding* f = FindingWithId(findings, "input-bound");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->occurrences, 1);
   EXPECT_EQ(f->variant, "");
-  EXPECT_DOUBLE_EQ(Value(*f, "idle_pct"), 40.0);
-  EXPECT_DOUBLE_EQ(Value(*f, "idle_ms"), 40.0);
-  EXPECT_DOUBLE_EQ(Value(*f, "loader_ms"), 40.0);
-  EXPECT_DOUBLE_EQ(Value(*f, "step_ms"), 100.0);
+  EXPECT_DOUBLE_EQ(EvidenceValue(*f, "idle_pct"), 40.0);
+  EXPECT_DOUBLE_EQ(EvidenceValue(*f, "idle_ms"), 40.0);
+  EXPECT_DOUBLE_EQ(EvidenceValue(*f, "loader_ms"), 40.0);
+  EXPECT_DOUBLE_EQ(EvidenceValue(*f, "step_ms"), 100.0);
   EXPECT_DOUBLE_EQ(f->estimated_gain_pct, 40.0);
-  EXPECT_EQ(Find(findings, "host-bound"), nullptr);
+  EXPECT_EQ(FindingWithId(findings, "host-bound"), nullptr);
 }
 
 TEST(InputBound, ALoaderThatOverlapsBusyDeviceTimeIsNotFlagged) {
@@ -125,7 +115,7 @@ TEST(InputBound, ALoaderThatOverlapsBusyDeviceTimeIsNotFlagged) {
   EXPECT_EQ(d.data_loader->calls, 1);
   EXPECT_EQ(d.data_loader->loader_ns, 40 * kMs);
   EXPECT_EQ(d.data_loader->idle_ns, 0);
-  EXPECT_EQ(Find(Findings(p, d), "input-bound"), nullptr);
+  EXPECT_EQ(FindingWithId(Findings(p, d), "input-bound"), nullptr);
 }
 
 TEST(InputBound, TheThresholdIsABoundaryOfTheIteration) {
@@ -134,28 +124,28 @@ TEST(InputBound, TheThresholdIsABoundaryOfTheIteration) {
     const model::RankProfile p = TwoSteps(97 * kMs, 6);  // idle 100-106 ms: 6%
     const StepDistribution d = StepOf(p, 1);
     EXPECT_EQ(d.data_loader->idle_ns, 6 * kMs);
-    EXPECT_NE(Find(Findings(p, d), "input-bound"), nullptr);
+    EXPECT_NE(FindingWithId(Findings(p, d), "input-bound"), nullptr);
   }
   {
     const model::RankProfile p = TwoSteps(103 * kMs, 6);  // busy until 103: 3 ms idle
     const StepDistribution d = StepOf(p, 1);
     EXPECT_EQ(d.data_loader->idle_ns, 3 * kMs);
     EXPECT_EQ(d.data_loader->step_ns, 100 * kMs);
-    EXPECT_EQ(Find(Findings(p, d), "input-bound"), nullptr);
+    EXPECT_EQ(FindingWithId(Findings(p, d), "input-bound"), nullptr);
   }
   {
     const model::RankProfile p = TwoSteps(103 * kMs - 1000, 6);  // 3 ms + 1 us
     const StepDistribution d = StepOf(p, 1);
     EXPECT_EQ(d.data_loader->idle_ns, 3 * kMs + 1000);
     const std::vector<Finding> findings = Findings(p, d);
-    const Finding* f = Find(findings, "input-bound");
+    const Finding* f = FindingWithId(findings, "input-bound");
     ASSERT_NE(f, nullptr);
-    EXPECT_NEAR(Value(*f, "idle_pct"), 3.001, 1e-9);
+    EXPECT_NEAR(EvidenceValue(*f, "idle_pct"), 3.001, 1e-9);
     // The band is data/thresholds.tsv's, overridable: at 5% this step is
     // normal.
     FindingCatalog strict = FindingCatalog::Builtin();
     ASSERT_TRUE(strict.OverrideThresholds("input_idle_normal  0.05\n", "mine.tsv").ok());
-    EXPECT_EQ(Find(Findings(p, d, strict), "input-bound"), nullptr);
+    EXPECT_EQ(FindingWithId(Findings(p, d, strict), "input-bound"), nullptr);
   }
 }
 
@@ -176,15 +166,15 @@ TEST(InputBound, HostBoundLeavesTheLoadersIdleToInputBound) {
   EXPECT_EQ(d.data_loader->idle_ns, 20 * kMs);
   EXPECT_EQ(d.data_loader->idle_in_window_ns, 20 * kMs);
   std::vector<Finding> findings = Findings(p, d);
-  const Finding* input = Find(findings, "input-bound");
+  const Finding* input = FindingWithId(findings, "input-bound");
   ASSERT_NE(input, nullptr);
   EXPECT_EQ(input->variant, "single");  // num_workers=0
-  EXPECT_DOUBLE_EQ(Value(*input, "idle_in_window_ms"), 20.0);
-  EXPECT_EQ(Find(findings, "host-bound"), nullptr);  // 20% free, all of it the loader's
+  EXPECT_DOUBLE_EQ(EvidenceValue(*input, "idle_in_window_ms"), 20.0);
+  EXPECT_EQ(FindingWithId(findings, "host-bound"), nullptr);  // 20% free, all of it the loader's
   // Without the loader the same free time is host-bound's.
   d.data_loader.reset();
   findings = Findings(p, d);
-  const Finding* host = Find(findings, "host-bound");
+  const Finding* host = FindingWithId(findings, "host-bound");
   ASSERT_NE(host, nullptr);
   EXPECT_DOUBLE_EQ(host->estimated_gain_pct, 17.0);  // 20% above the 3% band
 }
@@ -200,12 +190,13 @@ TEST(InputBound, HostBoundKeepsTheFreeTimeTheLoaderDoesNotExplain) {
   Kernel(&p, 1, 70 * kMs, 100 * kMs);
   const StepDistribution d = StepOf(p, 1);
   const std::vector<Finding> findings = Findings(p, d);
-  const Finding* host = Find(findings, "host-bound");
+  const Finding* host = FindingWithId(findings, "host-bound");
   ASSERT_NE(host, nullptr);
-  EXPECT_DOUBLE_EQ(Value(*host, "free_pct"), 30.0);  // the step's whole free time, as before
-  EXPECT_DOUBLE_EQ(Value(*host, "loader_idle_ms"), 20.0);
+  EXPECT_DOUBLE_EQ(EvidenceValue(*host, "free_pct"),
+                   30.0);  // the step's whole free time, as before
+  EXPECT_DOUBLE_EQ(EvidenceValue(*host, "loader_idle_ms"), 20.0);
   EXPECT_DOUBLE_EQ(host->estimated_gain_pct, 7.0);  // 10% - 3%
-  const Finding* input = Find(findings, "input-bound");
+  const Finding* input = FindingWithId(findings, "input-bound");
   ASSERT_NE(input, nullptr);
   EXPECT_DOUBLE_EQ(input->estimated_gain_pct, 20.0);
 }
@@ -222,7 +213,7 @@ TEST(InputBound, BeforeTheCapturesFirstDeviceEventTheIdleIsUnknown) {
   EXPECT_EQ(d.data_loader->calls, 1);
   EXPECT_EQ(d.data_loader->loader_ns, 40 * kMs);
   EXPECT_EQ(d.data_loader->idle_ns, 0);
-  EXPECT_EQ(Find(Findings(p, d), "input-bound"), nullptr);
+  EXPECT_EQ(FindingWithId(Findings(p, d), "input-bound"), nullptr);
 }
 
 TEST(InputBound, CopiesAndNestedRecordsAreOneCall) {

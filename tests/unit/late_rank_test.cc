@@ -14,11 +14,15 @@
 #include "analysis/cluster/straggler.h"
 #include "analysis/common/findings_catalog.h"
 #include "analysis/findings/cluster_findings.h"
+#include "finding_lookup.h"
+#include "time_units.h"
 
 namespace trainscope::analysis {
 namespace {
 
-constexpr int64_t kMs = 1'000'000;
+using testing::FindingWithId;
+
+using testing::kMs;
 constexpr int64_t kStepNs = 200 * kMs;
 constexpr int kSteps = 4;
 constexpr int kCollectives = 12;
@@ -91,17 +95,10 @@ Verdict Analyse(const std::vector<RankComm>& job) {
   return v;
 }
 
-const Finding* FindingWithId(const std::vector<Finding>& findings, const std::string& id) {
-  for (const Finding& f : findings) {
-    if (f.id == id) return &f;
-  }
-  return nullptr;
-}
-
 TEST(LateRank, APlantedLateRankIsNamedFrom4To64Ranks) {
   for (int ranks : {4, 8, 16, 64}) {
     for (double late_pct : {5.5, 10.0, 20.0}) {
-      SCOPED_TRACE(testing::Message() << ranks << " ranks, " << late_pct << "% late");
+      SCOPED_TRACE(::testing::Message() << ranks << " ranks, " << late_pct << "% late");
       const int late_rank = ranks / 2 - 1;
       const auto late_ns = static_cast<int64_t>(late_pct / 100 * kStepNs);
       const Verdict v = Analyse(Job(ranks, late_rank, late_ns, 0, 7));

@@ -18,6 +18,7 @@
 #include "analysis/compare/run_comparison.h"
 #include "analysis/job/rank_analysis.h"
 #include "analysis/step/memory_usage.h"
+#include "finding_lookup.h"
 #include "formats/ascend/memory_readers.h"
 #include "report/html_report.h"
 #include "synth/synth.h"
@@ -26,30 +27,18 @@
 namespace trainscope {
 namespace {
 
+using testing::EvidenceValue;
+using testing::FindingWithId;
+
 using analysis::Finding;
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-
-double Value(const Finding& f, const std::string& key) {
-  for (const auto& [k, v] : f.evidence_values) {
-    if (k == key) return v;
-  }
-  ADD_FAILURE() << f.id << " has no " << key;
-  return -1;
-}
 
 std::string Label(const Finding& f, const std::string& key) {
   for (const auto& [k, v] : f.text_labels) {
     if (k == key) return v;
   }
   return {};
-}
-
-const Finding* Find(const analysis::JobAnalysis& job, const std::string& id) {
-  for (const Finding& f : job.findings) {
-    if (f.id == id) return &f;
-  }
-  return nullptr;
 }
 
 struct MemoryTruth {
@@ -103,34 +92,34 @@ TEST(MemorySynth, BothPlantsAreFoundWithTheirGroundTruth) {
   EXPECT_EQ(side.truth.offset, int64_t{5} << 29);  // 2.5 GiB, synth's unshard pool
   EXPECT_EQ(side.truth.holder, "aten::_log_softmax");
 
-  const Finding* frag = Find(side.job, "memory-fragmentation");
+  const Finding* frag = FindingWithId(side.job, "memory-fragmentation");
   ASSERT_NE(frag, nullptr);
   EXPECT_EQ(frag->variant.rfind("streams", 0), 0u) << frag->variant;
   // At the peak the gap is the unshard pool plus the segment rounding.
-  EXPECT_NEAR(Value(*frag, "gap_min_gib"),
+  EXPECT_NEAR(EvidenceValue(*frag, "gap_min_gib"),
               static_cast<double>(side.truth.peak_reserved - side.truth.peak_allocated) / kGiB,
               1e-9);
-  EXPECT_GE(Value(*frag, "gap_min_gib") * kGiB, static_cast<double>(side.truth.offset));
-  EXPECT_EQ(Value(*frag, "stream_pools"), 2);
+  EXPECT_GE(EvidenceValue(*frag, "gap_min_gib") * kGiB, static_cast<double>(side.truth.offset));
+  EXPECT_EQ(EvidenceValue(*frag, "stream_pools"), 2);
 
-  const Finding* peak = Find(side.job, "memory-peak");
+  const Finding* peak = FindingWithId(side.job, "memory-peak");
   ASSERT_NE(peak, nullptr);
   EXPECT_NE(peak->title.find("aten::_log_softmax"), std::string::npos) << peak->title;
-  EXPECT_NEAR(Value(*peak, "holder_gib"), static_cast<double>(side.truth.holder_bytes) / kGiB,
-              1e-9);
-  EXPECT_NEAR(Value(*peak, "peak_allocated_gib"),
+  EXPECT_NEAR(EvidenceValue(*peak, "holder_gib"),
+              static_cast<double>(side.truth.holder_bytes) / kGiB, 1e-9);
+  EXPECT_NEAR(EvidenceValue(*peak, "peak_allocated_gib"),
               static_cast<double>(side.truth.peak_allocated) / kGiB, 1e-9);
-  EXPECT_NEAR(Value(*peak, "offload_saves_gib"), Value(*peak, "holder_gib"), 1e-12);
+  EXPECT_NEAR(EvidenceValue(*peak, "offload_saves_gib"), EvidenceValue(*peak, "holder_gib"), 1e-12);
   // The unfused RMSNorm's intermediates live at the peak: per layer two
   // norms of pow + mul (fp32) + cast + mul (bf16) on [8192, 2048]: 384 MiB.
-  EXPECT_NEAR(Value(*peak, "fused_saves_gib"), 2 * 2 * 6 * 8192.0 * 2048 * 2 / kGiB, 1e-9);
+  EXPECT_NEAR(EvidenceValue(*peak, "fused_saves_gib"), 2 * 2 * 6 * 8192.0 * 2048 * 2 / kGiB, 1e-9);
   // Ascend profile: the Ascend remedy (MindSpeed switches).
   EXPECT_NE(peak->remedy.find("MindSpeed"), std::string::npos) << peak->remedy;
   EXPECT_NE(peak->remedy.find("npu_rms_norm"), std::string::npos);
   // Ascend text exports name no chip: capacity unknown, no oom-risk.
-  EXPECT_EQ(Find(side.job, "oom-risk"), nullptr);
+  EXPECT_EQ(FindingWithId(side.job, "oom-risk"), nullptr);
   // Data-parallel twins hold the same memory.
-  EXPECT_EQ(Find(side.job, "memory-imbalance"), nullptr);
+  EXPECT_EQ(FindingWithId(side.job, "memory-imbalance"), nullptr);
   for (const analysis::RankAnalysis& rank : side.job.ranks) {
     const auto& m = rank.selected()->memory;
     ASSERT_TRUE(m.has_value());
@@ -163,7 +152,7 @@ TEST(MemorySynth, TheCleanTwinIsQuietAndTheFusedPeakShowsInCompare) {
   EXPECT_EQ(fused.truth.offset, 0);
   EXPECT_EQ(fused.truth.holder, "");
   for (const char* id : {"memory-fragmentation", "memory-peak", "oom-risk", "memory-imbalance"}) {
-    EXPECT_EQ(Find(fused.job, id), nullptr) << id;
+    EXPECT_EQ(FindingWithId(fused.job, id), nullptr) << id;
   }
   auto c = analysis::CompareRuns(base.job, fused.job, analysis::CompareOptions{});
   ASSERT_TRUE(c.ok());
@@ -210,10 +199,10 @@ TEST(MemoryFindings, OomRiskFromDevicePropertiesAndNotWithoutCapacity) {
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].id, "oom-risk");
   EXPECT_EQ(found[0].ranks, std::vector<int32_t>{3});
-  EXPECT_DOUBLE_EQ(Value(found[0], "headroom_gib"), 0.5);
-  EXPECT_DOUBLE_EQ(Value(found[0], "headroom_pct"), 6.25);
-  EXPECT_DOUBLE_EQ(Value(found[0], "capacity_gib"), 8);
-  EXPECT_DOUBLE_EQ(Value(found[0], "peak_allocated_gib"), 7);
+  EXPECT_DOUBLE_EQ(EvidenceValue(found[0], "headroom_gib"), 0.5);
+  EXPECT_DOUBLE_EQ(EvidenceValue(found[0], "headroom_pct"), 6.25);
+  EXPECT_DOUBLE_EQ(EvidenceValue(found[0], "capacity_gib"), 8);
+  EXPECT_DOUBLE_EQ(EvidenceValue(found[0], "peak_allocated_gib"), 7);
   EXPECT_EQ(Label(found[0], "capacity_from"), "deviceProperties totalGlobalMem");
   EXPECT_NE(found[0].remedy.find("PYTORCH_CUDA_ALLOC_CONF"), std::string::npos);
   // Without totalGlobalMem the device table's H100 row: 80 GiB, plenty left.
@@ -276,11 +265,11 @@ TEST(MemoryFindings, ActivationMemoryAndPeakHolderByHand) {
   EXPECT_EQ(peak.id, "memory-peak");
   // Two holders of 300 MiB each at the 700 MiB peak: 42.9% (ties: by name).
   EXPECT_EQ(Label(peak, "holder"), "aten::mm");
-  EXPECT_NEAR(Value(peak, "holder_pct"), 300.0 / 700 * 100, 1e-9);
-  EXPECT_NEAR(Value(peak, "live_at_peak_gib"), 600.0 / 1024, 1e-12);
-  EXPECT_NEAR(Value(peak, "recompute_saves_gib"), 600.0 / 1024, 1e-12);
-  EXPECT_NEAR(Value(peak, "fused_saves_gib"), 300.0 / 1024, 1e-12);
-  EXPECT_NEAR(Value(peak, "activation_gib"), 600.0 / 1024, 1e-12);
+  EXPECT_NEAR(EvidenceValue(peak, "holder_pct"), 300.0 / 700 * 100, 1e-9);
+  EXPECT_NEAR(EvidenceValue(peak, "live_at_peak_gib"), 600.0 / 1024, 1e-12);
+  EXPECT_NEAR(EvidenceValue(peak, "recompute_saves_gib"), 600.0 / 1024, 1e-12);
+  EXPECT_NEAR(EvidenceValue(peak, "fused_saves_gib"), 300.0 / 1024, 1e-12);
+  EXPECT_NEAR(EvidenceValue(peak, "activation_gib"), 600.0 / 1024, 1e-12);
   EXPECT_NE(peak.remedy.find("MindSpeed"), std::string::npos);
 }
 
@@ -296,10 +285,10 @@ TEST(MemoryFindings, ImbalanceIsTheSpreadOverTheMedianPeak) {
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].id, "memory-imbalance");
   EXPECT_EQ(found[0].ranks, std::vector<int32_t>{2});
-  EXPECT_DOUBLE_EQ(Value(found[0], "spread_pct"), 80);
-  EXPECT_DOUBLE_EQ(Value(found[0], "median_peak_gib"), 5);
-  EXPECT_DOUBLE_EQ(Value(found[0], "max_peak_gib"), 8);
-  EXPECT_DOUBLE_EQ(Value(found[0], "min_peak_gib"), 4);
+  EXPECT_DOUBLE_EQ(EvidenceValue(found[0], "spread_pct"), 80);
+  EXPECT_DOUBLE_EQ(EvidenceValue(found[0], "median_peak_gib"), 5);
+  EXPECT_DOUBLE_EQ(EvidenceValue(found[0], "max_peak_gib"), 8);
+  EXPECT_DOUBLE_EQ(EvidenceValue(found[0], "min_peak_gib"), 4);
   EXPECT_EQ(Label(found[0], "per_rank"), "rank 0 4.00 GiB, rank 1 5.00 GiB, rank 2 8.00 GiB");
   EXPECT_NE(found[0].remedy.find("--num-layer-list"), std::string::npos);
   // 19% apart: quiet; one rank: quiet.

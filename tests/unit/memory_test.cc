@@ -11,19 +11,16 @@
 #include "analysis/step/memory_usage.h"
 #include "core/numbers.h"
 #include "formats/ascend/memory_readers.h"
+#include "ledger_checks.h"
 #include "model/rank_profile.h"
 #include "threshold_findings_util.h"
 
 namespace trainscope {
 namespace {
 
-constexpr int64_t kMiB = int64_t{1} << 20;
+using testing::ExpectLedgersAddUp;
 
-void ExpectLedgerAddsUp(const model::RankProfile& profile) {
-  for (const RowLedger& ledger : profile.ledgers) {
-    EXPECT_EQ(ledger.rows_read(), ledger.rows_used() + ledger.rows_skipped()) << ledger.file();
-  }
-}
+constexpr int64_t kMiB = int64_t{1} << 20;
 
 TEST(BinaryScaledBytes, ConvertsExactly) {
   EXPECT_EQ(ParseBinaryScaledBytes("954.3701171875", 20), 1000729600);  // 954 MiB + 388096 B
@@ -87,7 +84,7 @@ TEST(MemoryRecordReader, ReadsBothHeadersAndCountsDamagedRows) {
   EXPECT_EQ(rows[5].component, model::MemoryComponent::kGe);
   EXPECT_FALSE(rows[6].allocated_bytes.has_value());  // "abc": noted, unknown
   EXPECT_TRUE(profile.memory.has_records);
-  ExpectLedgerAddsUp(profile);
+  ExpectLedgersAddUp(profile);
 
   model::RankProfile old;
   ASSERT_TRUE(formats::ParseMemoryRecord(kMemoryRecord2023, "memory_record.csv", &old).ok());
@@ -140,7 +137,7 @@ TEST(OperatorMemoryReader, ReadsBothHeadersAndCountsDamagedRows) {
   EXPECT_FALSE(rows[1].release_ns.has_value());  // outlived the capture
   EXPECT_EQ(rows[3].size_bytes, -33280);         // a release without its allocation
   EXPECT_FALSE(rows[3].alloc_ns.has_value());
-  ExpectLedgerAddsUp(profile);
+  ExpectLedgersAddUp(profile);
 
   model::RankProfile old;
   ASSERT_TRUE(formats::ParseOperatorMemory(kOperatorMemory2023, "operator_memory.csv", &old).ok());
@@ -170,7 +167,7 @@ TEST(NpuModuleMemReader, ReadsMbAndKbHeaders) {
                   .ok());
   ASSERT_EQ(kb.memory.modules.size(), 1u);
   EXPECT_EQ(kb.memory.modules[0].reserved_bytes, 2048 * 1024 + 512);
-  ExpectLedgerAddsUp(kb);
+  ExpectLedgersAddUp(kb);
 }
 
 // The step's memory over the fixtures above, computed by hand: PTA samples

@@ -5,10 +5,12 @@
 
 #include <vector>
 
+#include "time_units.h"
+
 namespace trainscope::analysis {
 namespace {
 
-constexpr int64_t kMs = 1'000'000;
+using testing::kMs;
 
 std::vector<Finding> Imbalance(const std::vector<StageComputation>& ranks) {
   std::vector<Finding> out;

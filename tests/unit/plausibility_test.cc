@@ -12,7 +12,7 @@
 namespace trainscope::analysis {
 namespace {
 
-void AddKernel(model::RankProfile* p, int32_t stream, int64_t start_us, int64_t dur_us) {
+void AddStreamKernel(model::RankProfile* p, int32_t stream, int64_t start_us, int64_t dur_us) {
   model::DeviceEvent e;
   e.step = 1;
   e.name = p->strings.Intern("k");
@@ -27,8 +27,8 @@ void AddKernel(model::RankProfile* p, int32_t stream, int64_t start_us, int64_t 
 TEST(Plausibility, TwoSerialStreamsOverlappingEachOtherArePossible) {
   model::RankProfile p;
   for (int i = 0; i < 20; ++i) {
-    AddKernel(&p, 1, i * 10, 10);     // back to back on stream 1
-    AddKernel(&p, 2, i * 10 + 5, 5);  // stream 2 overlaps stream 1 half the time
+    AddStreamKernel(&p, 1, i * 10, 10);     // back to back on stream 1
+    AddStreamKernel(&p, 2, i * 10 + 5, 5);  // stream 2 overlaps stream 1 half the time
   }
   p.device_events.SortByStart();
   const auto w = WorstStepPlausibility(p);
@@ -46,7 +46,7 @@ TEST(Plausibility, TwoSerialStreamsOverlappingEachOtherArePossible) {
 TEST(Plausibility, RoundedStartsOnOneStreamAreImpossible) {
   model::RankProfile p;
   p.device_events_from = "/x/kernel_details.csv";
-  for (int i = 0; i < 12; ++i) AddKernel(&p, 1, 100, 10 + i);  // one start for all
+  for (int i = 0; i < 12; ++i) AddStreamKernel(&p, 1, 100, 10 + i);  // one start for all
   p.device_events.SortByStart();
   const auto w = WorstStepPlausibility(p);
   ASSERT_TRUE(w.has_value());
@@ -79,8 +79,8 @@ TEST(Plausibility, SpreadsheetRoundedFixtureWarns) {
 TEST(Plausibility, TaskLongerThanTheProfilersStepIsImpossible) {
   model::RankProfile p;
   p.device_events_from = "kernel_details.csv";
-  for (int i = 0; i < 5; ++i) AddKernel(&p, 1, i * 100, 50);
-  AddKernel(&p, 1, 600, 5'000);  // 5 ms in a 1 ms step
+  for (int i = 0; i < 5; ++i) AddStreamKernel(&p, 1, i * 100, 50);
+  AddStreamKernel(&p, 1, 600, 5'000);  // 5 ms in a 1 ms step
   p.device_events.SortByStart();
   model::StepTraceRow row;
   row.step = 1;

@@ -15,11 +15,15 @@
 #include "analysis/common/collective_groups.h"
 #include "analysis/common/family_rules.h"
 #include "analysis/job/rank_analysis.h"
+#include "finding_lookup.h"
 #include "synth/synth.h"
 #include "synth_job.h"
 
 namespace trainscope::analysis {
 namespace {
+
+using testing::EvidenceValue;
+using testing::FindingWithId;
 
 struct Layout {
   int ranks = 4, tp = 1, pp = 1, ep = 1;
@@ -27,7 +31,7 @@ struct Layout {
   int micro_batches = 2;
 };
 
-JobAnalysis Analyse(const Layout& layout, const std::string& tag) {
+JobAnalysis AnalyseLayout(const Layout& layout, const std::string& tag) {
   synth::SynthOptions o;
   o.ranks = layout.ranks;
   o.layers = 4;
@@ -49,20 +53,6 @@ JobAnalysis Analyse(const Layout& layout, const std::string& tag) {
   return job.ok() ? std::move(*job) : JobAnalysis{};
 }
 
-const Finding* Find(const JobAnalysis& job, const std::string& id) {
-  for (const Finding& f : job.findings) {
-    if (f.id == id) return &f;
-  }
-  return nullptr;
-}
-
-double Value(const Finding& f, const std::string& key) {
-  for (const auto& [name, value] : f.evidence_values) {
-    if (name == key) return value;
-  }
-  return -1;
-}
-
 // No remedy of the job recommends FSDP prefetching or a GPU switch: the
 // jobs are Megatron-style layouts on Ascend.
 void ExpectNoForeignAdvice(const JobAnalysis& job) {
@@ -74,24 +64,24 @@ void ExpectNoForeignAdvice(const JobAnalysis& job) {
 }
 
 TEST(SynthLayoutsTest, PipelineJobHasPipelineFindingsNotFsdpAdvice) {
-  const JobAnalysis job = Analyse({.ranks = 4, .pp = 2, .micro_batches = 4}, "layout-pp");
-  const Finding* bubble = Find(job, "pipeline-bubble");
+  const JobAnalysis job = AnalyseLayout({.ranks = 4, .pp = 2, .micro_batches = 4}, "layout-pp");
+  const Finding* bubble = FindingWithId(job, "pipeline-bubble");
   ASSERT_NE(bubble, nullptr);
   // GPipe with 2 stages and 4 micro-batches idles (S-1)/(M+S-1) = 20% of
   // the step in the fill and drain, more with unequal stages; above the
   // normal band and far below the whole step.
-  EXPECT_GT(Value(*bubble, "exposed_p2p_pct"), 10.0);
-  EXPECT_LT(Value(*bubble, "exposed_p2p_pct"), 60.0);
+  EXPECT_GT(EvidenceValue(*bubble, "exposed_p2p_pct"), 10.0);
+  EXPECT_LT(EvidenceValue(*bubble, "exposed_p2p_pct"), 60.0);
   EXPECT_NE(bubble->remedy.find("--num-layers-per-virtual-pipeline-stage"), std::string::npos);
   EXPECT_NE(bubble->remedy.find("MindSpeed"), std::string::npos);
   // The last stage also computes the loss: it is the slow stage, ranks 2
   // and 3 in Megatron's rank order (rank = tp_rank + tp * (dp_rank + dp * stage)).
-  const Finding* imbalance = Find(job, "stage-imbalance");
+  const Finding* imbalance = FindingWithId(job, "stage-imbalance");
   ASSERT_NE(imbalance, nullptr);
   EXPECT_EQ(imbalance->ranks, (std::vector<int32_t>{2, 3}));
   // Send/receive waits are the schedule's, not a slow rank's.
-  EXPECT_EQ(Find(job, "straggler-rank"), nullptr);
-  const Finding* exposed = Find(job, "exposed-communication");
+  EXPECT_EQ(FindingWithId(job, "straggler-rank"), nullptr);
+  const Finding* exposed = FindingWithId(job, "exposed-communication");
   if (exposed != nullptr) {
     EXPECT_EQ(exposed->variant.find("moe"), std::string::npos);
   }
@@ -99,48 +89,48 @@ TEST(SynthLayoutsTest, PipelineJobHasPipelineFindingsNotFsdpAdvice) {
 }
 
 TEST(SynthLayoutsTest, TensorParallelJobGetsSequenceParallelRemedies) {
-  const JobAnalysis job = Analyse({.ranks = 4, .tp = 4}, "layout-tp");
-  const Finding* exposed = Find(job, "exposed-communication");
+  const JobAnalysis job = AnalyseLayout({.ranks = 4, .tp = 4}, "layout-tp");
+  const Finding* exposed = FindingWithId(job, "exposed-communication");
   ASSERT_NE(exposed, nullptr);
   EXPECT_NE(exposed->variant.find("tp"), std::string::npos) << exposed->variant;
   EXPECT_EQ(exposed->ranks.size(), 4u);
   // Nearly all of the exposed time is the tensor-parallel all-reduces.
-  EXPECT_GT(Value(*exposed, "exposed_tensor_parallel_ms"),
-            0.9 * Value(*exposed, "exposed_communication_ms"));
+  EXPECT_GT(EvidenceValue(*exposed, "exposed_tensor_parallel_ms"),
+            0.9 * EvidenceValue(*exposed, "exposed_communication_ms"));
   EXPECT_NE(exposed->remedy.find("--sequence-parallel"), std::string::npos);
   EXPECT_NE(exposed->remedy.find("--use-ascend-mc2"), std::string::npos);
-  EXPECT_EQ(Find(job, "pipeline-bubble"), nullptr);
-  EXPECT_EQ(Find(job, "straggler-rank"), nullptr);
+  EXPECT_EQ(FindingWithId(job, "pipeline-bubble"), nullptr);
+  EXPECT_EQ(FindingWithId(job, "straggler-rank"), nullptr);
   ExpectNoForeignAdvice(job);
 }
 
 TEST(SynthLayoutsTest, ExpertParallelJobGetsMoeDispatchRemedies) {
-  const JobAnalysis job = Analyse({.ranks = 4, .ep = 4}, "layout-ep");
-  const Finding* exposed = Find(job, "exposed-communication");
+  const JobAnalysis job = AnalyseLayout({.ranks = 4, .ep = 4}, "layout-ep");
+  const Finding* exposed = FindingWithId(job, "exposed-communication");
   ASSERT_NE(exposed, nullptr);
   EXPECT_NE(exposed->variant.find("moe"), std::string::npos) << exposed->variant;
-  EXPECT_GT(Value(*exposed, "exposed_all_to_all_ms"),
-            0.5 * Value(*exposed, "exposed_communication_ms"));
+  EXPECT_GT(EvidenceValue(*exposed, "exposed_all_to_all_ms"),
+            0.5 * EvidenceValue(*exposed, "exposed_communication_ms"));
   EXPECT_NE(exposed->remedy.find("MindSpeed"), std::string::npos);
-  EXPECT_EQ(Find(job, "pipeline-bubble"), nullptr);
+  EXPECT_EQ(FindingWithId(job, "pipeline-bubble"), nullptr);
   ExpectNoForeignAdvice(job);
 }
 
 TEST(SynthLayoutsTest, DataParallelBucketsBehindBackwardAreClean) {
   // DDP's gradient buckets all-reduce behind the next layer's backward: no
   // exposed communication, no FSDP pseudo-overlap, no straggler.
-  const JobAnalysis job = Analyse({.ranks = 4, .ddp = true}, "layout-ddp");
+  const JobAnalysis job = AnalyseLayout({.ranks = 4, .ddp = true}, "layout-ddp");
   for (const char* id : {"exposed-communication", "pseudo-overlap", "straggler-rank",
                          "pipeline-bubble", "stage-imbalance"}) {
-    EXPECT_EQ(Find(job, id), nullptr) << id;
+    EXPECT_EQ(FindingWithId(job, id), nullptr) << id;
   }
 }
 
 TEST(SynthLayoutsTest, MixedTensorAndPipelineLayout) {
   const JobAnalysis job =
-      Analyse({.ranks = 8, .tp = 2, .pp = 2, .micro_batches = 4}, "layout-tp-pp");
-  EXPECT_NE(Find(job, "pipeline-bubble"), nullptr);
-  EXPECT_EQ(Find(job, "straggler-rank"), nullptr);
+      AnalyseLayout({.ranks = 8, .tp = 2, .pp = 2, .micro_batches = 4}, "layout-tp-pp");
+  EXPECT_NE(FindingWithId(job, "pipeline-bubble"), nullptr);
+  EXPECT_EQ(FindingWithId(job, "straggler-rank"), nullptr);
   ExpectNoForeignAdvice(job);
 }
 

@@ -22,12 +22,12 @@
 namespace trainscope::synth {
 namespace {
 
+using testing::ReadFileBytes;
+
 namespace fs = std::filesystem;
 
 using testing::SynthOutputFile;
 using testing::SynthRankDir;
-std::string ReadFile(const std::string& path) { return testing::ReadFileBytes(path); }
-
 // Splits one CSV record (no embedded newlines in these files) into fields,
 // honouring "" escapes inside quoted fields.
 std::vector<std::string> SplitCsv(std::string_view line) {
@@ -78,7 +78,7 @@ struct Table {
 
 Table ReadCsv(const std::string& path) {
   Table table;
-  const std::vector<std::string> lines = Lines(ReadFile(path));
+  const std::vector<std::string> lines = Lines(ReadFileBytes(path));
   if (lines.empty()) return table;
   table.header = SplitCsv(lines[0]);
   for (size_t i = 1; i < lines.size(); ++i) table.rows.push_back(SplitCsv(lines[i]));
@@ -154,12 +154,12 @@ TEST_F(SynthTest, SameSeedGivesIdenticalBytes) {
   const std::string b = WriteJob(options, "det_b");
   for (int rank = 0; rank < options.ranks; ++rank) {
     for (const char* file : {"kernel_details.csv", "step_trace_time.csv", "op_statistic.csv"}) {
-      const std::string bytes = ReadFile(SynthOutputFile(a, rank, file));
+      const std::string bytes = ReadFileBytes(SynthOutputFile(a, rank, file));
       ASSERT_FALSE(bytes.empty()) << file;
-      EXPECT_EQ(bytes, ReadFile(SynthOutputFile(b, rank, file))) << file;
+      EXPECT_EQ(bytes, ReadFileBytes(SynthOutputFile(b, rank, file))) << file;
     }
   }
-  EXPECT_EQ(ReadFile(a + "/ground_truth.json"), ReadFile(b + "/ground_truth.json"));
+  EXPECT_EQ(ReadFileBytes(a + "/ground_truth.json"), ReadFileBytes(b + "/ground_truth.json"));
 }
 
 TEST_F(SynthTest, DifferentSeedGivesDifferentBytes) {
@@ -167,8 +167,8 @@ TEST_F(SynthTest, DifferentSeedGivesDifferentBytes) {
   const std::string a = WriteJob(options, "seed_a");
   options.seed = 2;
   const std::string b = WriteJob(options, "seed_b");
-  EXPECT_NE(ReadFile(SynthOutputFile(a, 0, "kernel_details.csv")),
-            ReadFile(SynthOutputFile(b, 0, "kernel_details.csv")));
+  EXPECT_NE(ReadFileBytes(SynthOutputFile(a, 0, "kernel_details.csv")),
+            ReadFileBytes(SynthOutputFile(b, 0, "kernel_details.csv")));
 }
 
 TEST_F(SynthTest, BaselineHasMoreAndSmallerKernelsThanAllFused) {
@@ -194,7 +194,7 @@ struct Toggle {
 
 TEST_F(SynthTest, EachRemedyZeroesItsPlantedPattern) {
   const SynthOptions baseline = SmallOptions();
-  const std::string base_json = ReadFile(WriteJob(baseline, "gt_base") + "/ground_truth.json");
+  const std::string base_json = ReadFileBytes(WriteJob(baseline, "gt_base") + "/ground_truth.json");
   const Toggle toggles[] = {
       {"unfused-rmsnorm", &SynthOptions::fused_rmsnorm, true},
       {"unfused-gated-norm", &SynthOptions::fused_gated_norm, true},
@@ -214,7 +214,7 @@ TEST_F(SynthTest, EachRemedyZeroesItsPlantedPattern) {
     SynthOptions fixed = baseline;
     fixed.*t.field = true;
     const std::string job = WriteJob(fixed, "gt_fixed");
-    const std::string json = ReadFile(job + "/ground_truth.json");
+    const std::string json = ReadFileBytes(job + "/ground_truth.json");
     EXPECT_EQ(PatternField(json, t.pattern, "instances_per_step_per_rank"), 0);
     // The other patterns are untouched.
     for (const Toggle& other : toggles) {
@@ -236,7 +236,7 @@ TEST_F(SynthTest, EachRemedyZeroesItsPlantedPattern) {
 TEST_F(SynthTest, GroundTruthKernelCountsMatchTheCsv) {
   const SynthOptions options = SmallOptions();
   const std::string job = WriteJob(options, "gt_counts");
-  const std::string json = ReadFile(job + "/ground_truth.json");
+  const std::string json = ReadFileBytes(job + "/ground_truth.json");
   for (int rank = 0; rank < options.ranks; ++rank) {
     const Table table = ReadCsv(SynthOutputFile(job, rank, "kernel_details.csv"));
     std::map<std::string, int64_t> per_step;
@@ -372,7 +372,7 @@ TEST_F(SynthTest, KernelDetailsUsesCrlfLineEnds) {
   SynthOptions options = SmallOptions();
   options.ranks = 1;
   const std::string job = WriteJob(options, "crlf");
-  const std::string text = ReadFile(SynthOutputFile(job, 0, "kernel_details.csv"));
+  const std::string text = ReadFileBytes(SynthOutputFile(job, 0, "kernel_details.csv"));
   ASSERT_TRUE(text.ends_with("\r\n"));
   size_t lines = 0;
   for (size_t i = 0; i < text.size(); ++i) {
@@ -381,7 +381,7 @@ TEST_F(SynthTest, KernelDetailsUsesCrlfLineEnds) {
     ASSERT_TRUE(i > 0 && text[i - 1] == '\r') << "bare LF at byte " << i;
   }
   EXPECT_GT(lines, 100u);
-  EXPECT_TRUE(ReadFile(SynthOutputFile(job, 0, "step_trace_time.csv")).ends_with("\r\n"));
+  EXPECT_TRUE(ReadFileBytes(SynthOutputFile(job, 0, "step_trace_time.csv")).ends_with("\r\n"));
   // Shapes carry literal quotes inside a quoted field.
   EXPECT_NE(text.find(",\"\"\"1,4096,2048\"\"\","), std::string::npos);
 }
@@ -391,11 +391,12 @@ TEST_F(SynthTest, WritesRankMetadataFiles) {
   const std::string job = WriteJob(options, "meta");
   for (int rank = 0; rank < options.ranks; ++rank) {
     const std::string dir = SynthRankDir(job, rank);
-    const std::string info = ReadFile(dir + "/profiler_info_" + std::to_string(rank) + ".json");
+    const std::string info =
+        ReadFileBytes(dir + "/profiler_info_" + std::to_string(rank) + ".json");
     EXPECT_NE(info.find("\"rank_id\": \"" + std::to_string(rank) + "\""), std::string::npos);
     EXPECT_NE(info.find("\"_profiler_level\": \"Level1\""), std::string::npos);
     EXPECT_NE(info.find("\"cann_version\": \"8.3.RC1\""), std::string::npos);
-    const std::string meta = ReadFile(dir + "/profiler_metadata.json");
+    const std::string meta = ReadFileBytes(dir + "/profiler_metadata.json");
     EXPECT_NE(meta.find("\"world_size\": " + std::to_string(options.ranks)), std::string::npos);
     EXPECT_NE(meta.find("\"ENV_VARIABLES\""), std::string::npos);
     const Table stats = ReadCsv(SynthOutputFile(job, rank, "op_statistic.csv"));
@@ -422,9 +423,10 @@ TEST_F(SynthTest, BindingShrinksTheStepStartSkew) {
     }
     return worst;
   };
-  const double unbound = max_wait(ReadFile(WriteJob(options, "skew_u") + "/ground_truth.json"));
+  const double unbound =
+      max_wait(ReadFileBytes(WriteJob(options, "skew_u") + "/ground_truth.json"));
   options.numa_bound = true;
-  const double bound = max_wait(ReadFile(WriteJob(options, "skew_b") + "/ground_truth.json"));
+  const double bound = max_wait(ReadFileBytes(WriteJob(options, "skew_b") + "/ground_truth.json"));
   EXPECT_GT(unbound, 95000.0);
   EXPECT_LT(unbound, 115000.0);
   // Bound ranks differ only in their step preparation (120-400 us), and
@@ -434,7 +436,7 @@ TEST_F(SynthTest, BindingShrinksTheStepStartSkew) {
   // The unbound spread follows host_skew_ms.
   options.numa_bound = false;
   options.host_skew_ms = 20.0;
-  const double modest = max_wait(ReadFile(WriteJob(options, "skew_m") + "/ground_truth.json"));
+  const double modest = max_wait(ReadFileBytes(WriteJob(options, "skew_m") + "/ground_truth.json"));
   EXPECT_GT(modest, 19000.0);
   EXPECT_LT(modest, 21500.0);
 }
@@ -446,7 +448,7 @@ TEST_F(SynthTest, ScaleMultipliesTheMicroBatches) {
   const std::string one = WriteJob(options, "scale1");
   options.scale = 3.0;
   const std::string three = WriteJob(options, "scale3");
-  const std::string json = ReadFile(three + "/ground_truth.json");
+  const std::string json = ReadFileBytes(three + "/ground_truth.json");
   EXPECT_NE(json.find("\"effective\": {\"layers\": 4, \"micro_batches\": 6,"), std::string::npos);
   const double small =
       static_cast<double>(fs::file_size(SynthOutputFile(one, 0, "kernel_details.csv")));

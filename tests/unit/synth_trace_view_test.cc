@@ -34,12 +34,12 @@
 namespace trainscope::synth {
 namespace {
 
+using testing::ReadFileBytes;
+
 namespace fs = std::filesystem;
 
 using testing::SynthOutputFile;
 using testing::SynthRankDir;
-std::string ReadFile(const std::string& path) { return testing::ReadFileBytes(path); }
-
 // kernel_details.csv and step_trace_time.csv, then trace_view.json, as the
 // rank loader reads them (the trace then adds the timeline only).
 model::RankProfile LoadRank(const std::string& job, int rank) {
@@ -339,25 +339,25 @@ TEST_F(SynthTraceViewTest, SameSeedSameBytesAndOtherFilesUnchanged) {
   options.with_stack = false;
   const std::string plain = WriteJob(options, "plain");
   for (int rank = 0; rank < options.ranks; ++rank) {
-    const std::string trace = ReadFile(SynthOutputFile(a, rank, "trace_view.json"));
+    const std::string trace = ReadFileBytes(SynthOutputFile(a, rank, "trace_view.json"));
     ASSERT_GT(trace.size(), 100000u);
-    EXPECT_TRUE(trace == ReadFile(SynthOutputFile(b, rank, "trace_view.json")));
+    EXPECT_TRUE(trace == ReadFileBytes(SynthOutputFile(b, rank, "trace_view.json")));
     EXPECT_FALSE(fs::exists(SynthOutputFile(plain, rank, "trace_view.json")));
     for (const char* file : {"kernel_details.csv", "step_trace_time.csv", "op_statistic.csv",
                              "communication.json", "communication_matrix.json"}) {
-      EXPECT_TRUE(ReadFile(SynthOutputFile(a, rank, file)) ==
-                  ReadFile(SynthOutputFile(plain, rank, file)))
+      EXPECT_TRUE(ReadFileBytes(SynthOutputFile(a, rank, file)) ==
+                  ReadFileBytes(SynthOutputFile(plain, rank, file)))
           << file << " changes with trace_view";
     }
   }
-  EXPECT_EQ(ReadFile(a + "/ground_truth.json"), ReadFile(b + "/ground_truth.json"));
+  EXPECT_EQ(ReadFileBytes(a + "/ground_truth.json"), ReadFileBytes(b + "/ground_truth.json"));
 }
 
 // The torch_npu format details, checked on the JSON itself: a top-level
 // array, ts as a string with 3 decimals, dur a number, every pid named by
 // process_name, flows with bp "e" and integer ids, NPU labels "NPU <id>".
 TEST_F(SynthTraceViewTest, FileFollowsTheTorchNpuFormat) {
-  const std::string text = ReadFile(SynthOutputFile(*job_, 1, "trace_view.json"));
+  const std::string text = ReadFileBytes(SynthOutputFile(*job_, 1, "trace_view.json"));
   ASSERT_TRUE(text.starts_with("[{") && text.ends_with("}]"));
   simdjson::dom::parser parser;
   simdjson::dom::array events;
@@ -436,9 +436,9 @@ TEST_F(SynthTraceViewTest, OlderHeaderVariantsAreReadToo) {
     options.steps = 1;
     options.ranks = 1;
     const std::string job = WriteJob(options, "variant");
-    EXPECT_NE(
-        ReadFile(SynthOutputFile(job, 0, "trace_view.json")).find(R"("args": {"name": "HCCL"})"),
-        std::string::npos);
+    EXPECT_NE(ReadFileBytes(SynthOutputFile(job, 0, "trace_view.json"))
+                  .find(R"("args": {"name": "HCCL"})"),
+              std::string::npos);
     const model::RankProfile p = LoadRank(job, 0);
     size_t compute_rows = 0, comm_rows = 0, compute_tasks = 0, comm_tasks = 0, unlinked = 0;
     for (size_t i = 0; i < p.device_events.size(); ++i) {

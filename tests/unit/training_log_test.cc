@@ -30,7 +30,7 @@ std::string Fixture(const std::string& name) {
   return testing::SourceDir() + "/tests/data/logs/" + name;
 }
 
-formats::ReadTrainingLog Read(const std::string& name) {
+formats::ReadTrainingLog ReadFixtureLog(const std::string& name) {
   auto read = formats::ReadTrainingLogFile(Fixture(name));
   EXPECT_TRUE(read.ok()) << read.status().message();
   return read.ok() ? std::move(*read) : formats::ReadTrainingLog();
@@ -75,7 +75,7 @@ const FormatCase kCases[] = {
 TEST(TrainingLogTest, EveryFormatCountsEveryLine) {
   for (const FormatCase& c : kCases) {
     SCOPED_TRACE(c.stem);
-    const formats::ReadTrainingLog read = Read(std::string(c.stem) + "_clean.log");
+    const formats::ReadTrainingLog read = ReadFixtureLog(std::string(c.stem) + "_clean.log");
     EXPECT_EQ(read.log.format, c.format);
     EXPECT_EQ(read.log.records.size(), 40u);
     EXPECT_EQ(read.ledger.rows_read(), c.lines_clean);
@@ -92,7 +92,7 @@ TEST(TrainingLogTest, EveryFormatCountsEveryLine) {
 TEST(TrainingLogTest, CleanLogsHaveNoFindings) {
   for (const FormatCase& c : kCases) {
     SCOPED_TRACE(c.stem);
-    const RunHealth h = Health(Read(std::string(c.stem) + "_clean.log").log);
+    const RunHealth h = Health(ReadFixtureLog(std::string(c.stem) + "_clean.log").log);
     EXPECT_TRUE(h.findings.empty()) << h.findings.front().id;
     EXPECT_EQ(h.records, 40);
   }
@@ -101,7 +101,7 @@ TEST(TrainingLogTest, CleanLogsHaveNoFindings) {
 TEST(TrainingLogTest, PlantedEventsFoundAtTheirStepInEveryFormat) {
   for (const FormatCase& c : kCases) {
     SCOPED_TRACE(c.stem);
-    const RunHealth h = Health(Read(std::string(c.stem) + "_planted.log").log);
+    const RunHealth h = Health(ReadFixtureLog(std::string(c.stem) + "_planted.log").log);
     std::map<std::string, int64_t> steps = FindingSteps(h);
     EXPECT_EQ(steps["loss-spike"], c.spike);
     EXPECT_EQ(steps["grad-explosion"], c.explosion);
@@ -116,7 +116,7 @@ TEST(TrainingLogTest, PlantedEventsFoundAtTheirStepInEveryFormat) {
 }
 
 TEST(TrainingLogTest, MegatronNumbersAndErrorLines) {
-  const formats::ReadTrainingLog read = Read("megatron_planted.log");
+  const formats::ReadTrainingLog read = ReadFixtureLog("megatron_planted.log");
   ASSERT_EQ(read.log.records.size(), 40u);
   const model::TrainingRecord& first = read.log.records.front();
   EXPECT_EQ(first.step, 10);
@@ -147,8 +147,8 @@ TEST(TrainingLogTest, MegatronNumbersAndErrorLines) {
 }
 
 TEST(TrainingLogTest, GzipReadsLikeThePlainFile) {
-  const formats::ReadTrainingLog plain = Read("megatron_planted.log");
-  const formats::ReadTrainingLog gz = Read("megatron_planted.log.gz");
+  const formats::ReadTrainingLog plain = ReadFixtureLog("megatron_planted.log");
+  const formats::ReadTrainingLog gz = ReadFixtureLog("megatron_planted.log.gz");
   ASSERT_EQ(plain.log.records.size(), gz.log.records.size());
   for (size_t i = 0; i < plain.log.records.size(); ++i) {
     EXPECT_EQ(plain.log.records[i].offset, gz.log.records[i].offset);
@@ -296,7 +296,7 @@ double Evidence(const analysis::Finding& f, const std::string& key) {
 // drift; its Theil-Sen drift computed there independently: 17.5921%; the
 // steady state (median of the second half) 1152.6 ms.
 TEST(TrainingLogTest, SlowWarmupAndDriftPlanted) {
-  const RunHealth h = Health(Read("megatron_steptime_drift.log").log);
+  const RunHealth h = Health(ReadFixtureLog("megatron_steptime_drift.log").log);
   EXPECT_EQ(h.warmup_records, 3);
   ASSERT_TRUE(h.step_ms_drift_pct.has_value());
   EXPECT_NEAR(*h.step_ms_drift_pct, 17.5921, 1e-3);
@@ -316,7 +316,7 @@ TEST(TrainingLogTest, SlowWarmupAndDriftPlanted) {
 // Stalls of +2,000 ms per step in the record of every 100th step: ten
 // stalls, period 100, the rest 1000 +- 8 ms (median 1000).
 TEST(TrainingLogTest, PeriodicStallPlanted) {
-  const RunHealth h = Health(Read("megatron_steptime_periodic.log").log);
+  const RunHealth h = Health(ReadFixtureLog("megatron_steptime_periodic.log").log);
   const analysis::Finding* f = FindingOf(h, "periodic-stall");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(Evidence(*f, "period_steps"), 100);
@@ -333,7 +333,7 @@ TEST(TrainingLogTest, PeriodicStallPlanted) {
 TEST(TrainingLogTest, CleanLogsHaveNoStepTimeShape) {
   for (const FormatCase& c : kCases) {
     SCOPED_TRACE(c.stem);
-    const RunHealth h = Health(Read(std::string(c.stem) + "_clean.log").log);
+    const RunHealth h = Health(ReadFixtureLog(std::string(c.stem) + "_clean.log").log);
     EXPECT_EQ(h.warmup_records, 0);
     EXPECT_FALSE(h.period_steps.has_value());
     if (h.step_ms_drift_pct) {
@@ -347,7 +347,7 @@ TEST(TrainingLogTest, CleanLogsHaveNoStepTimeShape) {
 // (989.5 dense BF16): 6 x 8e9 + 12 x 32 x 4096 x 8192 = 60.8853e9 FLOPs per
 // token; the median tps 6126 gives 372.98 TFLOP/s, 37.69% MFU.
 TEST(TrainingLogTest, ModelMfuFromParametersAndTheLogsTps) {
-  const formats::ReadTrainingLog read = Read("torchtitan_clean.log");
+  const formats::ReadTrainingLog read = ReadFixtureLog("torchtitan_clean.log");
   analysis::ModelSpec spec;
   spec.params = 8e9;
   spec.layers = 32;
@@ -381,7 +381,7 @@ TEST(TrainingLogTest, ModelMfuFromParametersAndTheLogsTps) {
 // Megatron prints no tokens/s: tokens per step = batch x seq, over the step
 // time and the devices. Clean fixture: step times 1000 + 5 x ((3i) % 4).
 TEST(TrainingLogTest, ModelTgsFromBatchAndStepTime) {
-  const formats::ReadTrainingLog read = Read("megatron_clean.log");
+  const formats::ReadTrainingLog read = ReadFixtureLog("megatron_clean.log");
   analysis::ModelSpec spec;
   spec.layers = 32;
   spec.hidden = 4096;
@@ -436,7 +436,7 @@ namespace {
 // The first XTuner record, as make_fixtures.py prints it (xtuner_clean.log
 // line 2); the reduced loss is preferred over local_loss.
 TEST(TrainingLogTest, XTunerNumbers) {
-  const formats::ReadTrainingLog read = Read("xtuner_clean.log");
+  const formats::ReadTrainingLog read = ReadFixtureLog("xtuner_clean.log");
   ASSERT_EQ(read.log.records.size(), 40u);
   const model::TrainingRecord& r = read.log.records.front();
   EXPECT_EQ(r.step, 10);
