@@ -6,9 +6,9 @@
 #      tests except the browser and MPI ones;
 #   3. ThreadSanitizer build + the same tests (the chunked trace scan and the
 #      per-rank/per-step analyses run on several threads);
-#   The sanitizer stages run the gtest binary as one process per core
-#   (gtest's sharding) instead of one process per test: a sanitized process
-#   costs ~0.4 s to start, ~700 times (HACKING.md, "How CI spends its time").
+#   The sanitizer presets give ctest the gtest binary as one shard test per
+#   core (gtest's sharding) instead of one test per case: a sanitized process
+#   costs ~0.4 s to start, ~740 times (HACKING.md, "How CI spends its time").
 #   4. clang-tidy over src/ (.clang-tidy: bugprone-*, performance-*,
 #      cognitive complexity <= 40; scripts/tidy.sh);
 #   5. every libFuzzer target for a bounded time (FUZZ_SECONDS, default 30).
@@ -48,48 +48,36 @@ count() {  # log -> "passed failed skipped"
   echo "$((all - failed - skipped)) $failed $skipped"
 }
 
-gtest_count() {  # log of a gtest run -> "passed failed skipped" (a run cut short: 1 failed)
-  p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) tests\{0,1\}\.$/\1/p' "$1" | tail -1)
-  f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) tests\{0,1\}, listed below:$/\1/p' "$1" | tail -1)
-  k=$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) tests\{0,1\}, listed below:$/\1/p' "$1" | tail -1)
-  if ! grep -q "^\[==========\] .* ran\." "$1"; then f=$(( ${f:-0} + 1 )); fi
-  echo "${p:-0} ${f:-0} ${k:-0}"
+# The gtest cases the shard tests of a sanitizer preset ran, summed over
+# the shards (ctest's LastTest.log holds each test's output).
+shard_cases() {  # LastTest.log -> "passed failed skipped"
+  awk '/^\[  PASSED  \] [0-9]+ tests?\.$/ { p += $4 }
+       /^\[  FAILED  \] [0-9]+ tests?, listed below:$/ { f += $4 }
+       /^\[  SKIPPED \] [0-9]+ tests?, listed below:$/ { k += $4 }
+       END { print p + 0, f + 0, k + 0 }' "$1"
 }
 
-# A sanitizer stage's tests: the gtest binary split over the cores, each
-# shard one process (gtest's GTEST_TOTAL_SHARDS), then ctest for the tests
-# that are not in it (the allocation binary; the checks of the sources ran
-# in stage 1). Adds to the totals.
+# A sanitizer stage's tests: ctest with the preset's shard tests (the gtest
+# binary as one process per core, tests/CMakeLists.txt) and the tests that
+# are not in it (the allocation binary); the checks of the sources ran in
+# stage 1. Adds to the totals, counting the shards' gtest cases.
 run_sanitized() {  # preset, the sanitizer's environment (NAME=value ...)
   preset="$1"; shift
-  sanitizer_env="$*"
   dir="build/$preset"
-  pids=""; shard=0
-  while [ "$shard" -lt "$jobs" ]; do
-    (cd "$dir/tests" && env $sanitizer_env TRAINSCOPE_THREADS=2 GTEST_TOTAL_SHARDS="$jobs" \
-       GTEST_SHARD_INDEX="$shard" timeout 2400 ./trainscope_tests) >"$dir/shard-$shard.log" 2>&1 &
-    pids="$pids $!"; shard=$((shard + 1))
-  done
-  shard=0; status=0
-  for pid in $pids; do
-    log="$dir/shard-$shard.log"
-    if ! wait "$pid"; then
-      status=1
-      echo "shard $shard of $jobs failed ($log):"
-      if grep -q "^\[  FAILED  \]" "$log"; then grep "^\[  FAILED  \]" "$log" | sort -u; else tail -40 "$log"; fi
-    fi
-    set -- $(gtest_count "$log")
-    passed=$((passed + $1)) failed=$((failed + $2)) skipped=$((skipped + $3))
-    shard=$((shard + 1))
-  done
-  echo "$preset: trainscope_tests in $jobs shards: $(cat "$dir"/shard-*.log | grep -c '^\[       OK \]') passed"
-  if ! env $sanitizer_env ctest --preset "$preset" -j"$jobs" -LE "browser|mpi|trainscope_tests|source_check" \
-      >"$dir/ctest.log" 2>&1; then
-    status=1
-  fi
+  if env "$@" ctest --preset "$preset" -j"$jobs" -LE "browser|mpi|source_check" \
+      >"$dir/ctest.log" 2>&1; then status=0; else status=$?; fi
   grep -vE "^ +Start |Test +#[0-9]+: .* Passed" "$dir/ctest.log" | tail -20
-  set -- $(count "$dir/ctest.log")
-  passed=$((passed + $1)) failed=$((failed + $2)) skipped=$((skipped + $3))
+  grep -h "^\[  FAILED  \] [A-Za-z_]" "$dir/Testing/Temporary/LastTest.log" 2>/dev/null | sort -u || true
+  shard_results=$(grep -E "Test +#[0-9]+: trainscope_tests_shard_[0-9]+ " "$dir/ctest.log" || true)
+  shards=$(printf '%s\n' "$shard_results" | grep -c "shard" || true)
+  shards_failed=$(printf '%s\n' "$shard_results" | grep "shard" | grep -vc " Passed" || true)
+  set -- $(count "$dir/ctest.log") $(shard_cases "$dir/Testing/Temporary/LastTest.log")
+  crashed=0  # a shard that failed without a failed case: a crash or a timeout
+  if [ "$shards_failed" -gt 0 ] && [ "$5" -eq 0 ]; then crashed=1; fi
+  echo "$preset: the $shards gtest shards ran $4 cases passed, $5 failed, $6 skipped"
+  passed=$((passed + $1 - (shards - shards_failed) + $4))
+  failed=$((failed + $2 - shards_failed + $5 + crashed))
+  skipped=$((skipped + $3 + $6))
   return $status
 }
 
