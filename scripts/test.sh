@@ -10,7 +10,8 @@
 #   core (gtest's sharding) instead of one test per case: a sanitized process
 #   costs ~0.4 s to start, ~740 times (HACKING.md, "How CI spends its time").
 #   4. clang-tidy over src/ (.clang-tidy: bugprone-*, performance-*,
-#      cognitive complexity <= 40; scripts/tidy.sh);
+#      cognitive complexity <= 40; scripts/tidy.sh), and every src/ file
+#      compiling on its own (scripts/check_includes.sh);
 #   5. every libFuzzer target for a bounded time (FUZZ_SECONDS, default 30).
 # TRAINSCOPE_QUICK=1 runs only step 1. Ends with one summary line.
 set -eu
@@ -100,8 +101,9 @@ if [ "${TRAINSCOPE_QUICK:-0}" != "1" ]; then
   cmake --build --preset tsan -j"$jobs"
   run_sanitized tsan TSAN_OPTIONS=halt_on_error=1
 
-  stage "4/5 clang-tidy"
+  stage "4/5 clang-tidy and includes"
   scripts/tidy.sh
+  scripts/check_includes.sh
 
   stage "5/5 fuzzing (bounded)"
   scripts/fuzz.sh "${FUZZ_SECONDS:-30}"

@@ -13,7 +13,7 @@
 namespace trainscope::report {
 namespace {
 
-constexpr double kLeft = 70, kRight = 20, kTop = 20, kBottom = 40;
+constexpr double kChartLeft = 70, kChartRight = 20, kChartTop = 20, kChartBottom = 40;
 
 // "Nice" tick step for a linear axis spanning |range|.
 double NiceStep(double range, int target_ticks) {
@@ -60,7 +60,8 @@ std::string FamilyColor(const std::string& family) {
 HtmlFragment DensityChartSvg(const std::vector<DensitySeries>& series) {
   const double width = 760, height = 340;
   SvgCanvas svg(width, height, "Log-log density of kernel durations");
-  const double plot_w = width - kLeft - kRight - 120, plot_h = height - kTop - kBottom;
+  const double plot_w = width - kChartLeft - kChartRight - 120,
+               plot_h = height - kChartTop - kChartBottom;
   // x: log10(us) from 0 (1 us) to 6 (1 s); y: log10(density) from floor to ceil.
   double max_density = 1e-9, min_density = 1e9;
   for (const auto& s : series) {
@@ -74,24 +75,24 @@ HtmlFragment DensityChartSvg(const std::vector<DensitySeries>& series) {
   double y_hi = std::ceil(std::log10(max_density));
   double y_lo = std::floor(std::log10(min_density));
   if (y_hi - y_lo < 1) y_lo = y_hi - 1;
-  auto X = [&](double us) { return kLeft + std::log10(us) / 6.0 * plot_w; };
-  auto Y = [&](double d) { return kTop + (y_hi - std::log10(d)) / (y_hi - y_lo) * plot_h; };
-  svg.Rect(kLeft, kTop, plot_w, plot_h, "#fafafa");
+  auto X = [&](double us) { return kChartLeft + std::log10(us) / 6.0 * plot_w; };
+  auto Y = [&](double d) { return kChartTop + (y_hi - std::log10(d)) / (y_hi - y_lo) * plot_h; };
+  svg.Rect(kChartLeft, kChartTop, plot_w, plot_h, "#fafafa");
   for (int decade = 0; decade <= 6; ++decade) {
     double x = X(std::pow(10.0, decade));
-    svg.Line(x, kTop, x, kTop + plot_h, "#ddd");
-    svg.Text(x, kTop + plot_h + 16, ShortDurationLabel(std::pow(10.0, decade)), "middle", 10);
+    svg.Line(x, kChartTop, x, kChartTop + plot_h, "#ddd");
+    svg.Text(x, kChartTop + plot_h + 16, ShortDurationLabel(std::pow(10.0, decade)), "middle", 10);
   }
   for (double e = y_lo; e <= y_hi; e += 1) {
     double y = Y(std::pow(10.0, e));
-    svg.Line(kLeft, y, kLeft + plot_w, y, "#ddd");
-    svg.Text(kLeft - 6, y + 4, fmt::format("1e{:g}", e), "end", 10);
+    svg.Line(kChartLeft, y, kChartLeft + plot_w, y, "#ddd");
+    svg.Text(kChartLeft - 6, y + 4, fmt::format("1e{:g}", e), "end", 10);
   }
-  svg.Text(kLeft + plot_w / 2, height - 6, "kernel duration (log scale)", "middle", 11);
+  svg.Text(kChartLeft + plot_w / 2, height - 6, "kernel duration (log scale)", "middle", 11);
   svg.Format(
       "<text x=\"14\" y=\"{:.0f}\" font-size=\"11\" text-anchor=\"middle\" "
       "transform=\"rotate(-90 14 {:.0f})\">fraction of kernels per decade</text>",
-      kTop + plot_h / 2, kTop + plot_h / 2);
+      kChartTop + plot_h / 2, kChartTop + plot_h / 2);
   for (size_t i = 0; i < series.size(); ++i) {
     const std::string color = kPalette[i % kPaletteSize];
     std::vector<std::pair<double, double>> points;
@@ -114,13 +115,13 @@ HtmlFragment DensityChartSvg(const std::vector<DensitySeries>& series) {
     }
     flush();
     if (i < 16) {
-      double ly = kTop + 12 + static_cast<double>(i) * 16;
+      double ly = kChartTop + 12 + static_cast<double>(i) * 16;
       svg.Rect(width - 125, ly - 8, 12, 3, color);
       svg.Text(width - 108, ly - 3, series[i].label, "start", 10);
     }
   }
   if (series.size() > 16)
-    svg.Text(width - 125, kTop + 12 + 16 * 16, fmt::format("+{} more", series.size() - 16));
+    svg.Text(width - 125, kChartTop + 12 + 16 * 16, fmt::format("+{} more", series.size() - 16));
   return std::move(svg).Finish();
 }
 
@@ -132,11 +133,11 @@ HtmlFragment FamilyBarsSvg(const std::vector<analysis::FamilyStat>& families) {
   std::stable_sort(shown.begin(), shown.end(),
                    [](const auto& a, const auto& b) { return a.total_ns > b.total_ns; });
   const double row = 22, width = 760, label_w = 170, bar_w = 240;
-  const double height = kTop + 24 + row * static_cast<double>(shown.size()) + 10;
+  const double height = kChartTop + 24 + row * static_cast<double>(shown.size()) + 10;
   SvgCanvas svg(width, height, "Kernel families: share of kernel count and of kernel time");
-  svg.Text(label_w + bar_w / 2, kTop + 4, "share of kernels", "middle", 11);
-  svg.Text(label_w + bar_w + 80 + bar_w / 2, kTop + 4, "share of kernel time", "middle", 11);
-  double y = kTop + 16;
+  svg.Text(label_w + bar_w / 2, kChartTop + 4, "share of kernels", "middle", 11);
+  svg.Text(label_w + bar_w + 80 + bar_w / 2, kChartTop + 4, "share of kernel time", "middle", 11);
+  double y = kChartTop + 16;
   for (const auto& family : shown) {
     std::string color = FamilyColor(family.name);
     svg.Text(label_w - 8, y + 14, family.name, "end", 11);
@@ -214,47 +215,49 @@ void DrawLanes(SvgCanvas& svg, const analysis::StepTimeline& timeline,
 }  // namespace
 
 HtmlFragment StepGanttSvg(const analysis::StepTimeline& timeline, int64_t axis_span_ns) {
-  const double width = 1100, lane_h = 26, axis_w = width - kLeft - kRight;
-  const double height = kTop + 4 * (lane_h + 6) + kBottom;
+  const double width = 1100, lane_h = 26, axis_w = width - kChartLeft - kChartRight;
+  const double height = kChartTop + 4 * (lane_h + 6) + kChartBottom;
   SvgCanvas svg(width, height,
                 fmt::format("Timeline of {}: compute, communication, other and free lanes",
                             StepName(timeline.step)));
   // The overview was aggregated at one column per pixel of this plot.
-  static_assert(1100 - kLeft - kRight == analysis::kOverviewColumns);
+  static_assert(1100 - kChartLeft - kChartRight == analysis::kOverviewColumns);
   const double span_us = Us(timeline.span_ns);
   const double axis_us = std::max(span_us, Us(axis_span_ns));
   // The step's own width on the (possibly longer) common axis.
   const double plot_w = axis_w * (span_us / std::max(axis_us, 1e-6));
-  DrawLanes(svg, timeline, timeline.overview, nullptr, 0, span_us, kLeft, plot_w, kTop, lane_h);
+  DrawLanes(svg, timeline, timeline.overview, nullptr, 0, span_us, kChartLeft, plot_w, kChartTop,
+            lane_h);
   for (size_t i = 0; i < timeline.zooms.size(); ++i) {
     const auto& zoom = timeline.zooms[i];
-    double x = kLeft + Us(zoom.start_ns) / std::max(span_us, 1e-6) * plot_w;
+    double x = kChartLeft + Us(zoom.start_ns) / std::max(span_us, 1e-6) * plot_w;
     double w = std::max(2.0, Us(zoom.width_ns) / std::max(span_us, 1e-6) * plot_w);
     svg.Format(
         "<rect x=\"{:.1f}\" y=\"{:.1f}\" width=\"{:.1f}\" height=\"{:.1f}\" fill=\"none\" "
         "stroke=\"#000\" stroke-dasharray=\"3,2\" class=\"zoom-outline\"><title>zoom {} "
         "({})</title></rect>",
-        x, kTop - 3.0 + static_cast<double>(i), w,
+        x, kChartTop - 3.0 + static_cast<double>(i), w,
         4 * (lane_h + 6) - 6 + 6.0 - 2.0 * static_cast<double>(i), i + 1,
         FormatDurationNs(zoom.width_ns));
   }
-  TimeAxis(svg, kLeft, kLeft + axis_w, kTop + 4 * (lane_h + 6), 0, axis_us);
+  TimeAxis(svg, kChartLeft, kChartLeft + axis_w, kChartTop + 4 * (lane_h + 6), 0, axis_us);
   return std::move(svg).Finish();
 }
 
 HtmlFragment ZoomGanttSvg(const analysis::StepTimeline& timeline,
                           const analysis::ZoomWindow& zoom) {
-  const double width = 1100, lane_h = 26, plot_w = width - kLeft - kRight;
-  const double height = kTop + 4 * (lane_h + 6) + kBottom;
+  const double width = 1100, lane_h = 26, plot_w = width - kChartLeft - kChartRight;
+  const double height = kChartTop + 4 * (lane_h + 6) + kChartBottom;
   SvgCanvas svg(width, height,
                 fmt::format("Zoom: {} from +{}", FormatDurationNs(zoom.width_ns),
                             FormatDurationNs(zoom.start_ns)));
   const analysis::TimelineOverview columns = analysis::AggregateColumns(
       zoom.kernels, zoom.start_ns, zoom.start_ns + zoom.width_ns, static_cast<int32_t>(plot_w));
   const double start_us = Us(zoom.start_ns), width_us = Us(zoom.width_ns);
-  DrawLanes(svg, timeline, columns, &zoom.kernels, start_us, start_us + width_us, kLeft, plot_w,
-            kTop, lane_h);
-  TimeAxis(svg, kLeft, kLeft + plot_w, kTop + 4 * (lane_h + 6), start_us, start_us + width_us);
+  DrawLanes(svg, timeline, columns, &zoom.kernels, start_us, start_us + width_us, kChartLeft,
+            plot_w, kChartTop, lane_h);
+  TimeAxis(svg, kChartLeft, kChartLeft + plot_w, kChartTop + 4 * (lane_h + 6), start_us,
+           start_us + width_us);
   return std::move(svg).Finish();
 }
 

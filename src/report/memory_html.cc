@@ -23,12 +23,14 @@ std::string GibText(const std::optional<int64_t>& bytes) {
   return bytes ? fmt::format("{:.2f} GiB", Gib(*bytes)) : std::string("n/a");
 }
 
-constexpr double kWidth = 860, kHeight = 260, kLeft = 60, kRight = 20, kTop = 20, kBottom = 30;
+constexpr double kMemoryChartWidth = 860, kMemoryChartHeight = 260, kMemoryChartLeft = 60,
+                 kMemoryChartRight = 20, kMemoryChartTop = 20, kMemoryChartBottom = 30;
 
 // Allocated (blue) and reserved (orange) over the window; the peak as a
 // vertical line labelled with the top holders.
 HtmlFragment MemoryCurveSvg(const analysis::MemoryUsage& m) {
-  SvgCanvas svg(kWidth, kHeight, "allocated and reserved memory over the step");
+  SvgCanvas svg(kMemoryChartWidth, kMemoryChartHeight,
+                "allocated and reserved memory over the step");
   const int64_t t0 = m.curve.front().ts_ns;
   const int64_t t1 = std::max(m.curve.back().ts_ns, t0 + 1);
   int64_t top = 1;
@@ -36,22 +38,25 @@ HtmlFragment MemoryCurveSvg(const analysis::MemoryUsage& m) {
     top = std::max({top, p.allocated_bytes, p.reserved_bytes.value_or(0)});
   }
   if (m.capacity_bytes && *m.capacity_bytes < top * 2) top = std::max(top, *m.capacity_bytes);
-  const double plot_w = kWidth - kLeft - kRight, plot_h = kHeight - kTop - kBottom;
+  const double plot_w = kMemoryChartWidth - kMemoryChartLeft - kMemoryChartRight,
+               plot_h = kMemoryChartHeight - kMemoryChartTop - kMemoryChartBottom;
   auto x = [&](int64_t ts) {
-    return kLeft + plot_w * static_cast<double>(ts - t0) / static_cast<double>(t1 - t0);
+    return kMemoryChartLeft + plot_w * static_cast<double>(ts - t0) / static_cast<double>(t1 - t0);
   };
   auto y = [&](int64_t bytes) {
-    return kTop + plot_h * (1 - static_cast<double>(bytes) / static_cast<double>(top));
+    return kMemoryChartTop + plot_h * (1 - static_cast<double>(bytes) / static_cast<double>(top));
   };
-  svg.Line(kLeft, kTop + plot_h, kLeft + plot_w, kTop + plot_h, "#999");
-  svg.Line(kLeft, kTop, kLeft, kTop + plot_h, "#999");
+  svg.Line(kMemoryChartLeft, kMemoryChartTop + plot_h, kMemoryChartLeft + plot_w,
+           kMemoryChartTop + plot_h, "#999");
+  svg.Line(kMemoryChartLeft, kMemoryChartTop, kMemoryChartLeft, kMemoryChartTop + plot_h, "#999");
   for (int i = 0; i <= 4; ++i) {
     const int64_t bytes = top / 4 * i;
-    svg.Text(kLeft - 4, y(bytes) + 4, fmt::format("{:.1f} GiB", Gib(bytes)), "end", 10, "#555");
+    svg.Text(kMemoryChartLeft - 4, y(bytes) + 4, fmt::format("{:.1f} GiB", Gib(bytes)), "end", 10,
+             "#555");
   }
-  svg.Text(kLeft, kHeight - 8, "step start", "start", 10, "#555");
-  svg.Text(kLeft + plot_w, kHeight - 8, ShortDurationLabel(static_cast<double>(t1 - t0) / 1e3),
-           "end", 10, "#555");
+  svg.Text(kMemoryChartLeft, kMemoryChartHeight - 8, "step start", "start", 10, "#555");
+  svg.Text(kMemoryChartLeft + plot_w, kMemoryChartHeight - 8,
+           ShortDurationLabel(static_cast<double>(t1 - t0) / 1e3), "end", 10, "#555");
   std::vector<std::pair<double, double>> allocated, reserved;
   for (const analysis::MemoryCurvePoint& p : m.curve) {
     allocated.emplace_back(x(p.ts_ns), y(p.allocated_bytes));
@@ -60,24 +65,27 @@ HtmlFragment MemoryCurveSvg(const analysis::MemoryUsage& m) {
   if (!reserved.empty()) svg.Polyline(reserved, kPalette[1], 1.5, "reserved (PTA)");
   svg.Polyline(allocated, kPalette[0], 1.5, "allocated (PTA)");
   if (m.capacity_bytes && *m.capacity_bytes <= top) {
-    svg.Line(kLeft, y(*m.capacity_bytes), kLeft + plot_w, y(*m.capacity_bytes), kPalette[5], 1);
-    svg.Text(kLeft + plot_w, y(*m.capacity_bytes) - 3,
+    svg.Line(kMemoryChartLeft, y(*m.capacity_bytes), kMemoryChartLeft + plot_w,
+             y(*m.capacity_bytes), kPalette[5], 1);
+    svg.Text(kMemoryChartLeft + plot_w, y(*m.capacity_bytes) - 3,
              fmt::format("device memory {:.1f} GiB", Gib(*m.capacity_bytes)), "end", 10,
              kPalette[5]);
   }
   if (m.peak_allocated_ns && m.peak_allocated_bytes) {
     const double px = x(*m.peak_allocated_ns);
-    svg.Line(px, kTop, px, kTop + plot_h, "#222", 1);
+    svg.Line(px, kMemoryChartTop, px, kMemoryChartTop + plot_h, "#222", 1);
     std::string label = fmt::format("peak {:.2f} GiB", Gib(*m.peak_allocated_bytes));
     for (size_t i = 0; i < m.top_holders.size() && i < 3; ++i) {
       label += fmt::format("{} {} {:.2f} GiB", i == 0 ? ":" : ",", m.top_holders[i].name,
                            Gib(m.top_holders[i].bytes));
     }
-    const bool right = px < kLeft + plot_w / 2;
-    svg.Text(right ? px + 4 : px - 4, kTop + 10, label, right ? "start" : "end", 10);
+    const bool right = px < kMemoryChartLeft + plot_w / 2;
+    svg.Text(right ? px + 4 : px - 4, kMemoryChartTop + 10, label, right ? "start" : "end", 10);
   }
-  svg.Text(kLeft + 6, kTop + plot_h - 6, "allocated", "start", 10, kPalette[0]);
-  svg.Text(kLeft + 70, kTop + plot_h - 6, "reserved", "start", 10, kPalette[1]);
+  svg.Text(kMemoryChartLeft + 6, kMemoryChartTop + plot_h - 6, "allocated", "start", 10,
+           kPalette[0]);
+  svg.Text(kMemoryChartLeft + 70, kMemoryChartTop + plot_h - 6, "reserved", "start", 10,
+           kPalette[1]);
   return std::move(svg).Finish();
 }
 
@@ -92,25 +100,25 @@ HtmlFragment RankPeakBarsSvg(const analysis::JobAnalysis& job) {
     top = std::max(
         {top, *step->memory->peak_allocated_bytes, step->memory->peak_reserved_bytes.value_or(0)});
   }
-  const double row = 18, height = kTop + row * static_cast<double>(ranks.size()) + 10;
-  SvgCanvas svg(kWidth, height, "peak memory per rank");
-  const double plot_w = kWidth - kLeft - 160;
+  const double row = 18, height = kMemoryChartTop + row * static_cast<double>(ranks.size()) + 10;
+  SvgCanvas svg(kMemoryChartWidth, height, "peak memory per rank");
+  const double plot_w = kMemoryChartWidth - kMemoryChartLeft - 160;
   for (size_t i = 0; i < ranks.size(); ++i) {
     const auto& [rank, m] = ranks[i];
-    const double yy = kTop + row * static_cast<double>(i);
-    svg.Text(kLeft - 4, yy + 12, fmt::format("rank {}", rank), "end", 10);
+    const double yy = kMemoryChartTop + row * static_cast<double>(i);
+    svg.Text(kMemoryChartLeft - 4, yy + 12, fmt::format("rank {}", rank), "end", 10);
     const double reserved =
         m->peak_reserved_bytes
             ? plot_w * static_cast<double>(*m->peak_reserved_bytes) / static_cast<double>(top)
             : 0;
     const double allocated =
         plot_w * static_cast<double>(*m->peak_allocated_bytes) / static_cast<double>(top);
-    svg.Rect(kLeft, yy + 2, reserved, row - 4, kPalette[1],
+    svg.Rect(kMemoryChartLeft, yy + 2, reserved, row - 4, kPalette[1],
              fmt::format("rank {}: peak reserved {}", rank, GibText(m->peak_reserved_bytes)));
-    svg.Rect(kLeft, yy + 5, allocated, row - 10, kPalette[0],
+    svg.Rect(kMemoryChartLeft, yy + 5, allocated, row - 10, kPalette[0],
              fmt::format("rank {}: peak allocated {}", rank, GibText(m->peak_allocated_bytes)));
     svg.Text(
-        kLeft + std::max(reserved, allocated) + 4, yy + 12,
+        kMemoryChartLeft + std::max(reserved, allocated) + 4, yy + 12,
         fmt::format("{} / {}", GibText(m->peak_allocated_bytes), GibText(m->peak_reserved_bytes)),
         "start", 10, "#555");
   }

@@ -7,7 +7,10 @@
 // - kernels.count counts kernels: compute_count + communication_count;
 // - every numeric field name follows the schema's unit rule (`*_us`, `*_ms`,
 //   `*_ns`, shares) or is named in docs/json-schema.md (evidence_values keys:
-//   in docs/findings.md, where each finding's values are listed).
+//   in docs/findings.md, where each finding's values are listed);
+// - remedies fit the platform (platform_remedy_check.h).
+// One sweep runs the binary once an input for all of these: under the
+// sanitizers a pass over the corpus is the slowest thing CI does (~45 s).
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
@@ -19,6 +22,7 @@
 #include <vector>
 
 #include "corpus/corpus_inputs.h"
+#include "corpus/platform_remedy_check.h"
 #include "golden/cli_test_util.h"
 #include "test_paths.h"
 
@@ -148,7 +152,7 @@ void CheckKernelCounts(simdjson::dom::element doc, Checker* checker) {
   }
 }
 
-TEST(JsonSanityCorpus, EveryCorpusProfileGivesSaneNumbers) {
+TEST(CorpusJsonSweep, SaneNumbersAndRemediesOfItsPlatformOnEveryProfile) {
   TS_REQUIRE_CORPUS("kineto");
   const std::set<std::string> schema_words =
       Words(ReadFileBytes(SourceDir() + "/docs/json-schema.md"));
@@ -159,6 +163,7 @@ TEST(JsonSanityCorpus, EveryCorpusProfileGivesSaneNumbers) {
   const std::vector<std::string> inputs = CorpusInputs(corpus_path);
   ASSERT_GT(inputs.size(), 20u);
   size_t analysed = 0;
+  RemedyCounts remedies;
   for (const std::string& input : inputs) {
     SCOPED_TRACE(input);
     const CommandResult r = RunTrainscope({"analyze", input, "--json", "-", "--threads", "2"});
@@ -180,10 +185,14 @@ TEST(JsonSanityCorpus, EveryCorpusProfileGivesSaneNumbers) {
     std::string all;
     for (const std::string& p : checker.problems) all += "\n  " + p;
     EXPECT_TRUE(checker.problems.empty()) << all;
+    CheckPlatformRemedies(input, doc, &remedies);
     ++analysed;
   }
   std::printf("json sanity: %zu of %zu corpus inputs analysed\n", analysed, inputs.size());
   EXPECT_GE(analysed, inputs.size() - 2);  // the .db export and the msprof-analyze test data
+  // Both kinds of jobs have findings to check, or the remedy check proves nothing.
+  EXPECT_GT(remedies.gpu_findings, 10u);
+  EXPECT_GT(remedies.ascend_findings, 5u);
 }
 
 }  // namespace
