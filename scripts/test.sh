@@ -6,7 +6,7 @@
 #      tests except the browser and MPI ones;
 #   3. ThreadSanitizer build + the same tests (the chunked trace scan and the
 #      per-rank/per-step analyses run on several threads);
-#   The sanitizer presets give ctest the gtest binary as one shard test per
+#   The sanitizer presets give ctest the gtest binary as eight shard tests a
 #   core (gtest's sharding) instead of one test per case: a sanitized process
 #   costs ~0.4 s to start, ~740 times (HACKING.md, "How CI spends its time").
 #   4. clang-tidy over src/ (.clang-tidy: bugprone-*, performance-*,
@@ -59,7 +59,7 @@ shard_cases() {  # LastTest.log -> "passed failed skipped"
 }
 
 # A sanitizer stage's tests: ctest with the preset's shard tests (the gtest
-# binary as one process per core, tests/CMakeLists.txt) and the tests that
+# binary as shards, eight a core: CMakeLists.txt) and the tests that
 # are not in it (the allocation binary); the checks of the sources ran in
 # stage 1. Adds to the totals, counting the shards' gtest cases.
 run_sanitized() {  # preset, the sanitizer's environment (NAME=value ...)
