@@ -25,9 +25,7 @@ if [ $# -eq 0 ]; then
   what="$(git ls-files 'src/*.cc' | wc -l) files in $# batches"
   extra="-checks=-bugprone-suspicious-include"
 else
-  cmake --preset ci -B build/ci-files -DTRAINSCOPE_UNITY=OFF -DTRAINSCOPE_UNITY_TESTS=OFF \
-    -DBUILD_TESTING=OFF -DTRAINSCOPE_BENCH=OFF >/dev/null
-  db=build/ci-files
+  db=$(scripts/per_file_db.sh)
   what="$# files"
   extra=""
 fi
