@@ -53,6 +53,22 @@ TEST(HugePageNew, AdvisesTheInteriorOfLargeBlocks) {
   EXPECT_TRUE(Advised(middle)) << flags;
 }
 
+TEST(HugePageNew, LargeBlocksStartOnAHugePageBoundary) {
+  if (trainscope::testing::SanitizerAllocator())
+    GTEST_SKIP() << "sanitizer build: the sanitizer's operator new is used";
+  // The advised range then begins at the block's first byte: only the last
+  // partial huge page is left to small pages. Several sizes, none a multiple
+  // of 2 MiB, and blocks alive together (each its own mapping).
+  constexpr std::uintptr_t kHugePage = std::uintptr_t{2} << 20;
+  std::vector<std::vector<char>> blocks;
+  for (size_t mib : {4, 5, 9, 33}) {
+    blocks.emplace_back((size_t{mib} << 20) + 12345);
+    const auto address = reinterpret_cast<std::uintptr_t>(blocks.back().data());
+    EXPECT_EQ(address % kHugePage, 0u) << mib << " MiB block at " << std::hex << address;
+    EXPECT_TRUE(Advised(blocks.back().data())) << VmFlagsOf(blocks.back().data());
+  }
+}
+
 TEST(HugePageNew, LeavesSmallBlocksAlone) {
   if (trainscope::testing::SanitizerAllocator())
     GTEST_SKIP() << "sanitizer build: the sanitizer's operator new is used";

@@ -206,10 +206,17 @@ void AddMemoryImbalance(std::vector<RankMemoryPeak> peaks, const FindingThreshol
 }
 
 StepGapShares GapSharesOf(const model::RankProfile& profile, const MemorySamples& samples) {
-  StepGapShares gaps;
-  if (samples.none()) return gaps;
+  std::map<int32_t, std::optional<MemoryUsage>> usage;
+  if (samples.none()) return {};
   for (const int32_t step : profile.device_events.Steps()) {
-    const std::optional<MemoryUsage> m = ComputeMemoryUsage(profile, samples, step);
+    usage[step] = ComputeMemoryUsage(profile, samples, step);
+  }
+  return GapSharesOf(usage);
+}
+
+StepGapShares GapSharesOf(const std::map<int32_t, std::optional<MemoryUsage>>& usage) {
+  StepGapShares gaps;
+  for (const auto& [step, m] : usage) {
     if (!m) continue;
     if (const std::optional<double> share = MinGapShare(*m)) gaps[step] = *share;
   }

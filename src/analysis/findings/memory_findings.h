@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "analysis/common/finding.h"
@@ -24,6 +25,8 @@ namespace trainscope::analysis {
 // Made once per rank (each step's samples read once), not once per step.
 using StepGapShares = std::map<int32_t, double>;
 StepGapShares GapSharesOf(const model::RankProfile& profile, const MemorySamples& samples);
+// The same from every step's memory already measured (step -> its usage).
+StepGapShares GapSharesOf(const std::map<int32_t, std::optional<MemoryUsage>>& usage);
 
 // |gaps|: the rank's GapSharesOf; nullptr makes them for this call.
 std::vector<Finding> MemoryFindings(const StepDistribution& step, const model::RankProfile& profile,

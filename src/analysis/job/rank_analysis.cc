@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <iterator>
+#include <map>
 #include <optional>
 
 #include "analysis/findings/fingerprint_findings.h"
@@ -89,17 +90,32 @@ const FindingCatalog& CatalogOf(const AnalysisOptions& options) {
   return options.catalog != nullptr ? *options.catalog : FindingCatalog::Builtin();
 }
 
-// One step of one rank: distribution, motifs, timeline and findings, as if
-// the step were the one chosen for the job.
-// The rank's allocator samples and each step's gap share, made once for all
-// its steps.
+// The rank's allocator samples and every step's memory, made once for all
+// its steps: the steps are measured here, in parallel, because each step's
+// findings need the gap shares of all of them.
 struct RankMemory {
-  explicit RankMemory(const model::RankProfile& profile)
-      : samples(profile), gaps(GapSharesOf(profile, samples)) {}
+  RankMemory(const model::RankProfile& profile, unsigned threads) : samples(profile) {
+    if (samples.none()) return;
+    const std::vector<int32_t> steps = profile.device_events.Steps();
+    std::vector<std::optional<MemoryUsage>> usage(steps.size());
+    ParallelFor(steps.size(), threads,
+                [&](size_t i) { usage[i] = ComputeMemoryUsage(profile, samples, steps[i]); });
+    for (size_t i = 0; i < steps.size(); ++i) by_step.emplace(steps[i], std::move(usage[i]));
+    gaps = GapSharesOf(by_step);
+  }
+  // The step's memory: measured above, or now for a step the device events
+  // do not have (kNoStep: the whole capture).
+  std::optional<MemoryUsage> Of(const model::RankProfile& profile, int32_t step) const {
+    if (const auto it = by_step.find(step); it != by_step.end()) return it->second;
+    return ComputeMemoryUsage(profile, samples, step);
+  }
   const MemorySamples samples;
-  const StepGapShares gaps;
+  std::map<int32_t, std::optional<MemoryUsage>> by_step;
+  StepGapShares gaps;
 };
 
+// One step of one rank: distribution, motifs, timeline and findings, as if
+// the step were the one chosen for the job.
 RankStepResult AnalyzeOneStep(const model::RankProfile& profile, int32_t step,
                               const KernelFamilies& families, const RankMotifContext& motifs,
                               const AnalysisOptions& options, bool picture,
@@ -113,7 +129,7 @@ RankStepResult AnalyzeOneStep(const model::RankProfile& profile, int32_t step,
   OperatorEfficiencyOptions efficiency;
   efficiency.yardstick_min_share = CatalogOf(options).thresholds().matmul_yardstick_min_share;
   result.distribution.operator_efficiency = ComputeOperatorEfficiency(profile, step, efficiency);
-  result.distribution.memory = ComputeMemoryUsage(profile, memory.samples, step);
+  result.distribution.memory = memory.Of(profile, step);
   result.fingerprint_findings = AddStepMotifs(profile, motifs, &result.distribution);
   result.distribution.module_tree = ComputeModuleTree(profile, step, result.distribution.motifs);
   std::optional<ZoomCentre> centre = TopMotifCentre(result.distribution);
@@ -341,18 +357,20 @@ Result<RankResult> AnalyzeRank(const model::RankProfile& profile, const JobConte
   const RankMotifContext motifs{library, host, CatalogOf(context.options)};
   const std::vector<uint32_t> sync_calls = FindHostSyncCalls(profile);
   const DataLoaderCalls loader_calls = FindDataLoaderCalls(profile);
-  const RankMemory memory(profile);
+  const RankMemory memory(profile, context.step_threads);
   result.steps.resize(steps.size());
   // Mining is the costliest analysis: a single big rank has dozens of steps,
   // so they share the cores the other ranks leave. The rank's communication
-  // summary reads the whole profile, not a step: one more task beside them
-  // (with 3 steps on 2 cores it fills the idle core).
-  ParallelFor(steps.size() + 1, context.step_threads, [&](size_t i) {
-    if (i == steps.size()) {
+  // summary reads the whole profile, not a step: one more task beside them,
+  // handed out first (last, with a hundred short steps before it, it ran
+  // alone at the end).
+  ParallelFor(steps.size() + 1, context.step_threads, [&](size_t task) {
+    if (task == 0) {
       result.comm = SummarizeRankCommunication(
           profile, CommOptionsOf(CatalogOf(context.options).thresholds()));
       return;
     }
+    const size_t i = task - 1;
     result.steps[i] = AnalyzeOneStep(profile, steps[i], families, motifs, context.options,
                                      MayBeShown(result.steps_info, steps[i], context.options.step),
                                      sync_calls, loader_calls, memory);

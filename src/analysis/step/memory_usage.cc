@@ -1,9 +1,11 @@
 #include "analysis/step/memory_usage.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "analysis/common/device_memory.h"
 #include "core/numbers.h"
@@ -319,11 +321,19 @@ MemorySamples::MemorySamples(const model::RankProfile& profile) {
       backward_flow_starts_.push_back(t.host_ops.start_ns[static_cast<size_t>(link.backward_op)]);
     }
   }
-  for (size_t i = 0; i < t.host_ops.size(); ++i) {
-    if (profile.strings.Get(t.host_ops.name[i])
+  // Which names are autograd's, asked once per distinct string: a trace
+  // has millions of host ops and a few thousand names.
+  std::vector<uint8_t> is_autograd(profile.strings.size(), 0);
+  bool any_autograd = false;
+  for (size_t id = 0; id < is_autograd.size(); ++id) {
+    if (profile.strings.Get(static_cast<StringId>(id))
             .starts_with("autograd::engine::evaluate_function")) {
-      autograd_starts_.push_back(t.host_ops.start_ns[i]);
+      is_autograd[id] = 1;
+      any_autograd = true;
     }
+  }
+  for (size_t i = 0; any_autograd && i < t.host_ops.size(); ++i) {
+    if (is_autograd[t.host_ops.name[i]] != 0) autograd_starts_.push_back(t.host_ops.start_ns[i]);
   }
   std::sort(backward_flow_starts_.begin(), backward_flow_starts_.end());
   std::sort(autograd_starts_.begin(), autograd_starts_.end());
@@ -347,6 +357,7 @@ MemorySamples::MemorySamples(const model::RankProfile& profile) {
   // the CPU).
   own_ = true;
   from_ = "kineto [memory]";
+  owned_.reserve(profile.timeline.memory.size());
   for (const model::MemoryEvent& e : profile.timeline.memory) {
     if (e.device_type == 0) continue;
     model::MemoryRecordRow r;
@@ -356,7 +367,11 @@ MemorySamples::MemorySamples(const model::RankProfile& profile) {
     r.reserved_bytes = e.total_reserved;
     owned_.push_back(r);
   }
-  std::stable_sort(owned_.begin(), owned_.end(), by_time);
+  // A trace's samples are mostly in time order already: then no sort (a
+  // stable sort of a sorted list still merges it, with a buffer as big).
+  if (!std::is_sorted(owned_.begin(), owned_.end(), by_time)) {
+    std::stable_sort(owned_.begin(), owned_.end(), by_time);
+  }
   none_ = owned_.empty();
 }
 
