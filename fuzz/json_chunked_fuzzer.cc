@@ -2,10 +2,16 @@
 // is scanned in tiny chunks (the first byte picks 1..64 bytes and one or two
 // threads) so that every cut, every refused chunk and its event-by-event
 // recovery is exercised, and compared with the whole-document scan: both
-// must hand over the same number of events and agree on damage.
+// must hand over the same number of events and agree on damage. Every other
+// input is also written to a file and scanned from it (chunks read with
+// pread, the truncated-file path), with the same checks.
+#include <unistd.h>
+
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <string>
 #include <string_view>
 
@@ -68,6 +74,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Check(whole.skipped == chunked.skipped);
     Check(whole_report.damaged == chunked_report.damaged);
     Check(whole_report.damage_offset == chunked_report.damage_offset);
+  }
+  if ((data[0] & 0x40) != 0) {
+    // The same text as a file: chunks copied with pread by the workers.
+    static const std::string path =
+        std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") + "/ts_json_fuzz_" +
+        std::to_string(::getpid()) + ".json";
+    std::ofstream(path, std::ios::binary | std::ios::trunc)
+        .write(input.data(), static_cast<std::streamsize>(input.size()));
+    CountingSink from_file;
+    trace::ScanReport file_report;
+    trainscope::Status file_status = trace::ScanJsonFile(path, &from_file, &file_report, options);
+    std::remove(path.c_str());
+    Check(file_status.ok() == chunked_status.ok());
+    Check(from_file.events == chunked.events);
+    Check(from_file.skipped == chunked.skipped);
+    Check(file_report.damaged == chunked_report.damaged);
+    Check(file_report.damage_offset == chunked_report.damage_offset);
   }
   {
     trainscope::model::RankProfile profile;

@@ -39,11 +39,7 @@ Status NotRegular(const std::string& path, mode_t mode) {
 
 }  // namespace
 
-Result<MappedFile> MappedFile::Open(const std::string& path) { return Map(path, false); }
-
-Result<MappedFile> MappedFile::OpenCopyOnWrite(const std::string& path) { return Map(path, true); }
-
-Result<MappedFile> MappedFile::Map(const std::string& path, bool writable) {
+Result<MappedFile> MappedFile::Open(const std::string& path) {
   // Check the type before opening: opening a FIFO blocks until a writer
   // comes, and opening a device can have side effects.
   struct stat st {};
@@ -66,8 +62,7 @@ Result<MappedFile> MappedFile::Map(const std::string& path, bool writable) {
   file.path_ = path;
   file.size_ = static_cast<size_t>(st.st_size);
   if (file.size_ > 0) {
-    void* addr = ::mmap(nullptr, file.size_, writable ? PROT_READ | PROT_WRITE : PROT_READ,
-                        MAP_PRIVATE, fd, 0);
+    void* addr = ::mmap(nullptr, file.size_, PROT_READ, MAP_PRIVATE, fd, 0);
     if (addr == MAP_FAILED) {
       int err = errno;
       ::close(fd);
@@ -76,7 +71,6 @@ Result<MappedFile> MappedFile::Map(const std::string& path, bool writable) {
     ::madvise(addr, file.size_, MADV_SEQUENTIAL);
     file.data_ = static_cast<const char*>(addr);
     file.mapped_ = true;
-    file.writable_ = writable;
   }
   file.fd_ = fd;
   return file;
@@ -96,7 +90,7 @@ bool MappedFile::ReadAt(size_t offset, size_t length, char* out) const {
 }
 
 void MappedFile::Release(size_t begin, size_t end) const {
-  if (!mapped_ || writable_) return;
+  if (!mapped_) return;
   static const auto page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
   // Whole pages only: the neighbours' bytes on a shared page stay mapped.
   const size_t misalign = reinterpret_cast<uintptr_t>(data_) % page;  // 0 for mmap
@@ -110,7 +104,6 @@ MappedFile::MappedFile(MappedFile&& other) noexcept
       data_(other.data_),
       size_(other.size_),
       mapped_(other.mapped_),
-      writable_(other.writable_),
       fd_(other.fd_) {
   other.data_ = nullptr;
   other.size_ = 0;
@@ -126,7 +119,6 @@ MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
     data_ = other.data_;
     size_ = other.size_;
     mapped_ = other.mapped_;
-    writable_ = other.writable_;
     fd_ = other.fd_;
     other.data_ = nullptr;
     other.size_ = 0;

@@ -17,10 +17,6 @@ namespace trainscope {
 class MappedFile {
  public:
   static Result<MappedFile> Open(const std::string& path);
-  // A private (copy-on-write) mapping the caller may write to: writes touch
-  // only the process's copy of the page, never the file. The trace scan
-  // brackets chunks of events in place instead of copying them.
-  static Result<MappedFile> OpenCopyOnWrite(const std::string& path);
 
   MappedFile() = default;
   MappedFile(MappedFile&& other) noexcept;
@@ -30,21 +26,19 @@ class MappedFile {
   ~MappedFile();
 
   std::string_view data() const { return std::string_view(data_, size_); }
-  // The bytes, writable; nullptr unless opened with OpenCopyOnWrite.
-  char* copy_on_write_data() const { return writable_ ? const_cast<char*>(data_) : nullptr; }
   size_t size() const { return size_; }
 
   // Drops the pages wholly inside [begin, end) from the process (madvise
   // DONTNEED) once a reader is done with them, so a big file read front to
   // back does not stay resident beside what was made of it. The bytes stay
-  // readable: a later access reads them from the file again. Not for a
-  // copy-on-write mapping (its written pages would revert to the file).
+  // readable: a later access reads them from the file again.
   void Release(size_t begin, size_t end) const;
   // Copies |length| bytes at |offset| of the file into |out| with pread,
   // without touching the mapping (no page faults, nothing left resident):
   // for a pass that only looks at the bytes once, such as counting line
-  // ends before the real read. False on a read error or a short read (the
-  // file shrank): the caller reads data() instead.
+  // ends before the real read, or a copy the reader keeps (on this
+  // project's VMs a page fault costs more than copying the page). False on a read error or a short
+  // read (the file shrank): the caller reads data() instead.
   bool ReadAt(size_t offset, size_t length, char* out) const;
   const std::string& path() const { return path_; }
 
@@ -53,10 +47,7 @@ class MappedFile {
   const char* data_ = nullptr;
   size_t size_ = 0;
   bool mapped_ = false;
-  bool writable_ = false;
   int fd_ = -1;  // kept open for ReadAt
-
-  static Result<MappedFile> Map(const std::string& path, bool writable);
 };
 
 }  // namespace trainscope

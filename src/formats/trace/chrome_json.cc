@@ -115,6 +115,18 @@ class ActiveScan {
   ActiveScan& operator=(const ActiveScan&) = delete;
 };
 
+// A mapped file's chunks are read with pread into the workers' buffers
+// rather than through the mapping: on this project's VMs the first touch of
+// each mapped page cost more than parsing it (the x28 trace: 2.42-2.87 s ->
+// 1.90-1.99 s at 2 threads, docs/benchmarks.md). Document offsets are file
+// offsets.
+void ReadChunksFrom(const MappedFile* file, TextFeeder* feeder) {
+  if (file == nullptr) return;
+  feeder->set_read_at([file](size_t offset, size_t length, char* out) {
+    return file->ReadAt(offset, length, out);
+  });
+}
+
 unsigned Threads(const ScanOptions& options) {
   if (options.threads) return options.threads;
   return std::max(1u, DefaultThreadCount() / std::max(1u, active_scans.load()));
@@ -122,9 +134,9 @@ unsigned Threads(const ScanOptions& options) {
 
 // The chunked scan of an uncompressed document; false (sink possibly fed)
 // when it cannot prove the document intact.
-// |writable_doc|: the same bytes in a copy-on-write mapping (chunks are then
-// bracketed in place), or nullptr.
-bool TryChunked(std::string_view doc, char* writable_doc, bool release_pages,
+// |file|: the mapped file |doc| is, whose chunks are then read with pread
+// (MappedFile::ReadAt), or nullptr.
+bool TryChunked(std::string_view doc, const MappedFile* file, bool release_pages,
                 const ScanOptions& options, EventSink* sink, ScanReport* report) {
   ActiveScan active;
   EventsStart start;
@@ -134,12 +146,10 @@ bool TryChunked(std::string_view doc, char* writable_doc, bool release_pages,
   size_t close = FindEventsEnd(doc.substr(0, start.begin), body, &meta);
   if (close == std::string_view::npos) return false;
   if (ReadMetadata(meta, sink) != simdjson::SUCCESS) return false;
-  // Bytes after the array body: its ']' and the rest of the document.
-  const size_t readable_after = body.size() - close;
-  TextFeeder feeder(body.substr(0, close), options.chunk_bytes, release_pages,
-                    writable_doc ? writable_doc + start.begin : nullptr, readable_after);
+  TextFeeder feeder(body.substr(0, close), options.chunk_bytes, release_pages);
   feeder.set_base_offset(start.begin);
   feeder.set_max_event_bytes(options.max_event_bytes);
+  ReadChunksFrom(file, &feeder);
   unsigned threads = Threads(options);
   // Under 16 chunks (64 MiB by default) worker start-up and the first-touch
   // faults of their buffers cost more than they save (216k-event trace:
@@ -149,7 +159,7 @@ bool TryChunked(std::string_view doc, char* writable_doc, bool release_pages,
   if (!result.ok) return false;
   report->events = result.events;
   report->chunks = std::max<size_t>(result.chunks, 1);
-  report->chunks_in_place = result.chunks_in_place;
+  report->chunks_read = result.chunks_read;
   return true;
 }
 
@@ -165,7 +175,7 @@ bool LooksTruncated(std::string_view doc) {
 // 1.4 GB trace costs about what an intact one does (it was 19 s and 2.8 GB
 // through the whole-document path). False (sink possibly fed) when the
 // document is not of that shape or the prefix does not parse.
-bool TryTruncated(std::string_view doc, char* writable_doc, const ScanOptions& options,
+bool TryTruncated(std::string_view doc, const MappedFile* file, const ScanOptions& options,
                   EventSink* sink, ScanReport* report) {
   if (!LooksTruncated(doc)) return false;
   ActiveScan active;
@@ -180,15 +190,15 @@ bool TryTruncated(std::string_view doc, char* writable_doc, const ScanOptions& o
   head += start.top_level_array ? "]" : "]}";
   simdjson::padded_string meta(head);
   if (ReadMetadata(meta, sink) != simdjson::SUCCESS) return false;
-  TextFeeder feeder(body.substr(0, prefix_end), options.chunk_bytes, /*release_pages=*/true,
-                    writable_doc ? writable_doc + start.begin : nullptr, body.size() - prefix_end);
+  TextFeeder feeder(body.substr(0, prefix_end), options.chunk_bytes, /*release_pages=*/true);
   feeder.set_base_offset(start.begin);
   feeder.set_max_event_bytes(options.max_event_bytes);
+  ReadChunksFrom(file, &feeder);
   ChunkScanResult result = ScanChunks(&feeder, Threads(options), sink);
   if (!result.ok) return false;
   report->events = result.events;
   report->chunks = std::max<size_t>(result.chunks, 1);
-  report->chunks_in_place = result.chunks_in_place;
+  report->chunks_read = result.chunks_read;
   const simdjson::padded_string tail(body.substr(tail_begin));
   EventWiseScanner(std::string_view(tail.data(), tail.size()), sink, report,
                    start.begin + tail_begin, options.max_event_bytes)
@@ -306,17 +316,15 @@ Status ScanJsonFile(const std::string& path, EventSink* sink, ScanReport* report
                     const ScanOptions& options) {
   *report = ScanReport{};
   {
-    // Copy-on-write: chunks are bracketed in place (the file is never written).
-    TS_ASSIGN_OR_RETURN(MappedFile file, MappedFile::OpenCopyOnWrite(path));
+    TS_ASSIGN_OR_RETURN(MappedFile file, MappedFile::Open(path));
     bool ok = IsGzip(file.data()) ? TryChunkedGzip(file.data(), options, sink, report)
-                                  : TryChunked(file.data(), file.copy_on_write_data(),
+                                  : TryChunked(file.data(), &file,
                                                /*release_pages=*/true, options, sink, report);
     if (ok) return Status::Ok();
     if (!IsGzip(file.data())) {
       sink->Reset();
       *report = ScanReport{};
-      if (TryTruncated(file.data(), file.copy_on_write_data(), options, sink, report))
-        return Status::Ok();
+      if (TryTruncated(file.data(), &file, options, sink, report)) return Status::Ok();
     }
   }
   // Damaged or unusual: the reference whole-document scan.

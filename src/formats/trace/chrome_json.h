@@ -128,8 +128,8 @@ struct ScanReport {
   // after it were read too.
   bool damage_read_on = false;
   bool slow_path = false;
-  size_t chunks = 0;           // > 0: read by the chunked scan (no whole-document pass)
-  size_t chunks_in_place = 0;  // of which parsed where they lie in the file (no copy)
+  size_t chunks = 0;       // > 0: read by the chunked scan (no whole-document pass)
+  size_t chunks_read = 0;  // of which read from the file with pread (not through its mapping)
 };
 
 // The warning for a damaged scan: where the damage is and which events were

@@ -27,22 +27,37 @@ using simdjson::error_code;
 class PaddedChunk {
  public:
   void Assign(std::string_view chunk) {
-    size_t size = chunk.size() + 2;
-    if (size + simdjson::SIMDJSON_PADDING > capacity_) {
-      capacity_ = size + size / 4 + simdjson::SIMDJSON_PADDING;
-      data_ = std::make_unique<char[]>(capacity_);
-    }
-    data_[0] = '[';
-    std::memcpy(data_.get() + 1, chunk.data(), chunk.size());
-    data_[size - 1] = ']';
-    std::memset(data_.get() + size, 0, simdjson::SIMDJSON_PADDING);
-    size_ = size;
+    char* body = Prepare(chunk.size());
+    std::memcpy(body, chunk.data(), chunk.size());
+  }
+  // The chunk at document offset |offset| through the feeder's ReadChunk,
+  // else (false from it) copied from |chunk|. True when read.
+  bool AssignRead(const ChunkFeeder& feeder, size_t offset, std::string_view chunk) {
+    char* body = Prepare(chunk.size());
+    if (feeder.ReadChunk(offset, chunk.size(), body)) return true;
+    std::memcpy(body, chunk.data(), chunk.size());
+    return false;
   }
   const char* data() const { return data_.get(); }
   size_t size() const { return size_; }
   size_t capacity() const { return capacity_; }
 
  private:
+  // Sizes the buffer for a body of |length| bytes, writes the brackets and
+  // the padding; returns where the body goes.
+  char* Prepare(size_t length) {
+    const size_t size = length + 2;
+    if (size + simdjson::SIMDJSON_PADDING > capacity_) {
+      capacity_ = size + size / 4 + simdjson::SIMDJSON_PADDING;
+      data_ = std::make_unique<char[]>(capacity_);
+    }
+    data_[0] = '[';
+    data_[size - 1] = ']';
+    std::memset(data_.get() + size, 0, simdjson::SIMDJSON_PADDING);
+    size_ = size;
+    return data_.get() + 1;
+  }
+
   std::unique_ptr<char[]> data_;
   size_t capacity_ = 0;
   size_t size_ = 0;
@@ -71,44 +86,40 @@ bool ParseChunk(od::parser& parser, std::string_view chunk, size_t capacity, OnE
 // until it is committed).
 struct Slot {
   explicit Slot(const EventSink& sink) : batch(sink.NewBatch()) {}
-
-  // Takes the feeder's chunk: a bracketed one is parsed where it lies (and
-  // released after its commit), another is copied and released at once.
-  void Take(ChunkFeeder* feeder, std::string_view text, bool bracketed) {
+  // Takes the feeder's chunk (under the feeder's lock): a chunk that stays
+  // is only noted, and copied by Fill on the worker; another is copied now.
+  void Take(ChunkFeeder* feeder, std::string_view text) {
     info = feeder->info();
-    if (info.skip != RowIssue::kNone) {
-      in_place = {};
+    pending = {};
+    if (info.skip != RowIssue::kNone) return;
+    if (feeder->chunks_stay()) {
+      pending = text;
       return;
     }
-    if (bracketed) {
-      in_place = text;
-      return;
-    }
-    in_place = {};
     copy.Assign(text);
     feeder->Release(text);
   }
-  std::string_view doc() const {
-    return in_place.empty() ? std::string_view(copy.data(), copy.size()) : in_place;
+  // The noted chunk into the slot's buffer (on the worker, outside the
+  // feeder's lock). True when it was read with the feeder's ReadChunk.
+  bool Fill(const ChunkFeeder& feeder) {
+    if (pending.empty()) return false;
+    const bool from_file = copy.AssignRead(feeder, info.offset, pending);
+    feeder.Release(pending);
+    pending = {};
+    return from_file;
   }
-  size_t capacity() const {
-    return in_place.empty() ? copy.capacity() : in_place.size() + simdjson::SIMDJSON_PADDING;
-  }
-  // After the commit: the in-place bytes are not needed any more.
-  void Done(ChunkFeeder* feeder) {
-    if (!in_place.empty()) feeder->Release(in_place);
-    in_place = {};
-  }
-
+  std::string_view doc() const { return std::string_view(copy.data(), copy.size()); }
+  size_t capacity() const { return copy.capacity(); }
   ChunkFeeder::ChunkInfo info;
   PaddedChunk copy;
-  PaddedChunk recovered;  // the events of a refused chunk that do parse
-  std::string_view in_place;
+  PaddedChunk recovered;     // the events of a refused chunk that do parse
+  std::string_view pending;  // a chunk that stays, not copied yet
   od::parser parser;
   std::unique_ptr<EventBatch> batch;
   size_t events = 0;
   size_t index = 0;
   bool ok = false;
+  bool read = false;  // copied with the feeder's ReadChunk
 };
 
 // The slot's chunk did not parse: finds its events with the bracket matcher,
@@ -191,7 +202,8 @@ bool RecoverChunk(const EventSink& sink, Slot* slot) {
 }
 
 // Parses the slot's chunk and converts its events into the slot's batch.
-void ConvertChunk(const EventSink& sink, Slot* slot) {
+void ConvertChunk(const EventSink& sink, const ChunkFeeder& feeder, Slot* slot) {
+  slot->read = slot->Fill(feeder);
   slot->events = 0;
   if (slot->info.skip != RowIssue::kNone) {
     sink.Convert(SkippedEvent(slot->info.skip, slot->info.skip_detail), slot->info.offset,
@@ -217,15 +229,13 @@ ChunkScanResult ScanSequential(ChunkFeeder* feeder, EventSink* sink) {
   ChunkScanResult result;
   Slot slot(*sink);
   std::string_view text;
-  bool bracketed = false;
-  while (feeder->Next(&text, &bracketed)) {
-    slot.Take(feeder, text, bracketed);
+  while (feeder->Next(&text)) {
+    slot.Take(feeder, text);
     ++result.chunks;
-    if (bracketed) ++result.chunks_in_place;
-    ConvertChunk(*sink, &slot);
+    ConvertChunk(*sink, *feeder, &slot);
+    if (slot.read) ++result.chunks_read;
     if (!slot.ok) return result;
     CommitSlot(sink, &slot);
-    slot.Done(feeder);
     result.events += slot.events;
   }
   result.ok = !feeder->failed();
@@ -299,19 +309,18 @@ class ParallelScan {
         slot = free_.back();
         free_.pop_back();
         std::string_view text;
-        bool bracketed = false;
-        if (!feeder_->Next(&text, &bracketed)) {
+        if (!feeder_->Next(&text)) {
           fed_all_ = true;
           free_.push_back(slot);
           cv_.notify_all();
           return;
         }
-        // Taken under the lock: a streaming feeder reuses its buffer.
+        // Taken under the lock: a streaming feeder reuses its buffer (a
+        // chunk that stays is copied by ConvertChunk, in parallel).
         slot->index = fed_++;
-        slot->Take(feeder_, text, bracketed);
-        if (bracketed) ++result_.chunks_in_place;
+        slot->Take(feeder_, text);
       }
-      ConvertChunk(*sink_, slot);
+      ConvertChunk(*sink_, *feeder_, slot);
       {
         std::lock_guard<std::mutex> lock(mu_);
         ready_[slot->index] = slot;
@@ -335,12 +344,12 @@ class ParallelScan {
         ready_.erase(it);
       }
       ++result_.chunks;
+      if (slot->read) ++result_.chunks_read;
       if (!slot->ok) return false;
       CommitSlot(sink_, slot);
       result_.events += slot->events;
       {
         std::lock_guard<std::mutex> lock(mu_);
-        slot->Done(feeder_);
         free_.push_back(slot);
       }
       cv_.notify_all();
@@ -370,7 +379,6 @@ ChunkScanResult ScanChunks(ChunkFeeder* feeder, unsigned threads, EventSink* sin
 }
 
 namespace {
-constexpr size_t kMinBracketedChunk = 4096;
 
 // Walks the events of body[begin, ...) (commas between them) for the first
 // one longer than |limit|: its extent, and the end of the event before it
@@ -400,11 +408,10 @@ bool FindLongEvent(std::string_view body, size_t begin, size_t limit, size_t* be
 
 }  // namespace
 
-bool TextFeeder::Next(std::string_view* chunk, bool* bracketed) {
+bool TextFeeder::Next(std::string_view* chunk) {
   const size_t begin = SkipSpace(body_, pos_);
   if (begin >= body_.size()) return false;
   size_t chunk_end = 0, next_begin = 0;
-  bool last = false;
   // A remainder under 1.5 chunks goes whole: no tiny last chunk.
   if (body_.size() - begin > chunk_bytes_ + chunk_bytes_ / 2 &&
       NextEventBoundary(body_, begin + chunk_bytes_, &chunk_end, &next_begin)) {
@@ -412,7 +419,6 @@ bool TextFeeder::Next(std::string_view* chunk, bool* bracketed) {
   } else {
     chunk_end = body_.size();
     pos_ = body_.size();
-    last = true;
   }
   // A chunk this long may hold an event over the limit: the events before
   // it go as a chunk, it goes as a skip (its text neither copied nor parsed).
@@ -432,9 +438,7 @@ bool TextFeeder::Next(std::string_view* chunk, bool* bracketed) {
         if (SkipSpace(body_, after) >= body_.size()) return Fail();
       }
       pos_ = after;
-      open_bracket_ready_ = false;  // the next chunk is copied
       *chunk = {};
-      *bracketed = false;
       info_ = ChunkInfo{base_offset_ + begin, RowIssue::kEventTooLong,
                         "longer than the event size limit (TRAINSCOPE_MAX_EVENT_BYTES)",
                         ShareThrough(long_end)};
@@ -442,41 +446,15 @@ bool TextFeeder::Next(std::string_view* chunk, bool* bracketed) {
       return true;
     }
     chunk_end = before_end;
-    next_begin = long_begin;
     pos_ = long_begin;
-    last = false;
   }
   *chunk = body_.substr(begin, chunk_end - begin);
-  *bracketed = false;
   info_ = ChunkInfo{base_offset_ + begin};
   info_.share_read = ShareThrough(chunk_end);
-  // Tiny chunks (tests) are copied: a next chunk shorter than the padding
-  // would get its ']' inside the padding of a chunk being parsed.
-  if (writable_ == nullptr || chunk_bytes_ < kMinBracketedChunk) return true;
-  // '[' goes just before |begin| (the array's '[' or whitespace after it for
-  // the first chunk, a separator byte otherwise), ']' at |chunk_end| (a
-  // separator byte, or the array's own ']' after the last chunk).
-  const bool room_after =
-      chunk_end + 1 + simdjson::SIMDJSON_PADDING <= body_.size() + readable_after_;
-  const bool gap_after = last || next_begin >= chunk_end + 2;
-  if (open_bracket_ready_ && room_after && gap_after) {
-    // Only changed bytes are written: each write copies its page.
-    char& open = writable_[static_cast<std::ptrdiff_t>(begin) - 1];
-    if (open != '[') open = '[';
-    if (writable_[chunk_end] != ']') writable_[chunk_end] = ']';
-    *chunk = std::string_view(body_.data() + begin - 1, chunk_end - begin + 2);
-    *bracketed = true;
-  }
-  if (!last) {
-    // The next chunk's '[' is written now, before this chunk (whose padding
-    // may reach it) is handed out.
-    open_bracket_ready_ = next_begin >= chunk_end + 2;
-    if (open_bracket_ready_) writable_[next_begin - 1] = '[';
-  }
   return true;
 }
 
-void TextFeeder::Release(std::string_view chunk) {
+void TextFeeder::Release(std::string_view chunk) const {
   if (!release_pages_) return;
   // Only whole pages inside the chunk: neighbours may still be read.
   static const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
@@ -484,7 +462,8 @@ void TextFeeder::Release(std::string_view chunk) {
   const uintptr_t begin = (base + page - 1) & ~(page - 1);
   const uintptr_t end = (base + chunk.size()) & ~(page - 1);
   // The page-aligned address is reached from the chunk's own pointer (no
-  // integer-to-pointer cast); the mapping is ours and copy-on-write.
+  // integer-to-pointer cast); the mapping is ours and never written, so
+  // dropped pages read back from the file.
   char* first = const_cast<char*>(chunk.data()) + (begin - base);
   if (end > begin) madvise(first, end - begin, MADV_DONTNEED);
 }

@@ -190,8 +190,9 @@ void GzipFeeder::EndTruncated(std::string_view pending) {
   tail_offset_ = Offset(head_ + tail_begin);
 }
 
-bool GzipFeeder::Next(std::string_view* chunk, bool* bracketed) {
-  *bracketed = false;  // the inflate buffer is reused: chunks are copied
+bool GzipFeeder::Next(std::string_view* chunk) {
+  // The inflate buffer is reused: chunks are copied at once (chunks_stay()
+  // is false).
   info_ = {};
   while (!done_) {
     if (after_event_) {
@@ -238,7 +239,7 @@ bool GzipFeeder::Next(std::string_view* chunk, bool* bracketed) {
     tail_.emplace(pending.substr(0, close), chunk_bytes_, /*release_pages=*/false);
     tail_->set_base_offset(Offset(head_));
   }
-  if (tail_ && tail_->Next(chunk, bracketed)) {
+  if (tail_ && tail_->Next(chunk)) {
     info_ = tail_->info();
     return true;
   }

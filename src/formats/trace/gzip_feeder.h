@@ -36,7 +36,7 @@ class GzipFeeder : public ChunkFeeder {
   bool Start();
   const EventsStart& start() const { return start_; }
 
-  bool Next(std::string_view* chunk, bool* bracketed) override;
+  bool Next(std::string_view* chunk) override;
   bool failed() const override { return failed_; }
   // With the share of the compressed input inflated so far.
   ChunkInfo info() const override;
