@@ -190,6 +190,38 @@ TEST(ChunkedJson, SoakFindingMalformedEventsAgreeWithTheWholeScan) {
   EXPECT_EQ(chunked.report.damage_offset, whole.report.damage_offset);
 }
 
+// Found by the json_chunked fuzzer in CI on 2026-12-03 (input with its
+// options byte: tests/data/fuzz_findings/json_chunked-2026-12-03-missing-value,
+// also a seed in fuzz/corpus/json_chunked/). The first event ends
+// "d ru{":}} : a key without a value and one '}' too many. On-Demand took the
+// first '}' for the value and the second for the object's end, so the 41-byte
+// chunk parsed as one good event and the chunked scan read on (2 events, no
+// damage); the whole-document scan (ValueEnd: the event ends at the first
+// '}') reported damage at byte 103 after 1 event. CaptureEvent now refuses a
+// value that starts with a closing bracket, ',' or ':'.
+TEST(ChunkedJson, FuzzFindingMissingValueAgreesWithTheWholeScan) {
+  const std::string json =
+      "{\"traceEvents\": [\n"
+      "{\"ph2\": : \"X\", \"cat\": \"kernel\", \"name\": \"bad\", \"pid\": 0, \"tid\": 7, "
+      "\"ts\": 5, \"d ru{\":}},\n"
+      "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k2\", \"pid\": 0, \"tid\": 7, "
+      "\"ts\": 3X\", \"cat\": \"kernel\", \"name\": \"k2\", \"pid\": 0, \"tid\": 7, "
+      "\"ts\": 3,p dur\": 1}\n"
+      "]}\n";
+  ASSERT_EQ(json, testing::ReadFileBytes(testing::DataDir() +
+                                         "/fuzz_findings/json_chunked-2026-12-03-missing-value")
+                      .substr(1));
+  for (unsigned threads : {1u, 2u}) {
+    Scan chunked, whole;
+    ScanChunked(json, 41, threads, &chunked, 512);  // the fuzzer's options byte: 41 B
+    ScanWhole(json, &whole, 512);
+    EXPECT_EQ(chunked.status.ok(), whole.status.ok());
+    EXPECT_EQ(chunked.sink.events, whole.sink.events) << threads;
+    EXPECT_EQ(chunked.report.damaged, whole.report.damaged) << threads;
+    EXPECT_EQ(chunked.report.damage_offset, whole.report.damage_offset) << threads;
+  }
+}
+
 TEST(ChunkedJson, SplitsNextToStringsThatLookLikeCuts) {
   // Every event's name holds `},{"ph":`; a guessed offset lands inside it for
   // some chunk size: the cut must skip to the real boundary.

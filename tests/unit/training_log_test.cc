@@ -8,13 +8,18 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <fstream>
 #include <limits>
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "analysis/common/findings_catalog.h"
 #include "analysis/health/training_health.h"
+#include "core/mapped_file.h"
 #include "formats/log/line_reader.h"
 #include "formats/log/training_log_reader.h"
 #include "test_paths.h"
@@ -215,6 +220,36 @@ TEST(TrainingLogTest, LineReaderCrLfCutOffAndLongLines) {
       }).ok());
   EXPECT_EQ(count, 2);
   EXPECT_EQ(too_long, 1);
+}
+
+// A plain log file is read in pieces with pread: every piece size, from one
+// byte up, gives the lines of the in-memory read (lines crossing pieces
+// carried, CRLF and a last line without '\n' included), and the offsets.
+TEST(TrainingLogTest, FileReadInPiecesGivesTheLinesOfTheWholeRead) {
+  const std::string text =
+      "step 1 loss 2.5\r\n\nstep 2 loss 2.4\nlonger line, 40 bytes or so....\nlast";
+  const std::string path = ::testing::TempDir() + "/pieces.log";
+  std::ofstream(path, std::ios::binary) << text;
+  using Lines = std::vector<std::tuple<std::string, int64_t, int64_t>>;
+  auto collect = [](Lines* out) {
+    return [out](const formats::LogLine& l) {
+      out->emplace_back(std::string(l.text), l.offset, l.number);
+    };
+  };
+  Lines whole;
+  ASSERT_TRUE(formats::ForEachLogLineIn(text, false, "x", collect(&whole)).ok());
+  ASSERT_EQ(whole.size(), 5u);
+  Result<MappedFile> file = MappedFile::Open(path);
+  ASSERT_TRUE(file.ok());
+  for (size_t piece : {size_t{1}, size_t{2}, size_t{3}, size_t{7}, size_t{16}, size_t{64},
+                       formats::kLogReadPiece}) {
+    Lines pieces;
+    Result<int64_t> bytes = formats::ForEachLogLineOf(*file, collect(&pieces), piece);
+    ASSERT_TRUE(bytes.ok()) << piece;
+    EXPECT_EQ(*bytes, static_cast<int64_t>(text.size())) << piece;
+    EXPECT_EQ(pieces, whole) << piece;
+  }
+  std::remove(path.c_str());
 }
 
 TEST(TrainingLogTest, LineParsers) {

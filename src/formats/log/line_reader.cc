@@ -1,8 +1,6 @@
 #include "formats/log/line_reader.h"
 
 #include <fmt/format.h>
-#include <sys/mman.h>
-#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -17,7 +15,6 @@ namespace trainscope::formats {
 namespace {
 
 constexpr size_t kInflatePiece = 1 << 20;
-constexpr size_t kMappedSlice = size_t{64} << 20;
 
 class LineCutter {
  public:
@@ -138,38 +135,42 @@ Result<int64_t> Inflate(std::string_view gz, const std::string& name, LineCutter
 }  // namespace
 
 Result<int64_t> ForEachLogLineIn(std::string_view bytes, bool gzip, const std::string& name,
-                                 const std::function<void(const LogLine&)>& fn, bool mapped) {
+                                 const std::function<void(const LogLine&)>& fn) {
   LineCutter cutter(fn);
   if (gzip) return Inflate(bytes, name, &cutter);
-  if (!mapped) {
-    cutter.Feed(bytes);
-  } else {
-    // A line crossing a slice is carried (copied) by the cutter, so a slice
-    // is not referenced once fed: its whole pages go back to the page cache.
-    const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-    char* const base = const_cast<char*>(bytes.data());
-    const size_t misalign = reinterpret_cast<uintptr_t>(base) % page;
-    // Offsets from |base| of the page boundaries: released up to |released|.
-    size_t released = misalign == 0 ? 0 : page - misalign;
-    for (size_t at = 0; at < bytes.size(); at += kMappedSlice) {
-      const size_t n = std::min(kMappedSlice, bytes.size() - at);
-      cutter.Feed(bytes.substr(at, n));
-      const size_t end = at + n;
-      const size_t done = end - (end + misalign) % page;
-      if (done > released) {
-        madvise(base + released, done - released, MADV_DONTNEED);
-        released = done;
-      }
-    }
-  }
+  cutter.Feed(bytes);
   cutter.Finish();
   return static_cast<int64_t>(bytes.size());
+}
+
+Result<int64_t> ForEachLogLineOf(const MappedFile& file,
+                                 const std::function<void(const LogLine&)>& fn,
+                                 size_t piece_bytes) {
+  LineCutter cutter(fn);
+  // The compressed bytes are read once, front to back, a tenth of the text.
+  if (IsGzip(file.data())) return Inflate(file.data(), file.path(), &cutter);
+  // A line crossing two pieces is carried (copied) by the cutter, so one
+  // buffer serves every piece and the mapping is never read.
+  std::vector<char> piece(std::clamp<size_t>(file.size(), 1, std::max<size_t>(piece_bytes, 1)));
+  for (size_t at = 0; at < file.size(); at += piece.size()) {
+    const size_t n = std::min(piece.size(), file.size() - at);
+    if (!file.ReadAt(at, n, piece.data())) {
+      cutter.Finish();
+      return IoError(
+          fmt::format("{}: cannot read {} bytes at offset {} (the file shrank, or a "
+                      "read error)\nhint: the lines before that offset were read",
+                      file.path(), n, at));
+    }
+    cutter.Feed(std::string_view(piece.data(), n));
+  }
+  cutter.Finish();
+  return static_cast<int64_t>(file.size());
 }
 
 Result<int64_t> ForEachLogLine(const std::string& path,
                                const std::function<void(const LogLine&)>& fn) {
   TS_ASSIGN_OR_RETURN(MappedFile file, MappedFile::Open(path));
-  return ForEachLogLineIn(file.data(), IsGzip(file.data()), path, fn, /*mapped=*/true);
+  return ForEachLogLineOf(file, fn);
 }
 
 }  // namespace trainscope::formats

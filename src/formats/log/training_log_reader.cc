@@ -4,6 +4,7 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <optional>
 
@@ -647,14 +648,16 @@ RowIssue ParseTrainingLine(std::string_view line, TrainingRecord* record, LogFor
 
 namespace {
 
-Result<ReadTrainingLog> ReadLog(std::string_view bytes, bool gzip, const std::string& name,
-                                const LogKeyMap* map, bool mapped) {
+// |for_each_line| calls its argument for every line of the log.
+Result<ReadTrainingLog> ReadLog(
+    const std::string& name, const LogKeyMap* map,
+    const std::function<Result<int64_t>(const std::function<void(const LogLine&)>&)>&
+        for_each_line) {
   ReadTrainingLog out;
   out.ledger = RowLedger(name);
   out.log.path = name;
   LogBuilder builder(&out, map);
-  Result<int64_t> n = ForEachLogLineIn(
-      bytes, gzip, name, [&](const LogLine& l) { builder.Line(l); }, mapped);
+  Result<int64_t> n = for_each_line([&](const LogLine& l) { builder.Line(l); });
   if (n.ok()) {
     out.log.bytes = *n;
   } else {
@@ -669,15 +672,16 @@ Result<ReadTrainingLog> ReadLog(std::string_view bytes, bool gzip, const std::st
 
 Result<ReadTrainingLog> ReadTrainingLogBytes(std::string_view bytes, bool gzip,
                                              const std::string& name, const LogKeyMap* map) {
-  return ReadLog(bytes, gzip, name, map, /*mapped=*/false);
+  return ReadLog(name, map, [&](const std::function<void(const LogLine&)>& fn) {
+    return ForEachLogLineIn(bytes, gzip, name, fn);
+  });
 }
 
 Result<ReadTrainingLog> ReadTrainingLogFile(const std::string& path, const LogKeyMap* map) {
   TS_ASSIGN_OR_RETURN(MappedFile file, MappedFile::Open(path));
-  const std::string_view bytes = file.data();
-  const bool gzip = bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
-                    static_cast<unsigned char>(bytes[1]) == 0x8b;
-  return ReadLog(bytes, gzip, path, map, /*mapped=*/true);
+  return ReadLog(path, map, [&](const std::function<void(const LogLine&)>& fn) {
+    return ForEachLogLineOf(file, fn);
+  });
 }
 
 const std::string* LogKeyMap::KeyFor(std::string_view field) const {

@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -90,10 +91,10 @@ struct Slot {
   // is only noted, and copied by Fill on the worker; another is copied now.
   void Take(ChunkFeeder* feeder, std::string_view text) {
     info = feeder->info();
-    pending = {};
+    pending.reset();
     if (info.skip != RowIssue::kNone) return;
     if (feeder->chunks_stay()) {
-      pending = text;
+      pending = text;  // may be empty: an empty chunk is copied as "[]" too
       return;
     }
     copy.Assign(text);
@@ -102,18 +103,18 @@ struct Slot {
   // The noted chunk into the slot's buffer (on the worker, outside the
   // feeder's lock). True when it was read with the feeder's ReadChunk.
   bool Fill(const ChunkFeeder& feeder) {
-    if (pending.empty()) return false;
-    const bool from_file = copy.AssignRead(feeder, info.offset, pending);
-    feeder.Release(pending);
-    pending = {};
+    if (!pending) return false;
+    const bool from_file = copy.AssignRead(feeder, info.offset, *pending);
+    feeder.Release(*pending);
+    pending.reset();
     return from_file;
   }
   std::string_view doc() const { return std::string_view(copy.data(), copy.size()); }
   size_t capacity() const { return copy.capacity(); }
   ChunkFeeder::ChunkInfo info;
   PaddedChunk copy;
-  PaddedChunk recovered;     // the events of a refused chunk that do parse
-  std::string_view pending;  // a chunk that stays, not copied yet
+  PaddedChunk recovered;                    // the events of a refused chunk that do parse
+  std::optional<std::string_view> pending;  // a chunk that stays, not copied yet
   od::parser parser;
   std::unique_ptr<EventBatch> batch;
   size_t events = 0;

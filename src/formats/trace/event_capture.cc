@@ -24,9 +24,18 @@ bool Is(std::string_view key, const char (&literal)[N]) {
 // 2026-11-30). A string value followed by ':' is refused here, before any
 // skip: one look at the byte after the raw token (the next structural
 // character).
+//
+// Likewise a missing value ("key":} or "key":,): On-Demand takes the
+// structural character for the value and the next '}' for the object's end,
+// where ValueEnd closes the event at the first '}' (fuzz, 2026-12-03). A
+// value cannot start with a closing bracket, ',' or ':': refused here too.
 error_code CheckValueEnd(od::value& value) {
   const std::string_view raw = value.raw_json_token();
-  if (!raw.empty() && raw[0] == '"' && raw.data()[raw.size()] == ':') return simdjson::TAPE_ERROR;
+  if (raw.empty()) return simdjson::SUCCESS;
+  if (raw[0] == '}' || raw[0] == ']' || raw[0] == ',' || raw[0] == ':') {
+    return simdjson::TAPE_ERROR;
+  }
+  if (raw[0] == '"' && raw.data()[raw.size()] == ':') return simdjson::TAPE_ERROR;
   return simdjson::SUCCESS;
 }
 
