@@ -38,6 +38,23 @@ class CountingSink : public trace::SerialEventSink {
   size_t events = 0, skipped = 0;
 };
 
+// One scan's outcome: its status, what its sink got and its report.
+struct Outcome {
+  CountingSink sink;
+  trace::ScanReport report;
+  trainscope::Status status = trainscope::Status::Ok();
+};
+
+// Two scans of the same text agree on status, events, skipped events,
+// damage and where the damage is.
+void CheckSameOutcome(const Outcome& a, const Outcome& b) {
+  Check(a.status.ok() == b.status.ok());
+  Check(a.sink.events == b.sink.events);
+  Check(a.sink.skipped == b.sink.skipped);
+  Check(a.report.damaged == b.report.damaged);
+  Check(a.report.damage_offset == b.report.damage_offset);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
@@ -53,27 +70,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.max_event_bytes = 512;  // small enough that long events are met
   std::string_view input(reinterpret_cast<const char*>(data) + 1, size - 1);
 
-  CountingSink chunked;
-  trace::ScanReport chunked_report;
-  trainscope::Status chunked_status =
-      trace::ScanJsonText(input, "fuzz.json", &chunked, &chunked_report, options);
-  Check(chunked_status.ok() || !chunked_status.message().empty());
-  Check(chunked.events == chunked_report.events);
+  Outcome chunked;
+  chunked.status = trace::ScanJsonText(input, "fuzz.json", &chunked.sink, &chunked.report, options);
+  Check(chunked.status.ok() || !chunked.status.message().empty());
+  Check(chunked.sink.events == chunked.report.events);
 
   {
     // The reference: the whole-document scan of the same text.
-    CountingSink whole;
-    trace::ScanReport whole_report;
+    Outcome whole;
     simdjson::padded_string padded(input);
-    trainscope::Status whole_status =
-        trace::ScanChromeTrace(std::string_view(padded.data(), padded.size()), "fuzz.json", &whole,
-                               &whole_report, options.max_event_bytes);
-    Check(whole.events == whole_report.events);
-    Check(whole_status.ok() == chunked_status.ok());
-    Check(whole.events == chunked.events);
-    Check(whole.skipped == chunked.skipped);
-    Check(whole_report.damaged == chunked_report.damaged);
-    Check(whole_report.damage_offset == chunked_report.damage_offset);
+    whole.status =
+        trace::ScanChromeTrace(std::string_view(padded.data(), padded.size()), "fuzz.json",
+                               &whole.sink, &whole.report, options.max_event_bytes);
+    Check(whole.sink.events == whole.report.events);
+    CheckSameOutcome(whole, chunked);
   }
   if ((data[0] & 0x40) != 0) {
     // The same text as a file: chunks copied with pread by the workers.
@@ -82,24 +92,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         std::to_string(::getpid()) + ".json";
     std::ofstream(path, std::ios::binary | std::ios::trunc)
         .write(input.data(), static_cast<std::streamsize>(input.size()));
-    CountingSink from_file;
-    trace::ScanReport file_report;
-    trainscope::Status file_status = trace::ScanJsonFile(path, &from_file, &file_report, options);
+    Outcome from_file;
+    from_file.status = trace::ScanJsonFile(path, &from_file.sink, &from_file.report, options);
     std::remove(path.c_str());
-    Check(file_status.ok() == chunked_status.ok());
-    Check(from_file.events == chunked.events);
-    Check(from_file.skipped == chunked.skipped);
-    Check(file_report.damaged == chunked_report.damaged);
-    Check(file_report.damage_offset == chunked_report.damage_offset);
+    CheckSameOutcome(from_file, chunked);
   }
   {
     trainscope::model::RankProfile profile;
     trainscope::Status status =
         trainscope::formats::ParseKinetoTrace(input, "fuzz.json", &profile, options);
-    Check(status.ok() == chunked_status.ok());
+    Check(status.ok() == chunked.status.ok());
     for (const auto& ledger : profile.ledgers) {
       Check(ledger.rows_read() == ledger.rows_used() + ledger.rows_skipped());
-      Check(ledger.rows_read() == static_cast<int64_t>(chunked_report.events));
+      Check(ledger.rows_read() == static_cast<int64_t>(chunked.report.events));
     }
   }
   return 0;

@@ -13,10 +13,10 @@
 // std::allocator uses, allocates with malloc as before (so the default
 // operator delete, which calls free, stays right) and advises the 2 MiB-
 // aligned interior of allocations of 4 MiB or more, which it places on a
-// 2 MiB boundary (posix_memalign) so that the interior starts at the block. Databases that read
-// columns do the same through their allocator (DuckDB and ClickHouse link
-// jemalloc with THP); jemalloc itself was measured here and held 1.5x the
-// memory at the peak.
+// 2 MiB boundary (posix_memalign) so that the interior starts at the block.
+// Databases that read columns do the same through their allocator (DuckDB
+// and ClickHouse link jemalloc with THP); jemalloc itself was measured here
+// and held 1.5x the memory at the peak.
 //
 // Only in the executable: the library and its tests keep the toolchain's
 // allocator, and sanitizer builds keep theirs (they replace operator new).
