@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "core/page_release.h"
 #include "core/read_file.h"
 
 namespace trainscope {
@@ -90,13 +91,9 @@ bool MappedFile::ReadAt(size_t offset, size_t length, char* out) const {
 }
 
 void MappedFile::Release(size_t begin, size_t end) const {
-  if (!mapped_) return;
-  static const auto page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  if (!mapped_ || begin >= std::min(end, size_)) return;
   // Whole pages only: the neighbours' bytes on a shared page stay mapped.
-  const size_t misalign = reinterpret_cast<uintptr_t>(data_) % page;  // 0 for mmap
-  const size_t first = (begin + misalign + page - 1) / page * page - misalign;
-  const size_t last = (std::min(end, size_) + misalign) / page * page - misalign;
-  if (last > first) ::madvise(const_cast<char*>(data_ + first), last - first, MADV_DONTNEED);
+  DropPagesWithin(data_ + begin, std::min(end, size_) - begin);
 }
 
 MappedFile::MappedFile(MappedFile&& other) noexcept

@@ -9,6 +9,7 @@
 
 #include "analysis/common/device_memory.h"
 #include "core/numbers.h"
+#include "core/sorted_runs.h"
 
 namespace trainscope::analysis {
 namespace {
@@ -347,7 +348,7 @@ MemorySamples::MemorySamples(const model::RankProfile& profile) {
     // sorted copy, since the windows are found by binary search.
     if (!std::is_sorted(borrowed_->begin(), borrowed_->end(), by_time)) {
       owned_ = *borrowed_;
-      std::stable_sort(owned_.begin(), owned_.end(), by_time);
+      StableSortNearlySorted(owned_.begin(), owned_.end(), by_time);
       own_ = true;
     }
     return;
@@ -367,11 +368,8 @@ MemorySamples::MemorySamples(const model::RankProfile& profile) {
     r.reserved_bytes = e.total_reserved;
     owned_.push_back(r);
   }
-  // A trace's samples are mostly in time order already: then no sort (a
-  // stable sort of a sorted list still merges it, with a buffer as big).
-  if (!std::is_sorted(owned_.begin(), owned_.end(), by_time)) {
-    std::stable_sort(owned_.begin(), owned_.end(), by_time);
-  }
+  // A trace's samples come in a few runs in time order (sorted_runs.h).
+  StableSortNearlySorted(owned_.begin(), owned_.end(), by_time);
   none_ = owned_.empty();
 }
 

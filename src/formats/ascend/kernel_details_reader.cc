@@ -3,12 +3,15 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <condition_variable>
 #include <cstring>
 #include <functional>
 #include <iterator>
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <type_traits>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -18,6 +21,7 @@
 
 #include "core/mapped_file.h"
 #include "core/numbers.h"
+#include "core/page_release.h"
 #include "core/parallel.h"
 #include "formats/ascend/csv_specs.h"
 #include "formats/csv/csv_chunks.h"
@@ -349,6 +353,41 @@ std::vector<StringId>* StringColumns(model::DeviceEventColumns* rows, size_t k) 
   return k < std::size(columns) ? columns[k] : nullptr;
 }
 
+// Calls fn(column) with the |index|-th column of |columns|, in
+// ForEachColumn's order.
+template <typename Columns, typename Fn>
+void WithColumn(Columns* columns, size_t index, Fn&& fn) {
+  size_t k = 0;
+  columns->ForEachColumn([&](auto& column) {
+    if (k++ == index) fn(column);
+  });
+}
+
+// The table's columns rebuilt one at a time (the memory of one column more
+// at a time): each chunk's slot rows, then its spilled rows, in file order.
+template <typename Columns>
+void JoinSpilled(std::vector<ChunkRows>* chunks, Columns ChunkRows::*spill, Columns* table) {
+  size_t rows = 0;
+  for (ChunkRows& chunk : *chunks) rows += chunk.written + (chunk.*spill).size();
+  size_t index = 0;
+  table->ForEachColumn([&](auto& column) {
+    using Column = std::remove_reference_t<decltype(column)>;
+    Column joined;
+    joined.reserve(rows);
+    for (ChunkRows& chunk : *chunks) {
+      const auto slot = column.begin() + static_cast<ptrdiff_t>(chunk.first);
+      joined.insert(joined.end(), slot, slot + static_cast<ptrdiff_t>(chunk.written));
+      WithColumn(&(chunk.*spill), index, [&](auto& spilled) {
+        if constexpr (std::is_same_v<std::remove_reference_t<decltype(spilled)>, Column>) {
+          joined.insert(joined.end(), spilled.begin(), spilled.end());
+        }
+      });
+    }
+    column.swap(joined);
+    ++index;
+  });
+}
+
 // Closes the gaps the chunks left in their slots (rows skipped, or line
 // ends inside quoted fields) and takes in the spilled rows, in file order.
 // The common case, every slot full and nothing spilled, moves nothing.
@@ -356,19 +395,10 @@ void CloseGaps(std::vector<ChunkRows>* chunks, bool has_pmu, RowTable* table) {
   const bool spilled = std::any_of(chunks->begin(), chunks->end(),
                                    [](const ChunkRows& c) { return c.spill.size() > 0; });
   if (spilled) {
-    // Records ended by lone '\r's: rebuild the table row by row (rare).
-    RowTable joined;
-    for (ChunkRows& chunk : *chunks) {
-      for (size_t i = chunk.first; i < chunk.first + chunk.written; ++i) {
-        joined.rows.Append(table->rows.Row(i));
-        if (has_pmu) joined.pmu.Append(table->pmu.Row(i));
-      }
-      for (size_t i = 0; i < chunk.spill.size(); ++i) {
-        joined.rows.Append(chunk.spill.Row(i));
-        if (has_pmu) joined.pmu.Append(chunk.spill_pmu.Row(i));
-      }
-    }
-    *table = std::move(joined);
+    // Records ended by lone '\r's, or slots past a table sized too small
+    // (EstimateSlotRows): rare.
+    JoinSpilled(chunks, &ChunkRows::spill, &table->rows);
+    if (has_pmu) JoinSpilled(chunks, &ChunkRows::spill_pmu, &table->pmu);
     return;
   }
   size_t end = 0;
@@ -386,7 +416,12 @@ void CloseGaps(std::vector<ChunkRows>* chunks, bool has_pmu, RowTable* table) {
     }
     end += chunk.written;
   }
-  auto shrink = [end](auto& column) { column.resize(end); };
+  // The table was sized for an estimate of its rows (EstimateSlotRows):
+  // the pages past its end go back.
+  auto shrink = [end](auto& column) {
+    column.resize(end);
+    DropSpareCapacity(&column);
+  };
   table->rows.ForEachColumn(shrink);
   if (has_pmu) table->pmu.ForEachColumn(shrink);
 }
@@ -433,10 +468,96 @@ void JoinChunks(std::vector<ChunkRows>* chunks, int64_t first_line, unsigned thr
   }
 }
 
-// Reads |split| into |table| on |threads|: slots sized from the chunks'
-// line ends (counted first, on all threads; each chunk's pages released
-// after its count and again after its read), then every chunk read into its
-// slot.
+// The first row of each chunk's slot, known once the line ends of every
+// chunk before it are counted. A chunk's reader counts its own chunk's line
+// ends as soon as it has the bytes, so the file is read once: a chunk waits
+// only for the counts of the chunks handed out before it, which their
+// readers publish before they wait for anything (ParallelFor hands chunks
+// out in file order), so no reader waits for one that waits.
+class SlotPlan {
+ public:
+  explicit SlotPlan(size_t chunks) : rows_(chunks, kUnknown), first_(chunks, 0) {}
+
+  void Publish(size_t chunk, size_t rows) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    rows_[chunk] = rows;
+    while (counted_ < rows_.size() && rows_[counted_] != kUnknown) {
+      first_[counted_] = rows_before_;
+      rows_before_ += rows_[counted_++];
+    }
+    ready_.notify_all();
+  }
+
+  // Waits for the counts of the chunks before |chunk|; the row its slot
+  // starts at, or nothing when a reader failed (the read is given up).
+  std::optional<size_t> FirstRow(size_t chunk) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    ready_.wait(lock, [&] { return abandoned_ || counted_ >= chunk; });
+    if (abandoned_) return std::nullopt;
+    return counted_ > chunk ? first_[chunk] : rows_before_;
+  }
+
+  // A reader failed before it published: the others stop waiting.
+  void Abandon() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    abandoned_ = true;
+    ready_.notify_all();
+  }
+
+ private:
+  static constexpr size_t kUnknown = ~size_t{0};
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::vector<size_t> rows_;   // per chunk: its slot's rows, or kUnknown
+  std::vector<size_t> first_;  // per counted chunk: the row its slot starts at
+  size_t counted_ = 0;         // chunks [0, counted_) are counted
+  size_t rows_before_ = 0;     // their rows
+  bool abandoned_ = false;
+};
+
+// The rows the slots of |split| hold together (the sum of their SlotRows),
+// for sizing the table before any chunk is counted: exact for a file of a
+// few samples' size, else the line ends of kSamples stretches spread evenly
+// over the body, scaled to its size, plus a margin. A chunk whose slot falls
+// past the table spills (correct, slower: CloseGaps), so the margin is
+// generous; an estimate too big costs the sizing of the rows beyond the
+// end, which CloseGaps cuts off.
+size_t EstimateSlotRows(std::string_view data, const std::vector<CsvChunk>& split, size_t fields,
+                        const KernelDetailsOptions& options) {
+  if (split.empty()) return 0;
+  constexpr size_t kSamples = 16;
+  constexpr size_t kSampleBytes = size_t{64} << 10;
+  const size_t begin = split.front().begin;
+  const size_t bytes = split.back().end - begin;
+  std::string buffer;
+  auto read = [&](size_t offset, size_t length) {
+    const std::string_view view = data.substr(offset, length);
+    if (!options.read_at) return view;
+    buffer.resize(length);
+    return options.read_at(offset, length, buffer.data()) ? std::string_view(buffer) : view;
+  };
+  if (split.size() == 1 || bytes <= kSamples * kSampleBytes * 2) {
+    size_t rows = 0;
+    for (const CsvChunk& chunk : split)
+      rows += SlotRows(read(chunk.begin, chunk.end - chunk.begin), fields);
+    return rows;
+  }
+  size_t lines = 0;
+  for (size_t k = 0; k < kSamples; ++k) {
+    const size_t offset = begin + (bytes - kSampleBytes) / (kSamples - 1) * k;
+    lines += CountLineEnds(read(offset, kSampleBytes));
+  }
+  // 5 % over the samples' rate: kernel rows differ in length by their
+  // names and shapes, but a profile repeats its steps.
+  const double rate = static_cast<double>(lines) / static_cast<double>(kSamples * kSampleBytes);
+  return static_cast<size_t>(rate * static_cast<double>(bytes) * 1.05) + split.size() + 1024;
+}
+
+// Reads |split| into |table| on |threads| in one pass over the file: the
+// table sized once from an estimate of the rows (EstimateSlotRows), then
+// every chunk copied from the file, its line ends counted (its slot's
+// size), its slot placed after the slots before it (SlotPlan) and its rows
+// read into it; each chunk's pages are released after its read.
 std::vector<ChunkRows> ReadChunks(std::string_view data, const std::vector<CsvChunk>& split,
                                   const KernelRowReader& row_reader,
                                   const KernelDetailsOptions& options, RowTable* table) {
@@ -466,22 +587,27 @@ std::vector<ChunkRows> ReadChunks(std::string_view data, const std::vector<CsvCh
     std::lock_guard<std::mutex> lock(pool_mutex);
     pool.push_back(std::move(*buffer));
   };
-  ParallelFor(split.size(), threads, [&](size_t i) {
-    std::string buffer;
-    chunks[i].capacity = SlotRows(bytes_of(i, &buffer), row_reader.fields());
-    if (options.release) options.release(split[i].begin, split[i].end);
-    give_back(&buffer);
-  });
-  size_t rows = 0;
-  for (ChunkRows& chunk : chunks) {
-    chunk.first = rows;
-    rows += chunk.capacity;
-  }
+  const size_t table_rows = EstimateSlotRows(data, split, row_reader.fields(), options);
   *table = RowTable{};
-  SizeTable(rows, row_reader.has_pmu(), threads, table);
+  SizeTable(table_rows, row_reader.has_pmu(), threads, table);
+  SlotPlan plan(split.size());
   ParallelFor(split.size(), threads, [&](size_t i) {
     std::string buffer;
-    const std::string_view bytes = bytes_of(i, &buffer);
+    std::string_view bytes;
+    size_t slot_rows = 0;
+    try {
+      bytes = bytes_of(i, &buffer);
+      slot_rows = SlotRows(bytes, row_reader.fields());
+      plan.Publish(i, slot_rows);
+    } catch (...) {
+      plan.Abandon();
+      throw;
+    }
+    const std::optional<size_t> first = plan.FirstRow(i);
+    if (!first) return;
+    // The rows of a slot past the table's end spill (an estimate too low).
+    chunks[i].first = std::min(*first, table_rows);
+    chunks[i].capacity = std::min(slot_rows, table_rows - chunks[i].first);
     if (bytes.data() == buffer.data()) {
       // The copy: offsets in it are offsets in the file minus the chunk's.
       const CsvChunk local{0, bytes.size(), split[i].last};

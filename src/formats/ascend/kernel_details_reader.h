@@ -23,17 +23,17 @@ struct KernelDetailsOptions {
   // sliver of the whole; big enough that the per-chunk strings and
   // reservations cost nothing. Tests use tiny chunks to exercise splitting.
   size_t chunk_bytes = size_t{16} << 20;
-  // Called with each byte range [begin, end) the reader is done with for
-  // now (a mapped file drops those pages: MappedFile::Release): each chunk
-  // once after its line ends are counted and once after it is read, so the
-  // file is never resident whole. Bytes released may be read again (a
-  // mapped file's pages come back from the page cache).
+  // Called with each byte range [begin, end) the reader is done with (a
+  // mapped file drops those pages: MappedFile::Release): each chunk once
+  // after it is read, so the file is never resident whole. Bytes released
+  // may be read again (a mapped file's pages come back from the page cache).
   std::function<void(size_t begin, size_t end)> release;
   // Copies [offset, offset + length) of the file into a buffer without
-  // touching |data| (MappedFile::ReadAt): each chunk is counted and read from
-  // a copy (one buffer per chunk in flight, reused), so neither pass faults
-  // the mapping in. Absent, or false, and |data| is read; a whole-file
-  // re-read (a split inside a quoted field) always reads |data|.
+  // touching |data| (MappedFile::ReadAt): each chunk's line ends are counted
+  // and its rows read from one copy (one buffer per chunk in flight,
+  // reused), and the samples that size the table are copies too, so the
+  // mapping is never faulted in. Absent, or false, and |data| is read; a
+  // whole-file re-read (a split inside a quoted field) always reads |data|.
   std::function<bool(size_t offset, size_t length, char* out)> read_at;
 };
 

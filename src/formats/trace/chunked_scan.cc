@@ -1,8 +1,6 @@
 #include "formats/trace/chunked_scan.h"
 
 #include <simdjson.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include <condition_variable>
 #include <cstring>
@@ -15,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/page_release.h"
 #include "formats/trace/event_capture.h"
 #include "formats/trace/json_layout.h"
 
@@ -456,17 +455,10 @@ bool TextFeeder::Next(std::string_view* chunk) {
 }
 
 void TextFeeder::Release(std::string_view chunk) const {
-  if (!release_pages_) return;
-  // Only whole pages inside the chunk: neighbours may still be read.
-  static const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-  const uintptr_t base = reinterpret_cast<uintptr_t>(chunk.data());
-  const uintptr_t begin = (base + page - 1) & ~(page - 1);
-  const uintptr_t end = (base + chunk.size()) & ~(page - 1);
-  // The page-aligned address is reached from the chunk's own pointer (no
-  // integer-to-pointer cast); the mapping is ours and never written, so
-  // dropped pages read back from the file.
-  char* first = const_cast<char*>(chunk.data()) + (begin - base);
-  if (end > begin) madvise(first, end - begin, MADV_DONTNEED);
+  // Only whole pages inside the chunk: neighbours may still be read. The
+  // mapping is ours and never written, so dropped pages read back from the
+  // file.
+  if (release_pages_) DropPagesWithin(chunk.data(), chunk.size());
 }
 
 }  // namespace trainscope::formats::trace

@@ -11,6 +11,7 @@
 
 #include "core/numbers.h"
 #include "core/parallel.h"
+#include "core/sorted_runs.h"
 #include "formats/trace/flat_index.h"
 #include "model/kernel_names.h"
 #include "model/timeline_classify.h"
@@ -113,19 +114,30 @@ std::vector<uint32_t> SortAndNestHostOps(model::HostOps* ops_in) {
   });
   std::vector<uint32_t> rank(by_thread.size());
   for (uint32_t r = 0; r < by_thread.size(); ++r) rank[by_thread[r]] = r;
+  // The ops grouped by thread rank, each thread's in row order (a counting
+  // sort), then each thread's put in time order, parents before children,
+  // equal ops in row order: a stable sort, and a cheap one, since a thread's
+  // ops come nearly in time order (sorted_runs.h).
+  std::vector<size_t> thread_begin(rank.size() + 1, 0);
+  for (size_t i = 0; i < ops.size(); ++i)
+    ++thread_begin[rank[static_cast<size_t>(ops.thread[i])] + 1];
+  for (size_t r = 0; r < rank.size(); ++r) thread_begin[r + 1] += thread_begin[r];
   std::vector<uint32_t> order(ops.size());
-  std::iota(order.begin(), order.end(), 0u);
-  // The row index breaks ties, as a stable sort would, without its buffer
-  // of a second index list (the sort runs at the peak of a big read).
-  std::sort(order.begin(), order.end(), [&ops, &rank](uint32_t a, uint32_t b) {
-    const uint32_t thread_a = rank[static_cast<size_t>(ops.thread[a])];
-    const uint32_t thread_b = rank[static_cast<size_t>(ops.thread[b])];
-    if (thread_a != thread_b) return thread_a < thread_b;
+  {
+    std::vector<size_t> next(thread_begin.begin(), thread_begin.end() - 1);
+    for (size_t i = 0; i < ops.size(); ++i) {
+      order[next[rank[static_cast<size_t>(ops.thread[i])]]++] = static_cast<uint32_t>(i);
+    }
+  }
+  const auto earlier = [&ops](uint32_t a, uint32_t b) {
     if (ops.start_ns[a] != ops.start_ns[b]) return ops.start_ns[a] < ops.start_ns[b];
-    // Parents before children.
-    if (ops.duration_ns[a] != ops.duration_ns[b]) return ops.duration_ns[a] > ops.duration_ns[b];
-    return a < b;
-  });
+    return ops.duration_ns[a] > ops.duration_ns[b];  // parents before children
+  };
+  for (size_t r = 0; r < rank.size(); ++r) {
+    StableSortNearlySorted(order.begin() + static_cast<std::ptrdiff_t>(thread_begin[r]),
+                           order.begin() + static_cast<std::ptrdiff_t>(thread_begin[r + 1]),
+                           earlier);
+  }
   ops.Permute(order);
 
   // Strict time nesting per thread. An op that overlaps its predecessor
@@ -153,8 +165,9 @@ void TimelineBuilder::SortActivities() {
   model::DeviceEventColumns& acts = activities_;
   std::vector<uint32_t> order(acts.size());
   std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(),
-                   [&acts](uint32_t a, uint32_t b) { return acts.start_ns[a] < acts.start_ns[b]; });
+  StableSortNearlySorted(order.begin(), order.end(), [&acts](uint32_t a, uint32_t b) {
+    return acts.start_ns[a] < acts.start_ns[b];
+  });
   acts.Permute(order);
   std::vector<int64_t> pid(order.size()), tid(order.size());
   for (size_t k = 0; k < order.size(); ++k) {
