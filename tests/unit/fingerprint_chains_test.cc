@@ -46,11 +46,26 @@ model::RankProfile ProfileOfTypes(const std::vector<std::string>& types) {
   return p;
 }
 
+bool SameInstances(const std::vector<FingerprintInstance>& a,
+                   const std::vector<FingerprintInstance>& b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                    [](const FingerprintInstance& x, const FingerprintInstance& y) {
+                      return x.fingerprint == y.fingerprint && x.begin == y.begin &&
+                             x.end == y.end && x.kept == y.kept;
+                    });
+}
+
+// Every chain test also checks that a rank's memo of the members' answers
+// (shared by its steps: one memo over all the sequences here) matches
+// exactly what asking every glob gives.
 std::map<std::string, int> CountMatches(const std::vector<std::string>& types) {
   const auto& lib = FingerprintLibrary::Builtin();
+  FingerprintAcceptMemo memo(lib);
   std::map<std::string, int> counts;
   for (const auto& seq : BuildKernelSequences(ProfileOfTypes(types), 1, lib, 1)) {
-    for (const auto& m : MatchFingerprints(seq, lib)) {
+    const std::vector<FingerprintInstance> matches = MatchFingerprints(seq, lib);
+    EXPECT_TRUE(SameInstances(MatchFingerprints(seq, lib, &memo), matches));
+    for (const auto& m : matches) {
       ++counts[lib.fingerprints()[m.fingerprint].id + "/" +
                lib.fingerprints()[m.fingerprint].variant];
     }
@@ -242,6 +257,27 @@ TEST(FingerprintChains, FindingsNameThePlatformsRemedy) {
   EXPECT_NE(permute->remedy.find("--moe-permute-fusion"), std::string::npos) << permute->remedy;
   EXPECT_EQ(permute->remedy.find("torch_npu"), std::string::npos) << permute->remedy;
   EXPECT_EQ(permute->remedy.find("MindSpeed"), std::string::npos) << permute->remedy;
+}
+
+TEST(FingerprintAcceptMemo, OneAnswerListPerEntryAndOnlyForItsOwnLibrary) {
+  const FingerprintLibrary& lib = FingerprintLibrary::Builtin();
+  FingerprintAcceptMemo memo(lib);
+  const std::vector<uint8_t>& cast = memo.Accepts("cast", "cast");
+  size_t members = 0;
+  for (const Fingerprint& fp : lib.fingerprints()) members += fp.members.size();
+  EXPECT_EQ(cast.size(), members);
+  EXPECT_GT(std::count(cast.begin(), cast.end(), 1), 0) << "casts sit in several chains";
+  EXPECT_EQ(&memo.Accepts("cast", "cast"), &cast) << "asked once, kept";
+  EXPECT_NE(&memo.Accepts("cast", "castx"), &cast) << "the name is part of the entry";
+  // A memo made for another library is not used: the answers are the
+  // sequence's own.
+  const FingerprintLibrary ascend = lib.WithoutNameOnlyRows();
+  FingerprintAcceptMemo other(ascend);
+  std::vector<std::string> types;
+  Append(&types, {"Cast", "Mul", "Cast", "MatMulV3"}, 4);
+  for (const auto& seq : BuildKernelSequences(ProfileOfTypes(types), 1, lib, 1)) {
+    EXPECT_TRUE(SameInstances(MatchFingerprints(seq, lib, &other), MatchFingerprints(seq, lib)));
+  }
 }
 
 }  // namespace

@@ -23,8 +23,10 @@ std::vector<Finding> AddStepMotifs(const model::RankProfile& profile,
   // timeline panorama.
   const std::optional<model::StepExtent> extent = profile.device_events.ExtentOf(step->step);
   if (!extent) return {};
+  MotifStepOptions options;
+  options.accept_memo = context.accept_memo;
   StepMotifs mined = AnalyzeStepMotifs(profile, step->step, extent->first_start_ns,
-                                       StepSpanNs(*step), context.library, context.host);
+                                       StepSpanNs(*step), context.library, context.host, options);
   std::vector<Finding> findings = FingerprintFindings(
       profile.rank, step->step, mined, context.library,
       static_cast<int64_t>(context.catalog.thresholds().fingerprint_min_instances));

@@ -13,6 +13,7 @@
 #include "analysis/job/rank_analysis.h"
 #include "analysis/motifs/fingerprint_attribution.h"
 #include "analysis/motifs/fingerprint_library.h"
+#include "analysis/motifs/fingerprint_match.h"
 #include "analysis/step/kernel_distribution.h"
 #include "model/rank_profile.h"
 
@@ -22,7 +23,8 @@ namespace trainscope::analysis {
 struct RankMotifContext {
   const FingerprintLibrary& library;
   const HostAttributor& host;
-  const FindingCatalog& catalog;  // texts and thresholds of the findings
+  const FindingCatalog& catalog;                 // texts and thresholds of the findings
+  FingerprintAcceptMemo* accept_memo = nullptr;  // for |library|, shared by the rank's steps
 };
 
 // Mines the motifs of |step| (into step->motifs) and returns the step's

@@ -15,6 +15,7 @@
 #include "analysis/findings/threshold_findings.h"
 #include "analysis/job/job_stages.h"
 #include "analysis/motifs/fingerprint_library.h"
+#include "analysis/motifs/fingerprint_match.h"
 #include "analysis/step/plausibility.h"
 #include "analysis/step/profiler_agreement.h"
 #include "analysis/step/step_selection.h"
@@ -354,7 +355,8 @@ Result<RankResult> AnalyzeRank(const model::RankProfile& profile, const JobConte
   if (header.platform == model::Platform::kAscend) ascend_only = full.WithoutNameOnlyRows();
   const FingerprintLibrary& library = ascend_only ? *ascend_only : full;
   const HostAttributor host(profile);
-  const RankMotifContext motifs{library, host, CatalogOf(context.options)};
+  FingerprintAcceptMemo accept_memo(library);
+  const RankMotifContext motifs{library, host, CatalogOf(context.options), &accept_memo};
   const std::vector<uint32_t> sync_calls = FindHostSyncCalls(profile);
   const DataLoaderCalls loader_calls = FindDataLoaderCalls(profile);
   const RankMemory memory(profile, context.step_threads);

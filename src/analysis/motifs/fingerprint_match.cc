@@ -9,18 +9,6 @@ namespace {
 
 bool HasGlob(const std::string& token) { return token.find('*') != std::string::npos; }
 
-bool MemberMatches(const PatternMember& member, const KernelSequence& seq, size_t token) {
-  if (member.any) return true;
-  for (const auto& alt : member.alternatives) {
-    if (HasGlob(alt) ? GlobMatch(alt, seq.canonical[token]) : alt == seq.canonical[token])
-      return true;
-  }
-  for (const auto& glob : member.name_globs) {
-    if (GlobMatch(glob, seq.name[token])) return true;
-  }
-  return false;
-}
-
 // Precomputed member x token table of one fingerprint.
 struct CompiledFingerprint {
   std::vector<std::vector<uint8_t>> accepts;  // [member][token]
@@ -56,10 +44,42 @@ int32_t LongestMatch(const CompiledFingerprint& cf, const std::vector<int32_t>& 
   return best;
 }
 
+// The member's answer for a vocabulary entry: its canonical op type and
+// its lower-case kernel name.
+bool EntryMatches(const PatternMember& member, std::string_view canonical, std::string_view name) {
+  if (member.any) return true;
+  for (const auto& alt : member.alternatives) {
+    if (HasGlob(alt) ? GlobMatch(alt, canonical) : alt == canonical) return true;
+  }
+  for (const auto& glob : member.name_globs) {
+    if (GlobMatch(glob, name)) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
+const std::vector<uint8_t>& FingerprintAcceptMemo::Accepts(std::string_view canonical,
+                                                           std::string_view name) {
+  std::string key;
+  key.reserve(canonical.size() + 1 + name.size());
+  key.append(canonical).push_back('\0');
+  key.append(name);
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto [it, inserted] = by_entry_.try_emplace(std::move(key));
+  if (inserted) {
+    for (const Fingerprint& fp : library_.fingerprints()) {
+      for (const PatternMember& member : fp.members) {
+        it->second.push_back(EntryMatches(member, canonical, name) ? 1 : 0);
+      }
+    }
+  }
+  return it->second;
+}
+
 std::vector<FingerprintInstance> MatchFingerprints(const KernelSequence& sequence,
-                                                   const FingerprintLibrary& library) {
+                                                   const FingerprintLibrary& library,
+                                                   FingerprintAcceptMemo* memo) {
   const auto& fps = library.fingerprints();
   const size_t vocab = sequence.canonical.size();
   std::vector<CompiledFingerprint> compiled(fps.size());
@@ -68,12 +88,25 @@ std::vector<FingerprintInstance> MatchFingerprints(const KernelSequence& sequenc
   // order; most tokens start none or one, and the scan asks only those.
   std::vector<std::vector<uint32_t>> starters(vocab);
   std::vector<uint8_t> first_ok(vocab);
+  // Each vocabulary entry's answers from every member, from the memo when
+  // there is one for this library (|row|: the member's place among all the
+  // library's).
+  if (memo != nullptr && &memo->library() != &library) memo = nullptr;
+  std::vector<const std::vector<uint8_t>*> remembered(memo != nullptr ? vocab : 0);
+  for (size_t t = 0; t < remembered.size(); ++t) {
+    remembered[t] = &memo->Accepts(sequence.canonical[t], sequence.name[t]);
+  }
+  size_t row = 0;
   for (size_t f = 0; f < fps.size(); ++f) {
     compiled[f].fp = &fps[f];
     compiled[f].accepts.assign(fps[f].members.size(), std::vector<uint8_t>(vocab, 0));
-    for (size_t m = 0; m < fps[f].members.size(); ++m) {
-      for (size_t t = 0; t < vocab; ++t)
-        compiled[f].accepts[m][t] = MemberMatches(fps[f].members[m], sequence, t);
+    for (size_t m = 0; m < fps[f].members.size(); ++m, ++row) {
+      for (size_t t = 0; t < vocab; ++t) {
+        compiled[f].accepts[m][t] =
+            memo != nullptr
+                ? (*remembered[t])[row]
+                : EntryMatches(fps[f].members[m], sequence.canonical[t], sequence.name[t]);
+      }
     }
     std::fill(first_ok.begin(), first_ok.end(), 0);
     for (size_t m = 0; m < fps[f].members.size(); ++m) {

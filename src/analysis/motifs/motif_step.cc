@@ -80,7 +80,7 @@ StepMotifs AnalyzeStepMotifs(const model::RankProfile& profile, int32_t step, in
 
   for (const auto& seq : sequences) {
     out.compute_kernels += static_cast<int64_t>(seq.rows.size());
-    const auto matches = MatchFingerprints(seq, library);
+    const auto matches = MatchFingerprints(seq, library, options.accept_memo);
     // Instances per fingerprint row, as DeviceEvents rows.
     std::map<int32_t, std::vector<InstanceRows>> rows_by_fp;
     for (const auto& m : matches) {

@@ -10,6 +10,7 @@
 
 #include "analysis/motifs/fingerprint_attribution.h"
 #include "analysis/motifs/fingerprint_library.h"
+#include "analysis/motifs/fingerprint_match.h"
 #include "analysis/motifs/motif_mining.h"
 #include "analysis/motifs/motifs.h"
 #include "model/rank_profile.h"
@@ -43,6 +44,8 @@ struct StepMotifs {
 struct MotifStepOptions {
   MiningOptions mining;
   size_t max_motifs = 20;
+  // The rank's memo of the library's member answers (its steps share it).
+  FingerprintAcceptMemo* accept_memo = nullptr;
 };
 
 // |step_start_ns|, |step_ns|: the step window used for positions and shares.
