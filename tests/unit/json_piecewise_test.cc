@@ -1,7 +1,7 @@
 // ForEachTopLevelJsonFieldPiecewise (formats/ascend/json_common.h) walks the
 // same fields with the same values as the whole-document walk, falls back to
-// it where its light scan cannot follow the text, and releases the bytes
-// behind each piece.
+// it where its light scan cannot follow the text, and releases each piece
+// after the scan that cuts it and after its parse.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -88,20 +88,25 @@ TEST(JsonPiecewise, AnErrorInsideAPieceIsAnError) {
   EXPECT_EQ(pieces.fields[0].first, "a");
 }
 
-TEST(JsonPiecewise, ReleasesTheBytesBehindEachPiece) {
+TEST(JsonPiecewise, ReleasesEachPieceAfterTheCutScanAndAfterItsParse) {
   const std::string json = R"({"a": {"x": 1}, "b": [2], "c": "3"})";
   std::vector<std::pair<size_t, size_t>> released;
   PiecewiseOptions options;
   options.release = [&](size_t begin, size_t end) { released.emplace_back(begin, end); };
   ASSERT_TRUE(WalkWith(json, true, options).ok);
-  // One range per piece, contiguous from the start, the last ending at "3"'s
-  // closing quote; nothing after the piece being walked is released.
-  ASSERT_EQ(released.size(), 3u);
-  EXPECT_EQ(released[0].first, 0u);
-  EXPECT_EQ(released[1].first, released[0].second);
-  EXPECT_EQ(released[2].first, released[1].second);
-  EXPECT_EQ(released[0].second, json.find(", \"b\""));
-  EXPECT_EQ(released[2].second, json.rfind('"') + 1);
+  ASSERT_EQ(released.size(), 6u);
+  // The scan that cuts the pieces gives each piece back as it passes it
+  // (key to value end)...
+  EXPECT_EQ(released[0], std::make_pair(json.find("\"a\""), json.find(", \"b\"")));
+  EXPECT_EQ(released[1], std::make_pair(json.find("\"b\""), json.find(", \"c\"")));
+  EXPECT_EQ(released[2], std::make_pair(json.find("\"c\""), json.rfind('"') + 1));
+  // ...then the walk, one range per piece, contiguous from the start, the
+  // last ending at "3"'s closing quote; nothing after the piece being walked.
+  EXPECT_EQ(released[3].first, 0u);
+  EXPECT_EQ(released[4].first, released[3].second);
+  EXPECT_EQ(released[5].first, released[4].second);
+  EXPECT_EQ(released[3].second, json.find(", \"b\""));
+  EXPECT_EQ(released[5].second, json.rfind('"') + 1);
 }
 
 TEST(JsonPiecewise, CommunicationFileReadInPiecesEqualsTheWholeRead) {

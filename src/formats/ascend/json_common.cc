@@ -70,8 +70,13 @@ struct Piece {
 // The top-level fields of |json| as [key, value end) ranges, or false where
 // the light scan meets anything it does not expect (then the whole parse
 // decides what the text is). Whitespace, ':' and ',' between the pieces are
-// checked here, everything inside a piece by simdjson.
-bool CutTopLevelFields(std::string_view json, std::vector<Piece>* pieces) {
+// checked here, everything inside a piece by simdjson. |release| (may be
+// empty) is given the bytes scanned, field by field: a mapped file is then
+// not resident whole while the scan runs (communication.json is read beside
+// kernel_details.csv, whose table is the peak of a big rank); the pieces
+// are read again after.
+bool CutTopLevelFields(std::string_view json, std::vector<Piece>* pieces,
+                       const std::function<void(size_t begin, size_t end)>& release) {
   using trace::SkipSpace;
   constexpr size_t kNpos = std::string_view::npos;
   size_t i = SkipSpace(json, 0);
@@ -90,6 +95,7 @@ bool CutTopLevelFields(std::string_view json, std::vector<Piece>* pieces) {
     piece.end = trace::ValueEnd(json, i);
     if (piece.end == kNpos || piece.end == i) return false;
     pieces->push_back(piece);
+    if (release) release(piece.begin, piece.end);
     i = SkipSpace(json, piece.end);
     if (i >= json.size()) return false;
     if (json[i] == '}') return SkipSpace(json, i + 1) == json.size();
@@ -104,7 +110,7 @@ Status ForEachTopLevelJsonFieldPiecewise(std::string_view json, const std::strin
                                          const JsonFieldFn& on_field,
                                          const PiecewiseOptions& options) {
   std::vector<Piece> pieces;
-  if (json.size() < options.pieces_from || !CutTopLevelFields(json, &pieces)) {
+  if (json.size() < options.pieces_from || !CutTopLevelFields(json, &pieces, options.release)) {
     return ForEachTopLevelJsonField(json, label, on_field);
   }
   size_t largest = 0;

@@ -35,8 +35,10 @@ Status ForEachTopLevelJsonField(std::string_view json, const std::string& label,
 struct PiecewiseOptions {
   // Documents smaller than this are parsed whole (0: always in pieces).
   size_t pieces_from = size_t{1} << 20;
-  // Called with [begin, end) of |json| once no piece needs those bytes again
-  // (a mapped file's pages can go back); may be empty.
+  // Called with [begin, end) of |json| whose bytes may leave memory for now
+  // (a mapped file's pages go back, and come back from the page cache when
+  // read again): each field once the scan that cuts the pieces has passed
+  // it, and again once it is parsed; may be empty.
   std::function<void(size_t begin, size_t end)> release;
 };
 
