@@ -115,7 +115,6 @@ class TimelineBuilder {
     }
   };
 
-  void SortHostOps();
   void SortActivities();
   void LinkLaunches(unsigned threads);
   void BuildSteps();
