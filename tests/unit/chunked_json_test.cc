@@ -397,6 +397,42 @@ TEST(ChunkedJson, ShareReadRisesToTheWholeInput) {
 // separators between events (", " / ",\n" / ","), the chunk size (one byte:
 // a chunk per event) and the threads, every chunk counted as read, and the
 // file on disk untouched.
+// Fuzz finding (CI, 2026-12-03, later): a file whose one event could not be
+// read ("ph" without a value) and whose text then stops inside the array
+// was read from the file as a truncated trace, the chunked scan handing the
+// event on as skipped but not counting it as unreadable: a success with no
+// event, where the in-memory and whole-document scans said "no valid trace
+// event". The chunked scan counts its unreadable events now, and every path
+// gives the whole-document scan's answer for a read that found none.
+TEST(ChunkedJson, FuzzFindingUnreadableEventInATruncatedFileAgreesWithTheWholeScan) {
+  const std::string bytes = testing::ReadFileBytes(
+      testing::DataDir() + "/fuzz_findings/json_chunked-2026-12-03-unreadable-truncated");
+  const std::string json = bytes.substr(1);
+  ASSERT_NE(json.find("{\"ph\": , \"ts\": 1"), std::string::npos);
+  Scan whole;
+  ScanWhole(json, &whole, 512);
+  EXPECT_FALSE(whole.status.ok());
+  EXPECT_NE(whole.status.message().find("no valid trace event"), std::string::npos);
+  const std::string path = TempPath("unreadable_truncated.json");
+  std::ofstream(path, std::ios::binary) << json;
+  for (unsigned threads : {1u, 2u}) {
+    // The fuzzer's options byte: 8-byte chunks.
+    Scan chunked, from_file;
+    ScanChunked(json, 8, threads, &chunked, 512);
+    ScanOptions options{8, threads};
+    options.max_event_bytes = 512;
+    from_file.status =
+        formats::trace::ScanJsonFile(path, &from_file.sink, &from_file.report, options);
+    for (const Scan* scan : {&chunked, &from_file}) {
+      EXPECT_EQ(scan->status.ok(), whole.status.ok()) << threads;
+      EXPECT_EQ(scan->report.events, whole.report.events) << threads;
+      EXPECT_EQ(scan->report.unreadable_events, whole.report.unreadable_events) << threads;
+      EXPECT_EQ(scan->report.damage_offset, whole.report.damage_offset) << threads;
+    }
+  }
+  std::remove(path.c_str());
+}
+
 TEST(ChunkedJson, FileChunksAreReadNotMapped) {
   std::string spaced = MakeTrace(2000);  // ",\n" and " , " between events
   // "," between events, nothing else. (Built by appending: GCC 12 warns

@@ -158,6 +158,7 @@ bool TryChunked(std::string_view doc, const MappedFile* file, bool release_pages
   ChunkScanResult result = ScanChunks(&feeder, threads, sink);
   if (!result.ok) return false;
   report->events = result.events;
+  report->unreadable_events = result.unreadable_events;
   report->chunks = std::max<size_t>(result.chunks, 1);
   report->chunks_read = result.chunks_read;
   return true;
@@ -197,6 +198,7 @@ bool TryTruncated(std::string_view doc, const MappedFile* file, const ScanOption
   ChunkScanResult result = ScanChunks(&feeder, Threads(options), sink);
   if (!result.ok) return false;
   report->events = result.events;
+  report->unreadable_events = result.unreadable_events;
   report->chunks = std::max<size_t>(result.chunks, 1);
   report->chunks_read = result.chunks_read;
   const simdjson::padded_string tail(body.substr(tail_begin));
@@ -217,6 +219,7 @@ bool TryChunkedGzip(std::string_view gz, const ScanOptions& options, EventSink* 
   ChunkScanResult result = ScanChunks(&feeder, Threads(options), sink);
   if (!result.ok) return false;
   report->events = result.events;
+  report->unreadable_events = result.unreadable_events;
   report->chunks = std::max<size_t>(result.chunks, 1);
   // The metadata after the array is only known at the end of the stream.
   if (!feeder.truncated()) return ReadMetadata(feeder.metadata(), sink) == simdjson::SUCCESS;
@@ -275,6 +278,25 @@ std::string DescribeDamage(const std::string& label, const ScanReport& report) {
       report.events - report.unreadable_events, report.damage_read_on ? "around" : "before");
 }
 
+namespace {
+
+// A read that met damage and no event it could read found no trace, on
+// every path alike: the whole-document scan said so, while a file read as
+// a truncated trace (TryTruncated) or a gzip stream cut inside its event
+// array returned the same report as a success (fuzz, 2026-12-03).
+Status OutcomeOf(const std::string& label, const ScanReport& report) {
+  if (report.events == report.unreadable_events && report.damaged) {
+    return InvalidInput(fmt::format("{}: no valid trace event (damage at byte {}: {})\nhint: {}",
+                                    label, report.damage_offset, report.damage_reason,
+                                    kDamageHint));
+  }
+  // Otherwise every problem is in the report or the ledger: events that do
+  // not parse are skipped and counted, damage says where the read stopped.
+  return Status::Ok();
+}
+
+}  // namespace
+
 Status ScanChromeTrace(std::string_view padded, const std::string& label, EventSink* sink,
                        ScanReport* report, size_t max_event_bytes) {
   *report = ScanReport{};
@@ -291,21 +313,14 @@ Status ScanChromeTrace(std::string_view padded, const std::string& label, EventS
   }
   report->slow_path = true;
   EventWiseScanner(padded, sink, report, 0, max_event_bytes).Run();
-  if (report->events == report->unreadable_events && report->damaged) {
-    return InvalidInput(fmt::format("{}: no valid trace event (damage at byte {}: {})\nhint: {}",
-                                    label, report->damage_offset, report->damage_reason,
-                                    kDamageHint));
-  }
-  // Otherwise every problem is in the report or the ledger: events that do
-  // not parse are skipped and counted, damage says where the read stopped.
-  return Status::Ok();
+  return OutcomeOf(label, *report);
 }
 
 Status ScanJsonText(std::string_view json, const std::string& label, EventSink* sink,
                     ScanReport* report, const ScanOptions& options) {
   *report = ScanReport{};
   if (TryChunked(json, nullptr, /*release_pages=*/false, options, sink, report))
-    return Status::Ok();
+    return OutcomeOf(label, *report);
   sink->Reset();
   simdjson::padded_string padded(json.data(), json.size());
   return ScanChromeTrace(std::string_view(padded.data(), padded.size()), label, sink, report,
@@ -320,11 +335,11 @@ Status ScanJsonFile(const std::string& path, EventSink* sink, ScanReport* report
     bool ok = IsGzip(file.data()) ? TryChunkedGzip(file.data(), options, sink, report)
                                   : TryChunked(file.data(), &file,
                                                /*release_pages=*/true, options, sink, report);
-    if (ok) return Status::Ok();
+    if (ok) return OutcomeOf(path, *report);
     if (!IsGzip(file.data())) {
       sink->Reset();
       *report = ScanReport{};
-      if (TryTruncated(file.data(), &file, options, sink, report)) return Status::Ok();
+      if (TryTruncated(file.data(), &file, options, sink, report)) return OutcomeOf(path, *report);
     }
   }
   // Damaged or unusual: the reference whole-document scan.

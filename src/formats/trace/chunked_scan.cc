@@ -117,6 +117,7 @@ struct Slot {
   od::parser parser;
   std::unique_ptr<EventBatch> batch;
   size_t events = 0;
+  size_t unreadable = 0;  // of |events|, skipped as unreadable
   size_t index = 0;
   bool ok = false;
   bool read = false;  // copied with the feeder's ReadChunk
@@ -198,6 +199,7 @@ bool RecoverChunk(const EventSink& sink, Slot* slot) {
                  });
   if (!ok || seen_good != good_count) return false;
   flush_bad(good_count);
+  slot->unreadable = bad.size();
   return true;
 }
 
@@ -205,10 +207,12 @@ bool RecoverChunk(const EventSink& sink, Slot* slot) {
 void ConvertChunk(const EventSink& sink, const ChunkFeeder& feeder, Slot* slot) {
   slot->read = slot->Fill(feeder);
   slot->events = 0;
+  slot->unreadable = 0;
   if (slot->info.skip != RowIssue::kNone) {
     sink.Convert(SkippedEvent(slot->info.skip, slot->info.skip_detail), slot->info.offset,
                  slot->batch.get());
     slot->events = 1;
+    slot->unreadable = 1;
     slot->ok = true;
     return;
   }
@@ -237,6 +241,7 @@ ChunkScanResult ScanSequential(ChunkFeeder* feeder, EventSink* sink) {
     if (!slot.ok) return result;
     CommitSlot(sink, &slot);
     result.events += slot.events;
+    result.unreadable_events += slot.unreadable;
   }
   result.ok = !feeder->failed();
   return result;
@@ -348,6 +353,7 @@ class ParallelScan {
       if (!slot->ok) return false;
       CommitSlot(sink_, slot);
       result_.events += slot->events;
+      result_.unreadable_events += slot->unreadable;
       {
         std::lock_guard<std::mutex> lock(mu_);
         free_.push_back(slot);

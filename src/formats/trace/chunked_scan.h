@@ -62,6 +62,9 @@ class ChunkFeeder {
 struct ChunkScanResult {
   bool ok = false;  // every chunk parsed completely
   size_t events = 0;
+  // Of |events|, those skipped because they could not be read (not an
+  // object, over the size limit, unparsable): ScanReport::unreadable_events.
+  size_t unreadable_events = 0;
   size_t chunks = 0;
   size_t chunks_read = 0;  // copied with ReadChunk (pread), not from the mapped view
 };
