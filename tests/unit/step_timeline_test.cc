@@ -98,6 +98,37 @@ TEST(StepTimelineTest, ZoomKeepsKernelsRunningIntoItAndNarrowsInsteadOfCutting) 
   }
 }
 
+// A gap's "before" is the kernel that ends last by the gap's start (a long
+// one that started first, not the one that started last), its "after" the
+// first kernel from the gap's end on that has a name for its op type.
+TEST(StepTimelineTest, AGapIsBetweenTheKernelEndingLastAndTheFirstNamedOneAfter) {
+  model::RankProfile profile;
+  auto add = [&](const std::string& op_type, int64_t start_us, int64_t dur_us) {
+    model::DeviceEvent e;
+    e.step = 1;
+    e.name = profile.strings.Intern(op_type.empty() ? "unnamed" : op_type);
+    e.op_type = profile.strings.Intern(op_type);
+    e.kind = model::ActivityKind::kCompute;
+    e.start_ns = start_us * 1000;
+    e.duration_ns = dur_us * 1000;
+    profile.device_events.Append(e);
+  };
+  add("Long", 0, 100);
+  add("Short", 10, 10);
+  add("", 150, 5);  // the first after the gap [100, 150), without an op type
+  add("Next", 160, 10);
+  profile.device_events.SortByStart();
+  const KernelFamilies families(profile, FamilyRules::Builtin());
+  TimelineOptions options;
+  options.longest_gaps = 1;
+  const StepTimeline timeline = ComputeStepTimeline(profile, 1, families, options);
+  ASSERT_EQ(timeline.longest_gaps.size(), 1u);
+  EXPECT_EQ(timeline.longest_gaps[0].start_ns, 100'000);
+  EXPECT_EQ(timeline.longest_gaps[0].duration_ns, 50'000);
+  EXPECT_EQ(timeline.longest_gaps[0].before, "Long");
+  EXPECT_EQ(timeline.longest_gaps[0].after, "Next");
+}
+
 // The longest free gaps, longest first and ties by start, with the kernels
 // on either side; gaps under min_gap_ns are not free time. The gaps are
 // kept in a bounded heap, so this pins the order a sort of all would give.

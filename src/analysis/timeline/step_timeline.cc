@@ -295,18 +295,22 @@ StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step
   CoverageSweep sweep;
   LongestGaps free_gaps(options.longest_gaps, options.min_gap_ns);
   const CollectiveGroups groups(profile.info);
-  // Profile string id -> index in timeline.strings; families likewise.
-  std::unordered_map<StringId, uint32_t> local_string;
-  std::unordered_map<size_t, uint32_t> local_family;
+  // Profile string id -> index in timeline.strings; families likewise. By
+  // array, not hash map: two lookups a kernel, a million kernels a step.
+  constexpr uint32_t kNotLocal = ~uint32_t{0};
+  std::vector<uint32_t> local_string(options.picture ? profile.strings.size() : 0, kNotLocal);
+  std::vector<uint32_t> local_family(options.picture ? rules.families().size() : 0, kNotLocal);
   // Every kernel of the step, in start order: for the zooms and the overview
   // only, not kept.
   std::vector<TimelineKernel> step_kernels;
   if (options.picture) step_kernels.reserve(rows.size());
   auto local = [&](StringId id) {
-    auto [it, inserted] =
-        local_string.try_emplace(id, static_cast<uint32_t>(timeline.strings.size()));
-    if (inserted) timeline.strings.emplace_back(profile.strings.Get(id));
-    return it->second;
+    uint32_t& index = local_string[id];
+    if (index == kNotLocal) {
+      index = static_cast<uint32_t>(timeline.strings.size());
+      timeline.strings.emplace_back(profile.strings.Get(id));
+    }
+    return index;
   };
   for (size_t i : rows) {
     window_end = std::max(window_end, kernels.end_ns(i));
@@ -325,12 +329,14 @@ StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step
     if (!options.picture) continue;
     free_gaps.Add(kernels.start_ns[i], kernels.end_ns(i));
     const size_t index = families.Of(i);
-    auto [family, new_family] =
-        local_family.try_emplace(index, static_cast<uint32_t>(timeline.strings.size()));
-    if (new_family) timeline.strings.push_back(rules.families()[index]);
+    uint32_t& family = local_family[index];
+    if (family == kNotLocal) {
+      family = static_cast<uint32_t>(timeline.strings.size());
+      timeline.strings.push_back(rules.families()[index]);
+    }
     step_kernels.push_back(TimelineKernel{kernels.start_ns[i] - origin, kernels.duration_ns[i],
                                           lane, local(kernels.op_type[i]), local(kernels.name[i]),
-                                          family->second});
+                                          family});
   }
   timeline.step_start_ns = origin;
   timeline.kernel_count = static_cast<int64_t>(rows.size());
@@ -372,15 +378,27 @@ StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step
   for (FreeGap& gap : gaps) {
     const int64_t gap_start = origin + gap.start_ns;
     const int64_t gap_end = gap_start + gap.duration_ns;
+    // Before: the kernel that ends last at or before the gap's start (the
+    // first of equals); after: the first to start at or after its end with
+    // a name for its op type. Rows are in start order: only those starting
+    // by the gap's start can end by it, and the first after the gap is found
+    // by binary search. (Every row was visited for every gap, its name
+    // copied at each improvement: a million copies a step on a big rank.)
     int64_t best_end = INT64_MIN;
-    for (size_t i : rows) {
+    std::optional<size_t> before;
+    for (size_t k = 0; k < rows.size() && kernels.start_ns[rows[k]] <= gap_start; ++k) {
+      const size_t i = rows[k];
       if (kernels.end_ns(i) <= gap_start && kernels.end_ns(i) > best_end) {
         best_end = kernels.end_ns(i);
-        gap.before = std::string(profile.strings.Get(kernels.op_type[i]));
+        before = i;
       }
-      if (kernels.start_ns[i] >= gap_end && gap.after.empty()) {
-        gap.after = std::string(profile.strings.Get(kernels.op_type[i]));
-      }
+    }
+    if (before) gap.before = std::string(profile.strings.Get(kernels.op_type[*before]));
+    auto after = std::lower_bound(rows.begin(), rows.end(), gap_end, [&](uint32_t row, int64_t t) {
+      return kernels.start_ns[row] < t;
+    });
+    for (; after != rows.end() && gap.after.empty(); ++after) {
+      gap.after = std::string(profile.strings.Get(kernels.op_type[*after]));
     }
   }
   timeline.longest_gaps = std::move(gaps);
