@@ -488,13 +488,14 @@ class SlotPlan {
     ready_.notify_all();
   }
 
-  // Waits for the counts of the chunks before |chunk|; the row its slot
-  // starts at, or nothing when a reader failed (the read is given up).
+  // Waits for the counts of the chunks before |chunk| (its own published
+  // first); the row its slot starts at, or nothing when a reader failed
+  // (the read is given up).
   std::optional<size_t> FirstRow(size_t chunk) {
     std::unique_lock<std::mutex> lock(mutex_);
-    ready_.wait(lock, [&] { return abandoned_ || counted_ >= chunk; });
+    ready_.wait(lock, [&] { return abandoned_ || counted_ > chunk; });
     if (abandoned_) return std::nullopt;
-    return counted_ > chunk ? first_[chunk] : rows_before_;
+    return first_[chunk];
   }
 
   // A reader failed before it published: the others stop waiting.

@@ -132,6 +132,15 @@ unsigned Threads(const ScanOptions& options) {
   return std::max(1u, DefaultThreadCount() / std::max(1u, active_scans.load()));
 }
 
+// What a chunked scan counted, into the report (one place for every path:
+// a count taken over on one path only was the 2026-12-03 fuzz finding).
+void CountsInto(const ChunkScanResult& result, ScanReport* report) {
+  report->events = result.events;
+  report->unreadable_events = result.unreadable_events;
+  report->chunks = std::max<size_t>(result.chunks, 1);
+  report->chunks_read = result.chunks_read;
+}
+
 // The chunked scan of an uncompressed document; false (sink possibly fed)
 // when it cannot prove the document intact.
 // |file|: the mapped file |doc| is, whose chunks are then read with pread
@@ -157,10 +166,7 @@ bool TryChunked(std::string_view doc, const MappedFile* file, bool release_pages
   if (options.threads == 0 && close / 16 < options.chunk_bytes) threads = 1;
   ChunkScanResult result = ScanChunks(&feeder, threads, sink);
   if (!result.ok) return false;
-  report->events = result.events;
-  report->unreadable_events = result.unreadable_events;
-  report->chunks = std::max<size_t>(result.chunks, 1);
-  report->chunks_read = result.chunks_read;
+  CountsInto(result, report);
   return true;
 }
 
@@ -197,10 +203,7 @@ bool TryTruncated(std::string_view doc, const MappedFile* file, const ScanOption
   ReadChunksFrom(file, &feeder);
   ChunkScanResult result = ScanChunks(&feeder, Threads(options), sink);
   if (!result.ok) return false;
-  report->events = result.events;
-  report->unreadable_events = result.unreadable_events;
-  report->chunks = std::max<size_t>(result.chunks, 1);
-  report->chunks_read = result.chunks_read;
+  CountsInto(result, report);
   const simdjson::padded_string tail(body.substr(tail_begin));
   EventWiseScanner(std::string_view(tail.data(), tail.size()), sink, report,
                    start.begin + tail_begin, options.max_event_bytes)
@@ -218,9 +221,7 @@ bool TryChunkedGzip(std::string_view gz, const ScanOptions& options, EventSink* 
   if (!feeder.Start()) return false;
   ChunkScanResult result = ScanChunks(&feeder, Threads(options), sink);
   if (!result.ok) return false;
-  report->events = result.events;
-  report->unreadable_events = result.unreadable_events;
-  report->chunks = std::max<size_t>(result.chunks, 1);
+  CountsInto(result, report);
   // The metadata after the array is only known at the end of the stream.
   if (!feeder.truncated()) return ReadMetadata(feeder.metadata(), sink) == simdjson::SUCCESS;
   // The text ended inside the event array (a truncated or corrupt gzip

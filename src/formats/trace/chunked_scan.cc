@@ -223,10 +223,13 @@ void ConvertChunk(const EventSink& sink, const ChunkFeeder& feeder, Slot* slot) 
   if (!slot->ok) slot->ok = RecoverChunk(sink, slot);
 }
 
-// Hands the slot's batch to the sink, then how much of the input is in.
-void CommitSlot(EventSink* sink, Slot* slot) {
+// Hands the slot's batch to the sink, then how much of the input is in;
+// counts its events into |result|.
+void CommitSlot(EventSink* sink, Slot* slot, ChunkScanResult* result) {
   sink->Commit(slot->batch.get());
   if (slot->info.share_read > 0) sink->OnShareRead(slot->info.share_read);
+  result->events += slot->events;
+  result->unreadable_events += slot->unreadable;
 }
 
 ChunkScanResult ScanSequential(ChunkFeeder* feeder, EventSink* sink) {
@@ -239,9 +242,7 @@ ChunkScanResult ScanSequential(ChunkFeeder* feeder, EventSink* sink) {
     ConvertChunk(*sink, *feeder, &slot);
     if (slot.read) ++result.chunks_read;
     if (!slot.ok) return result;
-    CommitSlot(sink, &slot);
-    result.events += slot.events;
-    result.unreadable_events += slot.unreadable;
+    CommitSlot(sink, &slot, &result);
   }
   result.ok = !feeder->failed();
   return result;
@@ -351,9 +352,7 @@ class ParallelScan {
       ++result_.chunks;
       if (slot->read) ++result_.chunks_read;
       if (!slot->ok) return false;
-      CommitSlot(sink_, slot);
-      result_.events += slot->events;
-      result_.unreadable_events += slot->unreadable;
+      CommitSlot(sink_, slot, &result_);
       {
         std::lock_guard<std::mutex> lock(mu_);
         free_.push_back(slot);
