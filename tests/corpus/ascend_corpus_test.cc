@@ -11,6 +11,7 @@
 #include "corpus/corpus_inputs.h"
 #include "formats/ascend/ascend_rank_loader.h"
 #include "formats/ascend/kernel_details_reader.h"
+#include "formats/csv/csv_reader.h"
 #include "formats/load_profiles.h"
 #include "formats/profile_discovery.h"
 #include "ledger_checks.h"
@@ -28,6 +29,38 @@ struct KernelFileCase {
   int64_t rows_used;
   int64_t rows_skipped;
 };
+
+// The CSV reader's fast path (csv_reader.h NextFast) on every CSV of the
+// real samples: the same records as the byte-by-byte path, and the rows of
+// each kernel_details.csv (quoted shapes with doubled quotes, trailing TABs,
+// CRLF in some) almost all on the fast path, where the speed is.
+TEST(AscendCorpusTest, EveryCsvReadsAlikeOnBothReaderPaths) {
+  TS_REQUIRE_CORPUS("ascend");
+  size_t files = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(corpus_path + "/ascend")) {
+    if (!entry.is_regular_file() || entry.path().extension() != ".csv") continue;
+    ++files;
+    const std::string data = testing::ReadFileBytes(entry.path().string());
+    CsvReader fast(data);
+    CsvReader slow(data);
+    slow.set_fast_path(false);
+    CsvRecord a;
+    CsvRecord b;
+    uint64_t records = 0;
+    while (fast.Next(&a)) {
+      ASSERT_TRUE(slow.Next(&b)) << entry.path();
+      ASSERT_EQ(a.fields, b.fields) << entry.path() << " line " << a.line;
+      ASSERT_EQ(a.line, b.line) << entry.path();
+      ASSERT_EQ(a.problem, b.problem) << entry.path() << " line " << a.line;
+      ++records;
+    }
+    EXPECT_FALSE(slow.Next(&b)) << entry.path();
+    if (entry.path().filename() == "kernel_details.csv") {
+      EXPECT_GE(fast.fast_records() * 100, records * 99) << entry.path();
+    }
+  }
+  EXPECT_GE(files, 10U);
+}
 
 TEST(AscendCorpusTest, EveryKernelDetailsSampleParses) {
   TS_REQUIRE_CORPUS("ascend");

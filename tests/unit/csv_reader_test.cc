@@ -306,6 +306,135 @@ TEST(CsvReaderTest, StopsOnBothSidesOfABlockEnd) {
   EXPECT_EQ(Parse(std::string(128, 'a')), (Rows{{std::string(128, 'a')}}));
 }
 
+// Everything a reader reports about one record, as text, for comparing two
+// readings of the same data.
+std::string Describe(const CsvRecord& record, const CsvReader& reader) {
+  std::string out = "line " + std::to_string(record.line) + " at " +
+                    std::to_string(record.byte_offset) + " problem " +
+                    std::to_string(static_cast<int>(record.problem)) + " then " +
+                    std::to_string(reader.position()) + "/" + std::to_string(reader.line());
+  if (record.problem != CsvProblem::kNone) {
+    out += " [" + record.error.ToString() + " | " + record.error.DescribeInRecord() + "]";
+  }
+  for (std::string_view field : record.fields) {
+    out += " <";
+    out += field;
+    out += ">";
+  }
+  return out;
+}
+
+// Every record of |data| read with the fast path and without it (the
+// byte-by-byte reference), from |begin| to |end| with |limit|.
+// Returns the records the fast reader read on its fast path, and all.
+std::pair<uint64_t, uint64_t> ExpectBothPathsAgree(const std::string& data, size_t limit,
+                                                   size_t begin, size_t end,
+                                                   const std::string& context) {
+  CsvReader fast(data, limit, begin, end);
+  CsvReader slow(data, limit, begin, end);
+  slow.set_fast_path(false);
+  fast.set_offset_base(1000);
+  slow.set_offset_base(1000);
+  CsvRecord a;
+  CsvRecord b;
+  uint64_t records = 0;
+  for (;; ++records) {
+    const bool more_a = fast.Next(&a);
+    const bool more_b = slow.Next(&b);
+    EXPECT_EQ(more_a, more_b) << context << ", record " << records;
+    if (!more_a || !more_b) break;
+    const std::string described = Describe(a, fast);
+    EXPECT_EQ(described, Describe(b, slow)) << context << ", record " << records;
+    if (described != Describe(b, slow)) break;
+  }
+  EXPECT_EQ(fast.position(), slow.position()) << context;
+  EXPECT_EQ(slow.fast_records(), 0U) << context;
+  return {fast.fast_records(), records};
+}
+
+// The fast path (NextFast) reads ordinary records 64 bytes at a time and
+// hands every other record to the byte-by-byte path: both must read any
+// data alike, records, lines, offsets and problems. Random text from the
+// bytes that matter (delimiters, quotes, line ends, NUL) in runs long
+// enough to cross block ends, records of real shapes (quoted shapes with
+// doubled quotes, CRLF, a lenient tail after a quote, a quoted line break),
+// read whole and from a random line start, under several record limits.
+TEST(CsvReaderTest, FastPathReadsEveryInputAsTheByteByBytePathDoes) {
+  std::mt19937 rng(2026);
+  const std::string pieces[] = {"a",
+                                "17",
+                                ",",
+                                "\"",
+                                "\"\"",
+                                "\n",
+                                "\r\n",
+                                "\r",
+                                std::string(1, '\0'),
+                                " ",
+                                "\t",
+                                "N/A",
+                                "\"\"\"1,4096\"\"\"",
+                                "\"x\"y",
+                                "\"a\nb\"",
+                                std::string(70, 'k'),
+                                std::string(130, 'z'),
+                                "\xEF\xBB\xBF"};
+  const size_t limits[] = {8, 64, 100, 300, CsvReader::kDefaultMaxRecordBytes};
+  uint64_t fast = 0;
+  uint64_t all = 0;
+  for (int round = 0; round < 3000; ++round) {
+    std::string data;
+    const int count = static_cast<int>(rng() % 60);
+    for (int i = 0; i < count; ++i) {
+      // Mostly ordinary fields and delimiters, so that whole records take
+      // the fast path; now and then a byte that sends one to the slow path.
+      const size_t pick = rng() % 100;
+      if (pick < 30) {
+        data += pieces[0];
+      } else if (pick < 50) {
+        data += pieces[2];
+      } else if (pick < 60) {
+        data += pieces[5];
+      } else {
+        data += pieces[rng() % std::size(pieces)];
+      }
+    }
+    const size_t limit = limits[rng() % std::size(limits)];
+    const std::string context =
+        "round " + std::to_string(round) + ", limit " + std::to_string(limit);
+    const auto [whole_fast, whole_all] = ExpectBothPathsAgree(data, limit, 0, data.size(), context);
+    fast += whole_fast;
+    all += whole_all;
+    // From a line start inside the data, as a chunk is read.
+    const size_t from = data.empty() ? 0 : rng() % data.size();
+    const size_t start = data.find('\n', from);
+    if (start != std::string::npos) {
+      ExpectBothPathsAgree(data, limit, start + 1, data.size(), context + ", chunk");
+    }
+    if (HasFailure()) return;
+  }
+  // Both paths were exercised: most records fast, many slow.
+  EXPECT_GT(fast, all / 2);
+  EXPECT_LT(fast, all - all / 10);
+}
+
+// A quoted field's doubled quote, closing quote and the delimiter after it
+// at every position of the fast path's first and second block (a pair split
+// by a block end is where its second quote must not close the field).
+TEST(CsvReaderTest, FastPathQuotesAtEveryBlockPosition) {
+  for (size_t pad = 0; pad < 140; ++pad) {
+    for (const char* quoted : {"\"a\"\"b\"", "\"\"\"1,2\"\"\"", "\"\"", "\"x\"\""}) {
+      const std::string data = "h,i\n" + std::string(pad, 'p') + "," + quoted + ",z\r\nlast";
+      const std::string context = "pad " + std::to_string(pad) + " " + quoted;
+      const auto [fast, all] =
+          ExpectBothPathsAgree(data, CsvReader::kDefaultMaxRecordBytes, 0, data.size(), context);
+      EXPECT_EQ(all, 3U) << context;
+      EXPECT_EQ(fast, std::string_view(quoted) == "\"x\"\"" ? 2U : 3U) << context;
+    }
+    if (HasFailure()) return;
+  }
+}
+
 TEST(CsvHeaderTest, AliasesCaseAndWhitespace) {
   std::vector<std::string_view> fields = {"Step ID", " Name ", "Task Start Time(us)", "Block Num",
                                           "\"Type\""};

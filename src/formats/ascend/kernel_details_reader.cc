@@ -13,7 +13,9 @@
 #include <optional>
 #include <type_traits>
 
-#if defined(__SSE2__)
+#if defined(__AVX2__)
+#include <immintrin.h>
+#elif defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 
@@ -92,13 +94,26 @@ bool IsCommunicationCore(std::string_view accelerator) {
   return accelerator == "HCCL" || accelerator == "COMMUNICATION";
 }
 
-// Upper bound of the row count, for one exact Reserve. 16 bytes a step with
-// SSE2; a memchr per line would cost more than the count is worth.
+// Upper bound of the row count, for one exact Reserve. 64 bytes a step with
+// AVX2, 16 with SSE2; a memchr per line would cost more than the count is
+// worth. The prefetch a kilobyte ahead: the CSV reader's scan waited on
+// memory without one (csv_reader.cc, RecordStops), and so does this one.
 size_t CountLineEnds(std::string_view data) {
   size_t count = 0;
   size_t i = 0;
   const char* p = data.data();
-#if defined(__SSE2__)
+#if defined(__AVX2__)
+  const __m256i lf = _mm256_set1_epi8('\n');
+  for (; i + 64 <= data.size(); i += 64) {
+    __builtin_prefetch(p + i + 1024);
+    const __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i));
+    const __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + i + 32));
+    const uint64_t bits =
+        uint64_t{static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(a, lf)))} |
+        (uint64_t{static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(b, lf)))} << 32);
+    count += static_cast<size_t>(__builtin_popcountll(bits));
+  }
+#elif defined(__SSE2__)
   const __m128i lf = _mm_set1_epi8('\n');
   for (; i + 16 <= data.size(); i += 16) {
     const __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));

@@ -106,6 +106,139 @@ class StopIndex {
   uint64_t mask_ = 0;
 };
 
+// The bytes NextFast stops at in the 64 bytes from |block| (fewer at the
+// end of the data): ',', '\n', '\r', '"' and NUL, a bit each. Unlike
+// StopIndex the block starts anywhere (the record's first byte), so a
+// record of ~330 bytes costs six of these.
+inline uint64_t RecordStops(const char* base, size_t block, size_t n) {
+  const char* at = base + block;
+  if (block + 64 <= n) {
+#if defined(__AVX2__)
+    auto mask32 = [](const char* p) {
+      const __m256i chunk = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+      const __m256i hits = _mm256_or_si256(
+          _mm256_or_si256(_mm256_or_si256(_mm256_cmpeq_epi8(chunk, _mm256_set1_epi8(',')),
+                                          _mm256_cmpeq_epi8(chunk, _mm256_set1_epi8('\n'))),
+                          _mm256_or_si256(_mm256_cmpeq_epi8(chunk, _mm256_set1_epi8('\r')),
+                                          _mm256_cmpeq_epi8(chunk, _mm256_setzero_si256()))),
+          _mm256_cmpeq_epi8(chunk, _mm256_set1_epi8('"')));
+      return uint64_t{static_cast<uint32_t>(_mm256_movemask_epi8(hits))};
+    };
+    return mask32(at) | (mask32(at + 32) << 32);
+#elif defined(__SSE2__)
+    auto mask16 = [](const char* p) {
+      const __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+      const __m128i hits =
+          _mm_or_si128(_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(chunk, _mm_set1_epi8(',')),
+                                                 _mm_cmpeq_epi8(chunk, _mm_set1_epi8('\n'))),
+                                    _mm_or_si128(_mm_cmpeq_epi8(chunk, _mm_set1_epi8('\r')),
+                                                 _mm_cmpeq_epi8(chunk, _mm_setzero_si128()))),
+                       _mm_cmpeq_epi8(chunk, _mm_set1_epi8('"')));
+      return uint64_t{static_cast<uint16_t>(_mm_movemask_epi8(hits))};
+    };
+    return mask16(at) | (mask16(at + 16) << 16) | (mask16(at + 32) << 32) | (mask16(at + 48) << 48);
+#endif
+  }
+  uint64_t mask = 0;
+  const size_t end = std::min<size_t>(64, n - block);
+  for (size_t i = 0; i < end; ++i) {
+    if (IsStop(kUnquotedStop, at[i]) || at[i] == '"') mask |= uint64_t{1} << i;
+  }
+  return mask;
+}
+
+// A record's fields as the reader's fast path finds them: gathered in a
+// local batch and appended to the record's vector 32 at a time (a
+// push_back per field reloads and stores the vector's end each time). The
+// batch is left uninitialised: a string_view array would be zeroed for
+// every record.
+class FieldBatch {
+ public:
+  explicit FieldBatch(std::vector<std::string_view>* fields) : fields_(fields) {}
+  void Push(std::string_view field) {
+    if (batched_ == kBatch) Flush();
+    batch_[batched_++] = Span{field.data(), field.size()};
+  }
+  // The index the next field pushed will have in the vector.
+  size_t next_index() const { return fields_->size() + batched_; }
+  void Flush() {
+    fields_->insert(fields_->end(), batch_.begin(),
+                    batch_.begin() + static_cast<std::ptrdiff_t>(batched_));
+    batched_ = 0;
+  }
+
+ private:
+  struct Span {
+    const char* data;
+    size_t size;
+    // NOLINTNEXTLINE(google-explicit-constructor): converts on insert
+    operator std::string_view() const { return {data, size}; }
+  };
+  static constexpr size_t kBatch = 32;
+  std::vector<std::string_view>* fields_;
+  std::array<Span, kBatch> batch_;  // NOLINT(cppcoreguidelines-pro-type-member-init)
+  size_t batched_ = 0;
+};
+
+// Where NextFast is inside a quoted field, one stop at a time.
+struct QuotedField {
+  bool open = false;        // the current field opened with a quote
+  bool inside = false;      // ... and it has not closed yet
+  bool doubled = false;     // ... and it holds a doubled quote
+  size_t close = 0;         // its closing quote, once closed
+  size_t ignore_below = 0;  // the second quote of a pair, when it is in the next block
+
+  void Open() {
+    open = true;
+    inside = true;
+  }
+  // The stop at |at| inside the field (|stops| the rest of |block|'s):
+  // false for what the slow path must read (a line break, which it counts,
+  // a NUL, which it reports, bytes between the closing quote and the
+  // delimiter, which it keeps).
+  bool Step(const char* base, size_t n, size_t at, size_t block, uint64_t* stops) {
+    const char c = base[at];
+    if (c == ',') return true;
+    if (c != '"') return false;
+    if (at + 1 < n && base[at + 1] == '"') {
+      doubled = true;
+      if (at + 1 - block < 64) {
+        *stops &= ~(uint64_t{1} << (at + 1 - block));
+      } else {
+        ignore_below = at + 2;
+      }
+      return true;
+    }
+    inside = false;
+    close = at;
+    return at + 1 >= n || IsStop(kUnquotedStop, base[at + 1]);
+  }
+};
+
+// Appends the quoted field [open, close] to |scratch| without its quotes,
+// every doubled quote as one; returns where it starts. Every quote inside
+// is one of an adjacent pair (QuotedField checked it): each byte is written
+// and the pointer kept still at every second quote, so neither the read
+// index nor the write pointer waits on a load (skipping the pair's second
+// byte by index did: a load, a compare and an add in a chain), into room
+// made first (a push_back per byte rechecked the capacity each time).
+size_t AppendUnescaped(const char* base, size_t open, size_t close, std::string* scratch) {
+  const size_t offset = scratch->size();
+  scratch->resize(offset + (close - open - 1));
+  char* const begin = scratch->data() + offset;
+  char* write = begin;
+  bool odd = false;  // after the first quote of a pair
+  for (size_t i = open + 1; i < close; ++i) {
+    const char c = base[i];
+    const bool quote = c == '"';
+    odd ^= quote;
+    *write = c;
+    write += static_cast<size_t>(!quote || odd);
+  }
+  scratch->resize(offset + static_cast<size_t>(write - begin));
+  return offset;
+}
+
 // Offset of the first '\n' or '\r' at or after |p|, or |n|.
 inline size_t FindLineBreak(const char* base, size_t p, size_t n) {
   if (p >= n) return n;
@@ -227,6 +360,10 @@ bool CsvReader::Next(CsvRecord* out) {
   scratch_.clear();
   fixups_.clear();
   nul_seen_ = false;
+  if (fast_path_ && NextFast(out)) return true;
+  out->fields.clear();
+  scratch_.clear();
+  fixups_.clear();
 
   // The loop works on locals: stores into the field vector could alias the
   // pos_ member for the compiler, forcing a reload per field.
@@ -286,8 +423,8 @@ bool CsvReader::Next(CsvRecord* out) {
     }
   }
   pos_ = pos;
-  state_ = CsvState::kRecordEnd;
   if (nul_seen_) {
+    state_ = CsvState::kRecordEnd;
     out->problem = CsvProblem::kNulByte;
     out->fields.clear();
     out->error = nul_at_;
@@ -295,6 +432,77 @@ bool CsvReader::Next(CsvRecord* out) {
     out->error.record_line = record_line_;
     return true;
   }
+  return Finish(out);
+}
+
+bool CsvReader::NextFast(CsvRecord* out) {
+  const char* base = data_.data();
+  const size_t n = data_.size();
+  const size_t record_limit = record_start_ + max_record_bytes_;
+  FieldBatch batch(&out->fields);
+  QuotedField quoted;
+  size_t field_start = pos_;
+  // The field ending at the stop |end|: a view of the bytes, or for a
+  // quoted field with doubled quotes its unescaped copy in the scratch.
+  auto emit = [&](size_t end) __attribute__((always_inline)) {
+    if (!quoted.open) {
+      batch.Push(std::string_view(base + field_start, end - field_start));
+    } else if (!quoted.doubled) {
+      batch.Push(std::string_view(base + field_start + 1, quoted.close - field_start - 1));
+    } else {
+      const size_t offset = AppendUnescaped(base, field_start, quoted.close, &scratch_);
+      fixups_.push_back({batch.next_index(), offset, scratch_.size() - offset});
+      batch.Push(std::string_view());  // patched when the record is complete
+    }
+    quoted = QuotedField();
+  };
+  size_t block = pos_;
+  uint64_t stops = RecordStops(base, block, n);
+  for (;;) {
+    while (stops == 0) {
+      block += 64;
+      if (block >= n) {
+        // The last record, without a line end.
+        if (quoted.inside || n > record_limit) return false;
+        emit(n);
+        batch.Flush();
+        return FinishFast(n, out);
+      }
+      if (block > record_limit) return false;
+      __builtin_prefetch(base + block + 1024);
+      stops = RecordStops(base, block, n);
+      if (quoted.ignore_below > block) stops &= ~uint64_t{0} << (quoted.ignore_below - block);
+    }
+    const size_t at = block + static_cast<size_t>(__builtin_ctzll(stops));
+    stops &= stops - 1;
+    const char c = base[at];
+    if (quoted.inside) {
+      if (!quoted.Step(base, n, at, block, &stops)) return false;
+    } else if (c == ',') {
+      emit(at);
+      field_start = at + 1;
+    } else if (c == '"') {
+      // Only a field's first byte opens quotes; elsewhere it is literal.
+      if (at == field_start) quoted.Open();
+    } else if (c == '\0' || at > record_limit) {
+      return false;  // the slow path reports them
+    } else {
+      emit(at);
+      NewLine(at + 1 + static_cast<size_t>(c == '\r' && at + 1 < n && base[at + 1] == '\n'));
+      batch.Flush();
+      return FinishFast(line_start_, out);
+    }
+  }
+}
+
+bool CsvReader::FinishFast(size_t next, CsvRecord* out) {
+  ++fast_records_;
+  pos_ = next;
+  return Finish(out);
+}
+
+bool CsvReader::Finish(CsvRecord* out) {
+  state_ = CsvState::kRecordEnd;
   for (const Fixup& fixup : fixups_) {
     out->fields[fixup.field_index] = std::string_view(scratch_.data() + fixup.offset, fixup.length);
   }

@@ -107,6 +107,12 @@ class CsvReader {
   // for a chunk copied out of its file, so offsets stay the file's.
   void set_offset_base(uint64_t base) { offset_base_ = base; }
 
+  // For tests: off, every record takes the byte-by-byte path that NextFast
+  // hands unusual records to, the reference the fast path must agree with.
+  void set_fast_path(bool on) { fast_path_ = on; }
+  // Records read whole on the fast path so far (the rest took the slow one).
+  uint64_t fast_records() const { return fast_records_; }
+
   // Bytes consumed so far (the end of the last record returned).
   uint64_t position() const { return pos_; }
   // The physical line the reader is on (1-based from where it started): after
@@ -115,6 +121,18 @@ class CsvReader {
   size_t max_record_bytes() const { return max_record_bytes_; }
 
  private:
+  // Reads the record at pos_ when it is an ordinary one: unquoted fields and
+  // quoted ones that close right before a delimiter, no NUL, no line break
+  // inside quotes, within the record limit. Stops are found 64 bytes at a
+  // time and the record ends at its first line break. Returns false, with
+  // pos_ and the line count untouched, for anything else: the caller reads
+  // the record again on the slow path, which decides (and reports) it.
+  bool NextFast(CsvRecord* out);
+  // Ends a record the fast path read whole (its fields in |out|), reading
+  // on at |next|.
+  bool FinishFast(size_t next, CsvRecord* out);
+  // Ends a record read whole: patches the scratch views in.
+  bool Finish(CsvRecord* out);
   // Reads a quoted field starting at the opening quote at pos_. On success
   // appends the field to |fields| and leaves pos_ after the closing quote and
   // any lenient trailing bytes. On failure (too long, unterminated) fills
@@ -156,6 +174,8 @@ class CsvReader {
   bool nul_seen_ = false;
   CsvError nul_at_;
   uint64_t offset_base_ = 0;
+  bool fast_path_ = true;
+  uint64_t fast_records_ = 0;
 };
 
 }  // namespace trainscope::formats
