@@ -116,14 +116,6 @@ void FuzzKernelDetails(std::string_view input) {
   trainscope::formats::KernelDetailsOptions options;
   options.threads = 2;
   options.chunk_bytes = 1 + input.size() / (2 + input.size() % 7);
-  if (input.size() % 2 == 1) {
-    // As from a file: every chunk counted and read from a copy.
-    options.read_at = [input](size_t offset, size_t length, char* out) {
-      if (offset > input.size() || length > input.size() - offset) return false;
-      input.copy(out, length, offset);
-      return true;
-    };
-  }
   Check(trainscope::formats::ParseKernelDetails(input, "fuzz.csv", &chunked, options).ok());
   const trainscope::model::DeviceEvents& a = profile.device_events;
   const trainscope::model::DeviceEvents& b = chunked.device_events;

@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -229,39 +228,6 @@ TEST(CsvChunksTest, LoneCarriageReturnsReadAsLineFeedsDo) {
   EXPECT_EQ(ParseWith(mixed, 1, size_t{1} << 30), expected);
   ExpectChunkedEqualsWhole(mixed);
   EXPECT_EQ(ParseWith(mixed, 2, 256), expected);
-}
-
-// Chunks counted and read from copies (read_at, as from a file) give what
-// the view gives, byte offsets of damaged rows included; a copy that fails
-// falls back to the view.
-TEST(CsvChunksTest, ReadingFromCopiesEqualsReadingTheView) {
-  std::string data = WithPmuAndOpState(MixedKernelDetails(false));
-  // A NUL byte late in the file: its row is skipped with the NUL's byte
-  // offset in the file, which a chunk read from a copy must report too.
-  constexpr char kNulRow[] = "4,2,nul\0here,Add,AI_CORE,1.0,1.0,0,1,,,,,0.5,static\n";
-  data.insert(data.find('\n', data.size() * 2 / 3) + 1, std::string(kNulRow, sizeof(kNulRow) - 1));
-  const std::string expected = ParseWith(data, 1, size_t{1} << 30);
-  ASSERT_NE(expected.find("(byte "), std::string::npos) << "a sample with a byte offset";
-  for (bool copies_fail : {false, true}) {
-    for (size_t chunk_bytes : {97, 1000}) {
-      model::RankProfile profile;
-      KernelDetailsOptions options;
-      options.threads = 2;
-      options.chunk_bytes = chunk_bytes;
-      size_t copies = 0;
-      std::mutex mutex;
-      options.read_at = [&](size_t offset, size_t length, char* out) {
-        std::lock_guard<std::mutex> lock(mutex);
-        ++copies;
-        if (copies_fail) return false;
-        data.copy(out, length, offset);
-        return true;
-      };
-      ASSERT_TRUE(ParseKernelDetails(data, "kd.csv", &profile, options).ok());
-      EXPECT_GT(copies, 2u);
-      EXPECT_EQ(Describe(profile), expected) << chunk_bytes << (copies_fail ? " failing" : "");
-    }
-  }
 }
 
 TEST(CsvChunksTest, ReleaseIsCalledForEveryChunkOnceAfterItsRead) {

@@ -333,8 +333,6 @@ std::pair<uint64_t, uint64_t> ExpectBothPathsAgree(const std::string& data, size
   CsvReader fast(data, limit, begin, end);
   CsvReader slow(data, limit, begin, end);
   slow.set_fast_path(false);
-  fast.set_offset_base(1000);
-  slow.set_offset_base(1000);
   CsvRecord a;
   CsvRecord b;
   uint64_t records = 0;

@@ -253,10 +253,8 @@ class KernelRowReader {
   bool has_pmu() const { return has_pmu_; }
   size_t fields() const { return cols_.fields(); }
 
-  // Reads |chunk| of |data| into its slot; |offset_base| is added to the
-  // byte offsets reported (|data| a copy of the chunk taken out of its file).
-  void Read(std::string_view data, const CsvChunk& chunk, uint64_t offset_base, RowTable* table,
-            ChunkRows* out) const;
+  // Reads |chunk| of |data| into its slot.
+  void Read(std::string_view data, const CsvChunk& chunk, RowTable* table, ChunkRows* out) const;
 
  private:
   const BoundSpec& cols_;
@@ -264,12 +262,11 @@ class KernelRowReader {
   const bool has_op_state_;
 };
 
-void KernelRowReader::Read(std::string_view data, const CsvChunk& chunk, uint64_t offset_base,
-                           RowTable* table, ChunkRows* out) const {
+void KernelRowReader::Read(std::string_view data, const CsvChunk& chunk, RowTable* table,
+                           ChunkRows* out) const {
   namespace col = ascend_csv;
   const BoundSpec& cols = cols_;
   CsvReader reader(data, CsvReader::ConfiguredMaxRecordBytes(), chunk.begin, chunk.end);
-  reader.set_offset_base(offset_base);
   CsvRecord record;
   RowLedger& ledger = out->ledger;
   auto put = [&](const model::DeviceEvent& row, const model::PmuMetrics* pmu) {
@@ -537,30 +534,22 @@ class SlotPlan {
 // over the body, scaled to its size, plus a margin. A chunk whose slot falls
 // past the table spills (correct, slower: CloseGaps); an estimate too big
 // costs the sizing of the rows beyond the end, which CloseGaps cuts off.
-size_t EstimateSlotRows(std::string_view data, const std::vector<CsvChunk>& split, size_t fields,
-                        const KernelDetailsOptions& options) {
+size_t EstimateSlotRows(std::string_view data, const std::vector<CsvChunk>& split, size_t fields) {
   if (split.empty()) return 0;
   constexpr size_t kSamples = 16;
   constexpr size_t kSampleBytes = size_t{64} << 10;
   const size_t begin = split.front().begin;
   const size_t bytes = split.back().end - begin;
-  std::string buffer;
-  auto read = [&](size_t offset, size_t length) {
-    const std::string_view view = data.substr(offset, length);
-    if (!options.read_at) return view;
-    buffer.resize(length);
-    return options.read_at(offset, length, buffer.data()) ? std::string_view(buffer) : view;
-  };
   if (split.size() == 1 || bytes <= kSamples * kSampleBytes * 2) {
     size_t rows = 0;
     for (const CsvChunk& chunk : split)
-      rows += SlotRows(read(chunk.begin, chunk.end - chunk.begin), fields);
+      rows += SlotRows(data.substr(chunk.begin, chunk.end - chunk.begin), fields);
     return rows;
   }
   size_t lines = 0;
   for (size_t k = 0; k < kSamples; ++k) {
     const size_t offset = begin + (bytes - kSampleBytes) / (kSamples - 1) * k;
-    lines += CountLineEnds(read(offset, kSampleBytes));
+    lines += CountLineEnds(data.substr(offset, kSampleBytes));
   }
   // 2 % over the samples' rate: kernel rows differ in length by their
   // names and shapes, but a profile repeats its steps (the 1 GB synth
@@ -573,48 +562,22 @@ size_t EstimateSlotRows(std::string_view data, const std::vector<CsvChunk>& spli
 
 // Reads |split| into |table| on |threads| in one pass over the file: the
 // table sized once from an estimate of the rows (EstimateSlotRows), then
-// every chunk copied from the file, its line ends counted (its slot's
-// size), its slot placed after the slots before it (SlotPlan) and its rows
-// read into it; each chunk's pages are released after its read.
+// every chunk's line ends counted (its slot's size), its slot placed after
+// the slots before it (SlotPlan) and its rows read into it, where it lies in
+// |data| (a mapped file: each chunk's pages are released after its read).
 std::vector<ChunkRows> ReadChunks(std::string_view data, const std::vector<CsvChunk>& split,
                                   const KernelRowReader& row_reader,
                                   const KernelDetailsOptions& options, RowTable* table) {
   const unsigned threads = std::max(1u, options.threads);
   std::vector<ChunkRows> chunks(split.size());
-  // Copy buffers (a chunk is ~16 MiB), one per chunk in flight, reused.
-  std::mutex pool_mutex;
-  std::vector<std::string> pool;
-  // Chunk |i|'s bytes, copied with read_at into |buffer| where it can;
-  // else the view of |data|. Either way at the chunk's file offset.
-  auto bytes_of = [&](size_t i, std::string* buffer) {
-    const std::string_view view = data.substr(split[i].begin, split[i].end - split[i].begin);
-    if (!options.read_at) return view;
-    {
-      std::lock_guard<std::mutex> lock(pool_mutex);
-      if (!pool.empty()) {
-        *buffer = std::move(pool.back());
-        pool.pop_back();
-      }
-    }
-    buffer->resize(view.size());
-    return options.read_at(split[i].begin, view.size(), buffer->data()) ? std::string_view(*buffer)
-                                                                        : view;
-  };
-  auto give_back = [&](std::string* buffer) {
-    if (buffer->empty()) return;
-    std::lock_guard<std::mutex> lock(pool_mutex);
-    pool.push_back(std::move(*buffer));
-  };
-  const size_t table_rows = EstimateSlotRows(data, split, row_reader.fields(), options);
+  const size_t table_rows = EstimateSlotRows(data, split, row_reader.fields());
   *table = RowTable{};
   SizeTable(table_rows, row_reader.has_pmu(), threads, table);
   SlotPlan plan(split.size());
   ParallelFor(split.size(), threads, [&](size_t i) {
-    std::string buffer;
-    std::string_view bytes;
+    const std::string_view bytes = data.substr(split[i].begin, split[i].end - split[i].begin);
     size_t slot_rows = 0;
     try {
-      bytes = bytes_of(i, &buffer);
       slot_rows = SlotRows(bytes, row_reader.fields());
       plan.Publish(i, slot_rows);
     } catch (...) {
@@ -626,15 +589,8 @@ std::vector<ChunkRows> ReadChunks(std::string_view data, const std::vector<CsvCh
     // The rows of a slot past the table's end spill (an estimate too low).
     chunks[i].first = std::min(*first, table_rows);
     chunks[i].capacity = std::min(slot_rows, table_rows - chunks[i].first);
-    if (bytes.data() == buffer.data()) {
-      // The copy: offsets in it are offsets in the file minus the chunk's.
-      const CsvChunk local{0, bytes.size(), split[i].last};
-      row_reader.Read(bytes, local, split[i].begin, table, &chunks[i]);
-    } else {
-      row_reader.Read(data, split[i], 0, table, &chunks[i]);
-    }
+    row_reader.Read(data, split[i], table, &chunks[i]);
     if (options.release) options.release(split[i].begin, split[i].end);
-    give_back(&buffer);
   });
   return chunks;
 }
@@ -659,7 +615,6 @@ Status ParseKernelDetails(std::string_view data, const std::string& file_label,
     split = {CsvChunk{body_begin, data.size(), true}};
     KernelDetailsOptions whole = options;
     whole.release = nullptr;  // released above; read again from the file
-    whole.read_at = nullptr;  // one chunk: a copy would be the whole file
     chunks = ReadChunks(data, split, row_reader, whole, &table);
   }
 
@@ -677,10 +632,11 @@ Status ReadKernelDetailsFile(const std::string& path, model::RankProfile* profil
   TS_ASSIGN_OR_RETURN(MappedFile file, MappedFile::Open(path));
   KernelDetailsOptions options;
   options.threads = threads;
+  // The chunks are read where they lie in the mapping, and their pages
+  // dropped behind the reader: on this project's current VM, reading
+  // through the mapping beat copying each chunk out with pread
+  // (docs/benchmarks.md, "The CSV reader's fast path").
   options.release = [&file](size_t begin, size_t end) { file.Release(begin, end); };
-  options.read_at = [&file](size_t offset, size_t length, char* out) {
-    return file.ReadAt(offset, length, out);
-  };
   return ParseKernelDetails(file.data(), path, profile, options);
 }
 

@@ -28,13 +28,6 @@ struct KernelDetailsOptions {
   // after it is read, so the file is never resident whole. Bytes released
   // may be read again (a mapped file's pages come back from the page cache).
   std::function<void(size_t begin, size_t end)> release;
-  // Copies [offset, offset + length) of the file into a buffer without
-  // touching |data| (MappedFile::ReadAt): each chunk's line ends are counted
-  // and its rows read from one copy (one buffer per chunk in flight,
-  // reused), and the samples that size the table are copies too, so the
-  // mapping is never faulted in. Absent, or false, and |data| is read; a
-  // whole-file re-read (a split inside a quoted field) always reads |data|.
-  std::function<bool(size_t offset, size_t length, char* out)> read_at;
 };
 
 // Parses a whole kernel_details.csv held in memory and appends its rows to

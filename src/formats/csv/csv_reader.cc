@@ -314,7 +314,7 @@ void CsvReader::SetProblem(CsvRecord* out, CsvProblem problem, uint64_t offset,
   out->error.message = std::move(message);
   out->error.line = line_;
   out->error.column = static_cast<int64_t>(offset - line_start_) + 1;
-  out->error.byte_offset = offset_base_ + offset;
+  out->error.byte_offset = offset;
   out->error.record_line = record_line_;
 }
 
@@ -328,7 +328,7 @@ void CsvReader::NoteNul(uint64_t pos) {
   nul_seen_ = true;
   nul_at_.line = line_;
   nul_at_.column = static_cast<int64_t>(pos - line_start_) + 1;
-  nul_at_.byte_offset = offset_base_ + pos;
+  nul_at_.byte_offset = pos;
 }
 
 bool CsvReader::Next(CsvRecord* out) {
@@ -356,7 +356,7 @@ bool CsvReader::Next(CsvRecord* out) {
   record_start_ = pos_;
   record_line_ = line_;
   out->line = line_;
-  out->byte_offset = offset_base_ + pos_;
+  out->byte_offset = pos_;
   scratch_.clear();
   fixups_.clear();
   nul_seen_ = false;

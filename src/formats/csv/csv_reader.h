@@ -103,10 +103,6 @@ class CsvReader {
   // lines are skipped.
   bool Next(CsvRecord* out);
 
-  // Adds |base| to every byte offset the reader reports (records, errors):
-  // for a chunk copied out of its file, so offsets stay the file's.
-  void set_offset_base(uint64_t base) { offset_base_ = base; }
-
   // For tests: off, every record takes the byte-by-byte path that NextFast
   // hands unusual records to, the reference the fast path must agree with.
   void set_fast_path(bool on) { fast_path_ = on; }
@@ -173,7 +169,6 @@ class CsvReader {
   // the reader stays in step with the record structure).
   bool nul_seen_ = false;
   CsvError nul_at_;
-  uint64_t offset_base_ = 0;
   bool fast_path_ = true;
   uint64_t fast_records_ = 0;
 };
