@@ -106,9 +106,20 @@ namespace {
 class ColumnCells {
  public:
   ColumnCells(const std::vector<TimelineKernel>& kernels, int32_t columns) : columns_(columns) {
-    for (const TimelineKernel& kernel : kernels) families_.push_back(kernel.family);
-    std::sort(families_.begin(), families_.end());
-    families_.erase(std::unique(families_.begin(), families_.end()), families_.end());
+    // The distinct families by a mark per string index (at most one per
+    // distinct op type, name and family of the step): a list of every
+    // kernel's family, sorted and made unique, was a million-entry sort a
+    // step.
+    uint32_t last = 0;
+    for (const TimelineKernel& kernel : kernels) last = std::max(last, kernel.family);
+    constexpr uint32_t kAbsent = ~uint32_t{0};
+    slot_of_.assign(kernels.empty() ? 0 : static_cast<size_t>(last) + 1, kAbsent);
+    for (const TimelineKernel& kernel : kernels) slot_of_[kernel.family] = 0;
+    for (size_t family = 0; family < slot_of_.size(); ++family) {
+      if (slot_of_[family] == kAbsent) continue;
+      slot_of_[family] = static_cast<uint32_t>(families_.size());
+      families_.push_back(static_cast<uint32_t>(family));
+    }
     cells_.resize(3 * static_cast<size_t>(columns) * families_.size());
   }
   void Add(Lane lane, int32_t column, uint32_t family, double time_ns) {
@@ -128,12 +139,11 @@ class ColumnCells {
   size_t Index(uint32_t lane, int32_t column) const {
     return (lane * static_cast<size_t>(columns_) + static_cast<size_t>(column)) * families_.size();
   }
-  size_t Slot(uint32_t family) const {
-    return static_cast<size_t>(std::lower_bound(families_.begin(), families_.end(), family) -
-                               families_.begin());
-  }
+  size_t Slot(uint32_t family) const { return slot_of_[family]; }
   int32_t columns_;
-  std::vector<uint32_t> families_;  // the step's family string indices, ascending
+  std::vector<uint32_t> families_;  // the step's family string indices, ascending: slot -> family
+  // Family string index -> its slot, ~0 where the step has no kernel of it.
+  std::vector<uint32_t> slot_of_;
   std::vector<Cell> cells_;
 };
 
