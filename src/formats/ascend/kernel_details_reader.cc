@@ -97,7 +97,7 @@ bool IsCommunicationCore(std::string_view accelerator) {
 // Upper bound of the row count, for one exact Reserve. 64 bytes a step with
 // AVX2, 16 with SSE2; a memchr per line would cost more than the count is
 // worth. The prefetch a kilobyte ahead: the CSV reader's scan waited on
-// memory without one (csv_reader.cc, RecordStops), and so does this one.
+// memory without one (csv_reader.cc, NextFast), and so does this one.
 size_t CountLineEnds(std::string_view data) {
   size_t count = 0;
   size_t i = 0;
