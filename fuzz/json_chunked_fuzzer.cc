@@ -2,7 +2,9 @@
 // is scanned in tiny chunks (the first byte picks 1..64 bytes and one or two
 // threads) so that every cut, every refused chunk and its event-by-event
 // recovery is exercised, and compared with the whole-document scan: both
-// must hand over the same number of events and agree on damage. Every other
+// must hand over the same number of events and agree on damage. The chunked
+// scan also runs without its plain-event reader (simdjson alone): the two
+// must give the same events, field by field. Every other
 // input is also written to a file and scanned from it (chunks read with
 // pread, the truncated-file path), with the same checks.
 #include <unistd.h>
@@ -19,6 +21,7 @@
 #include "formats/trace/kineto_reader.h"
 #include "fuzz_flags.h"
 #include "model/rank_profile.h"
+#include "raw_event_text.h"
 
 namespace {
 
@@ -74,6 +77,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   chunked.status = trace::ScanJsonText(input, "fuzz.json", &chunked.sink, &chunked.report, options);
   Check(chunked.status.ok() || !chunked.status.message().empty());
   Check(chunked.sink.events == chunked.report.events);
+  {
+    // The plain-event reader leaves to simdjson all it does not read the
+    // same way: every event alike with and without it.
+    trainscope::testing::EveryFieldSink with, without;
+    trace::ScanReport with_report, without_report;
+    const trainscope::Status with_status =
+        trace::ScanJsonText(input, "fuzz.json", &with, &with_report, options);
+    trace::ScanOptions simdjson_only = options;
+    simdjson_only.plain_event_reader = false;
+    const trainscope::Status without_status =
+        trace::ScanJsonText(input, "fuzz.json", &without, &without_report, simdjson_only);
+    Check(with_status.ok() == without_status.ok());
+    Check(with.events == without.events);
+    Check(with_report.damaged == without_report.damaged);
+    Check(with_report.damage_offset == without_report.damage_offset);
+    Check(with_report.plain_events <= with_report.events);
+  }
 
   {
     // The reference: the whole-document scan of the same text.

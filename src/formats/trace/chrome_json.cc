@@ -139,6 +139,7 @@ void CountsInto(const ChunkScanResult& result, ScanReport* report) {
   report->unreadable_events = result.unreadable_events;
   report->chunks = std::max<size_t>(result.chunks, 1);
   report->chunks_read = result.chunks_read;
+  report->plain_events = result.plain_events;
 }
 
 // The chunked scan of an uncompressed document; false (sink possibly fed)
@@ -164,7 +165,7 @@ bool TryChunked(std::string_view doc, const MappedFile* file, bool release_pages
   // faults of their buffers cost more than they save (216k-event trace:
   // 0.16-0.28 s and 34 MB with one thread, 0.27 s and 120 MB with two).
   if (options.threads == 0 && close / 16 < options.chunk_bytes) threads = 1;
-  ChunkScanResult result = ScanChunks(&feeder, threads, sink);
+  ChunkScanResult result = ScanChunks(&feeder, threads, sink, options.plain_event_reader);
   if (!result.ok) return false;
   CountsInto(result, report);
   return true;
@@ -201,7 +202,7 @@ bool TryTruncated(std::string_view doc, const MappedFile* file, const ScanOption
   feeder.set_base_offset(start.begin);
   feeder.set_max_event_bytes(options.max_event_bytes);
   ReadChunksFrom(file, &feeder);
-  ChunkScanResult result = ScanChunks(&feeder, Threads(options), sink);
+  ChunkScanResult result = ScanChunks(&feeder, Threads(options), sink, options.plain_event_reader);
   if (!result.ok) return false;
   CountsInto(result, report);
   const simdjson::padded_string tail(body.substr(tail_begin));
@@ -219,7 +220,7 @@ bool TryChunkedGzip(std::string_view gz, const ScanOptions& options, EventSink* 
   ActiveScan active;
   GzipFeeder feeder(gz, options.chunk_bytes, options.max_event_bytes);
   if (!feeder.Start()) return false;
-  ChunkScanResult result = ScanChunks(&feeder, Threads(options), sink);
+  ChunkScanResult result = ScanChunks(&feeder, Threads(options), sink, options.plain_event_reader);
   if (!result.ok) return false;
   CountsInto(result, report);
   // The metadata after the array is only known at the end of the stream.

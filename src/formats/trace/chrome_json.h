@@ -130,6 +130,8 @@ struct ScanReport {
   bool slow_path = false;
   size_t chunks = 0;       // > 0: read by the chunked scan (no whole-document pass)
   size_t chunks_read = 0;  // of which read from the file with pread (not through its mapping)
+  size_t plain_events =
+      0;  // of |events|, read by PlainEventReader (ScanOptions::plain_event_reader)
 };
 
 // The warning for a damaged scan: where the damage is and which events were

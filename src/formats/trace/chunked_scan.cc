@@ -16,6 +16,7 @@
 #include "core/page_release.h"
 #include "formats/trace/event_capture.h"
 #include "formats/trace/json_layout.h"
+#include "formats/trace/plain_event_reader.h"
 
 namespace trainscope::formats::trace {
 namespace {
@@ -39,6 +40,7 @@ class PaddedChunk {
     return false;
   }
   const char* data() const { return data_.get(); }
+  char* mutable_data() { return data_.get(); }
   size_t size() const { return size_; }
   size_t capacity() const { return capacity_; }
 
@@ -81,6 +83,60 @@ bool ParseChunk(od::parser& parser, std::string_view chunk, size_t capacity, OnE
   return AtDocumentEnd(doc);
 }
 
+// The buffer PlainEventReader unescapes a chunk's strings into: as big as
+// the chunk (never zeroed: only the bytes written are touched), reused.
+class UnescapeRoom {
+ public:
+  char* For(size_t bytes) {
+    if (bytes > size_) {
+      size_ = bytes + bytes / 4;
+      data_ = std::make_unique_for_overwrite<char[]>(size_);
+    }
+    return data_.get();
+  }
+
+ private:
+  std::unique_ptr<char[]> data_;
+  size_t size_ = 0;
+};
+
+// Reads the events of |chunk| in order, calling on_event for each: plain
+// events with PlainEventReader, from the first event it leaves on with
+// simdjson (ParseChunk). kRefused: the reader met text around the events it
+// does not take (nothing it returned may be kept: the caller reads the chunk
+// again with ParseChunk alone). |plain|: the events the reader read.
+enum class ChunkRead { kRead, kFailed, kRefused };
+template <typename OnEvent>
+ChunkRead ReadPlainFirst(od::parser& parser, PaddedChunk* chunk, UnescapeRoom* unescaped,
+                         OnEvent&& on_event, size_t* plain) {
+  PlainEventReader reader(std::string_view(chunk->data(), chunk->size()),
+                          unescaped->For(chunk->size()));
+  RawEvent ev;
+  for (;;) {
+    const PlainEventReader::Step step = reader.Next(&ev);
+    if (step == PlainEventReader::Step::kEvent) {
+      on_event(ev);
+      ++*plain;
+      continue;
+    }
+    if (step == PlainEventReader::Step::kEnd) return ChunkRead::kRead;
+    if (step == PlainEventReader::Step::kRefuse) return ChunkRead::kRefused;
+    break;
+  }
+  // The left event and the rest as a document of their own: the byte before
+  // the event (the chunk's '[', a comma or whitespace) stands in for its '['
+  // while simdjson reads it. The events before it keep their views: none
+  // reaches that byte.
+  const size_t from = reader.event_begin() - 1;
+  char* data = chunk->mutable_data();
+  const char saved = data[from];
+  data[from] = '[';
+  const bool ok = ParseChunk(parser, std::string_view(data + from, chunk->size() - from),
+                             chunk->capacity() - from, on_event);
+  data[from] = saved;
+  return ok ? ChunkRead::kRead : ChunkRead::kFailed;
+}
+
 // One chunk in flight: its text, the parser owning its unescaped strings and
 // the sink's batch of its converted events (which may keep views into both
 // until it is committed).
@@ -115,9 +171,11 @@ struct Slot {
   PaddedChunk recovered;                    // the events of a refused chunk that do parse
   std::optional<std::string_view> pending;  // a chunk that stays, not copied yet
   od::parser parser;
+  UnescapeRoom unescaped;  // the plain reader's unescaped strings
   std::unique_ptr<EventBatch> batch;
   size_t events = 0;
   size_t unreadable = 0;  // of |events|, skipped as unreadable
+  size_t plain = 0;       // of |events|, read by PlainEventReader
   size_t index = 0;
   bool ok = false;
   bool read = false;  // copied with the feeder's ReadChunk
@@ -203,11 +261,13 @@ bool RecoverChunk(const EventSink& sink, Slot* slot) {
   return true;
 }
 
-// Parses the slot's chunk and converts its events into the slot's batch.
-void ConvertChunk(const EventSink& sink, const ChunkFeeder& feeder, Slot* slot) {
+// Parses the slot's chunk and converts its events into the slot's batch
+// (|plain_reader|: ScanOptions::plain_event_reader).
+void ConvertChunk(const EventSink& sink, const ChunkFeeder& feeder, bool plain_reader, Slot* slot) {
   slot->read = slot->Fill(feeder);
   slot->events = 0;
   slot->unreadable = 0;
+  slot->plain = 0;
   if (slot->info.skip != RowIssue::kNone) {
     sink.Convert(SkippedEvent(slot->info.skip, slot->info.skip_detail), slot->info.offset,
                  slot->batch.get());
@@ -216,10 +276,24 @@ void ConvertChunk(const EventSink& sink, const ChunkFeeder& feeder, Slot* slot) 
     slot->ok = true;
     return;
   }
-  slot->ok = ParseChunk(slot->parser, slot->doc(), slot->capacity(), [&](const RawEvent& ev) {
+  auto convert = [&](const RawEvent& ev) {
     sink.Convert(ev, 0, slot->batch.get());
     ++slot->events;
-  });
+  };
+  ChunkRead read = ChunkRead::kRefused;
+  if (plain_reader) {
+    read = ReadPlainFirst(slot->parser, &slot->copy, &slot->unescaped, convert, &slot->plain);
+  }
+  if (read != ChunkRead::kRead) slot->plain = 0;  // read again: by simdjson or event by event
+  if (read == ChunkRead::kRefused) {
+    if (plain_reader) {
+      slot->batch = sink.NewBatch();
+      slot->events = 0;
+    }
+    read = ParseChunk(slot->parser, slot->doc(), slot->capacity(), convert) ? ChunkRead::kRead
+                                                                            : ChunkRead::kFailed;
+  }
+  slot->ok = read == ChunkRead::kRead;
   if (!slot->ok) slot->ok = RecoverChunk(sink, slot);
 }
 
@@ -230,16 +304,17 @@ void CommitSlot(EventSink* sink, Slot* slot, ChunkScanResult* result) {
   if (slot->info.share_read > 0) sink->OnShareRead(slot->info.share_read);
   result->events += slot->events;
   result->unreadable_events += slot->unreadable;
+  result->plain_events += slot->plain;
 }
 
-ChunkScanResult ScanSequential(ChunkFeeder* feeder, EventSink* sink) {
+ChunkScanResult ScanSequential(ChunkFeeder* feeder, EventSink* sink, bool plain_reader) {
   ChunkScanResult result;
   Slot slot(*sink);
   std::string_view text;
   while (feeder->Next(&text)) {
     slot.Take(feeder, text);
     ++result.chunks;
-    ConvertChunk(*sink, *feeder, &slot);
+    ConvertChunk(*sink, *feeder, plain_reader, &slot);
     if (slot.read) ++result.chunks_read;
     if (!slot.ok) return result;
     CommitSlot(sink, &slot, &result);
@@ -250,8 +325,8 @@ ChunkScanResult ScanSequential(ChunkFeeder* feeder, EventSink* sink) {
 
 class ParallelScan {
  public:
-  ParallelScan(ChunkFeeder* feeder, unsigned threads, EventSink* sink)
-      : feeder_(feeder), threads_(threads), sink_(sink) {
+  ParallelScan(ChunkFeeder* feeder, unsigned threads, EventSink* sink, bool plain_reader)
+      : feeder_(feeder), threads_(threads), sink_(sink), plain_reader_(plain_reader) {
     // Two spare slots let the workers run ahead while the sink drains one.
     slots_.resize(threads + 2);
     for (auto& slot : slots_) {
@@ -326,7 +401,7 @@ class ParallelScan {
         slot->index = fed_++;
         slot->Take(feeder_, text);
       }
-      ConvertChunk(*sink_, *feeder_, slot);
+      ConvertChunk(*sink_, *feeder_, plain_reader_, slot);
       {
         std::lock_guard<std::mutex> lock(mu_);
         ready_[slot->index] = slot;
@@ -365,6 +440,7 @@ class ParallelScan {
   std::exception_ptr worker_error_;  // guarded by mu_
   unsigned threads_;
   EventSink* sink_;
+  bool plain_reader_;
   std::vector<std::unique_ptr<Slot>> slots_;
   std::mutex mu_;
   std::condition_variable cv_;
@@ -378,9 +454,10 @@ class ParallelScan {
 
 }  // namespace
 
-ChunkScanResult ScanChunks(ChunkFeeder* feeder, unsigned threads, EventSink* sink) {
-  if (threads <= 1) return ScanSequential(feeder, sink);
-  return ParallelScan(feeder, threads, sink).Run();
+ChunkScanResult ScanChunks(ChunkFeeder* feeder, unsigned threads, EventSink* sink,
+                           bool plain_event_reader) {
+  if (threads <= 1) return ScanSequential(feeder, sink, plain_event_reader);
+  return ParallelScan(feeder, threads, sink, plain_event_reader).Run();
 }
 
 namespace {

@@ -66,7 +66,8 @@ struct ChunkScanResult {
   // object, over the size limit, unparsable): ScanReport::unreadable_events.
   size_t unreadable_events = 0;
   size_t chunks = 0;
-  size_t chunks_read = 0;  // copied with ReadChunk (pread), not from the mapped view
+  size_t chunks_read = 0;   // copied with ReadChunk (pread), not from the mapped view
+  size_t plain_events = 0;  // of |events|, read by PlainEventReader (not simdjson)
 };
 
 // Events reach |sink| with offset 0 (as on the whole-document fast path).
@@ -75,7 +76,10 @@ struct ChunkScanResult {
 // others are kept; only a chunk whose structure cannot be followed fails the
 // scan. On failure events of the chunks before the failed one may have been
 // delivered: the caller resets the sink.
-ChunkScanResult ScanChunks(ChunkFeeder* feeder, unsigned threads, EventSink* sink);
+// |plain_event_reader|: plain events are read by PlainEventReader before
+// simdjson (ScanOptions::plain_event_reader).
+ChunkScanResult ScanChunks(ChunkFeeder* feeder, unsigned threads, EventSink* sink,
+                           bool plain_event_reader);
 
 // Feeds the body of an in-memory (or memory-mapped) event array in chunks of
 // about |chunk_bytes|. With |release_pages| the pages of used chunks are

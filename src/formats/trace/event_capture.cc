@@ -3,18 +3,13 @@
 #include <cstring>
 #include <utility>
 
+#include "formats/trace/event_fields.h"
+
 namespace trainscope::formats::trace {
 namespace {
 
 namespace od = simdjson::ondemand;
 using simdjson::error_code;
-
-// key == literal for keys already known to have the literal's length: a
-// fixed-size compare the compiler turns into one or two loads, not a call.
-template <size_t N>
-bool Is(std::string_view key, const char (&literal)[N]) {
-  return std::memcmp(key.data(), literal, N - 1) == 0;
-}
 
 // simdjson 3.0's skip of a string value it was not asked to read takes a
 // ':' after it for a key separator and skips on to the next closing bracket:
@@ -91,7 +86,26 @@ error_code RawToken(od::value& value, std::string_view* out) {
   return simdjson::SUCCESS;
 }
 
-// NOLINTNEXTLINE(readability-function-cognitive-complexity): HACKING.md, "Complexity debt"
+error_code CaptureArgs(od::value& value, RawEvent* ev);
+
+// Reads |value| as |target| says (event_fields.h).
+inline __attribute__((always_inline)) error_code ReadField(FieldTarget target, od::value& value,
+                                                           RawEvent* ev) {
+  switch (target.read) {
+    case FieldRead::kText:
+      return Token(value, target.into);
+    case FieldRead::kRaw:
+      return RawToken(value, target.into);
+    case FieldRead::kArray:
+      return RawArray(value, target.into);
+    case FieldRead::kArgs:
+      return CaptureArgs(value, ev);
+    case FieldRead::kSkip:
+      break;
+  }
+  return simdjson::SUCCESS;
+}
+
 error_code CaptureArgs(od::value& value, RawEvent* ev) {
   od::json_type type;
   if (error_code e = value.type().get(type)) return e;
@@ -114,83 +128,9 @@ error_code CaptureArgs(od::value& value, RawEvent* ev) {
     if (error_code e = KeyOf(field, &key)) return e;
     od::value v = field.value();
     if (error_code e = CheckValueEnd(v)) return e;
-    std::string_view* target = nullptr;
-    std::string_view* array = nullptr;
-    bool raw = true;
-    switch (key.size()) {
-      case 4:
-        if (Is(key, "name")) target = &ev->arg_name, raw = false;
-        break;
-      case 5:
-        if (Is(key, "Bytes"))
-          target = &ev->bytes;
-        else if (Is(key, "dtype"))
-          target = &ev->dtype, raw = false;
-        break;
-      case 6:
-        if (Is(key, "stream"))
-          target = &ev->stream;
-        else if (Is(key, "device"))
-          target = &ev->device;
-        else if (Is(key, "labels"))
-          target = &ev->labels, raw = false;
-        break;
-      case 9:
-        if (Is(key, "Device Id"))
-          target = &ev->device_id;
-        else if (Is(key, "Task Type"))
-          target = &ev->task_type, raw = false;
-        break;
-      case 10:
-        if (Is(key, "Group size"))
-          target = &ev->group_size;
-        else if (Is(key, "Call stack"))
-          target = &ev->call_stack, raw = false;
-        else if (Is(key, "Input Dims"))
-          array = &ev->input_dims;
-        else if (Is(key, "Input type"))
-          array = &ev->input_types;
-        break;
-      case 11:
-        if (Is(key, "External id"))
-          target = &ev->external_id;
-        else if (Is(key, "correlation"))
-          target = &ev->correlation;
-        else if (Is(key, "Device Type"))
-          target = &ev->device_type;
-        break;
-      case 13:
-        if (Is(key, "In msg nelems")) target = &ev->in_nelems;
-        break;
-      case 14:
-        if (Is(key, "Out msg nelems"))
-          target = &ev->out_nelems;
-        else if (Is(key, "Total Reserved"))
-          target = &ev->total_reserved;
-        break;
-      case 15:
-        if (Is(key, "Collective name"))
-          target = &ev->coll_name, raw = false;
-        else if (Is(key, "Total Allocated"))
-          target = &ev->total_allocated;
-        break;
-      case 18:
-        if (Is(key, "Process Group Name")) target = &ev->pg_name, raw = false;
-        break;
-      case 19:
-        if (Is(key, "Process Group Ranks")) target = &ev->pg_ranks, raw = false;
-        break;
-      case 25:
-        if (Is(key, "Process Group Description")) target = &ev->pg_desc, raw = false;
-        break;
-      default:
-        break;
-    }
-    if (target != nullptr) {
-      if (error_code e = raw ? RawToken(v, target) : Token(v, target)) return e;
-    } else if (array != nullptr) {
-      if (error_code e = RawArray(v, array)) return e;
-    }
+    const FieldTarget target = ArgsFieldOf(key, ev);
+    if (target.read == FieldRead::kSkip) continue;
+    if (error_code e = ReadField(target, v, ev)) return e;
   }
   return simdjson::SUCCESS;
 }
@@ -211,38 +151,9 @@ error_code CaptureEvent(od::object& obj, RawEvent* ev) {
     if (error_code e = KeyOf(field, &key)) return e;
     od::value v = field.value();
     if (error_code e = CheckValueEnd(v)) return e;
-    error_code e = simdjson::SUCCESS;
-    switch (key.size()) {
-      case 2:
-        if (Is(key, "ph"))
-          e = Token(v, &ev->ph);
-        else if (Is(key, "ts"))
-          e = RawToken(v, &ev->ts);
-        else if (Is(key, "id"))
-          e = RawToken(v, &ev->id);
-        else if (Is(key, "bp"))
-          e = Token(v, &ev->bp);
-        break;
-      case 3:
-        if (Is(key, "cat"))
-          e = Token(v, &ev->cat);
-        else if (Is(key, "pid"))
-          e = RawToken(v, &ev->pid);
-        else if (Is(key, "tid"))
-          e = RawToken(v, &ev->tid);
-        else if (Is(key, "dur"))
-          e = RawToken(v, &ev->dur);
-        break;
-      case 4:
-        if (Is(key, "name"))
-          e = Token(v, &ev->name);
-        else if (Is(key, "args"))
-          e = CaptureArgs(v, ev);
-        break;
-      default:
-        break;
-    }
-    if (e) return e;
+    const FieldTarget target = EventFieldOf(key, ev);
+    if (target.read == FieldRead::kSkip) continue;
+    if (error_code e = ReadField(target, v, ev)) return e;
   }
   return simdjson::SUCCESS;
 }

@@ -38,6 +38,10 @@ struct ScanOptions {
   // never held). Past it the rest of the document is not read and the damage
   // report says so.
   size_t max_inflated_bytes = DefaultMaxInflatedBytes();
+  // Whether the chunked scan reads plain events with its own reader
+  // (plain_event_reader.h) and only the rest with simdjson. Off: simdjson
+  // reads every event (tests and the fuzzer compare the two).
+  bool plain_event_reader = true;
 };
 
 }  // namespace trainscope::formats::trace
