@@ -17,6 +17,7 @@
 #include "formats/trace/kineto_reader.h"
 #include "formats/trace/trace_view_reader.h"
 #include "model/rank_profile.h"
+#include "raw_event_text.h"
 #include "test_paths.h"
 
 namespace trainscope {
@@ -31,12 +32,7 @@ using formats::trace::SerialEventSink;
 class RecordingSink : public SerialEventSink {
  public:
   void OnEvent(const RawEvent& e, size_t /*offset*/) override {
-    events.push_back(fmt::format(
-        "{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}", e.ph,
-        e.cat, e.name, e.ts, e.dur, e.id, e.bp, e.pid, e.tid, e.has_args, e.external_id,
-        e.correlation, e.stream, e.device, e.coll_name, e.in_nelems, e.out_nelems, e.group_size,
-        e.dtype, e.pg_name, e.pg_desc, e.pg_ranks, e.bytes, e.total_allocated, e.total_reserved,
-        e.device_id, e.arg_name, e.task_type));
+    events.push_back(testing::EveryFieldOf(e, 0));
   }
   void OnTopLevel(std::string_view key, simdjson::ondemand::value& /*value*/) override {
     top.push_back(std::string(key));

@@ -190,6 +190,7 @@ bool RecoverChunk(const EventSink& sink, Slot* slot) {
   // Whatever the failed parse converted is dropped with its batch.
   slot->batch = sink.NewBatch();
   slot->events = 0;
+  slot->plain = 0;
   const std::string_view text = slot->doc();  // "[" events "]"
   const std::string_view body = text.substr(1, text.size() - 2);
   struct Bad {
@@ -284,11 +285,11 @@ void ConvertChunk(const EventSink& sink, const ChunkFeeder& feeder, bool plain_r
   if (plain_reader) {
     read = ReadPlainFirst(slot->parser, &slot->copy, &slot->unescaped, convert, &slot->plain);
   }
-  if (read != ChunkRead::kRead) slot->plain = 0;  // read again: by simdjson or event by event
   if (read == ChunkRead::kRefused) {
     if (plain_reader) {
       slot->batch = sink.NewBatch();
       slot->events = 0;
+      slot->plain = 0;
     }
     read = ParseChunk(slot->parser, slot->doc(), slot->capacity(), convert) ? ChunkRead::kRead
                                                                             : ChunkRead::kFailed;

@@ -16,8 +16,6 @@ using simdjson::error_code;
 constexpr int kMaxEndCandidates = 64;
 constexpr size_t kMaxSuffixBytes = 16u << 20;
 
-bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
-
 // Keys an event object may start with (Kineto writes "ph" or "name" first,
 // torch_npu "name"; the others cover hand-written and converted traces).
 bool IsEventKey(std::string_view key) {
@@ -67,7 +65,7 @@ error_code ExpectEmpty(od::array& array) {
 }  // namespace
 
 size_t SkipSpace(std::string_view s, size_t i) {
-  while (i < s.size() && IsSpace(s[i])) ++i;
+  while (i < s.size() && IsJsonSpace(s[i])) ++i;
   return i;
 }
 
@@ -86,7 +84,7 @@ size_t ValueEnd(std::string_view s, size_t i) {
   if (i >= s.size()) return std::string_view::npos;
   if (s[i] == '"') return StringEnd(s, i);
   if (s[i] != '{' && s[i] != '[') {
-    while (i < s.size() && s[i] != ',' && s[i] != '}' && s[i] != ']' && !IsSpace(s[i])) ++i;
+    while (i < s.size() && s[i] != ',' && s[i] != '}' && s[i] != ']' && !IsJsonSpace(s[i])) ++i;
     return i;
   }
   ValueEndScanner scanner;
@@ -176,7 +174,7 @@ LocateResult LocateEventsStart(std::string_view head, bool complete, EventsStart
     } else if (c == '}' || c == ']') {
       if (--depth == 0) return LocateResult::kUnsupported;  // no traceEvents
     }
-    if (!IsSpace(c)) previous = c;
+    if (!IsJsonSpace(c)) previous = c;
   }
   return need_more;
 }

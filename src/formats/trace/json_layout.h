@@ -8,6 +8,7 @@
 
 #include <simdjson.h>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -16,6 +17,16 @@
 #include "formats/trace/chrome_json.h"
 
 namespace trainscope::formats::trace {
+
+// JSON's whitespace (what simdjson's structural index skips): a table, one
+// load instead of four compares (the plain-event reader asks it for every
+// byte of Kineto's indentation).
+inline constexpr std::array<bool, 256> kJsonSpace = [] {
+  std::array<bool, 256> table{};
+  table[' '] = table['\n'] = table['\r'] = table['\t'] = true;
+  return table;
+}();
+inline bool IsJsonSpace(char c) { return kJsonSpace[static_cast<unsigned char>(c)]; }
 
 // The first non-whitespace offset at or after |i| (s.size() when none).
 size_t SkipSpace(std::string_view s, size_t i);

@@ -2,19 +2,22 @@
 //
 // Nearly every event of a Kineto or torch_npu trace is plain: an object of
 // keys without escapes whose values are strings (escapes that stand for one
-// byte unescaped into a buffer of the caller's), JSON numbers, true/false/null, or (the args,
-// record_shapes' arrays) objects and arrays of those. This reader takes such events straight into a
-// RawEvent with the fields and views CaptureEvent gives (event_fields.h; a string's text between
-// its quotes, other tokens raw with the whitespace after them, as simdjson's raw_json_token),
-// without simdjson's structural index and iterator: one pass over the bytes instead of two.
+// byte unescaped into a buffer of the caller's), JSON numbers,
+// true/false/null, or (the args, record_shapes' arrays) objects and arrays
+// of those. This reader takes such events straight into a RawEvent with the
+// fields and views CaptureEvent gives (event_fields.h; a string's text
+// between its quotes, other tokens raw with the whitespace after them, as
+// simdjson's raw_json_token), without simdjson's structural index and
+// iterator: one pass over the bytes instead of two.
 //
 // It decides nothing about damage. What is not plain (an escape in a key,
-// "\u" in a string read as text, a control character in a string, invalid UTF-8, a number JSON does
-// not allow, nesting deeper than kMaxDepth, a missing value, any invalid JSON) stops it at that
-// event, and the scan hands that event and the rest of the chunk to
-// simdjson, which reads and judges them as it does without this reader
-// (tests/unit/plain_event_reader_test.cc and the json_chunked fuzzer compare
-// the two event by event, field by field).
+// "\u" in a string read as text, a control character in a string, invalid
+// UTF-8, a number JSON does not allow, nesting deeper than kMaxDepth, a
+// missing value, any invalid JSON) stops it at that event, and the scan
+// hands that event and the rest of the chunk to simdjson, which reads and
+// judges them as it does without this reader (tests/unit/
+// plain_event_reader_test.cc and the json_chunked fuzzer compare the two
+// event by event, field by field).
 #pragma once
 
 #include <cstddef>
