@@ -218,6 +218,52 @@ TEST(ChunkedJson, FuzzFindingMissingValueAgreesWithTheWholeScan) {
   }
 }
 
+TEST(ChunkedJson, FuzzFindingBracketsOfTwoKindsAgreeWithTheWholeScan) {
+  // "[,]]}}": simdjson's On-Demand follows nesting by depth, so the chunk
+  // holding the first event read as one valid event, and the chunked scan
+  // reported no damage where the whole-document scan stops at byte 28.
+  const std::string json = R"([{"args":{"Input Dims":[,]]}},{"ph":}])";
+  ASSERT_EQ(json,
+            testing::ReadFileBytes(testing::DataDir() +
+                                   "/fuzz_findings/json_chunked-2026-12-03-brackets-of-two-kinds")
+                .substr(1));
+  Scan whole;
+  ScanWhole(json, &whole, 512);
+  EXPECT_TRUE(whole.report.damaged);
+  EXPECT_EQ(whole.report.damage_offset, 28u);
+  for (size_t chunk_bytes : {1u, 8u, 30u, 4096u}) {
+    for (unsigned threads : {1u, 2u}) {
+      for (bool plain : {true, false}) {
+        ScanOptions options;
+        options.chunk_bytes = chunk_bytes;
+        options.threads = threads;
+        options.max_event_bytes = 512;
+        options.plain_event_reader = plain;
+        Scan chunked;
+        chunked.status =
+            formats::trace::ScanJsonText(json, "doc", &chunked.sink, &chunked.report, options);
+        const std::string where =
+            fmt::format("chunk {} threads {} plain {}", chunk_bytes, threads, plain);
+        EXPECT_EQ(chunked.status.ok(), whole.status.ok()) << where;
+        EXPECT_EQ(chunked.sink.events, whole.sink.events) << where;
+        EXPECT_EQ(chunked.report.damaged, whole.report.damaged) << where;
+        EXPECT_EQ(chunked.report.damage_offset, whole.report.damage_offset) << where;
+      }
+    }
+  }
+}
+
+TEST(ChunkedJsonLayout, BracketsPairOnlyWithTheirOwnKind) {
+  using formats::trace::BracketsPair;
+  EXPECT_TRUE(BracketsPair(R"([{"a":[1,{"b":[]}]},{}])"));
+  EXPECT_TRUE(BracketsPair(R"([{"a":"]}[{"}])"));  // brackets in strings do not count
+  EXPECT_TRUE(BracketsPair(R"([{"a":"\"]"}])"));   // nor after an escaped quote
+  EXPECT_TRUE(BracketsPair("[{\"a\":["));          // left open: for the parse to report
+  EXPECT_FALSE(BracketsPair("[1}"));
+  EXPECT_FALSE(BracketsPair(R"([{"a":[,]]}])"));
+  EXPECT_FALSE(BracketsPair("{}]"));
+}
+
 TEST(ChunkedJson, SplitsNextToStringsThatLookLikeCuts) {
   // Every event's name holds `},{"ph":`; a guessed offset lands inside it for
   // some chunk size: the cut must skip to the real boundary.

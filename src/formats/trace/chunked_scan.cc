@@ -295,6 +295,14 @@ void ConvertChunk(const EventSink& sink, const ChunkFeeder& feeder, bool plain_r
                                                                             : ChunkRead::kFailed;
   }
   slot->ok = read == ChunkRead::kRead;
+  // What simdjson read (or could not) of a chunk whose brackets do not pair
+  // up is not trusted, nor recovered event by event: the chunked scan fails
+  // and the whole-document scan judges the file (json_layout.h,
+  // BracketsPair). The plain reader's events pair up by construction.
+  if ((!slot->ok || slot->plain != slot->events) && !BracketsPair(slot->doc())) {
+    slot->ok = false;
+    return;
+  }
   if (!slot->ok) slot->ok = RecoverChunk(sink, slot);
 }
 

@@ -1,6 +1,7 @@
 #include "formats/trace/json_layout.h"
 
 #include <cstring>
+#include <string>
 #include <utility>
 
 #include "formats/trace/event_capture.h"
@@ -116,6 +117,24 @@ size_t ValueEndScanner::Feed(std::string_view bytes) {
     }
   }
   return std::string_view::npos;
+}
+
+bool BracketsPair(std::string_view s) {
+  std::string open;  // the kinds of the brackets open, innermost last
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '"') {
+      const size_t end = StringEnd(s, i);
+      if (end == std::string_view::npos) return true;  // left open: not a mismatch
+      i = end - 1;
+    } else if (c == '{' || c == '[') {
+      open.push_back(c);
+    } else if (c == '}' || c == ']') {
+      if (open.empty() || open.back() != (c == '}' ? '{' : '[')) return false;
+      open.pop_back();
+    }
+  }
+  return true;
 }
 
 size_t FirstBadUtf8(std::string_view s) {

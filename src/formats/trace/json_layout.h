@@ -41,6 +41,14 @@ size_t ValueEnd(std::string_view s, size_t i);
 // Offset of the first invalid UTF-8 sequence in |s|, or npos.
 size_t FirstBadUtf8(std::string_view s);
 
+// False when a closing bracket of |s| (outside strings) meets an opening
+// bracket of the other kind, or none: '[1}' or '{}]'. simdjson's On-Demand
+// follows nesting by depth, not by kind, so it can read such text as valid
+// (a chunk '[{"a":[1]]}]' as one event), where the whole-document scan,
+// cutting the same bytes elsewhere, reports damage. Brackets left open at
+// the end are not checked: every parse reports those.
+bool BracketsPair(std::string_view s);
+
 // ValueEnd for text that arrives in pieces and is not kept: finds where the
 // object or array opened by the first byte fed closes (strings honoured).
 class ValueEndScanner {
