@@ -71,14 +71,12 @@ struct HostThread {
   int64_t tid = 0;
 };
 
-// Host ops name their thread by an index into |threads| (a trace has tens
-// of threads and millions of ops: 4 bytes a row instead of two int64s).
-// Index 0 is (0, 0), the thread of an op whose thread is never set.
-class HostOps : public HostOpColumns {
+// Threads numbered by first appearance: a trace has tens of threads and
+// millions of events, so an event names its thread by a 4-byte index into
+// |threads| instead of two int64s. Index 0 is (0, 0), the thread of an event
+// whose thread is never set.
+class ThreadTable {
  public:
-  int64_t end_ns(size_t i) const { return start_ns[i] + duration_ns[i]; }
-  int64_t pid(size_t i) const { return threads[static_cast<size_t>(thread[i])].pid; }
-  int64_t tid(size_t i) const { return threads[static_cast<size_t>(thread[i])].tid; }
   // The index of (pid, tid) in |threads|, added when new.
   int32_t ThreadOf(int64_t pid, int64_t tid);
 
@@ -86,7 +84,15 @@ class HostOps : public HostOpColumns {
 
  private:
   std::map<std::pair<int64_t, int64_t>, int32_t> thread_index_{{{0, 0}, 0}};
-  int32_t last_thread_ = 0;  // ops come in runs on one thread
+  int32_t last_thread_ = 0;  // events come in runs on one thread
+};
+
+// Host ops name their thread by an index into |threads|.
+class HostOps : public HostOpColumns, public ThreadTable {
+ public:
+  int64_t end_ns(size_t i) const { return start_ns[i] + duration_ns[i]; }
+  int64_t pid(size_t i) const { return threads[static_cast<size_t>(thread[i])].pid; }
+  int64_t tid(size_t i) const { return threads[static_cast<size_t>(thread[i])].tid; }
 };
 
 // A resolved flow arrow host op -> device activity (ac2g, async,

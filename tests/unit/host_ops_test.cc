@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "formats/trace/timeline_builder.h"
+#include "model/device_events.h"
 #include "model/rank_profile.h"
 #include "model/timeline.h"
 
@@ -71,18 +72,74 @@ TEST(TimelineBuilder, SizesItsListsFromTheShareRead) {
   const size_t before = ops.capacity();
   builder.ExpectTotal(0.01);  // too early to project
   EXPECT_EQ(ops.capacity(), before);
-  builder.ExpectTotal(0.1);  // 100 in a tenth: about 1000 in all
-  EXPECT_GE(ops.capacity(), 1000u);
-  EXPECT_LT(ops.capacity(), 1100u);
+  // 100 in a tenth: about 1000 in all, and room for a quarter more (room
+  // is address space until a row is written there).
+  builder.ExpectTotal(0.1);
+  EXPECT_GE(ops.capacity(), 1250u);
+  EXPECT_LT(ops.capacity(), 1300u);
   const size_t projected = ops.capacity();
-  for (int k = 0; k < 900; ++k) builder.AddHostOp(OpOn(&ops, 1, 1, 100 + k, 1));
+  for (int k = 0; k < 450; ++k) builder.AddHostOp(OpOn(&ops, 1, 1, 100 + k, 1));
   EXPECT_EQ(ops.capacity(), projected);  // no regrowth on the way
+  // At half the input, 550 rows: 1100 in all, 10 % over the first
+  // projection but within the room, so the rows are not moved.
+  builder.ExpectTotal(0.5);
+  EXPECT_EQ(ops.capacity(), projected);
+}
+
+TEST(TimelineBuilder, SizesItsListsAgainWhenTheRateOutgrowsTheRoom) {
+  model::RankProfile profile;
+  formats::trace::TimelineBuilder builder(&profile);
+  model::HostOps& ops = builder.timeline().host_ops;
+  for (int k = 0; k < 100; ++k) builder.AddHostOp(OpOn(&ops, 1, 1, k, 1));
+  builder.ExpectTotal(0.1);
+  for (int k = 0; k < 900; ++k) builder.AddHostOp(OpOn(&ops, 1, 1, 100 + k, 1));
   // At half the input the list holds twice what was projected: sized again.
   builder.ExpectTotal(0.5);
-  EXPECT_GE(ops.capacity(), 2000u);
+  EXPECT_GE(ops.capacity(), 2500u);
   // Each column is sized alike.
-  EXPECT_GE(ops.name.capacity(), 2000u);
-  EXPECT_GE(ops.thread.capacity(), 2000u);
+  EXPECT_GE(ops.name.capacity(), 2500u);
+  EXPECT_GE(ops.thread.capacity(), 2500u);
+}
+
+TEST(ThreadTable, FindsThreadsPastTheScannedFewAndAfterOthers) {
+  // The first threads are found by a scan, the later ones through the map:
+  // each (pid, tid) keeps its index either way, whatever came in between.
+  model::ThreadTable table;
+  std::vector<int32_t> first;
+  for (int64_t t = 0; t < 100; ++t) first.push_back(table.ThreadOf(7, t));
+  for (int64_t t = 99; t >= 0; --t) EXPECT_EQ(table.ThreadOf(7, t), first[static_cast<size_t>(t)]);
+  EXPECT_EQ(table.ThreadOf(0, 0), 0);
+  EXPECT_EQ(table.threads.size(), 101u);
+  for (size_t i = 1; i < table.threads.size(); ++i) {
+    EXPECT_EQ(table.threads[i].pid, 7);
+    EXPECT_EQ(table.threads[i].tid, static_cast<int64_t>(i - 1));
+  }
+}
+
+TEST(Columnar, PermuteReordersEveryColumnOfEveryWidth) {
+  // Columns of 1, 4 and 8 bytes, reordered through one spare.
+  model::DeviceEventColumns table;
+  constexpr uint32_t kRows = 1000;
+  for (uint32_t i = 0; i < kRows; ++i) {
+    model::DeviceEvent row;
+    row.start_ns = int64_t{1} << 40 | i;
+    row.stream = static_cast<int32_t>(i * 7);
+    row.kind = i % 2 == 0 ? model::ActivityKind::kCompute : model::ActivityKind::kCommunication;
+    row.op_type_derived = static_cast<uint8_t>(i % 3);
+    table.Append(row);
+  }
+  std::vector<uint32_t> order(kRows);
+  for (uint32_t k = 0; k < kRows; ++k) order[k] = (k * 389) % kRows;  // 389 is prime to 1000
+  const model::DeviceEventColumns before = table;
+  table.Permute(order);
+  ASSERT_EQ(table.size(), kRows);
+  for (uint32_t k = 0; k < kRows; ++k) {
+    const uint32_t old = order[k];
+    EXPECT_EQ(table.start_ns[k], before.start_ns[old]) << k;
+    EXPECT_EQ(table.stream[k], before.stream[old]) << k;
+    EXPECT_EQ(table.kind[k], before.kind[old]) << k;
+    EXPECT_EQ(table.op_type_derived[k], before.op_type_derived[old]) << k;
+  }
 }
 
 }  // namespace

@@ -3,9 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <exception>
 #include <numeric>
-#include <thread>
+#include <optional>
 #include <tuple>
 #include <unordered_map>
 
@@ -41,8 +40,7 @@ std::optional<int64_t> ParseIdTokenSlow(std::string_view raw) {
 void TimelineBuilder::AddActivity(int64_t raw_pid, int64_t raw_tid,
                                   const model::DeviceEvent& activity) {
   activities_.Append(activity);
-  activity_pid_.push_back(raw_pid);
-  activity_tid_.push_back(raw_tid);
+  activity_track_.push_back(tracks_.ThreadOf(raw_pid, raw_tid));
 }
 
 int32_t TimelineBuilder::AddCollective(const model::CollectiveArgs& args) {
@@ -52,19 +50,21 @@ int32_t TimelineBuilder::AddCollective(const model::CollectiveArgs& args) {
 
 void TimelineBuilder::AddFlowPoint(bool start, int64_t id, StringId category, int64_t pid,
                                    int64_t tid, int64_t ts_ns) {
-  (start ? flow_starts_ : flow_ends_).push_back(FlowPoint{id, category, pid, tid, ts_ns});
+  (start ? flow_starts_ : flow_ends_)
+      .push_back(FlowPoint{id, ts_ns, tracks_.ThreadOf(pid, tid), category});
 }
 
 void TimelineBuilder::AddFwdBwdPoint(bool start, int64_t id, int64_t pid, int64_t tid,
                                      int64_t ts_ns) {
-  (start ? fwd_starts_ : bwd_ends_).push_back(FlowPoint{id, StringPool::kEmpty, pid, tid, ts_ns});
+  (start ? fwd_starts_ : bwd_ends_)
+      .push_back(FlowPoint{id, ts_ns, tracks_.ThreadOf(pid, tid), StringPool::kEmpty});
 }
 
 void TimelineBuilder::Reset() {
   timeline_ = model::Timeline{};
   activities_ = model::DeviceEventColumns{};
-  activity_pid_.clear();
-  activity_tid_.clear();
+  tracks_ = model::ThreadTable{};
+  activity_track_.clear();
   flow_starts_.clear();
   flow_ends_.clear();
   fwd_starts_.clear();
@@ -79,15 +79,24 @@ void TimelineBuilder::ExpectTotal(double share) {
   // A sixteenth: enough events for a steady rate (traces interleave host
   // and device events throughout); half: a second look where they do not.
   next_projection_ = next_projection_ < 0.5 ? 0.5 : 2.0;
-  // 5 % over the straight projection: the rate of a list drifts a little
-  // over a trace (warm-up steps, the profiler's own events at its end).
-  auto projected = [share](size_t count) {
-    return static_cast<size_t>(static_cast<double>(count) / share * 1.05) + 1;
+  // A list is given room for a quarter more rows than its straight
+  // projection: the rate of a list drifts over a trace (warm-up steps, the
+  // profiler's own events at its end; the x28 benchmark trace's device
+  // events and flow ends run 7 % above their first sixteenth's rate).
+  // Capacity is only address space until a row is written to it (large
+  // blocks are mapped on their own and their pages faulted in by the first
+  // write), so room left over costs nothing, while a projection short by one
+  // row copies every row so far into a new block and pays the first touch of
+  // their pages twice (with 5 %, 60 MB of the x28 trace's 430 MB were copied
+  // at the half-way look). A list is moved only when it would outgrow its
+  // room at 5 % over the straight projection.
+  auto projected = [share](size_t count, double margin) {
+    return static_cast<size_t>(static_cast<double>(count) / share * margin) + 1;
   };
   // A list: a vector, or a columnar table (all its columns at once).
   auto reserve = [&](auto* list) {
-    const size_t rows = projected(list->size());
-    if (list->size() == 0 || rows <= list->capacity()) return;
+    if (list->size() == 0 || projected(list->size(), 1.05) <= list->capacity()) return;
+    const size_t rows = projected(list->size(), 1.25);
     if constexpr (requires { list->Reserve(rows); }) {
       list->Reserve(rows);
     } else {
@@ -96,8 +105,7 @@ void TimelineBuilder::ExpectTotal(double share) {
   };
   reserve(&timeline_.host_ops);
   reserve(&activities_);
-  reserve(&activity_pid_);
-  reserve(&activity_tid_);
+  reserve(&activity_track_);
   for (std::vector<FlowPoint>* points : {&flow_starts_, &flow_ends_, &fwd_starts_, &bwd_ends_})
     reserve(points);
   reserve(&timeline_.memory);
@@ -183,13 +191,8 @@ void TimelineBuilder::SortActivities() {
     return acts.start_ns[a] < acts.start_ns[b];
   });
   acts.Permute(order);
-  std::vector<int64_t> pid(order.size()), tid(order.size());
-  for (size_t k = 0; k < order.size(); ++k) {
-    pid[k] = activity_pid_[order[k]];
-    tid[k] = activity_tid_[order[k]];
-  }
-  activity_pid_.swap(pid);
-  activity_tid_.swap(tid);
+  model::columnar::PermuteSpare spare;
+  model::columnar::Permute(&activity_track_, order, &spare);
 }
 
 std::vector<int32_t> TimelineBuilder::HostOpsAt(const std::vector<FlowPoint>& points) const {
@@ -197,19 +200,29 @@ std::vector<int32_t> TimelineBuilder::HostOpsAt(const std::vector<FlowPoint>& po
   std::vector<int32_t> result(points.size(), model::kNoIndex);
   // Points in host-op order, then one merge walk over the host ops (sorted
   // by pid, tid, start): sequential memory access instead of a binary search
-  // over three columns per point.
+  // over three columns per point. The points' tracks are ranked by (pid,
+  // tid) first, as the host ops' threads sort.
+  const std::vector<model::HostThread>& tracks = tracks_.threads;
+  std::vector<uint32_t> by_track(tracks.size());
+  std::iota(by_track.begin(), by_track.end(), 0u);
+  std::sort(by_track.begin(), by_track.end(), [&tracks](uint32_t a, uint32_t b) {
+    return std::pair(tracks[a].pid, tracks[a].tid) < std::pair(tracks[b].pid, tracks[b].tid);
+  });
+  std::vector<uint32_t> track_rank(tracks.size());
+  for (uint32_t r = 0; r < by_track.size(); ++r) track_rank[by_track[r]] = r;
   std::vector<uint32_t> order(points.size());
   std::iota(order.begin(), order.end(), 0u);
-  auto key = [&points](uint32_t k) {
+  auto key = [&points, &track_rank](uint32_t k) {
     const FlowPoint& f = points[k];
-    return std::tuple(f.pid, f.tid, f.ts_ns);
+    return std::pair(track_rank[static_cast<size_t>(f.thread)], f.ts_ns);
   };
   std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return key(a) < key(b); });
   size_t next = 0;  // first op that starts after the current point
   for (uint32_t k : order) {
     const FlowPoint& f = points[k];
+    const model::HostThread& track = tracks[static_cast<size_t>(f.thread)];
     while (next < ops.size() && std::tuple(ops.pid(next), ops.tid(next), ops.start_ns[next]) <=
-                                    std::tuple(f.pid, f.tid, f.ts_ns)) {
+                                    std::tuple(track.pid, track.tid, f.ts_ns)) {
       ++next;
     }
     // The last op of the thread starting at or before the flow (the deepest
@@ -217,7 +230,8 @@ std::vector<int32_t> TimelineBuilder::HostOpsAt(const std::vector<FlowPoint>& po
     // parents to the first one still running at the flow's time.
     if (next == 0) continue;
     auto i = static_cast<int32_t>(next - 1);
-    if (ops.pid(static_cast<size_t>(i)) != f.pid || ops.tid(static_cast<size_t>(i)) != f.tid)
+    if (ops.pid(static_cast<size_t>(i)) != track.pid ||
+        ops.tid(static_cast<size_t>(i)) != track.tid)
       continue;
     while (i != model::kNoIndex && ops.start_ns[i] != f.ts_ns && ops.end_ns(i) <= f.ts_ns)
       i = ops.parent[i];
@@ -226,41 +240,56 @@ std::vector<int32_t> TimelineBuilder::HostOpsAt(const std::vector<FlowPoint>& po
   return result;
 }
 
+// Sized by the runtime calls that carry a correlation (a quarter of the
+// host ops in a Kineto trace): a table 4x smaller stays in cache better.
+void TimelineBuilder::LinkByCorrelation() {
+  const model::HostOps& ops = timeline_.host_ops;
+  model::DeviceEventColumns& acts = activities_;
+  const auto with_correlation = static_cast<size_t>(std::count_if(
+      ops.correlation.begin(), ops.correlation.end(), [](int64_t c) { return c != model::kNoId; }));
+  IdIndex by_correlation(with_correlation);
+  for (size_t i = 0; i < ops.size(); ++i) {
+    if (ops.correlation[i] != model::kNoId) {
+      by_correlation.Insert(ops.correlation[i], static_cast<int32_t>(i));
+    }
+  }
+  for (size_t a = 0; a < acts.size(); ++a) {
+    if (acts.correlation[a] == model::kNoId) continue;
+    int32_t op = by_correlation.Find(acts.correlation[a]);
+    if (op != IdIndex::kMissing) acts.launcher[a] = op;
+  }
+}
+
 void TimelineBuilder::LinkLaunches(unsigned threads) {
   model::Timeline& tl = timeline_;
   model::DeviceEventColumns& acts = activities_;
-  // Sized by the runtime calls that carry a correlation (a quarter of the
-  // host ops in a Kineto trace): a table 4x smaller stays in cache better.
-  // Each index lives only while it is used: on a 6 M-event trace they are
-  // tens of MB each, and the peak of the read is here.
-  {
-    const auto with_correlation = static_cast<size_t>(
-        std::count_if(tl.host_ops.correlation.begin(), tl.host_ops.correlation.end(),
-                      [](int64_t c) { return c != model::kNoId; }));
-    IdIndex by_correlation(with_correlation);
-    for (size_t i = 0; i < tl.host_ops.size(); ++i) {
-      if (tl.host_ops.correlation[i] != model::kNoId) {
-        by_correlation.Insert(tl.host_ops.correlation[i], static_cast<int32_t>(i));
+  // Three independent pieces run side by side: the links by correlation
+  // (they write only acts.launcher) and the two indexes of the flows (they
+  // only read). Each index lives only while it is used: on a 6 M-event
+  // trace they are tens of MB each, and the peak of the read is here; the
+  // correlation index is gone before the flows are resolved.
+  const bool flows = !flow_ends_.empty();
+  std::optional<FlatIndex<TrackKey, TrackKeyHash>> by_track;
+  std::optional<FlatIndex<FlowKey, FlowKeyHash>> starts;
+  std::vector<int32_t> start_ops;
+  ParallelFor(3, threads, [&](size_t piece) {
+    if (piece == 0) {
+      LinkByCorrelation();
+    } else if (piece == 1 && flows) {
+      by_track.emplace(acts.size());
+      for (size_t a = 0; a < acts.size(); ++a) {
+        by_track->Insert(TrackKey{acts.start_ns[a], activity_track_[a]}, static_cast<int32_t>(a));
       }
+    } else if (piece == 2 && flows) {
+      starts.emplace(flow_starts_.size());
+      for (size_t k = 0; k < flow_starts_.size(); ++k) {
+        starts->Insert(FlowKey{flow_starts_[k].id, flow_starts_[k].category},
+                       static_cast<int32_t>(k));
+      }
+      start_ops = HostOpsAt(flow_starts_);
     }
-    for (size_t a = 0; a < acts.size(); ++a) {
-      if (acts.correlation[a] == model::kNoId) continue;
-      int32_t op = by_correlation.Find(acts.correlation[a]);
-      if (op != IdIndex::kMissing) acts.launcher[a] = op;
-    }
-  }
-  if (flow_ends_.empty()) return;
-
-  FlatIndex<TrackKey, TrackKeyHash> by_track(acts.size());
-  for (size_t a = 0; a < acts.size(); ++a) {
-    by_track.Insert(TrackKey{activity_pid_[a], activity_tid_[a], acts.start_ns[a]},
-                    static_cast<int32_t>(a));
-  }
-  FlatIndex<FlowKey, FlowKeyHash> starts(flow_starts_.size());
-  for (size_t k = 0; k < flow_starts_.size(); ++k) {
-    starts.Insert(FlowKey{flow_starts_[k].id, flow_starts_[k].category}, static_cast<int32_t>(k));
-  }
-  const std::vector<int32_t> start_ops = HostOpsAt(flow_starts_);
+  });
+  if (!flows) return;
   std::vector<FlowPoint>().swap(flow_starts_);  // indexed: not needed any more
   // Where each flow end points: its start's host op and its own activity.
   // Read-only lookups, so blocks of ends resolve in parallel.
@@ -275,12 +304,12 @@ void TimelineBuilder::LinkLaunches(unsigned threads) {
     const size_t end_k = std::min(flow_ends_.size(), (block + 1) * kBlock);
     for (size_t k = block * kBlock; k < end_k; ++k) {
       const FlowPoint& end = flow_ends_[k];
-      int32_t s = starts.Find(FlowKey{end.id, end.category});
+      int32_t s = starts->Find(FlowKey{end.id, end.category});
       if (s == FlatIndex<FlowKey, FlowKeyHash>::kMissing) continue;
       Resolved& r = resolved[k];
       r.has_start = true;
       r.host_op = start_ops[static_cast<size_t>(s)];
-      int32_t t = by_track.Find(TrackKey{end.pid, end.tid, end.ts_ns});
+      int32_t t = by_track->Find(TrackKey{end.ts_ns, end.thread});
       if (t != FlatIndex<TrackKey, TrackKeyHash>::kMissing) r.activity = t;
     }
   });
@@ -612,36 +641,17 @@ void TimelineBuilder::JoinOntoProfileRows() {
 }
 
 void TimelineBuilder::Finish(unsigned threads) {
-  if (threads > 1) {
-    // The two sorts touch disjoint columns. The host ops are reordered
-    // only once the activities are: each column reordered is a new column
-    // beside the old one for a moment, and the two tables' at once raised
-    // the peak of the read by ~10 MB (the host ops' order, found by merging
-    // runs, is ready before the activities are sorted). An exception in the
-    // helper thread is carried over and rethrown here, never left to
-    // terminate.
-    std::exception_ptr error;
-    std::thread activities([this, &error] {
-      try {
-        SortActivities();
-      } catch (...) {
-        error = std::current_exception();
-      }
-    });
-    std::vector<uint32_t> host_order;
-    try {
-      host_order = HostOpOrder(timeline_.host_ops);
-    } catch (...) {
-      activities.join();
-      throw;
+  // The two tables are sorted side by side (they share no column), each
+  // reordered in place through one spare block of its widest column: the
+  // two at once hold 28 MB more on the x28 trace, below the peak of the
+  // linking that follows. ParallelFor rethrows an exception of either here.
+  ParallelFor(2, threads, [this](size_t table) {
+    if (table == 0) {
+      SortAndNestHostOps(&timeline_.host_ops);
+    } else {
+      SortActivities();
     }
-    activities.join();
-    if (error) std::rethrow_exception(error);
-    ApplyHostOpOrder(host_order, &timeline_.host_ops);
-  } else {
-    SortAndNestHostOps(&timeline_.host_ops);
-    SortActivities();
-  }
+  });
   LinkLaunches(threads);
   LinkFwdBwd();
   // Linked: the flow points go before the device events are delivered.
@@ -650,8 +660,8 @@ void TimelineBuilder::Finish(unsigned threads) {
   BuildSteps();
   DeliverDeviceEvents();
   activities_ = model::DeviceEventColumns{};
-  activity_pid_.clear();
-  activity_tid_.clear();
+  activity_track_.clear();
+  tracks_ = model::ThreadTable{};
   timeline_.present = true;
   profile_->timeline = std::move(timeline_);
   timeline_ = model::Timeline{};
