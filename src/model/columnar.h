@@ -57,6 +57,10 @@ template <typename T>
 void Permute(std::vector<T>* column, const std::vector<uint32_t>& order, PermuteSpare* spare) {
   static_assert(std::is_trivially_copyable_v<T>, "columns hold plain values");
   const size_t rows = order.size();
+  if (rows == 0) {
+    column->clear();  // an empty table's columns have no data to copy (null pointers)
+    return;
+  }
   std::byte* room = spare->Room(rows * sizeof(T));
   const T* in = column->data();
   for (size_t k = 0; k < rows; ++k) std::memcpy(room + k * sizeof(T), in + order[k], sizeof(T));

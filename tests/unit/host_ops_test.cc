@@ -116,6 +116,14 @@ TEST(ThreadTable, FindsThreadsPastTheScannedFewAndAfterOthers) {
   }
 }
 
+TEST(Columnar, PermuteOfAnEmptyTableLeavesItEmpty) {
+  // Its columns have no storage (null data): nothing may be copied.
+  model::HostOps ops;
+  ops.Permute({});
+  EXPECT_EQ(ops.size(), 0u);
+  EXPECT_TRUE(formats::trace::SortAndNestHostOps(&ops).empty());
+}
+
 TEST(Columnar, PermuteReordersEveryColumnOfEveryWidth) {
   // Columns of 1, 4 and 8 bytes, reordered through one spare.
   model::DeviceEventColumns table;

@@ -360,6 +360,29 @@ TEST(MotifMining, HundredThousandKernelStreamInWellUnderASecond) {
 #endif
 }
 
+TEST(MotifMining, StepSpanSetAfterTheMiningGivesTheSameShares) {
+  // The rank's analysis mines a step before its time budget is known and
+  // sets the span afterwards (SetStepSpan): the same motifs and shares as
+  // mining with the span.
+  const model::RankProfile p = BigStream(3'000);
+  const HostAttributor host(p);
+  const int64_t span = p.device_events.end_ns(p.device_events.size() - 1) + 12'345;
+  const StepMotifs with_span =
+      AnalyzeStepMotifs(p, 1, 0, span, FingerprintLibrary::Builtin(), host);
+  StepMotifs later = AnalyzeStepMotifs(p, 1, 0, 0, FingerprintLibrary::Builtin(), host);
+  ASSERT_FALSE(later.motifs.empty());
+  EXPECT_EQ(later.motifs.front().share_of_step, 0.0);
+  SetStepSpan(span, &later);
+  EXPECT_EQ(later.step_ns, with_span.step_ns);
+  ASSERT_EQ(later.motifs.size(), with_span.motifs.size());
+  for (size_t m = 0; m < later.motifs.size(); ++m) {
+    EXPECT_EQ(later.motifs[m].kernels, with_span.motifs[m].kernels) << m;
+    EXPECT_EQ(later.motifs[m].total_ns, with_span.motifs[m].total_ns) << m;
+    EXPECT_EQ(later.motifs[m].share_of_step, with_span.motifs[m].share_of_step) << m;
+    EXPECT_GT(later.motifs[m].share_of_step, 0.0) << m;
+  }
+}
+
 TEST(MotifSynth, OneLayerIsTheMainMotifAndFingerprintsAreMeasured) {
   synth::SynthOptions options;
   options.layers = 6;

@@ -17,20 +17,27 @@ int64_t StepSpanNs(const StepDistribution& step) {
 
 }  // namespace
 
-std::vector<Finding> AddStepMotifs(const model::RankProfile& profile,
-                                   const RankMotifContext& context, StepDistribution* step) {
+std::optional<StepMotifs> MineStepMotifs(const model::RankProfile& profile,
+                                         const RankMotifContext& context, int32_t step) {
   // Motif positions are relative to the step's first event, as in the
   // timeline panorama.
-  const std::optional<model::StepExtent> extent = profile.device_events.ExtentOf(step->step);
-  if (!extent) return {};
+  const std::optional<model::StepExtent> extent = profile.device_events.ExtentOf(step);
+  if (!extent) return std::nullopt;
   MotifStepOptions options;
   options.accept_memo = context.accept_memo;
-  StepMotifs mined = AnalyzeStepMotifs(profile, step->step, extent->first_start_ns,
-                                       StepSpanNs(*step), context.library, context.host, options);
+  return AnalyzeStepMotifs(profile, step, extent->first_start_ns, /*step_ns=*/0, context.library,
+                           context.host, options);
+}
+
+std::vector<Finding> AddStepMotifs(const model::RankProfile& profile,
+                                   const RankMotifContext& context, std::optional<StepMotifs> mined,
+                                   StepDistribution* step) {
+  if (!mined) return {};
+  SetStepSpan(StepSpanNs(*step), &*mined);
   std::vector<Finding> findings = FingerprintFindings(
-      profile.rank, step->step, mined, context.library,
+      profile.rank, step->step, *mined, context.library,
       static_cast<int64_t>(context.catalog.thresholds().fingerprint_min_instances));
-  step->motifs = std::move(mined.motifs);
+  step->motifs = std::move(mined->motifs);
   return findings;
 }
 

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "analysis/common/finding.h"
@@ -14,6 +15,7 @@
 #include "analysis/motifs/fingerprint_attribution.h"
 #include "analysis/motifs/fingerprint_library.h"
 #include "analysis/motifs/fingerprint_match.h"
+#include "analysis/motifs/motif_step.h"
 #include "analysis/step/kernel_distribution.h"
 #include "model/rank_profile.h"
 
@@ -27,11 +29,19 @@ struct RankMotifContext {
   FingerprintAcceptMemo* accept_memo = nullptr;  // for |library|, shared by the rank's steps
 };
 
-// Mines the motifs of |step| (into step->motifs) and returns the step's
-// fingerprint findings (unfused-*, glue-around-custom-op, ...). A step
-// without kernels has neither.
+// Mines the motifs of |step|: its kernels only, so it can run beside the
+// step's other measures (AddStepMotifs sets their shares of the step).
+// nullopt for a step without kernels.
+std::optional<StepMotifs> MineStepMotifs(const model::RankProfile& profile,
+                                         const RankMotifContext& context, int32_t step);
+
+// Puts the step's mined motifs into step->motifs, their shares measured
+// against the step's time budget, and returns the step's fingerprint
+// findings (unfused-*, glue-around-custom-op, ...). A step without kernels
+// has neither.
 std::vector<Finding> AddStepMotifs(const model::RankProfile& profile,
-                                   const RankMotifContext& context, StepDistribution* step);
+                                   const RankMotifContext& context, std::optional<StepMotifs> mined,
+                                   StepDistribution* step);
 
 // cluster_stage.cc: cross-rank communication, stragglers, skew, slow links
 // and their findings. |comm| and |links| in job order (sorted by rank).

@@ -115,35 +115,42 @@ struct RankMemory {
   StepGapShares gaps;
 };
 
-// One step of one rank: distribution, motifs, timeline and findings, as if
-// the step were the one chosen for the job.
-RankStepResult AnalyzeOneStep(const model::RankProfile& profile, int32_t step,
-                              const KernelFamilies& families, const RankMotifContext& motifs,
-                              const AnalysisOptions& options, bool picture,
-                              const std::vector<uint32_t>& sync_calls,
-                              const DataLoaderCalls& loader_calls, const RankMemory& memory) {
-  RankStepResult result;
-  result.distribution = ComputeStepDistribution(profile, step, families, options.distribution);
-  result.distribution.host_sync = ComputeHostSync(profile, step, sync_calls);
-  result.distribution.data_loader = ComputeInputBound(profile, step, loader_calls);
-  result.distribution.launch_gaps = ComputeLaunchGaps(profile, step);
+// One step of one rank, as if the step were the one chosen for the job, in
+// two parts: its measures (distribution, host sync, input bound, launch
+// gaps, operator efficiency, memory), which run beside its motif mining
+// (MineStepMotifs), then what needs both (motifs, module tree, timeline,
+// findings).
+void MeasureStep(const model::RankProfile& profile, int32_t step, const KernelFamilies& families,
+                 const AnalysisOptions& options, const std::vector<uint32_t>& sync_calls,
+                 const DataLoaderCalls& loader_calls, const RankMemory& memory,
+                 RankStepResult* result) {
+  result->distribution = ComputeStepDistribution(profile, step, families, options.distribution);
+  result->distribution.host_sync = ComputeHostSync(profile, step, sync_calls);
+  result->distribution.data_loader = ComputeInputBound(profile, step, loader_calls);
+  result->distribution.launch_gaps = ComputeLaunchGaps(profile, step);
   OperatorEfficiencyOptions efficiency;
   efficiency.yardstick_min_share = CatalogOf(options).thresholds().matmul_yardstick_min_share;
-  result.distribution.operator_efficiency = ComputeOperatorEfficiency(profile, step, efficiency);
-  result.distribution.memory = memory.Of(profile, step);
-  result.fingerprint_findings = AddStepMotifs(profile, motifs, &result.distribution);
-  result.distribution.module_tree = ComputeModuleTree(profile, step, result.distribution.motifs);
-  std::optional<ZoomCentre> centre = TopMotifCentre(result.distribution);
+  result->distribution.operator_efficiency = ComputeOperatorEfficiency(profile, step, efficiency);
+  result->distribution.memory = memory.Of(profile, step);
+}
+
+void FinishStep(const model::RankProfile& profile, const KernelFamilies& families,
+                const RankMotifContext& motifs, const AnalysisOptions& options, bool picture,
+                std::optional<StepMotifs> mined, const RankMemory& memory, RankStepResult* result) {
+  const int32_t step = result->distribution.step;
+  result->fingerprint_findings =
+      AddStepMotifs(profile, motifs, std::move(mined), &result->distribution);
+  result->distribution.module_tree = ComputeModuleTree(profile, step, result->distribution.motifs);
+  std::optional<ZoomCentre> centre = TopMotifCentre(result->distribution);
   TimelineOptions timeline_options;
   timeline_options.picture = picture;
   timeline_options.kernels = picture && options.timeline_kernels;
-  result.timeline =
+  result->timeline =
       ComputeStepTimeline(profile, step, families, timeline_options, centre ? &*centre : nullptr);
-  AddTrackInstances(profile, result.distribution.motifs, timeline_options.max_track_kernels,
-                    &result.timeline);
-  result.threshold_findings = ThresholdFindings(result.distribution, result.timeline, profile,
-                                                CatalogOf(options), &memory.gaps);
-  return result;
+  AddTrackInstances(profile, result->distribution.motifs, timeline_options.max_track_kernels,
+                    &result->timeline);
+  result->threshold_findings = ThresholdFindings(result->distribution, result->timeline, profile,
+                                                 CatalogOf(options), &memory.gaps);
 }
 
 RankAnalysis ToRankAnalysis(RankResult&& result, const StepChoice& choice) {
@@ -362,20 +369,30 @@ Result<RankResult> AnalyzeRank(const model::RankProfile& profile, const JobConte
   const RankMemory memory(profile, context.step_threads);
   result.steps.resize(steps.size());
   // Mining is the costliest analysis: a single big rank has dozens of steps,
-  // so they share the cores the other ranks leave. The rank's communication
-  // summary reads the whole profile, not a step: one more task beside them,
-  // handed out first (last, with a hundred short steps before it, it ran
-  // alone at the end).
-  ParallelFor(steps.size() + 1, context.step_threads, [&](size_t task) {
+  // so they share the cores the other ranks leave, and a step's mining runs
+  // beside its other measures, so that a rank of two or three big steps
+  // keeps both cores busy too (three steps of 1 M kernels were two rounds of
+  // whole steps on two cores). The rank's communication summary reads the
+  // whole profile, not a step: one more task beside them, handed out first
+  // (last, with a hundred short steps before it, it ran alone at the end);
+  // the minings, the longer tasks, before the measures.
+  std::vector<std::optional<StepMotifs>> mined(steps.size());
+  ParallelFor(1 + 2 * steps.size(), context.step_threads, [&](size_t task) {
     if (task == 0) {
       result.comm = SummarizeRankCommunication(
           profile, CommOptionsOf(CatalogOf(context.options).thresholds()));
-      return;
+    } else if (task <= steps.size()) {
+      mined[task - 1] = MineStepMotifs(profile, motifs, steps[task - 1]);
+    } else {
+      const size_t i = task - 1 - steps.size();
+      MeasureStep(profile, steps[i], families, context.options, sync_calls, loader_calls, memory,
+                  &result.steps[i]);
     }
-    const size_t i = task - 1;
-    result.steps[i] = AnalyzeOneStep(profile, steps[i], families, motifs, context.options,
-                                     MayBeShown(result.steps_info, steps[i], context.options.step),
-                                     sync_calls, loader_calls, memory);
+  });
+  ParallelFor(steps.size(), context.step_threads, [&](size_t i) {
+    FinishStep(profile, families, motifs, context.options,
+               MayBeShown(result.steps_info, steps[i], context.options.step), std::move(mined[i]),
+               memory, &result.steps[i]);
   });
   if (std::string implausible = PlausibilityWarning(profile); !implausible.empty()) {
     header.warnings.push_back(std::move(implausible));

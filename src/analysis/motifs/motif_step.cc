@@ -20,6 +20,10 @@ namespace {
 // blocks).
 using InstanceRows = std::span<const uint32_t>;
 
+double ShareOfStep(int64_t total_ns, int64_t step_ns) {
+  return step_ns > 0 ? static_cast<double>(total_ns) / static_cast<double>(step_ns) : 0;
+}
+
 // Fills the timing fields of |motif| from its instances.
 void Measure(const model::DeviceEvents& table, const std::vector<InstanceRows>& instances,
              int64_t step_start_ns, int64_t step_ns, Motif* motif) {
@@ -35,8 +39,7 @@ void Measure(const model::DeviceEvents& table, const std::vector<InstanceRows>& 
     }
   }
   motif->period_ns = Median(std::move(periods));
-  motif->share_of_step =
-      step_ns > 0 ? static_cast<double>(motif->total_ns) / static_cast<double>(step_ns) : 0;
+  motif->share_of_step = ShareOfStep(motif->total_ns, step_ns);
 }
 
 // The most frequent attribution over (at most 16) sampled instances.
@@ -62,6 +65,11 @@ void Attribute(const HostAttributor& host, const model::DeviceEvents& table,
 }
 
 }  // namespace
+
+void SetStepSpan(int64_t step_ns, StepMotifs* motifs) {
+  motifs->step_ns = step_ns;
+  for (Motif& motif : motifs->motifs) motif.share_of_step = ShareOfStep(motif.total_ns, step_ns);
+}
 
 // NOLINTNEXTLINE(readability-function-cognitive-complexity): HACKING.md, "Complexity debt"
 StepMotifs AnalyzeStepMotifs(const model::RankProfile& profile, int32_t step, int64_t step_start_ns,

@@ -48,6 +48,11 @@ struct MotifStepOptions {
   FingerprintAcceptMemo* accept_memo = nullptr;
 };
 
+// Sets the step's length of |motifs| (step_ns and every motif's share of the
+// step) as AnalyzeStepMotifs with |step_ns| would have set it: the motifs can
+// be mined before the step's time budget is known.
+void SetStepSpan(int64_t step_ns, StepMotifs* motifs);
+
 // |step_start_ns|, |step_ns|: the step window used for positions and shares.
 StepMotifs AnalyzeStepMotifs(const model::RankProfile& profile, int32_t step, int64_t step_start_ns,
                              int64_t step_ns, const FingerprintLibrary& library,
