@@ -66,7 +66,11 @@ class PaddedChunk {
 };
 
 // Parses one bracketed chunk ("[" events "]" with |capacity| - size
-// readable bytes after it), calling on_event for each event in order.
+// readable bytes after it), calling on_event for each event in order. A
+// chunk whose brackets do not pair up fails even where simdjson read it
+// (On-Demand follows nesting by depth, not by kind: json_layout.h,
+// BracketsPair); the recovery's own parse of the good events then fails
+// too, and the whole-document scan judges the file.
 template <typename OnEvent>
 bool ParseChunk(od::parser& parser, std::string_view chunk, size_t capacity, OnEvent&& on_event) {
   od::document doc;
@@ -80,7 +84,7 @@ bool ParseChunk(od::parser& parser, std::string_view chunk, size_t capacity, OnE
     if (CaptureEvent(obj, &ev)) return false;
     on_event(ev);
   }
-  return AtDocumentEnd(doc);
+  return AtDocumentEnd(doc) && BracketsPair(chunk);
 }
 
 // The buffer PlainEventReader unescapes a chunk's strings into: as big as
@@ -179,6 +183,13 @@ struct Slot {
   size_t index = 0;
   bool ok = false;
   bool read = false;  // copied with the feeder's ReadChunk
+
+  // Drops what a parse converted so far: the chunk is read again.
+  void RestartBatch(const EventSink& sink) {
+    batch = sink.NewBatch();
+    events = 0;
+    plain = 0;
+  }
 };
 
 // The slot's chunk did not parse: finds its events with the bracket matcher,
@@ -188,9 +199,7 @@ struct Slot {
 // when the chunk's structure cannot be followed.
 bool RecoverChunk(const EventSink& sink, Slot* slot) {
   // Whatever the failed parse converted is dropped with its batch.
-  slot->batch = sink.NewBatch();
-  slot->events = 0;
-  slot->plain = 0;
+  slot->RestartBatch(sink);
   const std::string_view text = slot->doc();  // "[" events "]"
   const std::string_view body = text.substr(1, text.size() - 2);
   struct Bad {
@@ -286,23 +295,11 @@ void ConvertChunk(const EventSink& sink, const ChunkFeeder& feeder, bool plain_r
     read = ReadPlainFirst(slot->parser, &slot->copy, &slot->unescaped, convert, &slot->plain);
   }
   if (read == ChunkRead::kRefused) {
-    if (plain_reader) {
-      slot->batch = sink.NewBatch();
-      slot->events = 0;
-      slot->plain = 0;
-    }
+    if (plain_reader) slot->RestartBatch(sink);
     read = ParseChunk(slot->parser, slot->doc(), slot->capacity(), convert) ? ChunkRead::kRead
                                                                             : ChunkRead::kFailed;
   }
   slot->ok = read == ChunkRead::kRead;
-  // What simdjson read (or could not) of a chunk whose brackets do not pair
-  // up is not trusted, nor recovered event by event: the chunked scan fails
-  // and the whole-document scan judges the file (json_layout.h,
-  // BracketsPair). The plain reader's events pair up by construction.
-  if ((!slot->ok || slot->plain != slot->events) && !BracketsPair(slot->doc())) {
-    slot->ok = false;
-    return;
-  }
   if (!slot->ok) slot->ok = RecoverChunk(sink, slot);
 }
 

@@ -71,12 +71,18 @@ size_t SkipSpace(std::string_view s, size_t i) {
 }
 
 size_t StringEnd(std::string_view s, size_t i) {
-  for (++i; i < s.size(); ++i) {
-    if (s[i] == '\\') {
-      ++i;
-    } else if (s[i] == '"') {
-      return i + 1;
-    }
+  // The next quote after an even run of backslashes: memchr from quote to
+  // quote, since most of a trace's bytes are in strings.
+  const char* const begin = s.data();
+  const char* p = begin + i + 1;
+  const char* const end = begin + s.size();
+  while (p < end) {
+    const auto* quote = static_cast<const char*>(std::memchr(p, '"', static_cast<size_t>(end - p)));
+    if (quote == nullptr) break;
+    const char* run = quote;
+    while (run > p && run[-1] == '\\') --run;
+    p = quote + 1;
+    if ((quote - run) % 2 == 0) return static_cast<size_t>(p - begin);
   }
   return std::string_view::npos;
 }
