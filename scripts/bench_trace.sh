@@ -9,12 +9,18 @@
 #
 #   scripts/bench_trace.sh               # uses build/release/src/cli/trainscope
 #   BUILD=build/rel OUT=/data/bench COPIES=4 scripts/bench_trace.sh
+#   PAUSE=5 scripts/bench_trace.sh       # 5 s before each timed run
+#
+# PAUSE (default 0): runs a few seconds apart are what a user sees; on a VM
+# that gives freed memory back to its host (this project's machines),
+# back-to-back runs reuse the previous run's pages and look faster.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$ROOT/build/release}
 OUT=${OUT:-/tmp/trainscope_bench}
 COPIES=${COPIES:-28}
+PAUSE=${PAUSE:-0}
 CORPUS=${CORPUS:-$ROOT/../shared/corpus/kineto/hta_v100_2rank_job_rank1_memory/df_index_resolver.json.gz}
 BIN=$BUILD/src/cli/trainscope
 mkdir -p "$OUT"
@@ -70,6 +76,7 @@ run() {  # label threads file plain_bytes events
   [[ $threads != 0 ]] && args+=(--threads "$threads")
   local env=()
   [[ $threads != 0 ]] && env=(TRAINSCOPE_THREADS="$threads")
+  sleep "$PAUSE"
   env "${env[@]}" /usr/bin/time -o "$OUT/time.txt" -f "%e %M %U %S" "$BIN" "${args[@]}" >/dev/null 2>&1
   t=$(tail -1 "$OUT/time.txt")
   read -r secs rss user sys <<<"$t"
