@@ -14,6 +14,10 @@
 // forgotten in one of the places that go over every column. The last argument names the column
 // whose length is the row count.
 //
+// A column whose rows nearly always hold its default is declared with type
+// Sparse<T> (SparseColumn below): it stores nothing until a row holds another
+// value; the row struct's field is a plain T.
+//
 // The concrete table derives from the generated class and adds what is its
 // own (end_ns, indexes kept up to date by hiding Append/Permute). Columns are
 // plain public vectors: analyses scan one or two of them.
@@ -68,20 +72,124 @@ void Permute(std::vector<T>* column, const std::vector<uint32_t>& order, Permute
   std::memcpy(column->data(), room, rows * sizeof(T));
 }
 
+// A column whose rows nearly always hold one value (|absent|): a host op's
+// call-stack frame and record_shapes text, empty in a trace recorded without
+// with_stack or record_shapes. It stores nothing until a row holds another
+// value, then every row: a table of millions of rows does not write (and
+// fault in, and reorder) megabytes of the same value. Reads by index, as a
+// vector's, return the value (not a reference).
+template <typename T>
+class SparseColumn {
+ public:
+  explicit SparseColumn(T absent = T{}) : absent_(absent) {}
+
+  size_t size() const { return rows_; }
+  bool empty() const { return rows_ == 0; }
+  // Whether any row was ever given another value than |absent| (then
+  // values() holds every row).
+  bool stored() const { return stored_; }
+  const std::vector<T>& values() const { return values_; }
+  T absent() const { return absent_; }
+
+  T operator[](size_t index) const { return stored_ ? values_[index] : absent_; }
+
+  void reserve(size_t rows) {
+    reserved_ = rows;
+    if (stored_) values_.reserve(rows);
+  }
+  void push_back(T value) {
+    if (!stored_ && value != absent_) Store();
+    if (stored_) values_.push_back(value);
+    ++rows_;
+  }
+  void resize(size_t rows) {
+    rows_ = rows;
+    if (stored_) values_.resize(rows, absent_);
+  }
+  void clear() {
+    rows_ = 0;
+    values_.clear();
+  }
+  // Row |index| (< size()) set to |value|.
+  void Set(size_t index, T value) {
+    if (!stored_ && value == absent_) return;
+    if (!stored_) Store();
+    values_[index] = value;
+  }
+
+ private:
+  template <typename U>
+  friend void Permute(SparseColumn<U>* column, const std::vector<uint32_t>& order,
+                      PermuteSpare* spare);
+
+  // From here on every row is stored: the rows so far hold |absent|.
+  void Store() {
+    values_.reserve(std::max(reserved_, rows_ + 1));
+    values_.assign(rows_, absent_);
+    stored_ = true;
+  }
+
+  std::vector<T> values_;
+  size_t rows_ = 0;
+  size_t reserved_ = 0;
+  T absent_;
+  bool stored_ = false;
+};
+
+template <typename T>
+void Permute(SparseColumn<T>* column, const std::vector<uint32_t>& order, PermuteSpare* spare) {
+  if (column->stored_) Permute(&column->values_, order, spare);
+  column->rows_ = order.size();
+}
+
+// A column list names a sparse column's type Sparse<T> (its rows' type is T).
+template <typename T>
+struct Sparse {};
+
+template <typename T>
+struct ColumnOf {
+  using Value = T;
+  using Storage = std::vector<T>;
+  static Storage Empty(T /*absent*/) { return {}; }
+};
+template <typename T>
+struct ColumnOf<Sparse<T>> {
+  using Value = T;
+  using Storage = SparseColumn<T>;
+  static Storage Empty(T absent) { return Storage(absent); }
+};
+template <typename T>
+using ValueOf = typename ColumnOf<T>::Value;
+template <typename T>
+using StorageOf = typename ColumnOf<T>::Storage;
+
+template <typename T>
+void SetRow(std::vector<T>* column, size_t index, T value) {
+  (*column)[index] = value;
+}
+template <typename T>
+void SetRow(SparseColumn<T>* column, size_t index, T value) {
+  column->Set(index, value);
+}
+
 }  // namespace trainscope::model::columnar
 
 // Column names and types cannot be parenthesised: they are declarators.
 // NOLINTBEGIN(bugprone-macro-parentheses)
-#define TS_COLUMNAR_ROW_FIELD_(type, name, init) type name = init;
-#define TS_COLUMNAR_VECTOR_(type, name, init) std::vector<type> name;
+#define TS_COLUMNAR_ROW_FIELD_(type, name, init) \
+  ::trainscope::model::columnar::ValueOf<type> name = init;
+#define TS_COLUMNAR_VECTOR_(type, name, init)           \
+  ::trainscope::model::columnar::StorageOf<type> name = \
+      ::trainscope::model::columnar::ColumnOf<type>::Empty(init);
 #define TS_COLUMNAR_RESERVE_(type, name, init) name.reserve(rows);
 #define TS_COLUMNAR_APPEND_(type, name, init) name.push_back(row.name);
 #define TS_COLUMNAR_GET_(type, name, init) row.name = name[index];
-#define TS_COLUMNAR_SET_(type, name, init) name[index] = row.name;
+#define TS_COLUMNAR_SET_(type, name, init) \
+  ::trainscope::model::columnar::SetRow(&name, index, row.name);
 #define TS_COLUMNAR_VISIT_(type, name, init) visit(name);
 #define TS_COLUMNAR_PERMUTE_(type, name, init) \
   ::trainscope::model::columnar::Permute(&name, order, &spare);
-#define TS_COLUMNAR_WIDTH_(type, name, init) sizeof(type),
+#define TS_COLUMNAR_WIDTH_(type, name, init) sizeof(::trainscope::model::columnar::ValueOf<type>),
 
 // Declares `struct RowType` and `class ColumnsType` from |COLUMNS|.
 // clang-format off

@@ -58,9 +58,10 @@ inline StringId SyntheticThreadName(int64_t value) {
   X(int32_t, parent, kNoIndex) /* enclosing op on the same thread */                              \
   X(int64_t, external_id, kNoId)                                                                  \
   X(int64_t, correlation, kNoId) /* runtime calls (cudaLaunchKernel, hipLaunchKernel, ...) */     \
-  X(StringId, source, StringPool::kEmpty) /* innermost user frame of its "Call stack" arg */    \
-  X(StringId, input_dims, StringPool::kEmpty)  /* record_shapes "Input Dims", raw JSON array */  \
-  X(StringId, input_types, StringPool::kEmpty) /* record_shapes "Input type", raw JSON array */
+  /* Sparse: stored only once some op has one (with_stack, record_shapes) */                      \
+  X(columnar::Sparse<StringId>, source, StringPool::kEmpty) /* innermost user frame of "Call stack" */ \
+  X(columnar::Sparse<StringId>, input_dims, StringPool::kEmpty) /* "Input Dims", raw JSON array */ \
+  X(columnar::Sparse<StringId>, input_types, StringPool::kEmpty) /* "Input type", raw JSON array */
 // clang-format on
 
 TS_COLUMNAR_TABLE(HostOp, HostOpColumns, TS_HOST_OP_COLUMNS, start_ns)

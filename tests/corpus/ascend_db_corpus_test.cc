@@ -249,7 +249,9 @@ TEST(AscendDbCorpusTest, HostOpsAndLaunchLinksEqualTheSqlQueries) {
         std::count_if(p.device_events.launcher.begin(), p.device_events.launcher.end(),
                       [](int32_t op) { return op != model::kNoIndex; });
     EXPECT_EQ(linked, PerStep(db, kLinkedDeviceEvents).at(0));
-    const auto with_source = std::count_if(ops.source.begin(), ops.source.end(),
+    // values(): every row once any op has a source (none before).
+    const std::vector<StringId>& sources = ops.source.values();
+    const auto with_source = std::count_if(sources.begin(), sources.end(),
                                            [](StringId s) { return s != StringPool::kEmpty; });
     EXPECT_EQ(with_source, 316);
     ASSERT_EQ(p.timeline.steps.size(), 1u);

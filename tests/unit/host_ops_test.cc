@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "formats/trace/kineto_reader.h"
 #include "formats/trace/timeline_builder.h"
 #include "model/device_events.h"
 #include "model/rank_profile.h"
@@ -148,6 +149,95 @@ TEST(Columnar, PermuteReordersEveryColumnOfEveryWidth) {
     EXPECT_EQ(table.kind[k], before.kind[old]) << k;
     EXPECT_EQ(table.op_type_derived[k], before.op_type_derived[old]) << k;
   }
+}
+
+model::HostOp OpAt(int64_t start_ns, StringId source) {
+  model::HostOp op;
+  op.start_ns = start_ns;
+  op.duration_ns = 1;
+  op.source = source;
+  return op;
+}
+
+TEST(SparseColumn, StoresNothingWhileEveryRowHoldsTheDefault) {
+  model::HostOps ops;
+  ops.Reserve(1000);
+  for (int64_t i = 0; i < 1000; ++i) ops.Append(OpAt(1000 - i, StringPool::kEmpty));
+  EXPECT_EQ(ops.source.size(), 1000u);
+  EXPECT_FALSE(ops.source.stored());
+  EXPECT_TRUE(ops.source.values().empty());
+  EXPECT_EQ(ops.source[999], StringPool::kEmpty);
+  EXPECT_EQ(ops.Row(17).input_dims, StringPool::kEmpty);
+  // Reordering and setting the default keep it empty, and its size follows.
+  formats::trace::SortAndNestHostOps(&ops);
+  EXPECT_EQ(ops.start_ns[0], 1);
+  EXPECT_EQ(ops.source.size(), 1000u);
+  ops.Set(3, ops.Row(3));
+  EXPECT_FALSE(ops.source.stored());
+}
+
+TEST(SparseColumn, TheFirstOtherValueStoresEveryRow) {
+  constexpr StringId kFrame = 7;
+  model::HostOps ops;
+  for (int64_t i = 0; i < 10; ++i) ops.Append(OpAt(i, StringPool::kEmpty));
+  ops.Append(OpAt(10, kFrame));
+  for (int64_t i = 11; i < 16; ++i) ops.Append(OpAt(i, StringPool::kEmpty));
+  ASSERT_TRUE(ops.source.stored());
+  ASSERT_EQ(ops.source.values().size(), 16u);
+  for (size_t i = 0; i < 16; ++i) EXPECT_EQ(ops.source[i], i == 10 ? kFrame : StringPool::kEmpty);
+  EXPECT_FALSE(ops.input_dims.stored());  // each column on its own
+  // Reordered with the other columns: the frame follows its op.
+  std::vector<uint32_t> order(16);
+  for (uint32_t k = 0; k < 16; ++k) order[k] = 15 - k;
+  ops.Permute(order);
+  for (size_t k = 0; k < 16; ++k) {
+    EXPECT_EQ(ops.start_ns[k], static_cast<int64_t>(15 - k));
+    EXPECT_EQ(ops.source[k], k == 5 ? kFrame : StringPool::kEmpty) << k;
+  }
+}
+
+TEST(SparseColumn, SettingAnotherValueStoresTheColumn) {
+  model::columnar::SparseColumn<StringId> column(StringPool::kEmpty);
+  column.resize(4);
+  column.Set(2, StringPool::kEmpty);
+  EXPECT_FALSE(column.stored());
+  column.Set(1, 9);
+  ASSERT_TRUE(column.stored());
+  EXPECT_EQ(column.values(), (std::vector<StringId>{0, 9, 0, 0}));
+  column.clear();
+  EXPECT_TRUE(column.empty());
+}
+
+// A trace recorded without with_stack and record_shapes stores none of the
+// three text columns; one with them stores each.
+TEST(SparseColumn, AKinetoTraceStoresOnlyTheTextItHas) {
+  const char* kPlain = R"J({"traceEvents": [
+    {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 1, "dur": 5, "args": {"External id": 2}},
+    {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 3, "dur": 2, "args": {"External id": 2, "device": 0, "stream": 7, "correlation": 5}}
+  ]})J";
+  model::RankProfile plain;
+  ASSERT_TRUE(formats::ParseKinetoTrace(kPlain, "plain", &plain).ok());
+  const model::HostOps& plain_ops = plain.timeline.host_ops;
+  ASSERT_EQ(plain_ops.size(), 1u);
+  EXPECT_FALSE(plain_ops.source.stored());
+  EXPECT_FALSE(plain_ops.input_dims.stored());
+  EXPECT_FALSE(plain_ops.input_types.stored());
+
+  const char* kShapes = R"J({"traceEvents": [
+    {"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 0, "dur": 1, "args": {"External id": 1}},
+    {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 1, "dur": 5, "args": {"External id": 2, "Input Dims": [[2, 3], [3, 4]], "Input type": ["float", "float"], "Call stack": "train.py(12): step"}},
+    {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 3, "dur": 2, "args": {"External id": 2, "device": 0, "stream": 7, "correlation": 5}}
+  ]})J";
+  model::RankProfile shapes;
+  ASSERT_TRUE(formats::ParseKinetoTrace(kShapes, "shapes", &shapes).ok());
+  const model::HostOps& ops = shapes.timeline.host_ops;
+  ASSERT_EQ(ops.size(), 2u);
+  EXPECT_TRUE(ops.source.stored());
+  EXPECT_TRUE(ops.input_dims.stored());
+  EXPECT_TRUE(ops.input_types.stored());
+  EXPECT_EQ(ops.input_dims[0], StringPool::kEmpty);  // aten::add, before the first shapes
+  EXPECT_EQ(shapes.strings.Get(ops.input_dims[1]), "[[2, 3], [3, 4]]");
+  EXPECT_EQ(shapes.strings.Get(ops.source[1]), "train.py(12): step");
 }
 
 }  // namespace
