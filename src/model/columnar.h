@@ -20,7 +20,8 @@
 //
 // The concrete table derives from the generated class and adds what is its
 // own (end_ns, indexes kept up to date by hiding Append/Permute). Columns are
-// plain public vectors: analyses scan one or two of them.
+// plain public vectors (sparse columns read by index as they do): analyses
+// scan one or two of them.
 #pragma once
 
 #include <algorithm>
@@ -89,7 +90,6 @@ class SparseColumn {
   // values() holds every row).
   bool stored() const { return stored_; }
   const std::vector<T>& values() const { return values_; }
-  T absent() const { return absent_; }
 
   T operator[](size_t index) const { return stored_ ? values_[index] : absent_; }
 
