@@ -10,7 +10,9 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <string>
 
+#include "core/bus_fault.h"
 #include "core/page_release.h"
 #include "core/read_file.h"
 
@@ -72,6 +74,7 @@ Result<MappedFile> MappedFile::Open(const std::string& path) {
     ::madvise(addr, file.size_, MADV_SEQUENTIAL);
     file.data_ = static_cast<const char*>(addr);
     file.mapped_ = true;
+    file.fault_slot_ = RegisterFileMapping(addr, file.size_);
   }
   file.fd_ = fd;
   return file;
@@ -90,6 +93,23 @@ bool MappedFile::ReadAt(size_t offset, size_t length, char* out) const {
   return true;
 }
 
+Status MappedFile::CheckIntact() const {
+  struct stat st {};
+  const bool faulted = FileMappingFaulted(fault_slot_);
+  const bool shorter =
+      fd_ >= 0 && ::fstat(fd_, &st) == 0 && static_cast<size_t>(st.st_size) < size_;
+  if (!faulted && !shorter) return Status::Ok();
+  return InvalidInput(fmt::format(
+      "{}: the file shrank while it was read ({} bytes when opened{}); not read\nhint: another "
+      "program is writing or truncating it; read it once it is complete, or read a copy",
+      path_, size_, shorter ? fmt::format(", {} now", st.st_size) : std::string()));
+}
+
+Status MappedFile::Intact(Status status) const {
+  Status intact = CheckIntact();
+  return intact.ok() ? status : intact;
+}
+
 void MappedFile::Release(size_t begin, size_t end) const {
   if (!mapped_ || begin >= std::min(end, size_)) return;
   // Whole pages only: the neighbours' bytes on a shared page stay mapped.
@@ -101,15 +121,18 @@ MappedFile::MappedFile(MappedFile&& other) noexcept
       data_(other.data_),
       size_(other.size_),
       mapped_(other.mapped_),
-      fd_(other.fd_) {
+      fd_(other.fd_),
+      fault_slot_(other.fault_slot_) {
   other.data_ = nullptr;
   other.size_ = 0;
   other.mapped_ = false;
   other.fd_ = -1;
+  other.fault_slot_ = -1;
 }
 
 MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
   if (this != &other) {
+    UnregisterFileMapping(fault_slot_);
     if (mapped_) ::munmap(const_cast<char*>(data_), size_);
     if (fd_ >= 0) ::close(fd_);
     path_ = std::move(other.path_);
@@ -117,15 +140,18 @@ MappedFile& MappedFile::operator=(MappedFile&& other) noexcept {
     size_ = other.size_;
     mapped_ = other.mapped_;
     fd_ = other.fd_;
+    fault_slot_ = other.fault_slot_;
     other.data_ = nullptr;
     other.size_ = 0;
     other.mapped_ = false;
     other.fd_ = -1;
+    other.fault_slot_ = -1;
   }
   return *this;
 }
 
 MappedFile::~MappedFile() {
+  UnregisterFileMapping(fault_slot_);
   if (mapped_) ::munmap(const_cast<char*>(data_), size_);
   if (fd_ >= 0) ::close(fd_);
 }

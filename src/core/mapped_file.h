@@ -5,6 +5,10 @@
 // not allowed, so no mapping is made). Only regular files are opened: a FIFO,
 // socket or device is rejected (kInvalidInput, "not a regular file (FIFO)")
 // before any open() that could block or have side effects.
+//
+// A file that shrinks while it is mapped does not kill the process: the
+// pages past its new end read as zeros (core/bus_fault.h), and CheckIntact
+// then fails; every reader calls it once it has read the bytes.
 #pragma once
 
 #include <string>
@@ -41,13 +45,21 @@ class MappedFile {
   // read (the file shrank): the caller reads data() instead.
   bool ReadAt(size_t offset, size_t length, char* out) const;
   const std::string& path() const { return path_; }
+  // Fails (kInvalidInput, naming the file and both sizes) when the file is
+  // shorter now than when it was mapped, or a read faulted past its end:
+  // what was read of it is not the file.
+  Status CheckIntact() const;
+  // |status|, or CheckIntact's failure when the file changed (which then
+  // explains whatever the read made of the zeros).
+  Status Intact(Status status) const;
 
  private:
   std::string path_;
   const char* data_ = nullptr;
   size_t size_ = 0;
   bool mapped_ = false;
-  int fd_ = -1;  // kept open for ReadAt
+  int fd_ = -1;          // kept open for ReadAt
+  int fault_slot_ = -1;  // core/bus_fault.h
 };
 
 }  // namespace trainscope

@@ -6,8 +6,10 @@
 // it for their own kernels with --families FILE.
 #pragma once
 
+#include <array>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "core/status.h"
@@ -44,10 +46,18 @@ class FamilyRules {
 
  private:
   size_t FamilyIndex(const std::string& family);
+  void AddRule(FamilyRule rule);
+  void Finish();
 
   std::vector<FamilyRule> rules_;
   std::vector<size_t> rule_family_;
   std::vector<std::string> families_;  // in first-appearance order; "other" guaranteed
+  std::unordered_map<std::string, size_t> family_index_;
+  size_t other_ = 0;
+  // Per RuleField: the first rule of each exact (star-free) pattern, and
+  // the glob rules in order, so a match costs one lookup and the globs.
+  std::array<std::unordered_map<std::string, size_t>, 3> exact_;
+  std::array<std::vector<size_t>, 3> globs_;
 };
 
 // The family of every kernel of one profile, classified once per distinct
@@ -69,6 +79,8 @@ class KernelFamilies {
 };
 
 // Case-insensitive glob match; '*' matches any run (including empty).
+// Linear in the pattern and the text: the literal pieces between the stars
+// are matched leftmost-first, each found with a linear search.
 bool GlobMatch(std::string_view pattern_lower, std::string_view text);
 
 }  // namespace trainscope::analysis

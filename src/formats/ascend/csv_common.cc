@@ -7,7 +7,7 @@ namespace trainscope::formats {
 Status ParseMappedFile(const std::string& path,
                        const std::function<Status(std::string_view data)>& parse) {
   TS_ASSIGN_OR_RETURN(MappedFile file, MappedFile::Open(path));
-  return parse(file.data());
+  return file.Intact(parse(file.data()));
 }
 
 }  // namespace trainscope::formats

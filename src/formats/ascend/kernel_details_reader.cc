@@ -637,7 +637,7 @@ Status ReadKernelDetailsFile(const std::string& path, model::RankProfile* profil
   // copying each chunk out with pread, with less system time and without a
   // second path (docs/benchmarks.md, "The CSV reader's fast path").
   options.release = [&file](size_t begin, size_t end) { file.Release(begin, end); };
-  return ParseKernelDetails(file.data(), path, profile, options);
+  return file.Intact(ParseKernelDetails(file.data(), path, profile, options));
 }
 
 }  // namespace trainscope::formats

@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "core/status.h"
 #include "formats/importer.h"
 
 namespace trainscope::formats {
@@ -17,8 +18,12 @@ namespace trainscope::formats {
 // 100: newer torch_npu writes the .db files beside the CSVs too).
 extern const Importer kAscendDbImporter;
 
-// Whether |path| is a regular file starting with "SQLite format 3\0".
-// Opens regular files only; never blocks.
+// Ok when |path| is a regular file starting with "SQLite format 3\0";
+// otherwise kInvalidInput saying why, e.g. "<path>: cannot open: Permission
+// denied", "<path>: dangling symbolic link ...", "<path>: not a regular file
+// (FIFO)", "<path>: not a SQLite database (...)". Opens regular files only;
+// never blocks.
+Status CheckSqliteHeader(const std::string& path);
 bool HasSqliteHeader(const std::string& path);
 
 }  // namespace trainscope::formats

@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/bus_fault.h"
 #include "core/numbers.h"
 #include "core/rule_file.h"
 #include "formats/ascend/ascend_rank_loader.h"
@@ -103,8 +104,11 @@ class IdCache {
   std::unordered_map<int64_t, StringId> sparse_;
 };
 
-// STRING_IDS: every string of the export, interned into the profile's pool
-// on first use.
+// STRING_IDS: the strings of the export, interned into the profile's pool
+// on first use. When id is the table's INTEGER PRIMARY KEY (torch_npu's
+// schema) a string is read by id the first time a row refers to it, so rows
+// nothing refers to are never read; otherwise the table is read whole. The
+// ledger counts the rows read.
 class StringTable {
  public:
   StringTable(StringPool* pool, RowLedger* ledger) : pool_(pool), ledger_(ledger) {}
@@ -112,6 +116,14 @@ class StringTable {
   Status Load(const SqliteDb& db) {
     static constexpr DbColumn kColumns[] = {{"id", true}, {"value", true}};
     TS_ASSIGN_OR_RETURN(std::string list, SelectList(db, "STRING_IDS", "s", kColumns));
+    TS_ASSIGN_OR_RETURN(bool by_key, LookupByKey(db));
+    if (by_key) {
+      TS_ASSIGN_OR_RETURN(
+          SqliteStatement lookup,
+          db.Prepare("SELECT s.\"value\" FROM STRING_IDS s WHERE s.\"id\" = ?", "STRING_IDS"));
+      lookup_.emplace(std::move(lookup));
+      return Status::Ok();
+    }
     TS_ASSIGN_OR_RETURN(SqliteStatement stmt,
                         db.Prepare("SELECT " + list + " FROM STRING_IDS s", "STRING_IDS"));
     int64_t line = 0;
@@ -131,14 +143,21 @@ class StringTable {
     return Status::Ok();
   }
 
+  // The first error of a lookup by id (a damaged page, the file shrank):
+  // the reader fails with it once the tables are read.
+  const Status& status() const { return error_; }
+
   // The text of string id |cell| (NULL: ""); an id STRING_IDS lacks is
   // noted on |ledger| and reads as "".
   std::string_view Text(const std::optional<int64_t>& id, RowLedger* ledger,
-                        std::string_view column, int64_t line) const {
+                        std::string_view column, int64_t line) {
     if (!id) return {};
     auto it = text_.find(*id);
+    if (it == text_.end() && lookup_ && error_.ok() && absent_.count(*id) == 0) {
+      it = Fetch(*id);
+    }
     if (it == text_.end()) {
-      ledger->Note(RowIssue::kUnknownStringId, column, line, std::to_string(*id));
+      if (error_.ok()) ledger->Note(RowIssue::kUnknownStringId, column, line, std::to_string(*id));
       return {};
     }
     return it->second;
@@ -160,25 +179,71 @@ class StringTable {
   }
 
  private:
+  // Whether SQLite finds a row by id through the table's key (a search, not
+  // a scan of the table per id).
+  static Result<bool> LookupByKey(const SqliteDb& db) {
+    TS_ASSIGN_OR_RETURN(
+        SqliteStatement plan,
+        db.Prepare("EXPLAIN QUERY PLAN SELECT s.\"value\" FROM STRING_IDS s WHERE s.\"id\" = ?",
+                   "STRING_IDS"));
+    bool by_key = false;
+    for (;;) {
+      TS_ASSIGN_OR_RETURN(bool row, plan.Step());
+      if (!row) break;
+      by_key = by_key || plan.Text(3).find("USING INTEGER PRIMARY KEY") != std::string_view::npos;
+    }
+    return by_key;
+  }
+
+  std::unordered_map<int64_t, std::string>::iterator Fetch(int64_t id) {
+    if (Status bound = lookup_->Rebind(id); !bound.ok()) {
+      error_ = std::move(bound);
+      return text_.end();
+    }
+    Result<bool> row = lookup_->Step();
+    if (!row.ok()) {
+      error_ = row.status();
+      return text_.end();
+    }
+    if (!*row) {
+      absent_.insert(id);
+      return text_.end();
+    }
+    ledger_->CountRead();
+    ledger_->Use();
+    return text_.emplace(id, std::string(lookup_->Text(0))).first;
+  }
+
   StringPool* pool_;
   RowLedger* ledger_;
   std::unordered_map<int64_t, std::string> text_;
+  std::optional<SqliteStatement> lookup_;  // by id, when id is the key
+  std::unordered_set<int64_t> absent_;     // ids looked up and not there
+  Status error_ = Status::Ok();
 };
 
 // STEP_TIME: the steps' device ranges; a task is in the step its start
 // lies in (both ends inclusive, as torch_npu assigns kernel_details.csv's
 // Step Id).
+// Sorted by start; reach_ns is the largest end_ns of this range and every
+// range before it (nondecreasing), so the first range holding a time is
+// found by two binary searches, however the ranges overlap.
 struct StepRange {
   int32_t step;
   int64_t start_ns;
   int64_t end_ns;
+  int64_t reach_ns = 0;
 };
 
+// The step of the first range (by start) that holds |start_ns|.
 int32_t StepOf(const std::vector<StepRange>& steps, int64_t start_ns) {
-  for (const StepRange& range : steps) {
-    if (start_ns >= range.start_ns && start_ns <= range.end_ns) return range.step;
-  }
-  return model::kNoStep;
+  const auto last =
+      std::upper_bound(steps.begin(), steps.end(), start_ns,
+                       [](int64_t t, const StepRange& range) { return t < range.start_ns; });
+  const auto first = std::partition_point(steps.begin(), last, [start_ns](const StepRange& range) {
+    return range.reach_ns < start_ns;
+  });
+  return first == last ? model::kNoStep : first->step;
 }
 
 // Steps |stmt| to its end: each row is counted read in |ledger| and handed
@@ -225,13 +290,18 @@ Result<std::vector<StepRange>> ReadStepTime(const SqliteDb& db, model::RankProfi
       ledger.Skip(RowIssue::kValueOutOfRange, "step range", line,
                   fmt::format("{}..{}", *start, *end));
     } else {
-      steps.push_back({static_cast<int32_t>(*id), *start, *end});
+      steps.push_back({static_cast<int32_t>(*id), *start, *end, *end});
       ledger.Use();
     }
   }
   profile->ledgers.push_back(std::move(ledger));
-  std::sort(steps.begin(), steps.end(),
-            [](const StepRange& a, const StepRange& b) { return a.start_ns < b.start_ns; });
+  std::stable_sort(steps.begin(), steps.end(),
+                   [](const StepRange& a, const StepRange& b) { return a.start_ns < b.start_ns; });
+  int64_t reach = std::numeric_limits<int64_t>::min();
+  for (StepRange& range : steps) {
+    reach = std::max(reach, range.end_ns);
+    range.reach_ns = reach;
+  }
   return steps;
 }
 
@@ -1335,6 +1405,7 @@ void CheckAgainstOverlap(const std::vector<model::StepTraceRow>& derived, const 
 }  // namespace
 
 Status ReadAscendProfilerDb(const std::string& path, model::RankProfile* profile) {
+  const BusFaultScope shrink_guard;  // SQLite maps the file
   TS_ASSIGN_OR_RETURN(SqliteDb db, SqliteDb::OpenReadOnly(path));
   WarnAboutWal(path, profile);
   int32_t device = -1;
@@ -1342,7 +1413,9 @@ Status ReadAscendProfilerDb(const std::string& path, model::RankProfile* profile
   RowLedger string_ledger(path + ":STRING_IDS");
   StringTable strings(&profile->strings, &string_ledger);
   TS_RETURN_IF_ERROR(strings.Load(db));
-  profile->ledgers.push_back(std::move(string_ledger));
+  // Its place among the ledgers; filled once every string is looked up.
+  const size_t string_ledger_at = profile->ledgers.size();
+  profile->ledgers.emplace_back(path + ":STRING_IDS");
   TS_ASSIGN_OR_RETURN(std::vector<StepRange> steps, ReadStepTime(db, profile));
   const DbContext ctx{&db, profile, &strings, &steps, device};
   std::vector<model::DeviceEvent> comm_ops;
@@ -1355,6 +1428,8 @@ Status ReadAscendProfilerDb(const std::string& path, model::RankProfile* profile
   profile->device_events.SortByStart();
   TS_RETURN_IF_ERROR(ReadHostOps(ctx));
   TS_RETURN_IF_ERROR(ReadOverlapAnalysis(ctx));
+  TS_RETURN_IF_ERROR(strings.status());
+  profile->ledgers[string_ledger_at] = std::move(string_ledger);
   profile->device_events_source = model::DeviceEventsSource::kKernelDetailsCsv;
   profile->device_events_from = path;
   if (!steps.empty() && !profile->device_events.Steps().empty()) {
@@ -1364,6 +1439,7 @@ Status ReadAscendProfilerDb(const std::string& path, model::RankProfile* profile
 }
 
 Status ReadAnalysisDb(const std::string& path, model::RankProfile* profile) {
+  const BusFaultScope shrink_guard;  // SQLite maps the file
   TS_ASSIGN_OR_RETURN(SqliteDb db, SqliteDb::OpenReadOnly(path));
   WarnAboutWal(path, profile);
   TS_ASSIGN_OR_RETURN(bool has_time, db.HasTable("CommAnalyzerTime"));
@@ -1495,10 +1571,10 @@ Result<model::RankProfile> LoadAscendDbRank(const std::string& rank_dir) {
   }
   // Only a regular file that starts like a SQLite database is opened (a
   // FIFO or device named like one must never block the load).
-  if (!db_path.empty() && !HasSqliteHeader(db_path.string())) {
-    return InvalidInput(fmt::format(
-        "{}: not a SQLite database (no \"SQLite format 3\" header, or not a regular file)\n{}",
-        db_path.string(), kSchemaHint));
+  if (!db_path.empty()) {
+    if (Status header = CheckSqliteHeader(db_path.string()); !header.ok()) {
+      return InvalidInput(fmt::format("{}\n{}", header.message(), kSchemaHint));
+    }
   }
   if (db_path.empty()) {
     return NotFound(fmt::format(
@@ -1534,11 +1610,8 @@ Result<model::RankProfile> LoadAscendDbRank(const std::string& rank_dir) {
             ? "analysis.db (step times and compute/communication overlap per step)"
             : "analysis.db (communication times and bandwidths per op; the step times come "
               "from the rank database's OVERLAP_ANALYSIS instead)");
-  } else if (!HasSqliteHeader(analysis.string())) {
-    profile.warnings.push_back(fmt::format(
-        "{}: not a SQLite database (no \"SQLite format 3\" header, or not a regular file); not "
-        "read",
-        analysis.string()));
+  } else if (Status header = CheckSqliteHeader(analysis.string()); !header.ok()) {
+    profile.warnings.push_back(fmt::format("{}; not read", header.message()));
   } else {
     opened.insert(analysis.string());
     if (Status status = ReadAnalysisDb(analysis.string(), &profile); !status.ok()) {

@@ -3,8 +3,11 @@
 #include <fmt/format.h>
 #include <sqlite3.h>
 
+#include <chrono>
+#include <memory>
 #include <utility>
 
+#include "core/bus_fault.h"
 #include "core/numbers.h"
 
 namespace trainscope::formats {
@@ -15,11 +18,54 @@ constexpr std::string_view kHint =
     "(export_type=db); a copy still being written or cut short cannot be read";
 
 Status SqliteError(const std::string& path, std::string_view what, sqlite3* db, int rc) {
+  const std::string prefix = what.empty() ? std::string() : fmt::format("{}: ", what);
+  if ((rc & 0xff) == SQLITE_INTERRUPT) {
+    return InvalidInput(fmt::format(
+        "{}: {}query stopped at its deadline ({} s)\nhint: the table is larger or its schema "
+        "more costly than a torch_npu export; the database may be hostile or another program's",
+        path, prefix, SqliteDb::kQueryDeadline.count()));
+  }
+  if ((rc & 0xff) == SQLITE_NOMEM) {
+    return InvalidInput(fmt::format(
+        "{}: {}query needs more than SQLite's memory cap ({} MiB)\nhint: a cell or table is "
+        "larger than a torch_npu export writes; the database may be hostile or another program's",
+        path, prefix, SqliteDb::kHeapLimitBytes >> 20));
+  }
   const char* message = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
-  return InvalidInput(fmt::format("{}: {}SQLite error {} ({})\n{}", path,
-                                  what.empty() ? std::string() : fmt::format("{}: ", what), rc,
+  return InvalidInput(fmt::format("{}: {}SQLite error {} ({})\n{}", path, prefix, rc,
                                   message != nullptr ? message : "unknown", kHint));
 }
+
+Status ShrankError(const std::string& path, std::string_view what) {
+  return InvalidInput(fmt::format(
+      "{}: {}: the file shrank while it was read; not read\nhint: another program is writing or "
+      "truncating it; read it once it is complete, or read a copy",
+      path, what));
+}
+
+// SQLite's heap cap, set once for the process (a lower cap set by the
+// embedding program is kept).
+void CapSqliteHeap() {
+  static const bool capped = [] {
+    const sqlite3_int64 current = sqlite3_hard_heap_limit64(-1);
+    if (current <= 0 || current > SqliteDb::kHeapLimitBytes) {
+      sqlite3_hard_heap_limit64(SqliteDb::kHeapLimitBytes);
+    }
+    return true;
+  }();
+  (void)capped;
+}
+
+// The progress handler: non-zero interrupts the running statement.
+int PastDeadline(void* deadline) {
+  return std::chrono::steady_clock::now() >
+                 *static_cast<const std::chrono::steady_clock::time_point*>(deadline)
+             ? 1
+             : 0;
+}
+
+// SQLite virtual machine instructions between two deadline checks.
+constexpr int kProgressInterval = 100000;
 
 }  // namespace
 
@@ -36,7 +82,13 @@ std::string ReadOnlyUri(const std::string& path) {
   return uri;
 }
 
+SqliteDb::SqliteDb(std::string path, sqlite3* db)
+    : path_(std::move(path)), db_(db), deadline_(std::make_unique<Deadline>()) {
+  sqlite3_progress_handler(db_, kProgressInterval, PastDeadline, &deadline_->end);
+}
+
 Result<SqliteDb> SqliteDb::OpenReadOnly(const std::string& path) {
+  CapSqliteHeap();
   sqlite3* db = nullptr;
   const int rc =
       sqlite3_open_v2(ReadOnlyUri(path).c_str(), &db,
@@ -61,13 +113,16 @@ Result<SqliteDb> SqliteDb::OpenReadOnly(const std::string& path) {
 }
 
 SqliteDb::SqliteDb(SqliteDb&& other) noexcept
-    : path_(std::move(other.path_)), db_(std::exchange(other.db_, nullptr)) {}
+    : path_(std::move(other.path_)),
+      db_(std::exchange(other.db_, nullptr)),
+      deadline_(std::move(other.deadline_)) {}
 
 SqliteDb& SqliteDb::operator=(SqliteDb&& other) noexcept {
   if (this != &other) {
     sqlite3_close(db_);
     path_ = std::move(other.path_);
     db_ = std::exchange(other.db_, nullptr);
+    deadline_ = std::move(other.deadline_);
   }
   return *this;
 }
@@ -75,12 +130,11 @@ SqliteDb& SqliteDb::operator=(SqliteDb&& other) noexcept {
 SqliteDb::~SqliteDb() { sqlite3_close(db_); }
 
 Result<bool> SqliteDb::HasTable(std::string_view table) const {
-  TS_ASSIGN_OR_RETURN(
-      SqliteStatement stmt,
-      Prepare(fmt::format("SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND "
-                          "name = '{}'",
-                          table),
-              "schema"));
+  TS_ASSIGN_OR_RETURN(SqliteStatement stmt,
+                      Prepare(fmt::format("SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
+                                          "name = '{}'",
+                                          table),
+                              "schema"));
   return stmt.Step();
 }
 
@@ -107,7 +161,11 @@ Result<SqliteStatement> SqliteDb::Prepare(const std::string& sql, std::string_vi
 }
 
 SqliteStatement::SqliteStatement(SqliteStatement&& other) noexcept
-    : db_(other.db_), stmt_(std::exchange(other.stmt_, nullptr)), what_(std::move(other.what_)) {}
+    : db_(other.db_),
+      stmt_(std::exchange(other.stmt_, nullptr)),
+      what_(std::move(other.what_)),
+      end_(other.end_),
+      started_(other.started_) {}
 
 SqliteStatement& SqliteStatement::operator=(SqliteStatement&& other) noexcept {
   if (this != &other) {
@@ -115,6 +173,8 @@ SqliteStatement& SqliteStatement::operator=(SqliteStatement&& other) noexcept {
     db_ = other.db_;
     stmt_ = std::exchange(other.stmt_, nullptr);
     what_ = std::move(other.what_);
+    end_ = other.end_;
+    started_ = other.started_;
   }
   return *this;
 }
@@ -122,10 +182,23 @@ SqliteStatement& SqliteStatement::operator=(SqliteStatement&& other) noexcept {
 SqliteStatement::~SqliteStatement() { sqlite3_finalize(stmt_); }
 
 Result<bool> SqliteStatement::Step() {
+  if (!started_) {
+    started_ = true;
+    end_ = std::chrono::steady_clock::now() + db_->deadline_->limit;
+  }
+  db_->deadline_->end = end_;  // the handler is the connection's; statements interleave
   const int rc = sqlite3_step(stmt_);
+  if (BusFaultScope::FaultedInThisThread()) return ShrankError(db_->path(), what_);
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
   return SqliteError(db_->path(), what_, sqlite3_db_handle(stmt_), rc);
+}
+
+Status SqliteStatement::Rebind(int64_t value) {
+  sqlite3_reset(stmt_);
+  const int rc = sqlite3_bind_int64(stmt_, 1, value);
+  if (rc != SQLITE_OK) return SqliteError(db_->path(), what_, sqlite3_db_handle(stmt_), rc);
+  return Status::Ok();
 }
 
 bool SqliteStatement::IsNull(int column) const {

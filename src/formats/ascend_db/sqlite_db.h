@@ -8,13 +8,27 @@
 // one thread loading its rank, so SQLite's per-call mutex is not needed.
 // Every SQLite error becomes a Status naming the
 // file and, for a statement, the table it read.
+//
+// Bounded work: only tables are read (a view, whose query could recurse or
+// build blobs without end, is "missing"); each statement runs under a
+// progress handler that interrupts it past its deadline (kQueryDeadline from
+// its first step), and SQLite's heap is capped process-wide
+// (sqlite3_hard_heap_limit64, kHeapLimitBytes): a query that would need
+// more fails with "out of memory" instead of growing the process.
+//
+// SQLite reads the file through a memory map: a reader holds a
+// BusFaultScope (core/bus_fault.h) while it uses a database, and a step
+// during which the file shrank fails ("the file shrank while it was read").
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "core/status.h"
 
@@ -27,6 +41,9 @@ class SqliteStatement;
 
 class SqliteDb {
  public:
+  static constexpr std::chrono::seconds kQueryDeadline{600};
+  static constexpr int64_t kHeapLimitBytes = int64_t{1} << 30;
+
   // Fails (kInvalidInput) when the file is not a database SQLite can open.
   static Result<SqliteDb> OpenReadOnly(const std::string& path);
 
@@ -37,17 +54,26 @@ class SqliteDb {
   ~SqliteDb();
 
   const std::string& path() const { return path_; }
-  // Whether a table (or view) of that exact name exists.
+  // Whether a table (not a view) of that exact name exists.
   Result<bool> HasTable(std::string_view table) const;
   // The table's column names (PRAGMA table_info), empty when it has none.
   Result<std::set<std::string>> Columns(std::string_view table) const;
   // |what| names the query in errors ("TASK").
   Result<SqliteStatement> Prepare(const std::string& sql, std::string_view what) const;
+  // The time a statement may run from its first step (tests shorten it).
+  void set_query_deadline(std::chrono::milliseconds deadline) { deadline_->limit = deadline; }
 
  private:
-  SqliteDb(std::string path, sqlite3* db) : path_(std::move(path)), db_(db) {}
+  // Heap-held so the progress handler's pointer survives a move.
+  struct Deadline {
+    std::chrono::milliseconds limit = kQueryDeadline;
+    std::chrono::steady_clock::time_point end = std::chrono::steady_clock::time_point::max();
+  };
+  SqliteDb(std::string path, sqlite3* db);
   std::string path_;
   sqlite3* db_ = nullptr;
+  std::unique_ptr<Deadline> deadline_;
+  friend class SqliteStatement;
 };
 
 class SqliteStatement {
@@ -59,8 +85,11 @@ class SqliteStatement {
   ~SqliteStatement();
 
   // true: a row is ready; false: done. An error (a damaged page, a
-  // malformed database) is a Status naming the file and the query.
+  // malformed database, the deadline passed, the heap cap reached) is a
+  // Status naming the file and the query.
   Result<bool> Step();
+  // Rewinds the statement and binds |value| to its first parameter.
+  Status Rebind(int64_t value);
 
   bool IsNull(int column) const;
   // An integer cell: INTEGER as is, TEXT holding a decimal integer parsed;
@@ -80,6 +109,8 @@ class SqliteStatement {
   const SqliteDb* db_ = nullptr;
   sqlite3_stmt* stmt_ = nullptr;
   std::string what_;
+  std::chrono::steady_clock::time_point end_{};  // set by the first Step
+  bool started_ = false;
 };
 
 // "file:<path>?mode=ro&immutable=1" with the characters a URI reserves

@@ -170,7 +170,9 @@ Result<int64_t> ForEachLogLineOf(const MappedFile& file,
 Result<int64_t> ForEachLogLine(const std::string& path,
                                const std::function<void(const LogLine&)>& fn) {
   TS_ASSIGN_OR_RETURN(MappedFile file, MappedFile::Open(path));
-  return ForEachLogLineOf(file, fn);
+  Result<int64_t> bytes = ForEachLogLineOf(file, fn);
+  TS_RETURN_IF_ERROR(file.CheckIntact());
+  return bytes;
 }
 
 }  // namespace trainscope::formats

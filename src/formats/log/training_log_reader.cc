@@ -698,6 +698,7 @@ Result<LogKeyMap> ParseLogKeyMap(std::string_view spec) {
     // A file of field=key lines.
     TS_ASSIGN_OR_RETURN(MappedFile file, MappedFile::Open(std::string(spec)));
     text.assign(file.data());
+    TS_RETURN_IF_ERROR(file.CheckIntact());
     origin = std::string(spec);
   }
   LogKeyMap map;
@@ -722,7 +723,11 @@ Result<LogKeyMap> ParseLogKeyMap(std::string_view spec) {
                         "': expected FIELD=KEY with FIELD one of step, loss, grad_norm, lr, "
                         "step_time_ms, step_time_s, tokens_per_s, tflops, mfu");
     }
-    map.field_to_key.emplace_back(std::string(field), std::string(key));
+    // The first item of a field wins (KeyFor); a repeat is not kept, so a
+    // long file of repeats cannot make every lookup long.
+    if (map.KeyFor(field) == nullptr) {
+      map.field_to_key.emplace_back(std::string(field), std::string(key));
+    }
   }
   if (map.field_to_key.empty()) return UsageError("'" + origin + "' maps no field");
   return map;

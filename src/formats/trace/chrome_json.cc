@@ -337,12 +337,15 @@ Status ScanJsonFile(const std::string& path, EventSink* sink, ScanReport* report
     bool ok = IsGzip(file.data()) ? TryChunkedGzip(file.data(), options, sink, report)
                                   : TryChunked(file.data(), &file,
                                                /*release_pages=*/true, options, sink, report);
-    if (ok) return OutcomeOf(path, *report);
+    if (ok) return file.Intact(OutcomeOf(path, *report));
     if (!IsGzip(file.data())) {
       sink->Reset();
       *report = ScanReport{};
-      if (TryTruncated(file.data(), &file, options, sink, report)) return OutcomeOf(path, *report);
+      if (TryTruncated(file.data(), &file, options, sink, report)) {
+        return file.Intact(OutcomeOf(path, *report));
+      }
     }
+    TS_RETURN_IF_ERROR(file.CheckIntact());
   }
   // Damaged or unusual: the reference whole-document scan.
   sink->Reset();
@@ -415,7 +418,11 @@ Result<simdjson::padded_string> LoadJsonFile(const std::string& path, size_t max
   if (capped != nullptr) *capped = false;
   TS_ASSIGN_OR_RETURN(MappedFile file, MappedFile::Open(path));
   std::string_view data = file.data();
-  if (!IsGzip(data)) return simdjson::padded_string(data.data(), data.size());
+  if (!IsGzip(data)) {
+    simdjson::padded_string copy(data.data(), data.size());
+    TS_RETURN_IF_ERROR(file.CheckIntact());
+    return copy;
+  }
 
   // Two passes, the first only counting: the text is then inflated once
   // into a buffer of its size (a growing buffer held up to twice of it).
@@ -428,6 +435,7 @@ Result<simdjson::padded_string> LoadJsonFile(const std::string& path, size_t max
   if (capped != nullptr) *capped = total > limit;
   simdjson::padded_string text(size);
   InflateInto(data, text.data(), size);
+  TS_RETURN_IF_ERROR(file.CheckIntact());
   return text;
 }
 
