@@ -27,9 +27,9 @@ thread_local int t_scope_depth = 0;
 thread_local bool t_scope_faulted = false;
 
 // Maps a page of zeros over the page holding |address|.
-bool ZeroPageAt(uintptr_t address) {
+bool ZeroPageAt(void* address) {
   const uintptr_t mask = g_page_mask.load(std::memory_order_relaxed);
-  void* page = reinterpret_cast<void*>(address & ~mask);
+  void* page = static_cast<char*>(address) - (reinterpret_cast<uintptr_t>(address) & mask);
   return ::mmap(page, mask + 1, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) !=
          MAP_FAILED;
 }
@@ -41,11 +41,11 @@ bool ServeFault(const siginfo_t* info) {
     if (begin == 0 || address < begin || address >= slot.end.load(std::memory_order_acquire)) {
       continue;
     }
-    if (!ZeroPageAt(address)) return false;
+    if (!ZeroPageAt(info->si_addr)) return false;
     slot.faulted.store(true, std::memory_order_release);
     return true;
   }
-  if (t_scope_depth > 0 && info->si_code == BUS_ADRERR && ZeroPageAt(address)) {
+  if (t_scope_depth > 0 && info->si_code == BUS_ADRERR && ZeroPageAt(info->si_addr)) {
     t_scope_faulted = true;
     return true;
   }

@@ -107,7 +107,8 @@ Status MappedFile::CheckIntact() const {
 
 Status MappedFile::Intact(Status status) const {
   Status intact = CheckIntact();
-  return intact.ok() ? status : intact;
+  if (intact.ok()) return status;
+  return intact;
 }
 
 void MappedFile::Release(size_t begin, size_t end) const {

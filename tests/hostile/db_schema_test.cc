@@ -47,7 +47,7 @@ const char kComputeTaskInfo[] =
     "CREATE TABLE COMPUTE_TASK_INFO (name INTEGER, globalTaskId INTEGER PRIMARY KEY, opType "
     "INTEGER, taskType INTEGER)";
 
-double SecondsSince(std::chrono::steady_clock::time_point start) {
+double DbSecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
@@ -59,7 +59,7 @@ TEST(HostileDbSchema, ARecursiveViewNamedTaskIsAMissingTableNotAHang) {
        "FROM r) SELECT startNs, startNs AS endNs, startNs AS globalTaskId FROM r"});
   const auto start = std::chrono::steady_clock::now();
   Result<model::RankProfile> loaded = formats::LoadAscendDbRank(rank.string());
-  EXPECT_LT(SecondsSince(start), 30.0);
+  EXPECT_LT(DbSecondsSince(start), 30.0);
   ASSERT_FALSE(loaded.ok());
   EXPECT_NE(loaded.status().message().find("table TASK missing"), std::string::npos)
       << loaded.status().message();
@@ -89,7 +89,7 @@ TEST(HostileDbSchema, AQueryPastItsDeadlineIsStopped) {
   ASSERT_TRUE(stmt.ok()) << stmt.status().message();
   const auto start = std::chrono::steady_clock::now();
   Result<bool> row = stmt->Step();
-  EXPECT_LT(SecondsSince(start), 10.0);
+  EXPECT_LT(DbSecondsSince(start), 10.0);
   ASSERT_FALSE(row.ok());
   EXPECT_NE(row.status().message().find("endless: query stopped at its deadline"),
             std::string::npos)
@@ -135,7 +135,7 @@ TEST(HostileDbSchema, ManyStepsAndTasksLoadInLinearithmicTime) {
        "INSERT INTO COMPUTE_TASK_INFO SELECT 1, globalTaskId, 1, 2 FROM TASK"});
   const auto start = std::chrono::steady_clock::now();
   Result<model::RankProfile> loaded = formats::LoadAscendDbRank(rank.string());
-  const double seconds = SecondsSince(start);
+  const double seconds = DbSecondsSince(start);
   ASSERT_TRUE(loaded.ok()) << loaded.status().message();
   ASSERT_EQ(loaded->device_events.size(), 200000u);
   // Task i starts at i * 500 ns: in step i / 2 (steps are [k * 1000, k * 1000 + 999]).
