@@ -310,7 +310,8 @@ std::vector<std::string> DamageOf(const JobAnalysis& job, const char* side, bool
     }
   }
   for (const model::InputIssue& failed : job.failed_inputs) {
-    const std::string_view reason = failed.reason.substr(0, failed.reason.find('\n'));
+    const std::string_view reason =
+        std::string_view(failed.reason).substr(0, failed.reason.find('\n'));
     damage.push_back(fmt::format("{}: {} failed to load: {}", side, failed.path, reason));
     *damaged = true;
   }
