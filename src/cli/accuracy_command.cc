@@ -14,6 +14,7 @@
 #include "analysis/accuracy/accuracy.h"
 #include "cli/app.h"
 #include "cli/commands.h"
+#include "cli/option_checks.h"
 #include "cli/output_paths.h"
 #include "cli/report_output.h"
 #include "cli/status_exit.h"
@@ -172,8 +173,10 @@ CommandRunner RegisterAccuracy(CLI::App& app) {
   app.add_option("--thresholds", args->thresholds_file,
                  "Override rows of data/accuracy_thresholds.tsv (same columns)")
       ->type_name("FILE");
-  app.add_option("--min-cosine", args->min_cosine, "Cosine similarity a pair needs, every dtype");
-  app.add_option("--max-abs", args->max_abs, "Largest absolute error a pair may have, every dtype");
+  app.add_option("--min-cosine", args->min_cosine, "Cosine similarity a pair needs, every dtype")
+      ->check(FiniteNumber(-1.0, 1.0));
+  app.add_option("--max-abs", args->max_abs, "Largest absolute error a pair may have, every dtype")
+      ->check(FiniteNumber(0.0, 3.4e38));  // float32's range
   app.add_flag("--bf16", args->bf16, "Read every uint16 .npy array as bfloat16 bits");
   app.add_option("--step", args->step, "msprobe step*/rank* layout: the step (default: lowest)");
   app.add_option("--rank", args->rank, "msprobe step*/rank* layout: the rank (default: lowest)");
@@ -183,7 +186,8 @@ CommandRunner RegisterAccuracy(CLI::App& app) {
                "BASE and NEW are training logs (or one loss per line): where the loss curves "
                "separate");
   app.add_option("--loss-tolerance", args->loss_tolerance,
-                 "Relative loss difference that counts as apart (default: data row loss-curve)");
+                 "Relative loss difference that counts as apart (default: data row loss-curve)")
+      ->check(FiniteNumber(0.0, 1e6));
   app.add_option("--loss-steps", args->loss_steps, "Steps in a row beyond the tolerance")
       ->capture_default_str();
   return [args] { return RunAccuracy(*args); };

@@ -5,6 +5,7 @@
 
 #include "cli/analyze_pipeline.h"
 #include "cli/commands.h"
+#include "cli/option_checks.h"
 
 namespace trainscope::cli {
 
@@ -76,7 +77,7 @@ CommandRunner RegisterAnalyze(CLI::App& app) {
   app.add_flag("--no-color", args->no_color, "Plain text even on a terminal");
   app.add_option("--top", args->top,
                  "Findings shown in the terminal summary, largest gain first (default: all)")
-      ->check(CLI::PositiveNumber);
+      ->check(WholeNumber(1, 1'000'000'000));
   app.add_flag("--quiet", args->quiet, "Terminal summary: the findings alone");
   app.add_flag("--wide", args->wide,
                "Keep every line whole (on a terminal, findings wrap to its width)");

@@ -5,6 +5,7 @@
 #include <exception>
 
 #include "cli/commands.h"
+#include "cli/option_checks.h"
 #include "cli/stdout_writer.h"
 #include "core/safe_text.h"
 
@@ -48,11 +49,19 @@ int RunCommand(const std::vector<std::string>& args) {
   add("explain", "Print what a finding id means: texts, thresholds and their origin",
       &RegisterExplain);
 
+  AddCommonChecks(app);
+
   // CLI11 wants argv order with the program name first; it parses a reversed
   // vector when given one.
   std::vector<std::string> reversed(args.rbegin(), args.rend());
   try {
     app.parse(reversed);
+  } catch (const CLI::RequiredError& e) {
+    // CLI11 checks required arguments before unknown ones: `analyze --bogus`
+    // would say "paths is required". The unknown argument is the real error.
+    const std::vector<std::string> unknown = app.remaining(/*recurse=*/true);
+    const int code = unknown.empty() ? app.exit(e) : app.exit(CLI::ExtrasError(unknown));
+    return code == 0 ? kExitSuccess : kExitUnusableInput;
   } catch (const CLI::ParseError& e) {
     int code = app.exit(e);
     return code == 0 ? kExitSuccess : kExitUnusableInput;

@@ -1,6 +1,7 @@
 // `trainscope compare BASE NEW`: both sides analysed by the same pipeline
 // with the same rules and step rule, then compared (analysis/compare).
 #include <fmt/format.h>
+#include <sys/stat.h>
 
 #include <cstdlib>
 #include <memory>
@@ -80,6 +81,19 @@ Result<analysis::JobAnalysis> AnalyseSide(const std::string& path, const char* s
   return job;
 }
 
+// BASE and NEW must be two runs: the same file or directory twice (by
+// inode, whatever the spelling) would compare a run with itself.
+Status CheckTwoRuns(const std::string& base, const std::string& next) {
+  struct stat b {
+  }, n{};
+  if (::stat(base.c_str(), &b) != 0 || ::stat(next.c_str(), &n) != 0) return Status::Ok();
+  if (b.st_dev != n.st_dev || b.st_ino != n.st_ino) return Status::Ok();
+  return UsageError(fmt::format(
+      "BASE {} and NEW {} are the same {}: a run compared with itself shows no change\nhint: "
+      "give the run before the change and the run after it",
+      base, next, S_ISDIR(b.st_mode) ? "directory" : "file"));
+}
+
 int RunCompare(const CompareArgs& args) {
   std::vector<std::string> inputs = {args.base, args.next};
   for (const std::string* f :
@@ -89,6 +103,7 @@ int RunCompare(const CompareArgs& args) {
   }
   const std::vector<OutputPath> outputs = {{"--json", args.json_out}, {"--html", args.html_out}};
   if (Status ok = CheckOutputPaths(outputs, inputs); !ok.ok()) return ReportError(ok);
+  if (Status ok = CheckTwoRuns(args.base, args.next); !ok.ok()) return ReportError(ok);
   if (args.json_out == "-" && args.html_out == "-") {
     return ReportError(
         UsageError("--json - and --html - both on stdout\nhint: write one to a file"));
@@ -141,7 +156,7 @@ CommandRunner RegisterCompare(CLI::App& app) {
   app.add_option("new", args->next, "The run after the change: any input `analyze` takes")
       ->required();
   app.add_option("--json", args->json_out,
-                 "Write the comparison as JSON (schema trainscope.compare/1, docs/json-schema.md) "
+                 "Write the comparison as JSON (schema trainscope.compare/2, docs/json-schema.md) "
                  "to FILE, or '-' for stdout")
       ->type_name("FILE|-");
   app.add_option("--html", args->html_out, "Write a self-contained HTML comparison to FILE")

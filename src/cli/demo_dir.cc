@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "cli/output_paths.h"
+#include "core/atomic_write.h"
 #include "synth/manifest.h"
 
 namespace trainscope::cli {
@@ -42,6 +43,8 @@ Result<DemoDirPlan> InspectDemoDir(const std::string& dir) {
   }
   if (!S_ISDIR(st.st_mode)) return Refuse(dir, "exists and is not a directory");
   plan.exists = true;
+  // A report a killed demo was writing there: its temporary file goes first.
+  RemoveStaleTemporaries(dir);
 
   // Every entry, symlinks not followed: a symlink is never ours.
   std::vector<std::pair<std::string, char>> entries;

@@ -18,6 +18,7 @@
 #include "cli/app.h"
 #include "cli/commands.h"
 #include "cli/job_loader.h"
+#include "cli/option_checks.h"
 #include "cli/output_paths.h"
 #include "cli/status_exit.h"
 #include "cli/stdout_writer.h"
@@ -329,7 +330,8 @@ CommandRunner RegisterHealth(CLI::App& app) {
                  "Device for the peak FLOP/s table (A100, H100, H800, H200, B200, MI300X, "
                  "Ascend910B, Ascend910C; docs/health.md)");
   app.add_option("--peak-tflops", args->peak_tflops,
-                 "Dense BF16 peak TFLOP/s per device (overrides --device's table row)");
+                 "Dense BF16 peak TFLOP/s per device (overrides --device's table row)")
+      ->check(FiniteNumber(1e-3, 1e6));
   app.add_option("--map", args->key_map,
                  "Key names of JSON-lines / dict / key=value logs: FIELD=KEY,... (fields step, "
                  "loss, grad_norm, lr, step_time_ms, step_time_s, tokens_per_s, tflops, mfu), or "

@@ -91,10 +91,11 @@ Status CheckOne(const OutputPath& out, const std::vector<Input>& inputs) {
     const int err = errno;
     std::error_code ec;
     const std::string target = fs::read_symlink(out.path, ec).string();
-    return Refuse(
-        out,
-        fmt::format("is a symlink to {} that cannot be followed: {}", target, std::strerror(err)),
-        "point the link at a file in an existing directory, or choose another path");
+    return Refuse(out,
+                  fmt::format("is a symlink to {} that cannot be followed ({}); trainscope writes "
+                              "no output through a link it did not create",
+                              target, std::strerror(err)),
+                  "remove the link, or choose another path");
   }
   if (S_ISDIR(st.st_mode)) {
     return Refuse(out, "is a directory",
@@ -107,7 +108,8 @@ Status CheckOne(const OutputPath& out, const std::vector<Input>& inputs) {
   if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
     // A stream the user named (/dev/null, /dev/stdout, a FIFO): written in
     // place, nothing is replaced. Block devices stay refused below: writing
-    // a report over a disk destroys it.
+    // a report over a disk destroys it. A FIFO is opened non-blocking when
+    // written (core/atomic_write.h): one nobody reads is refused then.
     return Status::Ok();
   }
   if (!S_ISREG(st.st_mode)) {
@@ -121,6 +123,13 @@ Status CheckOne(const OutputPath& out, const std::vector<Input>& inputs) {
     }
   }
   std::error_code ec;
+  if (S_ISLNK(lst.st_mode)) {
+    return Refuse(out,
+                  fmt::format("is a symlink to {}; trainscope writes no output through a link "
+                              "it did not create",
+                              fs::read_symlink(out.path, ec).string()),
+                  "remove the link, or give the path it points to");
+  }
   const fs::path canonical = fs::canonical(out.path, ec);
   if (!IsTrainscopeReport(out.path)) {
     std::string where;
@@ -133,8 +142,8 @@ Status CheckOne(const OutputPath& out, const std::vector<Input>& inputs) {
     return Refuse(out, "exists and is not a report trainscope wrote" + where,
                   "choose another path, or remove the file yourself if it may go");
   }
-  // Replaced by a rename next to the file the path leads to.
-  return CheckDirectory(out, ec ? ParentOf(out.path) : canonical.parent_path().string());
+  // Replaced by a rename in its directory.
+  return CheckDirectory(out, ParentOf(out.path));
 }
 
 // Two outputs name the same file: spelled alike once symlinks and ".." are

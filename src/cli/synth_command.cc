@@ -7,6 +7,7 @@
 
 #include "cli/app.h"
 #include "cli/commands.h"
+#include "cli/option_checks.h"
 #include "cli/status_exit.h"
 #include "cli/stdout_writer.h"
 #include "synth/accuracy_dump.h"
@@ -141,7 +142,8 @@ CommandRunner RegisterSynth(CLI::App& app) {
                "With --accuracy: msprobe task statistics (dump.json only, no .npy)");
   app.add_option("--accuracy-bench", args->accuracy_bench_mb,
                  "Write two folders of float32 .npy files of about MB megabytes each (benchmark)")
-      ->type_name("MB");
+      ->type_name("MB")
+      ->check(WholeNumber(1, int64_t{1} << 20));
   return [args] {
     if (args->accuracy_bench_mb > 0) {
       const int64_t elements = int64_t{16} << 20;  // 64 MiB per file

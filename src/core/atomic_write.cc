@@ -1,12 +1,15 @@
 #include "core/atomic_write.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -15,6 +18,8 @@ namespace trainscope {
 namespace {
 
 namespace fs = std::filesystem;
+
+constexpr std::string_view kTempMarker = ".trainscope-tmp-";
 
 Status WriteError(const std::string& path, bool existed, const char* what, int err) {
   return IoError(fmt::format("{}: {}: {}\nhint: {}", path, what, std::strerror(err),
@@ -34,41 +39,121 @@ int WriteAll(int fd, std::string_view content) {
   return 0;
 }
 
+Status RefuseLink(const std::string& path) {
+  std::error_code ec;
+  const std::string target = fs::read_symlink(path, ec).string();
+  return UsageError(fmt::format(
+      "{}: is a symlink (to {}); trainscope writes no output through a link it did not create\n"
+      "hint: nothing was written; remove the link or choose another path",
+      path, ec ? std::string("?") : target));
+}
+
+Result<int> OpenStream(const std::string& path, const struct stat& st) {
+  // Non-blocking: a FIFO nobody reads would block open() forever; it fails
+  // with ENXIO instead. Writes then block as usual.
+  const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) {
+    const int err = errno;
+    if (err == ENXIO && S_ISFIFO(st.st_mode)) {
+      return UsageError(fmt::format(
+          "{}: is a FIFO that nobody reads\nhint: nothing was written; start its reader first "
+          "(e.g. `cat {} &`), or write to a file",
+          path, path));
+    }
+    return WriteError(path, false, "cannot open for writing", err);
+  }
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags >= 0) ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+  return fd;
+}
+
 }  // namespace
+
+bool IsTemporaryFileName(std::string_view name, int* pid) {
+  // .NAME.trainscope-tmp-PID-N
+  const size_t marker = name.rfind(kTempMarker);
+  if (name.size() < 2 || name[0] != '.' || marker == std::string_view::npos || marker < 1)
+    return false;
+  std::string_view rest = name.substr(marker + kTempMarker.size());
+  const size_t dash = rest.find('-');
+  if (dash == std::string_view::npos || dash == 0 || dash + 1 == rest.size()) return false;
+  const std::string_view pid_text = rest.substr(0, dash);
+  const std::string_view counter = rest.substr(dash + 1);
+  const auto all_digits = [](std::string_view text) {
+    return text.size() <= 10 && text.find_first_not_of("0123456789") == std::string_view::npos;
+  };
+  if (!all_digits(pid_text) || !all_digits(counter)) return false;
+  long value = 0;
+  for (const char c : pid_text) value = value * 10 + (c - '0');
+  if (value <= 0 || value > INT32_MAX) return false;
+  *pid = static_cast<int>(value);
+  return true;
+}
+
+void RemoveStaleTemporaries(const std::string& dir) {
+  DIR* listing = ::opendir(dir.c_str());
+  if (listing == nullptr) return;
+  const int dir_fd = ::dirfd(listing);
+  const int self = ::getpid();
+  while (const dirent* entry = ::readdir(listing)) {
+    int pid = 0;
+    if (!IsTemporaryFileName(entry->d_name, &pid) || pid == self) continue;
+    // Only a dead writer's: kill(pid, 0) fails with ESRCH. EPERM means a
+    // live process of another user.
+    if (::kill(pid, 0) == 0 || errno != ESRCH) continue;
+    // Only a plain file or directory of this user, never followed.
+    struct stat st {};
+    if (::fstatat(dir_fd, entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || st.st_uid != ::geteuid())
+      continue;
+    if (S_ISREG(st.st_mode)) {
+      ::unlinkat(dir_fd, entry->d_name, 0);
+    } else if (S_ISDIR(st.st_mode)) {
+      // A killed synth's job in the making (synth/synth.h); remove_all
+      // removes links inside, never what they point to.
+      std::error_code ec;
+      fs::remove_all(fs::path(dir) / entry->d_name, ec);
+    }
+  }
+  ::closedir(listing);
+}
 
 Result<AtomicFileWriter> AtomicFileWriter::Open(const std::string& path) {
   AtomicFileWriter w;
   w.path_ = path;
-  // Follow a symlink so that the link survives and its target is updated.
-  fs::path target = path;
-  struct stat st {};
-  const bool exists = ::stat(path.c_str(), &st) == 0;
-  if (exists && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
+  if (path.empty()) {
+    return UsageError(
+        "an output path is empty\nhint: give a file name, or '-' where standard "
+        "output is accepted");
+  }
+  struct stat lst {};
+  const bool exists = ::lstat(path.c_str(), &lst) == 0;
+  struct stat st = lst;
+  const bool link = exists && S_ISLNK(lst.st_mode);
+  const bool resolves = !link || ::stat(path.c_str(), &st) == 0;
+  if (exists && resolves && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
     // A stream the user named (/dev/null, /dev/stdout, a FIFO): written in
-    // place. Renaming a temporary file over it would replace the device node.
-    w.fd_ = ::open(path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
-    if (w.fd_ < 0) return WriteError(path, false, "cannot open for writing", errno);
+    // place, also through a link (/dev/stdout is one): nothing is replaced.
+    TS_ASSIGN_OR_RETURN(w.fd_, OpenStream(path, st));
     return w;
   }
-  std::error_code ec;
-  if (exists && fs::is_symlink(target, ec)) {
-    fs::path resolved = fs::canonical(target, ec);
-    if (!ec) target = resolved;
-  }
-  fs::path dir = target.parent_path();
+  if (link) return RefuseLink(path);
+  fs::path dir = fs::path(path).parent_path();
   if (dir.empty()) dir = ".";
-  w.target_ = target.string();
+  // The rename replaces the directory entry at |path| itself: were a link
+  // put there after the check above, the link is replaced, never its target.
+  w.target_ = path;
   w.existed_ = exists;
-  w.mode_ = exists && S_ISREG(st.st_mode) ? (st.st_mode & 07777) : 0;
+  w.mode_ = exists && S_ISREG(lst.st_mode) ? (lst.st_mode & 07777) : 0;
+  RemoveStaleTemporaries(dir.string());
 
   // A name of our own in the same directory (rename() does not cross file
   // systems); O_EXCL makes sure it is a new file, never someone else's.
   static std::atomic<unsigned> counter{0};
+  const std::string base = fs::path(path).filename().string();
   for (int attempt = 0; attempt < 100 && w.fd_ < 0; ++attempt) {
-    w.temp_ = (dir / fmt::format(".{}.trainscope-tmp-{}-{}", target.filename().string(), ::getpid(),
-                                 counter.fetch_add(1)))
+    w.temp_ = (dir / fmt::format(".{}{}{}-{}", base, kTempMarker, ::getpid(), counter.fetch_add(1)))
                   .string();
-    w.fd_ = ::open(w.temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    w.fd_ = ::open(w.temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
     if (w.fd_ < 0 && errno != EEXIST) {
       const int err = errno;
       w.temp_.clear();

@@ -13,12 +13,17 @@
 
 namespace trainscope {
 
-// Writes |content| to |path|. A symlink at |path| is followed (its target is
-// replaced, the link stays). An existing file keeps its permission bits; a
-// new one gets 0666 minus the umask. Errors are IoError naming |path| with
-// the OS reason (strerror). A character device or FIFO at |path| (/dev/null,
-// /dev/stdout, a named pipe) is a stream: it is written in place, never
-// renamed over.
+// Writes |content| to |path|. A symlink at |path| is refused (UsageError):
+// no output goes through a link trainscope did not create. An existing file
+// keeps its permission bits; a new one gets 0666 minus the umask. Errors are
+// IoError naming |path| with the OS reason (strerror). A character device or
+// FIFO at |path| (/dev/null, /dev/stdout, a named pipe), also behind a link,
+// is a stream: it is written in place, never renamed over; it is opened
+// non-blocking, so a FIFO nobody reads is refused (UsageError) instead of
+// blocking. An empty |path| is a UsageError.
+//
+// Before creating its temporary file, a writer removes the temporaries a
+// killed trainscope left in that directory (RemoveStaleTemporaries).
 Status WriteFileAtomically(const std::string& path, std::string_view content);
 
 // The same, for a file written piece by piece (the exports: a trace or a
@@ -52,5 +57,16 @@ class AtomicFileWriter {
   bool existed_ = false;
   unsigned mode_ = 0;  // permission bits to keep, when existed_
 };
+
+// True when |name| is a temporary file name of this writer,
+// ".NAME.trainscope-tmp-PID-N"; |pid| receives PID.
+bool IsTemporaryFileName(std::string_view name, int* pid);
+
+// Removes, in |dir|, the temporary files of writers whose process is gone:
+// names as above whose PID no longer exists (kill(PID, 0) fails with ESRCH),
+// regular files and directories (a synth job in the making; not followed)
+// owned by this user. A live writer's temporaries, another user's and any
+// other file are left alone.
+void RemoveStaleTemporaries(const std::string& dir);
 
 }  // namespace trainscope

@@ -138,4 +138,12 @@ std::string TerminalSafe(std::string_view text, bool keep_newlines) {
   return out;
 }
 
+std::string CappedQuote(std::string_view text, size_t cap) {
+  if (text.size() <= cap) return std::string(text);
+  size_t cut = cap;
+  // Back up over UTF-8 continuation bytes (10xxxxxx): never half a character.
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return fmt::format("{}... ({} bytes)", text.substr(0, cut), text.size());
+}
+
 }  // namespace trainscope

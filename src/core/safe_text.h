@@ -37,4 +37,9 @@ std::string ValidUtf8(std::string_view text);
 void AppendTerminalSafe(std::string* out, std::string_view text, bool keep_newlines = false);
 std::string TerminalSafe(std::string_view text, bool keep_newlines = false);
 
+// |text| as quoted in a message: whole when at most |cap| bytes, else its
+// first |cap| bytes (cut at a character boundary) and "... (N bytes)", so a
+// 100 MB line never reaches stderr whole.
+std::string CappedQuote(std::string_view text, size_t cap = 120);
+
 }  // namespace trainscope

@@ -269,11 +269,18 @@ const std::vector<std::string>& TableNames() {
 }  // namespace
 
 void AppendCsvField(std::string* out, std::string_view field) {
+  // A spreadsheet runs a cell that starts with one of these as a formula:
+  // a single quote in front makes it text (OWASP, "CSV injection").
+  const bool formula_like =
+      !field.empty() && std::string_view("=+-@\t\r").find(field.front()) != std::string_view::npos;
+  const char* guard = formula_like ? "'" : "";
   if (field.find_first_of(",\"\r\n") == std::string_view::npos) {
+    out->append(guard);
     out->append(field);
     return;
   }
   out->push_back('"');
+  out->append(guard);
   for (const char c : field) {
     if (c == '"') out->push_back('"');
     out->push_back(c);
@@ -308,6 +315,12 @@ Status CheckCsvDir(const std::string& dir, const std::vector<std::string>& input
   struct stat st {};
   if (::stat(dir.c_str(), &st) != 0) {
     if (errno != ENOENT) return CsvError(dir, std::strerror(errno), "check the path");
+    if (fs::is_symlink(dir, ec)) {
+      return CsvError(
+          dir,
+          fmt::format("is a symlink to {} that leads nowhere", fs::read_symlink(dir, ec).string()),
+          "remove the link, or give a directory (created when absent)");
+    }
     std::string parent = fs::path(dir).parent_path().string();
     if (parent.empty()) parent = ".";
     if (::access(parent.c_str(), W_OK | X_OK) != 0) {
@@ -331,9 +344,19 @@ Status CheckCsvDir(const std::string& dir, const std::vector<std::string>& input
                     fmt::format("{} exists and trainscope did not write it", manifest.string()),
                     "choose a new or empty directory, or remove the file yourself if it may go");
   }
-  for (const std::string& name : TableNames()) {
+  std::vector<std::string> names = TableNames();
+  names.emplace_back(kCsvManifest);
+  for (const std::string& name : names) {
     const fs::path file = fs::path(dir) / name;
-    if (fs::symlink_status(file, ec).type() == fs::file_type::not_found) continue;
+    const fs::file_type type = fs::symlink_status(file, ec).type();
+    if (type == fs::file_type::symlink) {
+      return CsvError(dir,
+                      fmt::format("{} is a symlink (to {}); trainscope writes no output through "
+                                  "a link it did not create",
+                                  file.string(), fs::read_symlink(file, ec).string()),
+                      "remove the link, or choose a new or empty directory");
+    }
+    if (type == fs::file_type::not_found || name == kCsvManifest) continue;
     if (!ours.contains(name)) {
       return CsvError(dir,
                       fmt::format("{} exists and trainscope did not write it (not in {})",

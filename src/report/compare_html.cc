@@ -175,6 +175,11 @@ std::string RenderCompareHtml(const RunComparison& c, const std::string& tool_ve
   out.Raw("</style></head><body>\n<header><h1>trainscope compare</h1>");
   out.Format("<p>BASE vs NEW &middot; trainscope {}</p></header>\n<main>\n", tool_version);
   out.Raw("<section id=\"summary\"><h2>Verdict</h2>");
+  if (!c.cautions.empty()) {
+    out.Raw("<ul class=\"cautions\">");
+    for (const std::string& caution : c.cautions) out.Format("<li>{}</li>", caution);
+    out.Raw("</ul>\n");
+  }
   out.Format("<p class=\"finding\"><b>{}</b></p>\n", c.verdict);
   SideParagraph(out, "BASE", c.base);
   SideParagraph(out, "NEW", c.next);

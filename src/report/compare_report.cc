@@ -189,6 +189,9 @@ std::string RenderCompareText(const RunComparison& c, const CompareTextOptions& 
   std::string out = "trainscope compare\n";
   out += SideLine("BASE", c.base);
   out += SideLine("NEW", c.next);
+  if (!c.cautions.empty()) out += "\n  cautions:\n";
+  for (const std::string& caution : c.cautions)
+    out += fmt::format("    - {}\n", TerminalSafe(caution));
   out += fmt::format("\n  verdict: {}\n", TerminalSafe(c.verdict));
   TextValues(c, &out);
   TextGroups("families", c.families, c.families.size(), &out);
@@ -208,6 +211,9 @@ std::string RenderCompareJson(const RunComparison& c, const std::string& tool_ve
       .EndObject();
   JsonSide(w, "base", c.base);
   JsonSide(w, "new", c.next);
+  w.Key("cautions").BeginArray();
+  for (const std::string& caution : c.cautions) w.String(caution);
+  w.EndArray();
   w.Field("verdict", c.verdict);
   JsonOptional(w, "step_change_pct", c.step_change_pct);
   w.Key("values").BeginArray();

@@ -1,5 +1,5 @@
 // `trainscope compare` reports: the terminal summary, the JSON document
-// (schema trainscope.compare/1, docs/json-schema.md) and the HTML page.
+// (schema trainscope.compare/2, docs/json-schema.md) and the HTML page.
 #pragma once
 
 #include <optional>
@@ -9,7 +9,7 @@
 
 namespace trainscope::report {
 
-inline constexpr const char* kCompareJsonSchema = "trainscope.compare/1";
+inline constexpr const char* kCompareJsonSchema = "trainscope.compare/2";
 
 struct CompareTextOptions {
   bool color = false;

@@ -18,6 +18,9 @@ std::string FormatDurationUs(double us) {
   if (magnitude < 1000.0) return fmt::format("{:.1f} µs", us);
   if (magnitude < 10'000.0) return fmt::format("{:.2f} ms", us / 1000.0);
   if (magnitude < 1'000'000.0) return fmt::format("{:.1f} ms", us / 1000.0);
+  // Beyond a million seconds (damaged input, 1e308 ms): scientific notation,
+  // never a 300-digit number.
+  if (magnitude >= 1e12) return fmt::format("{:.3g} s", us / 1e6);
   return fmt::format("{:.2f} s", us / 1e6);
 }
 
@@ -60,6 +63,10 @@ const analysis::RankAnalysis* FocusRank(const analysis::JobAnalysis& job,
   return &job.ranks.front();
 }
 
-std::string FormatPercent(double fraction) { return fmt::format("{:.1f}%", fraction * 100.0); }
+std::string FormatPercent(double fraction) {
+  const double percent = fraction * 100.0;
+  if (std::fabs(percent) >= 1e6) return fmt::format("{:.3g}%", percent);  // not 300 digits
+  return fmt::format("{:.1f}%", percent);
+}
 
 }  // namespace trainscope::report

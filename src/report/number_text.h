@@ -12,7 +12,8 @@ namespace trainscope::report {
 std::string ThreeSignificant(double x);
 
 // |decimals| after the point, three significant digits below 0.01 (a loss
-// of 0.004 must not print as 0.0); "n/a" when unknown.
+// of 0.004 must not print as 0.0) and from 1e15 up (1e308, not 309 digits);
+// "n/a" when unknown.
 std::string FixedOrNa(const std::optional<double>& value, int decimals = 1);
 
 }  // namespace trainscope::report

@@ -6,11 +6,11 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <map>
 #include <vector>
 
+#include "core/atomic_write.h"
 #include "synth/rng.h"
 
 namespace trainscope::synth {
@@ -59,11 +59,9 @@ std::string NpyBytes(const Tensor& t) {
   return out;
 }
 
+// Whole or not at all, and never through a link (core/atomic_write.h).
 Status WriteBytes(const fs::path& path, std::string_view bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (!out) return IoError(fmt::format("{}: cannot write", path.string()));
-  return Status::Ok();
+  return WriteFileAtomically(path.string(), bytes);
 }
 
 // Python's json writes NaN and Infinity as bare tokens; msprobe's dump.json

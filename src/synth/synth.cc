@@ -1,16 +1,22 @@
 #include "synth/synth.h"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <memory>
 #include <system_error>
 #include <vector>
 
+#include "core/atomic_write.h"
 #include "synth/ascend_writer.h"
 #include "synth/comm_json_writer.h"
 #include "synth/ground_truth.h"
@@ -86,23 +92,46 @@ Status ValidateSynthOptions(const SynthOptions& o) {
 
 namespace {
 
-Status PrepareDir(const std::string& dir) {
+Status PrepareDir(const std::string& dir, bool create) {
   std::error_code ec;
-  if (fs::exists(dir, ec)) {
-    if (!fs::is_directory(dir, ec))
-      return InvalidInput(
-          "synth: " + dir +
-          " exists and is not a directory\nhint: give a new or empty directory with --out");
+  const fs::file_status status = fs::symlink_status(dir, ec);
+  if (fs::exists(status)) {
+    if (!fs::is_directory(status))
+      return UsageError("synth: " + dir + " exists and is not a directory" +
+                        (fs::is_symlink(status) ? " (a symlink)" : "") +
+                        "\nhint: give a new or empty directory with --out");
     if (!fs::is_empty(dir, ec))
-      return InvalidInput(
+      return UsageError(
           "synth: " + dir +
           " is not empty\nhint: give a new or empty directory with --out; synth never writes "
           "into a used one");
     return Status::Ok();
   }
+  if (!create) return Status::Ok();
   fs::create_directories(dir, ec);
   if (ec) return IoError(fmt::format("synth: cannot create {}: {}", dir, ec.message()));
   return Status::Ok();
+}
+
+// A new directory beside |final|, named as AtomicFileWriter names its
+// temporaries (.NAME.trainscope-tmp-PID-N), so that a killed run's is
+// recognised and removed by the next one.
+Result<std::string> MakeStagingDir(const fs::path& parent, const std::string& name) {
+  static std::atomic<unsigned> counter{0};
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    const std::string staging =
+        (parent / fmt::format(".{}.trainscope-tmp-{}-{}", name, ::getpid(), counter.fetch_add(1)))
+            .string();
+    if (::mkdir(staging.c_str(), 0777) == 0) return staging;
+    if (errno != EEXIST) {
+      return IoError(
+          fmt::format("synth: cannot create a directory in {}: {}\nhint: nothing was "
+                      "written",
+                      parent.string(), std::strerror(errno)));
+    }
+  }
+  return IoError(fmt::format("synth: cannot create a directory in {}: {}", parent.string(),
+                             std::strerror(EEXIST)));
 }
 
 // Per-rank arrival offsets of one step: the spread between the first and the
@@ -353,12 +382,43 @@ Status WriteJobFiles(const SynthOptions& options, const std::string& out_dir) {
 
 Status WriteSynthJob(const SynthOptions& options, const std::string& out_dir) {
   TS_RETURN_IF_ERROR(ValidateSynthOptions(options));
-  TS_RETURN_IF_ERROR(PrepareDir(out_dir));
-  Status written = WriteJobFiles(options, out_dir);
-  // Also after a failure (full disk, say): the manifest then lists the part
-  // that was written, so `demo --out` can still clear it.
-  Status manifest = WriteManifest(out_dir);
-  return written.ok() ? manifest : written;
+  if (out_dir.empty()) {
+    return UsageError("synth: the output directory is empty\nhint: give a directory with --out");
+  }
+  fs::path final_dir(out_dir);
+  if (!final_dir.has_filename()) final_dir = final_dir.parent_path();  // "job/"
+  const std::string name = final_dir.filename().string();
+  if (name.empty() || name == "." || name == "..") {
+    // Written in place: "." cannot be renamed onto.
+    TS_RETURN_IF_ERROR(PrepareDir(out_dir, /*create=*/true));
+    Status written = WriteJobFiles(options, out_dir);
+    // Also after a failure (full disk, say): the manifest then lists the
+    // part that was written, so `demo --out` can still clear it.
+    Status manifest = WriteManifest(out_dir);
+    return written.ok() ? manifest : written;
+  }
+  TS_RETURN_IF_ERROR(PrepareDir(out_dir, /*create=*/false));
+  // The job is written into a hidden directory beside DIR, with its
+  // manifest, and renamed onto DIR (absent or empty) when complete: a killed
+  // run leaves no partial job under DIR, only that directory, which the next
+  // run removes (RemoveStaleTemporaries).
+  fs::path parent = final_dir.parent_path();
+  if (parent.empty()) parent = ".";
+  std::error_code ec;
+  fs::create_directories(parent, ec);
+  if (ec) return IoError(fmt::format("synth: cannot create {}: {}", parent.string(), ec.message()));
+  RemoveStaleTemporaries(parent.string());
+  TS_ASSIGN_OR_RETURN(const std::string staging, MakeStagingDir(parent, name));
+  Status written = WriteJobFiles(options, staging);
+  if (written.ok()) written = WriteManifest(staging);
+  if (written.ok() && ::rename(staging.c_str(), final_dir.c_str()) != 0) {
+    written =
+        IoError(fmt::format("synth: cannot move the finished job onto {}: {}\nhint: it "
+                            "must be absent or an empty directory",
+                            out_dir, std::strerror(errno)));
+  }
+  if (!written.ok()) fs::remove_all(staging, ec);  // ours: made by mkdir above
+  return written;
 }
 
 }  // namespace trainscope::synth

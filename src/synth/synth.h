@@ -94,6 +94,8 @@ Status ValidateSynthOptions(const SynthOptions& options);
 
 // Writes the job under |out_dir| (created; must be empty or absent), and
 // |out_dir|/trainscope-manifest.txt listing what it wrote (synth/manifest.h).
+// The job is written in a hidden directory beside |out_dir| and renamed onto
+// it once complete: after a failure or a kill nothing is under |out_dir|.
 Status WriteSynthJob(const SynthOptions& options, const std::string& out_dir);
 
 }  // namespace trainscope::synth

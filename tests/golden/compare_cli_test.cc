@@ -43,7 +43,7 @@ TEST(CompareCli, JsonHasTheGuaranteedFields) {
   ASSERT_EQ(parser.parse(r.out).get(doc), simdjson::SUCCESS) << r.out.substr(0, 200);
   std::string_view schema;
   ASSERT_EQ(doc["schema"].get(schema), simdjson::SUCCESS);
-  EXPECT_EQ(schema, "trainscope.compare/1");
+  EXPECT_EQ(schema, "trainscope.compare/2");
   int64_t rank = -1;
   EXPECT_EQ(doc["base"]["compared_rank"].get(rank), simdjson::SUCCESS);
   EXPECT_EQ(rank, 0);

@@ -67,6 +67,9 @@ TEST(HostileCliDemo, ARerunReplacesExactlyItsOwnJob) {
   ASSERT_EQ(first_tree.size(), second_tree.size());
   for (const auto& [path, entry] : first_tree) {
     ASSERT_TRUE(second_tree.count(path)) << path;
+    // The root itself changes: the job is staged in a hidden directory
+    // beside d and renamed onto it (synth/synth.h).
+    if (path.empty()) continue;
     if (path.rfind("d", 0) != 0 || path == "data" || path.rfind("data/", 0) == 0) {
       EXPECT_EQ(entry, second_tree.at(path)) << path;
     }

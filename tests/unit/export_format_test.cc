@@ -43,5 +43,18 @@ TEST(ExportFormat, CsvFieldsAreQuotedOnlyWhenTheyMustBe) {
   EXPECT_EQ(Field("µs ≤ 50"), "µs ≤ 50");
 }
 
+// OWASP's CSV-injection advice: a text cell a spreadsheet would run as a
+// formula starts with a single quote; quoting rules still apply after it.
+TEST(ExportFormat, CsvCellsThatLookLikeFormulasGetAQuoteInFront) {
+  EXPECT_EQ(Field("=HYPERLINK(\"http://x\")"), "\"'=HYPERLINK(\"\"http://x\"\")\"");
+  EXPECT_EQ(Field("+1"), "'+1");
+  EXPECT_EQ(Field("-cmd"), "'-cmd");
+  EXPECT_EQ(Field("@SUM(A1)"), "'@SUM(A1)");
+  EXPECT_EQ(Field("\tx"), "'\tx");
+  EXPECT_EQ(Field("\rx"), "\"'\rx\"");
+  EXPECT_EQ(Field("a=b"), "a=b");  // only the first character counts
+  EXPECT_EQ(Field("'quoted"), "'quoted");
+}
+
 }  // namespace
 }  // namespace trainscope::exports

@@ -110,19 +110,42 @@ TEST(FileTypeNames, WithAndWithoutTheArticleFromTheTypeBitsOnly) {
   EXPECT_STREQ(FileTypeWord(0), "unknown file type");
 }
 
-TEST(WriteFileAtomically, ReplacesKeepingTheModeAndTheSymlink) {
+TEST(WriteFileAtomically, ReplacesKeepingTheModeAndRefusesASymlink) {
   const std::string dir = MakeTempDir("atomic");
   ASSERT_TRUE(WriteBytes(dir + "/target.json", "old"));
   ::chmod((dir + "/target.json").c_str(), 0640);
   fs::create_symlink("target.json", dir + "/link.json");
-  ASSERT_TRUE(WriteFileAtomically(dir + "/link.json", "new").ok());
+  const Status through_link = WriteFileAtomically(dir + "/link.json", "new");
+  EXPECT_EQ(through_link.code(), StatusCode::kUsage);
+  EXPECT_NE(through_link.message().find("is a symlink (to target.json)"), std::string::npos)
+      << through_link.message();
   EXPECT_TRUE(fs::is_symlink(dir + "/link.json"));
+  EXPECT_EQ(ReadFileBytes(dir + "/target.json"), "old");
+  ASSERT_TRUE(WriteFileAtomically(dir + "/target.json", "new").ok());
   EXPECT_EQ(ReadFileBytes(dir + "/target.json"), "new");
   struct stat st {};
   ASSERT_EQ(::stat((dir + "/target.json").c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0640u);
   // Only the two entries: no temporary file left.
   EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 2);
+}
+
+TEST(WriteFileAtomically, AnEmptyPathIsAUsageError) {
+  EXPECT_EQ(WriteFileAtomically("", "x").code(), StatusCode::kUsage);
+}
+
+TEST(AtomicFileWriter, TemporaryNamesAreRecognisedExactly) {
+  int pid = 0;
+  EXPECT_TRUE(IsTemporaryFileName(".o.db.trainscope-tmp-1234-0", &pid));
+  EXPECT_EQ(pid, 1234);
+  EXPECT_TRUE(IsTemporaryFileName(".job.trainscope-tmp-7-12", &pid));
+  EXPECT_EQ(pid, 7);
+  for (const char* name :
+       {"o.db.trainscope-tmp-1234-0", ".o.db.trainscope-tmp-1234-", ".o.db.trainscope-tmp--0",
+        ".o.db.trainscope-tmp-12a-0", ".o.db.trainscope-tmp-0-0", ".trainscope-tmp-5-0",
+        ".o.db.trainscope-tmp-99999999999-0", "report.json"}) {
+    EXPECT_FALSE(IsTemporaryFileName(name, &pid)) << name;
+  }
 }
 
 TEST(AtomicFileWriter, ChunksLandWholeOnCommitAndNotBefore) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/rule_file.h"
+#include "core/safe_text.h"
 #include "model/kernel_names.h"
 
 namespace trainscope::embedded {
@@ -137,7 +138,7 @@ Result<FamilyRules> FamilyRules::Parse(std::string_view text, const std::string&
           return InvalidInput(fmt::format(
               "{}:{}: expected 3 columns (family, field, pattern), found {}: '{}'\n"
               "hint: separate columns with a TAB or two spaces; field is type, name or kind",
-              source_name, line_number, columns.size(), line));
+              source_name, line_number, columns.size(), CappedQuote(line)));
         }
         FamilyRule rule;
         rule.family = std::string(columns[0]);

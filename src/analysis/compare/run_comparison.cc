@@ -1,10 +1,15 @@
 #include "analysis/compare/run_comparison.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <map>
+#include <string>
+#include <string_view>
+#include <vector>
 
 namespace trainscope::analysis {
 namespace {
@@ -274,6 +279,94 @@ std::string Verdict(const RunComparison& c, const FindingCatalog& catalog) {
   return text;
 }
 
+// A file that skipped more than this share of its rows is damaged: the
+// numbers read from the rest cannot ground a verdict. Fewer skipped rows
+// (a profiler's odd row, common in real captures) are a caution only.
+constexpr double kDamagedSkippedShare = 0.05;
+
+// Input damage of one side, one line each: rows skipped or unaccounted for
+// in a file, ranks that failed to load. |*damaged|: whether any of it is
+// more than a caution (above).
+std::vector<std::string> DamageOf(const JobAnalysis& job, const char* side, bool* damaged) {
+  std::vector<std::string> damage;
+  for (const RankAnalysis& rank : job.ranks) {
+    for (const FileHealth& file : rank.header.files) {
+      const int64_t lost = file.rows_read - file.rows_used - file.rows_skipped;
+      if (file.rows_skipped > 0) {
+        *damaged |= static_cast<double>(file.rows_skipped) >
+                    kDamagedSkippedShare * static_cast<double>(file.rows_read);
+        damage.push_back(fmt::format("{} rank {}: {} of {} rows skipped in {}", side,
+                                     rank.header.rank, file.rows_skipped, file.rows_read,
+                                     file.file));
+      }
+      if (lost != 0) {
+        *damaged = true;
+        damage.push_back(
+            fmt::format("{} rank {}: {} rows of {} unaccounted for (read {}, used "
+                        "{}, skipped {})",
+                        side, rank.header.rank, lost, file.file, file.rows_read, file.rows_used,
+                        file.rows_skipped));
+      }
+    }
+  }
+  for (const model::InputIssue& failed : job.failed_inputs) {
+    const std::string_view reason =
+        std::string_view(failed.reason).substr(0, failed.reason.find('\n'));
+    damage.push_back(fmt::format("{}: {} failed to load: {}", side, failed.path, reason));
+    *damaged = true;
+  }
+  return damage;
+}
+
+std::vector<int32_t> RanksOf(const JobAnalysis& job) {
+  std::vector<int32_t> ranks;
+  for (const RankAnalysis& rank : job.ranks) ranks.push_back(rank.header.rank);
+  std::sort(ranks.begin(), ranks.end());
+  return ranks;
+}
+
+// The cautions of |c| (run_comparison.h); returns the reason the verdict
+// cannot conclude, empty when it can.
+std::string AddCautions(const JobAnalysis& base, const JobAnalysis& next,
+                        const CompareOptions& options, RunComparison* c) {
+  std::string cannot;
+  for (const auto* side : {&base, &next}) {
+    bool damaged = false;
+    const std::vector<std::string> damage =
+        DamageOf(*side, side == &base ? "BASE" : "NEW", &damaged);
+    if (damaged && cannot.empty()) {
+      cannot =
+          fmt::format("{}'s input is damaged ({})", side == &base ? "BASE" : "NEW", damage.front());
+    }
+    c->cautions.insert(c->cautions.end(), damage.begin(), damage.end());
+  }
+  const std::vector<int32_t> base_ranks = RanksOf(base), next_ranks = RanksOf(next);
+  std::vector<int32_t> common;
+  std::set_intersection(base_ranks.begin(), base_ranks.end(), next_ranks.begin(), next_ranks.end(),
+                        std::back_inserter(common));
+  if (!options.rank && common.empty() && !base_ranks.empty() && !next_ranks.empty()) {
+    const std::string line = fmt::format(
+        "no rank in common (BASE ranks {}, NEW ranks {}): rank {} is set against rank "
+        "{}",
+        fmt::join(base_ranks, " "), fmt::join(next_ranks, " "), c->base.compared_rank,
+        c->next.compared_rank);
+    c->cautions.push_back(line);
+    // One captured rank against another (a profile of rank 3 before, of
+    // rank 1 after) is a deliberate choice; two jobs without a common rank
+    // are parts of different jobs.
+    const bool single_ranks = base_ranks.size() == 1 && next_ranks.size() == 1;
+    if (cannot.empty() && !single_ranks) cannot = line;
+  }
+  if (c->base.platform != c->next.platform && c->base.platform != model::Platform::kUnknown &&
+      c->next.platform != model::Platform::kUnknown) {
+    c->cautions.push_back(fmt::format(
+        "BASE is a {} profile and NEW a {} one: kernels, steps and budgets are recorded "
+        "differently, so differences are not the change alone",
+        model::PlatformLabel(c->base.platform), model::PlatformLabel(c->next.platform)));
+  }
+  return cannot;
+}
+
 PredictionCheck Check(std::string id, double predicted, std::optional<double> step_change_pct) {
   PredictionCheck p{std::move(id), predicted, std::nullopt, std::nullopt};
   if (step_change_pct) {
@@ -333,6 +426,12 @@ Result<RunComparison> CompareRuns(const JobAnalysis& base, const JobAnalysis& ne
   if (next_rank != nullptr && next_rank->timeline.drawn && next_rank->timeline.step == c.next.step)
     c.next_timeline = next_rank->timeline;
   c.verdict = Verdict(c, options.catalog != nullptr ? *options.catalog : FindingCatalog::Builtin());
+  if (const std::string cannot = AddCautions(base, next, options, &c); !cannot.empty()) {
+    // No speed-up is claimed, nor a prediction checked, from damaged input.
+    c.verdict = fmt::format("cannot conclude: {}; the numbers below are shown as read", cannot);
+    c.predictions.clear();
+    c.combined_prediction.reset();
+  }
   return c;
 }
 

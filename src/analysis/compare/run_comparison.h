@@ -100,7 +100,13 @@ struct RunComparison {
   DurationDensity base_density, next_density;
   // The compared steps' timelines, when their pictures were drawn.
   std::optional<StepTimeline> base_timeline, next_timeline;
-  // One-line verdict: faster / slower / about the same, and what changed most.
+  // What limits the comparison, shown before the verdict: input damage on
+  // a side (rows skipped, rows unaccounted for, ranks that failed to load),
+  // no rank in common, different platforms. Empty when nothing does.
+  std::vector<std::string> cautions;
+  // One-line verdict: faster / slower / about the same, and what changed
+  // most; "cannot conclude: ..." when a side's input is damaged or the sides
+  // share no rank (the numbers are still shown, no prediction is checked).
   std::string verdict;
   // (new - base) / base x 100 of the step time: the job's mean step when
   // both sides have one (a cluster), else the compared rank's.

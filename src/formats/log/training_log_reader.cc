@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "core/mapped_file.h"
+#include "core/safe_text.h"
 #include "formats/log/line_reader.h"
 
 namespace trainscope::formats {
@@ -719,7 +720,7 @@ Result<LogKeyMap> ParseLogKeyMap(std::string_view spec) {
         std::find(std::begin(kMapFields), std::end(kMapFields), field) != std::end(kMapFields);
     if (!known || key.empty()) {
       return UsageError("'" + origin + "' item " + std::to_string(line_number) + " '" +
-                        std::string(item) +
+                        CappedQuote(item) +
                         "': expected FIELD=KEY with FIELD one of step, loss, grad_norm, lr, "
                         "step_time_ms, step_time_s, tokens_per_s, tflops, mfu");
     }
