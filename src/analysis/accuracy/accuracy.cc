@@ -252,6 +252,15 @@ void MatchKeysOfCalls(const std::vector<OpGroup>& ops, bool cross_framework,
   }
 }
 
+// How two matched calls were paired: NEW's mapping rule, else BASE's, else
+// their names.
+std::string MatchRuleOf(const std::string& next_rule, const std::string& base_rule,
+                        const OpGroup& gb, const OpGroup& gn) {
+  if (!next_rule.empty()) return next_rule;
+  if (!base_rule.empty()) return base_rule;
+  return gb.op == gn.op ? "same name" : "call counter";
+}
+
 bool Judged(PairState state) {
   return state != PairState::kUnreadable && state != PairState::kNothing;
 }
@@ -375,13 +384,10 @@ AccuracyComparison CompareDumps(const TensorDump& base, const TensorDump& next,
       const OpGroup& gb = base_ops[*a.base];
       const OpGroup& gn = next_ops[*a.next];
       last_common = gb.op;
-      const size_t first_pair = tensor_pairs.size();
       PairTensors(base, gb, next, gn, &tensor_pairs, &c);
-      std::string rule = !next_rules[*a.next].empty() ? next_rules[*a.next] : base_rules[*a.base];
-      if (rule.empty()) rule = gb.op == gn.op ? "same name" : "call counter";
+      const std::string rule = MatchRuleOf(next_rules[*a.next], base_rules[*a.base], gb, gn);
       ++c.match_rules[rule];
-      pair_rules.resize(tensor_pairs.size());
-      for (size_t k = first_pair; k < tensor_pairs.size(); ++k) pair_rules[k] = rule;
+      pair_rules.resize(tensor_pairs.size(), rule);
       continue;
     }
     if (!span) {
