@@ -1,11 +1,14 @@
 // `trainscope accuracy BASE NEW`: where two runs' numbers part ways
 // (docs/accuracy.md). Both dumps read (formats/accuracy), aligned and
 // compared (analysis/accuracy), reported as text, JSON
-// (trainscope.accuracy/1) and HTML. `--loss LOG_A LOG_B` compares two loss
+// (trainscope.accuracy/2) and HTML. `--loss LOG_A LOG_B` compares two loss
 // curves instead (training logs through formats/log, or one number a line).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <cmath>
 #include <cstdlib>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -33,8 +36,9 @@ namespace {
 
 struct AccuracyArgs {
   std::string base, next;
-  std::string json_out, html_out;
+  std::string json_out, html_out, csv_out;
   std::string thresholds_file;
+  std::string mapping_file, api_mapping_file;
   std::optional<double> min_cosine, max_abs;
   bool bf16 = false;
   std::optional<int64_t> step, rank;
@@ -81,13 +85,20 @@ Result<std::vector<analysis::LossPoint>> ReadLossCurve(const std::string& path) 
 }
 
 int Emit(const AccuracyArgs& args, const std::function<std::string()>& html,
-         const std::function<std::string()>& json, const std::function<std::string()>& text) {
+         const std::function<std::string()>& json, const std::function<std::string()>& text,
+         const std::function<std::string()>& csv = nullptr) {
   bool on_stdout = false;
   if (Status ok = WriteDocument(args.html_out, html, &on_stdout); !ok.ok()) return ReportError(ok);
   if (Status ok = WriteDocument(args.json_out, json, &on_stdout); !ok.ok()) return ReportError(ok);
+  if (csv) {
+    if (Status ok = WriteDocument(args.csv_out, csv, &on_stdout); !ok.ok()) return ReportError(ok);
+  }
   if (on_stdout) return kExitSuccess;
   WriteStdout(text());
   SayWhereDocumentsWent(args.json_out, args.html_out);
+  if (csv && !args.csv_out.empty()) {
+    WriteStdout(fmt::format("\nCSV written to {}\n", TerminalSafe(args.csv_out)));
+  }
   return kExitSuccess;
 }
 
@@ -106,14 +117,84 @@ int RunLoss(const AccuracyArgs& args, const analysis::AccuracyThresholds& thresh
       [&] { return report::RenderLossText(c); });
 }
 
+// The rank folders of a dump read from msprobe's layout: the one read and
+// the step's others ("rank0", "rank1"); empty for proc folders and plain
+// dumps.
+std::vector<std::string> RankFoldersOf(const model::TensorDump& dump) {
+  const size_t slash = dump.selected.rfind('/');
+  const std::string chosen =
+      slash == std::string::npos ? dump.selected : dump.selected.substr(slash + 1);
+  if (!chosen.starts_with("rank")) return {};
+  std::vector<std::string> ranks = {chosen};
+  ranks.insert(ranks.end(), dump.other_ranks.begin(), dump.other_ranks.end());
+  return ranks;
+}
+
+int64_t RankNumber(const std::string& folder) {
+  return std::strtoll(folder.c_str() + 4, nullptr, 10);  // "rank12" -> 12
+}
+
+// Both sides hold several ranks: each rank present on both is compared with
+// its namesake; the comparison shown in full is the first rank that
+// diverges, else the lowest; every paired rank gets a summary line.
+Result<analysis::AccuracyComparison> CompareRankByRank(
+    const AccuracyArgs& args, formats::DumpReadOptions read,
+    const analysis::AccuracyThresholds& thresholds, const analysis::AccuracyOptions& options,
+    const std::vector<std::string>& base_ranks, const std::vector<std::string>& next_ranks) {
+  std::map<int64_t, std::string> base_by, next_by;
+  for (const std::string& r : base_ranks) base_by.emplace(RankNumber(r), r);
+  for (const std::string& r : next_ranks) next_by.emplace(RankNumber(r), r);
+  std::vector<std::string> base_only, next_only;
+  std::vector<int64_t> common;
+  for (const auto& [n, name] : base_by) {
+    if (next_by.count(n) != 0) {
+      common.push_back(n);
+    } else {
+      base_only.push_back(name);
+    }
+  }
+  for (const auto& [n, name] : next_by) {
+    if (base_by.count(n) == 0) next_only.push_back(name);
+  }
+  if (common.empty()) {
+    return InvalidInput(fmt::format(
+        "{} and {}: no rank folder in common (BASE: {}; NEW: {})\nhint: give the two rank "
+        "folders themselves to compare different ranks",
+        args.base, args.next, fmt::join(base_ranks, ", "), fmt::join(next_ranks, ", ")));
+  }
+  std::optional<analysis::AccuracyComparison> shown;
+  std::vector<analysis::RankSummary> summaries;
+  for (const int64_t n : common) {
+    read.rank = n;
+    Result<model::TensorDump> base = formats::ReadTensorDump(args.base, read);
+    if (!base.ok()) return base.status();
+    Result<model::TensorDump> next = formats::ReadTensorDump(args.next, read);
+    if (!next.ok()) return next.status();
+    analysis::AccuracyComparison c = analysis::CompareDumps(*base, *next, thresholds, options);
+    summaries.push_back(analysis::SummariseRank(c, base_by[n]));
+    const bool better = !shown || (!shown->first_divergence && c.first_divergence);
+    if (better) {
+      c.rank_shown = base_by[n];
+      shown = std::move(c);
+    }
+  }
+  shown->ranks = std::move(summaries);
+  shown->base_only_ranks = std::move(base_only);
+  shown->next_only_ranks = std::move(next_only);
+  return std::move(*shown);
+}
+
 int RunAccuracy(const AccuracyArgs& args) {
   std::vector<std::string> inputs = {args.base, args.next};
   if (!args.thresholds_file.empty()) inputs.push_back(args.thresholds_file);
-  const std::vector<OutputPath> outputs = {{"--json", args.json_out}, {"--html", args.html_out}};
+  if (!args.mapping_file.empty()) inputs.push_back(args.mapping_file);
+  if (!args.api_mapping_file.empty()) inputs.push_back(args.api_mapping_file);
+  const std::vector<OutputPath> outputs = {
+      {"--json", args.json_out}, {"--html", args.html_out}, {"--csv", args.csv_out}};
   if (Status ok = CheckOutputPaths(outputs, inputs); !ok.ok()) return ReportError(ok);
-  if (args.json_out == "-" && args.html_out == "-") {
-    return ReportError(
-        UsageError("--json - and --html - both on stdout\nhint: write one to a file"));
+  if (int(args.json_out == "-") + int(args.html_out == "-") + int(args.csv_out == "-") > 1) {
+    return ReportError(UsageError(
+        "two of --json -, --html -, --csv - on stdout\nhint: write all but one to files"));
   }
   analysis::AccuracyThresholds thresholds = analysis::AccuracyThresholds::Builtin();
   if (!args.thresholds_file.empty()) {
@@ -146,13 +227,43 @@ int RunAccuracy(const AccuracyArgs& args) {
   analysis::AccuracyOptions options;
   options.threads = ClampThreads(args.threads);
   options.worst_rows = args.worst;
-  const analysis::AccuracyComparison c = analysis::CompareDumps(*base, *next, thresholds, options);
+  std::optional<analysis::AccuracyMapping> mapping;
+  if (!args.mapping_file.empty()) {
+    Result<std::string> text = ReadSmallFile(args.mapping_file);
+    if (!text.ok()) return ReportError(text.status());
+    Result<analysis::AccuracyMapping> parsed =
+        analysis::ParseAccuracyMapping(*text, args.mapping_file);
+    if (!parsed.ok()) return ReportError(parsed.status());
+    mapping = std::move(*parsed);
+    options.mapping = &*mapping;
+  }
+  analysis::ApiNameTable api_table = analysis::ApiNameTable::Builtin();
+  if (!args.api_mapping_file.empty()) {
+    Result<std::string> text = ReadSmallFile(args.api_mapping_file);
+    if (!text.ok()) return ReportError(text.status());
+    if (Status ok = api_table.Add(*text, args.api_mapping_file); !ok.ok()) return ReportError(ok);
+  }
+  options.api_table = &api_table;
+  const std::vector<std::string> base_ranks = RankFoldersOf(*base);
+  const std::vector<std::string> next_ranks = RankFoldersOf(*next);
+  analysis::AccuracyComparison c;
+  if (!args.rank && (base_ranks.size() > 1 || next_ranks.size() > 1)) {
+    Result<analysis::AccuracyComparison> by_rank =
+        CompareRankByRank(args, read, thresholds, options, base_ranks, next_ranks);
+    if (!by_rank.ok()) {
+      progress.Done();
+      return ReportError(by_rank.status());
+    }
+    c = std::move(*by_rank);
+  } else {
+    c = analysis::CompareDumps(*base, *next, thresholds, options);
+  }
   progress.Done();
   if (Status ok = CheckOutputPaths(outputs, inputs); !ok.ok()) return ReportError(ok);
   return Emit(
       args, [&] { return report::RenderAccuracyHtml(c, kVersion); },
       [&] { return report::RenderAccuracyJson(c, kVersion); },
-      [&] { return report::RenderAccuracyText(c); });
+      [&] { return report::RenderAccuracyText(c); }, [&] { return report::RenderAccuracyCsv(c); });
 }
 
 }  // namespace
@@ -165,10 +276,13 @@ CommandRunner RegisterAccuracy(CLI::App& app) {
       ->required();
   app.add_option("new", args->next, "NEW dump (same kinds as BASE)")->required();
   app.add_option("--json", args->json_out,
-                 "Write the comparison as JSON (schema trainscope.accuracy/1, docs/json-schema.md) "
+                 "Write the comparison as JSON (schema trainscope.accuracy/2, docs/json-schema.md) "
                  "to FILE, or '-' for stdout")
       ->type_name("FILE|-");
   app.add_option("--html", args->html_out, "Write a self-contained HTML page to FILE")
+      ->type_name("FILE|-");
+  app.add_option("--csv", args->csv_out,
+                 "Write one row per tensor pair with msprobe compare's columns to FILE, or '-'")
       ->type_name("FILE|-");
   app.add_option("--thresholds", args->thresholds_file,
                  "Override rows of data/accuracy_thresholds.tsv (same columns)")
@@ -177,6 +291,13 @@ CommandRunner RegisterAccuracy(CLI::App& app) {
       ->check(FiniteNumber(-1.0, 1.0));
   app.add_option("--max-abs", args->max_abs, "Largest absolute error a pair may have, every dtype")
       ->check(FiniteNumber(0.0, 3.4e38));  // float32's range
+  app.add_option("--mapping", args->mapping_file,
+                 "msprobe compare's mapping YAML (data, cell or layer mapping): NEW's names on "
+                 "the left, BASE's on the right (docs/accuracy.md)")
+      ->type_name("FILE");
+  app.add_option("--api-mapping", args->api_mapping_file,
+                 "Rows added to data/accuracy_api_mapping.tsv (MindSpore API, PyTorch API)")
+      ->type_name("FILE");
   app.add_flag("--bf16", args->bf16, "Read every uint16 .npy array as bfloat16 bits");
   app.add_option("--step", args->step, "msprobe step*/rank* layout: the step (default: lowest)");
   app.add_option("--rank", args->rank, "msprobe step*/rank* layout: the rank (default: lowest)");

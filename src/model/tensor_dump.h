@@ -76,14 +76,15 @@ struct DumpTensor {
 };
 
 struct TensorDump {
-  std::string root;                 // the path given
-  std::string kind;                 // "msprobe" or "tensor folder"
-  std::string task;                 // msprobe: "statistics" / "tensor"; else ""
-  std::string level;                // msprobe: "L0" / "L1" / "mix"; else ""
-  std::string framework;            // msprobe: "pytorch" / "mindspore"
-  std::string selected;             // msprobe folder layout: "step0/rank0" chosen, else ""
-  std::vector<DumpTensor> tensors;  // execution order
-  std::vector<RowLedger> ledgers;   // one per file read (dump.json, each tensor file)
+  std::string root;                      // the path given
+  std::string kind;                      // "msprobe" or "tensor folder"
+  std::string task;                      // msprobe: "statistics" / "tensor"; else ""
+  std::string level;                     // msprobe: "L0" / "L1" / "mix"; else ""
+  std::string framework;                 // msprobe: "pytorch" / "mindspore"
+  std::string selected;                  // msprobe folder layout: "step0/rank0" chosen, else ""
+  std::vector<std::string> other_ranks;  // the same step's other rank (or proc) folders
+  std::vector<DumpTensor> tensors;       // execution order
+  std::vector<RowLedger> ledgers;        // one per file read (dump.json, each tensor file)
 };
 
 }  // namespace trainscope::model

@@ -83,10 +83,15 @@ void Verdict(HtmlWriter& out, const AccuracyComparison& c) {
         "<div class=\"finding\"><b>First divergence at <code>{}</code></b> (module {})<br>tensor "
         "<code>{}</code>: {}<br>{} of {} tensor pairs diverge</div>\n",
         p.op, p.module.empty() ? "n/a" : p.module, p.name, p.detail, c.diverged, c.pairs.size());
-  } else {
+  } else if (c.verdict == analysis::Verdict::kNoDivergence) {
     out.Format("<p><b>No divergence</b>: {} tensor pairs within the thresholds.</p>\n",
                c.pairs.size());
+  } else {
+    out.Format("<div class=\"finding\"><b>Cannot conclude</b>: {}</div>\n", c.verdict_reason);
   }
+  out.Format("<p>coverage: {}</p>\n", c.verdict == analysis::Verdict::kCannotConclude
+                                          ? std::string("see above")
+                                          : c.verdict_reason);
   out.Format(
       "<div class=\"kpi\"><div><b>{}</b>calls matched</div><div><b>{}</b>BASE only</div>"
       "<div><b>{}</b>NEW only</div><div><b>{}</b>differing spans</div></div>\n",

@@ -34,16 +34,41 @@ std::string SideText(const char* label, const DumpSide& s) {
   if (!s.task.empty()) what += ", task " + s.task;
   if (!s.level.empty()) what += ", level " + s.level;
   if (!s.selected.empty()) what += ", " + s.selected;
-  return fmt::format("  {:<4} {} ({}; {} tensors, {} calls)\n", label, TerminalSafe(s.root),
-                     TerminalSafe(what), FormatCount(s.tensors), FormatCount(s.ops));
+  std::string out =
+      fmt::format("  {:<4} {} ({}; {} tensors, {} calls)\n", label, TerminalSafe(s.root),
+                  TerminalSafe(what), FormatCount(s.tensors), FormatCount(s.ops));
+  if (!s.other_ranks.empty()) {
+    std::string others;
+    for (size_t i = 0; i < s.other_ranks.size() && i < 8; ++i) {
+      others += (i ? ", " : "") + s.other_ranks[i];
+    }
+    if (s.other_ranks.size() > 8) others += fmt::format(", ... {} more", s.other_ranks.size() - 8);
+    out += fmt::format("       not read: {} (--rank N picks one)\n", TerminalSafe(others));
+  }
+  return out;
 }
 
 std::string ModuleText(const std::string& module) { return module.empty() ? "n/a" : module; }
 
+// |text| cut to |width| characters keeping its distinguishing tail
+// ("Functional.linear.3.forward.input.0" vs "....output.0"): the head, "...",
+// and the last part.
+std::string ElideMiddle(const std::string& text, size_t width) {
+  if (text.size() <= width || width < 12) return text.substr(0, width);
+  const size_t tail = (width - 3) * 3 / 5;
+  const size_t head = width - 3 - tail;
+  return text.substr(0, head) + "..." + text.substr(text.size() - tail);
+}
+
 void TextVerdict(const AccuracyComparison& c, std::string* out) {
-  if (!c.first_divergence) {
+  if (c.verdict == analysis::Verdict::kCannotConclude) {
+    *out += fmt::format("\n  verdict: cannot conclude: {}\n", TerminalSafe(c.verdict_reason));
+    return;
+  }
+  if (c.verdict == analysis::Verdict::kNoDivergence) {
     *out += fmt::format("\n  verdict: no divergence: {} tensor pairs within the thresholds\n",
                         FormatCount(static_cast<int64_t>(c.pairs.size())));
+    *out += fmt::format("  coverage: {}\n", TerminalSafe(c.verdict_reason));
     return;
   }
   const TensorPair& p = c.pairs[*c.first_divergence];
@@ -51,8 +76,41 @@ void TextVerdict(const AccuracyComparison& c, std::string* out) {
                       TerminalSafe(ModuleText(p.module)));
   *out += fmt::format("           tensor {} {} {}: {}\n", TerminalSafe(p.name), p.dtype,
                       ShapeText(p.shape), TerminalSafe(p.detail));
+  if (p.name != p.next_name) {
+    *out += fmt::format("           paired with NEW's {} ({})\n", TerminalSafe(p.next_name),
+                        TerminalSafe(p.match_rule));
+  }
   *out += fmt::format("           {} of {} pairs diverge\n", FormatCount(c.diverged),
                       FormatCount(static_cast<int64_t>(c.pairs.size())));
+  *out += fmt::format("  coverage: {}\n", TerminalSafe(c.verdict_reason));
+}
+
+std::string JoinedNames(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) out += (out.empty() ? "" : ", ") + n;
+  return out.empty() ? "none" : out;
+}
+
+void TextRanks(const AccuracyComparison& c, std::string* out) {
+  if (c.ranks.empty()) return;
+  std::vector<std::string> paired;
+  for (const analysis::RankSummary& r : c.ranks) paired.push_back(r.rank);
+  *out +=
+      fmt::format("\n  ranks compared rank by rank: {} paired; BASE only: {}; NEW only: {}\n",
+                  TerminalSafe(JoinedNames(paired)), TerminalSafe(JoinedNames(c.base_only_ranks)),
+                  TerminalSafe(JoinedNames(c.next_only_ranks)));
+  for (const analysis::RankSummary& r : c.ranks) {
+    if (r.verdict == analysis::Verdict::kDivergence) {
+      *out += fmt::format(
+          "    {}: first divergence at {} (tensor {}: {}); {} of {} pairs diverge\n",
+          TerminalSafe(r.rank), TerminalSafe(r.first_call), TerminalSafe(r.first_tensor),
+          TerminalSafe(r.first_detail), FormatCount(r.diverged), FormatCount(r.pairs));
+    } else {
+      *out += fmt::format("    {}: {}: {}\n", TerminalSafe(r.rank),
+                          analysis::VerdictName(r.verdict), TerminalSafe(r.verdict_reason));
+    }
+  }
+  *out += fmt::format("  shown below: {}\n", TerminalSafe(c.rank_shown));
 }
 
 void TextCounts(const AccuracyComparison& c, std::string* out) {
@@ -67,6 +125,14 @@ void TextCounts(const AccuracyComparison& c, std::string* out) {
   if (c.unpaired_base_tensors + c.unpaired_next_tensors > 0) {
     *out += fmt::format("; unpaired tensors: {} BASE, {} NEW", c.unpaired_base_tensors,
                         c.unpaired_next_tensors);
+  }
+  if (!c.match_rules.empty()) {
+    std::string rules;
+    for (const auto& [rule, n] : c.match_rules) {
+      rules += fmt::format("{}{} {}", rules.empty() ? "" : ", ", FormatCount(n), rule);
+    }
+    *out += fmt::format("\n  calls paired by: {}{}", TerminalSafe(rules),
+                        c.cross_framework ? " (frameworks differ: API names mapped)" : "");
   }
   *out += "\n";
 }
@@ -102,8 +168,8 @@ void TextWorst(const AccuracyComparison& c, std::string* out) {
     const std::string cosine = p.metrics ? Opt(p.metrics->cosine) : "n/a";
     const std::string max_abs = p.metrics ? ThreeSignificant(p.metrics->max_abs) : "n/a";
     *out += fmt::format(
-        "    {:<52} {:<34} {:>10} {:>10} {:>10}  {}{}\n", TerminalSafe(p.name.substr(0, 52)),
-        TerminalSafe(ModuleText(p.module).substr(0, 34)), cosine, max_abs,
+        "    {:<52} {:<34} {:>10} {:>10} {:>10}  {}{}\n", TerminalSafe(ElideMiddle(p.name, 52)),
+        TerminalSafe(ElideMiddle(ModuleText(p.module), 34)), cosine, max_abs,
         ThreeSignificant(p.error), PairStateName(p.state), p.diverged ? ", DIVERGED" : "");
   }
 }
@@ -120,7 +186,7 @@ void TextGrowth(const AccuracyComparison& c, size_t rows, std::string* out) {
     const analysis::GrowthPoint& g = c.growth[idx];
     *out +=
         fmt::format("    {:>5}  {:<60} {:>10}\n", idx + 1,
-                    TerminalSafe(c.pairs[g.pair].name.substr(0, 60)), ThreeSignificant(g.error));
+                    TerminalSafe(ElideMiddle(c.pairs[g.pair].name, 60)), ThreeSignificant(g.error));
   }
 }
 
@@ -172,6 +238,9 @@ void JsonSide(JsonWriter& j, const DumpSide& s) {
     }
   }
   j.Field("tensors", s.tensors).Field("calls", s.ops);
+  j.Key("other_ranks").BeginArray();
+  for (const std::string& r : s.other_ranks) j.String(r);
+  j.EndArray();
   j.Key("inputs").BeginArray();
   for (const RowLedger& l : s.ledgers) {
     j.BeginObject().Field("file", l.file()).Field("rows_read", l.rows_read());
@@ -204,7 +273,8 @@ void JsonPair(JsonWriter& j, const TensorPair& p) {
   } else {
     j.String(p.module);
   }
-  j.Field("role", p.role).Field("dtype", p.dtype).Field("next_dtype", p.next_dtype);
+  j.Field("role", p.role).Field("match_rule", p.match_rule);
+  j.Field("dtype", p.dtype).Field("next_dtype", p.next_dtype);
   j.Key("shape").BeginArray();
   for (const int64_t d : p.shape) j.Int(d);
   j.EndArray();
@@ -224,7 +294,9 @@ void JsonPair(JsonWriter& j, const TensorPair& p) {
                 6);
     j.Field("nan_base", m.nan_base).Field("nan_next", m.nan_next);
     j.Field("inf_base", m.inf_base).Field("inf_next", m.inf_next);
-    j.Field("nonfinite_mismatch", m.nonfinite_mismatch).EndObject();
+    j.Field("nonfinite_mismatch", m.nonfinite_mismatch);
+    j.Key("euclidean").Double(m.euclidean, 9);
+    j.Field("rel_below_1e3", m.rel_below_1e3).Field("rel_below_5e3", m.rel_below_5e3).EndObject();
   } else {
     j.Null();
   }
@@ -251,6 +323,7 @@ std::string RenderAccuracyText(const AccuracyComparison& c, const AccuracyTextOp
   std::string out = "trainscope accuracy\n";
   out += SideText("BASE", c.base);
   out += SideText("NEW", c.next);
+  TextRanks(c, &out);
   TextVerdict(c, &out);
   TextCounts(c, &out);
   TextSpans(c, &out);
@@ -268,6 +341,38 @@ std::string RenderAccuracyJson(const AccuracyComparison& c, std::string_view ver
   JsonSide(j, c.base);
   j.Key("new");
   JsonSide(j, c.next);
+  j.Field("verdict", analysis::VerdictName(c.verdict)).Field("verdict_reason", c.verdict_reason);
+  j.Key("rank_shown");
+  if (c.rank_shown.empty()) {
+    j.Null();
+  } else {
+    j.String(c.rank_shown);
+  }
+  j.Key("ranks").BeginArray();
+  for (const analysis::RankSummary& r : c.ranks) {
+    j.BeginObject().Field("rank", r.rank).Field("verdict", analysis::VerdictName(r.verdict));
+    j.Field("verdict_reason", r.verdict_reason);
+    j.Field("first_call", r.first_call).Field("first_tensor", r.first_tensor);
+    j.Field("first_detail", r.first_detail).Field("diverged_pairs", r.diverged);
+    j.Field("pairs", r.pairs).EndObject();
+  }
+  j.EndArray();
+  for (const auto& [key, names] : {std::pair<const char*, const std::vector<std::string>*>{
+                                       "base_only_ranks", &c.base_only_ranks},
+                                   {"new_only_ranks", &c.next_only_ranks}}) {
+    j.Key(key).BeginArray();
+    for (const std::string& n : *names) j.String(n);
+    j.EndArray();
+  }
+  const analysis::Coverage& v = c.coverage;
+  j.Key("coverage").BeginObject();
+  j.Field("base_calls", v.base_calls).Field("new_calls", v.next_calls);
+  j.Field("paired_calls", v.paired_calls).Field("base_tensors", v.base_tensors);
+  j.Field("new_tensors", v.next_tensors).Field("paired_tensors", v.paired_tensors);
+  j.Field("judged_tensors", v.judged_tensors);
+  j.Key("call_share").Double(v.call_share(), 6).Key("tensor_share").Double(v.tensor_share(), 6);
+  j.Key("floor").Double(analysis::kCoverageFloor, 6).Field("enough", v.enough());
+  j.EndObject();
   j.Key("first_divergence");
   if (c.first_divergence) {
     JsonPair(j, c.pairs[*c.first_divergence]);
@@ -276,7 +381,10 @@ std::string RenderAccuracyJson(const AccuracyComparison& c, std::string_view ver
   }
   j.Field("diverged_pairs", c.diverged);
   j.Key("calls").BeginObject().Field("matched", c.matched_ops).Field("base_only", c.base_only_ops);
-  j.Field("new_only", c.next_only_ops).EndObject();
+  j.Field("new_only", c.next_only_ops).Field("cross_framework", c.cross_framework);
+  j.Key("by_rule").BeginObject();
+  for (const auto& [rule, n] : c.match_rules) j.Field(rule, n);
+  j.EndObject().EndObject();
   j.Field("unpaired_base_tensors", c.unpaired_base_tensors);
   j.Field("unpaired_new_tensors", c.unpaired_next_tensors);
   j.Key("pair_states").BeginObject();
@@ -315,6 +423,92 @@ std::string RenderAccuracyJson(const AccuracyComparison& c, std::string_view ver
   for (const TensorPair& p : c.pairs) JsonPair(j, p);
   j.EndArray().EndObject();
   return j.str() + "\n";
+}
+
+namespace {
+
+// One CSV text cell: quoted when it holds a comma, quote or line break; a
+// cell starting with = + - @ (or a tab / CR) gets a leading ' so a
+// spreadsheet shows it instead of running it as a formula (OWASP).
+void AppendAccuracyCsvText(std::string* out, std::string_view text) {
+  std::string cell;
+  if (!text.empty() && (text[0] == '=' || text[0] == '+' || text[0] == '-' || text[0] == '@' ||
+                        text[0] == '\t' || text[0] == '\r')) {
+    cell += '\'';
+  }
+  cell += text;
+  if (cell.find_first_of(",\"\r\n") == std::string::npos) {
+    *out += cell;
+    return;
+  }
+  *out += '"';
+  for (const char ch : cell) {
+    if (ch == '"') *out += '"';
+    *out += ch;
+  }
+  *out += '"';
+}
+
+std::string CsvNumber(const std::optional<double>& v) {
+  if (!v) return "N/A";
+  if (std::isnan(*v)) return "nan";
+  if (std::isinf(*v)) return *v > 0 ? "inf" : "-inf";
+  return fmt::format("{:.9g}", *v);
+}
+
+std::optional<double> StatDiff(const analysis::StatDelta& d) {
+  if (!d.base || !d.next) return std::nullopt;
+  return *d.next - *d.base;
+}
+
+std::string CsvShape(const std::vector<int64_t>& shape) {
+  std::string out = "[";
+  for (size_t i = 0; i < shape.size(); ++i) out += fmt::format("{}{}", i ? ", " : "", shape[i]);
+  return out + "]";
+}
+
+}  // namespace
+
+std::string RenderAccuracyCsv(const AccuracyComparison& c) {
+  std::string out =
+      "NPU Name,Bench Name,NPU Dtype,Bench Dtype,NPU Tensor Shape,Bench Tensor Shape,Cosine,"
+      "EucDist,MaxAbsErr,MaxRelativeErr,One Thousandth Err Ratio,Five Thousandth Err Ratio,"
+      "Max diff,Min diff,Mean diff,L2norm diff,NPU max,NPU min,NPU mean,NPU l2norm,Bench max,"
+      "Bench min,Bench mean,Bench l2norm,Accuracy Reached or Not,Err_message,State\n";
+  for (const TensorPair& p : c.pairs) {
+    for (const std::string* text : {&p.next_name, &p.name, &p.next_dtype, &p.dtype}) {
+      AppendAccuracyCsvText(&out, *text);
+      out += ',';
+    }
+    AppendAccuracyCsvText(&out, CsvShape(p.next_shape));
+    out += ',';
+    AppendAccuracyCsvText(&out, CsvShape(p.shape));
+    std::optional<double> cosine, euclid, max_abs, max_rel, one, five;
+    if (p.metrics) {
+      const analysis::TensorMetrics& m = *p.metrics;
+      cosine = m.cosine;
+      euclid = m.euclidean;
+      max_abs = m.max_abs;
+      max_rel = m.max_rel;
+      if (m.finite_pairs > 0) {
+        one = static_cast<double>(m.rel_below_1e3) / static_cast<double>(m.finite_pairs);
+        five = static_cast<double>(m.rel_below_5e3) / static_cast<double>(m.finite_pairs);
+      }
+    }
+    for (const std::optional<double>& v :
+         {cosine, euclid, max_abs, max_rel, one, five, StatDiff(p.max), StatDiff(p.min),
+          StatDiff(p.mean), StatDiff(p.norm), p.max.next, p.min.next, p.mean.next, p.norm.next,
+          p.max.base, p.min.base, p.mean.base, p.norm.base}) {
+      out += ',' + CsvNumber(v);
+    }
+    const bool judged = p.state != PairState::kUnreadable && p.state != PairState::kNothing;
+    out += judged ? (p.diverged ? ",No," : ",Yes,") : ",N/A,";
+    AppendAccuracyCsvText(&out, p.detail);
+    out += ',';
+    AppendAccuracyCsvText(&out, analysis::PairStateName(p.state));
+    out += '\n';
+  }
+  return out;
 }
 
 std::string RenderLossText(const analysis::LossComparison& c) {

@@ -1,5 +1,5 @@
 // `trainscope accuracy` output (docs/accuracy.md): the text summary, the JSON
-// document (schema trainscope.accuracy/1, docs/json-schema.md) and the HTML
+// document (schema trainscope.accuracy/2, docs/json-schema.md) and the HTML
 // page; the same three for a loss-curve comparison (--loss).
 #pragma once
 
@@ -10,7 +10,7 @@
 
 namespace trainscope::report {
 
-inline constexpr std::string_view kAccuracyJsonSchema = "trainscope.accuracy/1";
+inline constexpr std::string_view kAccuracyJsonSchema = "trainscope.accuracy/2";
 
 struct AccuracyTextOptions {
   size_t growth_rows = 12;  // points of the error curve shown (sampled evenly)
@@ -19,6 +19,9 @@ struct AccuracyTextOptions {
 std::string RenderAccuracyText(const analysis::AccuracyComparison& c,
                                const AccuracyTextOptions& options = {});
 std::string RenderAccuracyJson(const analysis::AccuracyComparison& c, std::string_view version);
+// One row per tensor pair with msprobe compare's columns (NPU = NEW, Bench =
+// BASE), so scripts written for its result CSV keep working.
+std::string RenderAccuracyCsv(const analysis::AccuracyComparison& c);
 std::string RenderAccuracyHtml(const analysis::AccuracyComparison& c, std::string_view version);
 
 std::string RenderLossText(const analysis::LossComparison& c);

@@ -25,7 +25,7 @@ TEST(AccuracyCli, JsonNamesThePlantedCall) {
   ASSERT_EQ(parser.parse(r.out).get(doc), simdjson::SUCCESS) << r.out.substr(0, 200);
   std::string_view schema, call, module;
   ASSERT_EQ(doc["schema"].get(schema), simdjson::SUCCESS);
-  EXPECT_EQ(schema, "trainscope.accuracy/1");
+  EXPECT_EQ(schema, "trainscope.accuracy/2");
   ASSERT_EQ(doc["first_divergence"]["call"].get(call), simdjson::SUCCESS);
   EXPECT_EQ(call, "Functional.silu.1.forward");
   ASSERT_EQ(doc["first_divergence"]["module"].get(module), simdjson::SUCCESS);

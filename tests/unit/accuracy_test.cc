@@ -5,6 +5,7 @@
 // planted divergence (the first diverging call named exactly).
 #include "analysis/accuracy/accuracy.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <zlib.h>
 
@@ -16,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/accuracy/accuracy_mapping.h"
 #include "analysis/accuracy/op_alignment.h"
 #include "analysis/accuracy/tensor_metrics.h"
 #include "formats/accuracy/dump_reader.h"
@@ -297,6 +299,47 @@ TEST(NpzReader, StoredAndDeflatedMembers) {
   ASSERT_EQ(damaged->size(), 1U);
 }
 
+TEST(NpzReader, HostileArchivesAreRefusedMemberByMember) {
+  const std::string a = Npy("<f4", "(3,)", Floats({1, 2, 3}));
+  // The local header names method 99, the central directory stored: refused, not read as stored.
+  std::string zip = Zip({{"q.npy", a}}, false);
+  zip[8] = 99;
+  auto method = formats::ReadNpzMembers(zip, "m.npz", 1 << 20);
+  ASSERT_TRUE(method.ok());
+  ASSERT_EQ(method->size(), 1U);
+  EXPECT_NE((*method)[0].error.find("compression method 99 in the local header"), std::string::npos)
+      << (*method)[0].error;
+  // Two central-directory entries naming one member: the second is refused.
+  const std::string one = Zip({{"q.npy", a}}, true);
+  const size_t eocd = one.size() - 22;
+  const uint32_t dir = static_cast<uint8_t>(one[eocd + 16]) |
+                       static_cast<uint32_t>(static_cast<uint8_t>(one[eocd + 17])) << 8;
+  const std::string central = one.substr(dir, eocd - dir);
+  std::string shared = one.substr(0, dir) + central + central;
+  Le(&shared, 0x06054b50, 4);
+  Le(&shared, 0, 4);
+  Le(&shared, 2, 2);
+  Le(&shared, 2, 2);
+  Le(&shared, central.size() * 2, 4);
+  Le(&shared, dir, 4);
+  Le(&shared, 0, 2);
+  auto overlap = formats::ReadNpzMembers(shared, "s.npz", 1 << 20);
+  ASSERT_TRUE(overlap.ok()) << overlap.status().message();
+  ASSERT_EQ(overlap->size(), 2U);
+  EXPECT_TRUE((*overlap)[0].error.empty()) << (*overlap)[0].error;
+  EXPECT_NE((*overlap)[1].error.find("shares its bytes with member 'q.npy'"), std::string::npos)
+      << (*overlap)[1].error;
+  // A header of 8 float32 elements (a 128-byte header + 32 bytes) in front of 1 MiB: refused
+  // before the 1 MiB is inflated.
+  const std::string big = Npy("<f4", "(8,)", std::string(size_t{1} << 20, '\0'));
+  auto bomb = formats::ReadNpzMembers(Zip({{"b.npy", big}}, true), "b.npz", uint64_t{1} << 30);
+  ASSERT_TRUE(bomb.ok());
+  ASSERT_EQ(bomb->size(), 1U);
+  EXPECT_FALSE((*bomb)[0].inflated);
+  EXPECT_NE((*bomb)[0].error.find("its .npy header describes 160"), std::string::npos)
+      << (*bomb)[0].error;
+}
+
 // ---- tensor folders and msprobe dump.json -----------------------------------
 
 TEST(TensorFolder, DamagedFilesAreCountedSkipsWithReasons) {
@@ -536,7 +579,214 @@ TEST(AccuracyCompare, ShapeMismatchAndMissingFilesAreCountedNotCrashes) {
   EXPECT_EQ(c.states.at("compared"), 1);
   EXPECT_EQ(c.states.at("shape mismatch"), 1);
   EXPECT_EQ(c.base_only_ops, 1);
+  // A shape mismatch is a divergence of its own kind, never "within the thresholds".
+  ASSERT_TRUE(c.first_divergence);
+  EXPECT_EQ(c.pairs[*c.first_divergence].name, "b");
+  EXPECT_EQ(c.pairs[*c.first_divergence].detail, "shape [2] in BASE, [3] in NEW");
+  EXPECT_EQ(c.verdict, analysis::Verdict::kDivergence);
+}
+
+namespace {
+// A one-call msprobe dump.json with the given output tensors (JSON items).
+std::string OneCallDump(const std::string& api, const std::string& outputs) {
+  return R"({"task":"statistics","level":"L1","framework":"pytorch","data":{")" + api +
+         R"(":{"output":[)" + outputs + "]}}}";
+}
+std::string StatTensor(const std::string& dtype, const std::string& shape, double value) {
+  return R"({"type":"torch.Tensor","dtype":")" + dtype + R"(","shape":)" + shape + R"(,"Max":)" +
+         std::to_string(value) + R"(,"Min":)" + std::to_string(value) + R"(,"Mean":)" +
+         std::to_string(value) + R"(,"Norm":)" + std::to_string(value) + "}";
+}
+}  // namespace
+
+TEST(AccuracyCompare, DtypeMismatchIsADivergenceButFloatWidthsCompare) {
+  auto base = formats::ParseMsprobeDump(
+      OneCallDump("Functional.linear.0.forward", StatTensor("torch.float32", "[2]", 1) + "," +
+                                                     StatTensor("torch.int64", "[2]", 1)),
+      "b", "", {});
+  auto next = formats::ParseMsprobeDump(
+      OneCallDump("Functional.linear.0.forward", StatTensor("torch.bfloat16", "[2]", 1) + "," +
+                                                     StatTensor("torch.int32", "[2]", 1)),
+      "n", "", {});
+  ASSERT_TRUE(base.ok() && next.ok());
+  const auto c = analysis::CompareDumps(*base, *next, analysis::AccuracyThresholds::Builtin(), {});
+  ASSERT_EQ(c.pairs.size(), 2u);
+  EXPECT_EQ(c.pairs[0].state, analysis::PairState::kStatistics);
+  EXPECT_FALSE(c.pairs[0].diverged);
+  EXPECT_EQ(c.pairs[1].state, analysis::PairState::kDtypeMismatch);
+  EXPECT_TRUE(c.pairs[1].diverged);
+  EXPECT_EQ(c.verdict, analysis::Verdict::kDivergence);
+}
+
+TEST(AccuracyCompare, PartialCoverageCannotConclude) {
+  // 3 of 12 BASE calls have a partner: nothing diverges among them, but that is no verdict.
+  std::string base_json = R"({"task":"statistics","level":"L1","data":{)";
+  std::string next_json = base_json;
+  for (int i = 0; i < 12; ++i) {
+    base_json += (i ? "," : "") + fmt::format(R"("Functional.op{}.0.forward":{{"output":[{}]}})", i,
+                                              StatTensor("torch.float32", "[4]", 1));
+  }
+  for (int i = 0; i < 3; ++i) {
+    next_json += (i ? "," : "") + fmt::format(R"("Functional.op{}.0.forward":{{"output":[{}]}})", i,
+                                              StatTensor("Float32", "[4]", 1));
+  }
+  base_json += "}}";
+  next_json += "}}";
+  auto base = formats::ParseMsprobeDump(base_json, "b", "", {});
+  auto next = formats::ParseMsprobeDump(next_json, "n", "", {});
+  ASSERT_TRUE(base.ok() && next.ok());
+  const auto c = analysis::CompareDumps(*base, *next, analysis::AccuracyThresholds::Builtin(), {});
   EXPECT_FALSE(c.first_divergence);
+  EXPECT_EQ(c.coverage.paired_calls, 3);
+  EXPECT_EQ(c.coverage.base_calls, 12);
+  EXPECT_EQ(c.verdict, analysis::Verdict::kCannotConclude);
+  EXPECT_NE(c.verdict_reason.find("3 of 12 BASE calls"), std::string::npos) << c.verdict_reason;
+}
+
+TEST(AccuracyCompare, NewWithNoTensorsCannotConclude) {
+  auto base = formats::ParseMsprobeDump(
+      OneCallDump("Functional.relu.0.forward", StatTensor("torch.float32", "[4]", 1)), "b", "", {});
+  auto next = formats::ParseMsprobeDump(R"({"task":"statistics","data":{}})", "n", "", {});
+  ASSERT_TRUE(base.ok() && next.ok());
+  const auto c = analysis::CompareDumps(*base, *next, analysis::AccuracyThresholds::Builtin(), {});
+  EXPECT_EQ(c.verdict, analysis::Verdict::kCannotConclude);
+}
+
+TEST(AccuracyCompare, CAgainstFortranOrderIsNotAVerdict) {
+  const fs::path dir = testing::MakeTempDir("acc_fortran");
+  WriteFileBytes(dir / "base" / "a.npy", Npy("<f4", "(2, 2)", Floats({1, 2, 3, 4})));
+  WriteFileBytes(dir / "new" / "a.npy", Npy("<f4", "(2, 2)", Floats({1, 3, 2, 4}), 1, true));
+  auto base = formats::ReadTensorDump((dir / "base").string(), {});
+  auto next = formats::ReadTensorDump((dir / "new").string(), {});
+  ASSERT_TRUE(base.ok() && next.ok());
+  const auto c = analysis::CompareDumps(*base, *next, analysis::AccuracyThresholds::Builtin(), {});
+  ASSERT_EQ(c.pairs.size(), 1u);
+  EXPECT_EQ(c.pairs[0].state, analysis::PairState::kUnreadable);
+  EXPECT_NE(c.verdict, analysis::Verdict::kNoDivergence);
+}
+
+TEST(MsprobeDump, ProcFoldersAndSeveralRanks) {
+  const fs::path dir = testing::MakeTempDir("acc_proc");
+  const std::string one =
+      OneCallDump("Functional.relu.0.forward", StatTensor("torch.float32", "[1]", 1));
+  WriteFileBytes(dir / "a" / "step0" / "proc4242" / "dump.json", one);
+  auto proc = formats::ReadTensorDump((dir / "a").string(), {});
+  ASSERT_TRUE(proc.ok()) << proc.status().message();
+  EXPECT_EQ(proc->selected, "step0/proc4242");
+  auto step = formats::ReadTensorDump((dir / "a" / "step0").string(), {});
+  ASSERT_TRUE(step.ok()) << step.status().message();
+  EXPECT_EQ(step->selected, "proc4242");
+  // Ranks win over a proc folder beside them; the ranks not read are listed.
+  WriteFileBytes(dir / "b" / "step0" / "rank1" / "dump.json", one);
+  WriteFileBytes(dir / "b" / "step0" / "rank0" / "dump.json", one);
+  WriteFileBytes(dir / "b" / "step0" / "proc7" / "dump.json", one);
+  auto ranks = formats::ReadTensorDump((dir / "b").string(), {});
+  ASSERT_TRUE(ranks.ok());
+  EXPECT_EQ(ranks->selected, "step0/rank0");
+  EXPECT_EQ(ranks->other_ranks, std::vector<std::string>({"rank1"}));
+}
+
+TEST(MsprobeDump, NumberOutOfRangeNamesItsByte) {
+  const std::string json =
+      R"({"data":{"Functional.relu.0.forward":{"output":[{"type":"torch.Tensor","dtype":"torch.float32","shape":[1],"Max":1e400}]}}})";
+  auto dump = formats::ParseMsprobeDump(json, "d.json", "", {});
+  ASSERT_FALSE(dump.ok());
+  const size_t at = json.find("1e400");
+  EXPECT_NE(dump.status().message().find(fmt::format("d.json: byte {}: number '1e400'", at)),
+            std::string::npos)
+      << dump.status().message();
+}
+
+// PyTorch (BASE) against MindSpore (NEW), names as msprobe's dump docs spell them.
+std::string FrameworkDump(const std::string& framework, const std::vector<std::string>& apis) {
+  std::string json =
+      R"({"task":"statistics","level":"mix","framework":")" + framework + R"(","data":{)";
+  for (size_t i = 0; i < apis.size(); ++i) {
+    json += (i ? "," : "") +
+            fmt::format(R"("{}":{{"output":[{}]}})", apis[i],
+                        StatTensor(framework == "mindspore" ? "Float32" : "torch.float32", "[4]",
+                                   1.0 + static_cast<double>(i)));
+  }
+  return json + "}}";
+}
+
+TEST(AccuracyMapping, PytorchAgainstMindsporeByTheApiTable) {
+  auto base = formats::ParseMsprobeDump(
+      FrameworkDump("pytorch", {"Functional.linear.0.forward", "NPU.npu_rms_norm.0.forward",
+                                "Module.fc.Linear.forward.0", "Functional.layer_norm.0.forward"}),
+      "pt", "", {});
+  auto next = formats::ParseMsprobeDump(
+      FrameworkDump("mindspore",
+                    {"Primitive.MatMul.MatMul.0.forward", "Primitive.RmsNorm.RmsNorm.0.forward",
+                     "Cell.fc.Linear.forward.0", "Mint.LayerNorm.0.forward"}),
+      "ms", "", {});
+  ASSERT_TRUE(base.ok() && next.ok());
+  const auto c = analysis::CompareDumps(*base, *next, analysis::AccuracyThresholds::Builtin(), {});
+  EXPECT_TRUE(c.cross_framework);
+  EXPECT_EQ(c.matched_ops, 4);
+  ASSERT_EQ(c.pairs.size(), 4u);
+  EXPECT_NE(c.pairs[0].match_rule.find("Primitive.MatMul = Functional.linear"), std::string::npos)
+      << c.pairs[0].match_rule;
+  EXPECT_NE(c.pairs[1].match_rule.find("Primitive.RmsNorm = NPU.npu_rms_norm"), std::string::npos);
+  EXPECT_EQ(c.pairs[2].match_rule, "Cell = Module");
+  EXPECT_EQ(c.pairs[3].match_rule, "API name across frameworks");
+  EXPECT_EQ(c.verdict, analysis::Verdict::kNoDivergence);
+  // The same names in one framework stay apart: Primitive.MatMul is not Functional.linear.
+  auto same = formats::ParseMsprobeDump(
+      FrameworkDump("pytorch",
+                    {"Primitive.MatMul.MatMul.0.forward", "Primitive.RmsNorm.RmsNorm.0.forward",
+                     "Cell.fc.Linear.forward.0", "Mint.LayerNorm.0.forward"}),
+      "pt2", "", {});
+  ASSERT_TRUE(same.ok());
+  const auto apart =
+      analysis::CompareDumps(*base, *same, analysis::AccuracyThresholds::Builtin(), {});
+  EXPECT_EQ(apart.matched_ops, 0);
+  EXPECT_EQ(apart.verdict, analysis::Verdict::kCannotConclude);
+}
+
+TEST(AccuracyMapping, UserMappingFileCellDataAndLayerRules) {
+  const std::string yaml =
+      "# msprobe compare mapping\n"
+      "fc2.Dense: fc2.Linear\n"
+      "NPU.npu_fusion_attention.4.forward.input.0: NPU.flash_attn.2.forward.input.0\n"
+      "ParallelTransformerLayer:\n"
+      "  attention: self_attention\n";
+  auto mapping = analysis::ParseAccuracyMapping(yaml, "map.yaml");
+  ASSERT_TRUE(mapping.ok()) << mapping.status().message();
+  ASSERT_EQ(mapping->rules.size(), 3u);
+  EXPECT_EQ(mapping->rules[0].kind, analysis::MappingKind::kModule);
+  EXPECT_EQ(mapping->rules[1].kind, analysis::MappingKind::kCall);
+  EXPECT_EQ(mapping->rules[1].next, "NPU.npu_fusion_attention.4.forward");
+  EXPECT_EQ(mapping->rules[2].kind, analysis::MappingKind::kLayer);
+  auto base = formats::ParseMsprobeDump(
+      FrameworkDump("pytorch", {"Module.fc2.Linear.forward.0", "NPU.flash_attn.2.forward",
+                                "Module.layers.0.self_attention.Attn.forward.0"}),
+      "b", "", {});
+  auto next = formats::ParseMsprobeDump(
+      FrameworkDump("pytorch", {"Module.fc2.Dense.forward.0", "NPU.npu_fusion_attention.4.forward",
+                                "Module.layers.0.attention.Attn.forward.0"}),
+      "n", "", {});
+  ASSERT_TRUE(base.ok() && next.ok());
+  const auto unmapped =
+      analysis::CompareDumps(*base, *next, analysis::AccuracyThresholds::Builtin(), {});
+  EXPECT_EQ(unmapped.matched_ops, 0);
+  analysis::AccuracyOptions options;
+  options.mapping = &*mapping;
+  const auto c =
+      analysis::CompareDumps(*base, *next, analysis::AccuracyThresholds::Builtin(), options);
+  EXPECT_EQ(c.matched_ops, 3);
+  ASSERT_EQ(c.pairs.size(), 3u);
+  EXPECT_EQ(c.pairs[0].match_rule, "map.yaml:2");
+  EXPECT_EQ(c.pairs[1].match_rule, "map.yaml:3");
+  EXPECT_EQ(c.pairs[2].match_rule, "map.yaml:5");
+  auto bad = analysis::ParseAccuracyMapping("just words\n", "bad.yaml");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("bad.yaml:1: expected 'name: name'"), std::string::npos);
+}
+
+TEST(AccuracyAlignment, ParameterGradCountersAreDropped) {
+  EXPECT_EQ(NormalisedOpName("Module.conv1.Conv2d.parameters_grad.0"),
+            NormalisedOpName("Module.conv1.Conv2d.parameters_grad.1"));
 }
 
 // ---- loss curves --------------------------------------------------------------

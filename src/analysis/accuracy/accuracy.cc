@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <deque>
 #include <limits>
@@ -47,6 +48,7 @@ DumpSide Side(const TensorDump& dump, size_t ops) {
   side.level = dump.level;
   side.framework = dump.framework;
   side.selected = dump.selected;
+  side.other_ranks = dump.other_ranks;
   side.tensors = static_cast<int64_t>(dump.tensors.size());
   side.ops = static_cast<int64_t>(ops);
   side.ledgers = dump.ledgers;
@@ -57,6 +59,12 @@ int64_t ElementCount(const std::vector<int64_t>& shape) {
   int64_t n = 1;
   for (const int64_t d : shape) n *= d;
   return n;
+}
+
+std::string AsciiLowerName(std::string_view text) {
+  std::string out(text);
+  for (char& ch : out) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return out;
 }
 
 bool NonFinite(const std::optional<double>& v) { return v && !std::isfinite(*v); }
@@ -119,10 +127,44 @@ void JudgeElements(TensorPair* p) {
   }
 }
 
+std::string ShapeString(const std::vector<int64_t>& shape) {
+  std::string out = "[";
+  for (size_t i = 0; i < shape.size(); ++i) out += fmt::format("{}{}", i ? ", " : "", shape[i]);
+  return out + "]";
+}
+
+// "torch.float32" and "Float32" are one type; int32 vs int64 or float vs int
+// are not. Two float widths (float32 vs bfloat16) compare at the looser row,
+// as msprobe compare allows.
+bool DtypesDiffer(const DumpTensor& a, const DumpTensor& b) {
+  if (a.type != model::ElementType::kUnknown && b.type != model::ElementType::kUnknown) {
+    return a.type != b.type && !(model::IsFloating(a.type) && model::IsFloating(b.type));
+  }
+  auto plain = [](std::string_view dtype) {
+    if (const size_t dot = dtype.rfind('.'); dot != std::string_view::npos) {
+      dtype.remove_prefix(dot + 1);
+    }
+    std::string out(dtype);
+    for (char& ch : out) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return out;
+  };
+  return plain(a.dtype) != plain(b.dtype);
+}
+
 void ComparePair(const DumpTensor& a, const DumpTensor& b, TensorPair* p) {
-  if (a.shape != b.shape && ElementCount(a.shape) != ElementCount(b.shape)) {
+  if (a.shape != b.shape) {
     p->state = PairState::kShapeMismatch;
-    p->detail = "shapes differ";
+    p->diverged = true;
+    p->error = kInf;
+    p->detail =
+        fmt::format("shape {} in BASE, {} in NEW", ShapeString(a.shape), ShapeString(b.shape));
+    return;
+  }
+  if (DtypesDiffer(a, b)) {
+    p->state = PairState::kDtypeMismatch;
+    p->diverged = true;
+    p->error = kInf;
+    p->detail = fmt::format("dtype {} in BASE, {} in NEW", a.dtype, b.dtype);
     return;
   }
   const bool layouts_agree =
@@ -188,7 +230,7 @@ void FillSummary(AccuracyComparison* c, const AccuracyOptions& options) {
   std::vector<size_t> order;
   for (size_t i = 0; i < c->pairs.size(); ++i) {
     const TensorPair& p = c->pairs[i];
-    if (p.state == PairState::kCompared || p.state == PairState::kStatistics) order.push_back(i);
+    if (p.state != PairState::kUnreadable && p.state != PairState::kNothing) order.push_back(i);
   }
   std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
     const TensorPair& a = c->pairs[x];
@@ -198,6 +240,67 @@ void FillSummary(AccuracyComparison* c, const AccuracyOptions& options) {
   });
   if (order.size() > options.worst_rows) order.resize(options.worst_rows);
   c->worst = std::move(order);
+}
+
+void MatchKeysOfCalls(const std::vector<OpGroup>& ops, bool cross_framework,
+                      const ApiNameTable& table, const AccuracyMapping* mapping,
+                      std::vector<std::string>* keys, std::vector<std::string>* rules) {
+  for (const OpGroup& g : ops) {
+    CallKey k = MatchKeyOfCall(g.op, cross_framework, table, mapping);
+    keys->push_back(std::move(k.key));
+    rules->push_back(std::move(k.rule));
+  }
+}
+
+// How two matched calls were paired: NEW's mapping rule, else BASE's, else
+// their names.
+std::string MatchRuleOf(const std::string& next_rule, const std::string& base_rule,
+                        const OpGroup& gb, const OpGroup& gn) {
+  if (!next_rule.empty()) return next_rule;
+  if (!base_rule.empty()) return base_rule;
+  return gb.op == gn.op ? "same name" : "call counter";
+}
+
+bool Judged(PairState state) {
+  return state != PairState::kUnreadable && state != PairState::kNothing;
+}
+
+void FillCoverageAndVerdict(AccuracyComparison* c) {
+  Coverage& v = c->coverage;
+  v.base_calls = c->base.ops;
+  v.next_calls = c->next.ops;
+  v.paired_calls = c->matched_ops;
+  v.base_tensors = c->base.tensors;
+  v.next_tensors = c->next.tensors;
+  v.paired_tensors = static_cast<int64_t>(c->pairs.size());
+  for (const TensorPair& p : c->pairs) v.judged_tensors += Judged(p.state) ? 1 : 0;
+  const std::string calls = fmt::format(
+      "{} of {} BASE calls and {} of {} NEW calls paired; {} of {} BASE tensors and {} of {} "
+      "NEW tensors judged",
+      v.paired_calls, v.base_calls, v.paired_calls, v.next_calls, v.judged_tensors, v.base_tensors,
+      v.judged_tensors, v.next_tensors);
+  if (c->first_divergence) {
+    c->verdict = Verdict::kDivergence;
+    c->verdict_reason = v.enough() ? calls
+                                   : calls + fmt::format(
+                                                 "; below the {:.0f}% floor: an earlier "
+                                                 "divergence may sit in what was not judged",
+                                                 kCoverageFloor * 100);
+    return;
+  }
+  if (v.judged_tensors == 0) {
+    c->verdict = Verdict::kCannotConclude;
+    c->verdict_reason = "no tensor pair could be judged: " + calls;
+    return;
+  }
+  if (!v.enough()) {
+    c->verdict = Verdict::kCannotConclude;
+    c->verdict_reason = fmt::format("only {}; \"no divergence\" needs {:.0f}% of each side", calls,
+                                    kCoverageFloor * 100);
+    return;
+  }
+  c->verdict = Verdict::kNoDivergence;
+  c->verdict_reason = calls;
 }
 
 }  // namespace
@@ -210,12 +313,38 @@ std::string_view PairStateName(PairState state) {
       return "statistics";
     case PairState::kShapeMismatch:
       return "shape mismatch";
+    case PairState::kDtypeMismatch:
+      return "dtype mismatch";
     case PairState::kUnreadable:
       return "unreadable";
     case PairState::kNothing:
       return "nothing to compare";
   }
   return "?";
+}
+
+std::string_view VerdictName(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::kDivergence:
+      return "divergence";
+    case Verdict::kNoDivergence:
+      return "no divergence";
+    case Verdict::kCannotConclude:
+      return "cannot conclude";
+  }
+  return "?";
+}
+
+double Coverage::call_share() const {
+  if (base_calls == 0 || next_calls == 0) return 0;
+  return std::min(static_cast<double>(paired_calls) / static_cast<double>(base_calls),
+                  static_cast<double>(paired_calls) / static_cast<double>(next_calls));
+}
+
+double Coverage::tensor_share() const {
+  if (base_tensors == 0 || next_tensors == 0) return 0;
+  return std::min(static_cast<double>(judged_tensors) / static_cast<double>(base_tensors),
+                  static_cast<double>(judged_tensors) / static_cast<double>(next_tensors));
 }
 
 std::optional<double> StatDelta::rel() const {
@@ -229,14 +358,19 @@ AccuracyComparison CompareDumps(const TensorDump& base, const TensorDump& next,
                                 const AccuracyOptions& options) {
   const std::vector<OpGroup> base_ops = GroupByOp(base);
   const std::vector<OpGroup> next_ops = GroupByOp(next);
-  std::vector<std::string> base_keys, next_keys;
-  for (const OpGroup& g : base_ops) base_keys.push_back(NormalisedOpName(g.op));
-  for (const OpGroup& g : next_ops) next_keys.push_back(NormalisedOpName(g.op));
-
   AccuracyComparison c;
+  c.cross_framework = !base.framework.empty() && !next.framework.empty() &&
+                      AsciiLowerName(base.framework) != AsciiLowerName(next.framework);
+  const ApiNameTable& table =
+      options.api_table != nullptr ? *options.api_table : ApiNameTable::Builtin();
+  std::vector<std::string> base_keys, next_keys, base_rules, next_rules;
+  MatchKeysOfCalls(base_ops, c.cross_framework, table, nullptr, &base_keys, &base_rules);
+  MatchKeysOfCalls(next_ops, c.cross_framework, table, options.mapping, &next_keys, &next_rules);
+
   c.base = Side(base, base_ops.size());
   c.next = Side(next, next_ops.size());
   std::vector<std::pair<size_t, size_t>> tensor_pairs;  // BASE index, NEW index
+  std::vector<std::string> pair_rules;                  // how each pair's calls matched
   std::optional<DifferingSpan> span;
   std::string last_common;
   auto close_span = [&] {
@@ -251,6 +385,9 @@ AccuracyComparison CompareDumps(const TensorDump& base, const TensorDump& next,
       const OpGroup& gn = next_ops[*a.next];
       last_common = gb.op;
       PairTensors(base, gb, next, gn, &tensor_pairs, &c);
+      const std::string rule = MatchRuleOf(next_rules[*a.next], base_rules[*a.base], gb, gn);
+      ++c.match_rules[rule];
+      pair_rules.resize(tensor_pairs.size(), rule);
       continue;
     }
     if (!span) {
@@ -283,6 +420,7 @@ AccuracyComparison CompareDumps(const TensorDump& base, const TensorDump& next,
     p.op = a.op;
     p.module = a.module.empty() ? b.module : a.module;
     p.role = a.role;
+    p.match_rule = pair_rules[k];
     p.dtype = a.dtype;
     p.next_dtype = b.dtype;
     p.shape = a.shape;
@@ -302,7 +440,24 @@ AccuracyComparison CompareDumps(const TensorDump& base, const TensorDump& next,
         c.pairs[k].limits);
   }
   FillSummary(&c, options);
+  FillCoverageAndVerdict(&c);
   return c;
+}
+
+RankSummary SummariseRank(const AccuracyComparison& c, std::string rank) {
+  RankSummary r;
+  r.rank = std::move(rank);
+  r.verdict = c.verdict;
+  r.verdict_reason = c.verdict_reason;
+  r.diverged = c.diverged;
+  r.pairs = static_cast<int64_t>(c.pairs.size());
+  if (c.first_divergence) {
+    const TensorPair& p = c.pairs[*c.first_divergence];
+    r.first_call = p.op;
+    r.first_tensor = p.name;
+    r.first_detail = p.detail;
+  }
+  return r;
 }
 
 LossComparison CompareLossCurves(const std::vector<LossPoint>& base,

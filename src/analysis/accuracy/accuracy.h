@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/accuracy/accuracy_mapping.h"
 #include "analysis/accuracy/accuracy_thresholds.h"
 #include "analysis/accuracy/tensor_metrics.h"
 #include "model/tensor_dump.h"
@@ -22,7 +23,8 @@ namespace trainscope::analysis {
 enum class PairState : uint8_t {
   kCompared,       // elements compared
   kStatistics,     // statistics compared (no elements on one side or both)
-  kShapeMismatch,  // same call, different shapes: not compared
+  kShapeMismatch,  // same call, different shapes: a divergence of its own kind
+  kDtypeMismatch,  // different element types (other than two float widths): a divergence
   kUnreadable,     // a tensor file failed when mapped (detail says why)
   kNothing,        // neither elements nor statistics on both sides
 };
@@ -39,6 +41,7 @@ struct TensorPair {
   std::string op;         // BASE's call
   std::string module;     // module path, "" when unknown
   std::string role;
+  std::string match_rule;  // how the calls paired: "same name", "call counter", a mapping rule
   std::string dtype, next_dtype;
   std::vector<int64_t> shape, next_shape;
   int64_t base_order = 0, next_order = 0;
@@ -64,6 +67,7 @@ struct DifferingSpan {
 
 struct DumpSide {
   std::string root, kind, task, level, framework, selected;
+  std::vector<std::string> other_ranks;  // rank/proc folders of the step not read
   int64_t tensors = 0, ops = 0;
   std::vector<RowLedger> ledgers;
 };
@@ -74,11 +78,50 @@ struct GrowthPoint {
   std::optional<double> max_abs;
 };
 
+// What a verdict stands on: how much of each side was paired and judged.
+// "no divergence" needs at least kCoverageFloor of each side's calls paired
+// and of its tensors judged (docs/accuracy.md).
+inline constexpr double kCoverageFloor = 0.9;
+
+struct Coverage {
+  int64_t base_calls = 0, next_calls = 0, paired_calls = 0;
+  int64_t base_tensors = 0, next_tensors = 0;
+  int64_t paired_tensors = 0;  // tensor pairs formed
+  int64_t judged_tensors = 0;  // pairs compared (elements or statistics) or mismatched
+  // The smaller side's share: paired calls / that side's calls, judged / tensors.
+  double call_share() const;
+  double tensor_share() const;
+  bool enough() const { return call_share() >= kCoverageFloor && tensor_share() >= kCoverageFloor; }
+};
+
+enum class Verdict : uint8_t { kDivergence, kNoDivergence, kCannotConclude };
+std::string_view VerdictName(Verdict verdict);  // "divergence", "no divergence", "cannot conclude"
+
+// One rank of a several-rank comparison (both sides in msprobe's rank<N>
+// layout): its verdict in a line.
+struct RankSummary {
+  std::string rank;  // "rank0"
+  Verdict verdict = Verdict::kCannotConclude;
+  std::string verdict_reason;
+  std::string first_call, first_tensor, first_detail;  // "" without a divergence
+  int64_t diverged = 0, pairs = 0;
+};
+
 struct AccuracyComparison {
   DumpSide base, next;
+  // Several ranks compared rank by rank: each paired rank's summary, the
+  // ranks only one side has; the rest of this comparison is |rank_shown|'s.
+  std::vector<RankSummary> ranks;
+  std::vector<std::string> base_only_ranks, next_only_ranks;
+  std::string rank_shown;
+  Coverage coverage;
+  Verdict verdict = Verdict::kCannotConclude;
+  std::string verdict_reason;     // one line: why this verdict (coverage when it decides)
   std::vector<TensorPair> pairs;  // BASE's execution order
   std::vector<DifferingSpan> spans;
   int64_t matched_ops = 0, base_only_ops = 0, next_only_ops = 0;
+  bool cross_framework = false;                // the dumps name different frameworks
+  std::map<std::string, int64_t> match_rules;  // matched calls per rule
   int64_t unpaired_base_tensors = 0, unpaired_next_tensors = 0;
   std::optional<size_t> first_divergence;  // index into pairs
   int64_t diverged = 0;
@@ -91,11 +134,15 @@ struct AccuracyComparison {
 struct AccuracyOptions {
   unsigned threads = 1;
   size_t worst_rows = 10;
+  const AccuracyMapping* mapping = nullptr;  // --mapping: applied to NEW's calls
+  const ApiNameTable* api_table = nullptr;   // null: ApiNameTable::Builtin()
 };
 
 AccuracyComparison CompareDumps(const model::TensorDump& base, const model::TensorDump& next,
                                 const AccuracyThresholds& thresholds,
                                 const AccuracyOptions& options);
+
+RankSummary SummariseRank(const AccuracyComparison& c, std::string rank);
 
 // Two loss curves (step, loss), each in step order.
 struct LossPoint {

@@ -24,6 +24,12 @@ std::vector<std::string_view> Split(std::string_view text) {
   return parts;
 }
 
+// "forward", "backward", and a module's "parameters_grad" (its counter counts
+// grad_fn triggers, which shift between runs as call counters do).
+bool IsPassName(std::string_view part) {
+  return part == "forward" || part == "backward" || part == "parameters_grad";
+}
+
 // Fallback for very different sequences: the k-th "X" of BASE is the k-th
 // "X" of NEW, kept only while it moves forward on both sides.
 std::vector<AlignedPair> AlignByOccurrence(const std::vector<std::string>& base,
@@ -56,9 +62,8 @@ std::string NormalisedOpName(std::string_view op) {
   const std::vector<std::string_view> parts = Split(op);
   std::string out;
   for (size_t i = 0; i < parts.size(); ++i) {
-    const bool next_is_pass =
-        i + 1 < parts.size() && (parts[i + 1] == "forward" || parts[i + 1] == "backward");
-    const bool prev_is_pass = i > 0 && (parts[i - 1] == "forward" || parts[i - 1] == "backward");
+    const bool next_is_pass = i + 1 < parts.size() && IsPassName(parts[i + 1]);
+    const bool prev_is_pass = i > 0 && IsPassName(parts[i - 1]);
     if (IsNumber(parts[i]) && (next_is_pass || (prev_is_pass && i + 1 == parts.size()))) continue;
     if (!out.empty()) out += '.';
     out += parts[i];

@@ -88,6 +88,7 @@ void Convert(const unsigned char* data, ElementType type, bool big_endian, size_
 struct Sums {
   double dot = 0, na = 0, nb = 0, d2 = 0, max_abs = 0, max_rel = 0;
   int64_t beyond = 0, finite = 0;
+  int64_t rel_below_1e3 = 0, rel_below_5e3 = 0;  // msprobe's thousandth ratios
 };
 
 // x - x is 0 for a finite x and NaN for NaN and +-Inf: a finiteness test
@@ -100,7 +101,7 @@ inline bool Finite(double x) { return x - x == 0; }
 void FiniteBlock(const double* a, const double* b, size_t n, double tolerance, Sums* s) {
   constexpr size_t kLanes = 4;
   std::array<double, kLanes> dot{}, na{}, nb{}, d2{}, max_abs{}, max_rel{};
-  std::array<int64_t, kLanes> beyond{};
+  std::array<int64_t, kLanes> beyond{}, below1{}, below5{};
   size_t i = 0;
   for (; i + kLanes <= n; i += kLanes) {
     for (size_t l = 0; l < kLanes; ++l) {
@@ -112,6 +113,8 @@ void FiniteBlock(const double* a, const double* b, size_t n, double tolerance, S
       beyond[l] += ad > tolerance ? 1 : 0;
       const double rel = ad / std::max(std::fabs(x), kRelativeFloor);
       max_rel[l] = rel > max_rel[l] ? rel : max_rel[l];
+      below1[l] += rel < 1e-3 ? 1 : 0;
+      below5[l] += rel < 5e-3 ? 1 : 0;
       max_abs[l] = ad > max_abs[l] ? ad : max_abs[l];
     }
   }
@@ -122,7 +125,10 @@ void FiniteBlock(const double* a, const double* b, size_t n, double tolerance, S
     nb[0] += y * y;
     d2[0] += d * d;
     beyond[0] += ad > tolerance ? 1 : 0;
-    max_rel[0] = std::max(max_rel[0], ad / std::max(std::fabs(x), kRelativeFloor));
+    const double rel = ad / std::max(std::fabs(x), kRelativeFloor);
+    max_rel[0] = std::max(max_rel[0], rel);
+    below1[0] += rel < 1e-3 ? 1 : 0;
+    below5[0] += rel < 5e-3 ? 1 : 0;
     max_abs[0] = std::max(max_abs[0], ad);
   }
   for (size_t l = 0; l < kLanes; ++l) {
@@ -131,6 +137,8 @@ void FiniteBlock(const double* a, const double* b, size_t n, double tolerance, S
     s->nb += nb[l];
     s->d2 += d2[l];
     s->beyond += beyond[l];
+    s->rel_below_1e3 += below1[l];
+    s->rel_below_5e3 += below5[l];
     s->max_rel = std::max(s->max_rel, max_rel[l]);
     s->max_abs = std::max(s->max_abs, max_abs[l]);
   }
@@ -210,6 +218,9 @@ TensorMetrics CompareElements(const void* a, ElementType a_type, bool a_big_endi
   m.max_abs = s.max_abs;
   m.max_rel = s.max_rel;
   m.beyond = s.beyond;
+  m.rel_below_1e3 = s.rel_below_1e3;
+  m.rel_below_5e3 = s.rel_below_5e3;
+  m.euclidean = std::sqrt(s.d2);
   if (s.finite > 0) {
     m.rmse = std::sqrt(s.d2 / static_cast<double>(s.finite));
     m.base_rms = std::sqrt(s.na / static_cast<double>(s.finite));

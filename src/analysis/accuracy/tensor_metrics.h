@@ -26,6 +26,10 @@ struct TensorMetrics {
   double rmse = 0;
   double base_rms = 0;
   int64_t beyond = 0;  // |b - a| > tolerance
+  // Finite pairs whose relative error is below 0.1% and 0.5% (msprobe
+  // compare's One / Five Thousandth Err Ratio numerators).
+  int64_t rel_below_1e3 = 0, rel_below_5e3 = 0;
+  double euclidean = 0;  // sqrt(sum (b - a)^2): msprobe's EucDist
   int64_t nan_base = 0, nan_next = 0, inf_base = 0, inf_next = 0;
   int64_t nonfinite_mismatch = 0;  // positions where the sides disagree on NaN / +Inf / -Inf
 };

@@ -4,11 +4,15 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <limits>
 #include <map>
 #include <system_error>
+#include <vector>
 
 #include "core/mapped_file.h"
 #include "formats/accuracy/npy_reader.h"
@@ -20,12 +24,19 @@ namespace fs = std::filesystem;
 using model::DumpTensor;
 using model::TensorDump;
 
+bool HasNonFiniteToken(std::string_view json) {
+  return json.find("NaN") != std::string_view::npos ||
+         json.find("Infinity") != std::string_view::npos;
+}
+
 // Python's json.dump writes NaN, Infinity and -Infinity as bare tokens,
 // which are not JSON. Outside strings they become the strings "NaN",
 // "Infinity", "-Infinity" so the document parses and the values survive.
+// The result keeps simdjson's padding in its capacity, so the parser reads it
+// in place instead of copying it again.
 std::string QuoteNonFiniteTokens(std::string_view json) {
   std::string out;
-  out.reserve(json.size() + 64);
+  out.reserve(json.size() + 64 + simdjson::SIMDJSON_PADDING);
   bool in_string = false;
   for (size_t i = 0; i < json.size(); ++i) {
     const char c = json[i];
@@ -54,6 +65,53 @@ std::string QuoteNonFiniteTokens(std::string_view json) {
     if (!replaced) out += c;
   }
   return out;
+}
+
+// The number token starting at |at| (digits, sign, point, exponent), at most
+// 40 characters: quoted in messages, never a whole line.
+std::string_view NumberTokenAt(std::string_view json, size_t at) {
+  size_t end = at + 1;
+  while (end < json.size() && end - at < 40 &&
+         (std::isdigit(static_cast<unsigned char>(json[end])) != 0 || json[end] == '.' ||
+          json[end] == 'e' || json[end] == 'E' || json[end] == '+' || json[end] == '-')) {
+    ++end;
+  }
+  return json.substr(at, end - at);
+}
+
+// The byte offset of the first number outside strings that a double cannot
+// hold (1e400), for the error message: simdjson names the error, not where.
+std::optional<size_t> OffsetOfUnrepresentableNumber(std::string_view json) {
+  bool in_string = false;
+  for (size_t i = 0; i < json.size(); ++i) {
+    const char c = json[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+      continue;
+    }
+    if (!(c == '-' || (c >= '0' && c <= '9'))) continue;
+    size_t end = i + 1;
+    while (end < json.size() &&
+           (std::isdigit(static_cast<unsigned char>(json[end])) != 0 || json[end] == '.' ||
+            json[end] == 'e' || json[end] == 'E' || json[end] == '+' || json[end] == '-')) {
+      ++end;
+    }
+    const std::string token(json.substr(i, std::min<size_t>(end - i, 400)));
+    char* parsed_end = nullptr;
+    errno = 0;
+    const double value = std::strtod(token.c_str(), &parsed_end);
+    if (errno == ERANGE && std::isinf(value)) return i;
+    i = end - 1;
+  }
+  return std::nullopt;
 }
 
 std::optional<double> StatValue(simdjson::dom::element value) {
@@ -302,33 +360,50 @@ std::optional<int64_t> NumberAfter(std::string_view name, std::string_view prefi
   return value;
 }
 
-// dump_path/step<N>/rank<M>/dump.json (or dump_path/rank<M>/dump.json):
-// the chosen (or lowest) step and rank.
-std::optional<fs::path> ChooseStepRank(const fs::path& root, const DumpReadOptions& options,
-                                       std::string* selected) {
+// Folders "<prefix><N>" directly under |dir| that hold a dump.json (when
+// |need_dump| is set), by N.
+std::map<int64_t, fs::path> NumberedFolders(const fs::path& dir, std::string_view prefix,
+                                            bool need_dump) {
+  std::map<int64_t, fs::path> found;
   std::error_code ec;
-  auto pick = [&](const fs::path& dir, std::string_view prefix,
-                  std::optional<int64_t> wanted) -> std::optional<fs::path> {
-    std::optional<std::pair<int64_t, fs::path>> best;
-    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-      if (!it->is_directory(ec)) continue;
-      const std::optional<int64_t> n = NumberAfter(it->path().filename().string(), prefix);
-      if (!n || (wanted && *n != *wanted)) continue;
-      if (!best || *n < best->first) best = {*n, it->path()};
-    }
-    if (!best) return std::nullopt;
-    return best->second;
-  };
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (!it->is_directory(ec)) continue;
+    const std::optional<int64_t> n = NumberAfter(it->path().filename().string(), prefix);
+    if (!n) continue;
+    if (need_dump && !fs::is_regular_file(it->path() / "dump.json", ec)) continue;
+    found.emplace(*n, it->path());
+  }
+  return found;
+}
+
+// msprobe's layout: dump_path/step<N>/rank<M>/dump.json, or proc<PID> for a
+// process with no rank (a single-card run); a step folder or a dump_path
+// without step folders too. Ranks win over proc folders (msprobe's docs: a
+// proc folder beside rank folders is a CPU-only helper process).
+std::optional<fs::path> ChooseStepRank(const fs::path& root, const DumpReadOptions& options,
+                                       std::string* selected, std::vector<std::string>* others) {
   fs::path dir = root;
-  if (std::optional<fs::path> step = pick(root, "step", options.step)) {
-    dir = *step;
-    *selected = step->filename().string();
+  const std::map<int64_t, fs::path> steps = NumberedFolders(root, "step", false);
+  if (!steps.empty()) {
+    auto step = options.step ? steps.find(*options.step) : steps.begin();
+    if (step == steps.end()) return std::nullopt;
+    dir = step->second;
+    *selected = dir.filename().string();
   }
-  if (std::optional<fs::path> rank = pick(dir, "rank", options.rank)) {
-    *selected += (selected->empty() ? "" : "/") + rank->filename().string();
-    if (fs::is_regular_file(*rank / "dump.json", ec)) return *rank / "dump.json";
+  std::map<int64_t, fs::path> ranks = NumberedFolders(dir, "rank", true);
+  const bool by_rank = !ranks.empty();
+  if (!by_rank) ranks = NumberedFolders(dir, "proc", true);
+  if (ranks.empty()) return std::nullopt;
+  auto chosen = ranks.begin();
+  if (options.rank && by_rank) {
+    chosen = ranks.find(*options.rank);
+    if (chosen == ranks.end()) return std::nullopt;
   }
-  return std::nullopt;
+  *selected += (selected->empty() ? "" : "/") + chosen->second.filename().string();
+  for (const auto& [n, path] : ranks) {
+    if (n != chosen->first) others->push_back(path.filename().string());
+  }
+  return chosen->second / "dump.json";
 }
 
 std::string StripOrderPrefix(const std::string& relative) {
@@ -514,10 +589,26 @@ std::string ModulePathOfModuleName(std::string_view module_name) {
 
 Result<TensorDump> ParseMsprobeDump(std::string_view json, const std::string& label,
                                     const std::string& dir, const DumpReadOptions& options) {
-  const std::string text = QuoteNonFiniteTokens(json);
+  // Quoting the bare NaN tokens needs a copy; a dump without them is parsed
+  // from a padded copy only (simdjson needs the padding).
+  std::string text;
+  if (HasNonFiniteToken(json)) {
+    text = QuoteNonFiniteTokens(json);
+  } else {
+    text.reserve(json.size() + simdjson::SIMDJSON_PADDING);
+    text.assign(json);
+  }
   simdjson::dom::parser parser;
   simdjson::dom::element root;
-  if (auto error = parser.parse(text).get(root)) {
+  if (auto error = parser.parse(text.data(), text.size(), false).get(root)) {
+    if (error == simdjson::NUMBER_ERROR) {
+      if (std::optional<size_t> at = OffsetOfUnrepresentableNumber(json)) {
+        return InvalidInput(
+            fmt::format("{}: byte {}: number '{}' is out of a double's range\nhint: msprobe "
+                        "writes statistics as doubles; the file was edited or damaged",
+                        label, *at, NumberTokenAt(json, *at)));
+      }
+    }
     return InvalidInput(
         fmt::format("{}: not valid JSON ({})\nhint: msprobe writes dump.json at the "
                     "end of a step; a dump cut off mid-write cannot be read",
@@ -553,6 +644,7 @@ Result<TensorDump> ReadTensorDump(const std::string& path, const DumpReadOptions
   }
   fs::path json;
   std::string selected;
+  std::vector<std::string> others;
   if (fs::is_regular_file(p, ec)) {
     if (p.extension() != ".json") {
       return InvalidInput(
@@ -563,7 +655,7 @@ Result<TensorDump> ReadTensorDump(const std::string& path, const DumpReadOptions
     json = p;
   } else if (fs::is_regular_file(p / "dump.json", ec)) {
     json = p / "dump.json";
-  } else if (std::optional<fs::path> chosen = ChooseStepRank(p, options, &selected)) {
+  } else if (std::optional<fs::path> chosen = ChooseStepRank(p, options, &selected, &others)) {
     json = *chosen;
   } else {
     return ReadTensorFolder(p, options);
@@ -575,6 +667,7 @@ Result<TensorDump> ReadTensorDump(const std::string& path, const DumpReadOptions
   if (!dump.ok()) return dump;
   dump->root = path;
   dump->selected = selected;
+  dump->other_ranks = std::move(others);
   return dump;
 }
 

@@ -4,8 +4,13 @@
 #include <fmt/ranges.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
+#include <memory>
+#include <optional>
+#include <utility>
+#include <vector>
 
 namespace trainscope::formats {
 namespace {
@@ -126,8 +131,8 @@ ElementType TypeOfDescr(std::string_view descr, bool uint16_as_bf16, bool* big_e
 
 }  // namespace
 
-Result<NpyHeader> ParseNpyHeader(std::string_view bytes, const std::string& name,
-                                 bool uint16_as_bf16) {
+Result<NpyHeader> ParseNpyHeaderOnly(std::string_view bytes, const std::string& name,
+                                     bool uint16_as_bf16) {
   if (bytes.size() < kPrefixV1 || bytes.substr(0, kMagic.size()) != kMagic) {
     return HeaderError(name, 0, "no \\x93NUMPY magic");
   }
@@ -190,6 +195,14 @@ Result<NpyHeader> ParseNpyHeader(std::string_view bytes, const std::string& name
     count *= static_cast<uint64_t>(dim);
   }
   header.data_bytes = count * model::ElementBytes(header.type);
+  return header;
+}
+
+Result<NpyHeader> ParseNpyHeader(std::string_view bytes, const std::string& name,
+                                 bool uint16_as_bf16) {
+  Result<NpyHeader> parsed = ParseNpyHeaderOnly(bytes, name, uint16_as_bf16);
+  if (!parsed.ok()) return parsed;
+  const NpyHeader& header = *parsed;
   if (header.data_offset + header.data_bytes > bytes.size()) {
     return InvalidInput(fmt::format(
         "{}: byte {}: truncated: shape ({}) of {} needs {} data bytes, the file has {}\nhint: "
@@ -241,8 +254,11 @@ void ApplyZip64(std::string_view extra, Zip64Sizes* sizes) {
   }
 }
 
-std::string Inflate(std::string_view in, uint64_t expected, uint64_t max_bytes,
-                    std::string* error) {
+// Inflates |expected| bytes of the raw deflate stream |in|. With |prefix_only|
+// the stream may go on past them (the first bytes of a member, to read its
+// header before trusting its declared size).
+std::string Inflate(std::string_view in, uint64_t expected, uint64_t max_bytes, std::string* error,
+                    bool prefix_only = false) {
   if (expected > max_bytes) {
     *error = fmt::format("inflated size {} over the limit {}", expected, max_bytes);
     return {};
@@ -268,12 +284,88 @@ std::string Inflate(std::string_view in, uint64_t expected, uint64_t max_bytes,
     if (rc == Z_OK && in_chunk == zs.avail_in && out_chunk == zs.avail_out) break;  // no progress
   }
   inflateEnd(&zs);
+  if (prefix_only && out_left == 0 && (rc == Z_OK || rc == Z_STREAM_END || rc == Z_BUF_ERROR)) {
+    return out;
+  }
   if (rc != Z_STREAM_END || out_left != 0) {
     *error = fmt::format("deflate stream damaged or short ({} of {} bytes inflated)",
                          expected - out_left, expected);
     return {};
   }
   return out;
+}
+
+// Two central-directory entries whose data ranges overlap (a zip made to
+// repeat one member many times): the later ones are refused, so each byte
+// of the archive is read as one member at most.
+void RefuseSharedMembers(std::vector<NpzMember>* members) {
+  std::vector<size_t> order;
+  for (size_t i = 0; i < members->size(); ++i) {
+    if ((*members)[i].error.empty()) order.push_back(i);
+  }
+  auto span = [&](size_t i) {
+    const NpzMember& m = (*members)[i];
+    return std::pair<uint64_t, uint64_t>{m.offset,
+                                         m.offset + (m.deflated ? m.deflated_size : m.size)};
+  };
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return span(a) != span(b) ? span(a) < span(b) : a < b; });
+  std::optional<size_t> reach_owner;
+  uint64_t reach = 0;
+  for (const size_t i : order) {
+    const auto [start, end] = span(i);
+    if (reach_owner && start < reach) {
+      (*members)[i].error = fmt::format("byte {}: shares its bytes with member '{}'", start,
+                                        (*members)[*reach_owner].name.substr(0, 80));
+      continue;
+    }
+    if (end > reach || !reach_owner) {
+      reach = std::max(reach, end);
+      reach_owner = i;
+    }
+  }
+}
+
+// A deflated member: its .npy header first (the first bytes only), then the
+// whole member, which must be exactly the size the header describes: a
+// member declaring 1 GB behind a header of 8 elements is refused before
+// anything is inflated, and no member inflates past its declared size.
+void InflateMember(std::string_view bytes, uint64_t max_inflated, NpzMember* member) {
+  const std::string_view in = bytes.substr(member->offset, member->deflated_size);
+  constexpr uint64_t kHeadBytes = uint64_t{1} << 16;
+  std::string error;
+  const bool small = member->size <= kHeadBytes;
+  std::string head = Inflate(in, small ? member->size : kHeadBytes, max_inflated, &error,
+                             /*prefix_only=*/!small);
+  if (!error.empty()) {
+    member->error = fmt::format("byte {}: {}", member->offset, error);
+    return;
+  }
+  Result<NpyHeader> header = ParseNpyHeaderOnly(head, member->name, false);
+  if (!header.ok() || small) {
+    // A bad header is reported by the caller from these bytes; a small member is whole.
+    if (header.ok() && header->data_offset + header->data_bytes != member->size) {
+      member->error =
+          fmt::format("byte {}: the member declares {} bytes, its .npy header describes {}",
+                      member->offset, member->size, header->data_offset + header->data_bytes);
+      return;
+    }
+    member->inflated = std::make_shared<const std::string>(std::move(head));
+    return;
+  }
+  const uint64_t described = header->data_offset + header->data_bytes;
+  if (described != member->size) {
+    member->error =
+        fmt::format("byte {}: the member declares {} bytes, its .npy header describes {}",
+                    member->offset, member->size, described);
+    return;
+  }
+  std::string out = Inflate(in, member->size, max_inflated, &error);
+  if (!error.empty()) {
+    member->error = fmt::format("byte {}: {}", member->offset, error);
+    return;
+  }
+  member->inflated = std::make_shared<const std::string>(std::move(out));
 }
 
 }  // namespace
@@ -332,7 +424,12 @@ Result<std::vector<NpzMember>> ReadNpzMembers(std::string_view bytes, const std:
       continue;
     }
     const uint64_t data = local + 30 + ReadLe(bytes, local + 26, 2) + ReadLe(bytes, local + 28, 2);
-    if (data > bytes.size() || sizes.compressed > bytes.size() - data) {
+    const uint32_t local_method = ReadLe(bytes, local + 8, 2);
+    if (local_method != method) {
+      member.error = fmt::format(
+          "byte {}: compression method {} in the local header, {} in the central directory", local,
+          local_method, method);
+    } else if (data > bytes.size() || sizes.compressed > bytes.size() - data) {
       member.error = fmt::format("byte {}: member data runs past the end of the archive", local);
     } else if (method == 0) {
       if (sizes.compressed != sizes.uncompressed) {
@@ -340,19 +437,19 @@ Result<std::vector<NpzMember>> ReadNpzMembers(std::string_view bytes, const std:
       }
       member.offset = data;
     } else if (method == 8) {
-      std::string error;
-      std::string out =
-          Inflate(bytes.substr(data, sizes.compressed), sizes.uncompressed, max_inflated, &error);
-      if (error.empty()) {
-        member.inflated = std::make_shared<const std::string>(std::move(out));
-      } else {
-        member.error = fmt::format("byte {}: {}", data, error);
-      }
+      member.offset = data;
+      member.deflated_size = sizes.compressed;
+      member.deflated = true;
     } else {
       member.error = fmt::format("byte {}: compression method {} (stored and deflate are read)",
                                  local, method);
     }
     members.push_back(std::move(member));
+  }
+  RefuseSharedMembers(&members);
+  for (NpzMember& member : members) {
+    if (member.deflated && member.error.empty()) InflateMember(bytes, max_inflated, &member);
+    member.deflated = false;
   }
   return members;
 }

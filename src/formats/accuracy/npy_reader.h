@@ -34,17 +34,27 @@ struct NpyHeader {
 Result<NpyHeader> ParseNpyHeader(std::string_view bytes, const std::string& name,
                                  bool uint16_as_bf16);
 
+// The header alone: no check that the elements fit in |bytes|.
+Result<NpyHeader> ParseNpyHeaderOnly(std::string_view bytes, const std::string& name,
+                                     bool uint16_as_bf16);
+
 struct NpzMember {
   std::string name;     // the member's name in the zip, e.g. "arr_0.npy"
   uint64_t offset = 0;  // stored members: where the .npy bytes start in the archive
   uint64_t size = 0;    // uncompressed size
   std::shared_ptr<const std::string> inflated;  // deflated members: the .npy bytes
-  std::string error;  // set when the member cannot be read (the rest still can)
+  std::string error;           // set when the member cannot be read (the rest still can)
+  bool deflated = false;       // while listing: a deflated member not inflated yet
+  uint64_t deflated_size = 0;  // its compressed size (its data starts at |offset|)
 };
 
 // Lists the members of the zip archive |bytes|; deflated members are
-// inflated (at most |max_inflated| bytes each). A damaged central directory
-// fails the whole archive; a damaged member only sets its error.
+// inflated (at most |max_inflated| bytes each, and only when their .npy
+// header describes exactly the size the zip declares). A damaged central
+// directory fails the whole archive; a damaged member only sets its error,
+// as do a member whose bytes overlap an earlier one's, a compression method
+// other than stored (0) and deflate (8), or local and central headers that
+// name different methods.
 Result<std::vector<NpzMember>> ReadNpzMembers(std::string_view bytes, const std::string& name,
                                               uint64_t max_inflated);
 
