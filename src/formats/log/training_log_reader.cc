@@ -727,7 +727,7 @@ Result<ReadTrainingLog> ReadLog(
 
 std::string NotTextReason(std::string_view bytes) {
   if (IsGzip(bytes)) return {};
-  const std::string_view head = bytes.substr(0, 64 * 1024);
+  const std::string_view head = bytes.substr(0, size_t{64} << 10);
   const size_t nul = head.find('\0');
   if (nul == std::string_view::npos) return {};
   const auto byte = [&](size_t i) { return static_cast<unsigned char>(head[i]); };
