@@ -10,9 +10,11 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analysis/health/flight_recorder.h"
+#include "analysis/health/log_series.h"
 #include "analysis/health/scaling.h"
 #include "analysis/health/training_health.h"
 #include "cli/app.h"
@@ -194,8 +196,57 @@ analysis::ScalingTable BuildScaling(const std::vector<ScalingDir>& dirs,
   return analysis::ComputeScaling(std::move(inputs_by_run));
 }
 
+constexpr std::string_view kHealthFormatsHint =
+    "the formats read are Megatron-LM / MindSpeed-LLM `iteration N/M | ...`, XTuner `Step N/M ... "
+    "time: ...`, TorchTitan `step: N  loss: ...`, Hugging Face / JSON-lines dicts with a `loss` or "
+    "`grad_norm` key, and key=value lines with `loss=` (docs/health.md); name other keys with "
+    "--map";
+
+// Cuts one log into its series and analyses each; a file with no record
+// is one series, not read, with the lines it began with.
+std::vector<report::HealthRun> AnalyzeLogFile(formats::ReadTrainingLog read,
+                                              const analysis::FindingCatalog& catalog,
+                                              const analysis::ModelSpec* spec) {
+  const int64_t bytes = read.log.bytes;
+  std::vector<analysis::LogSeries> series = analysis::SplitLogSeries(std::move(read.log));
+  int runs_in_file = 0;
+  for (const analysis::LogSeries& s : series) runs_in_file = std::max(runs_in_file, s.run);
+  std::vector<report::HealthRun> out;
+  for (analysis::LogSeries& s : series) {
+    report::HealthRun run;
+    run.health = analysis::AnalyzeTrainingLog(s.log, catalog.thresholds(), spec);
+    analysis::RenderFindings(catalog, &run.health.findings, model::Platform::kUnknown);
+    run.health.run = s.run;
+    run.health.runs_in_file = runs_in_file;
+    run.health.rank = s.rank;
+    run.health.ranks_in_run = static_cast<int>(
+        std::count_if(series.begin(), series.end(), [&](const analysis::LogSeries& other) {
+          return other.run == s.run && other.rank.has_value();
+        }));
+    run.health.run_start = s.start;
+    run.health.back_from_step = s.back_from_step;
+    run.bytes = bytes;
+    run.first_of_file = out.empty();
+    if (run.first_of_file) {
+      run.ledger = std::move(read.ledger);
+      run.warning = std::move(read.warning);
+      run.first_lines = s.log.first_lines;
+      if (!s.log.not_text.empty()) {
+        run.not_read = s.log.not_text;
+      } else if (s.log.records.empty()) {
+        run.not_read =
+            fmt::format("no training line recognised in {} line(s)", run.ledger.rows_read());
+      }
+    }
+    out.push_back(std::move(run));
+  }
+  return out;
+}
+
 int WriteHealthOutputs(const HealthArgs& args, const std::vector<report::HealthRun>& runs,
                        const report::HealthExtras& table) {
+  // A log not read (or read only up to damage) never exits 0 (docs/health.md).
+  const int ok_exit = report::AnyLogNotRead(runs) ? kExitUnusableInput : kExitSuccess;
   if (!args.html_out.empty()) {
     if (Status ok =
             WriteFileAtomically(args.html_out, report::RenderHealthHtml(runs, kVersion, table));
@@ -205,7 +256,7 @@ int WriteHealthOutputs(const HealthArgs& args, const std::vector<report::HealthR
   }
   if (args.json_out == "-") {
     WriteStdout(report::RenderHealthJson(runs, kVersion, table));
-    return kExitSuccess;
+    return ok_exit;
   }
   if (!args.json_out.empty()) {
     if (Status ok =
@@ -219,7 +270,7 @@ int WriteHealthOutputs(const HealthArgs& args, const std::vector<report::HealthR
     WriteStdout(fmt::format("\nHTML written to {}\n", TerminalSafe(args.html_out)));
   if (!args.json_out.empty())
     WriteStdout(fmt::format("\nJSON written to {}\n", TerminalSafe(args.json_out)));
-  return kExitSuccess;
+  return ok_exit;
 }
 
 int RunHealth(const HealthArgs& given) {
@@ -253,9 +304,10 @@ int RunHealth(const HealthArgs& given) {
   if (!rules.ok()) return ReportError(rules.status());
   const analysis::FindingCatalog& catalog = rules->Catalog();
 
-  // One log per worker (many ranks' logs at once); each is read and
-  // analysed on its own, then reported in the order given.
-  std::vector<std::optional<Result<report::HealthRun>>> done(args.logs.size());
+  // One log per worker (many ranks' logs at once); each is read, cut into
+  // its series (runs x ranks) and each series analysed on its own, then
+  // reported in the order given.
+  std::vector<std::optional<Result<std::vector<report::HealthRun>>>> done(args.logs.size());
   ParallelFor(args.logs.size(), ClampThreads(args.threads), [&](size_t i) {
     Result<formats::ReadTrainingLog> read =
         formats::ReadTrainingLogFile(args.logs[i], key_map ? &*key_map : nullptr);
@@ -263,23 +315,23 @@ int RunHealth(const HealthArgs& given) {
       done[i].emplace(read.status());
       return;
     }
-    report::HealthRun run;
-    run.health =
-        analysis::AnalyzeTrainingLog(read->log, catalog.thresholds(), spec ? &*spec : nullptr);
-    analysis::RenderFindings(catalog, &run.health.findings, model::Platform::kUnknown);
-    run.ledger = std::move(read->ledger);
-    run.bytes = read->log.bytes;
-    run.warning = std::move(read->warning);
-    done[i].emplace(std::move(run));
+    done[i].emplace(AnalyzeLogFile(std::move(*read), catalog, spec ? &*spec : nullptr));
   });
   std::vector<report::HealthRun> runs;
-  for (std::optional<Result<report::HealthRun>>& one : done) {
+  for (std::optional<Result<std::vector<report::HealthRun>>>& one : done) {
     if (!one->ok()) return ReportError(one->status());
-    if (!(*one)->warning.empty()) {
-      WriteStderr(TerminalSafe(fmt::format("trainscope: warning: {}\n", (*one)->warning),
-                               /*keep_newlines=*/true));
+    for (report::HealthRun& run : **one) {
+      if (run.first_of_file && !run.warning.empty()) {
+        WriteStderr(TerminalSafe(fmt::format("trainscope: warning: {}\n", run.warning),
+                                 /*keep_newlines=*/true));
+      }
+      if (!run.not_read.empty()) {
+        WriteStderr(TerminalSafe(fmt::format("trainscope: {}: not read: {}\nhint: {}\n",
+                                             run.health.path, run.not_read, kHealthFormatsHint),
+                                 /*keep_newlines=*/true));
+      }
+      runs.push_back(std::move(run));
     }
-    runs.push_back(std::move(**one));
   }
 
   std::optional<analysis::ScalingTable> scaling;
@@ -314,7 +366,7 @@ CommandRunner RegisterHealth(CLI::App& app) {
                  "key=value or JSON lines; plain or .gz), one run each")
       ->required();
   app.add_option("--json", args->json_out,
-                 "Write the health as JSON (schema trainscope.health/1, docs/json-schema.md) to "
+                 "Write the health as JSON (schema trainscope.health/2, docs/json-schema.md) to "
                  "FILE, or '-' for stdout")
       ->type_name("FILE|-");
   app.add_option("--html", args->html_out,

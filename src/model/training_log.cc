@@ -28,6 +28,14 @@ std::string_view LogErrorKindName(LogErrorKind kind) {
       return "collective-timeout";
     case LogErrorKind::kSegfault:
       return "segfault";
+    case LogErrorKind::kTimeLimit:
+      return "time-limit";
+    case LogErrorKind::kSignal:
+      return "killed-by-signal";
+    case LogErrorKind::kTraceback:
+      return "python-traceback";
+    case LogErrorKind::kChildFailed:
+      return "worker-failed";
   }
   return "unknown";
 }

@@ -66,6 +66,9 @@ std::string_view LogFormatName(LogFormat format);
 struct TrainingRecord {
   int64_t step = 0;              // the iteration the line reports
   bool step_is_ordinal = false;  // the log prints no step: 1-based record number
+  // The rank the line names (`[RANK 3]`, `[rank3]:`), -1 when it names none.
+  // In the padding after the flag: the record's size is the reader's memory.
+  int32_t rank = -1;
   MaybeDouble loss;
   MaybeDouble grad_norm;
   MaybeDouble step_time_ms;  // per iteration, as printed
@@ -80,7 +83,17 @@ struct TrainingRecord {
   int64_t line = 0;             // 1-based
 };
 
-enum class LogErrorKind : uint8_t { kDeviceOom, kCollectiveTimeout, kSegfault };
+// What a classified line says went wrong, or how the run ended.
+enum class LogErrorKind : uint8_t {
+  kDeviceOom,
+  kCollectiveTimeout,
+  kSegfault,
+  kTimeLimit,    // the scheduler ended the job at its time limit (Slurm)
+  kSignal,       // SIGTERM / SIGKILL, a cancelled job
+  kTraceback,    // a Python exception's traceback
+  kChildFailed,  // torchrun / torch.distributed.elastic: a worker failed
+};
+inline constexpr int kLogErrorKinds = 7;
 
 std::string_view LogErrorKindName(LogErrorKind kind);
 
@@ -117,9 +130,16 @@ struct TrainingLog {
   LogFormat format = LogFormat::kUnknown;  // the format of the first record
   TrainingRecords records;
   std::vector<LogErrorLine> errors;
-  int64_t error_counts[3] = {0, 0, 0};  // per LogErrorKind, all of them
+  int64_t error_counts[kLogErrorKinds] = {};  // per LogErrorKind, all of them
   std::vector<LogGap> largest_gaps;
   int64_t bytes = 0;  // bytes read (decompressed)
+  // The first non-blank lines, cut to kMaxErrorText bytes: shown when no
+  // training line was recognised (the log was not read).
+  static constexpr size_t kFirstLinesKept = 3;
+  std::vector<std::string> first_lines;
+  // Why the file was not read as text (a NUL byte: a binary file, an ELF,
+  // UTF-16), empty when it was.
+  std::string not_text;
 };
 
 }  // namespace trainscope::model

@@ -107,7 +107,15 @@ void PlainKpi(HtmlWriter& out, const char* label, const std::string& value) {
 
 void RunSection(HtmlWriter& out, const HealthRun& run, size_t index) {
   const RunHealth& h = run.health;
-  out.Format("<section id=\"run{}\"><h2>{}</h2>", index, h.path);
+  const std::string series = HealthSeriesName(h);
+  out.Format("<section id=\"run{}\"><h2>{}{}</h2>", index, h.path,
+             series.empty() ? "" : " [" + series + "]");
+  if (!run.not_read.empty()) {
+    out.Format("<p><b>not read</b>: {}</p>", run.not_read);
+    for (const std::string& line : run.first_lines) out.Format("<pre>{}</pre>", line);
+    out.Raw("</section>\n");
+    return;
+  }
   out.Format("<p class=\"muted\">{} &middot; {} records",
              std::string(model::LogFormatName(h.format)), h.records);
   if (h.first_step) out.Format(" &middot; steps {}&ndash;{}", *h.first_step, *h.last_step);
@@ -259,7 +267,7 @@ std::string RenderHealthHtml(const std::vector<HealthRun>& runs, std::string_vie
   out.Raw("<title>trainscope health</title><style>");
   out.Raw(kReportStyle);
   out.Raw("</style></head><body>\n<header><h1>trainscope health</h1>");
-  out.Format("<p>{} log(s) &middot; trainscope {}</p></header>\n<main>\n", runs.size(),
+  out.Format("<p>{} &middot; trainscope {}</p></header>\n<main>\n", FullVerdict(runs, extras),
              std::string(version));
   if (extras.scaling != nullptr) ScalingSection(out, *extras.scaling);
   if (extras.flight != nullptr) FlightSection(out, *extras.flight);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/safe_text.h"
@@ -23,11 +24,62 @@ int64_t CountFindings(const std::vector<HealthRun>& runs, int64_t* logs_with) {
   return n;
 }
 
+struct HealthCounts {
+  int64_t files = 0;
+  int64_t not_read = 0;  // files with no record, or not text
+  int64_t damaged = 0;   // files read up to damage
+  int64_t series = 0;    // series read
+  int64_t records = 0;
+  int64_t thin = 0;  // series read with fewer than kHealthMinRecords records
+};
+
+HealthCounts CountHealth(const std::vector<HealthRun>& runs) {
+  HealthCounts c;
+  for (const HealthRun& r : runs) {
+    if (r.first_of_file) {
+      ++c.files;
+      c.not_read += r.not_read.empty() ? 0 : 1;
+      c.damaged += r.warning.empty() ? 0 : 1;
+    }
+    if (!r.not_read.empty()) continue;
+    ++c.series;
+    c.records += r.health.records;
+    c.thin += r.health.records < kHealthMinRecords ? 1 : 0;
+  }
+  return c;
+}
+
+// "healthy" only when every log was read to its end and every series held
+// enough records to judge; a log not read is said first.
 std::string Verdict(const std::vector<HealthRun>& runs) {
   int64_t logs_with = 0;
   const int64_t n = CountFindings(runs, &logs_with);
-  if (n == 0) return fmt::format("healthy: no findings in {} log(s)", runs.size());
-  return fmt::format("{} finding(s) in {} of {} log(s)", n, logs_with, runs.size());
+  const HealthCounts c = CountHealth(runs);
+  std::string v;
+  if (c.not_read > 0) {
+    v = fmt::format("not read: {} of {} log(s) held no training line this tool reads", c.not_read,
+                    c.files);
+  }
+  if (c.damaged > 0) {
+    v += fmt::format("{}{} log(s) damaged, read only up to the damage", v.empty() ? "" : "; ",
+                     c.damaged);
+  }
+  const std::string read = fmt::format("{} record(s) in {} series (runs x ranks) of {} log(s)",
+                                       c.records, c.series, c.files - c.not_read);
+  if (n > 0) {
+    v += fmt::format("{}{} finding(s) in {} of {} series; {}", v.empty() ? "" : "; ", n, logs_with,
+                     runs.size(), read);
+  } else if (c.series == 0) {
+    v += "; cannot conclude: nothing was read";
+  } else if (!v.empty() || c.thin > 0) {
+    v += fmt::format(
+        "{}cannot conclude: no findings in {}{}", v.empty() ? "" : "; ", read,
+        c.thin > 0 ? fmt::format(", {} series with under {} records", c.thin, kHealthMinRecords)
+                   : "");
+  } else {
+    v = "healthy: no findings in " + read;
+  }
+  return v;
 }
 
 void AppendModel(const analysis::ModelThroughput& m, std::string* out) {
@@ -46,18 +98,22 @@ void AppendModel(const analysis::ModelThroughput& m, std::string* out) {
   }
 }
 
-void AppendRun(const HealthRun& run, std::string* out) {
-  const RunHealth& h = run.health;
-  *out += fmt::format("\n{}  ({}, {} records", TerminalSafe(h.path), model::LogFormatName(h.format),
-                      h.records);
-  if (h.first_step) {
-    *out += fmt::format(", {} {}-{}", h.steps_ordinal ? "records" : "steps", *h.first_step,
-                        *h.last_step);
+void AppendNotRead(const HealthRun& run, std::string* out) {
+  *out += fmt::format("\n{}  (not read)\n", TerminalSafe(run.health.path));
+  *out += "  NOT READ   " + TerminalSafe(run.not_read) + "\n";
+  if (run.ledger.rows_read() > 0) {
+    *out += fmt::format("  lines      {} read: {} used, {} skipped\n", run.ledger.rows_read(),
+                        run.ledger.rows_used(), run.ledger.rows_skipped());
   }
-  *out += ")\n";
-  if (!run.warning.empty()) {
-    // The first line: the hint is on stderr already.
-    *out += "  warning    " + TerminalSafe(run.warning.substr(0, run.warning.find('\n'))) + "\n";
+  for (const std::string& line : run.first_lines) {
+    *out += "  first line " + TerminalSafe(line.substr(0, 120)) + "\n";
+  }
+}
+
+void AppendLedger(const HealthRun& run, std::string* out) {
+  if (!run.first_of_file) {
+    *out += "  lines      the file's, counted with its first series\n";
+    return;
   }
   const RowLedger& l = run.ledger;
   *out += fmt::format("  lines      {} read: {} used, {} skipped", l.rows_read(), l.rows_used(),
@@ -70,6 +126,32 @@ void AppendRun(const HealthRun& run, std::string* out) {
     *out += " (" + reasons + ")";
   }
   *out += "\n";
+}
+
+void AppendRun(const HealthRun& run, std::string* out) {
+  if (!run.not_read.empty()) {
+    AppendNotRead(run, out);
+    return;
+  }
+  const RunHealth& h = run.health;
+  const std::string series = HealthSeriesName(h);
+  *out += fmt::format("\n{}{}  ({}, {} records", TerminalSafe(h.path),
+                      series.empty() ? "" : "  [" + series + "]", model::LogFormatName(h.format),
+                      h.records);
+  if (h.first_step) {
+    *out += fmt::format(", {} {}-{}", h.steps_ordinal ? "records" : "steps", *h.first_step,
+                        *h.last_step);
+  }
+  *out += ")\n";
+  if (!run.warning.empty() && run.first_of_file) {
+    // The first line: the hint is on stderr already.
+    *out += "  warning    " + TerminalSafe(run.warning.substr(0, run.warning.find('\n'))) + "\n";
+  }
+  if (h.records < kHealthMinRecords) {
+    *out += fmt::format("  too few    {} record(s): under {}, too few to judge\n", h.records,
+                        kHealthMinRecords);
+  }
+  AppendLedger(run, out);
   *out += fmt::format("  step time  median {} ms, p90 {} ms", FixedOrNa(h.step_ms.median),
                       FixedOrNa(h.step_ms.p90));
   if (h.step_ms_trend_pct)
@@ -183,6 +265,20 @@ void WriteRun(JsonWriter& w, const HealthRun& run) {
   w.Field("format", std::string(model::LogFormatName(h.format)));
   w.Field("bytes", run.bytes);
   if (!run.warning.empty()) w.Field("warning", run.warning);
+  w.Field("read", run.not_read.empty());
+  w.Key("not_read").StringOrNull(run.not_read);
+  w.Key("first_lines").BeginArray();
+  for (const std::string& line : run.first_lines) w.String(line);
+  w.EndArray();
+  w.Field("run", static_cast<int64_t>(h.run));
+  w.Field("runs_in_file", static_cast<int64_t>(h.runs_in_file));
+  w.Key("rank");
+  h.rank ? w.Int(*h.rank) : w.Null();
+  w.Field("ranks_in_run", static_cast<int64_t>(h.ranks_in_run));
+  w.Key("run_start").StringOrNull(h.run_start);
+  w.Key("back_from_step");
+  h.back_from_step ? w.Int(*h.back_from_step) : w.Null();
+  w.Field("file_ledger", run.first_of_file);
   w.Field("records", h.records);
   w.Key("first_step");
   h.first_step ? w.Int(*h.first_step) : w.Null();
@@ -351,6 +447,27 @@ void WriteScaling(JsonWriter& w, const analysis::ScalingTable& t) {
 
 }  // namespace
 
+std::string HealthSeriesName(const RunHealth& h) {
+  std::string out;
+  if (h.runs_in_file > 1) {
+    out += fmt::format("run {} of {}", h.run, h.runs_in_file);
+    if (!h.run_start.empty() && h.back_from_step) {
+      out += fmt::format(" ({}: step {} after {})", h.run_start, h.first_step.value_or(0),
+                         *h.back_from_step);
+    }
+  }
+  if (h.rank) {
+    out += fmt::format("{}rank {}", out.empty() ? "" : ", ", *h.rank);
+    if (h.ranks_in_run > 1) out += fmt::format(" of {} ranks", h.ranks_in_run);
+  }
+  return out;
+}
+
+bool AnyLogNotRead(const std::vector<HealthRun>& runs) {
+  return std::any_of(runs.begin(), runs.end(),
+                     [](const HealthRun& r) { return !r.not_read.empty() || !r.warning.empty(); });
+}
+
 // The flight recorder's hung collectives after the logs' verdict.
 std::string FullVerdict(const std::vector<HealthRun>& runs, const HealthExtras& extras) {
   std::string v = Verdict(runs);
@@ -380,8 +497,14 @@ std::string RenderHealthJson(const std::vector<HealthRun>& runs, std::string_vie
   const int64_t n = CountFindings(runs, &logs_with);
   w.Key("verdict").BeginObject();
   w.Field("text", FullVerdict(runs, extras));
-  w.Field("logs", static_cast<int64_t>(runs.size()));
-  w.Field("logs_with_findings", logs_with);
+  const HealthCounts c = CountHealth(runs);
+  w.Field("read", !AnyLogNotRead(runs));
+  w.Field("logs", c.files);
+  w.Field("logs_not_read", c.not_read);
+  w.Field("logs_damaged", c.damaged);
+  w.Field("series", c.series);
+  w.Field("records", c.records);
+  w.Field("series_with_findings", logs_with);
   w.Field("findings", n);
   w.EndObject();
   if (extras.scaling != nullptr) WriteScaling(w, *extras.scaling);

@@ -1,5 +1,5 @@
 // `trainscope health` output: the text summary and the JSON document
-// (schema trainscope.health/1, docs/json-schema.md).
+// (schema trainscope.health/2, docs/json-schema.md).
 #pragma once
 
 #include <string>
@@ -13,14 +13,28 @@
 
 namespace trainscope::report {
 
-inline constexpr std::string_view kHealthJsonSchema = "trainscope.health/1";
+inline constexpr std::string_view kHealthJsonSchema = "trainscope.health/2";
 
 struct HealthRun {
   analysis::RunHealth health;  // findings rendered
   RowLedger ledger;
   int64_t bytes = 0;
   std::string warning;  // e.g. a gzip stream cut off: the lines before it were read
+  // A file is cut into series (runs x ranks): the first carries the file's
+  // line ledger, the others say they share it.
+  bool first_of_file = true;
+  // Why nothing of the file was read (no training line recognised, not
+  // text); empty when records were read. With the first lines it showed.
+  std::string not_read;
+  std::vector<std::string> first_lines;
 };
+
+// A series with fewer records says "cannot conclude", never "healthy".
+inline constexpr int64_t kHealthMinRecords = 3;
+
+// True when a log was not read, or not to its end (a damaged gzip stream):
+// `trainscope health` exits 2 then (docs/health.md).
+bool AnyLogNotRead(const std::vector<HealthRun>& runs);
 
 // What spans the runs: the --scaling table, the flight-recorder dumps found
 // next to the logs (null when none).
@@ -30,6 +44,12 @@ struct HealthExtras {
   std::vector<std::string> flight_pickles;  // pickled dumps: named, not read
   std::vector<std::string> flight_errors;
 };
+
+// The one-line verdict ("healthy: ...", "not read: ...", "N finding(s) ...").
+std::string FullVerdict(const std::vector<HealthRun>& runs, const HealthExtras& extras);
+// "run 2 of 2 (restart: step 1 after 13), rank 3 of 8 ranks"; "" for a
+// file that is one series naming no rank.
+std::string HealthSeriesName(const analysis::RunHealth& h);
 
 std::string RenderHealthText(const std::vector<HealthRun>& runs, const HealthExtras& extras = {});
 std::string RenderHealthJson(const std::vector<HealthRun>& runs, std::string_view version,

@@ -29,7 +29,7 @@ TEST(HealthCli, ManyLogsInOrderWithTheirFindingSteps) {
   ASSERT_EQ(parser.parse(r.out).get(doc), simdjson::SUCCESS) << r.out.substr(0, 200);
   std::string_view schema;
   ASSERT_EQ(doc["schema"].get(schema), simdjson::SUCCESS);
-  EXPECT_EQ(schema, "trainscope.health/1");
+  EXPECT_EQ(schema, "trainscope.health/2");
   int64_t findings = 0;
   ASSERT_EQ(doc["verdict"]["findings"].get(findings), simdjson::SUCCESS);
   // TorchTitan 4 (nan, spike, explosion, hang), clean 0, Megatron 6 (+ OOM,
@@ -171,9 +171,10 @@ TEST(HealthCli, FlightRecorderNamesTheCollectiveAndTheMissingRank) {
   EXPECT_EQ(last, 41);
   std::string_view verdict;
   ASSERT_EQ(doc["verdict"]["text"].get(verdict), simdjson::SUCCESS);
-  EXPECT_EQ(verdict,
-            "no findings in 1 log(s); flight recorder: 1 collective(s) not reached or completed by "
-            "every member");
+  EXPECT_EQ(
+      verdict,
+      "no findings in 40 record(s) in 1 series (runs x ranks) of 1 log(s); flight recorder: 1 "
+      "collective(s) not reached or completed by every member");
 
   const CommandResult pickled =
       RunTrainscope({"health", SourceDir() + "/tests/data/logs/flight_pickle/rank0.log"});

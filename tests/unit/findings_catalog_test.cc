@@ -149,6 +149,8 @@ slow_warmup_min_records  2  count  records  m
 periodic_spike_share  0.3  share  step  m
 periodic_min_spikes  3  count  spikes  m
 mfu_mismatch_share  0.15  share  mfu  m
+loss_early_rise_share  0.25  share  running-min-loss  m
+loss_divergence_share  0.2  share  window-median-loss  m
 )";
 
 Status ParseWith(const std::string& findings, const std::string& thresholds = kThresholds) {
@@ -284,7 +286,9 @@ TEST(FindingCatalog, BuiltinLoadsAndEveryIdHasItsTexts) {
     // NaN, an error line), not on a number against a bar.
     const bool setting = e.id == "launch-blocking" || e.id == "verbose-logging" ||
                          e.id == "nan-inf" || e.id == "device-oom" ||
-                         e.id == "collective-timeout" || e.id == "segfault";
+                         e.id == "collective-timeout" || e.id == "segfault" ||
+                         e.id == "time-limit" || e.id == "killed-by-signal" ||
+                         e.id == "python-traceback" || e.id == "worker-failed";
     EXPECT_NE(e.thresholds.empty(), !setting);
     for (const std::string& key : e.thresholds) {
       const ThresholdInfo* t = c.FindThreshold(key);
@@ -651,6 +655,20 @@ TEST(FindingCatalog, EveryIdRendersFromWhatItsDetectorEmits) {
     dropping += fmt::format("step={} loss=2.0 tps={}\n", i, i <= 6 ? 1000 : 700);
   }
   dropping += "Fatal Python error: Segmentation fault\n";
+  // How a run ends (Slurm, torchrun), an early loss spike and a rising
+  // loss, each in a series of its own.
+  std::string ended;
+  for (int i = 1; i <= 30; ++i) {
+    ended += fmt::format("step={} loss={}\n", i, i == 3 ? 40.0 : 10.0 + 0.5 * i);
+  }
+  ended +=
+      "slurmstepd: error: *** JOB 7 ON n1 CANCELLED AT 2024-05-01T10:00:00 DUE TO TIME "
+      "LIMIT ***\n";
+  ended += "W0501 10:00:01 api.py:897] Sending process 42 closing signal SIGTERM\n";
+  ended += "Traceback (most recent call last):\n";
+  ended += "torch.distributed.elastic.multiprocessing.errors.ChildFailedError:\n";
+  auto finished = formats::ReadTrainingLogBytes(ended, false, "ended.log");
+  ASSERT_TRUE(finished.ok());
   auto planted =
       formats::ReadTrainingLogFile(testing::SourceDir() + "/tests/data/logs/megatron_planted.log");
   ASSERT_TRUE(planted.ok());
@@ -668,8 +686,8 @@ TEST(FindingCatalog, EveryIdRendersFromWhatItsDetectorEmits) {
   analysis::ModelSpec too_big;  // twice the FLOPs the log's MFU implies
   too_big.params = 16e9;
   too_big.device = "h100";
-  for (const auto* log :
-       {&planted->log, &crashed->log, &drifting->log, &periodic->log, &titan->log}) {
+  for (const auto* log : {&planted->log, &crashed->log, &drifting->log, &periodic->log, &titan->log,
+                          &finished->log}) {
     RunHealth health =
         AnalyzeTrainingLog(*log, catalog.thresholds(), log == &titan->log ? &too_big : nullptr);
     RenderFindings(catalog, &health.findings, model::Platform::kUnknown);

@@ -78,6 +78,8 @@ constexpr Binding kBindings[] = {
     {"periodic_spike_share", &FindingThresholds::periodic_spike_share},
     {"periodic_min_spikes", &FindingThresholds::periodic_min_spikes},
     {"mfu_mismatch_share", &FindingThresholds::mfu_mismatch_share},
+    {"loss_early_rise_share", &FindingThresholds::loss_early_rise_share},
+    {"loss_divergence_share", &FindingThresholds::loss_divergence_share},
 };
 
 const Binding* FindBinding(std::string_view key) {

@@ -81,6 +81,8 @@ struct FindingThresholds {
   double periodic_spike_share = 0;         // share above the median step time
   double periodic_min_spikes = 0;          // count of spikes at a regular period
   double mfu_mismatch_share = 0;           // share of the model's MFU
+  double loss_early_rise_share = 0;        // share above the running minimum loss
+  double loss_divergence_share = 0;        // share above the lowest window median loss
 };
 
 // One row of data/thresholds.tsv.

@@ -175,26 +175,99 @@ void FindLossSpikes(const std::vector<Point>& loss, const model::TrainingLog& lo
   h->findings.push_back(std::move(f));
 }
 
-// Grad norm over the median of the |window| finite grad norms before it.
+// Before the spike window fills (the first health_window records of a
+// series), a loss judged against the running minimum of the losses before
+// it: a rise of loss_early_rise_share over it is an early spike. A starting
+// run's loss falls; too few rises exist yet to score one robustly.
+void FindEarlyLossSpikes(const std::vector<Point>& loss, const model::TrainingLog& log,
+                         const FindingThresholds& t, RunHealth* h) {
+  const size_t window = static_cast<size_t>(std::max(3.0, t.health_window));
+  const size_t end = std::min(loss.size(), window + 1);
+  if (end < 2 || !(t.loss_early_rise_share > 0)) return;
+  int64_t spikes = 0;
+  Finding f;
+  double running_min = loss[0].value;
+  for (size_t i = 1; i < end; ++i) {
+    const double x = loss[i].value;
+    const double floor = running_min;
+    running_min = std::min(running_min, x);
+    if (!(floor > 0) || x <= floor * (1 + t.loss_early_rise_share)) continue;
+    if (spikes++ > 0) continue;
+    const TrainingRecord& r = log.records[loss[i].record];
+    f.id = "early-loss-spike";
+    f.evidence_values = {{"step", static_cast<double>(r.step)},
+                         {"line", static_cast<double>(r.line)},
+                         {"loss", x},
+                         {"running_min", floor},
+                         {"first_loss", loss[0].value},
+                         {"rise_pct", (x / floor - 1) * 100}};
+  }
+  if (spikes == 0) return;
+  f.occurrences = spikes;
+  f.evidence_values.push_back({"spikes", static_cast<double>(spikes)});
+  h->findings.push_back(std::move(f));
+}
+
+// The loss trend rising: the series in consecutive windows of
+// min(health_window, n / 3) records (at least 3), each window's median
+// against the lowest median of the windows before it.
+void FindLossDivergence(const std::vector<Point>& loss, const model::TrainingLog& log,
+                        const FindingThresholds& t, RunHealth* h) {
+  const size_t width = std::max<size_t>(
+      3, std::min(static_cast<size_t>(std::max(3.0, t.health_window)), loss.size() / 3));
+  if (loss.size() < 2 * width || !(t.loss_divergence_share > 0)) return;
+  std::optional<double> lowest;
+  size_t lowest_at = 0;
+  std::vector<double> w;
+  for (size_t begin = 0; begin + width <= loss.size(); begin += width) {
+    w.clear();
+    for (size_t i = begin; i < begin + width; ++i) w.push_back(loss[i].value);
+    const double median = MedianOf(w);
+    if (lowest && *lowest > 0 && median > *lowest * (1 + t.loss_divergence_share)) {
+      const TrainingRecord& r = log.records[loss[begin].record];
+      Finding f;
+      f.id = "loss-divergence";
+      f.evidence_values = {
+          {"step", static_cast<double>(r.step)},
+          {"line", static_cast<double>(r.line)},
+          {"from_step", static_cast<double>(log.records[loss[lowest_at].record].step)},
+          {"window_median", median},
+          {"lowest_median", *lowest},
+          {"rise_pct", (median / *lowest - 1) * 100},
+          {"windows", static_cast<double>(width)}};
+      h->findings.push_back(std::move(f));
+      return;
+    }
+    if (!lowest || median < *lowest) {
+      lowest = median;
+      lowest_at = begin;
+    }
+  }
+}
+
+// Grad norm over the median of the |window| finite grad norms before it
+// (from the fourth record: the median of all before it while the window
+// fills).
 void FindGradExplosion(const std::vector<Point>& grad, const model::TrainingLog& log,
                        const FindingThresholds& t, RunHealth* h) {
   const size_t window = static_cast<size_t>(std::max(3.0, t.health_window));
   int64_t count = 0;
   Finding f;
-  std::vector<double> w(window);
-  for (size_t i = window; i < grad.size(); ++i) {
-    for (size_t k = 0; k < window; ++k) w[k] = grad[i - window + k].value;
+  std::vector<double> w;
+  for (size_t i = 3; i < grad.size(); ++i) {
+    const size_t from = i > window ? i - window : 0;
+    w.clear();
+    for (size_t k = from; k < i; ++k) w.push_back(grad[k].value);
     std::sort(w.begin(), w.end());
     const double median = QuantileOfSorted(w, 0.5);
     if (median <= 0 || grad[i].value < t.grad_explosion_ratio * median) continue;
     if (count++ > 0) continue;
     const TrainingRecord& r = log.records[grad[i].record];
     f.id = "grad-explosion";
-    f.evidence_values = {{"step", static_cast<double>(r.step)},
-                         {"line", static_cast<double>(r.line)},
-                         {"grad_norm", grad[i].value},
-                         {"median_grad_norm", median},
-                         {"ratio", grad[i].value / median}};
+    f.evidence_values = {
+        {"step", static_cast<double>(r.step)}, {"line", static_cast<double>(r.line)},
+        {"grad_norm", grad[i].value},          {"median_grad_norm", median},
+        {"ratio", grad[i].value / median},     {"prior_values", static_cast<double>(w.size())}};
   }
   if (count == 0) return;
   f.occurrences = count;
@@ -252,7 +325,7 @@ void FindThroughputDrop(const std::vector<Point>& tps, const std::vector<Point>&
 }
 
 void FindErrorLines(const model::TrainingLog& log, RunHealth* h) {
-  for (int k = 0; k < 3; ++k) {
+  for (int k = 0; k < model::kLogErrorKinds; ++k) {
     const auto kind = static_cast<model::LogErrorKind>(k);
     if (log.error_counts[k] == 0) continue;
     const auto first = std::find_if(log.errors.begin(), log.errors.end(),
@@ -614,7 +687,9 @@ RunHealth AnalyzeTrainingLog(const model::TrainingLog& log, const FindingThresho
 
   FindNanInf(log, &h);
   const std::vector<Point> loss_all = Series(log.records, &TrainingRecord::loss, true);
+  FindEarlyLossSpikes(loss_all, log, t, &h);
   FindLossSpikes(loss_all, log, t, &h);
+  FindLossDivergence(loss_all, log, t, &h);
   FindGradExplosion(Series(log.records, &TrainingRecord::grad_norm, true), log, t, &h);
   FindHang(log, t, &h);
   FindThroughputDrop(tps, step_ms, log, t, &h);

@@ -73,6 +73,15 @@ inline constexpr size_t kCurveMaxPoints = 1200;
 struct RunHealth {
   std::string path;
   model::LogFormat format = model::LogFormat::kUnknown;
+  // The series of the file this is (docs/health.md, "Runs and ranks"): the
+  // run (1-based; a restart or a resume starts the next), how many the file
+  // holds, the rank the lines name (unset: none) and the ranks of the run.
+  int run = 1;
+  int runs_in_file = 1;
+  std::optional<int> rank;
+  int ranks_in_run = 0;
+  std::string run_start;                  // "", "restart" or "resume"
+  std::optional<int64_t> back_from_step;  // the step before the restart / resume
   int64_t records = 0;
   std::optional<int64_t> first_step, last_step;
   bool steps_ordinal = false;  // the log prints no step: records are numbered

@@ -1,15 +1,19 @@
 #include "formats/log/training_log_reader.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <limits>
 #include <optional>
 
 #include "core/mapped_file.h"
 #include "core/safe_text.h"
+#include "formats/gzip_magic.h"
 #include "formats/log/line_reader.h"
 
 namespace trainscope::formats {
@@ -459,6 +463,19 @@ int64_t DaysFromCivil(int64_t y, int64_t m, int64_t d) {
   return era * 146097 + doe - 719468;
 }
 
+// How a run ended: Slurm's `*** JOB 12 ON n1 CANCELLED AT ... DUE TO TIME
+// LIMIT ***`, a signal (SIGTERM, SIGKILL, torchrun's `Signals.SIGKILL`,
+// a cancelled job), a Python traceback, torchrun's `ChildFailedError`.
+std::optional<model::LogErrorKind> ClassifyRunEnd(std::string_view line) {
+  using model::LogErrorKind;
+  const auto has = [&](std::string_view what) { return line.find(what) != std::string_view::npos; };
+  if (has("DUE TO TIME LIMIT")) return LogErrorKind::kTimeLimit;
+  if (has("SIGTERM") || has("SIGKILL") || has("CANCELLED AT")) return LogErrorKind::kSignal;
+  if (has("Traceback (most recent call last)")) return LogErrorKind::kTraceback;
+  if (has("ChildFailedError")) return LogErrorKind::kChildFailed;
+  return std::nullopt;
+}
+
 std::optional<model::LogErrorKind> ClassifyError(std::string_view line) {
   using model::LogErrorKind;
   if (line.find("out of memory") != std::string_view::npos ||
@@ -480,11 +497,33 @@ std::optional<model::LogErrorKind> ClassifyError(std::string_view line) {
       line.find("SIGSEGV") != std::string_view::npos) {
     return LogErrorKind::kSegfault;
   }
-  return std::nullopt;
+  return ClassifyRunEnd(line);
 }
 
 std::string Cut(std::string_view text) {
   return std::string(text.substr(0, model::TrainingLog::kMaxErrorText));
+}
+
+// The rank a line names in its prefix: XTuner's `[RANK 3]`, torchrun's
+// `[rank3]:` (any case, a space allowed); -1 when none.
+int32_t LineRank(std::string_view line) {
+  const std::string_view head = line.substr(0, 96);
+  for (size_t at = head.find('['); at != std::string_view::npos; at = head.find('[', at + 1)) {
+    std::string_view rest = head.substr(at + 1);
+    if (rest.size() < 5 || (rest[0] | 0x20) != 'r' || (rest[1] | 0x20) != 'a' ||
+        (rest[2] | 0x20) != 'n' || (rest[3] | 0x20) != 'k') {
+      continue;
+    }
+    rest.remove_prefix(4);
+    if (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+    int32_t rank = 0;
+    const auto [ptr, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), rank);
+    if (ec == std::errc() && ptr != rest.data() && ptr < rest.data() + rest.size() && *ptr == ']' &&
+        rank >= 0) {
+      return rank;
+    }
+  }
+  return -1;
 }
 
 class LogBuilder {
@@ -499,6 +538,7 @@ class LogBuilder {
       return;
     }
     const std::string_view text = StripAnsi(l.text, &ansi_);
+    KeepFirstLine(text);
     const std::optional<int64_t> wall = ParseLineTimestamp(text);
     if (wall) Timestamp(*wall, l.number, text);
     TrainingRecord r;
@@ -508,9 +548,11 @@ class LogBuilder {
       r.wall_ns = wall;
       r.offset = l.offset;
       r.line = l.number;
+      r.rank = LineRank(text);
       if (r.step_is_ordinal) r.step = static_cast<int64_t>(out_->log.records.size()) + 1;
       if (out_->log.format == LogFormat::kUnknown) out_->log.format = format;
       out_->log.records.push_back(r);
+      if (!wall) untimed_records_ = true;
       ledger.Use();
       return;
     }
@@ -523,8 +565,20 @@ class LogBuilder {
   }
 
  private:
+  void KeepFirstLine(std::string_view text) {
+    std::vector<std::string>& first = out_->log.first_lines;
+    if (first.size() >= model::TrainingLog::kFirstLinesKept) return;
+    if (Trim(text).empty()) return;
+    first.push_back(Cut(text));
+  }
+
+  // A silence is timed between two timestamped lines only when no training
+  // line without a clock lies between them: the steps printed there say the
+  // run was alive, and when is unknown.
   void Timestamp(int64_t wall, int64_t line, std::string_view text) {
-    if (last_wall_ && !out_->log.records.empty() && wall > *last_wall_) {
+    const bool untimed_between = untimed_records_;
+    untimed_records_ = false;
+    if (last_wall_ && !untimed_between && !out_->log.records.empty() && wall > *last_wall_) {
       model::LogGap gap;
       gap.gap_ns = wall - *last_wall_;
       gap.line_before = last_wall_line_;
@@ -567,6 +621,7 @@ class LogBuilder {
   const LogKeyMap* map_;
   std::string ansi_;
   std::optional<int64_t> last_wall_;
+  bool untimed_records_ = false;  // a record without a clock since the last timestamp
   int64_t last_wall_line_ = 0;
   std::string last_wall_text_;
 };
@@ -671,8 +726,36 @@ Result<ReadTrainingLog> ReadLog(
 
 }  // namespace
 
+std::string NotTextReason(std::string_view bytes) {
+  if (IsGzip(bytes)) return {};
+  const std::string_view head = bytes.substr(0, size_t{64} << 10);
+  const size_t nul = head.find('\0');
+  if (nul == std::string_view::npos) return {};
+  const auto byte = [&](size_t i) { return static_cast<unsigned char>(head[i]); };
+  std::string what = "binary data";
+  if (head.size() >= 4 && head.substr(0, 4) == std::string_view("\x7f"
+                                                                "ELF",
+                                                                4)) {
+    what = "an ELF executable or library";
+  } else if (head.size() >= 2 &&
+             ((byte(0) == 0xff && byte(1) == 0xfe) || (byte(0) == 0xfe && byte(1) == 0xff))) {
+    what = "UTF-16 text (convert it: iconv -f UTF-16 -t UTF-8)";
+  } else if (head.size() >= 2 &&
+             ((byte(0) != 0 && byte(1) == 0) || (byte(0) == 0 && byte(1) != 0))) {
+    what = "UTF-16 text without a byte-order mark, or binary data";
+  }
+  return fmt::format("a NUL byte at offset {}: {}, not a text log", nul, what);
+}
+
 Result<ReadTrainingLog> ReadTrainingLogBytes(std::string_view bytes, bool gzip,
                                              const std::string& name, const LogKeyMap* map) {
+  if (std::string why = gzip ? std::string() : NotTextReason(bytes); !why.empty()) {
+    ReadTrainingLog out;
+    out.ledger = RowLedger(name);
+    out.log.path = name;
+    out.log.not_text = std::move(why);
+    return out;
+  }
   return ReadLog(name, map, [&](const std::function<void(const LogLine&)>& fn) {
     return ForEachLogLineIn(bytes, gzip, name, fn);
   });
@@ -680,6 +763,15 @@ Result<ReadTrainingLog> ReadTrainingLogBytes(std::string_view bytes, bool gzip,
 
 Result<ReadTrainingLog> ReadTrainingLogFile(const std::string& path, const LogKeyMap* map) {
   TS_ASSIGN_OR_RETURN(MappedFile file, MappedFile::Open(path));
+  if (std::string why = NotTextReason(file.data()); !why.empty()) {
+    // Not a text log: not read at all (a sparse file of gigabytes of NULs
+    // would otherwise be scanned to its end for nothing).
+    ReadTrainingLog out;
+    out.ledger = RowLedger(path);
+    out.log.path = path;
+    out.log.not_text = std::move(why);
+    return out;
+  }
   return ReadLog(path, map, [&](const std::function<void(const LogLine&)>& fn) {
     return ForEachLogLineOf(file, fn);
   });

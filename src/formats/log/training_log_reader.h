@@ -50,6 +50,11 @@ Result<ReadTrainingLog> ReadTrainingLogBytes(std::string_view bytes, bool gzip,
                                              const std::string& name,
                                              const LogKeyMap* map = nullptr);
 
+// Why |bytes| (a file's start) is no text log: a NUL byte in the first
+// 64 KiB of a file that is not gzip (a binary file, an ELF, UTF-16); empty
+// for text.
+std::string NotTextReason(std::string_view bytes);
+
 // One line's parse, exposed for tests. Returns kNone and fills |record| for a
 // training line; kLogNotTrainingLine or kLogUnparsableNumber otherwise.
 RowIssue ParseTrainingLine(std::string_view line, model::TrainingRecord* record,
