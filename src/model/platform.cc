@@ -55,6 +55,10 @@ Platform DetectPlatform(const RankProfile& profile) {
   for (const DeviceProperties& device : profile.timeline.devices) {
     if (auto vendor = VendorOfDevice(device.name)) return *vendor;
   }
+  // The runtime's own keys (roctracer_version, cupti_version...) when the
+  // device name says no vendor.
+  if (profile.timeline.gpu_runtime == "ROCm") return Platform::kRocm;
+  if (profile.timeline.gpu_runtime == "CUDA") return Platform::kCuda;
   const DeviceEvents& events = profile.device_events;
   if (events.size() == 0) return Platform::kUnknown;
   // Names repeat: look at each distinct name once, a bounded number of them.

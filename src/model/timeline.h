@@ -195,6 +195,10 @@ struct Timeline {
   std::map<std::pair<int64_t, int64_t>, StringId> thread_names;
   DistributedInfo distributed;
   std::vector<DeviceProperties> devices;
+  // The GPU runtime the trace's top-level keys name: "ROCm" (roctracer_version,
+  // hip_runtime_version, hip_driver_version), "CUDA" (cupti_version,
+  // cuda_runtime_version, cuda_driver_version); "" when none.
+  std::string gpu_runtime;
   std::vector<MemoryEvent> memory;
   std::vector<OverlapSegment> overlap;  // Ascend only
 };

@@ -573,6 +573,9 @@ void WriteJobDocument(JsonWriter& w, const analysis::JobAnalysis& job,
   if (!job.runs.empty()) WriteRuns(w, job.runs);
   w.Field("platform", model::PlatformKey(job.platform));
   WriteFindingsJson(w, job);
+  w.Key("withheld_for_inference").BeginArray();
+  for (const std::string& id : job.withheld_for_inference) w.String(id);
+  w.EndArray();
   WriteClusterJson(w, job);
   WriteStepsTableJson(w, BuildStepsTable(job));
   w.Key("ranks").BeginArray();
@@ -585,6 +588,16 @@ void WriteJobDocument(JsonWriter& w, const analysis::JobAnalysis& job,
     w.Field("cann_version", rank.header.cann_version);
     w.Field("profiler_level", rank.header.profiler_level);
     w.Field("platform", model::PlatformKey(rank.header.platform));
+    if (rank.header.device_name.empty()) {
+      w.Key("device").Null();
+    } else {
+      w.Field("device", rank.header.device_name);
+    }
+    w.Key("workload")
+        .BeginObject()
+        .Field("kind", rank.header.workload)
+        .Field("evidence", rank.header.workload_evidence)
+        .EndObject();
     w.Field("steps_from", rank.header.steps_from.empty()
                               ? std::string("none (the whole capture is one step)")
                               : rank.header.steps_from);

@@ -223,7 +223,11 @@ void RenderRankDetail(std::string& out, const analysis::RankAnalysis& rank, cons
   if (!capture.empty()) out += fmt::format("  ({})", capture);
   out += "\n";
   out += fmt::format("  {}\n", s.Dim(T(rank.header.source)));
-  out += fmt::format("  platform:    {}\n", model::PlatformLabel(rank.header.platform));
+  out += fmt::format("  platform:    {}{}\n", model::PlatformLabel(rank.header.platform),
+                     rank.header.device_name.empty() ? "" : ", " + T(rank.header.device_name));
+  out += fmt::format(
+      "  workload:    {}{}\n", rank.header.workload,
+      rank.header.workload_evidence.empty() ? "" : " (" + T(rank.header.workload_evidence) + ")");
   out += fmt::format("  step chosen: {}\n", T(rank.selected_step_reason));
   if (!rank.header.steps_from.empty() &&
       rank.header.steps_from.find("Step Id column") == std::string::npos) {
@@ -670,6 +674,11 @@ std::string RenderText(const analysis::JobAnalysis& job, const TextReportOptions
   const analysis::RankAnalysis* focus = FocusRank(job, options.focus_rank);
   RenderRuns(out, job, s);
   RenderPortraitText(out, job, options);
+  if (!job.withheld_for_inference.empty()) {
+    out +=
+        fmt::format("  Not reported for an inference job (their remedies assume training): {}\n\n",
+                    fmt::join(job.withheld_for_inference, ", "));
+  }
   if (options.quiet) return FitToWidth(TerminalSafeReport(out, options.color), options.width);
   RenderRankDetail(out, *focus, s);
   RenderMotifsText(out, *focus, options.color, options.width);

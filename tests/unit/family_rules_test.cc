@@ -82,6 +82,20 @@ TEST(FamilyRulesTest, BuiltinTableNamesTheKernelsOfGpuLibraries) {
       {"SageAttention CUDA",
        "void qk_int_sv_f8_attn_kernel<128u, 64u, 32u, 64u, 128u, (DataType)1>(signed char*, ...)",
        "matmul/attention"},
+      {"SageAttention sage_fwd", "sage_fwd", "matmul/attention"},
+      {"SageAttention sage_bwd", "sage_bwd_dq_dk_dv", "matmul/attention"},
+      // The vLLM B200 trace of the corpus: a paged attention kernel whose
+      // name holds "Chunked", which the linear-attention rule *chunk* took.
+      {"TensorRT-LLM fmha (Chunked)",
+       "fmhaSm100aKernel_QkvE4m3OBfloat16H64PagedKvSlidingOrChunkedCausalP16VarSeqQ128Kv128"
+       "PersistentContext",
+       "matmul/attention"},
+      {"vLLM paged attention",
+       "void vllm::paged_attention_v2_kernel<__nv_bfloat16, __nv_bfloat16, 128, 16, 128>(...)",
+       "matmul/attention"},
+      {"vLLM ROCm paged attention",
+       "void paged_attention_ll4mi_QKV_mfma16_kernel<__hip_bfloat16, 128, 16>(...)",
+       "matmul/attention"},
       {"cuBLAS nvjet", "nvjet_tst_144x128_64x6_2x1_v_bz_bias_TNN", "matmul/attention"},
       {"cuBLASLt epilogue",
        "void epilogue::impl::globalKernel<float, float, float, true, true>(int, int, long, float*, "

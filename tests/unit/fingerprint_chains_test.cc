@@ -226,6 +226,143 @@ TEST(FingerprintChains, FusedPermuteAndExpertLoopsAreNotPermuteChains) {
   EXPECT_EQ(counts.size(), 1u);
 }
 
+// Eager F.cross_entropy on CUDA/ROCm as real traces spell it: the 2021
+// tbplugin ResNet trace (softmax_warp_forward with is_log_softmax = true and
+// five template arguments, then cunn_ClassNLLCriterion_updateOutput_kernel;
+// backward cunn_ClassNLLCriterion_updateGradInput_kernel then
+// softmax_warp_backward), the current PyTorch spelling (six template
+// arguments, nll_loss_forward_reduce_cuda_kernel_2d in Loss.cu) and the wide
+// vocabulary path of SoftMax.cu (cunn_SoftMaxForward / cunn_SoftMaxBackward
+// with the LogSoftMax epilogues). Forward and backward count under one id.
+TEST(FingerprintChains, EagerCrossEntropyInCudaSpelling) {
+  const std::string warp_fwd_2021 =
+      "void (anonymous namespace)::softmax_warp_forward<float, float, float, 10, true>(float*, "
+      "float const*, int, int, int)";
+  const std::string warp_bwd_2021 =
+      "void (anonymous namespace)::softmax_warp_backward<float, float, float, 10, true>(float*, "
+      "float const*, float const*, int, int, int)";
+  const std::string nll_fwd_2021 =
+      "void cunn_ClassNLLCriterion_updateOutput_kernel<float, float>(float*, float*, float*, "
+      "long*, float*, int, int, int, int, long)";
+  const std::string nll_bwd_2021 =
+      "void cunn_ClassNLLCriterion_updateGradInput_kernel<float>(float*, float*, long*, float*, "
+      "float*, int, int, int, int, long)";
+  const std::string warp_fwd =
+      "void (anonymous namespace)::softmax_warp_forward<float, float, float, 10, true, "
+      "false>(float*, float const*, int, int, int, bool const*, int, bool)";
+  const std::string warp_bwd =
+      "void (anonymous namespace)::softmax_warp_backward<float, float, float, 10, true, "
+      "false>(float*, float const*, float const*, int, int, int, bool const*)";
+  const std::string nll_fwd =
+      "void at::native::(anonymous namespace)::nll_loss_forward_reduce_cuda_kernel_2d<float, "
+      "float, long>(float*, float*, float const*, long const*, float const*, bool, long, long, "
+      "long)";
+  const std::string nll_bwd =
+      "void at::native::(anonymous namespace)::nll_loss_backward_reduce_cuda_kernel_2d<float, "
+      "long>(float*, float const*, long const*, float const*, float const*, bool, int, int, long, "
+      "long)";
+  const std::string wide_fwd =
+      "void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, c10::BFloat16, float, "
+      "float, at::native::(anonymous namespace)::LogSoftMaxForwardEpilogue>(float*, "
+      "c10::BFloat16 const*, int)";
+  const std::string wide_bwd =
+      "void at::native::(anonymous namespace)::cunn_SoftMaxBackward<4, c10::BFloat16, float, "
+      "float, at::native::(anonymous namespace)::LogSoftMaxBackwardEpilogue>(c10::BFloat16*, "
+      "float const*, float const*, long)";
+  const std::string gemm = "volta_sgemm_64x32_sliced1x4_tn";
+  const std::string fill =
+      "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, "
+      "at::detail::Array<char*, 1> >(int, at::native::FillFunctor<float>, "
+      "at::detail::Array<char*, 1>)";
+  std::vector<std::string> step;
+  Append(&step, {gemm, warp_fwd_2021, nll_fwd_2021, fill, nll_bwd_2021, warp_bwd_2021, gemm});
+  Append(&step, {gemm, warp_fwd, nll_fwd, fill, nll_bwd, warp_bwd, gemm}, 2);
+  Append(&step, {gemm, wide_fwd, nll_fwd, fill, nll_bwd, wide_bwd, gemm});
+  const auto counts = CountMatches(step);
+  EXPECT_EQ(counts.at("unfused-cross-entropy/gpu-fwd"), 4);
+  EXPECT_EQ(counts.at("unfused-cross-entropy/gpu-bwd"), 4);
+  EXPECT_EQ(counts.size(), 2u);
+
+  model::RankProfile gpu = ProfileOfTypes(step);
+  gpu.timeline.devices.push_back(model::DeviceProperties{0, "Tesla V100-SXM2-16GB"});
+  const JobAnalysis job = AnalyzeOne(std::move(gpu));
+  const Finding* ce = FindingWithId(job, "unfused-cross-entropy");
+  ASSERT_NE(ce, nullptr);
+  EXPECT_EQ(EvidenceValue(*ce, "instances_gpu-fwd"), 4);
+  EXPECT_EQ(EvidenceValue(*ce, "instances_gpu-bwd"), 4);
+  // The gain is the saving of both directions: 16 chains of two kernels.
+  EXPECT_EQ(EvidenceValue(*ce, "instances"), 8);
+}
+
+// A plain softmax (is_log_softmax = false) or a masked softmax
+// (<..., false, true>) before an NLL kernel is not a cross-entropy; a
+// log_softmax with no NLL after it (a hand-written loss) is not the chain.
+TEST(FingerprintChains, SoftmaxThatIsNotLogSoftmaxIsNotCrossEntropy) {
+  const std::string plain =
+      "void (anonymous namespace)::softmax_warp_forward<float, float, float, 10, false, "
+      "false>(float*, float const*, int, int, int, bool const*, int, bool)";
+  const std::string masked =
+      "void (anonymous namespace)::softmax_warp_forward<float, float, float, 10, false, "
+      "true>(float*, float const*, int, int, int, bool const*, int, bool)";
+  const std::string log_fwd =
+      "void (anonymous namespace)::softmax_warp_forward<float, float, float, 10, true, "
+      "false>(float*, float const*, int, int, int, bool const*, int, bool)";
+  const std::string nll_fwd =
+      "void at::native::(anonymous namespace)::nll_loss_forward_reduce_cuda_kernel_2d<float, "
+      "float, long>(float*, float*, float const*, long const*, float const*, bool, long, long, "
+      "long)";
+  const std::string mul =
+      "void at::native::vectorized_elementwise_kernel<4, at::native::BinaryFunctor<float, float, "
+      "float, at::native::binary_internal::MulFunctor<float> >, at::detail::Array<char*, 3> "
+      ">(int)";
+  std::vector<std::string> step = {"volta_sgemm_64x32_sliced1x4_tn", plain, nll_fwd};
+  Append(&step, {"volta_sgemm_64x32_sliced1x4_tn", masked, nll_fwd});
+  Append(&step, {"volta_sgemm_64x32_sliced1x4_tn", log_fwd, mul});
+  EXPECT_TRUE(CountMatches(step).empty());
+}
+
+// Fused kernels are the remedy, not the pattern: Inductor's triton kernels,
+// Liger, Apex and TransformerEngine never fill a member of an unfused
+// chain, so a chain of them (or eager kernels with one member fused) is
+// not reported.
+TEST(FingerprintChains, FusedKernelsAreNeverMembersOfAnUnfusedChain) {
+  const std::string pow =
+      "void at::native::vectorized_elementwise_kernel<4, "
+      "at::native::(anonymous namespace)::pow_tensor_scalar_kernel_impl<float, float>>(int)";
+  const std::string mean =
+      "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, "
+      "at::native::MeanOps<float, float, float, float>, unsigned int, float, 4> >(float)";
+  const std::string add =
+      "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, "
+      "at::detail::Array<char*, 3> >(int)";
+  const std::string rsqrt =
+      "void at::native::vectorized_elementwise_kernel<4, "
+      "at::native::rsqrt_kernel_cuda(at::TensorIteratorBase&)::{lambda()#2}>(int)";
+  const std::string mul =
+      "void at::native::vectorized_elementwise_kernel<4, at::native::BinaryFunctor<float, float, "
+      "float, at::native::binary_internal::MulFunctor<float> >, at::detail::Array<char*, 3> "
+      ">(int)";
+  const std::string gemm = "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n";
+  // The eager chain itself is matched (the control).
+  EXPECT_EQ(
+      CountMatches({gemm, pow, mean, add, rsqrt, mul, mul, gemm}).count("unfused-rmsnorm/gpu-fwd"),
+      1u);
+  std::vector<std::string> step;
+  // Inductor kernels whose names hold the op names the eager globs look for.
+  Append(&step, {gemm, pow, mean, "triton_poi_fused_add_0", "triton_poi_fused_rsqrt_1", mul, mul});
+  Append(&step, {gemm, "triton_red_fused__to_copy_add_mean_mul_pow_rsqrt_2",
+                 "triton_per_fused_add_mean_mul_pow_rsqrt_3", "triton_poi_fused_mul_silu_4"});
+  // Liger, Apex and TransformerEngine forms.
+  Append(&step,
+         {gemm, "_rms_norm_forward_kernel", "_cross_entropy_kernel", "_rms_norm_backward_kernel"});
+  Append(&step, {gemm,
+                 "void cuApplyRMSNorm<float, float, float>(float*, float*, float const*, int, "
+                 "int, float, float const*)",
+                 "void transformer_engine::normalization::rmsnorm_fwd_tuned_kernel<float>(int)"});
+  Append(&step, {gemm, pow, mean, add, "triton_poi_fused_rsqrt_5", mul, mul});
+  EXPECT_TRUE(CountMatches(step).empty());
+}
+
 // End to end: the finding's id, its per-variant counts, and a remedy with
 // only the detected platform's switches.
 TEST(FingerprintChains, FindingsNameThePlatformsRemedy) {

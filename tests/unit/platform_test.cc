@@ -4,9 +4,16 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <string>
+#include <vector>
 
+#include "analysis/common/family_rules.h"
+#include "analysis/job/rank_analysis.h"
+#include "formats/load_profiles.h"
 #include "model/rank_profile.h"
+#include "report/text_report.h"
+#include "test_paths.h"
 
 namespace trainscope::model {
 namespace {
@@ -49,9 +56,63 @@ TEST(Platform, WithoutDeviceNamesOneVendorsKernelsDecide) {
             Platform::kCuda);
   EXPECT_EQ(DetectPlatform(TraceWithKernel("sm90_xmma_gemm_bf16bf16_bf16f32")), Platform::kCuda);
   // A generic PyTorch kernel names no vendor.
-  EXPECT_EQ(DetectPlatform(TraceWithKernel("void at::native::vectorized_elementwise_kernel<4>()")),
+  EXPECT_EQ(DetectPlatform(TraceWithKernel("at::native::vectorized_elementwise_kernel<4>")),
             Platform::kGpu);
   EXPECT_EQ(DetectPlatform(RankProfile{}), Platform::kUnknown);  // nothing ran on a device
+}
+
+// A Kineto trace as torch.profiler writes it on ROCm (top-level keys as in
+// the corpus MI300X traces: deviceProperties, roctracer_version,
+// hip_runtime_version), hand-written: one ProfilerStep and one kernel.
+std::string RocmTrace(const std::string& device_name, const std::string& runtime_keys) {
+  return R"({"schemaVersion": 1, "deviceProperties": [{"id": 0, "name": ")" + device_name +
+         R"(", "totalGlobalMem": 206141652992, "computeMajor": 9, "computeMinor": 4}],
+  )" + runtime_keys +
+         R"("traceEvents": [
+  {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#1", "pid": 1, "tid": 1,
+   "ts": 1000.0, "dur": 500.0},
+  {"ph": "X", "cat": "kernel", "name": "at::native::vectorized_elementwise_kernel<4>",
+   "pid": 0, "tid": 7, "ts": 1100.0, "dur": 50.0, "args": {"device": 0, "stream": 7}}
+  ]
+})";
+}
+
+analysis::JobAnalysis AnalyzeTraceText(const std::string& text) {
+  const std::string dir = testing::MakeTempDir("platform_rocm");
+  const std::string path = dir + "/rank0.pt.trace.json";
+  std::ofstream(path) << text;
+  auto loaded = formats::LoadProfiles({path}, 1);
+  EXPECT_TRUE(loaded.ok()) << loaded.status().message();
+  if (!loaded.ok()) return {};
+  auto job = analysis::AnalyzeJob(loaded->profiles, analysis::FamilyRules::Builtin(),
+                                  analysis::AnalysisOptions{}, 1);
+  EXPECT_TRUE(job.ok()) << job.status().message();
+  return job.ok() ? std::move(job).value() : analysis::JobAnalysis{};
+}
+
+// ROCm traces name their vendor and device: the platform line reads
+// "AMD GPU (ROCm), AMD Instinct MI300X"; a device name that names no vendor
+// (an unknown gfx name) still gives ROCm by the runtime's own keys.
+TEST(Platform, RocmTracesNameTheirVendorAndDevice) {
+  const analysis::JobAnalysis named =
+      AnalyzeTraceText(RocmTrace("AMD Instinct MI300X", R"("roctracer_version": "4.1", )"));
+  ASSERT_EQ(named.ranks.size(), 1u);
+  EXPECT_EQ(named.ranks[0].header.platform, Platform::kRocm);
+  EXPECT_EQ(named.ranks[0].header.device_name, "AMD Instinct MI300X");
+  const std::string text = report::RenderText(named, report::TextReportOptions{});
+  EXPECT_NE(text.find("platform:    AMD GPU (ROCm), AMD Instinct MI300X"), std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("vendor not named"), std::string::npos);
+
+  const analysis::JobAnalysis by_runtime = AnalyzeTraceText(
+      RocmTrace("gfx942", R"("roctracer_version": "4.1", "hip_runtime_version": "60443483", )"));
+  ASSERT_EQ(by_runtime.ranks.size(), 1u);
+  EXPECT_EQ(by_runtime.ranks[0].header.platform, Platform::kRocm);
+  EXPECT_EQ(by_runtime.ranks[0].header.device_name, "gfx942");
+
+  const analysis::JobAnalysis unnamed = AnalyzeTraceText(RocmTrace("gfx942", ""));
+  ASSERT_EQ(unnamed.ranks.size(), 1u);
+  EXPECT_EQ(unnamed.ranks[0].header.platform, Platform::kGpu) << "nothing names a vendor";
 }
 
 TEST(Platform, KeysRoundTripAndGpuCoversEveryGpu) {

@@ -360,7 +360,7 @@ TEST(RankResultIoTest, FormatVersionMatchesTheLayout) {
     size_t size;
     uint64_t hash;
   };
-  constexpr Layout kLayout{20, 1424, 0x8d81bfe2f63e878a};
+  constexpr Layout kLayout{21, 1434, 0x39d9448b767112aa};
   EXPECT_EQ(kRankResultFormatVersion, kLayout.version);
   EXPECT_EQ(bytes.size(), kLayout.size);
   EXPECT_EQ(hash, kLayout.hash) << std::hex << hash;

@@ -14,6 +14,7 @@
 #include "analysis/findings/pipeline_findings.h"
 #include "analysis/findings/threshold_findings.h"
 #include "analysis/job/job_stages.h"
+#include "analysis/job/workload.h"
 #include "analysis/motifs/fingerprint_library.h"
 #include "analysis/motifs/fingerprint_match.h"
 #include "analysis/step/plausibility.h"
@@ -318,6 +319,25 @@ bool HasStep(const RankSteps& steps, int32_t step) {
   return std::find(steps.present.begin(), steps.present.end(), step) != steps.present.end();
 }
 
+// An inference job (every rank inference) gets no finding whose remedy
+// assumes training; the ids withheld are named in the report.
+void WithholdTrainingOnlyFindings(JobAnalysis* job) {
+  const bool inference =
+      !job->ranks.empty() &&
+      std::all_of(job->ranks.begin(), job->ranks.end(),
+                  [](const RankAnalysis& r) { return r.header.workload == "inference"; });
+  if (!inference) return;
+  std::vector<Finding> kept;
+  for (Finding& f : job->findings) {
+    if (IsTrainingOnlyFinding(f.id)) {
+      job->withheld_for_inference.push_back(f.id);
+    } else {
+      kept.push_back(std::move(f));
+    }
+  }
+  job->findings = std::move(kept);
+}
+
 }  // namespace
 
 Result<RankResult> AnalyzeRank(const model::RankProfile& profile, const JobContext& context) {
@@ -329,6 +349,12 @@ Result<RankResult> AnalyzeRank(const model::RankProfile& profile, const JobConte
   header.cann_version = profile.info.cann_version;
   header.profiler_level = profile.info.profiler_level;
   header.platform = model::DetectPlatform(profile);
+  header.device_name = profile.info.device_name;
+  if (header.device_name.empty() && !profile.timeline.devices.empty())
+    header.device_name = profile.timeline.devices.front().name;
+  Workload workload = DetectWorkload(profile);
+  header.workload = std::move(workload.kind);
+  header.workload_evidence = std::move(workload.evidence);
   header.parallel_sizes = profile.info.parallel_sizes;
   for (const model::CaptureInfo::ParallelGroup& group : profile.info.parallel_groups) {
     if (group.name == "pp" && group.group_rank >= 0) header.pipeline_stage = group.group_rank;
@@ -457,6 +483,7 @@ Result<JobAnalysis> Combine(std::vector<RankResult>&& ranks, const JobContext& c
   AddClusterAnalysis(std::move(comm), links, &job, CatalogOf(options));
   AddPipelineFindings(&job, CatalogOf(options));
   AddMemoryFindings(&job, CatalogOf(options));
+  WithholdTrainingOnlyFindings(&job);
   for (Finding& f : job.findings) f.estimated_gain_pct = ClampGainPct(f.estimated_gain_pct);
   RankFindings(&job.findings);
   job.projection = ProjectGains(job.findings, JobStepNs(job));

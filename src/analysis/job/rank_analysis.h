@@ -48,6 +48,12 @@ struct RankHeader {
   std::string cann_version;
   std::string profiler_level;
   model::Platform platform = model::Platform::kUnknown;  // model::DetectPlatform
+  // The device the trace names (Kineto deviceProperties' first name, e.g.
+  // "AMD Instinct MI300X"; an Ascend export's NPU name); "" when it names none.
+  std::string device_name;
+  // DetectWorkload: "training", "inference" or "unknown", and what says so.
+  std::string workload = "unknown";
+  std::string workload_evidence;
   // The parallel layout from profiler_metadata.json (empty / unset when the
   // profile has none): distributed_args' *_size entries, and this rank's
   // pipeline stage (its rank in the "pp" process group).
@@ -122,6 +128,9 @@ struct JobAnalysis {
   // memset in any step): a CPU-only trace, or a profile level that records
   // no device data. Their numbers are unknown, not zero.
   std::vector<int32_t> ranks_without_device_activity;
+  // Training-only findings not reported because every rank is inference
+  // (IsTrainingOnlyFinding), by id.
+  std::vector<std::string> withheld_for_inference;
   ClusterAnalysis cluster;
 };
 

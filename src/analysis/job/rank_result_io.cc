@@ -245,8 +245,8 @@ void VisitFields(V& v, S& l2) {
 template <class V, Is<RankHeader> S>
 void VisitFields(V& v, S& rank_header) {
   TS_FIELDS(v, rank_header, rank, source, torch_npu_version, cann_version, profiler_level, platform,
-            parallel_sizes, pipeline_stage, steps_from, files, missing_files, warnings, inventory,
-            l2_cache);
+            device_name, workload, workload_evidence, parallel_sizes, pipeline_stage, steps_from,
+            files, missing_files, warnings, inventory, l2_cache);
 }
 template <class V, Is<RankResult> S>
 void VisitFields(V& v, S& rank_result) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "analysis/common/family_rules.h"
 #include "core/rule_file.h"
 #include "model/kernel_names.h"
 
@@ -107,6 +108,7 @@ std::vector<std::pair<std::string, std::string>> Fingerprint::TextLabels() const
 FingerprintLibrary FingerprintLibrary::WithoutNameOnlyRows() const {
   FingerprintLibrary out;
   out.equiv_ = equiv_;
+  out.fused_globs_ = fused_globs_;
   for (const Fingerprint& fp : fingerprints_) {
     const bool names_only =
         std::all_of(fp.members.begin(), fp.members.end(), [](const PatternMember& m) {
@@ -115,6 +117,11 @@ FingerprintLibrary FingerprintLibrary::WithoutNameOnlyRows() const {
     if (!names_only) out.fingerprints_.push_back(fp);
   }
   return out;
+}
+
+bool FingerprintLibrary::IsFusedKernel(std::string_view lower_name) const {
+  return std::any_of(fused_globs_.begin(), fused_globs_.end(),
+                     [&](const std::string& glob) { return GlobMatch(glob, lower_name); });
 }
 
 const Fingerprint* FingerprintLibrary::Find(std::string_view id) const {
@@ -143,8 +150,17 @@ Result<FingerprintLibrary> FingerprintLibrary::Parse(std::string_view text,
           library.equiv_.emplace_back(AsciiLower(fields[1]), AsciiLower(fields[2]));
           return Status::Ok();
         }
+        if (fields[0] == "fused") {
+          if (fields.size() != 3 || fields[1].empty()) {
+            return InvalidInput(where +
+                                ": a fused row needs 3 tab-separated fields: fused GLOB WHAT");
+          }
+          library.fused_globs_.push_back(AsciiLower(fields[1]));
+          return Status::Ok();
+        }
         if (fields[0] != "fingerprint") {
-          return InvalidInput(where + ": a row starts with 'equiv' or 'fingerprint', got '" +
+          return InvalidInput(where +
+                              ": a row starts with 'equiv', 'fused' or 'fingerprint', got '" +
                               std::string(fields[0]) + "'");
         }
         if (fields.size() != 9) {
@@ -229,6 +245,9 @@ FingerprintLibrary FingerprintLibrary::Merge(const FingerprintLibrary& user,
                                         [&](const auto& e) { return e.first == pair.first; });
     if (!overridden) merged.equiv_.push_back(pair);
   }
+  merged.fused_globs_ = user.fused_globs_;
+  merged.fused_globs_.insert(merged.fused_globs_.end(), base.fused_globs_.begin(),
+                             base.fused_globs_.end());
   merged.fingerprints_ = user.fingerprints_;
   merged.fingerprints_.insert(merged.fingerprints_.end(), base.fingerprints_.begin(),
                               base.fingerprints_.end());

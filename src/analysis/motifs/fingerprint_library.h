@@ -62,6 +62,12 @@ class FingerprintLibrary {
 
   const std::vector<Fingerprint>& fingerprints() const { return fingerprints_; }
   const std::vector<std::pair<std::string, std::string>>& equivalences() const { return equiv_; }
+  // Globs (lower case) on the kernel name of fused kernels (Inductor's
+  // triton_*_fused_*, Liger, Apex, TransformerEngine): a fused kernel is
+  // never a member of an unfused chain, only an ANY it surrounds.
+  const std::vector<std::string>& fused_kernel_globs() const { return fused_globs_; }
+  // Whether a lower-case kernel name matches one of fused_kernel_globs().
+  bool IsFusedKernel(std::string_view lower_name) const;
   // The first entry with this id (title, remedy... are per id), or nullptr.
   const Fingerprint* Find(std::string_view id) const;
   // The same library without the rows whose every member is a name~GLOB
@@ -72,6 +78,7 @@ class FingerprintLibrary {
  private:
   std::vector<Fingerprint> fingerprints_;
   std::vector<std::pair<std::string, std::string>> equiv_;  // lower-case from -> to
+  std::vector<std::string> fused_globs_;                    // lower case
 };
 
 }  // namespace trainscope::analysis

@@ -44,15 +44,37 @@ int32_t LongestMatch(const CompiledFingerprint& cf, const std::vector<int32_t>& 
   return best;
 }
 
-// The member's answer for a vocabulary entry: its canonical op type and
-// its lower-case kernel name.
-bool EntryMatches(const PatternMember& member, std::string_view canonical, std::string_view name) {
+// A vocabulary entry as the members see it: its canonical op type, its
+// lower-case kernel name without spaces (a name glob is one token of the
+// pattern, so it cannot hold the spaces of "<float, float, 10, true>"), and
+// whether the kernel is a fused form, which no member but ANY accepts.
+struct MatchEntry {
+  std::string_view canonical;
+  std::string compact_name;
+  bool fused = false;
+};
+
+MatchEntry EntryOf(const FingerprintLibrary& library, std::string_view canonical,
+                   std::string_view name) {
+  MatchEntry entry;
+  entry.canonical = canonical;
+  entry.compact_name.reserve(name.size());
+  for (const char c : name) {
+    if (c != ' ') entry.compact_name.push_back(c);
+  }
+  entry.fused = library.IsFusedKernel(name);
+  return entry;
+}
+
+// The member's answer for a vocabulary entry.
+bool EntryMatches(const PatternMember& member, const MatchEntry& entry) {
   if (member.any) return true;
+  if (entry.fused) return false;
   for (const auto& alt : member.alternatives) {
-    if (HasGlob(alt) ? GlobMatch(alt, canonical) : alt == canonical) return true;
+    if (HasGlob(alt) ? GlobMatch(alt, entry.canonical) : alt == entry.canonical) return true;
   }
   for (const auto& glob : member.name_globs) {
-    if (GlobMatch(glob, name)) return true;
+    if (GlobMatch(glob, entry.compact_name)) return true;
   }
   return false;
 }
@@ -68,9 +90,10 @@ const std::vector<uint8_t>& FingerprintAcceptMemo::Accepts(std::string_view cano
   std::lock_guard<std::mutex> lock(mutex_);
   auto [it, inserted] = by_entry_.try_emplace(std::move(key));
   if (inserted) {
+    const MatchEntry entry = EntryOf(library_, canonical, name);
     for (const Fingerprint& fp : library_.fingerprints()) {
       for (const PatternMember& member : fp.members) {
-        it->second.push_back(EntryMatches(member, canonical, name) ? 1 : 0);
+        it->second.push_back(EntryMatches(member, entry) ? 1 : 0);
       }
     }
   }
@@ -96,6 +119,13 @@ std::vector<FingerprintInstance> MatchFingerprints(const KernelSequence& sequenc
   for (size_t t = 0; t < remembered.size(); ++t) {
     remembered[t] = &memo->Accepts(sequence.canonical[t], sequence.name[t]);
   }
+  std::vector<MatchEntry> entries;
+  if (memo == nullptr) {
+    entries.reserve(vocab);
+    for (size_t t = 0; t < vocab; ++t) {
+      entries.push_back(EntryOf(library, sequence.canonical[t], sequence.name[t]));
+    }
+  }
   size_t row = 0;
   for (size_t f = 0; f < fps.size(); ++f) {
     compiled[f].fp = &fps[f];
@@ -103,9 +133,7 @@ std::vector<FingerprintInstance> MatchFingerprints(const KernelSequence& sequenc
     for (size_t m = 0; m < fps[f].members.size(); ++m, ++row) {
       for (size_t t = 0; t < vocab; ++t) {
         compiled[f].accepts[m][t] =
-            memo != nullptr
-                ? (*remembered[t])[row]
-                : EntryMatches(fps[f].members[m], sequence.canonical[t], sequence.name[t]);
+            memo != nullptr ? (*remembered[t])[row] : EntryMatches(fps[f].members[m], entries[t]);
       }
     }
     std::fill(first_ok.begin(), first_ok.end(), 0);

@@ -218,6 +218,10 @@ class KinetoSink : public trace::EventSink {
 
   void OnTopLevelScalar(std::string_view key, std::string_view raw) override {
     if (key == "baseTimeNanoseconds") builder_.timeline().base_time_ns = IdOr(raw, 0);
+    if (key == "roctracer_version" || key == "hip_runtime_version" || key == "hip_driver_version")
+      builder_.timeline().gpu_runtime = "ROCm";
+    if (key == "cupti_version" || key == "cuda_runtime_version" || key == "cuda_driver_version")
+      builder_.timeline().gpu_runtime = "CUDA";
   }
 
   void Reset() override {
