@@ -149,6 +149,7 @@ slow_warmup_min_records  2  count  records  m
 periodic_spike_share  0.3  share  step  m
 periodic_min_spikes  3  count  spikes  m
 mfu_mismatch_share  0.15  share  mfu  m
+judge_min_kernels  8  count  none  m
 )";
 
 Status ParseWith(const std::string& findings, const std::string& thresholds = kThresholds) {
