@@ -209,7 +209,7 @@ std::string FindingsCsv(const analysis::JobAnalysis& job) {
         .Int(static_cast<int64_t>(i + 1))
         .Text(f.id)
         .Text(f.title)
-        .Real(f.estimated_gain_pct)
+        .Real(analysis::ExportedGainPct(f))
         .Int(f.occurrences)
         .Text(ranks)
         .Text(f.evidence)

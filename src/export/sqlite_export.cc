@@ -511,7 +511,7 @@ Status SqliteExport::Finish(const analysis::JobAnalysis& job, const std::set<siz
       f.Int(static_cast<int64_t>(i + 1))
           .Text(x.id)
           .Text(x.title)
-          .Real(x.estimated_gain_pct)
+          .Real(analysis::ExportedGainPct(x))
           .Int(x.occurrences)
           .Text(x.evidence)
           .Text(EvidenceJson(x))

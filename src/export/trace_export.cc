@@ -401,7 +401,7 @@ void FindingArgs(const analysis::Finding& f, std::string* out) {
   out->append(",\"title\":");
   AppendString(out, f.title);
   out->append(",\"estimated_gain_pct\":");
-  AppendNumber(out, f.estimated_gain_pct);
+  AppendNumber(out, analysis::ExportedGainPct(f));
   fmt::format_to(std::back_inserter(*out), ",\"occurrences\":{},\"evidence\":", f.occurrences);
   AppendString(out, f.evidence);
   out->append(",\"evidence_values\":{");

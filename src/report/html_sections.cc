@@ -23,6 +23,26 @@ void Kpi(HtmlWriter& out, std::string_view label, const std::string& value) {
   out.Format("<div><span class=\"muted\">{}</span><b>{}</b></div>", label, value);
 }
 
+// The gains of the findings overlap; this is what applying all of them
+// would leave.
+void RenderProjection(HtmlWriter& out, const analysis::GainProjection& p) {
+  if (p.groups == 0 && p.withheld > 0) {
+    out.Raw(
+        "<p><b>All findings applied:</b> n/a: every finding's gain is withheld (not enough to "
+        "judge).</p>\n");
+  } else {
+    out.Format(
+        "<p><b>All findings applied:</b> -{:.1f}%{}. <span class=\"muted\">Combined: "
+        "{}</span></p>\n",
+        p.combined_gain_pct,
+        p.step_ns && p.projected_step_ns
+            ? fmt::format(", step {} → {}", FormatDurationNs(*p.step_ns),
+                          FormatDurationNs(*p.projected_step_ns))
+            : std::string(" of the step (step time unknown)"),
+        analysis::kGainProjectionModel);
+  }
+}
+
 }  // namespace
 
 void RenderSummarySection(HtmlWriter& out, const analysis::JobAnalysis& job,
@@ -43,8 +63,8 @@ void RenderSummarySection(HtmlWriter& out, const analysis::JobAnalysis& job,
     out.Raw(
         "</ul><p class=\"muted\">Analyse another run with <code>--run N</code> (the same "
         "inputs), every run with <code>--run all</code>, or one run's inputs alone; "
-        "comparing runs is the job of <code>trainscope compare</code> (not built "
-        "yet).</p></div>\n");
+        "comparing runs is the job of <code>trainscope compare</code> "
+        "(docs/compare.md).</p></div>\n");
   }
   if (focus != nullptr && focus->selected() != nullptr) {
     const auto& step = *focus->selected();
@@ -53,7 +73,13 @@ void RenderSummarySection(HtmlWriter& out, const analysis::JobAnalysis& job,
                StepName(focus->selected_step), focus->selected_step_reason);
     out.Raw("<div class=\"kpi\">");
     Kpi(out, "kernels in the step", FormatCount(k.count));
-    Kpi(out, "step span", FormatDurationNs(k.span_ns));
+    if (step.breakdown) {
+      // The step's time as the budget measures it (an iteration on a GPU
+      // trace), and the kernels' busy span beside it.
+      Kpi(out, "step (" + step.breakdown->span + ")",
+          FormatDurationNs(step.breakdown->budget.total_ns));
+    }
+    Kpi(out, "device busy span", FormatDurationNs(k.span_ns));
     Kpi(out, "one kernel issued every", FormatDurationNs(k.mean_issue_interval_ns));
     Kpi(out, "p50 / p90 duration", FormatDurationNs(k.p50_ns) + " / " + FormatDurationNs(k.p90_ns));
     Kpi(out, "kernels ≤ 50 µs", FormatPercent(k.share_le_50us));
@@ -81,8 +107,10 @@ void RenderSummarySection(HtmlWriter& out, const analysis::JobAnalysis& job,
   }
   for (const auto& finding : job.findings) {
     out.Raw("<div class=\"finding\">");
-    out.Format("<span class=\"gain\">{:.1f}%</span> <b>{}</b> <code>{}</code>",
-               finding.estimated_gain_pct, finding.title, finding.id);
+    out.Format("<span class=\"gain\">{}</span> <b>{}</b> <code>{}</code>",
+               finding.gain_withheld ? std::string("n/a")
+                                     : fmt::format("{:.1f}%", finding.estimated_gain_pct),
+               finding.title, finding.id);
     if (!finding.ranks.empty()) {
       out.Format(" <span class=\"muted\">ranks {}</span>",
                  fmt::format("{}", fmt::join(finding.ranks, ", ")));
@@ -94,19 +122,7 @@ void RenderSummarySection(HtmlWriter& out, const analysis::JobAnalysis& job,
       out.Format("<br><span class=\"muted\">Gain model: {}</span>", finding.gain_model);
     out.Raw("</div>\n");
   }
-  if (!job.findings.empty()) {
-    // The gains above overlap; this is what applying all of them would leave.
-    const analysis::GainProjection& p = job.projection;
-    out.Format(
-        "<p><b>All findings applied:</b> -{:.1f}%{}. <span class=\"muted\">Combined: "
-        "{}</span></p>\n",
-        p.combined_gain_pct,
-        p.step_ns && p.projected_step_ns
-            ? fmt::format(", step {} → {}", FormatDurationNs(*p.step_ns),
-                          FormatDurationNs(*p.projected_step_ns))
-            : std::string(" of the step (step time unknown)"),
-        analysis::kGainProjectionModel);
-  }
+  if (!job.findings.empty()) RenderProjection(out, job.projection);
   out.Raw("</section>\n");
 }
 

@@ -288,8 +288,19 @@ void WriteStep(JsonWriter& w, const analysis::StepDistribution& step) {
     } else {
       w.Field("replaced", step.breakdown->replaced);
     }
+    w.Field("span", step.breakdown->span);
     w.Field("activities", b.activities);
     w.Field("total_us", Us(b.total_ns));
+    if (step.breakdown->host_step_ns) {
+      w.Field("host_step_us", Us(*step.breakdown->host_step_ns));
+    } else {
+      w.Key("host_step_us").Null();
+    }
+    if (step.breakdown->device_busy_span_ns) {
+      w.Field("device_busy_span_us", Us(*step.breakdown->device_busy_span_ns));
+    } else {
+      w.Key("device_busy_span_us").Null();
+    }
     w.Field("busy_us", Us(b.busy_ns));
     w.Field("computation_us", Us(b.computation_ns));
     w.Field("communication_us", Us(b.communication_ns));
@@ -310,6 +321,20 @@ void WriteStep(JsonWriter& w, const analysis::StepDistribution& step) {
     w.Field("item_calls", s.item_calls);
     w.Field("sync_us", Us(s.sync_ns));
     w.Field("idle_us", Us(s.idle_ns));
+    w.Field("blocking_copies", s.blocking_copies);
+    w.Key("site").BeginObject();
+    if (s.site_op.empty()) {
+      w.Key("framework_op").Null();
+    } else {
+      w.Field("framework_op", s.site_op);
+    }
+    if (s.site_source.empty()) {
+      w.Key("source").Null();
+    } else {
+      w.Field("source", s.site_source);
+    }
+    w.Field("idle_us", Us(s.site_idle_ns));
+    w.EndObject();
     w.EndObject();
   } else {
     w.Key("host_sync").Null();

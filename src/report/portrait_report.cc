@@ -2,6 +2,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "core/safe_text.h"
 #include "report/sections.h"
@@ -18,6 +19,9 @@ bool NoRankHasDeviceActivity(const analysis::JobAnalysis& job) {
 
 // "-29.1%: step 421.0 ms -> 298.5 ms", or the share alone without a step.
 std::string ProjectionText(const analysis::GainProjection& p) {
+  if (p.groups == 0 && p.withheld > 0) {
+    return "n/a: every finding's gain is withheld (not enough to judge)";
+  }
   if (p.step_ns && p.projected_step_ns) {
     return fmt::format("-{:.1f}%: step {} -> {}", p.combined_gain_pct, FormatDurationNs(*p.step_ns),
                        FormatDurationNs(*p.projected_step_ns));
@@ -65,9 +69,13 @@ void RenderPortraitText(std::string& out, const analysis::JobAnalysis& job,
       where = fmt::format(" [rank{} {}]", finding.ranks.size() > 1 ? "s" : "",
                           fmt::join(finding.ranks, ","));
     }
-    out += fmt::format("{:>3}. {:>5.1f}%  {}{}  ({})\n", ++index, finding.estimated_gain_pct,
-                       TerminalSafe(finding.title), where, finding.id);
+    const std::string gain = finding.gain_withheld
+                                 ? std::string("  n/a ")
+                                 : fmt::format("{:>5.1f}%", finding.estimated_gain_pct);
+    out += fmt::format("{:>3}. {}  {}{}  ({})\n", ++index, gain, TerminalSafe(finding.title), where,
+                       finding.id);
     paragraph("evidence:", finding.evidence);
+    if (finding.gain_withheld) paragraph("gain:", finding.gain_model);
     if (!finding.root_cause.empty()) paragraph("cause:", finding.root_cause);
     paragraph("remedy:", finding.remedy);
   }
@@ -99,17 +107,30 @@ void WriteFindingsJson(JsonWriter& w, const analysis::JobAnalysis& job) {
     w.EndObject();
     w.Field("root_cause", finding.root_cause);
     w.Field("remedy", finding.remedy);
-    w.Key("estimated_gain_pct").Double(finding.estimated_gain_pct, 2);
+    if (finding.gain_withheld) {
+      w.Key("estimated_gain_pct").Null();
+    } else {
+      w.Key("estimated_gain_pct").Double(finding.estimated_gain_pct, 2);
+    }
+    w.Field("gain_withheld", finding.gain_withheld);
     w.Field("gain_model", finding.gain_model);
     w.EndObject();
   }
   w.EndArray();
   const analysis::GainProjection& p = job.projection;
   w.Key("projection").BeginObject();
-  w.Key("combined_gain_pct").Double(p.combined_gain_pct, 2);
+  // Every gain withheld: what applying them leaves is unknown, not 0%.
+  const bool unknown = p.groups == 0 && p.withheld > 0;
+  if (unknown) {
+    w.Key("combined_gain_pct").Null();
+  } else {
+    w.Key("combined_gain_pct").Double(p.combined_gain_pct, 2);
+  }
   w.Field("groups", p.groups);
-  for (const auto& [key, ns] : {std::pair{"step_time_us", p.step_ns},
-                                std::pair{"projected_step_time_us", p.projected_step_ns}}) {
+  w.Field("withheld", p.withheld);
+  const std::optional<int64_t> projected = unknown ? std::nullopt : p.projected_step_ns;
+  for (const auto& [key, ns] :
+       {std::pair{"step_time_us", p.step_ns}, std::pair{"projected_step_time_us", projected}}) {
     if (ns) {
       w.Field(key, Us(*ns));
     } else {

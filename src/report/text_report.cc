@@ -243,7 +243,8 @@ void RenderRankDetail(std::string& out, const analysis::RankAnalysis& rank, cons
   out += "\n";
   if (has_kernels) {
     out += fmt::format(
-        "  kernels     {} ({} compute, {} communication) over {}; one issued every {}\n",
+        "  kernels     {} ({} compute, {} communication) in a device busy span of {}; one "
+        "issued every {}\n",
         FormatCount(k.count), FormatCount(k.compute_count), FormatCount(k.communication_count),
         FormatDurationNs(k.span_ns), FormatDurationNs(k.mean_issue_interval_ns));
     out += fmt::format("  durations   p50 {}   p90 {}   p99 {}   max {}\n",
@@ -274,11 +275,18 @@ void RenderRankDetail(std::string& out, const analysis::RankAnalysis& rank, cons
     auto pct = [&](int64_t ns) {
       return b.total_ns ? FormatPercent(static_cast<double>(ns) / b.total_ns) : "-";
     };
+    const analysis::StepBudget& sb = *step->breakdown;
+    // What the step's time is: an iteration names its host step beside it.
+    std::string span =
+        sb.span == analysis::kSpanIteration
+            ? fmt::format("{} iteration (host step {})", FormatDurationNs(b.total_ns),
+                          sb.host_step_ns ? FormatDurationNs(*sb.host_step_ns) : std::string("n/a"))
+            : fmt::format("{} {}", FormatDurationNs(b.total_ns), sb.span);
     out += fmt::format(
-        "  time        {} step: computation {} ({}), communication {} (exposed {}, {}), idle {} "
+        "  time        {}: computation {} ({}), communication {} (exposed {}, {}), idle {} "
         "({})  "
         "[{}]\n",
-        FormatDurationNs(b.total_ns), FormatDurationNs(b.computation_ns), pct(b.computation_ns),
+        span, FormatDurationNs(b.computation_ns), pct(b.computation_ns),
         FormatDurationNs(b.communication_ns), FormatDurationNs(b.exposed_communication_ns),
         pct(b.exposed_communication_ns), FormatDurationNs(b.idle_ns), pct(b.idle_ns),
         step->breakdown->source);
@@ -522,7 +530,7 @@ void RenderRuns(std::string& out, const analysis::JobAnalysis& job, const Styler
       s.Dim(
           "  Analyse another run with --run N (the same inputs), every run with --run all, or one "
           "run's inputs alone; "
-          "comparing runs is the job of `trainscope compare` (not built yet).") +
+          "comparing runs is the job of `trainscope compare` (docs/compare.md).") +
       "\n\n";
 }
 

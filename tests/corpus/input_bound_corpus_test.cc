@@ -92,13 +92,13 @@ TEST(InputBoundCorpus, ResNetWithoutLoaderWorkersIsInputBound) {
       // device event, so its idle is unknown and none is claimed.
       EXPECT_EQ(s.idle_us, 0);
     } else {
-      EXPECT_GT(s.idle_us, 45'000);  // 48.8-62.6 ms of a 180-193 ms iteration
+      EXPECT_GT(s.idle_us, 45'000);  // 48.2-62.0 ms of a 166-182 ms iteration
       EXPECT_LT(s.idle_us, s.loader_us);
       EXPECT_GT(s.idle_us / s.iteration_us, 0.25);
     }
   }
   EXPECT_EQ(a.input_ranks, std::vector<int64_t>{0});
-  EXPECT_NEAR(a.idle_pct, 29.72, 0.01);  // step 8: 56.5 of 190.2 ms
+  EXPECT_NEAR(a.idle_pct, 32.57, 0.01);  // step 6: 57.0 of its 175.2 ms iteration
   EXPECT_NE(a.remedy.find("num_workers is 0"), std::string::npos) << a.remedy;
 }
 
@@ -114,7 +114,7 @@ TEST(InputBoundCorpus, LoaderWorkersKeepTheHtaTracesFed) {
       EXPECT_EQ(s.single_process_calls, 0);
       EXPECT_LT(s.loader_us, 200);  // 67-118 us: batches were ready
       EXPECT_LE(s.idle_us, s.loader_us);
-      EXPECT_LT(s.idle_us / s.iteration_us, 0.001);
+      EXPECT_LT(s.idle_us / s.iteration_us, 0.002);  // under 0.2% of the iteration
     }
     EXPECT_TRUE(a.input_ranks.empty());
   }
@@ -137,7 +137,7 @@ TEST(InputBoundCorpus, DlrmIdlesBehindTheLoaderOnlyWhereTheDeviceWasRecorded) {
     EXPECT_NEAR(s.idle_us, expected, 1);
   }
   EXPECT_EQ(a.input_ranks, std::vector<int64_t>{3});
-  EXPECT_NEAR(a.idle_pct, 5.64, 0.01);
+  EXPECT_NEAR(a.idle_pct, 5.74, 0.01);  // rank 3: 1.089 of its 18.97 ms iteration
 }
 
 TEST(InputBoundCorpus, AscendResNetLoaderRunsBeforeTheCapturedDeviceWork) {

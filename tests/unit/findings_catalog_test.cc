@@ -151,6 +151,7 @@ periodic_min_spikes  3  count  spikes  m
 mfu_mismatch_share  0.15  share  mfu  m
 loss_early_rise_share  0.25  share  running-min-loss  m
 loss_divergence_share  0.2  share  window-median-loss  m
+judge_min_kernels  8  count  none  m
 )";
 
 Status ParseWith(const std::string& findings, const std::string& thresholds = kThresholds) {

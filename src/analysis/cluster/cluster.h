@@ -40,7 +40,7 @@ struct RankClusterStats {
   // listed with what it has (communication.json ratios, straggler votes);
   // its step columns are unknown (null, "n/a"), never 0.
   bool has_device_step = false;
-  int64_t step_time_ns = 0;          // last kernel end - first kernel start
+  int64_t step_time_ns = 0;  // a GPU trace's iteration, else last kernel end - first kernel start
   int64_t step_start_offset_ns = 0;  // first kernel start minus the earliest rank's
   int64_t step_start_wait_ns = 0;    // duration of the step-start collective (0: none)
   int64_t comm_ns = 0;               // |union of comm| in the step

@@ -13,6 +13,7 @@
 #include "analysis/common/coverage_sweep.h"
 #include "analysis/common/dtypes.h"
 #include "core/numbers.h"
+#include "model/iteration.h"
 
 namespace trainscope::analysis {
 namespace {
@@ -102,6 +103,29 @@ std::vector<Interval> ComputeIntervalsOf(const model::DeviceEvents& k, int32_t s
   return compute;
 }
 
+// How much of [from, to) the compute intervals (in start order, with
+// |prefix_end| their running max of ends) cover.
+int64_t ComputeCoveredIn(const std::vector<Interval>& compute,
+                         const std::vector<int64_t>& prefix_end, int64_t from, int64_t to) {
+  // Start from the first interval that can reach |from|: back from the
+  // first one starting at |to| while the ones before still end after |from|.
+  auto it = std::lower_bound(compute.begin(), compute.end(), to,
+                             [](const Interval& iv, int64_t t) { return iv.start < t; });
+  int64_t covered = 0;
+  int64_t reached = from;  // [from, reached) is counted
+  auto first = static_cast<size_t>(it - compute.begin());
+  while (first > 0 && prefix_end[first - 1] > from) --first;
+  for (size_t i = first; i < compute.size() && compute[i].start < to; ++i) {
+    const int64_t start = std::max(compute[i].start, reached);
+    const int64_t end = std::min(compute[i].end, to);
+    if (end > start) {
+      covered += end - start;
+      reached = end;
+    }
+  }
+  return covered;
+}
+
 // |compute|: the step's compute kernels in start order (ComputeIntervalsOf).
 void SummarizeStep(const CommOptions& options, const std::vector<CommInstance>& ops,
                    const StepKernels& sk, const std::vector<Interval>& compute, RankStepComm* out,
@@ -130,12 +154,17 @@ void SummarizeStep(const CommOptions& options, const std::vector<CommInstance>& 
       ++out->small_collectives;
       AddSaturating(out->small_ns, op.duration_ns);
     }
-    // The collective that runs before any compute of the step is the
-    // step-start barrier: its length is the wait for the slowest rank.
-    if (!start_collective_seen && op.start_ns < first_compute) {
+    // The step's first collective is where every rank meets the slowest
+    // one: the wait there is the part of it no compute covers (all of it
+    // when it runs before any compute; on FSDP2 a copy-in kernel comes
+    // first, and the wait is still in the all-gather behind it).
+    if (!start_collective_seen) {
       start_collective_seen = true;
-      out->step_start_wait_ns = op.duration_ns;
-      continue;
+      out->step_start_wait_ns =
+          op.start_ns < first_compute
+              ? op.duration_ns
+              : op.duration_ns - ComputeCoveredIn(compute, prefix_end, op.start_ns, end);
+      if (op.start_ns < first_compute) continue;
     }
     // Pseudo-overlap: compute idles while an all-gather runs and resumes
     // right after it ends, i.e. its next kernel needed the unshard. Other
@@ -216,6 +245,8 @@ RankComm SummarizeRankCommunication(const model::RankProfile& profile, const Com
     const std::vector<Interval> compute = ComputeIntervalsOf(k, step);
     RankStepComm out;
     out.step = step;
+    if (const auto iteration = model::IterationOf(profile, step))
+      out.iteration_ns = iteration->span_ns();
     SummarizeStep(options, rc.ops, sk, compute, &out, windows);
     rc.steps.push_back(out);
   }

@@ -32,7 +32,14 @@ struct RankStepComm {
   int32_t step = -1;
   int64_t first_start_ns = 0;  // first kernel of any kind
   int64_t last_end_ns = 0;
-  int64_t step_start_wait_ns = 0;  // the collective running before the first compute kernel
+  // A GPU trace's iteration (model/iteration.h); 0 where the step is not
+  // one (Ascend: the device span is the step).
+  int64_t iteration_ns = 0;
+  // The wait at the step's first collective: the part of it during which no
+  // compute runs (FSDP2 copies parameters in before its first all-gather,
+  // so that collective is not the step's first kernel but still where an
+  // early rank waits for the late one).
+  int64_t step_start_wait_ns = 0;
   int64_t comm_ns = 0;
   int64_t exposed_ns = 0;
   // Pseudo-overlap counts only all-gathers (the FSDP unshard): a wait on a

@@ -25,6 +25,10 @@ struct Finding {
   std::string remedy;             // concrete switches
   double estimated_gain_pct = 0;  // expected step-time saving, % of the step
   std::string gain_model;         // how the gain was estimated (assumptions)
+  // Not enough to judge a gain (a step of a handful of kernels): the gain
+  // is unknown, shown as null / "n/a", never as a percentage; gain_model
+  // says why and estimated_gain_pct stays 0 (nothing in projections).
+  bool gain_withheld = false;
 
   // What the catalogue (data/findings.tsv) renders the text above from,
   // beyond evidence_values; not part of the JSON. variant picks alternative
@@ -43,6 +47,13 @@ struct Finding {
 // keeps nanoseconds; these convert where a finding's evidence is made.
 inline double EvidenceUs(double ns) { return ns / 1e3; }
 inline double EvidenceMs(double ns) { return ns / 1e6; }
+
+// The gain as exports write it: NaN (null, empty) when withheld.
+double ExportedGainPct(const Finding& finding);
+
+// Marks every finding of |findings| as having no gain to show (see
+// Finding::gain_withheld), with |why| as its gain model.
+void WithholdGains(const std::string& why, std::vector<Finding>* findings);
 
 // Sorts by estimated gain, largest first; ties by id for stable output.
 void RankFindings(std::vector<Finding>* findings);

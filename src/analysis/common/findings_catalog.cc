@@ -65,6 +65,7 @@ constexpr Binding kBindings[] = {
     {"fragmentation_min_gap_share", &FindingThresholds::fragmentation_min_gap_share},
     {"memory_peak_holder_share", &FindingThresholds::memory_peak_holder_share},
     {"oom_headroom_share", &FindingThresholds::oom_headroom_share},
+    {"judge_min_kernels", &FindingThresholds::judge_min_kernels},
     {"memory_imbalance_share", &FindingThresholds::memory_imbalance_share},
     {"health_window", &FindingThresholds::health_window},
     {"loss_spike_z", &FindingThresholds::loss_spike_z},
@@ -417,7 +418,8 @@ std::vector<std::string> FindingCatalog::Render(Finding* f, std::string_view ent
   f->evidence = part("evidence");
   f->root_cause = part("cause");
   f->remedy = part("remedy");
-  f->gain_model = part("gain");
+  // A withheld gain keeps the reason it was withheld as its model.
+  if (!f->gain_withheld) f->gain_model = part("gain");
   return missing;
 }
 

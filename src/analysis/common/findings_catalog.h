@@ -68,6 +68,7 @@ struct FindingThresholds {
   double fragmentation_min_gap_share = 0;  // share of the step's peak reserved memory
   double memory_peak_holder_share = 0;     // share of the allocated peak
   double oom_headroom_share = 0;           // share of the device's memory
+  double judge_min_kernels = 0;            // count: a step with fewer kernels gets no gain
   double memory_imbalance_share = 0;       // share of the median rank's allocated peak
   double health_window = 0;                // count of records before the one judged
   double loss_spike_z = 0;                 // robust (modified) z-score

@@ -36,7 +36,9 @@ std::string_view GainGroup(std::string_view id) {
 
 GainProjection ProjectGains(const std::vector<Finding>& findings, std::optional<int64_t> step_ns) {
   std::map<std::string, double, std::less<>> largest;  // per group
+  int64_t withheld = 0;
   for (const Finding& f : findings) {
+    if (f.gain_withheld) ++withheld;
     const double gain = ClampGainPct(f.estimated_gain_pct);
     if (gain <= 0) continue;
     double& g = largest[std::string(GainGroup(f.id))];
@@ -47,6 +49,7 @@ GainProjection ProjectGains(const std::vector<Finding>& findings, std::optional<
   GainProjection p;
   p.combined_gain_pct = ClampGainPct(100.0 * (1.0 - remaining));
   p.groups = static_cast<int64_t>(largest.size());
+  p.withheld = withheld;
   if (step_ns && *step_ns > 0) {
     p.step_ns = *step_ns;
     p.projected_step_ns =

@@ -45,6 +45,7 @@ std::string_view GainGroup(std::string_view id);
 struct GainProjection {
   double combined_gain_pct = 0;  // 100 * (1 - remaining), in [0, 100]
   int64_t groups = 0;            // independent groups that had a gain
+  int64_t withheld = 0;          // findings whose gain is withheld (not counted)
   // The job's step (cluster mean step time, else the mean of the ranks'
   // selected steps) and what would remain of it; unknown without a step.
   std::optional<int64_t> step_ns;

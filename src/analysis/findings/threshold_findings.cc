@@ -295,7 +295,12 @@ void HostSync(int32_t rank, const StepDistribution& step, const FindingThreshold
                        {"sync_ms", EvidenceMs(s.sync_ns)},
                        {"idle_ms", EvidenceMs(s.idle_ns)},
                        {"idle_pct", share * 100}};
+  f.evidence_values.emplace_back("blocking_copies", static_cast<double>(s.blocking_copies));
+  f.evidence_values.emplace_back("site_idle_ms", EvidenceMs(s.site_idle_ns));
   f.text_values = {{"step", step.step}, {"step_ms", EvidenceMs(total)}};
+  f.text_labels = {{"site_op", s.site_op.empty() ? "a call without a framework op" : s.site_op},
+                   {"site_source",
+                    s.site_source.empty() ? "n/a (no Python stack in the trace)" : s.site_source}};
   // Removing the syncs removes at most the idle behind them.
   f.estimated_gain_pct = share * 100;
   out->push_back(std::move(f));

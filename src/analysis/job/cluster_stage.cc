@@ -56,7 +56,8 @@ void FillPerRank(const std::vector<RankComm>& comm, int32_t step, ClusterAnalysi
     bool has_step = false;
     for (const RankStepComm& s : rc.steps) {
       if (s.step != step) continue;
-      row.step_time_ns = s.last_end_ns - s.first_start_ns;
+      // The step's time: a GPU trace's iteration, else its device span.
+      row.step_time_ns = s.iteration_ns > 0 ? s.iteration_ns : s.last_end_ns - s.first_start_ns;
       row.step_start_offset_ns = s.first_start_ns - earliest;
       row.step_start_wait_ns = s.step_start_wait_ns;
       row.comm_ns = s.comm_ns;

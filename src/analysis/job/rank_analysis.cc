@@ -17,6 +17,7 @@
 #include "analysis/job/workload.h"
 #include "analysis/motifs/fingerprint_library.h"
 #include "analysis/motifs/fingerprint_match.h"
+#include "analysis/step/iteration_check.h"
 #include "analysis/step/plausibility.h"
 #include "analysis/step/profiler_agreement.h"
 #include "analysis/step/step_selection.h"
@@ -152,6 +153,16 @@ void FinishStep(const model::RankProfile& profile, const KernelFamilies& familie
                     &result->timeline);
   result->threshold_findings = ThresholdFindings(result->distribution, result->timeline, profile,
                                                  CatalogOf(options), &memory.gaps);
+  const auto min_kernels = static_cast<int64_t>(CatalogOf(options).thresholds().judge_min_kernels);
+  if (result->distribution.kernels.count < min_kernels) {
+    const std::string why = fmt::format(
+        "gain withheld: the step holds {} kernel{}, fewer than {} (judge_min_kernels, "
+        "data/thresholds.tsv): not enough steps to judge what a remedy would save",
+        result->distribution.kernels.count, result->distribution.kernels.count == 1 ? "" : "s",
+        min_kernels);
+    WithholdGains(why, &result->threshold_findings);
+    WithholdGains(why, &result->fingerprint_findings);
+  }
 }
 
 RankAnalysis ToRankAnalysis(RankResult&& result, const StepChoice& choice) {
@@ -422,6 +433,9 @@ Result<RankResult> AnalyzeRank(const model::RankProfile& profile, const JobConte
   });
   if (std::string implausible = PlausibilityWarning(profile); !implausible.empty()) {
     header.warnings.push_back(std::move(implausible));
+  }
+  if (std::string iterations = IterationWarning(profile); !iterations.empty()) {
+    header.warnings.push_back(std::move(iterations));
   }
   WarnWhenTheProfilerDisagrees(
       result.steps, std::filesystem::path(profile.device_events_from).filename().string(), &header);

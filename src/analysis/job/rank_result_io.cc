@@ -44,7 +44,7 @@ void VisitFields(V& v, S& health) {
 }
 template <class V, Is<RankSteps> S>
 void VisitFields(V& v, S& steps) {
-  TS_FIELDS(v, steps, rank, present, spans_ns);
+  TS_FIELDS(v, steps, rank, present, spans_ns, iterations);
 }
 template <class V, Is<StepChoice> S>
 void VisitFields(V& v, S& choice) {
@@ -85,7 +85,8 @@ void VisitFields(V& v, S& budget) {
 }
 template <class V, Is<StepBudget> S>
 void VisitFields(V& v, S& step_budget) {
-  TS_FIELDS(v, step_budget, source, scope, budget, replaced);
+  TS_FIELDS(v, step_budget, source, scope, budget, replaced, span, host_step_ns,
+            device_busy_span_ns);
 }
 template <class V, Is<Motif> S>
 void VisitFields(V& v, S& motif) {
@@ -94,7 +95,8 @@ void VisitFields(V& v, S& motif) {
 }
 template <class V, Is<HostSyncStats> S>
 void VisitFields(V& v, S& host_sync) {
-  TS_FIELDS(v, host_sync, syncs, item_calls, sync_ns, idle_ns);
+  TS_FIELDS(v, host_sync, syncs, item_calls, sync_ns, idle_ns, blocking_copies, site_op,
+            site_source, site_idle_ns);
 }
 template <class V, Is<InputBoundStats> S>
 void VisitFields(V& v, S& data_loader) {
@@ -202,8 +204,8 @@ void VisitFields(V& v, S& timeline) {
 template <class V, Is<Finding> S>
 void VisitFields(V& v, S& finding) {
   TS_FIELDS(v, finding, id, title, ranks, occurrences, evidence, evidence_values, root_cause,
-            remedy, estimated_gain_pct, gain_model, variant, template_entry, text_values,
-            text_labels);
+            remedy, estimated_gain_pct, gain_model, gain_withheld, variant, template_entry,
+            text_values, text_labels);
 }
 template <class V, Is<RankStepResult> S>
 void VisitFields(V& v, S& rank_step_result) {
@@ -216,8 +218,8 @@ void VisitFields(V& v, S& op) {
 }
 template <class V, Is<RankStepComm> S>
 void VisitFields(V& v, S& rank_step_comm) {
-  TS_FIELDS(v, rank_step_comm, step, first_start_ns, last_end_ns, step_start_wait_ns, comm_ns,
-            exposed_ns, pseudo_overlap_ns, pseudo_overlap_count, all_gathers, collectives,
+  TS_FIELDS(v, rank_step_comm, step, first_start_ns, last_end_ns, iteration_ns, step_start_wait_ns,
+            comm_ns, exposed_ns, pseudo_overlap_ns, pseudo_overlap_count, all_gathers, collectives,
             small_collectives, small_ns);
 }
 template <class V, Is<RankComm> S>

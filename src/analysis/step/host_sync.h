@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -22,10 +23,23 @@ struct HostSyncStats {
   // first device event after it returns, at most the time the host waited
   // in it (without the sync the host would have been that much earlier).
   int64_t idle_ns = 0;
+  // Of the calls, copies that blocked the host: a synchronous memcpy, or an
+  // async one that returned only after its device copy ended (a copy to
+  // pageable memory: .item(), .cpu(), .tolist() wait there, milliseconds,
+  // and the synchronize after it takes microseconds).
+  int64_t blocking_copies = 0;
+  // The call site behind the most idle: its framework op (the outermost
+  // aten:: op above the call, e.g. aten::item) and its source line (the
+  // innermost user frame of the nearest op with a Python stack); "" when
+  // unknown.
+  std::string site_op;
+  std::string site_source;
+  int64_t site_idle_ns = 0;
 };
 
-// The host ops of |profile| that are synchronisation calls, by start: found
-// once per rank (a trace has millions of host ops, a step only a few syncs).
+// The host ops of |profile| that block the host until the device is done,
+// by start: synchronisation calls and blocking copies. Found once per rank
+// (a trace has millions of host ops, a step only a few syncs).
 std::vector<uint32_t> FindHostSyncCalls(const model::RankProfile& profile);
 
 // nullopt when the profile has no host ops (no trace), or the step has no

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "analysis/step/device_idle.h"
+#include "model/iteration.h"
 
 namespace trainscope::analysis {
 
@@ -93,8 +94,18 @@ std::optional<InputBoundStats> ComputeInputBound(const model::RankProfile& profi
     lo = std::min(lo, from);
     hi = std::max(hi, to);
   }
+  // On a GPU trace the step is the iteration (model/iteration.h): its time
+  // is the same number as the step's time budget, and the idle the loader
+  // causes is counted inside it; the loader's host time stays whole.
+  int64_t idle_lo = lo;
+  int64_t idle_hi = hi;
   InputBoundStats stats;
   stats.step_ns = hi - lo;
+  if (const std::optional<model::Iteration> iteration = model::IterationOf(profile, step)) {
+    idle_lo = iteration->start_ns;
+    idle_hi = iteration->end_ns;
+    stats.step_ns = iteration->span_ns();
+  }
   auto it = std::lower_bound(loader.calls.begin(), loader.calls.end(), from,
                              [](const DataLoaderCall& c, int64_t t) { return c.start_ns < t; });
   for (; it != loader.calls.end() && it->start_ns < to; ++it) {
@@ -109,7 +120,8 @@ std::optional<InputBoundStats> ComputeInputBound(const model::RankProfile& profi
     // there, so the first captured step's loader does not count work of the
     // step before the capture as idle.
     const int64_t seen = loader.device_busy.empty() ? end : loader.device_busy.front().start;
-    stats.idle_ns += IdleIn(loader.device_busy, std::max(start, seen), end);
+    stats.idle_ns +=
+        IdleIn(loader.device_busy, std::max({start, seen, idle_lo}), std::min(end, idle_hi));
     stats.idle_in_window_ns += IdleIn(loader.device_busy, std::max(start, extent->first_start_ns),
                                       std::min(end, extent->last_end_ns));
   }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "analysis/common/breakdown_intervals.h"
+#include "model/iteration.h"
 
 namespace trainscope::analysis {
 namespace {
@@ -26,10 +27,56 @@ std::optional<StepBudget> ProfilerBudget(const model::RankProfile& profile, int3
   b.exposed_communication_ns = row->communication_not_overlapped_ns;
   b.busy_ns = b.total_ns - row->free_ns;
   b.idle_ns = row->free_ns;
-  return StepBudget{std::string(kProfilerBudgetSource),
+  StepBudget budget{std::string(kProfilerBudgetSource),
                     "CANN's Overlap Analysis of the step (no device events for this rank): "
                     "Computing, Communication(Not Overlapped) and Free",
                     b, ""};
+  budget.span = kSpanProfilerStep;
+  return budget;
+}
+
+// The rows that can have time in |step|'s iteration window: its own and its
+// neighbours' in the host's step order (a kernel of the previous step that
+// runs past the window's start, one of the next that starts before its end).
+std::vector<uint32_t> IterationRows(const model::RankProfile& profile, int32_t step) {
+  const std::vector<model::Step>& steps = profile.timeline.steps;
+  const model::DeviceEvents& events = profile.device_events;
+  std::vector<uint32_t> rows;
+  const std::optional<size_t> index = model::HostStepIndex(steps, step);
+  if (!index) return rows;
+  const size_t k = *index;
+  const size_t first = k > 0 ? k - 1 : k;
+  const size_t last = std::min(k + 1, steps.size() - 1);
+  for (size_t n = first; n <= last; ++n) {
+    const std::span<const uint32_t> own = events.RowsOf(steps[n].number);
+    rows.insert(rows.end(), own.begin(), own.end());
+  }
+  std::sort(rows.begin(), rows.end());
+  return rows;
+}
+
+// A GPU trace's step as the host lives it (model/iteration.h).
+std::optional<StepBudget> IterationBudget(const model::RankProfile& profile, int32_t step) {
+  const std::optional<model::Iteration> iteration = model::IterationOf(profile, step);
+  if (!iteration) return std::nullopt;
+  const model::DeviceEvents& events = profile.device_events;
+  const std::optional<model::StepExtent> own = events.ExtentOf(step);
+  if (!own) return std::nullopt;
+  const std::vector<uint32_t> rows = IterationRows(profile, step);
+  TimeBudget budget = BudgetInWindow(events.start_ns, events.duration_ns, events.kind, rows,
+                                     iteration->start_ns, iteration->end_ns);
+  if (budget.activities == 0) return std::nullopt;
+  StepBudget out{"trace",
+                 iteration->ends_at_next
+                     ? "iteration: from this step's start to the next step's start on the "
+                       "device clock (ProfilerStep windows); all device activities in it"
+                     : "iteration: from this step's start to the end of its host step or its "
+                       "last device activity (no next step follows); all device activities in it",
+                 budget, ""};
+  out.span = kSpanIteration;
+  out.host_step_ns = iteration->host_span_ns();
+  out.device_busy_span_ns = own->span_ns();
+  return out;
 }
 
 }  // namespace
@@ -39,6 +86,7 @@ std::optional<StepBudget> ComputeStepBudget(const model::RankProfile& profile, i
   const TimeBudget budget =
       BudgetOfRows(events.start_ns, events.duration_ns, events.kind, events.RowsOf(step));
   if (budget.activities == 0) return ProfilerBudget(profile, step);
+  if (auto iteration = IterationBudget(profile, step)) return iteration;
   if (profile.device_events_source == model::DeviceEventsSource::kTrace) {
     return StepBudget{
         "trace",

@@ -17,6 +17,10 @@ namespace trainscope::analysis {
 // without device events.
 inline constexpr std::string_view kProfilerBudgetSource = "step_trace_time.csv";
 
+inline constexpr std::string_view kSpanIteration = "iteration";
+inline constexpr std::string_view kSpanDeviceBusy = "device busy span";
+inline constexpr std::string_view kSpanProfilerStep = "profiler step";
+
 struct StepBudget {
   std::string source;  // "trace", "kernel_details.csv", kProfilerBudgetSource or the trace file
   std::string scope;
@@ -24,6 +28,14 @@ struct StepBudget {
   // The source this budget replaced because that one disagreed with
   // step_trace_time.csv and this one agrees ("" when nothing was replaced).
   std::string replaced;
+  // What budget.total_ns measures: kSpanIteration (a GPU trace's iteration,
+  // model/iteration.h), kSpanDeviceBusy (first device activity to last end)
+  // or kSpanProfilerStep (step_trace_time.csv's own step).
+  std::string span = std::string(kSpanDeviceBusy);
+  // An iteration's host step (ProfilerStep#N's duration) and its device
+  // busy span, beside the iteration; nullopt for the other spans.
+  std::optional<int64_t> host_step_ns;
+  std::optional<int64_t> device_busy_span_ns;
 };
 
 // |step| == kNoStep: the whole capture. Without device events in the step,

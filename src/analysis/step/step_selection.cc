@@ -8,6 +8,8 @@
 #include <map>
 #include <set>
 
+#include "model/iteration.h"
+
 namespace trainscope::analysis {
 
 std::vector<int32_t> StepsPresent(const model::RankProfile& profile) {
@@ -21,13 +23,17 @@ std::vector<int32_t> StepsPresent(const model::RankProfile& profile) {
 
 std::map<int32_t, int64_t> StepSpans(const model::RankProfile& profile) {
   std::map<int32_t, int64_t> spans;
-  for (int32_t step : profile.device_events.Steps())
-    spans[step] = profile.device_events.ExtentOf(step)->span_ns();
+  for (int32_t step : profile.device_events.Steps()) {
+    const std::optional<model::Iteration> iteration = model::IterationOf(profile, step);
+    spans[step] =
+        iteration ? iteration->span_ns() : profile.device_events.ExtentOf(step)->span_ns();
+  }
   return spans;
 }
 
 RankSteps RankStepsOf(const model::RankProfile& profile) {
-  return RankSteps{profile.rank, StepsPresent(profile), StepSpans(profile)};
+  return RankSteps{profile.rank, StepsPresent(profile), StepSpans(profile),
+                   model::HasIterations(profile)};
 }
 
 namespace {
@@ -106,7 +112,7 @@ Result<StepChoice> SelectStep(const RankSteps& rank, std::optional<int32_t> requ
                       "no step ids in the profile (no ProfilerStep schedule): the whole capture "
                       "is analysed as one step"};
   }
-  return ChooseSteady(steps, rank.spans_ns, "span");
+  return ChooseSteady(steps, rank.spans_ns, rank.iterations ? "iteration span" : "span");
 }
 
 std::optional<StepChoice> SelectJobStep(const std::vector<model::RankProfile>& profiles) {
@@ -147,7 +153,12 @@ std::optional<StepChoice> SelectJobStep(const std::vector<RankSteps>& ranks) {
   std::map<int32_t, int64_t> mean_spans;
   for (int32_t step : common)
     mean_spans[step] = sum_and_ranks[step].first / sum_and_ranks[step].second;
-  StepChoice choice = ChooseSteady(common, mean_spans, "mean span across ranks");
+  const bool iterations = std::all_of(ranks.begin(), ranks.end(), [](const RankSteps& r) {
+    return r.iterations || r.spans_ns.empty();
+  });
+  StepChoice choice =
+      ChooseSteady(common, mean_spans,
+                   iterations ? "mean iteration span across ranks" : "mean span across ranks");
   choice.reason += " (one step for all ranks, so that ranks are compared on the same step)";
   return choice;
 }

@@ -27,7 +27,8 @@ struct StepChoice {
 // step_trace_time rows, ascending. Empty when no step information exists.
 std::vector<int32_t> StepsPresent(const model::RankProfile& profile);
 
-// Span (first kernel start to last kernel end) of each step that has kernels.
+// Span of each step that has kernels: a GPU trace's iteration
+// (model/iteration.h), else first kernel start to last kernel end.
 std::map<int32_t, int64_t> StepSpans(const model::RankProfile& profile);
 
 // What step selection needs of one rank: plain data, gathered from every
@@ -36,6 +37,7 @@ struct RankSteps {
   int32_t rank = -1;
   std::vector<int32_t> present;         // StepsPresent
   std::map<int32_t, int64_t> spans_ns;  // StepSpans
+  bool iterations = false;              // spans are GPU iterations (model/iteration.h)
 };
 
 RankSteps RankStepsOf(const model::RankProfile& profile);
