@@ -6,7 +6,7 @@
 namespace trainscope::analysis {
 namespace {
 
-std::optional<double> Median(std::vector<double> v) {
+std::optional<double> MedianOrNone(std::vector<double> v) {
   if (v.empty()) return std::nullopt;
   std::sort(v.begin(), v.end());
   const size_t n = v.size();
@@ -21,7 +21,7 @@ std::optional<double> RunMedian(const ScalingRunInput& run, const Metric& metric
   for (const RunHealth* h : run.logs) {
     if (const std::optional<double> v = metric(*h)) values.push_back(*v);
   }
-  return Median(values);
+  return MedianOrNone(values);
 }
 
 }  // namespace
