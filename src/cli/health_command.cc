@@ -1,6 +1,6 @@
 // `trainscope health LOG...`: training health from training logs
 // (docs/health.md): each log read (formats/log), analysed on its own
-// (analysis/health) and reported as text, JSON (trainscope.health/1).
+// (analysis/health) and reported as text, JSON (trainscope.health/2).
 #include <fmt/format.h>
 
 #include <algorithm>
