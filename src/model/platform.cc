@@ -61,6 +61,9 @@ Platform DetectPlatform(const RankProfile& profile) {
   if (profile.timeline.gpu_runtime == "CUDA") return Platform::kCuda;
   const DeviceEvents& events = profile.device_events;
   if (events.size() == 0) return Platform::kUnknown;
+  // A trace's device events keep their Kineto category: MTIA's are
+  // mtia_ccp_events.
+  if (profile.strings.Get(events.accelerator[0]) == "mtia_ccp_events") return Platform::kMtia;
   // Names repeat: look at each distinct name once, a bounded number of them.
   std::vector<bool> seen(profile.strings.size(), false);
   size_t looked = 0;
@@ -84,6 +87,8 @@ std::string_view PlatformKey(Platform platform) {
       return "rocm";
     case Platform::kGpu:
       return "gpu";
+    case Platform::kMtia:
+      return "mtia";
     case Platform::kUnknown:
       break;
   }
@@ -100,6 +105,8 @@ std::string_view PlatformLabel(Platform platform) {
       return "AMD GPU (ROCm)";
     case Platform::kGpu:
       return "GPU (vendor not named in the trace)";
+    case Platform::kMtia:
+      return "Meta MTIA";
     case Platform::kUnknown:
       break;
   }
@@ -107,7 +114,8 @@ std::string_view PlatformLabel(Platform platform) {
 }
 
 std::optional<Platform> ParsePlatformKey(std::string_view key) {
-  for (Platform p : {Platform::kAscend, Platform::kCuda, Platform::kRocm, Platform::kGpu}) {
+  for (Platform p :
+       {Platform::kAscend, Platform::kCuda, Platform::kRocm, Platform::kGpu, Platform::kMtia}) {
     if (PlatformKey(p) == key) return p;
   }
   return std::nullopt;

@@ -18,6 +18,7 @@ enum class Platform : uint8_t {
   kCuda = 2,     // NVIDIA GPU
   kRocm = 3,     // AMD GPU
   kGpu = 4,      // a GPU trace whose vendor nothing names
+  kMtia = 5,     // Meta's MTIA (Kineto mtia_ccp_events as its device activity)
 };
 
 // Ascend when the profile is a torch_npu export (CANN or torch_npu version,
@@ -25,7 +26,7 @@ enum class Platform : uint8_t {
 // names (deviceProperties), else by kernel names of one vendor's libraries.
 Platform DetectPlatform(const RankProfile& profile);
 
-// "ascend", "cuda", "rocm", "gpu", "unknown": the catalogue's spelling.
+// "ascend", "cuda", "rocm", "gpu", "mtia", "unknown": the catalogue's spelling.
 std::string_view PlatformKey(Platform platform);
 // "Ascend NPU", "NVIDIA GPU (CUDA)", ...: for people.
 std::string_view PlatformLabel(Platform platform);

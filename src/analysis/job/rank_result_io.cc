@@ -280,7 +280,7 @@ struct EnumMax<CollectiveType> {
 };
 template <>
 struct EnumMax<model::Platform> {
-  static constexpr uint64_t value = static_cast<uint64_t>(model::Platform::kGpu);
+  static constexpr uint64_t value = static_cast<uint64_t>(model::Platform::kMtia);
 };
 template <>
 struct EnumMax<StatusCode> {

@@ -54,9 +54,11 @@ int64_t IdOr(std::string_view raw, int64_t fallback) {
   return v ? *v : fallback;
 }
 
+// MTIA's on-device events (mtia_ccp_events) are its kernels: Kineto aliases
+// MTIA_CCP_EVENTS to CONCURRENT_KERNEL, and HTA reads them as such.
 bool IsDeviceCategory(std::string_view cat) {
   return cat == "kernel" || cat == "gpu_memcpy" || cat == "gpu_memset" || cat == "Kernel" ||
-         cat == "Memcpy" || cat == "Memset";
+         cat == "Memcpy" || cat == "Memset" || cat == "mtia_ccp_events";
 }
 
 bool IsLaunchFlow(std::string_view cat) {
