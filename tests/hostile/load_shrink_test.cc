@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -93,7 +94,15 @@ TEST(HostileLoadShrink, MappingsNotReadByTrainscopeStillFaultAsBefore) {
         (void)c;
         ::_exit(0);
       },
-      ::testing::KilledBySignal(SIGBUS), "");
+      // Not served: the read is never turned into zeros (which would exit
+      // 0). Without a sanitizer the process dies of SIGBUS; under ASan the
+      // handler before ours is the sanitizer's, which reports the fault and
+      // exits 1.
+      [](int status) {
+        return (WIFSIGNALED(status) && WTERMSIG(status) == SIGBUS) ||
+               (WIFEXITED(status) && WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != 3);
+      },
+      "");
 }
 
 void ExecSql(sqlite3* db, const std::string& sql) {
