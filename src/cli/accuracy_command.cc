@@ -248,6 +248,9 @@ int RunAccuracy(const AccuracyArgs& args) {
   const std::vector<std::string> next_ranks = RankFoldersOf(*next);
   analysis::AccuracyComparison c;
   if (!args.rank && (base_ranks.size() > 1 || next_ranks.size() > 1)) {
+    // Each rank is read again below: the first rank's dumps are let go.
+    *base = model::TensorDump();
+    *next = model::TensorDump();
     Result<analysis::AccuracyComparison> by_rank =
         CompareRankByRank(args, read, thresholds, options, base_ranks, next_ranks);
     if (!by_rank.ok()) {
@@ -257,6 +260,10 @@ int RunAccuracy(const AccuracyArgs& args) {
     c = std::move(*by_rank);
   } else {
     c = analysis::CompareDumps(*base, *next, thresholds, options);
+    // The comparison holds what the report needs; the dumps' records go
+    // before the outputs are rendered.
+    *base = model::TensorDump();
+    *next = model::TensorDump();
   }
   progress.Done();
   if (Status ok = CheckOutputPaths(outputs, inputs); !ok.ok()) return ReportError(ok);

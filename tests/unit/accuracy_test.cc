@@ -426,6 +426,39 @@ TEST(MsprobeDump, BadJsonNamesTheFile) {
   EXPECT_NE(other.status().message().find("no \"data\" object"), std::string::npos);
 }
 
+// The dump is walked one API entry at a time (no tree of the whole file): the
+// whole document must still be JSON, and the first "data" object is the one read.
+TEST(MsprobeDump, EntryWiseWalkKeepsWholeDocumentChecks) {
+  const std::string one_entry =
+      R"({"task":"statistics","data":{"Functional.relu.0.forward":{"output":[)"
+      R"({"type":"torch.Tensor","dtype":"torch.float32","shape":[2],"Max":1.0}]}}})";
+  auto whole = formats::ParseMsprobeDump(one_entry, "d.json", "", {});
+  ASSERT_TRUE(whole.ok()) << whole.status().message();
+  ASSERT_EQ(whole->tensors.size(), 1U);
+  EXPECT_EQ(whole->task, "statistics");
+  EXPECT_EQ(whole->tensors[0].stats.max, 1.0);
+
+  auto trailing = formats::ParseMsprobeDump(one_entry + " }", "t.json", "", {});
+  ASSERT_FALSE(trailing.ok());
+  EXPECT_NE(trailing.status().message().find("t.json: not valid JSON"), std::string::npos);
+
+  // Damage inside a later entry fails the whole dump, as a tree parse did.
+  const std::string damaged =
+      R"({"data":{"a.0.forward":{"output":[{"dtype":"torch.float32","shape":[1]}]},)"
+      R"("b.0.forward":{"output":[{"dtype":"torch.float32","shape":[1],"Max":tru}]}}})";
+  auto bad = formats::ParseMsprobeDump(damaged, "b.json", "", {});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("b.json: not valid JSON"), std::string::npos);
+
+  const std::string two_data =
+      R"({"data":{"a.0.forward":{"output":[{"dtype":"torch.float32","shape":[1]}]}},)"
+      R"("data":{"b.0.forward":{"output":[{"dtype":"torch.float32","shape":[1]}]}}})";
+  auto first = formats::ParseMsprobeDump(two_data, "f.json", "", {});
+  ASSERT_TRUE(first.ok()) << first.status().message();
+  ASSERT_EQ(first->tensors.size(), 1U);
+  EXPECT_EQ(first->tensors[0].op, "a.0.forward");
+}
+
 TEST(MsprobeDump, ModulePaths) {
   EXPECT_EQ(formats::ModulePathOfModuleName("Module.layers.1.mlp.MLP.forward.0"), "layers.1.mlp");
   EXPECT_EQ(formats::ModulePathOfModuleName("Module.0.conv1.Conv2d.forward.0"), "0.conv1");

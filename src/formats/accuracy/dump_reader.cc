@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <map>
@@ -316,12 +317,6 @@ std::map<std::string, std::string, std::less<>> ReadConstruct(const std::string&
   return parents;
 }
 
-std::string StringField(simdjson::dom::object root, std::string_view key) {
-  std::string_view value;
-  if (root[key].get_string().get(value) != simdjson::SUCCESS) return {};
-  return std::string(value);
-}
-
 // "step10" < "step9" as text; as numbers the other way round.
 bool NaturalLess(std::string_view a, std::string_view b) {
   size_t i = 0, j = 0;
@@ -587,53 +582,149 @@ std::string ModulePathOfModuleName(std::string_view module_name) {
   return {};
 }
 
-Result<TensorDump> ParseMsprobeDump(std::string_view json, const std::string& label,
-                                    const std::string& dir, const DumpReadOptions& options) {
-  // Quoting the bare NaN tokens needs a copy; a dump without them is parsed
-  // from a padded copy only (simdjson needs the padding).
-  std::string text;
-  if (HasNonFiniteToken(json)) {
-    text = QuoteNonFiniteTokens(json);
-  } else {
-    text.reserve(json.size() + simdjson::SIMDJSON_PADDING);
-    text.assign(json);
-  }
-  simdjson::dom::parser parser;
-  simdjson::dom::element root;
-  if (auto error = parser.parse(text.data(), text.size(), false).get(root)) {
-    if (error == simdjson::NUMBER_ERROR) {
-      if (std::optional<size_t> at = OffsetOfUnrepresentableNumber(json)) {
-        return InvalidInput(
-            fmt::format("{}: byte {}: number '{}' is out of a double's range\nhint: msprobe "
-                        "writes statistics as doubles; the file was edited or damaged",
-                        label, *at, NumberTokenAt(json, *at)));
-      }
+namespace {
+
+Status InvalidDumpJson(std::string_view json, const std::string& label,
+                       simdjson::error_code error) {
+  if (error == simdjson::NUMBER_ERROR) {
+    if (std::optional<size_t> at = OffsetOfUnrepresentableNumber(json)) {
+      return InvalidInput(
+          fmt::format("{}: byte {}: number '{}' is out of a double's range\nhint: msprobe "
+                      "writes statistics as doubles; the file was edited or damaged",
+                      label, *at, NumberTokenAt(json, *at)));
     }
-    return InvalidInput(
-        fmt::format("{}: not valid JSON ({})\nhint: msprobe writes dump.json at the "
-                    "end of a step; a dump cut off mid-write cannot be read",
-                    label, simdjson::error_message(error)));
   }
-  simdjson::dom::object object;
-  simdjson::dom::object data;
-  if (root.get_object().get(object) != simdjson::SUCCESS ||
-      object["data"].get_object().get(data) != simdjson::SUCCESS) {
-    return InvalidInput(
-        fmt::format("{}: no \"data\" object at the top level\nhint: not an "
-                    "msprobe dump.json (docs/accuracy.md)",
-                    label));
+  return InvalidInput(
+      fmt::format("{}: not valid JSON ({})\nhint: msprobe writes dump.json at the "
+                  "end of a step; a dump cut off mid-write cannot be read",
+                  label, simdjson::error_message(error)));
+}
+
+Status NoDataObject(const std::string& label) {
+  return InvalidInput(
+      fmt::format("{}: no \"data\" object at the top level\nhint: not an "
+                  "msprobe dump.json (docs/accuracy.md)",
+                  label));
+}
+
+// Walks the "data" object one API entry at a time: the on-demand parser
+// steps over the document (no tree of the whole dump is built), and each
+// entry, a few hundred bytes, is parsed into a small DOM that the walk reads.
+// A whole dump.json as one DOM took about three times the file's size.
+simdjson::error_code WalkDataObject(const MsprobeContext& ctx, simdjson::ondemand::object data,
+                                    simdjson::dom::parser* entry_parser) {
+  for (auto field : data) {
+    std::string_view api;
+    SIMDJSON_TRY(field.unescaped_key().get(api));
+    const std::string api_name(api);
+    simdjson::ondemand::value value;
+    SIMDJSON_TRY(field.value().get(value));
+    simdjson::ondemand::json_type type;
+    SIMDJSON_TRY(value.type().get(type));
+    std::string_view raw;
+    if (type == simdjson::ondemand::json_type::object) {
+      simdjson::ondemand::object object;
+      SIMDJSON_TRY(value.get_object().get(object));
+      SIMDJSON_TRY(object.raw_json().get(raw));
+    } else if (type == simdjson::ondemand::json_type::array) {
+      simdjson::ondemand::array array;
+      SIMDJSON_TRY(value.get_array().get(array));
+      SIMDJSON_TRY(array.raw_json().get(raw));
+    } else {
+      raw = value.raw_json_token();
+    }
+    // |raw| lies inside the padded document, so the bytes after it are
+    // readable: the entry parser reads it in place.
+    simdjson::dom::element entry;
+    SIMDJSON_TRY(entry_parser->parse(raw.data(), raw.size(), false).get(entry));
+    WalkEntry(ctx, api_name, entry);
   }
+  return simdjson::SUCCESS;
+}
+
+// |padded| holds the document with simdjson::SIMDJSON_PADDING bytes after it.
+Result<TensorDump> ParsePaddedMsprobeDump(simdjson::padded_string_view padded,
+                                          const std::string& label, const std::string& dir,
+                                          const DumpReadOptions& options) {
+  const std::string_view json(padded.data(), padded.length());
+  simdjson::ondemand::parser parser;
+  simdjson::ondemand::document doc;
+  if (auto error = parser.iterate(padded).get(doc)) return InvalidDumpJson(json, label, error);
+  // A first pass finds the top object's extent (the structure is walked,
+  // nothing is parsed), so content after it is refused as a tree parse would.
+  simdjson::ondemand::object top;
+  std::string_view extent;
+  if (auto error = doc.get_object().get(top)) {
+    if (error == simdjson::INCORRECT_TYPE) return NoDataObject(label);
+    return InvalidDumpJson(json, label, error);
+  }
+  if (auto error = top.raw_json().get(extent)) return InvalidDumpJson(json, label, error);
+  const size_t end = static_cast<size_t>(extent.data() - json.data()) + extent.size();
+  if (json.find_first_not_of(" \t\r\n", end) != std::string_view::npos) {
+    return InvalidDumpJson(json, label, simdjson::TRAILING_CONTENT);
+  }
+  doc.rewind();
+  if (auto error = doc.get_object().get(top)) return InvalidDumpJson(json, label, error);
   TensorDump dump;
   dump.kind = "msprobe";
-  dump.task = StringField(object, "task");
-  dump.level = StringField(object, "level");
-  dump.framework = StringField(object, "framework");
   RowLedger ledger(label);
   const auto parents = ReadConstruct(dir);
   const MsprobeContext ctx{dir, options, parents, &dump, &ledger};
-  for (auto field : data) WalkEntry(ctx, field.key, field.value);
+  simdjson::dom::parser entry_parser;
+  bool data_seen = false;
+  const auto walk_top = [&]() -> simdjson::error_code {
+    for (auto field : top) {
+      std::string_view key;
+      SIMDJSON_TRY(field.unescaped_key().get(key));
+      simdjson::ondemand::value value;
+      SIMDJSON_TRY(field.value().get(value));
+      simdjson::ondemand::json_type type;
+      SIMDJSON_TRY(value.type().get(type));
+      if (type == simdjson::ondemand::json_type::string) {
+        std::string_view text;
+        SIMDJSON_TRY(value.get_string().get(text));
+        std::string* target = key == "task"        ? &dump.task
+                              : key == "level"     ? &dump.level
+                              : key == "framework" ? &dump.framework
+                                                   : nullptr;
+        if (target != nullptr && target->empty()) *target = std::string(text);
+      } else if (key == "data" && type == simdjson::ondemand::json_type::object && !data_seen) {
+        // The first "data" counts, as a tree lookup would take it.
+        data_seen = true;
+        simdjson::ondemand::object data;
+        SIMDJSON_TRY(value.get_object().get(data));
+        SIMDJSON_TRY(WalkDataObject(ctx, data, &entry_parser));
+      }
+    }
+    return simdjson::SUCCESS;
+  };
+  if (auto error = walk_top()) return InvalidDumpJson(json, label, error);
+  if (!data_seen) return NoDataObject(label);
+  // Doubling left up to half the records' room unused; the comparison
+  // holds both dumps at once.
+  dump.tensors.shrink_to_fit();
   dump.ledgers.push_back(std::move(ledger));
   return dump;
+}
+
+// Python's json.dump writes bare NaN / Infinity tokens; they are quoted into
+// a new padded copy (and the original freed) before parsing.
+Result<TensorDump> ParseOwnedMsprobeDump(simdjson::padded_string text, const std::string& label,
+                                         const std::string& dir, const DumpReadOptions& options) {
+  const std::string_view json(text.data(), text.size());
+  if (HasNonFiniteToken(json)) {
+    simdjson::padded_string quoted(QuoteNonFiniteTokens(json));
+    text = simdjson::padded_string();
+    return ParsePaddedMsprobeDump(quoted, label, dir, options);
+  }
+  return ParsePaddedMsprobeDump(text, label, dir, options);
+}
+
+}  // namespace
+
+Result<TensorDump> ParseMsprobeDump(std::string_view json, const std::string& label,
+                                    const std::string& dir, const DumpReadOptions& options) {
+  return ParseOwnedMsprobeDump(simdjson::padded_string(json), label, dir, options);
 }
 
 Result<TensorDump> ReadTensorDump(const std::string& path, const DumpReadOptions& options) {
@@ -660,10 +751,17 @@ Result<TensorDump> ReadTensorDump(const std::string& path, const DumpReadOptions
   } else {
     return ReadTensorFolder(p, options);
   }
+  // The bytes are copied with pread into a padded buffer, never faulted in
+  // through the mapping: the file's pages are not resident beside the copy.
   Result<MappedFile> mapped = MappedFile::Open(json.string());
   if (!mapped.ok()) return mapped.status();
+  simdjson::padded_string text(mapped->size());
+  if (!mapped->ReadAt(0, mapped->size(), text.data())) {
+    if (Status intact = mapped->CheckIntact(); !intact.ok()) return intact;
+    return IoError(fmt::format("{}: read failed: {}", json.string(), std::strerror(errno)));
+  }
   Result<TensorDump> dump =
-      ParseMsprobeDump(mapped->data(), json.string(), json.parent_path().string(), options);
+      ParseOwnedMsprobeDump(std::move(text), json.string(), json.parent_path().string(), options);
   if (!dump.ok()) return dump;
   dump->root = path;
   dump->selected = selected;
