@@ -1,4 +1,4 @@
-// Training-log reading throughput (issue 17's goal: >= 300 MB/s per core in
+// Training-log reading throughput (the goal: >= 300 MB/s per core in
 // Release): a generated Megatron-LM log, one training line per iteration
 // with the fields training_log prints, and one line of other output every
 // ten (a warning, a memory report), read through the ledgered reader.

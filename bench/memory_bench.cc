@@ -1,4 +1,4 @@
-// memory_record.csv ingestion throughput (issue 15: >= 300 MB/s per core).
+// memory_record.csv ingestion throughput (the goal: >= 300 MB/s per core).
 // Rows shaped like the Qwen3 0.6B sample (2024+ header, trailing TAB after
 // the timestamp, MB with up to 14 decimals, a Stream Ptr, PTA and PTA+GE
 // rows alternating, an APP row every 200), ~95 bytes per row.

@@ -1,4 +1,4 @@
-// Device memory as the profilers record it (issue 15): the allocator's
+// Device memory as the profilers record it: the allocator's
 // totals over time (memory_record.csv), each tensor allocation with its
 // lifetime (operator_memory.csv) and the driver's per-component reservations
 // (npu_module_mem.csv). Sizes are int64 bytes (the files' MB/KB are binary

@@ -1,4 +1,4 @@
-// The HTML report's memory section (issue 15): the focus rank's allocator
+// The HTML report's memory section: the focus rank's allocator
 // curves over its step (allocated and reserved, the peak marked and its top
 // holders named), the step's memory numbers (activation memory, headroom,
 // the driver's components) and, for a job, every rank's peaks as bars.

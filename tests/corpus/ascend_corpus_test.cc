@@ -128,7 +128,7 @@ TEST(AscendCorpusTest, EveryKernelDetailsSampleParses) {
 
 // Level0 derives op types from names; Level1/Level2 of the same job give
 // them. For every kernel name in both, the derivation must give the type
-// the profiler gave (issue 12 item 9), so both levels agree on types,
+// the profiler gave, so both levels agree on types,
 // families and motifs.
 TEST(AscendCorpusTest, Level0DerivedTypesMatchLevel1And2GivenTypes) {
   TS_REQUIRE_CORPUS("ascend/msinsight-pytorch-2rank-text-level0");

@@ -70,7 +70,7 @@ TEST(ClusterCorpus, AscendQwen4Rank) {
   EXPECT_GT(job.cluster.mean_step_time_ns, 700'000'000);
   EXPECT_TRUE(job.cluster.straggler_ranks.empty());
   // They are listed with what they have, their step columns unknown: null
-  // in the JSON, "n/a" in the text, never 0 (issue 12 item 11).
+  // in the JSON, "n/a" in the text, never 0.
   EXPECT_EQ(job.cluster.ranks_with_step, 2);
   ASSERT_EQ(job.cluster.per_rank.size(), 4u);
   for (const RankClusterStats& r : job.cluster.per_rank) {

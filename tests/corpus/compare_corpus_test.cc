@@ -1,4 +1,4 @@
-// `compare` end to end on the corpus pairs (issue 14 acceptance), beside
+// `compare` end to end on the corpus pairs, beside
 // the anchors' own diffs: HTA's trace_diff test pair and TraceLens' H100 vs
 // MI300X comparison (docs/compare.md explains where the numbers differ).
 // Skipped when the shared corpus is absent.

@@ -1,5 +1,5 @@
-// Input-bound on the real profiles with data-loader host events (issue 13
-// item 6; docs/findings.md "Input-bound steps" lists these numbers): the
+// Input-bound on the real profiles with data-loader host events
+// (docs/findings.md "Input-bound steps" lists these numbers): the
 // num_workers=0 ResNet trace is input-bound, the profiles whose loader has
 // worker processes are not, and a loader before the capture's first device
 // event claims no idle.

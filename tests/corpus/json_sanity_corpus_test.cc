@@ -1,5 +1,5 @@
 // Every corpus profile through `analyze --json -`: the numbers of the JSON
-// are sane on inputs the tool was not built against (issue 12, acceptance).
+// are sane on inputs the tool was not built against.
 // - every number is finite;
 // - every share (`share*`, `*_share`) is in [0, 1];
 // - every gain (`*gain*_pct`) is in [0, 100], and the combined projection

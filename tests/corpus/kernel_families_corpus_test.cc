@@ -1,6 +1,6 @@
 // Families cover the kernels of real traces: on every Kineto trace of the
 // corpus, kernels the rule table cannot name ("other") are under 10% of the
-// kernel time, as the product computes it (issue 12 item 6).
+// kernel time, as the product computes it.
 #include <gtest/gtest.h>
 
 #include <algorithm>

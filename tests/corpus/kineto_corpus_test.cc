@@ -158,7 +158,7 @@ TEST(KinetoCorpus, OldSchema2021Reads) {
   EXPECT_FALSE(tl.steps.empty());
   EXPECT_EQ(profile.device_events_source, model::DeviceEventsSource::kTrace);
   // Its operators carry "Call stack" arguments instead of python_function
-  // events: each keeps its innermost user frame (issue 13 item 2).
+  // events: each keeps its innermost user frame.
   // The script's forward (line 46) and backward (line 49) calls, counted
   // with Python on the trace's own JSON.
   size_t forward = 0, backward = 0;
@@ -175,8 +175,7 @@ TEST(KinetoCorpus, OldSchema2021Reads) {
 }  // namespace trainscope
 
 // A trace without ProfilerStep#N or a repeated annotation is analysed as one
-// window; its texts say "the whole capture", never "step -1" (issue 12
-// item 11).
+// window; its texts say "the whole capture", never "step -1".
 TEST(KinetoCorpus, StepLessTracesNeverPrintStepMinusOne) {
   TS_REQUIRE_CORPUS("kineto/tracelens_b200_vllm_moe_tp8_rank0");
   for (const char* trace : {"kineto/tracelens_b200_vllm_moe_tp8_rank0/eager_trace.json.gz",

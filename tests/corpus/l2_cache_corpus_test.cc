@@ -1,4 +1,4 @@
-// l2_cache.csv on the real 2-rank text exports (issue 16). Every number was
+// l2_cache.csv on the real 2-rank text exports. Every number was
 // computed with python3's csv module over the raw files:
 //   rows = list(csv.DictReader(open(f))); len(rows);
 //   [r for r in rows if r['Hit Rate'] != 'N/A'];  mean(float(r['Victim Rate']))

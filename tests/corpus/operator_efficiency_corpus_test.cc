@@ -1,5 +1,5 @@
-// Per-operator efficiency on the real profiles (issue 13 item 2;
-// docs/findings.md "Operator efficiency and slow matmul shapes" lists these
+// Per-operator efficiency on the real profiles
+// (docs/findings.md "Operator efficiency and slow matmul shapes" lists these
 // numbers): the GEMM rates of the Qwen1.5-0.5B traces against TraceLens'
 // checked-in GEMM.csv of the same traces, and the Ascend Qwen3 job's slow
 // vocabulary projection.

@@ -1,5 +1,5 @@
 // The pipeline-parallel job of the corpus gets pipeline findings and the
-// overlap switches of its framework (issue 13 acceptance). That remedies fit
+// overlap switches of its framework. That remedies fit
 // the platform on every corpus input is checked by the corpus JSON sweep
 // (json_sanity_corpus_test.cc, platform_remedy_check.h).
 #include <gtest/gtest.h>
@@ -18,7 +18,7 @@ namespace {
 // The Qwen3 0.6B job of the corpus is pipeline-parallel (PP=2, DP=2 in its
 // profiler_metadata.json): its send/receive waits and the unequal stages are
 // pipeline findings, and its exposed collectives get Megatron/MindSpeed's
-// overlap switches, not FSDP prefetch (issue 13 acceptance).
+// overlap switches, not FSDP prefetch.
 TEST(PipelineCorpus, TheQwen3PipelineJobGetsPipelineFindings) {
   TS_REQUIRE_CORPUS("ascend");
   const std::string input =

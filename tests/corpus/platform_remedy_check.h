@@ -1,4 +1,4 @@
-// Remedies fit the platform (issue 13 item 4): on every corpus profile the
+// Remedies fit the platform: on every corpus profile the
 // JSON names the platform, and no finding tells a GPU job an Ascend switch
 // or an Ascend job a CUDA/ROCm one. The platform of each corpus folder is
 // known from its SOURCE.txt (an Ascend export, NVIDIA V100/A100/H100/H800/

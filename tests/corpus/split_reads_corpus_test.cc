@@ -1,4 +1,4 @@
-// The split reads of issue 21 on the real exports: every communication.json
+// The split reads on the real exports: every communication.json
 // of the corpus read one step at a time gives what the whole parse gives
 // (the files are small, so the piecewise path is forced), and every
 // kernel_details.csv read in small chunks on two threads gives

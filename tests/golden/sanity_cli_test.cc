@@ -1,4 +1,4 @@
-// Issue 12 through the real binary: captures without device activity say so
+// Through the real binary: captures without device activity say so
 // and what to turn on (item 7); memcpy and memset are counted apart from
 // kernels (item 8); the portrait ends with a combined projection (item 3).
 // Inputs: the hand-made traces of tests/golden/cases/.
@@ -190,7 +190,7 @@ TEST(SanityCli, ProjectionAppliesEveryFindingOnce) {
   EXPECT_TRUE(Has(page, line)) << line;
 }
 
-// Issue 13: the per-shape operator efficiency of the focus rank in the HTML
+// The per-shape operator efficiency of the focus rank in the HTML
 // report (the text golden kineto/matmul_shapes shows the terminal rows);
 // numbers by hand in that case's comments. A launching host op's name is
 // profile text: escaped like every other.

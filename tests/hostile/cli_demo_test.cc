@@ -1,5 +1,5 @@
 // `demo --out DIR` and `synth --out DIR` never delete what trainscope did not
-// write (issue 10, class 1): `--out .` used to empty the current directory,
+// write (class 1): `--out .` used to empty the current directory,
 // even when the command then failed on a bad option.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// Hostile options (issue 10, classes 2, 3, 6, 8): --rank not in the job,
+// Hostile options (classes 2, 3, 6, 8): --rank not in the job,
 // absurd --threads, rule files given as pipes, FIFOs without a writer,
 // directories, devices and symlink loops.
 #include <gtest/gtest.h>

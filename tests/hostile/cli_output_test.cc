@@ -1,4 +1,4 @@
-// Hostile command lines around outputs (issue 10, classes 1, 6, 7): --json /
+// Hostile command lines around outputs (classes 1, 6, 7): --json /
 // --html onto inputs, onto each other, onto directories and other people's
 // files; '-' for stdout; write errors on stdout and on the output file. Each
 // test asserts the exit code, the message, and that nothing but the intended

@@ -1,4 +1,4 @@
-// Hostile outputs, round 2: links at output paths (never followed), stale
+// Hostile outputs: links at output paths (never followed), stale
 // temporaries of killed runs (removed, only ours), FIFOs nobody reads
 // (refused, never waited on), empty paths and absurd numbers (usage errors),
 // spreadsheet formulas in CSV cells (neutralised), and compare on damaged,

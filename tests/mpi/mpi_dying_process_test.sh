@@ -1,7 +1,7 @@
 #!/bin/sh
 # A process of the MPI mode that dies (killed, out of memory, a node lost)
 # makes mpirun fail with a message naming it, not hang, and no report is
-# written (issue 20, failure behaviour). Process 1 is killed with SIGKILL
+# written (failure behaviour). Process 1 is killed with SIGKILL
 # while the job is being analysed; mpirun must exit non-zero well within
 # the timeout (124 would be a hang), say which process died, and leave no
 # JSON behind (only process 0 writes, and only after every result arrived).

@@ -1,6 +1,5 @@
 #!/bin/sh
-# The MPI mode of analyze equals the single-process run (issue 20
-# acceptance): a 256-rank synth job, plus one rank whose kernel_details.csv
+# The MPI mode of analyze equals the single-process run: a 256-rank synth job, plus one rank whose kernel_details.csv
 # is damaged (listed in the input health, the rest analysed), analysed with
 # threads and under mpirun at P = 1, 2, 4 (oversubscribed: CI has 2 cores;
 # --allow-run-as-root: CI runs as root). The JSON documents must be equal

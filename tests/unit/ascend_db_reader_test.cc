@@ -245,7 +245,7 @@ TEST(AscendDbReaderTest, ReadsKernelsCommunicationStepsAndRank) {
   EXPECT_EQ(budget->budget.exposed_communication_ns, 1400);  // [1500,1600] + [1700,3000]
 }
 
-// The memory tables (issue 15), columns as the corpus db-level1 export has
+// The memory tables, columns as the corpus db-level1 export has
 // them: sizes in bytes, times in ns. Damaged rows: a MEMORY_RECORD row
 // without a timestamp, an OP_MEMORY row without a size, an NPU_MODULE_MEM
 // row without a moduleId, an NPU_MEM row of the whole device.

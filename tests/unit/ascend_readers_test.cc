@@ -71,7 +71,7 @@ TEST(AscendKernelDetailsTest, DeriveOpTypeFromName) {
   EXPECT_EQ(DeriveOpTypeFromName("Conv2D1"), "Conv2D");
   EXPECT_EQ(DeriveOpTypeFromName("ReduceSum7"), "ReduceSum");
   // A CANN version suffix is part of the type, the digits after it the
-  // instance (issue 12 item 9: AxpyV2102 is AxpyV2 #102, not "AxpyV").
+  // instance (AxpyV2102 is AxpyV2 #102, not "AxpyV").
   EXPECT_EQ(DeriveOpTypeFromName("AxpyV2102"), "AxpyV2");
   EXPECT_EQ(DeriveOpTypeFromName("GatherV2"), "GatherV2");
   EXPECT_EQ(DeriveOpTypeFromName("MatMulV31"), "MatMulV3");

@@ -1,4 +1,4 @@
-// Which collective a device event runs (issue 13 item 4): NCCL runs an
+// Which collective a device event runs: NCCL runs an
 // all-to-all as SendRecv kernels, so the launching framework op, not the
 // kernel name, says it is no pipeline send/receive.
 #include "analysis/common/collective_types.h"

@@ -1,4 +1,4 @@
-// `compare` on synth twins (issue 14 acceptance): a baseline against the
+// `compare` on synth twins: a baseline against the
 // same job with every fusion on, and against each fusion alone. The
 // comparison must name exactly the chains the generator removed, with the
 // generator's instance counts, and its kernel delta per step must equal

@@ -196,8 +196,7 @@ TEST(FindingCatalog, ParsesAndChecksPlaceholders) {
 }
 
 // A remedy names the switches of the job's platform: PART:PLATFORM before
-// PART:gpu (any GPU) before PART, each after the variant's own (issue 13
-// item 4).
+// PART:gpu (any GPU) before PART, each after the variant's own.
 TEST(FindingCatalog, PartsResolveByVariantThenPlatform) {
   const std::string table =
       "demo  values  op\n"

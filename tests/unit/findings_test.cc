@@ -76,7 +76,7 @@ TEST(FindingThresholds, ExposedCommunicationBands) {
 
 // Send/receive between pipeline stages is the pipeline's wait, not a
 // collective to prefetch: exposed p2p above the normal band is
-// pipeline-bubble, and exposed-communication counts the rest (issue 13 item 4).
+// pipeline-bubble, and exposed-communication counts the rest.
 TEST(FindingThresholds, ExposedSendReceiveIsAPipelineBubble) {
   model::RankProfile profile;
   RankAnalysis rank = RankWithBudget(30, 1, 0.2);  // 30 ms of 100 exposed
@@ -127,7 +127,7 @@ TEST(FindingThresholds, ExposedSendReceiveIsAPipelineBubble) {
 
 // Settings of the run (profiler_metadata.json's ENV_VARIABLES): debugging
 // switches are findings, and a remedy says what is already set instead of
-// recommending it again (issue 13 item 5).
+// recommending it again.
 TEST(FindingThresholds, EnvironmentSettings) {
   model::RankProfile profile;
   const RankAnalysis rank = RankWithBudget(5, 7, 0.2);  // 7% free: host-bound
@@ -159,7 +159,7 @@ TEST(FindingThresholds, EnvironmentSettings) {
 
 // With launch links (a trace), host-bound is proven by the gaps the host's
 // launches left (launch_gaps.h): its gain is theirs, and free time the host
-// did not cause is named without a gain (issue 13 item 6).
+// did not cause is named without a gain.
 TEST(FindingThresholds, HostBoundNeedsGapsBehindLaunchesWhenTheTraceHasThem) {
   model::RankProfile profile;
   RankAnalysis rank = RankWithBudget(5, 9, 0.2);  // 9% free

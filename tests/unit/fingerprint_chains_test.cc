@@ -1,5 +1,5 @@
 // The seeds' per-tensor gradient clipping and MoE token permute/unpermute
-// chains (issue 13 item 1): every spelling a real profile shows (CANN
+// chains: every spelling a real profile shows (CANN
 // generations, torch_npu's aclnn names, the GPU kernels of PyTorch), casts
 // interleaved, counted per instance; the fused forms and unrelated chains of
 // the same ops are not matched; remedies name the profile's platform only.

@@ -118,7 +118,7 @@ TEST(FingerprintMatch, VariantsAndOptionalCasts) {
 // Face's weight * hidden.to(input_dtype) puts the cast between the two
 // multiplications. Casts may sit in any gap of a chain, and the op names
 // of other CANN / torch_npu generations (aclnn prefixes, V2/V3 suffixes)
-// are the same operators (issue 13 item 1).
+// are the same operators.
 TEST(FingerprintMatch, CastsAnywhereAndOtherGenerationsSpellings) {
   const auto& lib = FingerprintLibrary::Builtin();
   const auto seed = CountMatches(ProfileOf({"MatMulV3", "Cast", "Pows", "ReduceMean", "Adds",

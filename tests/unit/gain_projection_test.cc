@@ -1,4 +1,4 @@
-// Estimated gains (issue 12 item 3): each clamped to [0, 100] % of the step,
+// Estimated gains: each clamped to [0, 100] % of the step,
 // and one projection of applying them all that counts shared time once.
 #include "analysis/common/gain_projection.h"
 

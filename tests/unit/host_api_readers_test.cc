@@ -1,4 +1,4 @@
-// api_statistic.csv and operator_details.csv (issue 13 items 2 and 6), the
+// api_statistic.csv and operator_details.csv, the
 // OP State column of kernel_details.csv, and what the analyses make of them:
 // the dynamic-shape finding and source lines from operator_details.csv's
 // call stacks. Fixtures are written by hand from docs/ascend-formats.md

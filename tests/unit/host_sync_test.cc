@@ -1,4 +1,4 @@
-// Host synchronisation in a step (issue 13 item 6): the device idle a sync
+// Host synchronisation in a step: the device idle a sync
 // costs is the idle until the host's next work, at most the host's wait.
 #include "analysis/step/host_sync.h"
 

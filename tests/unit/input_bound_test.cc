@@ -1,4 +1,4 @@
-// Input-bound steps (issue 13 item 6): the device idles while the host is
+// Input-bound steps: the device idles while the host is
 // inside the data loader's __next__. Hand-built host ops and device events:
 // a starved step is flagged, its twin whose loader runs while the device
 // still works is not, the threshold is a boundary, and host-bound does not

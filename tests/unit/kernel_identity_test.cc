@@ -1,4 +1,4 @@
-// Two different GPU kernels never share an op type (issue 12 item 5): a
+// Two different GPU kernels never share an op type: a
 // hand-made trace with two CUTLASS GEMMs that differ only in their tile
 // configuration and two overloads that differ only in their parameters.
 #include <gtest/gtest.h>

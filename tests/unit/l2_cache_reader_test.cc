@@ -1,4 +1,4 @@
-// l2_cache.csv (issue 16): the reader from hand-made fixtures written from
+// l2_cache.csv: the reader from hand-made fixtures written from
 // docs/ascend-formats.md 2.10 (never copied from the corpus), and the
 // rank's summary the reports show.
 #include "formats/ascend/l2_cache_reader.h"

@@ -2,7 +2,7 @@
 // first collective (the methodology's 302 ms barrier). Planted here in
 // collective timings written for this test (not by synth): 4 to 64 ranks,
 // one rank 5% to 20% of the step late, is named as the straggler; a clean
-// twin with random arrival skew names none (issue 13 item 3, acceptance).
+// twin with random arrival skew names none.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -126,7 +126,7 @@ TEST(LateRank, LatenessBelowTheThresholdIsNotALateStart) {
 // Method (e): data-parallel peers do the same work, so one rank computing
 // 12% of the step longer than its stage's others is the one they wait for;
 // two pipeline stages of different cost are stage-imbalance's, not a
-// straggler (issue 13 item 3).
+// straggler.
 TEST(ComputeImbalance, TheSlowRankOfItsStageIsNamed) {
   auto analyse = [](const std::vector<RankComputation>& computation) {
     ClusterAnalysis cluster;

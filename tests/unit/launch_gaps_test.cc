@@ -1,4 +1,4 @@
-// Device idle behind kernel launches (issue 13 item 6): a gap is the host's
+// Device idle behind kernel launches: a gap is the host's
 // when the work that ends it was launched after the device went idle.
 #include "analysis/step/launch_gaps.h"
 

@@ -1,4 +1,4 @@
-// The shape rule for matrix multiplications (issue 13 item 2): an input's
+// The shape rule for matrix multiplications: an input's
 // innermost axis that is not a multiple of 512 bytes (Ascend's advisor).
 #include "analysis/step/matmul_shapes.h"
 

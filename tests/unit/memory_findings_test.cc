@@ -1,4 +1,4 @@
-// memory-peak, oom-risk and memory-imbalance (issue 15), and synth's memory
+// memory-peak, oom-risk and memory-imbalance, and synth's memory
 // plants: a per-stream pool offset and a peak holder, with ground truth in
 // ground_truth.json ("memory"), found by memory-fragmentation and
 // memory-peak; the clean twin is quiet; the fused twin's smaller peak shows

@@ -1,4 +1,4 @@
-// A job where no rank ran anything on the device (issue 12 item 7): the
+// A job where no rank ran anything on the device: the
 // reports say so and what to turn on, instead of "Findings: none".
 #include <gtest/gtest.h>
 #include <simdjson.h>

@@ -1,4 +1,4 @@
-// Per-operator efficiency (issue 13 item 2): the FLOPs and bytes a call's
+// Per-operator efficiency: the FLOPs and bytes a call's
 // input shapes determine, in both spellings (kernel_details.csv and Kineto
 // "Input Dims"), the shapes of a trace's kernels taken from the host op that
 // launched them, the yardstick, and the slow-matmul-shape finding.

@@ -1,4 +1,4 @@
-// stage-imbalance across pipeline stages (issue 13 item 4).
+// stage-imbalance across pipeline stages.
 #include "analysis/findings/pipeline_findings.h"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // model::DetectPlatform on hand-made profiles: the platform decides which
-// switches a remedy names (issue 13 item 4).
+// switches a remedy names.
 #include "model/platform.h"
 
 #include <gtest/gtest.h>

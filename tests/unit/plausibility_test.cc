@@ -1,5 +1,5 @@
 // A device timeline that no hardware can produce is said, not analysed as
-// if fine (issue 12 item 2).
+// if fine.
 #include "analysis/step/plausibility.h"
 
 #include <gtest/gtest.h>

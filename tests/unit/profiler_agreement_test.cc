@@ -1,4 +1,4 @@
-// The budget is checked against step_trace_time.csv (issue 12, item 1).
+// The budget is checked against step_trace_time.csv (item 1).
 #include "analysis/step/profiler_agreement.h"
 
 #include <gtest/gtest.h>
@@ -85,7 +85,7 @@ TEST(ProfilerAgreement, DisagreementBeyondTwoPercentIsAWarning) {
 }
 
 // A rank with step_trace_time.csv but no device events keeps its budget
-// from CANN's accounting, and with it its findings (issue 12 item 11).
+// from CANN's accounting, and with it its findings.
 TEST(ProfilerAgreement, StepTraceOnlyRankBudgetsFromTheProfiler) {
   const JobAnalysis job = AnalyzeCase("step_trace_only");
   ASSERT_EQ(job.ranks.size(), 1u);
@@ -107,8 +107,8 @@ TEST(ProfilerAgreement, StepTraceOnlyRankBudgetsFromTheProfiler) {
 
 // Two sources of one step: kernel_details.csv lost two of its four compute
 // rows (computation 930 us against the profiler's 1390 us), the trace has
-// them all: the budget follows the trace, and the rank says why (issue 12
-// item 1: "use the source that agrees").
+// them all: the budget follows the trace, and the rank says why ("use the
+// source that agrees").
 TEST(ProfilerAgreement, TheSourceThatAgreesIsUsed) {
   const JobAnalysis job = AnalyzeCase("kernel_details_disagrees_trace_agrees");
   ASSERT_EQ(job.ranks.size(), 1u);

@@ -60,7 +60,7 @@ TEST(StepTimelineTest, OverviewOfNoKernelsIsAllFree) {
   EXPECT_EQ(overview.free[0].end_column, 5);
 }
 
-// Zoom windows never draw a missing kernel as free time (issue 12 item 12):
+// Zoom windows never draw a missing kernel as free time:
 // a kernel running into the window from before it is in it, and past the
 // cap the window is narrowed to the kernels kept.
 TEST(StepTimelineTest, ZoomKeepsKernelsRunningIntoItAndNarrowsInsteadOfCutting) {

@@ -1,7 +1,7 @@
 // Parallel layouts planted by synth (--tp, --pp, --ep, --ddp) and read back
 // through the files: each layout gets the findings of its own communication
 // and the remedies of its own framework and platform, never another
-// layout's (issue 13 item 4 and its acceptance: PP / EP / TP / DP jobs).
+// layout's (PP / EP / TP / DP jobs).
 // Synth plants the schedules (a GPipe pipeline, row-parallel all-reduces,
 // MoE all-to-all, DDP buckets); it shares no threshold with the detectors,
 // so the findings below come from the measured timelines.

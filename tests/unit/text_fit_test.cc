@@ -1,4 +1,4 @@
-// The terminal summary's fit (issue 19 item 5): paragraphs wrapped to the
+// The terminal summary's fit: paragraphs wrapped to the
 // terminal's width, --top N findings, --quiet.
 #include <gtest/gtest.h>
 

@@ -499,7 +499,7 @@ TEST(KinetoReader, SyntheticThroughput) {
 
 // torch_npu's trace_view.json and older Kineto traces give each operator its
 // Python stack as a "Call stack" argument, innermost frame first: the first
-// frame of user code is the source line (issue 13 item 2).
+// frame of user code is the source line.
 TEST(CallStack, TheInnermostUserFrameIsTheSource) {
   using formats::trace::UserFrameOf;
   EXPECT_EQ(UserFrameOf("/usr/lib/python3.9/site-packages/torch/_ops.py(692): __call__;\r\n"

@@ -1,4 +1,4 @@
-// No exception escapes a worker thread (issue 10, class 2): ParallelFor and
+// No exception escapes a worker thread (class 2): ParallelFor and
 // the chunked trace scan catch it on the worker, stop, and rethrow it on the
 // calling thread after every worker has joined, where the caller (one rank's
 // load, cli::Run) turns it into an error message instead of std::terminate.

@@ -1,5 +1,5 @@
 // Device memory of the accelerators profiles name, for the headroom to the
-// device's capacity (issue 15, oom-risk) when the profile itself does not
+// device's capacity (oom-risk) when the profile itself does not
 // carry it (Kineto deviceProperties totalGlobalMem does; Ascend profiles
 // name the chip only: the .db export's NPU_INFO). Each row is a vendor
 // datasheet's HBM capacity (docs/findings.md, "Device memory"); HBM stacks

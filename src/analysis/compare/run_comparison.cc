@@ -88,7 +88,7 @@ SideNumbers NumbersOf(const JobAnalysis& job, const StepDistribution* s) {
   }
   v["motifs"] = static_cast<double>(s->motifs.size());
   if (s->memory) {
-    // Device memory (issue 15): the allocator's peaks and the gap it never
+    // Device memory: the allocator's peaks and the gap it never
     // hands out, in GiB.
     auto gib = [](std::optional<int64_t> bytes) -> std::optional<double> {
       if (!bytes) return std::nullopt;

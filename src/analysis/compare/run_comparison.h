@@ -1,4 +1,4 @@
-// Two runs measured with the same yardstick (issue 14; methodology: apply
+// Two runs measured with the same yardstick (methodology: apply
 // one remedy, re-measure, keep it only if the numbers say so): the analyses
 // of BASE and NEW side by side, with absolute and relative deltas, the
 // operators and fingerprinted chains that appeared or disappeared, and

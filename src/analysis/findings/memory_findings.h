@@ -1,4 +1,4 @@
-// Memory findings (issue 15). Of one step of one rank: memory-fragmentation
+// Memory findings. Of one step of one rank: memory-fragmentation
 // (the caching allocator holds memory no tensor uses, at every moment of
 // every captured step), memory-peak (one operator holds much of the
 // allocated peak: what recompute, offload and fused kernels would save) and

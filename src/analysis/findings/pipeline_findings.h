@@ -1,5 +1,5 @@
 // Findings of a pipeline-parallel job across its stages: the slowest stage
-// sets the pace of every micro-batch (issue 13 item 4).
+// sets the pace of every micro-batch.
 #pragma once
 
 #include <cstdint>

@@ -56,7 +56,7 @@ int64_t ExposedPointToPointNs(const StepDistribution& step, const StepTimeline& 
 
 // Exposed send/receive above the normal band of exposed communication: the
 // pipeline's bubble or an imbalance between its stages, not collectives to
-// prefetch (issue 13 item 4).
+// prefetch.
 void PipelineBubble(int32_t rank, const StepDistribution& step, const StepTimeline& timeline,
                     const FindingThresholds& t, std::vector<Finding>* out) {
   const int64_t p2p_ns = ExposedPointToPointNs(step, timeline);
@@ -147,8 +147,8 @@ std::string DispatchSwitchesSet(const model::CaptureInfo& info) {
   return set;
 }
 
-// Settings that change what the profile measures or slow every step
-// (issue 13 item 5): ASCEND_LAUNCH_BLOCKING / CUDA_LAUNCH_BLOCKING=1 runs
+// Settings that change what the profile measures or slow every step:
+// ASCEND_LAUNCH_BLOCKING / CUDA_LAUNCH_BLOCKING=1 runs
 // every kernel synchronously with the host; ASCEND_GLOBAL_LOG_LEVEL 0/1
 // (debug, info) logs on the dispatch path.
 void EnvironmentChecks(int32_t rank, const StepDistribution& step, const model::CaptureInfo& info,

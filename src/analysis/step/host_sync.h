@@ -1,4 +1,4 @@
-// Host synchronisation in a step (issue 13 item 6): a host that waits for
+// Host synchronisation in a step: a host that waits for
 // the device (cudaStreamSynchronize, .item(), aclrtSynchronizeStream) stops
 // issuing work, so the device drains its queue and idles until the host
 // launches again. That idle is the sync's cost, told apart from a host that

@@ -1,4 +1,4 @@
-// Input-bound steps (issue 13 item 6): the host is inside the data loader
+// Input-bound steps: the host is inside the data loader
 // (PyTorch's `enumerate(DataLoader)#<iterator>.__next__` record_function,
 // in Kineto traces and torch_npu's trace_view.json) while the device has
 // nothing to run. That idle is the input pipeline's cost, told apart from a

@@ -17,8 +17,7 @@ std::optional<StepTraceSummary> FindStepTrace(const model::RankProfile& profile,
 }
 
 // The step's budget. Two sources of the same step (kernel_details.csv and
-// the trace): the one that agrees with the profiler's own accounting is used
-// (issue 12 item 1).
+// the trace): the one that agrees with the profiler's own accounting is used.
 std::optional<StepBudget> BudgetThatAgrees(const model::RankProfile& profile, int32_t step,
                                            const std::optional<StepTraceSummary>& profiler) {
   std::optional<StepBudget> budget = ComputeStepBudget(profile, step);

@@ -1,4 +1,4 @@
-// Device idle behind kernel launches (issue 13 item 6, "host-bound,
+// Device idle behind kernel launches ("host-bound,
 // proven"): free time alone does not say the host is slow. A gap in the
 // device's activity is the host's when the host had not yet issued the
 // work that ends the gap: the first device event after the gap was launched

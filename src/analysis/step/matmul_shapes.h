@@ -1,5 +1,5 @@
-// Operator input shapes as profiles spell them, and what they determine
-// (issue 13 item 2): the FLOPs and bytes of one call (operator_efficiency),
+// Operator input shapes as profiles spell them, and what they determine:
+// the FLOPs and bytes of one call (operator_efficiency),
 // and the shape rule of Ascend's advisor: Ascend's Cube
 // unit loads its operands in 512-byte blocks, so a matmul whose inputs'
 // innermost axis is not a multiple of 512 bytes (256 fp16/bf16 elements)

@@ -1,4 +1,4 @@
-// Device memory in one step (issue 15): the allocator's peaks, the
+// Device memory in one step: the allocator's peaks, the
 // reserved-minus-allocated gap (memory the caching allocator holds but no
 // tensor uses: fragmentation, per-stream pools), the split by Stream Ptr,
 // the operators holding the memory at the allocated peak and the driver's

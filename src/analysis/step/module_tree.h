@@ -1,4 +1,4 @@
-// The nn.Module time tree of one step (issue 19, "Views users ask for"):
+// The nn.Module time tree of one step ("Views users ask for"):
 // from the host data where module annotations exist (Kineto and torch_npu
 // trace python_function events named "nn.Module: <Class>_<n>", with launch
 // links from kernels to their host launches), each module's calls, host

@@ -1,4 +1,4 @@
-// Dynamic-shape operators and online compilation (issue 13 items 2 and 6;
+// Dynamic-shape operators and online compilation (as
 // msprof-analyze advisor's "Operator Dynamic Shape" and "Operator Dispatch"
 // rules): kernel_details.csv's OP State per kernel, and the host time
 // api_statistic.csv records in operator compilation and kernel launch APIs.

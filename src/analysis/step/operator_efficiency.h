@@ -1,4 +1,4 @@
-// Per-operator efficiency of one step (issue 13 item 2, as TraceLens' GEMM
+// Per-operator efficiency of one step (as TraceLens' GEMM
 // and roofline sheets): per (operator, input shapes, dtypes), the calls, the
 // device time, the FLOPs a matmul's shapes determine and the bytes every
 // shaped call moves, hence achieved TFLOP/s, GB/s and arithmetic intensity;

@@ -6,7 +6,7 @@
 // spreadsheet rewriting Start Time as 1.76425E+15 gives every kernel of a
 // millisecond the same start), rows merged from two captures, clocks of two
 // devices mixed. Its budget, gaps and motifs would be confident nonsense,
-// so the rank says so instead (issue 12 item 2).
+// so the rank says so instead.
 #pragma once
 
 #include <cstdint>

@@ -18,7 +18,7 @@
 
 namespace trainscope::analysis {
 
-// The tolerance, as a share of the profiler's step: 2% (issue 12, "warn
+// The tolerance, as a share of the profiler's step: 2% ("warn
 // when no source agrees within 2%"). On every corpus sample with both
 // files the budget agrees to < 0.1% (docs/timelines.md); the golden 2023
 // fixture differs by 0.7% (its idle excludes a gap CANN counts as free).

@@ -14,8 +14,8 @@ namespace {
 // A rank with no device events in the step (kernel_details.csv missing, as
 // in the Qwen sample's ranks 1 and 3) still has CANN's own accounting of
 // it: the budget is then step_trace_time.csv's Overlap Analysis, so the
-// rank keeps its exposed-communication and free-time findings (issue 12
-// item 11) instead of "none above the thresholds".
+// rank keeps its exposed-communication and free-time findings
+// instead of "none above the thresholds".
 std::optional<StepBudget> ProfilerBudget(const model::RankProfile& profile, int32_t step) {
   const model::StepTraceRow* row = profile.StepTraceOf(step);
   if (row == nullptr) return std::nullopt;

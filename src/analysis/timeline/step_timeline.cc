@@ -72,7 +72,7 @@ void BuildZooms(const std::vector<TimelineKernel>& kernels, StepTimeline* timeli
     // Every kernel that runs in the window, also one that started before it:
     // a kernel left out would be drawn as free time. Past the cap the window
     // is narrowed to end where the first kernel not kept starts, so what is
-    // drawn is complete (issue 12 item 12); the width asked for is kept.
+    // drawn is complete; the width asked for is kept.
     for (const TimelineKernel& kernel : kernels) {
       const auto kernel_start = static_cast<double>(kernel.start_ns);
       const double kernel_end = kernel_start + static_cast<double>(kernel.duration_ns);
