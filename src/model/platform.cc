@@ -1,5 +1,7 @@
 #include "model/platform.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -111,6 +113,45 @@ std::string_view PlatformLabel(Platform platform) {
       break;
   }
   return "unknown";
+}
+
+namespace {
+
+// Instinct parts by (compute major, minor, compute units), from AMD's data
+// sheets: an MI210 and one die (GCD) of an MI250 both have 104 CUs and 64 GB,
+// an MI250X die 110 CUs, an MI100 120 CUs (gfx908 and gfx90a both report 9.0).
+struct InstinctPart {
+  int32_t major;
+  int32_t minor;
+  int32_t compute_units;
+  std::string_view parts;
+};
+constexpr InstinctPart kInstinctParts[] = {
+    {9, 0, 104, "AMD Instinct MI210 or one die of an MI250"},
+    {9, 0, 110, "one die of an AMD Instinct MI250X"},
+    {9, 0, 120, "AMD Instinct MI100"},
+    {9, 4, 304, "AMD Instinct MI300X"},
+    {9, 4, 228, "AMD Instinct MI300A"},
+};
+
+}  // namespace
+
+std::string DeviceLabel(const DeviceProperties& device) {
+  if (device.name != "AMD Radeon Graphics" || device.num_sms <= 0) return device.name;
+  std::string label = fmt::format("{} (compute {}.{}, {} CUs", device.name, device.compute_major,
+                                  device.compute_minor, device.num_sms);
+  if (device.total_global_mem > 0) {
+    label += fmt::format(", {:.1f} GiB", static_cast<double>(device.total_global_mem) /
+                                             static_cast<double>(int64_t{1} << 30));
+  }
+  for (const InstinctPart& part : kInstinctParts) {
+    if (part.major == device.compute_major && part.minor == device.compute_minor &&
+        part.compute_units == device.num_sms) {
+      label += fmt::format(": {}", part.parts);
+      break;
+    }
+  }
+  return label + ")";
 }
 
 std::optional<Platform> ParsePlatformKey(std::string_view key) {

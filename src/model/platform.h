@@ -6,11 +6,13 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace trainscope::model {
 
 struct RankProfile;
+struct DeviceProperties;
 
 enum class Platform : uint8_t {
   kUnknown = 0,  // no device activity, or ranks of different platforms
@@ -31,6 +33,13 @@ std::string_view PlatformKey(Platform platform);
 // "Ascend NPU", "NVIDIA GPU (CUDA)", ...: for people.
 std::string_view PlatformLabel(Platform platform);
 std::optional<Platform> ParsePlatformKey(std::string_view key);
+
+// The device as a report names it: deviceProperties' name, and where HIP
+// gives only its generic "AMD Radeon Graphics" (a driver that does not know
+// the product's marketing name: ROCm on MI200), the facts that tell the
+// Instinct part: compute capability, compute units and memory, and the parts
+// that have them.
+std::string DeviceLabel(const DeviceProperties& device);
 
 // Whether a template for |key| applies to |platform|: its own key, or "gpu"
 // for CUDA, ROCm and a GPU of unknown vendor.

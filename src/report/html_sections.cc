@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "model/platform.h"
 #include "report/charts.h"
 #include "report/steps_table.h"
 #include "report/svg.h"
@@ -271,17 +272,32 @@ void RenderTimelineSection(HtmlWriter& out, const analysis::RankAnalysis* focus)
   out.Raw("</section>\n");
 }
 
+namespace {
+
+// The capture as the text report's header names it: the platform and the
+// device the trace names, then the Ascend versions and profiler level.
+std::string RankCaptureText(const analysis::RankHeader& header) {
+  std::string capture(model::PlatformLabel(header.platform));
+  if (!header.device_name.empty()) capture += ", " + header.device_name;
+  for (const std::string* part :
+       {&header.torch_npu_version, &header.cann_version, &header.profiler_level}) {
+    if (!part->empty()) capture += ", " + *part;
+  }
+  return capture;
+}
+
+}  // namespace
+
 void RenderRanksSection(HtmlWriter& out, const analysis::JobAnalysis& job) {
   out.Raw("<section id=\"ranks\"><h2>Ranks</h2>\n");
   out.Raw(
       "<table><tr><th>rank</th><th>step</th><th>kernels</th><th>span</th><th>p50</th><th>p90</th>"
       "<th>≤ 50 µs</th><th>computation</th><th>exposed comm</th><th>idle</th><th "
-      "class=\"l\">capture</th></tr>\n");
+      "class=\"l\">capture</th><th class=\"l\">workload</th></tr>\n");
   for (const auto& rank : job.ranks) {
     const auto* step = rank.selected();
-    std::string capture = fmt::format("{} {} {}", rank.header.torch_npu_version,
-                                      rank.header.cann_version, rank.header.profiler_level);
     if (step == nullptr) continue;
+    const std::string capture = RankCaptureText(rank.header);
     const auto& k = step->kernels;
     std::string comp = "-", comm = "-", idle = "-";
     if (step->breakdown && step->breakdown->budget.total_ns > 0) {
@@ -294,10 +310,11 @@ void RenderRanksSection(HtmlWriter& out, const analysis::JobAnalysis& job) {
     out.Format(
         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</"
         "td>"
-        "<td>{}</td><td>{}</td><td class=\"l\">{}</td></tr>\n",
+        "<td>{}</td><td>{}</td><td class=\"l\">{}</td><td class=\"l\" title=\"{}\">{}</td></tr>\n",
         rank.header.rank, StepLabel(rank.selected_step), FormatCount(k.count),
         FormatDurationNs(k.span_ns), FormatDurationNs(k.p50_ns), FormatDurationNs(k.p90_ns),
-        FormatPercent(k.share_le_50us), comp, comm, idle, capture);
+        FormatPercent(k.share_le_50us), comp, comm, idle, capture, rank.header.workload_evidence,
+        rank.header.workload);
   }
   out.Raw("</table>\n");
   RenderStepsTableHtml(out, BuildStepsTable(job));

@@ -96,6 +96,10 @@ TEST(FamilyRulesTest, BuiltinTableNamesTheKernelsOfGpuLibraries) {
       {"vLLM ROCm paged attention",
        "void paged_attention_ll4mi_QKV_mfma16_kernel<__hip_bfloat16, 128, 16>(...)",
        "matmul/attention"},
+      {"vLLM Triton unified attention (ROCm V1)", "kernel_unified_attention_2d",
+       "matmul/attention"},
+      {"SGLang Triton decode attention", "_fwd_grouped_kernel_stage1", "matmul/attention"},
+      {"SGLang Triton decode attention reduce", "_fwd_kernel_stage2", "matmul/attention"},
       {"cuBLAS nvjet", "nvjet_tst_144x128_64x6_2x1_v_bz_bias_TNN", "matmul/attention"},
       {"cuBLASLt epilogue",
        "void epilogue::impl::globalKernel<float, float, float, true, true>(int, int, long, float*, "

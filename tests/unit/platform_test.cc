@@ -115,6 +115,56 @@ TEST(Platform, RocmTracesNameTheirVendorAndDevice) {
   EXPECT_EQ(unnamed.ranks[0].header.platform, Platform::kGpu) << "nothing names a vendor";
 }
 
+// HIP's generic "AMD Radeon Graphics" (ROCm on MI200 parts) names no
+// product: the report adds the facts that tell the Instinct part (compute
+// capability, compute units, memory) and the parts that have them; any
+// other name is kept as the trace gives it.
+TEST(Platform, GenericRadeonNameGetsTheInstinctFacts) {
+  DeviceProperties mi250_die;
+  mi250_die.name = "AMD Radeon Graphics";
+  mi250_die.compute_major = 9;
+  mi250_die.compute_minor = 0;
+  mi250_die.num_sms = 104;
+  mi250_die.total_global_mem = 68702699520;  // HTA's MI250 toy trace
+  EXPECT_EQ(DeviceLabel(mi250_die),
+            "AMD Radeon Graphics (compute 9.0, 104 CUs, 64.0 GiB: AMD Instinct MI210 or one die "
+            "of an MI250)");
+  DeviceProperties unknown = mi250_die;
+  unknown.num_sms = 60;
+  EXPECT_EQ(DeviceLabel(unknown), "AMD Radeon Graphics (compute 9.0, 60 CUs, 64.0 GiB)");
+  DeviceProperties named = mi250_die;
+  named.name = "AMD Instinct MI300X";
+  EXPECT_EQ(DeviceLabel(named), "AMD Instinct MI300X");
+}
+
+// Every ROCm trace of the corpus names its vendor and its device in the
+// platform line.
+TEST(Platform, CorpusRocmTracesNameVendorAndDevice) {
+  TS_REQUIRE_CORPUS("kineto/hta_amd_mi250_rocm62_minitoy");
+  const struct {
+    const char* path;
+    const char* line;
+  } traces[] = {
+      {"kineto/hta_amd_mi250_rocm62_minitoy/mi250_minitoy_train_ROCm6_2_kineto.json.gz",
+       "platform:    AMD GPU (ROCm), AMD Radeon Graphics (compute 9.0, 104 CUs, 64.0 GiB: AMD "
+       "Instinct MI210 or one die of an MI250)"},
+      {"kineto/tracelens_mi300x_resnet_ddp_8rank_rank0_actckpt/resnet_act_checkpoint.json.gz",
+       "platform:    AMD GPU (ROCm), AMD Instinct MI300X\n"},
+      {"kineto/tracelens_qwen1.5_0.5b_h100_vs_mi300x/mi300/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz",
+       "platform:    AMD GPU (ROCm), AMD Instinct MI300X VF\n"},
+  };
+  for (const auto& t : traces) {
+    SCOPED_TRACE(t.path);
+    auto loaded = formats::LoadProfiles({corpus_path + "/" + t.path}, 2);
+    ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+    auto job = analysis::AnalyzeJob(loaded->profiles, analysis::FamilyRules::Builtin(),
+                                    analysis::AnalysisOptions{}, 2);
+    ASSERT_TRUE(job.ok()) << job.status().message();
+    const std::string text = report::RenderText(*job, report::TextReportOptions{});
+    EXPECT_NE(text.find(t.line), std::string::npos) << text.substr(0, 2000);
+  }
+}
+
 TEST(Platform, KeysRoundTripAndGpuCoversEveryGpu) {
   for (Platform p : {Platform::kAscend, Platform::kCuda, Platform::kRocm, Platform::kGpu}) {
     EXPECT_EQ(ParsePlatformKey(PlatformKey(p)), p);

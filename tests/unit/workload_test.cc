@@ -63,6 +63,27 @@ TEST(Workload, GraphReplayAndServingFramesWithoutBackwardAreInference) {
   EXPECT_NE(text.find("workload:    inference ("), std::string::npos) << text;
 }
 
+// A Hugging Face model forward that writes its KV cache (DynamicCache.update
+// in transformers/cache_utils.py, recorded with with_stack) and no backward
+// op: a prefill or decode step of inference, with no graph replay or
+// serving framework in the trace.
+TEST(Workload, KvCacheFramesWithoutBackwardAreInference) {
+  const JobAnalysis job = AnalyzeWorkloadTrace(WorkloadTrace(R"(
+  {"ph": "X", "cat": "python_function", "name": "transformers/models/qwen2/modeling_qwen2.py(150): forward",
+   "pid": 1, "tid": 1, "ts": 1010.0, "dur": 300.0},
+  {"ph": "X", "cat": "python_function", "name": "transformers/cache_utils.py(398): update",
+   "pid": 1, "tid": 1, "ts": 1020.0, "dur": 10.0},
+  {"ph": "X", "cat": "cpu_op", "name": "aten::linear", "pid": 1, "tid": 1,
+   "ts": 1040.0, "dur": 20.0},)"));
+  ASSERT_EQ(job.ranks.size(), 1u);
+  EXPECT_EQ(job.ranks[0].header.workload, "inference");
+  EXPECT_NE(job.ranks[0].header.workload_evidence.find("0 CUDA/HIP graph replays; 0 serving "
+                                                       "framework frames (vllm/, sglang/); 1 "
+                                                       "KV-cache frames"),
+            std::string::npos)
+      << job.ranks[0].header.workload_evidence;
+}
+
 // Autograd's backward ops (and an optimizer step) make it training; a trace
 // with host ops but no sign either way stays unknown.
 TEST(Workload, BackwardOpsAreTrainingAndNoSignIsUnknown) {
@@ -145,6 +166,27 @@ TEST(Workload, CorpusVllmIsInferenceAndDdpIsTraining) {
   const std::string ddp =
       analyze("kineto/hta_ddp_2rank_a100_rank0_nccl_metadata/nccl_data.json.gz");
   EXPECT_TRUE(ddp.starts_with("training")) << ddp;
+}
+
+// TraceLens' Qwen1.5-0.5B traces (one Hugging Face forward under
+// inference_mode, batch 16, on an H100 and an MI300X): no graph replay, no
+// serving framework, but the KV cache is updated once per decoder layer
+// (24 layers) and no op runs backward.
+TEST(Workload, CorpusQwenForwardWithKvCacheIsInference) {
+  TS_REQUIRE_CORPUS("kineto/tracelens_qwen1.5_0.5b_h100_vs_mi300x");
+  for (const char* device : {"h100", "mi300"}) {
+    auto loaded =
+        formats::LoadProfiles({corpus_path + "/kineto/tracelens_qwen1.5_0.5b_h100_vs_mi300x/" +
+                               device + "/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz"},
+                              2);
+    ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+    const Workload w = DetectWorkload(loaded->profiles.at(0));
+    EXPECT_EQ(w.kind, "inference") << device << ": " << w.evidence;
+    EXPECT_NE(w.evidence.find("0 CUDA/HIP graph replays; 0 serving framework frames"),
+              std::string::npos)
+        << device << ": " << w.evidence;
+    EXPECT_NE(w.evidence.find("KV-cache frames"), std::string::npos) << w.evidence;
+  }
 }
 
 }  // namespace

@@ -188,6 +188,20 @@ void AddLaunchEvidence(const model::RankProfile& profile, Finding* f) {
       {"launch_mean_us", EvidenceUs(*api->launch_ns) / static_cast<double>(*api->launch_calls)});
 }
 
+// CUDA/HIP graph replays among the rank's host ops (cudaGraphLaunch,
+// hipGraphLaunch): graphs are already in use, so host-bound's remedy must not
+// be "use CUDA graphs".
+size_t CountGraphReplays(const model::RankProfile& profile) {
+  const model::HostOps& ops = profile.timeline.host_ops;
+  size_t replays = 0;
+  for (std::string_view launch : {"cudaGraphLaunch", "hipGraphLaunch"}) {
+    const StringId id = profile.strings.Find(launch);
+    if (id == StringPool::kNotInterned) continue;
+    replays += static_cast<size_t>(std::count(ops.name.begin(), ops.name.end(), id));
+  }
+  return replays;
+}
+
 // The step's free time, less the part the data loader explains: idle while
 // the host is inside the loader is input-bound's, not slow dispatch.
 void HostBound(int32_t rank, const StepDistribution& step, const model::RankProfile& profile,
@@ -245,6 +259,10 @@ void HostBound(int32_t rank, const StepDistribution& step, const model::RankProf
   if (const std::string set = DispatchSwitchesSet(info); !set.empty()) {
     f.variant += f.variant.empty() ? "tuned" : "+tuned";
     f.text_labels.push_back({"env_set", set});
+  }
+  if (const size_t replays = CountGraphReplays(profile); replays > 0) {
+    f.variant += f.variant.empty() ? "graphs" : "+graphs";
+    f.evidence_values.push_back({"graph_launches", static_cast<double>(replays)});
   }
   AddLaunchEvidence(profile, &f);
   f.estimated_gain_pct = unproven ? 0 : (share - t.device_free_normal) * 100;

@@ -362,7 +362,7 @@ Result<RankResult> AnalyzeRank(const model::RankProfile& profile, const JobConte
   header.platform = model::DetectPlatform(profile);
   header.device_name = profile.info.device_name;
   if (header.device_name.empty() && !profile.timeline.devices.empty())
-    header.device_name = profile.timeline.devices.front().name;
+    header.device_name = model::DeviceLabel(profile.timeline.devices.front());
   Workload workload = DetectWorkload(profile);
   header.workload = std::move(workload.kind);
   header.workload_evidence = std::move(workload.evidence);

@@ -11,7 +11,15 @@
 namespace trainscope::analysis {
 namespace {
 
-enum class WorkloadSign : uint8_t { kNone, kBackward, kOptimizer, kGraphReplay, kServing };
+enum class WorkloadSign : uint8_t {
+  kNone,
+  kBackward,
+  kOptimizer,
+  kGraphReplay,
+  kServing,
+  kKvCache,
+  kCount,
+};
 
 WorkloadSign SignOfHostOpName(std::string_view name) {
   if (name.find("Backward") != std::string_view::npos) return WorkloadSign::kBackward;
@@ -20,12 +28,22 @@ WorkloadSign SignOfHostOpName(std::string_view name) {
   for (std::string_view serving : {"vllm/", "sglang/"}) {
     if (name.find(serving) != std::string_view::npos) return WorkloadSign::kServing;
   }
+  // A KV cache written during the forward pass (with_stack frames): Hugging
+  // Face's DynamicCache.update (transformers/cache_utils.py) and generate()
+  // (transformers/generation/). A training forward does not keep one: the
+  // training loops turn use_cache off, and a trace with a backward op is
+  // training before this sign is read.
+  for (std::string_view cache : {"transformers/cache_utils.py", "transformers/generation/"}) {
+    if (name.find(cache) != std::string_view::npos) return WorkloadSign::kKvCache;
+  }
   return WorkloadSign::kNone;
 }
 
 // The number of host ops of each sign, each distinct name classified once.
-std::array<size_t, 5> CountWorkloadSigns(const model::RankProfile& profile) {
-  std::array<size_t, 5> counts{};
+using WorkloadSignCounts = std::array<size_t, static_cast<size_t>(WorkloadSign::kCount)>;
+
+WorkloadSignCounts CountWorkloadSigns(const model::RankProfile& profile) {
+  WorkloadSignCounts counts{};
   const model::HostOps& ops = profile.timeline.host_ops;
   constexpr uint8_t kNotClassified = 0xff;
   std::vector<uint8_t> sign_of(profile.strings.size(), kNotClassified);
@@ -57,11 +75,12 @@ size_t CountGradientKernelTypes(const model::RankProfile& profile) {
 }  // namespace
 
 Workload DetectWorkload(const model::RankProfile& profile) {
-  const std::array<size_t, 5> signs = CountWorkloadSigns(profile);
+  const WorkloadSignCounts signs = CountWorkloadSigns(profile);
   const size_t backward = signs[static_cast<size_t>(WorkloadSign::kBackward)];
   const size_t optimizer = signs[static_cast<size_t>(WorkloadSign::kOptimizer)];
   const size_t graphs = signs[static_cast<size_t>(WorkloadSign::kGraphReplay)];
   const size_t serving = signs[static_cast<size_t>(WorkloadSign::kServing)];
+  const size_t kv_cache = signs[static_cast<size_t>(WorkloadSign::kKvCache)];
   const size_t fwdbwd = profile.timeline.fwdbwd.size();
   const size_t host_ops = profile.timeline.host_ops.size();
   Workload out;
@@ -81,16 +100,18 @@ Workload DetectWorkload(const model::RankProfile& profile) {
     out.evidence = "no host ops recorded and no gradient kernels";
     return out;
   }
-  if (graphs > 0 || serving > 0) {
+  if (graphs > 0 || serving > 0 || kv_cache > 0) {
     out.kind = "inference";
     out.evidence = fmt::format(
         "no backward or optimizer op among {} host ops; {} CUDA/HIP graph replays; {} serving "
-        "framework frames (vllm/, sglang/)",
-        host_ops, graphs, serving);
+        "framework frames (vllm/, sglang/); {} KV-cache frames (transformers cache_utils, "
+        "generation)",
+        host_ops, graphs, serving, kv_cache);
     return out;
   }
   out.evidence = fmt::format(
-      "no backward or optimizer op among {} host ops, and no graph replay or serving framework",
+      "no backward or optimizer op among {} host ops, and no graph replay, serving framework or "
+      "KV cache",
       host_ops);
   return out;
 }

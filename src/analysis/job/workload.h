@@ -17,8 +17,10 @@ struct Workload {
 
 // Training: autograd backward ops, fwdbwd flows, optimizer steps or
 // gradient kernels (Ascend *Grad op types). Inference: none of those, and
-// CUDA/HIP graph replays (cudaGraphLaunch, hipGraphLaunch) or a serving
-// framework's frames (vllm/, sglang/). Anything else: unknown.
+// CUDA/HIP graph replays (cudaGraphLaunch, hipGraphLaunch), a serving
+// framework's frames (vllm/, sglang/) or a KV cache kept by the forward pass
+// (transformers/cache_utils.py, transformers/generation/ frames). Anything
+// else: unknown.
 Workload DetectWorkload(const model::RankProfile& profile);
 
 // Findings whose remedies hold for training only: the activation peak kept
