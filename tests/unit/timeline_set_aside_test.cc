@@ -20,18 +20,18 @@
 namespace trainscope::analysis {
 namespace {
 
-std::string CaseInput(const std::string& name) {
+std::string SetAsideCaseInput(const std::string& name) {
   return testing::SourceDir() + "/tests/golden/cases/ascend_text/" + name + "/input";
 }
 
-Result<JobAnalysis> AnalyzeCase(const std::string& name) {
-  auto loaded = formats::LoadProfiles({CaseInput(name)}, 1);
+Result<JobAnalysis> AnalyzeSetAsideCase(const std::string& name) {
+  auto loaded = formats::LoadProfiles({SetAsideCaseInput(name)}, 1);
   if (!loaded.ok()) return loaded.status();
   const FamilyRules rules = FamilyRules::Merge({}, FamilyRules::Builtin());
   return AnalyzeJob(loaded->profiles, rules, AnalysisOptions(), 1);
 }
 
-const Finding* FindingOf(const JobAnalysis& job, const std::string& id) {
+const Finding* SetAsideFindingOf(const JobAnalysis& job, const std::string& id) {
   for (const Finding& f : job.findings) {
     if (f.id == id) return &f;
   }
@@ -42,7 +42,7 @@ const Finding* FindingOf(const JobAnalysis& job, const std::string& id) {
 // only such tasks, each inside an hcom_* op's window, they are the
 // collective's sub-tasks, not kernels.
 TEST(TimelineSetAside, HcclStreamTasksOfA2024TraceAreNotComputation) {
-  auto loaded = formats::LoadProfiles({CaseInput("trace_view_2024_hccl_stream_tasks")}, 1);
+  auto loaded = formats::LoadProfiles({SetAsideCaseInput("trace_view_2024_hccl_stream_tasks")}, 1);
   ASSERT_TRUE(loaded.ok()) << loaded.status().message();
   const model::RankProfile& profile = loaded->profiles.at(0);
   int64_t hccl_stream_tasks = 0;
@@ -55,7 +55,7 @@ TEST(TimelineSetAside, HcclStreamTasksOfA2024TraceAreNotComputation) {
   // runtime's (a device task that is not a kernel).
   EXPECT_EQ(hccl_stream_tasks, 4);
 
-  auto job = AnalyzeCase("trace_view_2024_hccl_stream_tasks");
+  auto job = AnalyzeSetAsideCase("trace_view_2024_hccl_stream_tasks");
   ASSERT_TRUE(job.ok()) << job.status().message();
   const StepDistribution* step = job->ranks.at(0).selected();
   ASSERT_NE(step, nullptr);
@@ -75,7 +75,7 @@ TEST(TimelineSetAside, HcclStreamTasksOfA2024TraceAreNotComputation) {
 // the budget is the profiler's, the timeline is set aside, and the findings
 // that need it have no gain while exposed communication keeps its own.
 TEST(TimelineSetAside, NoSourceAgreeingGivesTheProfilersBudget) {
-  auto job = AnalyzeCase("step_trace_disagrees");
+  auto job = AnalyzeSetAsideCase("step_trace_disagrees");
   ASSERT_TRUE(job.ok()) << job.status().message();
   const StepDistribution* step = job->ranks.at(0).selected();
   ASSERT_NE(step, nullptr);
@@ -89,12 +89,12 @@ TEST(TimelineSetAside, NoSourceAgreeingGivesTheProfilersBudget) {
   EXPECT_EQ(step->breakdown->budget.total_ns, 3'118'500);
   EXPECT_EQ(step->breakdown->budget.computation_ns, 2'158'500);
   EXPECT_FALSE(step->launch_gaps.has_value());
-  const Finding* dominant = FindingOf(*job, "dominant-operator");
+  const Finding* dominant = SetAsideFindingOf(*job, "dominant-operator");
   ASSERT_NE(dominant, nullptr);
   EXPECT_TRUE(dominant->gain_withheld);
   EXPECT_TRUE(std::isnan(ExportedGainPct(*dominant)));
   EXPECT_NE(dominant->gain_model.find("gain not computed"), std::string::npos);
-  const Finding* exposed = FindingOf(*job, "exposed-communication");
+  const Finding* exposed = SetAsideFindingOf(*job, "exposed-communication");
   ASSERT_NE(exposed, nullptr);
   EXPECT_FALSE(exposed->gain_withheld);
   // 800 of 3118.5 µs exposed, above the 10% normal band: 15.65%.
@@ -105,7 +105,7 @@ TEST(TimelineSetAside, NoSourceAgreeingGivesTheProfilersBudget) {
 // step_trace_time.csv's (1858.5 + 800 + 160 µs), span and issue rate are
 // n/a, and no finding measured on the timeline shows a gain.
 TEST(TimelineSetAside, ImplausibleTimelineShowsOnlySoundNumbers) {
-  auto job = AnalyzeCase("spreadsheet_rounded_starts");
+  auto job = AnalyzeSetAsideCase("spreadsheet_rounded_starts");
   ASSERT_TRUE(job.ok()) << job.status().message();
   const StepDistribution* step = job->ranks.at(0).selected();
   ASSERT_NE(step, nullptr);
