@@ -57,6 +57,7 @@ namespace trainscope {
   X(kHcclPlaneTask,       "HCCL plane task",            kSkip, "trace_view.json HCCL plane lanes, .db TASK rows of COMMUNICATION_TASK_INFO (per-link detail of an op already counted)") \
   X(kUnknownOverlapSegment, "unknown overlap segment",  kSkip, "an Overlap Analysis lane other than Computing, Communication(Not Overlapped), Communication, Free") \
   X(kNonComputeDeviceTask, "device task that is not a kernel", kSkip, "trace_view.json Ascend Hardware task other than AI_CORE, AI_VECTOR_CORE, MIX_AIC/AIV, AI_CPU (event record/wait, placeholders, HCCL's SDMA/notify tasks): left out as CANN's Overlap Analysis leaves it out; .db TASK rows without COMPUTE_TASK_INFO likewise") \
+  X(kHcclStreamTask,       "HCCL task on a communication stream", kSkip, "trace_view.json Ascend Hardware task typed Other (2024 exports) named hcom_* or on a stream whose every such task starts inside an hcom_* op's window: HCCL's own sub-task of a collective already counted once as its hcom op, so neither computation nor a second communication") \
   X(kUnknownStringId,     "unknown string id in {}",    kNote, ".db export: a string id that STRING_IDS lacks: the text is read as empty") \
   X(kDeviceWideMemory,    "device-wide memory row",     kSkip, ".db NPU_MEM rows of another type than app (the whole device's memory, not the process's)") \
   X(kLinkWithoutHostOp,   "link to no host op",         kSkip, ".db CONNECTION_IDS rows whose id no PYTORCH_API row carries (the host end of the link is missing)") \

@@ -90,9 +90,14 @@ std::string StepsCsv(const analysis::JobAnalysis& job) {
       t.Int(d.step == rank.selected_step ? 1 : 0)
           .Int(d.kernels.count)
           .Int(d.kernels.compute_count)
-          .Int(d.kernels.communication_count)
-          .Us(d.kernels.span_ns)
-          .Us(d.kernels.total_time_ns);
+          .Int(d.kernels.communication_count);
+      // The busy span is a time on the device timeline: unknown without
+      // kernels or when the timeline is set aside.
+      if (d.kernels.count > 0 && d.timeline_set_aside.empty())
+        t.Us(d.kernels.span_ns);
+      else
+        t.Empty();
+      t.Us(d.kernels.total_time_ns);
       if (d.breakdown) {
         const analysis::TimeBudget& b = d.breakdown->budget;
         t.Text(d.breakdown->source)

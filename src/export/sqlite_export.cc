@@ -313,7 +313,13 @@ Status SqliteExport::AddRank(size_t index, const model::RankProfile& profile,
         s.Int(k.memcpy_count).Int(k.memset_count);
       else
         s.Null().Null();
-      s.Int(k.span_ns).Int(k.total_time_ns);
+      // The busy span is a time on the device timeline: unknown without
+      // kernels or when the timeline is set aside.
+      if (k.count > 0 && d.timeline_set_aside.empty())
+        s.Int(k.span_ns);
+      else
+        s.Null();
+      s.Int(k.total_time_ns);
       if (k.count > 0)
         s.Real(k.p50_ns).Real(k.p90_ns).Real(k.p99_ns).Int(k.max_ns);
       else

@@ -134,15 +134,17 @@ HtmlFragment FamilyBarsSvg(const std::vector<analysis::FamilyStat>& families) {
                    [](const auto& a, const auto& b) { return a.total_ns > b.total_ns; });
   const double row = 22, width = 760, label_w = 170, bar_w = 240;
   const double height = kChartTop + 24 + row * static_cast<double>(shown.size()) + 10;
-  SvgCanvas svg(width, height, "Kernel families: share of kernel count and of kernel time");
-  svg.Text(label_w + bar_w / 2, kChartTop + 4, "share of kernels", "middle", 11);
-  svg.Text(label_w + bar_w + 80 + bar_w / 2, kChartTop + 4, "share of kernel time", "middle", 11);
+  SvgCanvas svg(width, height,
+                "Kernel families: share of device events (kernels, copies, memsets) and of their "
+                "time");
+  svg.Text(label_w + bar_w / 2, kChartTop + 4, "share of device events", "middle", 11);
+  svg.Text(label_w + bar_w + 80 + bar_w / 2, kChartTop + 4, "share of device time", "middle", 11);
   double y = kChartTop + 16;
   for (const auto& family : shown) {
     std::string color = FamilyColor(family.name);
     svg.Text(label_w - 8, y + 14, family.name, "end", 11);
     std::string tooltip =
-        fmt::format("{}: {} kernels ({}), {} ({})", family.name, FormatCount(family.count),
+        fmt::format("{}: {} events ({}), {} ({})", family.name, FormatCount(family.count),
                     FormatPercent(family.share_count), FormatDurationNs(family.total_ns),
                     FormatPercent(family.share_time));
     svg.Rect(label_w, y + 3, bar_w * family.share_count, row - 6, color, tooltip);

@@ -44,6 +44,19 @@ void RenderProjection(HtmlWriter& out, const analysis::GainProjection& p) {
   }
 }
 
+// Times on the device timeline: n/a when it is set aside or has no
+// kernels; an issue rate needs two kernels.
+std::string HtmlBusySpan(const analysis::StepDistribution& step) {
+  return step.timeline_set_aside.empty() && step.kernels.count > 0
+             ? FormatDurationNs(step.kernels.span_ns)
+             : std::string("n/a");
+}
+std::string HtmlIssueInterval(const analysis::StepDistribution& step) {
+  return step.timeline_set_aside.empty() && step.kernels.count > 1
+             ? FormatDurationNs(step.kernels.mean_issue_interval_ns)
+             : std::string("n/a");
+}
+
 }  // namespace
 
 void RenderSummarySection(HtmlWriter& out, const analysis::JobAnalysis& job,
@@ -80,8 +93,8 @@ void RenderSummarySection(HtmlWriter& out, const analysis::JobAnalysis& job,
       Kpi(out, "step (" + step.breakdown->span + ")",
           FormatDurationNs(step.breakdown->budget.total_ns));
     }
-    Kpi(out, "device busy span", FormatDurationNs(k.span_ns));
-    Kpi(out, "one kernel issued every", FormatDurationNs(k.mean_issue_interval_ns));
+    Kpi(out, "device busy span", HtmlBusySpan(step));
+    Kpi(out, "one kernel issued every", HtmlIssueInterval(step));
     Kpi(out, "p50 / p90 duration", FormatDurationNs(k.p50_ns) + " / " + FormatDurationNs(k.p90_ns));
     Kpi(out, "kernels ≤ 50 µs", FormatPercent(k.share_le_50us));
     if (step.breakdown) {
@@ -151,7 +164,7 @@ void RenderDistributionSection(HtmlWriter& out, const analysis::JobAnalysis& job
     out.Append(FamilyBarsSvg(step.families));
     out.Raw(
         "<table><tr><th "
-        "class=\"l\">family</th><th>kernels</th><th>share</th><th>time</th><th>share</th></tr>\n");
+        "class=\"l\">family</th><th>events</th><th>share</th><th>time</th><th>share</th></tr>\n");
     std::vector<analysis::FamilyStat> families = step.families;
     std::stable_sort(families.begin(), families.end(),
                      [](const auto& a, const auto& b) { return a.total_ns > b.total_ns; });

@@ -13,7 +13,10 @@
 namespace trainscope::report {
 namespace {
 
-void WriteKernels(JsonWriter& w, const analysis::KernelSummary& k) {
+// |timeline_used|: false when the step's device timeline is set aside
+// (StepDistribution::timeline_set_aside): its span and issue rate are then
+// unknown, though counts and durations stand.
+void WriteKernels(JsonWriter& w, const analysis::KernelSummary& k, bool timeline_used) {
   // Statistics of no kernels (a step known only from step_trace_time.csv)
   // do not exist: null, not 0; an issue interval needs two kernels.
   auto known = [&w](const char* key, double value, bool exists) {
@@ -40,8 +43,8 @@ void WriteKernels(JsonWriter& w, const analysis::KernelSummary& k) {
   }
   known("memcpy_time_us", Us(k.memcpy_time_ns), k.copies_known);
   known("memset_time_us", Us(k.memset_time_ns), k.copies_known);
-  known("span_us", Us(k.span_ns), any);
-  known("mean_issue_interval_us", Us(k.mean_issue_interval_ns), k.count > 1);
+  known("span_us", Us(k.span_ns), any && timeline_used);
+  known("mean_issue_interval_us", Us(k.mean_issue_interval_ns), k.count > 1 && timeline_used);
   w.Field("total_time_us", Us(k.total_time_ns));
   known("p50_us", Us(k.p50_ns), any);
   known("p90_us", Us(k.p90_ns), any);
@@ -251,7 +254,12 @@ void WriteStep(JsonWriter& w, const analysis::StepDistribution& step) {
   } else {
     w.Field("step", step.step);
   }
-  WriteKernels(w, step.kernels);
+  WriteKernels(w, step.kernels, step.timeline_set_aside.empty());
+  if (step.timeline_set_aside.empty()) {
+    w.Key("timeline_set_aside").Null();
+  } else {
+    w.Field("timeline_set_aside", step.timeline_set_aside);
+  }
   w.Key("families").BeginArray();
   for (const auto& family : step.families) {
     w.BeginObject();

@@ -211,6 +211,18 @@ std::string MemoryLines(const analysis::MemoryUsage& m) {
   return out;
 }
 
+// Span and issue rate are times on the device timeline: n/a when it is set
+// aside; an issue rate needs two kernels.
+std::string TextBusySpan(const analysis::StepDistribution& step) {
+  return step.timeline_set_aside.empty() ? FormatDurationNs(step.kernels.span_ns)
+                                         : std::string("n/a (timeline set aside)");
+}
+std::string TextIssueInterval(const analysis::StepDistribution& step) {
+  return step.timeline_set_aside.empty() && step.kernels.count > 1
+             ? FormatDurationNs(step.kernels.mean_issue_interval_ns)
+             : std::string("n/a");
+}
+
 void RenderRankDetail(std::string& out, const analysis::RankAnalysis& rank, const Styler& s) {
   std::string capture;
   if (!rank.header.torch_npu_version.empty())
@@ -246,7 +258,7 @@ void RenderRankDetail(std::string& out, const analysis::RankAnalysis& rank, cons
         "  kernels     {} ({} compute, {} communication) in a device busy span of {}; one "
         "issued every {}\n",
         FormatCount(k.count), FormatCount(k.compute_count), FormatCount(k.communication_count),
-        FormatDurationNs(k.span_ns), FormatDurationNs(k.mean_issue_interval_ns));
+        TextBusySpan(*step), TextIssueInterval(*step));
     out += fmt::format("  durations   p50 {}   p90 {}   p99 {}   max {}\n",
                        FormatDurationNs(k.p50_ns), FormatDurationNs(k.p90_ns),
                        FormatDurationNs(k.p99_ns), FormatDurationNs(k.max_ns));
@@ -306,7 +318,9 @@ void RenderRankDetail(std::string& out, const analysis::RankAnalysis& rank, cons
                      Sparkline(step->density));
 
   out += "\n";
-  out += s.Bold(fmt::format("  {:<26} {:>9} {:>7} {:>11} {:>7}", "family", "kernels", "share",
+  // A family counts device events: kernels, and the copies and memsets
+  // the 'copies' line counts apart, so its rows add up to both lines.
+  out += s.Bold(fmt::format("  {:<26} {:>9} {:>7} {:>11} {:>7}", "family", "events", "share",
                             "time", "share")) +
          "\n";
   std::vector<analysis::FamilyStat> families = step->families;

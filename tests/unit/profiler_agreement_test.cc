@@ -77,11 +77,13 @@ TEST(ProfilerAgreement, DisagreementBeyondTwoPercentIsAWarning) {
   ASSERT_EQ(job.ranks.size(), 1u);
   const auto& warnings = job.ranks[0].header.warnings;
   ASSERT_EQ(warnings.size(), 1u);
-  EXPECT_NE(warnings[0].find("kernel_details.csv disagrees with step_trace_time.csv"),
+  EXPECT_NE(warnings[0].find("kernel_details.csv disagrees with step_trace_time.csv by 9.6%"),
             std::string::npos)
       << warnings[0];
-  EXPECT_NE(warnings[0].find("in 1 of 2 steps; worst step 6"), std::string::npos) << warnings[0];
+  // No other source agrees: the step's timeline is set aside.
+  EXPECT_NE(warnings[0].find("in 1 of 2 steps (6); step 6:"), std::string::npos) << warnings[0];
   EXPECT_NE(warnings[0].find("computation -0.300 ms"), std::string::npos) << warnings[0];
+  EXPECT_NE(warnings[0].find("comes from step_trace_time.csv"), std::string::npos) << warnings[0];
 }
 
 // A rank with step_trace_time.csv but no device events keeps its budget

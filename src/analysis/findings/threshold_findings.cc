@@ -209,8 +209,13 @@ void HostBound(int32_t rank, const StepDistribution& step, const model::RankProf
   const model::CaptureInfo& info = profile.info;
   if (!step.breakdown || step.breakdown->budget.total_ns <= 0) return;
   const TimeBudget& b = step.breakdown->budget;
+  // A timeline set aside gives no idle behind the loader (a time measured
+  // on it): the free time is step_trace_time.csv's alone.
+  const bool aside = !step.timeline_set_aside.empty();
   const int64_t loader_ns =
-      step.data_loader ? std::clamp<int64_t>(step.data_loader->idle_in_window_ns, 0, b.idle_ns) : 0;
+      step.data_loader && !aside
+          ? std::clamp<int64_t>(step.data_loader->idle_in_window_ns, 0, b.idle_ns)
+          : 0;
   const auto total = static_cast<double>(b.total_ns);
   const double free_share = static_cast<double>(b.idle_ns) / total;
   const double unexplained_share = static_cast<double>(b.idle_ns - loader_ns) / total;
@@ -232,15 +237,20 @@ void HostBound(int32_t rank, const StepDistribution& step, const model::RankProf
   if (unproven) f.variant = "unproven";
   f.text_values = {{"step", step.step}, {"step_ms", EvidenceMs(b.total_ns)}};
   if (step.breakdown->source == kProfilerBudgetSource) {
-    // Free time from step_trace_time.csv alone: no kernels to describe.
-    f.variant = "profiler";
+    // Free time from step_trace_time.csv alone: no kernels to describe, or
+    // none whose issue rate can be trusted.
+    f.variant = aside ? "aside" : "profiler";
     f.evidence_values = {{"free_pct", free_share * 100}, {"free_ms", EvidenceMs(b.idle_ns)}};
   } else {
     f.evidence_values = {{"free_pct", free_share * 100},
                          {"free_ms", EvidenceMs(b.idle_ns)},
                          {"kernels", static_cast<double>(step.kernels.count)},
                          {"p50_us", EvidenceUs(step.kernels.p50_ns)}};
-    f.text_values.push_back({"issue_interval_us", EvidenceUs(step.kernels.mean_issue_interval_ns)});
+    // A rate over one kernel does not exist.
+    if (step.kernels.count > 1) {
+      f.text_values.push_back(
+          {"issue_interval_us", EvidenceUs(step.kernels.mean_issue_interval_ns)});
+    }
     f.text_values.push_back({"share_le_50us", step.kernels.share_le_50us});
   }
   // free_pct stays the step's whole free time; the part behind the data

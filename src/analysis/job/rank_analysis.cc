@@ -117,19 +117,57 @@ struct RankMemory {
   StepGapShares gaps;
 };
 
+// A step whose device timeline is set aside keeps the picture of its events
+// (what the input holds), but none of the times measured on it: the wait at
+// step start and the exposed shares of send/receive, all-to-all and the
+// tensor-parallel group, which findings would turn into numbers.
+void ForgetTimelineMeasures(StepTimeline* timeline) {
+  timeline->step_start_idle_ns = 0;
+  timeline->step_start_waits_for.clear();
+  timeline->step_start_wait_collective_ns = 0;
+  timeline->p2p_not_overlapped_ns = 0;
+  timeline->all_to_all_not_overlapped_ns = 0;
+  timeline->tensor_parallel_not_overlapped_ns = 0;
+}
+
+// Findings measured without the device timeline: on the step budget
+// (step_trace_time.csv's when the timeline is set aside), the environment
+// or the memory records. Every other finding (kernel shares, gaps, host
+// waits, motifs and fingerprints) needs the timeline.
+bool NeedsKernelTimeline(const Finding& f) {
+  static constexpr std::string_view kWithout[] = {
+      "exposed-communication", "host-bound", "launch-blocking",     "verbose-logging",
+      "memory-peak",           "oom-risk",   "memory-fragmentation"};
+  return std::find(std::begin(kWithout), std::end(kWithout), f.id) == std::end(kWithout);
+}
+
+void WithholdTimelineGains(const std::string& why, std::vector<Finding>* findings) {
+  for (Finding& f : *findings) {
+    if (!NeedsKernelTimeline(f)) continue;
+    f.gain_withheld = true;
+    f.estimated_gain_pct = 0;
+    f.gain_model = why;
+  }
+}
+
 // One step of one rank, as if the step were the one chosen for the job, in
 // two parts: its measures (distribution, host sync, input bound, launch
 // gaps, operator efficiency, memory), which run beside its motif mining
 // (MineStepMotifs), then what needs both (motifs, module tree, timeline,
 // findings).
+// |implausible|: why the rank's device timeline is impossible, "" when it
+// is not (plausibility.h): then every step's timeline is set aside.
 void MeasureStep(const model::RankProfile& profile, int32_t step, const KernelFamilies& families,
                  const AnalysisOptions& options, const std::vector<uint32_t>& sync_calls,
                  const DataLoaderCalls& loader_calls, const RankMemory& memory,
-                 RankStepResult* result) {
+                 const std::string& implausible, RankStepResult* result) {
   result->distribution = ComputeStepDistribution(profile, step, families, options.distribution);
+  if (!implausible.empty()) SetTimelineAside(profile, implausible, &result->distribution);
   result->distribution.host_sync = ComputeHostSync(profile, step, sync_calls);
   result->distribution.data_loader = ComputeInputBound(profile, step, loader_calls);
-  result->distribution.launch_gaps = ComputeLaunchGaps(profile, step);
+  // Gaps between device events are the timeline's: none from one set aside.
+  if (result->distribution.timeline_set_aside.empty())
+    result->distribution.launch_gaps = ComputeLaunchGaps(profile, step);
   OperatorEfficiencyOptions efficiency;
   efficiency.yardstick_min_share = CatalogOf(options).thresholds().matmul_yardstick_min_share;
   result->distribution.operator_efficiency = ComputeOperatorEfficiency(profile, step, efficiency);
@@ -151,6 +189,8 @@ void FinishStep(const model::RankProfile& profile, const KernelFamilies& familie
       ComputeStepTimeline(profile, step, families, timeline_options, centre ? &*centre : nullptr);
   AddTrackInstances(profile, result->distribution.motifs, timeline_options.max_track_kernels,
                     &result->timeline);
+  const std::string& aside = result->distribution.timeline_set_aside;
+  if (!aside.empty()) ForgetTimelineMeasures(&result->timeline);
   result->threshold_findings = ThresholdFindings(result->distribution, result->timeline, profile,
                                                  CatalogOf(options), &memory.gaps);
   const auto min_kernels = static_cast<int64_t>(CatalogOf(options).thresholds().judge_min_kernels);
@@ -162,6 +202,14 @@ void FinishStep(const model::RankProfile& profile, const KernelFamilies& familie
         min_kernels);
     WithholdGains(why, &result->threshold_findings);
     WithholdGains(why, &result->fingerprint_findings);
+  }
+  if (!aside.empty()) {
+    const std::string why =
+        "gain not computed: this finding needs the kernel timeline, set aside "
+        "because " +
+        aside;
+    WithholdTimelineGains(why, &result->threshold_findings);
+    WithholdTimelineGains(why, &result->fingerprint_findings);
   }
 }
 
@@ -191,51 +239,49 @@ RankAnalysis ToRankAnalysis(RankResult&& result, const StepChoice& choice) {
 }
 
 // One warning per rank when its time budget and step_trace_time.csv disagree
-// by more than the tolerance in any step: which steps, the worst, the three
-// differences, and which file the numbers shown follow.
+// by more than the tolerance in any step: the steps whose budget follows
+// another source that agrees, and the steps whose device timeline is set
+// aside because none agrees (the first one's differences quoted). An
+// implausible rank's steps are set aside too; its own warning says so.
 void WarnWhenTheProfilerDisagrees(const std::vector<RankStepResult>& steps,
-                                  std::string_view budget_file, RankHeader* header) {
-  size_t compared = 0;
-  size_t disagreeing = 0;
-  int32_t worst_step = model::kNoStep;
-  std::optional<ProfilerAgreement> worst;
+                                  std::string_view budget_file, bool implausible,
+                                  RankHeader* header) {
   std::vector<int32_t> replaced;
   std::string replaced_by;
+  std::vector<int32_t> set_aside;
+  const StepDistribution* first_aside = nullptr;
   for (const RankStepResult& s : steps) {
-    if (s.distribution.breakdown && !s.distribution.breakdown->replaced.empty()) {
-      replaced.push_back(s.distribution.step);
-      replaced_by = s.distribution.breakdown->source;
-    }
-    const std::optional<ProfilerAgreement> a = CompareWithProfiler(s.distribution);
-    if (!a) continue;
-    ++compared;
-    if (a->agrees) continue;
-    ++disagreeing;
-    if (!worst || a->worst_share > worst->worst_share) {
-      worst = a;
-      worst_step = s.distribution.step;
+    const StepDistribution& d = s.distribution;
+    if (!d.timeline_set_aside.empty()) {
+      set_aside.push_back(d.step);
+      if (first_aside == nullptr) first_aside = &d;
+    } else if (d.breakdown && !d.breakdown->replaced.empty()) {
+      replaced.push_back(d.step);
+      replaced_by = d.breakdown->source;
     }
   }
+  auto list_of = [](const std::vector<int32_t>& list) {
+    std::string text;
+    for (int32_t s : list) text += fmt::format("{}{}", text.empty() ? "" : ", ", s);
+    return text;
+  };
   if (!replaced.empty()) {
-    std::string list;
-    for (int32_t s : replaced) list += fmt::format("{}{}", list.empty() ? "" : ", ", s);
     header->warnings.push_back(fmt::format(
         "{0} disagrees with step_trace_time.csv by more than {1:.0f}% in step(s) {2}, and {3} "
         "agrees: the time budget of those steps follows {3} (the 'time' line names it); check {0} "
         "for missing or mistyped rows",
-        budget_file, kProfilerAgreementShare * 100, list, replaced_by));
+        budget_file, kProfilerAgreementShare * 100, list_of(replaced), replaced_by));
   }
-  if (!worst) return;
-  auto ms = [](int64_t ns) { return static_cast<double>(ns) / 1e6; };
+  if (set_aside.empty() || implausible) return;
   header->warnings.push_back(fmt::format(
-      "the time budget from {0} disagrees with step_trace_time.csv by more than {1:.0f}% of the "
-      "step in {2} of {3} steps; worst step {4}: off by {5:.1f}% of the profiler's {6:.3f} ms "
-      "(computation {7:+.3f} ms, exposed communication {8:+.3f} ms, idle {9:+.3f} ms). The 'time' "
-      "line follows {0}, the 'profiler' line step_trace_time.csv. Hint: rows skipped or missing "
-      "in {0} (input health below) or device tasks of a type this version does not know",
-      budget_file, kProfilerAgreementShare * 100, disagreeing, compared, worst_step,
-      worst->worst_share * 100, ms(worst->profiler_step_ns), ms(worst->computation_delta_ns),
-      ms(worst->exposed_communication_delta_ns), ms(worst->idle_delta_ns)));
+      "no source of device events agrees with step_trace_time.csv within {0:.0f}% of the step in "
+      "{1} of {2} steps ({3}); step {4}: {5}. The time budget of those steps comes from "
+      "step_trace_time.csv (the 'time' line names it), their busy span, issue rate and step-start "
+      "wait are not computed, and the findings that need the kernel timeline show their gain as "
+      "not computed. Hint: rows skipped or missing in {6} (input health below) or device tasks "
+      "of a type this version does not know",
+      kProfilerAgreementShare * 100, set_aside.size(), steps.size(), list_of(set_aside),
+      first_aside->step, first_aside->timeline_set_aside, budget_file));
 }
 
 // The step the projection is of: the cluster's mean step time, else the
@@ -404,6 +450,14 @@ Result<RankResult> AnalyzeRank(const model::RankProfile& profile, const JobConte
   const std::vector<uint32_t> sync_calls = FindHostSyncCalls(profile);
   const DataLoaderCalls loader_calls = FindDataLoaderCalls(profile);
   const RankMemory memory(profile, context.step_threads);
+  const std::string implausible = PlausibilityWarning(profile);
+  const std::string implausible_why =
+      implausible.empty()
+          ? std::string()
+          : fmt::format(
+                "the device timeline of {} is implausible (kernels of one stream overlap, start "
+                "together or outlast the step: the rank's warning has the numbers)",
+                std::filesystem::path(profile.device_events_from).filename().string());
   result.steps.resize(steps.size());
   // Mining is the costliest analysis: a single big rank has dozens of steps,
   // so they share the cores the other ranks leave, and a step's mining runs
@@ -423,7 +477,7 @@ Result<RankResult> AnalyzeRank(const model::RankProfile& profile, const JobConte
     } else {
       const size_t i = task - 1 - steps.size();
       MeasureStep(profile, steps[i], families, context.options, sync_calls, loader_calls, memory,
-                  &result.steps[i]);
+                  implausible_why, &result.steps[i]);
     }
   });
   ParallelFor(steps.size(), context.step_threads, [&](size_t i) {
@@ -431,14 +485,13 @@ Result<RankResult> AnalyzeRank(const model::RankProfile& profile, const JobConte
                MayBeShown(result.steps_info, steps[i], context.options.step), std::move(mined[i]),
                memory, &result.steps[i]);
   });
-  if (std::string implausible = PlausibilityWarning(profile); !implausible.empty()) {
-    header.warnings.push_back(std::move(implausible));
-  }
+  if (!implausible.empty()) header.warnings.push_back(implausible);
   if (std::string iterations = IterationWarning(profile); !iterations.empty()) {
     header.warnings.push_back(std::move(iterations));
   }
   WarnWhenTheProfilerDisagrees(
-      result.steps, std::filesystem::path(profile.device_events_from).filename().string(), &header);
+      result.steps, std::filesystem::path(profile.device_events_from).filename().string(),
+      /*implausible=*/!implausible.empty(), &header);
   result.links = RankLinks{profile.rank, profile.communication.links};
   return result;
 }

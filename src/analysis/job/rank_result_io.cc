@@ -155,7 +155,8 @@ void VisitFields(V& v, S& tree) {
 template <class V, Is<StepDistribution> S>
 void VisitFields(V& v, S& distribution) {
   TS_FIELDS(v, distribution, step, kernels, density, families, top_operators, step_trace, breakdown,
-            motifs, host_sync, data_loader, operator_efficiency, launch_gaps, memory, module_tree);
+            motifs, host_sync, data_loader, operator_efficiency, launch_gaps, memory, module_tree,
+            timeline_set_aside);
 }
 template <class V, Is<TimelineKernel> S>
 void VisitFields(V& v, S& kernel) {

@@ -1,6 +1,9 @@
 #include "analysis/step/kernel_distribution.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <filesystem>
 #include <span>
 #include <vector>
 
@@ -16,20 +19,48 @@ std::optional<StepTraceSummary> FindStepTrace(const model::RankProfile& profile,
   return static_cast<const StepTraceSummary&>(*row);
 }
 
-// The step's budget. Two sources of the same step (kernel_details.csv and
-// the trace): the one that agrees with the profiler's own accounting is used.
-std::optional<StepBudget> BudgetThatAgrees(const model::RankProfile& profile, int32_t step,
-                                           const std::optional<StepTraceSummary>& profiler) {
+// The step's budget and, when its device timeline is set aside, why. Two
+// sources of the same step (kernel_details.csv and the trace): the one that
+// agrees with the profiler's own accounting is used. When none agrees, the
+// device events lost or mistyped rows in a way this tool cannot repair, so
+// the budget is the profiler's own (step_trace_time.csv) and the timeline
+// is set aside.
+struct ChosenBudget {
+  std::optional<StepBudget> budget;
+  std::string set_aside;
+};
+
+ChosenBudget BudgetThatAgrees(const model::RankProfile& profile, int32_t step,
+                              const std::optional<StepTraceSummary>& profiler) {
   std::optional<StepBudget> budget = ComputeStepBudget(profile, step);
-  if (!budget || !profiler) return budget;
+  if (!budget || !profiler) return {budget, ""};
   const auto primary = CompareWithProfiler(budget->budget, *profiler);
-  if (!primary || primary->agrees) return budget;
+  if (!primary || primary->agrees) return {budget, ""};
   std::optional<StepBudget> beside = TraceBudgetBeside(profile, step);
-  if (!beside) return budget;
-  const auto other = CompareWithProfiler(beside->budget, *profiler);
-  if (!other || !other->agrees) return budget;
-  beside->replaced = budget->source;
-  return beside;
+  if (beside) {
+    const auto other = CompareWithProfiler(beside->budget, *profiler);
+    if (other && other->agrees) {
+      beside->replaced = budget->source;
+      return {beside, ""};
+    }
+  }
+  auto ms = [](int64_t ns) { return static_cast<double>(ns) / 1e6; };
+  std::string why = fmt::format(
+      "the time budget from {} disagrees with step_trace_time.csv by {:.1f}% of the profiler's "
+      "{:.3f} ms step (computation {:+.3f} ms, exposed communication {:+.3f} ms, idle {:+.3f} "
+      "ms){}",
+      std::filesystem::path(profile.device_events_from).filename().string(),
+      primary->worst_share * 100, ms(primary->profiler_step_ns), ms(primary->computation_delta_ns),
+      ms(primary->exposed_communication_delta_ns), ms(primary->idle_delta_ns),
+      beside ? fmt::format(", and so does {}'s", beside->source) : std::string());
+  std::optional<StepBudget> own = ProfilerStepBudget(
+      profile, step,
+      "CANN's Overlap Analysis of the step: Computing, Communication(Not Overlapped) and Free; "
+      "the device timeline is set aside: " +
+          why);
+  if (!own) return {budget, ""};
+  own->replaced = budget->source;
+  return {own, why};
 }
 
 }  // namespace
@@ -165,8 +196,31 @@ StepDistribution ComputeStepDistribution(const model::RankProfile& profile, int3
     result.top_operators.resize(options.top_operators);
   }
   result.step_trace = FindStepTrace(profile, step);
-  result.breakdown = BudgetThatAgrees(profile, step, result.step_trace);
+  ChosenBudget chosen = BudgetThatAgrees(profile, step, result.step_trace);
+  result.breakdown = std::move(chosen.budget);
+  result.timeline_set_aside = std::move(chosen.set_aside);
   return result;
+}
+
+void SetTimelineAside(const model::RankProfile& profile, const std::string& why,
+                      StepDistribution* step) {
+  // A step already set aside (its sources disagree) takes the later, more
+  // fundamental reason (the timeline is impossible), on the same budget.
+  const bool already = !step->timeline_set_aside.empty();
+  step->timeline_set_aside = why;
+  const std::string scope =
+      "CANN's Overlap Analysis of the step: Computing, Communication(Not Overlapped) and Free; "
+      "the device timeline is set aside: " +
+      why;
+  // A budget that is already the profiler's stays (a step without device
+  // events has no timeline to replace).
+  if (step->breakdown && (already || step->breakdown->source == kProfilerBudgetSource)) {
+    step->breakdown->scope = scope;
+    return;
+  }
+  std::string replaced = step->breakdown ? step->breakdown->source : std::string();
+  step->breakdown = ProfilerStepBudget(profile, step->step, scope);
+  if (step->breakdown) step->breakdown->replaced = std::move(replaced);
 }
 
 }  // namespace trainscope::analysis

@@ -96,6 +96,14 @@ struct StepDistribution {
   // The nn.Module time tree (module_tree.h); nullopt when the profile has
   // no module annotations with launch links.
   std::optional<ModuleTree> module_tree;
+  // Why the step's device timeline (the placement of its device events in
+  // time) is set aside, "" when it is used: no source of device events
+  // agrees with step_trace_time.csv, or the rank's timeline is impossible
+  // (plausibility.h). Then the budget is step_trace_time.csv's (or absent),
+  // and nothing derived from the timeline is shown as a number: busy span,
+  // issue rate, step-start wait, launch gaps, and the gains of the findings
+  // that need it.
+  std::string timeline_set_aside;
 };
 
 struct DistributionOptions {
@@ -107,5 +115,11 @@ struct DistributionOptions {
 StepDistribution ComputeStepDistribution(const model::RankProfile& profile, int32_t step,
                                          const KernelFamilies& families,
                                          const DistributionOptions& options = {});
+
+// Sets |step|'s device timeline aside for |why| (which replaces an earlier
+// reason): its budget becomes step_trace_time.csv's for the step, with the
+// source it replaces named, or none when the file lacks the step.
+void SetTimelineAside(const model::RankProfile& profile, const std::string& why,
+                      StepDistribution* step);
 
 }  // namespace trainscope::analysis

@@ -101,8 +101,11 @@ std::string PlausibilityWarning(const model::RankProfile& profile) {
       "they cover on {} stream(s) (at most {}x is possible: a stream runs one kernel at a time), "
       "and {} of them start at the same instant as the previous kernel of their stream{}. The "
       "times were probably rounded or merged (e.g. a spreadsheet rewriting Start Time(us) as "
-      "1.76425E+15, or Duration in another unit): this rank's time budget, gaps and motifs are "
-      "not trustworthy; re-export the profile or check its time columns",
+      "1.76425E+15, or Duration in another unit), so the timeline is set aside: each step's time "
+      "budget comes from step_trace_time.csv (none where it lacks the step), and nothing "
+      "measured on the timeline is shown as a number (busy span, issue rate, step-start wait, "
+      "gaps; the gains of the findings that need it are not computed); re-export the profile or "
+      "check its time columns",
       file, where, p->compute_kernels, p->concurrency, p->streams, p->streams,
       p->same_start_kernels, longer);
 }

@@ -3,20 +3,22 @@
 #include <algorithm>
 #include <filesystem>
 #include <numeric>
+#include <utility>
 #include <vector>
 
 #include "analysis/common/breakdown_intervals.h"
 #include "model/iteration.h"
 
 namespace trainscope::analysis {
-namespace {
 
 // A rank with no device events in the step (kernel_details.csv missing, as
 // in the Qwen sample's ranks 1 and 3) still has CANN's own accounting of
 // it: the budget is then step_trace_time.csv's Overlap Analysis, so the
-// rank keeps its exposed-communication and free-time findings
-// instead of "none above the thresholds".
-std::optional<StepBudget> ProfilerBudget(const model::RankProfile& profile, int32_t step) {
+// rank keeps its exposed-communication and free-time findings instead of
+// "none above the thresholds". The same budget replaces a step's device
+// timeline that is set aside (kernel_distribution.h).
+std::optional<StepBudget> ProfilerStepBudget(const model::RankProfile& profile, int32_t step,
+                                             std::string scope) {
   const model::StepTraceRow* row = profile.StepTraceOf(step);
   if (row == nullptr) return std::nullopt;
   TimeBudget b;
@@ -27,13 +29,12 @@ std::optional<StepBudget> ProfilerBudget(const model::RankProfile& profile, int3
   b.exposed_communication_ns = row->communication_not_overlapped_ns;
   b.busy_ns = b.total_ns - row->free_ns;
   b.idle_ns = row->free_ns;
-  StepBudget budget{std::string(kProfilerBudgetSource),
-                    "CANN's Overlap Analysis of the step (no device events for this rank): "
-                    "Computing, Communication(Not Overlapped) and Free",
-                    b, ""};
+  StepBudget budget{std::string(kProfilerBudgetSource), std::move(scope), b, ""};
   budget.span = kSpanProfilerStep;
   return budget;
 }
+
+namespace {
 
 // The rows that can have time in |step|'s iteration window: its own and its
 // neighbours' in the host's step order (a kernel of the previous step that
@@ -85,7 +86,11 @@ std::optional<StepBudget> ComputeStepBudget(const model::RankProfile& profile, i
   const model::DeviceEvents& events = profile.device_events;
   const TimeBudget budget =
       BudgetOfRows(events.start_ns, events.duration_ns, events.kind, events.RowsOf(step));
-  if (budget.activities == 0) return ProfilerBudget(profile, step);
+  if (budget.activities == 0) {
+    return ProfilerStepBudget(profile, step,
+                              "CANN's Overlap Analysis of the step (no device events for this "
+                              "rank): Computing, Communication(Not Overlapped) and Free");
+  }
   if (auto iteration = IterationBudget(profile, step)) return iteration;
   if (profile.device_events_source == model::DeviceEventsSource::kTrace) {
     return StepBudget{

@@ -43,6 +43,12 @@ struct StepBudget {
 // nullopt when neither exists.
 std::optional<StepBudget> ComputeStepBudget(const model::RankProfile& profile, int32_t step);
 
+// step_trace_time.csv's accounting of |step| (CANN's Overlap Analysis:
+// Computing, Communication(Not Overlapped), Free) as a budget whose scope is
+// |scope|; nullopt when the file lacks the step or its step is empty.
+std::optional<StepBudget> ProfilerStepBudget(const model::RankProfile& profile, int32_t step,
+                                             std::string scope);
+
 // The budget of |step| from the trace's own device times, when they were
 // joined onto kernel_details.csv rows (RankProfile::trace_times); nullopt
 // when there are none for the step.
