@@ -360,7 +360,7 @@ TEST(RankResultIoTest, FormatVersionMatchesTheLayout) {
     size_t size;
     uint64_t hash;
   };
-  constexpr Layout kLayout{22, 1456, 0xe0eb0dc6e881622};
+  constexpr Layout kLayout{23, 1457, 0xe805596f5d063493};
   EXPECT_EQ(kRankResultFormatVersion, kLayout.version);
   EXPECT_EQ(bytes.size(), kLayout.size);
   EXPECT_EQ(hash, kLayout.hash) << std::hex << hash;
