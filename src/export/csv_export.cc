@@ -4,10 +4,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include "core/atomic_write.h"
@@ -75,6 +77,15 @@ class Table {
   std::string out_;
   bool first_ = true;
 };
+
+// "key=value; ...": a finding's evidence values in one cell.
+std::string EvidenceCell(const std::vector<std::pair<std::string, double>>& evidence) {
+  std::string values;
+  for (const auto& [key, value] : evidence) {
+    values += fmt::format("{}{}={}", values.empty() ? "" : "; ", key, value);
+  }
+  return values;
+}
 
 std::string StepsCsv(const analysis::JobAnalysis& job) {
   Table t({"rank", "step", "selected", "kernels", "compute_kernels", "communication_kernels",
@@ -201,15 +212,13 @@ std::string CollectivesCsv(const analysis::JobAnalysis& job) {
 }
 
 std::string FindingsCsv(const analysis::JobAnalysis& job) {
-  Table t({"rank_order", "id", "title", "estimated_gain_pct", "occurrences", "ranks", "evidence",
+  Table t({"finding", "id", "title", "estimated_gain_pct", "occurrences", "ranks", "evidence",
            "evidence_values"});
   for (size_t i = 0; i < job.findings.size(); ++i) {
     const analysis::Finding& f = job.findings[i];
-    std::string ranks, values;
+    std::string ranks;
     for (const int32_t r : f.ranks) ranks += (ranks.empty() ? "" : " ") + std::to_string(r);
-    for (const auto& [key, value] : f.evidence_values) {
-      values += fmt::format("{}{}={}", values.empty() ? "" : "; ", key, value);
-    }
+    const std::string values = EvidenceCell(f.evidence_values);
     t.Row()
         .Int(static_cast<int64_t>(i + 1))
         .Text(f.id)
@@ -219,6 +228,42 @@ std::string FindingsCsv(const analysis::JobAnalysis& job) {
         .Text(ranks)
         .Text(f.evidence)
         .Text(values);
+  }
+  return t.Done();
+}
+
+// One row per finding and rank it was seen on, with the rank's own values
+// (the SQLite finding_rows view): a job-wide finding's rows carry the
+// job's values, values_of "job".
+std::string FindingRanksCsv(const analysis::JobAnalysis& job) {
+  Table t({"finding", "id", "rank", "step", "values_of", "title", "estimated_gain_pct",
+           "occurrences", "evidence_values"});
+  std::map<int32_t, int32_t> selected;
+  for (const analysis::RankAnalysis& r : job.ranks) selected[r.header.rank] = r.selected_step;
+  for (size_t i = 0; i < job.findings.size(); ++i) {
+    const analysis::Finding& f = job.findings[i];
+    for (const int32_t rank : f.ranks) {
+      t.Row().Int(static_cast<int64_t>(i + 1)).Text(f.id).Int(rank);
+      const auto step = selected.find(rank);
+      if (step == selected.end() || step->second == model::kNoStep)
+        t.Empty();
+      else
+        t.Int(step->second);
+      const auto own =
+          std::find_if(f.per_rank.begin(), f.per_rank.end(),
+                       [&](const analysis::RankEvidence& e) { return e.rank == rank; });
+      if (own == f.per_rank.end()) {
+        t.Text("job").Text(f.title).Real(analysis::ExportedGainPct(f)).Int(f.occurrences);
+        t.Text(EvidenceCell(f.evidence_values));
+      } else {
+        t.Text("rank").Text(own->title);
+        if (own->gain_withheld)
+          t.Empty();
+        else
+          t.Real(own->estimated_gain_pct);
+        t.Int(own->occurrences).Text(EvidenceCell(own->evidence_values));
+      }
+    }
   }
   return t.Done();
 }
@@ -266,8 +311,8 @@ std::set<std::string> ManifestOf(const std::string& dir) {
 
 const std::vector<std::string>& TableNames() {
   static const std::vector<std::string> kNames = {
-      "steps.csv",       "steps_summary.csv", "families.csv", "operators.csv",
-      "collectives.csv", "findings.csv",      "budgets.csv"};
+      "steps.csv",       "steps_summary.csv", "families.csv",      "operators.csv",
+      "collectives.csv", "findings.csv",      "finding_ranks.csv", "budgets.csv"};
   return kNames;
 }
 
@@ -300,6 +345,7 @@ std::vector<std::pair<std::string, std::string>> RenderCsvTables(const analysis:
           {"operators.csv", OperatorsCsv(job)},
           {"collectives.csv", CollectivesCsv(job)},
           {"findings.csv", FindingsCsv(job)},
+          {"finding_ranks.csv", FindingRanksCsv(job)},
           {"budgets.csv", BudgetsCsv(job)}};
 }
 

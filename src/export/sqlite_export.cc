@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -50,7 +51,8 @@ CREATE TABLE pseudo_overlap(rank INTEGER NOT NULL, step INTEGER, start_ns INTEGE
 CREATE TABLE findings(finding INTEGER PRIMARY KEY, id TEXT NOT NULL, title TEXT,
   estimated_gain_pct REAL, occurrences INTEGER, evidence TEXT, evidence_json TEXT,
   root_cause TEXT, remedy TEXT, gain_model TEXT);
-CREATE TABLE finding_ranks(finding INTEGER NOT NULL, rank INTEGER NOT NULL, step INTEGER);
+CREATE TABLE finding_ranks(finding INTEGER NOT NULL, rank INTEGER NOT NULL, step INTEGER,
+  title TEXT, estimated_gain_pct REAL, occurrences INTEGER, evidence_json TEXT);
 CREATE TABLE rank_budgets(rank INTEGER NOT NULL, step INTEGER, span_ns INTEGER,
   compute_ns INTEGER, comm_ns INTEGER, exposed_comm_ns INTEGER, other_ns INTEGER,
   free_ns INTEGER, step_start_idle_ns INTEGER, step_start_wait_collective_ns INTEGER);
@@ -73,7 +75,14 @@ CREATE INDEX motif_instances_rank_step ON motif_instances(rank, step, motif);
 CREATE INDEX idle_gaps_rank_step ON idle_gaps(rank, step);
 CREATE INDEX finding_ranks_rank ON finding_ranks(rank, finding);
 CREATE VIEW finding_rows AS
-  SELECT f.finding, f.id, r.rank, r.step, f.estimated_gain_pct, f.occurrences, f.evidence_json
+  SELECT f.finding, f.id, r.rank, r.step,
+    CASE WHEN r.evidence_json IS NULL THEN 'job' ELSE 'rank' END AS values_of,
+    CASE WHEN r.evidence_json IS NULL THEN f.title ELSE r.title END AS title,
+    CASE WHEN r.evidence_json IS NULL THEN f.estimated_gain_pct ELSE r.estimated_gain_pct END
+      AS estimated_gain_pct,
+    CASE WHEN r.evidence_json IS NULL THEN f.occurrences ELSE r.occurrences END AS occurrences,
+    CASE WHEN r.evidence_json IS NULL THEN f.evidence_json ELSE r.evidence_json END
+      AS evidence_json
   FROM findings f LEFT JOIN finding_ranks r USING (finding);
 )sql";
 
@@ -126,10 +135,10 @@ class Stmt {
   int64_t count_ = 0;
 };
 
-std::string EvidenceJson(const analysis::Finding& f) {
+std::string EvidenceJson(const std::vector<std::pair<std::string, double>>& values) {
   std::string out = "{";
   bool first = true;
-  for (const auto& [key, value] : f.evidence_values) {
+  for (const auto& [key, value] : values) {
     if (!first) out.push_back(',');
     first = false;
     report::AppendJsonEscaped(&out, key);
@@ -508,7 +517,7 @@ Status SqliteExport::Finish(const analysis::JobAnalysis& job, const std::set<siz
   }
   {
     Stmt f(db_, "INSERT INTO findings VALUES(?,?,?,?,?,?,?,?,?,?)");
-    Stmt fr(db_, "INSERT INTO finding_ranks VALUES(?,?,?)");
+    Stmt fr(db_, "INSERT INTO finding_ranks VALUES(?,?,?,?,?,?,?)");
     if (!f.ok() || !fr.ok()) return Error("findings");
     std::map<int32_t, int32_t> selected;
     for (const analysis::RankAnalysis& r : job.ranks) selected[r.header.rank] = r.selected_step;
@@ -520,7 +529,7 @@ Status SqliteExport::Finish(const analysis::JobAnalysis& job, const std::set<siz
           .Real(analysis::ExportedGainPct(x))
           .Int(x.occurrences)
           .Text(x.evidence)
-          .Text(EvidenceJson(x))
+          .Text(EvidenceJson(x.evidence_values))
           .Text(x.root_cause)
           .Text(x.remedy)
           .Text(x.gain_model);
@@ -530,6 +539,19 @@ Status SqliteExport::Finish(const analysis::JobAnalysis& job, const std::set<siz
         fr.Int(static_cast<int64_t>(i + 1))
             .Int(rank)
             .Step(it != selected.end() ? it->second : model::kNoStep);
+        // The rank's own values; NULL for a job-wide finding (its numbers
+        // are the job's, in findings).
+        const auto own =
+            std::find_if(x.per_rank.begin(), x.per_rank.end(),
+                         [&](const analysis::RankEvidence& e) { return e.rank == rank; });
+        if (own == x.per_rank.end()) {
+          fr.Null().Null().Null().Null();
+        } else {
+          fr.Text(own->title)
+              .Real(own->gain_withheld ? std::nan("") : own->estimated_gain_pct)
+              .Int(own->occurrences)
+              .Text(EvidenceJson(own->evidence_values));
+        }
         if (!fr.Run()) return Error("finding_ranks");
       }
     }

@@ -24,7 +24,7 @@ struct sqlite3;
 
 namespace trainscope::exports {
 
-inline constexpr const char* kSqliteSchema = "trainscope.sqlite/1";
+inline constexpr const char* kSqliteSchema = "trainscope.sqlite/2";
 
 // True when |path| is an SQLite database whose meta table names
 // kSqliteSchema (any version): one trainscope wrote, which --sqlite may replace.

@@ -395,18 +395,27 @@ std::string TraceRankPart(const model::RankProfile& profile, const analysis::Ran
 
 namespace {
 
-void FindingArgs(const analysis::Finding& f, std::string* out) {
+// |own|: the rank's own values where the finding has them (a rank's
+// instant carries its numbers, not the worst rank's); null: the finding's.
+void FindingArgs(const analysis::Finding& f, const analysis::RankEvidence* own, std::string* out) {
   out->append(",\"args\":{\"id\":");
   AppendString(out, f.id);
   out->append(",\"title\":");
-  AppendString(out, f.title);
+  AppendString(out, own ? own->title : f.title);
+  out->append(",\"values_of\":");
+  AppendString(out, own ? "rank" : "job");
   out->append(",\"estimated_gain_pct\":");
-  AppendNumber(out, analysis::ExportedGainPct(f));
-  fmt::format_to(std::back_inserter(*out), ",\"occurrences\":{},\"evidence\":", f.occurrences);
+  if (own) {
+    AppendNumber(out, own->gain_withheld ? std::nan("") : own->estimated_gain_pct);
+  } else {
+    AppendNumber(out, analysis::ExportedGainPct(f));
+  }
+  fmt::format_to(std::back_inserter(*out),
+                 ",\"occurrences\":{},\"evidence\":", own ? own->occurrences : f.occurrences);
   AppendString(out, f.evidence);
   out->append(",\"evidence_values\":{");
   bool first = true;
-  for (const auto& [key, value] : f.evidence_values) {
+  for (const auto& [key, value] : own ? own->evidence_values : f.evidence_values) {
     if (!first) out->push_back(',');
     first = false;
     AppendString(out, key);
@@ -419,8 +428,8 @@ void FindingArgs(const analysis::Finding& f, std::string* out) {
   out->append("]}}");
 }
 
-void Instant(std::string* out, const analysis::Finding& f, char scope, int64_t pid, int64_t tid,
-             int64_t ts_ns) {
+void Instant(std::string* out, const analysis::Finding& f, const analysis::RankEvidence* own,
+             char scope, int64_t pid, int64_t tid, int64_t ts_ns) {
   fmt::format_to(std::back_inserter(*out),
                  ",\n{{\"ph\":\"i\",\"s\":\"{}\",\"cat\":\"trainscope\","
                  "\"name\":",
@@ -428,7 +437,7 @@ void Instant(std::string* out, const analysis::Finding& f, char scope, int64_t p
   AppendString(out, f.id);
   fmt::format_to(std::back_inserter(*out), ",\"pid\":{},\"tid\":{},\"ts\":", pid, tid);
   AppendMicros(out, ts_ns);
-  FindingArgs(f, out);
+  FindingArgs(f, own, out);
 }
 
 }  // namespace
@@ -455,12 +464,16 @@ std::string TraceJobPart(const analysis::JobAnalysis& job) {
   if (job_start == INT64_MAX) job_start = 0;
   for (const analysis::Finding& f : job.findings) {
     if (f.ranks.empty()) {
-      Instant(&out, f, 'g', kJobPid, 0, job_start);
+      Instant(&out, f, nullptr, 'g', kJobPid, 0, job_start);
       continue;
     }
     for (const int32_t rank : f.ranks) {
       auto it = step_start.find(rank);
-      Instant(&out, f, 'p', rank, kFindingsTid, it != step_start.end() ? it->second : job_start);
+      const auto own =
+          std::find_if(f.per_rank.begin(), f.per_rank.end(),
+                       [&](const analysis::RankEvidence& e) { return e.rank == rank; });
+      Instant(&out, f, own == f.per_rank.end() ? nullptr : &*own, 'p', rank, kFindingsTid,
+              it != step_start.end() ? it->second : job_start);
     }
   }
   return out;

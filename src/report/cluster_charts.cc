@@ -1,6 +1,7 @@
 #include "report/cluster_charts.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <map>
@@ -16,9 +17,22 @@ namespace trainscope::report {
 HtmlFragment RankScatterSvg(const analysis::ClusterAnalysis& c) {
   constexpr double kW = 640, kH = 360, kLeft = 70, kRight = 20, kTop = 24, kBottom = 48;
   SvgCanvas svg(kW, kH, "ranks: step-start offset vs step time");
-  if (c.per_rank.empty()) return std::move(svg).Finish();
+  // A rank without device events in the step has no step time or offset:
+  // it is left out (not drawn at 0, 0, which would stretch the axes) and
+  // named under the plot.
+  std::vector<int32_t> left_out;
+  for (const auto& r : c.per_rank) {
+    if (!r.has_device_step) left_out.push_back(r.rank);
+  }
+  if (left_out.size() == c.per_rank.size()) {
+    if (!left_out.empty()) {
+      svg.Text(kW / 2, kH / 2, "not plotted: no rank has device events in the step", "middle", 11);
+    }
+    return std::move(svg).Finish();
+  }
   double x_max = 0, y_min = 1e300, y_max = 0;
   for (const auto& r : c.per_rank) {
+    if (!r.has_device_step) continue;
     x_max = std::max(x_max, Us(r.step_start_offset_ns));
     y_min = std::min(y_min, Us(r.step_time_ns));
     y_max = std::max(y_max, Us(r.step_time_ns));
@@ -39,7 +53,14 @@ HtmlFragment RankScatterSvg(const analysis::ClusterAnalysis& c) {
   }
   svg.Text(kLeft + pw / 2, kH - 8, "first-kernel start offset in the step", "middle", 11);
   svg.Text(kLeft, kTop - 8, fmt::format("step time per rank ({})", StepName(c.step)), "start", 11);
+  if (!left_out.empty()) {
+    svg.Text(kLeft + pw, kTop + 12,
+             fmt::format("not plotted: rank{} {} (no device events in the step)",
+                         left_out.size() > 1 ? "s" : "", fmt::join(left_out, ",")),
+             "end", 10);
+  }
   for (const auto& r : c.per_rank) {
+    if (!r.has_device_step) continue;
     const bool straggler = std::find(c.straggler_ranks.begin(), c.straggler_ranks.end(), r.rank) !=
                            c.straggler_ranks.end();
     const double x = X(Us(r.step_start_offset_ns)), y = Y(Us(r.step_time_ns));
@@ -83,7 +104,12 @@ HtmlFragment LinkMatrixSvg(const analysis::ClusterAnalysis& cluster) {
   std::vector<std::string> transports;
   transports.reserve(best.size());
   for (const auto& [t, b] : best) transports.push_back(t);
+  int64_t without_time = 0;  // bandwidth unknown: not drawn, counted below the legend
   for (const analysis::LinkCell& c : cells) {
+    if (c.time_ms <= 0) {
+      ++without_time;
+      continue;
+    }
     const double b = best[c.transport];
     const double share = b > 0 ? c.bandwidth_gbps() / b : 0;
     const size_t colour =
@@ -102,13 +128,20 @@ HtmlFragment LinkMatrixSvg(const analysis::ClusterAnalysis& cluster) {
   double y = kLabel;
   for (size_t t = 0; t < transports.size(); ++t) {
     svg.Rect(size, y, 12, 12, kPalette[t % (kPaletteSize - 1)]);
+    const double fastest = best[transports[t]];
     svg.Text(size + 16, y + 10,
-             fmt::format("{} (fastest {:.1f} GB/s)", transports[t], best[transports[t]]), "start",
-             10);
+             fastest > 0 ? fmt::format("{} (fastest {:.1f} GB/s)", transports[t], fastest)
+                         : fmt::format("{} (bandwidth n/a)", transports[t]),
+             "start", 10);
     y += 18;
   }
   svg.Text(size, y + 14, "paler = slower than the", "start", 9, "#555");
   svg.Text(size, y + 26, "transport's fastest link", "start", 9, "#555");
+  if (without_time > 0) {
+    svg.Text(size, y + 42, fmt::format("{} link(s) without a time:", without_time), "start", 9,
+             "#555");
+    svg.Text(size, y + 54, "bandwidth n/a, not drawn", "start", 9, "#555");
+  }
   return std::move(svg).Finish();
 }
 

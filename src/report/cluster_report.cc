@@ -65,7 +65,7 @@ void RenderClusterText(std::string& out, const analysis::JobAnalysis& job, bool)
   });
   out +=
       "  rank  step ms  start +ms  start wait ms  comm ms  exposed ms  pseudo ms  colls  "
-      "short-flags  last  lateness us\n";
+      "short-flags  last  lateness µs\n";
   for (size_t i = 0; i < rows.size() && i < kMaxTextRows; ++i) {
     const auto& r = *rows[i];
     if (!r.has_device_step) {  // listed with what it has; its step columns are unknown
@@ -89,7 +89,7 @@ void RenderClusterText(std::string& out, const analysis::JobAnalysis& job, bool)
   }
   if (!c.collectives.empty()) {
     out +=
-        "  collective       count   total ms   mean us   mean MB  algbw GB/s  busbw GB/s  small\n";
+        "  collective       count   total ms   mean µs   mean MB  algbw GB/s  busbw GB/s  small\n";
     for (const auto& s : c.collectives) {
       const std::string algbw = s.bandwidth_known ? fmt::format("{:.2f}", s.algbw_gbps) : "n/a";
       const std::string busbw = s.bandwidth_known ? fmt::format("{:.2f}", s.busbw_gbps) : "n/a";

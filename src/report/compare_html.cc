@@ -38,7 +38,7 @@ void ValuesTable(HtmlWriter& out, const RunComparison& c) {
     out.Format(
         "<tr><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
         "</tr>\n",
-        v.label, v.unit, FormatComparedValue(v.base, v.unit, false),
+        v.label, DisplayUnit(v.unit), FormatComparedValue(v.base, v.unit, false),
         FormatComparedValue(v.next, v.unit, false), delta, pct);
   }
   out.Raw("</table>\n");

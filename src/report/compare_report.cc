@@ -181,9 +181,13 @@ std::string FormatComparedValue(std::optional<double> value, const std::string& 
   if (!value) return "n/a";
   if (unit == "count") return FormatCount(std::llround(*value));
   if (unit == "pct") return fmt::format("{:.1f}%", *value);
-  if (unit == "steps/s") return fmt::format("{:.3f}", *value);
-  return unit_suffix ? fmt::format("{:.2f} {}", *value, unit) : fmt::format("{:.3f}", *value);
+  if (unit == "steps/s")
+    return unit_suffix ? fmt::format("{:.3f} steps/s", *value) : fmt::format("{:.3f}", *value);
+  return unit_suffix ? fmt::format("{:.2f} {}", *value, DisplayUnit(unit))
+                     : fmt::format("{:.3f}", *value);
 }
+
+std::string DisplayUnit(const std::string& unit) { return unit == "us" ? "µs" : unit; }
 
 std::string RenderCompareText(const RunComparison& c, const CompareTextOptions& options) {
   std::string out = "trainscope compare\n";

@@ -22,6 +22,10 @@ struct CompareTextOptions {
 std::string FormatComparedValue(std::optional<double> value, const std::string& unit,
                                 bool unit_suffix);
 
+// The unit as people read it: "µs" for the machine unit "us" (the JSON's
+// `unit`), the others as they are.
+std::string DisplayUnit(const std::string& unit);
+
 std::string RenderCompareText(const analysis::RunComparison& c, const CompareTextOptions& options);
 std::string RenderCompareJson(const analysis::RunComparison& c, const std::string& tool_version);
 std::string RenderCompareHtml(const analysis::RunComparison& c, const std::string& tool_version);

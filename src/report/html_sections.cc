@@ -125,9 +125,14 @@ void RenderSummarySection(HtmlWriter& out, const analysis::JobAnalysis& job,
                finding.gain_withheld ? std::string("n/a")
                                      : fmt::format("{:.1f}%", finding.estimated_gain_pct),
                finding.title, finding.id);
-    if (!finding.ranks.empty()) {
+    // The title is true of these ranks; the others, each under its own.
+    const std::vector<int32_t> meeting = analysis::RanksMeetingTitle(finding);
+    if (!meeting.empty()) {
       out.Format(" <span class=\"muted\">ranks {}</span>",
-                 fmt::format("{}", fmt::join(finding.ranks, ", ")));
+                 fmt::format("{}", fmt::join(meeting, ", ")));
+    }
+    for (const auto& [title, ranks] : analysis::RanksWithOtherTitles(finding)) {
+      out.Format("<br><b>Also:</b> ranks {}: {}", fmt::format("{}", fmt::join(ranks, ", ")), title);
     }
     out.Format("<br><b>Evidence:</b> {}", finding.evidence);
     if (!finding.root_cause.empty()) out.Format("<br><b>Cause:</b> {}", finding.root_cause);
@@ -299,6 +304,24 @@ std::string RankCaptureText(const analysis::RankHeader& header) {
   return capture;
 }
 
+enum class Share { kComputation, kExposed, kIdle };
+
+// A share of the step's interval-union budget, "n/a" where it has none.
+std::string RanksTableShare(const analysis::StepDistribution* step, Share share) {
+  if (!step->breakdown || step->breakdown->budget.total_ns <= 0) return "n/a";
+  const auto& b = step->breakdown->budget;
+  const double total = static_cast<double>(b.total_ns);
+  switch (share) {
+    case Share::kComputation:
+      return FormatPercent(static_cast<double>(b.computation_ns) / total);
+    case Share::kExposed:
+      return FormatPercent(static_cast<double>(b.exposed_communication_ns) / total);
+    case Share::kIdle:
+      return FormatPercent(static_cast<double>(b.idle_ns) / total);
+  }
+  return "n/a";
+}
+
 }  // namespace
 
 void RenderRanksSection(HtmlWriter& out, const analysis::JobAnalysis& job) {
@@ -312,14 +335,26 @@ void RenderRanksSection(HtmlWriter& out, const analysis::JobAnalysis& job) {
     if (step == nullptr) continue;
     const std::string capture = RankCaptureText(rank.header);
     const auto& k = step->kernels;
-    std::string comp = "-", comm = "-", idle = "-";
-    if (step->breakdown && step->breakdown->budget.total_ns > 0) {
-      const auto& b = step->breakdown->budget;
-      double total = static_cast<double>(b.total_ns);
-      comp = FormatPercent(b.computation_ns / total);
-      comm = FormatPercent(b.exposed_communication_ns / total);
-      idle = FormatPercent(b.idle_ns / total);
+    if (k.count == 0) {
+      // Statistics of no kernels do not exist: n/a, as in the text and
+      // JSON (null), with the reason; the count is unknown, not 0, when
+      // the kernel table is missing.
+      out.Format(
+          "<tr><td>{}</td><td>{}</td><td>{}</td><td>n/a</td><td>n/a</td><td>n/a</td><td>n/a</td>"
+          "<td>{}</td><td>{}</td><td>{}</td><td class=\"l\">{} <span class=\"muted\">(no "
+          "kernels: {})</span></td><td class=\"l\" title=\"{}\">{}</td></tr>\n",
+          rank.header.rank, StepLabel(rank.selected_step),
+          rank.header.missing_files.empty() ? "0" : "n/a",
+          RanksTableShare(step, Share::kComputation), RanksTableShare(step, Share::kExposed),
+          RanksTableShare(step, Share::kIdle), capture,
+          rank.header.missing_files.empty() ? std::string("empty kernel table")
+                                            : rank.header.missing_files.front(),
+          rank.header.workload_evidence, rank.header.workload);
+      continue;
     }
+    const std::string comp = RanksTableShare(step, Share::kComputation);
+    const std::string comm = RanksTableShare(step, Share::kExposed);
+    const std::string idle = RanksTableShare(step, Share::kIdle);
     out.Format(
         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</"
         "td>"

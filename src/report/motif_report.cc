@@ -57,7 +57,7 @@ void RenderMotifsText(std::string& out, const analysis::RankAnalysis& rank, bool
     const std::string fp =
         m.fingerprint ? TerminalSafe(*m.fingerprint + (m.variant ? " " + *m.variant : "")) : "-";
     const std::string head =
-        fmt::format("  {:>5} {:>7.0f}us {:>7.2f}ms {:>5.1f}%  {:<22} [{}] ", m.occurrences,
+        fmt::format("  {:>5} {:>7.0f}µs {:>7.2f}ms {:>5.1f}%  {:<22} [{}] ", m.occurrences,
                     Us(m.period_ns), Ms(m.total_ns), m.share_of_step * 100, fp, m.kernels.size());
     // The chain gets what the row leaves of the width (at least 16 columns:
     // the row then wraps once rather than showing nothing).

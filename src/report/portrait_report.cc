@@ -31,6 +31,10 @@ std::string ProjectionText(const analysis::GainProjection& p) {
 
 }  // namespace
 
+std::string RankLabel(const std::vector<int32_t>& ranks) {
+  return fmt::format("[rank{} {}]", ranks.size() > 1 ? "s" : "", fmt::join(ranks, ","));
+}
+
 void RenderPortraitText(std::string& out, const analysis::JobAnalysis& job,
                         const TextReportOptions& options) {
   const bool color = options.color;
@@ -64,16 +68,17 @@ void RenderPortraitText(std::string& out, const analysis::JobAnalysis& job,
       options.top > 0 ? std::min(options.top, job.findings.size()) : job.findings.size();
   for (size_t f = 0; f < shown; ++f) {
     const analysis::Finding& finding = job.findings[f];
+    // The title is true of these ranks; the others, each under its own.
+    const std::vector<int32_t> meeting = analysis::RanksMeetingTitle(finding);
     std::string where;
-    if (!finding.ranks.empty() && finding.ranks.size() < job.ranks.size()) {
-      where = fmt::format(" [rank{} {}]", finding.ranks.size() > 1 ? "s" : "",
-                          fmt::join(finding.ranks, ","));
-    }
+    if (!meeting.empty() && meeting.size() < job.ranks.size()) where = " " + RankLabel(meeting);
     const std::string gain = finding.gain_withheld
                                  ? std::string("  n/a ")
                                  : fmt::format("{:>5.1f}%", finding.estimated_gain_pct);
     out += fmt::format("{:>3}. {}  {}{}  ({})\n", ++index, gain, TerminalSafe(finding.title), where,
                        finding.id);
+    for (const auto& [title, ranks] : analysis::RanksWithOtherTitles(finding))
+      paragraph("also:", fmt::format("{}: {}", RankLabel(ranks), title));
     paragraph("evidence:", finding.evidence);
     if (finding.gain_withheld) paragraph("gain:", finding.gain_model);
     if (!finding.root_cause.empty()) paragraph("cause:", finding.root_cause);
@@ -114,6 +119,23 @@ void WriteFindingsJson(JsonWriter& w, const analysis::JobAnalysis& job) {
     }
     w.Field("gain_withheld", finding.gain_withheld);
     w.Field("gain_model", finding.gain_model);
+    w.Key("per_rank").BeginArray();
+    for (const analysis::RankEvidence& r : finding.per_rank) {
+      w.BeginObject();
+      w.Field("rank", r.rank);
+      w.Field("title", r.title);
+      w.Field("occurrences", r.occurrences);
+      if (r.gain_withheld) {
+        w.Key("estimated_gain_pct").Null();
+      } else {
+        w.Key("estimated_gain_pct").Double(r.estimated_gain_pct, 2);
+      }
+      w.Key("evidence_values").BeginObject();
+      for (const auto& [key, value] : r.evidence_values) w.Key(key).Double(value, 4);
+      w.EndObject();
+      w.EndObject();
+    }
+    w.EndArray();
     w.EndObject();
   }
   w.EndArray();

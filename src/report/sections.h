@@ -2,7 +2,9 @@
 // owns how it is shown. text_report.cc and json_report.cc call them.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "analysis/job/rank_analysis.h"
 #include "report/json_writer.h"
@@ -14,6 +16,9 @@ struct TextReportOptions;
 void RenderPortraitText(std::string& out, const analysis::JobAnalysis& job,
                         const TextReportOptions& options);
 void WriteFindingsJson(JsonWriter& w, const analysis::JobAnalysis& job);
+// "[rank 1]", "[ranks 2,3]": the ranks a finding's title (or another
+// title of it) is true of.
+std::string RankLabel(const std::vector<int32_t>& ranks);
 
 // motifs (motif_report.cc): periodic chains of the selected step.
 // |width|: the terminal's columns (0: chains kept whole up to the shown count).

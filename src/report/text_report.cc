@@ -360,8 +360,9 @@ void RenderRankTable(std::string& out, const analysis::JobAnalysis& job, const S
     std::string step_text =
         rank.selected_step == model::kNoStep ? "all" : std::to_string(rank.selected_step);
     if (step == nullptr || step->kernels.count == 0) {
+      // Unknown (n/a) when the kernel table is missing, 0 when it is empty.
       out += fmt::format("  rank {:<4} {:>6} {:>9}   (no kernels: {})\n", rank.header.rank,
-                         step_text, 0,
+                         step_text, rank.header.missing_files.empty() ? "0" : "n/a",
                          rank.header.missing_files.empty() ? "empty kernel table"
                                                            : T(rank.header.missing_files.front()));
       continue;

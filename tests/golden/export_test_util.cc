@@ -43,6 +43,26 @@ int64_t SqliteCount(const std::string& path, const std::string& sql) {
   return value;
 }
 
+std::vector<std::vector<std::string>> SqliteRows(const std::string& path, const std::string& sql) {
+  std::vector<std::vector<std::string>> rows;
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+    sqlite3_stmt* stmt = nullptr;
+    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr) == SQLITE_OK) {
+      while (sqlite3_step(stmt) == SQLITE_ROW) {
+        std::vector<std::string>& row = rows.emplace_back();
+        for (int c = 0; c < sqlite3_column_count(stmt); ++c) {
+          const unsigned char* text = sqlite3_column_text(stmt, c);
+          row.emplace_back(text == nullptr ? "NULL" : reinterpret_cast<const char*>(text));
+        }
+      }
+    }
+    sqlite3_finalize(stmt);
+  }
+  sqlite3_close_v2(db);
+  return rows;
+}
+
 int64_t Occurrences(const std::string& text, const std::string& part) {
   int64_t n = 0;
   for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;

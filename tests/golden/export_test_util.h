@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace trainscope::testing {
 
@@ -15,6 +16,10 @@ std::map<std::pair<int64_t, int64_t>, int64_t> KernelsPerStep(const std::string&
 
 // The single integer |sql| returns from the database at |path|; -1 on error.
 int64_t SqliteCount(const std::string& path, const std::string& sql);
+
+// Every row |sql| returns, each column as text ("NULL" for NULL); empty on
+// error.
+std::vector<std::vector<std::string>> SqliteRows(const std::string& path, const std::string& sql);
 
 // How many times |part| occurs in |text|.
 int64_t Occurrences(const std::string& text, const std::string& part);

@@ -147,7 +147,7 @@ TEST(ExportsCli, CsvTablesOfTheTinyJobMatchTheGoldenFiles) {
   EXPECT_NE(r.out.find("CSV tables written to " + dir), std::string::npos);
   for (const char* name :
        {"steps.csv", "steps_summary.csv", "families.csv", "operators.csv", "collectives.csv",
-        "findings.csv", "budgets.csv", "trainscope-csv-manifest.txt"}) {
+        "findings.csv", "finding_ranks.csv", "budgets.csv", "trainscope-csv-manifest.txt"}) {
     SCOPED_TRACE(name);
     const std::string text = ReadFileBytes(dir + "/" + name);
     ASSERT_FALSE(text.empty());

@@ -144,7 +144,7 @@ TEST(AnnotationSteps, TrainStepRangesCoverTheGapsAndCountTheRest) {
   EXPECT_EQ(steps.duration_ns + before.duration_ns + after.duration_ns, capture.duration_ns);
   for (const auto& [outside, where] :
        {std::pair{before, "before the first iteration"}, {after, "after the last iteration"}}) {
-    const std::string said = fmt::format("{} device event ({:.1f} us) {}, in no step",
+    const std::string said = fmt::format("{} device event ({:.1f} µs) {}, in no step",
                                          outside.count, outside.duration_ns / 1000.0, where);
     EXPECT_NE(p.steps_from.find(said), std::string::npos) << said << "\n" << p.steps_from;
   }

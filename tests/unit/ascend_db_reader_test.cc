@@ -636,8 +636,8 @@ TEST(AscendDbReaderTest, OverlapAnalysisIsCheckedAgainstStepTraceTime) {
   for (const std::string& warning : p.warnings) {
     if (warning.find("OVERLAP_ANALYSIS") == std::string::npos) continue;
     ++overlap_warnings;
-    EXPECT_NE(warning.find("StepTraceTime step 1: free 0.900 us differs from the sum of the "
-                           "OVERLAP_ANALYSIS segments of the rank's database, 2.000 us"),
+    EXPECT_NE(warning.find("StepTraceTime step 1: free 0.900 µs differs from the sum of the "
+                           "OVERLAP_ANALYSIS segments of the rank's database, 2.000 µs"),
               std::string::npos)
         << warning;
   }

@@ -360,7 +360,7 @@ TEST(RankResultIoTest, FormatVersionMatchesTheLayout) {
     size_t size;
     uint64_t hash;
   };
-  constexpr Layout kLayout{23, 1457, 0x50306bd9967210f9};
+  constexpr Layout kLayout{24, 1457, 0x50306bd9967210f9};
   EXPECT_EQ(kRankResultFormatVersion, kLayout.version);
   EXPECT_EQ(bytes.size(), kLayout.size);
   EXPECT_EQ(hash, kLayout.hash) << std::hex << hash;

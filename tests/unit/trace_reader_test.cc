@@ -309,7 +309,7 @@ TEST(KinetoReader, StepsFromRepeatedAnnotationWithoutProfilerStep) {
   EXPECT_EQ(p.device_events.step.back(), -1);
   EXPECT_EQ(p.device_events.RowsOf(1).size(), 2u);
   EXPECT_NE(p.steps_from.find("'train_step'"), std::string::npos) << p.steps_from;
-  EXPECT_NE(p.steps_from.find("1 device event (1.0 us) after the last iteration"),
+  EXPECT_NE(p.steps_from.find("1 device event (1.0 µs) after the last iteration"),
             std::string::npos)
       << p.steps_from;
 

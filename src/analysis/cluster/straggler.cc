@@ -338,7 +338,7 @@ void DetectStragglers(const std::vector<RankComm>& ranks, const StragglerOptions
                              participants > 0 ? 2.0 / static_cast<double>(participants) : 1.0));
   b.rule = fmt::format(
       "arrival order (TraceLens/HTA): per collective instance the rank that starts it last; a "
-      "straggler arrives last in >= {:.0f}% of its instances and is on average >= {:.0f} us later "
+      "straggler arrives last in >= {:.0f}% of its instances and is on average >= {:.0f} µs later "
       "than the median rank, and being last that often has a chance probability below {:.2g} "
       "(binomial, every participant equally likely last)",
       share * 100, static_cast<double>(options.min_lateness_ns) / 1000.0,

@@ -15,7 +15,36 @@ void WithholdGains(const std::string& why, std::vector<Finding>* findings) {
     f.gain_withheld = true;
     f.estimated_gain_pct = 0;
     f.gain_model = why;
+    for (RankEvidence& r : f.per_rank) {
+      r.gain_withheld = true;
+      r.estimated_gain_pct = 0;
+    }
   }
+}
+
+std::vector<int32_t> RanksMeetingTitle(const Finding& finding) {
+  if (finding.per_rank.empty()) return finding.ranks;
+  std::vector<int32_t> out;
+  for (const RankEvidence& r : finding.per_rank) {
+    if (r.title == finding.title) out.push_back(r.rank);
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, std::vector<int32_t>>> RanksWithOtherTitles(
+    const Finding& finding) {
+  std::vector<std::pair<std::string, std::vector<int32_t>>> out;
+  for (const RankEvidence& r : finding.per_rank) {
+    if (r.title == finding.title) continue;
+    auto it = std::find_if(out.begin(), out.end(),
+                           [&](const auto& group) { return group.first == r.title; });
+    if (it == out.end()) {
+      out.push_back({r.title, {r.rank}});
+    } else {
+      it->second.push_back(r.rank);
+    }
+  }
+  return out;
 }
 
 void RankFindings(std::vector<Finding>* findings) {

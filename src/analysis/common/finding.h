@@ -12,6 +12,18 @@
 
 namespace trainscope::analysis {
 
+// One rank's own numbers for a finding seen on several ranks: the merged
+// finding shows the worst rank's title and evidence, and each rank keeps
+// its own here (its title names its own band, e.g. "watch" vs "examine").
+struct RankEvidence {
+  int32_t rank = -1;
+  std::string title;
+  int64_t occurrences = 0;
+  double estimated_gain_pct = 0;  // this rank's gain (its instances of the id summed)
+  bool gain_withheld = false;
+  std::vector<std::pair<std::string, double>> evidence_values;
+};
+
 struct Finding {
   // Stable id, e.g. unfused-rmsnorm, exposed-communication, straggler-rank.
   std::string id;
@@ -29,6 +41,11 @@ struct Finding {
   // is unknown, shown as null / "n/a", never as a percentage; gain_model
   // says why and estimated_gain_pct stays 0 (nothing in projections).
   bool gain_withheld = false;
+  // Each rank's own values, rank order, for a finding the ranks emitted
+  // each for themselves (merged by MergeRankFindings); empty for a
+  // job-wide finding (stragglers, pipeline stages), whose numbers are the
+  // job's.
+  std::vector<RankEvidence> per_rank;
 
   // What the catalogue (data/findings.tsv) renders the text above from,
   // beyond evidence_values; not part of the JSON. variant picks alternative
@@ -54,6 +71,16 @@ double ExportedGainPct(const Finding& finding);
 // Marks every finding of |findings| as having no gain to show (see
 // Finding::gain_withheld), with |why| as its gain model.
 void WithholdGains(const std::string& why, std::vector<Finding>* findings);
+
+// The ranks whose own title is the finding's title (those the title is
+// true of); all of |ranks| when the finding has no per-rank values.
+std::vector<int32_t> RanksMeetingTitle(const Finding& finding);
+
+// The other ranks grouped by their own title, in rank order of each
+// group's first rank: ("Exposed communication above the 10% normal band",
+// {2, 3}).
+std::vector<std::pair<std::string, std::vector<int32_t>>> RanksWithOtherTitles(
+    const Finding& finding);
 
 // Sorts by estimated gain, largest first; ties by id for stable output.
 void RankFindings(std::vector<Finding>* findings);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "analysis/common/findings_catalog.h"
 #include "analysis/motifs/gain_model.h"
@@ -104,6 +105,33 @@ std::vector<Finding> FingerprintFindings(int32_t rank, int32_t step, const StepM
   return out;
 }
 
+namespace {
+
+// Adds |f| (one instance of an id on one rank) to that rank's own values:
+// gains and occurrences add up, the title and evidence are the
+// highest-gain instance's.
+struct OwnValues {
+  RankEvidence evidence;
+  double best_gain = 0;  // of the instance the title and evidence come from
+  bool seen = false;
+};
+
+void AddRankEvidence(const Finding& f, OwnValues* entry) {
+  RankEvidence& e = entry->evidence;
+  if (!entry->seen || f.estimated_gain_pct > entry->best_gain) {
+    e.title = f.title;
+    e.evidence_values = f.evidence_values;
+    entry->best_gain = f.estimated_gain_pct;
+    entry->seen = true;
+  }
+  if (!f.ranks.empty()) e.rank = f.ranks.front();
+  e.occurrences += f.occurrences;
+  e.estimated_gain_pct += f.estimated_gain_pct;
+  e.gain_withheld = e.gain_withheld || f.gain_withheld;
+}
+
+}  // namespace
+
 std::vector<Finding> MergeRankFindings(std::vector<std::vector<Finding>> per_rank) {
   std::vector<Finding> merged;
   std::map<std::string, size_t> index;
@@ -112,10 +140,17 @@ std::vector<Finding> MergeRankFindings(std::vector<std::vector<Finding>> per_ran
   // and the rank counts once.
   std::map<std::string, std::map<size_t, double>> gain_by_rank;
   std::map<std::string, double> best_gain;
+  // Per id, each rank's own values (its highest-gain instance's title and
+  // evidence, its gains and occurrences summed); an id some rank emitted
+  // for several ranks at once has none.
+  std::map<std::string, std::map<size_t, OwnValues>> own;
+  std::set<std::string> without_own;
   for (size_t r = 0; r < per_rank.size(); ++r) {
     for (auto& f : per_rank[r]) {
       auto [it, inserted] = index.emplace(f.id, merged.size());
       gain_by_rank[f.id][r] += f.estimated_gain_pct;
+      if (f.ranks.size() != 1) without_own.insert(f.id);
+      AddRankEvidence(f, &own[f.id][r]);
       if (inserted) {
         best_gain[f.id] = f.estimated_gain_pct;
         merged.push_back(std::move(f));
@@ -135,6 +170,11 @@ std::vector<Finding> MergeRankFindings(std::vector<std::vector<Finding>> per_ran
     }
   }
   for (auto& m : merged) {
+    if (!without_own.contains(m.id)) {
+      for (auto& [r, values] : own[m.id]) m.per_rank.push_back(std::move(values.evidence));
+      std::sort(m.per_rank.begin(), m.per_rank.end(),
+                [](const RankEvidence& a, const RankEvidence& b) { return a.rank < b.rank; });
+    }
     const std::map<size_t, double>& gains = gain_by_rank[m.id];
     double sum = 0;
     for (const auto& [rank, gain] : gains) sum += gain;

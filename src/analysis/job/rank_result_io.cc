@@ -202,11 +202,16 @@ void VisitFields(V& v, S& timeline) {
             step_start_wait_collective_ns, longest_gaps, zooms, zoom_centre, overview, strings,
             track, drawn);
 }
+template <class V, Is<RankEvidence> S>
+void VisitFields(V& v, S& rank_evidence) {
+  TS_FIELDS(v, rank_evidence, rank, title, occurrences, estimated_gain_pct, gain_withheld,
+            evidence_values);
+}
 template <class V, Is<Finding> S>
 void VisitFields(V& v, S& finding) {
   TS_FIELDS(v, finding, id, title, ranks, occurrences, evidence, evidence_values, root_cause,
-            remedy, estimated_gain_pct, gain_model, gain_withheld, variant, template_entry,
-            text_values, text_labels);
+            remedy, estimated_gain_pct, gain_model, gain_withheld, per_rank, variant,
+            template_entry, text_values, text_labels);
 }
 template <class V, Is<RankStepResult> S>
 void VisitFields(V& v, S& rank_step_result) {

@@ -192,7 +192,7 @@ StepMotifs AnalyzeStepMotifs(const model::RankProfile& profile, int32_t step, in
         if (per_instance == 0) continue;
         const Motif& layer = mined_motifs[mined_motifs.size() - repeats.size() + r];
         fm.attribution = fmt::format(
-            "no host data: {} per repeat of a {}-kernel motif (x{} per step, period {:.0f} us, "
+            "no host data: {} per repeat of a {}-kernel motif (x{} per step, period {:.0f} µs, "
             "likely one layer)",
             per_instance, layer.kernels.size(), layer.occurrences, layer.period_ns / 1000.0);
         break;

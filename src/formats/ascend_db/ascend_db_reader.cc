@@ -1393,8 +1393,8 @@ void CheckAgainstOverlap(const std::vector<model::StepTraceRow>& derived, const 
       const int64_t b = from_segments.*field;
       if (std::abs(a - b) <= kOverlapToleranceNs) continue;
       profile->warnings.push_back(fmt::format(
-          "{}:StepTraceTime step {}: {} {:.3f} us differs from the sum of the OVERLAP_ANALYSIS "
-          "segments of the rank's database, {:.3f} us (tolerance {} us): one of the two tables is "
+          "{}:StepTraceTime step {}: {} {:.3f} µs differs from the sum of the OVERLAP_ANALYSIS "
+          "segments of the rank's database, {:.3f} µs (tolerance {} µs): one of the two tables is "
           "incomplete; the time budget is compared with StepTraceTime",
           path, from_segments.step, name, static_cast<double>(a) / 1e3,
           static_cast<double>(b) / 1e3, kOverlapToleranceNs / 1000));

@@ -509,7 +509,7 @@ std::string TimelineBuilder::StepsFrom(const std::string& windows_of) const {
                      "occurrence to the next)";
   auto say = [&text](const Outside& outside, std::string_view where) {
     if (outside.count == 0) return;
-    text += fmt::format("; {} device event{} ({:.1f} us) {}, in no step", outside.count,
+    text += fmt::format("; {} device event{} ({:.1f} µs) {}, in no step", outside.count,
                         outside.count == 1 ? "" : "s",
                         static_cast<double>(outside.duration_ns) / 1000.0, where);
   };

@@ -1,0 +1,374 @@
+// One analysis, five outputs: the text summary, --json, --html, --sqlite and
+// --csv of the same run give every number they share the same value, after
+// the unit each output's rule names (docs/exports.md, "Units and names"):
+// the selected step's kernel counts, span and budget per rank, each rank's
+// timeline span, every finding's gain and occurrences and each rank's own
+// values of it, the collective table, the family shares. For the synth job,
+// a corpus Ascend job (two of its ranks have no kernel_details.csv) and a
+// corpus Kineto trace.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <simdjson.h>
+
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "corpus/corpus_inputs.h"
+#include "golden/cli_test_util.h"
+#include "golden/export_test_util.h"
+#include "report/text_report.h"
+#include "test_paths.h"
+
+namespace trainscope::testing {
+namespace {
+
+using CsvRow = std::map<std::string, std::string>;
+
+// A JSON number with three decimals (report/json_writer.h) against the
+// exact value: half a unit of the last decimal, and a double's error.
+constexpr double kJsonRounding = 5e-4 + 1e-9;
+
+// RFC 4180 as the CSV export writes it: quoted fields, doubled quotes, CRLF.
+std::vector<CsvRow> ReadCrossCsv(const std::string& path) {
+  const std::string text = ReadFileBytes(path);
+  std::vector<std::vector<std::string>> lines;
+  std::vector<std::string> fields;
+  std::string field;
+  bool quoted = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+        field.push_back('"');
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        field.push_back(c);
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      fields.push_back(field);
+      field.clear();
+    } else if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') {
+      fields.push_back(field);
+      field.clear();
+      lines.push_back(fields);
+      fields.clear();
+      ++i;
+    } else {
+      field.push_back(c);
+    }
+  }
+  std::vector<CsvRow> rows;
+  for (size_t l = 1; l < lines.size(); ++l) {
+    CsvRow row;
+    for (size_t k = 0; k < lines[0].size() && k < lines[l].size(); ++k)
+      row[lines[0][k]] = lines[l][k];
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+struct Outputs {
+  std::string text, json, html, db, csv;
+};
+
+Outputs AnalyzeIntoEveryOutput(const std::string& input, const std::string& tag) {
+  const std::string dir = MakeTempDir(tag);
+  Outputs o;
+  o.db = dir + "/job.db";
+  o.csv = dir + "/tables";
+  const CommandResult r =
+      RunTrainscope({"analyze", input, "--json", dir + "/job.json", "--html", dir + "/job.html",
+                     "--sqlite", o.db, "--csv", o.csv, "--threads", "2"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  o.text = r.out;
+  o.json = ReadFileBytes(dir + "/job.json");
+  o.html = ReadFileBytes(dir + "/job.html");
+  return o;
+}
+
+// A JSON number or null.
+std::optional<double> Num(simdjson::dom::element e) {
+  double d = 0;
+  if (e.get(d) == simdjson::SUCCESS) return d;
+  int64_t i = 0;
+  if (e.get(i) == simdjson::SUCCESS) return static_cast<double>(i);
+  return std::nullopt;
+}
+
+std::optional<double> Cell(const CsvRow& row, const std::string& key) {
+  const auto it = row.find(key);
+  if (it == row.end() || it->second.empty()) return std::nullopt;
+  return std::stod(it->second);
+}
+
+std::optional<double> SqlCell(const std::string& value) {
+  if (value == "NULL") return std::nullopt;
+  return std::stod(value);
+}
+
+// |a| and |b| both unknown, or both known within |tolerance| (the coarser
+// output's rounding).
+void ExpectSame(const std::optional<double>& a, const std::optional<double>& b, double tolerance,
+                const std::string& what) {
+  ASSERT_EQ(a.has_value(), b.has_value()) << what;
+  if (a) {
+    EXPECT_NEAR(*a, *b, tolerance) << what;
+  }
+}
+
+std::string StepText(const std::optional<double>& step) {
+  return step ? fmt::format("{}", static_cast<int64_t>(*step)) : std::string("all");
+}
+
+const CsvRow* FindRow(const std::vector<CsvRow>& rows,
+                      const std::vector<std::pair<std::string, std::string>>& keys) {
+  for (const CsvRow& row : rows) {
+    bool all = true;
+    for (const auto& [k, v] : keys) all = all && row.count(k) && row.at(k) == v;
+    if (all) return &row;
+  }
+  return nullptr;
+}
+
+void ExpectRanksAgree(const Outputs& o, simdjson::dom::element doc) {
+  const std::vector<CsvRow> steps_csv = ReadCrossCsv(o.csv + "/steps.csv");
+  const std::vector<CsvRow> budgets_csv = ReadCrossCsv(o.csv + "/budgets.csv");
+  const std::vector<CsvRow> families_csv = ReadCrossCsv(o.csv + "/families.csv");
+  simdjson::dom::array ranks;
+  ASSERT_EQ(doc["ranks"].get(ranks), simdjson::SUCCESS);
+  const bool multi = ranks.size() > 1;
+  for (simdjson::dom::element rank : ranks) {
+    int64_t r = -1;
+    ASSERT_EQ(rank["rank"].get(r), simdjson::SUCCESS);
+    const std::optional<double> selected = Num(rank["selected_step"]);
+    const std::string what = fmt::format("rank {} step {}", r, StepText(selected));
+    SCOPED_TRACE(what);
+    simdjson::dom::array steps;
+    ASSERT_EQ(rank["steps"].get(steps), simdjson::SUCCESS);
+    std::optional<simdjson::dom::element> step;
+    for (simdjson::dom::element s : steps) {
+      if (Num(s["step"]) == selected) step = s;
+    }
+    ASSERT_TRUE(step.has_value());
+    const simdjson::dom::element k = (*step)["kernels"];
+    const int64_t count = static_cast<int64_t>(*Num(k["count"]));
+    const std::optional<double> span_us = Num(k["span_us"]);
+
+    // SQLite: ns; CSV: µs with three decimals; JSON: µs.
+    const auto sql = SqliteRows(
+        o.db, fmt::format("SELECT kernels, compute_kernels, communication_kernels, span_ns, "
+                          "computation_ns, exposed_communication_ns, free_ns FROM steps WHERE "
+                          "selected=1 AND rank={}",
+                          r));
+    ASSERT_EQ(sql.size(), 1u);
+    const CsvRow* csv = FindRow(steps_csv, {{"rank", std::to_string(r)}, {"selected", "1"}});
+    ASSERT_NE(csv, nullptr);
+    EXPECT_EQ(std::stoll(sql[0][0]), count);
+    EXPECT_EQ(std::stoll(csv->at("kernels")), count);
+    EXPECT_EQ(std::stoll(sql[0][1]), *Num(k["compute_count"]));
+    EXPECT_EQ(std::stoll(csv->at("compute_kernels")), *Num(k["compute_count"]));
+    EXPECT_EQ(std::stoll(sql[0][2]), *Num(k["communication_count"]));
+    EXPECT_EQ(std::stoll(csv->at("communication_kernels")), *Num(k["communication_count"]));
+    const std::optional<double> span_ns = SqlCell(sql[0][3]);
+    ExpectSame(span_us, span_ns ? std::optional<double>(*span_ns / 1e3) : std::nullopt, 1e-3,
+               "span: JSON us vs SQLite ns");
+    ExpectSame(span_us, Cell(*csv, "span_us"), kJsonRounding, "span: JSON vs CSV us");
+    const simdjson::dom::element b = (*step)["breakdown"];
+    const bool budget = !b.is_null();
+    const char* budget_keys[][3] = {
+        {"computation_us", "computation_ns", "computation_us"},
+        {"exposed_communication_us", "exposed_communication_ns", "exposed_communication_us"},
+        {"idle_us", "free_ns", "free_us"}};
+    for (size_t i = 0; i < 3; ++i) {
+      const std::optional<double> json = budget ? Num(b[budget_keys[i][0]]) : std::nullopt;
+      const std::optional<double> ns = SqlCell(sql[0][4 + i]);
+      ExpectSame(json, ns ? std::optional<double>(*ns / 1e3) : std::nullopt, 1e-3,
+                 std::string("budget ") + budget_keys[i][1]);
+      ExpectSame(json, Cell(*csv, budget_keys[i][2]), 1e-3,
+                 std::string("budget ") + budget_keys[i][2]);
+    }
+
+    // Text and HTML, from the exact ns: the ranks table (several ranks), or
+    // the rank's kernels line.
+    const std::string count_text = count == 0 ? "n/a" : report::FormatCount(count);
+    if (multi && count > 0) {
+      EXPECT_NE(o.text.find(fmt::format("  rank {:<4} {:>6} {:>9} {:>11}", r, StepText(selected),
+                                        count_text, report::FormatDurationNs(*span_ns))),
+                std::string::npos);
+    }
+    if (!multi && count > 0) {
+      EXPECT_NE(o.text.find(fmt::format("  kernels     {} (", count_text)), std::string::npos);
+    }
+    // A rank without kernels: n/a (its kernel table missing) or 0, never a
+    // 0 ns span.
+    const std::string span_cell = count == 0 ? "n/a" : report::FormatDurationNs(*span_ns);
+    const std::string kernels_cell =
+        count == 0 ? "" : fmt::format("<td>{}</td><td>{}</td>", count_text, span_cell);
+    const std::string row = fmt::format("<tr><td>{}</td><td>{}</td>", r, StepText(selected));
+    const size_t at = o.html.find(row + "<td>");
+    ASSERT_NE(at, std::string::npos) << row;
+    if (count > 0) {
+      EXPECT_EQ(o.html.compare(at + row.size(), kernels_cell.size(), kernels_cell), 0)
+          << o.html.substr(at, 200);
+    } else {
+      EXPECT_NE(o.html.substr(at, 200).find("<td>n/a</td><td>n/a</td><td>n/a</td>"),
+                std::string::npos)
+          << o.html.substr(at, 200);
+    }
+
+    // The timeline's span: JSON, rank_budgets, budgets.csv.
+    const auto budget_sql =
+        SqliteRows(o.db, fmt::format("SELECT span_ns FROM rank_budgets WHERE rank={}", r));
+    ASSERT_EQ(budget_sql.size(), 1u);
+    const CsvRow* budget_csv = FindRow(budgets_csv, {{"rank", std::to_string(r)}});
+    ASSERT_NE(budget_csv, nullptr);
+    const std::optional<double> timeline_span = Num(rank["timeline"]["span_us"]);
+    if (timeline_span) {
+      EXPECT_NEAR(*timeline_span, std::stod(budget_sql[0][0]) / 1e3, 1e-3);
+      EXPECT_NEAR(*timeline_span, *Cell(*budget_csv, "span_us"), 1e-3);
+    }
+
+    // Family shares: the same fraction in the JSON and families.csv.
+    simdjson::dom::array families;
+    if ((*step)["families"].get(families) == simdjson::SUCCESS) {
+      for (simdjson::dom::element f : families) {
+        std::string_view name;
+        ASSERT_EQ(f["name"].get(name), simdjson::SUCCESS);
+        const CsvRow* fc =
+            FindRow(families_csv, {{"rank", std::to_string(r)}, {"family", std::string(name)}});
+        ASSERT_NE(fc, nullptr) << name;
+        EXPECT_EQ(std::stoll(fc->at("count")), *Num(f["count"])) << name;
+        ExpectSame(Num(f["share_time"]), Cell(*fc, "share_time"), 1e-6,
+                   "share_time " + std::string(name));
+      }
+    }
+  }
+}
+
+void ExpectFindingsAgree(const Outputs& o, simdjson::dom::element doc) {
+  const std::vector<CsvRow> findings_csv = ReadCrossCsv(o.csv + "/findings.csv");
+  const std::vector<CsvRow> ranks_csv = ReadCrossCsv(o.csv + "/finding_ranks.csv");
+  const auto sql =
+      SqliteRows(o.db, "SELECT id, estimated_gain_pct, occurrences FROM findings ORDER BY finding");
+  simdjson::dom::array findings;
+  ASSERT_EQ(doc["findings"].get(findings), simdjson::SUCCESS);
+  ASSERT_EQ(sql.size(), findings.size());
+  ASSERT_EQ(findings_csv.size(), findings.size());
+  size_t i = 0;
+  size_t html_at = 0;
+  for (simdjson::dom::element f : findings) {
+    std::string_view id;
+    ASSERT_EQ(f["id"].get(id), simdjson::SUCCESS);
+    SCOPED_TRACE(std::string(id));
+    const CsvRow& csv = findings_csv[i];
+    EXPECT_EQ(sql[i][0], id);
+    EXPECT_EQ(csv.at("id"), id);
+    EXPECT_EQ(csv.at("finding"), std::to_string(i + 1));
+    const std::optional<double> gain = SqlCell(sql[i][1]);
+    ExpectSame(Num(f["estimated_gain_pct"]), gain, 0.005, "gain: JSON vs SQLite");
+    ExpectSame(Cell(csv, "estimated_gain_pct"), gain, 1e-9, "gain: CSV vs SQLite");
+    EXPECT_EQ(std::stoll(sql[i][2]), *Num(f["occurrences"]));
+    EXPECT_EQ(std::stoll(csv.at("occurrences")), *Num(f["occurrences"]));
+    // Text: "  2.  13.1%  <title> ... (<id>)"; HTML: the gain, then the id.
+    const std::string gain_text = gain ? fmt::format("{:.1f}%", *gain) : std::string("n/a");
+    const std::string line =
+        fmt::format("{:>3}. {}  ", i + 1, gain ? fmt::format("{:>5.1f}%", *gain) : "  n/a ");
+    const size_t text_at = o.text.find(line);
+    ASSERT_NE(text_at, std::string::npos) << line;
+    const std::string text_line = o.text.substr(text_at, o.text.find('\n', text_at) - text_at);
+    EXPECT_NE(text_line.find(fmt::format("({})", id)), std::string::npos) << text_line;
+    html_at = o.html.find(fmt::format("<span class=\"gain\">{}</span>", gain_text), html_at);
+    ASSERT_NE(html_at, std::string::npos) << gain_text;
+    EXPECT_NE(o.html.substr(html_at, o.html.find("</div>", html_at) - html_at)
+                  .find(fmt::format("<code>{}</code>", id)),
+              std::string::npos);
+    ++html_at;
+
+    // Each rank's own values: JSON per_rank, SQLite finding_rows, CSV
+    // finding_ranks.csv.
+    simdjson::dom::array per_rank;
+    ASSERT_EQ(f["per_rank"].get(per_rank), simdjson::SUCCESS);
+    for (simdjson::dom::element own : per_rank) {
+      const int64_t r = static_cast<int64_t>(*Num(own["rank"]));
+      SCOPED_TRACE(r);
+      const auto row = SqliteRows(
+          o.db, fmt::format("SELECT values_of, estimated_gain_pct, occurrences FROM finding_rows "
+                            "WHERE finding={} AND rank={}",
+                            i + 1, r));
+      ASSERT_EQ(row.size(), 1u);
+      EXPECT_EQ(row[0][0], "rank");
+      ExpectSame(Num(own["estimated_gain_pct"]), SqlCell(row[0][1]), 0.005, "own gain");
+      EXPECT_EQ(std::stoll(row[0][2]), *Num(own["occurrences"]));
+      const CsvRow* rc =
+          FindRow(ranks_csv, {{"finding", std::to_string(i + 1)}, {"rank", std::to_string(r)}});
+      ASSERT_NE(rc, nullptr);
+      EXPECT_EQ(rc->at("values_of"), "rank");
+      ExpectSame(Cell(*rc, "estimated_gain_pct"), SqlCell(row[0][1]), 1e-9, "own gain CSV");
+    }
+    ++i;
+  }
+}
+
+void ExpectCollectivesAgree(const Outputs& o, simdjson::dom::element doc) {
+  simdjson::dom::array collectives;
+  if (doc["cluster"]["collectives"].get(collectives) != simdjson::SUCCESS) return;
+  const std::vector<CsvRow> csv = ReadCrossCsv(o.csv + "/collectives.csv");
+  ASSERT_EQ(csv.size(), collectives.size());
+  size_t i = 0;
+  for (simdjson::dom::element c : collectives) {
+    std::string_view type;
+    ASSERT_EQ(c["type"].get(type), simdjson::SUCCESS);
+    SCOPED_TRACE(std::string(type));
+    EXPECT_EQ(csv[i].at("type"), type);
+    EXPECT_EQ(std::stoll(csv[i].at("count")), *Num(c["count"]));
+    ExpectSame(Num(c["total_us"]), Cell(csv[i], "total_us"), 1e-3, "total_us");
+    // The JSON's numbers have three decimals.
+    ExpectSame(Num(c["mean_bytes"]), Cell(csv[i], "mean_bytes"), kJsonRounding, "mean_bytes");
+    ExpectSame(Num(c["algbw_gbps"]), Cell(csv[i], "algbw_gbps"), kJsonRounding, "algbw_gbps");
+    ExpectSame(Num(c["busbw_gbps"]), Cell(csv[i], "busbw_gbps"), kJsonRounding, "busbw_gbps");
+    ++i;
+  }
+}
+
+void ExpectEveryOutputAgrees(const std::string& input, const std::string& tag) {
+  const Outputs o = AnalyzeIntoEveryOutput(input, tag);
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(o.json).get(doc), simdjson::SUCCESS);
+  ExpectRanksAgree(o, doc);
+  ExpectFindingsAgree(o, doc);
+  ExpectCollectivesAgree(o, doc);
+  // Text durations use the symbol µs, never "us".
+  for (const char* ascii : {"0 us ", "0 us)", "0 us,", "0us "}) {
+    EXPECT_EQ(o.text.find(ascii), std::string::npos) << ascii;
+  }
+}
+
+TEST(ExportsCrossOutput, TheSynthJobGivesEveryOutputTheSameNumbers) {
+  const std::string dir = MakeTempDir("cross-synth");
+  const CommandResult r = RunTrainscope({"synth", "--out", dir + "/job", "--ranks", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ExpectEveryOutputAgrees(dir + "/job", "cross-synth-out");
+}
+
+TEST(ExportsCrossOutput, ACorpusAscendJobGivesEveryOutputTheSameNumbers) {
+  TS_REQUIRE_CORPUS(kQwenLevel2Job);
+  ExpectEveryOutputAgrees(corpus_path + "/" + kQwenLevel2Job, "cross-ascend");
+}
+
+TEST(ExportsCrossOutput, ACorpusKinetoTraceGivesEveryOutputTheSameNumbers) {
+  TS_REQUIRE_CORPUS("kineto/hta_ddp_2rank_a100_rank0_nccl_metadata");
+  ExpectEveryOutputAgrees(corpus_path + "/kineto/hta_ddp_2rank_a100_rank0_nccl_metadata",
+                          "cross-kineto");
+}
+
+}  // namespace
+}  // namespace trainscope::testing
