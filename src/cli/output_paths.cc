@@ -188,7 +188,10 @@ bool IsTrainscopeReport(const std::string& path) {
     // annotated trace) write their "schema" first; any of them and any
     // version counts.
     const std::string_view schema = report::kJsonSchema;
-    const std::string marker = "\"" + std::string(schema.substr(0, schema.find('.') + 1));
+    // Appended, not `"\"" + std::string(...)`: that makes GCC 12 at -O3 warn
+    // (-Wrestrict, a false positive in libstdc++'s operator+).
+    std::string marker = "\"";
+    marker += schema.substr(0, schema.find('.') + 1);
     const size_t key = text.find("\"schema\"", first);
     const size_t value = text.find(marker, first);
     return key != std::string_view::npos && key < 64 && value != std::string_view::npos &&

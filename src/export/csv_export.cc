@@ -217,7 +217,12 @@ std::string FindingsCsv(const analysis::JobAnalysis& job) {
   for (size_t i = 0; i < job.findings.size(); ++i) {
     const analysis::Finding& f = job.findings[i];
     std::string ranks;
-    for (const int32_t r : f.ranks) ranks += (ranks.empty() ? "" : " ") + std::to_string(r);
+    // Appended piece by piece: `" " + std::to_string(r)` makes GCC 12 at -O3
+    // warn (-Wrestrict, a false positive in libstdc++'s operator+).
+    for (const int32_t r : f.ranks) {
+      if (!ranks.empty()) ranks += ' ';
+      ranks += std::to_string(r);
+    }
     const std::string values = EvidenceCell(f.evidence_values);
     t.Row()
         .Int(static_cast<int64_t>(i + 1))
@@ -373,7 +378,9 @@ Status CheckCsvDir(const std::string& dir, const std::vector<std::string>& input
           "remove the link, or give a directory (created when absent)");
     }
     std::string parent = fs::path(dir).parent_path().string();
-    if (parent.empty()) parent = ".";
+    // push_back, not `parent = "."`: GCC 12 at -O3 warns on that assignment
+    // here (-Wrestrict, a false positive in libstdc++'s string copy).
+    if (parent.empty()) parent.push_back('.');
     if (::access(parent.c_str(), W_OK | X_OK) != 0) {
       return CsvError(dir, fmt::format("cannot create it in {}: {}", parent, std::strerror(errno)),
                       "create the parent directory first, or choose a directory you can write to");

@@ -343,7 +343,12 @@ void AppendScaling(const analysis::ScalingTable& t, std::string* out) {
 
 std::string RankList(const std::vector<int64_t>& ranks) {
   std::string out;
-  for (int64_t r : ranks) out += (out.empty() ? "" : ",") + std::to_string(r);
+  // Appended piece by piece: `"," + std::to_string(r)` makes GCC 12 at -O3
+  // warn (-Wrestrict, a false positive in libstdc++'s operator+).
+  for (int64_t r : ranks) {
+    if (!out.empty()) out += ',';
+    out += std::to_string(r);
+  }
   return out.empty() ? "none" : out;
 }
 

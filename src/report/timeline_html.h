@@ -1,4 +1,4 @@
-// The HTML report's interactive timeline (timeline_html.cc, timeline_script.cc).
+// The HTML report's interactive timeline (timeline_html.cc, timeline.js via timeline_script.cc).
 #pragma once
 
 #include "analysis/job/rank_analysis.h"

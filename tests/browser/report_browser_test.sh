@@ -51,7 +51,7 @@ check_report() {  # name, html file, size limit in bytes (default 5 MB)
   echo "ok: $name ($size bytes, $svgs svg)"
 }
 
-# The interactive timeline (src/report/timeline_script.cc): with the URL
+# The interactive timeline (src/report/timeline.js): with the URL
 # fragment #selftest the page zooms to one kernel, clicks its middle and
 # writes the outcome to data-timeline-selftest ("ok [launch=ok] zoom=A..B->C..D
 # drawn=N->M selected=NAME"); data-timeline-first-paint-ms is

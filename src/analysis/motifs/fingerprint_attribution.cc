@@ -208,7 +208,10 @@ void HostAttributor::FromOperatorDetails(const std::vector<int64_t>& kernel_star
       })->first);
   if (!out->framework_op.empty()) return;
   for (size_t i = 0; i < operators.size() && i < 4; ++i) {
-    out->framework_op += (i ? "+" : "") + std::string(operators[i]);
+    // Appended piece by piece: `"+" + std::string(...)` makes GCC 12 at -O3
+    // warn (-Wrestrict, a false positive in libstdc++'s operator+).
+    if (i > 0) out->framework_op += '+';
+    out->framework_op += operators[i];
   }
 }
 
