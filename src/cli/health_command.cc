@@ -319,6 +319,81 @@ void PassOverDirFiles(const std::vector<std::string>& dir_of_log,
   *runs = std::move(kept);
 }
 
+// The log arguments with each directory replaced by its files;
+// |dir_of_log| names the directory each came from ("" for a file given).
+Status ExpandLogDirs(const std::vector<std::string>& given, std::vector<std::string>* logs,
+                     std::vector<std::string>* dir_of_log, std::vector<std::string>* problems) {
+  logs->clear();
+  for (const std::string& arg : given) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(arg, ec)) {
+      logs->push_back(arg);
+      dir_of_log->emplace_back();
+      continue;
+    }
+    LogDirWalk walk = WalkLogDir(arg);
+    if (walk.files.empty()) {
+      return InvalidInput(fmt::format("{}: a directory with no file in it", arg));
+    }
+    for (std::string& f : walk.files) {
+      logs->push_back(std::move(f));
+      dir_of_log->push_back(arg);
+    }
+    for (std::string& p : walk.problems) problems->push_back(std::move(p));
+  }
+  return Status::Ok();
+}
+
+// What the directory walk said: listing problems, the files passed over.
+void ReportDirWalk(const std::vector<std::string>& walk_problems,
+                   const std::vector<std::string>& passed_over) {
+  for (const std::string& p : walk_problems) {
+    WriteStderr(TerminalSafe(fmt::format("trainscope: warning: {}\n", p), true));
+  }
+  if (passed_over.empty()) return;
+  std::string list;
+  for (const std::string& p : passed_over) list += "\n  " + p;
+  WriteStderr(TerminalSafe(
+      fmt::format("trainscope: {} file(s) of the directories given passed over (no training "
+                  "line):{}\n",
+                  passed_over.size(), list),
+      /*keep_newlines=*/true));
+}
+
+// One log read, cut into series and analysed. A file found by walking a
+// directory that cannot be opened is passed over with its reason (as one
+// that holds no training line) instead of failing the command.
+Result<std::vector<report::HealthRun>> ReadAndAnalyzeLog(const std::string& path, bool from_dir,
+                                                         const formats::LogKeyMap* key_map,
+                                                         const analysis::FindingCatalog& catalog,
+                                                         const analysis::ModelSpec* spec) {
+  Result<formats::ReadTrainingLog> read = formats::ReadTrainingLogFile(path, key_map);
+  if (!read.ok() && from_dir) {
+    formats::ReadTrainingLog unread;
+    unread.ledger = RowLedger(path);
+    unread.log.path = path;
+    unread.log.not_text = read.status().message();
+    read = std::move(unread);
+  }
+  if (!read.ok()) return read.status();
+  return AnalyzeLogFile(std::move(*read), catalog, spec);
+}
+
+// A damaged gzip stream and a log not read, said on stderr.
+void WarnNotRead(const std::vector<report::HealthRun>& runs) {
+  for (const report::HealthRun& run : runs) {
+    if (run.first_of_file && !run.warning.empty()) {
+      WriteStderr(TerminalSafe(fmt::format("trainscope: warning: {}\n", run.warning),
+                               /*keep_newlines=*/true));
+    }
+    if (!run.not_read.empty()) {
+      WriteStderr(TerminalSafe(fmt::format("trainscope: {}: not read: {}\nhint: {}\n",
+                                           run.health.path, run.not_read, kHealthFormatsHint),
+                               /*keep_newlines=*/true));
+    }
+  }
+}
+
 int WriteHealthOutputs(const HealthArgs& args, const std::vector<report::HealthRun>& runs,
                        const report::HealthExtras& table) {
   // A log not read (or read only up to damage) never exits 0 (docs/health.md).
@@ -374,25 +449,9 @@ int RunHealth(const HealthArgs& given) {
   std::vector<std::string> dir_of_log;
   std::vector<std::string> walk_problems;
   if (!args.scaling) {
-    std::vector<std::string> expanded;
-    for (const std::string& arg : given.logs) {
-      std::error_code ec;
-      if (!std::filesystem::is_directory(arg, ec)) {
-        expanded.push_back(arg);
-        dir_of_log.emplace_back();
-        continue;
-      }
-      LogDirWalk walk = WalkLogDir(arg);
-      if (walk.files.empty()) {
-        return ReportError(InvalidInput(fmt::format("{}: a directory with no file in it", arg)));
-      }
-      for (std::string& f : walk.files) {
-        expanded.push_back(std::move(f));
-        dir_of_log.push_back(arg);
-      }
-      for (std::string& p : walk.problems) walk_problems.push_back(std::move(p));
+    if (Status ok = ExpandLogDirs(given.logs, &args.logs, &dir_of_log, &walk_problems); !ok.ok()) {
+      return ReportError(ok);
     }
-    args.logs = std::move(expanded);
   }
   std::vector<std::string> inputs = args.logs;
   if (!args.thresholds_file.empty()) inputs.push_back(args.thresholds_file);
@@ -409,22 +468,9 @@ int RunHealth(const HealthArgs& given) {
   // reported in the order given.
   std::vector<std::optional<Result<std::vector<report::HealthRun>>>> done(args.logs.size());
   ParallelFor(args.logs.size(), ClampThreads(args.threads), [&](size_t i) {
-    Result<formats::ReadTrainingLog> read =
-        formats::ReadTrainingLogFile(args.logs[i], key_map ? &*key_map : nullptr);
-    if (!read.ok() && i < dir_of_log.size() && !dir_of_log[i].empty()) {
-      // A file found in a directory that cannot be opened is passed over
-      // with its reason, as one that holds no training line.
-      formats::ReadTrainingLog unread;
-      unread.ledger = RowLedger(args.logs[i]);
-      unread.log.path = args.logs[i];
-      unread.log.not_text = read.status().message();
-      read = std::move(unread);
-    }
-    if (!read.ok()) {
-      done[i].emplace(read.status());
-      return;
-    }
-    done[i].emplace(AnalyzeLogFile(std::move(*read), catalog, spec ? &*spec : nullptr));
+    done[i].emplace(ReadAndAnalyzeLog(args.logs[i], i < dir_of_log.size() && !dir_of_log[i].empty(),
+                                      key_map ? &*key_map : nullptr, catalog,
+                                      spec ? &*spec : nullptr));
     if (done[i]->ok()) {
       for (report::HealthRun& run : **done[i]) run.log_index = i;
     }
@@ -436,33 +482,9 @@ int RunHealth(const HealthArgs& given) {
   }
   std::vector<std::string> passed_over;
   PassOverDirFiles(dir_of_log, &all_runs, &passed_over);
-  for (const std::string& p : walk_problems) {
-    WriteStderr(TerminalSafe(fmt::format("trainscope: warning: {}\n", p), true));
-  }
-  if (!passed_over.empty()) {
-    std::string list;
-    for (const std::string& p : passed_over) list += "\n  " + p;
-    WriteStderr(TerminalSafe(
-        fmt::format("trainscope: {} file(s) of the directories given passed over (no training "
-                    "line):{}\n",
-                    passed_over.size(), list),
-        /*keep_newlines=*/true));
-  }
-  std::vector<report::HealthRun> runs;
-  {
-    for (report::HealthRun& run : all_runs) {
-      if (run.first_of_file && !run.warning.empty()) {
-        WriteStderr(TerminalSafe(fmt::format("trainscope: warning: {}\n", run.warning),
-                                 /*keep_newlines=*/true));
-      }
-      if (!run.not_read.empty()) {
-        WriteStderr(TerminalSafe(fmt::format("trainscope: {}: not read: {}\nhint: {}\n",
-                                             run.health.path, run.not_read, kHealthFormatsHint),
-                                 /*keep_newlines=*/true));
-      }
-      runs.push_back(std::move(run));
-    }
-  }
+  ReportDirWalk(walk_problems, passed_over);
+  WarnNotRead(all_runs);
+  std::vector<report::HealthRun> runs = std::move(all_runs);
 
   std::optional<analysis::ScalingTable> scaling;
   if (args.scaling) scaling = BuildScaling(scaling_dirs, runs);

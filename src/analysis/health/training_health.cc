@@ -809,6 +809,7 @@ void FindRankOutlierOf(const std::vector<RunHealth*>& ranks, const FindingThresh
   }
   if (medians.size() < 3) return;  // with two, which one is off is unknown
   std::vector<double> values;
+  values.reserve(medians.size());
   for (const auto& m : medians) values.push_back(m.second);
   const double center = MedianOf(values);
   if (!(std::fabs(center) > 0)) return;
