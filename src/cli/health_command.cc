@@ -198,9 +198,11 @@ analysis::ScalingTable BuildScaling(const std::vector<ScalingDir>& dirs,
 
 constexpr std::string_view kHealthFormatsHint =
     "the formats read are Megatron-LM / MindSpeed-LLM `iteration N/M | ...`, XTuner `Step N/M ... "
-    "time: ...`, TorchTitan `step: N  loss: ...`, Hugging Face / JSON-lines dicts with a `loss` or "
-    "`grad_norm` key, and key=value lines with `loss=` (docs/health.md); name other keys with "
-    "--map";
+    "time: ...`, TorchTitan `step: N  loss: ...`, DeepSpeed-Chat `epoch: E|step: N|...|act_loss: "
+    "...` (with DeepSpeed's `OVERFLOW! ... Skipping step`), Hugging Face / LLaMA-Factory / "
+    "JSON-lines dicts with a `loss` or `grad_norm` key, HF trainer_state.json, MindSpeed-LLM and "
+    "Megatron-LM metrics JSON ({\"lm loss\": [...]}), and key=value lines with `loss=` "
+    "(docs/health.md); name other keys with --map";
 
 // Cuts one log into its series and analyses each; a file with no record
 // is one series, not read, with the lines it began with.
@@ -215,7 +217,6 @@ std::vector<report::HealthRun> AnalyzeLogFile(formats::ReadTrainingLog read,
   for (analysis::LogSeries& s : series) {
     report::HealthRun run;
     run.health = analysis::AnalyzeTrainingLog(s.log, catalog.thresholds(), spec);
-    analysis::RenderFindings(catalog, &run.health.findings, model::Platform::kUnknown);
     run.health.run = s.run;
     run.health.runs_in_file = runs_in_file;
     run.health.rank = s.rank;
@@ -240,7 +241,157 @@ std::vector<report::HealthRun> AnalyzeLogFile(formats::ReadTrainingLog read,
     }
     out.push_back(std::move(run));
   }
+  // The ranks of each run compared (series are ordered by run, then rank).
+  for (size_t begin = 0; begin < out.size();) {
+    size_t end = begin;
+    std::vector<analysis::RunHealth*> ranks;
+    for (; end < out.size() && out[end].health.run == out[begin].health.run; ++end) {
+      if (out[end].health.rank) ranks.push_back(&out[end].health);
+    }
+    analysis::FindRankOutliers(ranks, catalog.thresholds());
+    begin = end;
+  }
+  for (report::HealthRun& run : out) {
+    analysis::RenderFindings(catalog, &run.health.findings, model::Platform::kUnknown);
+  }
   return out;
+}
+
+// A directory argument: its regular files, depth first and sorted, never
+// through a directory link (no loop); an unlistable directory is said.
+struct LogDirWalk {
+  std::vector<std::string> files;
+  std::vector<std::string> problems;
+};
+
+LogDirWalk WalkLogDir(const std::string& root) {
+  namespace fs = std::filesystem;
+  LogDirWalk out;
+  std::vector<fs::path> pending{root};
+  while (!pending.empty()) {
+    const fs::path dir = std::move(pending.back());
+    pending.pop_back();
+    std::error_code ec;
+    fs::directory_iterator it(dir, ec);
+    if (ec) {
+      out.problems.push_back(fmt::format("{}: cannot list: {}", dir.string(), ec.message()));
+      continue;
+    }
+    for (const fs::directory_iterator end; it != end;) {
+      const fs::file_status link = it->symlink_status(ec);
+      if (!ec && fs::is_directory(link)) {
+        pending.push_back(it->path());
+      } else if (!ec && it->is_regular_file(ec)) {
+        out.files.push_back(it->path().string());
+      }
+      it.increment(ec);
+      if (ec) {
+        out.problems.push_back(fmt::format("{}: listing stopped: {}", dir.string(), ec.message()));
+        break;
+      }
+    }
+  }
+  std::sort(out.files.begin(), out.files.end());
+  return out;
+}
+
+// Files found by walking a directory that hold no training line (a README,
+// a config, a binary) are passed over and listed, not "not read": only a
+// directory in which no file was read is.
+void PassOverDirFiles(const std::vector<std::string>& dir_of_log,
+                      std::vector<report::HealthRun>* runs, std::vector<std::string>* passed) {
+  std::vector<std::string> dirs_read;
+  for (const report::HealthRun& r : *runs) {
+    if (r.not_read.empty() && r.log_index < dir_of_log.size() && !dir_of_log[r.log_index].empty()) {
+      dirs_read.push_back(dir_of_log[r.log_index]);
+    }
+  }
+  std::vector<report::HealthRun> kept;
+  for (report::HealthRun& r : *runs) {
+    const std::string& dir = r.log_index < dir_of_log.size() ? dir_of_log[r.log_index] : "";
+    if (!r.not_read.empty() && !dir.empty() &&
+        std::find(dirs_read.begin(), dirs_read.end(), dir) != dirs_read.end()) {
+      passed->push_back(fmt::format("{}: {}", r.health.path, r.not_read));
+      continue;
+    }
+    kept.push_back(std::move(r));
+  }
+  *runs = std::move(kept);
+}
+
+// The log arguments with each directory replaced by its files;
+// |dir_of_log| names the directory each came from ("" for a file given).
+Status ExpandLogDirs(const std::vector<std::string>& given, std::vector<std::string>* logs,
+                     std::vector<std::string>* dir_of_log, std::vector<std::string>* problems) {
+  logs->clear();
+  for (const std::string& arg : given) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(arg, ec)) {
+      logs->push_back(arg);
+      dir_of_log->emplace_back();
+      continue;
+    }
+    LogDirWalk walk = WalkLogDir(arg);
+    if (walk.files.empty()) {
+      return InvalidInput(fmt::format("{}: a directory with no file in it", arg));
+    }
+    for (std::string& f : walk.files) {
+      logs->push_back(std::move(f));
+      dir_of_log->push_back(arg);
+    }
+    for (std::string& p : walk.problems) problems->push_back(std::move(p));
+  }
+  return Status::Ok();
+}
+
+// What the directory walk said: listing problems, the files passed over.
+void ReportDirWalk(const std::vector<std::string>& walk_problems,
+                   const std::vector<std::string>& passed_over) {
+  for (const std::string& p : walk_problems) {
+    WriteStderr(TerminalSafe(fmt::format("trainscope: warning: {}\n", p), true));
+  }
+  if (passed_over.empty()) return;
+  std::string list;
+  for (const std::string& p : passed_over) list += "\n  " + p;
+  WriteStderr(TerminalSafe(
+      fmt::format("trainscope: {} file(s) of the directories given passed over (no training "
+                  "line):{}\n",
+                  passed_over.size(), list),
+      /*keep_newlines=*/true));
+}
+
+// One log read, cut into series and analysed. A file found by walking a
+// directory that cannot be opened is passed over with its reason (as one
+// that holds no training line) instead of failing the command.
+Result<std::vector<report::HealthRun>> ReadAndAnalyzeLog(const std::string& path, bool from_dir,
+                                                         const formats::LogKeyMap* key_map,
+                                                         const analysis::FindingCatalog& catalog,
+                                                         const analysis::ModelSpec* spec) {
+  Result<formats::ReadTrainingLog> read = formats::ReadTrainingLogFile(path, key_map);
+  if (!read.ok() && from_dir) {
+    formats::ReadTrainingLog unread;
+    unread.ledger = RowLedger(path);
+    unread.log.path = path;
+    unread.log.not_text = read.status().message();
+    read = std::move(unread);
+  }
+  if (!read.ok()) return read.status();
+  return AnalyzeLogFile(std::move(*read), catalog, spec);
+}
+
+// A damaged gzip stream and a log not read, said on stderr.
+void WarnNotRead(const std::vector<report::HealthRun>& runs) {
+  for (const report::HealthRun& run : runs) {
+    if (run.first_of_file && !run.warning.empty()) {
+      WriteStderr(TerminalSafe(fmt::format("trainscope: warning: {}\n", run.warning),
+                               /*keep_newlines=*/true));
+    }
+    if (!run.not_read.empty()) {
+      WriteStderr(TerminalSafe(fmt::format("trainscope: {}: not read: {}\nhint: {}\n",
+                                           run.health.path, run.not_read, kHealthFormatsHint),
+                               /*keep_newlines=*/true));
+    }
+  }
 }
 
 int WriteHealthOutputs(const HealthArgs& args, const std::vector<report::HealthRun>& runs,
@@ -294,6 +445,14 @@ int RunHealth(const HealthArgs& given) {
     if (!parsed.ok()) return ReportError(parsed.status());
     spec = std::move(*parsed);
   }
+  // Directories walked: every regular file is tried as a log.
+  std::vector<std::string> dir_of_log;
+  std::vector<std::string> walk_problems;
+  if (!args.scaling) {
+    if (Status ok = ExpandLogDirs(given.logs, &args.logs, &dir_of_log, &walk_problems); !ok.ok()) {
+      return ReportError(ok);
+    }
+  }
   std::vector<std::string> inputs = args.logs;
   if (!args.thresholds_file.empty()) inputs.push_back(args.thresholds_file);
   const std::vector<OutputPath> outputs = {{"--json", args.json_out}, {"--html", args.html_out}};
@@ -309,30 +468,23 @@ int RunHealth(const HealthArgs& given) {
   // reported in the order given.
   std::vector<std::optional<Result<std::vector<report::HealthRun>>>> done(args.logs.size());
   ParallelFor(args.logs.size(), ClampThreads(args.threads), [&](size_t i) {
-    Result<formats::ReadTrainingLog> read =
-        formats::ReadTrainingLogFile(args.logs[i], key_map ? &*key_map : nullptr);
-    if (!read.ok()) {
-      done[i].emplace(read.status());
-      return;
+    done[i].emplace(ReadAndAnalyzeLog(args.logs[i], i < dir_of_log.size() && !dir_of_log[i].empty(),
+                                      key_map ? &*key_map : nullptr, catalog,
+                                      spec ? &*spec : nullptr));
+    if (done[i]->ok()) {
+      for (report::HealthRun& run : **done[i]) run.log_index = i;
     }
-    done[i].emplace(AnalyzeLogFile(std::move(*read), catalog, spec ? &*spec : nullptr));
   });
-  std::vector<report::HealthRun> runs;
+  std::vector<report::HealthRun> all_runs;
   for (std::optional<Result<std::vector<report::HealthRun>>>& one : done) {
     if (!one->ok()) return ReportError(one->status());
-    for (report::HealthRun& run : **one) {
-      if (run.first_of_file && !run.warning.empty()) {
-        WriteStderr(TerminalSafe(fmt::format("trainscope: warning: {}\n", run.warning),
-                                 /*keep_newlines=*/true));
-      }
-      if (!run.not_read.empty()) {
-        WriteStderr(TerminalSafe(fmt::format("trainscope: {}: not read: {}\nhint: {}\n",
-                                             run.health.path, run.not_read, kHealthFormatsHint),
-                                 /*keep_newlines=*/true));
-      }
-      runs.push_back(std::move(run));
-    }
+    for (report::HealthRun& run : **one) all_runs.push_back(std::move(run));
   }
+  std::vector<std::string> passed_over;
+  PassOverDirFiles(dir_of_log, &all_runs, &passed_over);
+  ReportDirWalk(walk_problems, passed_over);
+  WarnNotRead(all_runs);
+  std::vector<report::HealthRun> runs = std::move(all_runs);
 
   std::optional<analysis::ScalingTable> scaling;
   if (args.scaling) scaling = BuildScaling(scaling_dirs, runs);

@@ -14,6 +14,14 @@ std::string_view LogFormatName(LogFormat format) {
       return "key-value";
     case LogFormat::kXTuner:
       return "xtuner";
+    case LogFormat::kHfTrainerState:
+      return "hf-trainer-state";
+    case LogFormat::kDeepSpeedChat:
+      return "deepspeed-chat";
+    case LogFormat::kLlamaFactory:
+      return "llama-factory";
+    case LogFormat::kMetricsJson:
+      return "metrics-json";
     case LogFormat::kUnknown:
       break;
   }

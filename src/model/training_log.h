@@ -58,7 +58,18 @@ class MaybeInt {
   int64_t value_ = kAbsent;
 };
 
-enum class LogFormat : uint8_t { kUnknown, kMegatron, kTorchTitan, kHfTrainer, kKeyValue, kXTuner };
+enum class LogFormat : uint8_t {
+  kUnknown,
+  kMegatron,
+  kTorchTitan,
+  kHfTrainer,
+  kKeyValue,
+  kXTuner,
+  kHfTrainerState,  // trainer_state.json's log_history (pretty-printed JSON)
+  kDeepSpeedChat,   // `epoch: 0|step: 3|ppo_ep: 1|act_loss: ...`
+  kLlamaFactory,    // trainer_log.jsonl (`current_steps`)
+  kMetricsJson,     // CI baselines: {"lm loss": [...]} or {"lm loss": {"values": ...}}
+};
 
 std::string_view LogFormatName(LogFormat format);
 

@@ -35,10 +35,35 @@ std::string Tick(double v) {
   return fmt::format("{:.3g}", v);
 }
 
+// Step ticks: whole steps at a round spacing (1, 2, 5 x 10^k; at least 1),
+// about five over [lo, hi], so that a short run never repeats a label.
+std::vector<int64_t> WholeStepTicks(double lo, double hi) {
+  const double raw = std::max(1.0, (hi - lo) / 5);
+  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+  double spacing = magnitude;
+  for (const double f : {1.0, 2.0, 5.0, 10.0}) {
+    spacing = f * magnitude;
+    if (spacing >= raw) break;
+  }
+  const auto step = std::max<int64_t>(1, static_cast<int64_t>(std::llround(spacing)));
+  std::vector<int64_t> ticks;
+  auto t = static_cast<int64_t>(std::ceil(lo / static_cast<double>(step))) * step;
+  for (; static_cast<double>(t) <= hi && ticks.size() < 12; t += step) ticks.push_back(t);
+  return ticks;
+}
+
+// Points in step order (a curve is drawn by step, never in file order).
+std::vector<CurvePoint> ByStep(std::vector<CurvePoint> points) {
+  std::stable_sort(points.begin(), points.end(),
+                   [](const CurvePoint& a, const CurvePoint& b) { return a.step < b.step; });
+  return points;
+}
+
 // One curve over the steps, a log y axis when it spans more than three
 // decades (a grad-norm explosion); findings as dashed vertical lines.
-HtmlFragment CurveSvg(const std::string& title, const std::vector<CurvePoint>& points,
+HtmlFragment CurveSvg(const std::string& title, const std::vector<CurvePoint>& unsorted,
                       const std::vector<Event>& events, const char* color) {
+  const std::vector<CurvePoint> points = ByStep(unsorted);
   constexpr double kWidth = 1100, kHeight = 230, kLeft = 70, kRight = 20, kTop = 24, kBottom = 34;
   const double plot_w = kWidth - kLeft - kRight, plot_h = kHeight - kTop - kBottom;
   SvgCanvas svg(kWidth, kHeight, title);
@@ -70,9 +95,8 @@ HtmlFragment CurveSvg(const std::string& title, const std::vector<CurvePoint>& p
     svg.Line(kLeft, y, kLeft + plot_w, y, "#e3e3e3");
     svg.Text(kLeft - 6, y + 4, Tick(log_y ? std::pow(10.0, t) : t), "end", 10);
   }
-  for (int k = 0; k <= 5; ++k) {
-    const double s = x_lo + (x_hi - x_lo) * k / 5;
-    svg.Text(X(s), kTop + plot_h + 15, fmt::format("{:.0f}", s), "middle", 10);
+  for (const int64_t s : WholeStepTicks(x_lo, x_hi)) {
+    svg.Text(X(static_cast<double>(s)), kTop + plot_h + 15, std::to_string(s), "middle", 10);
   }
   svg.Text(kLeft + plot_w / 2, kHeight - 4, log_y ? "step (log y axis)" : "step", "middle", 10);
   for (const Event& e : events) {
@@ -90,6 +114,84 @@ HtmlFragment CurveSvg(const std::string& title, const std::vector<CurvePoint>& p
   for (const CurvePoint& p : points) line.emplace_back(X(static_cast<double>(p.step)), Y(p.value));
   svg.Polyline(line, color, 1.4, title);
   return std::move(svg).Finish();
+}
+
+// The series of one file on one step axis, a line per run and rank (a
+// resumed run's second line starts where its checkpoint was, never drawn
+// back from the first's end).
+struct SeriesCurve {
+  std::string label;
+  std::vector<CurvePoint> points;
+};
+
+HtmlFragment SeriesCurvesSvg(const std::string& title, const std::vector<SeriesCurve>& series) {
+  constexpr double kWidth = 1100, kHeight = 260, kLeft = 70, kRight = 20, kTop = 24, kBottom = 34;
+  const double plot_w = kWidth - kLeft - kRight, plot_h = kHeight - kTop - kBottom;
+  SvgCanvas svg(kWidth, kHeight, title);
+  svg.Text(kLeft, 15, title, "start", 12, "#14213d");
+  double x_lo = 0, x_hi = 0, y_lo = 0, y_hi = 0;
+  bool first = true;
+  for (const SeriesCurve& c : series) {
+    for (const CurvePoint& p : c.points) {
+      const auto x = static_cast<double>(p.step);
+      x_lo = first ? x : std::min(x_lo, x);
+      x_hi = first ? x : std::max(x_hi, x);
+      y_lo = first ? p.value : std::min(y_lo, p.value);
+      y_hi = first ? p.value : std::max(y_hi, p.value);
+      first = false;
+    }
+  }
+  if (x_hi <= x_lo) x_hi = x_lo + 1;
+  if (y_hi - y_lo < 1e-12) {
+    y_lo -= 0.5 * std::max(1e-9, std::fabs(y_lo));
+    y_hi += 0.5 * std::max(1e-9, std::fabs(y_hi));
+  }
+  auto X = [&](double step) { return kLeft + (step - x_lo) / (x_hi - x_lo) * plot_w; };
+  auto Y = [&](double v) { return kTop + plot_h - (v - y_lo) / (y_hi - y_lo) * plot_h; };
+  svg.Rect(kLeft, kTop, plot_w, plot_h, "#fafafa");
+  for (int k = 0; k <= 4; ++k) {
+    const double t = y_lo + (y_hi - y_lo) * k / 4;
+    svg.Line(kLeft, Y(t), kLeft + plot_w, Y(t), "#e3e3e3");
+    svg.Text(kLeft - 6, Y(t) + 4, Tick(t), "end", 10);
+  }
+  for (const int64_t s : WholeStepTicks(x_lo, x_hi)) {
+    svg.Text(X(static_cast<double>(s)), kTop + plot_h + 15, std::to_string(s), "middle", 10);
+  }
+  svg.Text(kLeft + plot_w / 2, kHeight - 4, "step", "middle", 10);
+  constexpr size_t kColours = std::size(kPalette);
+  for (size_t i = 0; i < series.size(); ++i) {
+    const char* color = kPalette[i % kColours];
+    std::vector<std::pair<double, double>> line;
+    for (const CurvePoint& p : ByStep(series[i].points)) {
+      line.emplace_back(X(static_cast<double>(p.step)), Y(p.value));
+    }
+    svg.Polyline(line, color, 1.4, series[i].label);
+    svg.Text(kLeft + plot_w - 4, kTop + 12 + 12 * static_cast<double>(i), series[i].label, "end",
+             10, color);
+  }
+  return std::move(svg).Finish();
+}
+
+// Per file with several series: loss and step time, a line per series.
+void FileSeriesSection(HtmlWriter& out, const std::vector<HealthRun>& runs, size_t begin,
+                       size_t end) {
+  struct Metric {
+    const char* title;
+    const std::vector<CurvePoint> analysis::RunCurves::*points;
+  };
+  const Metric metrics[] = {{"loss by run and rank", &analysis::RunCurves::loss},
+                            {"step time (ms) by run and rank", &analysis::RunCurves::step_ms}};
+  for (const Metric& m : metrics) {
+    std::vector<SeriesCurve> curves;
+    for (size_t i = begin; i < end; ++i) {
+      const std::vector<CurvePoint>& points = runs[i].health.curves.*(m.points);
+      if (points.empty()) continue;
+      std::string label = HealthSeriesName(runs[i].health);
+      if (label.empty()) label = "series " + std::to_string(i - begin + 1);
+      curves.push_back({std::move(label), points});
+    }
+    if (curves.size() >= 2) out.Append(SeriesCurvesSvg(m.title, curves));
+  }
 }
 
 // The step a finding names: "step", else "last_step" (error lines).
@@ -271,7 +373,18 @@ std::string RenderHealthHtml(const std::vector<HealthRun>& runs, std::string_vie
              std::string(version));
   if (extras.scaling != nullptr) ScalingSection(out, *extras.scaling);
   if (extras.flight != nullptr) FlightSection(out, *extras.flight);
-  for (size_t i = 0; i < runs.size(); ++i) RunSection(out, runs[i], i);
+  for (size_t i = 0; i < runs.size(); ++i) {
+    if (runs[i].first_of_file) {
+      size_t end = i + 1;
+      while (end < runs.size() && !runs[end].first_of_file) ++end;
+      if (end - i >= 2) {
+        out.Format("<section><h2>{}: {} series</h2>", runs[i].health.path, end - i);
+        FileSeriesSection(out, runs, i, end);
+        out.Raw("</section>\n");
+      }
+    }
+    RunSection(out, runs[i], i);
+  }
   out.Raw("</main></body></html>\n");
   return std::move(out).Finish().markup();
 }

@@ -1,6 +1,7 @@
 #include "report/health_report.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -159,17 +160,19 @@ void AppendRun(const HealthRun& run, std::string* out) {
   if (h.step_ms_from_timestamps) *out += " [from line timestamps]";
   *out += "\n";
   if (h.step_ms_drift_pct || h.warmup_records > 0 || h.period_steps) {
-    *out += "  shape     ";
+    // Only the parts known, joined: never an empty label before a ';'.
+    std::vector<std::string> parts;
     if (h.step_ms_drift_pct)
-      *out += fmt::format(" drift {:+.1f}% over the run (Theil-Sen)", *h.step_ms_drift_pct);
+      parts.push_back(fmt::format("drift {:+.1f}% over the run (Theil-Sen)", *h.step_ms_drift_pct));
     if (h.warmup_records > 0) {
-      *out += fmt::format("; warm-up {} record(s) to step {}", h.warmup_records,
-                          h.warmup_until_step.value_or(0));
+      parts.push_back(h.warmup_until_step ? fmt::format("warm-up {} record(s) to step {}",
+                                                        h.warmup_records, *h.warmup_until_step)
+                                          : fmt::format("warm-up {} record(s)", h.warmup_records));
     }
     if (h.period_steps) {
-      *out += fmt::format("; stalls every {} steps ({})", *h.period_steps, h.period_spikes);
+      parts.push_back(fmt::format("stalls every {} steps ({})", *h.period_steps, h.period_spikes));
     }
-    *out += "\n";
+    *out += "  shape      " + fmt::format("{}", fmt::join(parts, "; ")) + "\n";
   }
   if (h.model) AppendModel(*h.model, out);
   *out += fmt::format("  throughput tokens/s median {}; TFLOP/s median {}; MFU median {}{}\n",

@@ -23,6 +23,7 @@ struct HealthRun {
   // A file is cut into series (runs x ranks): the first carries the file's
   // line ledger, the others say they share it.
   bool first_of_file = true;
+  size_t log_index = 0;  // the log (of those read) the series is from
   // Why nothing of the file was read (no training line recognised, not
   // text); empty when records were read. With the first lines it showed.
   std::string not_read;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -128,6 +129,75 @@ TEST(HealthCli, HtmlHasTheCurvesAndTheFindingsMarked) {
     EXPECT_NE(html.find(id), std::string::npos) << id;
   }
   EXPECT_NE(r.out.find("model MFU"), std::string::npos) << r.out;
+}
+
+// A directory: every regular file tried, those with no training line (a
+// README, a binary) passed over and listed, the logs read; a directory in
+// which nothing was read is not read (exit 2).
+TEST(HealthCli, DirectoryWalkedLogsReadOthersListed) {
+  const std::string dir = MakeTempDir("health_dir");
+  std::filesystem::create_directories(dir + "/run/sub");
+  std::filesystem::copy_file(
+      SourceDir() + "/tests/golden/cases/training_log/hf_console_dicts/input",
+      dir + "/run/sub/train.log");
+  {
+    std::ofstream(dir + "/run/README.md") << "# notes\nnothing to read here\n";
+    std::ofstream bin(dir + "/run/weights.bin", std::ios::binary);
+    bin.write(
+        "\x7f"
+        "ELF\0\0\0",
+        8);
+  }
+  const CommandResult r = RunTrainscope({"health", dir + "/run", "--json", "-"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("2 file(s) of the directories given passed over"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("README.md: no training line recognised in 2 line(s)"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("weights.bin: a NUL byte at offset 4: an ELF"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("\"records\": 20"), std::string::npos) << r.out.substr(0, 300);
+
+  std::filesystem::create_directories(dir + "/notes");
+  { std::ofstream(dir + "/notes/a.txt") << "hello\n"; }
+  const CommandResult none = RunTrainscope({"health", dir + "/notes"});
+  EXPECT_EQ(none.exit_code, 2) << none.err;
+  EXPECT_EQ(none.out.find("healthy"), std::string::npos) << none.out;
+}
+
+// Four ranks of one run interleaved: a chart per metric with a line per
+// rank on one step axis; each chart's step axis in whole steps, no label
+// twice (8 steps: 2, 4, 6, 8).
+TEST(HealthCli, HtmlSeriesOfAFileOnOneStepAxisInWholeSteps) {
+  const std::string out = MakeTempDir("health_html_ranks") + "/health.html";
+  const CommandResult r = RunTrainscope(
+      {"health", SourceDir() + "/tests/golden/cases/training_log/xtuner_rank_straggler/input",
+       "--html", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(out);
+  const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t chart = html.find("aria-label=\"loss by run and rank\"");
+  ASSERT_NE(chart, std::string::npos);
+  const std::string svg = html.substr(chart, html.find("</svg>", chart) - chart);
+  size_t lines = 0;
+  for (size_t at = svg.find("<polyline"); at != std::string::npos;
+       at = svg.find("<polyline", at + 1)) {
+    ++lines;
+  }
+  EXPECT_EQ(lines, 4u);
+  for (const char* rank : {">rank 0 of 4 ranks<", ">rank 1 of 4 ranks<", ">rank 2 of 4 ranks<",
+                           ">rank 3 of 4 ranks<"}) {
+    EXPECT_NE(svg.find(rank), std::string::npos) << rank;
+  }
+  std::vector<std::string> ticks;
+  const std::string tick = "text-anchor=\"middle\" font-size=\"10\" fill=\"#222\">";
+  for (size_t at = svg.find(tick); at != std::string::npos; at = svg.find(tick, at + 1)) {
+    const size_t begin = at + tick.size();
+    const std::string text = svg.substr(begin, svg.find('<', begin) - begin);
+    if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos) {
+      ticks.push_back(text);
+    }
+  }
+  EXPECT_EQ(ticks, (std::vector<std::string>{"2", "4", "6", "8"}));
 }
 
 }  // namespace

@@ -266,5 +266,54 @@ TEST(HostileTraceGzip, BombsThroughTheCliStayBounded) {
   EXPECT_EQ(testing::DiffTrees(before_files, after), "");
 }
 
+// `trainscope health` on gzip logs: what a log costs is its training
+// records (a compact numeric record each, docs/hostile-input.md), never its
+// bytes: lines are streamed, the gzip stream inflated piece by piece, lines
+// that are not training lines counted and dropped.
+// Bytes of peak RSS a training record may cost, everything included (the
+// record, its series, the analysis' sorted copies of a metric).
+constexpr int64_t kBytesPerRecord = 200;
+constexpr int64_t kFixedKb = 64 * 1024;
+
+TEST(HostileHealthMemory, RecordsNotBytesDecideThePeak) {
+  if (testing::SanitizerAllocator()) GTEST_SKIP() << "sanitizer build: its allocator decides RSS";
+  const std::string dir = testing::MakeTempDir("health_memory");
+  // 2 M training lines of 14 bytes (28 MB inflated, a few hundred KB of gzip).
+  constexpr int64_t kRecords = 2'000'000;
+  std::string block;
+  for (int i = 0; i < 1000; ++i) block += "{\"loss\": 2.5}\n";
+  ASSERT_TRUE(testing::WriteGzip(dir + "/records.log.gz", {{block, kRecords / 1000}}));
+  // 256 MB of lines that are not training lines (a chatty launcher).
+  std::string chatter;
+  while (chatter.size() < (size_t{1} << 20)) chatter += "INFO loading shard 00017 of 00032\n";
+  ASSERT_TRUE(
+      testing::WriteGzip(dir + "/chatter.log.gz", {{chatter, 256}, {"{\"loss\": 2.5}\n", 3}}));
+  const testing::CommandResult idle =
+      testing::RunShell(dir, "/usr/bin/time -f peak_kb=%M \"$TRAINSCOPE\" --version");
+  const int64_t baseline_kb = PeakKb(idle.err);
+  ASSERT_GT(baseline_kb, 0) << idle.err;
+  struct Case {
+    const char* name;
+    int64_t records;
+  };
+  for (const Case& c : {Case{"records.log.gz", kRecords}, Case{"chatter.log.gz", 3}}) {
+    SCOPED_TRACE(c.name);
+    const testing::CommandResult r = testing::RunShell(
+        dir, fmt::format("/usr/bin/time -f peak_kb=%M \"$TRAINSCOPE\" health {} --json out.json",
+                         c.name));
+    EXPECT_EQ(r.err.find("bad_alloc"), std::string::npos) << r.err;
+    const std::string json = testing::ReadFileBytes(dir + "/out.json");
+    EXPECT_NE(json.find(fmt::format("\"records\": {}", c.records)), std::string::npos)
+        << json.substr(0, 400);
+    const int64_t peak_kb = PeakKb(r.err);
+    EXPECT_GT(peak_kb, 0) << r.err;
+    EXPECT_LE(peak_kb - baseline_kb, c.records * kBytesPerRecord / 1024 + kFixedKb)
+        << "peak RSS " << peak_kb << " kB, of which " << baseline_kb << " kB before any input";
+    std::printf("[ RSS      ] health %s: %lld record(s), peak RSS %lld kB (%lld kB before)\n",
+                c.name, static_cast<long long>(c.records), static_cast<long long>(peak_kb),
+                static_cast<long long>(baseline_kb));
+  }
+}
+
 }  // namespace
 }  // namespace trainscope

@@ -151,6 +151,9 @@ periodic_min_spikes  3  count  spikes  m
 mfu_mismatch_share  0.15  share  mfu  m
 loss_early_rise_share  0.25  share  running-min-loss  m
 loss_divergence_share  0.2  share  window-median-loss  m
+overflow_skip_share  0.05  share  steps  m
+overflow_min_skips  16  count  skipped-steps  m
+rank_outlier_share  0.1  share  ranks-median  m
 judge_min_kernels  8  count  none  m
 )";
 
@@ -686,8 +689,31 @@ TEST(FindingCatalog, EveryIdRendersFromWhatItsDetectorEmits) {
   analysis::ModelSpec too_big;  // twice the FLOPs the log's MFU implies
   too_big.params = 16e9;
   too_big.device = "h100";
+  // DeepSpeed's loss scaler skipping a step at every one of 30 (fp16-overflows).
+  std::string overflowing;
+  for (int i = 1; i <= 30; ++i) {
+    overflowing +=
+        "[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 2, reducing to 1\n";
+    overflowing += fmt::format("epoch: 0|step: {}|ppo_ep: 1|act_loss: 0.5|cri_loss: 0.2\n", i);
+  }
+  auto overflowed = formats::ReadTrainingLogBytes(overflowing, false, "overflow.log");
+  ASSERT_TRUE(overflowed.ok());
+  // Three ranks, one 50% slower (rank-outlier).
+  std::vector<RunHealth> ranks(3);
+  std::vector<RunHealth*> rank_ptrs;
+  for (int r = 0; r < 3; ++r) {
+    ranks[r].rank = r;
+    ranks[r].step_ms.count = 10;
+    ranks[r].step_ms.median = r == 2 ? 1500.0 : 1000.0;
+    rank_ptrs.push_back(&ranks[r]);
+  }
+  analysis::FindRankOutliers(rank_ptrs, catalog.thresholds());
+  for (RunHealth& r : ranks) {
+    RenderFindings(catalog, &r.findings, model::Platform::kUnknown);
+    for (const Finding& f : r.findings) check(f);
+  }
   for (const auto* log : {&planted->log, &crashed->log, &drifting->log, &periodic->log, &titan->log,
-                          &finished->log}) {
+                          &finished->log, &overflowed->log}) {
     RunHealth health =
         AnalyzeTrainingLog(*log, catalog.thresholds(), log == &titan->log ? &too_big : nullptr);
     RenderFindings(catalog, &health.findings, model::Platform::kUnknown);

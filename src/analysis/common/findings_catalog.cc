@@ -81,6 +81,9 @@ constexpr Binding kBindings[] = {
     {"mfu_mismatch_share", &FindingThresholds::mfu_mismatch_share},
     {"loss_early_rise_share", &FindingThresholds::loss_early_rise_share},
     {"loss_divergence_share", &FindingThresholds::loss_divergence_share},
+    {"overflow_skip_share", &FindingThresholds::overflow_skip_share},
+    {"overflow_min_skips", &FindingThresholds::overflow_min_skips},
+    {"rank_outlier_share", &FindingThresholds::rank_outlier_share},
 };
 
 const Binding* FindBinding(std::string_view key) {

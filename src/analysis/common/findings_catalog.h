@@ -84,6 +84,9 @@ struct FindingThresholds {
   double mfu_mismatch_share = 0;           // share of the model's MFU
   double loss_early_rise_share = 0;        // share above the running minimum loss
   double loss_divergence_share = 0;        // share above the lowest window median loss
+  double overflow_skip_share = 0;          // share of the steps skipped on fp16 overflow
+  double overflow_min_skips = 0;           // count of skipped steps
+  double rank_outlier_share = 0;           // share off the median of the ranks' medians
 };
 
 // One row of data/thresholds.tsv.

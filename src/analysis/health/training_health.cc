@@ -31,7 +31,13 @@ struct Point {
 
 std::vector<Point> Series(const model::TrainingRecords& records,
                           model::MaybeDouble TrainingRecord::*field, bool finite_only) {
+  size_t present = 0;
+  for (const TrainingRecord& r : records) {
+    const model::MaybeDouble& v = r.*field;
+    present += v && (!finite_only || std::isfinite(*v)) ? 1 : 0;
+  }
   std::vector<Point> out;
+  out.reserve(present);  // one allocation: no doubling copy next to the old array
   for (size_t i = 0; i < records.size(); ++i) {
     const model::MaybeDouble& v = records[i].*field;
     if (v && (!finite_only || std::isfinite(*v))) out.push_back({i, *v});
@@ -39,18 +45,48 @@ std::vector<Point> Series(const model::TrainingRecords& records,
   return out;
 }
 
+SeriesSummary SummariseFinite(std::vector<double> finite, int64_t nonfinite);
+
 // The summary of |points| in record order, NaN/Inf counted apart.
 SeriesSummary Summarise(const std::vector<Point>& points) {
-  SeriesSummary s;
+  int64_t nonfinite = 0;
   std::vector<double> finite;
   finite.reserve(points.size());
   for (const Point& p : points) {
     if (std::isfinite(p.value)) {
       finite.push_back(p.value);
     } else {
-      ++s.nonfinite;
+      ++nonfinite;
     }
   }
+  return SummariseFinite(std::move(finite), nonfinite);
+}
+
+// The summary of a record field, straight from the records: only its
+// values are held (8 bytes each), not (record, value) points; at millions
+// of records this is the analysis' peak memory.
+SeriesSummary SummariseField(const model::TrainingRecords& records,
+                             model::MaybeDouble TrainingRecord::*field) {
+  int64_t nonfinite = 0;
+  size_t present = 0;
+  for (const TrainingRecord& r : records) present += (r.*field).has_value() ? 1 : 0;
+  std::vector<double> finite;
+  finite.reserve(present);  // one allocation: no doubling copy next to the old array
+  for (const TrainingRecord& r : records) {
+    const model::MaybeDouble& v = r.*field;
+    if (!v) continue;
+    if (std::isfinite(*v)) {
+      finite.push_back(*v);
+    } else {
+      ++nonfinite;
+    }
+  }
+  return SummariseFinite(std::move(finite), nonfinite);
+}
+
+SeriesSummary SummariseFinite(std::vector<double> finite, int64_t nonfinite) {
+  SeriesSummary s;
+  s.nonfinite = nonfinite;
   s.count = static_cast<int64_t>(finite.size());
   if (finite.empty()) return s;
   s.first = finite.front();
@@ -192,6 +228,11 @@ void FindEarlyLossSpikes(const std::vector<Point>& loss, const model::TrainingLo
     const double floor = running_min;
     running_min = std::min(running_min, x);
     if (!(floor > 0) || x <= floor * (1 + t.loss_early_rise_share)) continue;
+    // A run that has already fallen far (a fine-tune from 1.28 to 0.08)
+    // wobbles by large shares of a small loss: a spike must also undo the
+    // same share of the fall from the first loss (none when nothing fell
+    // yet: TorchTitan's 10.86 -> 14.45 at step 2).
+    if (x - floor <= t.loss_early_rise_share * (loss[0].value - floor)) continue;
     if (spikes++ > 0) continue;
     const TrainingRecord& r = log.records[loss[i].record];
     f.id = "early-loss-spike";
@@ -219,7 +260,12 @@ void FindLossDivergence(const std::vector<Point>& loss, const model::TrainingLog
   std::optional<double> lowest;
   size_t lowest_at = 0;
   std::vector<double> w;
-  for (size_t begin = 0; begin + width <= loss.size(); begin += width) {
+  // Consecutive windows, and the last |width| records when the windows do
+  // not end with the series: a climb in its last records is judged too.
+  std::vector<size_t> begins;
+  for (size_t begin = 0; begin + width <= loss.size(); begin += width) begins.push_back(begin);
+  if (begins.back() + width < loss.size()) begins.push_back(loss.size() - width);
+  for (const size_t begin : begins) {
     w.clear();
     for (size_t i = begin; i < begin + width; ++i) w.push_back(loss[i].value);
     const double median = MedianOf(w);
@@ -243,6 +289,37 @@ void FindLossDivergence(const std::vector<Point>& loss, const model::TrainingLog
       lowest_at = begin;
     }
   }
+}
+
+// Steps skipped on fp16 overflow (DeepSpeed's loss scaler lines, Megatron's
+// skipped iterations) again and again: more than the scaler's search for its
+// scale at the start, and a share of the steps the series spans.
+void FindOverflowSkips(const model::TrainingLog& log, const FindingThresholds& t, RunHealth* h) {
+  if (h->skipped_iterations <= 0 || log.records.empty() || log.records.front().step_is_ordinal) {
+    return;
+  }
+  const int64_t steps = log.records.back().step - log.records.front().step + 1;
+  if (steps <= 0) return;
+  const double share = static_cast<double>(h->skipped_iterations) / static_cast<double>(steps);
+  if (static_cast<double>(h->skipped_iterations) <= t.overflow_min_skips ||
+      !(share > t.overflow_skip_share)) {
+    return;
+  }
+  const TrainingRecord* first = nullptr;
+  for (const TrainingRecord& r : log.records) {
+    if (r.skipped_iterations.value_or(0) > 0) {
+      first = &r;
+      break;
+    }
+  }
+  Finding f;
+  f.id = "fp16-overflows";
+  f.evidence_values = {{"step", static_cast<double>(first->step)},
+                       {"line", static_cast<double>(first->line)},
+                       {"skipped", static_cast<double>(h->skipped_iterations)},
+                       {"steps", static_cast<double>(steps)},
+                       {"share_pct", share * 100}};
+  h->findings.push_back(std::move(f));
 }
 
 // Grad norm over the median of the |window| finite grad norms before it
@@ -676,10 +753,10 @@ RunHealth AnalyzeTrainingLog(const model::TrainingLog& log, const FindingThresho
   }
   const std::vector<Point> tps = Series(log.records, &TrainingRecord::tokens_per_s, true);
   h.tokens_per_s = Summarise(tps);
-  h.tflops = Summarise(Series(log.records, &TrainingRecord::tflops, false));
-  h.mfu_pct = Summarise(Series(log.records, &TrainingRecord::mfu_pct, false));
-  h.loss = Summarise(Series(log.records, &TrainingRecord::loss, false));
-  h.grad_norm = Summarise(Series(log.records, &TrainingRecord::grad_norm, false));
+  h.tflops = SummariseField(log.records, &TrainingRecord::tflops);
+  h.mfu_pct = SummariseField(log.records, &TrainingRecord::mfu_pct);
+  h.loss = SummariseField(log.records, &TrainingRecord::loss);
+  h.grad_norm = SummariseField(log.records, &TrainingRecord::grad_norm);
   for (const TrainingRecord& r : log.records) {
     h.skipped_iterations += r.skipped_iterations.value_or(0);
     h.nan_iterations += r.nan_iterations.value_or(0);
@@ -687,10 +764,18 @@ RunHealth AnalyzeTrainingLog(const model::TrainingLog& log, const FindingThresho
 
   FindNanInf(log, &h);
   const std::vector<Point> loss_all = Series(log.records, &TrainingRecord::loss, true);
-  FindEarlyLossSpikes(loss_all, log, t, &h);
-  FindLossSpikes(loss_all, log, t, &h);
-  FindLossDivergence(loss_all, log, t, &h);
+  // The loss rules are ratios to earlier losses: they judge a loss that is
+  // a positive objective (cross-entropy), not one that crosses 0 (a PPO
+  // actor's surrogate loss).
+  const bool positive_loss =
+      std::all_of(loss_all.begin(), loss_all.end(), [](const Point& p) { return p.value > 0; });
+  if (positive_loss) {
+    FindEarlyLossSpikes(loss_all, log, t, &h);
+    FindLossSpikes(loss_all, log, t, &h);
+    FindLossDivergence(loss_all, log, t, &h);
+  }
   FindGradExplosion(Series(log.records, &TrainingRecord::grad_norm, true), log, t, &h);
+  FindOverflowSkips(log, t, &h);
   FindHang(log, t, &h);
   FindThroughputDrop(tps, step_ms, log, t, &h);
   FindErrorLines(log, &h);
@@ -709,6 +794,47 @@ RunHealth AnalyzeTrainingLog(const model::TrainingLog& log, const FindingThresho
   h.curves.mfu_pct = Curve(
       model_mfu.empty() ? Series(log.records, &TrainingRecord::mfu_pct, true) : model_mfu, log);
   return h;
+}
+
+namespace {
+
+// One metric of the ranks of a run: each rank's median against the median
+// of the ranks' medians.
+void FindRankOutlierOf(const std::vector<RunHealth*>& ranks, const FindingThresholds& t,
+                       const SeriesSummary RunHealth::*metric, std::string_view name) {
+  std::vector<std::pair<RunHealth*, double>> medians;
+  for (RunHealth* r : ranks) {
+    const SeriesSummary& s = r->*metric;
+    if (s.count >= kRankOutlierMinRecords && s.median) medians.emplace_back(r, *s.median);
+  }
+  if (medians.size() < 3) return;  // with two, which one is off is unknown
+  std::vector<double> values;
+  values.reserve(medians.size());
+  for (const auto& m : medians) values.push_back(m.second);
+  const double center = MedianOf(values);
+  if (!(std::fabs(center) > 0)) return;
+  for (const auto& [run, median] : medians) {
+    const double diff = (median - center) / std::fabs(center);
+    if (!(std::fabs(diff) > t.rank_outlier_share)) continue;
+    Finding f;
+    f.id = "rank-outlier";
+    f.evidence_values = {{"rank", static_cast<double>(run->rank.value_or(-1))},
+                         {"rank_median", median},
+                         {"ranks_median", center},
+                         {"diff_pct", diff * 100},
+                         {"ranks", static_cast<double>(medians.size())},
+                         {"records", static_cast<double>((run->*metric).count)}};
+    f.text_labels = {{"metric", std::string(name)}};
+    run->findings.push_back(std::move(f));
+  }
+}
+
+}  // namespace
+
+void FindRankOutliers(const std::vector<RunHealth*>& ranks, const FindingThresholds& t) {
+  if (!(t.rank_outlier_share > 0)) return;
+  FindRankOutlierOf(ranks, t, &RunHealth::step_ms, "step time (ms)");
+  FindRankOutlierOf(ranks, t, &RunHealth::loss, "loss");
 }
 
 }  // namespace trainscope::analysis

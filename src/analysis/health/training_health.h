@@ -110,6 +110,14 @@ struct RunHealth {
 RunHealth AnalyzeTrainingLog(const model::TrainingLog& log, const FindingThresholds& t,
                              const ModelSpec* spec = nullptr);
 
+// The ranks of one run (docs/health.md, "Runs and ranks"): a rank whose
+// median step time or loss is rank_outlier_share off the median of the
+// ranks' medians gets a rank-outlier finding (as data). Ranks with fewer
+// than kRankOutlierMinRecords values of a metric are not compared on it;
+// fewer than three ranks are not compared at all.
+inline constexpr int64_t kRankOutlierMinRecords = 3;
+void FindRankOutliers(const std::vector<RunHealth*>& ranks, const FindingThresholds& t);
+
 // The dense BF16 peak of a device named |device| (analysis/common/device_peaks)
 // and the table row's product; nullopt for a device not in the table.
 std::optional<std::pair<double, std::string>> DeviceBf16Peak(std::string_view device);

@@ -111,7 +111,13 @@ RowIssue ApplyMegatronField(std::string_view key, std::string_view value, Traini
   } else if (key == "learning rate") {
     target = &r->learning_rate;
   } else if (key == "grad norm") {
-    target = &r->grad_norm;
+    // Megatron-DeepSpeed prints `grad norm: 0.000` when the engine did not
+    // compute it (the DeepSpeed optimizer step owns it): no gradient of a
+    // training model is exactly zero, so 0 is no value.
+    const std::optional<double> v = ParseNumber(value);
+    if (!v) return RowIssue::kLogUnparsableNumber;
+    if (*v != 0) r->grad_norm = v;
+    return RowIssue::kNone;
   } else if (key == "number of skipped iterations" || key == "number of nan iterations") {
     const std::optional<int64_t> count = ParseCount(value);
     if (!count) return RowIssue::kLogUnparsableNumber;
@@ -149,7 +155,67 @@ RowIssue ParseMegatron(std::string_view line, TrainingRecord* r) {
         ApplyMegatronField(Trim(field.substr(0, colon)), field.substr(colon + 1), r, &have_lm_loss);
     if (issue != RowIssue::kNone) return issue;
   }
+  // A loss averaged over no advanced iteration (every iteration of the
+  // interval skipped) prints as 0: no value.
+  if (r->loss && *r->loss == 0 && r->skipped_iterations && *r->skipped_iterations > 0) {
+    r->loss = std::nullopt;
+  }
   return RowIssue::kNone;
+}
+
+// ---- DeepSpeed-Chat (step3_rlhf_finetuning/main.py) ----
+// "epoch: 0|step: 3|ppo_ep: 1|act_loss: 0.31298828125|cri_loss: 0.2052|
+//  unsuper_loss: 0.0": the PPO step and the actor's loss (the first loss).
+RowIssue ParseDeepSpeedChat(std::string_view line, TrainingRecord* r) {
+  const size_t at = line.find("epoch: ");
+  if (at == std::string_view::npos || line.find("|step: ", at) == std::string_view::npos ||
+      line.find("_loss: ", at) == std::string_view::npos) {
+    return RowIssue::kLogNotTrainingLine;
+  }
+  line.remove_prefix(at);
+  bool have_step = false;
+  while (!line.empty()) {
+    const size_t bar = line.find('|');
+    const std::string_view field = line.substr(0, bar);
+    line = bar == std::string_view::npos ? std::string_view() : line.substr(bar + 1);
+    const size_t colon = field.find(':');
+    if (colon == std::string_view::npos) continue;
+    const std::string_view key = Trim(field.substr(0, colon));
+    const std::string_view value = field.substr(colon + 1);
+    if (key == "step") {
+      const std::optional<int64_t> step = ParseCount(value);
+      if (!step) return RowIssue::kLogUnparsableNumber;
+      r->step = *step;
+      have_step = true;
+    } else if (!r->loss && key.ends_with("_loss")) {
+      const std::optional<double> v = ParseNumber(value);
+      if (!v) return RowIssue::kLogUnparsableNumber;
+      r->loss = v;
+    }
+  }
+  return have_step && r->loss ? RowIssue::kNone : RowIssue::kLogUnparsableNumber;
+}
+
+// DeepSpeed-Chat's timing line after a step:
+// "|E2E latency=3.73s |Gather latency=0.00s (0.00%) |Generate time=...": the
+// step's wall time in ms.
+std::optional<double> DeepSpeedChatLatencyMs(std::string_view line) {
+  constexpr std::string_view kKey = "|E2E latency=";
+  if (line.rfind(kKey, 0) != 0) return std::nullopt;
+  line.remove_prefix(kKey.size());
+  const size_t s = line.find("s ");
+  if (s == std::string_view::npos) return std::nullopt;
+  const std::optional<double> v = ParseNumber(line.substr(0, s));
+  if (!v || !std::isfinite(*v) || *v < 0) return std::nullopt;
+  return *v * 1e3;
+}
+
+// DeepSpeed's fp16 loss scaler (runtime/fp16/loss_scaler.py, update_scale):
+// "[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 65536,
+// reducing to 32768": the optimizer step was skipped.
+bool IsDeepSpeedOverflow(std::string_view line) {
+  return line.find("OVERFLOW! Rank") != std::string_view::npos &&
+         line.find("Skipping step") != std::string_view::npos;
 }
 
 // ---- XTuner V1 (xtuner/v1/train/trainer.py, _log_step) ----
@@ -298,7 +364,11 @@ std::optional<std::string_view> BuiltinField(std::string_view key) {
   if (key == "tokens_per_second" || key == "tps" || key == "tokens_per_sec") return "tokens_per_s";
   if (key == "tflops") return "tflops";
   if (key == "mfu") return "mfu";
-  if (key == "step" || key == "global_step" || key == "iteration" || key == "iter") return "step";
+  // LLaMA-Factory's trainer_log.jsonl counts optimizer steps in current_steps.
+  if (key == "step" || key == "global_step" || key == "iteration" || key == "iter" ||
+      key == "current_steps") {
+    return "step";
+  }
   return std::nullopt;
 }
 
@@ -526,6 +596,60 @@ int32_t LineRank(std::string_view line) {
   return -1;
 }
 
+// ---- Pretty-printed JSON documents, read line by line ----
+// HF Trainer's trainer_state.json is written with json.dumps(indent=2): each
+// log_history entry is a flat object over several lines, "{" alone on its
+// first. Such an object (no object or list opened inside it) is joined into
+// one line and read as a dict line; a longer one is not held.
+constexpr size_t kMaxJoinedObjectBytes = size_t{64} << 10;
+
+// A line that opens a nested object or list: `"log_history": [`, `"x": {`.
+bool OpensContainer(std::string_view t) {
+  return !t.empty() && (t.back() == '{' || t.back() == '[');
+}
+
+// CI baselines of MindSpeed-LLM (tests/.../baseline/*.json: {"lm loss":
+// [v, ...], "grad norm": [...], "time info": [...], "throughput": [...]},
+// one value per iteration from 1) and Megatron-LM's golden values
+// ({"lm loss": {"start_step": 0, "end_step": 50, "step_interval": 5,
+// "values": [...] or {"1": v, ...}}}): which record field a metric's name
+// feeds and the scale to ms for times.
+struct MetricsJsonField {
+  model::MaybeDouble TrainingRecord::*field = nullptr;
+  double scale = 1;
+};
+
+std::optional<MetricsJsonField> MetricsJsonFieldOf(std::string_view name) {
+  if (name == "lm loss" || name == "lm-loss" || name == "lm_loss" || name == "reduced_train_loss") {
+    return MetricsJsonField{&TrainingRecord::loss, 1};
+  }
+  if (name == "grad norm" || name == "grad-norm" || name == "grad_norm") {
+    return MetricsJsonField{&TrainingRecord::grad_norm, 1};
+  }
+  // MindSpeed's "time info" is Megatron's elapsed time per iteration (ms);
+  // Megatron's "iteration-time" is its TensorBoard scalar (s).
+  if (name == "time info") return MetricsJsonField{&TrainingRecord::step_time_ms, 1};
+  if (name == "iteration-time" || name == "iteration_time") {
+    return MetricsJsonField{&TrainingRecord::step_time_ms, 1e3};
+  }
+  // MindSpeed's "throughput" is Megatron's throughput per GPU (TFLOP/s/GPU).
+  if (name == "throughput") return MetricsJsonField{&TrainingRecord::tflops, 1};
+  return std::nullopt;
+}
+
+// `"NAME": [` or `"NAME": {` (a metric of a metrics JSON): NAME and the
+// bracket; nullopt otherwise.
+std::optional<std::pair<std::string_view, char>> JsonMemberOpening(std::string_view t) {
+  if (t.size() < 5 || t.front() != '"') return std::nullopt;
+  const size_t close = t.find('"', 1);
+  if (close == std::string_view::npos) return std::nullopt;
+  std::string_view rest = Trim(t.substr(close + 1));
+  if (rest.empty() || rest.front() != ':') return std::nullopt;
+  rest = Trim(rest.substr(1));
+  if (rest != "[" && rest != "{") return std::nullopt;
+  return std::make_pair(t.substr(1, close - 1), rest.front());
+}
+
 class LogBuilder {
  public:
   LogBuilder(ReadTrainingLog* out, const LogKeyMap* map) : out_(out), map_(map) {}
@@ -534,11 +658,14 @@ class LogBuilder {
     RowLedger& ledger = out_->ledger;
     ledger.CountRead();
     if (l.too_long) {
+      AbortObject();
+      metric_.reset();
       ledger.Skip(RowIssue::kLogLineTooLong, l.number, "over 1 MiB");
       return;
     }
     const std::string_view text = StripAnsi(l.text, &ansi_);
     KeepFirstLine(text);
+    if (JsonDocumentLine(Trim(text), l)) return;
     const std::optional<int64_t> wall = ParseLineTimestamp(text);
     if (wall) Timestamp(*wall, l.number, text);
     TrainingRecord r;
@@ -550,9 +677,14 @@ class LogBuilder {
       r.line = l.number;
       r.rank = LineRank(text);
       if (r.step_is_ordinal) r.step = static_cast<int64_t>(out_->log.records.size()) + 1;
+      TakeOverflows(&r);
       if (out_->log.format == LogFormat::kUnknown) out_->log.format = format;
       out_->log.records.push_back(r);
       if (!wall) untimed_records_ = true;
+      ledger.Use();
+      return;
+    }
+    if (DeepSpeedLine(text)) {
       ledger.Use();
       return;
     }
@@ -564,7 +696,255 @@ class LogBuilder {
     ledger.Skip(issue, l.number, Cut(text.substr(0, 80)));
   }
 
+  // After the last line: an object left open is counted skipped, overflows
+  // after the last record go to it, a metrics JSON's records in step order.
+  void Finish() {
+    AbortObject();
+    model::TrainingRecords& records = out_->log.records;
+    if (pending_overflows_ > 0 && !records.empty()) {
+      records.back().skipped_iterations =
+          records.back().skipped_iterations.value_or(0) + pending_overflows_;
+      pending_overflows_ = 0;
+    }
+    if (metric_values_) MergeMetricRecords();
+  }
+
  private:
+  // DeepSpeed's own lines: an fp16 overflow (the step skipped; counted on
+  // the next record), DeepSpeed-Chat's E2E latency (the step time of the
+  // record before it). True when |text| was one.
+  bool DeepSpeedLine(std::string_view text) {
+    if (IsDeepSpeedOverflow(text)) {
+      ++pending_overflows_;
+      return true;
+    }
+    const std::optional<double> ms = DeepSpeedChatLatencyMs(text);
+    if (!ms) return false;
+    model::TrainingRecords& records = out_->log.records;
+    if (records.empty() || records.back().step_time_ms) return false;
+    records.back().step_time_ms = *ms;
+    return true;
+  }
+
+  void TakeOverflows(TrainingRecord* r) {
+    if (pending_overflows_ == 0) return;
+    r->skipped_iterations = r->skipped_iterations.value_or(0) + pending_overflows_;
+    pending_overflows_ = 0;
+  }
+
+  // A line of a pretty-printed JSON document (trainer_state.json, a
+  // metrics JSON): true when it was consumed (counted used or held).
+  bool JsonDocumentLine(std::string_view t, const LogLine& l) {
+    if (object_open_) {
+      if (!OpensContainer(t) && object_.size() + t.size() < kMaxJoinedObjectBytes) {
+        object_ += ' ';
+        object_ += t;
+        ++object_lines_;
+        if (t == "}" || t == "},") FinishObject();
+        return true;
+      }
+      AbortObject();  // a document's outer object, or too long: this line is read anew
+    }
+    if (metric_) return MetricLine(t, l);
+    if (t == "{") {
+      object_open_ = true;
+      object_ = "{";
+      object_lines_ = 1;
+      object_line_ = l.number;
+      object_offset_ = l.offset;
+      return true;
+    }
+    if (const auto opening = JsonMemberOpening(t)) {
+      if (const std::optional<MetricsJsonField> field = MetricsJsonFieldOf(opening->first)) {
+        metric_ = MetricState{};
+        metric_->field = *field;
+        metric_->in_values = opening->second == '[';
+        metric_->direct_array = metric_->in_values;
+        metric_->step = 1;  // MindSpeed's arrays: iterations from 1
+        out_->ledger.Use();
+        return true;
+      }
+    }
+    return false;
+  }
+
+  void FinishObject() {
+    object_open_ = false;
+    std::string_view joined = object_;
+    if (joined.ends_with(",")) joined.remove_suffix(1);
+    TrainingRecord r;
+    LogFormat format = LogFormat::kUnknown;
+    bool has_step = false;
+    RowIssue issue = ParseDict(joined, &r, &has_step, map_);
+    RowLedger& ledger = out_->ledger;
+    if (issue == RowIssue::kNone) {
+      r.step_is_ordinal = !has_step;
+      r.offset = object_offset_;
+      r.line = object_line_;
+      if (r.step_is_ordinal) r.step = static_cast<int64_t>(out_->log.records.size()) + 1;
+      format = LogFormat::kHfTrainerState;
+      if (out_->log.format == LogFormat::kUnknown) out_->log.format = format;
+      out_->log.records.push_back(r);
+      untimed_records_ = true;
+      ledger.Use(object_lines_);
+    } else {
+      // An evaluation entry ({"eval_loss": ...}) or the run's summary.
+      ledger.Skip(issue, object_line_, Cut(joined.substr(0, 80)));
+      ledger.SkipUnsampled(issue, object_lines_ - 1);
+    }
+    object_.clear();
+  }
+
+  // The lines of an object left open are not a record (the first sampled).
+  void AbortObject() {
+    if (!object_open_) return;
+    object_open_ = false;
+    out_->ledger.Skip(RowIssue::kLogNotTrainingLine, object_line_, Cut(object_.substr(0, 80)));
+    out_->ledger.SkipUnsampled(RowIssue::kLogNotTrainingLine, object_lines_ - 1);
+    object_.clear();
+  }
+
+  struct MetricState {
+    MetricsJsonField field;
+    bool in_values = false;     // inside the list (or object) of values
+    bool values_dict = false;   // values as {"step": v}
+    bool direct_array = false;  // `"lm loss": [`: the list is the metric
+    int64_t step = 1;           // the next value's step
+    int64_t interval = 1;
+  };
+
+  // One line inside a metric of a metrics JSON; every such line is used.
+  bool MetricLine(std::string_view t, const LogLine& l) {
+    MetricState& m = *metric_;
+    RowLedger& ledger = out_->ledger;
+    if (!m.in_values) {
+      // {"start_step": 0, "end_step": 50, "step_interval": 5, "values": ...}
+      if (t == "}" || t == "},") {
+        metric_.reset();
+      } else if (const auto opening = JsonMemberOpening(t); opening && opening->first == "values") {
+        m.in_values = true;
+        m.values_dict = opening->second == '{';
+      } else {
+        const size_t colon = t.find(':');
+        const std::string_view key =
+            colon == std::string_view::npos ? std::string_view() : Trim(t.substr(0, colon));
+        std::string_view value = colon == std::string_view::npos ? t : Trim(t.substr(colon + 1));
+        if (value.ends_with(",")) value.remove_suffix(1);
+        const std::optional<int64_t> n = ParseCount(value);
+        if (key == "\"start_step\"" && n) m.step = *n;
+        if (key == "\"step_interval\"" && n && *n > 0) m.interval = *n;
+        if (key == "\"values\"" && !value.empty() && (value[0] == '[' || value[0] == '{')) {
+          // "values": [1.0, 2.0] on one line.
+          m.in_values = true;
+          m.values_dict = value[0] == '{';
+          return ValuesText(value.substr(1), t, l);
+        }
+      }
+      ledger.Use();
+      return true;
+    }
+    return ValuesText(t, t, l);
+  }
+
+  // Values of the metric being read: "12.6," lines, or several on one line,
+  // up to ']' / '}'. |line_text| is the whole line (for a skip's sample).
+  bool ValuesText(std::string_view t, std::string_view line_text, const LogLine& l) {
+    MetricState& m = *metric_;
+    RowLedger& ledger = out_->ledger;
+    std::string_view rest = t;
+    bool closed = false;
+    while (!rest.empty()) {
+      const size_t comma = rest.find(',');
+      std::string_view item = Trim(rest.substr(0, comma));
+      rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+      if (!item.empty() && (item.back() == ']' || item.back() == '}')) {
+        closed = true;
+        item = Trim(item.substr(0, item.size() - 1));
+      }
+      if (item.empty()) continue;
+      int64_t step = m.step;
+      if (m.values_dict) {
+        const size_t colon = item.find(':');
+        const std::optional<int64_t> key = colon == std::string_view::npos
+                                               ? std::nullopt
+                                               : ParseCount(Unquote(item.substr(0, colon)));
+        if (!key) {
+          ledger.Skip(RowIssue::kLogUnparsableNumber, l.number, Cut(line_text.substr(0, 80)));
+          return true;
+        }
+        step = *key;
+        item = Trim(item.substr(colon + 1));
+      }
+      const std::optional<double> v = ParseNumber(Unquote(item));
+      if (!v) {
+        ledger.Skip(RowIssue::kLogUnparsableNumber, l.number, Cut(line_text.substr(0, 80)));
+        return true;
+      }
+      SetMetricValue(step, *v, l);
+      m.step = step + m.interval;
+    }
+    if (closed) {
+      m.in_values = false;
+      // A MindSpeed array closes its metric; a golden-values object closes
+      // with its own '}' after the values.
+      if (m.direct_array) metric_.reset();
+    }
+    ledger.Use();
+    return true;
+  }
+
+  static std::string_view Unquote(std::string_view s) {
+    s = Trim(s);
+    if (s.size() >= 2 && s.front() == '"' && s.back() == '"') s = s.substr(1, s.size() - 2);
+    return s;
+  }
+
+  // One value of a metrics JSON: a record of its own, merged with the other
+  // metrics' records of its step after the last line (Finish): no index of
+  // steps is held, so memory stays a record per value line.
+  void SetMetricValue(int64_t step, double value, const LogLine& l) {
+    TrainingRecord r;
+    r.step = step;
+    r.line = l.number;
+    r.offset = l.offset;
+    r.*(metric_->field.field) = value * metric_->field.scale;
+    out_->log.records.push_back(r);
+    metric_values_ = true;
+    if (out_->log.format == LogFormat::kUnknown) out_->log.format = LogFormat::kMetricsJson;
+  }
+
+  // A metrics JSON's records in step order, those of one step merged (in
+  // file order, so a step's line is its first metric's). A value for a
+  // field its step already has (a step twice in a list) stays a record of
+  // its own: it is never dropped.
+  void MergeMetricRecords() {
+    model::TrainingRecords& records = out_->log.records;
+    std::stable_sort(
+        records.begin(), records.end(),
+        [](const TrainingRecord& a, const TrainingRecord& b) { return a.step < b.step; });
+    constexpr model::MaybeDouble TrainingRecord::*kFields[] = {
+        &TrainingRecord::loss,         &TrainingRecord::grad_norm, &TrainingRecord::step_time_ms,
+        &TrainingRecord::tokens_per_s, &TrainingRecord::tflops,    &TrainingRecord::mfu_pct,
+        &TrainingRecord::learning_rate};
+    size_t kept = 0;
+    for (size_t i = 0; i < records.size(); ++i) {
+      if (kept > 0) {
+        TrainingRecord& into = records[kept - 1];
+        const TrainingRecord& r = records[i];
+        bool clash = into.step != r.step;
+        for (const auto field : kFields) clash = clash || (into.*field && r.*field);
+        if (!clash) {
+          for (const auto field : kFields) {
+            if (r.*field) into.*field = r.*field;
+          }
+          continue;
+        }
+      }
+      records[kept++] = records[i];
+    }
+    records.resize(kept);
+  }
+
   void KeepFirstLine(std::string_view text) {
     std::vector<std::string>& first = out_->log.first_lines;
     if (first.size() >= model::TrainingLog::kFirstLinesKept) return;
@@ -620,6 +1000,16 @@ class LogBuilder {
   ReadTrainingLog* out_;
   const LogKeyMap* map_;
   std::string ansi_;
+  int64_t pending_overflows_ = 0;  // DeepSpeed overflows since the last record
+  // A pretty-printed object being joined.
+  bool object_open_ = false;
+  std::string object_;
+  int64_t object_lines_ = 0;
+  int64_t object_line_ = 0;
+  int64_t object_offset_ = 0;
+  // A metrics JSON: the metric being read, and each step's record.
+  std::optional<MetricState> metric_;
+  bool metric_values_ = false;
   std::optional<int64_t> last_wall_;
   bool untimed_records_ = false;  // a record without a clock since the last timestamp
   int64_t last_wall_line_ = 0;
@@ -679,6 +1069,12 @@ RowIssue ParseTrainingLine(std::string_view line, TrainingRecord* record, LogFor
     return issue;
   }
   *record = TrainingRecord();
+  issue = ParseDeepSpeedChat(line, record);
+  if (issue != RowIssue::kLogNotTrainingLine) {
+    *format = LogFormat::kDeepSpeedChat;
+    return issue;
+  }
+  *record = TrainingRecord();
   issue = ParseTorchTitan(line, record);
   if (issue != RowIssue::kLogNotTrainingLine) {
     *format = LogFormat::kTorchTitan;
@@ -688,7 +1084,8 @@ RowIssue ParseTrainingLine(std::string_view line, TrainingRecord* record, LogFor
   *record = TrainingRecord();
   issue = ParseDict(line, record, &has_step, map);
   if (issue != RowIssue::kLogNotTrainingLine) {
-    *format = LogFormat::kHfTrainer;
+    *format = line.find("\"current_steps\"") != std::string_view::npos ? LogFormat::kLlamaFactory
+                                                                       : LogFormat::kHfTrainer;
     record->step_is_ordinal = !has_step;
     return issue;
   }
@@ -714,6 +1111,7 @@ Result<ReadTrainingLog> ReadLog(
   out.log.path = name;
   LogBuilder builder(&out, map);
   Result<int64_t> n = for_each_line([&](const LogLine& l) { builder.Line(l); });
+  builder.Finish();
   if (n.ok()) {
     out.log.bytes = *n;
   } else {
