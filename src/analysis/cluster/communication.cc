@@ -56,6 +56,7 @@ void KinetoMessage(const model::RankProfile& profile, const model::CollectiveArg
   const std::optional<int> elem = ElementBytes(profile.strings.Get(args.dtype));
   const int64_t nelems = std::max(args.in_nelems, args.out_nelems);
   if (elem && nelems > 0) op->bytes = *elem * static_cast<double>(nelems);
+  op->rank_bytes = op->bytes;
 }
 
 // What an Ascend rank's export says of its HCCL groups: the HCCL group
@@ -130,6 +131,7 @@ void AscendMessage(const model::CommOpMessage* message, const model::CommOpRecor
   const std::optional<int> elem = ElementBytes(message->data_type);
   if (!elem) return;
   double bytes = *elem * static_cast<double>(message->count);
+  op->rank_bytes = bytes;
   if (CountIsPerRank(op->type)) {
     const std::string lower = AsciiLower(name);
     if (lower.find("alltoallv") != std::string::npos || op->group_size <= 0) return;
@@ -187,6 +189,10 @@ void CollectivesOf(const model::RankProfile& profile, std::vector<CommInstance>*
     }
     if (record != nullptr) {
       // Unknown values (NaN from the reader) stay unknown: times -1.
+      // What the rank moved over its links also bounds the slice's size.
+      const double transit_mb = record->TransitSizeMb();
+      if (std::isfinite(transit_mb) && transit_mb > 0)
+        op.rank_bytes = std::max(op.rank_bytes, transit_mb * 1e6);
       op.transit_ns = KnownNs(record->transit_ms);
       op.wait_ns = KnownNs(record->wait_ms);
       op.sync_ns = KnownNs(record->sync_ms);
@@ -263,8 +269,8 @@ void SummarizeStep(const CommOptions& options, const std::vector<CommInstance>& 
     const int64_t end = op.start_ns + op.duration_ns;
     comm.push_back({op.start_ns, end});
     ++out->collectives;
-    const bool small = op.duration_ns < options.small_duration_ns &&
-                       (op.bytes <= 0 || op.bytes < options.small_bytes);
+    const bool small =
+        op.duration_ns < options.small_duration_ns && !(SmallSliceBytes(op) >= options.small_bytes);
     if (small) {
       ++out->small_collectives;
       AddSaturating(out->small_ns, op.duration_ns);

@@ -116,7 +116,7 @@ void FillCollectives(const std::vector<RankComm>& comm, const CommOptions& optio
       ++s.count;
       AddSaturating(s.total_ns, op.duration_ns);
       const bool small = op.duration_ns < options.small_duration_ns &&
-                         (op.bytes <= 0 || op.bytes < options.small_bytes);
+                         !(SmallSliceBytes(op) >= options.small_bytes);
       if (small) {
         ++s.small_count;
         AddSaturating(s.small_ns, op.duration_ns);

@@ -213,8 +213,8 @@ void VisitFields(V& v, S& rank_step_result) {
 }
 template <class V, Is<CommInstance> S>
 void VisitFields(V& v, S& op) {
-  TS_FIELDS(v, op, key, type, step, start_ns, duration_ns, bytes, group_size, group_size_source,
-            transit_ns, wait_ns, sync_ns);
+  TS_FIELDS(v, op, key, type, step, start_ns, duration_ns, bytes, rank_bytes, group_size,
+            group_size_source, transit_ns, wait_ns, sync_ns);
 }
 template <class V, Is<RankStepComm> S>
 void VisitFields(V& v, S& rank_step_comm) {
