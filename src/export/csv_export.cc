@@ -168,7 +168,7 @@ std::string FamiliesCsv(const analysis::JobAnalysis& job) {
 
 std::string OperatorsCsv(const analysis::JobAnalysis& job) {
   Table t({"rank", "step", "op_type", "family", "count", "total_us", "mean_us", "max_us",
-           "share_time"});
+           "share_time", "type_derived"});
   for (const analysis::RankAnalysis& rank : job.ranks) {
     const analysis::StepDistribution* d = rank.selected();
     if (!d) continue;
@@ -183,17 +183,18 @@ std::string OperatorsCsv(const analysis::JobAnalysis& job) {
         t.UsOf(static_cast<double>(op.total_ns) / static_cast<double>(op.count));
       else
         t.Empty();
-      t.Us(op.max_ns).Real(op.share_time);
+      t.Us(op.max_ns).Real(op.share_time).Int(op.type_derived ? 1 : 0);
     }
   }
   return t.Done();
 }
 
 std::string CollectivesCsv(const analysis::JobAnalysis& job) {
-  Table t({"type", "count", "total_us", "mean_us", "mean_bytes", "algbw_gbps", "busbw_gbps",
-           "small_count", "small_us"});
+  Table t({"type", "count", "calls", "total_us", "mean_us", "mean_bytes", "algbw_gbps",
+           "busbw_gbps", "group_size_min", "group_size_max", "group_size_source", "small_count",
+           "small_us"});
   for (const analysis::CollectiveTypeStats& c : job.cluster.collectives) {
-    t.Row().Text(c.type).Int(c.count).Us(c.total_ns);
+    t.Row().Text(c.type).Int(c.count).Int(c.instances).Us(c.total_ns);
     if (c.count > 0)
       t.UsOf(static_cast<double>(c.total_ns) / static_cast<double>(c.count));
     else
@@ -203,9 +204,18 @@ std::string CollectivesCsv(const analysis::JobAnalysis& job) {
     else
       t.Empty();
     if (c.bandwidth_known)
-      t.Real(c.algbw_gbps).Real(c.busbw_gbps);
+      t.Real(c.algbw_gbps);
+    else
+      t.Empty();
+    if (c.busbw_known)
+      t.Real(c.busbw_gbps);
+    else
+      t.Empty();
+    if (c.group_size_max > 0)
+      t.Int(c.group_size_min).Int(c.group_size_max);
     else
       t.Empty().Empty();
+    t.Text(analysis::GroupSizeSourceName(c.group_size_source));
     t.Int(c.small_count).Us(c.small_ns);
   }
   return t.Done();

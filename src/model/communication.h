@@ -40,8 +40,9 @@ struct CommOpRecord {
   double sync_ratio = 0;
   std::vector<CommTransportBandwidth> bandwidth;  // transports with a non-zero size only
 
-  // Bytes moved by this op: the largest transport size (SDMA aggregates the
-  // intra-node links, so summing would double count).
+  // Bytes this rank moved over its links for the op: the largest transport
+  // size (SDMA aggregates the intra-node links, so summing would double
+  // count). Not the message size (CommOpMessage).
   double TransitSizeMb() const {
     double best = 0;
     for (const CommTransportBandwidth& b : bandwidth) best = b.size_mb > best ? b.size_mb : best;
@@ -65,11 +66,27 @@ struct CommLinkRecord {
   std::string op_name;  // absent for "total"
 };
 
+// What HCCL records of an op itself: the op-level event's args in
+// trace_view.json ("count", "data_type", "rank_size" on the Communication /
+// HCCL process's group thread) or COMMUNICATION_OP's columns in the .db
+// export (count, dataType, groupName). The message size and the group come
+// from here, never from the transit sizes above (those are what one rank
+// moved over its links: for an all-reduce of S bytes over n ranks about
+// 2(n-1)/n x S).
+struct CommOpMessage {
+  std::string name;        // hcom_allReduce__586_0_1
+  std::string group_name;  // HCCL's group name (.db groupName); "" when not recorded
+  std::string data_type;   // FP32, BFP16, ... as HCCL writes it; "" when not recorded
+  int64_t count = -1;      // elements, as passed to HCCL (-1: not recorded)
+  int32_t rank_size = -1;  // the group's size (newer CANN's "rank_size"; -1: not recorded)
+};
+
 struct CommunicationData {
   bool ops_present = false;     // communication.json was read
   bool matrix_present = false;  // communication_matrix.json was read
   std::vector<CommOpRecord> ops;
   std::vector<CommLinkRecord> links;
+  std::vector<CommOpMessage> messages;  // one per op-level event that records its message
   // What the readers had to treat as unknown (one line per file), for the
   // rank's warnings.
   std::vector<std::string> notes;

@@ -37,6 +37,14 @@ struct CollectiveArgs {
   StringId pg_ranks = StringPool::kEmpty;  // verbatim, e.g. "[0, 1]"
 };
 
+// A host op's source (HostOp::source) is the user frames of its call stack,
+// innermost first, one per line ("model/qwen3_5.py(29): rms_norm\n
+// train.py(80): step"): the innermost names the line, the others let ops
+// called from different lines find the frame they share.
+inline std::string_view InnermostUserFrame(std::string_view frames) {
+  return frames.substr(0, frames.find('\n'));
+}
+
 // pid/tid are int64 (HostOps keeps them once per thread). Non-numeric pids/tids ("Spans", "GPU 0
 // Counters") get a synthetic id SyntheticThreadId(StringId) so that they never collide with OS ids.
 inline int64_t SyntheticThreadId(StringId id) { return -(int64_t{1} << 40) - int64_t{id}; }
@@ -59,7 +67,7 @@ inline StringId SyntheticThreadName(int64_t value) {
   X(int64_t, external_id, kNoId)                                                                  \
   X(int64_t, correlation, kNoId) /* runtime calls (cudaLaunchKernel, hipLaunchKernel, ...) */     \
   /* Sparse: stored only once some op has one (with_stack, record_shapes) */                      \
-  X(columnar::Sparse<StringId>, source, StringPool::kEmpty) /* innermost user frame of "Call stack" */ \
+  X(columnar::Sparse<StringId>, source, StringPool::kEmpty) /* user frames of "Call stack" (UserFrames) */ \
   X(columnar::Sparse<StringId>, input_dims, StringPool::kEmpty) /* "Input Dims", raw JSON array */ \
   X(columnar::Sparse<StringId>, input_types, StringPool::kEmpty) /* "Input type", raw JSON array */
 // clang-format on

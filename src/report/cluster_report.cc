@@ -38,6 +38,59 @@ void WriteMethod(JsonWriter& w, const analysis::StragglerMethod& m) {
   w.EndObject();
 }
 
+// "8", "2-8" or "n/a": the group sizes of a type's calls.
+std::string GroupSizes(const analysis::CollectiveTypeStats& s) {
+  if (s.group_size_max <= 0) return "n/a";
+  if (s.group_size_min == s.group_size_max) return fmt::format("{}", s.group_size_max);
+  return fmt::format("{}-{}", s.group_size_min, s.group_size_max);
+}
+
+// What a group-size source means, for the line under the table.
+const char* GroupSizeSourceText(analysis::GroupSizeSource source) {
+  switch (source) {
+    case analysis::GroupSizeSource::kRecorded:
+      return "the op's own record (Group size / Process Group Ranks / rank_size)";
+    case analysis::GroupSizeSource::kParallelGroups:
+      return "profiler_metadata.json parallel_group_info (the group's global_ranks)";
+    case analysis::GroupSizeSource::kLinks:
+      return "communication_matrix.json (largest group-local rank + 1: a lower bound)";
+    case analysis::GroupSizeSource::kUnknown:
+      break;
+  }
+  return "not in the export";
+}
+
+// Count and total are over every rank's calls of every step; the mean, the
+// message and the bandwidths are per call (docs/clusters.md §1).
+std::string CollectivesText(const std::vector<analysis::CollectiveTypeStats>& rows) {
+  std::string out =
+      "  collectives: count and total over all ranks, all steps; mean, message and bandwidth "
+      "per call\n"
+      "  collective       count   calls   total ms   mean us    msg MB      n  algbw GB/s  "
+      "busbw GB/s  small\n";
+  analysis::GroupSizeSource weakest = analysis::GroupSizeSource::kUnknown;
+  int64_t unknown = 0;
+  for (const auto& s : rows) {
+    const std::string algbw = s.bandwidth_known ? fmt::format("{:.2f}", s.algbw_gbps) : "n/a";
+    const std::string busbw = s.busbw_known ? fmt::format("{:.2f}", s.busbw_gbps) : "n/a";
+    const std::string mb = s.mean_bytes > 0 ? fmt::format("{:.3f}", s.mean_bytes / 1e6) : "n/a";
+    out += fmt::format("  {:<14} {:>7} {:>7} {:>10.1f} {:>9.1f} {:>9} {:>6} {:>11} {:>11} {:>6}\n",
+                       s.type, s.count, s.instances, Ms(s.total_ns), MeanUs(s.total_ns, s.count),
+                       mb, GroupSizes(s), algbw, busbw, s.small_count);
+    weakest = std::max(weakest, s.group_size_source);
+    unknown += s.group_size_unknown;
+  }
+  if (weakest != analysis::GroupSizeSource::kUnknown)
+    out += fmt::format("  group size n from {}\n", GroupSizeSourceText(weakest));
+  if (unknown > 0) {
+    out += fmt::format(
+        "  {} calls' group size is not in the export: their busbw is n/a (not computed from the "
+        "ranks present)\n",
+        unknown);
+  }
+  return out;
+}
+
 }  // namespace
 
 void RenderClusterText(std::string& out, const analysis::JobAnalysis& job, bool) {
@@ -88,16 +141,7 @@ void RenderClusterText(std::string& out, const analysis::JobAnalysis& job, bool)
                        rows.size() - kMaxTextRows);
   }
   if (!c.collectives.empty()) {
-    out +=
-        "  collective       count   total ms   mean µs   mean MB  algbw GB/s  busbw GB/s  small\n";
-    for (const auto& s : c.collectives) {
-      const std::string algbw = s.bandwidth_known ? fmt::format("{:.2f}", s.algbw_gbps) : "n/a";
-      const std::string busbw = s.bandwidth_known ? fmt::format("{:.2f}", s.busbw_gbps) : "n/a";
-      const std::string mb = s.mean_bytes > 0 ? fmt::format("{:.3f}", s.mean_bytes / 1e6) : "n/a";
-      out += fmt::format("  {:<14} {:>7} {:>10.1f} {:>9.1f} {:>9} {:>11} {:>11} {:>6}\n", s.type,
-                         s.count, Ms(s.total_ns), MeanUs(s.total_ns, s.count), mb, algbw, busbw,
-                         s.small_count);
-    }
+    out += CollectivesText(c.collectives);
   }
   if (c.links_checked > 0) {
     out += fmt::format("  links checked: {}, slow (< 20% of transport average): {}\n",
@@ -191,6 +235,7 @@ void WriteClusterJson(JsonWriter& w, const analysis::JobAnalysis& job) {
     w.BeginObject();
     w.Field("type", s.type);
     w.Field("count", s.count);
+    w.Field("calls", s.instances);
     w.Field("total_us", Us(s.total_ns));
     w.Field("mean_us", MeanUs(s.total_ns, s.count));
     if (s.mean_bytes > 0) {
@@ -200,11 +245,23 @@ void WriteClusterJson(JsonWriter& w, const analysis::JobAnalysis& job) {
     }
     if (s.bandwidth_known) {
       w.Field("algbw_gbps", s.algbw_gbps);
-      w.Field("busbw_gbps", s.busbw_gbps);
     } else {
       w.Key("algbw_gbps").Null();
+    }
+    if (s.busbw_known) {
+      w.Field("busbw_gbps", s.busbw_gbps);
+    } else {
       w.Key("busbw_gbps").Null();
     }
+    if (s.group_size_max > 0) {
+      w.Field("group_size_min", s.group_size_min);
+      w.Field("group_size_max", s.group_size_max);
+    } else {
+      w.Key("group_size_min").Null();
+      w.Key("group_size_max").Null();
+    }
+    w.Field("group_size_source", analysis::GroupSizeSourceName(s.group_size_source));
+    w.Field("group_size_unknown_calls", s.group_size_unknown);
     w.Field("small_count", s.small_count);
     w.Field("small_us", Us(s.small_ns));
     w.Field("transit_ms", Ms(s.transit_ns));

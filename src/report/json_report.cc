@@ -281,6 +281,7 @@ void WriteStep(JsonWriter& w, const analysis::StepDistribution& step) {
     w.Field("mean_us", MeanUs(op.total_ns, op.count));
     w.Field("max_us", Us(op.max_ns));
     w.Key("share_time").Double(op.share_time, 6);
+    w.Field("type_derived", op.type_derived);
     w.EndObject();
   }
   w.EndArray();

@@ -66,6 +66,13 @@ void RenderMotifsText(std::string& out, const analysis::RankAnalysis& rank, bool
     out += head + Chain(m.kernels, room) + "\n";
     if (!m.attribution.empty())
       out += fmt::format("  {:>34}  {}\n", "", TerminalSafe(m.attribution));
+    if (m.derived_types > 0) {
+      out += fmt::format(
+          "  {:>34}  {} of {} op types derived from kernel names (the export gives "
+          "none){}\n",
+          "", m.derived_types, m.kernels.size(),
+          m.fingerprint ? ": the fingerprint match rests on them" : "");
+    }
   }
   if (step->motifs.size() > kTextMotifs) {
     out += fmt::format("  ... {} more in the JSON report\n", step->motifs.size() - kTextMotifs);
@@ -91,6 +98,7 @@ void WriteMotifsJson(JsonWriter& w, const analysis::StepDistribution& step) {
     w.Field("framework_op", m.framework_op);
     w.Field("source", m.source);
     w.Field("attribution", m.attribution);
+    w.Field("derived_types", m.derived_types);
     w.Key("instance_starts_us").BeginArray();
     for (const int64_t start_ns : m.instance_starts_ns) w.Double(Us(start_ns), 3);
     w.EndArray();

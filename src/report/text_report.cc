@@ -339,13 +339,22 @@ void RenderRankDetail(std::string& out, const analysis::RankAnalysis& rank, cons
          "\n";
   const size_t shown_ops = std::min<size_t>(step->top_operators.size(), 10);
   const std::vector<std::string> types = ColumnNames(step->top_operators, shown_ops, 34);
+  bool derived = false;
   for (size_t row = 0; row < shown_ops; ++row) {
     const auto& op = step->top_operators[row];
-    const std::string& type = types[row];
+    // A type the export does not give is marked: it is a guess from the name.
+    const std::string type = op.type_derived ? types[row] + "*" : types[row];
+    derived = derived || op.type_derived;
     out +=
         fmt::format("  {:<34} {:<22} {:>8} {:>11} {:>10} {:>7}\n", type, T(op.family),
                     FormatCount(op.count), FormatDurationNs(op.total_ns),
                     FormatDurationUs(MeanUs(op.total_ns, op.count)), FormatPercent(op.share_time));
+  }
+  if (derived) {
+    out += s.Dim(
+               "  * op type derived from the kernel name: the export gives none (Level0), "
+               "and Level1 may type it otherwise (ReduceSumD for ReduceSum)") +
+           "\n";
   }
   RenderMatmulShapes(out, *step, s);
 }

@@ -35,6 +35,37 @@ TEST(ClusterCorpus, AscendResnet2RankReadsCommunicationJson) {
   EXPECT_GT(job.cluster.by_last_arrival.instances_tested, 0);
 }
 
+// The ResNet job's 4 all-reduces per step move count x 4 bytes (FP32):
+// 4,097,000 + 16,781,312 + 37,752,832 + 2,469,696 elements, 61.1 MB a call
+// on average, over an 8-rank group (both ranks' communication_matrix.json
+// links reach group-local rank 7), though only ranks 0 and 1 were captured.
+// The text export (trace_view.json args) and the .db export
+// (COMMUNICATION_OP) of the same job say so alike; their captures differ,
+// so the bandwidths only agree in size.
+TEST(ClusterCorpus, AscendResnetMessageAndGroupAreTheSameInTextAndDb) {
+  TS_REQUIRE_CORPUS("ascend/msinsight-pytorch-2rank-db-level1");
+  ASSERT_TRUE(std::filesystem::exists(corpus_path + "/ascend/msinsight-pytorch-2rank-text-level1"));
+  for (const char* set :
+       {"msinsight-pytorch-2rank-text-level1", "msinsight-pytorch-2rank-db-level1"}) {
+    SCOPED_TRACE(set);
+    JobAnalysis job = Analyze(corpus_path + "/ascend/" + set);
+    ASSERT_EQ(job.cluster.collectives.size(), 1u);
+    const CollectiveTypeStats& s = job.cluster.collectives[0];
+    EXPECT_EQ(s.type, "allreduce");
+    EXPECT_EQ(s.count, 8);      // 4 calls x 2 ranks
+    EXPECT_EQ(s.instances, 4);  // matched by op name across the ranks
+    EXPECT_DOUBLE_EQ(s.mean_bytes, 61'100'840.0 * 4 / 4);
+    EXPECT_EQ(s.group_size_min, 8);
+    EXPECT_EQ(s.group_size_max, 8);
+    EXPECT_EQ(s.group_size_source, GroupSizeSource::kLinks);
+    ASSERT_TRUE(s.bandwidth_known && s.busbw_known);
+    EXPECT_DOUBLE_EQ(s.busbw_gbps / s.algbw_gbps, 2.0 * 7 / 8);
+    // Shortest call of each instance: 2.2-22 ms for 9.9-151 MB.
+    EXPECT_GT(s.algbw_gbps, 1.0);
+    EXPECT_LT(s.algbw_gbps, 80.0);
+  }
+}
+
 TEST(ClusterCorpus, AscendQwen4Rank) {
   TS_REQUIRE_CORPUS("ascend/msinsight-st-qwen3-0.6b-4rank-level2-cann8.3.RC1");
   JobAnalysis job =

@@ -53,7 +53,7 @@ std::vector<std::string> ProfilerDb(const std::string& without = "",
       "INSERT INTO STRING_IDS VALUES (1,'aclnnMatmul_MatMulV2_0'),(2,'MatMulV2'),(3,'AI_CORE'),"
       "(4,'\"4096,2048;2048,8192\"'),(5,'FLOAT16;FLOAT16'),(6,'hcom_allReduce__1_0_1'),"
       "(7,'hcom_allReduce_'),(8,'EVENT_RECORD'),(9,'KERNEL_AICORE'),(10,'Notify Wait'),"
-      "(11,'trans_TransData_0'),(12,'AI_VECTOR_CORE'),(13,'N/A')",
+      "(11,'trans_TransData_0'),(12,'AI_VECTOR_CORE'),(13,'N/A'),(14,'group_name_19')",
       "CREATE TABLE TASK (" + task_start +
           " INTEGER, endNs INTEGER, deviceId INTEGER, connectionId INTEGER, globalTaskId "
           "INTEGER, globalPid INTEGER, taskType INTEGER, contextId INTEGER, streamId INTEGER, "
@@ -81,8 +81,10 @@ std::vector<std::string> ProfilerDb(const std::string& without = "",
       "connectionId INTEGER, groupName INTEGER, opId INTEGER PRIMARY KEY, relay INTEGER, retry "
       "INTEGER, dataType INTEGER, algType INTEGER, count NUMERIC, opType INTEGER, waitNs "
       "INTEGER)",
-      "INSERT INTO COMMUNICATION_OP VALUES (6,1400,3000,9,0,1,0,0,0,0,4096,7,50),"
-      "(6,6400,8000,10,0,2,0,0,0,0,4096,7,0)",
+      "INSERT INTO COMMUNICATION_OP VALUES (6,1400,3000,9,14,1,0,0,4,0,4096,7,50),"
+      "(6,6400,8000,10,14,2,0,0,4,0,4096,7,0)",
+      "CREATE TABLE ENUM_HCCL_DATA_TYPE (id INTEGER PRIMARY KEY, name TEXT)",
+      "INSERT INTO ENUM_HCCL_DATA_TYPE VALUES (0,'INT8'),(3,'FP16'),(4,'FP32'),(65534,'N/A')",
       "CREATE TABLE STEP_TIME (id INTEGER, startNs INTEGER, endNs INTEGER)",
       "INSERT INTO STEP_TIME VALUES (2,5001,9000),(1,1000,5000)",
       "CREATE TABLE RANK_DEVICE_MAP (rankId INTEGER, deviceId INTEGER)",
@@ -200,8 +202,16 @@ TEST(AscendDbReaderTest, ReadsKernelsCommunicationStepsAndRank) {
   EXPECT_EQ(LedgerOf(p, "STEP_TIME")->rows_used(), 2);
   // The strings are read by id when a row refers to them: id 9 (KERNEL_AICORE) is only the
   // TASK taskType of kernel rows, which take COMPUTE_TASK_INFO's, so it is never read.
-  EXPECT_EQ(LedgerOf(p, "STRING_IDS")->rows_read(), 12);
-  EXPECT_EQ(LedgerOf(p, "STRING_IDS")->rows_used(), 12);
+  EXPECT_EQ(LedgerOf(p, "STRING_IDS")->rows_read(), 13);
+  EXPECT_EQ(LedgerOf(p, "STRING_IDS")->rows_used(), 13);
+  // COMMUNICATION_OP's record of each op's message and group, as trace_view.json's args.
+  const std::vector<model::CommOpMessage>& messages = p.communication.messages;
+  ASSERT_EQ(messages.size(), 2u);
+  EXPECT_EQ(messages[0].name, "hcom_allReduce__1_0_1");
+  EXPECT_EQ(messages[0].count, 4096);
+  EXPECT_EQ(messages[0].data_type, "FP32");
+  EXPECT_EQ(messages[0].group_name, "group_name_19");
+  EXPECT_EQ(messages[0].rank_size, -1);
 
   // analysis.db's StepTraceTime, µs -> ns exactly.
   ASSERT_EQ(p.step_trace.size(), 1u);
@@ -549,9 +559,10 @@ TEST(AscendDbReaderTest, ReadsHostOpsCallStacksAndLaunchLinks) {
   EXPECT_EQ(ops.start_ns[3], 960);
   EXPECT_EQ(ops.duration_ns[3], 30);
   EXPECT_EQ(ops.parent[3], 2);
-  // The innermost user frame of the chain (depth 0 is torch's own frame).
-  EXPECT_EQ(p.strings.Get(ops.source[2]), "train.py(10): step");
-  EXPECT_EQ(p.strings.Get(ops.source[3]), "train.py(10): step");
+  // The user frames of the chain, innermost first (depth 0 is torch's own frame).
+  EXPECT_EQ(p.strings.Get(ops.source[2]), "train.py(10): step\nmain.py(5): <module>");
+  EXPECT_EQ(p.strings.Get(ops.source[3]), "train.py(10): step\nmain.py(5): <module>");
+  EXPECT_EQ(model::InnermostUserFrame(p.strings.Get(ops.source[2])), "train.py(10): step");
   EXPECT_EQ(p.strings.Get(ops.source[5]), "");  // chain 2: its only frame unknown
   ASSERT_EQ(tl.steps.size(), 1u);
   EXPECT_EQ(tl.steps[0].number, 1);

@@ -10,9 +10,11 @@
 #include "analysis/cluster/cluster_links.h"
 #include "analysis/cluster/communication.h"
 #include "analysis/cluster/straggler.h"
+#include "analysis/common/collective_groups.h"
 #include "analysis/common/family_rules.h"
 #include "analysis/common/findings_catalog.h"
 #include "analysis/findings/cluster_findings.h"
+#include "analysis/job/job_stages.h"
 #include "analysis/job/rank_analysis.h"
 #include "formats/ascend/communication_reader.h"
 #include "formats/load_profiles.h"
@@ -127,6 +129,132 @@ TEST(CommunicationSummary, FileMillisecondsBecomeNanosecondsAndUnknownStaysUnkno
   EXPECT_EQ(comm.ops[1].transit_ns, -1);
   EXPECT_EQ(comm.ops[1].wait_ns, -1);
   EXPECT_EQ(comm.ops[1].sync_ns, -1);
+}
+
+// One rank of an 8-rank HCCL group, as either Ascend export fills the model
+// (trace_view.json's op args or COMMUNICATION_OP): an all-reduce of 4,097,000
+// FP32 elements and an all-gather of 1,000,000 BFP16 elements per rank.
+// communication.json's transit sizes (what the rank moved over its links,
+// 28.6 MB for the all-reduce) are not the message.
+model::RankProfile HcclRank(int64_t allreduce_ns, bool with_links) {
+  model::RankProfile profile;
+  const char* names[] = {"hcom_allReduce__586_0_1", "hcom_allGather__586_1_1"};
+  const int64_t durations[] = {allreduce_ns, 1'000'000};
+  for (int i = 0; i < 2; ++i) {
+    model::DeviceEvent row;
+    row.step = 1;
+    row.name = profile.strings.Intern(names[i]);
+    row.kind = model::ActivityKind::kCommunication;
+    row.start_ns = 10'000'000 * (i + 1);
+    row.duration_ns = durations[i];
+    profile.device_events.Append(row);
+    model::CommOpRecord record;
+    record.name = names[i];
+    record.group_hash = "17522688603477080586";
+    record.step = 1;
+    record.bandwidth.push_back({"HCCS", 28.647232, 1.8, 15.7, 0});
+    profile.communication.ops.push_back(record);
+  }
+  profile.device_events.SortByStart();
+  profile.communication.messages.push_back({names[0], "", "FP32", 4'097'000, -1});
+  profile.communication.messages.push_back({names[1], "", "BFP16", 1'000'000, -1});
+  if (with_links) {
+    for (int32_t dst = 0; dst < 8; ++dst) {
+      model::CommLinkRecord link;
+      link.group_hash = "17522688603477080586";
+      link.src = 0;
+      link.dst = dst;
+      profile.communication.links.push_back(link);
+    }
+  }
+  return profile;
+}
+
+// nccl-tests (doc/PERFORMANCE.md): S is the all-reduce's buffer and the
+// all-gather's whole output (n x the per-rank count), algbw = S / t, busbw
+// = algbw x 2(n-1)/n or (n-1)/n with n the group's size, here from the
+// links (group-local ranks 0-7), not the 2 ranks whose profiles were read.
+TEST(CollectiveBandwidth, MessageFromCountAndGroupSizeFromTheGroup) {
+  const CommOptions options = CommOptionsOf(FindingCatalog::Builtin().thresholds());
+  std::vector<RankComm> comm;
+  comm.push_back(SummarizeRankCommunication(HcclRank(2'000'000, true), options));
+  comm.push_back(SummarizeRankCommunication(HcclRank(4'000'000, true), options));
+  comm[0].rank = 0;
+  comm[1].rank = 1;
+  ASSERT_EQ(comm[0].ops.size(), 2u);
+  EXPECT_DOUBLE_EQ(comm[0].ops[0].bytes, 16'388'000.0);
+  EXPECT_EQ(comm[0].ops[0].group_size, 8);
+  EXPECT_EQ(comm[0].ops[0].group_size_source, GroupSizeSource::kLinks);
+  EXPECT_DOUBLE_EQ(comm[0].ops[1].bytes, 16'000'000.0);  // 1e6 x 2 bytes x 8 ranks
+
+  JobAnalysis job;
+  AddClusterAnalysis(comm, {}, &job, FindingCatalog::Builtin());
+  ASSERT_EQ(job.cluster.collectives.size(), 2u);
+  const CollectiveTypeStats& ar = job.cluster.collectives[0];  // more total time
+  EXPECT_EQ(ar.type, "allreduce");
+  EXPECT_EQ(ar.count, 2);
+  EXPECT_EQ(ar.instances, 1);
+  EXPECT_DOUBLE_EQ(ar.mean_bytes, 16'388'000.0);
+  ASSERT_TRUE(ar.bandwidth_known && ar.busbw_known);
+  EXPECT_DOUBLE_EQ(ar.algbw_gbps, 16'388'000.0 / 2'000'000);  // the shorter rank's time
+  EXPECT_DOUBLE_EQ(ar.busbw_gbps, 16'388'000.0 / 2'000'000 * 2 * 7 / 8);
+  EXPECT_EQ(ar.group_size_min, 8);
+  EXPECT_EQ(ar.group_size_source, GroupSizeSource::kLinks);
+  const CollectiveTypeStats& ag = job.cluster.collectives[1];
+  EXPECT_EQ(ag.type, "allgather");
+  EXPECT_DOUBLE_EQ(ag.algbw_gbps, 16.0);
+  EXPECT_DOUBLE_EQ(ag.busbw_gbps, 16.0 * 7 / 8);
+}
+
+// Without a group record the size is unknown: the all-reduce keeps its
+// message and algbw, busbw is n/a (never from the 2 ranks present), and an
+// all-gather's whole message (n x count) is unknown too.
+TEST(CollectiveBandwidth, UnknownGroupLeavesBusBandwidthUnknown) {
+  const CommOptions options = CommOptionsOf(FindingCatalog::Builtin().thresholds());
+  std::vector<RankComm> comm;
+  comm.push_back(SummarizeRankCommunication(HcclRank(2'000'000, false), options));
+  comm.push_back(SummarizeRankCommunication(HcclRank(2'000'000, false), options));
+  comm[0].rank = 0;
+  comm[1].rank = 1;
+  JobAnalysis job;
+  AddClusterAnalysis(comm, {}, &job, FindingCatalog::Builtin());
+  ASSERT_EQ(job.cluster.collectives.size(), 2u);
+  const CollectiveTypeStats& ar = job.cluster.collectives[0];
+  EXPECT_TRUE(ar.bandwidth_known);
+  EXPECT_DOUBLE_EQ(ar.algbw_gbps, 16'388'000.0 / 2'000'000);
+  EXPECT_FALSE(ar.busbw_known);
+  EXPECT_EQ(ar.group_size_max, -1);
+  EXPECT_EQ(ar.group_size_unknown, 1);
+  const CollectiveTypeStats& ag = job.cluster.collectives[1];
+  EXPECT_EQ(ag.mean_bytes, 0);
+  EXPECT_FALSE(ag.bandwidth_known);
+  EXPECT_FALSE(ag.busbw_known);
+}
+
+// The group's size, most direct source first: HCCL's own rank_size, then
+// profiler_metadata.json's parallel_group_info for the group (joined by the
+// hash of the group's name, which the .db export records per op), then the
+// links' group-local ranks.
+TEST(CollectiveBandwidth, GroupSizeSourcesInOrder) {
+  const CommOptions options = CommOptionsOf(FindingCatalog::Builtin().thresholds());
+  model::RankProfile profile = HcclRank(2'000'000, true);
+  profile.communication.ops.clear();  // the .db's group name, no communication.json hash
+  profile.communication.messages[0].group_name = "group_name_19";
+  profile.communication.messages[1].group_name = "group_name_19";
+  profile.communication.messages[1].rank_size = 16;
+  for (model::CommLinkRecord& l : profile.communication.links)
+    l.group_hash = std::to_string(HcclGroupHash("group_name_19"));
+  RankComm links_only = SummarizeRankCommunication(profile, options);
+  EXPECT_EQ(links_only.ops[0].group_size, 8);
+  EXPECT_EQ(links_only.ops[0].group_size_source, GroupSizeSource::kLinks);
+  EXPECT_EQ(links_only.ops[1].group_size, 16);
+  EXPECT_EQ(links_only.ops[1].group_size_source, GroupSizeSource::kRecorded);
+  EXPECT_DOUBLE_EQ(links_only.ops[1].bytes, 1e6 * 2 * 16);
+
+  profile.info.parallel_groups.push_back({"group_name_19", "dp", 0, {0, 1, 2, 3}});
+  RankComm with_metadata = SummarizeRankCommunication(profile, options);
+  EXPECT_EQ(with_metadata.ops[0].group_size, 4);
+  EXPECT_EQ(with_metadata.ops[0].group_size_source, GroupSizeSource::kParallelGroups);
 }
 
 // The pseudo-overlap window and the small-slice size are catalogue

@@ -18,6 +18,7 @@
 #include "finding_lookup.h"
 #include "formats/load_profiles.h"
 #include "formats/trace/kineto_reader.h"
+#include "formats/trace/trace_view_reader.h"
 #include "synth/synth.h"
 #include "test_paths.h"
 
@@ -238,6 +239,50 @@ TEST(FingerprintAttribution, LauncherLinksGiveModuleAndSourceLine) {
   // No trace: nothing to attribute.
   const model::RankProfile bare = ProfileOf({"Pows"});
   EXPECT_FALSE(HostAttributor(bare).available());
+}
+
+// torch_npu's trace_view.json without Python frames: each framework op
+// carries its own "Call stack" and nothing but ProfilerStep#1 encloses the
+// chain. The RMSNorm members called from model/qwen3_5.py(29) are
+// attributed to that line; a member called from another line of rms_norm
+// shares only the frame above it; members of unrelated code share none, and
+// the attribution says so.
+TEST(FingerprintAttribution, ChainMembersStacksGiveTheSharedInnermostFrame) {
+  constexpr const char* kJson = R"J([
+{"name": "ProfilerStep#1", "pid": 77, "tid": 77, "ts": "1000.000", "dur": 1000, "ph": "X", "cat": "cpu_op", "args": {}},
+{"name": "aten::pow", "pid": 77, "tid": 77, "ts": "1010.000", "dur": 5, "ph": "X", "cat": "cpu_op", "args": {"Call stack": "/usr/lib/python3.9/site-packages/torch/_tensor.py(40): __pow__;\r\nmodel/qwen3_5.py(29): rms_norm;\r\nmodel/qwen3_5.py(80): forward;\r\ntrain.py(40): step"}},
+{"ph": "s", "bp": "e", "name": "torch_to_npu", "id": 1100000, "pid": 77, "tid": 77, "ts": "1010.000", "cat": "async_npu"},
+{"name": "aten::mean", "pid": 77, "tid": 77, "ts": "1020.000", "dur": 5, "ph": "X", "cat": "cpu_op", "args": {"Call stack": "model/qwen3_5.py(29): rms_norm;\r\nmodel/qwen3_5.py(80): forward;\r\ntrain.py(40): step"}},
+{"ph": "s", "bp": "e", "name": "torch_to_npu", "id": 1110000, "pid": 77, "tid": 77, "ts": "1020.000", "cat": "async_npu"},
+{"name": "aten::add", "pid": 77, "tid": 77, "ts": "1030.000", "dur": 5, "ph": "X", "cat": "cpu_op", "args": {"Call stack": "model/qwen3_5.py(31): rms_norm;\r\nmodel/qwen3_5.py(80): forward;\r\ntrain.py(40): step"}},
+{"ph": "s", "bp": "e", "name": "torch_to_npu", "id": 1120000, "pid": 77, "tid": 77, "ts": "1030.000", "cat": "async_npu"},
+{"name": "aten::mul", "pid": 77, "tid": 77, "ts": "1040.000", "dur": 5, "ph": "X", "cat": "cpu_op", "args": {"Call stack": "tools/other.py(5): helper;\r\ntools/other.py(9): main"}},
+{"ph": "s", "bp": "e", "name": "torch_to_npu", "id": 1130000, "pid": 77, "tid": 77, "ts": "1040.000", "cat": "async_npu"},
+{"name": "Pows_1", "pid": 512, "tid": 2, "ts": "1100.000", "dur": 3, "ph": "X", "args": {"Task Type": "AI_VECTOR_CORE"}},
+{"ph": "f", "bp": "e", "name": "torch_to_npu", "id": 1100000, "pid": 512, "tid": 2, "ts": "1100.000", "cat": "async_npu"},
+{"name": "ReduceMean_1", "pid": 512, "tid": 2, "ts": "1110.000", "dur": 3, "ph": "X", "args": {"Task Type": "AI_VECTOR_CORE"}},
+{"ph": "f", "bp": "e", "name": "torch_to_npu", "id": 1110000, "pid": 512, "tid": 2, "ts": "1110.000", "cat": "async_npu"},
+{"name": "Adds_1", "pid": 512, "tid": 2, "ts": "1120.000", "dur": 3, "ph": "X", "args": {"Task Type": "AI_VECTOR_CORE"}},
+{"ph": "f", "bp": "e", "name": "torch_to_npu", "id": 1120000, "pid": 512, "tid": 2, "ts": "1120.000", "cat": "async_npu"},
+{"name": "Muls_1", "pid": 512, "tid": 2, "ts": "1130.000", "dur": 3, "ph": "X", "args": {"Task Type": "AI_VECTOR_CORE"}},
+{"ph": "f", "bp": "e", "name": "torch_to_npu", "id": 1130000, "pid": 512, "tid": 2, "ts": "1130.000", "cat": "async_npu"},
+{"name": "process_name", "pid": 77, "tid": 0, "ph": "M", "args": {"name": "Python"}},
+{"name": "process_name", "pid": 512, "tid": 0, "ph": "M", "args": {"name": "Ascend Hardware"}}
+])J";
+  model::RankProfile p;
+  ASSERT_TRUE(formats::ParseTraceView(kJson, "trace_view.json", &p).ok());
+  ASSERT_EQ(p.device_events.size(), 4u);
+  const HostAttributor attributor(p);
+  ASSERT_TRUE(attributor.available());
+  const int64_t pow = 1'100'000, mean = 1'110'000, add = 1'120'000, mul = 1'130'000;
+  const HostAttribution rmsnorm = attributor.Attribute({pow, mean});
+  EXPECT_EQ(rmsnorm.source, "model/qwen3_5.py(29): rms_norm");
+  EXPECT_EQ(rmsnorm.framework_op, "aten::pow+aten::mean");
+  EXPECT_EQ(rmsnorm.source_note, "");
+  EXPECT_EQ(attributor.Attribute({pow, mean, add}).source, "model/qwen3_5.py(80): forward");
+  const HostAttribution unrelated = attributor.Attribute({pow, mul});
+  EXPECT_EQ(unrelated.source, "");
+  EXPECT_EQ(unrelated.source_note, "its ops' call stacks share no user frame");
 }
 
 // ---- Synth jobs: every planted pattern with its exact count. ----

@@ -115,6 +115,26 @@ TEST(KernelDistributionTest, ComputesCountsQuantilesSharesAndFamilies) {
   EXPECT_EQ(d.top_operators[1].total_ns, 2 * 130'000);  // a mean of 130 us
 }
 
+// Ascend Level0 exports type no compute kernel ("N/A"): the reader derives
+// the type from the name, a guess (the name ReduceSum147 is typed
+// ReduceSumD at Level1). The operator row says its type is derived; a type
+// the export gives is not marked, even beside a derived one.
+TEST(KernelDistributionTest, DerivedOpTypesAreMarked) {
+  model::RankProfile profile;
+  AddKernel(profile, 1, "ReduceSum", 0, 10);
+  AddKernel(profile, 1, "MatMulV3", 100, 40);
+  AddKernel(profile, 1, "ReduceSum", 200, 10);
+  profile.device_events.op_type_derived[0] = 1;  // "ReduceSum147", Type N/A
+  profile.device_events_source = model::DeviceEventsSource::kKernelDetailsCsv;
+  StepDistribution d =
+      ComputeStepDistribution(profile, 1, KernelFamilies(profile, FamilyRules::Builtin()));
+  ASSERT_EQ(d.top_operators.size(), 2u);
+  EXPECT_EQ(d.top_operators[0].op_type, "MatMulV3");
+  EXPECT_FALSE(d.top_operators[0].type_derived);
+  EXPECT_EQ(d.top_operators[1].op_type, "ReduceSum");
+  EXPECT_TRUE(d.top_operators[1].type_derived);
+}
+
 TEST(KernelDistributionTest, AnalyzeRankListsEveryStepAndTheSelectedOne) {
   model::RankProfile profile = ThreeStepProfile();
   auto analysis = AnalyzeRank(profile, FamilyRules::Builtin(), {});

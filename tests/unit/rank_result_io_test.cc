@@ -273,8 +273,8 @@ RankResult MakeSample() {
   step.fingerprint_findings.push_back(finding);
   r.steps.push_back(step);
   r.comm.rank = 7;
-  r.comm.ops.push_back({"allreduce#1", CollectiveType::kReduceScatter, 4, 10, 20, 1024, 8, -1, 0,
-                        std::numeric_limits<int64_t>::max()});
+  r.comm.ops.push_back({"allreduce#1", CollectiveType::kReduceScatter, 4, 10, 20, 1024, 128, 8,
+                        GroupSizeSource::kLinks, -1, 0, std::numeric_limits<int64_t>::max()});
   r.comm.steps.push_back({});
   r.comm.steps.back().step = 4;
   r.links.rank = 7;
@@ -360,7 +360,7 @@ TEST(RankResultIoTest, FormatVersionMatchesTheLayout) {
     size_t size;
     uint64_t hash;
   };
-  constexpr Layout kLayout{24, 1457, 0x50306bd9967210f9};
+  constexpr Layout kLayout{25, 1457, 0x50306bd9967210f9};
   EXPECT_EQ(kRankResultFormatVersion, kLayout.version);
   EXPECT_EQ(bytes.size(), kLayout.size);
   EXPECT_EQ(hash, kLayout.hash) << std::hex << hash;

@@ -454,6 +454,32 @@ TEST(TraceViewReader, RoutesByProcessName) {
   EXPECT_EQ(p.device_events_source, model::DeviceEventsSource::kTrace);
 }
 
+// HCCL's op-level event records its message (count elements of data_type)
+// and, in newer CANN, its group's size: the model keeps them per op name,
+// as the .db reader does from COMMUNICATION_OP. Plane tasks record none.
+TEST(TraceViewReader, HcclOpArgsAreTheMessage) {
+  constexpr const char* kJson = R"J([
+{"name": "hcom_allReduce__586_0_1", "pid": 576, "tid": 0, "ts": "1736408883732241.564", "dur": 79089.52, "ph": "X", "args": {"connection_id": 1175, "model id": 4294967295, "data_type": "FP32", "alg_type": "MESH-RING", "count": 4097000}},
+{"name": "hcom_allGather__586_1_1", "pid": 576, "tid": 0, "ts": "1736408883832241.564", "dur": 10.0, "ph": "X", "args": {"data_type": "BFP16", "count": 1024, "rank_size": 16}},
+{"name": "Memcpy", "pid": 576, "tid": 1, "ts": "1736408883732242.000", "dur": 1.0, "ph": "X", "args": {"size(Byte)": 2064384, "data type": "FP32"}},
+{"name": "process_name", "pid": 576, "tid": 0, "ph": "M", "args": {"name": "Communication"}},
+{"name": "thread_name", "pid": 576, "tid": 0, "ph": "M", "args": {"name": "Group 17522688603477080586 Communication"}},
+{"name": "thread_name", "pid": 576, "tid": 1, "ph": "M", "args": {"name": "Plane 0"}}
+])J";
+  model::RankProfile p;
+  ASSERT_TRUE(formats::ParseTraceView(kJson, "trace_view.json", &p).ok());
+  ASSERT_EQ(p.device_events.size(), 2u);
+  const std::vector<model::CommOpMessage>& m = p.communication.messages;
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_EQ(m[0].name, "hcom_allReduce__586_0_1");
+  EXPECT_EQ(m[0].data_type, "FP32");
+  EXPECT_EQ(m[0].count, 4097000);
+  EXPECT_EQ(m[0].rank_size, -1);
+  EXPECT_EQ(m[1].data_type, "BFP16");
+  EXPECT_EQ(m[1].count, 1024);
+  EXPECT_EQ(m[1].rank_size, 16);
+}
+
 TEST(TraceViewReader, TruncatedArrayKeepsPrefix) {
   std::string json(kTraceView);
   json.resize(json.find("{\"name\": \"EVENT_WAIT\"") + 30);
@@ -513,6 +539,18 @@ TEST(CallStack, TheInnermostUserFrameIsTheSource) {
                         "/opt/conda/lib/python3.10/site-packages/torch/nn/modules/module.py(1501)"),
             "");
   EXPECT_EQ(UserFrameOf(""), "");
+}
+
+// Every user frame is kept, innermost first, one per line: ops called from
+// different lines of one function find the frames above it they share.
+TEST(CallStack, UserFramesKeepsEveryUserFrameInOrder) {
+  using formats::trace::UserFramesOf;
+  EXPECT_EQ(UserFramesOf("/usr/lib/python3.9/site-packages/torch/_ops.py(692): __call__;\r\n"
+                         "model/qwen3_5.py(29): rms_norm;\r\nmodel/qwen3_5.py(80): forward;\r\n"
+                         "/usr/lib/python3.9/threading.py(1016): run;\r\ntrain.py(40): step"),
+            "model/qwen3_5.py(29): rms_norm\nmodel/qwen3_5.py(80): forward\ntrain.py(40): step");
+  EXPECT_EQ(
+      UserFramesOf("/opt/conda/lib/python3.10/site-packages/torch/nn/modules/module.py(1501)"), "");
 }
 
 }  // namespace

@@ -10,19 +10,32 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/common/collective_types.h"
+
 namespace trainscope::analysis {
 
-// Per collective type (allreduce, allgather, ...) over every rank and step.
+// Per collective type (allreduce, allgather, ...) over every rank and step
+// (definitions in docs/clusters.md §1).
 struct CollectiveTypeStats {
   std::string type;
-  int64_t count = 0;      // instances over all ranks and steps
-  int64_t total_ns = 0;   // summed durations (the mean: total_ns / count, where it is shown)
-  double mean_bytes = 0;  // 0 when no rank knows the message size
-  // Median over instances with a known size and duration; false when there
-  // is none: algbw/busbw are then unknown (null, "n/a"), not 0.
+  int64_t count = 0;      // calls over all ranks and all steps (one per rank per call)
+  int64_t instances = 0;  // calls matched across ranks: the same call on every rank is one
+  int64_t total_ns = 0;   // summed durations, all ranks, all steps (mean: total_ns / count)
+  double mean_bytes = 0;  // message size S per call (nccl-tests); 0 when no call's is known
+  // Median over calls with a known message and duration; false when there
+  // is none: algbw is then unknown (null, "n/a"), not 0.
   bool bandwidth_known = false;
-  double algbw_gbps = 0;
-  double busbw_gbps = 0;    // algbw x nccl-tests factor
+  double algbw_gbps = 0;  // S / the call's shortest duration across ranks
+  // busbw = algbw x the nccl-tests factor for the type and the group's size;
+  // over the calls whose group size the export records (busbw_known false:
+  // none does, and busbw is unknown, not computed from the ranks present).
+  bool busbw_known = false;
+  double busbw_gbps = 0;
+  int32_t group_size_min = -1;  // group sizes of the calls (-1: none known)
+  int32_t group_size_max = -1;
+  int64_t group_size_unknown = 0;  // calls whose group size the export does not say
+  // The least direct source any call's size came from.
+  GroupSizeSource group_size_source = GroupSizeSource::kUnknown;
   int64_t small_count = 0;  // slices < 1 ms (and < 50 KB where the size is known)
   int64_t small_ns = 0;
   // communication.json (Ascend) sums of the known times; 0 elsewhere.

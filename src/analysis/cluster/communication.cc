@@ -6,13 +6,17 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 
 #include "analysis/common/breakdown_intervals.h"
+#include "analysis/common/collective_groups.h"
 #include "analysis/common/coverage_sweep.h"
 #include "analysis/common/dtypes.h"
 #include "core/numbers.h"
+#include "core/rule_file.h"
 #include "model/iteration.h"
 
 namespace trainscope::analysis {
@@ -28,17 +32,129 @@ int64_t KnownNs(double ms) {
   return ns >= 0 && ns < static_cast<double>(kMaxTimeNs) ? std::llround(ns) : -1;
 }
 
+// The number of entries of Kineto's "Process Group Ranks" ("[0, 1, 2]"),
+// -1 when it lists none.
+int32_t RanksListed(std::string_view ranks) {
+  int32_t n = 0;
+  bool in_number = false;
+  for (char c : ranks) {
+    const bool digit = c >= '0' && c <= '9';
+    if (digit && !in_number) ++n;
+    in_number = digit;
+  }
+  return n > 0 ? n : -1;
+}
+
+// The group size and message of a Kineto collective: "Group size" (or the
+// length of "Process Group Ranks"), and max(in, out) elements, which is
+// nccl-tests' S already (an all-gather's output, a reduce-scatter's input).
+void KinetoMessage(const model::RankProfile& profile, const model::CollectiveArgs& args,
+                   CommInstance* op) {
+  op->group_size =
+      args.group_size > 0 ? args.group_size : RanksListed(profile.strings.Get(args.pg_ranks));
+  if (op->group_size > 0) op->group_size_source = GroupSizeSource::kRecorded;
+  const std::optional<int> elem = ElementBytes(profile.strings.Get(args.dtype));
+  const int64_t nelems = std::max(args.in_nelems, args.out_nelems);
+  if (elem && nelems > 0) op->bytes = *elem * static_cast<double>(nelems);
+  op->rank_bytes = op->bytes;
+}
+
+// What an Ascend rank's export says of its HCCL groups: the HCCL group
+// hashes' sizes from parallel_group_info, and the largest group-local rank
+// its communication_matrix.json links name per group hash.
+class AscendGroups {
+ public:
+  explicit AscendGroups(const model::RankProfile& profile) {
+    for (const model::CaptureInfo::ParallelGroup& g : profile.info.parallel_groups) {
+      if (g.global_ranks.empty()) continue;
+      const std::string hash = std::to_string(HcclGroupHash(g.hccl_name));
+      const auto size = static_cast<int32_t>(g.global_ranks.size());
+      metadata_.emplace(hash, size);
+      // The op name keeps the hash's last 3 digits: a suffix two groups
+      // share names neither (-1).
+      auto [it, inserted] = by_suffix_.try_emplace(hash.substr(hash.size() - 3), size);
+      if (!inserted && it->second != size) it->second = -1;
+    }
+    for (const model::CommLinkRecord& l : profile.communication.links) {
+      int32_t& top = local_top_[l.group_hash];
+      top = std::max({top, l.src + 1, l.dst + 1});
+    }
+  }
+
+  // The size of the group of |op_name| (hash |hash| where known), and where
+  // it came from.
+  std::pair<int32_t, GroupSizeSource> SizeOf(std::string_view op_name,
+                                             const std::string& hash) const {
+    if (!hash.empty()) {
+      if (auto it = metadata_.find(hash); it != metadata_.end())
+        return {it->second, GroupSizeSource::kParallelGroups};
+    } else if (const size_t at = op_name.find("__"); at != std::string_view::npos) {
+      if (auto it = by_suffix_.find(std::string(op_name.substr(at + 2, 3)));
+          it != by_suffix_.end() && it->second > 0)
+        return {it->second, GroupSizeSource::kParallelGroups};
+    }
+    if (auto it = local_top_.find(hash); !hash.empty() && it != local_top_.end() && it->second > 1)
+      return {it->second, GroupSizeSource::kLinks};
+    return {-1, GroupSizeSource::kUnknown};
+  }
+
+ private:
+  std::unordered_map<std::string, int32_t> metadata_;   // group hash -> global_ranks
+  std::unordered_map<std::string, int32_t> by_suffix_;  // last 3 digits -> size, -1 ambiguous
+  std::unordered_map<std::string, int32_t> local_top_;  // group hash -> largest local rank + 1
+};
+
+// All-gather, reduce-scatter and all-to-all: HCCL records the count per
+// rank (HcclAllGather's sendCount, HcclReduceScatter's recvCount, as NCCL's
+// API), and nccl-tests' S is the whole array, n times it. An all-to-allv's
+// counts differ per peer: its count does not give S.
+bool CountIsPerRank(CollectiveType type) {
+  return type == CollectiveType::kAllGather || type == CollectiveType::kReduceScatter ||
+         type == CollectiveType::kAllToAll;
+}
+
+// The message and group of an HCCL op from its own record (trace_view.json's
+// op args or COMMUNICATION_OP), the group hash from communication.json's key
+// or the group's name.
+void AscendMessage(const model::CommOpMessage* message, const model::CommOpRecord* record,
+                   const AscendGroups& groups, std::string_view name, CommInstance* op) {
+  std::string hash = record != nullptr ? record->group_hash : std::string();
+  if (hash.empty() && message != nullptr && !message->group_name.empty())
+    hash = std::to_string(HcclGroupHash(message->group_name));
+  if (message != nullptr && message->rank_size > 0) {
+    op->group_size = message->rank_size;
+    op->group_size_source = GroupSizeSource::kRecorded;
+  } else {
+    std::tie(op->group_size, op->group_size_source) = groups.SizeOf(name, hash);
+  }
+  if (message == nullptr || message->count <= 0) return;
+  const std::optional<int> elem = ElementBytes(message->data_type);
+  if (!elem) return;
+  double bytes = *elem * static_cast<double>(message->count);
+  op->rank_bytes = bytes;
+  if (CountIsPerRank(op->type)) {
+    const std::string lower = AsciiLower(name);
+    if (lower.find("alltoallv") != std::string::npos || op->group_size <= 0) return;
+    bytes *= op->group_size;
+  }
+  op->bytes = bytes;
+}
+
 // The collectives of the rank's device events. Kineto collectives carry
 // record_param_comms args (name, dtype, sizes, process group); their kernel
 // names are not unique, so an instance is keyed (group, type, step, index).
 // Ascend hcom_* op names (hcom_allReduce__586_3_1: group suffix, per-group
 // index) are the same on every rank of the group and are the key, completed
-// with communication.json's record of the same name.
+// with communication.json's record of the same name (its times) and HCCL's
+// own record of the op (its message and group).
 void CollectivesOf(const model::RankProfile& profile, std::vector<CommInstance>* out) {
   const model::Timeline& tl = profile.timeline;
   const bool names_are_keys = !(tl.present && tl.format == "kineto");
   std::unordered_map<std::string_view, const model::CommOpRecord*> records;
   for (const model::CommOpRecord& r : profile.communication.ops) records.emplace(r.name, &r);
+  std::unordered_map<std::string_view, const model::CommOpMessage*> messages;
+  for (const model::CommOpMessage& m : profile.communication.messages) messages.emplace(m.name, &m);
+  const AscendGroups groups(profile);
   std::map<std::string, int64_t> next_index;  // (pg, type, step) -> instances seen
   const model::DeviceEvents& events = profile.device_events;
   for (size_t i = 0; i < events.size(); ++i) {
@@ -49,17 +165,14 @@ void CollectivesOf(const model::RankProfile& profile, std::vector<CommInstance>*
     op.duration_ns = events.duration_ns[i];
     std::string_view name = profile.strings.Get(events.name[i]);
     std::string pg;
+    op.type = ClassifyCollective(CollectiveNameOf(profile, i));
     if (events.collective[i] != model::kNoIndex) {
       const model::CollectiveArgs& args = tl.collectives[static_cast<size_t>(events.collective[i])];
       std::string_view coll = profile.strings.Get(args.name);
       if (!coll.empty()) name = coll;
       pg = profile.strings.Get(args.pg_name);
-      const std::optional<int> elem = ElementBytes(profile.strings.Get(args.dtype));
-      const int64_t nelems = std::max(args.in_nelems, args.out_nelems);
-      if (elem && nelems > 0) op.bytes = *elem * static_cast<double>(nelems);
-      op.group_size = args.group_size;
+      KinetoMessage(profile, args, &op);
     }
-    op.type = ClassifyCollective(CollectiveNameOf(profile, i));
     if (names_are_keys) {
       op.key.assign(name);
     } else {
@@ -67,14 +180,22 @@ void CollectivesOf(const model::RankProfile& profile, std::vector<CommInstance>*
       const int64_t index = next_index[base]++;
       op.key = base + "#" + std::to_string(index);
     }
-    if (auto it = records.find(name); it != records.end()) {
-      const model::CommOpRecord& r = *it->second;
-      // Unknown values (NaN from the reader) stay unknown: bytes 0, times -1.
-      const double size_mb = r.TransitSizeMb();
-      op.bytes = std::isfinite(size_mb) && size_mb > 0 ? size_mb * 1e6 : 0;
-      op.transit_ns = KnownNs(r.transit_ms);
-      op.wait_ns = KnownNs(r.wait_ms);
-      op.sync_ns = KnownNs(r.sync_ms);
+    const auto record_it = records.find(name);
+    const model::CommOpRecord* record = record_it == records.end() ? nullptr : record_it->second;
+    if (names_are_keys) {
+      const auto message_it = messages.find(name);
+      AscendMessage(message_it == messages.end() ? nullptr : message_it->second, record, groups,
+                    name, &op);
+    }
+    if (record != nullptr) {
+      // Unknown values (NaN from the reader) stay unknown: times -1.
+      // What the rank moved over its links also bounds the slice's size.
+      const double transit_mb = record->TransitSizeMb();
+      if (std::isfinite(transit_mb) && transit_mb > 0)
+        op.rank_bytes = std::max(op.rank_bytes, transit_mb * 1e6);
+      op.transit_ns = KnownNs(record->transit_ms);
+      op.wait_ns = KnownNs(record->wait_ms);
+      op.sync_ns = KnownNs(record->sync_ms);
     }
     out->push_back(std::move(op));
   }
@@ -148,8 +269,8 @@ void SummarizeStep(const CommOptions& options, const std::vector<CommInstance>& 
     const int64_t end = op.start_ns + op.duration_ns;
     comm.push_back({op.start_ns, end});
     ++out->collectives;
-    const bool small = op.duration_ns < options.small_duration_ns &&
-                       (op.bytes <= 0 || op.bytes < options.small_bytes);
+    const bool small =
+        op.duration_ns < options.small_duration_ns && !(SmallSliceBytes(op) >= options.small_bytes);
     if (small) {
       ++out->small_collectives;
       AddSaturating(out->small_ns, op.duration_ns);

@@ -20,13 +20,31 @@ struct CommInstance {
   int32_t step = -1;
   int64_t start_ns = 0;
   int64_t duration_ns = 0;
-  double bytes = 0;         // 0 when unknown
-  int32_t group_size = -1;  // -1 when unknown (then: ranks that have the key)
+  // The message size S of nccl-tests (docs/clusters.md §1): the buffer an
+  // all-reduce, broadcast or reduce works on; for all-gather, reduce-scatter
+  // and all-to-all the whole array, n x the per-rank count HCCL records.
+  // 0 when unknown.
+  double bytes = 0;
+  // What the rank is known to have put through: HCCL's count x element size
+  // (for all-gather, reduce-scatter, all-to-all one rank's part; Kineto: S
+  // itself) or communication.json's transit size, the larger: known even
+  // when the group size, and so S, is not. Decides the small-slice test (< 50 KB), never a
+  // bandwidth. 0 when unknown.
+  double rank_bytes = 0;
+  int32_t group_size = -1;  // the group's size, -1 when the export does not say
+  GroupSizeSource group_size_source = GroupSizeSource::kUnknown;
   // communication.json (ms there), -1 when absent or unknown.
   int64_t transit_ns = -1;
   int64_t wait_ns = -1;
   int64_t sync_ns = -1;
 };
+
+// The size the small-slice test compares: S, else the rank's own part (a
+// lower bound of S), 0 when neither is known (then only the duration
+// decides).
+inline double SmallSliceBytes(const CommInstance& op) {
+  return op.bytes > 0 ? op.bytes : op.rank_bytes;
+}
 
 struct RankStepComm {
   int32_t step = -1;

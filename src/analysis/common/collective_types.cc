@@ -63,6 +63,20 @@ double BusBandwidthFactor(CollectiveType type, int ranks) {
   }
 }
 
+const char* GroupSizeSourceName(GroupSizeSource source) {
+  switch (source) {
+    case GroupSizeSource::kRecorded:
+      return "recorded";
+    case GroupSizeSource::kParallelGroups:
+      return "parallel_group_info";
+    case GroupSizeSource::kLinks:
+      return "communication_matrix";
+    case GroupSizeSource::kUnknown:
+      break;
+  }
+  return "unknown";
+}
+
 std::string_view CollectiveNameOf(const model::RankProfile& profile, size_t i) {
   const model::DeviceEvents& events = profile.device_events;
   const model::Timeline& timeline = profile.timeline;

@@ -30,6 +30,17 @@ CollectiveType ClassifyCollective(std::string_view name);
 // nccl-tests bus-bandwidth factor for |ranks| participants.
 double BusBandwidthFactor(CollectiveType type, int ranks);
 
+// Where a collective's group size came from, the most direct first. The
+// size is the group's, never the number of ranks whose profiles were read.
+enum class GroupSizeSource : uint8_t {
+  kUnknown = 0,  // the export does not say: bus bandwidth is not computed
+  kRecorded,  // the op's own record: Kineto "Group size" / "Process Group Ranks", HCCL "rank_size"
+  kParallelGroups,  // profiler_metadata.json parallel_group_info: the group's global_ranks
+  kLinks,           // largest group-local rank in communication_matrix.json + 1 (a lower bound)
+};
+// "recorded", "parallel_group_info", "communication_matrix", "unknown".
+const char* GroupSizeSourceName(GroupSizeSource source);
+
 // The name that says which collective device event |i| of |profile| runs:
 // the trace's collective arguments ("Collective name"), else the framework
 // op that launched it (nccl:all_to_all, c10d::allreduce_), else the event's

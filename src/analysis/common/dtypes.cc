@@ -19,13 +19,18 @@ std::optional<int> ElementBytes(std::string_view dtype) {
     if (t == one) return 1;
   }
   if (t.starts_with("float8")) return 1;  // Float8_e4m3fn, FLOAT8_E5M2
-  for (std::string_view two : {"bf16", "bfloat16", "float16", "fp16", "half", "int16", "short"}) {
+  // HCCL's own names (ENUM_HCCL_DATA_TYPE, trace_view.json "data_type"):
+  // BFP16, UINT16, UINT32, UINT64, FP64, INT128.
+  if (t == "int128") return 16;
+  for (std::string_view two :
+       {"bf16", "bfloat16", "bfp16", "float16", "fp16", "half", "int16", "uint16", "short"}) {
     if (t == two) return 2;
   }
-  for (std::string_view four : {"float", "float32", "fp32", "int", "int32"}) {
+  for (std::string_view four : {"float", "float32", "fp32", "int", "int32", "uint32"}) {
     if (t == four) return 4;
   }
-  for (std::string_view eight : {"double", "float64", "int64", "long", "complexfloat"}) {
+  for (std::string_view eight :
+       {"double", "float64", "fp64", "int64", "uint64", "long", "complexfloat"}) {
     if (t == eight) return 8;
   }
   return std::nullopt;

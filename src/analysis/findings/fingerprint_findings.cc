@@ -94,6 +94,9 @@ std::vector<Finding> FingerprintFindings(int32_t rank, int32_t step, const StepM
     AddTrafficEvidence(total, &f);
     if (chain != nullptr && chain->period_ns > 0)
       f.text_values.push_back({"period_us", EvidenceUs(chain->period_ns)});
+    // A match on types the export does not give rests on a guess: said so.
+    if (chain != nullptr && chain->derived_types > 0)
+      f.text_values.push_back({"derived_types", static_cast<double>(chain->derived_types)});
     f.text_labels = fp.TextLabels();
     f.text_labels.insert(f.text_labels.end(), {{"counts", counts}, {"chain", chain_text}});
     if (chain != nullptr && !chain->attribution.empty())

@@ -94,22 +94,21 @@ void FillPerRank(const std::vector<RankComm>& comm, int32_t step, ClusterAnalysi
   c->mean_step_start_wait_ns = static_cast<double>(wait_sum) / n;
 }
 
-// Per collective type over every rank and step. Bandwidth per instance uses
-// the shortest duration across ranks (the others include waiting), as
-// TraceLens does.
+// Per collective type over every rank and step (docs/clusters.md §1):
+// count and total over every rank's calls; the message, algorithm and bus
+// bandwidth per call (instance), each instance's duration being its
+// shortest across ranks (the others include waiting), as TraceLens does.
 void FillCollectives(const std::vector<RankComm>& comm, const CommOptions& options,
                      ClusterAnalysis* c) {
   struct Instance {
     CollectiveType type = CollectiveType::kOther;
-    int32_t members = 0;
     int32_t group_size = -1;
+    GroupSizeSource source = GroupSizeSource::kUnknown;
     int64_t min_ns = INT64_MAX;
     double bytes = 0;
   };
   std::unordered_map<std::string, Instance> instances;
   CollectiveTypeStats stats[kCollectiveTypes];
-  double bytes_sum[kCollectiveTypes] = {};
-  int64_t bytes_n[kCollectiveTypes] = {};
   for (const RankComm& rc : comm) {
     for (const CommInstance& op : rc.ops) {
       const int t = static_cast<int>(op.type);
@@ -117,34 +116,51 @@ void FillCollectives(const std::vector<RankComm>& comm, const CommOptions& optio
       ++s.count;
       AddSaturating(s.total_ns, op.duration_ns);
       const bool small = op.duration_ns < options.small_duration_ns &&
-                         (op.bytes <= 0 || op.bytes < options.small_bytes);
+                         !(SmallSliceBytes(op) >= options.small_bytes);
       if (small) {
         ++s.small_count;
         AddSaturating(s.small_ns, op.duration_ns);
-      }
-      if (op.bytes > 0) {
-        bytes_sum[t] += op.bytes;
-        ++bytes_n[t];
       }
       if (op.transit_ns >= 0) AddSaturating(s.transit_ns, op.transit_ns);
       if (op.wait_ns >= 0) AddSaturating(s.wait_ns, op.wait_ns);
       if (op.sync_ns >= 0) AddSaturating(s.sync_ns, op.sync_ns);
       Instance& inst = instances[std::to_string(op.step) + "|" + op.key];
       inst.type = op.type;
-      ++inst.members;
-      inst.group_size = std::max(inst.group_size, op.group_size);
+      // The best-sourced size any member knows (a lower bound from links
+      // yields to a recorded one).
+      if (op.group_size > 0 &&
+          (inst.group_size <= 0 || op.group_size_source < inst.source ||
+           (op.group_size_source == inst.source && op.group_size > inst.group_size))) {
+        inst.group_size = op.group_size;
+        inst.source = op.group_size_source;
+      }
       inst.min_ns = std::min(inst.min_ns, op.duration_ns);
       inst.bytes = std::max(inst.bytes, op.bytes);
     }
   }
   std::vector<double> algbw[kCollectiveTypes], busbw[kCollectiveTypes];
+  double bytes_sum[kCollectiveTypes] = {};
+  int64_t bytes_n[kCollectiveTypes] = {};
   for (const auto& [key, inst] : instances) {
-    if (inst.bytes <= 0 || inst.min_ns <= 0) continue;
     const int t = static_cast<int>(inst.type);
+    CollectiveTypeStats& s = stats[t];
+    ++s.instances;
+    if (inst.group_size > 0) {
+      s.group_size_min =
+          s.group_size_min > 0 ? std::min(s.group_size_min, inst.group_size) : inst.group_size;
+      s.group_size_max = std::max(s.group_size_max, inst.group_size);
+      s.group_size_source = std::max(s.group_size_source, inst.source);  // the weakest
+    } else {
+      ++s.group_size_unknown;
+    }
+    if (inst.bytes <= 0) continue;
+    bytes_sum[t] += inst.bytes;
+    ++bytes_n[t];
+    if (inst.min_ns <= 0) continue;
     const double alg = inst.bytes / static_cast<double>(inst.min_ns);  // bytes/ns = GB/s
-    const int n = inst.group_size > 0 ? inst.group_size : inst.members;
     algbw[t].push_back(alg);
-    busbw[t].push_back(alg * BusBandwidthFactor(inst.type, n));
+    if (inst.group_size > 0)
+      busbw[t].push_back(alg * BusBandwidthFactor(inst.type, inst.group_size));
   }
   for (int t = 0; t < kCollectiveTypes; ++t) {
     CollectiveTypeStats& s = stats[t];
@@ -153,7 +169,8 @@ void FillCollectives(const std::vector<RankComm>& comm, const CommOptions& optio
     s.mean_bytes = bytes_n[t] ? bytes_sum[t] / static_cast<double>(bytes_n[t]) : 0;
     s.bandwidth_known = !algbw[t].empty();
     s.algbw_gbps = s.bandwidth_known ? Median(algbw[t]) : 0;
-    s.busbw_gbps = s.bandwidth_known ? Median(busbw[t]) : 0;
+    s.busbw_known = !busbw[t].empty();
+    s.busbw_gbps = s.busbw_known ? Median(busbw[t]) : 0;
     c->collectives.push_back(s);
   }
   std::sort(c->collectives.begin(), c->collectives.end(),

@@ -70,7 +70,7 @@ void VisitFields(V& v, S& family) {
 }
 template <class V, Is<OperatorStat> S>
 void VisitFields(V& v, S& op) {
-  TS_FIELDS(v, op, op_type, family, count, total_ns, max_ns, share_time);
+  TS_FIELDS(v, op, op_type, family, count, total_ns, max_ns, share_time, type_derived);
 }
 template <class V, Is<StepTraceSummary> S>
 void VisitFields(V& v, S& trace) {
@@ -91,7 +91,7 @@ void VisitFields(V& v, S& step_budget) {
 template <class V, Is<Motif> S>
 void VisitFields(V& v, S& motif) {
   TS_FIELDS(v, motif, kernels, occurrences, period_ns, total_ns, share_of_step, fingerprint,
-            variant, instance_starts_ns, stream, framework_op, source, attribution);
+            variant, instance_starts_ns, stream, framework_op, source, attribution, derived_types);
 }
 template <class V, Is<HostSyncStats> S>
 void VisitFields(V& v, S& host_sync) {
@@ -219,8 +219,8 @@ void VisitFields(V& v, S& rank_step_result) {
 }
 template <class V, Is<CommInstance> S>
 void VisitFields(V& v, S& op) {
-  TS_FIELDS(v, op, key, type, step, start_ns, duration_ns, bytes, group_size, transit_ns, wait_ns,
-            sync_ns);
+  TS_FIELDS(v, op, key, type, step, start_ns, duration_ns, bytes, rank_bytes, group_size,
+            group_size_source, transit_ns, wait_ns, sync_ns);
 }
 template <class V, Is<RankStepComm> S>
 void VisitFields(V& v, S& rank_step_comm) {
@@ -283,6 +283,10 @@ struct EnumMax<Lane> {
 template <>
 struct EnumMax<CollectiveType> {
   static constexpr uint64_t value = kCollectiveTypes - 1;
+};
+template <>
+struct EnumMax<GroupSizeSource> {
+  static constexpr uint64_t value = static_cast<uint64_t>(GroupSizeSource::kLinks);
 };
 template <>
 struct EnumMax<model::Platform> {

@@ -1,9 +1,12 @@
 #include "analysis/motifs/fingerprint_attribution.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <map>
+#include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 namespace trainscope::analysis {
 namespace {
@@ -80,7 +83,7 @@ void NameFromAncestors(const model::RankProfile& profile, const std::vector<int3
   for (int32_t o : common) {
     const auto source = profile.strings.Get(ops.source[o]);
     if (!source.empty()) {
-      out->source = std::string(source);
+      out->source = std::string(model::InnermostUserFrame(source));
       return;
     }
   }
@@ -92,6 +95,47 @@ void NameFromAncestors(const model::RankProfile& profile, const std::vector<int3
       return;
     }
   }
+}
+
+// The user frames (innermost first) of the nearest op in |chain| (a
+// launcher's ancestors, deepest first) that has a call stack; "" if none.
+std::string_view StackOf(const model::RankProfile& profile, const std::vector<int32_t>& chain) {
+  const auto& ops = profile.timeline.host_ops;
+  for (int32_t o : chain) {
+    const auto frames = profile.strings.Get(ops.source[o]);
+    if (!frames.empty()) return frames;
+  }
+  return {};
+}
+
+std::vector<std::string_view> FramesOf(std::string_view stack) {
+  std::vector<std::string_view> frames;
+  while (!stack.empty()) {
+    const size_t end = stack.find('\n');
+    frames.push_back(stack.substr(0, end));
+    if (end == std::string_view::npos) break;
+    stack.remove_prefix(end + 1);
+  }
+  return frames;
+}
+
+// The innermost user frame every stack of |stacks| (one per chain member
+// with a call stack) shares: stacks are aligned at their outermost frame
+// (the same thread's caller), and the shared tail's first frame is the one
+// nearest the ops. A member called from another line of the same function
+// shares only the frames above it. "" when they share none.
+std::string SharedInnermostFrame(const std::vector<std::string_view>& stacks) {
+  std::vector<std::string_view> shared = FramesOf(stacks.front());
+  for (size_t i = 1; i < stacks.size() && !shared.empty(); ++i) {
+    const std::vector<std::string_view> frames = FramesOf(stacks[i]);
+    size_t same = 0;
+    while (same < shared.size() && same < frames.size() &&
+           shared[shared.size() - 1 - same] == frames[frames.size() - 1 - same]) {
+      ++same;
+    }
+    shared.erase(shared.begin(), shared.end() - static_cast<std::ptrdiff_t>(same));
+  }
+  return shared.empty() ? std::string() : std::string(shared.front());
 }
 
 }  // namespace
@@ -223,11 +267,17 @@ HostAttribution HostAttributor::FromLaunchers(const std::vector<int64_t>& kernel
   std::vector<int32_t> common;
   std::vector<int32_t> first_chain;
   std::vector<std::string> member_ops;
+  std::vector<std::string_view> member_stacks;  // distinct, of members with a call stack
   bool first = true;
   for (int64_t start : kernel_starts_ns) {
     const int32_t launcher = Launcher(start);
     if (launcher == model::kNoIndex) continue;
     auto chain = Ancestors(ops, launcher);
+    const std::string_view stack = StackOf(profile_, chain);
+    if (!stack.empty() &&
+        std::find(member_stacks.begin(), member_stacks.end(), stack) == member_stacks.end()) {
+      member_stacks.push_back(stack);
+    }
     const int32_t member = LaunchingOperator(profile_, chain);
     if (member != model::kNoIndex) {
       const auto name = profile_.strings.Get(ops.name[member]);
@@ -251,12 +301,20 @@ HostAttribution HostAttributor::FromLaunchers(const std::vector<int64_t>& kernel
   }
   if (first) return out;
   NameFromAncestors(profile_, common, &out);
+  if (out.source.empty() && !member_stacks.empty()) {
+    // No op encloses the chain (torch_npu's trace_view.json and the .db
+    // export carry each op's stack, not Python frames): the frame the
+    // members' own stacks share.
+    out.source = SharedInnermostFrame(member_stacks);
+    if (out.source.empty()) out.source_note = "its ops' call stacks share no user frame";
+  }
   if (out.source.empty() && !forward_of_.empty()) {
     // Backward kernels run on the autograd thread without Python frames; the
     // fwdbwd flow leads to the forward op, whose frames name the code.
     HostAttribution forward = FromForward(first_chain);
     if (!forward.source.empty()) {
       out.source = forward.source;
+      out.source_note.clear();
       if (!forward.framework_op.empty()) out.framework_op = forward.framework_op;
     }
   }

@@ -19,6 +19,9 @@ struct HostAttribution {
   std::string framework_op;  // "nn.Module: Qwen3RMSNorm_0", "aten::rms_norm", or member ops
                              // "aten::pow+aten::mean"
   std::string source;        // "modeling_qwen3.py(66): forward", "" when no Python frames
+  // Why |source| is empty though the ops have call stacks ("its ops' call
+  // stacks share no user frame"), else "".
+  std::string source_note;
   bool empty() const { return framework_op.empty() && source.empty(); }
 };
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <span>
+#include <tuple>
 
 #include "analysis/common/statistics.h"
 #include "analysis/motifs/fingerprint_match.h"
@@ -42,26 +43,41 @@ void Measure(const model::DeviceEvents& table, const std::vector<InstanceRows>& 
   motif->share_of_step = ShareOfStep(motif->total_ns, step_ns);
 }
 
+// The op types of one instance, and how many of them the export left
+// untyped (derived from the kernel name).
+void KernelsOf(const model::RankProfile& profile, const InstanceRows& rows, Motif* motif) {
+  const model::DeviceEvents& table = profile.device_events;
+  // A GPU kernel's "type" is its own name, not a guess (kernel_distribution.cc).
+  const bool guessed = profile.device_events_source == model::DeviceEventsSource::kKernelDetailsCsv;
+  for (uint32_t row : rows) {
+    motif->kernels.emplace_back(profile.strings.Get(table.op_type[row]));
+    if (guessed && table.op_type_derived[row] != 0) ++motif->derived_types;
+  }
+}
+
 // The most frequent attribution over (at most 16) sampled instances.
 void Attribute(const HostAttributor& host, const model::DeviceEvents& table,
                const std::vector<InstanceRows>& instances, Motif* motif) {
   if (!host.available() || instances.empty()) return;
-  std::map<std::pair<std::string, std::string>, int> votes;
+  std::map<std::tuple<std::string, std::string, std::string>, int> votes;
   const size_t stride = std::max<size_t>(1, instances.size() / 16);
   for (size_t k = 0; k < instances.size(); k += stride) {
     std::vector<int64_t> starts;
     for (uint32_t row : instances[k]) starts.push_back(table.start_ns[row]);
     auto a = host.Attribute(starts);
-    if (!a.empty()) ++votes[{a.framework_op, a.source}];
+    if (!a.empty()) ++votes[{a.framework_op, a.source, a.source_note}];
   }
   if (votes.empty()) return;
   auto best = std::max_element(votes.begin(), votes.end(),
                                [](const auto& a, const auto& b) { return a.second < b.second; });
-  motif->framework_op = best->first.first;
-  motif->source = best->first.second;
+  motif->framework_op = std::get<0>(best->first);
+  motif->source = std::get<1>(best->first);
   motif->attribution = motif->framework_op;
   if (!motif->source.empty())
     motif->attribution += (motif->attribution.empty() ? "" : " at ") + motif->source;
+  const std::string& note = std::get<2>(best->first);
+  if (motif->source.empty() && !note.empty())
+    motif->attribution += (motif->attribution.empty() ? "" : "; ") + note;
 }
 
 }  // namespace
@@ -112,8 +128,7 @@ StepMotifs AnalyzeStepMotifs(const model::RankProfile& profile, int32_t step, in
     }
     for (auto& [f, instances] : rows_by_fp) {
       Motif motif;
-      for (uint32_t row : instances.front())
-        motif.kernels.emplace_back(profile.strings.Get(table.op_type[row]));
+      KernelsOf(profile, instances.front(), &motif);
       motif.fingerprint = fps[f].id;
       motif.variant = fps[f].variant;
       motif.stream = seq.stream;
@@ -164,8 +179,7 @@ StepMotifs AnalyzeStepMotifs(const model::RankProfile& profile, int32_t step, in
         if (tokens[c] >= vocab) ++fingerprint_tokens;
       }
       Motif motif;
-      for (uint32_t row : instances.front())
-        motif.kernels.emplace_back(profile.strings.Get(table.op_type[row]));
+      KernelsOf(profile, instances.front(), &motif);
       motif.stream = seq.stream;
       Measure(table, instances, step_start_ns, step_ns, &motif);
       Attribute(host, table, instances, &motif);

@@ -31,6 +31,10 @@ struct Motif {
   // The same in words, or the position in the layer when there is no host
   // data ("2 per repeat of the 53-kernel motif, period 1.2 ms: one layer").
   std::string attribution;
+  // How many of |kernels| the export left untyped (Ascend Level0): their
+  // types, and a fingerprint matched on them, rest on a guess from the
+  // kernel name, which the reports say.
+  int64_t derived_types = 0;
 };
 
 // The name of a motif as the HTML timeline and the exports show it:

@@ -72,7 +72,7 @@ std::pair<std::string, std::string> SiteOf(const model::RankProfile& profile, in
     const std::string_view name = profile.strings.Get(ops.name[index]);
     if (name.starts_with("aten::")) framework_op = std::string(name);
     if (source.empty() && ops.source[index] != StringPool::kEmpty)
-      source = std::string(profile.strings.Get(ops.source[index]));
+      source = std::string(model::InnermostUserFrame(profile.strings.Get(ops.source[index])));
     op = ops.parent[index];
   }
   return {framework_op, source};

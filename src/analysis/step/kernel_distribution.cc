@@ -87,12 +87,17 @@ StepDistribution ComputeStepDistribution(const model::RankProfile& profile, int3
     int64_t total_ns = 0;
     int64_t max_ns = 0;
     size_t family = 0;
+    bool derived = false;  // some kernel's type was derived from its name
   };
   // By op type, indexed by the type's string id (a few thousand ids at
   // most; a hash lookup per kernel was a tenth of this pass), with the
   // types met in the order they were met.
   std::vector<OpAccumulator> by_type(profile.strings.size());
   std::vector<StringId> types_met;
+  // A GPU kernel's "type" is its own name; an Ascend export's untyped kernel
+  // (kernel_details.csv / COMPUTE_TASK_INFO "N/A") gets one guessed from it.
+  const bool types_guessed =
+      profile.device_events_source == model::DeviceEventsSource::kKernelDetailsCsv;
 
   const std::span<const uint32_t> rows = kernels.RowsOf(step);
   durations.reserve(rows.size());
@@ -110,6 +115,7 @@ StepDistribution ComputeStepDistribution(const model::RankProfile& profile, int3
     AddSaturating(op.total_ns, duration);
     op.max_ns = std::max(op.max_ns, duration);
     op.family = family;
+    op.derived = op.derived || (types_guessed && kernels.op_type_derived[i] != 0);
 
     const model::ActivityKind kind = kernels.kind[i];
     if (kind == model::ActivityKind::kMemcpy) {
@@ -183,6 +189,7 @@ StepDistribution ComputeStepDistribution(const model::RankProfile& profile, int3
     stat.count = op.count;
     stat.total_ns = op.total_ns;
     stat.max_ns = op.max_ns;
+    stat.type_derived = op.derived;
     stat.share_time =
         events_ns ? static_cast<double>(op.total_ns) / static_cast<double>(events_ns) : 0;
     result.top_operators.push_back(std::move(stat));

@@ -67,6 +67,10 @@ struct OperatorStat {
   int64_t total_ns = 0;  // the mean is total_ns / count, divided where it is shown
   int64_t max_ns = 0;
   double share_time = 0;  // of the step's summed device-event time
+  // The Ascend export has no type for some of these kernels (Level0's "N/A"):
+  // |op_type| is derived from their names, a guess (Level1 may type the same
+  // kernel ReduceSumD where the name says ReduceSum).
+  bool type_derived = false;
 };
 
 // The profiler's own per-step accounting (step_trace_time.csv).

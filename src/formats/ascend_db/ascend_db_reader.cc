@@ -540,6 +540,44 @@ Status ReadComputeTasks(const DbContext& ctx, const std::vector<model::DeviceEve
   return Status::Ok();
 }
 
+// ENUM_HCCL_DATA_TYPE: COMMUNICATION_OP.dataType -> HCCL's name of it (FP32,
+// BFP16, ...; trace_view.json's "data_type" spells them the same).
+Result<std::map<int64_t, std::string>> HcclDataTypeNames(const SqliteDb& db) {
+  std::map<int64_t, std::string> names;
+  TS_ASSIGN_OR_RETURN(bool present, db.HasTable("ENUM_HCCL_DATA_TYPE"));
+  if (!present) return names;
+  static constexpr DbColumn kColumns[] = {{"id", true}, {"name", true}};
+  TS_ASSIGN_OR_RETURN(std::string list, SelectList(db, "ENUM_HCCL_DATA_TYPE", "e", kColumns));
+  TS_ASSIGN_OR_RETURN(
+      SqliteStatement stmt,
+      db.Prepare("SELECT " + list + " FROM ENUM_HCCL_DATA_TYPE e", "ENUM_HCCL_DATA_TYPE"));
+  for (;;) {
+    TS_ASSIGN_OR_RETURN(bool more, stmt.Step());
+    if (!more) break;
+    if (const std::optional<int64_t> id = stmt.Int64(0)) names[*id] = std::string(stmt.Text(1));
+  }
+  return names;
+}
+
+// COMMUNICATION_OP's record of the op's message and group (columns 6-8 of
+// ReadCommunicationOps' select), as trace_view.json's op-level args.
+model::CommOpMessage MessageOf(const SqliteStatement& stmt, std::string_view name,
+                               const std::map<int64_t, std::string>& data_types,
+                               StringTable* strings, RowLedger* ledger, int64_t line) {
+  model::CommOpMessage message;
+  message.name = std::string(name);
+  const std::optional<int64_t> count = stmt.Int64(6);
+  message.count = count && *count >= 0 ? *count : -1;
+  if (const std::optional<int64_t> type = stmt.Int64(7)) {
+    auto it = data_types.find(*type);
+    if (it != data_types.end() && !IsMissingValue(it->second) && it->second != "INVALID_TYPE") {
+      message.data_type = it->second;
+    }
+  }
+  message.group_name = std::string(strings->Text(stmt.Int64(8), ledger, "groupName", line));
+  return message;
+}
+
 // COMMUNICATION_OP: one row per collective or point-to-point op, its whole
 // span (kernel_details.csv's hcom_* rows).
 // The rows go to |ops| (sorted by start, stable) and the ledger to
@@ -555,10 +593,12 @@ Status ReadCommunicationOps(const DbContext& ctx, std::vector<model::DeviceEvent
                     fs::path(db.path()).filename().string()));
     return Status::Ok();
   }
-  static constexpr DbColumn kColumns[] = {{"opName", true},  {"startNs", true},
-                                          {"endNs", true},   {"opType", false},
-                                          {"waitNs", false}, {"connectionId", false}};
+  static constexpr DbColumn kColumns[] = {
+      {"opName", true},  {"startNs", true},   {"endNs", true},
+      {"opType", false}, {"waitNs", false},   {"connectionId", false},
+      {"count", false},  {"dataType", false}, {"groupName", false}};
   TS_ASSIGN_OR_RETURN(std::string list, SelectList(db, "COMMUNICATION_OP", "o", kColumns));
+  TS_ASSIGN_OR_RETURN(auto data_types, HcclDataTypeNames(db));
   TS_ASSIGN_OR_RETURN(
       SqliteStatement stmt,
       db.Prepare("SELECT " + list + " FROM COMMUNICATION_OP o", "COMMUNICATION_OP"));
@@ -589,6 +629,8 @@ Status ReadCommunicationOps(const DbContext& ctx, std::vector<model::DeviceEvent
     row.step = StepOf(*ctx.steps, row.start_ns);
     row.correlation = stmt.Int64(5).value_or(model::kNoId);
     ops->push_back(row);
+    ctx.profile->communication.messages.push_back(
+        MessageOf(stmt, name, data_types, &strings, &ledger, line));
     ledger.Use();
   }));
   std::stable_sort(ops->begin(), ops->end(),
@@ -1126,9 +1168,10 @@ std::string_view HostCategory(std::string_view type_name, std::string_view name)
   return type_name;
 }
 
-// PYTORCH_CALLCHAINS: callchainId -> the innermost user frame of its stack
-// (frames ordered by stackDepth, 0 innermost; the rule of a trace's "Call
-// stack", trace::UserFrameOf). Absent table: no call stacks (with_stack off).
+// PYTORCH_CALLCHAINS: callchainId -> the user frames of its stack, innermost
+// first, one per line (frames ordered by stackDepth, 0 innermost; the rule
+// of a trace's "Call stack", trace::UserFramesOf). Absent table: no call
+// stacks (with_stack off).
 Result<std::unordered_map<int64_t, StringId>> ReadCallChains(const DbContext& ctx) {
   std::unordered_map<int64_t, StringId> sources;
   const SqliteDb& db = *ctx.db;
@@ -1147,6 +1190,14 @@ Result<std::unordered_map<int64_t, StringId>> ReadCallChains(const DbContext& ct
                  "PYTORCH_CALLCHAINS"));
   RowLedger ledger(db.path() + ":PYTORCH_CALLCHAINS");
   StringPool& pool = ctx.profile->strings;
+  // Rows come by id: one chain's frames are gathered, then interned.
+  int64_t chain = 0;
+  std::string frames;
+  bool open = false;
+  const auto close = [&] {
+    if (open) sources[chain] = frames.empty() ? StringPool::kEmpty : pool.Intern(frames);
+    frames.clear();
+  };
   TS_RETURN_IF_ERROR(ForEachRow(stmt, ledger, [&](int64_t line) {
     const std::optional<int64_t> id = stmt.Int64(0);
     if (!id) {
@@ -1154,14 +1205,20 @@ Result<std::unordered_map<int64_t, StringId>> ReadCallChains(const DbContext& ct
                   std::string(stmt.Text(0)));
       return;
     }
-    auto [it, inserted] = sources.try_emplace(*id, StringPool::kEmpty);
-    const std::string_view frame = ctx.strings->Text(stmt.Int64(1), &ledger, "stack", line);
-    if (it->second == StringPool::kEmpty) {
-      const std::string_view user = trace::UserFrameOf(frame);
-      if (!user.empty()) it->second = pool.Intern(user);
+    if (!open || *id != chain) {
+      close();
+      chain = *id;
+      open = true;
+    }
+    const std::string user =
+        trace::UserFramesOf(ctx.strings->Text(stmt.Int64(1), &ledger, "stack", line));
+    if (!user.empty()) {
+      if (!frames.empty()) frames += '\n';
+      frames += user;
     }
     ledger.Use();
   }));
+  close();
   ctx.profile->ledgers.push_back(std::move(ledger));
   return sources;
 }

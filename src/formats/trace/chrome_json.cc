@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -439,7 +440,12 @@ Result<simdjson::padded_string> LoadJsonFile(const std::string& path, size_t max
   return text;
 }
 
-std::string_view UserFrameOf(std::string_view call_stack) {
+namespace {
+
+// Calls |fn| with each user frame of |call_stack|, innermost first, until it
+// returns false.
+template <typename Fn>
+void ForEachUserFrame(std::string_view call_stack, Fn&& fn) {
   size_t begin = 0;
   while (begin < call_stack.size()) {
     size_t end = call_stack.find(';', begin);
@@ -454,10 +460,32 @@ std::string_view UserFrameOf(std::string_view call_stack) {
                            frame.find("/torch/") != std::string_view::npos ||
                            frame.find("/lib/python") != std::string_view::npos ||
                            frame.find(".py(") == std::string_view::npos;
-    if (!frame.empty() && !framework) return frame;
+    // A frame is one line: a line break inside one would split it in two.
+    if (!frame.empty() && !framework && frame.find('\n') == std::string_view::npos && !fn(frame))
+      return;
     begin = end + 1;
   }
-  return {};
+}
+
+}  // namespace
+
+std::string_view UserFrameOf(std::string_view call_stack) {
+  std::string_view first;
+  ForEachUserFrame(call_stack, [&first](std::string_view frame) {
+    first = frame;
+    return false;
+  });
+  return first;
+}
+
+std::string UserFramesOf(std::string_view call_stack) {
+  std::string frames;
+  ForEachUserFrame(call_stack, [&frames](std::string_view frame) {
+    if (!frames.empty()) frames += '\n';
+    frames += frame;
+    return true;
+  });
+  return frames;
 }
 
 }  // namespace trainscope::formats::trace

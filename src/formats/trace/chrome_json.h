@@ -41,6 +41,9 @@ struct RawEvent {
   std::string_view bytes, total_allocated, total_reserved, device_id, device_type;
   std::string_view arg_name, labels, task_type;
   std::string_view call_stack;  // "Call stack" (torch_npu trace_view.json, older Kineto)
+  // HCCL's op-level event args in trace_view.json: elements, their type and
+  // (newer CANN) the group's size.
+  std::string_view hccl_count, hccl_data_type, hccl_rank_size;
   // record_shapes: "Input Dims" and "Input type" as their raw JSON arrays
   // ("[[4096, 2048], [2048, 8192]]", "[\"c10::BFloat16\", ...]").
   std::string_view input_dims, input_types;
@@ -61,6 +64,9 @@ struct RawEvent {
 // the first frame that is not the framework's or the interpreter's own
 // (torch/, site-packages, lib/pythonX.Y). Empty when there is none.
 std::string_view UserFrameOf(std::string_view call_stack);
+// Every user frame of |call_stack| (the rule above), innermost first, one
+// per line: what model::HostOp::source keeps. "" when there is none.
+std::string UserFramesOf(std::string_view call_stack);
 
 // The stand-in for an event the scan could not read (see RawEvent::skip).
 inline RawEvent SkippedEvent(RowIssue reason, std::string_view detail = {}) {

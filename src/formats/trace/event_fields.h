@@ -74,6 +74,7 @@ inline FieldTarget ArgsFieldOf(std::string_view key, RawEvent* ev) {
     case 5:
       if (Is(key, "Bytes")) return {FieldRead::kRaw, &ev->bytes};
       if (Is(key, "dtype")) return {FieldRead::kText, &ev->dtype};
+      if (Is(key, "count")) return {FieldRead::kRaw, &ev->hccl_count};
       break;
     case 6:
       if (Is(key, "stream")) return {FieldRead::kRaw, &ev->stream};
@@ -83,6 +84,8 @@ inline FieldTarget ArgsFieldOf(std::string_view key, RawEvent* ev) {
     case 9:
       if (Is(key, "Device Id")) return {FieldRead::kRaw, &ev->device_id};
       if (Is(key, "Task Type")) return {FieldRead::kText, &ev->task_type};
+      if (Is(key, "data_type")) return {FieldRead::kText, &ev->hccl_data_type};
+      if (Is(key, "rank_size")) return {FieldRead::kRaw, &ev->hccl_rank_size};
       break;
     case 10:
       if (Is(key, "Group size")) return {FieldRead::kRaw, &ev->group_size};

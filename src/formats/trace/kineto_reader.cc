@@ -261,7 +261,7 @@ class KinetoSink : public trace::EventSink {
     op.category = strings.Intern(ev.cat);
     op.external_id = IdOr(ev.external_id, model::kNoId);
     op.correlation = IdOr(ev.correlation, model::kNoId);
-    if (!ev.call_stack.empty()) op.source = strings.Intern(trace::UserFrameOf(ev.call_stack));
+    if (!ev.call_stack.empty()) op.source = strings.InternCopy(trace::UserFramesOf(ev.call_stack));
     // Shapes only where a tensor has some: "[[], []]" (no tensor operands)
     // is no shape.
     if (ev.input_dims.size() > 2 &&

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <functional>
+#include <string>
+#include <utility>
 
 #include "core/numbers.h"
 #include "formats/trace/timeline_builder.h"
@@ -18,6 +20,7 @@ uint64_t LocalStrings::Hash(std::string_view text) {
 
 void LocalStrings::Clear() {
   views_.assign(1, std::string_view());
+  owned_.clear();
   hashes_.assign(1, Hash(std::string_view()));
   if (slots_.size() != kInitialSlots) slots_.resize(kInitialSlots);
   std::fill(slots_.begin(), slots_.end(), 0u);
@@ -32,6 +35,12 @@ void LocalStrings::Grow() {
     while (slots_[i] != 0) i = (i + 1) & mask_;
     slots_[i] = id + 1;
   }
+}
+
+uint32_t LocalStrings::InternCopy(std::string text) {
+  if (text.empty()) return 0;
+  owned_.push_back(std::move(text));
+  return Intern(owned_.back());
 }
 
 uint32_t LocalStrings::Intern(std::string_view text) {

@@ -9,6 +9,8 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -23,6 +25,9 @@ class LocalStrings {
 
   // Local id of |text|; 0 is the empty string (as StringPool::kEmpty).
   uint32_t Intern(std::string_view text);
+  // The same for text not in the chunk (built from it, as the user frames
+  // of a call stack): a copy is kept until Clear.
+  uint32_t InternCopy(std::string text);
   std::string_view Get(uint32_t id) const { return views_[id]; }
   size_t size() const { return views_.size(); }
 
@@ -36,6 +41,7 @@ class LocalStrings {
   void Grow();
 
   std::vector<std::string_view> views_;
+  std::deque<std::string> owned_;  // InternCopy's texts (a deque: their addresses stay)
   std::vector<uint64_t> hashes_;
   std::vector<uint32_t> slots_;  // local id + 1; 0 = empty slot
   size_t mask_ = 0;

@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
+#include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -123,9 +126,24 @@ struct Staged {
   StringId name;
   StringId cat;
   StringId task_type;
-  StringId source;  // the innermost user frame of its "Call stack" arg
+  StringId source;  // the user frames of its "Call stack" arg (HostOp::source)
   int64_t index;    // 1-based event index in the file (ledger samples)
+  int32_t message;  // index into the HCCL op args (StagedMessage), -1: none
 };
+
+// An HCCL op-level event's "count", "data_type" and "rank_size" args: few
+// events have them, so they live beside the staged events, not in each.
+struct StagedMessage {
+  int64_t count;
+  int32_t rank_size;
+  StringId data_type;
+};
+
+// A non-negative integer arg ("count": 4097000), -1 when absent or not one.
+int64_t CountArg(std::string_view raw) {
+  const std::optional<int64_t> v = ParseInt64(raw);
+  return v && *v >= 0 ? *v : -1;
+}
 
 // One chunk's events, strings as LocalStrings ids until the commit.
 struct TraceViewBatch : trace::EventBatch {
@@ -139,11 +157,13 @@ struct TraceViewBatch : trace::EventBatch {
     strings.Clear();
     ledger.Clear();
     staged.clear();
+    messages.clear();
     meta.clear();
   }
   trace::LocalStrings strings;
   trace::BatchLedger ledger;
   std::vector<Staged> staged;  // index = index within the batch
+  std::vector<StagedMessage> messages;
   std::vector<Meta> meta;
 };
 
@@ -217,8 +237,17 @@ class TraceViewSink : public trace::EventSink {
     s.name = strings.Intern(ev.name);
     s.cat = strings.Intern(ev.cat);
     s.task_type = strings.Intern(ev.task_type);
-    s.source = strings.Intern(trace::UserFrameOf(ev.call_stack));
+    s.source = strings.InternCopy(trace::UserFramesOf(ev.call_stack));
     s.index = index;
+    s.message = -1;
+    if (!ev.hccl_count.empty() || !ev.hccl_rank_size.empty()) {
+      const int64_t rank_size = CountArg(ev.hccl_rank_size);
+      s.message = static_cast<int32_t>(batch.messages.size());
+      batch.messages.push_back(
+          {CountArg(ev.hccl_count),
+           rank_size > 0 && rank_size <= INT32_MAX ? static_cast<int32_t>(rank_size) : -1,
+           strings.Intern(ev.hccl_data_type)});
+    }
     batch.staged.push_back(s);
   }
 
@@ -233,6 +262,12 @@ class TraceViewSink : public trace::EventSink {
       s.task_type = global[s.task_type];
       s.source = global[s.source];
       s.index += events_;
+      if (s.message >= 0) {
+        StagedMessage m = batch.messages[static_cast<size_t>(s.message)];
+        m.data_type = global[m.data_type];
+        s.message = static_cast<int32_t>(messages_.size());
+        messages_.push_back(m);
+      }
       staged_.push_back(s);
     }
     using K = TraceViewBatch::MetaKind;
@@ -258,6 +293,7 @@ class TraceViewSink : public trace::EventSink {
 
   void Reset() override {
     staged_.clear();
+    messages_.clear();
     process_names_.clear();
     thread_names_.clear();
     labels_.clear();
@@ -311,6 +347,7 @@ class TraceViewSink : public trace::EventSink {
         a.accelerator = pool.Intern("HCCL");
         a.kind = model::ActivityKind::kCommunication;
         builder->AddActivity(s.pid, s.tid, a);
+        if (s.message >= 0) AddMessage(s);
         ledger_.Use();
       } else if (process == "Overlap Analysis") {
         std::string_view name = pool.Get(s.name);
@@ -374,6 +411,18 @@ class TraceViewSink : public trace::EventSink {
     return streams;
   }
 
+  // The op's message as HCCL recorded it (the group's name is not in the
+  // trace: communication.json's key carries its hash).
+  void AddMessage(const Staged& s) {
+    const StagedMessage& m = messages_[static_cast<size_t>(s.message)];
+    model::CommOpMessage message;
+    message.name = std::string(profile_->strings.Get(s.name));
+    message.data_type = std::string(profile_->strings.Get(m.data_type));
+    message.count = m.count;
+    message.rank_size = m.rank_size;
+    profile_->communication.messages.push_back(std::move(message));
+  }
+
   void Skip(RowIssue reason, const Staged& s, std::string detail = std::string()) {
     ledger_.Skip(reason, s.index, std::move(detail));
   }
@@ -414,6 +463,7 @@ class TraceViewSink : public trace::EventSink {
   RowLedger ledger_;
   int64_t events_ = 0;  // committed so far
   std::vector<Staged> staged_;
+  std::vector<StagedMessage> messages_;
   std::map<int64_t, StringId> process_names_;
   std::map<std::pair<int64_t, int64_t>, StringId> thread_names_;
   std::map<int64_t, StringId> labels_;
