@@ -66,7 +66,7 @@ std::string CollectivesText(const std::vector<analysis::CollectiveTypeStats>& ro
   std::string out =
       "  collectives: count and total over all ranks, all steps; mean, message and bandwidth "
       "per call\n"
-      "  collective       count   calls   total ms   mean us    msg MB      n  algbw GB/s  "
+      "  collective       count   calls   total ms   mean µs    msg MB      n  algbw GB/s  "
       "busbw GB/s  small\n";
   analysis::GroupSizeSource weakest = analysis::GroupSizeSource::kUnknown;
   int64_t unknown = 0;
