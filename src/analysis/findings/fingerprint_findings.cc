@@ -23,6 +23,38 @@ void AddTrafficEvidence(const FingerprintStepStats& total, Finding* f) {
                              {"fused_mb_per_instance", total.fused_bytes / n / kMb}});
 }
 
+// The variants of one id added up; |counts| reads "2 gpu-fwd + 2 gpu-bwd".
+FingerprintStepStats SumVariants(const std::vector<const FingerprintStepStats*>& stats,
+                                 const std::vector<Fingerprint>& fps, std::string* counts,
+                                 std::vector<std::pair<std::string, double>>* per_variant) {
+  FingerprintStepStats total;
+  for (const auto* s : stats) {
+    total.instances += s->instances;
+    total.kernels += s->kernels;
+    total.kernel_ns += s->kernel_ns;
+    total.span_ns += s->span_ns;
+    total.saving_ns += s->saving_ns;
+    total.fused_ns += s->fused_ns;
+    total.sized_instances += s->sized_instances;
+    total.member_bytes += s->member_bytes;
+    total.fused_bytes += s->fused_bytes;
+    *counts += fmt::format("{}{} {}", counts->empty() ? "" : " + ", s->instances,
+                           fps[s->fingerprint].variant);
+    per_variant->emplace_back("instances_" + fps[s->fingerprint].variant,
+                              static_cast<double>(s->instances));
+  }
+  return total;
+}
+
+// The chain and its placement, from the motif of the most frequent variant.
+const Motif* MostFrequentChain(const StepMotifs& motifs, const std::string& id) {
+  const Motif* chain = nullptr;
+  for (const auto& m : motifs.motifs) {
+    if (m.fingerprint == id && (chain == nullptr || m.occurrences > chain->occurrences)) chain = &m;
+  }
+  return chain;
+}
+
 }  // namespace
 
 std::vector<Finding> FingerprintFindings(int32_t rank, int32_t step, const StepMotifs& motifs,
@@ -39,32 +71,12 @@ std::vector<Finding> FingerprintFindings(int32_t rank, int32_t step, const StepM
   std::vector<Finding> out;
   for (const auto& id : order) {
     const auto& stats = by_id[id];
-    FingerprintStepStats total;
     std::string counts;
     std::vector<std::pair<std::string, double>> per_variant;
-    for (const auto* s : stats) {
-      total.instances += s->instances;
-      total.kernels += s->kernels;
-      total.kernel_ns += s->kernel_ns;
-      total.span_ns += s->span_ns;
-      total.saving_ns += s->saving_ns;
-      total.fused_ns += s->fused_ns;
-      total.sized_instances += s->sized_instances;
-      total.member_bytes += s->member_bytes;
-      total.fused_bytes += s->fused_bytes;
-      counts += fmt::format("{}{} {}", counts.empty() ? "" : " + ", s->instances,
-                            fps[s->fingerprint].variant);
-      per_variant.emplace_back("instances_" + fps[s->fingerprint].variant,
-                               static_cast<double>(s->instances));
-    }
+    const FingerprintStepStats total = SumVariants(stats, fps, &counts, &per_variant);
     if (total.instances < min_instances || total.saving_ns <= 0) continue;
     const Fingerprint& fp = fps[stats.front()->fingerprint];
-    // The chain and its placement, from the motif of the most frequent variant.
-    const Motif* chain = nullptr;
-    for (const auto& m : motifs.motifs) {
-      if (m.fingerprint == id && (chain == nullptr || m.occurrences > chain->occurrences))
-        chain = &m;
-    }
+    const Motif* chain = MostFrequentChain(motifs, id);
     const auto step_ns = static_cast<double>(motifs.step_ns);
     const auto saving_ns = static_cast<double>(total.saving_ns);
     const auto span_ns = static_cast<double>(total.span_ns);

@@ -94,48 +94,58 @@ void FillPerRank(const std::vector<RankComm>& comm, int32_t step, ClusterAnalysi
   c->mean_step_start_wait_ns = static_cast<double>(wait_sum) / n;
 }
 
+// One call of a collective seen across ranks: its shortest duration (the
+// others include waiting) and the best-known message and group size.
+struct CollectiveCall {
+  CollectiveType type = CollectiveType::kOther;
+  int32_t group_size = -1;
+  GroupSizeSource source = GroupSizeSource::kUnknown;
+  int64_t min_ns = INT64_MAX;
+  double bytes = 0;
+};
+
+// Counts one rank's call in its type's totals.
+void CountCall(const CommInstance& op, const CommOptions& options, CollectiveTypeStats* s) {
+  ++s->count;
+  AddSaturating(s->total_ns, op.duration_ns);
+  const bool small =
+      op.duration_ns < options.small_duration_ns && !(SmallSliceBytes(op) >= options.small_bytes);
+  if (small) {
+    ++s->small_count;
+    AddSaturating(s->small_ns, op.duration_ns);
+  }
+  if (op.transit_ns >= 0) AddSaturating(s->transit_ns, op.transit_ns);
+  if (op.wait_ns >= 0) AddSaturating(s->wait_ns, op.wait_ns);
+  if (op.sync_ns >= 0) AddSaturating(s->sync_ns, op.sync_ns);
+}
+
+// Folds one rank's view of a call into the call.
+void MergeCall(const CommInstance& op, CollectiveCall* call) {
+  call->type = op.type;
+  // The best-sourced size any member knows (a lower bound from links
+  // yields to a recorded one).
+  if (op.group_size > 0 &&
+      (call->group_size <= 0 || op.group_size_source < call->source ||
+       (op.group_size_source == call->source && op.group_size > call->group_size))) {
+    call->group_size = op.group_size;
+    call->source = op.group_size_source;
+  }
+  call->min_ns = std::min(call->min_ns, op.duration_ns);
+  call->bytes = std::max(call->bytes, op.bytes);
+}
+
 // Per collective type over every rank and step (docs/clusters.md §1):
 // count and total over every rank's calls; the message, algorithm and bus
 // bandwidth per call (instance), each instance's duration being its
 // shortest across ranks (the others include waiting), as TraceLens does.
 void FillCollectives(const std::vector<RankComm>& comm, const CommOptions& options,
                      ClusterAnalysis* c) {
-  struct Instance {
-    CollectiveType type = CollectiveType::kOther;
-    int32_t group_size = -1;
-    GroupSizeSource source = GroupSizeSource::kUnknown;
-    int64_t min_ns = INT64_MAX;
-    double bytes = 0;
-  };
-  std::unordered_map<std::string, Instance> instances;
+  std::unordered_map<std::string, CollectiveCall> instances;
   CollectiveTypeStats stats[kCollectiveTypes];
   for (const RankComm& rc : comm) {
     for (const CommInstance& op : rc.ops) {
-      const int t = static_cast<int>(op.type);
-      CollectiveTypeStats& s = stats[t];
-      ++s.count;
-      AddSaturating(s.total_ns, op.duration_ns);
-      const bool small = op.duration_ns < options.small_duration_ns &&
-                         !(SmallSliceBytes(op) >= options.small_bytes);
-      if (small) {
-        ++s.small_count;
-        AddSaturating(s.small_ns, op.duration_ns);
-      }
-      if (op.transit_ns >= 0) AddSaturating(s.transit_ns, op.transit_ns);
-      if (op.wait_ns >= 0) AddSaturating(s.wait_ns, op.wait_ns);
-      if (op.sync_ns >= 0) AddSaturating(s.sync_ns, op.sync_ns);
-      Instance& inst = instances[std::to_string(op.step) + "|" + op.key];
-      inst.type = op.type;
-      // The best-sourced size any member knows (a lower bound from links
-      // yields to a recorded one).
-      if (op.group_size > 0 &&
-          (inst.group_size <= 0 || op.group_size_source < inst.source ||
-           (op.group_size_source == inst.source && op.group_size > inst.group_size))) {
-        inst.group_size = op.group_size;
-        inst.source = op.group_size_source;
-      }
-      inst.min_ns = std::min(inst.min_ns, op.duration_ns);
-      inst.bytes = std::max(inst.bytes, op.bytes);
+      CountCall(op, options, &stats[static_cast<int>(op.type)]);
+      MergeCall(op, &instances[std::to_string(op.step) + "|" + op.key]);
     }
   }
   std::vector<double> algbw[kCollectiveTypes], busbw[kCollectiveTypes];
