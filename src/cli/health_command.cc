@@ -25,6 +25,7 @@
 #include "cli/status_exit.h"
 #include "cli/stdout_writer.h"
 #include "core/atomic_write.h"
+#include "core/dir_walk.h"
 #include "core/parallel.h"
 #include "core/safe_text.h"
 #include "formats/log/flight_recorder_reader.h"
@@ -267,30 +268,20 @@ struct LogDirWalk {
 LogDirWalk WalkLogDir(const std::string& root) {
   namespace fs = std::filesystem;
   LogDirWalk out;
-  std::vector<fs::path> pending{root};
-  while (!pending.empty()) {
-    const fs::path dir = std::move(pending.back());
-    pending.pop_back();
-    std::error_code ec;
-    fs::directory_iterator it(dir, ec);
-    if (ec) {
-      out.problems.push_back(fmt::format("{}: cannot list: {}", dir.string(), ec.message()));
-      continue;
-    }
-    for (const fs::directory_iterator end; it != end;) {
-      const fs::file_status link = it->symlink_status(ec);
-      if (!ec && fs::is_directory(link)) {
-        pending.push_back(it->path());
-      } else if (!ec && it->is_regular_file(ec)) {
-        out.files.push_back(it->path().string());
-      }
-      it.increment(ec);
-      if (ec) {
-        out.problems.push_back(fmt::format("{}: listing stopped: {}", dir.string(), ec.message()));
-        break;
-      }
-    }
-  }
+  WalkDirectory(
+      root,
+      [&](const fs::directory_entry& entry) {
+        std::error_code ec;
+        const fs::file_status link = entry.symlink_status(ec);
+        if (!ec && fs::is_directory(link)) return true;
+        if (!ec && entry.is_regular_file(ec)) out.files.push_back(entry.path().string());
+        return false;
+      },
+      [&](const fs::path& dir, DirWalkProblem what, const std::error_code& ec) {
+        out.problems.push_back(fmt::format(
+            "{}: {}: {}", dir.string(),
+            what == DirWalkProblem::kCannotList ? "cannot list" : "listing stopped", ec.message()));
+      });
   std::sort(out.files.begin(), out.files.end());
   return out;
 }

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "core/dir_walk.h"
 #include "core/read_file.h"
 #include "formats/ascend/ascend_importer.h"
 #include "formats/ascend/profiler_info_reader.h"
@@ -75,13 +76,13 @@ ProfileLocation RankAround(const fs::path& rank_dir) {
   return MakeLocation(guess.importer ? guess.importer : &kAscendTextImporter, rank_dir);
 }
 
-// One entry of a directory being walked.
-void VisitEntry(const fs::path& path, std::vector<fs::path>* pending, Discovery* out) {
+// One entry of a directory being walked: true when the walk goes into it.
+bool VisitEntry(const fs::path& path, Discovery* out) {
   const std::string name = path.filename().string();
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0) {
     out->skipped.push_back({path.string(), std::strerror(errno)});
-    return;
+    return false;
   }
   const bool is_link = S_ISLNK(st.st_mode);
   if (is_link && ::stat(path.c_str(), &st) != 0) {
@@ -90,7 +91,7 @@ void VisitEntry(const fs::path& path, std::vector<fs::path>* pending, Discovery*
     if (ProfileLikeName(name) || err != ENOENT) {
       out->skipped.push_back({path.string(), "symbolic link: " + StatFailure(path, err)});
     }
-    return;
+    return false;
   }
   if (S_ISDIR(st.st_mode)) {
     const Guess guess = GuessImporter(path.string(), InputShape::kDirectory);
@@ -103,13 +104,13 @@ void VisitEntry(const fs::path& path, std::vector<fs::path>* pending, Discovery*
           {path.string(),
            "symbolic link to a directory: not followed (give it as its own path to include it)"});
     } else {
-      pending->push_back(path);
+      return true;
     }
-    return;
+    return false;
   }
   if (!S_ISREG(st.st_mode)) {
     out->skipped.push_back({path.string(), NotRegularReason(st.st_mode)});
-    return;
+    return false;
   }
   // CSVs, HTML reports, logs: no importer looks at them on their own.
   Guess guess = GuessImporter(path.string(), InputShape::kFile);
@@ -120,31 +121,20 @@ void VisitEntry(const fs::path& path, std::vector<fs::path>* pending, Discovery*
   } else {
     out->profiles.push_back(MakeLocation(guess.importer, path));
   }
+  return false;
 }
 
-// Depth-first, one directory_iterator per directory, so an unreadable
-// directory is reported and skipped instead of ending the walk, and
-// directory symlinks are never followed (no loop can form).
+// Directory symlinks are never descended into (VisitEntry says so instead):
+// no loop can form.
 void WalkJobDir(const fs::path& root, Discovery* out) {
-  std::vector<fs::path> pending{root};
-  while (!pending.empty()) {
-    const fs::path dir = std::move(pending.back());
-    pending.pop_back();
-    std::error_code ec;
-    fs::directory_iterator it(dir, ec);
-    if (ec) {
-      out->skipped.push_back({dir.string(), "cannot list directory: " + ec.message()});
-      continue;
-    }
-    for (const fs::directory_iterator end; it != end;) {
-      VisitEntry(it->path(), &pending, out);
-      it.increment(ec);
-      if (ec) {
-        out->skipped.push_back({dir.string(), "listing stopped: " + ec.message()});
-        break;
-      }
-    }
-  }
+  WalkDirectory(
+      root, [&](const fs::directory_entry& entry) { return VisitEntry(entry.path(), out); },
+      [&](const fs::path& dir, DirWalkProblem what, const std::error_code& ec) {
+        out->skipped.push_back(
+            {dir.string(), (what == DirWalkProblem::kCannotList ? "cannot list directory: "
+                                                                : "listing stopped: ") +
+                               ec.message()});
+      });
 }
 
 void SortDiscovery(Discovery* found) {
