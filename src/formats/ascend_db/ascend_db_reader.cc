@@ -75,6 +75,24 @@ Result<std::string> SelectList(const SqliteDb& db, std::string_view table, std::
   return list;
 }
 
+// An ENUM_* table's (id, name) rows into |names| (a std::map or
+// std::unordered_map); an absent table leaves |names| as it is.
+template <typename IdNames>
+Status ReadEnumTable(const SqliteDb& db, const std::string& table, IdNames* names) {
+  TS_ASSIGN_OR_RETURN(bool present, db.HasTable(table));
+  if (!present) return Status::Ok();
+  static constexpr DbColumn kColumns[] = {{"id", true}, {"name", true}};
+  TS_ASSIGN_OR_RETURN(std::string list, SelectList(db, table, "e", kColumns));
+  TS_ASSIGN_OR_RETURN(SqliteStatement stmt,
+                      db.Prepare("SELECT " + list + " FROM " + table + " e", table));
+  for (;;) {
+    TS_ASSIGN_OR_RETURN(bool more, stmt.Step());
+    if (!more) break;
+    if (const std::optional<int64_t> id = stmt.Int64(0)) (*names)[*id] = std::string(stmt.Text(1));
+  }
+  return Status::Ok();
+}
+
 // StringId by string id: a vector for the dense ids torch_npu assigns
 // (0, 1, 2, ...), a hash map above that.
 class IdCache {
@@ -544,18 +562,7 @@ Status ReadComputeTasks(const DbContext& ctx, const std::vector<model::DeviceEve
 // BFP16, ...; trace_view.json's "data_type" spells them the same).
 Result<std::map<int64_t, std::string>> HcclDataTypeNames(const SqliteDb& db) {
   std::map<int64_t, std::string> names;
-  TS_ASSIGN_OR_RETURN(bool present, db.HasTable("ENUM_HCCL_DATA_TYPE"));
-  if (!present) return names;
-  static constexpr DbColumn kColumns[] = {{"id", true}, {"name", true}};
-  TS_ASSIGN_OR_RETURN(std::string list, SelectList(db, "ENUM_HCCL_DATA_TYPE", "e", kColumns));
-  TS_ASSIGN_OR_RETURN(
-      SqliteStatement stmt,
-      db.Prepare("SELECT " + list + " FROM ENUM_HCCL_DATA_TYPE e", "ENUM_HCCL_DATA_TYPE"));
-  for (;;) {
-    TS_ASSIGN_OR_RETURN(bool more, stmt.Step());
-    if (!more) break;
-    if (const std::optional<int64_t> id = stmt.Int64(0)) names[*id] = std::string(stmt.Text(1));
-  }
+  TS_RETURN_IF_ERROR(ReadEnumTable(db, "ENUM_HCCL_DATA_TYPE", &names));
   return names;
 }
 
@@ -1012,17 +1019,7 @@ Status ReadOpMemoryTable(const DbContext& ctx) {
 // ENUM_MODULE: moduleId -> the component's name (SLOG, HCCL, APP, ...).
 Result<std::map<int64_t, std::string>> ModuleNames(const SqliteDb& db) {
   std::map<int64_t, std::string> names;
-  TS_ASSIGN_OR_RETURN(bool present, db.HasTable("ENUM_MODULE"));
-  if (!present) return names;
-  static constexpr DbColumn kColumns[] = {{"id", true}, {"name", true}};
-  TS_ASSIGN_OR_RETURN(std::string list, SelectList(db, "ENUM_MODULE", "e", kColumns));
-  TS_ASSIGN_OR_RETURN(SqliteStatement stmt,
-                      db.Prepare("SELECT " + list + " FROM ENUM_MODULE e", "ENUM_MODULE"));
-  for (;;) {
-    TS_ASSIGN_OR_RETURN(bool more, stmt.Step());
-    if (!more) break;
-    if (const std::optional<int64_t> id = stmt.Int64(0)) names[*id] = std::string(stmt.Text(1));
-  }
+  TS_RETURN_IF_ERROR(ReadEnumTable(db, "ENUM_MODULE", &names));
   return names;
 }
 
@@ -1144,17 +1141,7 @@ namespace {
 Result<std::unordered_map<int64_t, std::string>> ApiTypeNames(const SqliteDb& db) {
   std::unordered_map<int64_t, std::string> names = {
       {50001, "op"}, {50002, "queue"}, {50003, "trace"}, {50004, "mstx"}};
-  TS_ASSIGN_OR_RETURN(bool present, db.HasTable("ENUM_API_TYPE"));
-  if (!present) return names;
-  static constexpr DbColumn kColumns[] = {{"id", true}, {"name", true}};
-  TS_ASSIGN_OR_RETURN(std::string list, SelectList(db, "ENUM_API_TYPE", "e", kColumns));
-  TS_ASSIGN_OR_RETURN(SqliteStatement stmt,
-                      db.Prepare("SELECT " + list + " FROM ENUM_API_TYPE e", "ENUM_API_TYPE"));
-  for (;;) {
-    TS_ASSIGN_OR_RETURN(bool row, stmt.Step());
-    if (!row) break;
-    if (const std::optional<int64_t> id = stmt.Int64(0)) names[*id] = std::string(stmt.Text(1));
-  }
+  TS_RETURN_IF_ERROR(ReadEnumTable(db, "ENUM_API_TYPE", &names));
   return names;
 }
 
