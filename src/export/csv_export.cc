@@ -14,6 +14,7 @@
 
 #include "core/atomic_write.h"
 #include "core/read_file.h"
+#include "export/records.h"
 #include "export/trace_export.h"
 #include "model/platform.h"
 #include "report/steps_table.h"
@@ -27,55 +28,73 @@ constexpr std::string_view kManifestHeader =
     "# trainscope --csv: the files below were written by trainscope and may be replaced by a "
     "later --csv into this directory\n";
 
-// Builds one CSV table: Row() starts a line, the Add* append its fields.
-class Table {
+// Builds one CSV file of a declared record (export/records.h): the header
+// row is the record's column names; Row() starts a line and the setters fill
+// its cells by column name (Int<"rank">(r), checked at compile time); a cell
+// left unset is empty (unknown).
+template <const Record& kRecord>
+class CsvTable {
  public:
-  explicit Table(std::initializer_list<std::string_view> header) {
-    for (std::string_view h : header) Text(h);
-  }
-  Table& Row() {
-    out_.append("\r\n");
-    first_ = true;
+  CsvTable() : out_(CsvHeader(kRecord)), cells_(kRecord.columns.size()) {}
+  CsvTable& Row() {
+    Flush();
+    in_row_ = true;
     return *this;
   }
-  Table& Text(std::string_view text) {
-    Sep();
-    AppendCsvField(&out_, text);
+  template <ColumnName kName>
+  CsvTable& Text(std::string_view text) {
+    AppendCsvField(&Cell<kName>(), text);
     return *this;
   }
-  Table& Int(int64_t v) {
-    Sep();
-    fmt::format_to(std::back_inserter(out_), "{}", v);
+  template <ColumnName kName>
+  CsvTable& Int(int64_t v) {
+    fmt::format_to(std::back_inserter(Cell<kName>()), "{}", v);
     return *this;
   }
-  Table& Us(int64_t ns) {
-    Sep();
-    AppendMicros(&out_, ns);
+  template <ColumnName kName>
+  CsvTable& Step(int32_t step) {  // kNoStep: empty
+    if (step != model::kNoStep) Int<kName>(step);
     return *this;
   }
-  Table& UsOf(double ns) {  // a mean: three decimals
-    Sep();
-    if (std::isfinite(ns)) fmt::format_to(std::back_inserter(out_), "{:.3f}", ns / 1e3);
+  template <ColumnName kName>
+  CsvTable& Us(int64_t ns) {
+    AppendMicros(&Cell<kName>(), ns);
     return *this;
   }
-  Table& Real(double v) {
-    Sep();
-    if (std::isfinite(v)) fmt::format_to(std::back_inserter(out_), "{}", v);
+  template <ColumnName kName>
+  CsvTable& UsOf(double ns) {  // a mean: three decimals
+    if (std::isfinite(ns)) fmt::format_to(std::back_inserter(Cell<kName>()), "{:.3f}", ns / 1e3);
     return *this;
   }
-  Table& Empty() {
-    Sep();
+  template <ColumnName kName>
+  CsvTable& Real(double v) {
+    if (std::isfinite(v)) fmt::format_to(std::back_inserter(Cell<kName>()), "{}", v);
     return *this;
   }
-  std::string Done() { return out_ + "\r\n"; }
+  std::string Done() {
+    Flush();
+    return out_ + "\r\n";
+  }
 
  private:
-  void Sep() {
-    if (!first_) out_.push_back(',');
-    first_ = false;
+  template <ColumnName kName>
+  std::string& Cell() {
+    constexpr size_t kIndex = ColumnIndex(kRecord.columns, kName.view());
+    return cells_[kIndex];
+  }
+  void Flush() {
+    if (!in_row_) return;
+    out_.append("\r\n");
+    for (size_t i = 0; i < cells_.size(); ++i) {
+      if (i > 0) out_.push_back(',');
+      out_.append(cells_[i]);
+      cells_[i].clear();
+    }
+    in_row_ = false;
   }
   std::string out_;
-  bool first_ = true;
+  std::vector<std::string> cells_;
+  bool in_row_ = false;
 };
 
 // "key=value; ...": a finding's evidence values in one cell.
@@ -88,36 +107,27 @@ std::string EvidenceCell(const std::vector<std::pair<std::string, double>>& evid
 }
 
 std::string StepsCsv(const analysis::JobAnalysis& job) {
-  Table t({"rank", "step", "selected", "kernels", "compute_kernels", "communication_kernels",
-           "span_us", "kernel_time_us", "budget_source", "computation_us", "communication_us",
-           "exposed_communication_us", "free_us"});
+  CsvTable<kStepsCsvFile> t;
   for (const analysis::RankAnalysis& rank : job.ranks) {
     for (const analysis::StepDistribution& d : rank.steps) {
-      t.Row().Int(rank.header.rank);
-      if (d.step == model::kNoStep)
-        t.Empty();
-      else
-        t.Int(d.step);
-      t.Int(d.step == rank.selected_step ? 1 : 0)
-          .Int(d.kernels.count)
-          .Int(d.kernels.compute_count)
-          .Int(d.kernels.communication_count);
+      t.Row()
+          .Int<"rank">(rank.header.rank)
+          .Step<"step">(d.step)
+          .Int<"selected">(d.step == rank.selected_step ? 1 : 0)
+          .Int<"kernels">(d.kernels.count)
+          .Int<"compute_kernels">(d.kernels.compute_count)
+          .Int<"communication_kernels">(d.kernels.communication_count);
       // The busy span is a time on the device timeline: unknown without
       // kernels or when the timeline is set aside.
-      if (d.kernels.count > 0 && d.timeline_set_aside.empty())
-        t.Us(d.kernels.span_ns);
-      else
-        t.Empty();
-      t.Us(d.kernels.total_time_ns);
+      if (d.kernels.count > 0 && d.timeline_set_aside.empty()) t.Us<"span_us">(d.kernels.span_ns);
+      t.Us<"kernel_time_us">(d.kernels.total_time_ns);
       if (d.breakdown) {
         const analysis::TimeBudget& b = d.breakdown->budget;
-        t.Text(d.breakdown->source)
-            .Us(b.computation_ns)
-            .Us(b.communication_ns)
-            .Us(b.exposed_communication_ns)
-            .Us(b.idle_ns);
-      } else {
-        t.Empty().Empty().Empty().Empty().Empty();
+        t.Text<"budget_source">(d.breakdown->source)
+            .Us<"computation_us">(b.computation_ns)
+            .Us<"communication_us">(b.communication_ns)
+            .Us<"exposed_communication_us">(b.exposed_communication_ns)
+            .Us<"free_us">(b.idle_ns);
       }
     }
   }
@@ -126,104 +136,94 @@ std::string StepsCsv(const analysis::JobAnalysis& job) {
 
 std::string StepsSummaryCsv(const analysis::JobAnalysis& job) {
   const report::StepsTable table = report::BuildStepsTable(job);
-  Table t({"step", "selected", "ranks", "mean_span_us", "min_span_us", "max_span_us",
-           "slowest_rank", "mean_kernels", "mean_kernel_time_us", "budget_ranks",
-           "mean_computation_us", "mean_exposed_communication_us", "mean_free_us"});
+  CsvTable<kStepsSummaryCsvFile> t;
   for (const report::StepTableRow& r : table.rows) {
     t.Row()
-        .Int(r.step)
-        .Int(r.selected ? 1 : 0)
-        .Int(r.ranks)
-        .UsOf(r.mean_span_ns)
-        .Us(r.min_span_ns)
-        .Us(r.max_span_ns)
-        .Int(r.slowest_rank)
-        .Real(r.mean_kernels)
-        .UsOf(r.mean_kernel_time_ns)
-        .Int(r.budget_ranks);
-    if (r.budget_ranks > 0)
-      t.UsOf(r.mean_computation_ns).UsOf(r.mean_exposed_communication_ns).UsOf(r.mean_free_ns);
-    else
-      t.Empty().Empty().Empty();
+        .Int<"step">(r.step)
+        .Int<"selected">(r.selected ? 1 : 0)
+        .Int<"ranks">(r.ranks)
+        .UsOf<"mean_span_us">(r.mean_span_ns)
+        .Us<"min_span_us">(r.min_span_ns)
+        .Us<"max_span_us">(r.max_span_ns)
+        .Int<"slowest_rank">(r.slowest_rank)
+        .Real<"mean_kernels">(r.mean_kernels)
+        .UsOf<"mean_kernel_time_us">(r.mean_kernel_time_ns)
+        .Int<"budget_ranks">(r.budget_ranks);
+    if (r.budget_ranks > 0) {
+      t.UsOf<"mean_computation_us">(r.mean_computation_ns)
+          .UsOf<"mean_exposed_communication_us">(r.mean_exposed_communication_ns)
+          .UsOf<"mean_free_us">(r.mean_free_ns);
+    }
   }
   return t.Done();
 }
 
 std::string FamiliesCsv(const analysis::JobAnalysis& job) {
-  Table t({"rank", "step", "family", "count", "total_us", "share_count", "share_time"});
+  CsvTable<kFamiliesCsvFile> t;
   for (const analysis::RankAnalysis& rank : job.ranks) {
     const analysis::StepDistribution* d = rank.selected();
     if (!d) continue;
     for (const analysis::FamilyStat& f : d->families) {
-      t.Row().Int(rank.header.rank);
-      if (d->step == model::kNoStep)
-        t.Empty();
-      else
-        t.Int(d->step);
-      t.Text(f.name).Int(f.count).Us(f.total_ns).Real(f.share_count).Real(f.share_time);
+      t.Row()
+          .Int<"rank">(rank.header.rank)
+          .Step<"step">(d->step)
+          .Text<"family">(f.name)
+          .Int<"count">(f.count)
+          .Us<"total_us">(f.total_ns)
+          .Real<"share_count">(f.share_count)
+          .Real<"share_time">(f.share_time);
     }
   }
   return t.Done();
 }
 
 std::string OperatorsCsv(const analysis::JobAnalysis& job) {
-  Table t({"rank", "step", "op_type", "family", "count", "total_us", "mean_us", "max_us",
-           "share_time", "type_derived"});
+  CsvTable<kOperatorsCsvFile> t;
   for (const analysis::RankAnalysis& rank : job.ranks) {
     const analysis::StepDistribution* d = rank.selected();
     if (!d) continue;
     for (const analysis::OperatorStat& op : d->top_operators) {
-      t.Row().Int(rank.header.rank);
-      if (d->step == model::kNoStep)
-        t.Empty();
-      else
-        t.Int(d->step);
-      t.Text(op.op_type).Text(op.family).Int(op.count).Us(op.total_ns);
+      t.Row()
+          .Int<"rank">(rank.header.rank)
+          .Step<"step">(d->step)
+          .Text<"op_type">(op.op_type)
+          .Text<"family">(op.family)
+          .Int<"count">(op.count)
+          .Us<"total_us">(op.total_ns);
       if (op.count > 0)
-        t.UsOf(static_cast<double>(op.total_ns) / static_cast<double>(op.count));
-      else
-        t.Empty();
-      t.Us(op.max_ns).Real(op.share_time).Int(op.type_derived ? 1 : 0);
+        t.UsOf<"mean_us">(static_cast<double>(op.total_ns) / static_cast<double>(op.count));
+      t.Us<"max_us">(op.max_ns)
+          .Real<"share_time">(op.share_time)
+          .Int<"type_derived">(op.type_derived ? 1 : 0);
     }
   }
   return t.Done();
 }
 
 std::string CollectivesCsv(const analysis::JobAnalysis& job) {
-  Table t({"type", "count", "calls", "total_us", "mean_us", "mean_bytes", "algbw_gbps",
-           "busbw_gbps", "group_size_min", "group_size_max", "group_size_source", "small_count",
-           "small_us"});
+  CsvTable<kCollectivesCsvFile> t;
   for (const analysis::CollectiveTypeStats& c : job.cluster.collectives) {
-    t.Row().Text(c.type).Int(c.count).Int(c.instances).Us(c.total_ns);
+    t.Row()
+        .Text<"type">(c.type)
+        .Int<"count">(c.count)
+        .Int<"calls">(c.instances)
+        .Us<"total_us">(c.total_ns);
     if (c.count > 0)
-      t.UsOf(static_cast<double>(c.total_ns) / static_cast<double>(c.count));
-    else
-      t.Empty();
-    if (c.mean_bytes > 0)
-      t.Real(c.mean_bytes);
-    else
-      t.Empty();
-    if (c.bandwidth_known)
-      t.Real(c.algbw_gbps);
-    else
-      t.Empty();
-    if (c.busbw_known)
-      t.Real(c.busbw_gbps);
-    else
-      t.Empty();
+      t.UsOf<"mean_us">(static_cast<double>(c.total_ns) / static_cast<double>(c.count));
+    if (c.mean_bytes > 0) t.Real<"mean_bytes">(c.mean_bytes);
+    if (c.bandwidth_known) t.Real<"algbw_gbps">(c.algbw_gbps);
+    if (c.busbw_known) t.Real<"busbw_gbps">(c.busbw_gbps);
     if (c.group_size_max > 0)
-      t.Int(c.group_size_min).Int(c.group_size_max);
-    else
-      t.Empty().Empty();
-    t.Text(analysis::GroupSizeSourceName(c.group_size_source));
-    t.Int(c.small_count).Us(c.small_ns);
+      t.Int<"group_size_min">(c.group_size_min).Int<"group_size_max">(c.group_size_max);
+    t.Text<"group_size_source">(analysis::GroupSizeSourceName(c.group_size_source))
+        .Int<"small_count">(c.small_count)
+        .Us<"small_us">(c.small_ns);
   }
   return t.Done();
 }
 
 std::string FindingsCsv(const analysis::JobAnalysis& job) {
-  Table t({"finding", "id", "title", "estimated_gain_pct", "occurrences", "ranks", "evidence",
-           "evidence_values"});
+  CsvTable<kFindingsCsvFile> t;
   for (size_t i = 0; i < job.findings.size(); ++i) {
     const analysis::Finding& f = job.findings[i];
     std::string ranks;
@@ -233,16 +233,15 @@ std::string FindingsCsv(const analysis::JobAnalysis& job) {
       if (!ranks.empty()) ranks += ' ';
       ranks += std::to_string(r);
     }
-    const std::string values = EvidenceCell(f.evidence_values);
     t.Row()
-        .Int(static_cast<int64_t>(i + 1))
-        .Text(f.id)
-        .Text(f.title)
-        .Real(analysis::ExportedGainPct(f))
-        .Int(f.occurrences)
-        .Text(ranks)
-        .Text(f.evidence)
-        .Text(values);
+        .Int<"finding">(static_cast<int64_t>(i + 1))
+        .Text<"id">(f.id)
+        .Text<"title">(f.title)
+        .Real<"estimated_gain_pct">(analysis::ExportedGainPct(f))
+        .Int<"occurrences">(f.occurrences)
+        .Text<"ranks">(ranks)
+        .Text<"evidence">(f.evidence)
+        .Text<"evidence_values">(EvidenceCell(f.evidence_values));
   }
   return t.Done();
 }
@@ -251,32 +250,29 @@ std::string FindingsCsv(const analysis::JobAnalysis& job) {
 // (the SQLite finding_rows view): a job-wide finding's rows carry the
 // job's values, values_of "job".
 std::string FindingRanksCsv(const analysis::JobAnalysis& job) {
-  Table t({"finding", "id", "rank", "step", "values_of", "title", "estimated_gain_pct",
-           "occurrences", "evidence_values"});
+  CsvTable<kFindingRanksCsvFile> t;
   std::map<int32_t, int32_t> selected;
   for (const analysis::RankAnalysis& r : job.ranks) selected[r.header.rank] = r.selected_step;
   for (size_t i = 0; i < job.findings.size(); ++i) {
     const analysis::Finding& f = job.findings[i];
     for (const int32_t rank : f.ranks) {
-      t.Row().Int(static_cast<int64_t>(i + 1)).Text(f.id).Int(rank);
+      t.Row().Int<"finding">(static_cast<int64_t>(i + 1)).Text<"id">(f.id).Int<"rank">(rank);
       const auto step = selected.find(rank);
-      if (step == selected.end() || step->second == model::kNoStep)
-        t.Empty();
-      else
-        t.Int(step->second);
+      if (step != selected.end()) t.Step<"step">(step->second);
       const auto own =
           std::find_if(f.per_rank.begin(), f.per_rank.end(),
                        [&](const analysis::RankEvidence& e) { return e.rank == rank; });
       if (own == f.per_rank.end()) {
-        t.Text("job").Text(f.title).Real(analysis::ExportedGainPct(f)).Int(f.occurrences);
-        t.Text(EvidenceCell(f.evidence_values));
+        t.Text<"values_of">("job")
+            .Text<"title">(f.title)
+            .Real<"estimated_gain_pct">(analysis::ExportedGainPct(f))
+            .Int<"occurrences">(f.occurrences)
+            .Text<"evidence_values">(EvidenceCell(f.evidence_values));
       } else {
-        t.Text("rank").Text(own->title);
-        if (own->gain_withheld)
-          t.Empty();
-        else
-          t.Real(own->estimated_gain_pct);
-        t.Int(own->occurrences).Text(EvidenceCell(own->evidence_values));
+        t.Text<"values_of">("rank").Text<"title">(own->title);
+        if (!own->gain_withheld) t.Real<"estimated_gain_pct">(own->estimated_gain_pct);
+        t.Int<"occurrences">(own->occurrences)
+            .Text<"evidence_values">(EvidenceCell(own->evidence_values));
       }
     }
   }
@@ -284,22 +280,19 @@ std::string FindingRanksCsv(const analysis::JobAnalysis& job) {
 }
 
 std::string BudgetsCsv(const analysis::JobAnalysis& job) {
-  Table t({"rank", "step", "span_us", "compute_us", "communication_us", "exposed_communication_us",
-           "other_us", "free_us", "step_start_idle_us"});
+  CsvTable<kBudgetsCsvFile> t;
   for (const analysis::RankAnalysis& rank : job.ranks) {
     const analysis::StepTimeline& tl = rank.timeline;
-    t.Row().Int(rank.header.rank);
-    if (rank.selected_step == model::kNoStep)
-      t.Empty();
-    else
-      t.Int(rank.selected_step);
-    t.Us(tl.span_ns)
-        .Us(tl.compute_ns)
-        .Us(tl.comm_ns)
-        .Us(tl.comm_not_overlapped_ns)
-        .Us(tl.other_ns)
-        .Us(tl.free_ns)
-        .Us(tl.step_start_idle_ns);
+    t.Row()
+        .Int<"rank">(rank.header.rank)
+        .Step<"step">(rank.selected_step)
+        .Us<"span_us">(tl.span_ns)
+        .Us<"compute_us">(tl.compute_ns)
+        .Us<"communication_us">(tl.comm_ns)
+        .Us<"exposed_communication_us">(tl.comm_not_overlapped_ns)
+        .Us<"other_us">(tl.other_ns)
+        .Us<"free_us">(tl.free_ns)
+        .Us<"step_start_idle_us">(tl.step_start_idle_ns);
   }
   return t.Done();
 }
@@ -324,10 +317,15 @@ std::set<std::string> ManifestOf(const std::string& dir) {
   return files;
 }
 
+std::string FileName(const Record& file) { return fmt::format("{}.csv", file.name); }
+
+// Every file --csv writes besides the manifest, in kCsvFiles' order.
 const std::vector<std::string>& TableNames() {
-  static const std::vector<std::string> kNames = {
-      "steps.csv",       "steps_summary.csv", "families.csv",      "operators.csv",
-      "collectives.csv", "findings.csv",      "finding_ranks.csv", "budgets.csv"};
+  static const std::vector<std::string> kNames = [] {
+    std::vector<std::string> names;
+    for (const Record& file : kCsvFiles) names.push_back(FileName(file));
+    return names;
+  }();
   return kNames;
 }
 
@@ -354,14 +352,14 @@ void AppendCsvField(std::string* out, std::string_view field) {
 }
 
 std::vector<std::pair<std::string, std::string>> RenderCsvTables(const analysis::JobAnalysis& job) {
-  return {{"steps.csv", StepsCsv(job)},
-          {"steps_summary.csv", StepsSummaryCsv(job)},
-          {"families.csv", FamiliesCsv(job)},
-          {"operators.csv", OperatorsCsv(job)},
-          {"collectives.csv", CollectivesCsv(job)},
-          {"findings.csv", FindingsCsv(job)},
-          {"finding_ranks.csv", FindingRanksCsv(job)},
-          {"budgets.csv", BudgetsCsv(job)}};
+  return {{FileName(kStepsCsvFile), StepsCsv(job)},
+          {FileName(kStepsSummaryCsvFile), StepsSummaryCsv(job)},
+          {FileName(kFamiliesCsvFile), FamiliesCsv(job)},
+          {FileName(kOperatorsCsvFile), OperatorsCsv(job)},
+          {FileName(kCollectivesCsvFile), CollectivesCsv(job)},
+          {FileName(kFindingsCsvFile), FindingsCsv(job)},
+          {FileName(kFindingRanksCsvFile), FindingRanksCsv(job)},
+          {FileName(kBudgetsCsvFile), BudgetsCsv(job)}};
 }
 
 Status CheckCsvDir(const std::string& dir, const std::vector<std::string>& inputs) {

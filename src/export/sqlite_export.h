@@ -1,15 +1,16 @@
 // The SQLite export (`analyze --sqlite FILE`): every device event of every
 // captured step, host ops, per-step budgets, collectives, motifs and their
 // instances, findings, per-rank budgets and memory peaks as tables with
-// indexes (columns in docs/exports.md). Written into a temporary file next
-// to FILE in one transaction with prepared statements, renamed over FILE
-// when complete; ranks are added as they are analysed (AddRank, thread-safe,
-// while the profile is alive), the job's tables at Finish.
+// indexes (columns declared in export/records.h, listed in docs/exports.md). Written into a
+// temporary file next to FILE in one transaction with prepared statements, renamed over FILE when
+// complete; ranks are added as they are analysed (AddRank, thread-safe, while the profile is
+// alive), the job's tables at Finish.
 #pragma once
 
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -17,10 +18,9 @@
 #include "analysis/common/family_rules.h"
 #include "analysis/job/rank_analysis.h"
 #include "core/atomic_write.h"
+#include "core/sqlite_db.h"
 #include "export/rank_tracks.h"
 #include "model/rank_profile.h"
-
-struct sqlite3;
 
 namespace trainscope::exports {
 
@@ -47,12 +47,9 @@ class SqliteExport {
  private:
   SqliteExport(std::string path, AtomicFileWriter writer)
       : path_(std::move(path)), writer_(std::move(writer)) {}
-  Status Exec(const char* sql);
-  Status Error(const char* what) const;
-
   std::string path_;
   AtomicFileWriter writer_;
-  sqlite3* db_ = nullptr;
+  std::optional<SqliteDb> db_;
   std::mutex mutex_;
   // Rows per table so far, and each input's rowid range per table: the rows
   // of ranks outside the analysed run are removed at Finish.

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "core/sqlite_db.h"
 #include "formats/ascend_db/ascend_db_reader.h"
-#include "formats/ascend_db/sqlite_db.h"
 #include "hostile/hostile_util.h"
 #include "test_paths.h"
 
@@ -80,10 +80,10 @@ TEST(HostileDbSchema, AStringIdsViewOfHugeBlobsIsNeverRead) {
 TEST(HostileDbSchema, AQueryPastItsDeadlineIsStopped) {
   const fs::path rank = MakeDbRank("db-deadline", {kStringIds});
   const fs::path path = rank / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_0.db";
-  Result<formats::SqliteDb> db = formats::SqliteDb::OpenReadOnly(path.string());
+  Result<SqliteDb> db = SqliteDb::OpenReadOnly(path.string());
   ASSERT_TRUE(db.ok()) << db.status().message();
   db->set_query_deadline(std::chrono::milliseconds(200));
-  Result<formats::SqliteStatement> stmt = db->Prepare(
+  Result<SqliteStatement> stmt = db->Prepare(
       "WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM r) SELECT count(*) FROM r",
       "endless");
   ASSERT_TRUE(stmt.ok()) << stmt.status().message();
@@ -96,7 +96,7 @@ TEST(HostileDbSchema, AQueryPastItsDeadlineIsStopped) {
       << row.status().message();
   // SQLite's heap is capped for the process once a database is opened.
   EXPECT_GT(sqlite3_hard_heap_limit64(-1), 0);
-  EXPECT_LE(sqlite3_hard_heap_limit64(-1), formats::SqliteDb::kHeapLimitBytes);
+  EXPECT_LE(sqlite3_hard_heap_limit64(-1), SqliteDb::kHeapLimitBytes);
 }
 
 TEST(HostileDbSchema, OverlappingStepRangesGiveTheFirstRangeByStart) {

@@ -17,8 +17,8 @@
 
 #include "core/bus_fault.h"
 #include "core/mapped_file.h"
+#include "core/sqlite_db.h"
 #include "formats/ascend/csv_common.h"
-#include "formats/ascend_db/sqlite_db.h"
 #include "test_paths.h"
 
 namespace trainscope::testing {
@@ -125,9 +125,9 @@ TEST(HostileLoadShrink, SqliteDatabaseTruncatedMidQueryFailsThatQuery) {
   }
   ASSERT_GT(fs::file_size(path), kBig);
   const BusFaultScope guard;
-  Result<formats::SqliteDb> db = formats::SqliteDb::OpenReadOnly(path.string());
+  Result<SqliteDb> db = SqliteDb::OpenReadOnly(path.string());
   ASSERT_TRUE(db.ok()) << db.status().message();
-  Result<formats::SqliteStatement> stmt = db->Prepare("SELECT value FROM STRING_IDS", "STRING_IDS");
+  Result<SqliteStatement> stmt = db->Prepare("SELECT value FROM STRING_IDS", "STRING_IDS");
   ASSERT_TRUE(stmt.ok()) << stmt.status().message();
   size_t rows = 0;
   Status status = Status::Ok();

@@ -1,7 +1,8 @@
-// A read-only SQLite database: the one place trainscope calls the SQLite C
-// API (the Ascend .db export).
+// An SQLite database: the one place trainscope calls the SQLite C API, for
+// the Ascend .db export it reads (formats/ascend_db) and the database
+// `analyze --sqlite` writes (export/sqlite_export).
 //
-// Opened with SQLITE_OPEN_READONLY | SQLITE_OPEN_URI as
+// Reading (OpenReadOnly): opened with SQLITE_OPEN_READONLY | SQLITE_OPEN_URI as
 // "file:<path>?mode=ro&immutable=1": never written, no lock taken, no -wal
 // or -shm file created, nothing in an existing -wal read (the caller warns
 // when one is not empty). SQLITE_OPEN_NOMUTEX: a connection belongs to the
@@ -19,6 +20,10 @@
 // SQLite reads the file through a memory map: a reader holds a
 // BusFaultScope (core/bus_fault.h) while it uses a database, and a step
 // during which the file shrank fails ("the file shrank while it was read").
+//
+// Writing (OpenForWriting): a file trainscope creates (the caller's
+// temporary file), read-write, without the deadline: an export's statements
+// run as long as its rows take. Errors are I/O errors naming the file.
 #pragma once
 
 #include <chrono>
@@ -35,7 +40,7 @@
 struct sqlite3;
 struct sqlite3_stmt;
 
-namespace trainscope::formats {
+namespace trainscope {
 
 class SqliteStatement;
 
@@ -46,6 +51,11 @@ class SqliteDb {
 
   // Fails (kInvalidInput) when the file is not a database SQLite can open.
   static Result<SqliteDb> OpenReadOnly(const std::string& path);
+  // Opens (creating when absent) the database |file| to write. Errors name
+  // |shown_as| (the destination a temporary file stands for) and end with
+  // |hint| ("hint: nothing was written to FILE").
+  static Result<SqliteDb> OpenForWriting(const std::string& file, std::string shown_as,
+                                         std::string hint);
 
   SqliteDb(SqliteDb&& other) noexcept;
   SqliteDb& operator=(SqliteDb&& other) noexcept;
@@ -60,6 +70,11 @@ class SqliteDb {
   Result<std::set<std::string>> Columns(std::string_view table) const;
   // |what| names the query in errors ("TASK").
   Result<SqliteStatement> Prepare(const std::string& sql, std::string_view what) const;
+  // Runs |sql|, one or more statements that return no rows.
+  Status Exec(const std::string& sql, std::string_view what) const;
+  // Closes the connection (after its statements are gone); an error when
+  // SQLite cannot, e.g. an unfinished statement.
+  Status Close();
   // The time a statement may run from its first step (tests shorten it).
   void set_query_deadline(std::chrono::milliseconds deadline) { deadline_->limit = deadline; }
 
@@ -69,9 +84,12 @@ class SqliteDb {
     std::chrono::milliseconds limit = kQueryDeadline;
     std::chrono::steady_clock::time_point end = std::chrono::steady_clock::time_point::max();
   };
-  SqliteDb(std::string path, sqlite3* db);
+  SqliteDb(std::string path, sqlite3* db, bool writable, std::string hint);
+  Status Error(std::string_view what, int rc) const;
   std::string path_;
   sqlite3* db_ = nullptr;
+  bool writable_ = false;
+  std::string hint_;
   std::unique_ptr<Deadline> deadline_;
   friend class SqliteStatement;
 };
@@ -90,6 +108,14 @@ class SqliteStatement {
   Result<bool> Step();
   // Rewinds the statement and binds |value| to its first parameter.
   Status Rebind(int64_t value);
+
+  // Writing: binds a value to a 1-based parameter (a parameter left unbound
+  // is NULL), then Run inserts the row and clears the bindings.
+  void BindInt64(int parameter, int64_t value);
+  void BindDouble(int parameter, double value);
+  void BindText(int parameter, std::string_view text);  // copied by SQLite
+  void BindNull(int parameter);
+  Status Run();
 
   bool IsNull(int column) const;
   // An integer cell: INTEGER as is, TEXT holding a decimal integer parsed;
@@ -117,4 +143,4 @@ class SqliteStatement {
 // ('?', '#', '%') percent-encoded.
 std::string ReadOnlyUri(const std::string& path);
 
-}  // namespace trainscope::formats
+}  // namespace trainscope

@@ -1,4 +1,4 @@
-#include "formats/ascend_db/sqlite_db.h"
+#include "core/sqlite_db.h"
 
 #include <fmt/format.h>
 #include <sqlite3.h>
@@ -10,15 +10,21 @@
 #include "core/bus_fault.h"
 #include "core/numbers.h"
 
-namespace trainscope::formats {
+namespace trainscope {
 namespace {
 
-constexpr std::string_view kHint =
+constexpr std::string_view kReadHint =
     "hint: the .db export must be a complete SQLite database written by torch_npu "
     "(export_type=db); a copy still being written or cut short cannot be read";
 
-Status SqliteError(const std::string& path, std::string_view what, sqlite3* db, int rc) {
+Status SqliteError(const std::string& path, std::string_view what, sqlite3* db, int rc,
+                   bool writable, std::string_view hint) {
   const std::string prefix = what.empty() ? std::string() : fmt::format("{}: ", what);
+  const char* message = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+  if (writable) {
+    return IoError(fmt::format("{}: {}SQLite error {} ({})\n{}", path, prefix, rc,
+                               message != nullptr ? message : "unknown", hint));
+  }
   if ((rc & 0xff) == SQLITE_INTERRUPT) {
     return InvalidInput(fmt::format(
         "{}: {}query stopped at its deadline ({} s)\nhint: the table is larger or its schema "
@@ -31,9 +37,8 @@ Status SqliteError(const std::string& path, std::string_view what, sqlite3* db, 
         "larger than a torch_npu export writes; the database may be hostile or another program's",
         path, prefix, SqliteDb::kHeapLimitBytes >> 20));
   }
-  const char* message = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
   return InvalidInput(fmt::format("{}: {}SQLite error {} ({})\n{}", path, prefix, rc,
-                                  message != nullptr ? message : "unknown", kHint));
+                                  message != nullptr ? message : "unknown", hint));
 }
 
 Status ShrankError(const std::string& path, std::string_view what) {
@@ -82,9 +87,17 @@ std::string ReadOnlyUri(const std::string& path) {
   return uri;
 }
 
-SqliteDb::SqliteDb(std::string path, sqlite3* db)
-    : path_(std::move(path)), db_(db), deadline_(std::make_unique<Deadline>()) {
-  sqlite3_progress_handler(db_, kProgressInterval, PastDeadline, &deadline_->end);
+SqliteDb::SqliteDb(std::string path, sqlite3* db, bool writable, std::string hint)
+    : path_(std::move(path)),
+      db_(db),
+      writable_(writable),
+      hint_(std::move(hint)),
+      deadline_(std::make_unique<Deadline>()) {
+  if (!writable_) sqlite3_progress_handler(db_, kProgressInterval, PastDeadline, &deadline_->end);
+}
+
+Status SqliteDb::Error(std::string_view what, int rc) const {
+  return SqliteError(path_, what, db_, rc, writable_, hint_);
 }
 
 Result<SqliteDb> SqliteDb::OpenReadOnly(const std::string& path) {
@@ -94,11 +107,11 @@ Result<SqliteDb> SqliteDb::OpenReadOnly(const std::string& path) {
       sqlite3_open_v2(ReadOnlyUri(path).c_str(), &db,
                       SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX, nullptr);
   if (rc != SQLITE_OK) {
-    Status status = SqliteError(path, "open", db, rc);
+    Status status = SqliteError(path, "open", db, rc, false, kReadHint);
     sqlite3_close(db);
     return status;
   }
-  SqliteDb result(path, db);
+  SqliteDb result(path, db, false, std::string(kReadHint));
   // Reads through a memory map (as the CSV readers' MappedFile) instead of
   // a read() per page; SQLite caps it at its compile-time maximum.
   TS_ASSIGN_OR_RETURN(SqliteStatement mmap,
@@ -112,9 +125,37 @@ Result<SqliteDb> SqliteDb::OpenReadOnly(const std::string& path) {
   return result;
 }
 
+Result<SqliteDb> SqliteDb::OpenForWriting(const std::string& file, std::string shown_as,
+                                          std::string hint) {
+  sqlite3* db = nullptr;
+  const int rc = sqlite3_open_v2(
+      file.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+  if (rc != SQLITE_OK) {
+    Status status = SqliteError(shown_as, "open", db, rc, true, hint);
+    sqlite3_close(db);
+    return status;
+  }
+  return SqliteDb(std::move(shown_as), db, true, std::move(hint));
+}
+
+Status SqliteDb::Exec(const std::string& sql, std::string_view what) const {
+  const int rc = sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, nullptr);
+  if (rc != SQLITE_OK) return Error(what, rc);
+  return Status::Ok();
+}
+
+Status SqliteDb::Close() {
+  const int rc = sqlite3_close(db_);
+  if (rc != SQLITE_OK) return Error("close", rc);
+  db_ = nullptr;
+  return Status::Ok();
+}
+
 SqliteDb::SqliteDb(SqliteDb&& other) noexcept
     : path_(std::move(other.path_)),
       db_(std::exchange(other.db_, nullptr)),
+      writable_(other.writable_),
+      hint_(std::move(other.hint_)),
       deadline_(std::move(other.deadline_)) {}
 
 SqliteDb& SqliteDb::operator=(SqliteDb&& other) noexcept {
@@ -122,6 +163,8 @@ SqliteDb& SqliteDb::operator=(SqliteDb&& other) noexcept {
     sqlite3_close(db_);
     path_ = std::move(other.path_);
     db_ = std::exchange(other.db_, nullptr);
+    writable_ = other.writable_;
+    hint_ = std::move(other.hint_);
     deadline_ = std::move(other.deadline_);
   }
   return *this;
@@ -155,7 +198,7 @@ Result<SqliteStatement> SqliteDb::Prepare(const std::string& sql, std::string_vi
   const int rc = sqlite3_prepare_v2(db_, sql.c_str(), static_cast<int>(sql.size()), &stmt, nullptr);
   if (rc != SQLITE_OK) {
     sqlite3_finalize(stmt);
-    return SqliteError(path_, what, db_, rc);
+    return Error(what, rc);
   }
   return SqliteStatement(this, stmt, std::string(what));
 }
@@ -191,14 +234,36 @@ Result<bool> SqliteStatement::Step() {
   if (BusFaultScope::FaultedInThisThread()) return ShrankError(db_->path(), what_);
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
-  return SqliteError(db_->path(), what_, sqlite3_db_handle(stmt_), rc);
+  return db_->Error(what_, rc);
 }
 
 Status SqliteStatement::Rebind(int64_t value) {
   sqlite3_reset(stmt_);
   const int rc = sqlite3_bind_int64(stmt_, 1, value);
-  if (rc != SQLITE_OK) return SqliteError(db_->path(), what_, sqlite3_db_handle(stmt_), rc);
+  if (rc != SQLITE_OK) return db_->Error(what_, rc);
   return Status::Ok();
+}
+
+void SqliteStatement::BindInt64(int parameter, int64_t value) {
+  sqlite3_bind_int64(stmt_, parameter, value);
+}
+
+void SqliteStatement::BindDouble(int parameter, double value) {
+  sqlite3_bind_double(stmt_, parameter, value);
+}
+
+void SqliteStatement::BindText(int parameter, std::string_view text) {
+  sqlite3_bind_text(stmt_, parameter, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+}
+
+void SqliteStatement::BindNull(int parameter) { sqlite3_bind_null(stmt_, parameter); }
+
+Status SqliteStatement::Run() {
+  const int rc = sqlite3_step(stmt_);
+  Status status = rc == SQLITE_DONE ? Status::Ok() : db_->Error(what_, rc);
+  sqlite3_reset(stmt_);
+  sqlite3_clear_bindings(stmt_);
+  return status;
 }
 
 bool SqliteStatement::IsNull(int column) const {
@@ -239,4 +304,4 @@ std::string_view SqliteStatement::Text(int column) const {
           static_cast<size_t>(sqlite3_column_bytes(stmt_, column))};
 }
 
-}  // namespace trainscope::formats
+}  // namespace trainscope
