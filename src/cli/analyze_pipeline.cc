@@ -26,6 +26,7 @@
 #include "cli/stdout_writer.h"
 #include "core/parallel.h"
 #include "core/progress.h"
+#include "core/rank_ranges.h"
 #include "core/read_file.h"
 #include "core/safe_text.h"
 #include "export/csv_export.h"
@@ -87,8 +88,7 @@ Status CheckFocusRank(const std::vector<int32_t>& ranks, std::optional<int32_t> 
   return NotFound(fmt::format(
       "--rank {}: rank {} is not in the job (ranks present: {})\nhint: pick one of those with "
       "--rank, or omit --rank to show the lowest rank",
-      *focus_rank, *focus_rank,
-      ranks.empty() ? "none" : fmt::format("{}", fmt::join(ranks, ", "))));
+      *focus_rank, *focus_rank, ranks.empty() ? "none" : CompactRankList(ranks)));
 }
 
 // Wall time per stage for --timings (stderr, so --json - stays clean).
@@ -150,7 +150,7 @@ std::string RunsWarning(const std::vector<analysis::RunSummary>& runs, bool all_
       "trainscope: warning: the inputs are {} runs, not one job; they are not merged:\n",
       runs.size());
   for (const auto& run : runs) {
-    text += fmt::format("  run {} (ranks {}){}\n", run.number, fmt::join(run.ranks, ", "),
+    text += fmt::format("  run {} (ranks {}){}\n", run.number, CompactRankList(run.ranks),
                         run.analysed ? (all_runs ? ": the largest" : ": analysed")
                                      : (all_runs ? ": " : ": not analysed, ") + run.why_apart);
   }
@@ -331,7 +331,8 @@ int RunAnalyze(const AnalyzeArgs& args) {
   }
   Result<AnalysedInputs> streamed =
       mpi ? AnalyseInputsMpi(*mpi, args.paths, threads, *rules, options)
-          : AnalyseInputs(args.paths, threads, *rules, options, {}, job_export ? &sink : nullptr);
+          : AnalyseInputs(args.paths, threads, *rules, options, {}, job_export ? &sink : nullptr,
+                          &progress);
   // The other processes have sent their ranks: process 0 reports, errors too.
   if (!root) return kExitSuccess;
   if (!streamed.ok()) {
@@ -369,7 +370,7 @@ int RunAnalyze(const AnalyzeArgs& args) {
       const analysis::RunSummary& run = summaries[r];
       WriteStdout(TerminalSafe(
           fmt::format("{}Run {} of {}: ranks {} from {}\n\n", r > 0 ? "\n" : "", run.number, count,
-                      fmt::join(run.ranks, ", "), fmt::join(run.sources, ", ")),
+                      CompactRankList(run.ranks), fmt::join(run.sources, ", ")),
           /*keep_newlines=*/true));
     } else {
       report.runs = summaries;

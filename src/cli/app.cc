@@ -7,11 +7,37 @@
 #include "cli/commands.h"
 #include "cli/option_checks.h"
 #include "cli/stdout_writer.h"
+#include "cli/suggest.h"
 #include "core/safe_text.h"
 
 namespace trainscope::cli {
 
 namespace {
+
+// What the user may have meant by the first argument CLI11 did not expect:
+// a flag of the command they chose, or a command when none was chosen.
+std::string DidYouMean(const CLI::App& app, const CLI::App* chosen,
+                       const std::vector<std::string>& unknown) {
+  if (unknown.empty()) return "";
+  std::string typed = unknown.front();
+  std::vector<std::string> candidates;
+  if (typed.starts_with("-")) {
+    typed = typed.substr(0, typed.find('='));
+    const CLI::App& owner = chosen != nullptr ? *chosen : app;
+    for (const CLI::Option* option : owner.get_options()) {
+      for (const std::string& name : option->get_lnames()) candidates.push_back("--" + name);
+    }
+  } else if (chosen == nullptr) {
+    for (const CLI::App* sub : app.get_subcommands({})) {
+      candidates.push_back(sub->get_name());
+      for (const std::string& alias : sub->get_aliases()) candidates.push_back(alias);
+    }
+  }
+  const std::optional<std::string> nearest = NearestWord(typed, candidates);
+  if (!nearest || *nearest == typed) return "";
+  return fmt::format("hint: did you mean '{}'? ({} --help lists them all)\n", *nearest,
+                     chosen != nullptr ? "trainscope " + chosen->get_name() : "trainscope");
+}
 
 int RunCommand(const std::vector<std::string>& args) {
   CLI::App app{
@@ -31,6 +57,7 @@ int RunCommand(const std::vector<std::string>& args) {
   };
   add("analyze", "Analyse profiles: job dirs, *_ascend_pt rank dirs or ASCEND_PROFILER_OUTPUT dirs",
       &RegisterAnalyze);
+  commands.back().sub->alias("analyse");
   add("compare",
       "Compare two runs (before / after a change) with the same yardstick: deltas, operators and "
       "findings gone or new, predicted vs measured gain",
@@ -51,6 +78,18 @@ int RunCommand(const std::vector<std::string>& args) {
 
   AddCommonChecks(app);
 
+  // Bare `trainscope`: the help, not "A subcommand is required".
+  if (args.empty()) {
+    WriteStdout(app.help());
+    return kExitSuccess;
+  }
+  auto chosen_command = [&]() -> const CLI::App* {
+    for (const Entry& command : commands) {
+      if (command.sub->parsed()) return command.sub;
+    }
+    return nullptr;
+  };
+
   // CLI11 wants argv order with the program name first; it parses a reversed
   // vector when given one.
   std::vector<std::string> reversed(args.rbegin(), args.rend());
@@ -61,9 +100,11 @@ int RunCommand(const std::vector<std::string>& args) {
     // would say "paths is required". The unknown argument is the real error.
     const std::vector<std::string> unknown = app.remaining(/*recurse=*/true);
     const int code = unknown.empty() ? app.exit(e) : app.exit(CLI::ExtrasError(unknown));
+    WriteStderr(DidYouMean(app, chosen_command(), unknown));
     return code == 0 ? kExitSuccess : kExitUnusableInput;
   } catch (const CLI::ParseError& e) {
-    int code = app.exit(e);
+    const int code = app.exit(e);
+    if (code != 0) WriteStderr(DidYouMean(app, chosen_command(), app.remaining(/*recurse=*/true)));
     return code == 0 ? kExitSuccess : kExitUnusableInput;
   }
   try {

@@ -60,6 +60,7 @@ CommandRunner RegisterDemo(CLI::App& app) {
     bool fused = false;
     std::string json_out;
     std::string html_out;
+    unsigned threads = 0;
   };
   auto args = std::make_shared<Args>();
   app.add_option("--out,-o", args->out,
@@ -73,6 +74,8 @@ CommandRunner RegisterDemo(CLI::App& app) {
   app.add_option("--json", args->json_out, "Also write the JSON result to FILE ('-' for stdout)");
   app.add_option("--html", args->html_out,
                  "Where to write the HTML report ('-' for stdout; default: <out>/report.html)");
+  app.add_option("--threads", args->threads,
+                 "Worker threads for the analysis (default: all cores)");
   return [args] {
     synth::SynthOptions options;
     options.ranks = args->ranks;
@@ -85,6 +88,7 @@ CommandRunner RegisterDemo(CLI::App& app) {
     AnalyzeArgs analyze;
     analyze.paths = {args->out};
     analyze.json_out = args->json_out;
+    analyze.threads = args->threads;
     analyze.html_out = args->html_out.empty() ? args->out + "/report.html" : args->html_out;
 
     // Everything is checked before the first change on disk: the options,

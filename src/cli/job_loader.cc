@@ -1,9 +1,12 @@
 #include "cli/job_loader.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <mutex>
 
 #include "core/read_file.h"
+#include "core/row_ledger.h"
 #include "formats/load_profiles.h"
 
 namespace trainscope::cli {
@@ -76,26 +79,43 @@ Result<LoadedRules> LoadRuleFiles(const RuleFiles& files) {
 Result<AnalysedInputs> AnalyseInputs(const std::vector<std::string>& paths, unsigned threads,
                                      const LoadedRules& rules,
                                      const analysis::AnalysisOptions& options,
-                                     const formats::ProfileShard& shard, const RankSink* sink) {
+                                     const formats::ProfileShard& shard, const RankSink* sink,
+                                     Progress* progress) {
   // Each rank is loaded, analysed on its own and freed (at most |threads|
   // profiles in memory); the job is combined from the results.
   AnalysedInputs out;
   std::mutex mutex;
-  TS_ASSIGN_OR_RETURN(formats::StreamedProfiles streamed,
-                      formats::ForEachProfile(
-                          paths, threads, rules.activity_rules ? &*rules.activity_rules : nullptr,
-                          [&](size_t index, unsigned rank_threads, model::RankProfile&& profile) {
-                            const model::RankProfile rank_profile = std::move(profile);
-                            const analysis::JobContext context{rules.rules, options, rank_threads};
-                            Result<analysis::RankResult> result =
-                                analysis::AnalyzeRank(rank_profile, context);
-                            if (sink && result.ok()) (*sink)(index, rank_profile, *result);
-                            analysis::RunIdentity identity = analysis::RunIdentityOf(rank_profile);
-                            std::lock_guard<std::mutex> lock(mutex);
-                            out.results.emplace(index, std::move(result));
-                            out.identities.emplace(index, std::move(identity));
-                          },
-                          shard));
+  size_t ranks_done = 0;
+  int64_t rows_read = 0;
+  TS_ASSIGN_OR_RETURN(
+      formats::StreamedProfiles streamed,
+      formats::ForEachProfile(
+          paths, threads, rules.activity_rules ? &*rules.activity_rules : nullptr,
+          [&](size_t index, unsigned rank_threads, model::RankProfile&& profile) {
+            const model::RankProfile rank_profile = std::move(profile);
+            const analysis::JobContext context{rules.rules, options, rank_threads};
+            Result<analysis::RankResult> result = analysis::AnalyzeRank(rank_profile, context);
+            if (sink && result.ok()) (*sink)(index, rank_profile, *result);
+            analysis::RunIdentity identity = analysis::RunIdentityOf(rank_profile);
+            int64_t rank_rows = 0;
+            for (const RowLedger& ledger : rank_profile.ledgers) {
+              rank_rows += ledger.rows_read();
+            }
+            std::lock_guard<std::mutex> lock(mutex);
+            ++ranks_done;
+            rows_read += rank_rows;
+            if (progress != nullptr) {
+              progress->Update(fmt::format(
+                  "trainscope: {} rank(s) analysed, the last rank {} ({}); {} rows "
+                  "read...",
+                  ranks_done,
+                  rank_profile.rank >= 0 ? std::to_string(rank_profile.rank) : std::string("n/a"),
+                  rank_profile.source_dir, rows_read));
+            }
+            out.results.emplace(index, std::move(result));
+            out.identities.emplace(index, std::move(identity));
+          },
+          shard));
   out.loaded = streamed.loaded;
   out.failed = std::move(streamed.failed);
   out.skipped = std::move(streamed.skipped);

@@ -17,6 +17,7 @@
 #include "analysis/job/rank_analysis.h"
 #include "analysis/job/run_grouping.h"
 #include "analysis/motifs/fingerprint_library.h"
+#include "core/progress.h"
 #include "core/status.h"
 #include "formats/load_profiles.h"
 #include "model/input_issue.h"
@@ -59,14 +60,15 @@ struct AnalysedInputs {
 using RankSink = std::function<void(size_t index, const model::RankProfile& profile,
                                     const analysis::RankResult& result)>;
 
-// Fails only when no rank loads or none has usable data.
+// Fails only when no rank loads or none has usable data. A |progress| line
+// names each rank as it is done, with the rows read so far.
 // With a |shard| of count > 1 (the MPI mode): only its block of ranks, and
 // no job-wide error (formats::ForEachProfile).
 Result<AnalysedInputs> AnalyseInputs(const std::vector<std::string>& paths, unsigned threads,
                                      const LoadedRules& rules,
                                      const analysis::AnalysisOptions& options,
                                      const formats::ProfileShard& shard = {},
-                                     const RankSink* sink = nullptr);
+                                     const RankSink* sink = nullptr, Progress* progress = nullptr);
 
 // The results of one run, sorted by rank (discovery order among equal
 // ranks); the first failed rank's error when any failed.

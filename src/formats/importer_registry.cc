@@ -4,6 +4,7 @@
 
 #include "formats/ascend/ascend_importer.h"
 #include "formats/ascend_db/ascend_db_importer.h"
+#include "formats/foreign_profile.h"
 #include "formats/trace/kineto_importer.h"
 
 namespace trainscope::formats {
@@ -41,7 +42,13 @@ Guess GuessImporter(const std::string& path, InputShape shape, bool named) {
       guess.reason += sniff.reason;
     }
   }
-  if (guess.importer != nullptr) guess.reason.clear();
+  if (guess.importer != nullptr) {
+    guess.reason.clear();
+  } else if (shape == InputShape::kFile) {
+    // Another profiler's file: what it is beats what the JSON sniff saw.
+    std::string foreign = ForeignProfileReason(path);
+    if (!foreign.empty()) guess.reason = std::move(foreign);
+  }
   return guess;
 }
 

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "core/rank_ranges.h"
 #include "report/cluster_charts.h"
 #include "report/html_sections.h"
 #include "report/svg.h"
@@ -12,9 +13,7 @@
 namespace trainscope::report {
 namespace {
 
-std::string RankList(const std::vector<int32_t>& ranks) {
-  return ranks.empty() ? std::string("none") : fmt::format("{}", fmt::join(ranks, ", "));
-}
+std::string RankList(const std::vector<int32_t>& ranks) { return CompactRankList(ranks); }
 
 }  // namespace
 

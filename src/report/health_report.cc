@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/rank_ranges.h"
 #include "core/safe_text.h"
 #include "report/json_writer.h"
 #include "report/number_text.h"
@@ -344,16 +345,7 @@ void AppendScaling(const analysis::ScalingTable& t, std::string* out) {
   }
 }
 
-std::string RankList(const std::vector<int64_t>& ranks) {
-  std::string out;
-  // Appended piece by piece: `"," + std::to_string(r)` makes GCC 12 at -O3
-  // warn (-Wrestrict, a false positive in libstdc++'s operator+).
-  for (int64_t r : ranks) {
-    if (!out.empty()) out += ',';
-    out += std::to_string(r);
-  }
-  return out.empty() ? "none" : out;
-}
+std::string RankList(const std::vector<int64_t>& ranks) { return CompactRankList(ranks); }
 
 void AppendFlight(const HealthExtras& x, std::string* out) {
   for (const std::string& p : x.flight_pickles) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "core/rank_ranges.h"
 #include "model/platform.h"
 #include "report/charts.h"
 #include "report/steps_table.h"
@@ -70,7 +71,7 @@ void RenderSummarySection(HtmlWriter& out, const analysis::JobAnalysis& job,
         job.runs.size());
     for (const auto& run : job.runs) {
       out.Format("<li>run {}{}: ranks {} <span class=\"muted\">({})</span>{}</li>\n", run.number,
-                 run.analysed ? " (analysed)" : "", fmt::format("{}", fmt::join(run.ranks, ", ")),
+                 run.analysed ? " (analysed)" : "", CompactRankList(run.ranks),
                  fmt::format("{}", fmt::join(run.sources, ", ")),
                  run.analysed ? std::string() : ": apart because " + run.why_apart);
     }
@@ -113,7 +114,7 @@ void RenderSummarySection(HtmlWriter& out, const analysis::JobAnalysis& job,
         "<p><b>No device activity{}</b>: {}.<br><b>Remedy:</b> {}</p>\n",
         all ? std::string()
             : fmt::format(" on rank{} {}", job.ranks_without_device_activity.size() > 1 ? "s" : "",
-                          fmt::join(job.ranks_without_device_activity, ", ")),
+                          CompactRankList(job.ranks_without_device_activity)),
         analysis::kNoDeviceActivityMessage, analysis::kNoDeviceActivityRemedy);
   }
   if (job.findings.empty()) {
@@ -132,7 +133,7 @@ void RenderSummarySection(HtmlWriter& out, const analysis::JobAnalysis& job,
                  fmt::format("{}", fmt::join(meeting, ", ")));
     }
     for (const auto& [title, ranks] : analysis::RanksWithOtherTitles(finding)) {
-      out.Format("<br><b>Also:</b> ranks {}: {}", fmt::format("{}", fmt::join(ranks, ", ")), title);
+      out.Format("<br><b>Also:</b> ranks {}: {}", CompactRankList(ranks), title);
     }
     out.Format("<br><b>Evidence:</b> {}", finding.evidence);
     if (!finding.root_cause.empty()) out.Format("<br><b>Cause:</b> {}", finding.root_cause);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "core/rank_ranges.h"
 #include "core/safe_text.h"
 #include "report/sections.h"
 #include "report/text_report.h"
@@ -31,8 +32,12 @@ std::string ProjectionText(const analysis::GainProjection& p) {
 
 }  // namespace
 
-std::string RankLabel(const std::vector<int32_t>& ranks) {
-  return fmt::format("[rank{} {}]", ranks.size() > 1 ? "s" : "", fmt::join(ranks, ","));
+std::string RankLabel(const std::vector<int32_t>& ranks, size_t total_ranks) {
+  if (total_ranks > 0 && ranks.size() > 1) {
+    std::string set = CompactRankSet(ranks, total_ranks);
+    if (set.starts_with("all ")) return fmt::format("[{}]", set);  // "all 1,024 ranks but 7"
+  }
+  return fmt::format("[rank{} {}]", ranks.size() > 1 ? "s" : "", CompactRankList(ranks));
 }
 
 void RenderPortraitText(std::string& out, const analysis::JobAnalysis& job,
@@ -47,7 +52,7 @@ void RenderPortraitText(std::string& out, const analysis::JobAnalysis& job,
   if (!job.ranks_without_device_activity.empty()) {
     out += bold(fmt::format("No device activity on rank{} {}",
                             job.ranks_without_device_activity.size() > 1 ? "s" : "",
-                            fmt::join(job.ranks_without_device_activity, ","))) +
+                            CompactRankList(job.ranks_without_device_activity))) +
            ": " + analysis::kNoDeviceActivityMessage + "\n";
     out += fmt::format("  remedy: {}\n\n", analysis::kNoDeviceActivityRemedy);
   }
@@ -71,14 +76,15 @@ void RenderPortraitText(std::string& out, const analysis::JobAnalysis& job,
     // The title is true of these ranks; the others, each under its own.
     const std::vector<int32_t> meeting = analysis::RanksMeetingTitle(finding);
     std::string where;
-    if (!meeting.empty() && meeting.size() < job.ranks.size()) where = " " + RankLabel(meeting);
+    if (!meeting.empty() && meeting.size() < job.ranks.size())
+      where = " " + RankLabel(meeting, job.ranks.size());
     const std::string gain = finding.gain_withheld
                                  ? std::string("  n/a ")
                                  : fmt::format("{:>5.1f}%", finding.estimated_gain_pct);
     out += fmt::format("{:>3}. {}  {}{}  ({})\n", ++index, gain, TerminalSafe(finding.title), where,
                        finding.id);
     for (const auto& [title, ranks] : analysis::RanksWithOtherTitles(finding))
-      paragraph("also:", fmt::format("{}: {}", RankLabel(ranks), title));
+      paragraph("also:", fmt::format("{}: {}", RankLabel(ranks, job.ranks.size()), title));
     paragraph("evidence:", finding.evidence);
     if (finding.gain_withheld) paragraph("gain:", finding.gain_model);
     if (!finding.root_cause.empty()) paragraph("cause:", finding.root_cause);

@@ -16,9 +16,10 @@ struct TextReportOptions;
 void RenderPortraitText(std::string& out, const analysis::JobAnalysis& job,
                         const TextReportOptions& options);
 void WriteFindingsJson(JsonWriter& w, const analysis::JobAnalysis& job);
-// "[rank 1]", "[ranks 2,3]": the ranks a finding's title (or another
-// title of it) is true of.
-std::string RankLabel(const std::vector<int32_t>& ranks);
+// "[rank 1]", "[ranks 2, 3]", "[ranks 0-511]", "[all 1,024 ranks but 7]":
+// the ranks a finding's title (or another title of it) is true of, out of
+// |total_ranks| (0: unknown, never "all").
+std::string RankLabel(const std::vector<int32_t>& ranks, size_t total_ranks = 0);
 
 // motifs (motif_report.cc): periodic chains of the selected step.
 // |width|: the terminal's columns (0: chains kept whole up to the shown count).

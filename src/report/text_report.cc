@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "core/rank_ranges.h"
 #include "core/safe_text.h"
 #include "model/kernel_names.h"
 #include "report/sections.h"
@@ -452,7 +453,7 @@ void RenderInventory(std::string& out, const analysis::JobAnalysis& job, const S
     std::string which =
         ranks.size() == job.ranks.size()
             ? "all ranks"
-            : fmt::format("{} {}", ranks.size() == 1 ? "rank" : "ranks", fmt::join(ranks, ","));
+            : fmt::format("{} {}", ranks.size() == 1 ? "rank" : "ranks", CompactRankList(ranks));
     out += s.Dim(fmt::format("  not read ({}): {}", which, T(line))) + "\n";
   }
 }
@@ -531,7 +532,7 @@ void RenderHealth(std::string& out, const analysis::JobAnalysis& job, const Styl
     std::string which =
         ranks.size() == job.ranks.size()
             ? "all ranks"
-            : fmt::format("{} {}", ranks.size() == 1 ? "rank" : "ranks", fmt::join(ranks, ","));
+            : fmt::format("{} {}", ranks.size() == 1 ? "rank" : "ranks", CompactRankList(ranks));
     out += s.Dim(fmt::format("  not present ({}): {}", which, T(file))) + "\n";
   }
   RenderInventory(out, job, s);
@@ -546,7 +547,7 @@ void RenderRuns(std::string& out, const analysis::JobAnalysis& job, const Styler
          "\n";
   for (const auto& run : job.runs) {
     out += fmt::format("  run {}{}: ranks {}\n", run.number, run.analysed ? " (analysed)" : "",
-                       fmt::join(run.ranks, ", "));
+                       CompactRankList(run.ranks));
     for (const auto& source : run.sources) out += s.Dim("    " + source) + "\n";
     if (!run.analysed) out += fmt::format("    apart because {}\n", run.why_apart);
   }

@@ -87,10 +87,10 @@ TEST(FindingRanks, EachRankKeepsItsOwnValuesAndTheTitleNamesOnlyTheRanksItIsTrue
   report::RenderPortraitText(text, job, report::TextReportOptions{});
   EXPECT_NE(text.find("must be examined [rank 1]  (exposed-communication)"), std::string::npos)
       << text;
-  EXPECT_NE(text.find("also:     [ranks 2,3]: Exposed communication above the 10% normal band"),
+  EXPECT_NE(text.find("also:     [ranks 2, 3]: Exposed communication above the 10% normal band"),
             std::string::npos)
       << text;
-  EXPECT_EQ(text.find("[ranks 1,2,3]"), std::string::npos) << text;
+  EXPECT_EQ(text.find("[ranks 1-3]"), std::string::npos) << text;
 
   // JSON: per_rank with each rank's own values.
   const std::string json = report::RenderJson(job, "test");

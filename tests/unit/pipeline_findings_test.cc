@@ -32,7 +32,7 @@ TEST(StageImbalance, TheSlowestStageIsNamedWithItsRanks) {
   // Balanced, each stage would take the mean (316 ms): 85 ms of 800.
   EXPECT_NEAR(out[0].estimated_gain_pct, (401.0 - 316.0) / 800 * 100, 1e-9);
   EXPECT_NE(out[0].title.find("stage 1"), std::string::npos) << out[0].title;
-  EXPECT_NE(out[0].evidence.find("stage 0 231.0 ms (ranks 0,1)"), std::string::npos)
+  EXPECT_NE(out[0].evidence.find("stage 0 231.0 ms (ranks 0, 1)"), std::string::npos)
       << out[0].evidence;
   EXPECT_NE(out[0].remedy.find("--num-layer-list"), std::string::npos);
 }

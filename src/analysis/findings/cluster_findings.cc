@@ -4,15 +4,15 @@
 
 #include <algorithm>
 
+#include "core/rank_ranges.h"
+
 namespace trainscope::analysis {
 namespace {
 
 double Pct(double part, double whole) { return whole > 0 ? part / whole * 100.0 : 0; }
 
 std::string RankList(const std::vector<int32_t>& ranks) {
-  std::string s;
-  for (int32_t r : ranks) s += fmt::format("{}{}", s.empty() ? "" : ", ", r);
-  return s;
+  return ranks.empty() ? std::string() : CompactRankList(ranks);
 }
 
 void Straggler(const ClusterAnalysis& c, const FindingThresholds& t, std::vector<Finding>* out) {

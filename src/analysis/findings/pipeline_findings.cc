@@ -6,6 +6,8 @@
 #include <map>
 #include <string>
 
+#include "core/rank_ranges.h"
+
 namespace trainscope::analysis {
 
 void AddStageImbalance(const std::vector<StageComputation>& ranks, const FindingThresholds& t,
@@ -44,7 +46,7 @@ void AddStageImbalance(const std::vector<StageComputation>& ranks, const Finding
       fastest_stage = index;
     }
     per_stage += fmt::format("{}stage {} {:.1f} ms (ranks {})", per_stage.empty() ? "" : ", ",
-                             index, c / 1e6, fmt::join(s.ranks, ","));
+                             index, c / 1e6, CompactRankList(s.ranks));
   }
   const double spread_pct = (slowest - fastest) / mean_step * 100;
   if (spread_pct < t.stage_imbalance_pct) return;
