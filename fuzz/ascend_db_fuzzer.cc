@@ -21,14 +21,14 @@
 
 #include "formats/ascend_db/ascend_db_reader.h"
 #include "fuzz_flags.h"
+#include "profile_checks.h"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-void Check(bool condition) {
-  if (!condition) std::abort();
-}
+using trainscope::fuzz::Check;
+using trainscope::fuzz::CheckProfile;
 
 // One scratch rank directory per process, rewritten each run.
 const fs::path& RankDir() {
@@ -46,22 +46,6 @@ void WriteFile(const fs::path& path, const uint8_t* data, size_t size) {
   Check(f != nullptr);
   if (size > 0) Check(std::fwrite(data, 1, size, f) == size);
   std::fclose(f);
-}
-
-void CheckProfile(const trainscope::model::RankProfile& p) {
-  for (const trainscope::RowLedger& ledger : p.ledgers) Check(ledger.Balanced());
-  const auto& events = p.device_events;
-  const auto& ops = p.timeline.host_ops;
-  for (size_t i = 0; i < events.size(); ++i) {
-    Check(events.duration_ns[i] >= 0);
-    const int32_t launcher = events.launcher[i];
-    Check(launcher == trainscope::model::kNoIndex ||
-          (launcher >= 0 && static_cast<size_t>(launcher) < ops.size()));
-  }
-  for (size_t i = 0; i < ops.size(); ++i) {
-    Check(ops.parent[i] == trainscope::model::kNoIndex ||
-          (ops.parent[i] >= 0 && static_cast<size_t>(ops.parent[i]) < i));
-  }
 }
 
 }  // namespace

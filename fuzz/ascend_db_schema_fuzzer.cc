@@ -36,6 +36,7 @@
 #include "core/numbers.h"
 #include "formats/ascend_db/ascend_db_reader.h"
 #include "fuzz_flags.h"
+#include "profile_checks.h"
 
 namespace {
 
@@ -44,9 +45,8 @@ namespace fs = std::filesystem;
 constexpr size_t kMaxCommands = 64;
 constexpr size_t kMaxColumns = 32;
 
-void Check(bool condition) {
-  if (!condition) std::abort();
-}
+using trainscope::fuzz::Check;
+using trainscope::fuzz::CheckProfile;
 
 const fs::path& RankDir() {
   static const fs::path dir = [] {
@@ -173,22 +173,6 @@ bool BuildDatabase(const fs::path& path, std::string_view script) {
   }
   sqlite3_close(db);
   return true;
-}
-
-void CheckProfile(const trainscope::model::RankProfile& p) {
-  for (const trainscope::RowLedger& ledger : p.ledgers) Check(ledger.Balanced());
-  const auto& events = p.device_events;
-  const auto& ops = p.timeline.host_ops;
-  for (size_t i = 0; i < events.size(); ++i) {
-    Check(events.duration_ns[i] >= 0);
-    const int32_t launcher = events.launcher[i];
-    Check(launcher == trainscope::model::kNoIndex ||
-          (launcher >= 0 && static_cast<size_t>(launcher) < ops.size()));
-  }
-  for (size_t i = 0; i < ops.size(); ++i) {
-    Check(ops.parent[i] == trainscope::model::kNoIndex ||
-          (ops.parent[i] >= 0 && static_cast<size_t>(ops.parent[i]) < i));
-  }
 }
 
 }  // namespace

@@ -173,21 +173,17 @@ struct RunReport {
   exports::JobExport* exports = nullptr;          // --perfetto / --sqlite, fed rank by rank
 };
 
-// Combines the ranks of one run into its job and writes its reports.
-// NOLINTNEXTLINE(readability-function-cognitive-complexity): HACKING.md, "Complexity debt"
-int ReportRun(const RunReport& report, std::map<size_t, Result<analysis::RankResult>>&& results,
-              Progress& progress, StageClock& clock) {
+// The ranks of one run combined into its job (the run's inputs attached);
+// a failure is returned for ReportRun to report.
+Result<analysis::JobAnalysis> CombineRun(const RunReport& report,
+                                         std::map<size_t, Result<analysis::RankResult>>&& results,
+                                         Progress& progress, StageClock& clock) {
   const AnalyzeArgs& args = report.args;
-  const analysis::FamilyRules& rules = report.rules;
-  const analysis::AnalysisOptions& options = report.options;
-  const unsigned threads = report.threads;
-  std::set<size_t> kept;  // discovery indices of this run's ranks: what the exports keep
-  for (const auto& [index, result] : results) kept.insert(index);
   // Job order: by rank, discovery order among equal ranks (as LoadProfiles).
   Result<std::vector<analysis::RankResult>> ranks = RankResultsOf(std::move(results));
   if (!ranks.ok()) {
     progress.Done();
-    return ReportError(ranks.status());
+    return ranks.status();
   }
   std::vector<int32_t> rank_ids;
   rank_ids.reserve(ranks->size());
@@ -195,50 +191,48 @@ int ReportRun(const RunReport& report, std::map<size_t, Result<analysis::RankRes
   Status focus = CheckFocusRank(rank_ids, args.focus_rank);
   if (!focus.ok()) {
     progress.Done();
-    return ReportError(focus);
+    return focus;
   }
-  auto job = analysis::Combine(std::move(*ranks), analysis::JobContext{rules, options, threads});
+  auto job = analysis::Combine(std::move(*ranks),
+                               analysis::JobContext{report.rules, report.options, report.threads});
   progress.Done();
-  if (!job.ok()) return ReportError(job.status());
+  if (!job.ok()) return job.status();
   clock.Lap("combine");
   job->inputs = args.paths;
   job->runs = report.runs;
   job->failed_inputs = report.failed;
   job->skipped_inputs = report.skipped;
+  return job;
+}
 
+// The files of --perfetto/--sqlite, --csv, --html and --json; whether a
+// document went to stdout instead of the text summary is |document_on_stdout|.
+Status WriteRunDocuments(const RunReport& report, const analysis::JobAnalysis& job,
+                         const std::set<size_t>& kept, bool* document_on_stdout) {
+  const AnalyzeArgs& args = report.args;
   // Checked again: the analysis may have taken minutes, and a file that
   // appeared there meanwhile is not ours to replace either.
-  const Status outputs = CheckOutputs(args);
-  if (!outputs.ok()) return ReportError(outputs);
-  if (report.exports) {
-    const Status exported = report.exports->Finish(*job, kept, kVersion);
-    if (!exported.ok()) return ReportError(exported);
-  }
-  if (!args.csv_dir.empty()) {
-    const Status csv = exports::WriteCsvTables(args.csv_dir, *job);
-    if (!csv.ok()) return ReportError(csv);
-  }
+  TS_RETURN_IF_ERROR(CheckOutputs(args));
+  if (report.exports) TS_RETURN_IF_ERROR(report.exports->Finish(job, kept, kVersion));
+  if (!args.csv_dir.empty()) TS_RETURN_IF_ERROR(exports::WriteCsvTables(args.csv_dir, job));
   // Files are replaced atomically; a document on stdout ('-') replaces the
   // text summary (cli::Run checks that stdout took it all).
-  bool document_on_stdout = false;
-  const Status html = WriteDocument(
+  TS_RETURN_IF_ERROR(WriteDocument(
       args.html_out,
       [&] {
         report::HtmlReportOptions html_options;
         html_options.focus_rank = args.focus_rank;
         html_options.tool_version = kVersion;
-        return report::RenderHtml(*job, html_options);
+        return report::RenderHtml(job, html_options);
       },
-      &document_on_stdout);
-  if (!html.ok()) return ReportError(html);
-  const Status json = WriteStreamedDocument(
-      args.json_out, [&](const DocumentSink& sink) { report::StreamJson(*job, kVersion, sink); },
-      &document_on_stdout);
-  if (!json.ok()) return ReportError(json);
-  if (document_on_stdout) {
-    clock.Lap("report");
-    return kExitSuccess;
-  }
+      document_on_stdout));
+  return WriteStreamedDocument(
+      args.json_out, [&](const DocumentSink& sink) { report::StreamJson(job, kVersion, sink); },
+      document_on_stdout);
+}
+
+// The text summary on stdout, then where the files went.
+void WriteRunSummary(const AnalyzeArgs& args, const analysis::JobAnalysis& job, StageClock& clock) {
   report::TextReportOptions text_options;
   text_options.focus_rank = args.focus_rank;
   text_options.color = UseColor(args.no_color);
@@ -246,7 +240,7 @@ int ReportRun(const RunReport& report, std::map<size_t, Result<analysis::RankRes
   text_options.top = args.top;
   text_options.quiet = args.quiet;
   text_options.width = args.wide ? 0 : TerminalColumns();
-  std::string text = report::RenderText(*job, text_options);
+  std::string text = report::RenderText(job, text_options);
   WriteStdout(text);
   clock.Lap("report");
   SayWhereDocumentsWent(args.json_out, args.html_out);
@@ -256,32 +250,71 @@ int ReportRun(const RunReport& report, std::map<size_t, Result<analysis::RankRes
     WriteStdout(fmt::format("\nSQLite database written to {}\n", TerminalSafe(args.sqlite_out)));
   if (!args.csv_dir.empty())
     WriteStdout(fmt::format("\nCSV tables written to {}\n", TerminalSafe(args.csv_dir)));
+}
+
+// Combines the ranks of one run into its job and writes its reports.
+int ReportRun(const RunReport& report, std::map<size_t, Result<analysis::RankResult>>&& results,
+              Progress& progress, StageClock& clock) {
+  std::set<size_t> kept;  // discovery indices of this run's ranks: what the exports keep
+  for (const auto& [index, result] : results) kept.insert(index);
+  Result<analysis::JobAnalysis> job = CombineRun(report, std::move(results), progress, clock);
+  if (!job.ok()) return ReportError(job.status());
+  bool document_on_stdout = false;
+  const Status written = WriteRunDocuments(report, *job, kept, &document_on_stdout);
+  if (!written.ok()) return ReportError(written);
+  if (document_on_stdout) {
+    clock.Lap("report");
+    return kExitSuccess;
+  }
+  WriteRunSummary(report.args, *job, clock);
   return kExitSuccess;
 }
 
-}  // namespace
-
-// NOLINTNEXTLINE(readability-function-cognitive-complexity): HACKING.md, "Complexity debt"
-int RunAnalyze(const AnalyzeArgs& args) {
-  // Before anything is read: a run that cannot write its outputs, or would
-  // overwrite an input, must not start.
-  Status outputs = CheckOutputs(args);
-  if (!outputs.ok()) return ReportError(outputs);
+// Before anything is read: a run that cannot write its outputs, or would
+// overwrite an input, must not start; nor one whose options ask for what
+// the outputs cannot hold.
+Status CheckAnalyzeOutputs(const AnalyzeArgs& args) {
+  TS_RETURN_IF_ERROR(CheckOutputs(args));
   if (args.all_runs && (!args.json_out.empty() || !args.html_out.empty() || WantsExports(args))) {
-    return ReportError(InvalidInput(
+    return InvalidInput(
         "--run all writes the text report of every run; --json, --html, --perfetto, --sqlite and "
-        "--csv hold one run\nhint: write one document per run with --run N"));
+        "--csv hold one run\nhint: write one document per run with --run N");
   }
   for (const auto& [option, path] :
        {std::pair<const char*, const std::string&>{"--perfetto", args.perfetto_out},
         {"--sqlite", args.sqlite_out}}) {
     if (path == "-") {
-      return ReportError(UsageError(fmt::format(
+      return UsageError(fmt::format(
           "{} -: the export is written to a file, not to standard output\nhint: give a file path "
           "(or /dev/stdout for the trace)",
-          option)));
+          option));
     }
   }
+  return Status::Ok();
+}
+
+// Started by an MPI launcher: this build must have MPI, and the options
+// must be ones the MPI mode serves.
+Status CheckMpiMode(const AnalyzeArgs& args) {
+  if (!MpiBuilt()) {
+    return UsageError(
+        "started by an MPI launcher, but this trainscope was built without MPI\nhint: install "
+        "libopenmpi-dev and rebuild (docs/mpi.md), or run trainscope analyze without mpirun");
+  }
+  if (WantsExports(args)) {
+    return UsageError(
+        "--perfetto, --sqlite and --csv are not available in the MPI mode yet (each process "
+        "sees only its own ranks' profiles)\nhint: run trainscope analyze without mpirun to "
+        "export");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+int RunAnalyze(const AnalyzeArgs& args) {
+  const Status usable = CheckAnalyzeOutputs(args);
+  if (!usable.ok()) return ReportError(usable);
   StageClock clock(args.timings);
   const unsigned threads = ClampThreads(args.threads);
   Result<LoadedRules> rules = LoadRuleFiles(
@@ -295,17 +328,8 @@ int RunAnalyze(const AnalyzeArgs& args) {
   // process 0 gathers them and reports (docs/mpi.md).
   std::optional<MpiSession> mpi;
   if (MpiLaunched()) {
-    if (!MpiBuilt()) {
-      return ReportError(UsageError(
-          "started by an MPI launcher, but this trainscope was built without MPI\nhint: install "
-          "libopenmpi-dev and rebuild (docs/mpi.md), or run trainscope analyze without mpirun"));
-    }
-    if (WantsExports(args)) {
-      return ReportError(UsageError(
-          "--perfetto, --sqlite and --csv are not available in the MPI mode yet (each process "
-          "sees only its own ranks' profiles)\nhint: run trainscope analyze without mpirun to "
-          "export"));
-    }
+    const Status mpi_mode = CheckMpiMode(args);
+    if (!mpi_mode.ok()) return ReportError(mpi_mode);
     mpi.emplace();
   }
   const bool root = !mpi || mpi->rank() == 0;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 
 #include "cli/app.h"
 #include "cli/commands.h"
@@ -45,19 +46,12 @@ Status ApplyFusedList(const std::vector<std::string>& names, synth::SynthOptions
 }
 
 Status ParseHeaderVariant(const std::string& name, synth::HeaderVariant* header) {
-  if (name == "legacy2023") {
-    *header = synth::HeaderVariant::kLegacy2023;
-  } else if (name == "level1-2025") {
-    *header = synth::HeaderVariant::kLevel1_2025;
-  } else if (name == "cann83") {
-    *header = synth::HeaderVariant::kCann83;
-  } else if (name == "cann2026") {
-    *header = synth::HeaderVariant::kCann2026;
-  } else {
-    return UsageError(fmt::format(
-        "--header: unknown variant '{}'\nhint: use legacy2023, level1-2025, cann83 or cann2026",
-        name));
+  const std::optional<synth::HeaderVariant> variant = synth::kHeaderVariantNames.FromName(name);
+  if (!variant) {
+    return UsageError(fmt::format("--header: unknown variant '{}'\nhint: use {}", name,
+                                  synth::kHeaderVariantNames.Choices()));
   }
+  *header = *variant;
   return Status::Ok();
 }
 

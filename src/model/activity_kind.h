@@ -6,6 +6,9 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
+
+#include "core/enum_names.h"
 
 namespace trainscope::model {
 
@@ -20,7 +23,17 @@ enum class ActivityKind : uint8_t {
   // Analysis leaves them out of its Computing track.
 };
 
-const char* ActivityKindName(ActivityKind kind);
+// The kinds as timeline class rules (--classes) and the exports spell them.
+inline constexpr EnumNames<ActivityKind, 4> kActivityKindNames{
+    {{{ActivityKind::kCompute, "compute"},
+      {ActivityKind::kCommunication, "communication"},
+      {ActivityKind::kMemcpy, "memcpy"},
+      {ActivityKind::kMemset, "memset"}}},
+    "?"};
+
+inline std::string_view ActivityKindName(ActivityKind kind) {
+  return kActivityKindNames.Name(kind);
+}
 
 // memcpy or memset: the "memory" of the family rules and the Other lane.
 inline bool IsMemoryTraffic(ActivityKind kind) {

@@ -1,34 +1,29 @@
 #include "model/memory.h"
 
-#include <array>
-#include <utility>
+#include "core/enum_names.h"
 
 namespace trainscope::model {
 namespace {
 
-constexpr std::array<std::pair<MemoryComponent, std::string_view>, 6> kComponentNames = {{
-    {MemoryComponent::kPta, "PTA"},
-    {MemoryComponent::kGe, "GE"},
-    {MemoryComponent::kPtaGe, "PTA+GE"},
-    {MemoryComponent::kApp, "APP"},
-    {MemoryComponent::kWorkspace, "WORKSPACE"},
-    {MemoryComponent::kOther, "other"},
-}};
+// Spelled as memory_record.csv's Component column; anything else is kOther.
+constexpr EnumNames<MemoryComponent, 5> kComponentNames{
+    {{
+        {MemoryComponent::kPta, "PTA"},
+        {MemoryComponent::kGe, "GE"},
+        {MemoryComponent::kPtaGe, "PTA+GE"},
+        {MemoryComponent::kApp, "APP"},
+        {MemoryComponent::kWorkspace, "WORKSPACE"},
+    }},
+    "other"};
 
 }  // namespace
 
 MemoryComponent MemoryComponentFromName(std::string_view name) {
-  for (const auto& [component, text] : kComponentNames) {
-    if (component != MemoryComponent::kOther && name == text) return component;
-  }
-  return MemoryComponent::kOther;
+  return kComponentNames.FromName(name).value_or(MemoryComponent::kOther);
 }
 
 std::string_view MemoryComponentName(MemoryComponent component) {
-  for (const auto& [value, text] : kComponentNames) {
-    if (value == component) return text;
-  }
-  return "other";
+  return kComponentNames.Name(component);
 }
 
 }  // namespace trainscope::model

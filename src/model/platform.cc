@@ -7,6 +7,7 @@
 #include <cctype>
 #include <string>
 
+#include "core/enum_names.h"
 #include "model/rank_profile.h"
 
 namespace trainscope::model {
@@ -79,23 +80,15 @@ Platform DetectPlatform(const RankProfile& profile) {
   return Platform::kGpu;
 }
 
-std::string_view PlatformKey(Platform platform) {
-  switch (platform) {
-    case Platform::kAscend:
-      return "ascend";
-    case Platform::kCuda:
-      return "cuda";
-    case Platform::kRocm:
-      return "rocm";
-    case Platform::kGpu:
-      return "gpu";
-    case Platform::kMtia:
-      return "mtia";
-    case Platform::kUnknown:
-      break;
-  }
-  return "unknown";
-}
+// The catalogue's spelling; kUnknown is never parsed.
+constexpr EnumNames<Platform, 5> kPlatformKeys{{{{Platform::kAscend, "ascend"},
+                                                 {Platform::kCuda, "cuda"},
+                                                 {Platform::kRocm, "rocm"},
+                                                 {Platform::kGpu, "gpu"},
+                                                 {Platform::kMtia, "mtia"}}},
+                                               "unknown"};
+
+std::string_view PlatformKey(Platform platform) { return kPlatformKeys.Name(platform); }
 
 std::string_view PlatformLabel(Platform platform) {
   switch (platform) {
@@ -155,11 +148,7 @@ std::string DeviceLabel(const DeviceProperties& device) {
 }
 
 std::optional<Platform> ParsePlatformKey(std::string_view key) {
-  for (Platform p :
-       {Platform::kAscend, Platform::kCuda, Platform::kRocm, Platform::kGpu, Platform::kMtia}) {
-    if (PlatformKey(p) == key) return p;
-  }
-  return std::nullopt;
+  return kPlatformKeys.FromName(key);
 }
 
 bool PlatformMatches(Platform platform, std::string_view key) {

@@ -38,20 +38,13 @@ Result<std::vector<ClassRule>> ParseClassRules(std::string_view text,
                           source_name, line_number, columns.size(), line));
         }
         ClassRule rule;
-        const std::string kind = AsciiLower(columns[0]);
-        if (kind == "compute")
-          rule.kind = ActivityKind::kCompute;
-        else if (kind == "communication")
-          rule.kind = ActivityKind::kCommunication;
-        else if (kind == "memcpy")
-          rule.kind = ActivityKind::kMemcpy;
-        else if (kind == "memset")
-          rule.kind = ActivityKind::kMemset;
-        else {
-          return InvalidInput(fmt::format(
-              "{}:{}: unknown kind '{}'\nhint: use compute, communication, memcpy or memset",
-              source_name, line_number, columns[0]));
+        const std::optional<ActivityKind> kind =
+            kActivityKindNames.FromName(AsciiLower(columns[0]));
+        if (!kind) {
+          return InvalidInput(fmt::format("{}:{}: unknown kind '{}'\nhint: use {}", source_name,
+                                          line_number, columns[0], kActivityKindNames.Choices()));
         }
+        rule.kind = *kind;
         const std::string match = AsciiLower(columns[1]);
         if (match == "prefix")
           rule.match = ClassRule::Match::kPrefix;

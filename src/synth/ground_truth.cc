@@ -9,19 +9,14 @@
 namespace trainscope::synth {
 namespace {
 
-const char* VariantName(HeaderVariant variant) {
-  switch (variant) {
-    case HeaderVariant::kLegacy2023:
-      return "legacy2023";
-    case HeaderVariant::kLevel1_2025:
-      return "level1_2025";
-    case HeaderVariant::kCann83:
-      return "cann83";
-    case HeaderVariant::kCann2026:
-      return "cann2026";
-  }
-  return "cann83";
-}
+// The variants as ground_truth.json spells them (underscores, unlike the
+// --header option's kHeaderVariantNames).
+constexpr EnumNames<HeaderVariant, 4> kGroundTruthVariantNames{
+    {{{HeaderVariant::kLegacy2023, "legacy2023"},
+      {HeaderVariant::kLevel1_2025, "level1_2025"},
+      {HeaderVariant::kCann83, "cann83"},
+      {HeaderVariant::kCann2026, "cann2026"}}},
+    "cann83"};
 
 class JsonOut {
  public:
@@ -101,15 +96,10 @@ void WritePattern(JsonOut& out, fmt::memory_buffer& b, const KernelCatalog& cata
   out.Raw(last ? "}\n" : "},\n");
 }
 
-}  // namespace
-
-Status WriteGroundTruth(const std::string& path, const KernelCatalog& catalog,
-                        const JobTruth& truth) {
+// "generator" to "effective": the options the job was made with and what
+// they came to.
+void WriteTruthOptions(const JobTruth& truth, fmt::memory_buffer& b) {
   const SynthOptions& o = truth.options;
-  const Chains& c = catalog.chains();
-  const PatternCounts& n = truth.counts;
-  fmt::memory_buffer b;
-  JsonOut out(b);
   auto flag = [](bool v) { return v ? "true" : "false"; };
   fmt::format_to(
       std::back_inserter(b),
@@ -122,15 +112,20 @@ Status WriteGroundTruth(const std::string& path, const KernelCatalog& catalog,
       "  \"effective\": {{\"layers\": {}, \"micro_batches\": {}, \"loss_chunks\": {}, "
       "\"optimizer_tensors\": {}}},\n",
       o.seed, o.ranks, o.layers, o.micro_batches, o.steps, o.first_step, o.hidden, o.vocab, o.scale,
-      VariantName(o.header), o.name, flag(o.fused_rmsnorm), flag(o.fused_gated_norm),
-      flag(o.fused_swiglu), flag(o.fused_cross_entropy), flag(o.native_custom_op),
-      flag(o.unshard_on_compute_stream), flag(o.numa_bound), flag(o.fused_optimizer),
+      kGroundTruthVariantNames.Name(o.header), o.name, flag(o.fused_rmsnorm),
+      flag(o.fused_gated_norm), flag(o.fused_swiglu), flag(o.fused_cross_entropy),
+      flag(o.native_custom_op), flag(o.unshard_on_compute_stream), flag(o.numa_bound),
+      flag(o.fused_optimizer),
       // Only when on, so that runs without trace_view.json keep their bytes.
       o.trace_view ? fmt::format(", \"trace_view\": true, \"with_stack\": {}", flag(o.with_stack))
                    : std::string(),
       truth.shape.layers, truth.shape.micro_batches, truth.shape.loss_chunks,
       truth.shape.layers * truth.shape.optimizer_tensors_per_layer + 2);
+}
 
+// The cluster faults and memory facts planted.
+void WriteTruthPlanted(const JobTruth& truth, fmt::memory_buffer& b) {
+  const SynthOptions& o = truth.options;
   // Cluster faults planted (not remedies): what the cluster analysis must find.
   fmt::format_to(std::back_inserter(b),
                  "  \"cluster\": {{\"straggler_rank\": {}, \"straggler_slowdown\": {}, "
@@ -151,6 +146,14 @@ Status WriteGroundTruth(const std::string& path, const KernelCatalog& catalog,
                    m.peak_holder.empty() ? std::string("null") : "\"" + m.peak_holder + "\"",
                    m.peak_holder_bytes, m.peak_allocated_bytes, m.peak_reserved_bytes);
   }
+}
+
+// Each remedy's pattern: planted or not, its chains and counts.
+void WriteTruthPatterns(const KernelCatalog& catalog, const JobTruth& truth, JsonOut& out,
+                        fmt::memory_buffer& b) {
+  const SynthOptions& o = truth.options;
+  const Chains& c = catalog.chains();
+  const PatternCounts& n = truth.counts;
   out.Raw("  \"patterns\": [\n");
   const Chain all_gather{c.comm_all_gather};
   const Chain all_reduce{c.comm_all_reduce};
@@ -233,8 +236,10 @@ Status WriteGroundTruth(const std::string& path, const KernelCatalog& catalog,
   for (size_t i = 0; i < count; ++i) {
     WritePattern(out, b, catalog, patterns[i], o.with_stack, i + 1 == count);
   }
-  out.Raw("  ],\n  \"ranks\": [\n");
+}
 
+// Per rank and step: kernels, skew and the step's time budget.
+void WriteTruthRanks(const JobTruth& truth, JsonOut& out, fmt::memory_buffer& b) {
   for (size_t r = 0; r < truth.ranks.size(); ++r) {
     const RankTruth& rank = truth.ranks[r];
     const RankStepTruth& first = rank.steps.front();
@@ -273,6 +278,19 @@ Status WriteGroundTruth(const std::string& path, const KernelCatalog& catalog,
     }
     out.Raw(r + 1 == truth.ranks.size() ? "     ]}\n" : "     ]},\n");
   }
+}
+
+}  // namespace
+
+Status WriteGroundTruth(const std::string& path, const KernelCatalog& catalog,
+                        const JobTruth& truth) {
+  fmt::memory_buffer b;
+  JsonOut out(b);
+  WriteTruthOptions(truth, b);
+  WriteTruthPlanted(truth, b);
+  WriteTruthPatterns(catalog, truth, out, b);
+  out.Raw("  ],\n  \"ranks\": [\n");
+  WriteTruthRanks(truth, out, b);
   out.Raw("  ]\n}\n");
   return WriteWholeFile(path, std::string_view(b.data(), b.size()));
 }

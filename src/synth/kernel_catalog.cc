@@ -160,197 +160,259 @@ SpecId KernelCatalog::Add(KernelSpec spec) {
   return static_cast<SpecId>(specs_.size() - 1);
 }
 
+// The shapes of one transformer layer's tensors and the makers of its
+// kernels; |h| scales elementwise work with the hidden size.
+class KernelCatalog::LayerKit {
+ public:
+  LayerKit(KernelCatalog* catalog, double h_scale, int hidden_size)
+      : h(h_scale),
+        hidden(hidden_size),
+        inter(hidden_size * 3),
+        act(Dims({1, kTokens, hidden_size})),
+        act2(Dims({kTokens, hidden_size})),
+        row(Dims({1, kTokens, 1})),
+        w(Dims({hidden_size})),
+        mlp(Dims({1, kTokens, inter})),
+        qkv(Dims({kTokens, hidden_size * 3 / 2})),
+        heads(Dims({1, 16, kTokens, hidden_size / 16})),
+        catalog_(catalog) {}
+
+  // A vector-core kernel of one input.
+  SpecId Vec(const char* name, const char* type, double us, const std::string& in,
+             const std::string& out, const char* in_type = "DT_BF16",
+             const char* out_type = "DT_BF16") {
+    return catalog_->Add(
+        Make(name, type, Core::kAiVectorCore, us * h, {in}, {out}, in_type, out_type));
+  }
+  // A vector-core kernel of two inputs of one type.
+  SpecId Binary(const char* name, const char* type, double us, const std::string& a,
+                const std::string& b, const std::string& out, const char* t = "FLOAT") {
+    return catalog_->Add(Make(name, type, Core::kAiVectorCore, us * h, {a, b}, {out}, t, t));
+  }
+  SpecId Mm(int64_t m, int64_t n, int64_t k, const std::string& a, const std::string& b,
+            const std::string& out) {
+    return catalog_->Add(Matmul(m, n, k, a, b, out));
+  }
+
+  const double h;
+  const int hidden;
+  const int inter;
+  const std::string act, act2, row, w, mlp, qkv, heads;
+
+ private:
+  KernelCatalog* catalog_;
+};
+
 void KernelCatalog::BuildLayer(double h, int hidden) {
-  const std::string act = Dims({1, kTokens, hidden});
-  const std::string act2 = Dims({kTokens, hidden});
-  const std::string row = Dims({1, kTokens, 1});
-  const std::string w = Dims({hidden});
-  const int inter = hidden * 3;
-  const std::string mlp = Dims({1, kTokens, inter});
-  const std::string qkv = Dims({kTokens, hidden * 3 / 2});
-  const std::string heads = Dims({1, 16, kTokens, hidden / 16});
-  const Core v = Core::kAiVectorCore;
+  LayerKit kit(this, h, hidden);
+  // In this order: a kernel's SpecId is its place in the catalogue.
+  BuildNorms(kit);
+  BuildSwiGlu(kit);
+  BuildCustomOpGlue(kit);
+  BuildLayerMatmuls(kit);
+  BuildLayerOps(kit);
+}
+
+// The RMSNorm and the gated RMSNorm after the linear attention, decomposed
+// ([0]) and fused ([1]), forward and backward.
+void KernelCatalog::BuildNorms(LayerKit& k) {
   Chains& c = chains_;
-
-  auto vec = [&](const char* name, const char* type, double us, const std::string& in,
-                 const std::string& out, const char* in_type = "DT_BF16",
-                 const char* out_type = "DT_BF16") {
-    return Add(Make(name, type, v, us * h, {in}, {out}, in_type, out_type));
-  };
-  auto binary = [&](const char* name, const char* type, double us, const std::string& a,
-                    const std::string& b, const std::string& out, const char* t = "FLOAT") {
-    return Add(Make(name, type, v, us * h, {a, b}, {out}, t, t));
-  };
-  auto mm = [&](int64_t m, int64_t n, int64_t k, const std::string& a, const std::string& b,
-                const std::string& out) { return Add(Matmul(m, n, k, a, b, out)); };
-
-  // Decomposed RMSNorm: x.float() ** 2 -> mean -> + eps -> rsqrt -> * x -> * w -> .bf16().
-  const SpecId cast_up = vec("aclnnCast_CastAiCore_Cast", "Cast", 12, act, act, "DT_BF16", "FLOAT");
+  const Core v = Core::kAiVectorCore;
+  // Decomposed RMSNorm: x.float() ** 2 -> mean -> + eps -> rsqrt -> * x -> * k.w -> .bf16().
+  const SpecId cast_up =
+      k.Vec("aclnnCast_CastAiCore_Cast", "Cast", 12, k.act, k.act, "DT_BF16", "FLOAT");
   const SpecId pows =
-      vec("aclnnPowTensorScalar_PowsAiCore_Pows", "Pows", 15, act, act, "FLOAT", "FLOAT");
-  const SpecId mean =
-      vec("aclnnMean_ReduceMeanAiCore_ReduceMean", "ReduceMean", 16, act, row, "FLOAT", "FLOAT");
-  const SpecId adds = vec("aclnnAdds_AddsAiCore_Adds", "Adds", 8, row, row, "FLOAT", "FLOAT");
-  const SpecId rsqrt = vec("aclnnRsqrt_RsqrtAiCore_Rsqrt", "Rsqrt", 9, row, row, "FLOAT", "FLOAT");
-  const SpecId mul_x = binary("aclnnMul_MulAiCore_Mul", "Mul", 62, act, row, act);
-  const SpecId mul_w = binary("aclnnMul_MulAiCore_Mul", "Mul", 53, act, w, act);
+      k.Vec("aclnnPowTensorScalar_PowsAiCore_Pows", "Pows", 15, k.act, k.act, "FLOAT", "FLOAT");
+  const SpecId mean = k.Vec("aclnnMean_ReduceMeanAiCore_ReduceMean", "ReduceMean", 16, k.act, k.row,
+                            "FLOAT", "FLOAT");
+  const SpecId adds = k.Vec("aclnnAdds_AddsAiCore_Adds", "Adds", 8, k.row, k.row, "FLOAT", "FLOAT");
+  const SpecId rsqrt =
+      k.Vec("aclnnRsqrt_RsqrtAiCore_Rsqrt", "Rsqrt", 9, k.row, k.row, "FLOAT", "FLOAT");
+  const SpecId mul_x = k.Binary("aclnnMul_MulAiCore_Mul", "Mul", 62, k.act, k.row, k.act);
+  const SpecId mul_w = k.Binary("aclnnMul_MulAiCore_Mul", "Mul", 53, k.act, k.w, k.act);
   const SpecId cast_down =
-      vec("aclnnCast_CastAiCore_Cast", "Cast", 96, act, act, "FLOAT", "DT_BF16");
+      k.Vec("aclnnCast_CastAiCore_Cast", "Cast", 96, k.act, k.act, "FLOAT", "DT_BF16");
   c.rmsnorm_fwd[0] = {cast_up, pows, mean, adds, rsqrt, mul_x, mul_w, cast_down};
-  c.rmsnorm_fwd[1] = {
-      Add(Make("aclnnRmsNorm_RmsNorm_RmsNorm", "RmsNorm", v, 40 * h, {act, w}, {act, row}))};
+  c.rmsnorm_fwd[1] = {Add(
+      Make("aclnnRmsNorm_RmsNorm_RmsNorm", "RmsNorm", v, 40 * k.h, {k.act, k.w}, {k.act, k.row}))};
   {
     const SpecId g_cast =
-        vec("aclnnCast_CastAiCore_Cast", "Cast", 11, act, act, "DT_BF16", "FLOAT");
-    const SpecId g_mul1 = binary("aclnnMul_MulAiCore_Mul", "Mul", 58, act, w, act);
-    const SpecId g_mul2 = binary("aclnnMul_MulAiCore_Mul", "Mul", 52, act, row, act);
-    const SpecId g_sum = vec("aclnnReduceSum_ReduceSumAiCore_ReduceSum", "ReduceSum", 15, act, row,
-                             "FLOAT", "FLOAT");
-    const SpecId g_muls = vec("aclnnMuls_MulsAiCore_Muls", "Muls", 9, row, row, "FLOAT", "FLOAT");
-    const SpecId g_mul3 = binary("aclnnMul_MulAiCore_Mul", "Mul", 55, act, row, act);
-    const SpecId g_sub = binary("aclnnSub_SubAiCore_Sub", "Sub", 13, act, act, act);
-    const SpecId g_mul4 = binary("aclnnMul_MulAiCore_Mul", "Mul", 54, act, row, act);
-    const SpecId g_wsum =
-        vec("aclnnReduceSum_ReduceSumAiCore_ReduceSum", "ReduceSum", 14, act, w, "FLOAT", "FLOAT");
+        k.Vec("aclnnCast_CastAiCore_Cast", "Cast", 11, k.act, k.act, "DT_BF16", "FLOAT");
+    const SpecId g_mul1 = k.Binary("aclnnMul_MulAiCore_Mul", "Mul", 58, k.act, k.w, k.act);
+    const SpecId g_mul2 = k.Binary("aclnnMul_MulAiCore_Mul", "Mul", 52, k.act, k.row, k.act);
+    const SpecId g_sum = k.Vec("aclnnReduceSum_ReduceSumAiCore_ReduceSum", "ReduceSum", 15, k.act,
+                               k.row, "FLOAT", "FLOAT");
+    const SpecId g_muls =
+        k.Vec("aclnnMuls_MulsAiCore_Muls", "Muls", 9, k.row, k.row, "FLOAT", "FLOAT");
+    const SpecId g_mul3 = k.Binary("aclnnMul_MulAiCore_Mul", "Mul", 55, k.act, k.row, k.act);
+    const SpecId g_sub = k.Binary("aclnnSub_SubAiCore_Sub", "Sub", 13, k.act, k.act, k.act);
+    const SpecId g_mul4 = k.Binary("aclnnMul_MulAiCore_Mul", "Mul", 54, k.act, k.row, k.act);
+    const SpecId g_wsum = k.Vec("aclnnReduceSum_ReduceSumAiCore_ReduceSum", "ReduceSum", 14, k.act,
+                                k.w, "FLOAT", "FLOAT");
     const SpecId g_cast2 =
-        vec("aclnnCast_CastAiCore_Cast", "Cast", 90, act, act, "FLOAT", "DT_BF16");
+        k.Vec("aclnnCast_CastAiCore_Cast", "Cast", 90, k.act, k.act, "FLOAT", "DT_BF16");
     c.rmsnorm_bwd[0] = {g_cast, g_mul1, g_mul2, g_sum,  g_muls,
                         g_mul3, g_sub,  g_mul4, g_wsum, g_cast2};
-    c.rmsnorm_bwd[1] = {Add(Make("aclnnRmsNormGrad_RmsNormGrad_RmsNormGrad", "RmsNormGrad",
-                                 Core::kMixAiv, 70 * h, {act, act, row, w}, {act, w}))};
+    c.rmsnorm_bwd[1] = {
+        Add(Make("aclnnRmsNormGrad_RmsNormGrad_RmsNormGrad", "RmsNormGrad", Core::kMixAiv, 70 * k.h,
+                 {k.act, k.act, k.row, k.w}, {k.act, k.w}))};
   }
 
   // Gated RMSNorm after the linear attention: the article's 11-kernel motif
   // Cast(32) Pows(39) ReduceMean(41) Adds(8) Rsqrt(9) Mul(62) Mul(53) Cast(96) Silu(48) Mul(138)
   // Cast(30).
   c.gated_norm_fwd[0] = {
-      vec("aclnnCast_CastAiCore_Cast", "Cast", 32, act, act, "DT_BF16", "FLOAT"),
-      vec("aclnnPowTensorScalar_PowsAiCore_Pows", "Pows", 39, act, act, "FLOAT", "FLOAT"),
-      vec("aclnnMean_ReduceMeanAiCore_ReduceMean", "ReduceMean", 41, act, row, "FLOAT", "FLOAT"),
-      vec("aclnnAdds_AddsAiCore_Adds", "Adds", 8, row, row, "FLOAT", "FLOAT"),
-      vec("aclnnRsqrt_RsqrtAiCore_Rsqrt", "Rsqrt", 9, row, row, "FLOAT", "FLOAT"),
-      binary("aclnnMul_MulAiCore_Mul", "Mul", 62, act, row, act),
-      binary("aclnnMul_MulAiCore_Mul", "Mul", 53, act, w, act),
-      vec("aclnnCast_CastAiCore_Cast", "Cast", 96, act, act, "FLOAT", "DT_BF16"),
-      vec("aclnnSilu_SwishAiCore_Swish", "Swish", 48, act, act),
-      binary("aclnnMul_MulAiCore_Mul", "Mul", 138, act, act, act, "DT_BF16"),
-      vec("aclnnCast_CastAiCore_Cast", "Cast", 30, act, act, "DT_BF16", "FLOAT"),
+      k.Vec("aclnnCast_CastAiCore_Cast", "Cast", 32, k.act, k.act, "DT_BF16", "FLOAT"),
+      k.Vec("aclnnPowTensorScalar_PowsAiCore_Pows", "Pows", 39, k.act, k.act, "FLOAT", "FLOAT"),
+      k.Vec("aclnnMean_ReduceMeanAiCore_ReduceMean", "ReduceMean", 41, k.act, k.row, "FLOAT",
+            "FLOAT"),
+      k.Vec("aclnnAdds_AddsAiCore_Adds", "Adds", 8, k.row, k.row, "FLOAT", "FLOAT"),
+      k.Vec("aclnnRsqrt_RsqrtAiCore_Rsqrt", "Rsqrt", 9, k.row, k.row, "FLOAT", "FLOAT"),
+      k.Binary("aclnnMul_MulAiCore_Mul", "Mul", 62, k.act, k.row, k.act),
+      k.Binary("aclnnMul_MulAiCore_Mul", "Mul", 53, k.act, k.w, k.act),
+      k.Vec("aclnnCast_CastAiCore_Cast", "Cast", 96, k.act, k.act, "FLOAT", "DT_BF16"),
+      k.Vec("aclnnSilu_SwishAiCore_Swish", "Swish", 48, k.act, k.act),
+      k.Binary("aclnnMul_MulAiCore_Mul", "Mul", 138, k.act, k.act, k.act, "DT_BF16"),
+      k.Vec("aclnnCast_CastAiCore_Cast", "Cast", 30, k.act, k.act, "DT_BF16", "FLOAT"),
   };
   c.gated_norm_fwd[1] = {Add(Make("aclnnGatedRmsNorm_GatedRmsNorm_GatedRmsNorm", "GatedRmsNorm", v,
-                                  95 * h, {act, act, w}, {act}))};
+                                  95 * k.h, {k.act, k.act, k.w}, {k.act}))};
   c.gated_norm_bwd[0] = {
-      vec("aclnnCast_CastAiCore_Cast", "Cast", 32, act, act, "DT_BF16", "FLOAT"),
-      binary("aclnnMul_MulAiCore_Mul", "Mul", 60, act, act, act),
-      vec("aclnnSiluBackward_SiluGradAiCore_SiluGrad", "SiluGrad", 48, act, act),
-      binary("aclnnMul_MulAiCore_Mul", "Mul", 52, act, act, act),
-      binary("aclnnMul_MulAiCore_Mul", "Mul", 55, act, w, act),
-      vec("aclnnReduceSum_ReduceSumAiCore_ReduceSum", "ReduceSum", 41, act, row, "FLOAT", "FLOAT"),
-      vec("aclnnMuls_MulsAiCore_Muls", "Muls", 9, row, row, "FLOAT", "FLOAT"),
-      binary("aclnnMul_MulAiCore_Mul", "Mul", 50, act, row, act),
-      binary("aclnnSub_SubAiCore_Sub", "Sub", 38, act, act, act),
-      binary("aclnnMul_MulAiCore_Mul", "Mul", 54, act, row, act),
-      vec("aclnnReduceSum_ReduceSumAiCore_ReduceSum", "ReduceSum", 40, act, w, "FLOAT", "FLOAT"),
-      vec("aclnnCast_CastAiCore_Cast", "Cast", 90, act, act, "FLOAT", "DT_BF16"),
-      vec("aclnnCast_CastAiCore_Cast", "Cast", 30, act, act, "FLOAT", "DT_BF16"),
+      k.Vec("aclnnCast_CastAiCore_Cast", "Cast", 32, k.act, k.act, "DT_BF16", "FLOAT"),
+      k.Binary("aclnnMul_MulAiCore_Mul", "Mul", 60, k.act, k.act, k.act),
+      k.Vec("aclnnSiluBackward_SiluGradAiCore_SiluGrad", "SiluGrad", 48, k.act, k.act),
+      k.Binary("aclnnMul_MulAiCore_Mul", "Mul", 52, k.act, k.act, k.act),
+      k.Binary("aclnnMul_MulAiCore_Mul", "Mul", 55, k.act, k.w, k.act),
+      k.Vec("aclnnReduceSum_ReduceSumAiCore_ReduceSum", "ReduceSum", 41, k.act, k.row, "FLOAT",
+            "FLOAT"),
+      k.Vec("aclnnMuls_MulsAiCore_Muls", "Muls", 9, k.row, k.row, "FLOAT", "FLOAT"),
+      k.Binary("aclnnMul_MulAiCore_Mul", "Mul", 50, k.act, k.row, k.act),
+      k.Binary("aclnnSub_SubAiCore_Sub", "Sub", 38, k.act, k.act, k.act),
+      k.Binary("aclnnMul_MulAiCore_Mul", "Mul", 54, k.act, k.row, k.act),
+      k.Vec("aclnnReduceSum_ReduceSumAiCore_ReduceSum", "ReduceSum", 40, k.act, k.w, "FLOAT",
+            "FLOAT"),
+      k.Vec("aclnnCast_CastAiCore_Cast", "Cast", 90, k.act, k.act, "FLOAT", "DT_BF16"),
+      k.Vec("aclnnCast_CastAiCore_Cast", "Cast", 30, k.act, k.act, "FLOAT", "DT_BF16"),
   };
   c.gated_norm_bwd[1] = {
       Add(Make("aclnnGatedRmsNormGrad_GatedRmsNormGrad_GatedRmsNormGrad", "GatedRmsNormGrad",
-               Core::kMixAiv, 160 * h, {act, act, act, w}, {act, act, w}))};
+               Core::kMixAiv, 160 * k.h, {k.act, k.act, k.act, k.w}, {k.act, k.act, k.w}))};
+}
 
+// SwiGLU: silu(gate) * up, or one fused kernel; forward and backward.
+void KernelCatalog::BuildSwiGlu(LayerKit& k) {
+  Chains& c = chains_;
+  const Core v = Core::kAiVectorCore;
   // SwiGLU: silu(gate) * up, or one fused kernel.
-  c.swiglu_fwd[0] = {vec("aclnnSilu_SwishAiCore_Swish", "Swish", 46, mlp, mlp),
-                     binary("aclnnMul_MulAiCore_Mul", "Mul", 55, mlp, mlp, mlp, "DT_BF16")};
+  c.swiglu_fwd[0] = {k.Vec("aclnnSilu_SwishAiCore_Swish", "Swish", 46, k.mlp, k.mlp),
+                     k.Binary("aclnnMul_MulAiCore_Mul", "Mul", 55, k.mlp, k.mlp, k.mlp, "DT_BF16")};
   c.swiglu_fwd[1] = {
-      Add(Make("aclnnSwiGlu_SwiGlu_SwiGlu", "SwiGlu", v, 62 * h, {mlp, mlp}, {mlp}))};
-  c.swiglu_bwd[0] = {vec("aclnnSiluBackward_SiluGradAiCore_SiluGrad", "SiluGrad", 70, mlp, mlp),
-                     binary("aclnnMul_MulAiCore_Mul", "Mul", 52, mlp, mlp, mlp, "DT_BF16"),
-                     binary("aclnnMul_MulAiCore_Mul", "Mul", 49, mlp, mlp, mlp, "DT_BF16")};
-  c.swiglu_bwd[1] = {Add(Make("aclnnSwiGluGrad_SwiGluGrad_SwiGluGrad", "SwiGluGrad", v, 110 * h,
-                              {mlp, mlp, mlp}, {mlp, mlp}))};
+      Add(Make("aclnnSwiGlu_SwiGlu_SwiGlu", "SwiGlu", v, 62 * k.h, {k.mlp, k.mlp}, {k.mlp}))};
+  c.swiglu_bwd[0] = {
+      k.Vec("aclnnSiluBackward_SiluGradAiCore_SiluGrad", "SiluGrad", 70, k.mlp, k.mlp),
+      k.Binary("aclnnMul_MulAiCore_Mul", "Mul", 52, k.mlp, k.mlp, k.mlp, "DT_BF16"),
+      k.Binary("aclnnMul_MulAiCore_Mul", "Mul", 49, k.mlp, k.mlp, k.mlp, "DT_BF16")};
+  c.swiglu_bwd[1] = {Add(Make("aclnnSwiGluGrad_SwiGluGrad_SwiGluGrad", "SwiGluGrad", v, 110 * k.h,
+                              {k.mlp, k.mlp, k.mlp}, {k.mlp, k.mlp}))};
+}
 
+// The linear attention's custom op, its gradient and the glue around
+// them.
+void KernelCatalog::BuildCustomOpGlue(LayerKit& k) {
+  Chains& c = chains_;
   // Glue that eager code puts around a custom op without a native layout:
   // StridedSlice/PadV3 pairs for the causal conv1d window, Transpose/TransData
   // for the chunk layout, Concat to stitch the result back.
-  const std::string chunked = Dims({1, 16, kTokens / 64, 64, hidden / 16});
-  const std::string padded = Dims({1, kTokens + 3, hidden});
+  const std::string chunked = Dims({1, 16, kTokens / 64, 64, k.hidden / 16});
+  const std::string padded = Dims({1, kTokens + 3, k.hidden});
   c.glue_fwd_before = {
-      vec("aclnnSlice_StridedSliceAiCore_StridedSlice", "StridedSlice", 12, act, act),
-      vec("aclnnConstantPadNd_PadV3AiCore_PadV3", "PadV3", 12, act, padded),
-      vec("aclnnSlice_StridedSliceAiCore_StridedSlice", "StridedSlice", 11, padded, act),
-      vec("aclnnConstantPadNd_PadV3AiCore_PadV3", "PadV3", 11, act, padded),
-      vec("aclnnPermute_TransposeAiCore_Transpose", "Transpose", 15, act, heads)};
+      k.Vec("aclnnSlice_StridedSliceAiCore_StridedSlice", "StridedSlice", 12, k.act, k.act),
+      k.Vec("aclnnConstantPadNd_PadV3AiCore_PadV3", "PadV3", 12, k.act, padded),
+      k.Vec("aclnnSlice_StridedSliceAiCore_StridedSlice", "StridedSlice", 11, padded, k.act),
+      k.Vec("aclnnConstantPadNd_PadV3AiCore_PadV3", "PadV3", 11, k.act, padded),
+      k.Vec("aclnnPermute_TransposeAiCore_Transpose", "Transpose", 15, k.act, k.heads)};
   c.glue_fwd_after = {
-      vec("aclnnNpuFormatCast_TransDataAiCore_TransData", "TransData", 17, chunked, heads),
-      binary("aclnnCat_ConcatD_ConcatD", "ConcatD", 15, heads, heads, act, "DT_BF16")};
+      k.Vec("aclnnNpuFormatCast_TransDataAiCore_TransData", "TransData", 17, chunked, k.heads),
+      k.Binary("aclnnCat_ConcatD_ConcatD", "ConcatD", 15, k.heads, k.heads, k.act, "DT_BF16")};
   c.glue_bwd_before = {
-      vec("aclnnSlice_StridedSliceAiCore_StridedSlice", "StridedSlice", 12, act, act),
-      vec("aclnnConstantPadNd_PadV3AiCore_PadV3", "PadV3", 11, act, padded),
-      vec("aclnnPermute_TransposeAiCore_Transpose", "Transpose", 14, act, heads)};
+      k.Vec("aclnnSlice_StridedSliceAiCore_StridedSlice", "StridedSlice", 12, k.act, k.act),
+      k.Vec("aclnnConstantPadNd_PadV3AiCore_PadV3", "PadV3", 11, k.act, padded),
+      k.Vec("aclnnPermute_TransposeAiCore_Transpose", "Transpose", 14, k.act, k.heads)};
   c.glue_bwd_after = {
-      vec("aclnnNpuFormatCast_TransDataAiCore_TransData", "TransData", 16, chunked, heads),
-      binary("aclnnCat_ConcatD_ConcatD", "ConcatD", 14, heads, heads, act, "DT_BF16"),
-      vec("aclnnConstantPadNd_PadV3AiCore_PadV3", "PadV3", 10, act, padded),
-      vec("aclnnSlice_StridedSliceAiCore_StridedSlice", "StridedSlice", 11, padded, act)};
-  c.custom_op =
-      Add(Make("aclnnChunkGatedDeltaRule_ChunkGatedDeltaRule_ChunkGatedDeltaRule",
-               "ChunkGatedDeltaRule", Core::kMixAic, 420 * h, {heads, heads, heads, row}, {heads}));
+      k.Vec("aclnnNpuFormatCast_TransDataAiCore_TransData", "TransData", 16, chunked, k.heads),
+      k.Binary("aclnnCat_ConcatD_ConcatD", "ConcatD", 14, k.heads, k.heads, k.act, "DT_BF16"),
+      k.Vec("aclnnConstantPadNd_PadV3AiCore_PadV3", "PadV3", 10, k.act, padded),
+      k.Vec("aclnnSlice_StridedSliceAiCore_StridedSlice", "StridedSlice", 11, padded, k.act)};
+  c.custom_op = Add(Make("aclnnChunkGatedDeltaRule_ChunkGatedDeltaRule_ChunkGatedDeltaRule",
+                         "ChunkGatedDeltaRule", Core::kMixAic, 420 * k.h,
+                         {k.heads, k.heads, k.heads, k.row}, {k.heads}));
   // The article's monolithic 3,642 us backward kernel.
   c.custom_op_grad =
       Add(Make("aclnnChunkGatedDeltaRuleGrad_ChunkGatedDeltaRuleGrad_ChunkGatedDeltaRuleGrad",
-               "ChunkGatedDeltaRuleGrad", Core::kMixAic, 3642 * h, {heads, heads, heads, heads},
-               {heads, heads, heads}));
+               "ChunkGatedDeltaRuleGrad", Core::kMixAic, 3642 * k.h,
+               {k.heads, k.heads, k.heads, k.heads}, {k.heads, k.heads, k.heads}));
+}
 
-  const std::string w_qkv = Dims({hidden, hidden * 3 / 2});
-  const std::string w_sq = Dims({hidden, hidden});
-  const std::string w_up = Dims({hidden, inter});
-  const std::string w_down = Dims({inter, hidden});
-  const std::string mlp2 = Dims({kTokens, inter});
+// The layer's matmuls and their gradients (dx, dw).
+void KernelCatalog::BuildLayerMatmuls(LayerKit& k) {
+  Chains& c = chains_;
+  const std::string w_qkv = Dims({k.hidden, k.hidden * 3 / 2});
+  const std::string w_sq = Dims({k.hidden, k.hidden});
+  const std::string w_up = Dims({k.hidden, k.inter});
+  const std::string w_down = Dims({k.inter, k.hidden});
+  const std::string mlp2 = Dims({kTokens, k.inter});
   const int64_t t = kTokens;
-  const int64_t hd = hidden;
-  const int64_t q = hidden * 3 / 2;
-  c.mm_qkv = mm(t, q, hd, act2, w_qkv, qkv);
-  c.mm_o = mm(t, hd, hd, act2, w_sq, act2);
-  c.mm_gdn_in = mm(t, q, hd, act2, w_qkv, qkv);
-  c.mm_gdn_out = mm(t, hd, hd, act2, w_sq, act2);
-  c.mm_gate = mm(t, inter, hd, act2, w_up, mlp2);
-  c.mm_up = mm(t, inter, hd, act2, w_up, mlp2);
-  c.mm_down = mm(t, hd, inter, mlp2, w_down, act2);
-  c.mm_qkv_dx = mm(t, hd, q, qkv, w_qkv, act2);
-  c.mm_qkv_dw = mm(hd, q, t, act2, qkv, w_qkv);
-  c.mm_o_dx = mm(t, hd, hd, act2, w_sq, act2);
-  c.mm_o_dw = mm(hd, hd, t, act2, act2, w_sq);
-  c.mm_gdn_in_dx = mm(t, hd, q, qkv, w_qkv, act2);
-  c.mm_gdn_in_dw = mm(hd, q, t, act2, qkv, w_qkv);
-  c.mm_gdn_out_dx = mm(t, hd, hd, act2, w_sq, act2);
-  c.mm_gdn_out_dw = mm(hd, hd, t, act2, act2, w_sq);
-  c.mm_gate_dx = mm(t, hd, inter, mlp2, w_up, act2);
-  c.mm_gate_dw = mm(hd, inter, t, act2, mlp2, w_up);
-  c.mm_up_dx = mm(t, hd, inter, mlp2, w_up, act2);
-  c.mm_up_dw = mm(hd, inter, t, act2, mlp2, w_up);
-  c.mm_down_dx = mm(t, inter, hd, act2, w_down, mlp2);
-  c.mm_down_dw = mm(inter, hd, t, mlp2, act2, w_down);
+  const int64_t hd = k.hidden;
+  const int64_t q = k.hidden * 3 / 2;
+  c.mm_qkv = k.Mm(t, q, hd, k.act2, w_qkv, k.qkv);
+  c.mm_o = k.Mm(t, hd, hd, k.act2, w_sq, k.act2);
+  c.mm_gdn_in = k.Mm(t, q, hd, k.act2, w_qkv, k.qkv);
+  c.mm_gdn_out = k.Mm(t, hd, hd, k.act2, w_sq, k.act2);
+  c.mm_gate = k.Mm(t, k.inter, hd, k.act2, w_up, mlp2);
+  c.mm_up = k.Mm(t, k.inter, hd, k.act2, w_up, mlp2);
+  c.mm_down = k.Mm(t, hd, k.inter, mlp2, w_down, k.act2);
+  c.mm_qkv_dx = k.Mm(t, hd, q, k.qkv, w_qkv, k.act2);
+  c.mm_qkv_dw = k.Mm(hd, q, t, k.act2, k.qkv, w_qkv);
+  c.mm_o_dx = k.Mm(t, hd, hd, k.act2, w_sq, k.act2);
+  c.mm_o_dw = k.Mm(hd, hd, t, k.act2, k.act2, w_sq);
+  c.mm_gdn_in_dx = k.Mm(t, hd, q, k.qkv, w_qkv, k.act2);
+  c.mm_gdn_in_dw = k.Mm(hd, q, t, k.act2, k.qkv, w_qkv);
+  c.mm_gdn_out_dx = k.Mm(t, hd, hd, k.act2, w_sq, k.act2);
+  c.mm_gdn_out_dw = k.Mm(hd, hd, t, k.act2, k.act2, w_sq);
+  c.mm_gate_dx = k.Mm(t, hd, k.inter, mlp2, w_up, k.act2);
+  c.mm_gate_dw = k.Mm(hd, k.inter, t, k.act2, mlp2, w_up);
+  c.mm_up_dx = k.Mm(t, hd, k.inter, mlp2, w_up, k.act2);
+  c.mm_up_dw = k.Mm(hd, k.inter, t, k.act2, mlp2, w_up);
+  c.mm_down_dx = k.Mm(t, k.inter, hd, k.act2, w_down, mlp2);
+  c.mm_down_dw = k.Mm(k.inter, hd, t, mlp2, k.act2, w_down);
+}
 
-  c.slice = vec("aclnnContiguous_SliceAiCore_Slice", "Slice", 9, qkv, act2);
-  c.rope = Add(Make("RotaryPositionEmbedding", "RotaryPositionEmbedding", v, 22 * h,
-                    {heads, heads, heads}, {heads}));
-  c.rope_grad = Add(Make("RotaryPositionEmbeddingGrad", "RotaryPositionEmbeddingGrad", v, 20 * h,
-                         {heads, heads, heads}, {heads}));
-  c.flash_attention =
-      Add(Make("aclnnFlashAttentionScore_FlashAttentionScore_FlashAttentionScore",
-               "FlashAttentionScore", Core::kMixAic, 880 * h, {heads, heads, heads}, {heads, row}));
+// Rotary embedding, flash attention, residual adds and the embedding.
+void KernelCatalog::BuildLayerOps(LayerKit& k) {
+  Chains& c = chains_;
+  const Core v = Core::kAiVectorCore;
+  c.slice = k.Vec("aclnnContiguous_SliceAiCore_Slice", "Slice", 9, k.qkv, k.act2);
+  c.rope = Add(Make("RotaryPositionEmbedding", "RotaryPositionEmbedding", v, 22 * k.h,
+                    {k.heads, k.heads, k.heads}, {k.heads}));
+  c.rope_grad = Add(Make("RotaryPositionEmbeddingGrad", "RotaryPositionEmbeddingGrad", v, 20 * k.h,
+                         {k.heads, k.heads, k.heads}, {k.heads}));
+  c.flash_attention = Add(Make("aclnnFlashAttentionScore_FlashAttentionScore_FlashAttentionScore",
+                               "FlashAttentionScore", Core::kMixAic, 880 * k.h,
+                               {k.heads, k.heads, k.heads}, {k.heads, k.row}));
   c.flash_attention_grad =
       Add(Make("aclnnFlashAttentionScoreGrad_FlashAttentionScoreGrad_FlashAttentionScoreGrad",
-               "FlashAttentionScoreGrad", Core::kMixAic, 2250 * h, {heads, heads, heads, heads},
-               {heads, heads, heads}));
-  c.concat_grad = binary("aclnnCat_ConcatD_ConcatD", "ConcatD", 25, act2, act2, qkv, "DT_BF16");
-  c.add_residual = binary("aclnnAdd_AddAiCore_Add", "Add", 20, act, act, act, "DT_BF16");
-  c.add_grad = binary("aclnnAdd_AddAiCore_Add", "Add", 22, act, act, act, "DT_BF16");
-  c.embedding = Add(Make("aclnnEmbedding_GatherV2AiCore_GatherV2", "GatherV2", v, 48 * h,
-                         {Dims({151936, hidden}), Dims({1, kTokens})}, {act}));
+               "FlashAttentionScoreGrad", Core::kMixAic, 2250 * k.h,
+               {k.heads, k.heads, k.heads, k.heads}, {k.heads, k.heads, k.heads}));
+  c.concat_grad =
+      k.Binary("aclnnCat_ConcatD_ConcatD", "ConcatD", 25, k.act2, k.act2, k.qkv, "DT_BF16");
+  c.add_residual = k.Binary("aclnnAdd_AddAiCore_Add", "Add", 20, k.act, k.act, k.act, "DT_BF16");
+  c.add_grad = k.Binary("aclnnAdd_AddAiCore_Add", "Add", 22, k.act, k.act, k.act, "DT_BF16");
+  c.embedding = Add(Make("aclnnEmbedding_GatherV2AiCore_GatherV2", "GatherV2", v, 48 * k.h,
+                         {Dims({151936, k.hidden}), Dims({1, kTokens})}, {k.act}));
   c.embedding_grad =
       Add(Make("aclnnEmbeddingDenseBackward_EmbeddingDenseGradV2_EmbeddingDenseGradV2",
-               "EmbeddingDenseGradV2", Core::kMixAiv, 310 * h, {act, Dims({1, kTokens})},
-               {Dims({151936, hidden})}));
+               "EmbeddingDenseGradV2", Core::kMixAiv, 310 * k.h, {k.act, Dims({1, kTokens})},
+               {Dims({151936, k.hidden})}));
 }
 
 void KernelCatalog::BuildLossAndOptimizer(double h, double v, int hidden, int vocab) {

@@ -94,7 +94,13 @@ class KernelCatalog {
 
  private:
   SpecId Add(KernelSpec spec);
+  class LayerKit;  // one layer's shapes and kernel makers (kernel_catalog.cc)
   void BuildLayer(double h, int hidden);
+  void BuildNorms(LayerKit& k);
+  void BuildSwiGlu(LayerKit& k);
+  void BuildCustomOpGlue(LayerKit& k);
+  void BuildLayerMatmuls(LayerKit& k);
+  void BuildLayerOps(LayerKit& k);
   void BuildLossAndOptimizer(double h, double v, int hidden, int vocab_chunk);
   void BuildComm(double h);
   void BuildParallel(const SynthOptions& options, double h, int hidden);

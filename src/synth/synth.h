@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 
+#include "core/enum_names.h"
 #include "core/status.h"
 
 namespace trainscope::synth {
@@ -19,6 +20,14 @@ enum class HeaderVariant {
   kCann83,       // Device_id second, COMMUNICATION accelerator, Block Dim
   kCann2026,     // Block Num / Mix Block Num
 };
+
+// The variants as `synth --header` spells them.
+inline constexpr EnumNames<HeaderVariant, 4> kHeaderVariantNames{
+    {{{HeaderVariant::kLegacy2023, "legacy2023"},
+      {HeaderVariant::kLevel1_2025, "level1-2025"},
+      {HeaderVariant::kCann83, "cann83"},
+      {HeaderVariant::kCann2026, "cann2026"}}},
+    "cann83"};
 
 struct SynthOptions {
   uint64_t seed = 1;

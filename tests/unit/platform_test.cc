@@ -1,5 +1,7 @@
 // model::DetectPlatform on hand-made profiles: the platform decides which
-// switches a remedy names.
+// switches a remedy names. Also core::EnumNames, the one table of an enum's
+// names read both ways, and the model's tables built on it (the platform
+// keys among them).
 #include "model/platform.h"
 
 #include <gtest/gtest.h>
@@ -10,9 +12,14 @@
 
 #include "analysis/common/family_rules.h"
 #include "analysis/job/rank_analysis.h"
+#include "core/enum_names.h"
 #include "formats/load_profiles.h"
+#include "model/activity_kind.h"
+#include "model/memory.h"
 #include "model/rank_profile.h"
+#include "model/timeline_classify.h"
 #include "report/text_report.h"
+#include "synth/synth.h"
 #include "test_paths.h"
 
 namespace trainscope::model {
@@ -175,6 +182,79 @@ TEST(Platform, KeysRoundTripAndGpuCoversEveryGpu) {
   EXPECT_FALSE(PlatformMatches(Platform::kAscend, "gpu"));
   EXPECT_FALSE(PlatformMatches(Platform::kUnknown, "gpu"));
   EXPECT_FALSE(ParsePlatformKey("unknown").has_value());
+}
+
+enum class EnumNamesTestColour { kRed, kGreen, kUnknown };
+
+constexpr EnumNames<EnumNamesTestColour, 2> kEnumNamesTestColours{
+    {{{EnumNamesTestColour::kRed, "red"}, {EnumNamesTestColour::kGreen, "green"}}}, "unknown"};
+
+TEST(EnumNamesTest, NamesAndParsesBothWays) {
+  EXPECT_EQ(kEnumNamesTestColours.Name(EnumNamesTestColour::kRed), "red");
+  EXPECT_EQ(kEnumNamesTestColours.Name(EnumNamesTestColour::kGreen), "green");
+  EXPECT_EQ(kEnumNamesTestColours.FromName("green"), EnumNamesTestColour::kGreen);
+  EXPECT_EQ(kEnumNamesTestColours.FromName("red"), EnumNamesTestColour::kRed);
+}
+
+TEST(EnumNamesTest, AValueLeftOutIsNamedByTheFallbackAndNeverParsed) {
+  EXPECT_EQ(kEnumNamesTestColours.Name(EnumNamesTestColour::kUnknown), "unknown");
+  EXPECT_FALSE(kEnumNamesTestColours.FromName("unknown").has_value());
+  EXPECT_FALSE(kEnumNamesTestColours.FromName("Red").has_value());  // exact spelling only
+  EXPECT_FALSE(kEnumNamesTestColours.FromName("").has_value());
+}
+
+TEST(EnumNamesTest, ChoicesListTheNamesInTableOrder) {
+  EXPECT_EQ(kEnumNamesTestColours.Choices(), "red or green");
+  EXPECT_EQ(model::kActivityKindNames.Choices(), "compute, communication, memcpy or memset");
+}
+
+TEST(EnumNamesTest, UsableAtCompileTime) {
+  static_assert(kEnumNamesTestColours.Name(EnumNamesTestColour::kGreen) == "green");
+  static_assert(*kEnumNamesTestColours.FromName("red") == EnumNamesTestColour::kRed);
+  SUCCEED();
+}
+
+// Every table of the model: each name read back gives the value it names.
+TEST(EnumNamesTest, ModelTablesRoundTrip) {
+  for (const auto& row : model::kActivityKindNames.rows()) {
+    EXPECT_EQ(model::ActivityKindName(row.value), row.name);
+    EXPECT_EQ(model::kActivityKindNames.FromName(row.name), row.value);
+  }
+  for (model::Platform p :
+       {model::Platform::kAscend, model::Platform::kCuda, model::Platform::kRocm,
+        model::Platform::kGpu, model::Platform::kMtia}) {
+    EXPECT_EQ(model::ParsePlatformKey(model::PlatformKey(p)), p) << model::PlatformKey(p);
+  }
+  EXPECT_EQ(model::PlatformKey(model::Platform::kUnknown), "unknown");
+  EXPECT_FALSE(model::ParsePlatformKey("unknown").has_value());
+  for (model::MemoryComponent c :
+       {model::MemoryComponent::kPta, model::MemoryComponent::kGe, model::MemoryComponent::kPtaGe,
+        model::MemoryComponent::kApp, model::MemoryComponent::kWorkspace,
+        model::MemoryComponent::kOther}) {
+    EXPECT_EQ(model::MemoryComponentFromName(model::MemoryComponentName(c)), c);
+  }
+  EXPECT_EQ(model::MemoryComponentFromName("DEVICE"), model::MemoryComponent::kOther);
+  for (const auto& row : synth::kHeaderVariantNames.rows()) {
+    EXPECT_EQ(synth::kHeaderVariantNames.FromName(row.name), row.value);
+  }
+  EXPECT_EQ(synth::kHeaderVariantNames.Name(synth::HeaderVariant::kLevel1_2025), "level1-2025");
+}
+
+// A class rule file's kind column is read through the same table, and an
+// unknown kind's hint lists the table's names.
+TEST(EnumNamesTest, ClassRulesReadKindsThroughTheTable) {
+  Result<std::vector<model::ClassRule>> rules =
+      model::ParseClassRules("MEMCPY\tprefix\tmy_copy\ncommunication\tcontains\tmy_ar\n", "rules");
+  ASSERT_TRUE(rules.ok()) << rules.status().message();
+  ASSERT_EQ(rules->size(), 2u);
+  EXPECT_EQ((*rules)[0].kind, model::ActivityKind::kMemcpy);
+  EXPECT_EQ((*rules)[1].kind, model::ActivityKind::kCommunication);
+  Result<std::vector<model::ClassRule>> bad = model::ParseClassRules("dma\tprefix\tx\n", "rules");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find(
+                "unknown kind 'dma'\nhint: use compute, communication, memcpy or memset"),
+            std::string::npos)
+      << bad.status().message();
 }
 
 }  // namespace

@@ -131,7 +131,6 @@ const Fingerprint* FingerprintLibrary::Find(std::string_view id) const {
   return nullptr;
 }
 
-// NOLINTNEXTLINE(readability-function-cognitive-complexity): HACKING.md, "Complexity debt"
 Result<FingerprintLibrary> FingerprintLibrary::Parse(std::string_view text,
                                                      const std::string& source_name) {
   FingerprintLibrary library;

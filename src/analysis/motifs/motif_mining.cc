@@ -195,7 +195,6 @@ class CandidateSearch {
     return std::partition_point(begin, end, [](const Window& w) { return w.right >= 0; });
   }
 
-  // NOLINTNEXTLINE(readability-function-cognitive-complexity): one node of the tree, in order
   void Visit(const Group& group) {
     const int32_t p0 = windows_[group.begin].position;
     // What stays the same at every length of this group: the tokens on the

@@ -276,9 +276,84 @@ class LongestGaps {
   bool seen_ = false;
 };
 
+// Step-start idle: until the first compute kernel; the collective that
+// runs meanwhile is what the step waits for (the article's 302 ms barrier).
+void FindStepStartWait(const model::RankProfile& profile, std::span<const uint32_t> rows,
+                       int64_t origin, StepTimeline* timeline) {
+  const auto& kernels = profile.device_events;
+  for (size_t i : rows) {
+    if (LaneOf(profile, i) != Lane::kCompute) continue;
+    timeline->step_start_idle_ns = kernels.start_ns[i] - origin;
+    break;
+  }
+  for (size_t i : rows) {
+    if (kernels.kind[i] != model::ActivityKind::kCommunication) continue;
+    if (kernels.start_ns[i] - origin > timeline->step_start_idle_ns) break;
+    timeline->step_start_waits_for = std::string(profile.strings.Get(kernels.op_type[i]));
+    timeline->step_start_wait_collective_ns = kernels.duration_ns[i];
+    break;
+  }
+}
+
+// The longest free gaps (step-relative), each with the op types of the
+// kernels around it.
+std::vector<FreeGap> NameGaps(const model::RankProfile& profile, std::span<const uint32_t> rows,
+                              int64_t origin, const std::vector<GapSpan>& longest) {
+  const auto& kernels = profile.device_events;
+  std::vector<FreeGap> gaps;
+  gaps.reserve(longest.size());
+  for (const GapSpan& gap : longest)
+    gaps.push_back(FreeGap{gap.start_ns - origin, gap.duration_ns, "", ""});
+  for (FreeGap& gap : gaps) {
+    const int64_t gap_start = origin + gap.start_ns;
+    const int64_t gap_end = gap_start + gap.duration_ns;
+    // Before: the kernel that ends last at or before the gap's start (the
+    // first of equals); after: the first to start at or after its end with
+    // a name for its op type. Rows are in start order: only those starting
+    // by the gap's start can end by it, and the first after the gap is found
+    // by binary search. (Every row was visited for every gap, its name
+    // copied at each improvement: a million copies a step on a big rank.)
+    int64_t best_end = INT64_MIN;
+    std::optional<size_t> before;
+    for (size_t k = 0; k < rows.size() && kernels.start_ns[rows[k]] <= gap_start; ++k) {
+      const size_t i = rows[k];
+      if (kernels.end_ns(i) <= gap_start && kernels.end_ns(i) > best_end) {
+        best_end = kernels.end_ns(i);
+        before = i;
+      }
+    }
+    if (before) gap.before = std::string(profile.strings.Get(kernels.op_type[*before]));
+    auto after = std::lower_bound(rows.begin(), rows.end(), gap_end, [&](uint32_t row, int64_t t) {
+      return kernels.start_ns[row] < t;
+    });
+    for (; after != rows.end() && gap.after.empty(); ++after) {
+      gap.after = std::string(profile.strings.Get(kernels.op_type[*after]));
+    }
+  }
+  return gaps;
+}
+
+// The host op that launched each kernel of |rows| (by its place in rows),
+// step-relative, in start order.
+std::vector<TrackLaunch> TrackLaunches(const model::RankProfile& profile,
+                                       std::span<const uint32_t> rows, int64_t origin) {
+  const auto& kernels = profile.device_events;
+  const model::HostOps& ops = profile.timeline.host_ops;
+  std::vector<TrackLaunch> launches;
+  for (size_t k = 0; k < rows.size(); ++k) {
+    const int32_t launcher = kernels.launcher[rows[k]];
+    if (launcher < 0 || static_cast<size_t>(launcher) >= ops.size()) continue;
+    launches.push_back(TrackLaunch{static_cast<uint32_t>(k), ops.start_ns[launcher] - origin,
+                                   ops.duration_ns[launcher]});
+  }
+  std::stable_sort(
+      launches.begin(), launches.end(),
+      [](const TrackLaunch& a, const TrackLaunch& b) { return a.start_ns < b.start_ns; });
+  return launches;
+}
+
 }  // namespace
 
-// NOLINTNEXTLINE(readability-function-cognitive-complexity): HACKING.md, "Complexity debt"
 StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step,
                                  const KernelFamilies& families, const TimelineOptions& options,
                                  const ZoomCentre* centre) {
@@ -360,58 +435,14 @@ StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step
   timeline.tensor_parallel_not_overlapped_ns = sweep.Covered(kTensorParallel, kComputeLane);
   timeline.free_ns = (window_end - origin) - sweep.Covered(kComputeLane | kCommLane | kOtherLane);
 
-  // Step-start idle: until the first compute kernel; the collective that
-  // runs meanwhile is what the step waits for (the article's 302 ms barrier).
-  for (size_t i : rows) {
-    if (LaneOf(profile, i) != Lane::kCompute) continue;
-    timeline.step_start_idle_ns = kernels.start_ns[i] - origin;
-    break;
-  }
-  for (size_t i : rows) {
-    if (kernels.kind[i] != model::ActivityKind::kCommunication) continue;
-    if (kernels.start_ns[i] - origin > timeline.step_start_idle_ns) break;
-    timeline.step_start_waits_for = std::string(profile.strings.Get(kernels.op_type[i]));
-    timeline.step_start_wait_collective_ns = kernels.duration_ns[i];
-    break;
-  }
+  FindStepStartWait(profile, rows, origin, &timeline);
 
   if (!options.picture) {
     timeline.drawn = false;
     return timeline;
   }
 
-  const std::vector<GapSpan> longest = std::move(free_gaps).Take();
-  std::vector<FreeGap> gaps;
-  gaps.reserve(longest.size());
-  for (const GapSpan& gap : longest)
-    gaps.push_back(FreeGap{gap.start_ns - origin, gap.duration_ns, "", ""});
-  for (FreeGap& gap : gaps) {
-    const int64_t gap_start = origin + gap.start_ns;
-    const int64_t gap_end = gap_start + gap.duration_ns;
-    // Before: the kernel that ends last at or before the gap's start (the
-    // first of equals); after: the first to start at or after its end with
-    // a name for its op type. Rows are in start order: only those starting
-    // by the gap's start can end by it, and the first after the gap is found
-    // by binary search. (Every row was visited for every gap, its name
-    // copied at each improvement: a million copies a step on a big rank.)
-    int64_t best_end = INT64_MIN;
-    std::optional<size_t> before;
-    for (size_t k = 0; k < rows.size() && kernels.start_ns[rows[k]] <= gap_start; ++k) {
-      const size_t i = rows[k];
-      if (kernels.end_ns(i) <= gap_start && kernels.end_ns(i) > best_end) {
-        best_end = kernels.end_ns(i);
-        before = i;
-      }
-    }
-    if (before) gap.before = std::string(profile.strings.Get(kernels.op_type[*before]));
-    auto after = std::lower_bound(rows.begin(), rows.end(), gap_end, [&](uint32_t row, int64_t t) {
-      return kernels.start_ns[row] < t;
-    });
-    for (; after != rows.end() && gap.after.empty(); ++after) {
-      gap.after = std::string(profile.strings.Get(kernels.op_type[*after]));
-    }
-  }
-  timeline.longest_gaps = std::move(gaps);
+  timeline.longest_gaps = NameGaps(profile, rows, origin, std::move(free_gaps).Take());
 
   if (centre != nullptr) {
     BuildZooms(step_kernels, &timeline, centre->anchors_ns, centre->label, options);
@@ -427,16 +458,7 @@ StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step
       AggregateColumns(step_kernels, 0, static_cast<double>(timeline.span_ns), kOverviewColumns);
   if (options.kernels) {
     timeline.track.kernels = std::move(step_kernels);
-    const model::HostOps& ops = profile.timeline.host_ops;
-    for (size_t k = 0; k < rows.size(); ++k) {
-      const int32_t launcher = kernels.launcher[rows[k]];
-      if (launcher < 0 || static_cast<size_t>(launcher) >= ops.size()) continue;
-      timeline.track.launches.push_back(TrackLaunch{
-          static_cast<uint32_t>(k), ops.start_ns[launcher] - origin, ops.duration_ns[launcher]});
-    }
-    std::stable_sort(
-        timeline.track.launches.begin(), timeline.track.launches.end(),
-        [](const TrackLaunch& a, const TrackLaunch& b) { return a.start_ns < b.start_ns; });
+    timeline.track.launches = TrackLaunches(profile, rows, origin);
   }
   return timeline;
 }
