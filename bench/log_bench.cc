@@ -47,7 +47,6 @@ void BM_LogMegatronParse(benchmark::State& state) {
 }
 BENCHMARK(BM_LogMegatronParse)->Arg(1000)->Arg(200000)->Unit(benchmark::kMillisecond);
 
-
 // A pickled flight-recorder dump shaped like torch's (protocol 2: BINUNICODE
 // strings memoized with BINPUT and fetched again with BINGET, LONG1 ints,
 // EMPTY_DICT/MARK/SETITEMS per entry): |entries| entries of ~560 bytes.
@@ -71,7 +70,8 @@ class BenchPickle {
   }
   void Int(int64_t v) {
     bytes += "\x8a\x08";
-    for (int i = 0; i < 8; ++i) bytes.push_back(static_cast<char>(static_cast<uint64_t>(v) >> (8 * i)));
+    for (int i = 0; i < 8; ++i)
+      bytes.push_back(static_cast<char>(static_cast<uint64_t>(v) >> (8 * i)));
   }
 
  private:

@@ -51,9 +51,15 @@ void Walk(const trainscope::formats::PickleValue& root) {
       case PickleKind::kSet:
         for (size_t i = 0; i < v.size(); ++i) todo.push_back(v.at(i));
         break;
-      case PickleKind::kBigInt: Check(!v.BigIntText().empty() && !v.AsInt()); break;
-      case PickleKind::kString: Check(v.AsString().has_value()); break;
-      default: Check(v.size() == 0); break;
+      case PickleKind::kBigInt:
+        Check(!v.BigIntText().empty() && !v.AsInt());
+        break;
+      case PickleKind::kString:
+        Check(v.AsString().has_value());
+        break;
+      default:
+        Check(v.size() == 0);
+        break;
     }
   }
 }

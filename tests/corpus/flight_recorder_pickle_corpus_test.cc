@@ -121,8 +121,8 @@ TEST(FlightRecorderPickleCorpus, ScanFindsTheUnnamedDumpsByContent) {
 TEST(FlightRecorderPickleCorpus, HealthNamesTheAllToAllRanks9And14NeverReached) {
   TS_REQUIRE_CORPUS(kFrGpuError);
   for (const char* job : {kFrGpuError, kFrLockGil}) {
-    const CommandResult r = RunTrainscope(
-        {"health", corpus_path + "/" + job + "/fault_injection.log", "--json", "-"});
+    const CommandResult r =
+        RunTrainscope({"health", corpus_path + "/" + job + "/fault_injection.log", "--json", "-"});
     EXPECT_EQ(r.exit_code, 2) << r.err;
     simdjson::dom::parser parser;
     simdjson::dom::element doc;

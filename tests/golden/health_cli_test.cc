@@ -245,7 +245,6 @@ TEST(HealthCli, FlightRecorderNamesTheCollectiveAndTheMissingRank) {
       verdict,
       "no findings in 40 record(s) in 1 series (runs x ranks) of 1 log(s); flight recorder: 1 "
       "collective(s) not reached or completed by every member");
-
 }
 
 // tests/data/logs/flight_pickle: ranks 0 and 3 of the same job pickled, one
@@ -268,7 +267,8 @@ TEST(HealthCli, FlightRecorderReadsPickledDumps) {
   ASSERT_EQ(parser.parse(json.out).get(doc), simdjson::SUCCESS) << json.out.substr(0, 200);
   std::vector<std::string> pickles;
   for (simdjson::dom::element p : doc["flight_recorder"]["pickles"].get_array()) {
-    pickles.push_back(std::filesystem::path(std::string(p.get_string().value())).filename().string());
+    pickles.push_back(
+        std::filesystem::path(std::string(p.get_string().value())).filename().string());
   }
   EXPECT_EQ(pickles, (std::vector<std::string>{"_dump_3", "nccl_trace_rank_0"}));
   EXPECT_EQ(doc["flight_recorder"]["errors"].get_array().size(), 0U);

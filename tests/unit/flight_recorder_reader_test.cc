@@ -208,11 +208,12 @@ TEST(FlightRecorderReader, ReadsThePickledDump) {
 TEST(FlightRecorderReader, APickleThatIsNoDumpOrRunsCodeIsAnError) {
   auto empty = ParseFlightRecorderPickle("\x80\x02}q\x00."sv, "nccl_trace_rank_0");
   ASSERT_FALSE(empty.ok());
-  EXPECT_NE(empty.status().message().find("without \"version\" and \"entries\""),
-            std::string::npos)
+  EXPECT_NE(empty.status().message().find("without \"version\" and \"entries\""), std::string::npos)
       << empty.status().message();
-  auto code = ParseFlightRecorderPickle("\x80\x02" "cos\nsystem\nX\x02\x00\x00\x00lsR."sv,
-                                        "nccl_trace_rank_0");
+  auto code = ParseFlightRecorderPickle(
+      "\x80\x02"
+      "cos\nsystem\nX\x02\x00\x00\x00lsR."sv,
+      "nccl_trace_rank_0");
   ASSERT_FALSE(code.ok());
   EXPECT_NE(code.status().message().find("GLOBAL (0x63) at byte 2"), std::string::npos)
       << code.status().message();
@@ -240,8 +241,7 @@ TEST(FlightRecorderReader, ScanFindsPickledDumpsByContentAndPassesOverOtherPickl
   testing::WriteFileBytes(std::filesystem::path(dir) / "_dump_1", SmallPickledDump());
   // Not named like a dump: a pickled dict that is no dump, one that runs code, a log.
   testing::WriteFileBytes(std::filesystem::path(dir) / "state.pkl", "\x80\x02}q\x00."sv);
-  testing::WriteFileBytes(std::filesystem::path(dir) / "evil.pkl",
-                          "\x80\x02}(cos\nsystem\nu."sv);
+  testing::WriteFileBytes(std::filesystem::path(dir) / "evil.pkl", "\x80\x02}(cos\nsystem\nu."sv);
   testing::WriteFileBytes(std::filesystem::path(dir) / "rank0.log", "step 1 loss 2.0\n");
   // Named like a dump: a pickle that is no dump is an error.
   testing::WriteFileBytes(std::filesystem::path(dir) / "nccl_trace_rank_5", "\x80\x02}q\x00."sv);

@@ -57,8 +57,8 @@ TEST(PickleReader, ReadsProtocol2DictOfStringsAndInts) {
   EXPECT_EQ(n.at(4).AsInt(), -1);  // BININT
   EXPECT_EQ(n.at(5).AsInt(), 0);   // BININT1
   EXPECT_EQ(n.at(6).AsInt(), 255);
-  EXPECT_EQ(n.at(7).AsInt(), 65535);        // BININT2
-  EXPECT_EQ(n.at(8).AsInt(), 2147483648);   // LONG1 of 5 bytes
+  EXPECT_EQ(n.at(7).AsInt(), 65535);       // BININT2
+  EXPECT_EQ(n.at(8).AsInt(), 2147483648);  // LONG1 of 5 bytes
   EXPECT_EQ(doc->stop_offset(), kPickleProtocol2Ints.size() - 1);
 }
 
@@ -97,7 +97,8 @@ TEST(PickleReader, ReadsProtocol4FramesShortStringsAndMemoize) {
 TEST(PickleReader, ReadsProtocol0TextOpcodes) {
   // {'a': [1, 'x', None, True, 1.5, 123456789012345678901234567890, -7], 'b': (2,)}, protocol 0.
   const std::string_view bytes =
-      "(dp0\nVa\np1\n(lp2\nI1\naVx\np3\naNaI01\naF1.5\naL123456789012345678901234567890L\naI-7\nasVb"
+      "(dp0\nVa\np1\n(lp2\nI1\naVx\np3\naNaI01\naF1.5\naL123456789012345678901234567890L\naI-"
+      "7\nasVb"
       "\np4\n(I2\ntp5\ns."sv;
   auto doc = PickleOk(bytes);
   ASSERT_NE(doc, nullptr);
@@ -148,7 +149,9 @@ TEST(PickleReader, TextStringEscapesAndRawUnicodeEscapes) {
 TEST(PickleReader, MemoReferencesSeeTheFilledContainer) {
   // L = []; memo 0 = L; L += [1, 2]; (L, L): both items are the filled list,
   // as Python's memo holds the object, not a copy made at PUT.
-  auto doc = PickleOk("\x80\x02]q\x00(K\x01K\x02" "eh\x00\x86."sv);
+  auto doc = PickleOk(
+      "\x80\x02]q\x00(K\x01K\x02"
+      "eh\x00\x86."sv);
   ASSERT_NE(doc, nullptr);
   const PickleValue root = doc->root();
   ASSERT_EQ(root.kind(), PickleKind::kTuple);
@@ -158,18 +161,20 @@ TEST(PickleReader, MemoReferencesSeeTheFilledContainer) {
   EXPECT_EQ(root.at(1).at(1).AsInt(), 2);
   // LONG_BINPUT / LONG_BINGET and MEMOIZE (its index: the memo's entries so
   // far, 1 here): 'a' stored at 7 and 1, fetched from both -> ('a', ('a', 'a')).
-  auto longs = PickleOk("X\x01\x00\x00\x00" "ar\x07\x00\x00\x00\x94j\x07\x00\x00\x00h\x01\x86\x86."sv);
+  auto longs = PickleOk(
+      "X\x01\x00\x00\x00"
+      "ar\x07\x00\x00\x00\x94j\x07\x00\x00\x00h\x01\x86\x86."sv);
   ASSERT_NE(longs, nullptr);
   EXPECT_EQ(longs->root().at(1).at(1).AsString(), "a");
-  EXPECT_NE(PickleError("X\x01\x00\x00\x00" "ar\x07\x00\x00\x00\x94h\x02\x86."sv)
+  EXPECT_NE(PickleError("X\x01\x00\x00\x00"
+                        "ar\x07\x00\x00\x00\x94h\x02\x86."sv)
                 .find("memo index 2 was never stored"),
             std::string::npos);
 }
 
 TEST(PickleReader, MemoErrorsNameTheIndexAndOffset) {
   const std::string never = PickleError("\x80\x02h\x05."sv);
-  EXPECT_NE(never.find("BINGET (0x68) at byte 2: memo index 5 was never stored"),
-            std::string::npos)
+  EXPECT_NE(never.find("BINGET (0x68) at byte 2: memo index 5 was never stored"), std::string::npos)
       << never;
   // A LONG_BINPUT index far beyond the input allocates nothing.
   const std::string huge = PickleError("Nr\xff\xff\xff\x7f."sv);
@@ -192,7 +197,9 @@ struct RefusedPickleCase {
 
 TEST(PickleReader, RefusesEveryOpcodeThatImportsOrCalls) {
   const RefusedPickleCase cases[] = {
-      {"\x80\x02" "cos\nsystem\nX\x02\x00\x00\x00lsR."sv, "GLOBAL (0x63)", 2, "imports"},
+      {"\x80\x02"
+       "cos\nsystem\nX\x02\x00\x00\x00lsR."sv,
+       "GLOBAL (0x63)", 2, "imports"},
       {"\x80\x04\x8c\x02os\x8c\x06system\x93."sv, "STACK_GLOBAL (0x93)", 14, "imports"},
       {"(ios\nsystem\nX\x02\x00\x00\x00ls."sv, "INST (0x69)", 1, "calls"},
       {"(NX\x02\x00\x00\x00lso."sv, "OBJ (0x6f)", 9, "calls"},
@@ -229,9 +236,12 @@ TEST(PickleReader, TruncationAtEveryByteIsAnErrorWithAnOffset) {
     EXPECT_NE(doc.status().message().find("byte"), std::string::npos) << doc.status().message();
   }
   // A length beyond the end: reported, never read.
-  const std::string err = PickleError("\x80\x02X\xff\xff\xff\xff" "abc."sv);
-  EXPECT_NE(err.find("BINUNICODE (0x58) at byte 2: truncated: length 4294967295 but 4 byte(s) left"),
-            std::string::npos)
+  const std::string err = PickleError(
+      "\x80\x02X\xff\xff\xff\xff"
+      "abc."sv);
+  EXPECT_NE(
+      err.find("BINUNICODE (0x58) at byte 2: truncated: length 4294967295 but 4 byte(s) left"),
+      std::string::npos)
       << err;
   EXPECT_NE(PickleError("\x80\x04\x8d\xff\xff\xff\xff\xff\xff\xff\xff."sv).find("truncated"),
             std::string::npos);
@@ -242,9 +252,13 @@ TEST(PickleReader, TruncationAtEveryByteIsAnErrorWithAnOffset) {
 }
 
 TEST(PickleReader, StackMisuseIsAnError) {
-  EXPECT_NE(PickleError("]K\x01" "e."sv).find("APPENDS (0x65) at byte 3: no MARK"),
+  EXPECT_NE(PickleError("]K\x01"
+                        "e."sv)
+                .find("APPENDS (0x65) at byte 3: no MARK"),
             std::string::npos);
-  EXPECT_NE(PickleError("}K\x01" "a."sv).find("APPEND to a dict (needs a list)"),
+  EXPECT_NE(PickleError("}K\x01"
+                        "a."sv)
+                .find("APPEND to a dict (needs a list)"),
             std::string::npos);
   EXPECT_NE(PickleError("}(K\x01u."sv).find("odd number of items"), std::string::npos);
   EXPECT_NE(PickleError("(K\x01K\x02u."sv).find("nothing to SETITEMS to"), std::string::npos);
@@ -255,7 +269,9 @@ TEST(PickleReader, StackMisuseIsAnError) {
   // The items above a MARK belong to it: TUPLE2 cannot reach below.
   EXPECT_NE(PickleError("N(N\x86."sv).find("needs 2 item(s)"), std::string::npos);
   // POP on an empty frame drops the MARK (pickle.py); POP_MARK discards items.
-  auto doc = PickleOk("N(0K\x07(K\x01K\x02" "1\x86."sv);
+  auto doc = PickleOk(
+      "N(0K\x07(K\x01K\x02"
+      "1\x86."sv);
   ASSERT_NE(doc, nullptr);
   EXPECT_EQ(doc->root().size(), 2U);
   EXPECT_EQ(doc->root().at(1).AsInt(), 7);
@@ -263,7 +279,9 @@ TEST(PickleReader, StackMisuseIsAnError) {
 
 TEST(PickleReader, RefusesAContainerHoldingItself) {
   // L = []; L.append(L).
-  const std::string err = PickleError("]q\x00h\x00" "a."sv);
+  const std::string err = PickleError(
+      "]q\x00h\x00"
+      "a."sv);
   EXPECT_NE(err.find("holds itself"), std::string::npos) << err;
   // Shared but not recursive: fine.
   EXPECT_NE(PickleOk("]q\x00h\x00h\x00\x86\x85."sv), nullptr);
@@ -299,9 +317,14 @@ TEST(PickleReader, ValueAndSizeLimits) {
 }
 
 TEST(PickleReader, IllFormedUtf8BecomesReplacementCharacters) {
-  auto doc = PickleOk("X\x03\x00\x00\x00" "a\xff" "b."sv);
+  auto doc = PickleOk(
+      "X\x03\x00\x00\x00"
+      "a\xff"
+      "b."sv);
   ASSERT_NE(doc, nullptr);
-  EXPECT_EQ(doc->root().AsString(), "a\xef\xbf\xbd" "b");
+  EXPECT_EQ(doc->root().AsString(),
+            "a\xef\xbf\xbd"
+            "b");
   // bytes stay as they are.
   auto raw = PickleOk("C\x02\xff\x00."sv);
   ASSERT_NE(raw, nullptr);

@@ -90,75 +90,144 @@ enum PickleOp : uint8_t {
 
 std::string_view PickleOpName(uint8_t op) {
   switch (op) {
-    case kOpMark: return "MARK";
-    case kOpStop: return "STOP";
-    case kOpPop: return "POP";
-    case kOpPopMark: return "POP_MARK";
-    case kOpDup: return "DUP";
-    case kOpFloat: return "FLOAT";
-    case kOpInt: return "INT";
-    case kOpBinInt: return "BININT";
-    case kOpBinInt1: return "BININT1";
-    case kOpLong: return "LONG";
-    case kOpBinInt2: return "BININT2";
-    case kOpNone: return "NONE";
-    case kOpPersId: return "PERSID";
-    case kOpBinPersId: return "BINPERSID";
-    case kOpReduce: return "REDUCE";
-    case kOpString: return "STRING";
-    case kOpBinString: return "BINSTRING";
-    case kOpShortBinString: return "SHORT_BINSTRING";
-    case kOpUnicode: return "UNICODE";
-    case kOpBinUnicode: return "BINUNICODE";
-    case kOpAppend: return "APPEND";
-    case kOpBuild: return "BUILD";
-    case kOpGlobal: return "GLOBAL";
-    case kOpDict: return "DICT";
-    case kOpEmptyDict: return "EMPTY_DICT";
-    case kOpAppends: return "APPENDS";
-    case kOpGet: return "GET";
-    case kOpBinGet: return "BINGET";
-    case kOpInst: return "INST";
-    case kOpLongBinGet: return "LONG_BINGET";
-    case kOpList: return "LIST";
-    case kOpEmptyList: return "EMPTY_LIST";
-    case kOpObj: return "OBJ";
-    case kOpPut: return "PUT";
-    case kOpBinPut: return "BINPUT";
-    case kOpLongBinPut: return "LONG_BINPUT";
-    case kOpSetItem: return "SETITEM";
-    case kOpTuple: return "TUPLE";
-    case kOpEmptyTuple: return "EMPTY_TUPLE";
-    case kOpSetItems: return "SETITEMS";
-    case kOpBinFloat: return "BINFLOAT";
-    case kOpBinBytes: return "BINBYTES";
-    case kOpShortBinBytes: return "SHORT_BINBYTES";
-    case kOpProto: return "PROTO";
-    case kOpNewObj: return "NEWOBJ";
-    case kOpExt1: return "EXT1";
-    case kOpExt2: return "EXT2";
-    case kOpExt4: return "EXT4";
-    case kOpTuple1: return "TUPLE1";
-    case kOpTuple2: return "TUPLE2";
-    case kOpTuple3: return "TUPLE3";
-    case kOpNewTrue: return "NEWTRUE";
-    case kOpNewFalse: return "NEWFALSE";
-    case kOpLong1: return "LONG1";
-    case kOpLong4: return "LONG4";
-    case kOpShortBinUnicode: return "SHORT_BINUNICODE";
-    case kOpBinUnicode8: return "BINUNICODE8";
-    case kOpBinBytes8: return "BINBYTES8";
-    case kOpEmptySet: return "EMPTY_SET";
-    case kOpAddItems: return "ADDITEMS";
-    case kOpFrozenSet: return "FROZENSET";
-    case kOpNewObjEx: return "NEWOBJ_EX";
-    case kOpStackGlobal: return "STACK_GLOBAL";
-    case kOpMemoize: return "MEMOIZE";
-    case kOpFrame: return "FRAME";
-    case kOpByteArray8: return "BYTEARRAY8";
-    case kOpNextBuffer: return "NEXT_BUFFER";
-    case kOpReadonlyBuffer: return "READONLY_BUFFER";
-    default: return {};
+    case kOpMark:
+      return "MARK";
+    case kOpStop:
+      return "STOP";
+    case kOpPop:
+      return "POP";
+    case kOpPopMark:
+      return "POP_MARK";
+    case kOpDup:
+      return "DUP";
+    case kOpFloat:
+      return "FLOAT";
+    case kOpInt:
+      return "INT";
+    case kOpBinInt:
+      return "BININT";
+    case kOpBinInt1:
+      return "BININT1";
+    case kOpLong:
+      return "LONG";
+    case kOpBinInt2:
+      return "BININT2";
+    case kOpNone:
+      return "NONE";
+    case kOpPersId:
+      return "PERSID";
+    case kOpBinPersId:
+      return "BINPERSID";
+    case kOpReduce:
+      return "REDUCE";
+    case kOpString:
+      return "STRING";
+    case kOpBinString:
+      return "BINSTRING";
+    case kOpShortBinString:
+      return "SHORT_BINSTRING";
+    case kOpUnicode:
+      return "UNICODE";
+    case kOpBinUnicode:
+      return "BINUNICODE";
+    case kOpAppend:
+      return "APPEND";
+    case kOpBuild:
+      return "BUILD";
+    case kOpGlobal:
+      return "GLOBAL";
+    case kOpDict:
+      return "DICT";
+    case kOpEmptyDict:
+      return "EMPTY_DICT";
+    case kOpAppends:
+      return "APPENDS";
+    case kOpGet:
+      return "GET";
+    case kOpBinGet:
+      return "BINGET";
+    case kOpInst:
+      return "INST";
+    case kOpLongBinGet:
+      return "LONG_BINGET";
+    case kOpList:
+      return "LIST";
+    case kOpEmptyList:
+      return "EMPTY_LIST";
+    case kOpObj:
+      return "OBJ";
+    case kOpPut:
+      return "PUT";
+    case kOpBinPut:
+      return "BINPUT";
+    case kOpLongBinPut:
+      return "LONG_BINPUT";
+    case kOpSetItem:
+      return "SETITEM";
+    case kOpTuple:
+      return "TUPLE";
+    case kOpEmptyTuple:
+      return "EMPTY_TUPLE";
+    case kOpSetItems:
+      return "SETITEMS";
+    case kOpBinFloat:
+      return "BINFLOAT";
+    case kOpBinBytes:
+      return "BINBYTES";
+    case kOpShortBinBytes:
+      return "SHORT_BINBYTES";
+    case kOpProto:
+      return "PROTO";
+    case kOpNewObj:
+      return "NEWOBJ";
+    case kOpExt1:
+      return "EXT1";
+    case kOpExt2:
+      return "EXT2";
+    case kOpExt4:
+      return "EXT4";
+    case kOpTuple1:
+      return "TUPLE1";
+    case kOpTuple2:
+      return "TUPLE2";
+    case kOpTuple3:
+      return "TUPLE3";
+    case kOpNewTrue:
+      return "NEWTRUE";
+    case kOpNewFalse:
+      return "NEWFALSE";
+    case kOpLong1:
+      return "LONG1";
+    case kOpLong4:
+      return "LONG4";
+    case kOpShortBinUnicode:
+      return "SHORT_BINUNICODE";
+    case kOpBinUnicode8:
+      return "BINUNICODE8";
+    case kOpBinBytes8:
+      return "BINBYTES8";
+    case kOpEmptySet:
+      return "EMPTY_SET";
+    case kOpAddItems:
+      return "ADDITEMS";
+    case kOpFrozenSet:
+      return "FROZENSET";
+    case kOpNewObjEx:
+      return "NEWOBJ_EX";
+    case kOpStackGlobal:
+      return "STACK_GLOBAL";
+    case kOpMemoize:
+      return "MEMOIZE";
+    case kOpFrame:
+      return "FRAME";
+    case kOpByteArray8:
+      return "BYTEARRAY8";
+    case kOpNextBuffer:
+      return "NEXT_BUFFER";
+    case kOpReadonlyBuffer:
+      return "READONLY_BUFFER";
+    default:
+      return {};
   }
 }
 
@@ -166,21 +235,28 @@ std::string_view PickleOpName(uint8_t op) {
 std::string_view PickleRefusal(uint8_t op) {
   switch (op) {
     case kOpGlobal:
-    case kOpStackGlobal: return "it imports a Python name";
+    case kOpStackGlobal:
+      return "it imports a Python name";
     case kOpInst:
     case kOpObj:
     case kOpReduce:
     case kOpNewObj:
-    case kOpNewObjEx: return "it calls a Python object";
-    case kOpBuild: return "it sets an object's state (__setstate__)";
+    case kOpNewObjEx:
+      return "it calls a Python object";
+    case kOpBuild:
+      return "it sets an object's state (__setstate__)";
     case kOpExt1:
     case kOpExt2:
-    case kOpExt4: return "it imports through the copyreg extension registry";
+    case kOpExt4:
+      return "it imports through the copyreg extension registry";
     case kOpPersId:
-    case kOpBinPersId: return "it asks the loader for an object from outside the stream";
+    case kOpBinPersId:
+      return "it asks the loader for an object from outside the stream";
     case kOpNextBuffer:
-    case kOpReadonlyBuffer: return "it needs an out-of-band buffer";
-    default: return {};
+    case kOpReadonlyBuffer:
+      return "it needs an out-of-band buffer";
+    default:
+      return {};
   }
 }
 
@@ -242,17 +318,27 @@ int PickleHexDigit(char c) {
 
 std::string_view PickleKindName(PickleKind kind) {
   switch (kind) {
-    case PickleKind::kNone: return "None";
-    case PickleKind::kBool: return "bool";
+    case PickleKind::kNone:
+      return "None";
+    case PickleKind::kBool:
+      return "bool";
     case PickleKind::kInt:
-    case PickleKind::kBigInt: return "int";
-    case PickleKind::kFloat: return "float";
-    case PickleKind::kString: return "str";
-    case PickleKind::kBytes: return "bytes";
-    case PickleKind::kList: return "list";
-    case PickleKind::kTuple: return "tuple";
-    case PickleKind::kSet: return "set";
-    case PickleKind::kDict: return "dict";
+    case PickleKind::kBigInt:
+      return "int";
+    case PickleKind::kFloat:
+      return "float";
+    case PickleKind::kString:
+      return "str";
+    case PickleKind::kBytes:
+      return "bytes";
+    case PickleKind::kList:
+      return "list";
+    case PickleKind::kTuple:
+      return "tuple";
+    case PickleKind::kSet:
+      return "set";
+    case PickleKind::kDict:
+      return "dict";
   }
   return "?";
 }
@@ -270,7 +356,8 @@ class PickleParser {
   using Node = PickleDocument::Node;
 
   Status Fail(std::string_view what) const {
-    return InvalidInput(fmt::format("{}: pickle {} at byte {}: {}", name_, OpLabel(), op_at_, what));
+    return InvalidInput(
+        fmt::format("{}: pickle {} at byte {}: {}", name_, OpLabel(), op_at_, what));
   }
   std::string OpLabel() const {
     const std::string_view n = PickleOpName(op_);
@@ -540,17 +627,34 @@ Status PickleParser::PushEscapedString(std::string_view line) {
     }
     const char c = body[++i];
     switch (c) {
-      case 'n': raw.push_back('\n'); break;
-      case 't': raw.push_back('\t'); break;
-      case 'r': raw.push_back('\r'); break;
-      case 'a': raw.push_back('\a'); break;
-      case 'b': raw.push_back('\b'); break;
-      case 'f': raw.push_back('\f'); break;
-      case 'v': raw.push_back('\v'); break;
+      case 'n':
+        raw.push_back('\n');
+        break;
+      case 't':
+        raw.push_back('\t');
+        break;
+      case 'r':
+        raw.push_back('\r');
+        break;
+      case 'a':
+        raw.push_back('\a');
+        break;
+      case 'b':
+        raw.push_back('\b');
+        break;
+      case 'f':
+        raw.push_back('\f');
+        break;
+      case 'v':
+        raw.push_back('\v');
+        break;
       case '\\':
       case '\'':
-      case '"': raw.push_back(c); break;
-      case '\n': break;
+      case '"':
+        raw.push_back(c);
+        break;
+      case '\n':
+        break;
       case 'x': {
         const int hi = i + 1 < body.size() ? PickleHexDigit(body[i + 1]) : -1;
         const int lo = i + 2 < body.size() ? PickleHexDigit(body[i + 2]) : -1;
@@ -621,7 +725,8 @@ Status PickleParser::Step(bool* stop) {
       if (doc_->protocol_ == 0) doc_->protocol_ = proto;
       return Status::Ok();
     }
-    case kOpFrame: return Length(8, &len);  // the frame's ops follow; framing is not needed
+    case kOpFrame:
+      return Length(8, &len);  // the frame's ops follow; framing is not needed
     case kOpStop: {
       uint32_t top = 0;
       if (Status s = Top(&top); !s.ok()) return s;
@@ -630,7 +735,9 @@ Status PickleParser::Step(bool* stop) {
       *stop = true;
       return Status::Ok();
     }
-    case kOpMark: marks_.push_back(stack_.size()); return Status::Ok();
+    case kOpMark:
+      marks_.push_back(stack_.size());
+      return Status::Ok();
     case kOpPop:
       if (FrameSize() > 0) {
         stack_.pop_back();
@@ -652,12 +759,16 @@ Status PickleParser::Step(bool* stop) {
       stack_.push_back(top);
       return Status::Ok();
     }
-    case kOpNone: return Push(PickleKind::kNone);
-    case kOpNewTrue: return PushBool(true);
-    case kOpNewFalse: return PushBool(false);
+    case kOpNone:
+      return Push(PickleKind::kNone);
+    case kOpNewTrue:
+      return PushBool(true);
+    case kOpNewFalse:
+      return PushBool(false);
     case kOpBinInt:
       if (Status s = Take(4, &arg); !s.ok()) return s;
-      return PushInt(static_cast<int32_t>(static_cast<uint32_t>(PickleLittleEndian(arg.data(), 4))));
+      return PushInt(
+          static_cast<int32_t>(static_cast<uint32_t>(PickleLittleEndian(arg.data(), 4))));
     case kOpBinInt1:
       if (Status s = Take(1, &arg); !s.ok()) return s;
       return PushInt(static_cast<unsigned char>(arg[0]));
@@ -670,7 +781,8 @@ Status PickleParser::Step(bool* stop) {
       return PushLong(arg);
     case kOpLong4: {
       if (Status s = Take(4, &arg); !s.ok()) return s;
-      const int64_t n = static_cast<int32_t>(static_cast<uint32_t>(PickleLittleEndian(arg.data(), 4)));
+      const int64_t n =
+          static_cast<int32_t>(static_cast<uint32_t>(PickleLittleEndian(arg.data(), 4)));
       if (n < 0) return Fail("negative length");
       if (static_cast<uint64_t>(n) > limits_.max_int_bytes) {
         return Fail(
@@ -727,7 +839,8 @@ Status PickleParser::Step(bool* stop) {
     case kOpBinUnicode8:
     case kOpBinBytes8:
     case kOpByteArray8: {
-      const bool one = op_ == kOpShortBinString || op_ == kOpShortBinUnicode || op_ == kOpShortBinBytes;
+      const bool one =
+          op_ == kOpShortBinString || op_ == kOpShortBinUnicode || op_ == kOpShortBinBytes;
       const bool eight = op_ == kOpBinUnicode8 || op_ == kOpBinBytes8 || op_ == kOpByteArray8;
       if (op_ == kOpBinString) {  // a signed 4-byte length
         if (Status s = Take(4, &arg); !s.ok()) return s;
@@ -740,10 +853,14 @@ Status PickleParser::Step(bool* stop) {
                          op_ == kOpByteArray8;
       return PushText(bytes ? PickleKind::kBytes : PickleKind::kString, arg);
     }
-    case kOpEmptyList: return Push(PickleKind::kList);
-    case kOpEmptyTuple: return Push(PickleKind::kTuple);
-    case kOpEmptyDict: return Push(PickleKind::kDict);
-    case kOpEmptySet: return Push(PickleKind::kSet);
+    case kOpEmptyList:
+      return Push(PickleKind::kList);
+    case kOpEmptyTuple:
+      return Push(PickleKind::kTuple);
+    case kOpEmptyDict:
+      return Push(PickleKind::kDict);
+    case kOpEmptySet:
+      return Push(PickleKind::kSet);
     case kOpTuple1:
     case kOpTuple2:
     case kOpTuple3: {
@@ -760,7 +877,7 @@ Status PickleParser::Step(bool* stop) {
       const PickleKind kind = op_ == kOpTuple  ? PickleKind::kTuple
                               : op_ == kOpList ? PickleKind::kList
                               : op_ == kOpDict ? PickleKind::kDict
-                                             : PickleKind::kSet;
+                                               : PickleKind::kSet;
       return Collect(kind, begin);
     }
     case kOpAppend:
@@ -777,7 +894,7 @@ Status PickleParser::Step(bool* stop) {
       if (Status s = PopMark(&begin); !s.ok()) return s;
       const PickleKind kind = op_ == kOpAppends    ? PickleKind::kList
                               : op_ == kOpSetItems ? PickleKind::kDict
-                                                 : PickleKind::kSet;
+                                                   : PickleKind::kSet;
       return Extend(kind, PickleOpName(op_), begin);
     }
     case kOpPut: {
@@ -791,7 +908,8 @@ Status PickleParser::Step(bool* stop) {
     case kOpLongBinPut:
       if (Status s = Take(4, &arg); !s.ok()) return s;
       return Put(PickleLittleEndian(arg.data(), 4));
-    case kOpMemoize: return Put(memo_count_);
+    case kOpMemoize:
+      return Put(memo_count_);
     case kOpGet: {
       uint64_t index = 0;
       if (Status s = DecimalIndex(&index); !s.ok()) return s;
@@ -803,7 +921,8 @@ Status PickleParser::Step(bool* stop) {
     case kOpLongBinGet:
       if (Status s = Take(4, &arg); !s.ok()) return s;
       return Get(PickleLittleEndian(arg.data(), 4));
-    default: return Fail("not an opcode of pickle protocols 0 to 5");
+    default:
+      return Fail("not an opcode of pickle protocols 0 to 5");
   }
 }
 
@@ -962,7 +1081,8 @@ std::optional<PickleValue> PickleValue::Get(std::string_view key) const {
   }
   for (size_t p = n.items.size() / 2; p-- > 0;) {
     const auto& k = key_of(static_cast<uint32_t>(p));
-    if (k.kind == PickleKind::kString && k.text == key) return PickleValue(doc_, n.items[2 * p + 1]);
+    if (k.kind == PickleKind::kString && k.text == key)
+      return PickleValue(doc_, n.items[2 * p + 1]);
   }
   return std::nullopt;
 }

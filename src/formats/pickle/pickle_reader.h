@@ -48,11 +48,11 @@ enum class PickleKind : uint8_t {
 std::string_view PickleKindName(PickleKind kind);
 
 struct PickleLimits {
-  size_t max_bytes = size_t{1} << 30;     // input
-  size_t max_values = size_t{1} << 25;    // values built (each ~50 bytes of memory)
-  size_t max_depth = 200;                 // containers nested in one another
-  size_t max_memo = size_t{1} << 24;      // memo indices
-  size_t max_int_bytes = 1024;            // LONG1/LONG4 payload; LONG/INT digits x 2.5
+  size_t max_bytes = size_t{1} << 30;         // input
+  size_t max_values = size_t{1} << 25;        // values built (each ~50 bytes of memory)
+  size_t max_depth = 200;                     // containers nested in one another
+  size_t max_memo = size_t{1} << 24;          // memo indices
+  size_t max_int_bytes = 1024;                // LONG1/LONG4 payload; LONG/INT digits x 2.5
   size_t max_string_bytes = size_t{1} << 30;  // one str/bytes value
 };
 
@@ -83,9 +83,7 @@ class PickleValue {
   // it twice, as Python keeps); nullopt when absent or not a dict.
   std::optional<PickleValue> Get(std::string_view key) const;
 
-  bool is_sequence() const {
-    return kind() == PickleKind::kList || kind() == PickleKind::kTuple;
-  }
+  bool is_sequence() const { return kind() == PickleKind::kList || kind() == PickleKind::kTuple; }
 
  private:
   friend class PickleDocument;
@@ -99,7 +97,7 @@ class PickleDocument {
  public:
   PickleValue root() const { return {this, root_}; }
   size_t value_count() const { return nodes_.size(); }
-  int protocol() const { return protocol_; }  // PROTO's number; 0 without one
+  int protocol() const { return protocol_; }           // PROTO's number; 0 without one
   size_t stop_offset() const { return stop_offset_; }  // the STOP opcode's byte
 
  private:
