@@ -315,42 +315,51 @@ Result<model::FlightRecorderDump> ParseFlightRecorderPickle(std::string_view byt
   return DumpFromPickle(**doc, bytes.size(), name);
 }
 
+namespace {
+
+// One file of a scanned directory into |scan|: a dump, an error, or nothing
+// (a file not named like a dump that is no pickled dump).
+void ScanFlightRecorderFile(const std::filesystem::path& file, FlightRecorderScan* scan) {
+  const std::string path = file.string();
+  const bool named = NamedLikeDump(file.filename().string());
+  Result<MappedFile> mapped = MappedFile::Open(path);
+  if (!mapped.ok()) {
+    if (named) scan->errors.push_back(mapped.status().message());
+    return;
+  }
+  const std::string_view bytes = mapped->data();
+  const bool pickle = !bytes.empty() && static_cast<unsigned char>(bytes[0]) == 0x80;
+  // By content: only a pickled dict is decoded, and only a dump is kept.
+  const auto read = [&]() -> Result<model::FlightRecorderDump> {
+    if (named) {
+      return pickle ? ParseFlightRecorderPickle(bytes, path) : ParseFlightRecorderJson(bytes, path);
+    }
+    if (!StartsLikePickledDict(bytes)) return NotFound(path);
+    auto doc = ReadPickle(bytes, path);
+    if (!doc.ok() || !IsPickledDump((*doc)->root())) return NotFound(path);
+    return DumpFromPickle(**doc, bytes.size(), path);
+  };
+  Result<model::FlightRecorderDump> d = read();
+  if (!named && !d.ok() && d.status().code() == StatusCode::kNotFound) return;
+  if (Status intact = mapped->CheckIntact(); !intact.ok()) d = intact;
+  if (!d.ok()) {
+    scan->errors.push_back(d.status().message());
+    return;
+  }
+  if (d->from_pickle) scan->pickles.push_back(path);
+  scan->dumps.push_back(std::move(*d));
+}
+
+}  // namespace
+
 FlightRecorderScan ScanFlightRecorderDumps(const std::vector<std::string>& dirs) {
   FlightRecorderScan scan;
   std::set<std::string> seen;
   for (const std::string& dir : dirs) {
     std::error_code ec;
     for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-      const std::string path = entry.path().string();
-      const bool named = NamedLikeDump(entry.path().filename().string());
-      if (!entry.is_regular_file(ec) || !seen.insert(path).second) continue;
-      Result<MappedFile> mapped = MappedFile::Open(path);
-      if (!mapped.ok()) {
-        if (named) scan.errors.push_back(mapped.status().message());
-        continue;
-      }
-      const std::string_view bytes = mapped->data();
-      const bool pickle = !bytes.empty() && static_cast<unsigned char>(bytes[0]) == 0x80;
-      // By content: only a pickled dict is decoded, and only a dump is kept.
-      const auto read = [&]() -> Result<model::FlightRecorderDump> {
-        if (named) {
-          return pickle ? ParseFlightRecorderPickle(bytes, path)
-                        : ParseFlightRecorderJson(bytes, path);
-        }
-        if (!StartsLikePickledDict(bytes)) return NotFound(path);
-        auto doc = ReadPickle(bytes, path);
-        if (!doc.ok() || !IsPickledDump((*doc)->root())) return NotFound(path);
-        return DumpFromPickle(**doc, bytes.size(), path);
-      };
-      Result<model::FlightRecorderDump> d = read();
-      if (!named && !d.ok() && d.status().code() == StatusCode::kNotFound) continue;
-      if (Status intact = mapped->CheckIntact(); !intact.ok()) d = intact;
-      if (!d.ok()) {
-        scan.errors.push_back(d.status().message());
-        continue;
-      }
-      if (d->from_pickle) scan.pickles.push_back(path);
-      scan.dumps.push_back(std::move(*d));
+      if (!entry.is_regular_file(ec) || !seen.insert(entry.path().string()).second) continue;
+      ScanFlightRecorderFile(entry.path(), &scan);
     }
   }
   std::sort(scan.dumps.begin(), scan.dumps.end(),

@@ -525,7 +525,14 @@ class PickleParser {
   Status PushDecimal(std::string_view text);
   Status PushEscapedString(std::string_view line);
   Status PushRawUnicodeEscape(std::string_view line);
+  // One opcode; each group of opcodes in its own function.
   Status Step(bool* stop);
+  Status StepControl(bool* stop);
+  Status StepInt();
+  Status StepScalar();
+  Status StepText();
+  Status StepContainer();
+  Status StepMemo();
   Status Finish();
 
   std::string_view in_;
@@ -706,15 +713,7 @@ Status PickleParser::PushRawUnicodeEscape(std::string_view line) {
   return PushString(std::move(out));
 }
 
-Status PickleParser::Step(bool* stop) {
-  op_at_ = pos_;
-  op_ = static_cast<uint8_t>(in_[pos_++]);
-  if (const std::string_view why = PickleRefusal(op_); !why.empty()) {
-    return Fail(fmt::format(
-        "refused: {}; only data (dict, list, tuple, set, str, bytes, int, float, bool, None) "
-        "is read",
-        why));
-  }
+Status PickleParser::StepControl(bool* stop) {
   std::string_view arg;
   size_t len = 0;
   switch (op_) {
@@ -759,12 +758,15 @@ Status PickleParser::Step(bool* stop) {
       stack_.push_back(top);
       return Status::Ok();
     }
-    case kOpNone:
-      return Push(PickleKind::kNone);
-    case kOpNewTrue:
-      return PushBool(true);
-    case kOpNewFalse:
-      return PushBool(false);
+    default:
+      return Fail("not an opcode of pickle protocols 0 to 5");
+  }
+}
+
+Status PickleParser::StepInt() {
+  std::string_view arg;
+  size_t len = 0;
+  switch (op_) {
     case kOpBinInt:
       if (Status s = Take(4, &arg); !s.ok()) return s;
       return PushInt(
@@ -801,6 +803,20 @@ Status PickleParser::Step(bool* stop) {
       if (Status s = Line(&arg); !s.ok()) return s;
       if (!arg.empty() && arg.back() == 'L') arg.remove_suffix(1);
       return PushDecimal(arg);
+    default:
+      return Fail("not an opcode of pickle protocols 0 to 5");
+  }
+}
+
+Status PickleParser::StepScalar() {
+  std::string_view arg;
+  switch (op_) {
+    case kOpNone:
+      return Push(PickleKind::kNone);
+    case kOpNewTrue:
+      return PushBool(true);
+    case kOpNewFalse:
+      return PushBool(false);
     case kOpFloat: {
       if (Status s = Line(&arg); !s.ok()) return s;
       double v = 0;
@@ -824,6 +840,15 @@ Status PickleParser::Step(bool* stop) {
       n->f = v;
       return Status::Ok();
     }
+    default:
+      return Fail("not an opcode of pickle protocols 0 to 5");
+  }
+}
+
+Status PickleParser::StepText() {
+  std::string_view arg;
+  size_t len = 0;
+  switch (op_) {
     case kOpString:
       if (Status s = Line(&arg); !s.ok()) return s;
       return PushEscapedString(arg);
@@ -853,6 +878,13 @@ Status PickleParser::Step(bool* stop) {
                          op_ == kOpByteArray8;
       return PushText(bytes ? PickleKind::kBytes : PickleKind::kString, arg);
     }
+    default:
+      return Fail("not an opcode of pickle protocols 0 to 5");
+  }
+}
+
+Status PickleParser::StepContainer() {
+  switch (op_) {
     case kOpEmptyList:
       return Push(PickleKind::kList);
     case kOpEmptyTuple:
@@ -897,6 +929,14 @@ Status PickleParser::Step(bool* stop) {
                                                    : PickleKind::kSet;
       return Extend(kind, PickleOpName(op_), begin);
     }
+    default:
+      return Fail("not an opcode of pickle protocols 0 to 5");
+  }
+}
+
+Status PickleParser::StepMemo() {
+  std::string_view arg;
+  switch (op_) {
     case kOpPut: {
       uint64_t index = 0;
       if (Status s = DecimalIndex(&index); !s.ok()) return s;
@@ -921,6 +961,80 @@ Status PickleParser::Step(bool* stop) {
     case kOpLongBinGet:
       if (Status s = Take(4, &arg); !s.ok()) return s;
       return Get(PickleLittleEndian(arg.data(), 4));
+    default:
+      return Fail("not an opcode of pickle protocols 0 to 5");
+  }
+}
+
+Status PickleParser::Step(bool* stop) {
+  op_at_ = pos_;
+  op_ = static_cast<uint8_t>(in_[pos_++]);
+  if (const std::string_view why = PickleRefusal(op_); !why.empty()) {
+    return Fail(fmt::format(
+        "refused: {}; only data (dict, list, tuple, set, str, bytes, int, float, bool, None) "
+        "is read",
+        why));
+  }
+  switch (op_) {
+    case kOpProto:
+    case kOpFrame:
+    case kOpStop:
+    case kOpMark:
+    case kOpPop:
+    case kOpPopMark:
+    case kOpDup:
+      return StepControl(stop);
+    case kOpBinInt:
+    case kOpBinInt1:
+    case kOpBinInt2:
+    case kOpLong1:
+    case kOpLong4:
+    case kOpInt:
+    case kOpLong:
+      return StepInt();
+    case kOpNone:
+    case kOpNewTrue:
+    case kOpNewFalse:
+    case kOpFloat:
+    case kOpBinFloat:
+      return StepScalar();
+    case kOpString:
+    case kOpUnicode:
+    case kOpShortBinString:
+    case kOpShortBinUnicode:
+    case kOpShortBinBytes:
+    case kOpBinString:
+    case kOpBinUnicode:
+    case kOpBinBytes:
+    case kOpBinUnicode8:
+    case kOpBinBytes8:
+    case kOpByteArray8:
+      return StepText();
+    case kOpEmptyList:
+    case kOpEmptyTuple:
+    case kOpEmptyDict:
+    case kOpEmptySet:
+    case kOpTuple1:
+    case kOpTuple2:
+    case kOpTuple3:
+    case kOpTuple:
+    case kOpList:
+    case kOpDict:
+    case kOpFrozenSet:
+    case kOpAppend:
+    case kOpSetItem:
+    case kOpAppends:
+    case kOpSetItems:
+    case kOpAddItems:
+      return StepContainer();
+    case kOpPut:
+    case kOpBinPut:
+    case kOpLongBinPut:
+    case kOpMemoize:
+    case kOpGet:
+    case kOpBinGet:
+    case kOpLongBinGet:
+      return StepMemo();
     default:
       return Fail("not an opcode of pickle protocols 0 to 5");
   }
@@ -976,9 +1090,11 @@ Status PickleParser::Finish() {
     if (n.kind != PickleKind::kDict || n.items.size() / 2 < kIndexFrom) continue;
     std::vector<uint32_t> pairs;
     for (uint32_t p = 0; p < n.items.size() / 2; ++p) {
-      if (nodes[n.items[2 * p]].kind == PickleKind::kString) pairs.push_back(p);
+      if (nodes[n.items[size_t{2} * p]].kind == PickleKind::kString) pairs.push_back(p);
     }
-    const auto key = [&](uint32_t p) -> const std::string& { return nodes[n.items[2 * p]].text; };
+    const auto key = [&](uint32_t p) -> const std::string& {
+      return nodes[n.items[size_t{2} * p]].text;
+    };
     std::stable_sort(pairs.begin(), pairs.end(),
                      [&](uint32_t a, uint32_t b) { return key(a) < key(b); });
     std::vector<uint32_t> last;  // of each key, the last pair set
@@ -1069,7 +1185,7 @@ std::optional<PickleValue> PickleValue::Get(std::string_view key) const {
   if (n.kind != PickleKind::kDict) return std::nullopt;
   const auto& nodes = doc_->nodes_;
   const auto key_of = [&](uint32_t p) -> const PickleDocument::Node& {
-    return nodes[n.items[2 * p]];
+    return nodes[n.items[size_t{2} * p]];
   };
   if (const auto it = doc_->dict_index_.find(id_); it != doc_->dict_index_.end()) {
     const auto& pairs = it->second;
@@ -1077,7 +1193,7 @@ std::optional<PickleValue> PickleValue::Get(std::string_view key) const {
         pairs.begin(), pairs.end(), key,
         [&](uint32_t p, std::string_view k) { return std::string_view(key_of(p).text) < k; });
     if (found == pairs.end() || key_of(*found).text != key) return std::nullopt;
-    return PickleValue(doc_, n.items[2 * *found + 1]);
+    return PickleValue(doc_, n.items[size_t{2} * *found + 1]);
   }
   for (size_t p = n.items.size() / 2; p-- > 0;) {
     const auto& k = key_of(static_cast<uint32_t>(p));
