@@ -348,11 +348,6 @@ void AppendScaling(const analysis::ScalingTable& t, std::string* out) {
 std::string RankList(const std::vector<int64_t>& ranks) { return CompactRankList(ranks); }
 
 void AppendFlight(const HealthExtras& x, std::string* out) {
-  for (const std::string& p : x.flight_pickles) {
-    *out += "\nflight recorder  " + TerminalSafe(p) +
-            ": a pickled dump, not read (dump JSON with "
-            "torch._C._distributed_c10d._dump_nccl_trace_json(); docs/health.md)\n";
-  }
   for (const std::string& e : x.flight_errors) {
     *out += "\nflight recorder  " + TerminalSafe(e.substr(0, e.find('\n'))) + "\n";
   }

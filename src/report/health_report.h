@@ -42,7 +42,7 @@ bool AnyLogNotRead(const std::vector<HealthRun>& runs);
 struct HealthExtras {
   const analysis::ScalingTable* scaling = nullptr;
   const analysis::FlightRecorderReport* flight = nullptr;
-  std::vector<std::string> flight_pickles;  // pickled dumps: named, not read
+  std::vector<std::string> flight_pickles;  // the dumps read from a pickle
   std::vector<std::string> flight_errors;
 };
 

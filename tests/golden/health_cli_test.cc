@@ -245,11 +245,33 @@ TEST(HealthCli, FlightRecorderNamesTheCollectiveAndTheMissingRank) {
       verdict,
       "no findings in 40 record(s) in 1 series (runs x ranks) of 1 log(s); flight recorder: 1 "
       "collective(s) not reached or completed by every member");
+}
 
+// tests/data/logs/flight_pickle: ranks 0 and 3 of the same job pickled, one
+// named nccl_trace_rank_0, one _dump_3 (found by its content).
+TEST(HealthCli, FlightRecorderReadsPickledDumps) {
   const CommandResult pickled =
       RunTrainscope({"health", SourceDir() + "/tests/data/logs/flight_pickle/rank0.log"});
   ASSERT_EQ(pickled.exit_code, 0) << pickled.err;
-  EXPECT_NE(pickled.out.find("a pickled dump, not read"), std::string::npos) << pickled.out;
+  EXPECT_NE(pickled.out.find("flight recorder  2 dump(s), ranks 0,3\n"
+                             "  group 0 (default_pg): collective #42 nccl:all_reduce: arrived 0 "
+                             "(started); did not arrive: 3; no dump: 1,2\n"
+                             "    rank 3 last at #41 nccl:all_reduce (completed)\n"),
+            std::string::npos)
+      << pickled.out;
+  const CommandResult json = RunTrainscope(
+      {"health", SourceDir() + "/tests/data/logs/flight_pickle/rank0.log", "--json", "-"});
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(json.out).get(doc), simdjson::SUCCESS) << json.out.substr(0, 200);
+  std::vector<std::string> pickles;
+  for (simdjson::dom::element p : doc["flight_recorder"]["pickles"].get_array()) {
+    pickles.push_back(
+        std::filesystem::path(std::string(p.get_string().value())).filename().string());
+  }
+  EXPECT_EQ(pickles, (std::vector<std::string>{"_dump_3", "nccl_trace_rank_0"}));
+  EXPECT_EQ(doc["flight_recorder"]["errors"].get_array().size(), 0U);
 }
 
 }  // namespace

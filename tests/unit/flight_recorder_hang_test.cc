@@ -53,5 +53,33 @@ TEST(FlightRecorderHang, EntriesWithoutASeqIdAreNotMatchedAndUnknownStaysUnknown
   EXPECT_TRUE(h.missing[1].last_op.empty());
 }
 
+TEST(FlightRecorderHang, ScheduledEntriesAreJudgedByPgStatusNotByTheirState) {
+  // Every member recorded #5, "scheduled" (timing off: torch leaves entries
+  // "scheduled" after they completed). pg_status, keyed by pg_id, decides.
+  const auto at5 = [](int64_t rank, std::optional<int64_t> last_completed) {
+    model::FlightRecorderEntry e = Entry(5, "scheduled");
+    e.pg_id = 3;
+    model::FlightRecorderDump d = Dump(rank, {e});
+    if (last_completed) d.pg_status["3"].last_completed = last_completed;
+    return d;
+  };
+  // All completed it: no hang.
+  EXPECT_TRUE(AnalyzeFlightRecorder({at5(0, 5), at5(1, 5), at5(2, 6)}).hangs.empty());
+  // No pg_status: "scheduled" is no evidence either way, nothing is claimed.
+  EXPECT_TRUE(
+      AnalyzeFlightRecorder({at5(0, std::nullopt), at5(1, std::nullopt), at5(2, std::nullopt)})
+          .hangs.empty());
+  // Rank 1 completed only #4: the collective is reported, everyone arrived.
+  const FlightRecorderReport r = AnalyzeFlightRecorder({at5(0, 5), at5(1, 4), at5(2, 5)});
+  ASSERT_EQ(r.hangs.size(), 1U);
+  EXPECT_EQ(r.hangs[0].seq, 5);
+  EXPECT_EQ(r.hangs[0].arrived, (std::vector<int64_t>{0, 1, 2}));
+  EXPECT_TRUE(r.hangs[0].missing.empty());
+  // A pg_status of another pg_id says nothing about this entry.
+  model::FlightRecorderDump other = at5(1, std::nullopt);
+  other.pg_status["4"].last_completed = 1;
+  EXPECT_TRUE(AnalyzeFlightRecorder({at5(0, 5), other, at5(2, 5)}).hangs.empty());
+}
+
 }  // namespace
 }  // namespace trainscope::analysis

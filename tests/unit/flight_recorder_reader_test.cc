@@ -5,10 +5,18 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
 #include <string>
+#include <string_view>
+
+#include "test_paths.h"
 
 namespace trainscope::formats {
 namespace {
+
+using namespace std::string_view_literals;
 
 TEST(FlightRecorderReader, ReadsTheDocumentedEntry) {
   const std::string json = R"({"version": "2.4",
@@ -64,6 +72,187 @@ TEST(FlightRecorderReader, ADocumentWithoutPgConfigIsRejectedWithAHint) {
   ASSERT_FALSE(dump.ok());
   EXPECT_NE(dump.status().message().find("x.json"), std::string::npos);
   EXPECT_NE(dump.status().message().find("pg_config"), std::string::npos);
+}
+
+// Writes a protocol 2 pickle the way torch's pickler does (BINUNICODE,
+// LONG1 of 8 bytes, EMPTY_DICT/MARK/SETITEMS, EMPTY_LIST/MARK/APPENDS).
+class FrPickleWriter {
+ public:
+  FrPickleWriter& Str(std::string_view s) {
+    bytes_ += 'X';
+    Le(s.size(), 4);
+    bytes_ += s;
+    return *this;
+  }
+  FrPickleWriter& Int(int64_t v) {
+    bytes_ += "\x8a\x08";
+    Le(static_cast<uint64_t>(v), 8);
+    return *this;
+  }
+  FrPickleWriter& Bool(bool v) {
+    bytes_ += v ? '\x88' : '\x89';
+    return *this;
+  }
+  FrPickleWriter& None() {
+    bytes_ += 'N';
+    return *this;
+  }
+  FrPickleWriter& Float(double v) {
+    uint64_t bits = 0;
+    std::memcpy(&bits, &v, sizeof v);
+    bytes_ += 'G';
+    for (int i = 7; i >= 0; --i) bytes_.push_back(static_cast<char>(bits >> (8 * i)));
+    return *this;
+  }
+  FrPickleWriter& Dict() {  // key, value, ... then End('u')
+    bytes_ += "}(";
+    return *this;
+  }
+  FrPickleWriter& List() {  // items then End('e')
+    bytes_ += "](";
+    return *this;
+  }
+  FrPickleWriter& Tuple() {  // items then End('t')
+    bytes_ += '(';
+    return *this;
+  }
+  FrPickleWriter& End(char op) {
+    bytes_ += op;
+    return *this;
+  }
+  std::string Done() const { return "\x80\x02" + bytes_ + "."; }
+
+ private:
+  void Le(uint64_t v, int n) {
+    for (int i = 0; i < n; ++i) bytes_.push_back(static_cast<char>(v >> (8 * i)));
+  }
+  std::string bytes_;
+};
+
+// A two-entry dump: an all_to_all on pg 72 with timing, a send without.
+std::string SmallPickledDump() {
+  FrPickleWriter w;
+  w.Dict().Str("version").Str("2.9");
+  w.Str("pg_config").Dict();
+  w.Str("72").Dict().Str("name").Str("72").Str("desc").Str("EXPERT_MODEL_PARALLEL_GROUP");
+  w.Str("ranks").Str("[8, 9, 10, 11]").End('u');
+  w.Str("0").Dict().Str("name").Str("0").Str("ranks").List().Int(0).Int(1).End('e').End('u');
+  w.End('u');
+  w.Str("pg_status").Dict().Str("11").Dict().Str("last_enqueued_collective").Int(44796);
+  w.Str("last_started_collective").Int(-1).Str("last_completed_collective").Int(44790);
+  w.End('u').End('u');
+  w.Str("entries").List();
+  w.Dict().Str("record_id").Int(5).Str("pg_id").Int(11);
+  w.Str("process_group").Tuple().Str("72").Str("EXPERT_MODEL_PARALLEL_GROUP").End('t');
+  w.Str("collective_seq_id").Int(44796).Str("p2p_seq_id").Int(0);
+  w.Str("profiling_name").Str("nccl:all_to_all").Str("time_created_ns").Int(1758580156092493363);
+  w.Str("input_sizes").List().List().Int(2048).Int(5120).End('e').End('e');
+  w.Str("input_dtypes").List().Str("BFloat16").End('e');
+  w.Str("output_sizes").List().List().Int(2048).Str("x").End('e').List().End('e').End('e');
+  w.Str("output_dtypes").List().Str("BFloat16").None().End('e');
+  w.Str("state").Str("completed").Str("timeout_ms").Int(180000).Str("duration_ms").Float(2.5);
+  w.Str("is_p2p").Bool(false).End('u');
+  w.Dict().Str("collective_seq_id").Str("41").Str("profiling_name").Str("nccl:send 9->1");
+  w.Str("is_p2p").Bool(true).Str("state").Str("scheduled").Str("time_created_ns").None();
+  w.End('u');
+  w.End('e');
+  w.End('u');
+  return w.Done();
+}
+
+TEST(FlightRecorderReader, ReadsThePickledDump) {
+  auto dump = ParseFlightRecorderPickle(SmallPickledDump(), "fr/_dump_9");
+  ASSERT_TRUE(dump.ok()) << dump.status().message();
+  EXPECT_TRUE(dump->from_pickle);
+  EXPECT_EQ(dump->rank, 9);
+  EXPECT_EQ(dump->version, "2.9");
+  EXPECT_EQ(dump->pg_descs.at("72"), "EXPERT_MODEL_PARALLEL_GROUP");
+  EXPECT_EQ(dump->pg_descs.count("0"), 0U);  // no "desc"
+  EXPECT_EQ(dump->pg_ranks.at("72"), (std::vector<int64_t>{8, 9, 10, 11}));
+  EXPECT_EQ(dump->pg_ranks.at("0"), (std::vector<int64_t>{0, 1}));  // a list, not a string
+  const model::FlightRecorderPgStatus& st = dump->pg_status.at("11");
+  EXPECT_EQ(st.last_enqueued, 44796);
+  EXPECT_EQ(st.last_started, -1);
+  EXPECT_EQ(st.last_completed, 44790);
+  ASSERT_EQ(dump->entries.size(), 2U);
+  const model::FlightRecorderEntry& a = dump->entries[0];
+  EXPECT_EQ(a.pg_name, "72");
+  EXPECT_EQ(a.pg_desc, "EXPERT_MODEL_PARALLEL_GROUP");
+  EXPECT_EQ(a.record_id, 5);
+  EXPECT_EQ(a.pg_id, 11);
+  EXPECT_EQ(a.collective_seq_id, 44796);
+  EXPECT_EQ(a.p2p_seq_id, 0);
+  EXPECT_EQ(a.profiling_name, "nccl:all_to_all");
+  EXPECT_EQ(a.time_created_ns, 1758580156092493363);
+  ASSERT_EQ(a.input_sizes.size(), 1U);
+  EXPECT_EQ(a.input_sizes[0], (std::vector<int64_t>{2048, 5120}));
+  EXPECT_EQ(a.input_dtypes, (std::vector<std::string>{"BFloat16"}));
+  // A shape with a dimension that is not an int is unknown (empty); [] stays [].
+  ASSERT_EQ(a.output_sizes.size(), 2U);
+  EXPECT_TRUE(a.output_sizes[0].empty());
+  EXPECT_TRUE(a.output_sizes[1].empty());
+  EXPECT_EQ(a.output_dtypes, (std::vector<std::string>{"BFloat16", ""}));
+  EXPECT_EQ(a.state, "completed");
+  EXPECT_EQ(a.timeout_ms, 180000);
+  EXPECT_EQ(a.duration_ms, 2.5);
+  EXPECT_FALSE(a.is_p2p);
+  const model::FlightRecorderEntry& b = dump->entries[1];
+  EXPECT_EQ(b.collective_seq_id, 41);  // a string of digits
+  EXPECT_TRUE(b.is_p2p);
+  EXPECT_FALSE(b.time_created_ns.has_value());  // None: unknown
+  EXPECT_FALSE(b.duration_ms.has_value());
+  EXPECT_FALSE(b.pg_id.has_value());
+  EXPECT_TRUE(b.pg_name.empty());
+}
+
+TEST(FlightRecorderReader, APickleThatIsNoDumpOrRunsCodeIsAnError) {
+  auto empty = ParseFlightRecorderPickle("\x80\x02}q\x00."sv, "nccl_trace_rank_0");
+  ASSERT_FALSE(empty.ok());
+  EXPECT_NE(empty.status().message().find("without \"version\" and \"entries\""), std::string::npos)
+      << empty.status().message();
+  auto code = ParseFlightRecorderPickle(
+      "\x80\x02"
+      "cos\nsystem\nX\x02\x00\x00\x00lsR."sv,
+      "nccl_trace_rank_0");
+  ASSERT_FALSE(code.ok());
+  EXPECT_NE(code.status().message().find("GLOBAL (0x63) at byte 2"), std::string::npos)
+      << code.status().message();
+}
+
+TEST(FlightRecorderReader, SharedValuesThatExpandTooMuchAreRefused) {
+  // One entry dict whose input_sizes holds a 20000-int list, memoized and
+  // referenced by 20000 entries: 400M copies from a ~200 KB pickle.
+  std::string p(
+      "\x80\x02}(X\x07\x00\x00\x00versionX\x01\x00\x00\x00"
+      "1X\x07\x00\x00\x00"
+      "entries](}(X\x0b\x00\x00\x00input_sizes](]("sv);
+  for (int i = 0; i < 20000; ++i) p += "K\x01";
+  p += "eeuq\x00"sv;
+  for (int i = 0; i < 20000; ++i) p += "h\x00"sv;
+  p += "eu.";
+  auto dump = ParseFlightRecorderPickle(p, "_dump_0");
+  ASSERT_FALSE(dump.ok());
+  EXPECT_NE(dump.status().message().find("expand"), std::string::npos) << dump.status().message();
+}
+
+TEST(FlightRecorderReader, ScanFindsPickledDumpsByContentAndPassesOverOtherPickles) {
+  const std::string dir = testing::MakeTempDir("fr_pickle_scan");
+  testing::WriteFileBytes(std::filesystem::path(dir) / "_dump_3", SmallPickledDump());
+  testing::WriteFileBytes(std::filesystem::path(dir) / "_dump_1", SmallPickledDump());
+  // Not named like a dump: a pickled dict that is no dump, one that runs code, a log.
+  testing::WriteFileBytes(std::filesystem::path(dir) / "state.pkl", "\x80\x02}q\x00."sv);
+  testing::WriteFileBytes(std::filesystem::path(dir) / "evil.pkl", "\x80\x02}(cos\nsystem\nu."sv);
+  testing::WriteFileBytes(std::filesystem::path(dir) / "rank0.log", "step 1 loss 2.0\n");
+  // Named like a dump: a pickle that is no dump is an error.
+  testing::WriteFileBytes(std::filesystem::path(dir) / "nccl_trace_rank_5", "\x80\x02}q\x00."sv);
+  const FlightRecorderScan scan = ScanFlightRecorderDumps({dir});
+  ASSERT_EQ(scan.dumps.size(), 2U);
+  EXPECT_EQ(scan.dumps[0].rank, 1);
+  EXPECT_EQ(scan.dumps[1].rank, 3);
+  EXPECT_TRUE(scan.dumps[1].from_pickle);
+  ASSERT_EQ(scan.pickles.size(), 2U);
+  ASSERT_EQ(scan.errors.size(), 1U);
+  EXPECT_NE(scan.errors[0].find("nccl_trace_rank_5"), std::string::npos) << scan.errors[0];
 }
 
 }  // namespace

@@ -3,13 +3,33 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string>
 
 namespace trainscope::analysis {
 namespace {
 
 struct Last {
   const model::FlightRecorderEntry* entry = nullptr;  // the highest seq id in the group
+  const model::FlightRecorderDump* dump = nullptr;
 };
+
+// Whether |e| (with a seq id) is known not to have completed on its rank.
+// Completed: its state says so, or its dump's pg_status (keyed by the
+// entry's pg_id, on that rank) completed its seq id. Not completed: the
+// pg_status's last completed id is lower, or the state is "started".
+// Unknown otherwise: without TORCH_NCCL_ENABLE_TIMING torch leaves entries
+// that did complete "scheduled" (the pickled dumps of nvidia-resiliency-ext
+// show it), so "scheduled" alone is no evidence.
+bool KnownNotCompleted(const model::FlightRecorderDump& d, const model::FlightRecorderEntry& e) {
+  if (e.state == "completed") return false;
+  if (e.pg_id) {
+    const auto it = d.pg_status.find(std::to_string(*e.pg_id));
+    if (it != d.pg_status.end() && it->second.last_completed) {
+      return *e.collective_seq_id > *it->second.last_completed;
+    }
+  }
+  return e.state == "started";
+}
 
 // One process group: the members, each dump's last collective in it.
 CollectiveHang JudgeGroup(const std::string& pg,
@@ -21,7 +41,10 @@ CollectiveHang JudgeGroup(const std::string& pg,
     for (const model::FlightRecorderEntry& e : d.entries) {
       // An entry without a sequence id cannot be matched across ranks.
       if (e.pg_name != pg || e.is_p2p || !e.collective_seq_id) continue;
-      if (l.entry == nullptr || *e.collective_seq_id > *l.entry->collective_seq_id) l.entry = &e;
+      if (l.entry == nullptr || *e.collective_seq_id > *l.entry->collective_seq_id) {
+        l.entry = &e;
+        l.dump = &d;
+      }
     }
   }
   CollectiveHang h;
@@ -44,7 +67,7 @@ CollectiveHang JudgeGroup(const std::string& pg,
     if (e != nullptr && *e->collective_seq_id == h.seq) {
       h.arrived.push_back(rank);
       h.arrived_states.push_back(e->state);
-      incomplete = incomplete || e->state != "completed";
+      incomplete = incomplete || KnownNotCompleted(*it->second.dump, *e);
     } else {
       MissingRank m;
       m.rank = rank;

@@ -5,11 +5,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <filesystem>
 #include <optional>
 #include <set>
 
 #include "core/mapped_file.h"
+#include "formats/pickle/pickle_reader.h"
 
 namespace trainscope::formats {
 namespace {
@@ -75,6 +77,187 @@ std::string StringOf(simdjson::simdjson_result<simdjson::dom::element> field) {
   return field.get(e) == simdjson::SUCCESS ? StringOf(e) : std::string();
 }
 
+// What a pickled dump's values are copied through. A memoized value can be
+// referenced from many places (a list shared by every entry), so what is
+// copied out is counted: elements and string bytes, at most 64 per byte of
+// the pickle (real dumps copy a few per byte).
+class PickleCopier {
+ public:
+  explicit PickleCopier(size_t pickle_bytes) : left_(64 * pickle_bytes + (size_t{1} << 20)) {}
+  bool over() const { return over_; }
+
+  // An int, or a string of decimal digits (older dumps wrote seq ids as
+  // strings); anything else (None, a big int, a float) is unknown.
+  std::optional<int64_t> Int(std::optional<PickleValue> v) {
+    if (!v || !Spend(1)) return std::nullopt;
+    if (auto i = v->AsInt()) return i;
+    const auto s = v->AsString();
+    if (!s || s->empty() || s->size() > 19) return std::nullopt;
+    int64_t out = 0;
+    const auto r = std::from_chars(s->data(), s->data() + s->size(), out);
+    if (r.ec != std::errc() || r.ptr != s->data() + s->size()) return std::nullopt;
+    return out;
+  }
+  std::string Str(std::optional<PickleValue> v) {
+    if (!v) return {};
+    const auto s = v->AsString();
+    if (!s || !Spend(s->size() + 1)) return {};
+    return std::string(*s);
+  }
+  // A dict key as text: a str, or an int's decimal form (pg ids).
+  std::optional<std::string> Key(PickleValue v) {
+    if (auto i = v.AsInt()) return std::to_string(*i);
+    if (v.AsString()) return Str(v);
+    return std::nullopt;
+  }
+  // [[2048, 5120], [16]]: one shape per tensor; a shape with a dimension
+  // that is not an int is empty (unknown).
+  std::vector<std::vector<int64_t>> Shapes(std::optional<PickleValue> v) {
+    std::vector<std::vector<int64_t>> out;
+    if (!v || !v->is_sequence()) return out;
+    for (size_t i = 0; i < v->size() && Spend(1); ++i) {
+      const PickleValue shape = v->at(i);
+      std::vector<int64_t> dims;
+      if (shape.is_sequence()) {
+        for (size_t k = 0; k < shape.size() && Spend(1); ++k) {
+          const auto d = shape.at(k).AsInt();
+          if (!d) {
+            dims.clear();
+            break;
+          }
+          dims.push_back(*d);
+        }
+      }
+      out.push_back(std::move(dims));
+    }
+    return out;
+  }
+  std::vector<std::string> Strs(std::optional<PickleValue> v) {
+    std::vector<std::string> out;
+    if (!v || !v->is_sequence()) return out;
+    for (size_t i = 0; i < v->size() && Spend(1); ++i) out.push_back(Str(v->at(i)));
+    return out;
+  }
+  // pg_config's "ranks": the string "[0, 1, 2]" or a list of ints.
+  std::vector<int64_t> Ranks(std::optional<PickleValue> v) {
+    std::vector<int64_t> out;
+    if (!v) return out;
+    if (v->AsString()) return ParseRanks(Str(v));
+    if (!v->is_sequence()) return out;
+    for (size_t i = 0; i < v->size() && Spend(1); ++i) {
+      if (auto r = v->at(i).AsInt()) out.push_back(*r);
+    }
+    return out;
+  }
+  bool Spend(size_t n) {
+    if (n > left_) {
+      over_ = true;
+      left_ = 0;
+      return false;
+    }
+    left_ -= n;
+    return true;
+  }
+
+ private:
+  size_t left_;
+  bool over_ = false;
+};
+
+model::FlightRecorderEntry EntryFromPickle(PickleValue e, PickleCopier* copy) {
+  model::FlightRecorderEntry fe;
+  if (e.kind() != PickleKind::kDict) return fe;
+  if (auto pg = e.Get("process_group"); pg && pg->is_sequence()) {
+    if (pg->size() > 0) fe.pg_name = copy->Str(pg->at(0));
+    if (pg->size() > 1) fe.pg_desc = copy->Str(pg->at(1));
+  }
+  fe.collective_seq_id = copy->Int(e.Get("collective_seq_id"));
+  fe.record_id = copy->Int(e.Get("record_id"));
+  fe.profiling_name = copy->Str(e.Get("profiling_name"));
+  fe.state = copy->Str(e.Get("state"));
+  if (auto p2p = e.Get("is_p2p")) fe.is_p2p = p2p->AsBool().value_or(false);
+  fe.pg_id = copy->Int(e.Get("pg_id"));
+  fe.p2p_seq_id = copy->Int(e.Get("p2p_seq_id"));
+  fe.input_sizes = copy->Shapes(e.Get("input_sizes"));
+  fe.output_sizes = copy->Shapes(e.Get("output_sizes"));
+  fe.input_dtypes = copy->Strs(e.Get("input_dtypes"));
+  fe.output_dtypes = copy->Strs(e.Get("output_dtypes"));
+  fe.time_created_ns = copy->Int(e.Get("time_created_ns"));
+  fe.timeout_ms = copy->Int(e.Get("timeout_ms"));
+  if (auto d = e.Get("duration_ms")) fe.duration_ms = d->AsDouble();
+  return fe;
+}
+
+// A dict with "version" and "entries": a dump, by its content.
+bool IsPickledDump(PickleValue root) {
+  return root.kind() == PickleKind::kDict && root.Get("version") && root.Get("entries");
+}
+
+Result<model::FlightRecorderDump> DumpFromPickle(const PickleDocument& doc, size_t bytes,
+                                                 const std::string& name) {
+  const PickleValue root = doc.root();
+  if (!IsPickledDump(root)) {
+    return InvalidInput(fmt::format(
+        "{}: a pickle of a {} without \"version\" and \"entries\": not a flight-recorder dump",
+        name, PickleKindName(root.kind())));
+  }
+  PickleCopier copy(bytes);
+  model::FlightRecorderDump d;
+  d.path = name;
+  d.rank = LastNumber(std::filesystem::path(name).filename().string());
+  d.from_pickle = true;
+  d.version = copy.Str(root.Get("version"));
+  if (auto config = root.Get("pg_config"); config && config->kind() == PickleKind::kDict) {
+    for (size_t i = 0; i < config->size(); ++i) {
+      const auto key = copy.Key(config->key(i));
+      if (!key) continue;
+      const PickleValue pg = config->value(i);
+      d.pg_ranks[*key] = copy.Ranks(pg.Get("ranks"));
+      if (auto desc = pg.Get("desc"); desc && desc->AsString()) d.pg_descs[*key] = copy.Str(desc);
+    }
+  }
+  if (auto status = root.Get("pg_status"); status && status->kind() == PickleKind::kDict) {
+    for (size_t i = 0; i < status->size(); ++i) {
+      const auto key = copy.Key(status->key(i));
+      if (!key) continue;
+      const PickleValue pg = status->value(i);
+      model::FlightRecorderPgStatus& st = d.pg_status[*key];
+      st.last_enqueued = copy.Int(pg.Get("last_enqueued_collective"));
+      st.last_started = copy.Int(pg.Get("last_started_collective"));
+      st.last_completed = copy.Int(pg.Get("last_completed_collective"));
+    }
+  }
+  if (auto entries = root.Get("entries"); entries && entries->is_sequence()) {
+    for (size_t i = 0; i < entries->size() && copy.Spend(1); ++i) {
+      d.entries.push_back(EntryFromPickle(entries->at(i), &copy));
+    }
+  }
+  if (copy.over()) {
+    return InvalidInput(fmt::format(
+        "{}: the pickle's shared (memoized) values expand to more than 64 copies per byte: "
+        "not read as a flight-recorder dump",
+        name));
+  }
+  return d;
+}
+
+// The start of a pickled dict: PROTO 2..5, an optional FRAME, EMPTY_DICT.
+bool StartsLikePickledDict(std::string_view bytes) {
+  if (bytes.size() < 3 || static_cast<unsigned char>(bytes[0]) != 0x80 ||
+      static_cast<unsigned char>(bytes[1]) > 5) {
+    return false;
+  }
+  size_t i = 2;
+  if (static_cast<unsigned char>(bytes[i]) == 0x95) i += 9;  // FRAME and its length
+  return i < bytes.size() && bytes[i] == '}';
+}
+
+bool NamedLikeDump(const std::string& file) {
+  return file.find("nccl_trace") != std::string::npos ||
+         file.find("fr_trace") != std::string::npos ||
+         file.find("flight_recorder") != std::string::npos;
+}
+
 }  // namespace
 
 Result<model::FlightRecorderDump> ParseFlightRecorderJson(std::string_view json,
@@ -125,35 +308,58 @@ Result<model::FlightRecorderDump> ParseFlightRecorderJson(std::string_view json,
   return d;
 }
 
+Result<model::FlightRecorderDump> ParseFlightRecorderPickle(std::string_view bytes,
+                                                            const std::string& name) {
+  auto doc = ReadPickle(bytes, name);
+  if (!doc.ok()) return doc.status();
+  return DumpFromPickle(**doc, bytes.size(), name);
+}
+
+namespace {
+
+// One file of a scanned directory into |scan|: a dump, an error, or nothing
+// (a file not named like a dump that is no pickled dump).
+void ScanFlightRecorderFile(const std::filesystem::path& file, FlightRecorderScan* scan) {
+  const std::string path = file.string();
+  const bool named = NamedLikeDump(file.filename().string());
+  Result<MappedFile> mapped = MappedFile::Open(path);
+  if (!mapped.ok()) {
+    if (named) scan->errors.push_back(mapped.status().message());
+    return;
+  }
+  const std::string_view bytes = mapped->data();
+  const bool pickle = !bytes.empty() && static_cast<unsigned char>(bytes[0]) == 0x80;
+  // By content: only a pickled dict is decoded, and only a dump is kept.
+  const auto read = [&]() -> Result<model::FlightRecorderDump> {
+    if (named) {
+      return pickle ? ParseFlightRecorderPickle(bytes, path) : ParseFlightRecorderJson(bytes, path);
+    }
+    if (!StartsLikePickledDict(bytes)) return NotFound(path);
+    auto doc = ReadPickle(bytes, path);
+    if (!doc.ok() || !IsPickledDump((*doc)->root())) return NotFound(path);
+    return DumpFromPickle(**doc, bytes.size(), path);
+  };
+  Result<model::FlightRecorderDump> d = read();
+  if (!named && !d.ok() && d.status().code() == StatusCode::kNotFound) return;
+  if (Status intact = mapped->CheckIntact(); !intact.ok()) d = intact;
+  if (!d.ok()) {
+    scan->errors.push_back(d.status().message());
+    return;
+  }
+  if (d->from_pickle) scan->pickles.push_back(path);
+  scan->dumps.push_back(std::move(*d));
+}
+
+}  // namespace
+
 FlightRecorderScan ScanFlightRecorderDumps(const std::vector<std::string>& dirs) {
   FlightRecorderScan scan;
   std::set<std::string> seen;
   for (const std::string& dir : dirs) {
     std::error_code ec;
     for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-      const std::string file = entry.path().filename().string();
-      if (file.find("nccl_trace") == std::string::npos &&
-          file.find("fr_trace") == std::string::npos &&
-          file.find("flight_recorder") == std::string::npos) {
-        continue;
-      }
       if (!entry.is_regular_file(ec) || !seen.insert(entry.path().string()).second) continue;
-      Result<MappedFile> mapped = MappedFile::Open(entry.path().string());
-      if (!mapped.ok()) {
-        scan.errors.push_back(mapped.status().message());
-        continue;
-      }
-      const std::string_view bytes = mapped->data();
-      if (!bytes.empty() && static_cast<unsigned char>(bytes[0]) == 0x80) {
-        scan.pickles.push_back(entry.path().string());  // pickle protocol 2+
-        continue;
-      }
-      Result<model::FlightRecorderDump> d = ParseFlightRecorderJson(bytes, entry.path().string());
-      if (!d.ok()) {
-        scan.errors.push_back(d.status().message());
-        continue;
-      }
-      scan.dumps.push_back(std::move(*d));
+      ScanFlightRecorderFile(entry.path(), &scan);
     }
   }
   std::sort(scan.dumps.begin(), scan.dumps.end(),

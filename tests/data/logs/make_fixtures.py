@@ -223,9 +223,12 @@ for devices, base in ((8, 6000), (16, 5700), (64, 4800)):
 # A hung job: four ranks' flight-recorder dumps in the JSON form of
 # FlightRecorder::dump_json (torch._C._distributed_c10d._dump_nccl_trace_json)
 # beside a log. Ranks 0-2 reached collective #42 (nccl:all_reduce, started);
-# rank 3 stopped after #41 (completed). A pickled dump (first byte 0x80) in
-# flight_pickle/ is recognised, not read.
+# rank 3 stopped after #41 (completed). flight_pickle/ holds ranks 0 and 3
+# pickled (protocol 2, as the watchdog writes them): one named like a dump,
+# one named as nvidia-resiliency-ext does (`_dump_3`, found by its content).
 import json
+import pickle
+fr_dumps = {}
 os.makedirs("flight", exist_ok=True)
 with open("flight/rank0.log", "w") as f:
     f.write(keyvalue(False))
@@ -255,8 +258,11 @@ for rank in range(4):
             "entries": entries}
     with open(f"flight/nccl_trace_rank_{rank}.json", "w") as f:
         json.dump(dump, f)
+    fr_dumps[rank] = dump
 os.makedirs("flight_pickle", exist_ok=True)
 with open("flight_pickle/rank0.log", "w") as f:
     f.write(keyvalue(False))
 with open("flight_pickle/nccl_trace_rank_0", "wb") as f:
-    f.write(bytes([0x80, 0x02]) + b"}q\x00.")
+    pickle.dump(fr_dumps[0], f, protocol=2)
+with open("flight_pickle/_dump_3", "wb") as f:
+    pickle.dump(fr_dumps[3], f, protocol=2)
