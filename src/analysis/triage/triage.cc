@@ -84,6 +84,14 @@ std::vector<JobDumps> SplitJobs(const std::vector<FlightRecorderDump>& dumps) {
     }
     for (const auto& [pg, desc] : d->pg_descs) home->pg_descs[pg] = desc;
   }
+  // The reason two jobs differ holds both ways.
+  std::string reason;
+  for (const JobDumps& j : jobs) {
+    if (reason.empty()) reason = j.why;
+  }
+  for (JobDumps& j : jobs) {
+    if (j.why.empty() && jobs.size() > 1) j.why = reason;
+  }
   std::stable_sort(jobs.begin(), jobs.end(),
                    [](const JobDumps& a, const JobDumps& b) { return a.dumps.size() > b.dumps.size(); });
   return jobs;
