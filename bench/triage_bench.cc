@@ -54,12 +54,14 @@ std::string BenchTriageDump(int64_t rank, int64_t ranks, int64_t entries, int64_
 std::string BenchTriageLog(int64_t rank, int64_t ranks) {
   std::string out;
   for (int i = 0; i < 200; ++i) {
-    out += fmt::format("node{}:{}:{} [{}] NCCL INFO Channel {:02d}/0 : {}[{}] -> {}[{}] via P2P/IPC\n",
-                       rank / 8, 1000 + rank, 2000 + rank, rank % 8, i % 32, rank, rank % 8,
-                       (rank + 1) % ranks, (rank + 1) % 8);
+    out +=
+        fmt::format("node{}:{}:{} [{}] NCCL INFO Channel {:02d}/0 : {}[{}] -> {}[{}] via P2P/IPC\n",
+                    rank / 8, 1000 + rank, 2000 + rank, rank % 8, i % 32, rank, rank % 8,
+                    (rank + 1) % ranks, (rank + 1) % 8);
   }
-  out += fmt::format("node{}:{}:{} [{}] NCCL INFO comm 0x55 rank {} nRanks {} nNodes {} localRanks 8\n",
-                     rank / 8, 1000 + rank, 2000 + rank, rank % 8, rank, ranks, ranks / 8);
+  out += fmt::format(
+      "node{}:{}:{} [{}] NCCL INFO comm 0x55 rank {} nRanks {} nNodes {} localRanks 8\n", rank / 8,
+      1000 + rank, 2000 + rank, rank % 8, rank, ranks, ranks / 8);
   out += fmt::format(
       "[rank{}]:[E ProcessGroupNCCL.cpp:563] [Rank {}] Watchdog caught collective operation "
       "timeout: WorkNCCL(SeqNum=500, OpType=ALLREDUCE, NumelIn=20971520, NumelOut=20971520, "
@@ -84,7 +86,8 @@ void BM_TriageJob(benchmark::State& state) {
     bytes += static_cast<int64_t>(dump.size() + log.size());
   }
   for (auto _ : state) {
-    const trainscope::model::TriageInputs in = trainscope::formats::LoadTriageInputs({dir.string()}, 0);
+    const trainscope::model::TriageInputs in =
+        trainscope::formats::LoadTriageInputs({dir.string()}, 0);
     const trainscope::analysis::TriageReport report = trainscope::analysis::Triage(in);
     if (report.stuck.empty() || report.stuck.front().missing.size() != 1) {
       state.SkipWithError("the missing rank was not found");

@@ -39,20 +39,22 @@ int RunTriage(const TriageArgs& args) {
   summary.unread_pickles = inputs.unread_pickles;
   if (inputs.dumps.empty() && inputs.logs.empty()) {
     std::string list;
-    for (const model::NotRead& n : inputs.not_read) list += fmt::format("\n  {}: {}", n.path, n.reason);
+    for (const model::NotRead& n : inputs.not_read)
+      list += fmt::format("\n  {}: {}", n.path, n.reason);
     WriteStderr(TerminalSafe(
-        fmt::format("trainscope: error: nothing readable: no flight-recorder dump and no log with a "
-                    "failure, rank or HCCL line among {} file(s){}\nhint: give the job's "
-                    "flight-recorder dumps (JSON), its NCCL/c10d logs, or Ascend plogs "
-                    "(docs/triage.md)\n",
-                    inputs.files_seen, list),
+        fmt::format(
+            "trainscope: error: nothing readable: no flight-recorder dump and no log with a "
+            "failure, rank or HCCL line among {} file(s){}\nhint: give the job's "
+            "flight-recorder dumps (JSON), its NCCL/c10d logs, or Ascend plogs "
+            "(docs/triage.md)\n",
+            inputs.files_seen, list),
         /*keep_newlines=*/true));
     return kExitUnusableInput;
   }
   const analysis::TriageReport report = analysis::Triage(inputs);
   if (!args.html_out.empty()) {
-    if (Status ok = WriteFileAtomically(args.html_out,
-                                        report::RenderTriageHtml(report, summary, kVersion));
+    if (Status ok =
+            WriteFileAtomically(args.html_out, report::RenderTriageHtml(report, summary, kVersion));
         !ok.ok()) {
       return ReportError(ok);
     }
@@ -62,8 +64,8 @@ int RunTriage(const TriageArgs& args) {
     return kExitSuccess;
   }
   if (!args.json_out.empty()) {
-    if (Status ok = WriteFileAtomically(args.json_out,
-                                        report::RenderTriageJson(report, summary, kVersion));
+    if (Status ok =
+            WriteFileAtomically(args.json_out, report::RenderTriageJson(report, summary, kVersion));
         !ok.ok()) {
       return ReportError(ok);
     }

@@ -42,9 +42,9 @@ struct FailureEvent {
   int64_t line = 0;                // 1-based
   std::string text;                // the line (cut to 400 bytes)
   // The collective a watchdog / HCCL line names.
-  std::string op;                  // BROADCAST, ALLREDUCE, HcomAllGather
-  std::optional<int64_t> seq;      // SeqNum / seq_num
-  std::optional<int64_t> pg;       // [PG N ...]
+  std::string op;              // BROADCAST, ALLREDUCE, HcomAllGather
+  std::optional<int64_t> seq;  // SeqNum / seq_num
+  std::optional<int64_t> pg;   // [PG N ...]
   std::optional<int64_t> numel_in, numel_out, timeout_ms, ran_ms;
   std::optional<int64_t> last_enqueued, last_completed;  // "Timeout at NCCL work: ..."
   std::optional<int64_t> signal;
@@ -75,10 +75,10 @@ struct RankTrail {
 
 struct FailureLog {
   std::string path;
-  std::string format;              // "c10d log", "plog", "device log", "error.json"
-  std::string worker;              // "worker-0": the path's worker-N folder
-  std::optional<int64_t> device;   // the path's device-N folder
-  std::optional<int64_t> pid;      // plog-PID_..., device-PID_...
+  std::string format;             // "c10d log", "plog", "device log", "error.json"
+  std::string worker;             // "worker-0": the path's worker-N folder
+  std::optional<int64_t> device;  // the path's device-N folder
+  std::optional<int64_t> pid;     // plog-PID_..., device-PID_...
   std::optional<int64_t> world_size;
   std::vector<FailureEvent> events;
   std::vector<LinkRecord> links;

@@ -21,13 +21,13 @@ struct FlightRecorderEntry {
   std::string profiling_name;  // "nccl:all_reduce"
   std::string state;           // scheduled | started | completed
   bool is_p2p = false;
-  std::optional<int64_t> pg_id;            // "pg_id"
-  std::optional<int64_t> p2p_seq_id;       // "p2p_seq_id"
+  std::optional<int64_t> pg_id;                                 // "pg_id"
+  std::optional<int64_t> p2p_seq_id;                            // "p2p_seq_id"
   std::vector<std::vector<int64_t>> input_sizes, output_sizes;  // "input_sizes", "output_sizes"
   std::vector<std::string> input_dtypes, output_dtypes;         // "input_dtypes", "output_dtypes"
-  std::optional<int64_t> time_created_ns;  // "time_created_ns"
-  std::optional<int64_t> timeout_ms;       // "timeout_ms"
-  std::optional<double> duration_ms;       // "duration_ms": only when timing was enabled
+  std::optional<int64_t> time_created_ns;                       // "time_created_ns"
+  std::optional<int64_t> timeout_ms;                            // "timeout_ms"
+  std::optional<double> duration_ms;  // "duration_ms": only when timing was enabled
 };
 
 // pg_status[pg]: the last collective sequence ids the process group enqueued, started, completed.

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "report/html_report.h"
 #include "report/html_style.h"
@@ -16,8 +17,10 @@ using analysis::RankList;
 
 std::string Shape(const std::vector<std::vector<int64_t>>& sizes) {
   std::vector<std::string> parts;
+  parts.reserve(sizes.size());
   for (const std::vector<int64_t>& s : sizes) {
     std::vector<std::string> dims;
+    dims.reserve(s.size());
     for (int64_t d : s) dims.push_back(std::to_string(d));
     parts.push_back(fmt::format("{}", fmt::join(dims, "x")));
   }
@@ -37,6 +40,84 @@ void Ranks(JsonWriter& w, std::string_view key, const std::vector<int64_t>& rank
   w.EndArray();
 }
 
+void TextJobs(const analysis::TriageReport& r, std::string* out) {
+  if (r.jobs.size() <= 1) return;
+  *out += fmt::format("\n{} jobs' dumps found, triaged apart (never merged):\n", r.jobs.size());
+  for (const analysis::TriageJob& j : r.jobs) {
+    *out += fmt::format("  {}: ranks {} ({} dumps){}\n", j.label, RankList(j.ranks), j.paths.size(),
+                        j.why.empty() ? std::string() : fmt::format("; apart because {}", j.why));
+  }
+}
+
+void TextStuckOne(const analysis::TriageReport& r, const analysis::StuckCollective& s,
+                  std::string* out) {
+  *out += fmt::format("  [{}{}] PG {}{}{} {} seq {}", s.source,
+                      r.jobs.size() > 1 ? fmt::format(", job {}", s.job + 1) : std::string(),
+                      s.pg_name, s.pg_desc.empty() ? "" : " ", s.pg_desc,
+                      s.op.empty() ? "n/a" : s.op, OrNa(s.seq));
+  if (s.pg_id) *out += fmt::format(" (pg_id {})", *s.pg_id);
+  if (!s.sizes.empty()) *out += fmt::format(" sizes {}", Shape(s.sizes));
+  if (!s.dtypes.empty()) *out += fmt::format(" {}", fmt::join(s.dtypes, ","));
+  if (s.numel_in) *out += fmt::format(" NumelIn {}", *s.numel_in);
+  if (s.timeout_ms) *out += fmt::format(" timeout {} ms", *s.timeout_ms);
+  *out += '\n';
+  const bool watchdog = s.source == "watchdog";
+  const std::pair<const char*, const std::vector<int64_t>*> lists[] = {
+      {"members", &s.members},
+      {"never reached it", &s.missing},
+      {"empty dumps", &s.empty_dumps},
+      {"no dump", &s.no_dump},
+      {watchdog ? "timed out in it" : "inside it", &s.inside},
+      {watchdog ? "no timeout line" : "recorded nothing of it", &s.unknown}};
+  for (const auto& [label, ranks] : lists) {
+    if (!ranks->empty()) *out += fmt::format("    {}: {}\n", label, RankList(*ranks));
+  }
+  for (const std::string& p : s.unmatched_p2p) *out += fmt::format("    unmatched: {}\n", p);
+}
+
+void TextErrors(const analysis::TriageReport& r, std::string* out) {
+  if (r.first_error) {
+    const analysis::TriageError& e = *r.first_error;
+    *out += fmt::format("\nfirst error ({}): {} {} at {}{}\n  {}\n", r.first_error_clock, e.node,
+                        model::FailureKindName(e.kind), Where(e.path, e.line),
+                        e.clock.empty() ? std::string() : fmt::format(" ({})", e.clock), e.text);
+  }
+  if (r.links) {
+    *out += fmt::format("\nlinks ({}): {} {}\n", r.links->fault, r.links->cycle ? "cycle" : "chain",
+                        r.links->chain);
+    *out += fmt::format("  root cause: {}\n", fmt::join(r.links->root_causes, ", "));
+    for (const analysis::LinkEdge& e : r.links->edges) {
+      *out +=
+          fmt::format("  {} waited for {}: {} ({})\n", e.from, e.to, e.why, Where(e.path, e.line));
+    }
+  }
+  if (r.errors.empty()) return;
+  *out += "\nfirst error per rank / device, earliest first:\n";
+  for (const analysis::TriageError& e : r.errors) {
+    *out += fmt::format("  {:<22} {:<18} {:<28} {}\n", e.node, model::FailureKindName(e.kind),
+                        e.clock.empty() ? "-" : e.clock, Where(e.path, e.line));
+  }
+}
+
+void TextRanks(const analysis::TriageReport& r, std::string* out) {
+  if (!r.endings.empty()) {
+    *out += "\nhow it ended:\n";
+    for (const analysis::RankEnding& e : r.endings) {
+      *out +=
+          fmt::format("  {:<22} {}{}{}\n", e.node, e.how,
+                      e.detail.empty() ? std::string() : fmt::format(" ({})", e.detail),
+                      e.path.empty() ? std::string() : fmt::format("  {}", Where(e.path, e.line)));
+    }
+  }
+  if (r.ranks.empty()) return;
+  *out += "\nper rank:\n";
+  for (const analysis::TriageRankEvidence& e : r.ranks) {
+    *out += fmt::format("  {:<22} state {:<16} last completed {:<8} {}\n", e.node,
+                        e.state.empty() ? "n/a" : e.state, OrNa(e.last_completed),
+                        e.last_line.substr(0, 120));
+  }
+}
+
 }  // namespace
 
 std::string RenderTriageText(const analysis::TriageReport& r, const TriageInputsSummary& in) {
@@ -44,82 +125,16 @@ std::string RenderTriageText(const analysis::TriageReport& r, const TriageInputs
   out += fmt::format("verdict: {}\n", r.verdict);
   out += fmt::format("read: {} flight-recorder dump(s), {} log(s) of {} file(s)\n", r.dumps, r.logs,
                      in.files_seen);
-  if (r.jobs.size() > 1) {
-    out += fmt::format("\n{} jobs' dumps found, triaged apart (never merged):\n", r.jobs.size());
-    for (const analysis::TriageJob& j : r.jobs) {
-      out += fmt::format("  {}: ranks {} ({} dumps){}\n", j.label, RankList(j.ranks), j.paths.size(),
-                         j.why.empty() ? std::string() : fmt::format("; apart because {}", j.why));
-    }
-  }
+  TextJobs(r, &out);
   if (!r.stuck.empty()) {
     out += "\nstuck collectives:\n";
-    for (const analysis::StuckCollective& s : r.stuck) {
-      out += fmt::format("  [{}{}] PG {}{}{} {} seq {}", s.source,
-                         r.jobs.size() > 1 ? fmt::format(", job {}", s.job + 1) : std::string(),
-                         s.pg_name, s.pg_desc.empty() ? "" : " ", s.pg_desc,
-                         s.op.empty() ? "n/a" : s.op, OrNa(s.seq));
-      if (s.pg_id) out += fmt::format(" (pg_id {})", *s.pg_id);
-      if (!s.sizes.empty()) out += fmt::format(" sizes {}", Shape(s.sizes));
-      if (!s.dtypes.empty()) out += fmt::format(" {}", fmt::join(s.dtypes, ","));
-      if (s.numel_in) out += fmt::format(" NumelIn {}", *s.numel_in);
-      if (s.timeout_ms) out += fmt::format(" timeout {} ms", *s.timeout_ms);
-      out += '\n';
-      if (!s.members.empty()) out += fmt::format("    members: {}\n", RankList(s.members));
-      if (!s.missing.empty()) out += fmt::format("    never reached it: {}\n", RankList(s.missing));
-      if (!s.empty_dumps.empty()) out += fmt::format("    empty dumps: {}\n", RankList(s.empty_dumps));
-      if (!s.no_dump.empty()) out += fmt::format("    no dump: {}\n", RankList(s.no_dump));
-      if (!s.inside.empty()) {
-        out += fmt::format("    {}: {}\n", s.source == "watchdog" ? "timed out in it" : "inside it",
-                           RankList(s.inside));
-      }
-      if (!s.unknown.empty()) {
-        out += fmt::format("    {}: {}\n",
-                           s.source == "watchdog" ? "no timeout line" : "recorded nothing of it",
-                           RankList(s.unknown));
-      }
-      for (const std::string& p : s.unmatched_p2p) out += fmt::format("    unmatched: {}\n", p);
-    }
+    for (const analysis::StuckCollective& s : r.stuck) TextStuckOne(r, s, &out);
     if (r.groups_waiting > 0) {
       out += fmt::format("  ({} more group(s) wait with every member inside)\n", r.groups_waiting);
     }
   }
-  if (r.first_error) {
-    const analysis::TriageError& e = *r.first_error;
-    out += fmt::format("\nfirst error ({}): {} {} at {}{}\n  {}\n", r.first_error_clock, e.node,
-                       model::FailureKindName(e.kind), Where(e.path, e.line),
-                       e.clock.empty() ? std::string() : fmt::format(" ({})", e.clock), e.text);
-  }
-  if (r.links) {
-    out += fmt::format("\nlinks ({}): {} {}\n", r.links->fault, r.links->cycle ? "cycle" : "chain",
-                       r.links->chain);
-    out += fmt::format("  root cause: {}\n", fmt::join(r.links->root_causes, ", "));
-    for (const analysis::LinkEdge& e : r.links->edges) {
-      out += fmt::format("  {} waited for {}: {} ({})\n", e.from, e.to, e.why, Where(e.path, e.line));
-    }
-  }
-  if (!r.errors.empty()) {
-    out += "\nfirst error per rank / device, earliest first:\n";
-    for (const analysis::TriageError& e : r.errors) {
-      out += fmt::format("  {:<22} {:<18} {:<28} {}\n", e.node, model::FailureKindName(e.kind),
-                         e.clock.empty() ? "-" : e.clock, Where(e.path, e.line));
-    }
-  }
-  if (!r.endings.empty()) {
-    out += "\nhow it ended:\n";
-    for (const analysis::RankEnding& e : r.endings) {
-      out += fmt::format("  {:<22} {}{}{}\n", e.node, e.how,
-                         e.detail.empty() ? std::string() : fmt::format(" ({})", e.detail),
-                         e.path.empty() ? std::string() : fmt::format("  {}", Where(e.path, e.line)));
-    }
-  }
-  if (!r.ranks.empty()) {
-    out += "\nper rank:\n";
-    for (const analysis::TriageRankEvidence& e : r.ranks) {
-      out += fmt::format("  {:<22} state {:<16} last completed {:<8} {}\n", e.node,
-                         e.state.empty() ? "n/a" : e.state, OrNa(e.last_completed),
-                         e.last_line.substr(0, 120));
-    }
-  }
+  TextErrors(r, &out);
+  TextRanks(r, &out);
   if (!r.next_steps.empty()) {
     out += "\nnext:\n";
     for (const std::string& s : r.next_steps) out += fmt::format("  - {}\n", s);
@@ -285,7 +300,8 @@ std::string RenderTriageHtml(const analysis::TriageReport& r, const TriageInputs
       ".tl span{position:absolute;top:0;height:14px;width:4px}"
       ".tl .ev{background:#678}.tl .err{background:#c33}"
       "</style></head><body>\n<header><h1>trainscope triage</h1>");
-  out.Format("<p>{} &middot; trainscope {}</p></header>\n<main>\n", r.verdict, std::string(version));
+  out.Format("<p>{} &middot; trainscope {}</p></header>\n<main>\n", r.verdict,
+             std::string(version));
   // The timeline: each node's last event and first error on one clock.
   std::optional<int64_t> lo, hi;
   for (const analysis::TriageRankEvidence& e : r.ranks) {
@@ -325,9 +341,11 @@ std::string RenderTriageHtml(const analysis::TriageReport& r, const TriageInputs
         "<section><h2>Stuck collectives</h2><table><tr><th>source</th><th>PG</th><th>op</th>"
         "<th>seq</th><th>sizes</th><th>never reached it</th><th>inside</th></tr>\n");
     for (const analysis::StuckCollective& s : r.stuck) {
-      out.Format("<tr><td>{}</td><td>{} {}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-                 s.source, s.pg_name, s.pg_desc, s.op.empty() ? "n/a" : s.op, OrNa(s.seq),
-                 Shape(s.sizes), RankList(s.missing), RankList(s.inside));
+      out.Format(
+          "<tr><td>{}</td><td>{} "
+          "{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+          s.source, s.pg_name, s.pg_desc, s.op.empty() ? "n/a" : s.op, OrNa(s.seq), Shape(s.sizes),
+          RankList(s.missing), RankList(s.inside));
     }
     out.Raw("</table></section>\n");
   }
@@ -337,12 +355,13 @@ std::string RenderTriageHtml(const analysis::TriageReport& r, const TriageInputs
                fmt::format("{}", fmt::join(r.links->root_causes, ", ")));
   }
   if (!r.errors.empty()) {
-    out.Raw("<section><h2>First errors, earliest first</h2><table><tr><th>node</th><th>kind</th>"
-            "<th>clock</th><th>where</th><th>line</th></tr>\n");
+    out.Raw(
+        "<section><h2>First errors, earliest first</h2><table><tr><th>node</th><th>kind</th>"
+        "<th>clock</th><th>where</th><th>line</th></tr>\n");
     for (const analysis::TriageError& e : r.errors) {
       out.Format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td></tr>\n",
-                 e.node, std::string(model::FailureKindName(e.kind)), e.clock.empty() ? "-" : e.clock,
-                 Where(e.path, e.line), e.text.substr(0, 200));
+                 e.node, std::string(model::FailureKindName(e.kind)),
+                 e.clock.empty() ? "-" : e.clock, Where(e.path, e.line), e.text.substr(0, 200));
     }
     out.Raw("</table></section>\n");
   }

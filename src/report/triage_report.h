@@ -21,10 +21,11 @@ struct TriageInputsSummary {
   std::vector<std::string> unread_pickles;
 };
 
-std::string RenderTriageText(const analysis::TriageReport& report, const TriageInputsSummary& inputs);
-std::string RenderTriageJson(const analysis::TriageReport& report, const TriageInputsSummary& inputs,
-                             std::string_view version);
-std::string RenderTriageHtml(const analysis::TriageReport& report, const TriageInputsSummary& inputs,
-                             std::string_view version);
+std::string RenderTriageText(const analysis::TriageReport& report,
+                             const TriageInputsSummary& inputs);
+std::string RenderTriageJson(const analysis::TriageReport& report,
+                             const TriageInputsSummary& inputs, std::string_view version);
+std::string RenderTriageHtml(const analysis::TriageReport& report,
+                             const TriageInputsSummary& inputs, std::string_view version);
 
 }  // namespace trainscope::report

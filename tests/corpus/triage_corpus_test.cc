@@ -125,8 +125,7 @@ TEST(TriageCorpus, NcclRunWithoutThePluginHasNoFailure) {
 void ExpectExpertAllToAllHang(const std::string& dir) {
   const model::TriageInputs in = formats::LoadTriageInputs({dir}, 2);
   if (in.dumps.empty() && !in.unread_pickles.empty()) {
-    GTEST_SKIP() << "the pickled flight-recorder dumps of " << dir
-                 << " are not read in this build";
+    GTEST_SKIP() << "the pickled flight-recorder dumps of " << dir << " are not read in this build";
   }
   const analysis::TriageReport r = analysis::Triage(in);
   EXPECT_EQ(r.verdict_kind, "hang");

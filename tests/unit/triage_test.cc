@@ -4,6 +4,7 @@
 // and asserts what the triage computes from the files it reads back.
 #include "analysis/triage/triage.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
@@ -11,8 +12,6 @@
 #include <filesystem>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "formats/log/flight_recorder_reader.h"
 #include "formats/triage/failure_log_reader.h"
@@ -25,9 +24,9 @@ namespace {
 
 // One entry of a synthetic dump.
 struct TriageFixtureEntry {
-  std::string pg;          // process group name
+  std::string pg;  // process group name
   std::string desc;
-  int64_t seq = 0;         // collective_seq_id (or p2p_seq_id when p2p)
+  int64_t seq = 0;  // collective_seq_id (or p2p_seq_id when p2p)
   std::string op = "nccl:all_reduce";
   std::string state = "completed";
   bool p2p = false;
@@ -127,7 +126,8 @@ TEST(TriageSynthetic, RankMissingFromAnAllReduceAmong64) {
 
 TEST(TriageSynthetic, UnmatchedSendRecvInAPipeline) {
   const std::string dir = MakeTempDir("triage-pp");
-  const std::vector<TriageFixtureGroup> groups = {{"1", "PIPELINE_MODEL_PARALLEL_GROUP", {0, 1, 2, 3}}};
+  const std::vector<TriageFixtureGroup> groups = {
+      {"1", "PIPELINE_MODEL_PARALLEL_GROUP", {0, 1, 2, 3}}};
   auto p2p = [](int64_t seq, const std::string& op, const std::string& state) {
     TriageFixtureEntry e;
     e.pg = "1";
@@ -362,8 +362,9 @@ TEST(TriageCli, JsonSchemaAndExitCodes) {
   const std::string dir = MakeTempDir("triage-cli");
   const std::vector<TriageFixtureGroup> groups = {{"0", "default_pg", TriageFixtureRange(0, 3)}};
   for (int64_t r = 0; r < 4; ++r) {
-    WriteFileBytes(fmt::format("{}/nccl_trace_rank_{}.json", dir, r),
-                   TriageFixtureDump(groups, TriageFixtureRun("0", "default_pg", 6, r == 0 ? 6 : 7)));
+    WriteFileBytes(
+        fmt::format("{}/nccl_trace_rank_{}.json", dir, r),
+        TriageFixtureDump(groups, TriageFixtureRun("0", "default_pg", 6, r == 0 ? 6 : 7)));
   }
   const CommandResult json = RunTrainscope({"triage", dir, "--json", "-"});
   ASSERT_EQ(json.exit_code, 0) << json.err;

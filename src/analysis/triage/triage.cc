@@ -55,6 +55,7 @@ std::string Conflict(const JobDumps& job, const FlightRecorderDump& d) {
 
 std::vector<JobDumps> SplitJobs(const std::vector<FlightRecorderDump>& dumps) {
   std::vector<const FlightRecorderDump*> order;
+  order.reserve(dumps.size());
   for (const FlightRecorderDump& d : dumps) order.push_back(&d);
   std::sort(order.begin(), order.end(),
             [](const auto* a, const auto* b) { return a->path < b->path; });
@@ -92,8 +93,9 @@ std::vector<JobDumps> SplitJobs(const std::vector<FlightRecorderDump>& dumps) {
   for (JobDumps& j : jobs) {
     if (j.why.empty() && jobs.size() > 1) j.why = reason;
   }
-  std::stable_sort(jobs.begin(), jobs.end(),
-                   [](const JobDumps& a, const JobDumps& b) { return a.dumps.size() > b.dumps.size(); });
+  std::stable_sort(jobs.begin(), jobs.end(), [](const JobDumps& a, const JobDumps& b) {
+    return a.dumps.size() > b.dumps.size();
+  });
   return jobs;
 }
 
@@ -132,7 +134,8 @@ Track TrackOf(const FlightRecorderDump& d, const std::vector<const FlightRecorde
     const auto it = d.pg_status.find(std::to_string(*pg_id));
     if (it != d.pg_status.end() && t.data) {
       const model::FlightRecorderPgStatus& st = it->second;
-      if (st.last_enqueued) t.enqueued = std::max(t.enqueued.value_or(*st.last_enqueued), *st.last_enqueued);
+      if (st.last_enqueued)
+        t.enqueued = std::max(t.enqueued.value_or(*st.last_enqueued), *st.last_enqueued);
       if (st.last_completed) {
         t.completed = std::max(t.completed.value_or(*st.last_completed), *st.last_completed);
       }
@@ -199,6 +202,22 @@ void FillEntryFacts(const FlightRecorderEntry& e, StuckCollective* s) {
   if (s->pg_desc.empty()) s->pg_desc = e.pg_desc;
 }
 
+// The stuck entry as the ranks inside recorded it (the lowest rank's).
+void FillStuckEntry(const GroupView& g, StuckCollective* s) {
+  for (int64_t r : s->inside) {
+    const auto e = g.entries_of.find(r);
+    if (e == g.entries_of.end()) continue;
+    for (const FlightRecorderEntry* entry : e->second) {
+      if (entry->is_p2p || entry->collective_seq_id != s->seq) continue;
+      if (s->op.empty()) FillEntryFacts(*entry, s);
+      if (entry->time_created_ns &&
+          (!s->time_created_ns || *entry->time_created_ns < *s->time_created_ns)) {
+        s->time_created_ns = entry->time_created_ns;
+      }
+    }
+  }
+}
+
 std::optional<StuckCollective> JudgeCollectives(const GroupView& g, size_t job, bool* waiting) {
   StuckCollective s;
   s.job = job;
@@ -220,9 +239,9 @@ std::optional<StuckCollective> JudgeCollectives(const GroupView& g, size_t job, 
       continue;
     }
     const auto e = g.entries_of.find(r);
-    Track t = TrackOf(*d->second, e == g.entries_of.end() ? std::vector<const FlightRecorderEntry*>{}
-                                                         : e->second,
-                      /*p2p=*/false);
+    Track t = TrackOf(
+        *d->second, e == g.entries_of.end() ? std::vector<const FlightRecorderEntry*>{} : e->second,
+        /*p2p=*/false);
     if (!t.data) {
       s.unknown.push_back(r);
       continue;
@@ -253,20 +272,64 @@ std::optional<StuckCollective> JudgeCollectives(const GroupView& g, size_t job, 
     return std::nullopt;
   }
   s.seq = stuck;
-  // The stuck entry as the ranks inside recorded it (the lowest rank's).
-  for (int64_t r : s.inside) {
-    const auto e = g.entries_of.find(r);
-    if (e == g.entries_of.end()) continue;
-    for (const FlightRecorderEntry* entry : e->second) {
-      if (entry->is_p2p || entry->collective_seq_id != stuck) continue;
-      if (s.op.empty()) FillEntryFacts(*entry, &s);
-      if (entry->time_created_ns &&
-          (!s.time_created_ns || *entry->time_created_ns < *s.time_created_ns)) {
-        s.time_created_ns = entry->time_created_ns;
-      }
+  FillStuckEntry(g, &s);
+  return s;
+}
+
+// Why |peer| does not answer |name| posted by local rank name.self: "" when
+// it has an open matching op; nullopt when it says nothing (its buffer
+// holds nothing of the group).
+std::optional<std::string> PeerAnswer(const GroupView& g, int64_t peer, const P2pName& name) {
+  const auto pd = g.dump_of.find(peer);
+  if (pd == g.dump_of.end()) return std::string("left no dump");
+  if (pd->second->entries.empty()) return std::string("its dump is empty");
+  const auto pe = g.entries_of.find(peer);
+  if (pe == g.entries_of.end()) return std::nullopt;
+  for (const FlightRecorderEntry* other : pe->second) {
+    const P2pName on = ParseP2p(other->profiling_name);
+    if (other->is_p2p && on.ok && on.send != name.send && on.peer == name.self &&
+        other->state != "completed") {
+      return std::string();
     }
   }
-  return s;
+  return fmt::format("never posted the matching {}", name.send ? "recv" : "send");
+}
+
+// Rank |r|'s first open p2p op whose peer does not answer it, added to |s|.
+void UnmatchedOf(const GroupView& g, int64_t r, StuckCollective* s) {
+  const auto e = g.entries_of.find(r);
+  const auto d = g.dump_of.find(r);
+  if (e == g.entries_of.end() || d == g.dump_of.end()) return;
+  const Track t = TrackOf(*d->second, e->second, /*p2p=*/true);
+  for (const FlightRecorderEntry* entry : e->second) {
+    if (!entry->is_p2p || entry->state == "completed" || !entry->p2p_seq_id) continue;
+    if (t.completed && *entry->p2p_seq_id <= *t.completed) continue;
+    const P2pName name = ParseP2p(entry->profiling_name);
+    if (!name.ok || name.peer < 0 || name.peer >= static_cast<int64_t>(g.members.size())) continue;
+    const int64_t peer = g.members[static_cast<size_t>(name.peer)];
+    const std::optional<std::string> why = PeerAnswer(g, peer, name);
+    if (!why || why->empty()) return;
+    s->unmatched_p2p.push_back(fmt::format("rank {} {} {} rank {}: rank {} {}", r,
+                                           name.send ? "send" : "recv", name.send ? "->" : "<-",
+                                           peer, peer, *why));
+    s->inside.push_back(r);
+    const auto pd = g.dump_of.find(peer);
+    if (pd == g.dump_of.end()) {
+      s->no_dump.push_back(peer);
+    } else {
+      s->missing.push_back(peer);
+      if (pd->second->entries.empty()) s->empty_dumps.push_back(peer);
+    }
+    if (s->op.empty()) {
+      FillEntryFacts(*entry, s);
+      s->seq = entry->p2p_seq_id;
+    }
+    if (entry->time_created_ns &&
+        (!s->time_created_ns || *entry->time_created_ns < *s->time_created_ns)) {
+      s->time_created_ns = entry->time_created_ns;
+    }
+    return;
+  }
 }
 
 // P2P: an op posted and not completed whose peer never posted its match.
@@ -278,61 +341,7 @@ std::optional<StuckCollective> JudgeP2p(const GroupView& g, size_t job) {
   s.pg_desc = g.desc;
   s.members = g.members;
   s.p2p = true;
-  for (int64_t r : g.members) {
-    const auto e = g.entries_of.find(r);
-    const auto d = g.dump_of.find(r);
-    if (e == g.entries_of.end() || d == g.dump_of.end()) continue;
-    const Track t = TrackOf(*d->second, e->second, /*p2p=*/true);
-    for (const FlightRecorderEntry* entry : e->second) {
-      if (!entry->is_p2p || entry->state == "completed" || !entry->p2p_seq_id) continue;
-      if (t.completed && *entry->p2p_seq_id <= *t.completed) continue;
-      const P2pName name = ParseP2p(entry->profiling_name);
-      if (!name.ok || name.peer < 0 || name.peer >= static_cast<int64_t>(g.members.size())) continue;
-      const int64_t peer = g.members[static_cast<size_t>(name.peer)];
-      const int64_t self_local = name.self;
-      // The peer's matching op: the opposite direction between the same two ranks, not completed.
-      std::string why;
-      const auto pd = g.dump_of.find(peer);
-      if (pd == g.dump_of.end()) {
-        why = "left no dump";
-      } else if (pd->second->entries.empty()) {
-        why = "its dump is empty";
-      } else {
-        bool matched = false;
-        const auto pe = g.entries_of.find(peer);
-        // A peer whose buffer holds nothing of the group (rolled over) says nothing.
-        if (pe == g.entries_of.end()) break;
-        {
-          for (const FlightRecorderEntry* other : pe->second) {
-            const P2pName on = ParseP2p(other->profiling_name);
-            if (other->is_p2p && on.ok && on.send != name.send && on.peer == self_local &&
-                other->state != "completed") {
-              matched = true;
-              break;
-            }
-          }
-        }
-        if (matched) break;
-        why = fmt::format("never posted the matching {}", name.send ? "recv" : "send");
-      }
-      s.unmatched_p2p.push_back(fmt::format("rank {} {} {} rank {}: rank {} {}", r,
-                                            name.send ? "send" : "recv", name.send ? "->" : "<-",
-                                            peer, peer, why));
-      s.inside.push_back(r);
-      s.missing.push_back(peer);
-      if (pd != g.dump_of.end() && pd->second->entries.empty()) s.empty_dumps.push_back(peer);
-      if (pd == g.dump_of.end()) s.no_dump.push_back(peer);
-      if (s.op.empty()) {
-        FillEntryFacts(*entry, &s);
-        s.seq = entry->p2p_seq_id;
-      }
-      if (entry->time_created_ns &&
-          (!s.time_created_ns || *entry->time_created_ns < *s.time_created_ns)) {
-        s.time_created_ns = entry->time_created_ns;
-      }
-      break;  // a rank's first unmatched op
-    }
-  }
+  for (int64_t r : g.members) UnmatchedOf(g, r, &s);
   if (s.unmatched_p2p.empty()) return std::nullopt;
   SortUnique(&s.inside);
   SortUnique(&s.missing);
@@ -398,13 +407,13 @@ void AnalyzeJob(const JobDumps& job, size_t index, TriageReport* out,
       continue;
     }
     const FlightRecorderEntry& last = d->entries.back();
-    ev.last_line = fmt::format("{} {} seq {} {}", last.pg_desc.empty() ? last.pg_name : last.pg_desc,
-                               last.profiling_name,
-                               SeqOf(last, last.is_p2p) ? std::to_string(*SeqOf(last, last.is_p2p))
-                                                        : std::string("n/a"),
-                               last.state);
+    ev.last_line = fmt::format(
+        "{} {} seq {} {}", last.pg_desc.empty() ? last.pg_name : last.pg_desc, last.profiling_name,
+        SeqOf(last, last.is_p2p) ? std::to_string(*SeqOf(last, last.is_p2p)) : std::string("n/a"),
+        last.state);
     for (const FlightRecorderEntry& e : d->entries) {
-      if (e.time_created_ns) ev.last_event_ns = std::max(ev.last_event_ns.value_or(0), *e.time_created_ns);
+      if (e.time_created_ns)
+        ev.last_event_ns = std::max(ev.last_event_ns.value_or(0), *e.time_created_ns);
     }
   }
 }
@@ -453,54 +462,85 @@ std::string EventNode(const model::FailureLog& log, const model::FailureEvent& e
   return node.label;
 }
 
-void AnalyzeLinks(const std::vector<model::FailureLog>& logs,
-                  const std::map<IdentityKey, model::HcclIdentity>& identities,
-                  const std::map<std::string, std::optional<int64_t>>& first_error_ns,
-                  TriageReport* out) {
+struct LinkEdges {
+  std::vector<LinkEdge> edges;
+  bool notify = false, sdma = false, socket = false;
+};
+
+// Who waited for whom: LINK_ERROR_INFO rows and task exceptions naming a peer.
+LinkEdges BuildEdges(const std::vector<model::FailureLog>& logs,
+                     const std::map<IdentityKey, model::HcclIdentity>& identities) {
   std::map<int64_t, std::string> node_of_rank;
   for (const model::FailureLog& log : logs) {
-    if (log.format != "plog" && log.format != "device log") continue;
+    if (log.format != "plog") continue;
     const LogNode n = NodeOfLog(log, identities);
-    if (n.rank && node_of_rank.find(*n.rank) == node_of_rank.end() && log.format == "plog") {
-      node_of_rank[*n.rank] = n.label;
-    }
+    if (n.rank) node_of_rank.try_emplace(*n.rank, n.label);
   }
-  LinkAnalysis links;
+  LinkEdges out;
   std::set<std::pair<std::string, std::string>> seen;
-  bool notify = false, sdma = false, socket = false;
-  auto add = [&](const std::string& from, std::optional<int64_t> to_rank,
-                 std::optional<int64_t> rank_num, const std::string& why, const std::string& path,
-                 int64_t line) {
-    if (!to_rank) return;
-    if (rank_num && *to_rank >= *rank_num) return;  // a rank outside the group: no peer
+  auto add = [&](const LogNode& from, std::optional<int64_t> to_rank, const std::string& why,
+                 const std::string& path, int64_t line) {
+    if (!to_rank || (from.rank_num && *to_rank >= *from.rank_num)) return;  // no such peer
     const auto it = node_of_rank.find(*to_rank);
-    const std::string to = it != node_of_rank.end()
-                               ? it->second
-                               : fmt::format("rank {} (no logs)", *to_rank);
-    if (to == from || !seen.insert({from, to}).second) return;
-    links.edges.push_back({from, to, why, path, line});
+    const std::string to =
+        it != node_of_rank.end() ? it->second : fmt::format("rank {} (no logs)", *to_rank);
+    if (to == from.label || !seen.insert({from.label, to}).second) return;
+    out.edges.push_back({from.label, to, why, path, line});
   };
   for (const model::FailureLog& log : logs) {
     if (log.format != "plog" && log.format != "device log") continue;
     const LogNode n = NodeOfLog(log, identities);
     for (const model::LinkRecord& r : log.links) {
-      socket = true;
-      add(n.label, r.dest_rank, n.rank_num,
+      out.socket = true;
+      add(n, r.dest_rank,
           fmt::format("{} ({})", r.status.empty() ? "link error" : r.status, r.role), log.path,
           r.line);
     }
     for (const model::FailureEvent& e : log.events) {
-      if (e.kind == FailureKind::kLinkError) continue;  // its row was added above
-      if (!e.remote_rank) continue;
-      std::string why = std::string(model::FailureKindName(e.kind));
-      if (e.kind == FailureKind::kNotifyTimeout) notify = true;
-      if (e.kind == FailureKind::kSdmaError) sdma = true;
-      if (e.kind == FailureKind::kConnectTimeout) socket = true;
-      add(n.label, e.remote_rank, n.rank_num, why, log.path, e.line);
+      if (e.kind == FailureKind::kLinkError || !e.remote_rank) continue;  // rows added above
+      out.notify = out.notify || e.kind == FailureKind::kNotifyTimeout;
+      out.sdma = out.sdma || e.kind == FailureKind::kSdmaError;
+      out.socket = out.socket || e.kind == FailureKind::kConnectTimeout;
+      add(n, e.remote_rank, std::string(model::FailureKindName(e.kind)), log.path, e.line);
     }
   }
-  if (links.edges.empty()) return;
-  std::map<std::string, std::vector<std::string>> next;
+  return out;
+}
+
+using NextNodes = std::map<std::string, std::vector<std::string>>;
+
+// A cycle reached from |start| along each node's first edge (empty: none).
+std::vector<std::string> CycleFrom(const std::string& start, const NextNodes& next) {
+  std::vector<std::string> path{start};
+  std::string at = start;
+  for (auto it = next.find(at); it != next.end(); it = next.find(at)) {
+    at = it->second.front();
+    const auto loop = std::find(path.begin(), path.end(), at);
+    if (loop != path.end()) return {loop, path.end()};
+    path.push_back(at);
+  }
+  return {};
+}
+
+// The chain from |start| along each node's first edge.
+std::vector<std::string> ChainFrom(const std::string& start, const NextNodes& next, size_t limit) {
+  std::vector<std::string> path{start};
+  for (auto it = next.find(start); it != next.end() && path.size() <= limit;
+       it = next.find(path.back())) {
+    path.push_back(it->second.front());
+  }
+  return path;
+}
+
+void AnalyzeLinks(const std::vector<model::FailureLog>& logs,
+                  const std::map<IdentityKey, model::HcclIdentity>& identities,
+                  const std::map<std::string, std::optional<int64_t>>& first_error_ns,
+                  TriageReport* out) {
+  LinkEdges built = BuildEdges(logs, identities);
+  if (built.edges.empty()) return;
+  LinkAnalysis links;
+  links.edges = std::move(built.edges);
+  NextNodes next;
   std::map<std::string, int> incoming;
   std::set<std::string> nodes;
   for (const LinkEdge& e : links.edges) {
@@ -510,9 +550,9 @@ void AnalyzeLinks(const std::vector<model::FailureLog>& logs,
     nodes.insert(e.to);
   }
   auto earlier = [&](const std::string& a, const std::string& b) {
+    const int64_t none = std::numeric_limits<int64_t>::max();
     const auto ia = first_error_ns.find(a);
     const auto ib = first_error_ns.find(b);
-    const int64_t none = std::numeric_limits<int64_t>::max();
     const int64_t ta = ia == first_error_ns.end() ? none : ia->second.value_or(none);
     const int64_t tb = ib == first_error_ns.end() ? none : ib->second.value_or(none);
     if (ta != tb) return ta < tb;
@@ -520,62 +560,38 @@ void AnalyzeLinks(const std::vector<model::FailureLog>& logs,
   };
   std::vector<std::string> starts(nodes.begin(), nodes.end());
   std::sort(starts.begin(), starts.end(), earlier);
-  // A cycle: walk from each node along its first edge.
   for (const std::string& start : starts) {
-    std::vector<std::string> path{start};
-    std::string at = start;
-    while (next.count(at) != 0) {
-      at = next[at].front();
-      const auto loop = std::find(path.begin(), path.end(), at);
-      if (loop != path.end()) {
-        std::vector<std::string> cycle(loop, path.end());
-        // Begin the cycle at its node with the earliest error.
-        const auto first = std::min_element(cycle.begin(), cycle.end(), earlier);
-        std::rotate(cycle.begin(), first, cycle.end());
-        links.cycle = true;
-        links.root_causes = cycle;
-        cycle.push_back(cycle.front());
-        links.chain = fmt::format("{}", fmt::join(cycle, " -> "));
-        break;
-      }
-      path.push_back(at);
-    }
-    if (links.cycle) break;
+    std::vector<std::string> cycle = CycleFrom(start, next);
+    if (cycle.empty()) continue;
+    // The cycle begins at its node with the earliest error.
+    std::rotate(cycle.begin(), std::min_element(cycle.begin(), cycle.end(), earlier), cycle.end());
+    links.cycle = true;
+    links.root_causes = cycle;
+    cycle.push_back(cycle.front());
+    links.chain = fmt::format("{}", fmt::join(cycle, " -> "));
+    break;
   }
   if (!links.cycle) {
-    // The longest chain from a node nobody waits for; its end is the root cause
-    // (the last node with logs when the end left none).
+    // Chains from nodes nobody waits for: each end is a root cause (the last
+    // node with logs when the end left none); the longest is shown.
     std::vector<std::string> best;
-    for (const std::string& start : starts) {
-      if (incoming[start] != 0) continue;
-      std::vector<std::string> path{start};
-      std::string at = start;
-      while (next.count(at) != 0 && path.size() <= nodes.size()) {
-        at = next[at].front();
-        path.push_back(at);
-      }
-      if (path.size() > best.size()) best = path;
-    }
-    if (best.empty()) best.push_back(starts.front());
-    links.chain = fmt::format("{}", fmt::join(best, " -> "));
     std::set<std::string> roots;
     for (const std::string& start : starts) {
       if (incoming[start] != 0) continue;
-      std::string prev = start, at = start;
-      size_t steps = 0;
-      while (next.count(at) != 0 && steps++ <= nodes.size()) {
-        prev = at;
-        at = next[at].front();
-      }
-      roots.insert(at.find("(no logs)") != std::string::npos ? prev : at);
+      const std::vector<std::string> chain = ChainFrom(start, next, nodes.size());
+      const bool no_logs = chain.back().find("(no logs)") != std::string::npos;
+      roots.insert(no_logs && chain.size() > 1 ? chain[chain.size() - 2] : chain.back());
+      if (chain.size() > best.size()) best = chain;
     }
+    if (best.empty()) best.push_back(starts.front());
+    links.chain = fmt::format("{}", fmt::join(best, " -> "));
     links.root_causes.assign(roots.begin(), roots.end());
   }
-  if (notify) {
+  if (built.notify) {
     links.fault = "notify-timeout";
-  } else if (sdma) {
+  } else if (built.sdma) {
     links.fault = "sdma-error";
-  } else if (socket) {
+  } else if (built.socket) {
     links.fault = links.cycle ? "socket-no-connect-cycle" : "socket-no-connect";
   } else {
     links.fault = "link-error";
@@ -589,7 +605,6 @@ int EndingWeight(FailureKind k) {
     case FailureKind::kSignal:
     case FailureKind::kSegfault:
     case FailureKind::kOutOfMemory:
-      return 3;
     case FailureKind::kTimeLimit:
     case FailureKind::kCancelled:
       return 3;
@@ -652,6 +667,368 @@ std::string RankList(const std::vector<int64_t>& ranks) {
   return out;
 }
 
+namespace {
+
+// What the logs said, gathered in one pass.
+struct LogFacts {
+  std::map<IdentityKey, model::HcclIdentity> identities;
+  std::map<std::string, TriageError> first_of_node;
+  std::map<std::string, RankEnding> ending_of;
+  std::map<std::string, int> ending_weight;
+  std::vector<TriageError> file_order;  // every error, in file order
+  bool any_clock = false;
+  std::optional<StuckCollective> watchdog;
+  std::set<int64_t> world;
+  std::optional<int64_t> world_size;
+  bool finished = false, time_limit = false, cancelled = false;
+};
+
+std::map<IdentityKey, model::HcclIdentity> CollectIdentities(
+    const std::vector<model::FailureLog>& logs) {
+  std::map<IdentityKey, model::HcclIdentity> out;
+  for (const model::FailureLog& log : logs) {
+    if (!log.identity || !log.pid) continue;
+    model::HcclIdentity& id = out[{log.worker, *log.pid}];
+    const model::HcclIdentity& got = *log.identity;
+    if (got.rank) id.rank = got.rank;
+    if (got.rank_num) id.rank_num = got.rank_num;
+    if (got.device) id.device = got.device;
+    if (!got.device_ip.empty()) id.device_ip = got.device_ip;
+    if (!got.server.empty()) id.server = got.server;
+  }
+  return out;
+}
+
+TriageRankEvidence& EvidenceOf(std::map<int64_t, TriageRankEvidence>* evidence, int64_t rank) {
+  TriageRankEvidence& ev = (*evidence)[rank];
+  ev.node = RankNode(rank);
+  ev.rank = rank;
+  return ev;
+}
+
+void NoteEnding(const model::FailureLog& log, const model::FailureEvent& e, const TriageError& err,
+                bool job_level, LogFacts* facts) {
+  const int w = EndingWeight(e.kind);
+  const std::string node = job_level ? std::string("job") : err.node;
+  if (w < facts->ending_weight[node]) return;
+  facts->ending_weight[node] = w;
+  RankEnding end;
+  end.node = node;
+  end.rank = job_level ? std::nullopt : err.rank;
+  end.how = std::string(model::FailureKindName(e.kind));
+  if (e.signal) end.detail = SignalName(*e.signal);
+  if (e.kind == FailureKind::kWatchdogTimeout) {
+    end.detail = fmt::format("{} seq {} after {} ms", e.op,
+                             e.seq ? std::to_string(*e.seq) : std::string("n/a"),
+                             e.ran_ms ? std::to_string(*e.ran_ms) : std::string("n/a"));
+  }
+  end.path = log.path;
+  end.line = e.line;
+  facts->ending_of[node] = end;
+}
+
+void NoteWatchdog(const model::FailureEvent& e, LogFacts* facts,
+                  std::map<int64_t, TriageRankEvidence>* evidence) {
+  std::optional<StuckCollective>& w = facts->watchdog;
+  if (!w) {
+    w.emplace();
+    w->source = "watchdog";
+    w->pg_name = e.pg ? std::to_string(*e.pg) : std::string("n/a");
+    w->op = e.op;
+    w->seq = e.seq;
+    w->numel_in = e.numel_in;
+    w->numel_out = e.numel_out;
+    w->timeout_ms = e.timeout_ms;
+  }
+  if (w->seq == e.seq && w->op == e.op) w->inside.push_back(*e.rank);
+  TriageRankEvidence& ev = EvidenceOf(evidence, *e.rank);
+  ev.state = "timed-out";
+  ev.last_completed = e.last_completed;
+  ev.last_enqueued = e.last_enqueued;
+}
+
+void ReadEvent(const model::FailureLog& log, const LogNode& node, const model::FailureEvent& e,
+               LogFacts* facts, std::map<int64_t, TriageRankEvidence>* evidence) {
+  TriageError err;
+  err.node = EventNode(log, e, node);
+  const bool device_log = log.format == "plog" || log.format == "device log";
+  err.rank = device_log ? node.rank : (e.rank ? e.rank : node.rank);
+  err.kind = e.kind;
+  err.path = log.path;
+  err.line = e.line;
+  err.clock = e.clock;
+  err.time_ns = e.time_ns;
+  err.text = e.text;
+  facts->any_clock = facts->any_clock || e.time_ns.has_value();
+  facts->time_limit = facts->time_limit || e.kind == FailureKind::kTimeLimit;
+  facts->cancelled = facts->cancelled || e.kind == FailureKind::kCancelled;
+  const bool job_level = e.kind == FailureKind::kTimeLimit || e.kind == FailureKind::kCancelled;
+  if (!job_level) {
+    auto it = facts->first_of_node.find(err.node);
+    if (it == facts->first_of_node.end()) {
+      facts->first_of_node.emplace(err.node, err);
+    } else if (e.time_ns && (!it->second.time_ns || *e.time_ns < *it->second.time_ns)) {
+      it->second = err;
+    }
+    facts->file_order.push_back(err);
+  }
+  NoteEnding(log, e, err, job_level, facts);
+  if (e.kind == FailureKind::kWatchdogTimeout && e.rank) NoteWatchdog(e, facts, evidence);
+}
+
+LogFacts ReadLogs(const std::vector<model::FailureLog>& logs,
+                  std::map<int64_t, TriageRankEvidence>* evidence) {
+  LogFacts facts;
+  facts.identities = CollectIdentities(logs);
+  for (const model::FailureLog& log : logs) {
+    const LogNode node = NodeOfLog(log, facts.identities);
+    if (log.world_size) facts.world_size = std::max(facts.world_size.value_or(0), *log.world_size);
+    facts.finished = facts.finished || log.finished;
+    for (const auto& [rank, trail] : log.ranks) {
+      facts.world.insert(rank);
+      TriageRankEvidence& ev = EvidenceOf(evidence, rank);
+      if (!trail.last_text.empty()) {
+        ev.last_line = trail.last_text;
+        ev.path = fmt::format("{}:{}", log.path, trail.last_line);
+      }
+    }
+    for (const model::FailureEvent& e : log.events) ReadEvent(log, node, e, &facts, evidence);
+  }
+  return facts;
+}
+
+// Each node's first error, the earliest first; without clocks, file order.
+void OrderErrors(const LogFacts& facts, std::map<int64_t, TriageRankEvidence>* evidence,
+                 TriageReport* out) {
+  for (auto& [rank, ev] : *evidence) {
+    const auto it = facts.first_of_node.find(ev.node);
+    if (it != facts.first_of_node.end()) ev.first_error_ns = it->second.time_ns;
+  }
+  for (const auto& [label, err] : facts.first_of_node) {
+    out->errors.push_back(err);
+    if (label.rfind("rank ", 0) == 0) continue;  // ranks are in |evidence|
+    TriageRankEvidence ev;
+    ev.node = label;
+    ev.rank = err.rank;
+    ev.state = std::string(model::FailureKindName(err.kind));
+    ev.last_line = err.text;
+    ev.path = fmt::format("{}:{}", err.path, err.line);
+    ev.first_error_ns = err.time_ns;
+    ev.last_event_ns = err.time_ns;
+    out->ranks.push_back(std::move(ev));
+  }
+  std::stable_sort(out->errors.begin(), out->errors.end(),
+                   [](const TriageError& a, const TriageError& b) {
+                     const int64_t none = std::numeric_limits<int64_t>::max();
+                     const int64_t ta = a.time_ns.value_or(none);
+                     const int64_t tb = b.time_ns.value_or(none);
+                     if (ta != tb) return ta < tb;
+                     if (a.path != b.path) return a.path < b.path;
+                     return a.line < b.line;
+                   });
+  if (!out->errors.empty()) {
+    out->first_error = out->errors.front();
+    out->first_error_clock =
+        out->first_error->time_ns ? "the lines' clocks" : "file order (no clock)";
+  }
+  if (!facts.any_clock && !facts.file_order.empty()) {
+    out->first_error = facts.file_order.front();
+    out->first_error_clock = "file order (no clock)";
+  }
+}
+
+// The watchdog's collective: the ranks of the job that did not report it.
+void CompleteWatchdog(LogFacts* facts, std::map<int64_t, TriageRankEvidence>* evidence) {
+  if (!facts->watchdog) return;
+  StuckCollective& w = *facts->watchdog;
+  SortUnique(&w.inside);
+  const int64_t n =
+      facts->world_size.value_or(facts->world.empty() ? 0 : *facts->world.rbegin() + 1);
+  for (int64_t r = 0; r < n; ++r) {
+    w.members.push_back(r);
+    if (!std::binary_search(w.inside.begin(), w.inside.end(), r)) w.unknown.push_back(r);
+  }
+  for (int64_t r : w.unknown) {
+    TriageRankEvidence& ev = EvidenceOf(evidence, r);
+    if (ev.state.empty()) ev.state = "no-timeout-line";
+  }
+}
+
+// Flight-recorder evidence of ranks that stopped.
+void FlightRecorderEndings(const TriageReport& out, LogFacts* facts) {
+  for (const StuckCollective& s : out.stuck) {
+    if (s.job != 0) continue;
+    for (int64_t r : s.empty_dumps) {
+      facts->ending_of.try_emplace(RankNode(r), RankEnding{RankNode(r), r, "stopped-recording",
+                                                           "its dump holds no entry", "", 0});
+    }
+    for (int64_t r : s.no_dump) {
+      facts->ending_of.try_emplace(
+          RankNode(r),
+          RankEnding{RankNode(r), r, "no-dump", "it left no flight-recorder dump", "", 0});
+    }
+  }
+}
+
+std::vector<int64_t> CulpritsOf(const StuckCollective& s) {
+  std::vector<int64_t> culprits = s.missing;
+  culprits.insert(culprits.end(), s.no_dump.begin(), s.no_dump.end());
+  return culprits;
+}
+
+// The stuck collectives the verdict names: the first, and those that blame new ranks.
+std::vector<const StuckCollective*> NamedGroups(const TriageReport& out) {
+  std::vector<const StuckCollective*> named;
+  std::set<int64_t> blamed;
+  for (const StuckCollective& s : out.stuck) {
+    if (s.job != 0) continue;
+    const std::vector<int64_t> culprits = CulpritsOf(s);
+    bool adds = named.empty();
+    for (int64_t r : culprits) adds = adds || blamed.count(r) == 0;
+    if (!adds || (!named.empty() && s.p2p)) continue;  // a p2p wait behind a named collective
+    named.push_back(&s);
+    blamed.insert(culprits.begin(), culprits.end());
+  }
+  return named;
+}
+
+void MarkGroupEvidence(const StuckCollective& s, std::map<int64_t, TriageRankEvidence>* evidence) {
+  for (int64_t r : s.missing) {
+    const bool empty = std::binary_search(s.empty_dumps.begin(), s.empty_dumps.end(), r);
+    EvidenceOf(evidence, r).state = empty ? "empty-dump" : "missing";
+  }
+  for (int64_t r : s.inside) EvidenceOf(evidence, r).state = "inside";
+  for (int64_t r : s.no_dump) EvidenceOf(evidence, r).state = "no-dump";
+}
+
+void HangVerdict(const std::vector<const StuckCollective*>& named, TriageReport* out) {
+  out->verdict_kind = "hang";
+  std::vector<std::string> parts;
+  parts.reserve(named.size());
+  for (const StuckCollective* s : named) {
+    const std::vector<int64_t> culprits = CulpritsOf(*s);
+    for (int64_t r : culprits) out->culprits.push_back(RankNode(r));
+    std::string part = Describe(*s);
+    if (s->p2p) {
+      part += fmt::format(": unmatched p2p, {}", s->unmatched_p2p.front());
+    } else {
+      part += fmt::format(": ranks {} never reached it ({} inside)", RankList(culprits),
+                          s->inside.size());
+    }
+    parts.push_back(std::move(part));
+  }
+  out->verdict = named.size() == 1 ? fmt::format("hang in {}", parts.front())
+                                   : fmt::format("hang in {} process groups at once: {}",
+                                                 named.size(), fmt::join(parts, "; "));
+  if (out->stuck.size() > named.size()) {
+    out->verdict +=
+        fmt::format(" (the same ranks block {} more group(s))", out->stuck.size() - named.size());
+  }
+  if (out->jobs.size() > 1) {
+    out->verdict += fmt::format(" [job 1 of {} found; the others triaged apart]", out->jobs.size());
+  }
+}
+
+void WatchdogVerdict(const StuckCollective& w, TriageReport* out) {
+  out->verdict_kind = "hang";
+  for (int64_t r : w.inside) out->culprits.push_back(RankNode(r));
+  std::string what =
+      fmt::format("PG {} {} SeqNum {}", w.pg_name, w.op.empty() ? std::string("n/a") : w.op,
+                  w.seq ? std::to_string(*w.seq) : std::string("n/a"));
+  if (w.numel_in) what += fmt::format(" (NumelIn {})", *w.numel_in);
+  out->verdict = fmt::format("hang in {}: timed out on ranks {} of {}", what, RankList(w.inside),
+                             w.members.size());
+  if (!w.unknown.empty()) {
+    out->verdict += fmt::format("; ranks {} left no timeout line", RankList(w.unknown));
+  }
+}
+
+void Verdict(const std::vector<const StuckCollective*>& named, const LogFacts& facts,
+             TriageReport* out) {
+  if (!named.empty()) {
+    HangVerdict(named, out);
+  } else if (out->links && !out->links->root_causes.empty()) {
+    const LinkAnalysis& l = *out->links;
+    const bool device = l.fault == "notify-timeout" || l.fault == "sdma-error";
+    out->verdict_kind = device ? "device-error" : "link-failure";
+    out->culprits = l.root_causes;
+    out->verdict = fmt::format(
+        "{}: root cause {} ({}); {} {}", device ? "device error" : "link failure",
+        fmt::join(l.root_causes, " and "), l.fault, l.cycle ? "cycle" : "chain", l.chain);
+  } else if (facts.watchdog) {
+    WatchdogVerdict(*facts.watchdog, out);
+  } else if (facts.time_limit || facts.cancelled) {
+    out->verdict_kind = facts.time_limit ? "time-limit" : "cancelled";
+    out->verdict = facts.time_limit ? "ended by the scheduler's time limit; no collective hung"
+                                    : "cancelled by the scheduler; no collective hung";
+  } else if (out->first_error) {
+    out->verdict_kind = "crash";
+    out->culprits.push_back(out->first_error->node);
+    out->verdict = fmt::format("{} failed: {}", out->first_error->node,
+                               model::FailureKindName(out->first_error->kind));
+  } else {
+    out->verdict_kind = "no-failure";
+    out->verdict = facts.finished ? "no failure: the run finished and no error line was found"
+                                  : "no failure found: no collective stuck and no error line";
+  }
+  if (out->verdict_kind != "no-failure" && out->first_error) {
+    const TriageError& e = *out->first_error;
+    out->verdict +=
+        fmt::format("; first error: {} {} ({}:{}{})", e.node, model::FailureKindName(e.kind),
+                    e.path, e.line, e.clock.empty() ? std::string() : fmt::format(", {}", e.clock));
+  }
+}
+
+void NextSteps(const model::TriageInputs& in, const LogFacts& facts, TriageReport* out) {
+  bool nccl = !in.dumps.empty() || !in.unread_pickles.empty();
+  bool hccl = false;
+  for (const model::FailureLog& log : in.logs) {
+    nccl = nccl || log.format == "c10d log";
+    hccl = hccl || log.format == "plog" || log.format == "device log";
+  }
+  std::vector<std::string>& steps = out->next_steps;
+  if (!out->culprits.empty()) {
+    steps.push_back(fmt::format("read the logs of {} first: the others only waited for them",
+                                fmt::join(out->culprits, ", ")));
+  }
+  if (nccl && in.dumps.empty()) {
+    steps.emplace_back(
+        "set TORCH_NCCL_TRACE_BUFFER_SIZE=2000 and TORCH_NCCL_DUMP_ON_TIMEOUT=1 "
+        "(TORCH_NCCL_DEBUG_INFO_TEMP_FILE=/shared/dir/nccl_trace_rank_) to get each rank's "
+        "flight-recorder dump on the next hang");
+  }
+  bool started = false;
+  for (const FlightRecorderDump& d : in.dumps) {
+    for (const FlightRecorderEntry& e : d.entries) started = started || e.state == "started";
+  }
+  if (!in.dumps.empty() && !started) {
+    steps.emplace_back(
+        "set TORCH_NCCL_ENABLE_TIMING=1 so dumps say which collectives had started on the device");
+  }
+  if (hccl) {
+    steps.emplace_back(
+        "set ASCEND_GLOBAL_LOG_LEVEL=1 (INFO) and ASCEND_SLOG_PRINT_TO_STDOUT=0 for plog detail");
+  }
+  if (hccl && out->links && out->links->fault.find("socket") != std::string::npos) {
+    steps.emplace_back(
+        "check the root devices' links (hccn_tool -i DEVICE -link -g, -net_health -g); raise "
+        "HCCL_CONNECT_TIMEOUT only when peers start late");
+  }
+  if (hccl && out->links && out->links->fault == "notify-timeout") {
+    steps.emplace_back(
+        "HCCL_EXEC_TIMEOUT bounds a notify wait: read the root device's device log for the task "
+        "that failed before raising it");
+  }
+  if (facts.time_limit)
+    steps.emplace_back("raise the job's time limit or save checkpoints more often");
+  if (!in.unread_pickles.empty()) {
+    steps.push_back(fmt::format("{} pickled flight-recorder dump(s) were not read in this build",
+                                in.unread_pickles.size()));
+  }
+}
+
+}  // namespace
+
 TriageReport Triage(const model::TriageInputs& in) {
   TriageReport out;
   out.dumps = static_cast<int64_t>(in.dumps.size());
@@ -664,6 +1041,7 @@ TriageReport Triage(const model::TriageInputs& in) {
     TriageJob tj;
     tj.label = fmt::format("job {}", j + 1);
     tj.ranks.assign(jobs[j].ranks.begin(), jobs[j].ranks.end());
+    tj.paths.reserve(jobs[j].dumps.size());
     for (const FlightRecorderDump* d : jobs[j].dumps) tj.paths.push_back(d->path);
     tj.why = jobs[j].why;
     out.jobs.push_back(std::move(tj));
@@ -673,354 +1051,28 @@ TriageReport Triage(const model::TriageInputs& in) {
   }
   std::stable_sort(out.stuck.begin(), out.stuck.end(), EarlierCreated);
 
-  // Logs: identities, errors per node, endings.
-  std::map<IdentityKey, model::HcclIdentity> identities;
-  for (const model::FailureLog& log : in.logs) {
-    if (log.identity && log.pid) {
-      model::HcclIdentity& id = identities[{log.worker, *log.pid}];
-      const model::HcclIdentity& got = *log.identity;
-      if (got.rank) id.rank = got.rank;
-      if (got.rank_num) id.rank_num = got.rank_num;
-      if (got.device) id.device = got.device;
-      if (!got.device_ip.empty()) id.device_ip = got.device_ip;
-      if (!got.server.empty()) id.server = got.server;
-    }
-  }
-  std::map<std::string, TriageError> first_of_node;
-  std::map<std::string, RankEnding> ending_of;
-  std::map<std::string, int> ending_weight;
-  std::vector<TriageError> file_order;  // errors without a clock, in file order
-  bool any_clock = false;
-  std::optional<StuckCollective> watchdog;
-  std::set<int64_t> world;
-  std::optional<int64_t> world_size;
-  bool finished = false;
-  bool time_limit = false, cancelled = false;
-  for (const model::FailureLog& log : in.logs) {
-    const LogNode node = NodeOfLog(log, identities);
-    if (log.world_size) world_size = std::max(world_size.value_or(0), *log.world_size);
-    finished = finished || log.finished;
-    for (const auto& [rank, trail] : log.ranks) {
-      world.insert(rank);
-      TriageRankEvidence& ev = evidence[rank];
-      ev.node = RankNode(rank);
-      ev.rank = rank;
-      if (!trail.last_text.empty()) {
-        ev.last_line = trail.last_text;
-        ev.path = fmt::format("{}:{}", log.path, trail.last_line);
-      }
-    }
-    for (const model::FailureEvent& e : log.events) {
-      const std::string label = EventNode(log, e, node);
-      TriageError err;
-      err.node = label;
-      err.rank = e.rank ? e.rank : node.rank;
-      if (log.format == "plog" || log.format == "device log") err.rank = node.rank;
-      err.kind = e.kind;
-      err.path = log.path;
-      err.line = e.line;
-      err.clock = e.clock;
-      err.time_ns = e.time_ns;
-      err.text = e.text;
-      any_clock = any_clock || e.time_ns.has_value();
-      if (e.kind == FailureKind::kTimeLimit) time_limit = true;
-      if (e.kind == FailureKind::kCancelled) cancelled = true;
-      const bool job_level = e.kind == FailureKind::kTimeLimit || e.kind == FailureKind::kCancelled;
-      if (!job_level) {
-        auto it = first_of_node.find(label);
-        if (it == first_of_node.end()) {
-          first_of_node.emplace(label, err);
-        } else if (e.time_ns && (!it->second.time_ns || *e.time_ns < *it->second.time_ns)) {
-          it->second = err;
-        }
-        file_order.push_back(err);
-      }
-      // How it ended.
-      const int w = EndingWeight(e.kind);
-      const std::string ending_node = job_level ? std::string("job") : label;
-      if (w >= ending_weight[ending_node]) {
-        ending_weight[ending_node] = w;
-        RankEnding end;
-        end.node = ending_node;
-        end.rank = job_level ? std::nullopt : err.rank;
-        end.how = std::string(model::FailureKindName(e.kind));
-        if (e.signal) end.detail = SignalName(*e.signal);
-        if (e.kind == FailureKind::kWatchdogTimeout) {
-          end.detail = fmt::format("{} seq {} after {} ms", e.op,
-                                   e.seq ? std::to_string(*e.seq) : std::string("n/a"),
-                                   e.ran_ms ? std::to_string(*e.ran_ms) : std::string("n/a"));
-        }
-        end.path = log.path;
-        end.line = e.line;
-        ending_of[ending_node] = end;
-      }
-      if (e.kind == FailureKind::kWatchdogTimeout && e.rank) {
-        if (!watchdog) {
-          watchdog.emplace();
-          watchdog->source = "watchdog";
-          watchdog->pg_name = e.pg ? std::to_string(*e.pg) : std::string("n/a");
-          watchdog->op = e.op;
-          watchdog->seq = e.seq;
-          watchdog->numel_in = e.numel_in;
-          watchdog->numel_out = e.numel_out;
-          watchdog->timeout_ms = e.timeout_ms;
-        }
-        if (watchdog->seq == e.seq && watchdog->op == e.op) watchdog->inside.push_back(*e.rank);
-        TriageRankEvidence& ev = evidence[*e.rank];
-        ev.node = RankNode(*e.rank);
-        ev.rank = e.rank;
-        ev.state = "timed-out";
-        ev.last_completed = e.last_completed;
-        ev.last_enqueued = e.last_enqueued;
-      }
-    }
-  }
-  // Per-node clocks for the timeline.
-  for (auto& [rank, ev] : evidence) {
-    const auto it = first_of_node.find(ev.node);
-    if (it != first_of_node.end()) ev.first_error_ns = it->second.time_ns;
-  }
-  for (const auto& [label, err] : first_of_node) {
-    if (evidence.size() > 0 && err.rank && evidence.count(*err.rank) != 0) continue;
-    if (label.rfind("rank ", 0) == 0) continue;
-    TriageRankEvidence ev;
-    ev.node = label;
-    ev.rank = err.rank;
-    ev.state = std::string(model::FailureKindName(err.kind));
-    ev.last_line = err.text;
-    ev.path = fmt::format("{}:{}", err.path, err.line);
-    ev.first_error_ns = err.time_ns;
-    ev.last_event_ns = err.time_ns;
-    out.ranks.push_back(std::move(ev));
-  }
-
-  // Errors by time: each node's first, the earliest first; without clocks, file order.
-  for (const auto& [label, err] : first_of_node) out.errors.push_back(err);
-  std::stable_sort(out.errors.begin(), out.errors.end(), [](const TriageError& a, const TriageError& b) {
-    if (a.time_ns.has_value() != b.time_ns.has_value()) return a.time_ns.has_value();
-    if (a.time_ns && *a.time_ns != *b.time_ns) return *a.time_ns < *b.time_ns;
-    if (a.path != b.path) return a.path < b.path;
-    return a.line < b.line;
-  });
-  if (!out.errors.empty()) {
-    out.first_error = out.errors.front();
-    out.first_error_clock = out.first_error->time_ns ? "the lines' clocks" : "file order (no clock)";
-  }
-  if (!any_clock && !file_order.empty()) {
-    out.first_error = file_order.front();
-    out.first_error_clock = "file order (no clock)";
-  }
-
-  // Links between devices.
+  LogFacts facts = ReadLogs(in.logs, &evidence);
+  OrderErrors(facts, &evidence, &out);
   std::map<std::string, std::optional<int64_t>> first_ns;
-  for (const auto& [label, err] : first_of_node) first_ns[label] = err.time_ns;
-  AnalyzeLinks(in.logs, identities, first_ns, &out);
+  for (const auto& [label, err] : facts.first_of_node) first_ns[label] = err.time_ns;
+  AnalyzeLinks(in.logs, facts.identities, first_ns, &out);
+  CompleteWatchdog(&facts, &evidence);
+  FlightRecorderEndings(out, &facts);
+  for (auto& [node, end] : facts.ending_of) out.endings.push_back(end);
 
-  // The watchdog's collective: the ranks of the job that did not report it.
-  if (watchdog) {
-    SortUnique(&watchdog->inside);
-    const int64_t n = world_size.value_or(world.empty() ? 0 : *world.rbegin() + 1);
-    for (int64_t r = 0; r < n; ++r) {
-      watchdog->members.push_back(r);
-      if (!std::binary_search(watchdog->inside.begin(), watchdog->inside.end(), r)) {
-        watchdog->unknown.push_back(r);
-      }
-    }
-    for (int64_t r : watchdog->unknown) {
-      TriageRankEvidence& ev = evidence[r];
-      ev.node = RankNode(r);
-      ev.rank = r;
-      if (ev.state.empty()) ev.state = "no-timeout-line";
-    }
-  }
-
-  // Endings: flight-recorder evidence of ranks that stopped.
-  for (const StuckCollective& s : out.stuck) {
-    if (s.job != 0) continue;
-    for (int64_t r : s.empty_dumps) {
-      const std::string node = RankNode(r);
-      if (ending_of.count(node) == 0) {
-        ending_of[node] = RankEnding{node, r, "stopped-recording", "its dump holds no entry", "", 0};
-      }
-    }
-    for (int64_t r : s.no_dump) {
-      const std::string node = RankNode(r);
-      if (ending_of.count(node) == 0) {
-        ending_of[node] = RankEnding{node, r, "no-dump", "it left no flight-recorder dump", "", 0};
-      }
-    }
-  }
-  for (auto& [node, end] : ending_of) out.endings.push_back(end);
-
-  // The verdict.
-  std::vector<const StuckCollective*> named;
-  std::set<int64_t> blamed;
-  for (const StuckCollective& s : out.stuck) {
-    if (s.job != 0) continue;
-    std::vector<int64_t> culprits = s.missing;
-    culprits.insert(culprits.end(), s.no_dump.begin(), s.no_dump.end());
-    bool adds = named.empty();
-    for (int64_t r : culprits) adds = adds || blamed.count(r) == 0;
-    if (!adds) continue;
-    if (!named.empty() && s.p2p) continue;  // a p2p wait behind a named collective
-    named.push_back(&s);
-    blamed.insert(culprits.begin(), culprits.end());
-  }
-  // Rank evidence from the verdict's group.
-  if (!named.empty()) {
-    const StuckCollective& s = *named.front();
-    for (int64_t r : s.missing) {
-      TriageRankEvidence& ev = evidence[r];
-      ev.node = RankNode(r);
-      ev.rank = r;
-      ev.state = std::binary_search(s.empty_dumps.begin(), s.empty_dumps.end(), r) ? "empty-dump" : "missing";
-    }
-    for (int64_t r : s.inside) {
-      TriageRankEvidence& ev = evidence[r];
-      ev.node = RankNode(r);
-      ev.rank = r;
-      ev.state = "inside";
-    }
-    for (int64_t r : s.no_dump) {
-      TriageRankEvidence& ev = evidence[r];
-      ev.node = RankNode(r);
-      ev.rank = r;
-      ev.state = "no-dump";
-    }
-  }
-  std::string first;
-  if (out.first_error) {
-    first = fmt::format("; first error: {} {} ({}:{}{})", out.first_error->node,
-                        model::FailureKindName(out.first_error->kind), out.first_error->path,
-                        out.first_error->line,
-                        out.first_error->clock.empty() ? std::string()
-                                                       : fmt::format(", {}", out.first_error->clock));
-  }
-  if (!named.empty()) {
-    out.verdict_kind = "hang";
-    std::vector<std::string> parts;
-    for (const StuckCollective* s : named) {
-      std::vector<int64_t> culprits = s->missing;
-      culprits.insert(culprits.end(), s->no_dump.begin(), s->no_dump.end());
-      for (int64_t r : culprits) out.culprits.push_back(RankNode(r));
-      std::string part = Describe(*s);
-      if (s->p2p) {
-        part += fmt::format(": unmatched p2p, {}", s->unmatched_p2p.front());
-      } else {
-        part += fmt::format(": ranks {} never reached it ({} inside)", RankList(culprits),
-                            s->inside.size());
-      }
-      parts.push_back(std::move(part));
-    }
-    out.verdict = named.size() == 1
-                      ? fmt::format("hang in {}", parts.front())
-                      : fmt::format("hang in {} process groups at once: {}", named.size(),
-                                    fmt::join(parts, "; "));
-    if (out.stuck.size() > named.size()) {
-      out.verdict += fmt::format(" (the same ranks block {} more group(s))",
-                                 out.stuck.size() - named.size());
-    }
-    if (out.jobs.size() > 1) {
-      out.verdict += fmt::format(" [job 1 of {} found; the others triaged apart]", out.jobs.size());
-    }
-  } else if (out.links && !out.links->root_causes.empty()) {
-    const LinkAnalysis& l = *out.links;
-    const bool device = l.fault == "notify-timeout" || l.fault == "sdma-error";
-    out.verdict_kind = device ? "device-error" : "link-failure";
-    out.culprits = l.root_causes;
-    out.verdict = fmt::format("{}: root cause {} ({}); {} {}", device ? "device error" : "link failure",
-                              fmt::join(l.root_causes, " and "), l.fault,
-                              l.cycle ? "cycle" : "chain", l.chain);
-  } else if (watchdog) {
-    out.verdict_kind = "hang";
-    for (int64_t r : watchdog->inside) out.culprits.push_back(RankNode(r));
-    std::string what = fmt::format("PG {} {} SeqNum {}", watchdog->pg_name,
-                                   watchdog->op.empty() ? std::string("n/a") : watchdog->op,
-                                   watchdog->seq ? std::to_string(*watchdog->seq) : std::string("n/a"));
-    if (watchdog->numel_in) what += fmt::format(" (NumelIn {})", *watchdog->numel_in);
-    out.verdict = fmt::format("hang in {}: timed out on ranks {} of {}", what,
-                              RankList(watchdog->inside), watchdog->members.size());
-    if (!watchdog->unknown.empty()) {
-      out.verdict += fmt::format("; ranks {} left no timeout line", RankList(watchdog->unknown));
-    }
-  } else if (time_limit) {
-    out.verdict_kind = "time-limit";
-    out.verdict = "ended by the scheduler's time limit; no collective hung";
-  } else if (cancelled) {
-    out.verdict_kind = "cancelled";
-    out.verdict = "cancelled by the scheduler; no collective hung";
-  } else if (out.first_error) {
-    out.verdict_kind = "crash";
-    out.culprits.push_back(out.first_error->node);
-    out.verdict = fmt::format("{} failed: {}", out.first_error->node,
-                              model::FailureKindName(out.first_error->kind));
-  } else if (out.dumps > 0 || out.logs > 0) {
-    out.verdict_kind = "no-failure";
-    out.verdict = finished ? "no failure: the run finished and no error line was found"
-                           : "no failure found: no collective stuck and no error line";
-  } else {
-    out.verdict_kind = "unknown";
-    out.verdict = "nothing readable";
-  }
-  if (out.verdict_kind != "no-failure" && out.verdict_kind != "unknown") out.verdict += first;
-  if (watchdog) out.stuck.push_back(std::move(*watchdog));
+  const std::vector<const StuckCollective*> named = NamedGroups(out);
+  if (!named.empty()) MarkGroupEvidence(*named.front(), &evidence);
+  Verdict(named, facts, &out);
+  if (facts.watchdog) out.stuck.push_back(std::move(*facts.watchdog));
 
   for (auto& [rank, ev] : evidence) out.ranks.push_back(std::move(ev));
-  std::stable_sort(out.ranks.begin(), out.ranks.end(), [](const TriageRankEvidence& a, const TriageRankEvidence& b) {
-    if (a.rank.has_value() != b.rank.has_value()) return a.rank.has_value();
-    if (a.rank && *a.rank != *b.rank) return *a.rank < *b.rank;
-    return a.node < b.node;
-  });
-
-  // What to do next.
-  bool nccl = !in.dumps.empty() || !in.unread_pickles.empty();
-  bool hccl = false;
-  for (const model::FailureLog& log : in.logs) {
-    if (log.format == "c10d log") nccl = true;
-    if (log.format == "plog" || log.format == "device log") hccl = true;
-  }
-  if (!out.culprits.empty()) {
-    out.next_steps.push_back(fmt::format("read the logs of {} first: the others only waited for them",
-                                         fmt::join(out.culprits, ", ")));
-  }
-  if (nccl && in.dumps.empty()) {
-    out.next_steps.push_back(
-        "set TORCH_NCCL_TRACE_BUFFER_SIZE=2000 and TORCH_NCCL_DUMP_ON_TIMEOUT=1 "
-        "(TORCH_NCCL_DEBUG_INFO_TEMP_FILE=/shared/dir/nccl_trace_rank_) to get each rank's "
-        "flight-recorder dump on the next hang");
-  }
-  if (!in.dumps.empty()) {
-    bool started = false;
-    for (const FlightRecorderDump& d : in.dumps) {
-      for (const FlightRecorderEntry& e : d.entries) started = started || e.state == "started";
-    }
-    if (!started) {
-      out.next_steps.push_back(
-          "set TORCH_NCCL_ENABLE_TIMING=1 so dumps say which collectives had started on the "
-          "device");
-    }
-  }
-  if (hccl) {
-    out.next_steps.push_back(
-        "set ASCEND_GLOBAL_LOG_LEVEL=1 (INFO) and ASCEND_SLOG_PRINT_TO_STDOUT=0 for plog detail");
-    if (out.links && (out.links->fault.find("socket") != std::string::npos)) {
-      out.next_steps.push_back(
-          "check the root devices' links (hccn_tool -i DEVICE -link -g, -net_health -g); raise "
-          "HCCL_CONNECT_TIMEOUT only when peers start late");
-    }
-    if (out.links && out.links->fault == "notify-timeout") {
-      out.next_steps.push_back(
-          "HCCL_EXEC_TIMEOUT bounds a notify wait: read the root device's device log for the task "
-          "that failed before raising it");
-    }
-  }
-  if (time_limit) {
-    out.next_steps.push_back("raise the job's time limit or save checkpoints more often");
-  }
-  if (!in.unread_pickles.empty()) {
-    out.next_steps.push_back(fmt::format(
-        "{} pickled flight-recorder dump(s) were not read in this build", in.unread_pickles.size()));
-  }
+  std::stable_sort(out.ranks.begin(), out.ranks.end(),
+                   [](const TriageRankEvidence& a, const TriageRankEvidence& b) {
+                     if (a.rank.has_value() != b.rank.has_value()) return a.rank.has_value();
+                     if (a.rank && *a.rank != *b.rank) return *a.rank < *b.rank;
+                     return a.node < b.node;
+                   });
+  NextSteps(in, facts, &out);
   return out;
 }
 

@@ -25,24 +25,24 @@
 namespace trainscope::analysis {
 
 struct StuckCollective {
-  size_t job = 0;            // index into TriageReport::jobs
-  std::string source;        // "flight recorder" | "watchdog"
+  size_t job = 0;      // index into TriageReport::jobs
+  std::string source;  // "flight recorder" | "watchdog"
   std::string pg_name, pg_desc;
   std::optional<int64_t> pg_id;
   std::vector<int64_t> members;
-  std::string op;                                // nccl:all_to_all, BROADCAST
-  std::optional<int64_t> seq;                    // collective (or p2p) sequence id
+  std::string op;              // nccl:all_to_all, BROADCAST
+  std::optional<int64_t> seq;  // collective (or p2p) sequence id
   bool p2p = false;
-  std::vector<std::vector<int64_t>> sizes;       // input sizes
-  std::vector<std::string> dtypes;               // input dtypes
+  std::vector<std::vector<int64_t>> sizes;  // input sizes
+  std::vector<std::string> dtypes;          // input dtypes
   std::optional<int64_t> numel_in, numel_out, timeout_ms;
-  std::optional<int64_t> time_created_ns;        // earliest creation of the stuck entry
-  std::vector<int64_t> missing;                  // never reached it
-  std::vector<int64_t> empty_dumps;              // of |missing|: their dump held no entry
-  std::vector<int64_t> inside;                   // reached it, did not complete it
-  std::vector<int64_t> no_dump;                  // members that left no dump
-  std::vector<int64_t> unknown;                  // dumps that recorded nothing of this group
-  std::vector<std::string> unmatched_p2p;        // "rank 3 send -> rank 4: no recv posted"
+  std::optional<int64_t> time_created_ns;  // earliest creation of the stuck entry
+  std::vector<int64_t> missing;            // never reached it
+  std::vector<int64_t> empty_dumps;        // of |missing|: their dump held no entry
+  std::vector<int64_t> inside;             // reached it, did not complete it
+  std::vector<int64_t> no_dump;            // members that left no dump
+  std::vector<int64_t> unknown;            // dumps that recorded nothing of this group
+  std::vector<std::string> unmatched_p2p;  // "rank 3 send -> rank 4: no recv posted"
 };
 
 struct TriageError {
@@ -100,18 +100,19 @@ struct TriageJob {
 };
 
 struct TriageReport {
-  std::string verdict_kind;  // hang, link-failure, device-error, crash, time-limit, cancelled, no-failure, unknown
+  std::string verdict_kind;  // hang, link-failure, device-error, crash, time-limit, cancelled,
+                             // no-failure, unknown
   std::string verdict;
-  std::vector<std::string> culprits;       // ranks / devices the verdict names
-  std::vector<StuckCollective> stuck;      // the verdict's first
-  int64_t groups_waiting = 0;              // other groups whose members are all inside
+  std::vector<std::string> culprits;   // ranks / devices the verdict names
+  std::vector<StuckCollective> stuck;  // the verdict's first
+  int64_t groups_waiting = 0;          // other groups whose members are all inside
   std::optional<TriageError> first_error;
-  std::string first_error_clock;           // "plog clock", "log clock", "file order"
-  std::vector<TriageError> errors;         // each node's first error, earliest first
+  std::string first_error_clock;    // "plog clock", "log clock", "file order"
+  std::vector<TriageError> errors;  // each node's first error, earliest first
   std::optional<LinkAnalysis> links;
   std::vector<RankEnding> endings;
   std::vector<TriageRankEvidence> ranks;
-  std::vector<TriageJob> jobs;             // two or more: dumps of several jobs, kept apart
+  std::vector<TriageJob> jobs;  // two or more: dumps of several jobs, kept apart
   std::vector<std::string> next_steps;
   int64_t dumps = 0, logs = 0;
 };

@@ -86,7 +86,8 @@ std::optional<double> DoubleOf(simdjson::simdjson_result<simdjson::dom::element>
 }
 
 // "input_sizes": [[2048, 5120], [16]]: one shape per tensor.
-std::vector<std::vector<int64_t>> ShapesOf(simdjson::simdjson_result<simdjson::dom::element> field) {
+std::vector<std::vector<int64_t>> ShapesOf(
+    simdjson::simdjson_result<simdjson::dom::element> field) {
   std::vector<std::vector<int64_t>> out;
   simdjson::dom::array shapes;
   if (field.get(shapes) != simdjson::SUCCESS) return out;

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
-#include <mutex>
+#include <initializer_list>
 
 #include "core/dir_walk.h"
 #include "core/mapped_file.h"
@@ -31,7 +31,8 @@ std::optional<int64_t> DigitsAt(std::string_view text, size_t pos) {
   }
   int64_t v = 0;
   size_t n = 0;
-  while (pos + n < text.size() && n < 18 && std::isdigit(static_cast<unsigned char>(text[pos + n]))) {
+  while (pos + n < text.size() && n < 18 &&
+         std::isdigit(static_cast<unsigned char>(text[pos + n]))) {
     v = v * 10 + (text[pos + n] - '0');
     ++n;
   }
@@ -54,8 +55,8 @@ std::string WordAfter(std::string_view text, std::string_view key, std::string_v
   if (at == std::string_view::npos) return {};
   const size_t begin = at + key.size();
   const size_t end = text.find_first_of(stops, begin);
-  return std::string(text.substr(begin, end == std::string_view::npos ? text.size() - begin
-                                                                      : end - begin));
+  return std::string(
+      text.substr(begin, end == std::string_view::npos ? text.size() - begin : end - begin));
 }
 
 std::string Cut(std::string_view line) {
@@ -162,7 +163,8 @@ PlogLine SplitPlog(std::string_view line) {
   const size_t paren = line.find('(', close);
   const size_t colon = line.find("):", close);
   if (paren == std::string_view::npos || colon == std::string_view::npos || colon < paren) return p;
-  p.module = line.substr(close + 2 <= paren ? close + 2 : paren, paren - std::min(paren, close + 2));
+  p.module =
+      line.substr(close + 2 <= paren ? close + 2 : paren, paren - std::min(paren, close + 2));
   const size_t clock_begin = colon + 2;
   const size_t clock_end = line.find(' ', clock_begin);
   if (clock_end == std::string_view::npos) return p;
@@ -190,7 +192,8 @@ std::string BracketedText(std::string_view body, std::string_view key) {
   if (at == std::string_view::npos) return {};
   const size_t begin = at + key.size() + 1;
   const size_t end = body.find(']', begin);
-  return end == std::string_view::npos ? std::string() : std::string(body.substr(begin, end - begin));
+  return end == std::string_view::npos ? std::string()
+                                       : std::string(body.substr(begin, end - begin));
 }
 
 // "124.0.0.11(1)" -> ip, rank.
@@ -218,20 +221,85 @@ std::optional<int64_t> ColonNumber(std::string_view body, std::string_view key) 
   return DigitsAt(body, at + key.size());
 }
 
+void ReadIdentity(std::string_view body, model::FailureLog* log) {
+  model::HcclIdentity id = log->identity.value_or(model::HcclIdentity{});
+  if (auto v = Bracketed(body, "rank")) id.rank = v;
+  if (auto v = Bracketed(body, "rankNum")) id.rank_num = v;
+  if (auto v = Bracketed(body, "totalRanks")) id.rank_num = v;
+  if (auto v = Bracketed(body, "logicDevId")) id.device = v;
+  if (std::string ip = BracketedText(body, "deviceIp"); !ip.empty()) id.device_ip = ip;
+  if (std::string s = BracketedText(body, "server"); !s.empty()) id.server = s;
+  log->identity = id;
+}
+
+// LINK_ERROR_INFO: "| dest_ip(rank) | src_ip(rank) | Role | Status |"; false when not a row.
+bool ReadLinkRow(std::string_view body, const FailureEvent& ev, model::FailureLog* log) {
+  if (std::count(body.begin(), body.end(), '|') < 5 || !Has(body, "(") || Has(body, "dest_ip")) {
+    return false;
+  }
+  std::vector<std::string_view> cells;
+  size_t pos = body.find('|');
+  while (pos != std::string_view::npos) {
+    const size_t next = body.find('|', pos + 1);
+    if (next == std::string_view::npos) break;
+    cells.push_back(body.substr(pos + 1, next - pos - 1));
+    pos = next;
+  }
+  if (cells.size() < 4) return false;
+  model::LinkRecord r;
+  IpRank(cells[0], &r.dest_ip, &r.dest_rank);
+  IpRank(cells[1], &r.src_ip, &r.src_rank);
+  r.role = Trimmed(cells[2]);
+  r.status = Trimmed(cells[3]);
+  r.line = ev.line;
+  r.clock = ev.clock;
+  r.time_ns = ev.time_ns;
+  log->links.push_back(r);
+  FailureEvent link = ev;
+  link.kind = FailureKind::kLinkError;
+  link.remote_rank = r.dest_rank;
+  log->events.push_back(std::move(link));
+  return true;
+}
+
+// The kind of an HCCL / RUNTIME ERROR line (false: a line of detail).
+bool ClassifyPlogError(std::string_view body, FailureEvent* ev) {
+  if (Has(body, "socket establish timeout") || Has(body, "connect timeout")) {
+    ev->kind = FailureKind::kConnectTimeout;
+    ev->remote_rank = Bracketed(body, "rank");
+  } else if (Has(body, "Transport init error") || Has(body, "link error")) {
+    ev->kind = FailureKind::kLinkError;
+  } else if (Has(body, "TaskException") && (Has(body, "type:NOTIFY") || Has(body, "type:SDMA"))) {
+    ev->kind = Has(body, "type:SDMA") ? FailureKind::kSdmaError : FailureKind::kNotifyTimeout;
+    ev->remote_rank = ColonNumber(body, "remoteRank:");
+  } else if (Has(body, "notify wait timeout") || Has(body, "NotifyWait timeout") ||
+             Has(body, "notify timeout")) {
+    ev->kind = FailureKind::kNotifyTimeout;
+  } else if (Has(body, "dispatch timeout")) {
+    ev->kind = FailureKind::kDispatchTimeout;
+    ev->seq = NumberAfter(body, "seq_num ");
+    ev->op = WordAfter(body, "Process group work ", ", ");
+  } else if (Has(body, "out of memory") || Has(body, "OutOfMemory")) {
+    ev->kind = FailureKind::kOutOfMemory;
+  } else if (Has(body, "Task run failed") || Has(body, "run failed of exception") ||
+             Has(body, "device task abort") || Has(body, "aicore error")) {
+    ev->kind = FailureKind::kDeviceError;
+  } else if (Has(body, "errNo[") || Has(body, " fail") || Has(body, " error")) {
+    ev->kind = FailureKind::kCollectiveError;
+    ev->op = BracketedText(body, "tag");
+  } else {
+    return false;
+  }
+  if (ev->remote_rank && *ev->remote_rank >= 0xFFFFFFF)
+    ev->remote_rank.reset();  // 4294967295: none
+  return true;
+}
+
 void ReadPlogLine(const PlogLine& p, int64_t number, std::string_view line,
                   model::FailureLog* log) {
   const std::string_view body = p.body;
   if (p.level == "INFO" || p.level == "EVENT" || p.level == "DEBUG") {
-    if (Has(body, "SetupAgent") || Has(body, "hcclCommInitInfo")) {
-      model::HcclIdentity id = log->identity.value_or(model::HcclIdentity{});
-      if (auto v = Bracketed(body, "rank")) id.rank = v;
-      if (auto v = Bracketed(body, "rankNum")) id.rank_num = v;
-      if (auto v = Bracketed(body, "totalRanks")) id.rank_num = v;
-      if (auto v = Bracketed(body, "logicDevId")) id.device = v;
-      if (std::string ip = BracketedText(body, "deviceIp"); !ip.empty()) id.device_ip = ip;
-      if (std::string s = BracketedText(body, "server"); !s.empty()) id.server = s;
-      log->identity = id;
-    }
+    if (Has(body, "SetupAgent") || Has(body, "hcclCommInitInfo")) ReadIdentity(body, log);
     return;
   }
   if (p.level != "ERROR") return;
@@ -240,71 +308,76 @@ void ReadPlogLine(const PlogLine& p, int64_t number, std::string_view line,
   ev.time_ns = ParseLogClock(p.clock);
   ev.line = number;
   ev.text = Cut(line);
-  // LINK_ERROR_INFO: "| dest_ip(rank) | src_ip(rank) | Role | Status |".
-  if (std::count(body.begin(), body.end(), '|') >= 5 && Has(body, "(") && !Has(body, "dest_ip")) {
-    std::vector<std::string_view> cells;
-    size_t pos = body.find('|');
-    while (pos != std::string_view::npos) {
-      const size_t next = body.find('|', pos + 1);
-      if (next == std::string_view::npos) break;
-      cells.push_back(body.substr(pos + 1, next - pos - 1));
-      pos = next;
-    }
-    if (cells.size() >= 4) {
-      model::LinkRecord r;
-      IpRank(cells[0], &r.dest_ip, &r.dest_rank);
-      IpRank(cells[1], &r.src_ip, &r.src_rank);
-      r.role = Trimmed(cells[2]);
-      r.status = Trimmed(cells[3]);
-      r.line = number;
-      r.clock = ev.clock;
-      r.time_ns = ev.time_ns;
-      log->links.push_back(r);
-      ev.kind = FailureKind::kLinkError;
-      ev.remote_rank = r.dest_rank;
-      log->events.push_back(std::move(ev));
-      return;
-    }
-  }
+  if (ReadLinkRow(body, ev, log)) return;
   if (Has(body, "comm error, device[")) {
     if (!log->device) log->device = Bracketed(body, "device");
     return;
   }
-  if (Has(body, "LINK_ERROR_INFO") || Has(body, "dest_ip") || Has(body, "|---") ||
-      Has(body, "___") || Has(body, "may be due to the following reasons")) {
+  if (Has(body, "LINK_ERROR_INFO") || Has(body, "|---") || Has(body, "___") ||
+      Has(body, "may be due to the following reasons")) {
     return;  // the table's frame, not a row
   }
-  if (Has(body, "socket establish timeout") || Has(body, "connect timeout")) {
-    ev.kind = FailureKind::kConnectTimeout;
-    ev.remote_rank = Bracketed(body, "rank");
-  } else if (Has(body, "Transport init error") || Has(body, "link error")) {
-    ev.kind = FailureKind::kLinkError;
-  } else if (Has(body, "TaskException") && Has(body, "type:NOTIFY")) {
-    ev.kind = FailureKind::kNotifyTimeout;
-    ev.remote_rank = ColonNumber(body, "remoteRank:");
-  } else if (Has(body, "TaskException") && Has(body, "type:SDMA")) {
-    ev.kind = FailureKind::kSdmaError;
-    ev.remote_rank = ColonNumber(body, "remoteRank:");
-  } else if (Has(body, "notify wait timeout") || Has(body, "NotifyWait timeout") ||
-             Has(body, "notify timeout")) {
-    ev.kind = FailureKind::kNotifyTimeout;
-  } else if (Has(body, "dispatch timeout")) {
-    ev.kind = FailureKind::kDispatchTimeout;
-    ev.seq = NumberAfter(body, "seq_num ");
-    ev.op = WordAfter(body, "Process group work ", ", ");
-  } else if (Has(body, "out of memory") || Has(body, "OutOfMemory")) {
-    ev.kind = FailureKind::kOutOfMemory;
-  } else if (Has(body, "Task run failed") || Has(body, "run failed of exception") ||
-             Has(body, "device task abort") || Has(body, "AICORE") || Has(body, "aicore error")) {
-    ev.kind = FailureKind::kDeviceError;
-  } else if (Has(body, "errNo[") || Has(body, " fail") || Has(body, " error")) {
-    ev.kind = FailureKind::kCollectiveError;
-    ev.op = BracketedText(body, "tag");
-  } else {
-    return;  // an ERROR line of detail (opData, task sequence)
+  if (ClassifyPlogError(body, &ev)) log->events.push_back(std::move(ev));
+}
+
+// "Timeout at NCCL work: N, last enqueued ..., last completed ...": completes
+// the rank's watchdog event.
+void CompleteWatchdog(std::string_view line, std::optional<int64_t> rank, model::FailureLog* log) {
+  for (auto it = log->events.rbegin(); it != log->events.rend(); ++it) {
+    if (it->kind == FailureKind::kWatchdogTimeout && it->rank == rank) {
+      it->last_enqueued = NumberAfter(line, "last enqueued NCCL work: ");
+      it->last_completed = NumberAfter(line, "last completed NCCL work: ");
+      if (!it->pg) it->pg = NumberAfter(line, "[PG ");
+      return;
+    }
   }
-  if (ev.remote_rank && *ev.remote_rank >= 0xFFFFFFF) ev.remote_rank.reset();  // 4294967295: none
-  log->events.push_back(std::move(ev));
+}
+
+bool HasAny(std::string_view line, std::initializer_list<std::string_view> whats) {
+  return std::any_of(whats.begin(), whats.end(), [&](std::string_view w) { return Has(line, w); });
+}
+
+// The kind of a c10d / NCCL / launcher / scheduler line (false: no failure).
+bool ClassifyTorchLine(std::string_view line, FailureEvent* ev) {
+  if (Has(line, "Watchdog caught collective operation timeout") &&
+      !HasAny(line, {"terminated with exception", "what():"})) {
+    ev->kind = FailureKind::kWatchdogTimeout;
+    ev->seq = NumberAfter(line, "SeqNum=");
+    ev->op = WordAfter(line, "OpType=", ", )");
+    ev->numel_in = NumberAfter(line, "NumelIn=");
+    ev->numel_out = NumberAfter(line, "NumelOut=");
+    ev->timeout_ms = NumberAfter(line, "Timeout(ms)=");
+    ev->ran_ms = NumberAfter(line, "ran for ");
+    ev->pg = NumberAfter(line, "[PG ");
+  } else if (Has(line, "DUE TO TIME LIMIT")) {
+    ev->kind = FailureKind::kTimeLimit;
+  } else if (HasAny(line, {"CANCELLED AT", "DUE TO PREEMPTION"})) {
+    ev->kind = FailureKind::kCancelled;
+  } else if (Has(line, "ChildFailedError")) {
+    ev->kind = FailureKind::kChildFailed;
+  } else if (HasAny(line, {"CUDA out of memory", "OutOfMemoryError", "NPU out of memory",
+                           "oom-kill", "Out of memory"})) {
+    ev->kind = FailureKind::kOutOfMemory;
+  } else if (HasAny(line, {"Segmentation fault", "SIGSEGV"})) {
+    ev->kind = FailureKind::kSegfault;
+    ev->signal = 11;
+  } else if (HasAny(line, {"died from signal", "(SIGTERM) received", "(SIGKILL)",
+                           "Received SIGTERM", "Killed by signal", "exited on signal"})) {
+    ev->kind = FailureKind::kSignal;
+    ev->signal = SignalOf(line);
+  } else if (HasAny(line, {"NCCL WARN", "ncclInternalError", "ncclSystemError", "ncclRemoteError",
+                           "ncclUnhandledCudaError", "NCCL error"})) {
+    ev->kind = FailureKind::kCollectiveError;
+  } else if (HasAny(line,
+                    {"CUDA error", "NVRM: Xid", "uncorrectable ECC", "cudaErrorLaunchFailure"})) {
+    ev->kind = FailureKind::kDeviceError;
+  } else if (Has(line, "dispatch timeout")) {
+    ev->kind = FailureKind::kDispatchTimeout;
+    ev->seq = NumberAfter(line, "seq_num ");
+  } else {
+    return false;
+  }
+  return true;
 }
 
 // A c10d / NCCL / launcher / scheduler line.
@@ -323,7 +396,12 @@ void ReadTorchLine(std::string_view line, int64_t number, model::FailureLog* log
     t.last_line = number;
     t.last_text = Cut(line);
   }
+  if (Has(line, "Timeout at NCCL work:")) {
+    CompleteWatchdog(line, rank, log);
+    return;
+  }
   FailureEvent ev;
+  if (!ClassifyTorchLine(line, &ev)) return;
   ev.rank = rank;
   ev.line = number;
   ev.text = Cut(line);
@@ -331,58 +409,6 @@ void ReadTorchLine(std::string_view line, int64_t number, model::FailureLog* log
     const size_t end = line.find_first_of(" ]", c + 11);
     ev.clock = std::string(line.substr(c, (end == std::string_view::npos ? line.size() : end) - c));
     ev.time_ns = ParseLogClock(line.substr(c));
-  }
-  if (Has(line, "Watchdog caught collective operation timeout") &&
-      !Has(line, "terminated with exception") && !Has(line, "what():")) {
-    ev.kind = FailureKind::kWatchdogTimeout;
-    ev.seq = NumberAfter(line, "SeqNum=");
-    ev.op = WordAfter(line, "OpType=", ", )");
-    ev.numel_in = NumberAfter(line, "NumelIn=");
-    ev.numel_out = NumberAfter(line, "NumelOut=");
-    ev.timeout_ms = NumberAfter(line, "Timeout(ms)=");
-    ev.ran_ms = NumberAfter(line, "ran for ");
-    ev.pg = NumberAfter(line, "[PG ");
-  } else if (Has(line, "Timeout at NCCL work:")) {
-    // Completes the rank's watchdog event.
-    for (auto it = log->events.rbegin(); it != log->events.rend(); ++it) {
-      if (it->kind == FailureKind::kWatchdogTimeout && it->rank == rank) {
-        it->last_enqueued = NumberAfter(line, "last enqueued NCCL work: ");
-        it->last_completed = NumberAfter(line, "last completed NCCL work: ");
-        if (!it->pg) it->pg = NumberAfter(line, "[PG ");
-        break;
-      }
-    }
-    return;
-  } else if (Has(line, "DUE TO TIME LIMIT")) {
-    ev.kind = FailureKind::kTimeLimit;
-  } else if (Has(line, "CANCELLED AT") || Has(line, "DUE TO PREEMPTION")) {
-    ev.kind = FailureKind::kCancelled;
-  } else if (Has(line, "ChildFailedError")) {
-    ev.kind = FailureKind::kChildFailed;
-  } else if (Has(line, "CUDA out of memory") || Has(line, "OutOfMemoryError") ||
-             Has(line, "NPU out of memory") || Has(line, "oom-kill") ||
-             Has(line, "Out of memory")) {
-    ev.kind = FailureKind::kOutOfMemory;
-  } else if (Has(line, "Segmentation fault") || Has(line, "SIGSEGV")) {
-    ev.kind = FailureKind::kSegfault;
-    ev.signal = 11;
-  } else if (Has(line, "died from signal") || Has(line, "(SIGTERM) received") ||
-             Has(line, "(SIGKILL)") || Has(line, "Received SIGTERM") ||
-             Has(line, "Killed by signal") || Has(line, "exited on signal")) {
-    ev.kind = FailureKind::kSignal;
-    ev.signal = SignalOf(line);
-  } else if (Has(line, "NCCL WARN") || Has(line, "ncclInternalError") ||
-             Has(line, "ncclSystemError") || Has(line, "ncclRemoteError") ||
-             Has(line, "ncclUnhandledCudaError") || Has(line, "NCCL error")) {
-    ev.kind = FailureKind::kCollectiveError;
-  } else if (Has(line, "CUDA error") || Has(line, "NVRM: Xid") || Has(line, "uncorrectable ECC") ||
-             Has(line, "cudaErrorLaunchFailure")) {
-    ev.kind = FailureKind::kDeviceError;
-  } else if (Has(line, "dispatch timeout")) {
-    ev.kind = FailureKind::kDispatchTimeout;
-    ev.seq = NumberAfter(line, "seq_num ");
-  } else {
-    return;
   }
   // A rank reports each failure once: its later copies (stack traces) add nothing.
   for (const FailureEvent& e : log->events) {
@@ -405,7 +431,8 @@ bool ReadErrorJson(std::string_view text, model::FailureLog* log) {
   ev.line = 1;
   const size_t m = text.find("\"message\": \"");
   const size_t m2 = text.find("\"message\":\"");
-  const size_t at = m != std::string_view::npos ? m + 12 : (m2 != std::string_view::npos ? m2 + 11 : 0);
+  const size_t at =
+      m != std::string_view::npos ? m + 12 : (m2 != std::string_view::npos ? m2 + 11 : 0);
   const size_t end = text.find('"', at);
   ev.text = Cut(text.substr(at, end == std::string_view::npos ? 0 : end - at));
   if (auto ts = NumberAfter(text, "\"timestamp\": \"")) ev.time_ns = *ts * 1'000'000'000;
@@ -453,7 +480,8 @@ model::FailureLog ParseFailureLog(std::string_view text, const std::string& path
   model::FailureLog log;
   log.path = path;
   ReadPathParts(path, &log);
-  const std::string_view trimmed = text.substr(std::min(text.find_first_not_of(" \t\r\n"), text.size()));
+  const std::string_view trimmed =
+      text.substr(std::min(text.find_first_not_of(" \t\r\n"), text.size()));
   if (!trimmed.empty() && trimmed[0] == '{' && ReadErrorJson(text, &log)) return log;
   int64_t number = 0;
   size_t pos = 0;
@@ -593,17 +621,18 @@ model::TriageInputs LoadTriageInputs(const std::vector<std::string>& paths, unsi
         },
         [&](const fs::path& dir, DirWalkProblem what, const std::error_code& e) {
           in.not_read.push_back(
-              {dir.string(), fmt::format("{}: {}",
-                                         what == DirWalkProblem::kCannotList ? "cannot list"
-                                                                             : "listing stopped",
-                                         e.message())});
+              {dir.string(),
+               fmt::format("{}: {}",
+                           what == DirWalkProblem::kCannotList ? "cannot list" : "listing stopped",
+                           e.message())});
         });
     std::sort(found.begin(), found.end());
     files.insert(files.end(), found.begin(), found.end());
   }
   in.files_seen = static_cast<int64_t>(files.size());
   std::vector<LoadedFile> loaded(files.size());
-  ParallelFor(files.size(), ClampThreads(threads), [&](size_t i) { loaded[i] = LoadOne(files[i]); });
+  ParallelFor(files.size(), ClampThreads(threads),
+              [&](size_t i) { loaded[i] = LoadOne(files[i]); });
   for (size_t i = 0; i < files.size(); ++i) {
     LoadedFile& f = loaded[i];
     if (f.dump) {
