@@ -29,6 +29,7 @@ analysis_edges="
 common:
 accuracy: common
 health: common
+triage:
 motifs: common
 cluster: common
 step: common motifs

@@ -66,6 +66,10 @@ int RunCommand(const std::vector<std::string>& args) {
       "Training health from training logs: step time, throughput, loss and grad norm; NaN, loss "
       "spikes, grad explosions, hangs, OOM and collective timeouts, with the step",
       &RegisterHealth);
+  add("triage",
+      "When a job hangs or dies: the stuck collective and the ranks that never reached it, the "
+      "first error in time, the link chain between devices, how each rank ended",
+      &RegisterTriage);
   add("accuracy",
       "Accuracy alignment of two tensor dumps (msprobe dump.json, .npy/.npz folders): the first "
       "diverging operator, error growth, worst tensors; --loss compares two loss curves",

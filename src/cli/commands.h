@@ -17,6 +17,7 @@ CommandRunner RegisterExplain(CLI::App& app);
 CommandRunner RegisterCompare(CLI::App& app);
 CommandRunner RegisterHealth(CLI::App& app);
 CommandRunner RegisterAccuracy(CLI::App& app);
+CommandRunner RegisterTriage(CLI::App& app);
 
 // Shared by commands: prints "trainscope: error: ..." and maps a Status code
 // to an exit code (2 for input/usage problems, 1 otherwise).

@@ -258,6 +258,51 @@ bool NamedLikeDump(const std::string& file) {
          file.find("flight_recorder") != std::string::npos;
 }
 
+std::optional<double> DoubleOf(simdjson::simdjson_result<simdjson::dom::element> field) {
+  simdjson::dom::element e;
+  if (field.get(e) != simdjson::SUCCESS) return std::nullopt;
+  double v = 0;
+  if (e.get(v) == simdjson::SUCCESS) return v;
+  int64_t i = 0;
+  if (e.get(i) == simdjson::SUCCESS) return static_cast<double>(i);
+  return std::nullopt;
+}
+
+// "input_sizes": [[2048, 5120], [16]]: one shape per tensor.
+std::vector<std::vector<int64_t>> ShapesOf(
+    simdjson::simdjson_result<simdjson::dom::element> field) {
+  std::vector<std::vector<int64_t>> out;
+  simdjson::dom::array shapes;
+  if (field.get(shapes) != simdjson::SUCCESS) return out;
+  for (simdjson::dom::element shape : shapes) {
+    std::vector<int64_t> dims;
+    simdjson::dom::array arr;
+    if (shape.get(arr) == simdjson::SUCCESS) {
+      for (simdjson::dom::element d : arr) {
+        int64_t v = 0;
+        if (d.get(v) == simdjson::SUCCESS) dims.push_back(v);
+      }
+    }
+    out.push_back(std::move(dims));
+  }
+  return out;
+}
+
+std::vector<std::string> StringsOf(simdjson::simdjson_result<simdjson::dom::element> field) {
+  std::vector<std::string> out;
+  simdjson::dom::array arr;
+  if (field.get(arr) != simdjson::SUCCESS) return out;
+  for (simdjson::dom::element e : arr) out.push_back(StringOf(e));
+  return out;
+}
+
+// A pg_status id: -1 (never) is unknown.
+std::optional<int64_t> SeqOf(simdjson::simdjson_result<simdjson::dom::element> field) {
+  std::optional<int64_t> v = IntOf(field);
+  if (v && *v < 0) return std::nullopt;
+  return v;
+}
+
 }  // namespace
 
 Result<model::FlightRecorderDump> ParseFlightRecorderJson(std::string_view json,
@@ -283,6 +328,19 @@ Result<model::FlightRecorderDump> ParseFlightRecorderJson(std::string_view json,
   if (root["pg_config"].get(config) == simdjson::SUCCESS) {
     for (auto [key, value] : config) {
       d.pg_ranks[std::string(key)] = ParseRanks(StringOf(value["ranks"]));
+      const std::string desc = StringOf(value["desc"]);
+      if (!desc.empty()) d.pg_descs[std::string(key)] = desc;
+    }
+  }
+  d.version = StringOf(root["version"]);
+  simdjson::dom::object status;
+  if (root["pg_status"].get(status) == simdjson::SUCCESS) {
+    for (auto [key, value] : status) {
+      model::FlightRecorderPgStatus st;
+      st.last_enqueued = SeqOf(value["last_enqueued_collective"]);
+      st.last_started = SeqOf(value["last_started_collective"]);
+      st.last_completed = SeqOf(value["last_completed_collective"]);
+      d.pg_status[std::string(key)] = st;
     }
   }
   simdjson::dom::array entries;
@@ -302,6 +360,15 @@ Result<model::FlightRecorderDump> ParseFlightRecorderJson(std::string_view json,
       fe.state = StringOf(e["state"]);
       bool p2p = false;
       if (e["is_p2p"].get(p2p) == simdjson::SUCCESS) fe.is_p2p = p2p;
+      fe.pg_id = IntOf(e["pg_id"]);
+      fe.p2p_seq_id = IntOf(e["p2p_seq_id"]);
+      fe.input_sizes = ShapesOf(e["input_sizes"]);
+      fe.output_sizes = ShapesOf(e["output_sizes"]);
+      fe.input_dtypes = StringsOf(e["input_dtypes"]);
+      fe.output_dtypes = StringsOf(e["output_dtypes"]);
+      fe.time_created_ns = IntOf(e["time_created_ns"]);
+      fe.timeout_ms = IntOf(e["timeout_ms"]);
+      fe.duration_ms = DoubleOf(e["duration_ms"]);
       d.entries.push_back(std::move(fe));
     }
   }
