@@ -7,10 +7,14 @@
 #include <cctype>
 #include <charconv>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "analysis/health/flight_recorder.h"
@@ -221,10 +225,8 @@ std::vector<report::HealthRun> AnalyzeLogFile(formats::ReadTrainingLog read,
     run.health.run = s.run;
     run.health.runs_in_file = runs_in_file;
     run.health.rank = s.rank;
-    run.health.ranks_in_run = static_cast<int>(
-        std::count_if(series.begin(), series.end(), [&](const analysis::LogSeries& other) {
-          return other.run == s.run && other.rank.has_value();
-        }));
+    if (s.rank) run.health.rank_source = "line";
+    run.health.engine = s.engine;
     run.health.run_start = s.start;
     run.health.back_from_step = s.back_from_step;
     run.bytes = bytes;
@@ -242,20 +244,107 @@ std::vector<report::HealthRun> AnalyzeLogFile(formats::ReadTrainingLog read,
     }
     out.push_back(std::move(run));
   }
-  // The ranks of each run compared (series are ordered by run, then rank).
-  for (size_t begin = 0; begin < out.size();) {
-    size_t end = begin;
-    std::vector<analysis::RunHealth*> ranks;
-    for (; end < out.size() && out[end].health.run == out[begin].health.run; ++end) {
-      if (out[end].health.rank) ranks.push_back(&out[end].health);
+  return out;
+}
+
+// One run's ranks in separate files (docs/health.md, "Runs and ranks"): the
+// logs whose paths name a rank the same way (`rank*.log`, `worker-*/x.log`),
+// or that sit in one directory and whose lines name their ranks, are one
+// run's ranks when there are two or more of them, each series of theirs has
+// a rank (its lines', else its path's) and no rank (run, engine) is in two
+// of them. Returns per series the group it is compared in: a file of its
+// own, or the group of files it joined; a series with no rank of its lines
+// takes its path's (`rank_source` "file name").
+std::vector<size_t> GroupRankFiles(std::vector<report::HealthRun>* runs) {
+  std::map<size_t, std::vector<size_t>> series_of_file;  // log index -> series
+  for (size_t i = 0; i < runs->size(); ++i) series_of_file[(*runs)[i].log_index].push_back(i);
+  std::vector<size_t> group(runs->size());
+  std::map<std::string, std::vector<size_t>> candidates;  // key -> log indices
+  for (const auto& [file, series] : series_of_file) {
+    for (size_t i : series) group[i] = file;
+    const analysis::RunHealth& first = (*runs)[series.front()].health;
+    const std::optional<analysis::PathRank> from_path = analysis::RankFromLogPath(first.path);
+    bool lines_name = false;
+    bool ranked = true;
+    bool read = false;  // a file with no record is no rank of anything
+    for (size_t i : series) {
+      const analysis::RunHealth& h = (*runs)[i].health;
+      if (h.records == 0) continue;
+      read = true;
+      lines_name = lines_name || h.rank.has_value();
+      ranked = ranked && (h.rank || from_path);
     }
-    analysis::FindRankOutliers(ranks, catalog.thresholds());
-    begin = end;
+    if (!read || !ranked) continue;
+    if (from_path) {
+      candidates[fmt::format("name:{}", from_path->pattern)].push_back(file);
+    } else if (lines_name) {
+      candidates[fmt::format("dir:{}", std::filesystem::path(first.path).parent_path().string())]
+          .push_back(file);
+    }
   }
-  for (report::HealthRun& run : out) {
+  // Groups of files are numbered after the files' own (their log indices).
+  size_t next_group = series_of_file.empty() ? 0 : series_of_file.rbegin()->first + 1;
+  for (const auto& candidate : candidates) {
+    const std::vector<size_t>& files = candidate.second;
+    if (files.size() < 2) continue;
+    std::set<std::tuple<int, int, int>> seen;
+    bool clash = false;
+    for (size_t file : files) {
+      const std::optional<analysis::PathRank> from_path =
+          analysis::RankFromLogPath((*runs)[series_of_file[file].front()].health.path);
+      for (size_t i : series_of_file[file]) {
+        const analysis::RunHealth& h = (*runs)[i].health;
+        if (h.records == 0) continue;
+        const int rank = h.rank ? *h.rank : from_path->rank;
+        clash = clash || !seen.emplace(h.run, rank, h.engine.value_or(0)).second;
+      }
+    }
+    if (clash) continue;
+    for (size_t file : files) {
+      const std::optional<analysis::PathRank> from_path =
+          analysis::RankFromLogPath((*runs)[series_of_file[file].front()].health.path);
+      for (size_t i : series_of_file[file]) {
+        analysis::RunHealth& h = (*runs)[i].health;
+        group[i] = next_group;
+        if (h.records == 0 || h.rank) continue;
+        h.rank = from_path->rank;
+        h.rank_source = "file name";
+      }
+    }
+    ++next_group;
+  }
+  return group;
+}
+
+// Per group of series (a file, or one run's ranks in several files): the
+// ranks and engines of each run counted, the ranks of each run and engine
+// compared (rank-outlier), then every finding rendered.
+void CompareRanks(std::vector<report::HealthRun>* runs, const analysis::FindingCatalog& catalog) {
+  const std::vector<size_t> group = GroupRankFiles(runs);
+  std::map<std::pair<size_t, int>, std::set<int>> ranks;                 // (group, run)
+  std::map<std::tuple<size_t, int, int>, std::set<int>> engines;         // (group, run, rank)
+  std::map<std::tuple<size_t, int, int>, std::vector<size_t>> compared;  // (group, run, engine)
+  for (size_t i = 0; i < runs->size(); ++i) {
+    const analysis::RunHealth& h = (*runs)[i].health;
+    if (!h.rank) continue;
+    ranks[{group[i], h.run}].insert(*h.rank);
+    if (h.engine) engines[{group[i], h.run, *h.rank}].insert(*h.engine);
+    compared[{group[i], h.run, h.engine.value_or(0)}].push_back(i);
+  }
+  for (size_t i = 0; i < runs->size(); ++i) {
+    analysis::RunHealth& h = (*runs)[i].health;
+    if (!h.rank) continue;
+    h.ranks_in_run = static_cast<int>(ranks[{group[i], h.run}].size());
+    if (h.engine) h.engines_in_run = static_cast<int>(engines[{group[i], h.run, *h.rank}].size());
+  }
+  for (const auto& members : compared) {
+    std::vector<analysis::RunHealth*> ranked;
+    for (size_t i : members.second) ranked.push_back(&(*runs)[i].health);
+    analysis::FindRankOutliers(ranked, catalog.thresholds());
+  }
+  for (report::HealthRun& run : *runs) {
     analysis::RenderFindings(catalog, &run.health.findings, model::Platform::kUnknown);
   }
-  return out;
 }
 
 // A directory argument: its regular files, depth first and sorted, never
@@ -473,6 +562,7 @@ int RunHealth(const HealthArgs& given) {
   }
   std::vector<std::string> passed_over;
   PassOverDirFiles(dir_of_log, &all_runs, &passed_over);
+  CompareRanks(&all_runs, catalog);
   ReportDirWalk(walk_problems, passed_over);
   WarnNotRead(all_runs);
   std::vector<report::HealthRun> runs = std::move(all_runs);
