@@ -204,8 +204,10 @@ analysis::ScalingTable BuildScaling(const std::vector<ScalingDir>& dirs,
 constexpr std::string_view kHealthFormatsHint =
     "the formats read are Megatron-LM / MindSpeed-LLM `iteration N/M | ...`, XTuner `Step N/M ... "
     "time: ...`, TorchTitan `step: N  loss: ...`, DeepSpeed-Chat `epoch: E|step: N|...|act_loss: "
-    "...` (with DeepSpeed's `OVERFLOW! ... Skipping step`), Hugging Face / LLaMA-Factory / "
-    "JSON-lines dicts with a `loss` or `grad_norm` key, HF trainer_state.json, MindSpeed-LLM and "
+    "...` (with DeepSpeed's `OVERFLOW! ... Skipping step`), DeepSpeed's engine `[Rank 0] step=N, "
+    "skipped=K, lr=...`, Hugging Face / LLaMA-Factory / "
+    "JSON-lines dicts with a `loss` or `grad_norm` key, HF trainer_state.json (indented or on one "
+    "line), MindSpeed-LLM and "
     "Megatron-LM metrics JSON ({\"lm loss\": [...]}), and key=value lines with `loss=` "
     "(docs/health.md); name other keys with --map";
 

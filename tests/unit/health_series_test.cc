@@ -400,12 +400,12 @@ TEST(HealthSeriesTest, OneLineTrainerStateIsRead) {
 }
 
 TEST(HealthSeriesTest, RankFromTheLogsPath) {
-  struct Case {
+  struct RankPathCase {
     const char* path;
     int rank;
     const char* pattern;
   };
-  const Case cases[] = {
+  const RankPathCase cases[] = {
       {"logs/rank0.log", 0, "logs/rank*.log"},
       {"logs/rank12.log.gz", 12, "logs/rank*.log.gz"},
       {"run/log_rank_3.txt", 3, "run/log_rank_*.txt"},
@@ -413,7 +413,7 @@ TEST(HealthSeriesTest, RankFromTheLogsPath) {
       {"job/worker-3/train.log", 3, "job/worker-*/train.log"},
       {"rank2/worker_5.log", 5, "rank2/worker_*.log"},  // the file name first
   };
-  for (const Case& c : cases) {
+  for (const RankPathCase& c : cases) {
     const std::optional<analysis::PathRank> r = analysis::RankFromLogPath(c.path);
     ASSERT_TRUE(r.has_value()) << c.path;
     EXPECT_EQ(r->rank, c.rank) << c.path;
