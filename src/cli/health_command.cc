@@ -249,69 +249,75 @@ std::vector<report::HealthRun> AnalyzeLogFile(formats::ReadTrainingLog read,
   return out;
 }
 
-// One run's ranks in separate files (docs/health.md, "Runs and ranks"): the
-// logs whose paths name a rank the same way (`rank*.log`, `worker-*/x.log`),
-// or that sit in one directory and whose lines name their ranks, are one
-// run's ranks when there are two or more of them, each series of theirs has
-// a rank (its lines', else its path's) and no rank (run, engine) is in two
-// of them. Returns per series the group it is compared in: a file of its
-// own, or the group of files it joined; a series with no rank of its lines
-// takes its path's (`rank_source` "file name").
+// The key a file shares with the other files of its run's ranks
+// (docs/health.md, "Runs and ranks"): its path with the rank's digits left
+// out when the path names a rank, else its directory when its lines name
+// their ranks; "" for a file that is no rank of a run in several files (no
+// record read, or a series with no rank from its lines or its path).
+std::string RankFileKey(const std::vector<report::HealthRun>& runs,
+                        const std::vector<size_t>& series) {
+  const analysis::RunHealth& first = runs[series.front()].health;
+  const std::optional<analysis::PathRank> from_path = analysis::RankFromLogPath(first.path);
+  bool lines_name = false;
+  bool ranked = true;
+  bool read = false;
+  for (size_t i : series) {
+    const analysis::RunHealth& h = runs[i].health;
+    if (h.records == 0) continue;
+    read = true;
+    lines_name = lines_name || h.rank.has_value();
+    ranked = ranked && (h.rank || from_path);
+  }
+  if (!read || !ranked) return {};
+  if (from_path) return fmt::format("name:{}", from_path->pattern);
+  if (!lines_name) return {};
+  return fmt::format("dir:{}", std::filesystem::path(first.path).parent_path().string());
+}
+
+// The rank of a series of a file of one run's ranks: its lines', else its
+// path's (-1 when neither names one).
+int SeriesRank(const analysis::RunHealth& h) {
+  if (h.rank) return *h.rank;
+  const std::optional<analysis::PathRank> from_path = analysis::RankFromLogPath(h.path);
+  return from_path ? from_path->rank : -1;
+}
+
+// One run's ranks in separate files: the files of one key are one run's
+// ranks when there are two or more of them and no rank (with its run and
+// engine) is in two of them. Returns per series the group it is compared
+// in: its file (the log index), or the group of files it joined (numbered
+// after the log indices); a series whose lines name no rank takes its
+// path's (`rank_source` "file name").
 std::vector<size_t> GroupRankFiles(std::vector<report::HealthRun>* runs) {
   std::map<size_t, std::vector<size_t>> series_of_file;  // log index -> series
   for (size_t i = 0; i < runs->size(); ++i) series_of_file[(*runs)[i].log_index].push_back(i);
   std::vector<size_t> group(runs->size());
-  std::map<std::string, std::vector<size_t>> candidates;  // key -> log indices
+  std::map<std::string, std::vector<size_t>> candidates;  // key -> series of its files
+  std::map<std::string, size_t> files_of_key;
   for (const auto& [file, series] : series_of_file) {
     for (size_t i : series) group[i] = file;
-    const analysis::RunHealth& first = (*runs)[series.front()].health;
-    const std::optional<analysis::PathRank> from_path = analysis::RankFromLogPath(first.path);
-    bool lines_name = false;
-    bool ranked = true;
-    bool read = false;  // a file with no record is no rank of anything
+    const std::string key = RankFileKey(*runs, series);
+    if (key.empty()) continue;
+    ++files_of_key[key];
     for (size_t i : series) {
-      const analysis::RunHealth& h = (*runs)[i].health;
-      if (h.records == 0) continue;
-      read = true;
-      lines_name = lines_name || h.rank.has_value();
-      ranked = ranked && (h.rank || from_path);
-    }
-    if (!read || !ranked) continue;
-    if (from_path) {
-      candidates[fmt::format("name:{}", from_path->pattern)].push_back(file);
-    } else if (lines_name) {
-      candidates[fmt::format("dir:{}", std::filesystem::path(first.path).parent_path().string())]
-          .push_back(file);
+      if ((*runs)[i].health.records > 0) candidates[key].push_back(i);
     }
   }
-  // Groups of files are numbered after the files' own (their log indices).
   size_t next_group = series_of_file.empty() ? 0 : series_of_file.rbegin()->first + 1;
-  for (const auto& candidate : candidates) {
-    const std::vector<size_t>& files = candidate.second;
-    if (files.size() < 2) continue;
+  for (const auto& [key, series] : candidates) {
+    if (files_of_key[key] < 2) continue;
     std::set<std::tuple<int, int, int>> seen;
-    bool clash = false;
-    for (size_t file : files) {
-      const std::optional<analysis::PathRank> from_path =
-          analysis::RankFromLogPath((*runs)[series_of_file[file].front()].health.path);
-      for (size_t i : series_of_file[file]) {
-        const analysis::RunHealth& h = (*runs)[i].health;
-        if (h.records == 0) continue;
-        const int rank = h.rank ? *h.rank : from_path->rank;
-        clash = clash || !seen.emplace(h.run, rank, h.engine.value_or(0)).second;
-      }
-    }
+    const bool clash = std::any_of(series.begin(), series.end(), [&](size_t i) {
+      const analysis::RunHealth& h = (*runs)[i].health;
+      return !seen.emplace(h.run, SeriesRank(h), h.engine.value_or(0)).second;
+    });
     if (clash) continue;
-    for (size_t file : files) {
-      const std::optional<analysis::PathRank> from_path =
-          analysis::RankFromLogPath((*runs)[series_of_file[file].front()].health.path);
-      for (size_t i : series_of_file[file]) {
-        analysis::RunHealth& h = (*runs)[i].health;
-        group[i] = next_group;
-        if (h.records == 0 || h.rank) continue;
-        h.rank = from_path->rank;
-        h.rank_source = "file name";
-      }
+    for (size_t i : series) {
+      analysis::RunHealth& h = (*runs)[i].health;
+      group[i] = next_group;
+      if (h.rank) continue;
+      h.rank = SeriesRank(h);
+      h.rank_source = "file name";
     }
     ++next_group;
   }
