@@ -203,6 +203,14 @@ RowIssue ParseDeepSpeedChat(std::string_view line, TrainingRecord* r) {
   return have_step && r->loss ? RowIssue::kNone : RowIssue::kLogUnparsableNumber;
 }
 
+// The digits from |at| as a count (nullopt: none); |end| is past them.
+std::optional<int64_t> CountAfter(std::string_view line, size_t at, size_t* end) {
+  size_t q = at;
+  while (q < line.size() && IsDigit(line[q])) ++q;
+  *end = q;
+  return q == at ? std::nullopt : ParseCount(line.substr(at, q - at));
+}
+
 // ---- DeepSpeed's engine (runtime/engine.py, _report_progress) ----
 // log_dist(f"step={step}, skipped={self.skipped_steps}, lr={lr}, mom={mom}",
 // ranks=[0]) after `[Rank 0] `: "[Rank 0] step=10, skipped=4, lr=[5.79e-07,
@@ -211,13 +219,6 @@ RowIssue ParseDeepSpeedChat(std::string_view line, TrainingRecord* r) {
 // engine's count of skipped steps since its start, left in
 // skipped_iterations (the reader turns it into the count since the engine's
 // previous line).
-std::optional<int64_t> CountAfter(std::string_view line, size_t at, size_t* end) {
-  size_t q = at;
-  while (q < line.size() && IsDigit(line[q])) ++q;
-  *end = q;
-  return q == at ? std::nullopt : ParseCount(line.substr(at, q - at));
-}
-
 RowIssue ParseDeepSpeedEngine(std::string_view line, TrainingRecord* r) {
   constexpr std::string_view kStep = "step=";
   constexpr std::string_view kSkipped = ", skipped=";
