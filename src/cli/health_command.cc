@@ -7,10 +7,14 @@
 #include <cctype>
 #include <charconv>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "analysis/health/flight_recorder.h"
@@ -200,8 +204,10 @@ analysis::ScalingTable BuildScaling(const std::vector<ScalingDir>& dirs,
 constexpr std::string_view kHealthFormatsHint =
     "the formats read are Megatron-LM / MindSpeed-LLM `iteration N/M | ...`, XTuner `Step N/M ... "
     "time: ...`, TorchTitan `step: N  loss: ...`, DeepSpeed-Chat `epoch: E|step: N|...|act_loss: "
-    "...` (with DeepSpeed's `OVERFLOW! ... Skipping step`), Hugging Face / LLaMA-Factory / "
-    "JSON-lines dicts with a `loss` or `grad_norm` key, HF trainer_state.json, MindSpeed-LLM and "
+    "...` (with DeepSpeed's `OVERFLOW! ... Skipping step`), DeepSpeed's engine `[Rank 0] step=N, "
+    "skipped=K, lr=...`, Hugging Face / LLaMA-Factory / "
+    "JSON-lines dicts with a `loss` or `grad_norm` key, HF trainer_state.json (indented or on one "
+    "line), MindSpeed-LLM and "
     "Megatron-LM metrics JSON ({\"lm loss\": [...]}), and key=value lines with `loss=` "
     "(docs/health.md); name other keys with --map";
 
@@ -221,10 +227,8 @@ std::vector<report::HealthRun> AnalyzeLogFile(formats::ReadTrainingLog read,
     run.health.run = s.run;
     run.health.runs_in_file = runs_in_file;
     run.health.rank = s.rank;
-    run.health.ranks_in_run = static_cast<int>(
-        std::count_if(series.begin(), series.end(), [&](const analysis::LogSeries& other) {
-          return other.run == s.run && other.rank.has_value();
-        }));
+    if (s.rank) run.health.rank_source = "line";
+    run.health.engine = s.engine;
     run.health.run_start = s.start;
     run.health.back_from_step = s.back_from_step;
     run.bytes = bytes;
@@ -242,20 +246,113 @@ std::vector<report::HealthRun> AnalyzeLogFile(formats::ReadTrainingLog read,
     }
     out.push_back(std::move(run));
   }
-  // The ranks of each run compared (series are ordered by run, then rank).
-  for (size_t begin = 0; begin < out.size();) {
-    size_t end = begin;
-    std::vector<analysis::RunHealth*> ranks;
-    for (; end < out.size() && out[end].health.run == out[begin].health.run; ++end) {
-      if (out[end].health.rank) ranks.push_back(&out[end].health);
-    }
-    analysis::FindRankOutliers(ranks, catalog.thresholds());
-    begin = end;
+  return out;
+}
+
+// The key a file shares with the other files of its run's ranks
+// (docs/health.md, "Runs and ranks"): its path with the rank's digits left
+// out when the path names a rank, else its directory when its lines name
+// their ranks; "" for a file that is no rank of a run in several files (no
+// record read, or a series with no rank from its lines or its path).
+std::string RankFileKey(const std::vector<report::HealthRun>& runs,
+                        const std::vector<size_t>& series) {
+  const analysis::RunHealth& first = runs[series.front()].health;
+  const std::optional<analysis::PathRank> from_path = analysis::RankFromLogPath(first.path);
+  bool lines_name = false;
+  bool ranked = true;
+  bool read = false;
+  for (size_t i : series) {
+    const analysis::RunHealth& h = runs[i].health;
+    if (h.records == 0) continue;
+    read = true;
+    lines_name = lines_name || h.rank.has_value();
+    ranked = ranked && (h.rank || from_path);
   }
-  for (report::HealthRun& run : out) {
+  if (!read || !ranked) return {};
+  if (from_path) return fmt::format("name:{}", from_path->pattern);
+  if (!lines_name) return {};
+  return fmt::format("dir:{}", std::filesystem::path(first.path).parent_path().string());
+}
+
+// The rank of a series of a file of one run's ranks: its lines', else its
+// path's (-1 when neither names one).
+int SeriesRank(const analysis::RunHealth& h) {
+  if (h.rank) return *h.rank;
+  const std::optional<analysis::PathRank> from_path = analysis::RankFromLogPath(h.path);
+  return from_path ? from_path->rank : -1;
+}
+
+// One run's ranks in separate files: the files of one key are one run's
+// ranks when there are two or more of them and no rank (with its run and
+// engine) is in two of them. Returns per series the group it is compared
+// in: its file (the log index), or the group of files it joined (numbered
+// after the log indices); a series whose lines name no rank takes its
+// path's (`rank_source` "file name").
+std::vector<size_t> GroupRankFiles(std::vector<report::HealthRun>* runs) {
+  std::map<size_t, std::vector<size_t>> series_of_file;  // log index -> series
+  for (size_t i = 0; i < runs->size(); ++i) series_of_file[(*runs)[i].log_index].push_back(i);
+  std::vector<size_t> group(runs->size());
+  std::map<std::string, std::vector<size_t>> candidates;  // key -> series of its files
+  std::map<std::string, size_t> files_of_key;
+  for (const auto& [file, series] : series_of_file) {
+    for (size_t i : series) group[i] = file;
+    const std::string key = RankFileKey(*runs, series);
+    if (key.empty()) continue;
+    ++files_of_key[key];
+    for (size_t i : series) {
+      if ((*runs)[i].health.records > 0) candidates[key].push_back(i);
+    }
+  }
+  size_t next_group = series_of_file.empty() ? 0 : series_of_file.rbegin()->first + 1;
+  for (const auto& [key, series] : candidates) {
+    if (files_of_key[key] < 2) continue;
+    std::set<std::tuple<int, int, int>> seen;
+    const bool clash = std::any_of(series.begin(), series.end(), [&](size_t i) {
+      const analysis::RunHealth& h = (*runs)[i].health;
+      return !seen.emplace(h.run, SeriesRank(h), h.engine.value_or(0)).second;
+    });
+    if (clash) continue;
+    for (size_t i : series) {
+      analysis::RunHealth& h = (*runs)[i].health;
+      group[i] = next_group;
+      if (h.rank) continue;
+      h.rank = SeriesRank(h);
+      h.rank_source = "file name";
+    }
+    ++next_group;
+  }
+  return group;
+}
+
+// Per group of series (a file, or one run's ranks in several files): the
+// ranks and engines of each run counted, the ranks of each run and engine
+// compared (rank-outlier), then every finding rendered.
+void CompareRanks(std::vector<report::HealthRun>* runs, const analysis::FindingCatalog& catalog) {
+  const std::vector<size_t> group = GroupRankFiles(runs);
+  std::map<std::pair<size_t, int>, std::set<int>> ranks;                 // (group, run)
+  std::map<std::tuple<size_t, int, int>, std::set<int>> engines;         // (group, run, rank)
+  std::map<std::tuple<size_t, int, int>, std::vector<size_t>> compared;  // (group, run, engine)
+  for (size_t i = 0; i < runs->size(); ++i) {
+    const analysis::RunHealth& h = (*runs)[i].health;
+    if (!h.rank) continue;
+    ranks[{group[i], h.run}].insert(*h.rank);
+    if (h.engine) engines[{group[i], h.run, *h.rank}].insert(*h.engine);
+    compared[{group[i], h.run, h.engine.value_or(0)}].push_back(i);
+  }
+  for (size_t i = 0; i < runs->size(); ++i) {
+    analysis::RunHealth& h = (*runs)[i].health;
+    if (!h.rank) continue;
+    h.ranks_in_run = static_cast<int>(ranks[{group[i], h.run}].size());
+    if (h.engine) h.engines_in_run = static_cast<int>(engines[{group[i], h.run, *h.rank}].size());
+  }
+  for (const auto& members : compared) {
+    std::vector<analysis::RunHealth*> ranked;
+    for (size_t i : members.second) ranked.push_back(&(*runs)[i].health);
+    analysis::FindRankOutliers(ranked, catalog.thresholds());
+  }
+  for (report::HealthRun& run : *runs) {
     analysis::RenderFindings(catalog, &run.health.findings, model::Platform::kUnknown);
   }
-  return out;
 }
 
 // A directory argument: its regular files, depth first and sorted, never
@@ -473,6 +570,7 @@ int RunHealth(const HealthArgs& given) {
   }
   std::vector<std::string> passed_over;
   PassOverDirFiles(dir_of_log, &all_runs, &passed_over);
+  CompareRanks(&all_runs, catalog);
   ReportDirWalk(walk_problems, passed_over);
   WarnNotRead(all_runs);
   std::vector<report::HealthRun> runs = std::move(all_runs);

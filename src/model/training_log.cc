@@ -22,6 +22,8 @@ std::string_view LogFormatName(LogFormat format) {
       return "llama-factory";
     case LogFormat::kMetricsJson:
       return "metrics-json";
+    case LogFormat::kDeepSpeed:
+      return "deepspeed";
     case LogFormat::kUnknown:
       break;
   }

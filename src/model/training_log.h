@@ -69,6 +69,7 @@ enum class LogFormat : uint8_t {
   kDeepSpeedChat,   // `epoch: 0|step: 3|ppo_ep: 1|act_loss: ...`
   kLlamaFactory,    // trainer_log.jsonl (`current_steps`)
   kMetricsJson,     // CI baselines: {"lm loss": [...]} or {"lm loss": {"values": ...}}
+  kDeepSpeed,       // DeepSpeed's engine: `[Rank 0] step=10, skipped=4, lr=[...], mom=[...]`
 };
 
 std::string_view LogFormatName(LogFormat format);
@@ -77,6 +78,10 @@ std::string_view LogFormatName(LogFormat format);
 struct TrainingRecord {
   int64_t step = 0;              // the iteration the line reports
   bool step_is_ordinal = false;  // the log prints no step: 1-based record number
+  // The DeepSpeed engine the line is from (1-based: the k-th `step=N` line
+  // of a step is engine k; DeepSpeed-Chat steps its actor, then its critic),
+  // 0 for a line of no engine. In the padding: the size does not grow.
+  uint8_t engine = 0;
   // The rank the line names (`[RANK 3]`, `[rank3]:`), -1 when it names none.
   // In the padding after the flag: the record's size is the reader's memory.
   int32_t rank = -1;

@@ -279,6 +279,10 @@ void WriteRun(JsonWriter& w, const HealthRun& run) {
   w.Key("rank");
   h.rank ? w.Int(*h.rank) : w.Null();
   w.Field("ranks_in_run", static_cast<int64_t>(h.ranks_in_run));
+  w.Key("rank_source").StringOrNull(h.rank_source);
+  w.Key("engine");
+  h.engine ? w.Int(*h.engine) : w.Null();
+  w.Field("engines_in_run", static_cast<int64_t>(h.engines_in_run));
   w.Key("run_start").StringOrNull(h.run_start);
   w.Key("back_from_step");
   h.back_from_step ? w.Int(*h.back_from_step) : w.Null();
@@ -454,6 +458,11 @@ std::string HealthSeriesName(const RunHealth& h) {
   if (h.rank) {
     out += fmt::format("{}rank {}", out.empty() ? "" : ", ", *h.rank);
     if (h.ranks_in_run > 1) out += fmt::format(" of {} ranks", h.ranks_in_run);
+    if (h.rank_source == "file name") out += " (rank from the file name)";
+  }
+  if (h.engine) {
+    out += fmt::format("{}DeepSpeed engine {}", out.empty() ? "" : ", ", *h.engine);
+    if (h.engines_in_run > 1) out += fmt::format(" of {}", h.engines_in_run);
   }
   return out;
 }

@@ -23,6 +23,11 @@ struct SeriesSeen {
   int64_t records = 0;
   int64_t run = 0;
   int64_t rank = -1;  // -1: the lines name none
+  std::string rank_source;
+  int64_t ranks_in_run = 0;
+  int64_t engine = -1;  // -1: no DeepSpeed engine's lines
+  int64_t engines_in_run = 0;
+  std::string format;
   std::string run_start;
   int64_t back_from_step = -1;
   int64_t first_step = -1;
@@ -61,6 +66,12 @@ HealthSeen Health(const std::string& path) {
     s.records = IntOr(run["records"], -1);
     s.run = IntOr(run["run"], -1);
     s.rank = IntOr(run["rank"], -1);
+    s.ranks_in_run = IntOr(run["ranks_in_run"], -1);
+    s.engine = IntOr(run["engine"], -1);
+    s.engines_in_run = IntOr(run["engines_in_run"], -1);
+    std::string_view text;
+    if (run["rank_source"].get(text) == simdjson::SUCCESS) s.rank_source = std::string(text);
+    if (run["format"].get(text) == simdjson::SUCCESS) s.format = std::string(text);
     std::string_view start;
     if (run["run_start"].get(start) == simdjson::SUCCESS) s.run_start = std::string(start);
     s.back_from_step = IntOr(run["back_from_step"], -1);
@@ -112,30 +123,94 @@ TEST(HealthLogsCorpus, HfTrainerStateLogHistory) {
             "healthy: no findings in 24 record(s) in 1 series (runs x ranks) of 1 log(s)");
 }
 
+// The same state written on one line (minified here into a temporary
+// directory, as json.dumps without indent or a JSON tool writes it): the
+// same 24 records, steps 5 to 120, and no finding; the document is one line
+// of the ledger, used.
+TEST(HealthLogsCorpus, HfTrainerStateOnOneLine) {
+  TS_REQUIRE_CORPUS("logs");
+  const std::string json =
+      ReadFileBytes(Log(corpus_path, "l_hf_trainer_state_qwen05_verifier/trainer_state.json"));
+  ASSERT_FALSE(json.empty());
+  std::string minified(json.size(), '\0');
+  size_t length = 0;
+  ASSERT_EQ(simdjson::minify(json.data(), json.size(), minified.data(), length), simdjson::SUCCESS);
+  minified.resize(length);
+  ASSERT_EQ(minified.find('\n'), std::string::npos);
+  const std::string path = MakeTempDir("trainer_state_one_line") + "/trainer_state.json";
+  WriteFileBytes(path, minified + "\n");
+  const HealthSeen h = Health(path);
+  EXPECT_EQ(h.exit_code, 0);
+  ASSERT_EQ(h.series.size(), 1u);
+  const SeriesSeen& s = h.series[0];
+  EXPECT_TRUE(s.read);
+  EXPECT_EQ(s.records, 24);
+  EXPECT_EQ(s.first_step, 5);
+  EXPECT_EQ(s.last_step, 120);
+  EXPECT_EQ(s.lines_read, 1);
+  EXPECT_EQ(s.lines_used, 1);
+  EXPECT_TRUE(s.finding_steps.empty());
+  EXPECT_EQ(h.verdict,
+            "healthy: no findings in 24 record(s) in 1 series (runs x ranks) of 1 log(s)");
+}
+
 // DeepSpeed-Chat PPO (OPT-1.3b actor, OPT-350m critic): 477 `epoch: 0|step:
 // N|...|act_loss:` lines (steps 0 to 476, one run), 476 `|E2E latency=`
 // lines (the step times: 7.99 s at step 0, then about 3.8 s) and 14
 // `OVERFLOW! Rank 0 Skipping step` lines (two per step at steps 0-2, one
-// at steps 5, 10, 21, 57, 91, 96, 211, 212): used 477 + 476 + 14 = 967
-// of 2104 lines. 14 skipped steps in 477 are the scaler finding its scale
-// (not over 16, 2.9%): no fp16-overflows. The actor loss crosses 0: the
+// at steps 5, 10, 21, 57, 91, 96, 211, 212). Every 10 steps the two
+// DeepSpeed engines print `[Rank 0] step=N, skipped=K, lr=[...]` (94
+// lines, steps 10 to 470 twice) with the ThroughputTimer's line between
+// them (47): the first of each pair is the actor's (lr 5.79e-07 at step 10
+// = 9.65e-6 x 6/100 warm-up steps, 10 - 4 skipped; the command's
+// --actor_learning_rate 9.65e-6), the second the critic's (3.5e-07 = 5e-6 x
+// 7/100). Used 477 + 476 + 14 + 94 + 47 = 1108 of 2104 lines. Three
+// series: the PPO steps (the 14 overflows counted on them) and one per
+// engine, 47 records each, whose running `skipped` (actor 4 at step 10, 5
+// at 20, 6 at 60, 7 at 100; critic 3, 4 at 30, 5 at 100, 7 at 220) sums to
+// 7 each: 7 + 7 = the 14 overflow lines. Read as one series the engines'
+// lines would be a resume at every line. The engines' step time comes from
+// their timestamps: step 10 at 08:48:36.035, step 470 at 09:17:45.428,
+// 1749.4 s over 460 steps = 3.80 s, as the PPO lines' E2E latency. 14
+// skipped steps in 477 (7 in 470 per engine) are the scaler finding its
+// scale (not over 16): no fp16-overflows. The actor loss crosses 0: the
 // loss ratio rules do not judge it.
-TEST(HealthLogsCorpus, DeepSpeedChatPpoRun) {
+TEST(HealthLogsCorpus, DeepSpeedChatPpoRunAndItsTwoEngines) {
   TS_REQUIRE_CORPUS("logs");
   const HealthSeen h = Health(Log(
       corpus_path,
       "l_deepspeed_chat_opt_actor_critic/actor_opt-1.3b_critic_opt-350m_globalBatchSize64.log"));
   EXPECT_EQ(h.exit_code, 0);
-  ASSERT_EQ(h.series.size(), 1u);
+  ASSERT_EQ(h.series.size(), 3u);
   const SeriesSeen& s = h.series[0];
+  EXPECT_EQ(s.format, "deepspeed-chat");
   EXPECT_EQ(s.records, 477);
+  EXPECT_EQ(s.run, 1);
+  EXPECT_EQ(s.rank, -1);
+  EXPECT_EQ(s.engine, -1);
   EXPECT_EQ(s.first_step, 0);
   EXPECT_EQ(s.last_step, 476);
   EXPECT_EQ(s.lines_read, 2104);
-  EXPECT_EQ(s.lines_used, 967);
+  EXPECT_EQ(s.lines_used, 1108);
   EXPECT_EQ(s.skipped_iterations, 14);
   EXPECT_TRUE(s.finding_steps.empty());
-  EXPECT_EQ(h.verdict.rfind("healthy: no findings in 477 record(s)", 0), 0u) << h.verdict;
+  for (int64_t e = 1; e <= 2; ++e) {
+    const SeriesSeen& engine = h.series[static_cast<size_t>(e)];
+    EXPECT_EQ(engine.format, "deepspeed");
+    EXPECT_EQ(engine.engine, e);
+    EXPECT_EQ(engine.engines_in_run, 2);
+    EXPECT_EQ(engine.run, 1);
+    EXPECT_EQ(engine.rank, 0);
+    EXPECT_EQ(engine.rank_source, "line");
+    EXPECT_EQ(engine.ranks_in_run, 1);
+    EXPECT_EQ(engine.records, 47);
+    EXPECT_EQ(engine.first_step, 10);
+    EXPECT_EQ(engine.last_step, 470);
+    EXPECT_EQ(engine.skipped_iterations, 7);
+    EXPECT_TRUE(engine.finding_steps.empty());
+  }
+  EXPECT_EQ(h.verdict,
+            "healthy: no findings in 571 record(s) in 3 series (runs x ranks) of 1 log(s)");
 }
 
 // MindSpeed-LLM's CI baseline (DeepSeek2 MoE): 20 iterations per metric,
@@ -220,6 +295,8 @@ TEST(HealthLogsCorpus, XTunerTwoRunsOnRankZero) {
   EXPECT_EQ(h.series[1].records, 21);
   EXPECT_EQ(h.series[0].rank, 0);
   EXPECT_EQ(h.series[1].rank, 0);
+  EXPECT_EQ(h.series[0].rank_source, "line");
+  EXPECT_EQ(h.series[0].ranks_in_run, 1);
   EXPECT_EQ(h.series[1].run_start, "restart");
   EXPECT_EQ(h.series[1].back_from_step, 13);
   EXPECT_TRUE(h.series[0].finding_steps.empty());
@@ -238,12 +315,35 @@ TEST(HealthLogsCorpus, XTunerEightRanksInterleaved) {
   ASSERT_EQ(h.series.size(), 8u);
   for (size_t r = 0; r < 8; ++r) {
     EXPECT_EQ(h.series[r].rank, static_cast<int64_t>(r));
+    EXPECT_EQ(h.series[r].ranks_in_run, 8);
     EXPECT_EQ(h.series[r].run, 1);
     EXPECT_EQ(h.series[r].records, (r == 1 || r == 2 || r == 5) ? 2 : 1) << r;
     EXPECT_TRUE(h.series[r].finding_steps.empty());
   }
   EXPECT_EQ(h.verdict.find("healthy"), std::string::npos) << h.verdict;
   EXPECT_EQ(h.verdict.rfind("cannot conclude", 0), 0u) << h.verdict;
+}
+
+// The XTuner folder as a directory: its two pages sit side by side and
+// their lines name ranks, but both hold a run 1 on rank 0 (the quick start's
+// and the SFT page's): not one run's ranks in two files. Each keeps its own
+// ranks (1 and 8); 2 + 8 series, 45 records, nothing compared across them.
+TEST(HealthLogsCorpus, XTunerPagesOfOneFolderAreNotOneRun) {
+  TS_REQUIRE_CORPUS("logs");
+  const HealthSeen h = Health(Log(corpus_path, "l_xtuner_docs_log"));
+  EXPECT_EQ(h.exit_code, 0);
+  ASSERT_EQ(h.series.size(), 10u);
+  int64_t records = 0;
+  for (size_t i = 0; i < h.series.size(); ++i) {
+    const SeriesSeen& s = h.series[i];
+    records += s.records;
+    EXPECT_EQ(s.rank_source, "line");
+    EXPECT_EQ(s.ranks_in_run, i < 2 ? 1 : 8) << i;
+    EXPECT_TRUE(s.finding_steps.empty());
+  }
+  EXPECT_EQ(records, 45);
+  EXPECT_EQ(h.verdict.rfind("cannot conclude: no findings in 45 record(s) in 10 series", 0), 0u)
+      << h.verdict;
 }
 
 }  // namespace

@@ -1,9 +1,11 @@
 // `trainscope health` through the real binary: several logs at once (read
 // in parallel, reported in the order given), the JSON's guaranteed fields,
 // and a missing log failing with exit 2 and its name.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -272,6 +274,120 @@ TEST(HealthCli, FlightRecorderReadsPickledDumps) {
   }
   EXPECT_EQ(pickles, (std::vector<std::string>{"_dump_3", "nccl_trace_rank_0"}));
   EXPECT_EQ(doc["flight_recorder"]["errors"].get_array().size(), 0U);
+}
+
+// What `health --json` says of each series: path, rank, how it was told,
+// the ranks of its run, and the rank-outlier finding's metric.
+struct RankFileSeries {
+  std::string path;
+  int64_t rank = -1;
+  std::string rank_source;
+  int64_t ranks_in_run = 0;
+  std::string outlier_metric;  // as the evidence names it; "" without a rank-outlier finding
+};
+
+std::vector<RankFileSeries> RankFileSeriesOf(const std::vector<std::string>& args) {
+  std::vector<std::string> all = {"health", "--json", "-"};
+  all.insert(all.end(), args.begin(), args.end());
+  const CommandResult r = RunTrainscope(all);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  std::vector<RankFileSeries> out;
+  if (parser.parse(r.out).get(doc) != simdjson::SUCCESS) {
+    ADD_FAILURE() << r.out.substr(0, 200);
+    return out;
+  }
+  for (simdjson::dom::element run : doc["runs"].get_array()) {
+    RankFileSeries s;
+    std::string_view text;
+    if (run["path"].get(text) == simdjson::SUCCESS) s.path = std::string(text);
+    int64_t v = 0;
+    if (run["rank"].get(v) == simdjson::SUCCESS) s.rank = v;
+    if (run["rank_source"].get(text) == simdjson::SUCCESS) s.rank_source = std::string(text);
+    if (run["ranks_in_run"].get(v) == simdjson::SUCCESS) s.ranks_in_run = v;
+    for (simdjson::dom::element f : run["findings"].get_array()) {
+      std::string_view id;
+      if (f["id"].get(id) != simdjson::SUCCESS || id != "rank-outlier") continue;
+      // "rank 2's median step time (ms) is 1305.000, 29.9% off ...".
+      if (f["evidence"].get(text) == simdjson::SUCCESS) {
+        for (const char* metric : {"step time (ms)", "loss"}) {
+          if (text.find(fmt::format("median {} is", metric)) != std::string_view::npos) {
+            s.outlier_metric = metric;
+          }
+        }
+      }
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+// One log per rank (tests/data/logs/rank_files, make_fixtures.py): the
+// lines name no rank, the file names do; rank 2's steps take 1300 ms
+// against 1000-1010 ms. Given as a directory or as the four files, they
+// are one run of four ranks and rank 2 is the outlier on step time.
+TEST(HealthCli, RanksInSeparateFilesAreOneRun) {
+  const std::string dir = SourceDir() + "/tests/data/logs/rank_files";
+  std::vector<std::string> files;
+  for (int rank = 0; rank < 4; ++rank) files.push_back(fmt::format("{}/rank{}.log", dir, rank));
+  for (const std::vector<std::string>& args : {std::vector<std::string>{dir}, files}) {
+    const std::vector<RankFileSeries> series = RankFileSeriesOf(args);
+    ASSERT_EQ(series.size(), 4u);
+    for (int rank = 0; rank < 4; ++rank) {
+      const RankFileSeries& s = series[static_cast<size_t>(rank)];
+      EXPECT_EQ(s.path, files[static_cast<size_t>(rank)]);
+      EXPECT_EQ(s.rank, rank);
+      EXPECT_EQ(s.rank_source, "file name");
+      EXPECT_EQ(s.ranks_in_run, 4);
+      EXPECT_EQ(s.outlier_metric, rank == 2 ? "step time (ms)" : "") << rank;
+    }
+  }
+  const CommandResult text = RunTrainscope({"health", dir});
+  EXPECT_NE(text.out.find("rank 2 of 4 ranks (rank from the file name)"), std::string::npos)
+      << text.out;
+  // One file alone names its rank by nothing but its name: a run of its own.
+  const std::vector<RankFileSeries> alone = RankFileSeriesOf({files[2]});
+  ASSERT_EQ(alone.size(), 1u);
+  EXPECT_EQ(alone[0].rank, -1);
+  EXPECT_EQ(alone[0].rank_source, "");
+}
+
+// One node's log per file, the lines naming their ranks (torchrun's
+// `[rankN]:`): the files of one directory are one run of eight ranks.
+// The same ranks twice (two jobs' logs side by side) are not one run.
+TEST(HealthCli, NodeLogsOfOneDirectoryAreOneRun) {
+  const std::string dir = MakeTempDir("health_nodes");
+  std::filesystem::create_directories(dir + "/job");
+  std::filesystem::create_directories(dir + "/twice");
+  for (int node = 0; node < 2; ++node) {
+    std::string text;
+    for (int step = 1; step <= 6; ++step) {
+      for (int local = 0; local < 4; ++local) {
+        const int rank = 4 * node + local;
+        text += fmt::format(
+            "[rank{}]:[titan] 2024-05-01 10:00:{:02d},000 - root - INFO - step: {}  loss: {:7.4f}  "
+            "memory: 30.12GiB(38.05%)  tps: 6,129  tflops: 350.12  mfu: 35.40%\n",
+            rank, step * 5, step, 7.0 - 0.1 * step);
+      }
+    }
+    WriteFileBytes(fmt::format("{}/job/node{}.log", dir, node), text);
+    if (node == 0) {
+      WriteFileBytes(dir + "/twice/a.log", text);
+      WriteFileBytes(dir + "/twice/b.log", text);
+    }
+  }
+  const std::vector<RankFileSeries> series = RankFileSeriesOf({dir + "/job"});
+  ASSERT_EQ(series.size(), 8u);
+  for (int rank = 0; rank < 8; ++rank) {
+    const RankFileSeries& s = series[static_cast<size_t>(rank)];
+    EXPECT_EQ(s.rank, rank);
+    EXPECT_EQ(s.rank_source, "line");
+    EXPECT_EQ(s.ranks_in_run, 8);
+  }
+  const std::vector<RankFileSeries> twice = RankFileSeriesOf({dir + "/twice"});
+  ASSERT_EQ(twice.size(), 8u);
+  for (const RankFileSeries& s : twice) EXPECT_EQ(s.ranks_in_run, 4) << s.path;
 }
 
 }  // namespace

@@ -7,8 +7,10 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -232,6 +234,194 @@ TEST(HealthSeriesTest, BinaryFilesAreNotText) {
   ASSERT_TRUE(read.ok());
   EXPECT_FALSE(read->log.not_text.empty());
   EXPECT_TRUE(read->log.records.empty());
+}
+
+// DeepSpeed-Chat's RLHF step as DeepSpeed prints it (the corpus log's
+// spelling): per PPO step `epoch: 0|step: N|...` and its `|E2E latency=`
+// line; every 10 steps the actor engine's `[Rank 0] step=10, skipped=4,
+// lr=[...]` (engine.py _report_progress through log_dist), the
+// ThroughputTimer's line (timer.py), then the critic engine's line for the
+// same step; the fp16 loss scaler's overflow lines.
+std::string DeepSpeedChatFixture() {
+  std::string text = "***** Running training *****\n";
+  const int64_t actor_skipped[] = {4, 5, 7};
+  const int64_t critic_skipped[] = {3, 3, 4};
+  for (int step = 0; step < 30; ++step) {
+    if (step == 0 || step == 21) {
+      text +=
+          "[2023-04-18 08:48:01,543] [INFO] [loss_scaler.py:181:update_scale] [deepspeed] "
+          "OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 65536, reducing to 32768\n";
+    }
+    text += fmt::format(
+        "epoch: 0|step: {}|ppo_ep: 1|act_loss: {:.4f}|cri_loss: 0.12|unsuper_loss: 0.0\n", step,
+        0.3 - 0.005 * step);
+    text += "average reward score: 0.5\n";
+    text += "-------------------------------------------------------------------------------\n";
+    text += fmt::format(
+        "|E2E latency={:.2f}s |Gather latency=0.00s (0.00%) |Generate time=2.49s (65.59%) "
+        "|Training time=1.08s (28.42%) |Others=0.23 (6.00%)|CurSamplesPerSec=16.88 "
+        "|AvgSamplesPerSec=13.74\n",
+        step == 0 ? 7.99 : 3.8);
+    if ((step + 1) % 10 != 0) continue;
+    const int k = step / 10;
+    const int second = 36 + 38 * k;
+    const std::string at =
+        fmt::format("[2023-04-18 08:{:02d}:{:02d}", 48 + second / 60, second % 60);
+    // An overflow of the critic's scaler between the two engines' lines
+    // (the fused optimizer's spelling): it belongs with the next PPO step.
+    if (k == 1) {
+      text += at +
+              ",100] [INFO] [fused_optimizer.py:345:step] [deepspeed] fp16 dynamic loss scale "
+              "overflow! Skipping step. Attempted loss scale: 8192.0, reducing to 4096.0\n";
+    }
+    text += fmt::format(
+        "{},035] [INFO] [logging.py:96:log_dist] [Rank 0] step={}, skipped={}, lr=[{}, {}], "
+        "mom=[(0.9, 0.95), (0.9, 0.95)]\n",
+        at, step + 1, actor_skipped[k], 9.65e-8 * (step + 1), 9.65e-8 * (step + 1));
+    text += fmt::format(
+        "{},058] [INFO] [timer.py:199:stop] epoch=0/micro_step={}/global_step={}, "
+        "RunningAvgSamplesPerSec=86.76512302357848, CurrSamplesPerSec=78.87912870644737, "
+        "MemAllocated=10.77GB, MaxMemAllocated=20.55GB\n",
+        at, step + 1, step + 1);
+    text += fmt::format(
+        "{},251] [INFO] [logging.py:96:log_dist] [Rank 0] step={}, skipped={}, lr=[{}, {}], "
+        "mom=[(0.9, 0.95), (0.9, 0.95)]\n",
+        at, step + 1, critic_skipped[k], 5e-8 * (step + 1), 5e-8 * (step + 1));
+  }
+  return text;
+}
+
+TEST(HealthSeriesTest, DeepSpeedEnginesAreSeriesOfTheirOwn) {
+  const std::string text = DeepSpeedChatFixture();
+  auto read = formats::ReadTrainingLogBytes(text, false, "ds_chat.log");
+  ASSERT_TRUE(read.ok());
+  // 30 PPO lines + 30 latency lines + 3 overflow lines + 3 x (2 engine
+  // lines + 1 timer line) used; the reward and rule lines and the banner
+  // skipped.
+  EXPECT_EQ(read->ledger.rows_used(), 30 + 30 + 3 + 9);
+  EXPECT_EQ(read->ledger.rows_skipped(), 1 + 30 + 30);
+  const std::vector<LogSeries> series = analysis::SplitLogSeries(std::move(read->log));
+  ASSERT_EQ(series.size(), 3u);
+  // The PPO steps: no rank, no engine, their own latencies and overflows
+  // (step 0's and step 21's, and the one between the engines' lines at
+  // step 20 counted on step 20, the next PPO line).
+  const LogSeries& ppo = series[0];
+  EXPECT_FALSE(ppo.rank.has_value());
+  EXPECT_FALSE(ppo.engine.has_value());
+  EXPECT_EQ(ppo.log.format, model::LogFormat::kDeepSpeedChat);
+  ASSERT_EQ(ppo.log.records.size(), 30u);
+  std::map<int64_t, int64_t> ppo_skips;
+  for (const auto& r : ppo.log.records) {
+    if (r.skipped_iterations.value_or(0) > 0) ppo_skips[r.step] = *r.skipped_iterations;
+    EXPECT_EQ(*r.step_time_ms, r.step == 0 ? 7990.0 : 3800.0) << r.step;
+  }
+  const std::map<int64_t, int64_t> expected_skips = {{0, 1}, {20, 1}, {21, 1}};
+  EXPECT_EQ(ppo_skips, expected_skips);
+  // The two engines: steps 10, 20, 30 each; the skipped steps since the
+  // engine's previous line (actor 4, 5, 7 running; critic 3, 3, 4); the
+  // first parameter group's learning rate.
+  const int64_t skipped[2][3] = {{4, 1, 2}, {3, 0, 1}};
+  const double lr_per_step[2] = {9.65e-8, 5e-8};
+  for (int e = 0; e < 2; ++e) {
+    const LogSeries& s = series[1 + e];
+    EXPECT_EQ(s.engine, e + 1);
+    EXPECT_EQ(s.rank, 0);
+    EXPECT_EQ(s.run, 1);
+    EXPECT_EQ(s.log.format, model::LogFormat::kDeepSpeed);
+    ASSERT_EQ(s.log.records.size(), 3u);
+    for (size_t k = 0; k < 3; ++k) {
+      const model::TrainingRecord& r = s.log.records[k];
+      EXPECT_EQ(r.step, static_cast<int64_t>(10 * (k + 1)));
+      EXPECT_EQ(*r.skipped_iterations, skipped[e][k]) << e << " " << k;
+      EXPECT_NEAR(*r.learning_rate, lr_per_step[e] * static_cast<double>(r.step), 1e-15);
+      EXPECT_FALSE(r.loss.has_value());
+    }
+    // No step time printed: 38 s between lines 10 steps apart.
+    const RunHealth h = HealthOf(s.log);
+    EXPECT_TRUE(h.step_ms_from_timestamps);
+    EXPECT_DOUBLE_EQ(*h.step_ms.median, 3800.0);
+    EXPECT_EQ(h.skipped_iterations, e == 0 ? 7 : 4);
+  }
+  model::TrainingRecord r;
+  model::LogFormat format = model::LogFormat::kUnknown;
+  EXPECT_EQ(formats::ParseTrainingLine("[Rank 0] step=70, skipped=6, lr=0.0001, mom=(0.9, 0.95)",
+                                       &r, &format),
+            RowIssue::kNone);
+  EXPECT_EQ(format, model::LogFormat::kDeepSpeed);
+  EXPECT_EQ(r.step, 70);
+  EXPECT_DOUBLE_EQ(*r.learning_rate, 1e-4);
+  EXPECT_EQ(formats::ParseTrainingLine("[Rank 0] step=x, skipped=6, lr=[1e-4]", &r, &format),
+            RowIssue::kLogNotTrainingLine);
+  EXPECT_EQ(formats::ParseTrainingLine("[Rank 0] step=7, skipped=6, lr=[oops]", &r, &format),
+            RowIssue::kLogUnparsableNumber);
+  // The generic key=value form keeps lines with a loss.
+  EXPECT_EQ(formats::ParseTrainingLine("step=7, skipped=0, lr=0.1, loss=2.5", &r, &format),
+            RowIssue::kNone);
+  EXPECT_EQ(format, model::LogFormat::kKeyValue);
+  EXPECT_DOUBLE_EQ(*r.loss, 2.5);
+}
+
+// HF's TrainerState written on one line (sort_keys as HF writes it, no
+// indent): the log_history entries are records, NaN as Python writes it.
+TEST(HealthSeriesTest, OneLineTrainerStateIsRead) {
+  const std::string text =
+      R"({"best_metric": null, "epoch": 1.0, "global_step": 20, "log_history": [{"epoch": 0.25, )"
+      R"("grad_norm": 33.4, "learning_rate": 1e-05, "loss": 1.285, "step": 5}, {"epoch": 0.5, )"
+      R"("grad_norm": 7.0, "learning_rate": 2e-05, "loss": NaN, "step": 10}, {"epoch": 0.5, )"
+      R"("eval_loss": 0.5, "eval_runtime": 1.2, "step": 10}, {"epoch": 0.75, "grad_norm": 3.1, )"
+      R"("learning_rate": 3e-05, "loss": 0.4, "step": 15}, {"epoch": 1.0, "grad_norm": 2.5, )"
+      R"("learning_rate": 4e-05, "loss": 0.38, "step": 20}, {"epoch": 1.0, "step": 20, )"
+      R"("total_flos": 1000000000000000.0, "train_loss": 0.6, "train_runtime": 100.0}], )"
+      R"("logging_steps": 5, "max_steps": 20, "stateful_callbacks": {"TrainerControl": {"args": )"
+      R"({"should_epoch_stop": false}}}, "trial_name": null})";
+  auto read = formats::ReadTrainingLogBytes(text, false, "trainer_state.json");
+  ASSERT_TRUE(read.ok());
+  EXPECT_EQ(read->ledger.rows_read(), 1);
+  EXPECT_EQ(read->ledger.rows_used(), 1);
+  const model::TrainingLog& log = read->log;
+  EXPECT_EQ(log.format, model::LogFormat::kHfTrainerState);
+  ASSERT_EQ(log.records.size(), 4u);
+  const int64_t steps[] = {5, 10, 15, 20};
+  for (size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(log.records[i].step, steps[i]);
+    EXPECT_EQ(log.records[i].line, 1);
+    // The offset is the entry's: its text starts with the entry's '{'.
+    EXPECT_EQ(text[static_cast<size_t>(log.records[i].offset)], '{');
+  }
+  EXPECT_TRUE(std::isnan(*log.records[1].loss));
+  EXPECT_DOUBLE_EQ(*log.records[0].grad_norm, 33.4);
+  EXPECT_EQ(StepsOf(HealthOf(log)).at("nan-inf"), 10);
+  // Cut off inside the list: the entries before the cut are read.
+  auto cut = formats::ReadTrainingLogBytes(text.substr(0, text.find("\"step\": 15")), false,
+                                           "trainer_state.json");
+  ASSERT_TRUE(cut.ok());
+  EXPECT_EQ(cut->log.records.size(), 2u);
+  EXPECT_EQ(cut->ledger.rows_used(), 1);
+}
+
+TEST(HealthSeriesTest, RankFromTheLogsPath) {
+  struct RankPathCase {
+    const char* path;
+    int rank;
+    const char* pattern;
+  };
+  const RankPathCase cases[] = {
+      {"logs/rank0.log", 0, "logs/rank*.log"},
+      {"logs/rank12.log.gz", 12, "logs/rank*.log.gz"},
+      {"run/log_rank_3.txt", 3, "run/log_rank_*.txt"},
+      {"job/node1-RANK-7.out", 7, "job/node1-RANK-*.out"},
+      {"job/worker-3/train.log", 3, "job/worker-*/train.log"},
+      {"rank2/worker_5.log", 5, "rank2/worker_*.log"},  // the file name first
+  };
+  for (const RankPathCase& c : cases) {
+    const std::optional<analysis::PathRank> r = analysis::RankFromLogPath(c.path);
+    ASSERT_TRUE(r.has_value()) << c.path;
+    EXPECT_EQ(r->rank, c.rank) << c.path;
+    EXPECT_EQ(r->pattern, c.pattern) << c.path;
+  }
+  for (const char* none : {"logs/train.log", "ranks/all.log", "rankings.txt", "rank/0.log"}) {
+    EXPECT_FALSE(analysis::RankFromLogPath(none).has_value()) << none;
+  }
 }
 
 }  // namespace

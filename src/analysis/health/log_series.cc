@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 #include <utility>
 
 namespace trainscope::analysis {
@@ -29,14 +30,14 @@ size_t SeriesOfLine(const std::vector<SeriesLineIndex>& index, int64_t line) {
 
 std::vector<LogSeries> SplitLogSeries(model::TrainingLog&& log) {
   std::vector<LogSeries> series;
-  std::map<std::pair<int, int>, size_t> by_key;  // (run, rank) -> series
-  std::map<int, SeriesRankState> ranks;
+  std::map<std::tuple<int, int, int>, size_t> by_key;    // (run, rank, engine) -> series
+  std::map<std::pair<int, int>, SeriesRankState> ranks;  // (rank, engine)
   std::vector<SeriesLineIndex> index;
   index.reserve(log.records.size());
   while (!log.records.empty()) {
     const model::TrainingRecord r = log.records.front();
     log.records.pop_front();  // the deque frees its blocks as they empty
-    SeriesRankState& state = ranks[r.rank];
+    SeriesRankState& state = ranks[{r.rank, r.engine}];
     std::string start;
     std::optional<int64_t> back_from;
     if (state.run == 0) {
@@ -47,15 +48,16 @@ std::vector<LogSeries> SplitLogSeries(model::TrainingLog&& log) {
       ++state.run;
     }
     state.last_step = r.step;
-    const std::pair<int, int> key(state.run, r.rank);
+    const std::tuple<int, int, int> key(state.run, r.rank, r.engine);
     auto [it, added] = by_key.try_emplace(key, series.size());
     if (added) {
       LogSeries s;
       s.log.path = log.path;
-      s.log.format = log.format;
+      s.log.format = r.engine > 0 ? model::LogFormat::kDeepSpeed : log.format;
       s.log.bytes = log.bytes;
       s.run = state.run;
       if (r.rank >= 0) s.rank = r.rank;
+      if (r.engine > 0) s.engine = r.engine;
       s.start = std::move(start);
       s.back_from_step = back_from;
       series.push_back(std::move(s));
@@ -90,11 +92,74 @@ std::vector<LogSeries> SplitLogSeries(model::TrainingLog&& log) {
   }
   // The gaps were visited largest first: each series keeps that order.
   std::stable_sort(series.begin(), series.end(), [](const LogSeries& a, const LogSeries& b) {
-    return std::make_pair(a.run, a.rank.value_or(-1)) < std::make_pair(b.run, b.rank.value_or(-1));
+    return std::make_tuple(a.run, a.rank.value_or(-1), a.engine.value_or(0)) <
+           std::make_tuple(b.run, b.rank.value_or(-1), b.engine.value_or(0));
   });
   series.front().log.first_lines = std::move(log.first_lines);
   series.front().log.not_text = std::move(log.not_text);
   return series;
+}
+
+namespace {
+
+// The last `rank` / `worker` + digits in |name| (any case; one '-', '_' or
+// '.' between): the digits' position and length, and the rank.
+struct NameRank {
+  size_t at = 0;
+  size_t len = 0;
+  int rank = 0;
+};
+
+std::optional<NameRank> RankInName(std::string_view name) {
+  std::optional<NameRank> found;
+  const auto lower_at = [&](size_t i, std::string_view word) {
+    if (i + word.size() > name.size()) return false;
+    for (size_t k = 0; k < word.size(); ++k) {
+      if ((name[i + k] | 0x20) != word[k]) return false;
+    }
+    return true;
+  };
+  for (size_t i = 0; i < name.size(); ++i) {
+    size_t p = 0;
+    if (lower_at(i, "rank")) {
+      p = i + 4;
+    } else if (lower_at(i, "worker")) {
+      p = i + 6;
+    } else {
+      continue;
+    }
+    if (p < name.size() && (name[p] == '-' || name[p] == '_' || name[p] == '.')) ++p;
+    size_t q = p;
+    while (q < name.size() && q - p < 7 && name[q] >= '0' && name[q] <= '9') ++q;
+    if (q == p || (q < name.size() && name[q] >= '0' && name[q] <= '9')) continue;
+    int rank = 0;
+    for (size_t k = p; k < q; ++k) rank = rank * 10 + (name[k] - '0');
+    found = NameRank{p, q - p, rank};
+  }
+  return found;
+}
+
+}  // namespace
+
+std::optional<PathRank> RankFromLogPath(std::string_view path) {
+  // The file name first, then each directory from the nearest.
+  size_t end = path.size();
+  while (end > 0) {
+    const size_t slash = path.rfind('/', end - 1);
+    const size_t begin = slash == std::string_view::npos ? 0 : slash + 1;
+    const std::string_view name = path.substr(begin, end - begin);
+    if (const std::optional<NameRank> r = RankInName(name)) {
+      PathRank out;
+      out.rank = r->rank;
+      out.pattern = std::string(path.substr(0, begin + r->at));
+      out.pattern += '*';
+      out.pattern += path.substr(begin + r->at + r->len);
+      return out;
+    }
+    if (slash == std::string_view::npos) break;
+    end = slash;
+  }
+  return std::nullopt;
 }
 
 }  // namespace trainscope::analysis

@@ -80,6 +80,15 @@ struct RunHealth {
   int runs_in_file = 1;
   std::optional<int> rank;
   int ranks_in_run = 0;
+  // How the rank was told: "line" (the lines' `[RANK n]` / `[rankN]:`
+  // prefix), "file name" (one log per rank: `rank3.log`, `worker-3/`); ""
+  // without a rank.
+  std::string rank_source;
+  // The DeepSpeed engine of engine lines (`[Rank 0] step=N, skipped=K, ...`;
+  // 1-based, in the order the engines print a step) and the engines of the
+  // run and rank; unset / 0 for other series.
+  std::optional<int> engine;
+  int engines_in_run = 0;
   std::string run_start;                  // "", "restart" or "resume"
   std::optional<int64_t> back_from_step;  // the step before the restart / resume
   int64_t records = 0;

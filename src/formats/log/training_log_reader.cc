@@ -77,6 +77,24 @@ std::optional<int64_t> ParseCount(std::string_view s) {
   return value;
 }
 
+// The fields of a '|'-separated line of "key: value" fields (Megatron's
+// training_log, DeepSpeed-Chat's step line): |fn(key, value)| per field
+// that holds a colon, the key trimmed and cut at the field's last colon.
+// The first issue |fn| returns ends the walk and is returned.
+template <typename FieldFn>
+RowIssue ForEachBarField(std::string_view line, FieldFn&& fn) {
+  while (!line.empty()) {
+    const size_t bar = line.find('|');
+    const std::string_view field = line.substr(0, bar);
+    line = bar == std::string_view::npos ? std::string_view() : line.substr(bar + 1);
+    const size_t colon = field.rfind(':');
+    if (colon == std::string_view::npos) continue;
+    const RowIssue issue = fn(Trim(field.substr(0, colon)), field.substr(colon + 1));
+    if (issue != RowIssue::kNone) return issue;
+  }
+  return RowIssue::kNone;
+}
+
 // ---- Megatron-LM / MindSpeed-LLM (training.py training_log) ----
 // " [2024-05-01 10:00:00] iteration       10/    1000 | consumed samples: ... |
 //  elapsed time per iteration (ms): 1234.5 | ... | lm loss: 7.123E+00 | ... |"
@@ -143,18 +161,12 @@ RowIssue ParseMegatron(std::string_view line, TrainingRecord* r) {
   if (last_bar == std::string_view::npos || !Trim(line.substr(last_bar + 1)).empty()) {
     return RowIssue::kLogUnparsableNumber;
   }
-  line = line.substr(0, last_bar);
   bool have_lm_loss = false;
-  while (!line.empty()) {
-    const size_t bar = line.find('|');
-    const std::string_view field = line.substr(0, bar);
-    line = bar == std::string_view::npos ? std::string_view() : line.substr(bar + 1);
-    const size_t colon = field.rfind(':');
-    if (colon == std::string_view::npos) continue;
-    const RowIssue issue =
-        ApplyMegatronField(Trim(field.substr(0, colon)), field.substr(colon + 1), r, &have_lm_loss);
-    if (issue != RowIssue::kNone) return issue;
-  }
+  const RowIssue issue =
+      ForEachBarField(line.substr(0, last_bar), [&](std::string_view key, std::string_view value) {
+        return ApplyMegatronField(key, value, r, &have_lm_loss);
+      });
+  if (issue != RowIssue::kNone) return issue;
   // A loss averaged over no advanced iteration (every iteration of the
   // interval skipped) prints as 0: no value.
   if (r->loss && *r->loss == 0 && r->skipped_iterations && *r->skipped_iterations > 0) {
@@ -174,14 +186,7 @@ RowIssue ParseDeepSpeedChat(std::string_view line, TrainingRecord* r) {
   }
   line.remove_prefix(at);
   bool have_step = false;
-  while (!line.empty()) {
-    const size_t bar = line.find('|');
-    const std::string_view field = line.substr(0, bar);
-    line = bar == std::string_view::npos ? std::string_view() : line.substr(bar + 1);
-    const size_t colon = field.find(':');
-    if (colon == std::string_view::npos) continue;
-    const std::string_view key = Trim(field.substr(0, colon));
-    const std::string_view value = field.substr(colon + 1);
+  const RowIssue issue = ForEachBarField(line, [&](std::string_view key, std::string_view value) {
     if (key == "step") {
       const std::optional<int64_t> step = ParseCount(value);
       if (!step) return RowIssue::kLogUnparsableNumber;
@@ -192,8 +197,62 @@ RowIssue ParseDeepSpeedChat(std::string_view line, TrainingRecord* r) {
       if (!v) return RowIssue::kLogUnparsableNumber;
       r->loss = v;
     }
-  }
+    return RowIssue::kNone;
+  });
+  if (issue != RowIssue::kNone) return issue;
   return have_step && r->loss ? RowIssue::kNone : RowIssue::kLogUnparsableNumber;
+}
+
+// The digits from |at| as a count (nullopt: none); |end| is past them.
+std::optional<int64_t> CountAfter(std::string_view line, size_t at, size_t* end) {
+  size_t q = at;
+  while (q < line.size() && IsDigit(line[q])) ++q;
+  *end = q;
+  return q == at ? std::nullopt : ParseCount(line.substr(at, q - at));
+}
+
+// ---- DeepSpeed's engine (runtime/engine.py, _report_progress) ----
+// log_dist(f"step={step}, skipped={self.skipped_steps}, lr={lr}, mom={mom}",
+// ranks=[0]) after `[Rank 0] `: "[Rank 0] step=10, skipped=4, lr=[5.79e-07,
+// 5.79e-07], mom=[(0.9, 0.95), (0.9, 0.95)]" (lr a list per parameter group,
+// or one number). The step and the first group's lr; |skipped| is the
+// engine's count of skipped steps since its start, left in
+// skipped_iterations (the reader turns it into the count since the engine's
+// previous line).
+RowIssue ParseDeepSpeedEngine(std::string_view line, TrainingRecord* r) {
+  constexpr std::string_view kStep = "step=";
+  constexpr std::string_view kSkipped = ", skipped=";
+  constexpr std::string_view kLr = ", lr=";
+  // A key=value line that names a loss is the generic form's.
+  if (line.find("loss=") != std::string_view::npos) return RowIssue::kLogNotTrainingLine;
+  for (size_t at = line.find(kStep); at != std::string_view::npos; at = line.find(kStep, at + 1)) {
+    if (at > 0 && line[at - 1] != ' ') continue;  // not global_step= / micro_step=
+    size_t end = 0;
+    const std::optional<int64_t> step = CountAfter(line, at + kStep.size(), &end);
+    if (line.substr(end, kSkipped.size()) != kSkipped) continue;
+    const std::optional<int64_t> skipped = CountAfter(line, end + kSkipped.size(), &end);
+    if (!step || !skipped) return RowIssue::kLogUnparsableNumber;
+    if (line.substr(end, kLr.size()) != kLr) return RowIssue::kLogUnparsableNumber;
+    std::string_view lr = line.substr(end + kLr.size());
+    if (!lr.empty() && lr.front() == '[') lr.remove_prefix(1);
+    const std::optional<double> v = ParseNumber(lr.substr(0, lr.find_first_of(",]")));
+    if (!v) return RowIssue::kLogUnparsableNumber;
+    r->step = *step;
+    r->skipped_iterations = *skipped;
+    r->learning_rate = *v;
+    return RowIssue::kNone;
+  }
+  return RowIssue::kLogNotTrainingLine;
+}
+
+// DeepSpeed's ThroughputTimer (utils/timer.py) after the engine's line:
+// "epoch=0/micro_step=10/global_step=10, RunningAvgSamplesPerSec=86.7,
+// CurrSamplesPerSec=78.8, MemAllocated=10.77GB, MaxMemAllocated=20.55GB".
+// Samples per second (the global batch over the step's time) have no field
+// of a record; the line is recognised and not kept.
+bool IsDeepSpeedThroughput(std::string_view line) {
+  return line.find("/global_step=") != std::string_view::npos &&
+         line.find("SamplesPerSec=") != std::string_view::npos;
 }
 
 // DeepSpeed-Chat's timing line after a step:
@@ -213,9 +272,13 @@ std::optional<double> DeepSpeedChatLatencyMs(std::string_view line) {
 // DeepSpeed's fp16 loss scaler (runtime/fp16/loss_scaler.py, update_scale):
 // "[deepspeed] OVERFLOW! Rank 0 Skipping step. Attempted loss scale: 65536,
 // reducing to 32768": the optimizer step was skipped.
+// The fused and unfused fp16 optimizers print "[deepspeed] fp16 dynamic loss
+// scale overflow! Skipping step. Attempted loss scale: 65536.0, reducing to
+// 32768.0"; older versions "[deepscale] OVERFLOW! Rank 0 Skipping step. ...".
 bool IsDeepSpeedOverflow(std::string_view line) {
-  return line.find("OVERFLOW! Rank") != std::string_view::npos &&
-         line.find("Skipping step") != std::string_view::npos;
+  return (line.find("OVERFLOW! Rank") != std::string_view::npos &&
+          line.find("Skipping step") != std::string_view::npos) ||
+         line.find("overflow! Skipping step. Attempted loss scale") != std::string_view::npos;
 }
 
 // ---- XTuner V1 (xtuner/v1/train/trainer.py, _log_step) ----
@@ -666,6 +729,7 @@ class LogBuilder {
     const std::string_view text = StripAnsi(l.text, &ansi_);
     KeepFirstLine(text);
     if (JsonDocumentLine(Trim(text), l)) return;
+    if (OneLineTrainerState(text, l)) return;
     const std::optional<int64_t> wall = ParseLineTimestamp(text);
     if (wall) Timestamp(*wall, l.number, text);
     TrainingRecord r;
@@ -677,7 +741,12 @@ class LogBuilder {
       r.line = l.number;
       r.rank = LineRank(text);
       if (r.step_is_ordinal) r.step = static_cast<int64_t>(out_->log.records.size()) + 1;
-      TakeOverflows(&r);
+      if (format == LogFormat::kDeepSpeed) {
+        SetEngine(&r);
+      } else {
+        TakeOverflows(&r);
+        last_plain_record_ = out_->log.records.size();
+      }
       if (out_->log.format == LogFormat::kUnknown) out_->log.format = format;
       out_->log.records.push_back(r);
       if (!wall) untimed_records_ = true;
@@ -701,9 +770,9 @@ class LogBuilder {
   void Finish() {
     AbortObject();
     model::TrainingRecords& records = out_->log.records;
-    if (pending_overflows_ > 0 && !records.empty()) {
-      records.back().skipped_iterations =
-          records.back().skipped_iterations.value_or(0) + pending_overflows_;
+    if (pending_overflows_ > 0 && last_plain_record_) {
+      TrainingRecord& last = records[*last_plain_record_];
+      last.skipped_iterations = last.skipped_iterations.value_or(0) + pending_overflows_;
       pending_overflows_ = 0;
     }
     if (metric_values_) MergeMetricRecords();
@@ -718,12 +787,33 @@ class LogBuilder {
       ++pending_overflows_;
       return true;
     }
+    if (IsDeepSpeedThroughput(text)) return true;
     const std::optional<double> ms = DeepSpeedChatLatencyMs(text);
-    if (!ms) return false;
-    model::TrainingRecords& records = out_->log.records;
-    if (records.empty() || records.back().step_time_ms) return false;
-    records.back().step_time_ms = *ms;
+    if (!ms || !last_plain_record_) return false;
+    TrainingRecord& before = out_->log.records[*last_plain_record_];
+    if (before.step_time_ms) return false;
+    before.step_time_ms = *ms;
     return true;
+  }
+
+  // A DeepSpeed engine's line: the k-th line naming a step is engine k
+  // (DeepSpeed-Chat steps its actor, then its critic, and each prints
+  // `step=N`); the engine's running count of skipped steps becomes the count
+  // since its previous line.
+  void SetEngine(TrainingRecord* r) {
+    if (engine_step_ && *engine_step_ == r->step) {
+      engine_at_step_ = std::min(engine_at_step_ + 1, 255);
+    } else {
+      engine_step_ = r->step;
+      engine_at_step_ = 1;
+    }
+    r->engine = static_cast<uint8_t>(engine_at_step_);
+    if (engine_skipped_.size() < size_t{r->engine}) engine_skipped_.resize(r->engine, 0);
+    int64_t& before = engine_skipped_[r->engine - 1];
+    const int64_t total = r->skipped_iterations.value_or(0);
+    // A count lower than before: the engine started over (a new job).
+    r->skipped_iterations = total >= before ? total - before : total;
+    before = total;
   }
 
   void TakeOverflows(TrainingRecord* r) {
@@ -768,6 +858,62 @@ class LogBuilder {
     return false;
   }
 
+  // A trainer_state.json written on one line (json.dumps without indent):
+  // each flat object of its log_history is read as a dict line. The line is
+  // used when it held a record; evaluation entries and the summary are passed
+  // over.
+  bool OneLineTrainerState(std::string_view text, const LogLine& l) {
+    const std::string_view t = Trim(text);
+    constexpr std::string_view kKey = "\"log_history\"";
+    if (t.empty() || t.front() != '{') return false;
+    const size_t key = t.find(kKey);
+    if (key == std::string_view::npos) return false;
+    std::string_view rest = Trim(t.substr(key + kKey.size()));
+    if (rest.empty() || rest.front() != ':') return false;
+    rest = Trim(rest.substr(1));
+    if (rest.empty() || rest.front() != '[') return false;
+    rest.remove_prefix(1);
+    const size_t before = out_->log.records.size();
+    bool bad = false;
+    while (true) {
+      rest = Trim(rest);
+      if (!rest.empty() && rest.front() == ',') rest = Trim(rest.substr(1));
+      if (rest.empty() || rest.front() != '{') break;  // the list's end, or cut off
+      const size_t end = ValueEnd(rest);
+      if (end == rest.size()) {
+        bad = true;  // cut off inside an entry
+        break;
+      }
+      const std::string_view entry = Trim(rest.substr(0, end));
+      TrainingRecord r;
+      bool has_step = false;
+      const RowIssue issue = ParseDict(entry, &r, &has_step, map_);
+      if (issue == RowIssue::kNone) {
+        r.step_is_ordinal = !has_step;
+        r.line = l.number;
+        // The entry's own offset, unless colour codes were removed from the
+        // line (then the line's).
+        r.offset = l.offset;
+        if (text.data() == l.text.data()) r.offset += entry.data() - text.data();
+        if (r.step_is_ordinal) r.step = static_cast<int64_t>(out_->log.records.size()) + 1;
+        last_plain_record_ = out_->log.records.size();
+        out_->log.records.push_back(r);
+      } else if (issue == RowIssue::kLogUnparsableNumber) {
+        bad = true;
+      }
+      rest.remove_prefix(end);
+    }
+    if (out_->log.records.size() == before) {
+      out_->ledger.Skip(bad ? RowIssue::kLogUnparsableNumber : RowIssue::kLogNotTrainingLine,
+                        l.number, Cut(t.substr(0, 80)));
+      return true;
+    }
+    if (out_->log.format == LogFormat::kUnknown) out_->log.format = LogFormat::kHfTrainerState;
+    untimed_records_ = true;
+    out_->ledger.Use();
+    return true;
+  }
+
   void FinishObject() {
     object_open_ = false;
     std::string_view joined = object_;
@@ -784,6 +930,7 @@ class LogBuilder {
       if (r.step_is_ordinal) r.step = static_cast<int64_t>(out_->log.records.size()) + 1;
       format = LogFormat::kHfTrainerState;
       if (out_->log.format == LogFormat::kUnknown) out_->log.format = format;
+      last_plain_record_ = out_->log.records.size();
       out_->log.records.push_back(r);
       untimed_records_ = true;
       ledger.Use(object_lines_);
@@ -1001,6 +1148,14 @@ class LogBuilder {
   const LogKeyMap* map_;
   std::string ansi_;
   int64_t pending_overflows_ = 0;  // DeepSpeed overflows since the last record
+  // The last record of no DeepSpeed engine (the one an overflow, or a
+  // DeepSpeed-Chat latency line, belongs with).
+  std::optional<size_t> last_plain_record_;
+  // DeepSpeed engines: the step of the last engine line, the engines that
+  // printed it so far, each engine's running count of skipped steps.
+  std::optional<int64_t> engine_step_;
+  int engine_at_step_ = 0;
+  std::vector<int64_t> engine_skipped_;
   // A pretty-printed object being joined.
   bool object_open_ = false;
   std::string object_;
@@ -1078,6 +1233,12 @@ RowIssue ParseTrainingLine(std::string_view line, TrainingRecord* record, LogFor
   issue = ParseTorchTitan(line, record);
   if (issue != RowIssue::kLogNotTrainingLine) {
     *format = LogFormat::kTorchTitan;
+    return issue;
+  }
+  *record = TrainingRecord();
+  issue = ParseDeepSpeedEngine(line, record);
+  if (issue != RowIssue::kLogNotTrainingLine) {
+    *format = LogFormat::kDeepSpeed;
     return issue;
   }
   bool has_step = false;

@@ -220,6 +220,28 @@ for devices, base in ((8, 6000), (16, 5700), (64, 4800)):
             f.write("\n".join(lines) + "\n")
 
 
+# One run's ranks in separate files (rank_files/rank0.log .. rank3.log):
+# Megatron lines naming no rank, 12 iterations each; rank 2's steps take
+# 1300 ms, the others' 1000-1010 ms: rank 2 is 30% over the median of the
+# ranks' medians (a rank-outlier on step time); the losses agree.
+os.makedirs("rank_files", exist_ok=True)
+for rank in range(4):
+    lines = ["using world size: 4, data-parallel size: 4"]
+    for i, step in enumerate(range(10, 130, 10)):
+        t = T0 + datetime.timedelta(seconds=10 * i)
+        ms = (1300.0 if rank == 2 else 1000.0) + 5.0 * ((i + rank) % 3)
+        loss = 3.0 - 0.02 * i + 0.001 * rank
+        lines.append(
+            f" [{t.strftime('%Y-%m-%d %H:%M:%S')}] iteration {step:8d}/{1000:8d} |"
+            f" consumed samples: {step * 256:12d} |"
+            f" elapsed time per iteration (ms): {ms:.1f} |"
+            f" learning rate: {3.0e-4:.6E} | global batch size: {256:5d} |"
+            f" lm loss: {loss:.6E} | loss scale: {1.0:.1f} | grad norm: {1.0:.3f} |"
+            f" number of skipped iterations: {0:3d} | number of nan iterations: {0:3d} |")
+    with open(f"rank_files/rank{rank}.log", "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
 # A hung job: four ranks' flight-recorder dumps in the JSON form of
 # FlightRecorder::dump_json (torch._C._distributed_c10d._dump_nccl_trace_json)
 # beside a log. Ranks 0-2 reached collective #42 (nccl:all_reduce, started);
