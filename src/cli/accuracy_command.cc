@@ -170,7 +170,9 @@ Result<analysis::AccuracyComparison> CompareRankByRank(
     if (!base.ok()) return base.status();
     Result<model::TensorDump> next = formats::ReadTensorDump(args.next, read);
     if (!next.ok()) return next.status();
-    analysis::AccuracyComparison c = analysis::CompareDumps(*base, *next, thresholds, options);
+    analysis::AccuracyComparison c = analysis::CompareDumps(
+        std::make_shared<const model::TensorDump>(std::move(*base)),
+        std::make_shared<const model::TensorDump>(std::move(*next)), thresholds, options);
     summaries.push_back(analysis::SummariseRank(c, base_by[n]));
     const bool better = !shown || (!shown->first_divergence && c.first_divergence);
     if (better) {
@@ -259,11 +261,10 @@ int RunAccuracy(const AccuracyArgs& args) {
     }
     c = std::move(*by_rank);
   } else {
-    c = analysis::CompareDumps(*base, *next, thresholds, options);
-    // The comparison holds what the report needs; the dumps' records go
-    // before the outputs are rendered.
-    *base = model::TensorDump();
-    *next = model::TensorDump();
+    // The comparison holds the dumps: its pairs refer to their tensors.
+    c = analysis::CompareDumps(std::make_shared<const model::TensorDump>(std::move(*base)),
+                               std::make_shared<const model::TensorDump>(std::move(*next)),
+                               thresholds, options);
   }
   progress.Done();
   if (Status ok = CheckOutputPaths(outputs, inputs); !ok.ok()) return ReportError(ok);

@@ -224,6 +224,8 @@ std::vector<report::HealthRun> AnalyzeLogFile(formats::ReadTrainingLog read,
   for (analysis::LogSeries& s : series) {
     report::HealthRun run;
     run.health = analysis::AnalyzeTrainingLog(s.log, catalog.thresholds(), spec);
+    const bool no_records = s.log.records.empty();
+    s.log.records.clear();  // judged: the next series' analysis does not stand beside them
     run.health.run = s.run;
     run.health.runs_in_file = runs_in_file;
     run.health.rank = s.rank;
@@ -239,7 +241,7 @@ std::vector<report::HealthRun> AnalyzeLogFile(formats::ReadTrainingLog read,
       run.first_lines = s.log.first_lines;
       if (!s.log.not_text.empty()) {
         run.not_read = s.log.not_text;
-      } else if (s.log.records.empty()) {
+      } else if (no_records) {
         run.not_read =
             fmt::format("no training line recognised in {} line(s)", run.ledger.rows_read());
       }

@@ -59,7 +59,7 @@ HtmlFragment GrowthSvg(const AccuracyComparison& c) {
   for (size_t i = 0; i < n; ++i) {
     const TensorPair& p = c.pairs[c.growth[i].pair];
     svg.Rect(points[i].first - 2, points[i].second - 2, 4, 4, p.diverged ? "#D55E00" : "#0072B2",
-             fmt::format("{}: {}", p.name, ThreeSignificant(c.growth[i].error)));
+             fmt::format("{}: {}", p.name(), ThreeSignificant(c.growth[i].error)));
     if (c.first_divergence && c.growth[i].pair >= *c.first_divergence &&
         (i == 0 || c.growth[i - 1].pair < *c.first_divergence)) {
       svg.Line(points[i].first, top, points[i].first, height - bottom, "#D55E00", 1.5);
@@ -82,7 +82,8 @@ void Verdict(HtmlWriter& out, const AccuracyComparison& c) {
     out.Format(
         "<div class=\"finding\"><b>First divergence at <code>{}</code></b> (module {})<br>tensor "
         "<code>{}</code>: {}<br>{} of {} tensor pairs diverge</div>\n",
-        p.op, p.module.empty() ? "n/a" : p.module, p.name, p.detail, c.diverged, c.pairs.size());
+        p.op(), p.module().empty() ? "n/a" : p.module(), p.name(), p.detail, c.diverged,
+        c.pairs.size());
   } else if (c.verdict == analysis::Verdict::kNoDivergence) {
     out.Format("<p><b>No divergence</b>: {} tensor pairs within the thresholds.</p>\n",
                c.pairs.size());
@@ -129,7 +130,7 @@ void Worst(HtmlWriter& out, const AccuracyComparison& c) {
     out.Format(
         "<tr><td class=\"l\">{}</td><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td>"
         "<td>{}</td><td>{}</td><td>{}</td><td class=\"l\">{}{}</td></tr>\n",
-        p.name, p.module, p.dtype, m && m->cosine ? fmt::format("{:.6f}", *m->cosine) : "n/a",
+        p.name(), p.module(), p.dtype(), m && m->cosine ? fmt::format("{:.6f}", *m->cosine) : "n/a",
         m ? ThreeSignificant(m->max_abs) : "n/a", m ? ThreeSignificant(m->max_rel) : "n/a",
         ThreeSignificant(p.error), m ? fmt::format("{}/{}", m->nan_base, m->nan_next) : "n/a",
         PairStateName(p.state), p.diverged ? ": " + p.detail : "");

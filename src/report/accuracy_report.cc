@@ -72,12 +72,12 @@ void TextVerdict(const AccuracyComparison& c, std::string* out) {
     return;
   }
   const TensorPair& p = c.pairs[*c.first_divergence];
-  *out += fmt::format("\n  verdict: first divergence at {} (module {})\n", TerminalSafe(p.op),
-                      TerminalSafe(ModuleText(p.module)));
-  *out += fmt::format("           tensor {} {} {}: {}\n", TerminalSafe(p.name), p.dtype,
-                      ShapeText(p.shape), TerminalSafe(p.detail));
-  if (p.name != p.next_name) {
-    *out += fmt::format("           paired with NEW's {} ({})\n", TerminalSafe(p.next_name),
+  *out += fmt::format("\n  verdict: first divergence at {} (module {})\n", TerminalSafe(p.op()),
+                      TerminalSafe(ModuleText(p.module())));
+  *out += fmt::format("           tensor {} {} {}: {}\n", TerminalSafe(p.name()), p.dtype(),
+                      ShapeText(p.shape()), TerminalSafe(p.detail));
+  if (p.name() != p.next_name()) {
+    *out += fmt::format("           paired with NEW's {} ({})\n", TerminalSafe(p.next_name()),
                         TerminalSafe(p.match_rule));
   }
   *out += fmt::format("           {} of {} pairs diverge\n", FormatCount(c.diverged),
@@ -168,8 +168,8 @@ void TextWorst(const AccuracyComparison& c, std::string* out) {
     const std::string cosine = p.metrics ? Opt(p.metrics->cosine) : "n/a";
     const std::string max_abs = p.metrics ? ThreeSignificant(p.metrics->max_abs) : "n/a";
     *out += fmt::format(
-        "    {:<52} {:<34} {:>10} {:>10} {:>10}  {}{}\n", TerminalSafe(ElideMiddle(p.name, 52)),
-        TerminalSafe(ElideMiddle(ModuleText(p.module), 34)), cosine, max_abs,
+        "    {:<52} {:<34} {:>10} {:>10} {:>10}  {}{}\n", TerminalSafe(ElideMiddle(p.name(), 52)),
+        TerminalSafe(ElideMiddle(ModuleText(p.module()), 34)), cosine, max_abs,
         ThreeSignificant(p.error), PairStateName(p.state), p.diverged ? ", DIVERGED" : "");
   }
 }
@@ -184,9 +184,9 @@ void TextGrowth(const AccuracyComparison& c, size_t rows, std::string* out) {
   for (size_t k = 0; k < shown; ++k) {
     const size_t idx = shown == 1 ? 0 : k * (n - 1) / (shown - 1);
     const analysis::GrowthPoint& g = c.growth[idx];
-    *out +=
-        fmt::format("    {:>5}  {:<60} {:>10}\n", idx + 1,
-                    TerminalSafe(ElideMiddle(c.pairs[g.pair].name, 60)), ThreeSignificant(g.error));
+    *out += fmt::format("    {:>5}  {:<60} {:>10}\n", idx + 1,
+                        TerminalSafe(ElideMiddle(c.pairs[g.pair].name(), 60)),
+                        ThreeSignificant(g.error));
   }
 }
 
@@ -266,19 +266,19 @@ void JsonOptDouble(JsonWriter& j, std::string_view key, const std::optional<doub
 
 void JsonPair(JsonWriter& j, const TensorPair& p) {
   j.BeginObject();
-  j.Field("name", p.name).Field("next_name", p.next_name).Field("call", p.op);
+  j.Field("name", p.name()).Field("next_name", p.next_name()).Field("call", p.op());
   j.Key("module");
-  if (p.module.empty()) {
+  if (p.module().empty()) {
     j.Null();
   } else {
-    j.String(p.module);
+    j.String(p.module());
   }
-  j.Field("role", p.role).Field("match_rule", p.match_rule);
-  j.Field("dtype", p.dtype).Field("next_dtype", p.next_dtype);
+  j.Field("role", p.role()).Field("match_rule", p.match_rule);
+  j.Field("dtype", p.dtype()).Field("next_dtype", p.next_dtype());
   j.Key("shape").BeginArray();
-  for (const int64_t d : p.shape) j.Int(d);
+  for (const int64_t d : p.shape()) j.Int(d);
   j.EndArray();
-  j.Field("base_order", p.base_order).Field("next_order", p.next_order);
+  j.Field("base_order", p.base_order()).Field("next_order", p.next_order());
   j.Field("state", PairStateName(p.state)).Field("diverged", p.diverged).Field("detail", p.detail);
   j.Key("error").Double(p.error, 9);
   j.Key("metrics");
@@ -403,7 +403,9 @@ std::string RenderAccuracyJson(const AccuracyComparison& c, std::string_view ver
   j.EndArray();
   j.Key("growth").BeginArray();
   for (const analysis::GrowthPoint& g : c.growth) {
-    j.BeginObject().Field("pair", static_cast<int64_t>(g.pair)).Field("name", c.pairs[g.pair].name);
+    j.BeginObject()
+        .Field("pair", static_cast<int64_t>(g.pair))
+        .Field("name", c.pairs[g.pair].name());
     j.Key("error").Double(g.error, 9);
     JsonOptDouble(j, "max_abs", g.max_abs, 9);
     j.EndObject();
@@ -476,13 +478,13 @@ std::string RenderAccuracyCsv(const AccuracyComparison& c) {
       "Max diff,Min diff,Mean diff,L2norm diff,NPU max,NPU min,NPU mean,NPU l2norm,Bench max,"
       "Bench min,Bench mean,Bench l2norm,Accuracy Reached or Not,Err_message,State\n";
   for (const TensorPair& p : c.pairs) {
-    for (const std::string* text : {&p.next_name, &p.name, &p.next_dtype, &p.dtype}) {
+    for (const std::string* text : {&p.next_name(), &p.name(), &p.next_dtype(), &p.dtype()}) {
       AppendAccuracyCsvText(&out, *text);
       out += ',';
     }
-    AppendAccuracyCsvText(&out, CsvShape(p.next_shape));
+    AppendAccuracyCsvText(&out, CsvShape(p.next_shape()));
     out += ',';
-    AppendAccuracyCsvText(&out, CsvShape(p.shape));
+    AppendAccuracyCsvText(&out, CsvShape(p.shape()));
     std::optional<double> cosine, euclid, max_abs, max_rel, one, five;
     if (p.metrics) {
       const analysis::TensorMetrics& m = *p.metrics;

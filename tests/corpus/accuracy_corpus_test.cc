@@ -39,9 +39,9 @@ TEST(AccuracyCorpus, MsprobeStepFoldersAreFoundAndStep1DivergesAtConv1Weight) {
   EXPECT_EQ(c.verdict, analysis::Verdict::kDivergence);
   ASSERT_TRUE(c.first_divergence);
   const auto& p = c.pairs[*c.first_divergence];
-  EXPECT_EQ(p.op, "Functional.conv2d.0.forward");
-  EXPECT_EQ(p.name, "Functional.conv2d.0.forward.input.1");
-  EXPECT_EQ(p.module, "conv1");
+  EXPECT_EQ(p.op(), "Functional.conv2d.0.forward");
+  EXPECT_EQ(p.name(), "Functional.conv2d.0.forward.input.1");
+  EXPECT_EQ(p.module(), "conv1");
   EXPECT_EQ(p.detail.substr(0, 3), "Min");
   EXPECT_EQ(c.diverged, 1981);
 }
@@ -64,7 +64,7 @@ TEST(AccuracyCorpus, MsprobeDumpPathAgainstItselfIsNoDivergenceWithFullCoverage)
   const auto steps =
       analysis::CompareDumps(*base, *next, analysis::AccuracyThresholds::Builtin(), {});
   ASSERT_TRUE(steps.first_divergence);
-  EXPECT_EQ(steps.pairs[*steps.first_divergence].name, "Functional.conv2d.0.forward.input.1");
+  EXPECT_EQ(steps.pairs[*steps.first_divergence].name(), "Functional.conv2d.0.forward.input.1");
 }
 
 }  // namespace

@@ -4,8 +4,10 @@
 // msprobe compare's columns with formula-looking names neutralised.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <string>
 
+#include "allocation/sanitizer_allocator.h"
 #include "hostile/hostile_util.h"
 #include "test_paths.h"
 
@@ -97,6 +99,76 @@ TEST(HostileAccuracy, SeveralRanksAreComparedRankByRank) {
   CommandResult one = RunTrainscopeIn(root, {"accuracy", "a", "b", "--rank", "0"});
   EXPECT_EQ(one.exit_code, 0) << one.err;
   EXPECT_TRUE(Contains(one.out, "verdict: no divergence")) << one.out;
+}
+
+// `trainscope accuracy` on two large statistics dumps: what a tensor pair
+// costs is the two dumps' records and a small result that refers to them
+// (docs/hostile-input.md), never a copy of their names and shapes.
+int64_t AccuracyPeakKb(const std::string& err) {
+  const size_t at = err.rfind("peak_kb=");
+  return at == std::string::npos ? -1 : std::stoll(err.substr(at + 8));
+}
+
+// A statistics dump.json of |calls| calls of three tensors each (msprobe's
+// layout, one line per tensor).
+std::string ManyCallsDump(int calls, double scale) {
+  std::string out = R"({"task":"statistics","level":"L1","framework":"pytorch","data":{)";
+  for (int i = 0; i < calls; ++i) {
+    out += i == 0 ? "\n" : ",\n";
+    out += R"("Functional.linear.)" + std::to_string(i) + R"(.forward":{)";
+    for (const char* role : {"input_args", "output"}) {
+      out += std::string(role == std::string("output") ? "," : "") + "\"" + role + "\":[";
+      const int tensors = role == std::string("output") ? 1 : 2;
+      for (int t = 0; t < tensors; ++t) {
+        const double max = 1 + (i % 97) * 0.01 + t;
+        out += std::string(t > 0 ? "," : "") +
+               R"({"type":"torch.Tensor","dtype":"torch.bfloat16","shape":[4,4096,1024],"Max":)" +
+               std::to_string(max * scale) + R"(,"Min":)" + std::to_string(-max) +
+               R"(,"Mean":0.01,"Norm":)" + std::to_string(100 + i % 89) +
+               R"(,"requires_grad":false})" + "\n";
+      }
+      out += "]";
+    }
+    out += "}";
+  }
+  return out + "}}\n";
+}
+
+// Bytes of peak RSS a tensor pair may cost, the two dumps' records included.
+constexpr int64_t kAccuracyBytesPerPair = 1600;
+constexpr int64_t kAccuracyFixedKb = 24 * 1024;
+
+TEST(HostileAccuracyMemory, PairsReferToTheDumpsRecords) {
+  if (SanitizerAllocator()) GTEST_SKIP() << "sanitizer build: its allocator decides RSS";
+  const std::string root = MakeTempDir("acc-memory");
+  constexpr int kCalls = 40'000;
+  constexpr int64_t kPairs = 3 * kCalls;
+  const std::string base = ManyCallsDump(kCalls, 1);
+  ASSERT_TRUE(WriteBytes(root + "/base/dump.json", base));
+  ASSERT_TRUE(WriteBytes(root + "/new/dump.json", ManyCallsDump(kCalls, 1.0001)));
+  const CommandResult idle =
+      RunShell(root, "/usr/bin/time -f peak_kb=%M \"$TRAINSCOPE\" --version");
+  const int64_t baseline_kb = AccuracyPeakKb(idle.err);
+  ASSERT_GT(baseline_kb, 0) << idle.err;
+  const CommandResult r =
+      RunShell(root, "/usr/bin/time -f peak_kb=%M \"$TRAINSCOPE\" accuracy base new --threads 2");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const std::string n = std::to_string(kPairs);
+  EXPECT_TRUE(Contains(
+      r.out, n + " of " + n + " BASE tensors and " + n + " of " + n + " NEW tensors judged"))
+      << r.out.substr(0, 800);
+  const int64_t peak_kb = AccuracyPeakKb(r.err);
+  ASSERT_GT(peak_kb, 0) << r.err;
+  // The dump.json being read is held once (its bytes, while walked).
+  const int64_t input_kb = static_cast<int64_t>(base.size() / 1024);
+  EXPECT_LE(peak_kb - baseline_kb,
+            input_kb + kPairs * kAccuracyBytesPerPair / 1024 + kAccuracyFixedKb)
+      << "peak RSS " << peak_kb << " kB, of which " << baseline_kb << " kB before any input";
+  std::printf(
+      "[ RSS      ] accuracy: %lld pairs, dump.json %lld kB, peak RSS %lld kB (%lld kB "
+      "before)\n",
+      static_cast<long long>(kPairs), static_cast<long long>(input_kb),
+      static_cast<long long>(peak_kb), static_cast<long long>(baseline_kb));
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -526,7 +527,7 @@ Planted RunPlant(synth::AccuracyPlant plant, const std::string& tag, bool tensor
 }
 
 std::string FirstOp(const analysis::AccuracyComparison& c) {
-  return c.first_divergence ? c.pairs[*c.first_divergence].op : "none";
+  return c.first_divergence ? c.pairs[*c.first_divergence].op() : "none";
 }
 
 TEST(AccuracyCompare, IdenticalDumpsDoNotDiverge) {
@@ -543,8 +544,8 @@ TEST(AccuracyCompare, Bf16RoundingIsFoundAtQProj) {
   EXPECT_EQ(p.truth.planted_op, "Functional.linear.7.forward");
   EXPECT_EQ(FirstOp(p.c), p.truth.planted_op);
   const analysis::TensorPair& first = p.c.pairs[*p.c.first_divergence];
-  EXPECT_EQ(first.name, "Functional.linear.7.forward.output.0");
-  EXPECT_EQ(first.module, "layers.1.self_attn.q_proj");
+  EXPECT_EQ(first.name(), "Functional.linear.7.forward.output.0");
+  EXPECT_EQ(first.module(), "layers.1.self_attn.q_proj");
   // bf16 rounding keeps the direction (cosine ~ 1): the max abs error fails.
   EXPECT_GT(*first.metrics->cosine, 0.9999);
   EXPECT_GT(first.metrics->max_abs, 1e-3);
@@ -555,14 +556,14 @@ TEST(AccuracyCompare, WrongEpsilonIsFoundAtTheNormsRsqrt) {
   const Planted p = RunPlant(synth::AccuracyPlant::kWrongEpsilon, "acc_eps");
   EXPECT_EQ(p.truth.planted_op, "Torch.rsqrt.3.forward");
   EXPECT_EQ(FirstOp(p.c), "Torch.rsqrt.3.forward");
-  EXPECT_EQ(p.c.pairs[*p.c.first_divergence].module, "layers.1.post_attention_layernorm");
+  EXPECT_EQ(p.c.pairs[*p.c.first_divergence].module(), "layers.1.post_attention_layernorm");
 }
 
 TEST(AccuracyCompare, NanIsFoundAtTheActivation) {
   const Planted p = RunPlant(synth::AccuracyPlant::kNan, "acc_nan");
   EXPECT_EQ(FirstOp(p.c), "Functional.silu.1.forward");
   const analysis::TensorPair& first = p.c.pairs[*p.c.first_divergence];
-  EXPECT_EQ(first.module, "layers.1.mlp.act_fn");
+  EXPECT_EQ(first.module(), "layers.1.mlp.act_fn");
   EXPECT_EQ(first.metrics->nan_base, 0);
   EXPECT_EQ(first.metrics->nan_next, 1);
 }
@@ -614,7 +615,7 @@ TEST(AccuracyCompare, ShapeMismatchAndMissingFilesAreCountedNotCrashes) {
   EXPECT_EQ(c.base_only_ops, 1);
   // A shape mismatch is a divergence of its own kind, never "within the thresholds".
   ASSERT_TRUE(c.first_divergence);
-  EXPECT_EQ(c.pairs[*c.first_divergence].name, "b");
+  EXPECT_EQ(c.pairs[*c.first_divergence].name(), "b");
   EXPECT_EQ(c.pairs[*c.first_divergence].detail, "shape [2] in BASE, [3] in NEW");
   EXPECT_EQ(c.verdict, analysis::Verdict::kDivergence);
 }
@@ -649,6 +650,45 @@ TEST(AccuracyCompare, DtypeMismatchIsADivergenceButFloatWidthsCompare) {
   EXPECT_EQ(c.pairs[1].state, analysis::PairState::kDtypeMismatch);
   EXPECT_TRUE(c.pairs[1].diverged);
   EXPECT_EQ(c.verdict, analysis::Verdict::kDivergence);
+}
+
+// A pair refers to the dumps' tensors (their names, calls, dtypes and
+// shapes are not copied), and the comparison holds the dumps it refers to.
+TEST(AccuracyCompare, PairsReferToTheDumpsTensors) {
+  auto base = formats::ParseMsprobeDump(
+      OneCallDump("Functional.linear.0.forward", StatTensor("torch.float32", "[2,3]", 1) + "," +
+                                                     StatTensor("torch.float32", "[4]", 2)),
+      "b", "", {});
+  auto next = formats::ParseMsprobeDump(
+      OneCallDump("Functional.linear.0.forward", StatTensor("torch.float32", "[2,3]", 1) + "," +
+                                                     StatTensor("torch.float32", "[4]", 3)),
+      "n", "", {});
+  ASSERT_TRUE(base.ok() && next.ok());
+  auto base_dump = std::make_shared<const model::TensorDump>(std::move(*base));
+  auto next_dump = std::make_shared<const model::TensorDump>(std::move(*next));
+  const model::TensorDump* base_at = base_dump.get();
+  analysis::AccuracyComparison c = analysis::CompareDumps(
+      std::move(base_dump), std::move(next_dump), analysis::AccuracyThresholds::Builtin(), {});
+  ASSERT_EQ(c.base_dump.get(), base_at);
+  ASSERT_EQ(c.pairs.size(), 2u);
+  for (size_t i = 0; i < c.pairs.size(); ++i) {
+    const analysis::TensorPair& p = c.pairs[i];
+    EXPECT_EQ(p.base_tensor, &c.base_dump->tensors[i]);
+    EXPECT_EQ(p.next_tensor, &c.next_dump->tensors[i]);
+    EXPECT_EQ(&p.name(), &c.base_dump->tensors[i].name);
+    EXPECT_EQ(&p.shape(), &c.base_dump->tensors[i].shape);
+  }
+  EXPECT_EQ(c.pairs[0].shape(), (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(c.pairs[1].op(), "Functional.linear.0.forward");
+  // A copy of the comparison shares the dumps: its pairs stay valid when
+  // the original goes.
+  analysis::AccuracyComparison copy = c;
+  c = analysis::AccuracyComparison();
+  EXPECT_EQ(copy.pairs[1].next_dtype(), "torch.float32");
+  EXPECT_EQ(copy.pairs[1].name(), copy.base_dump->tensors[1].name);
+  EXPECT_TRUE(copy.pairs[1].diverged);
+  // What a pair adds to the two records: no copy of their text.
+  EXPECT_LE(sizeof(analysis::TensorPair), 512u);
 }
 
 TEST(AccuracyCompare, PartialCoverageCannotConclude) {

@@ -7,7 +7,9 @@
 #include <cmath>
 #include <deque>
 #include <limits>
+#include <memory>
 #include <unordered_map>
+#include <utility>
 
 #include "analysis/accuracy/op_alignment.h"
 #include "core/parallel.h"
@@ -174,7 +176,7 @@ void ComparePair(const DumpTensor& a, const DumpTensor& b, TensorPair* p) {
         CompareTensorData(*a.data, *b.data, ElementCount(a.shape), p->limits.max_abs);
     if (metrics.ok()) {
       p->state = PairState::kCompared;
-      p->metrics = *metrics;
+      p->metrics = std::make_shared<const TensorMetrics>(*metrics);
       JudgeElements(p);
       return;
     }
@@ -219,7 +221,8 @@ void FillSummary(AccuracyComparison* c, const AccuracyOptions& options) {
       if (!c->first_divergence) c->first_divergence = i;
     }
     if ((p.state == PairState::kCompared || p.state == PairState::kStatistics) &&
-        (p.role == "output" || p.role == "tensor") && p.op.find(".backward") == std::string::npos) {
+        (p.role() == "output" || p.role() == "tensor") &&
+        p.op().find(".backward") == std::string::npos) {
       GrowthPoint g;
       g.pair = i;
       g.error = p.error;
@@ -356,9 +359,22 @@ std::optional<double> StatDelta::rel() const {
 AccuracyComparison CompareDumps(const TensorDump& base, const TensorDump& next,
                                 const AccuracyThresholds& thresholds,
                                 const AccuracyOptions& options) {
+  return CompareDumps(std::make_shared<const TensorDump>(base),
+                      std::make_shared<const TensorDump>(next), thresholds, options);
+}
+
+AccuracyComparison CompareDumps(std::shared_ptr<const TensorDump> base_dump,
+                                std::shared_ptr<const TensorDump> next_dump,
+                                const AccuracyThresholds& thresholds,
+                                const AccuracyOptions& options) {
+  const TensorDump& base = *base_dump;
+  const TensorDump& next = *next_dump;
   const std::vector<OpGroup> base_ops = GroupByOp(base);
   const std::vector<OpGroup> next_ops = GroupByOp(next);
   AccuracyComparison c;
+  // The pairs refer to the dumps' tensors: the comparison holds the dumps.
+  c.base_dump = std::move(base_dump);
+  c.next_dump = std::move(next_dump);
   c.cross_framework = !base.framework.empty() && !next.framework.empty() &&
                       AsciiLowerName(base.framework) != AsciiLowerName(next.framework);
   const ApiNameTable& table =
@@ -415,19 +431,11 @@ AccuracyComparison CompareDumps(const TensorDump& base, const TensorDump& next,
     const DumpTensor& a = base.tensors[tensor_pairs[k].first];
     const DumpTensor& b = next.tensors[tensor_pairs[k].second];
     TensorPair& p = c.pairs[k];
-    p.name = a.name;
-    p.next_name = b.name;
-    p.op = a.op;
-    p.module = a.module.empty() ? b.module : a.module;
-    p.role = a.role;
+    p.base_tensor = &a;
+    p.next_tensor = &b;
     p.match_rule = pair_rules[k];
-    p.dtype = a.dtype;
-    p.next_dtype = b.dtype;
-    p.shape = a.shape;
-    p.next_shape = b.shape;
-    p.base_order = a.order;
-    p.next_order = b.order;
-    p.limits = thresholds.ForPair(a.type, b.type);
+    const AccuracyLimits& limits = thresholds.ForPair(a.type, b.type);
+    p.limits = {limits.min_cosine, limits.max_abs, limits.stat_rel};
     ComparePair(a, b, &p);
   });
   for (size_t k = 0; k < tensor_pairs.size(); ++k) {
@@ -437,7 +445,7 @@ AccuracyComparison CompareDumps(const TensorDump& base, const TensorDump& next,
         &thresholds.ForPair(a.type, b.type) == &thresholds.For(a.type) ? a.type : b.type;
     c.limits_used.emplace(
         model::IsFloating(key) ? std::string(model::ElementTypeName(key)) : "other",
-        c.pairs[k].limits);
+        thresholds.ForPair(a.type, b.type));
   }
   FillSummary(&c, options);
   FillCoverageAndVerdict(&c);
@@ -453,8 +461,8 @@ RankSummary SummariseRank(const AccuracyComparison& c, std::string rank) {
   r.pairs = static_cast<int64_t>(c.pairs.size());
   if (c.first_divergence) {
     const TensorPair& p = c.pairs[*c.first_divergence];
-    r.first_call = p.op;
-    r.first_tensor = p.name;
+    r.first_call = p.op();
+    r.first_tensor = p.name();
     r.first_detail = p.detail;
   }
   return r;

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,22 +36,43 @@ struct StatDelta {
   std::optional<double> rel() const;  // |next - base| / |base|; n/a without both or base 0
 };
 
+// One tensor of BASE and its partner in NEW. Names, calls, dtypes and
+// shapes are the dumps' own: the pair refers to the two records (the
+// comparison holds the dumps), it does not copy them.
 struct TensorPair {
-  std::string name;       // BASE's name
-  std::string next_name;  // NEW's (differs in the call counter, say)
-  std::string op;         // BASE's call
-  std::string module;     // module path, "" when unknown
-  std::string role;
+  const model::DumpTensor* base_tensor = nullptr;
+  const model::DumpTensor* next_tensor = nullptr;
+  const std::string& name() const { return base_tensor->name; }  // BASE's name
+  const std::string& next_name() const {
+    return next_tensor->name;
+  }                                                          // NEW's (the call counter may differ)
+  const std::string& op() const { return base_tensor->op; }  // BASE's call
+  // Module path, "" when unknown (BASE's, else NEW's).
+  const std::string& module() const {
+    return base_tensor->module.empty() ? next_tensor->module : base_tensor->module;
+  }
+  const std::string& role() const { return base_tensor->role; }
+  const std::string& dtype() const { return base_tensor->dtype; }
+  const std::string& next_dtype() const { return next_tensor->dtype; }
+  const std::vector<int64_t>& shape() const { return base_tensor->shape; }
+  const std::vector<int64_t>& next_shape() const { return next_tensor->shape; }
+  int64_t base_order() const { return base_tensor->order; }
+  int64_t next_order() const { return next_tensor->order; }
   std::string match_rule;  // how the calls paired: "same name", "call counter", a mapping rule
-  std::string dtype, next_dtype;
-  std::vector<int64_t> shape, next_shape;
-  int64_t base_order = 0, next_order = 0;
   PairState state = PairState::kNothing;
   std::string detail;  // why not compared, or which limit failed
-  std::optional<TensorMetrics> metrics;
+  // Elements compared (a tensor dump): shared, so that a statistics pair
+  // (none) costs a pointer.
+  std::shared_ptr<const TensorMetrics> metrics;
   StatDelta max, min, mean, norm;
   bool stats_nonfinite = false;  // a statistic is NaN/Inf on one side only
-  AccuracyLimits limits;
+  // The limits of the pair's element type (the row's origin is the
+  // comparison's limits_used).
+  struct Limits {
+    double min_cosine = 0;
+    double max_abs = 0;
+    double stat_rel = 0;
+  } limits;
   bool diverged = false;
   // The error for ranking and the growth curve: 1 - cosine for compared
   // elements, the largest relative statistic delta otherwise.
@@ -108,6 +130,8 @@ struct RankSummary {
 };
 
 struct AccuracyComparison {
+  // The two dumps the pairs refer to: held as long as the comparison is.
+  std::shared_ptr<const model::TensorDump> base_dump, next_dump;
   DumpSide base, next;
   // Several ranks compared rank by rank: each paired rank's summary, the
   // ranks only one side has; the rest of this comparison is |rank_shown|'s.
@@ -138,6 +162,12 @@ struct AccuracyOptions {
   const ApiNameTable* api_table = nullptr;   // null: ApiNameTable::Builtin()
 };
 
+// The comparison keeps |base| and |next|: its pairs refer to their tensors.
+AccuracyComparison CompareDumps(std::shared_ptr<const model::TensorDump> base,
+                                std::shared_ptr<const model::TensorDump> next,
+                                const AccuracyThresholds& thresholds,
+                                const AccuracyOptions& options);
+// The same over copies of the dumps (tests, small dumps).
 AccuracyComparison CompareDumps(const model::TensorDump& base, const model::TensorDump& next,
                                 const AccuracyThresholds& thresholds,
                                 const AccuracyOptions& options);

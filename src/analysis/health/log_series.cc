@@ -32,11 +32,18 @@ std::vector<LogSeries> SplitLogSeries(model::TrainingLog&& log) {
   std::vector<LogSeries> series;
   std::map<std::tuple<int, int, int>, size_t> by_key;    // (run, rank, engine) -> series
   std::map<std::pair<int, int>, SeriesRankState> ranks;  // (rank, engine)
+  // The series of each record by line, for the error lines and silences.
+  // Lines in file order (every log but a metrics JSON, whose records are in
+  // step order): one entry per change of series is the same answer as one
+  // per record.
+  bool lines_in_order = true;
+  for (size_t i = 1; i < log.records.size() && lines_in_order; ++i) {
+    lines_in_order = log.records.line(i - 1) <= log.records.line(i);
+  }
   std::vector<SeriesLineIndex> index;
-  index.reserve(log.records.size());
-  while (!log.records.empty()) {
-    const model::TrainingRecord r = log.records.front();
-    log.records.pop_front();  // the deque frees its blocks as they empty
+  if (!lines_in_order) index.reserve(log.records.size());
+  // Each block of the log's records is released once read.
+  log.records.Drain([&](const model::TrainingRecord& r) {
     SeriesRankState& state = ranks[{r.rank, r.engine}];
     std::string start;
     std::optional<int64_t> back_from;
@@ -63,8 +70,10 @@ std::vector<LogSeries> SplitLogSeries(model::TrainingLog&& log) {
       series.push_back(std::move(s));
     }
     series[it->second].log.records.push_back(r);
-    index.push_back({r.line, it->second});
-  }
+    if (!lines_in_order || index.empty() || index.back().series != it->second) {
+      index.push_back({r.line, it->second});
+    }
+  });
   if (series.empty()) {
     LogSeries s;
     s.log = std::move(log);

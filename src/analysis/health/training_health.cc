@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <utility>
 
 #include "analysis/common/device_peaks.h"
@@ -29,17 +30,75 @@ struct Point {
   double value;
 };
 
-std::vector<Point> Series(const model::TrainingRecords& records,
-                          model::MaybeDouble TrainingRecord::*field, bool finite_only) {
+// A metric's (record, value) points in record order. The values are held
+// as such; the records only when the points skip one: a metric every record
+// prints (the usual case) costs 8 bytes a point, not 16.
+class Points {
+ public:
+  size_t size() const { return values_.size(); }
+  bool empty() const { return values_.empty(); }
+  void reserve(size_t n) { values_.reserve(n); }
+  Point operator[](size_t i) const {
+    return {records_.empty() ? first_ + i : records_[i], values_[i]};
+  }
+  Point front() const { return (*this)[0]; }
+  Point back() const { return (*this)[size() - 1]; }
+  void push_back(Point p) {
+    if (values_.empty()) {
+      first_ = p.record;
+    } else if (records_.empty() && p.record != first_ + values_.size()) {
+      records_.reserve(values_.capacity());
+      for (size_t i = 0; i < values_.size(); ++i) records_.push_back(first_ + i);
+    }
+    if (!records_.empty()) records_.push_back(p.record);
+    values_.push_back(p.value);
+  }
+
+  class const_iterator {
+   public:
+    using iterator_category = std::input_iterator_tag;
+    using value_type = Point;
+    using difference_type = std::ptrdiff_t;
+    using pointer = void;
+    using reference = Point;
+    const_iterator() = default;
+    const_iterator(const Points* points, size_t i) : points_(points), i_(i) {}
+    Point operator*() const { return (*points_)[i_]; }
+    const_iterator& operator++() {
+      ++i_;
+      return *this;
+    }
+    const_iterator operator++(int) {
+      const_iterator before = *this;
+      ++i_;
+      return before;
+    }
+    bool operator==(const const_iterator& o) const { return i_ == o.i_; }
+
+   private:
+    const Points* points_ = nullptr;
+    size_t i_ = 0;
+  };
+  const_iterator begin() const { return {this, 0}; }
+  const_iterator end() const { return {this, size()}; }
+
+ private:
+  size_t first_ = 0;             // the first point's record
+  std::vector<size_t> records_;  // empty while the points are consecutive records
+  std::vector<double> values_;
+};
+
+Points Series(const model::TrainingRecords& records, model::MaybeDouble TrainingRecord::*field,
+              bool finite_only) {
   size_t present = 0;
-  for (const TrainingRecord& r : records) {
-    const model::MaybeDouble& v = r.*field;
+  for (size_t i = 0; i < records.size(); ++i) {
+    const model::MaybeDouble v = records.get(i, field);
     present += v && (!finite_only || std::isfinite(*v)) ? 1 : 0;
   }
-  std::vector<Point> out;
+  Points out;
   out.reserve(present);  // one allocation: no doubling copy next to the old array
   for (size_t i = 0; i < records.size(); ++i) {
-    const model::MaybeDouble& v = records[i].*field;
+    const model::MaybeDouble v = records.get(i, field);
     if (v && (!finite_only || std::isfinite(*v))) out.push_back({i, *v});
   }
   return out;
@@ -48,7 +107,7 @@ std::vector<Point> Series(const model::TrainingRecords& records,
 SeriesSummary SummariseFinite(std::vector<double> finite, int64_t nonfinite);
 
 // The summary of |points| in record order, NaN/Inf counted apart.
-SeriesSummary Summarise(const std::vector<Point>& points) {
+SeriesSummary Summarise(const Points& points) {
   int64_t nonfinite = 0;
   std::vector<double> finite;
   finite.reserve(points.size());
@@ -69,11 +128,11 @@ SeriesSummary SummariseField(const model::TrainingRecords& records,
                              model::MaybeDouble TrainingRecord::*field) {
   int64_t nonfinite = 0;
   size_t present = 0;
-  for (const TrainingRecord& r : records) present += (r.*field).has_value() ? 1 : 0;
+  for (size_t i = 0; i < records.size(); ++i) present += records.get(i, field).has_value() ? 1 : 0;
   std::vector<double> finite;
   finite.reserve(present);  // one allocation: no doubling copy next to the old array
-  for (const TrainingRecord& r : records) {
-    const model::MaybeDouble& v = r.*field;
+  for (size_t i = 0; i < records.size(); ++i) {
+    const model::MaybeDouble v = records.get(i, field);
     if (!v) continue;
     if (std::isfinite(*v)) {
       finite.push_back(*v);
@@ -102,18 +161,23 @@ SeriesSummary SummariseFinite(std::vector<double> finite, int64_t nonfinite) {
 // The median wall time between consecutive records; when the log prints no
 // step time (|derive|), the step times from it: the wall time over the
 // steps between two records.
-void WallTimes(const model::TrainingLog& log, bool derive, RunHealth* h,
-               std::vector<Point>* step_ms) {
+void WallTimes(const model::TrainingLog& log, bool derive, RunHealth* h, Points* step_ms) {
   std::vector<double> intervals;
-  std::vector<Point> derived;
-  for (size_t i = 1; i < log.records.size(); ++i) {
-    const TrainingRecord& a = log.records[i - 1];
-    const TrainingRecord& b = log.records[i];
-    if (!a.wall_ns || !b.wall_ns || *b.wall_ns < *a.wall_ns) continue;
-    const double ms = static_cast<double>(*b.wall_ns - *a.wall_ns) / 1e6;
+  Points derived;
+  const model::TrainingRecords& records = log.records;
+  model::MaybeInt a_wall =
+      records.empty() ? model::MaybeInt() : records.get(0, &TrainingRecord::wall_ns);
+  for (size_t i = 1; i < records.size(); ++i) {
+    const model::MaybeInt b_wall = records.get(i, &TrainingRecord::wall_ns);
+    const model::MaybeInt a = a_wall;
+    a_wall = b_wall;
+    if (!a || !b_wall || *b_wall < *a) continue;
+    const double ms = static_cast<double>(*b_wall - *a) / 1e6;
     intervals.push_back(ms);
-    if (derive && b.step > a.step)
-      derived.push_back({i, ms / static_cast<double>(b.step - a.step)});
+    const int64_t a_step = records.step(i - 1);
+    const int64_t b_step = records.step(i);
+    if (derive && b_step > a_step)
+      derived.push_back({i, ms / static_cast<double>(b_step - a_step)});
   }
   if (!intervals.empty()) h->record_interval_ms = MedianOf(std::move(intervals));
   if (derive && !derived.empty()) {
@@ -123,7 +187,7 @@ void WallTimes(const model::TrainingLog& log, bool derive, RunHealth* h,
 }
 
 // Medians of the first and last third of |points| (at least six points).
-std::optional<std::pair<double, double>> Thirds(const std::vector<Point>& points) {
+std::optional<std::pair<double, double>> Thirds(const Points& points) {
   if (points.size() < 6) return std::nullopt;
   const size_t third = points.size() / 3;
   std::vector<double> first, last;
@@ -138,16 +202,19 @@ std::string NonFinite(const char* name, double v) {
 
 void FindNanInf(const model::TrainingLog& log, RunHealth* h) {
   int64_t bad_records = 0;
-  const TrainingRecord* first = nullptr;
-  for (const TrainingRecord& r : log.records) {
-    const bool bad = (r.loss && !std::isfinite(*r.loss)) ||
-                     (r.grad_norm && !std::isfinite(*r.grad_norm)) ||
-                     (r.nan_iterations && *r.nan_iterations > 0);
+  std::optional<TrainingRecord> first;
+  const model::TrainingRecords& records = log.records;
+  for (size_t i = 0; i < records.size(); ++i) {
+    const model::MaybeDouble loss = records.get(i, &TrainingRecord::loss);
+    const model::MaybeDouble grad = records.get(i, &TrainingRecord::grad_norm);
+    const model::MaybeInt nan_iterations = records.get(i, &TrainingRecord::nan_iterations);
+    const bool bad = (loss && !std::isfinite(*loss)) || (grad && !std::isfinite(*grad)) ||
+                     (nan_iterations && *nan_iterations > 0);
     if (!bad) continue;
     ++bad_records;
-    if (first == nullptr) first = &r;
+    if (!first) first = records[i];
   }
-  if (first == nullptr) return;
+  if (!first) return;
   Finding f;
   f.id = "nan-inf";
   f.occurrences = bad_records;
@@ -173,8 +240,8 @@ void FindNanInf(const model::TrainingLog& log, RunHealth* h) {
 // the falling trend of a run does not hide a spike (on the losses
 // themselves the window's spread is the trend); it must also rise by a share
 // of the loss before it.
-void FindLossSpikes(const std::vector<Point>& loss, const model::TrainingLog& log,
-                    const FindingThresholds& t, RunHealth* h) {
+void FindLossSpikes(const Points& loss, const model::TrainingLog& log, const FindingThresholds& t,
+                    RunHealth* h) {
   const size_t window = static_cast<size_t>(std::max(3.0, t.health_window));
   int64_t spikes = 0;
   Finding f;
@@ -215,7 +282,7 @@ void FindLossSpikes(const std::vector<Point>& loss, const model::TrainingLog& lo
 // series), a loss judged against the running minimum of the losses before
 // it: a rise of loss_early_rise_share over it is an early spike. A starting
 // run's loss falls; too few rises exist yet to score one robustly.
-void FindEarlyLossSpikes(const std::vector<Point>& loss, const model::TrainingLog& log,
+void FindEarlyLossSpikes(const Points& loss, const model::TrainingLog& log,
                          const FindingThresholds& t, RunHealth* h) {
   const size_t window = static_cast<size_t>(std::max(3.0, t.health_window));
   const size_t end = std::min(loss.size(), window + 1);
@@ -252,7 +319,7 @@ void FindEarlyLossSpikes(const std::vector<Point>& loss, const model::TrainingLo
 // The loss trend rising: the series in consecutive windows of
 // min(health_window, n / 3) records (at least 3), each window's median
 // against the lowest median of the windows before it.
-void FindLossDivergence(const std::vector<Point>& loss, const model::TrainingLog& log,
+void FindLossDivergence(const Points& loss, const model::TrainingLog& log,
                         const FindingThresholds& t, RunHealth* h) {
   const size_t width = std::max<size_t>(
       3, std::min(static_cast<size_t>(std::max(3.0, t.health_window)), loss.size() / 3));
@@ -305,13 +372,14 @@ void FindOverflowSkips(const model::TrainingLog& log, const FindingThresholds& t
       !(share > t.overflow_skip_share)) {
     return;
   }
-  const TrainingRecord* first = nullptr;
-  for (const TrainingRecord& r : log.records) {
-    if (r.skipped_iterations.value_or(0) > 0) {
-      first = &r;
+  std::optional<TrainingRecord> first;
+  for (size_t i = 0; i < log.records.size(); ++i) {
+    if (log.records.get(i, &TrainingRecord::skipped_iterations).value_or(0) > 0) {
+      first = log.records[i];
       break;
     }
   }
+  if (!first) return;
   Finding f;
   f.id = "fp16-overflows";
   f.evidence_values = {{"step", static_cast<double>(first->step)},
@@ -325,7 +393,7 @@ void FindOverflowSkips(const model::TrainingLog& log, const FindingThresholds& t
 // Grad norm over the median of the |window| finite grad norms before it
 // (from the fourth record: the median of all before it while the window
 // fills).
-void FindGradExplosion(const std::vector<Point>& grad, const model::TrainingLog& log,
+void FindGradExplosion(const Points& grad, const model::TrainingLog& log,
                        const FindingThresholds& t, RunHealth* h) {
   const size_t window = static_cast<size_t>(std::max(3.0, t.health_window));
   int64_t count = 0;
@@ -380,10 +448,10 @@ void FindHang(const model::TrainingLog& log, const FindingThresholds& t, RunHeal
 
 // Tokens/s (or, when the log prints none, the step time) of the last third
 // of the run against the first third.
-void FindThroughputDrop(const std::vector<Point>& tps, const std::vector<Point>& step_ms,
-                        const model::TrainingLog& log, const FindingThresholds& t, RunHealth* h) {
+void FindThroughputDrop(const Points& tps, const Points& step_ms, const model::TrainingLog& log,
+                        const FindingThresholds& t, RunHealth* h) {
   const bool use_tps = tps.size() >= 6;
-  const std::vector<Point>& series = use_tps ? tps : step_ms;
+  const Points& series = use_tps ? tps : step_ms;
   const std::optional<std::pair<double, double>> thirds = Thirds(series);
   if (!thirds || thirds->first <= 0 || thirds->second <= 0) return;
   // Worsening as a share: tokens/s falls, step time rises.
@@ -425,17 +493,18 @@ void FindErrorLines(const model::TrainingLog& log, RunHealth* h) {
 // per-iteration time is the interval's average); the first record counts
 // its own step number, or 1.
 double StepsOf(const model::TrainingLog& log, size_t record) {
-  const TrainingRecord& r = log.records[record];
-  if (r.step_is_ordinal) return 1;
-  if (record == 0) return r.step > 0 ? static_cast<double>(r.step) : 1;
-  const int64_t d = r.step - log.records[record - 1].step;
+  const model::TrainingRecords& records = log.records;
+  if (records.step_is_ordinal(record)) return 1;
+  const int64_t step = records.step(record);
+  if (record == 0) return step > 0 ? static_cast<double>(step) : 1;
+  const int64_t d = step - records.step(record - 1);
   return d > 0 ? static_cast<double>(d) : 1;
 }
 
 // Leading records slow_warmup_share above the steady state (the median of
 // the second half); the count, and a finding from slow_warmup_min_records.
-size_t FindSlowWarmup(const std::vector<Point>& ms, const model::TrainingLog& log,
-                      const FindingThresholds& t, RunHealth* h) {
+size_t FindSlowWarmup(const Points& ms, const model::TrainingLog& log, const FindingThresholds& t,
+                      RunHealth* h) {
   if (ms.size() < 6) return 0;
   std::vector<double> second;
   for (size_t i = ms.size() / 2; i < ms.size(); ++i) second.push_back(ms[i].value);
@@ -470,7 +539,7 @@ size_t FindSlowWarmup(const std::vector<Point>& ms, const model::TrainingLog& lo
 // Theil-Sen slope (the median of the pairwise slopes) through the medians
 // of up to 64 buckets of the step times after warm-up: robust to single
 // stalls and to the hang's one long interval.
-void FindStepTimeDrift(const std::vector<Point>& ms, size_t from, const model::TrainingLog& log,
+void FindStepTimeDrift(const Points& ms, size_t from, const model::TrainingLog& log,
                        const FindingThresholds& t, RunHealth* h) {
   if (ms.size() < from + 12) return;
   const size_t m = ms.size() - from;
@@ -479,7 +548,7 @@ void FindStepTimeDrift(const std::vector<Point>& ms, size_t from, const model::T
   for (size_t b = 0; b < buckets; ++b) {
     std::vector<double> x, y;
     for (size_t i = from + b * m / buckets; i < from + (b + 1) * m / buckets; ++i) {
-      x.push_back(static_cast<double>(log.records[ms[i].record].step));
+      x.push_back(static_cast<double>(log.records.step(ms[i].record)));
       y.push_back(ms[i].value);
       all.push_back(ms[i].value);
     }
@@ -498,8 +567,8 @@ void FindStepTimeDrift(const std::vector<Point>& ms, size_t from, const model::T
   std::vector<double> intercepts;
   for (size_t i = 0; i < buckets; ++i) intercepts.push_back(ys[i] - slope * xs[i]);
   const double intercept = MedianOf(intercepts);
-  const double x0 = static_cast<double>(log.records[ms[from].record].step);
-  const double x1 = static_cast<double>(log.records[ms.back().record].step);
+  const double x0 = static_cast<double>(log.records.step(ms[from].record));
+  const double x1 = static_cast<double>(log.records.step(ms.back().record));
   const double drift = slope * (x1 - x0) / median_ms;
   h->step_ms_drift_pct = drift * 100;
   if (drift < t.step_time_drift_share) return;
@@ -518,7 +587,7 @@ void FindStepTimeDrift(const std::vector<Point>& ms, size_t from, const model::T
 
 // Stalls periodic_spike_share above the median step at a regular spacing
 // (checkpoint saves, garbage collection every K steps): a saw-tooth.
-void FindPeriodicStalls(const std::vector<Point>& ms, size_t from, const model::TrainingLog& log,
+void FindPeriodicStalls(const Points& ms, size_t from, const model::TrainingLog& log,
                         const FindingThresholds& t, RunHealth* h) {
   if (ms.size() < from + 12) return;
   std::vector<double> values;
@@ -527,7 +596,7 @@ void FindPeriodicStalls(const std::vector<Point>& ms, size_t from, const model::
     values.push_back(ms[i].value);
     if (i > from) {
       record_gaps.push_back(
-          static_cast<double>(log.records[ms[i].record].step - log.records[ms[i - 1].record].step));
+          static_cast<double>(log.records.step(ms[i].record) - log.records.step(ms[i - 1].record)));
     }
   }
   const double median_ms = MedianOf(values);
@@ -539,8 +608,8 @@ void FindPeriodicStalls(const std::vector<Point>& ms, size_t from, const model::
   if (static_cast<double>(spikes.size()) < std::max(3.0, t.periodic_min_spikes)) return;
   std::vector<double> spacing;
   for (size_t k = 1; k < spikes.size(); ++k) {
-    spacing.push_back(static_cast<double>(log.records[ms[spikes[k]].record].step -
-                                          log.records[ms[spikes[k - 1]].record].step));
+    spacing.push_back(static_cast<double>(log.records.step(ms[spikes[k]].record) -
+                                          log.records.step(ms[spikes[k - 1]].record)));
   }
   const double period = MedianOf(spacing);
   const double interval = std::max(1.0, MedianOf(record_gaps));
@@ -618,9 +687,8 @@ void ModelPeak(const ModelSpec& spec, ModelThroughput* m) {
   }
 }
 
-ModelThroughput ModelNumbers(const ModelSpec& spec, const std::vector<Point>& step_ms,
-                             const std::vector<Point>& tps, std::vector<Point>* mfu_out,
-                             std::vector<Point>* tgs_out) {
+ModelThroughput ModelNumbers(const ModelSpec& spec, const Points& step_ms, const Points& tps,
+                             Points* mfu_out, Points* tgs_out) {
   ModelThroughput m;
   ModelFlops(spec, &m);
   ModelPeak(spec, &m);
@@ -693,7 +761,7 @@ void FindMfuMismatch(const RunHealth& h, const FindingThresholds& t, std::vector
 
 // At most kCurveMaxPoints from finite |points|: per bucket the smallest
 // and the largest value, in step order.
-std::vector<CurvePoint> Curve(const std::vector<Point>& points, const model::TrainingLog& log) {
+std::vector<CurvePoint> Curve(const Points& points, const model::TrainingLog& log) {
   std::vector<CurvePoint> out;
   const size_t half = kCurveMaxPoints / 2;
   const size_t per = std::max<size_t>(1, (points.size() + half - 1) / half);
@@ -707,9 +775,9 @@ std::vector<CurvePoint> Curve(const std::vector<Point>& points, const model::Tra
     }
     const size_t first = std::min(lo, hi);
     const size_t second = std::max(lo, hi);
-    out.push_back({log.records[points[first].record].step, points[first].value});
+    out.push_back({log.records.step(points[first].record), points[first].value});
     if (second != first)
-      out.push_back({log.records[points[second].record].step, points[second].value});
+      out.push_back({log.records.step(points[second].record), points[second].value});
   }
   return out;
 }
@@ -744,26 +812,26 @@ RunHealth AnalyzeTrainingLog(const model::TrainingLog& log, const FindingThresho
     h.last_step = log.records.back().step;
     h.steps_ordinal = log.records.front().step_is_ordinal;
   }
-  std::vector<Point> step_ms = Series(log.records, &TrainingRecord::step_time_ms, true);
+  Points step_ms = Series(log.records, &TrainingRecord::step_time_ms, true);
   // Scoped: at a million records these vectors are tens of MB each.
   WallTimes(log, step_ms.empty(), &h, &step_ms);
   h.step_ms = Summarise(step_ms);
   if (const auto thirds = Thirds(step_ms); thirds && thirds->first > 0) {
     h.step_ms_trend_pct = (thirds->second / thirds->first - 1) * 100;
   }
-  const std::vector<Point> tps = Series(log.records, &TrainingRecord::tokens_per_s, true);
+  const Points tps = Series(log.records, &TrainingRecord::tokens_per_s, true);
   h.tokens_per_s = Summarise(tps);
   h.tflops = SummariseField(log.records, &TrainingRecord::tflops);
   h.mfu_pct = SummariseField(log.records, &TrainingRecord::mfu_pct);
   h.loss = SummariseField(log.records, &TrainingRecord::loss);
   h.grad_norm = SummariseField(log.records, &TrainingRecord::grad_norm);
-  for (const TrainingRecord& r : log.records) {
-    h.skipped_iterations += r.skipped_iterations.value_or(0);
-    h.nan_iterations += r.nan_iterations.value_or(0);
+  for (size_t i = 0; i < log.records.size(); ++i) {
+    h.skipped_iterations += log.records.get(i, &TrainingRecord::skipped_iterations).value_or(0);
+    h.nan_iterations += log.records.get(i, &TrainingRecord::nan_iterations).value_or(0);
   }
 
   FindNanInf(log, &h);
-  const std::vector<Point> loss_all = Series(log.records, &TrainingRecord::loss, true);
+  const Points loss_all = Series(log.records, &TrainingRecord::loss, true);
   // The loss rules are ratios to earlier losses: they judge a loss that is
   // a positive objective (cross-entropy), not one that crosses 0 (a PPO
   // actor's surrogate loss).
@@ -782,7 +850,7 @@ RunHealth AnalyzeTrainingLog(const model::TrainingLog& log, const FindingThresho
   const size_t warmup = FindSlowWarmup(step_ms, log, t, &h);
   FindStepTimeDrift(step_ms, warmup, log, t, &h);
   FindPeriodicStalls(step_ms, warmup, log, t, &h);
-  std::vector<Point> model_mfu, model_tgs;
+  Points model_mfu, model_tgs;
   if (spec != nullptr) {
     h.model = ModelNumbers(*spec, step_ms, tps, &model_mfu, &model_tgs);
     FindMfuMismatch(h, t, &h.findings);

@@ -1065,7 +1065,9 @@ class LogBuilder {
   // field its step already has (a step twice in a list) stays a record of
   // its own: it is never dropped.
   void MergeMetricRecords() {
-    model::TrainingRecords& records = out_->log.records;
+    std::vector<TrainingRecord> records;
+    records.reserve(out_->log.records.size());
+    out_->log.records.Drain([&](const TrainingRecord& r) { records.push_back(r); });
     std::stable_sort(
         records.begin(), records.end(),
         [](const TrainingRecord& a, const TrainingRecord& b) { return a.step < b.step; });
@@ -1089,7 +1091,7 @@ class LogBuilder {
       }
       records[kept++] = records[i];
     }
-    records.resize(kept);
+    for (size_t i = 0; i < kept; ++i) out_->log.records.push_back(records[i]);
   }
 
   void KeepFirstLine(std::string_view text) {

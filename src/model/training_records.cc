@@ -1,0 +1,303 @@
+#include "model/training_records.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+
+namespace trainscope::model {
+namespace {
+
+enum Presence : uint8_t { kAll, kNone, kSome };
+constexpr size_t kWords = TrainingRecords::kBlock / 64;
+constexpr size_t kSlack = 8;  // a residual is read as 8 bytes
+
+__extension__ using Int128 = __int128;  // GCC and Clang
+
+// How a column's values (present records only) are packed.
+struct PackedInts {
+  uint64_t base = 0;
+  uint64_t slope = 0;
+  uint8_t width = 0;
+};
+
+// A straight line through the first and last value, the residuals from it
+// in the fewest bytes that hold their range; all arithmetic mod 2^64, so
+// the decoded value is exact whatever the values are. A range over 7 bytes
+// stores the values themselves.
+PackedInts PackInts(const std::vector<uint64_t>& v, std::vector<uint8_t>* bytes) {
+  PackedInts p;
+  const size_t n = v.size();
+  if (n == 0) return p;
+  const Int128 first = static_cast<int64_t>(v.front());
+  Int128 slope = 0;
+  if (n > 1) {
+    slope =
+        (static_cast<Int128>(static_cast<int64_t>(v.back())) - first) / static_cast<Int128>(n - 1);
+    if (slope > INT64_MAX || slope < INT64_MIN) slope = 0;
+  }
+  Int128 lo = 0;
+  Int128 hi = 0;
+  for (size_t k = 0; k < n; ++k) {
+    const Int128 r = static_cast<int64_t>(v[k]) - first - slope * static_cast<Int128>(k);
+    lo = k == 0 ? r : std::min(lo, r);
+    hi = k == 0 ? r : std::max(hi, r);
+  }
+  const Int128 range = hi - lo;
+  if (range >= (Int128{1} << 56)) {
+    p.width = 8;
+  } else {
+    p.base = static_cast<uint64_t>(first + lo);
+    p.slope = static_cast<uint64_t>(static_cast<int64_t>(slope));
+    while (p.width < 8 && (range >> (8 * p.width)) != 0) ++p.width;
+  }
+  for (size_t k = 0; k < n && p.width > 0; ++k) {
+    const uint64_t u = v[k] - p.base - p.slope * k;
+    for (uint8_t byte = 0; byte < p.width; ++byte) {
+      bytes->push_back(static_cast<uint8_t>(u >> (8 * byte)));
+    }
+  }
+  return p;
+}
+
+uint64_t ReadResidual(const uint8_t* at, uint8_t width) {
+  if (width == 0) return 0;
+  uint64_t u = 0;
+  if constexpr (std::endian::native == std::endian::little) {
+    std::memcpy(&u, at, sizeof(u));
+  } else {
+    for (size_t byte = 0; byte < sizeof(u); ++byte)
+      u |= static_cast<uint64_t>(at[byte]) << (8 * byte);
+  }
+  return width == 8 ? u : u & ((uint64_t{1} << (8 * width)) - 1);
+}
+
+constexpr MaybeDouble TrainingRecord::*kDoubleFields[] = {
+    &TrainingRecord::loss,         &TrainingRecord::grad_norm, &TrainingRecord::step_time_ms,
+    &TrainingRecord::tokens_per_s, &TrainingRecord::tflops,    &TrainingRecord::mfu_pct,
+    &TrainingRecord::learning_rate};
+constexpr MaybeInt TrainingRecord::*kIntFields[] = {
+    &TrainingRecord::skipped_iterations, &TrainingRecord::nan_iterations, &TrainingRecord::wall_ns};
+constexpr auto kFirstDouble = TrainingRecords::kLoss;
+constexpr auto kFirstInt = TrainingRecords::kSkipped;
+
+TrainingRecords::Column ColumnOf(MaybeDouble TrainingRecord::*field) {
+  for (size_t i = 0; i < std::size(kDoubleFields); ++i) {
+    if (kDoubleFields[i] == field) return static_cast<TrainingRecords::Column>(kFirstDouble + i);
+  }
+  return TrainingRecords::kLoss;
+}
+
+TrainingRecords::Column ColumnOf(MaybeInt TrainingRecord::*field) {
+  for (size_t i = 0; i < std::size(kIntFields); ++i) {
+    if (kIntFields[i] == field) return static_cast<TrainingRecords::Column>(kFirstInt + i);
+  }
+  return TrainingRecords::kSkipped;
+}
+
+}  // namespace
+
+void TrainingRecords::clear() {
+  blocks_.clear();
+  blocks_.shrink_to_fit();
+  sealed_ = 0;
+  open_.clear();
+  open_.shrink_to_fit();
+}
+
+void TrainingRecords::push_back(const TrainingRecord& r) {
+  if (open_.size() == kBlock) Seal();
+  if (open_.capacity() == 0) open_.reserve(std::min<size_t>(kBlock, 16));
+  open_.push_back(r);
+}
+
+void TrainingRecords::Seal() {
+  Block b;
+  b.count = open_.size();
+  const size_t n = b.count;
+  std::vector<uint64_t> values;
+  values.reserve(n);
+  // One column: the present values gathered (|value| returns false for an
+  // absent one), presence recorded, the values packed.
+  auto column = [&](Column c, bool numbers, auto&& value) {
+    Packed& p = b.columns[c];
+    values.clear();
+    uint64_t words[kWords] = {};
+    for (size_t k = 0; k < n; ++k) {
+      uint64_t v = 0;
+      if (!value(open_[k], &v)) continue;
+      words[k / 64] |= uint64_t{1} << (k % 64);
+      values.push_back(v);
+    }
+    if (values.empty()) {
+      p.presence = kNone;
+      return;
+    }
+    p.presence = values.size() == n ? kAll : kSome;
+    if (p.presence == kSome) {
+      p.bits = static_cast<uint32_t>(b.bits.size());
+      uint16_t before = 0;
+      for (size_t w = 0; w < (n + 63) / 64; ++w) {
+        b.bits.push_back(words[w]);
+        b.ranks.push_back(before);
+        before = static_cast<uint16_t>(before + std::popcount(words[w]));
+      }
+    }
+    if (numbers) {
+      std::vector<uint64_t> distinct = values;
+      std::sort(distinct.begin(), distinct.end());
+      distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+      if (distinct.size() <= 255) {
+        p.dict = static_cast<uint32_t>(b.dict.size());
+        p.dict_size = static_cast<uint16_t>(distinct.size());
+        for (const uint64_t d : distinct) b.dict.push_back(std::bit_cast<double>(d));
+        for (uint64_t& v : values) {
+          v = static_cast<uint64_t>(std::lower_bound(distinct.begin(), distinct.end(), v) -
+                                    distinct.begin());
+        }
+      }
+    }
+    p.at = static_cast<uint32_t>(b.bytes.size());
+    const PackedInts packed = PackInts(values, &b.bytes);
+    p.base = packed.base;
+    p.slope = packed.slope;
+    p.width = packed.width;
+  };
+  auto always = [](int64_t TrainingRecord::*field) {
+    return [field](const TrainingRecord& r, uint64_t* v) {
+      *v = static_cast<uint64_t>(r.*field);
+      return true;
+    };
+  };
+  column(kStep, false, always(&TrainingRecord::step));
+  column(kOrdinal, false, [](const TrainingRecord& r, uint64_t* v) {
+    *v = r.step_is_ordinal ? 1 : 0;
+    return true;
+  });
+  column(kRank, false, [](const TrainingRecord& r, uint64_t* v) {
+    *v = static_cast<uint64_t>(static_cast<int64_t>(r.rank));
+    return true;
+  });
+  column(kEngine, false, [](const TrainingRecord& r, uint64_t* v) {
+    *v = r.engine;
+    return true;
+  });
+  for (size_t i = 0; i < std::size(kDoubleFields); ++i) {
+    const auto field = kDoubleFields[i];
+    column(static_cast<Column>(kFirstDouble + i), true,
+           [field](const TrainingRecord& r, uint64_t* v) {
+             if (!(r.*field)) return false;
+             *v = std::bit_cast<uint64_t>(*(r.*field));
+             return true;
+           });
+  }
+  for (size_t i = 0; i < std::size(kIntFields); ++i) {
+    const auto field = kIntFields[i];
+    column(static_cast<Column>(kFirstInt + i), false,
+           [field](const TrainingRecord& r, uint64_t* v) {
+             if (!(r.*field)) return false;
+             *v = static_cast<uint64_t>(*(r.*field));
+             return true;
+           });
+  }
+  column(kOffset, false, always(&TrainingRecord::offset));
+  column(kLine, false, always(&TrainingRecord::line));
+  b.bytes.resize(b.bytes.size() + kSlack, 0);
+  b.bytes.shrink_to_fit();
+  b.bits.shrink_to_fit();
+  b.ranks.shrink_to_fit();
+  b.dict.shrink_to_fit();
+  blocks_.push_back(std::move(b));
+  sealed_ += n;
+  open_.clear();
+}
+
+bool TrainingRecords::Present(const Block& b, Column c, size_t k, size_t* index) {
+  const Packed& p = b.columns[c];
+  if (p.presence == kAll) {
+    *index = k;
+    return true;
+  }
+  if (p.presence == kNone) return false;
+  const uint64_t word = b.bits[p.bits + k / 64];
+  const uint64_t bit = uint64_t{1} << (k % 64);
+  if ((word & bit) == 0) return false;
+  *index = b.ranks[p.bits + k / 64] + static_cast<size_t>(std::popcount(word & (bit - 1)));
+  return true;
+}
+
+uint64_t TrainingRecords::Value(const Block& b, Column c, size_t index) {
+  const Packed& p = b.columns[c];
+  const uint64_t u = ReadResidual(b.bytes.data() + p.at + index * p.width, p.width);
+  const uint64_t v = p.base + p.slope * index + u;
+  if (p.dict_size > 0) return std::bit_cast<uint64_t>(b.dict[p.dict + v]);
+  return v;
+}
+
+TrainingRecord TrainingRecords::Decode(const Block& b, size_t k) {
+  TrainingRecord r;
+  r.step = static_cast<int64_t>(Value(b, kStep, k));
+  r.step_is_ordinal = Value(b, kOrdinal, k) != 0;
+  r.rank = static_cast<int32_t>(static_cast<int64_t>(Value(b, kRank, k)));
+  r.engine = static_cast<uint8_t>(Value(b, kEngine, k));
+  size_t index = 0;
+  for (size_t i = 0; i < std::size(kDoubleFields); ++i) {
+    const auto c = static_cast<Column>(kFirstDouble + i);
+    if (Present(b, c, k, &index)) r.*kDoubleFields[i] = std::bit_cast<double>(Value(b, c, index));
+  }
+  for (size_t i = 0; i < std::size(kIntFields); ++i) {
+    const auto c = static_cast<Column>(kFirstInt + i);
+    if (Present(b, c, k, &index)) r.*kIntFields[i] = static_cast<int64_t>(Value(b, c, index));
+  }
+  r.offset = static_cast<int64_t>(Value(b, kOffset, k));
+  r.line = static_cast<int64_t>(Value(b, kLine, k));
+  return r;
+}
+
+TrainingRecord TrainingRecords::operator[](size_t i) const {
+  if (i >= sealed_) return open_[i - sealed_];
+  return Decode(blocks_[i / kBlock], i % kBlock);
+}
+
+int64_t TrainingRecords::step(size_t i) const {
+  if (i >= sealed_) return open_[i - sealed_].step;
+  return static_cast<int64_t>(Value(blocks_[i / kBlock], kStep, i % kBlock));
+}
+
+int64_t TrainingRecords::line(size_t i) const {
+  if (i >= sealed_) return open_[i - sealed_].line;
+  return static_cast<int64_t>(Value(blocks_[i / kBlock], kLine, i % kBlock));
+}
+
+bool TrainingRecords::step_is_ordinal(size_t i) const {
+  if (i >= sealed_) return open_[i - sealed_].step_is_ordinal;
+  return Value(blocks_[i / kBlock], kOrdinal, i % kBlock) != 0;
+}
+
+MaybeDouble TrainingRecords::get(size_t i, MaybeDouble TrainingRecord::*field) const {
+  if (i >= sealed_) return open_[i - sealed_].*field;
+  const Block& b = blocks_[i / kBlock];
+  const Column c = ColumnOf(field);
+  size_t index = 0;
+  if (!Present(b, c, i % kBlock, &index)) return std::nullopt;
+  return std::bit_cast<double>(Value(b, c, index));
+}
+
+MaybeInt TrainingRecords::get(size_t i, MaybeInt TrainingRecord::*field) const {
+  if (i >= sealed_) return open_[i - sealed_].*field;
+  const Block& b = blocks_[i / kBlock];
+  const Column c = ColumnOf(field);
+  size_t index = 0;
+  if (!Present(b, c, i % kBlock, &index)) return std::nullopt;
+  return static_cast<int64_t>(Value(b, c, index));
+}
+
+size_t TrainingRecords::MemoryBytes() const {
+  size_t bytes = blocks_.capacity() * sizeof(Block) + open_.capacity() * sizeof(TrainingRecord);
+  for (const Block& b : blocks_) {
+    bytes += b.bytes.capacity() + b.bits.capacity() * sizeof(uint64_t) +
+             b.ranks.capacity() * sizeof(uint16_t) + b.dict.capacity() * sizeof(double);
+  }
+  return bytes;
+}
+
+}  // namespace trainscope::model

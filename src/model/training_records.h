@@ -1,0 +1,147 @@
+// TrainingRecords: a log's training records, stored by column in blocks
+// (docs/hostile-input.md, "Training logs"). A log of millions of lines keeps
+// a record per training line, so the record store is the reader's memory.
+// Per block of kBlock records each field is a column:
+//   - counts (step, line, byte offset, rank, the ordinal flag) as the
+//     residuals from a straight line through the block's first and last
+//     value, packed in the fewest whole bytes that hold their range (0
+//     bytes for a step that counts by a fixed interval);
+//   - optional fields with a presence bitmap when some records print them
+//     and nothing when none do;
+//   - numbers exactly (IEEE bits, never rounded): indices into the
+//     block's distinct values when it has at most 255 of them, else 8 bytes.
+// Every record reads back exactly as it was stored. The last records (the
+// open block) are kept as plain records: the reader amends the last one.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <iterator>
+#include <vector>
+
+#include "model/training_record.h"
+
+namespace trainscope::model {
+
+class TrainingRecords {
+ public:
+  static constexpr size_t kBlock = 4096;
+
+  size_t size() const { return sealed_ + open_.size(); }
+  bool empty() const { return size() == 0; }
+  void clear();
+  void push_back(const TrainingRecord& r);
+
+  // The record at |i|, decoded.
+  TrainingRecord operator[](size_t i) const;
+  TrainingRecord front() const { return (*this)[0]; }
+  // The last record is never packed: it can be amended in place.
+  TrainingRecord& back() { return open_.back(); }
+  const TrainingRecord& back() const { return open_.back(); }
+
+  // One field of the record at |i|, without decoding the others.
+  int64_t step(size_t i) const;
+  int64_t line(size_t i) const;
+  bool step_is_ordinal(size_t i) const;
+  MaybeDouble get(size_t i, MaybeDouble TrainingRecord::*field) const;
+  MaybeInt get(size_t i, MaybeInt TrainingRecord::*field) const;
+
+  // Calls |f| with each record in order, releasing each block once read:
+  // the records are moved elsewhere without two copies of the log at once.
+  // Leaves the store empty.
+  template <typename F>
+  void Drain(F&& f) {
+    for (size_t b = 0; b < blocks_.size(); ++b) {
+      for (size_t k = 0; k < blocks_[b].count; ++k) f(Decode(blocks_[b], k));
+      blocks_[b] = Block();
+    }
+    for (const TrainingRecord& r : open_) f(r);
+    clear();
+  }
+
+  // Bytes held by the store (the blocks' buffers and the open records).
+  size_t MemoryBytes() const;
+
+  class const_iterator {
+   public:
+    using iterator_category = std::input_iterator_tag;
+    using value_type = TrainingRecord;
+    using difference_type = std::ptrdiff_t;
+    using pointer = void;
+    using reference = TrainingRecord;
+    const_iterator() = default;
+    const_iterator(const TrainingRecords* records, size_t i) : records_(records), i_(i) {}
+    TrainingRecord operator*() const { return (*records_)[i_]; }
+    const_iterator& operator++() {
+      ++i_;
+      return *this;
+    }
+    const_iterator operator++(int) {
+      const_iterator before = *this;
+      ++i_;
+      return before;
+    }
+    bool operator==(const const_iterator& o) const { return i_ == o.i_; }
+
+   private:
+    const TrainingRecords* records_ = nullptr;
+    size_t i_ = 0;
+  };
+  const_iterator begin() const { return {this, 0}; }
+  const_iterator end() const { return {this, size()}; }
+
+  // The packed columns, in TrainingRecord's order (exposed for the codec).
+  enum Column : uint8_t {
+    kStep,
+    kOrdinal,
+    kRank,
+    kEngine,
+    kLoss,
+    kGradNorm,
+    kStepTimeMs,
+    kTokensPerS,
+    kTflops,
+    kMfuPct,
+    kLearningRate,
+    kSkipped,
+    kNanIterations,
+    kWallNs,
+    kOffset,
+    kLine,
+    kColumns
+  };
+
+ private:
+  // Present values of one column in a block: value k (the k-th present
+  // record) is base + slope * k + the |width|-byte residual at |at| (mod
+  // 2^64), or, for numbers with a dictionary, the dictionary entry it indexes.
+  struct Packed {
+    uint64_t base = 0;
+    uint64_t slope = 0;
+    uint32_t at = 0;         // byte offset in Block::bytes
+    uint32_t dict = 0;       // numbers: first entry in Block::dict
+    uint16_t dict_size = 0;  // 0: the residuals are the IEEE bits
+    uint8_t width = 0;       // bytes per residual, 0 to 8
+    uint8_t presence = 0;    // kAll, kNone or kSome
+    uint32_t bits = 0;       // kSome: first word of the bitmap in Block::bits
+  };
+  struct Block {
+    size_t count = 0;
+    Packed columns[kColumns];
+    std::vector<uint8_t> bytes;   // residuals (8 bytes of slack at the end)
+    std::vector<uint64_t> bits;   // presence bitmaps (kBlock / 64 words each)
+    std::vector<uint16_t> ranks;  // per bitmap word: set bits before it
+    std::vector<double> dict;
+  };
+
+  void Seal();
+  static TrainingRecord Decode(const Block& b, size_t k);
+  static bool Present(const Block& b, Column c, size_t k, size_t* index);
+  static uint64_t Value(const Block& b, Column c, size_t index);
+
+  std::vector<Block> blocks_;
+  size_t sealed_ = 0;  // records in blocks_
+  std::vector<TrainingRecord> open_;
+};
+
+}  // namespace trainscope::model
