@@ -105,14 +105,15 @@ void TrainingRecords::clear() {
 }
 
 void TrainingRecords::push_back(const TrainingRecord& r) {
-  if (open_.size() == kBlock) Seal();
+  if (open_.size() == kBlock + kAmendable) Seal();
   if (open_.capacity() == 0) open_.reserve(std::min<size_t>(kBlock, 16));
   open_.push_back(r);
 }
 
 void TrainingRecords::Seal() {
+  // The first kBlock open records are packed; the last kAmendable stay open.
   Block b;
-  b.count = open_.size();
+  b.count = kBlock;
   const size_t n = b.count;
   std::vector<uint64_t> values;
   values.reserve(n);
@@ -208,7 +209,7 @@ void TrainingRecords::Seal() {
   b.dict.shrink_to_fit();
   blocks_.push_back(std::move(b));
   sealed_ += n;
-  open_.clear();
+  open_.erase(open_.begin(), open_.begin() + static_cast<std::ptrdiff_t>(n));
 }
 
 bool TrainingRecords::Present(const Block& b, Column c, size_t k, size_t* index) {

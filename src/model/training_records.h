@@ -35,8 +35,14 @@ class TrainingRecords {
   // The record at |i|, decoded.
   TrainingRecord operator[](size_t i) const;
   TrainingRecord front() const { return (*this)[0]; }
-  // The last record is never packed: it can be amended in place.
+  // The last kAmendable records are never packed: they can be amended in
+  // place (a DeepSpeed overflow or latency line amends the record before the
+  // engine lines that follow it).
+  static constexpr size_t kAmendable = 256;
   TrainingRecord& back() { return open_.back(); }
+  // The record at |i| to amend, or nullptr once it is packed (more than
+  // kAmendable records ago).
+  TrainingRecord* amendable(size_t i) { return i >= sealed_ ? &open_[i - sealed_] : nullptr; }
   const TrainingRecord& back() const { return open_.back(); }
 
   // One field of the record at |i|, without decoding the others.

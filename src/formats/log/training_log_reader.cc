@@ -771,8 +771,11 @@ class LogBuilder {
     AbortObject();
     model::TrainingRecords& records = out_->log.records;
     if (pending_overflows_ > 0 && last_plain_record_) {
-      TrainingRecord& last = records[*last_plain_record_];
-      last.skipped_iterations = last.skipped_iterations.value_or(0) + pending_overflows_;
+      // The last plain record, or the last record when it is already packed
+      // (more than kAmendable engine lines after it): never lost.
+      TrainingRecord* last = records.amendable(*last_plain_record_);
+      if (last == nullptr) last = &records.back();
+      last->skipped_iterations = last->skipped_iterations.value_or(0) + pending_overflows_;
       pending_overflows_ = 0;
     }
     if (metric_values_) MergeMetricRecords();
@@ -790,9 +793,9 @@ class LogBuilder {
     if (IsDeepSpeedThroughput(text)) return true;
     const std::optional<double> ms = DeepSpeedChatLatencyMs(text);
     if (!ms || !last_plain_record_) return false;
-    TrainingRecord& before = out_->log.records[*last_plain_record_];
-    if (before.step_time_ms) return false;
-    before.step_time_ms = *ms;
+    TrainingRecord* before = out_->log.records.amendable(*last_plain_record_);
+    if (before == nullptr || before->step_time_ms) return false;
+    before->step_time_ms = *ms;
     return true;
   }
 
