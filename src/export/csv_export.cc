@@ -98,17 +98,22 @@ std::string StepsCsv(const analysis::JobAnalysis& job) {
         t.Empty();
       else
         t.Int(d.step);
-      t.Int(d.step == rank.selected_step ? 1 : 0)
-          .Int(d.kernels.count)
-          .Int(d.kernels.compute_count)
-          .Int(d.kernels.communication_count);
+      t.Int(d.step == rank.selected_step ? 1 : 0);
+      // Unknown, not 0, for a rank without a source of device events.
+      if (d.kernels.known)
+        t.Int(d.kernels.count).Int(d.kernels.compute_count).Int(d.kernels.communication_count);
+      else
+        t.Empty().Empty().Empty();
       // The busy span is a time on the device timeline: unknown without
       // kernels or when the timeline is set aside.
       if (d.kernels.count > 0 && d.timeline_set_aside.empty())
         t.Us(d.kernels.span_ns);
       else
         t.Empty();
-      t.Us(d.kernels.total_time_ns);
+      if (d.kernels.known)
+        t.Us(d.kernels.total_time_ns);
+      else
+        t.Empty();
       if (d.breakdown) {
         const analysis::TimeBudget& b = d.breakdown->budget;
         t.Text(d.breakdown->source)

@@ -317,7 +317,12 @@ Status SqliteExport::AddRank(size_t index, const model::RankProfile& profile,
     for (const analysis::RankStepResult& step : result.steps) {
       const analysis::StepDistribution& d = step.distribution;
       const analysis::KernelSummary& k = d.kernels;
-      s.Int(rank).Step(d.step).Int(k.count).Int(k.compute_count).Int(k.communication_count);
+      s.Int(rank).Step(d.step);
+      // Unknown, not 0, for a rank without a source of device events.
+      if (k.known)
+        s.Int(k.count).Int(k.compute_count).Int(k.communication_count);
+      else
+        s.Null().Null().Null();
       if (k.copies_known)
         s.Int(k.memcpy_count).Int(k.memset_count);
       else
@@ -328,7 +333,10 @@ Status SqliteExport::AddRank(size_t index, const model::RankProfile& profile,
         s.Int(k.span_ns);
       else
         s.Null();
-      s.Int(k.total_time_ns);
+      if (k.known)
+        s.Int(k.total_time_ns);
+      else
+        s.Null();
       if (k.count > 0)
         s.Real(k.p50_ns).Real(k.p90_ns).Real(k.p99_ns).Int(k.max_ns);
       else
