@@ -368,9 +368,8 @@ void RenderRanksSection(HtmlWriter& out, const analysis::JobAnalysis& job) {
         "td>"
         "<td>{}</td><td>{}</td><td class=\"l\">{}</td><td class=\"l\" title=\"{}\">{}</td></tr>\n",
         rank.header.rank, StepLabel(rank.selected_step), FormatCount(k.count), HtmlBusySpan(*step),
-        FormatDurationNs(k.p50_ns), FormatDurationNs(k.p90_ns),
-        FormatPercent(k.share_le_50us), comp, comm, idle, capture, rank.header.workload_evidence,
-        rank.header.workload);
+        FormatDurationNs(k.p50_ns), FormatDurationNs(k.p90_ns), FormatPercent(k.share_le_50us),
+        comp, comm, idle, capture, rank.header.workload_evidence, rank.header.workload);
   }
   out.Raw("</table>\n");
   RenderStepsTableHtml(out, BuildStepsTable(job));

@@ -30,9 +30,9 @@ void WriteKernels(JsonWriter& w, const analysis::KernelSummary& k, bool timeline
   w.Key("kernels").BeginObject();
   // A rank without any source of device events (kernel_details.csv
   // missing): its kernels are unknown, not absent.
-  for (const auto& [key, count] : {std::pair{"count", k.count},
-                                   std::pair{"compute_count", k.compute_count},
-                                   std::pair{"communication_count", k.communication_count}}) {
+  for (const auto& [key, count] :
+       {std::pair{"count", k.count}, std::pair{"compute_count", k.compute_count},
+        std::pair{"communication_count", k.communication_count}}) {
     if (k.known) {
       w.Field(key, count);
     } else {
@@ -434,8 +434,8 @@ void WriteTimeline(JsonWriter& w, const analysis::StepTimeline& t) {
   // A set-aside timeline (StepTimeline::set_aside): no number of it exists.
   if (!t.set_aside.empty()) {
     w.Field("set_aside", t.set_aside);
-    for (const char* key : {"span_us", "lanes", "step_start_idle", "longest_free_gaps",
-                            "zooms_centred_on", "zooms"})
+    for (const char* key :
+         {"span_us", "lanes", "step_start_idle", "longest_free_gaps", "zooms_centred_on", "zooms"})
       w.Key(key).Null();
     w.EndObject();
     return;

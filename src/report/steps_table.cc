@@ -195,9 +195,8 @@ void RenderStepsTableHtml(HtmlWriter& out, const StepsTable& table) {
             ? fmt::format("{} ({} with the timeline set aside: step_trace_time.csv's step)",
                           r.ranks, r.timeline_set_aside_ranks)
             : fmt::format("{}", r.ranks),
-        FormatDurationNs(r.mean_span_ns),
-        FormatDurationNs(static_cast<double>(r.max_span_ns)), r.slowest_rank,
-        FormatCount(std::llround(r.mean_kernels)), budget(r.mean_computation_ns),
+        FormatDurationNs(r.mean_span_ns), FormatDurationNs(static_cast<double>(r.max_span_ns)),
+        r.slowest_rank, FormatCount(std::llround(r.mean_kernels)), budget(r.mean_computation_ns),
         budget(r.mean_exposed_communication_ns), budget(r.mean_free_ns));
   }
   out.Raw("</table>\n");

@@ -23,11 +23,12 @@ void RenderInteractiveTimeline(HtmlWriter& out, const analysis::JobAnalysis& job
   const std::string set_aside =
       stats.set_aside_ranks.empty()
           ? std::string()
-          : fmt::format(" Not drawn: rank{} {}, whose device timeline of the step is set aside "
-                        "(it disagrees with step_trace_time.csv, or is impossible; the rank's "
-                        "warning says why).",
-                        stats.set_aside_ranks.size() == 1 ? "" : "s",
-                        fmt::join(stats.set_aside_ranks, ", "));
+          : fmt::format(
+                " Not drawn: rank{} {}, whose device timeline of the step is set aside "
+                "(it disagrees with step_trace_time.csv, or is impossible; the rank's "
+                "warning says why).",
+                stats.set_aside_ranks.size() == 1 ? "" : "s",
+                fmt::join(stats.set_aside_ranks, ", "));
   if (payload.empty()) {
     out.Raw(
         "<p class=\"muted\">No kernels to draw: the timeline needs device activity in the shown "

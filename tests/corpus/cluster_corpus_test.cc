@@ -1,8 +1,7 @@
 // Cluster analysis end to end on real multi-rank captures (skipped when the
 // shared corpus is absent).
-#include <gtest/gtest.h>
-
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
@@ -165,10 +164,10 @@ TEST(ClusterCorpus, AscendGpt3SetAsideTimelinesEnterWithTheirBudget) {
   const std::string dir = "ascend/msinsight-server-testdata-gpt3-2rank-oldformat";
   TS_REQUIRE_CORPUS(dir);
   JobAnalysis job = Analyze(corpus_path + "/" + dir);
-  const double step0 =
-      GptStepTraceNs(corpus_path + "/" + dir + "/test_rank_0/ASCEND_PROFILER_OUTPUT/step_trace_time.csv");
-  const double step1 =
-      GptStepTraceNs(corpus_path + "/" + dir + "/test_rank_1/ASCEND_PROFILER_OUTPUT/step_trace_time.csv");
+  const double step0 = GptStepTraceNs(corpus_path + "/" + dir +
+                                      "/test_rank_0/ASCEND_PROFILER_OUTPUT/step_trace_time.csv");
+  const double step1 = GptStepTraceNs(corpus_path + "/" + dir +
+                                      "/test_rank_1/ASCEND_PROFILER_OUTPUT/step_trace_time.csv");
   ASSERT_TRUE(job.cluster.present);
   EXPECT_EQ(job.cluster.ranks_with_step, 2);
   EXPECT_EQ(job.cluster.ranks_with_timeline, 0);

@@ -132,7 +132,7 @@ struct ClusterAnalysis {
   // aside): the n of the skew and the step-start wait; with none, those are
   // unknown.
   int32_t ranks_with_timeline = 0;
-  int32_t step = -1;            // the compared step
+  int32_t step = -1;  // the compared step
   std::vector<RankClusterStats> per_rank;
   double mean_step_time_ns = 0;
   double step_time_spread_pct = 0;   // (max - min) / mean

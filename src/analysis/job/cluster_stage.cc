@@ -42,8 +42,7 @@ int32_t ComparedStep(const std::vector<RankComm>& comm, const JobAnalysis& job) 
 // (step_trace_time.csv's), else null.
 const TimeBudget* SetAsideBudget(const RankAnalysis& rank, int32_t step) {
   for (const StepDistribution& d : rank.steps) {
-    if (d.step == step && !d.timeline_set_aside.empty() && d.breakdown)
-      return &d.breakdown->budget;
+    if (d.step == step && !d.timeline_set_aside.empty() && d.breakdown) return &d.breakdown->budget;
   }
   return nullptr;
 }

@@ -52,9 +52,10 @@ void VisitFields(V& v, S& choice) {
 }
 template <class V, Is<KernelSummary> S>
 void VisitFields(V& v, S& kernels) {
-  TS_FIELDS(v, kernels, known, count, compute_count, communication_count, copies_known, memcpy_count,
-            memset_count, memcpy_time_ns, memset_time_ns, span_ns, mean_issue_interval_ns,
-            total_time_ns, p50_ns, p90_ns, p99_ns, max_ns, share_le_50us, share_le_100us);
+  TS_FIELDS(v, kernels, known, count, compute_count, communication_count, copies_known,
+            memcpy_count, memset_count, memcpy_time_ns, memset_time_ns, span_ns,
+            mean_issue_interval_ns, total_time_ns, p50_ns, p90_ns, p99_ns, max_ns, share_le_50us,
+            share_le_100us);
 }
 template <class V, Is<DensityBin> S>
 void VisitFields(V& v, S& bin) {

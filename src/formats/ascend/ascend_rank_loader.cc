@@ -103,10 +103,9 @@ void TypeFromOpStatistic(model::RankProfile* profile) {
     const auto key = std::pair{events.op_type[i], events.name[i]};
     auto it = resolved.find(key);
     if (it == resolved.end()) {
-      const std::string_view type = TypeNamedByOpStatistic(
-          profile->strings.Get(key.first), profile->strings.Get(key.second), types);
-      it = resolved
-               .emplace(key, type.empty() ? StringPool::kEmpty : profile->strings.Intern(type))
+      const std::string_view type = TypeNamedByOpStatistic(profile->strings.Get(key.first),
+                                                           profile->strings.Get(key.second), types);
+      it = resolved.emplace(key, type.empty() ? StringPool::kEmpty : profile->strings.Intern(type))
                .first;
     }
     if (it->second == StringPool::kEmpty) continue;
