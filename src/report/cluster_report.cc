@@ -174,6 +174,64 @@ void RenderClusterText(std::string& out, const analysis::JobAnalysis& job, bool)
   for (const std::string& note : c.notes) out += fmt::format("  note: {}\n", TerminalSafe(note));
 }
 
+namespace {
+
+// One rank's row of cluster.per_rank.
+void WritePerRankJson(JsonWriter& w, const analysis::RankClusterStats& r) {
+  w.BeginObject();
+  w.Field("rank", r.rank);
+  w.Field("step", r.step);
+  w.Field("has_device_step", r.has_device_step);
+  w.Field("timeline_set_aside", r.timeline_set_aside);
+  // Step columns of a rank without device events in the step are unknown;
+  // so are the times on a set-aside timeline.
+  auto time_us = [&](const char* key, int64_t ns, bool on_timeline = false) {
+    if (r.has_device_step && !(on_timeline && r.timeline_set_aside)) {
+      w.Field(key, Us(ns));
+    } else {
+      w.Key(key).Null();
+    }
+  };
+  auto count = [&](const char* key, int64_t n) {
+    if (r.has_device_step) {
+      w.Field(key, n);
+    } else {
+      w.Key(key).Null();
+    }
+  };
+  time_us("step_time_us", r.step_time_ns);
+  time_us("step_start_offset_us", r.step_start_offset_ns, true);
+  time_us("step_start_wait_us", r.step_start_wait_ns, true);
+  time_us("comm_us", r.comm_ns);
+  time_us("exposed_comm_us", r.exposed_comm_ns);
+  time_us("pseudo_overlap_us", r.pseudo_overlap_ns, true);
+  if (r.timeline_set_aside) {
+    w.Key("pseudo_overlap_count").Null();
+  } else {
+    count("pseudo_overlap_count", r.pseudo_overlap_count);
+  }
+  count("all_gathers", r.all_gathers);
+  count("collectives", r.collectives);
+  count("small_collectives", r.small_collectives);
+  time_us("small_comm_us", r.small_comm_ns);
+  if (r.wait_ratio >= 0) w.Field("wait_ratio", r.wait_ratio);
+  if (r.sync_ratio >= 0) w.Field("sync_ratio", r.sync_ratio);
+  w.Field("shortest_flags", r.shortest_flags);
+  w.Field("last_arrivals", r.last_arrivals);
+  if (r.has_device_step) {
+    w.Field("mean_lateness_us", Us(r.mean_lateness_ns));
+  } else {
+    w.Key("mean_lateness_us").Null();
+  }
+  w.Field("late_start_flags", r.late_start_flags);
+  w.Field("mean_start_lateness_us", Us(r.mean_start_lateness_ns));
+  w.Field("least_comm_flags", r.least_comm_flags);
+  w.Field("excess_computation_us", Us(r.excess_computation_ns));
+  w.EndObject();
+}
+
+}  // namespace
+
 void WriteClusterJson(JsonWriter& w, const analysis::JobAnalysis& job) {
   const analysis::ClusterAnalysis& c = job.cluster;
   w.Key("cluster").BeginObject();
@@ -211,58 +269,7 @@ void WriteClusterJson(JsonWriter& w, const analysis::JobAnalysis& job) {
   WriteMethod(w, c.by_compute);
   w.EndObject();
   w.Key("per_rank").BeginArray();
-  for (const auto& r : c.per_rank) {
-    w.BeginObject();
-    w.Field("rank", r.rank);
-    w.Field("step", r.step);
-    w.Field("has_device_step", r.has_device_step);
-    w.Field("timeline_set_aside", r.timeline_set_aside);
-    // Step columns of a rank without device events in the step are unknown;
-    // so are the times on a set-aside timeline.
-    auto time_us = [&](const char* key, int64_t ns, bool on_timeline = false) {
-      if (r.has_device_step && !(on_timeline && r.timeline_set_aside)) {
-        w.Field(key, Us(ns));
-      } else {
-        w.Key(key).Null();
-      }
-    };
-    auto count = [&](const char* key, int64_t n) {
-      if (r.has_device_step) {
-        w.Field(key, n);
-      } else {
-        w.Key(key).Null();
-      }
-    };
-    time_us("step_time_us", r.step_time_ns);
-    time_us("step_start_offset_us", r.step_start_offset_ns, true);
-    time_us("step_start_wait_us", r.step_start_wait_ns, true);
-    time_us("comm_us", r.comm_ns);
-    time_us("exposed_comm_us", r.exposed_comm_ns);
-    time_us("pseudo_overlap_us", r.pseudo_overlap_ns, true);
-    if (r.timeline_set_aside) {
-      w.Key("pseudo_overlap_count").Null();
-    } else {
-      count("pseudo_overlap_count", r.pseudo_overlap_count);
-    }
-    count("all_gathers", r.all_gathers);
-    count("collectives", r.collectives);
-    count("small_collectives", r.small_collectives);
-    time_us("small_comm_us", r.small_comm_ns);
-    if (r.wait_ratio >= 0) w.Field("wait_ratio", r.wait_ratio);
-    if (r.sync_ratio >= 0) w.Field("sync_ratio", r.sync_ratio);
-    w.Field("shortest_flags", r.shortest_flags);
-    w.Field("last_arrivals", r.last_arrivals);
-    if (r.has_device_step) {
-      w.Field("mean_lateness_us", Us(r.mean_lateness_ns));
-    } else {
-      w.Key("mean_lateness_us").Null();
-    }
-    w.Field("late_start_flags", r.late_start_flags);
-    w.Field("mean_start_lateness_us", Us(r.mean_start_lateness_ns));
-    w.Field("least_comm_flags", r.least_comm_flags);
-    w.Field("excess_computation_us", Us(r.excess_computation_ns));
-    w.EndObject();
-  }
+  for (const auto& r : c.per_rank) WritePerRankJson(w, r);
   w.EndArray();
   w.Key("collectives").BeginArray();
   for (const auto& s : c.collectives) {

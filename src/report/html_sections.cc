@@ -51,6 +51,14 @@ std::string HtmlBusySpan(const analysis::StepDistribution& step) {
              ? FormatDurationNs(step.kernels.span_ns)
              : std::string("n/a");
 }
+// Unknown without a source of device events; no statistics of none.
+std::string HtmlKernelCount(const analysis::KernelSummary& k) {
+  return k.known ? FormatCount(k.count) : std::string("n/a");
+}
+std::string HtmlP50P90(const analysis::KernelSummary& k) {
+  return k.count > 0 ? FormatDurationNs(k.p50_ns) + " / " + FormatDurationNs(k.p90_ns)
+                     : std::string("n/a");
+}
 std::string HtmlIssueInterval(const analysis::StepDistribution& step) {
   return step.timeline_set_aside.empty() && step.kernels.count > 1
              ? FormatDurationNs(step.kernels.mean_issue_interval_ns)
@@ -86,8 +94,7 @@ void RenderSummarySection(HtmlWriter& out, const analysis::JobAnalysis& job,
     out.Format("<p>Rank {} in depth, {}: <span class=\"muted\">{}</span></p>\n", focus->header.rank,
                StepName(focus->selected_step), focus->selected_step_reason);
     out.Raw("<div class=\"kpi\">");
-    // Unknown without a source of device events; no statistics of none.
-    Kpi(out, "kernels in the step", k.known ? FormatCount(k.count) : std::string("n/a"));
+    Kpi(out, "kernels in the step", HtmlKernelCount(k));
     if (step.breakdown) {
       // The step's time as the budget measures it (an iteration on a GPU
       // trace), and the kernels' busy span beside it.
@@ -96,9 +103,7 @@ void RenderSummarySection(HtmlWriter& out, const analysis::JobAnalysis& job,
     }
     Kpi(out, "device busy span", HtmlBusySpan(step));
     Kpi(out, "one kernel issued every", HtmlIssueInterval(step));
-    Kpi(out, "p50 / p90 duration",
-        k.count > 0 ? FormatDurationNs(k.p50_ns) + " / " + FormatDurationNs(k.p90_ns)
-                    : std::string("n/a"));
+    Kpi(out, "p50 / p90 duration", HtmlP50P90(k));
     Kpi(out, "kernels ≤ 50 µs", k.count > 0 ? FormatPercent(k.share_le_50us) : std::string("n/a"));
     if (step.breakdown) {
       const auto& b = step.breakdown->budget;
