@@ -113,14 +113,17 @@ std::string StepsCsv(const analysis::JobAnalysis& job) {
       t.Row()
           .Int<"rank">(rank.header.rank)
           .Step<"step">(d.step)
-          .Int<"selected">(d.step == rank.selected_step ? 1 : 0)
-          .Int<"kernels">(d.kernels.count)
-          .Int<"compute_kernels">(d.kernels.compute_count)
-          .Int<"communication_kernels">(d.kernels.communication_count);
+          .Int<"selected">(d.step == rank.selected_step ? 1 : 0);
+      // Unknown, not 0, for a rank without a source of device events.
+      if (d.kernels.known) {
+        t.Int<"kernels">(d.kernels.count)
+            .Int<"compute_kernels">(d.kernels.compute_count)
+            .Int<"communication_kernels">(d.kernels.communication_count);
+      }
       // The busy span is a time on the device timeline: unknown without
       // kernels or when the timeline is set aside.
       if (d.kernels.count > 0 && d.timeline_set_aside.empty()) t.Us<"span_us">(d.kernels.span_ns);
-      t.Us<"kernel_time_us">(d.kernels.total_time_ns);
+      if (d.kernels.known) t.Us<"kernel_time_us">(d.kernels.total_time_ns);
       if (d.breakdown) {
         const analysis::TimeBudget& b = d.breakdown->budget;
         t.Text<"budget_source">(d.breakdown->source)

@@ -247,17 +247,18 @@ Status SqliteExport::AddRank(size_t index, const model::RankProfile& profile,
     for (const analysis::RankStepResult& step : result.steps) {
       const analysis::StepDistribution& d = step.distribution;
       const analysis::KernelSummary& k = d.kernels;
-      s.Int<"rank">(rank)
-          .Step<"step">(d.step)
-          .Int<"selected">(0)  // set at Finish
-          .Int<"kernels">(k.count)
-          .Int<"compute_kernels">(k.compute_count)
-          .Int<"communication_kernels">(k.communication_count);
+      s.Int<"rank">(rank).Step<"step">(d.step).Int<"selected">(0);  // selected: set at Finish
+      // Unknown, not 0, for a rank without a source of device events.
+      if (k.known) {
+        s.Int<"kernels">(k.count)
+            .Int<"compute_kernels">(k.compute_count)
+            .Int<"communication_kernels">(k.communication_count);
+      }
       if (k.copies_known) s.Int<"memcpy">(k.memcpy_count).Int<"memset">(k.memset_count);
       // The busy span is a time on the device timeline: unknown without
       // kernels or when the timeline is set aside.
       if (k.count > 0 && d.timeline_set_aside.empty()) s.Int<"span_ns">(k.span_ns);
-      s.Int<"kernel_time_ns">(k.total_time_ns);
+      if (k.known) s.Int<"kernel_time_ns">(k.total_time_ns);
       if (k.count > 0) {
         s.Real<"p50_ns">(k.p50_ns).Real<"p90_ns">(k.p90_ns).Real<"p99_ns">(k.p99_ns).Int<"max_ns">(
             k.max_ns);

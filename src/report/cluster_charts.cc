@@ -17,22 +17,25 @@ namespace trainscope::report {
 HtmlFragment RankScatterSvg(const analysis::ClusterAnalysis& c) {
   constexpr double kW = 640, kH = 360, kLeft = 70, kRight = 20, kTop = 24, kBottom = 48;
   SvgCanvas svg(kW, kH, "ranks: step-start offset vs step time");
-  // A rank without device events in the step has no step time or offset:
-  // it is left out (not drawn at 0, 0, which would stretch the axes) and
-  // named under the plot.
+  // A rank without device events in the step has no step time or offset,
+  // a rank whose timeline is set aside no offset: it is left out (not drawn
+  // at 0, which would stretch the axes) and named under the plot.
   std::vector<int32_t> left_out;
   for (const auto& r : c.per_rank) {
-    if (!r.has_device_step) left_out.push_back(r.rank);
+    if (!r.has_device_step || r.timeline_set_aside) left_out.push_back(r.rank);
   }
   if (left_out.size() == c.per_rank.size()) {
     if (!left_out.empty()) {
-      svg.Text(kW / 2, kH / 2, "not plotted: no rank has device events in the step", "middle", 11);
+      svg.Text(kW / 2, kH / 2,
+               "not plotted: no rank has a device timeline of the step (no device events, or "
+               "set aside)",
+               "middle", 11);
     }
     return std::move(svg).Finish();
   }
   double x_max = 0, y_min = 1e300, y_max = 0;
   for (const auto& r : c.per_rank) {
-    if (!r.has_device_step) continue;
+    if (!r.has_device_step || r.timeline_set_aside) continue;
     x_max = std::max(x_max, Us(r.step_start_offset_ns));
     y_min = std::min(y_min, Us(r.step_time_ns));
     y_max = std::max(y_max, Us(r.step_time_ns));
@@ -55,12 +58,13 @@ HtmlFragment RankScatterSvg(const analysis::ClusterAnalysis& c) {
   svg.Text(kLeft, kTop - 8, fmt::format("step time per rank ({})", StepName(c.step)), "start", 11);
   if (!left_out.empty()) {
     svg.Text(kLeft + pw, kTop + 12,
-             fmt::format("not plotted: rank{} {} (no device events in the step)",
+             fmt::format("not plotted: rank{} {} (no device events in the step, or its "
+                         "timeline set aside)",
                          left_out.size() > 1 ? "s" : "", fmt::join(left_out, ",")),
              "end", 10);
   }
   for (const auto& r : c.per_rank) {
-    if (!r.has_device_step) continue;
+    if (!r.has_device_step || r.timeline_set_aside) continue;
     const bool straggler = std::find(c.straggler_ranks.begin(), c.straggler_ranks.end(), r.rank) !=
                            c.straggler_ranks.end();
     const double x = X(Us(r.step_start_offset_ns)), y = Y(Us(r.step_time_ns));

@@ -51,6 +51,15 @@ void RenderClusterHtml(HtmlWriter& out, const analysis::JobAnalysis& job) {
           r.rank, r.last_arrivals);
       continue;
     }
+    if (r.timeline_set_aside) {  // budget numbers; times on the timeline unknown
+      out.Format(
+          "<tr><td>{}</td><td>{} <span class=\"muted\">(step_trace_time.csv: timeline set "
+          "aside)</span></td><td>n/a</td><td>n/a</td><td>{}</td><td>n/a</td><td>{}</td><td>{}</td>"
+          "<td>{}</td></tr>\n",
+          r.rank, FormatDurationNs(r.step_time_ns), FormatDurationNs(r.exposed_comm_ns),
+          r.collectives, r.last_arrivals, FormatDurationNs(r.mean_lateness_ns));
+      continue;
+    }
     out.Format(
         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</"
         "td>"

@@ -97,11 +97,21 @@ void RenderClusterText(std::string& out, const analysis::JobAnalysis& job, bool)
   const analysis::ClusterAnalysis& c = job.cluster;
   if (!c.present) return;
   out += fmt::format("\nCluster ({} ranks, {})\n", c.ranks, StepName(c.step));
+  // The skew and the wait are times on the device timelines: unknown when
+  // every rank's timeline of the step is set aside.
+  const bool timelines = c.ranks_with_timeline > 0;
   out += fmt::format(
-      "  step time mean {:.1f} ms, spread (max-min)/mean {:.1f}%{}; first-kernel skew {:.1f} ms; "
-      "step-start wait mean {:.1f} ms (max {:.1f} ms)\n",
+      "  step time mean {:.1f} ms, spread (max-min)/mean {:.1f}%{}; first-kernel skew {}; "
+      "step-start wait mean {} (max {}){}\n",
       Ms(c.mean_step_time_ns), c.step_time_spread_pct, c.step_time_spread_pct > 5 ? " (> 5%)" : "",
-      Ms(c.first_kernel_skew_ns), Ms(c.mean_step_start_wait_ns), Ms(c.max_step_start_wait_ns));
+      timelines ? fmt::format("{:.1f} ms", Ms(c.first_kernel_skew_ns)) : "n/a",
+      timelines ? fmt::format("{:.1f} ms", Ms(c.mean_step_start_wait_ns)) : "n/a",
+      timelines ? fmt::format("{:.1f} ms", Ms(c.max_step_start_wait_ns)) : "n/a",
+      c.ranks_with_timeline < c.ranks_with_step
+          ? fmt::format("; {} of {} ranks' timelines set aside: their step time is "
+                        "step_trace_time.csv's",
+                        c.ranks_with_step - c.ranks_with_timeline, c.ranks_with_step)
+          : "");
   out += fmt::format(
       "  stragglers: {}   [shortest-communication: {} of {} instances tested | "
       "last-arrival: {} of {} | late-start: {} of {} steps | least-communication: {} of {} "
@@ -127,6 +137,14 @@ void RenderClusterText(std::string& out, const analysis::JobAnalysis& job, bool)
           "device events in the step)\n",
           r.rank, "n/a", "n/a", "n/a", "n/a", "n/a", "n/a", "n/a", r.shortest_flags,
           r.last_arrivals, "n/a");
+      continue;
+    }
+    if (r.timeline_set_aside) {  // budget numbers; times on the timeline unknown
+      out += fmt::format(
+          "  {:>4}  {:>7.1f}  {:>9}  {:>13}  {:>7.1f}  {:>10.1f}  {:>9}  {:>5}  {:>11}  {:>4}  "
+          "{:>11.0f}  (timeline set aside: step and comm from step_trace_time.csv)\n",
+          r.rank, Ms(r.step_time_ns), "n/a", "n/a", Ms(r.comm_ns), Ms(r.exposed_comm_ns), "n/a",
+          r.collectives, r.shortest_flags, r.last_arrivals, Us(r.mean_lateness_ns));
       continue;
     }
     out += fmt::format(
@@ -156,6 +174,64 @@ void RenderClusterText(std::string& out, const analysis::JobAnalysis& job, bool)
   for (const std::string& note : c.notes) out += fmt::format("  note: {}\n", TerminalSafe(note));
 }
 
+namespace {
+
+// One rank's row of cluster.per_rank.
+void WritePerRankJson(JsonWriter& w, const analysis::RankClusterStats& r) {
+  w.BeginObject();
+  w.Field("rank", r.rank);
+  w.Field("step", r.step);
+  w.Field("has_device_step", r.has_device_step);
+  w.Field("timeline_set_aside", r.timeline_set_aside);
+  // Step columns of a rank without device events in the step are unknown;
+  // so are the times on a set-aside timeline.
+  auto time_us = [&](const char* key, int64_t ns, bool on_timeline = false) {
+    if (r.has_device_step && !(on_timeline && r.timeline_set_aside)) {
+      w.Field(key, Us(ns));
+    } else {
+      w.Key(key).Null();
+    }
+  };
+  auto count = [&](const char* key, int64_t n) {
+    if (r.has_device_step) {
+      w.Field(key, n);
+    } else {
+      w.Key(key).Null();
+    }
+  };
+  time_us("step_time_us", r.step_time_ns);
+  time_us("step_start_offset_us", r.step_start_offset_ns, true);
+  time_us("step_start_wait_us", r.step_start_wait_ns, true);
+  time_us("comm_us", r.comm_ns);
+  time_us("exposed_comm_us", r.exposed_comm_ns);
+  time_us("pseudo_overlap_us", r.pseudo_overlap_ns, true);
+  if (r.timeline_set_aside) {
+    w.Key("pseudo_overlap_count").Null();
+  } else {
+    count("pseudo_overlap_count", r.pseudo_overlap_count);
+  }
+  count("all_gathers", r.all_gathers);
+  count("collectives", r.collectives);
+  count("small_collectives", r.small_collectives);
+  time_us("small_comm_us", r.small_comm_ns);
+  if (r.wait_ratio >= 0) w.Field("wait_ratio", r.wait_ratio);
+  if (r.sync_ratio >= 0) w.Field("sync_ratio", r.sync_ratio);
+  w.Field("shortest_flags", r.shortest_flags);
+  w.Field("last_arrivals", r.last_arrivals);
+  if (r.has_device_step) {
+    w.Field("mean_lateness_us", Us(r.mean_lateness_ns));
+  } else {
+    w.Key("mean_lateness_us").Null();
+  }
+  w.Field("late_start_flags", r.late_start_flags);
+  w.Field("mean_start_lateness_us", Us(r.mean_start_lateness_ns));
+  w.Field("least_comm_flags", r.least_comm_flags);
+  w.Field("excess_computation_us", Us(r.excess_computation_ns));
+  w.EndObject();
+}
+
+}  // namespace
+
 void WriteClusterJson(JsonWriter& w, const analysis::JobAnalysis& job) {
   const analysis::ClusterAnalysis& c = job.cluster;
   w.Key("cluster").BeginObject();
@@ -164,9 +240,19 @@ void WriteClusterJson(JsonWriter& w, const analysis::JobAnalysis& job) {
   w.Field("step", c.step);
   w.Field("mean_step_time_us", Us(c.mean_step_time_ns));
   w.Field("step_time_spread_pct", c.step_time_spread_pct);
-  w.Field("first_kernel_skew_us", Us(c.first_kernel_skew_ns));
-  w.Field("mean_step_start_wait_us", Us(c.mean_step_start_wait_ns));
-  w.Field("max_step_start_wait_us", Us(c.max_step_start_wait_ns));
+  w.Field("ranks_with_timeline", c.ranks_with_timeline);
+  // Times on the device timelines: null when every rank's is set aside.
+  for (const auto& [key, ns] :
+       {std::pair<const char*, double>{"first_kernel_skew_us",
+                                       static_cast<double>(c.first_kernel_skew_ns)},
+        {"mean_step_start_wait_us", c.mean_step_start_wait_ns},
+        {"max_step_start_wait_us", static_cast<double>(c.max_step_start_wait_ns)}}) {
+    if (c.ranks_with_timeline > 0 || c.ranks_with_step == 0) {
+      w.Field(key, Us(ns));
+    } else {
+      w.Key(key).Null();
+    }
+  }
   w.Key("straggler_ranks").BeginArray();
   for (int32_t r : c.straggler_ranks) w.Int(r);
   w.EndArray();
@@ -183,52 +269,7 @@ void WriteClusterJson(JsonWriter& w, const analysis::JobAnalysis& job) {
   WriteMethod(w, c.by_compute);
   w.EndObject();
   w.Key("per_rank").BeginArray();
-  for (const auto& r : c.per_rank) {
-    w.BeginObject();
-    w.Field("rank", r.rank);
-    w.Field("step", r.step);
-    w.Field("has_device_step", r.has_device_step);
-    // Step columns of a rank without device events in the step are unknown.
-    auto time_us = [&](const char* key, int64_t ns) {
-      if (r.has_device_step) {
-        w.Field(key, Us(ns));
-      } else {
-        w.Key(key).Null();
-      }
-    };
-    auto count = [&](const char* key, int64_t n) {
-      if (r.has_device_step) {
-        w.Field(key, n);
-      } else {
-        w.Key(key).Null();
-      }
-    };
-    time_us("step_time_us", r.step_time_ns);
-    time_us("step_start_offset_us", r.step_start_offset_ns);
-    time_us("step_start_wait_us", r.step_start_wait_ns);
-    time_us("comm_us", r.comm_ns);
-    time_us("exposed_comm_us", r.exposed_comm_ns);
-    time_us("pseudo_overlap_us", r.pseudo_overlap_ns);
-    count("pseudo_overlap_count", r.pseudo_overlap_count);
-    count("all_gathers", r.all_gathers);
-    count("collectives", r.collectives);
-    count("small_collectives", r.small_collectives);
-    time_us("small_comm_us", r.small_comm_ns);
-    if (r.wait_ratio >= 0) w.Field("wait_ratio", r.wait_ratio);
-    if (r.sync_ratio >= 0) w.Field("sync_ratio", r.sync_ratio);
-    w.Field("shortest_flags", r.shortest_flags);
-    w.Field("last_arrivals", r.last_arrivals);
-    if (r.has_device_step) {
-      w.Field("mean_lateness_us", Us(r.mean_lateness_ns));
-    } else {
-      w.Key("mean_lateness_us").Null();
-    }
-    w.Field("late_start_flags", r.late_start_flags);
-    w.Field("mean_start_lateness_us", Us(r.mean_start_lateness_ns));
-    w.Field("least_comm_flags", r.least_comm_flags);
-    w.Field("excess_computation_us", Us(r.excess_computation_ns));
-    w.EndObject();
-  }
+  for (const auto& r : c.per_rank) WritePerRankJson(w, r);
   w.EndArray();
   w.Key("collectives").BeginArray();
   for (const auto& s : c.collectives) {

@@ -26,6 +26,14 @@ std::string FormatDurationUs(double us) {
 
 std::string FormatDurationNs(double ns) { return FormatDurationUs(Us(ns)); }
 
+std::string NoKernelSource(const analysis::RankHeader& header) {
+  for (const std::string& missing : header.missing_files) {
+    if (missing.starts_with("kernel_details.csv")) return missing;
+  }
+  return header.missing_files.empty() ? std::string("no source of device events")
+                                      : header.missing_files.front();
+}
+
 std::string StepName(int32_t step) {
   return step == model::kNoStep ? "the whole capture" : fmt::format("step {}", step);
 }

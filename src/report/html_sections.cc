@@ -52,6 +52,14 @@ std::string HtmlBusySpan(const analysis::StepDistribution& step) {
              ? FormatDurationNs(step.kernels.span_ns)
              : std::string("n/a");
 }
+// Unknown without a source of device events; no statistics of none.
+std::string HtmlKernelCount(const analysis::KernelSummary& k) {
+  return k.known ? FormatCount(k.count) : std::string("n/a");
+}
+std::string HtmlP50P90(const analysis::KernelSummary& k) {
+  return k.count > 0 ? FormatDurationNs(k.p50_ns) + " / " + FormatDurationNs(k.p90_ns)
+                     : std::string("n/a");
+}
 std::string HtmlIssueInterval(const analysis::StepDistribution& step) {
   return step.timeline_set_aside.empty() && step.kernels.count > 1
              ? FormatDurationNs(step.kernels.mean_issue_interval_ns)
@@ -87,7 +95,7 @@ void RenderSummarySection(HtmlWriter& out, const analysis::JobAnalysis& job,
     out.Format("<p>Rank {} in depth, {}: <span class=\"muted\">{}</span></p>\n", focus->header.rank,
                StepName(focus->selected_step), focus->selected_step_reason);
     out.Raw("<div class=\"kpi\">");
-    Kpi(out, "kernels in the step", FormatCount(k.count));
+    Kpi(out, "kernels in the step", HtmlKernelCount(k));
     if (step.breakdown) {
       // The step's time as the budget measures it (an iteration on a GPU
       // trace), and the kernels' busy span beside it.
@@ -96,8 +104,8 @@ void RenderSummarySection(HtmlWriter& out, const analysis::JobAnalysis& job,
     }
     Kpi(out, "device busy span", HtmlBusySpan(step));
     Kpi(out, "one kernel issued every", HtmlIssueInterval(step));
-    Kpi(out, "p50 / p90 duration", FormatDurationNs(k.p50_ns) + " / " + FormatDurationNs(k.p90_ns));
-    Kpi(out, "kernels ≤ 50 µs", FormatPercent(k.share_le_50us));
+    Kpi(out, "p50 / p90 duration", HtmlP50P90(k));
+    Kpi(out, "kernels ≤ 50 µs", k.count > 0 ? FormatPercent(k.share_le_50us) : std::string("n/a"));
     if (step.breakdown) {
       const auto& b = step.breakdown->budget;
       double total = b.total_ns ? static_cast<double>(b.total_ns) : 1.0;
@@ -204,6 +212,13 @@ void RenderDistributionSection(HtmlWriter& out, const analysis::JobAnalysis& job
 
 void RenderTimelineSection(HtmlWriter& out, const analysis::RankAnalysis* focus) {
   out.Raw("<section id=\"timeline\"><h2>Timeline panorama</h2>\n");
+  if (focus != nullptr && !focus->timeline.set_aside.empty()) {
+    out.Format(
+        "<p class=\"muted\">No picture of rank {}'s {}: its device timeline is set aside "
+        "because {}. The step's time budget (Ranks) is step_trace_time.csv's.</p></section>\n",
+        focus->header.rank, StepName(focus->timeline.step), focus->timeline.set_aside);
+    return;
+  }
   if (focus == nullptr || focus->timeline.kernel_count == 0) {
     out.Raw("<p class=\"muted\">No device activity to draw.</p></section>\n");
     return;
@@ -344,12 +359,10 @@ void RenderRanksSection(HtmlWriter& out, const analysis::JobAnalysis& job) {
           "<tr><td>{}</td><td>{}</td><td>{}</td><td>n/a</td><td>n/a</td><td>n/a</td><td>n/a</td>"
           "<td>{}</td><td>{}</td><td>{}</td><td class=\"l\">{} <span class=\"muted\">(no "
           "kernels: {})</span></td><td class=\"l\" title=\"{}\">{}</td></tr>\n",
-          rank.header.rank, StepLabel(rank.selected_step),
-          rank.header.missing_files.empty() ? "0" : "n/a",
+          rank.header.rank, StepLabel(rank.selected_step), k.known ? "0" : "n/a",
           RanksTableShare(step, Share::kComputation), RanksTableShare(step, Share::kExposed),
           RanksTableShare(step, Share::kIdle), capture,
-          rank.header.missing_files.empty() ? std::string("empty kernel table")
-                                            : rank.header.missing_files.front(),
+          k.known ? std::string("empty kernel table") : NoKernelSource(rank.header),
           rank.header.workload_evidence, rank.header.workload);
       continue;
     }
@@ -360,10 +373,9 @@ void RenderRanksSection(HtmlWriter& out, const analysis::JobAnalysis& job) {
         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</"
         "td>"
         "<td>{}</td><td>{}</td><td class=\"l\">{}</td><td class=\"l\" title=\"{}\">{}</td></tr>\n",
-        rank.header.rank, StepLabel(rank.selected_step), FormatCount(k.count),
-        FormatDurationNs(k.span_ns), FormatDurationNs(k.p50_ns), FormatDurationNs(k.p90_ns),
-        FormatPercent(k.share_le_50us), comp, comm, idle, capture, rank.header.workload_evidence,
-        rank.header.workload);
+        rank.header.rank, StepLabel(rank.selected_step), FormatCount(k.count), HtmlBusySpan(*step),
+        FormatDurationNs(k.p50_ns), FormatDurationNs(k.p90_ns), FormatPercent(k.share_le_50us),
+        comp, comm, idle, capture, rank.header.workload_evidence, rank.header.workload);
   }
   out.Raw("</table>\n");
   RenderStepsTableHtml(out, BuildStepsTable(job));

@@ -28,9 +28,17 @@ void WriteKernels(JsonWriter& w, const analysis::KernelSummary& k, bool timeline
   };
   const bool any = k.count > 0;
   w.Key("kernels").BeginObject();
-  w.Field("count", k.count);
-  w.Field("compute_count", k.compute_count);
-  w.Field("communication_count", k.communication_count);
+  // A rank without any source of device events (kernel_details.csv
+  // missing): its kernels are unknown, not absent.
+  for (const auto& [key, count] :
+       {std::pair{"count", k.count}, std::pair{"compute_count", k.compute_count},
+        std::pair{"communication_count", k.communication_count}}) {
+    if (k.known) {
+      w.Field(key, count);
+    } else {
+      w.Key(key).Null();
+    }
+  }
   // Copies and memsets are device events but not kernels; unknown (null)
   // where the source does not record them (kernel_details.csv).
   for (const auto& [key, count] :
@@ -45,7 +53,7 @@ void WriteKernels(JsonWriter& w, const analysis::KernelSummary& k, bool timeline
   known("memset_time_us", Us(k.memset_time_ns), k.copies_known);
   known("span_us", Us(k.span_ns), any && timeline_used);
   known("mean_issue_interval_us", Us(k.mean_issue_interval_ns), k.count > 1 && timeline_used);
-  w.Field("total_time_us", Us(k.total_time_ns));
+  known("total_time_us", Us(k.total_time_ns), k.known);
   known("p50_us", Us(k.p50_ns), any);
   known("p90_us", Us(k.p90_ns), any);
   known("p99_us", Us(k.p99_ns), any);
@@ -423,6 +431,16 @@ void WriteTimeline(JsonWriter& w, const analysis::StepTimeline& t) {
   } else {
     w.Field("step", t.step);
   }
+  // A set-aside timeline (StepTimeline::set_aside): no number of it exists.
+  if (!t.set_aside.empty()) {
+    w.Field("set_aside", t.set_aside);
+    for (const char* key :
+         {"span_us", "lanes", "step_start_idle", "longest_free_gaps", "zooms_centred_on", "zooms"})
+      w.Key(key).Null();
+    w.EndObject();
+    return;
+  }
+  w.Key("set_aside").Null();
   w.Field("span_us", Us(t.span_ns));
   w.Key("lanes").BeginObject();
   w.Field("compute_us", Us(t.compute_ns));

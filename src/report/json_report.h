@@ -9,7 +9,7 @@
 
 namespace trainscope::report {
 
-inline constexpr const char* kJsonSchema = "trainscope.analysis/2";
+inline constexpr const char* kJsonSchema = "trainscope.analysis/3";
 
 std::string RenderJson(const analysis::JobAnalysis& job, const std::string& tool_version);
 

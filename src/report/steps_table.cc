@@ -27,7 +27,11 @@ StepsTable BuildStepsTable(const analysis::JobAnalysis& job) {
       StepTableRow& row = s.row;
       row.step = d.step;
       row.selected = row.selected || d.step == rank.selected_step;
-      const int64_t span = d.kernels.span_ns;
+      // A set-aside timeline's span is not the step: the budget's is
+      // (step_trace_time.csv, which set it aside).
+      const bool aside = !d.timeline_set_aside.empty() && d.breakdown;
+      const int64_t span = aside ? d.breakdown->budget.total_ns : d.kernels.span_ns;
+      if (aside) ++row.timeline_set_aside_ranks;
       if (row.ranks == 0 || span < row.min_span_ns) row.min_span_ns = span;
       if (row.ranks == 0 || span > row.max_span_ns) {
         row.max_span_ns = span;
@@ -90,8 +94,11 @@ std::string StepsTableText(const StepsTable& table) {
   std::string out = fmt::format("\n  {:<8} {:>5} {:>11} {:>11} {:>6} {:>9} {:>12} {:>12} {:>10}\n",
                                 "step", "ranks", "mean span", "slowest", "(rank)", "kernels",
                                 "computation", "exposed comm", "free");
+  bool any_aside = false;
   for (const StepTableRow& r : table.rows) {
-    const std::string step = fmt::format("{}{}", r.step, r.selected ? " *" : "");
+    any_aside = any_aside || r.timeline_set_aside_ranks > 0;
+    const std::string step = fmt::format("{}{}{}", r.step, r.selected ? " *" : "",
+                                         r.timeline_set_aside_ranks > 0 ? " †" : "");
     auto budget = [&](double ns) {
       return r.budget_ranks > 0 ? FormatDurationNs(ns) : std::string("n/a");
     };
@@ -104,6 +111,11 @@ std::string StepsTableText(const StepsTable& table) {
   out +=
       "  * the selected step; span, kernels and budget are means over the ranks that have the "
       "step; slowest: the longest rank's span\n";
+  if (any_aside) {
+    out +=
+        "  † some ranks' device timeline of the step is set aside: their span is "
+        "step_trace_time.csv's step, no number comes from that timeline\n";
+  }
   if (table.stddev_span_ns && table.mean_span_ns) {
     out += fmt::format(
         "  step time across {} steps: mean {}, standard deviation {} ({} of the mean); slowest "
@@ -123,6 +135,7 @@ void WriteStepsTableJson(JsonWriter& w, const StepsTable& table) {
     w.Field("step", r.step);
     w.Field("selected", r.selected);
     w.Field("ranks", r.ranks);
+    w.Field("timeline_set_aside_ranks", r.timeline_set_aside_ranks);
     w.Key("mean_span_us").Double(Us(r.mean_span_ns), 3);
     w.Key("min_span_us").Double(Us(r.min_span_ns), 3);
     w.Key("max_span_us").Double(Us(r.max_span_ns), 3);
@@ -177,9 +190,13 @@ void RenderStepsTableHtml(HtmlWriter& out, const StepsTable& table) {
     out.Format(
         "<tr><td>{}{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
         "<td>{}</td><td>{}</td></tr>\n",
-        r.step, r.selected ? " (selected)" : "", r.ranks, FormatDurationNs(r.mean_span_ns),
-        FormatDurationNs(static_cast<double>(r.max_span_ns)), r.slowest_rank,
-        FormatCount(std::llround(r.mean_kernels)), budget(r.mean_computation_ns),
+        r.step, r.selected ? " (selected)" : "",
+        r.timeline_set_aside_ranks > 0
+            ? fmt::format("{} ({} with the timeline set aside: step_trace_time.csv's step)",
+                          r.ranks, r.timeline_set_aside_ranks)
+            : fmt::format("{}", r.ranks),
+        FormatDurationNs(r.mean_span_ns), FormatDurationNs(static_cast<double>(r.max_span_ns)),
+        r.slowest_rank, FormatCount(std::llround(r.mean_kernels)), budget(r.mean_computation_ns),
         budget(r.mean_exposed_communication_ns), budget(r.mean_free_ns));
   }
   out.Raw("</table>\n");

@@ -17,6 +17,10 @@ struct StepTableRow {
   int32_t step = model::kNoStep;
   bool selected = false;  // the job's selected step
   int32_t ranks = 0;      // ranks with device events in the step
+  // Of those, ranks whose device timeline of the step is set aside
+  // (StepDistribution::timeline_set_aside): their "span" below is the
+  // budget's step from step_trace_time.csv, never the timeline's span.
+  int32_t timeline_set_aside_ranks = 0;
   int64_t min_span_ns = 0;
   int64_t max_span_ns = 0;  // the slowest rank's span
   int32_t slowest_rank = -1;

@@ -370,19 +370,29 @@ void RenderRankTable(std::string& out, const analysis::JobAnalysis& job, const S
     std::string step_text =
         rank.selected_step == model::kNoStep ? "all" : std::to_string(rank.selected_step);
     if (step == nullptr || step->kernels.count == 0) {
-      // Unknown (n/a) when the kernel table is missing, 0 when it is empty.
-      out += fmt::format("  rank {:<4} {:>6} {:>9}   (no kernels: {})\n", rank.header.rank,
-                         step_text, rank.header.missing_files.empty() ? "0" : "n/a",
-                         rank.header.missing_files.empty() ? "empty kernel table"
-                                                           : T(rank.header.missing_files.front()));
+      // Unknown (n/a) when the rank has no source of device events, 0 when
+      // its kernel table is empty.
+      const bool known = step == nullptr || step->kernels.known;
+      out +=
+          fmt::format("  rank {:<4} {:>6} {:>9}   (no kernels: {})\n", rank.header.rank, step_text,
+                      known ? "0" : "n/a",
+                      known ? std::string("empty kernel table") : T(NoKernelSource(rank.header)));
       continue;
     }
     const auto& k = step->kernels;
+    out += fmt::format("  rank {:<4} {:>6} {:>9} {:>11} {:>10} {:>10} {:>7} {:>7}\n",
+                       rank.header.rank, step_text, FormatCount(k.count),
+                       step->timeline_set_aside.empty() ? FormatDurationNs(k.span_ns) : "n/a",
+                       FormatDurationNs(k.p50_ns), FormatDurationNs(k.p90_ns),
+                       FormatPercent(k.share_le_50us), FormatPercent(k.share_le_100us));
+  }
+  const bool any_aside = std::any_of(job.ranks.begin(), job.ranks.end(), [](const auto& rank) {
+    const analysis::StepDistribution* step = rank.selected();
+    return step != nullptr && !step->timeline_set_aside.empty();
+  });
+  if (any_aside) {
     out +=
-        fmt::format("  rank {:<4} {:>6} {:>9} {:>11} {:>10} {:>10} {:>7} {:>7}\n", rank.header.rank,
-                    step_text, FormatCount(k.count), FormatDurationNs(k.span_ns),
-                    FormatDurationNs(k.p50_ns), FormatDurationNs(k.p90_ns),
-                    FormatPercent(k.share_le_50us), FormatPercent(k.share_le_100us));
+        "  span n/a: the rank's device timeline of the step is set aside (its warning says why)\n";
   }
 }
 

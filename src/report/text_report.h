@@ -54,5 +54,9 @@ std::string FormatPercent(double fraction);  // "62.4%"
 // "step 13", or "the whole capture" for a capture without steps (kNoStep):
 // no report prints "step -1".
 std::string StepName(int32_t step);
+// Why a rank has no kernels to show: its missing_files entry of the kernel
+// table (kernel_details.csv), else the first missing file, else a plain
+// "no source of device events".
+std::string NoKernelSource(const analysis::RankHeader& header);
 
 }  // namespace trainscope::report

@@ -7,6 +7,7 @@
 #include "report/timeline_html.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "report/html_sections.h"
 #include "report/text_report.h"
@@ -18,10 +19,22 @@ void RenderInteractiveTimeline(HtmlWriter& out, const analysis::JobAnalysis& job
   out.Raw("<section id=\"interactive\"><h2>Interactive timeline</h2>\n");
   TimelinePayloadStats stats;
   const std::string payload = TimelinePayload(job, kTimelinePageKernels, &stats);
+  // Ranks whose device timeline is set aside are never drawn; say so.
+  const std::string set_aside =
+      stats.set_aside_ranks.empty()
+          ? std::string()
+          : fmt::format(
+                " Not drawn: rank{} {}, whose device timeline of the step is set aside "
+                "(it disagrees with step_trace_time.csv, or is impossible; the rank's "
+                "warning says why).",
+                stats.set_aside_ranks.size() == 1 ? "" : "s",
+                fmt::join(stats.set_aside_ranks, ", "));
   if (payload.empty()) {
     out.Raw(
         "<p class=\"muted\">No kernels to draw: the timeline needs device activity in the shown "
-        "step (a rank's warm-up step is drawn only with <code>--step</code>).</p></section>\n");
+        "step (a rank's warm-up step is drawn only with <code>--step</code>).");
+    out.Text(set_aside);
+    out.Raw("</p></section>\n");
     return;
   }
   out.Format(
@@ -36,6 +49,7 @@ void RenderInteractiveTimeline(HtmlWriter& out, const analysis::JobAnalysis& job
     out.Format(" {} shorter kernels are left out to keep the page small.",
                FormatCount(stats.dropped));
   }
+  out.Text(set_aside);
   out.Raw("</p>\n");
   out.Format(
       "<div class=\"tl-controls\"><label><input type=\"checkbox\" id=\"tl-motifs\"> motif "

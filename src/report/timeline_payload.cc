@@ -214,6 +214,7 @@ std::string TimelinePayload(const analysis::JobAnalysis& job, size_t kernel_budg
   int64_t longest = 0;
   int32_t step = model::kNoStep;
   for (const RankAnalysis& rank : job.ranks) {
+    if (!rank.timeline.set_aside.empty()) s.set_aside_ranks.push_back(rank.header.rank);
     if (!HasTrack(rank)) continue;
     ++ranks;
     total += rank.timeline.track.kernels.size();

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "analysis/job/rank_analysis.h"
 
@@ -25,6 +26,9 @@ struct TimelinePayloadStats {
   int64_t dropped = 0;          // kernels of the step not in it (analysis cap + page budget)
   int64_t motif_instances = 0;  // motif instances in it
   int64_t launches = 0;         // host launches of its kernels
+  // Ranks left out because their device timeline of the step is set aside
+  // (StepTimeline::set_aside): nothing of it is drawn.
+  std::vector<int32_t> set_aside_ranks;
 };
 
 // Base64 (RFC 4648, padded) of |bytes|.

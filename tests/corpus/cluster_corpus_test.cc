@@ -1,8 +1,11 @@
 // Cluster analysis end to end on real multi-rank captures (skipped when the
 // shared corpus is absent).
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -10,6 +13,7 @@
 #include "analysis/job/rank_analysis.h"
 #include "formats/load_profiles.h"
 #include "report/json_report.h"
+#include "report/steps_table.h"
 #include "report/text_report.h"
 #include "test_paths.h"
 
@@ -133,6 +137,70 @@ TEST(ClusterCorpus, KinetoSampled2Of128) {
   EXPECT_EQ(job.cluster.ranks, 2);
   // HTA's [0, 1] is its top 2 of 2 ranks; two ranks cannot single one out.
   EXPECT_TRUE(job.cluster.straggler_ranks.empty());
+}
+
+// step_trace_time.csv's step of the one row of |file|: Computing +
+// Communication(Not Overlapped) + Free, in ns (read here, apart from the
+// reader under test).
+double GptStepTraceNs(const std::string& file) {
+  std::ifstream in(file);
+  std::string header, row;
+  std::getline(in, header);
+  std::getline(in, row);
+  std::vector<double> cells;
+  std::stringstream fields(row);
+  for (std::string cell; std::getline(fields, cell, ',');) cells.push_back(std::stod(cell));
+  EXPECT_GE(cells.size(), 6u) << file;
+  return cells.size() >= 6 ? (cells[1] + cells[2] + cells[5]) * 1e3 : 0;
+}
+
+// The gpt3 old-format job: both ranks' kernel_details.csv disagree with
+// step_trace_time.csv (48-55% of the step), so their timelines are set
+// aside. The cluster's step, the projection's step and the every-step table
+// are step_trace_time.csv's (291.7 and 294.6 ms), never the device spans of
+// the set-aside timelines (267.8 and 16.4 ms, a 142.1 ms mean); nothing is
+// drawn from those timelines.
+TEST(ClusterCorpus, AscendGpt3SetAsideTimelinesEnterWithTheirBudget) {
+  const std::string dir = "ascend/msinsight-server-testdata-gpt3-2rank-oldformat";
+  TS_REQUIRE_CORPUS(dir);
+  JobAnalysis job = Analyze(corpus_path + "/" + dir);
+  const double step0 = GptStepTraceNs(corpus_path + "/" + dir +
+                                      "/test_rank_0/ASCEND_PROFILER_OUTPUT/step_trace_time.csv");
+  const double step1 = GptStepTraceNs(corpus_path + "/" + dir +
+                                      "/test_rank_1/ASCEND_PROFILER_OUTPUT/step_trace_time.csv");
+  ASSERT_TRUE(job.cluster.present);
+  EXPECT_EQ(job.cluster.ranks_with_step, 2);
+  EXPECT_EQ(job.cluster.ranks_with_timeline, 0);
+  ASSERT_EQ(job.cluster.per_rank.size(), 2u);
+  EXPECT_TRUE(job.cluster.per_rank[0].timeline_set_aside);
+  EXPECT_TRUE(job.cluster.per_rank[1].timeline_set_aside);
+  EXPECT_NEAR(static_cast<double>(job.cluster.per_rank[0].step_time_ns), step0, 1);
+  EXPECT_NEAR(static_cast<double>(job.cluster.per_rank[1].step_time_ns), step1, 1);
+  EXPECT_NEAR(job.cluster.mean_step_time_ns, (step0 + step1) / 2, 1);
+  EXPECT_NEAR(job.cluster.step_time_spread_pct, (step1 - step0) / ((step0 + step1) / 2) * 100,
+              1e-6);
+  ASSERT_TRUE(job.projection.step_ns.has_value());
+  EXPECT_NEAR(static_cast<double>(*job.projection.step_ns), (step0 + step1) / 2, 1);
+  // The every-step table: the budget's step for both ranks.
+  const report::StepsTable table = report::BuildStepsTable(job);
+  ASSERT_EQ(table.rows.size(), 1u);
+  EXPECT_EQ(table.rows[0].timeline_set_aside_ranks, 2);
+  EXPECT_NEAR(table.rows[0].mean_span_ns, (step0 + step1) / 2, 1);
+  // No picture of a set-aside timeline, and the reports say why.
+  for (const RankAnalysis& rank : job.ranks) {
+    EXPECT_FALSE(rank.timeline.set_aside.empty()) << rank.header.rank;
+    EXPECT_FALSE(rank.timeline.drawn);
+    EXPECT_EQ(rank.timeline.span_ns, 0);
+  }
+  const std::string text = report::RenderText(job, {});
+  EXPECT_NE(text.find(fmt::format("step {:.1f} ms ->", (step0 + step1) / 2e6)), std::string::npos)
+      << text.substr(0, 4000);
+  EXPECT_EQ(text.find("142.1 ms"), std::string::npos);
+  EXPECT_NE(text.find("timeline set aside: step and comm from step_trace_time.csv"),
+            std::string::npos);
+  const std::string json = report::RenderJson(job, "test");
+  EXPECT_NE(json.find("\"first_kernel_skew_us\": null"), std::string::npos);
+  EXPECT_NE(json.find("\"step_start_offset_us\": null"), std::string::npos);
 }
 
 }  // namespace

@@ -140,6 +140,16 @@ void CheckKernelCounts(simdjson::dom::element doc, Checker* checker) {
     if (rank["steps"].get(steps) != simdjson::SUCCESS) continue;
     for (simdjson::dom::element step : steps) {
       int64_t count = 0, compute = 0, communication = 0;
+      // Unknown (a rank without any source of device events): all three
+      // null together, never 0.
+      const simdjson::dom::element k = step["kernels"];
+      if (k["count"].is_null() || k["compute_count"].is_null() ||
+          k["communication_count"].is_null()) {
+        if (!(k["count"].is_null() && k["compute_count"].is_null() &&
+              k["communication_count"].is_null()))
+          checker->Problem("kernels", "count fields partly null");
+        continue;
+      }
       if (step["kernels"]["count"].get(count) != simdjson::SUCCESS ||
           step["kernels"]["compute_count"].get(compute) != simdjson::SUCCESS ||
           step["kernels"]["communication_count"].get(communication) != simdjson::SUCCESS) {

@@ -32,7 +32,7 @@ TEST(GoldenCliTest, JsonHasTheGuaranteedFields) {
   ASSERT_EQ(parser.parse(result.out).get(doc), simdjson::SUCCESS);
   std::string_view schema;
   ASSERT_EQ(doc["schema"].get(schema), simdjson::SUCCESS);
-  EXPECT_EQ(schema, "trainscope.analysis/2");
+  EXPECT_EQ(schema, "trainscope.analysis/3");
   simdjson::dom::array ranks;
   ASSERT_EQ(doc["ranks"].get(ranks), simdjson::SUCCESS);
   ASSERT_EQ(ranks.size(), 2u);

@@ -15,6 +15,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "corpus/corpus_inputs.h"
@@ -159,7 +160,9 @@ void ExpectRanksAgree(const Outputs& o, simdjson::dom::element doc) {
     }
     ASSERT_TRUE(step.has_value());
     const simdjson::dom::element k = (*step)["kernels"];
-    const int64_t count = static_cast<int64_t>(*Num(k["count"]));
+    // null (not 0) for a rank without any source of device events.
+    const std::optional<double> count_known = Num(k["count"]);
+    const int64_t count = count_known ? static_cast<int64_t>(*count_known) : 0;
     const std::optional<double> span_us = Num(k["span_us"]);
 
     // SQLite: ns; CSV: µs with three decimals; JSON: µs.
@@ -171,12 +174,14 @@ void ExpectRanksAgree(const Outputs& o, simdjson::dom::element doc) {
     ASSERT_EQ(sql.size(), 1u);
     const CsvRow* csv = FindRow(steps_csv, {{"rank", std::to_string(r)}, {"selected", "1"}});
     ASSERT_NE(csv, nullptr);
-    EXPECT_EQ(std::stoll(sql[0][0]), count);
-    EXPECT_EQ(std::stoll(csv->at("kernels")), count);
-    EXPECT_EQ(std::stoll(sql[0][1]), *Num(k["compute_count"]));
-    EXPECT_EQ(std::stoll(csv->at("compute_kernels")), *Num(k["compute_count"]));
-    EXPECT_EQ(std::stoll(sql[0][2]), *Num(k["communication_count"]));
-    EXPECT_EQ(std::stoll(csv->at("communication_kernels")), *Num(k["communication_count"]));
+    for (const auto& [json_key, sql_column, csv_key] :
+         {std::tuple{"count", 0, "kernels"}, std::tuple{"compute_count", 1, "compute_kernels"},
+          std::tuple{"communication_count", 2, "communication_kernels"}}) {
+      const std::optional<double> json = Num(k[json_key]);
+      EXPECT_EQ(json.has_value(), count_known.has_value()) << json_key;
+      ExpectSame(json, SqlCell(sql[0][sql_column]), 0, std::string("SQLite ") + csv_key);
+      ExpectSame(json, Cell(*csv, csv_key), 0, std::string("CSV ") + csv_key);
+    }
     const std::optional<double> span_ns = SqlCell(sql[0][3]);
     ExpectSame(span_us, span_ns ? std::optional<double>(*span_ns / 1e3) : std::nullopt, 1e-3,
                "span: JSON us vs SQLite ns");
@@ -198,7 +203,7 @@ void ExpectRanksAgree(const Outputs& o, simdjson::dom::element doc) {
 
     // Text and HTML, from the exact ns: the ranks table (several ranks), or
     // the rank's kernels line.
-    const std::string count_text = count == 0 ? "n/a" : report::FormatCount(count);
+    const std::string count_text = count_known ? report::FormatCount(count) : "n/a";
     if (multi && count > 0) {
       EXPECT_NE(o.text.find(fmt::format("  rank {:<4} {:>6} {:>9} {:>11}", r, StepText(selected),
                                         count_text, report::FormatDurationNs(*span_ns))),
@@ -368,6 +373,45 @@ TEST(ExportsCrossOutput, ACorpusKinetoTraceGivesEveryOutputTheSameNumbers) {
   TS_REQUIRE_CORPUS("kineto/hta_ddp_2rank_a100_rank0_nccl_metadata");
   ExpectEveryOutputAgrees(corpus_path + "/kineto/hta_ddp_2rank_a100_rank0_nccl_metadata",
                           "cross-kineto");
+}
+
+}  // namespace
+}  // namespace trainscope::testing
+
+namespace trainscope::testing {
+namespace {
+
+// A rank with step_trace_time.csv but no kernel_details.csv: its kernels are
+// unknown, not absent, so every output says so (null, NULL, an empty CSV
+// cell, "n/a"), never 0; its budget is step_trace_time.csv's.
+TEST(ExportsCrossOutput, ARankWithoutKernelDetailsHasUnknownKernelCountsInEveryOutput) {
+  const std::string input = SourceDir() + "/tests/golden/cases/ascend_text/step_trace_only/input";
+  const Outputs o = AnalyzeIntoEveryOutput(input, "cross-no-kernels");
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(o.json).get(doc), simdjson::SUCCESS);
+  std::string_view schema;
+  ASSERT_EQ(doc["schema"].get(schema), simdjson::SUCCESS);
+  EXPECT_EQ(schema, "trainscope.analysis/3");
+  const simdjson::dom::element k = doc["ranks"].at(0)["steps"].at(1)["kernels"];
+  for (const char* key : {"count", "compute_count", "communication_count", "total_time_us"}) {
+    EXPECT_TRUE(k[key].is_null()) << key;
+  }
+  const auto sql = SqliteRows(o.db,
+                              "SELECT kernels, compute_kernels, communication_kernels, "
+                              "kernel_time_ns, window_ns FROM steps WHERE selected=1");
+  ASSERT_EQ(sql.size(), 1u);
+  for (size_t i = 0; i < 4; ++i) EXPECT_EQ(sql[0][i], "NULL") << i;
+  // The budget stands: step_trace_time.csv's Computing + Communication(Not
+  // Overlapped) + Free of step 6, 1858.5 + 800 + 160 us.
+  EXPECT_EQ(sql[0][4], "2818500");
+  const std::vector<CsvRow> steps = ReadCrossCsv(o.csv + "/steps.csv");
+  const CsvRow* row = FindRow(steps, {{"selected", "1"}});
+  ASSERT_NE(row, nullptr);
+  for (const char* key : {"kernels", "compute_kernels", "communication_kernels", "kernel_time_us"})
+    EXPECT_EQ(row->at(key), "") << key;
+  EXPECT_NE(o.text.find("kernels     n/a"), std::string::npos);
+  EXPECT_EQ(o.text.find("holds 0 kernels"), std::string::npos);
 }
 
 }  // namespace

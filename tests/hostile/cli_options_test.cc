@@ -44,7 +44,7 @@ TEST(HostileCliOptions, ThreadCountsAreClampedOrRefused) {
   CommandResult many =
       RunTrainscopeIn(root, {"analyze", "job", "--threads", "40000", "--json", "-"});
   EXPECT_EQ(many.exit_code, 0) << many.err;
-  EXPECT_TRUE(Contains(many.out, "\"schema\": \"trainscope.analysis/2\""));
+  EXPECT_TRUE(Contains(many.out, "\"schema\": \"trainscope.analysis/3\""));
   CommandResult zero = RunTrainscopeIn(root, {"analyze", "job", "--threads", "0", "--json", "-"});
   EXPECT_EQ(zero.exit_code, 0) << zero.err;  // 0 = the default
   EXPECT_EQ(zero.out, many.out);

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "communication_equal.h"
@@ -486,6 +487,31 @@ TEST(AscendRankLoaderTest, EmptyDirectoryFails) {
   EXPECT_EQ(result.status().code(), StatusCode::kNotFound);
   EXPECT_NE(result.status().message().find("hint: "), std::string::npos);
   EXPECT_EQ(LoadAscendRank(dir.string() + "/nope").status().code(), StatusCode::kNotFound);
+}
+
+// A Level0 export: kernel_details.csv without Type, op_statistic.csv of
+// the same rank (tests/data/ascend_level0_types). The types op_statistic.csv
+// names replace those derived from the kernel names and are no longer
+// marked derived; a kernel whose type it does not name keeps the derived one.
+TEST(AscendRankLoaderTest, Level0TypesComeFromOpStatisticWhereItNamesThem) {
+  Result<model::RankProfile> result =
+      LoadAscendRank(testing::DataDir() + "/ascend_level0_types/rank_0_ascend_pt");
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  const model::RankProfile& profile = *result;
+  ASSERT_EQ(profile.device_events.size(), 6u);
+  std::vector<std::pair<std::string, uint8_t>> types;
+  for (size_t i = 0; i < profile.device_events.size(); ++i) {
+    types.emplace_back(profile.strings.Get(profile.device_events.op_type[i]),
+                       profile.device_events.op_type_derived[i]);
+  }
+  const std::vector<std::pair<std::string, uint8_t>> expected = {
+      {"BatchMatMulV2", 0},  // RightBatchMatMulV2's tail (not MatMulV2, a shorter one)
+      {"TopKD", 0},          // TopKV2 without its version, with CANN's D
+      {"ReduceSumD", 0},     // ReduceSum with CANN's D
+      {"Mul", 0},            // the derived type, named as such
+      {"BatchMatMulV2", 0},
+      {"UnlistedKernel", 1}};  // op_statistic.csv does not name it: still derived
+  EXPECT_EQ(types, expected);
 }
 
 }  // namespace

@@ -360,7 +360,7 @@ TEST(RankResultIoTest, FormatVersionMatchesTheLayout) {
     size_t size;
     uint64_t hash;
   };
-  constexpr Layout kLayout{25, 1469, 0x7d2912e923880510};
+  constexpr Layout kLayout{26, 1471, 0x5130aae56354869e};
   EXPECT_EQ(kRankResultFormatVersion, kLayout.version);
   EXPECT_EQ(bytes.size(), kLayout.size);
   EXPECT_EQ(hash, kLayout.hash) << std::hex << hash;

@@ -37,7 +37,9 @@ analysis::ClusterAnalysis ClusterWithARankWithoutKernels() {
 
 TEST(UnknownInPictures, TheScatterLeavesOutARankWithoutDeviceEventsAndSaysSo) {
   const std::string svg = RankScatterSvg(ClusterWithARankWithoutKernels()).markup();
-  EXPECT_NE(svg.find("not plotted: rank 1 (no device events in the step)"), std::string::npos)
+  EXPECT_NE(
+      svg.find("not plotted: rank 1 (no device events in the step, or its timeline set aside)"),
+      std::string::npos)
       << svg;
   EXPECT_NE(svg.find("rank 0: start +2.00 ms, step 120.00 ms"), std::string::npos) << svg;
   EXPECT_NE(svg.find("rank 2: start +0.00 ms, step 118.00 ms"), std::string::npos) << svg;
@@ -51,7 +53,7 @@ TEST(UnknownInPictures, AScatterOfNoRankWithDeviceEventsSaysSo) {
   analysis::ClusterAnalysis c = ClusterWithARankWithoutKernels();
   for (auto& r : c.per_rank) r.has_device_step = false;
   const std::string svg = RankScatterSvg(c).markup();
-  EXPECT_NE(svg.find("not plotted: no rank has device events in the step"), std::string::npos);
+  EXPECT_NE(svg.find("not plotted: no rank has a device timeline of the step"), std::string::npos);
   EXPECT_EQ(svg.find("<rect"), std::string::npos) << svg;
 }
 
@@ -71,6 +73,7 @@ TEST(UnknownInPictures, TheRanksTableShowsNaForARankWithoutItsKernelTable) {
       step.kernels.p90_ns = 90'000;
     } else {
       rank.header.missing_files = {"kernel_details.csv"};
+      step.kernels.known = false;  // no source of device events
     }
     rank.steps.push_back(step);
     job.ranks.push_back(std::move(rank));

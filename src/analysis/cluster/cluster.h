@@ -53,6 +53,13 @@ struct RankClusterStats {
   // listed with what it has (communication.json ratios, straggler votes);
   // its step columns are unknown (null, "n/a"), never 0.
   bool has_device_step = false;
+  // The rank's device timeline of the step is set aside (it disagrees with
+  // step_trace_time.csv, or is impossible: StepDistribution::
+  // timeline_set_aside): its step time, communication and exposed
+  // communication are step_trace_time.csv's budget; its start offset,
+  // step-start wait and pseudo-overlap, times on that timeline, are unknown
+  // (null, "n/a") and left out of the skew and the wait means.
+  bool timeline_set_aside = false;
   int64_t step_time_ns = 0;  // a GPU trace's iteration, else last kernel end - first kernel start
   int64_t step_start_offset_ns = 0;  // first kernel start minus the earliest rank's
   int64_t step_start_wait_ns = 0;    // duration of the step-start collective (0: none)
@@ -121,7 +128,11 @@ struct ClusterAnalysis {
   bool present = false;  // false for a single rank
   int32_t ranks = 0;
   int32_t ranks_with_step = 0;  // ranks with device events in the step: the per-rank means' n
-  int32_t step = -1;            // the compared step
+  // Of those, the ranks whose device timeline of the step is used (not set
+  // aside): the n of the skew and the step-start wait; with none, those are
+  // unknown.
+  int32_t ranks_with_timeline = 0;
+  int32_t step = -1;  // the compared step
   std::vector<RankClusterStats> per_rank;
   double mean_step_time_ns = 0;
   double step_time_spread_pct = 0;   // (max - min) / mean

@@ -38,16 +38,47 @@ int32_t ComparedStep(const std::vector<RankComm>& comm, const JobAnalysis& job) 
   return comm.front().steps.empty() ? -1 : comm.front().steps.back().step;
 }
 
-void FillPerRank(const std::vector<RankComm>& comm, int32_t step, ClusterAnalysis* c) {
+// The budget of |step| of |rank| when its device timeline is set aside
+// (step_trace_time.csv's), else null.
+const TimeBudget* SetAsideBudget(const RankAnalysis& rank, int32_t step) {
+  for (const StepDistribution& d : rank.steps) {
+    if (d.step == step && !d.timeline_set_aside.empty() && d.breakdown) return &d.breakdown->budget;
+  }
+  return nullptr;
+}
+
+// A rank whose timeline of the step is set aside enters with its budget
+// (step_trace_time.csv's step, communication and exposed communication),
+// never with the span of the timeline judged wrong; its times on that
+// timeline (start offset, step-start wait, pseudo-overlap) are unknown.
+void UseSetAsideBudget(const TimeBudget& budget, RankClusterStats* row) {
+  row->timeline_set_aside = true;
+  row->step_time_ns = budget.total_ns;
+  row->comm_ns = budget.communication_ns;
+  row->exposed_comm_ns = budget.exposed_communication_ns;
+  row->step_start_offset_ns = 0;
+  row->step_start_wait_ns = 0;
+  row->pseudo_overlap_ns = 0;
+  row->pseudo_overlap_count = 0;
+}
+
+// |ranks|: the job's ranks, in |comm|'s order.
+void FillPerRank(const std::vector<RankComm>& comm, const std::vector<RankAnalysis>& ranks,
+                 int32_t step, ClusterAnalysis* c) {
+  auto aside = [&](size_t i) {
+    return i < ranks.size() ? SetAsideBudget(ranks[i], step) : nullptr;
+  };
   int64_t earliest = INT64_MAX;
-  for (const RankComm& rc : comm) {
-    for (const RankStepComm& s : rc.steps) {
+  for (size_t i = 0; i < comm.size(); ++i) {
+    if (aside(i) != nullptr) continue;
+    for (const RankStepComm& s : comm[i].steps) {
       if (s.step == step) earliest = std::min(earliest, s.first_start_ns);
     }
   }
   int64_t sum = 0, lo = INT64_MAX, hi = 0, skew = 0, wait_sum = 0;
-  int64_t with_step = 0;
-  for (const RankComm& rc : comm) {
+  int64_t with_step = 0, with_timeline = 0;
+  for (size_t i = 0; i < comm.size(); ++i) {
+    const RankComm& rc = comm[i];
     RankClusterStats row;
     row.rank = rc.rank;
     row.step = step;
@@ -71,6 +102,8 @@ void FillPerRank(const std::vector<RankComm>& comm, int32_t step, ClusterAnalysi
       has_step = true;
       row.has_device_step = true;
     }
+    if (const TimeBudget* budget = aside(i); has_step && budget != nullptr)
+      UseSetAsideBudget(*budget, &row);
     c->per_rank.push_back(row);
     // A rank without kernels in the step (kernel_details.csv missing, as in
     // the Qwen sample's ranks 1 and 3) has no step time: a 0 there would
@@ -80,18 +113,22 @@ void FillPerRank(const std::vector<RankComm>& comm, int32_t step, ClusterAnalysi
     AddSaturating(sum, row.step_time_ns);
     lo = std::min(lo, row.step_time_ns);
     hi = std::max(hi, row.step_time_ns);
+    if (row.timeline_set_aside) continue;
+    ++with_timeline;
     skew = std::max(skew, row.step_start_offset_ns);
     AddSaturating(wait_sum, row.step_start_wait_ns);
     c->max_step_start_wait_ns = std::max(c->max_step_start_wait_ns, row.step_start_wait_ns);
   }
   c->ranks_with_step = static_cast<int32_t>(with_step);
+  c->ranks_with_timeline = static_cast<int32_t>(with_timeline);
   const double n = static_cast<double>(std::max<int64_t>(1, with_step));
   c->mean_step_time_ns = static_cast<double>(sum) / n;
   c->step_time_spread_pct = with_step > 0 && c->mean_step_time_ns > 0
                                 ? static_cast<double>(hi - lo) / c->mean_step_time_ns * 100
                                 : 0;
   c->first_kernel_skew_ns = skew;
-  c->mean_step_start_wait_ns = static_cast<double>(wait_sum) / n;
+  c->mean_step_start_wait_ns =
+      static_cast<double>(wait_sum) / static_cast<double>(std::max<int64_t>(1, with_timeline));
 }
 
 // One call of a collective seen across ranks: its shortest duration (the
@@ -201,7 +238,7 @@ void AddClusterAnalysis(std::vector<RankComm> comm, const std::vector<RankLinks>
     if (comm[i].rank < 0) comm[i].rank = static_cast<int32_t>(i);
   }
   c.step = ComparedStep(comm, *job);
-  FillPerRank(comm, c.step, &c);
+  FillPerRank(comm, job->ranks, c.step, &c);
   FillCollectives(comm, CommOptionsOf(catalog.thresholds()), &c);
   // Ranks of one pipeline stage do the same work (data-parallel peers).
   std::vector<RankComputation> computation;

@@ -194,7 +194,14 @@ void FinishStep(const model::RankProfile& profile, const KernelFamilies& familie
   result->threshold_findings = ThresholdFindings(result->distribution, result->timeline, profile,
                                                  CatalogOf(options), &memory.gaps);
   const auto min_kernels = static_cast<int64_t>(CatalogOf(options).thresholds().judge_min_kernels);
-  if (result->distribution.kernels.count < min_kernels) {
+  if (!result->distribution.kernels.known) {
+    // Unknown kernels are not "0 kernels": the rank has no source of them.
+    const std::string why =
+        "gain withheld: this rank has no per-kernel data (no kernel_details.csv or trace device "
+        "tasks): not enough to judge what a remedy would save";
+    WithholdGains(why, &result->threshold_findings);
+    WithholdGains(why, &result->fingerprint_findings);
+  } else if (result->distribution.kernels.count < min_kernels) {
     const std::string why = fmt::format(
         "gain withheld: the step holds {} kernel{}, fewer than {} (judge_min_kernels, "
         "data/thresholds.tsv): not enough steps to judge what a remedy would save",
@@ -210,6 +217,13 @@ void FinishStep(const model::RankProfile& profile, const KernelFamilies& familie
         aside;
     WithholdTimelineGains(why, &result->threshold_findings);
     WithholdTimelineGains(why, &result->fingerprint_findings);
+    // No report draws or quotes a timeline judged wrong: only the step and
+    // why are kept.
+    StepTimeline kept;
+    kept.step = step;
+    kept.drawn = false;
+    kept.set_aside = aside;
+    result->timeline = std::move(kept);
   }
 }
 
@@ -228,7 +242,7 @@ RankAnalysis ToRankAnalysis(RankResult&& result, const StepChoice& choice) {
     analysis.timeline = StepTimeline();
     analysis.timeline.step = choice.step;
   }
-  if (!analysis.timeline.drawn) {
+  if (!analysis.timeline.drawn && analysis.timeline.set_aside.empty()) {
     analysis.header.warnings.push_back(fmt::format(
         "step {0} is this rank's first captured step, whose timeline picture (gaps, zooms, "
         "overview) is not computed, as a warm-up step is never shown unless it is the only step "

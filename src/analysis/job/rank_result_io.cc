@@ -52,9 +52,10 @@ void VisitFields(V& v, S& choice) {
 }
 template <class V, Is<KernelSummary> S>
 void VisitFields(V& v, S& kernels) {
-  TS_FIELDS(v, kernels, count, compute_count, communication_count, copies_known, memcpy_count,
-            memset_count, memcpy_time_ns, memset_time_ns, span_ns, mean_issue_interval_ns,
-            total_time_ns, p50_ns, p90_ns, p99_ns, max_ns, share_le_50us, share_le_100us);
+  TS_FIELDS(v, kernels, known, count, compute_count, communication_count, copies_known,
+            memcpy_count, memset_count, memcpy_time_ns, memset_time_ns, span_ns,
+            mean_issue_interval_ns, total_time_ns, p50_ns, p90_ns, p99_ns, max_ns, share_le_50us,
+            share_le_100us);
 }
 template <class V, Is<DensityBin> S>
 void VisitFields(V& v, S& bin) {
@@ -200,7 +201,7 @@ void VisitFields(V& v, S& timeline) {
             comm_not_overlapped_ns, p2p_not_overlapped_ns, all_to_all_not_overlapped_ns,
             tensor_parallel_not_overlapped_ns, free_ns, step_start_idle_ns, step_start_waits_for,
             step_start_wait_collective_ns, longest_gaps, zooms, zoom_centre, overview, strings,
-            track, drawn);
+            track, drawn, set_aside);
 }
 template <class V, Is<RankEvidence> S>
 void VisitFields(V& v, S& rank_evidence) {

@@ -72,6 +72,7 @@ StepDistribution ComputeStepDistribution(const model::RankProfile& profile, int3
   StepDistribution result;
   result.step = step;
   const model::DeviceEvents& kernels = profile.device_events;
+  result.kernels.known = profile.device_events_source != model::DeviceEventsSource::kNone;
   result.kernels.copies_known = profile.device_events_source == model::DeviceEventsSource::kTrace;
 
   std::vector<int64_t> durations;  // kernels only

@@ -27,6 +27,10 @@ namespace trainscope::analysis {
 // kernels: they are counted beside them, and every statistic here (span,
 // quantiles, shares, density) is over kernels only.
 struct KernelSummary {
+  // Whether the rank has a source of device events at all: false when
+  // kernel_details.csv is missing and no trace gives device tasks, so the
+  // counts and times below are unknown (null / "n/a"), not 0.
+  bool known = true;
   int64_t count = 0;  // compute_count + communication_count
   int64_t compute_count = 0;
   int64_t communication_count = 0;

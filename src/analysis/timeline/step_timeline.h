@@ -150,6 +150,11 @@ struct StepTimeline {
   // False when the picture (longest_gaps, zooms, overview, strings) was not
   // computed: only the step a report shows needs one (TimelineOptions).
   bool drawn = true;
+  // Why the step's device timeline is set aside (StepDistribution::
+  // timeline_set_aside), "" when it is used. A set-aside timeline keeps
+  // nothing: no picture, lanes or span (all 0, drawn false); the reports
+  // show the step_trace_time.csv budget and say why.
+  std::string set_aside;
 
   const std::string& Str(uint32_t index) const { return strings[index]; }
 };

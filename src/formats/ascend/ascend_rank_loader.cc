@@ -5,8 +5,11 @@
 
 #include <filesystem>
 #include <future>
+#include <map>
 #include <set>
+#include <string_view>
 #include <system_error>
+#include <utility>
 
 #include "formats/ascend/api_statistic_reader.h"
 #include "formats/ascend/communication_reader.h"
@@ -41,6 +44,74 @@ void ReadOptional(const fs::path& path, std::string_view why, model::RankProfile
   opened->insert(path.string());
   Status status = read(path.string());
   if (!status.ok()) profile->warnings.push_back(status.message());
+}
+
+// "TopKV2" -> "TopK": a type name without its trailing version ("V" and
+// digits), itself when it has none.
+std::string_view WithoutVersion(std::string_view type) {
+  size_t end = type.size();
+  while (end > 0 && type[end - 1] >= '0' && type[end - 1] <= '9') --end;
+  if (end == type.size() || end == 0 || type[end - 1] != 'V') return type;
+  return type.substr(0, end - 1);
+}
+
+// The op type op_statistic.csv names for a kernel whose export gives none
+// (kernel_details.csv "N/A", Level0), from |derived| (DeriveOpTypeFromName)
+// and the kernel's name, in this order: the derived type itself; the last
+// token of the name ('_'-separated) that is a type of |types|; the derived
+// type with CANN's "D" suffix (ReduceSum -> ReduceSumD, TopKV2 -> TopKD);
+// the longest type the derived one ends with (RightBatchMatMulV2 ->
+// BatchMatMulV2). "" when none fits.
+std::string_view TypeNamedByOpStatistic(std::string_view derived, std::string_view name,
+                                        const std::set<std::string, std::less<>>& types) {
+  if (auto it = types.find(derived); it != types.end()) return *it;
+  std::string_view token_found;
+  for (size_t at = 0; at < name.size();) {
+    size_t end = name.find('_', at);
+    if (end == std::string_view::npos) end = name.size();
+    if (auto it = types.find(name.substr(at, end - at)); it != types.end()) token_found = *it;
+    at = end + 1;
+  }
+  if (!token_found.empty()) return token_found;
+  for (std::string_view stem : {derived, WithoutVersion(derived)}) {
+    std::string with_d(stem);
+    with_d += 'D';
+    if (auto it = types.find(with_d); it != types.end()) return *it;
+  }
+  std::string_view tail;
+  for (const std::string& type : types) {
+    if (type.size() >= 4 && type.size() > tail.size() && derived.ends_with(type)) tail = type;
+  }
+  return tail;
+}
+
+// Level0 exports give kernel_details.csv no Type: the rows' types were
+// derived from their names (op_type_derived). Where op_statistic.csv of the
+// same rank names the type, that type is used and the row is no longer
+// marked derived; the rest stay derived.
+void TypeFromOpStatistic(model::RankProfile* profile) {
+  if (profile->op_statistic.empty() ||
+      profile->device_events_source != model::DeviceEventsSource::kKernelDetailsCsv)
+    return;
+  std::set<std::string, std::less<>> types;
+  for (const model::OpStatisticRow& row : profile->op_statistic) types.insert(row.op_type);
+  model::DeviceEvents& events = profile->device_events;
+  // By (derived type, name): a few hundred distinct names in a big export.
+  std::map<std::pair<StringId, StringId>, StringId> resolved;
+  for (size_t i = 0; i < events.size(); ++i) {
+    if (events.op_type_derived[i] == 0) continue;
+    const auto key = std::pair{events.op_type[i], events.name[i]};
+    auto it = resolved.find(key);
+    if (it == resolved.end()) {
+      const std::string_view type = TypeNamedByOpStatistic(profile->strings.Get(key.first),
+                                                           profile->strings.Get(key.second), types);
+      it = resolved.emplace(key, type.empty() ? StringPool::kEmpty : profile->strings.Intern(type))
+               .first;
+    }
+    if (it->second == StringPool::kEmpty) continue;
+    events.op_type[i] = it->second;
+    events.op_type_derived[i] = 0;
+  }
 }
 
 }  // namespace
@@ -141,6 +212,7 @@ Result<model::RankProfile> LoadAscendRank(const std::string& rank_dir, unsigned 
                "Level1+ only; per-op-type totals for cross-checking kernel_details", &profile,
                &opened,
                [&](const std::string& path) { return ReadOpStatisticFile(path, &profile); });
+  TypeFromOpStatistic(&profile);
   ReadOptional(output_dir / "api_statistic.csv",
                "Level1+ only; host API time: online operator compilation, kernel launches",
                &profile, &opened,
