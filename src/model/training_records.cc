@@ -107,6 +107,10 @@ void TrainingRecords::clear() {
 void TrainingRecords::push_back(const TrainingRecord& r) {
   if (open_.size() == kBlock + kAmendable) Seal();
   if (open_.capacity() == 0) open_.reserve(std::min<size_t>(kBlock, 16));
+  // Past a block, the open records grow to their bound, not to twice a block.
+  if (open_.size() == open_.capacity() && open_.size() >= kBlock) {
+    open_.reserve(kBlock + kAmendable);
+  }
   open_.push_back(r);
 }
 

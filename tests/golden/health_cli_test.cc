@@ -255,9 +255,9 @@ TEST(HealthCli, FlightRecorderReadsPickledDumps) {
   const CommandResult pickled =
       RunTrainscope({"health", SourceDir() + "/tests/data/logs/flight_pickle/rank0.log"});
   ASSERT_EQ(pickled.exit_code, 0) << pickled.err;
-  EXPECT_NE(pickled.out.find("flight recorder  2 dump(s), ranks 0,3\n"
+  EXPECT_NE(pickled.out.find("flight recorder  2 dump(s), ranks 0, 3\n"
                              "  group 0 (default_pg): collective #42 nccl:all_reduce: arrived 0 "
-                             "(started); did not arrive: 3; no dump: 1,2\n"
+                             "(started); did not arrive: 3; no dump: 1, 2\n"
                              "    rank 3 last at #41 nccl:all_reduce (completed)\n"),
             std::string::npos)
       << pickled.out;

@@ -3,12 +3,15 @@
 // files; '-' for stdout; write errors on stdout and on the output file. Each
 // test asserts the exit code, the message, and that nothing but the intended
 // output was written or removed.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <filesystem>
 #include <string>
+#include <thread>
 
 #include "hostile/hostile_util.h"
 #include "test_paths.h"
@@ -144,12 +147,32 @@ TEST(HostileCliOutput, DevNullAndFifosAreWrittenInPlace) {
   EXPECT_EQ(DiffTrees(before, Contents(ws.root)), "");
 
   ASSERT_EQ(::mkfifo((ws.root + "/report.pipe").c_str(), 0600), 0);
-  CommandResult fifo =
-      RunShell(ws.root,
-               "cat report.pipe > got.json & \"$TRAINSCOPE\" analyze job --json report.pipe "
-               ">/dev/null; rc=$?; wait; exit $rc");
+  // The reader is open before trainscope starts (a `cat` started beside it
+  // may not be yet, and trainscope refuses a FIFO nobody reads): opened
+  // non-blocking, drained by a thread until trainscope has exited.
+  const int reader = ::open((ws.root + "/report.pipe").c_str(), O_RDONLY | O_NONBLOCK);
+  ASSERT_GE(reader, 0);
+  std::atomic<bool> writer_done{false};
+  std::string got;
+  std::thread drain([&] {
+    char buffer[65536];
+    while (true) {
+      const ssize_t n = ::read(reader, buffer, sizeof buffer);
+      if (n > 0) {
+        got.append(buffer, static_cast<size_t>(n));
+      } else if (n == 0 && writer_done.load()) {
+        break;  // no writer left, and none will come
+      } else {
+        ::usleep(1000);  // no writer yet (0) or nothing to read now (EAGAIN)
+      }
+    }
+  });
+  CommandResult fifo = RunTrainscopeIn(ws.root, {"analyze", "job", "--json", "report.pipe"});
+  writer_done.store(true);
+  drain.join();
+  ::close(reader);
   EXPECT_EQ(fifo.exit_code, 0) << fifo.err;
-  EXPECT_TRUE(Contains(ReadFileBytes(ws.root + "/got.json"), "\"schema\""));
+  EXPECT_TRUE(Contains(got, "\"schema\""));
   ASSERT_EQ(::lstat((ws.root + "/report.pipe").c_str(), &st), 0);
   EXPECT_TRUE(S_ISFIFO(st.st_mode));
 }

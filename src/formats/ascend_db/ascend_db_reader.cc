@@ -11,13 +11,13 @@
 
 #include "core/bus_fault.h"
 #include "core/numbers.h"
+#include "core/sqlite_db.h"
 #include "formats/ascend/ascend_rank_loader.h"
 #include "formats/ascend/profiler_info_reader.h"
 #include "formats/ascend/profiler_metadata_reader.h"
 #include "formats/ascend/rank_inventory.h"
 #include "formats/ascend_db/ascend_db_importer.h"
 #include "formats/ascend_db/db_readers.h"
-#include "core/sqlite_db.h"
 
 namespace trainscope::formats {
 namespace ascend_db {

@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "core/row_ledger.h"
+#include "core/sqlite_db.h"
 #include "core/status.h"
 #include "core/string_pool.h"
-#include "core/sqlite_db.h"
 #include "model/rank_profile.h"
 
 namespace trainscope::formats::ascend_db {
