@@ -8,7 +8,9 @@ validates, each against its schema (JSON Schema draft 2020-12):
 `analyze --json` (trainscope.analysis), `compare --json` of two synth jobs
 (trainscope.compare), `health --json` of the training logs in tests/data/logs
 (trainscope.health), `accuracy --json` of synth dumps and `accuracy --loss
---json` (trainscope.accuracy). Needs no corpus. Then checks that a schema
+--json` (trainscope.accuracy), `triage --json` of the flight-recorder dumps
+(JSON and pickled) and a training log in tests/data/logs (trainscope.triage).
+Needs no corpus. Then checks that a schema
 catches a renamed and a missing field.
 
 Exit 77 (ctest: skipped) when Python's jsonschema module is missing
@@ -70,7 +72,7 @@ def validate(schema, path, what):
 def main():
     binary, source = sys.argv[1], sys.argv[2]
     schemas = {name: load_schema(source, name)
-               for name in ("analysis", "compare", "health", "accuracy")}
+               for name in ("analysis", "compare", "health", "accuracy", "triage")}
     logs = os.path.join(source, "tests", "data", "logs")
     with tempfile.TemporaryDirectory(prefix="trainscope-schema-") as work:
         base = os.path.join(work, "base")
@@ -94,6 +96,10 @@ def main():
             validate(schemas["health"], out("health.json"), "health --json (%s)" % log)
         run(binary, "health", os.path.join(logs, "flight"), "--json", out("flight.json"))
         validate(schemas["health"], out("flight.json"), "health --json (flight recorder)")
+
+        for inputs in ("flight", "flight_pickle", "megatron_planted.log"):
+            run(binary, "triage", os.path.join(logs, inputs), "--json", out("triage.json"))
+            validate(schemas["triage"], out("triage.json"), "triage --json (%s)" % inputs)
 
         for plant in ("bf16", "nan"):
             dumps = os.path.join(work, "dumps_" + plant)
