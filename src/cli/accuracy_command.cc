@@ -84,14 +84,22 @@ Result<std::vector<analysis::LossPoint>> ReadLossCurve(const std::string& path) 
   return points;
 }
 
+// The JSON and CSV documents are streamed (one row or object per tensor
+// pair: gigabytes for a large dump, never held whole).
+using StreamedDocument = std::function<void(const DocumentSink&)>;
+
 int Emit(const AccuracyArgs& args, const std::function<std::string()>& html,
-         const std::function<std::string()>& json, const std::function<std::string()>& text,
-         const std::function<std::string()>& csv = nullptr) {
+         const StreamedDocument& json, const std::function<std::string()>& text,
+         const StreamedDocument& csv = nullptr) {
   bool on_stdout = false;
   if (Status ok = WriteDocument(args.html_out, html, &on_stdout); !ok.ok()) return ReportError(ok);
-  if (Status ok = WriteDocument(args.json_out, json, &on_stdout); !ok.ok()) return ReportError(ok);
+  if (Status ok = WriteStreamedDocument(args.json_out, json, &on_stdout); !ok.ok()) {
+    return ReportError(ok);
+  }
   if (csv) {
-    if (Status ok = WriteDocument(args.csv_out, csv, &on_stdout); !ok.ok()) return ReportError(ok);
+    if (Status ok = WriteStreamedDocument(args.csv_out, csv, &on_stdout); !ok.ok()) {
+      return ReportError(ok);
+    }
   }
   if (on_stdout) return kExitSuccess;
   WriteStdout(text());
@@ -113,7 +121,7 @@ int RunLoss(const AccuracyArgs& args, const analysis::AccuracyThresholds& thresh
   c.next_label = args.next;
   return Emit(
       args, [&] { return report::RenderLossHtml(c, kVersion); },
-      [&] { return report::RenderLossJson(c, kVersion); },
+      [&](const DocumentSink& sink) { sink(report::RenderLossJson(c, kVersion)); },
       [&] { return report::RenderLossText(c); });
 }
 
@@ -270,8 +278,9 @@ int RunAccuracy(const AccuracyArgs& args) {
   if (Status ok = CheckOutputPaths(outputs, inputs); !ok.ok()) return ReportError(ok);
   return Emit(
       args, [&] { return report::RenderAccuracyHtml(c, kVersion); },
-      [&] { return report::RenderAccuracyJson(c, kVersion); },
-      [&] { return report::RenderAccuracyText(c); }, [&] { return report::RenderAccuracyCsv(c); });
+      [&](const DocumentSink& sink) { report::StreamAccuracyJson(c, kVersion, sink); },
+      [&] { return report::RenderAccuracyText(c); },
+      [&](const DocumentSink& sink) { report::StreamAccuracyCsv(c, sink); });
 }
 
 }  // namespace

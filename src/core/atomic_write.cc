@@ -13,6 +13,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <string>
+#include <vector>
 
 namespace trainscope {
 namespace {
@@ -67,12 +69,37 @@ Result<int> OpenStream(const std::string& path, const struct stat& st) {
   return fd;
 }
 
+// Removes the entry |name| of the directory |parent_fd| and, when it is a
+// directory, everything in it, never following a link: each level is opened
+// relative to its parent with O_NOFOLLOW, so a directory swapped for a link
+// while this runs is unlinked as a link, never entered. Trees deeper than
+// synth writes are left (no recursion without bound).
+void RemoveStaleTreeAt(int parent_fd, const char* name, int depth) {
+  if (::unlinkat(parent_fd, name, 0) == 0 || errno != EISDIR || depth > 32) return;
+  const int fd = ::openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return;
+  DIR* listing = ::fdopendir(fd);
+  if (listing == nullptr) {
+    ::close(fd);
+    return;
+  }
+  std::vector<std::string> names;
+  while (const dirent* entry = ::readdir(listing)) {
+    const std::string_view n = entry->d_name;
+    if (n != "." && n != "..") names.emplace_back(n);
+  }
+  for (const std::string& n : names) RemoveStaleTreeAt(::dirfd(listing), n.c_str(), depth + 1);
+  ::closedir(listing);
+  ::unlinkat(parent_fd, name, AT_REMOVEDIR);
+}
+
 }  // namespace
 
 bool IsTemporaryFileName(std::string_view name, int* pid) {
   // .NAME.trainscope-tmp-PID-N
   const size_t marker = name.rfind(kTempMarker);
-  if (name.size() < 2 || name[0] != '.' || marker == std::string_view::npos || marker < 1)
+  // NAME is never empty: the writer names its temporary after the output.
+  if (name.size() < 2 || name[0] != '.' || marker == std::string_view::npos || marker < 2)
     return false;
   std::string_view rest = name.substr(marker + kTempMarker.size());
   const size_t dash = rest.find('-');
@@ -106,12 +133,12 @@ void RemoveStaleTemporaries(const std::string& dir) {
     if (::fstatat(dir_fd, entry->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || st.st_uid != ::geteuid())
       continue;
     if (S_ISREG(st.st_mode)) {
+      // Were it swapped for a link since, unlinkat removes the link itself.
       ::unlinkat(dir_fd, entry->d_name, 0);
     } else if (S_ISDIR(st.st_mode)) {
-      // A killed synth's job in the making (synth/synth.h); remove_all
-      // removes links inside, never what they point to.
-      std::error_code ec;
-      fs::remove_all(fs::path(dir) / entry->d_name, ec);
+      // A killed synth's job in the making (synth/synth.h): links inside
+      // are removed, never what they point to.
+      RemoveStaleTreeAt(dir_fd, entry->d_name, 0);
     }
   }
   ::closedir(listing);

@@ -334,8 +334,9 @@ std::string RenderAccuracyText(const AccuracyComparison& c, const AccuracyTextOp
   return out;
 }
 
-std::string RenderAccuracyJson(const AccuracyComparison& c, std::string_view version) {
-  JsonWriter j;
+namespace {
+
+void WriteAccuracyDocument(JsonWriter& j, const AccuracyComparison& c, std::string_view version) {
   j.BeginObject().Field("schema", kAccuracyJsonSchema).Field("tool_version", version);
   j.Key("base");
   JsonSide(j, c.base);
@@ -424,7 +425,23 @@ std::string RenderAccuracyJson(const AccuracyComparison& c, std::string_view ver
   j.Key("pairs").BeginArray();
   for (const TensorPair& p : c.pairs) JsonPair(j, p);
   j.EndArray().EndObject();
-  return j.str() + "\n";
+}
+
+}  // namespace
+
+std::string RenderAccuracyJson(const AccuracyComparison& c, std::string_view version) {
+  std::string out;
+  StreamAccuracyJson(c, version, [&out](std::string_view chunk) { out.append(chunk); });
+  return out;
+}
+
+void StreamAccuracyJson(const AccuracyComparison& c, std::string_view version,
+                        const AccuracySink& sink) {
+  JsonWriter j;
+  j.StreamTo(sink);
+  WriteAccuracyDocument(j, c, version);
+  j.Flush();
+  sink("\n");
 }
 
 namespace {
@@ -472,6 +489,12 @@ std::string CsvShape(const std::vector<int64_t>& shape) {
 }  // namespace
 
 std::string RenderAccuracyCsv(const AccuracyComparison& c) {
+  std::string out;
+  StreamAccuracyCsv(c, [&out](std::string_view chunk) { out.append(chunk); });
+  return out;
+}
+
+void StreamAccuracyCsv(const AccuracyComparison& c, const AccuracySink& sink) {
   std::string out =
       "NPU Name,Bench Name,NPU Dtype,Bench Dtype,NPU Tensor Shape,Bench Tensor Shape,Cosine,"
       "EucDist,MaxAbsErr,MaxRelativeErr,One Thousandth Err Ratio,Five Thousandth Err Ratio,"
@@ -509,8 +532,12 @@ std::string RenderAccuracyCsv(const AccuracyComparison& c) {
     out += ',';
     AppendAccuracyCsvText(&out, analysis::PairStateName(p.state));
     out += '\n';
+    if (out.size() >= JsonWriter::kChunkBytes) {
+      sink(out);
+      out.clear();
+    }
   }
-  return out;
+  if (!out.empty()) sink(out);
 }
 
 std::string RenderLossText(const analysis::LossComparison& c) {

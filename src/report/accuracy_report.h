@@ -3,6 +3,7 @@
 // page; the same three for a loss-curve comparison (--loss).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -22,6 +23,15 @@ std::string RenderAccuracyJson(const analysis::AccuracyComparison& c, std::strin
 // One row per tensor pair with msprobe compare's columns (NPU = NEW, Bench =
 // BASE), so scripts written for its result CSV keep working.
 std::string RenderAccuracyCsv(const analysis::AccuracyComparison& c);
+
+// The JSON and CSV documents handed to |sink| in chunks of about 1 MiB as
+// they are written: a comparison of a million tensor pairs is gigabytes of
+// JSON, which then never sits whole in memory. The bytes equal
+// RenderAccuracyJson's and RenderAccuracyCsv's.
+using AccuracySink = std::function<void(std::string_view)>;
+void StreamAccuracyJson(const analysis::AccuracyComparison& c, std::string_view version,
+                        const AccuracySink& sink);
+void StreamAccuracyCsv(const analysis::AccuracyComparison& c, const AccuracySink& sink);
 std::string RenderAccuracyHtml(const analysis::AccuracyComparison& c, std::string_view version);
 
 std::string RenderLossText(const analysis::LossComparison& c);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <string>
 
 #include "allocation/sanitizer_allocator.h"
@@ -13,6 +14,8 @@
 
 namespace trainscope::testing {
 namespace {
+
+namespace fs = std::filesystem;
 
 std::string TinyDump(const std::string& api, double max) {
   return R"({"task":"statistics","level":"L1","framework":"pytorch","data":{")" + api +
@@ -169,6 +172,37 @@ TEST(HostileAccuracyMemory, PairsReferToTheDumpsRecords) {
       "before)\n",
       static_cast<long long>(kPairs), static_cast<long long>(input_kb),
       static_cast<long long>(peak_kb), static_cast<long long>(baseline_kb));
+
+  // The JSON and CSV documents (an object or row per pair, many times the
+  // input) are streamed to their files: writing them costs a few chunks,
+  // never their size.
+  const CommandResult written =
+      RunShell(root,
+               "/usr/bin/time -f peak_kb=%M \"$TRAINSCOPE\" accuracy base new --threads 2 "
+               "--json out.json --csv out.csv");
+  EXPECT_EQ(written.exit_code, 0) << written.err;
+  const int64_t written_kb = AccuracyPeakKb(written.err);
+  ASSERT_GT(written_kb, 0) << written.err;
+  const int64_t json_kb = static_cast<int64_t>(fs::file_size(root + "/out.json") / 1024);
+  const int64_t csv_kb = static_cast<int64_t>(fs::file_size(root + "/out.csv") / 1024);
+  constexpr int64_t kStreamSlackKb = 32 * 1024;
+  EXPECT_GT(json_kb, 4 * kStreamSlackKb) << "too small to tell streamed from held";
+  EXPECT_LE(written_kb - peak_kb, kStreamSlackKb)
+      << "peak RSS " << written_kb << " kB writing " << json_kb << " kB of JSON and " << csv_kb
+      << " kB of CSV, " << peak_kb << " kB without";
+  // Whole: it opens with the schema and ends with the closing brace.
+  std::FILE* f = std::fopen((root + "/out.json").c_str(), "rb");
+  ASSERT_NE(f, nullptr);
+  std::string head(200, '\0'), tail(2, '\0');
+  head.resize(std::fread(head.data(), 1, head.size(), f));
+  std::fseek(f, -2, SEEK_END);
+  tail.resize(std::fread(tail.data(), 1, tail.size(), f));
+  std::fclose(f);
+  EXPECT_TRUE(Contains(head, "\"schema\": \"trainscope.accuracy/2\"")) << head;
+  EXPECT_EQ(tail, "}\n");
+  std::printf("[ RSS      ] accuracy --json --csv: %lld kB JSON, %lld kB CSV, peak RSS %lld kB\n",
+              static_cast<long long>(json_kb), static_cast<long long>(csv_kb),
+              static_cast<long long>(written_kb));
 }
 
 }  // namespace

@@ -105,6 +105,19 @@ TEST(HostileOutputSafety, StaleTemporariesOfDeadRunsGoOthersStay) {
   ASSERT_TRUE(WriteBytes(root + "/keep.txt", "mine"));
   fs::create_symlink("keep.txt", root + "/" + stale_link);
   ASSERT_TRUE(WriteBytes(root + "/" + stale_job + "/rank_0/kernel_details.csv", "Step Id\n"));
+  // Links inside a killed synth's directory are removed, never followed.
+  ASSERT_TRUE(WriteBytes(root + "/outside/precious.csv", "keep"));
+  fs::create_symlink(fs::absolute(root + "/outside"), root + "/" + stale_job + "/rank_1");
+  fs::create_symlink(fs::absolute(root + "/outside/precious.csv"),
+                     root + "/" + stale_job + "/rank_0/trace_view.json");
+  // Not exactly the writer's pattern: no NAME before the marker.
+  const std::string no_name = fmt::format("..trainscope-tmp-{}-0", dead);
+  ASSERT_TRUE(WriteBytes(root + "/" + no_name, "someone's"));
+  // A dead PID's temporary of another user (only root can make one).
+  const std::string foreign = fmt::format(".f.json.trainscope-tmp-{}-0", dead);
+  ASSERT_TRUE(WriteBytes(root + "/" + foreign, "theirs"));
+  const bool can_chown =
+      ::geteuid() == 0 && ::chown((root + "/" + foreign).c_str(), 65534, 65534) == 0;
   CommandResult r = RunTrainscopeIn(root, {"analyze", "job", "--json", "r.json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_FALSE(fs::exists(root + "/" + stale));
@@ -115,6 +128,9 @@ TEST(HostileOutputSafety, StaleTemporariesOfDeadRunsGoOthersStay) {
   EXPECT_TRUE(fs::exists(root + "/" + not_ours));
   EXPECT_TRUE(fs::is_symlink(root + "/" + stale_link));
   EXPECT_EQ(ReadFileBytes(root + "/keep.txt"), "mine");
+  EXPECT_EQ(ReadFileBytes(root + "/outside/precious.csv"), "keep");
+  EXPECT_TRUE(fs::exists(root + "/" + no_name));
+  if (can_chown) EXPECT_TRUE(fs::exists(root + "/" + foreign)) << "another user's";
 }
 
 TEST(HostileOutputSafety, AKilledSynthLeavesNoPartialJobAndBlocksNoRerun) {

@@ -143,7 +143,7 @@ TEST(AtomicFileWriter, TemporaryNamesAreRecognisedExactly) {
   for (const char* name :
        {"o.db.trainscope-tmp-1234-0", ".o.db.trainscope-tmp-1234-", ".o.db.trainscope-tmp--0",
         ".o.db.trainscope-tmp-12a-0", ".o.db.trainscope-tmp-0-0", ".trainscope-tmp-5-0",
-        ".o.db.trainscope-tmp-99999999999-0", "report.json"}) {
+        "..trainscope-tmp-5-0", ".o.db.trainscope-tmp-99999999999-0", "report.json"}) {
     EXPECT_FALSE(IsTemporaryFileName(name, &pid)) << name;
   }
 }
