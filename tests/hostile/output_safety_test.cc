@@ -130,7 +130,9 @@ TEST(HostileOutputSafety, StaleTemporariesOfDeadRunsGoOthersStay) {
   EXPECT_EQ(ReadFileBytes(root + "/keep.txt"), "mine");
   EXPECT_EQ(ReadFileBytes(root + "/outside/precious.csv"), "keep");
   EXPECT_TRUE(fs::exists(root + "/" + no_name));
-  if (can_chown) EXPECT_TRUE(fs::exists(root + "/" + foreign)) << "another user's";
+  if (can_chown) {
+    EXPECT_TRUE(fs::exists(root + "/" + foreign)) << "another user's";
+  }
 }
 
 TEST(HostileOutputSafety, AKilledSynthLeavesNoPartialJobAndBlocksNoRerun) {
