@@ -25,7 +25,7 @@ std::string HealthyLogLines(int lines) {
   return out;
 }
 
-std::string Gzip(const std::string& text) {
+std::string GzipLogText(const std::string& text) {
   z_stream zs{};
   deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
   std::string out(deflateBound(&zs, text.size()) + 32, '\0');
@@ -76,7 +76,7 @@ TEST(HostileHealthInputs, FilesThatAreNotTextAreRefusedNeverHealthy) {
 
 TEST(HostileHealthInputs, ADamagedGzipIsReadUpToTheDamageAndSaysSo) {
   const std::string root = MakeTempDir("health-bad-gz");
-  const std::string gz = Gzip(HealthyLogLines(20000));
+  const std::string gz = GzipLogText(HealthyLogLines(20000));
   ASSERT_TRUE(WriteBytes(root + "/intact.log.gz", gz));
   const CommandResult intact = RunTrainscopeIn(root, {"health", "intact.log.gz"});
   ASSERT_EQ(intact.exit_code, 0) << intact.out << intact.err;
