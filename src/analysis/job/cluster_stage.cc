@@ -261,10 +261,10 @@ void AddClusterAnalysis(std::vector<RankComm> comm, const std::vector<RankLinks>
           return r.header.platform == model::Platform::kAscend || !r.header.cann_version.empty() ||
                  !r.header.torch_npu_version.empty();
         });
-    c.notes.push_back(ascend ? "no communication_matrix.json links: slow links not checked"
-                             : "slow links not checked: the trace records no per-link bandwidth "
-                               "(a Kineto trace never does); compare the collectives' busbw GB/s "
-                               "across ranks instead");
+    c.notes.push_back(ascend
+                          ? "no communication_matrix.json links: slow links not checked"
+                          : "no per-link bandwidth in a Kineto trace; compare collectives' busbw "
+                            "GB/s");
   }
   AddClusterFindings(c, &job->findings, catalog, job->platform);
 }
