@@ -15,25 +15,19 @@ namespace {
 
 constexpr double kChartLeft = 70, kChartRight = 20, kChartTop = 20, kChartBottom = 40;
 
-// "Nice" tick step for a linear axis spanning |range|.
-double NiceStep(double range, int target_ticks) {
-  double raw = range / std::max(1, target_ticks);
-  double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
-  for (double factor : {1.0, 2.0, 5.0, 10.0}) {
-    if (raw <= factor * magnitude) return factor * magnitude;
-  }
-  return 10 * magnitude;
-}
-
-// A time axis in us along [x0, x1] at y.
-void TimeAxis(SvgCanvas& svg, double x0, double x1, double y, double t0_us, double t1_us) {
+// A time axis in us along [x0, x1] at y: round ticks in one unit, each
+// label kept inside [0, canvas_w] (the last one would otherwise cross the
+// chart's right edge).
+void TimeAxis(SvgCanvas& svg, double x0, double x1, double y, double t0_us, double t1_us,
+              double canvas_w) {
   svg.Line(x0, y, x1, y, "#444");
-  double range = std::max(t1_us - t0_us, 1e-3);
-  double step = NiceStep(range, 8);
-  for (double t = std::ceil(t0_us / step) * step; t <= t1_us + 1e-9; t += step) {
-    double x = x0 + (t - t0_us) / range * (x1 - x0);
+  const double range = std::max(t1_us - t0_us, 1e-3);
+  const TimeTicks ticks = TimeAxisTicks(t0_us, t1_us, 9);
+  for (size_t i = 0; i < ticks.values_us.size(); ++i) {
+    const double x = x0 + (ticks.values_us[i] - t0_us) / range * (x1 - x0);
     svg.Line(x, y, x, y + 4, "#444");
-    svg.Text(x, y + 16, FormatDurationUs(t), "middle", 10);
+    const double half = TextWidth(ticks.labels[i], 10) / 2;
+    svg.Text(std::clamp(x, half + 2, canvas_w - half - 2), y + 16, ticks.labels[i], "middle", 10);
   }
 }
 
@@ -242,7 +236,7 @@ HtmlFragment StepGanttSvg(const analysis::StepTimeline& timeline, int64_t axis_s
         4 * (lane_h + 6) - 6 + 6.0 - 2.0 * static_cast<double>(i), i + 1,
         FormatDurationNs(zoom.width_ns));
   }
-  TimeAxis(svg, kChartLeft, kChartLeft + axis_w, kChartTop + 4 * (lane_h + 6), 0, axis_us);
+  TimeAxis(svg, kChartLeft, kChartLeft + axis_w, kChartTop + 4 * (lane_h + 6), 0, axis_us, width);
   return std::move(svg).Finish();
 }
 
@@ -259,7 +253,7 @@ HtmlFragment ZoomGanttSvg(const analysis::StepTimeline& timeline,
   DrawLanes(svg, timeline, columns, &zoom.kernels, start_us, start_us + width_us, kChartLeft,
             plot_w, kChartTop, lane_h);
   TimeAxis(svg, kChartLeft, kChartLeft + plot_w, kChartTop + 4 * (lane_h + 6), start_us,
-           start_us + width_us);
+           start_us + width_us, width);
   return std::move(svg).Finish();
 }
 

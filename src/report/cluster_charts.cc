@@ -15,7 +15,7 @@
 namespace trainscope::report {
 
 HtmlFragment RankScatterSvg(const analysis::ClusterAnalysis& c) {
-  constexpr double kW = 640, kH = 360, kLeft = 70, kRight = 20, kTop = 24, kBottom = 48;
+  constexpr double kW = 640, kH = 360, kTop = 24, kBottom = 48;
   SvgCanvas svg(kW, kH, "ranks: step-start offset vs step time");
   // A rank without device events in the step has no step time or offset,
   // a rank whose timeline is set aside no offset: it is left out (not drawn
@@ -44,20 +44,34 @@ HtmlFragment RankScatterSvg(const analysis::ClusterAnalysis& c) {
   const double pad = std::max(1.0, (y_max - y_min) * 0.1);
   y_min = std::max(0.0, y_min - pad);
   y_max += pad;
-  const double pw = kW - kLeft - kRight, ph = kH - kTop - kBottom;
-  auto X = [&](double v) { return kLeft + v / x_max * pw; };
+  // Round ticks in one unit per axis; the margins are as wide as the labels
+  // they hold (the y labels left, half the last x label right).
+  const TimeTicks x_ticks = TimeAxisTicks(0, x_max, 6);
+  const TimeTicks y_ticks = TimeAxisTicks(y_min, y_max, 6);
+  double y_label_w = 0;
+  for (const std::string& label : y_ticks.labels)
+    y_label_w = std::max(y_label_w, TextWidth(label, 10));
+  const double left = std::max(40.0, y_label_w + 12);
+  const double right = std::max(20.0, TextWidth(x_ticks.labels.back(), 10) / 2 + 6);
+  const double pw = kW - left - right, ph = kH - kTop - kBottom;
+  auto X = [&](double v) { return left + v / x_max * pw; };
   auto Y = [&](double v) { return kTop + ph - (v - y_min) / (y_max - y_min) * ph; };
-  svg.Line(kLeft, kTop + ph, kLeft + pw, kTop + ph, "#888");
-  svg.Line(kLeft, kTop, kLeft, kTop + ph, "#888");
-  for (int i = 0; i <= 4; ++i) {
-    const double xv = x_max * i / 4, yv = y_min + (y_max - y_min) * i / 4;
-    svg.Text(X(xv), kTop + ph + 16, ShortDurationLabel(xv), "middle", 10);
-    svg.Text(kLeft - 6, Y(yv) + 3, ShortDurationLabel(yv), "end", 10);
+  svg.Line(left, kTop + ph, left + pw, kTop + ph, "#888");
+  svg.Line(left, kTop, left, kTop + ph, "#888");
+  for (size_t i = 0; i < x_ticks.values_us.size(); ++i) {
+    const double x = X(x_ticks.values_us[i]);
+    svg.Line(x, kTop + ph, x, kTop + ph + 4, "#888");
+    svg.Text(x, kTop + ph + 16, x_ticks.labels[i], "middle", 10);
   }
-  svg.Text(kLeft + pw / 2, kH - 8, "first-kernel start offset in the step", "middle", 11);
-  svg.Text(kLeft, kTop - 8, fmt::format("step time per rank ({})", StepName(c.step)), "start", 11);
+  for (size_t i = 0; i < y_ticks.values_us.size(); ++i) {
+    const double y = Y(y_ticks.values_us[i]);
+    svg.Line(left - 4, y, left, y, "#888");
+    svg.Text(left - 6, y + 3, y_ticks.labels[i], "end", 10);
+  }
+  svg.Text(left + pw / 2, kH - 8, "first-kernel start offset in the step", "middle", 11);
+  svg.Text(left, kTop - 8, fmt::format("step time per rank ({})", StepName(c.step)), "start", 11);
   if (!left_out.empty()) {
-    svg.Text(kLeft + pw, kTop + 12,
+    svg.Text(left + pw, kTop + 12,
              fmt::format("not plotted: rank{} {} (no device events in the step, or its "
                          "timeline set aside)",
                          left_out.size() > 1 ? "s" : "", fmt::join(left_out, ",")),

@@ -46,4 +46,22 @@ class SvgCanvas {
 // "1 µs", "10 ms", "1 s" for tick labels.
 std::string ShortDurationLabel(double us);
 
+// The ticks of a linear time axis over [lo_us, hi_us]: multiples of the
+// smallest step of 1, 2 or 5 x 10^k µs that gives at most |max_ticks| ticks
+// in the range, all labelled in one unit (the one of the largest value
+// shown: ns, µs, ms or s) with the decimals the step needs ("0 ms", "20 ms",
+// ...; "499.98 ms", "500.00 ms", ...). An empty range gives one tick at lo.
+struct TimeTicks {
+  std::vector<double> values_us;
+  std::vector<std::string> labels;
+  std::string unit;
+  double step_us = 0;
+};
+TimeTicks TimeAxisTicks(double lo_us, double hi_us, int max_ticks);
+
+// The width in px |text| takes in a sans-serif font of |font_size| px, from
+// its characters (no font metrics at render time): an upper estimate, to
+// reserve a chart margin that no label overflows.
+double TextWidth(std::string_view text, double font_size);
+
 }  // namespace trainscope::report

@@ -1,6 +1,8 @@
 // The interactive timeline section of the HTML report: every rank of the
-// shown step on one <canvas>, one lane per kind of device work, zoom with
-// the wheel, drag to pan, hover and click for a kernel; motif instances and
+// shown step on one <canvas>, one labelled lane per kind of device work, a
+// step selector over every step the payload carries, a family legend, a
+// search that highlights kernels by name, zoom and pan by wheel, drag or
+// keyboard, hover and click for a kernel; motif instances and named
 // findings as overlays; a minimap of the whole step. The data is the
 // payload of timeline_payload.h in one attribute (escaped like any text);
 // the script is kTimelineScript, run by the page's one <script>.
@@ -38,12 +40,15 @@ void RenderInteractiveTimeline(HtmlWriter& out, const analysis::JobAnalysis& job
     return;
   }
   out.Format(
-      "<p>Every rank of the shown step, one row each, lanes Compute, Comm, Other (copies, "
+      "<p>Every rank of the step, one row each, its lanes labelled: Compute, Comm, Other (copies, "
       "memsets) and, where the trace links them, the kernels' host launches; {} kernels of {} "
-      "rank{}, on one time axis from the earliest rank's step start. "
-      "Wheel: zoom around the pointer; drag: pan; click: select a kernel; the minimap below moves "
-      "the window. Rank labels redden with a late step start; the grey hatched span is the compute "
-      "lane's idle at step start.",
+      "rank{} in the shown step, on one time axis from the earliest rank's step start. "
+      "Wheel or <kbd>+</kbd>/<kbd>-</kbd> (<kbd>w</kbd>/<kbd>s</kbd>): zoom; drag, "
+      "<kbd>a</kbd>/<kbd>d</kbd> or the arrow keys: pan; <kbd>0</kbd>: the whole step (keys once "
+      "the timeline has focus: click it); click: select a kernel; the minimap below moves the "
+      "window. Search highlights the kernels whose name holds the text, on every rank. Rank "
+      "labels redden with a late step start; the grey hatched span is the compute lane's idle at "
+      "step start; findings are outlined in red with their id.",
       FormatCount(stats.kernels), stats.ranks, stats.ranks == 1 ? "" : "s");
   if (stats.dropped > 0) {
     out.Format(" {} shorter kernels are left out to keep the page small.",
@@ -51,11 +56,37 @@ void RenderInteractiveTimeline(HtmlWriter& out, const analysis::JobAnalysis& job
   }
   out.Text(set_aside);
   out.Raw("</p>\n");
+  if (stats.steps.size() > 1 || !stats.steps_left_out.empty() ||
+      !stats.steps_without_track.empty()) {
+    out.Format("<p class=\"muted\">Steps in the selector: {}",
+               fmt::format("{}", fmt::join(stats.steps, ", ")));
+    if (!stats.steps_left_out.empty()) {
+      out.Format(
+          "; not carried, to keep the page within {} kernels (the shown step and the steps "
+          "nearest it come first): step{} {} (<code>--step N</code> shows one)",
+          FormatCount(static_cast<int64_t>(kTimelinePageKernels)),
+          stats.steps_left_out.size() == 1 ? "" : "s",
+          fmt::format("{}", fmt::join(stats.steps_left_out, ", ")));
+    }
+    if (!stats.steps_without_track.empty()) {
+      out.Format(
+          "; without kept kernels: step{} {} (a rank's first captured step is a warm-up whose "
+          "kernels are kept only when <code>--step</code> names it)",
+          stats.steps_without_track.size() == 1 ? "" : "s",
+          fmt::format("{}", fmt::join(stats.steps_without_track, ", ")));
+    }
+    out.Raw(".</p>\n");
+  }
   out.Format(
-      "<div class=\"tl-controls\"><label><input type=\"checkbox\" id=\"tl-motifs\"> motif "
-      "instances</label> <label><input type=\"checkbox\" id=\"tl-findings\" checked> findings "
-      "</label> <button type=\"button\" id=\"tl-reset\">whole step</button> <span id=\"tl-range\" "
-      "class=\"muted\"></span></div>\n<div id=\"ts-tl\" data-timeline=\"{}\"></div>\n",
+      "<div class=\"tl-controls\"><label>step <select id=\"tl-step\"></select></label> "
+      "<label>search <input type=\"search\" id=\"tl-search\" placeholder=\"kernel name\" "
+      "size=\"18\"></label> <span id=\"tl-count\" class=\"muted\"></span> "
+      "<label><input type=\"checkbox\" id=\"tl-motifs\"> motif instances</label> "
+      "<label><input type=\"checkbox\" id=\"tl-findings\" checked> findings</label> "
+      "<button type=\"button\" id=\"tl-reset\">whole step</button> <span id=\"tl-range\" "
+      "class=\"muted\"></span></div>\n<div id=\"tl-legend\" class=\"muted\"></div>\n"
+      "<div id=\"ts-tl\" tabindex=\"0\" aria-label=\"interactive timeline\" "
+      "data-timeline=\"{}\"></div>\n",
       payload);
   out.Raw("</section>\n");
 }

@@ -1,7 +1,9 @@
 #include "report/timeline_payload.h"
 
 #include <algorithm>
+#include <map>
 #include <numeric>
+#include <set>
 #include <unordered_map>
 
 #include "report/charts.h"
@@ -81,6 +83,14 @@ bool HasTrack(const RankAnalysis& rank) {
   return rank.timeline.drawn && !rank.timeline.track.kernels.empty();
 }
 
+// The step of |rank| numbered |step|, else null.
+const analysis::StepDistribution* PayloadStepOf(const RankAnalysis& rank, int32_t step) {
+  for (const analysis::StepDistribution& s : rank.steps) {
+    if (s.step == step) return &s;
+  }
+  return nullptr;
+}
+
 struct RankContext {
   const analysis::JobAnalysis& job;
   int64_t t0_ns;  // the earliest step start of the ranks shown
@@ -94,8 +104,7 @@ struct RankContext {
   TimelinePayloadStats& stats;
 };
 
-void WriteRank(const RankAnalysis& rank, RankContext& c, JsonWriter& json) {
-  const StepTimeline& t = rank.timeline;
+void WriteRank(const RankAnalysis& rank, const StepTimeline& t, RankContext& c, JsonWriter& json) {
   const TimelineTrack& track = t.track;
   const std::vector<uint32_t> kept = KeptKernels(track, c.per_rank_cap);
   // The timeline's own string indices, mapped into the page's table once.
@@ -135,7 +144,7 @@ void WriteRank(const RankAnalysis& rank, RankContext& c, JsonWriter& json) {
     PutVarint(NonNegative(launch.duration_ns), &launch_bytes);
     ++launches;
   }
-  const analysis::StepDistribution* step = rank.selected();
+  const analysis::StepDistribution* step = PayloadStepOf(rank, t.step);
   const std::vector<analysis::Motif> no_motifs;
   const std::vector<analysis::Motif>& motifs = step != nullptr ? step->motifs : no_motifs;
   const int64_t late = c.shared_axis ? t.step_start_ns - c.t0_ns : 0;
@@ -149,8 +158,9 @@ void WriteRank(const RankAnalysis& rank, RankContext& c, JsonWriter& json) {
                              ? int64_t{-1}
                              : static_cast<int64_t>(c.strings.Of(t.step_start_waits_for)));
   json.Field("late", late);
-  json.Field("straggler",
-             std::find(stragglers.begin(), stragglers.end(), rank.header.rank) != stragglers.end());
+  // Stragglers are judged on the shown step only.
+  json.Field("straggler", &t == &rank.timeline && std::find(stragglers.begin(), stragglers.end(),
+                                                            rank.header.rank) != stragglers.end());
   json.Field("n", static_cast<int64_t>(kept.size()));
   const int64_t dropped = track.dropped + static_cast<int64_t>(track.kernels.size() - kept.size());
   json.Field("dropped", dropped);
@@ -202,45 +212,120 @@ std::string Base64(std::string_view bytes) {
   return out;
 }
 
+namespace {
+
+// One step's ranks: the timeline of each rank that has a track of it.
+struct PayloadStep {
+  int32_t step = model::kNoStep;
+  std::vector<std::pair<const RankAnalysis*, const StepTimeline*>> ranks;
+  size_t kernels = 0;
+};
+
+// Writes "step", "span", "shared_axis" and "ranks" of |step| into the open
+// object of |json|.
+void WritePayloadStep(const analysis::JobAnalysis& job, const PayloadStep& step,
+                      size_t per_rank_cap, StringTable& strings,
+                      std::unordered_map<std::string, std::string>& colors,
+                      TimelinePayloadStats& stats, JsonWriter& json) {
+  int64_t t0 = INT64_MAX;
+  int64_t end = INT64_MIN;
+  int64_t longest = 0;
+  for (const auto& [rank, t] : step.ranks) {
+    t0 = std::min(t0, t->step_start_ns);
+    end = std::max(end, t->step_start_ns + t->span_ns);
+    longest = std::max(longest, t->span_ns);
+  }
+  // Step starts spread over more than nine steps: not one clock.
+  const bool shared_axis = end - t0 <= 10 * std::max<int64_t>(longest, 1);
+  RankContext context{job, t0, shared_axis, per_rank_cap, strings, colors, stats};
+  json.Field("step", static_cast<int64_t>(step.step));
+  json.Field("span", shared_axis ? end - t0 : longest);
+  json.Field("shared_axis", shared_axis);
+  json.Key("ranks").BeginArray();
+  for (const auto& [rank, t] : step.ranks) WriteRank(*rank, *t, context, json);
+  json.EndArray();
+}
+
+}  // namespace
+
 std::string TimelinePayload(const analysis::JobAnalysis& job, size_t kernel_budget,
                             TimelinePayloadStats* stats) {
   TimelinePayloadStats local;
   TimelinePayloadStats& s = stats != nullptr ? *stats : local;
   s = {};
-  size_t ranks = 0;
-  size_t total = 0;
-  int64_t t0 = INT64_MAX;
-  int64_t end = INT64_MIN;
-  int64_t longest = 0;
-  int32_t step = model::kNoStep;
+  PayloadStep shown;
+  std::map<int32_t, PayloadStep> others;  // by step number
+  std::set<int32_t> with_kernels;         // steps with device events on some rank
   for (const RankAnalysis& rank : job.ranks) {
     if (!rank.timeline.set_aside.empty()) s.set_aside_ranks.push_back(rank.header.rank);
+    for (const analysis::StepDistribution& step : rank.steps) {
+      if (step.kernels.count + step.kernels.memcpy_count + step.kernels.memset_count > 0)
+        with_kernels.insert(step.step);
+    }
+    for (const StepTimeline& other : rank.other_tracks) {
+      PayloadStep& step = others[other.step];
+      step.step = other.step;
+      step.ranks.emplace_back(&rank, &other);
+      step.kernels += other.track.kernels.size();
+    }
     if (!HasTrack(rank)) continue;
-    ++ranks;
-    total += rank.timeline.track.kernels.size();
-    t0 = std::min(t0, rank.timeline.step_start_ns);
-    end = std::max(end, rank.timeline.step_start_ns + rank.timeline.span_ns);
-    longest = std::max(longest, rank.timeline.span_ns);
-    step = rank.timeline.step;
+    shown.step = rank.timeline.step;
+    shown.ranks.emplace_back(&rank, &rank.timeline);
+    shown.kernels += rank.timeline.track.kernels.size();
   }
-  if (ranks == 0) return {};
-  const size_t per_rank_cap =
-      total <= kernel_budget ? SIZE_MAX : std::max<size_t>(1, kernel_budget / ranks);
+  if (shown.ranks.empty()) return {};
+  others.erase(shown.step);
+  const size_t per_rank_cap = shown.kernels <= kernel_budget
+                                  ? SIZE_MAX
+                                  : std::max<size_t>(1, kernel_budget / shown.ranks.size());
+  // The other steps whole, nearest the shown step first (the earlier of two
+  // as near), while the page's kernels stay within the budget.
+  std::vector<const PayloadStep*> order;
+  order.reserve(others.size());
+  for (const auto& [number, step] : others) order.push_back(&step);
+  std::stable_sort(order.begin(), order.end(), [&](const PayloadStep* a, const PayloadStep* b) {
+    return std::abs(int64_t{a->step} - shown.step) < std::abs(int64_t{b->step} - shown.step);
+  });
+  size_t used = std::min(shown.kernels, kernel_budget);
+  std::vector<const PayloadStep*> carried;
+  for (const PayloadStep* step : order) {
+    if (used + step->kernels <= kernel_budget) {
+      carried.push_back(step);
+      used += step->kernels;
+    } else {
+      s.steps_left_out.push_back(step->step);
+    }
+  }
+  std::sort(carried.begin(), carried.end(),
+            [](const PayloadStep* a, const PayloadStep* b) { return a->step < b->step; });
+  std::sort(s.steps_left_out.begin(), s.steps_left_out.end());
+  s.steps.push_back(shown.step);
+  for (const PayloadStep* step : carried) s.steps.push_back(step->step);
+  std::sort(s.steps.begin(), s.steps.end());
+  for (int32_t step : with_kernels) {
+    if (step != shown.step && others.count(step) == 0) s.steps_without_track.push_back(step);
+  }
   StringTable strings;
   std::unordered_map<std::string, std::string> colors;
-  // Step starts spread over more than nine steps: not one clock.
-  const bool shared_axis = end - t0 <= 10 * std::max<int64_t>(longest, 1);
-  RankContext context{job, t0, shared_axis, per_rank_cap, strings, colors, s};
   JsonWriter json(/*pretty=*/false);
   json.BeginObject();
-  json.Field("v", int64_t{1});
-  json.Field("step", static_cast<int64_t>(step));
-  json.Field("span", shared_axis ? end - t0 : longest);
-  json.Field("shared_axis", shared_axis);
-  json.Key("ranks").BeginArray();
-  for (const RankAnalysis& rank : job.ranks) {
-    if (HasTrack(rank)) WriteRank(rank, context, json);
+  json.Field("v", int64_t{2});
+  WritePayloadStep(job, shown, per_rank_cap, strings, colors, s, json);
+  json.Key("other_steps").BeginArray();
+  for (const PayloadStep* step : carried) {
+    TimelinePayloadStats other;
+    json.BeginObject();
+    WritePayloadStep(job, *step, SIZE_MAX, strings, colors, other, json);
+    json.EndObject();
+    s.other_step_kernels += other.kernels;
   }
+  json.EndArray();
+  json.Field("kernel_budget", static_cast<int64_t>(kernel_budget));
+  json.Key("steps_left_out").BeginArray();
+  for (int32_t step : s.steps_left_out) json.Int(step);
+  json.EndArray();
+  json.Key("steps_without_track").BeginArray();
+  for (int32_t step : s.steps_without_track) json.Int(step);
   json.EndArray();
   json.Key("findings").BeginArray();
   for (const analysis::Finding& finding : job.findings) {

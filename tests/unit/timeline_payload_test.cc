@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -215,6 +216,66 @@ TEST_F(TimelinePayloadJobTest, OneAxisOnlyForOneClock) {
   const std::vector<int64_t> apart = offsets(TimelinePayload(job, kTimelinePageKernels), &shared);
   EXPECT_FALSE(shared);
   EXPECT_EQ(apart, (std::vector<int64_t>{0, 0, 0}));
+}
+
+// The step selector's data: every other step whose kernels the analysis
+// kept, whole, each rank's kernels as in its track; the first captured step
+// (a warm-up, no kernels kept) named as such; a budget that only the shown
+// step fits leaves the others out and says which.
+TEST_F(TimelinePayloadJobTest, EveryStepWithKeptKernelsWithinTheBudget) {
+  const analysis::RankAnalysis& rank0 = job_->ranks[0];
+  ASSERT_GE(rank0.steps.size(), 3u);
+  ASSERT_FALSE(rank0.other_tracks.empty());
+  TimelinePayloadStats stats;
+  const std::string payload = TimelinePayload(*job_, kTimelinePageKernels, &stats);
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc = parser.parse(payload);
+  EXPECT_EQ(int64_t(doc["v"]), 2);
+  const int32_t shown = rank0.timeline.step;
+  EXPECT_EQ(int64_t(doc["step"]), shown);
+  std::vector<int32_t> expected_steps{shown};
+  for (const analysis::StepTimeline& other : rank0.other_tracks)
+    expected_steps.push_back(other.step);
+  std::sort(expected_steps.begin(), expected_steps.end());
+  EXPECT_EQ(stats.steps, expected_steps);
+  EXPECT_TRUE(stats.steps_left_out.empty());
+  // The first captured step is a warm-up: no kernels kept, named as such.
+  EXPECT_EQ(stats.steps_without_track, (std::vector<int32_t>{rank0.steps.front().step}));
+  // Each other step: every rank, and each rank's kernels those of its track.
+  int64_t other_kernels = 0;
+  size_t index = 0;
+  for (simdjson::dom::element step : simdjson::dom::array(doc["other_steps"])) {
+    const auto number = static_cast<int32_t>(int64_t(step["step"]));
+    EXPECT_NE(number, shown);
+    size_t r = 0;
+    for (simdjson::dom::element rank : simdjson::dom::array(step["ranks"])) {
+      ASSERT_LT(r, job_->ranks.size());
+      const analysis::StepTimeline& track = job_->ranks[r].other_tracks.at(index);
+      EXPECT_EQ(track.step, number);
+      EXPECT_EQ(int64_t(rank["rank"]), job_->ranks[r].header.rank);
+      EXPECT_EQ(int64_t(rank["n"]), static_cast<int64_t>(track.track.kernels.size()));
+      EXPECT_EQ(int64_t(rank["span"]), track.span_ns);
+      EXPECT_FALSE(bool(rank["straggler"]));
+      other_kernels += int64_t(rank["n"]);
+      ++r;
+    }
+    EXPECT_EQ(r, job_->ranks.size());
+    ++index;
+  }
+  EXPECT_EQ(index, rank0.other_tracks.size());
+  EXPECT_EQ(stats.other_step_kernels, other_kernels);
+  EXPECT_GT(other_kernels, 0);
+  // A budget the shown step fills: no other step, each named as left out.
+  TimelinePayloadStats tight;
+  const std::string shown_only = TimelinePayload(*job_, static_cast<size_t>(stats.kernels), &tight);
+  simdjson::dom::element small = parser.parse(shown_only);
+  EXPECT_EQ(simdjson::dom::array(small["other_steps"]).size(), 0u);
+  EXPECT_EQ(tight.steps, (std::vector<int32_t>{shown}));
+  std::vector<int32_t> left_out;
+  for (const analysis::StepTimeline& other : rank0.other_tracks) left_out.push_back(other.step);
+  EXPECT_EQ(tight.steps_left_out, left_out);
+  EXPECT_EQ(tight.kernels, stats.kernels);  // the shown step itself whole
+  EXPECT_EQ(tight.dropped, 0);
 }
 
 TEST_F(TimelinePayloadJobTest, NothingWithoutTracks) {

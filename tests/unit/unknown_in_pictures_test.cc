@@ -45,8 +45,14 @@ TEST(UnknownInPictures, TheScatterLeavesOutARankWithoutDeviceEventsAndSaysSo) {
   EXPECT_NE(svg.find("rank 2: start +0.00 ms, step 118.00 ms"), std::string::npos) << svg;
   EXPECT_EQ(svg.find("rank 1:"), std::string::npos) << svg;
   // The y axis spans the plotted ranks (118-120 ms, padded by a tenth of
-  // the range), not down to a rank's unknown 0.
-  EXPECT_NE(svg.find(">117.8 ms<"), std::string::npos) << svg;
+  // the range: 117.8-120.2 ms, round ticks every 0.5 ms from 118.0), not
+  // down to a rank's unknown 0.
+  EXPECT_NE(svg.find(">118.0 ms<"), std::string::npos) << svg;
+  EXPECT_NE(svg.find(">120.0 ms<"), std::string::npos) << svg;
+  // "0.0 ms" once: the x axis's first tick (the offsets, 0-2 ms), not a y tick.
+  const size_t zero = svg.find(">0.0 ms<");
+  ASSERT_NE(zero, std::string::npos) << svg;
+  EXPECT_EQ(svg.find(">0.0 ms<", zero + 1), std::string::npos) << svg;
 }
 
 TEST(UnknownInPictures, AScatterOfNoRankWithDeviceEventsSaysSo) {

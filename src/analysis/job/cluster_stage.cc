@@ -254,7 +254,17 @@ void AddClusterAnalysis(std::vector<RankComm> comm, const std::vector<RankLinks>
                                catalog.thresholds().slow_link_min_mb, &c.links_checked);
   if (c.collectives.empty()) c.notes.push_back("no communication ops found on any rank");
   if (c.links_checked == 0) {
-    c.notes.push_back("no communication_matrix.json links: slow links not checked");
+    // Per-link records exist only in Ascend exports: a user of another
+    // profiler is pointed at what their trace does measure.
+    const bool ascend =
+        std::any_of(job->ranks.begin(), job->ranks.end(), [](const RankAnalysis& r) {
+          return r.header.platform == model::Platform::kAscend || !r.header.cann_version.empty() ||
+                 !r.header.torch_npu_version.empty();
+        });
+    c.notes.push_back(ascend
+                          ? "no communication_matrix.json links: slow links not checked"
+                          : "no per-link bandwidth in a Kineto trace; compare collectives' busbw "
+                            "GB/s");
   }
   AddClusterFindings(c, &job->findings, catalog, job->platform);
 }

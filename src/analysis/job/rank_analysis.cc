@@ -235,6 +235,11 @@ RankAnalysis ToRankAnalysis(RankResult&& result, const StepChoice& choice) {
   for (RankStepResult& step : result.steps) {
     if (step.distribution.step == choice.step) {
       analysis.timeline = std::move(step.timeline);
+    } else if (!step.timeline.track.kernels.empty()) {
+      StepTimeline& other = analysis.other_tracks.emplace_back(std::move(step.timeline));
+      other.longest_gaps.clear();
+      other.zooms.clear();
+      other.overview = {};
     }
     analysis.steps.push_back(std::move(step.distribution));
   }

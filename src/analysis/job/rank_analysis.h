@@ -75,6 +75,11 @@ struct RankAnalysis {
   std::string selected_step_reason;
   std::vector<StepDistribution> steps;  // every step present, ascending
   StepTimeline timeline;                // panorama of the selected step
+  // The other steps whose kernels were kept (AnalysisOptions::
+  // timeline_kernels), ascending, for the interactive timeline's step
+  // selector: their track, strings, start, span and step-start idle only
+  // (no gaps, zooms or overview).
+  std::vector<StepTimeline> other_tracks;
 
   const StepDistribution* selected() const;
 };
