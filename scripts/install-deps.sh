@@ -5,7 +5,8 @@ set -eu
 PACKAGES="cmake ninja-build g++ clang libclang-rt-14-dev pkg-config \
   libsimdjson-dev libfmt-dev libcli11-dev zlib1g-dev libsqlite3-dev \
   libgtest-dev libbenchmark-dev time bc chromium ccache clang-format clang-tidy \
-  libopenmpi-dev openmpi-bin nodejs python3-jsonschema"
+  libopenmpi-dev openmpi-bin nodejs python3-jsonschema \
+  pybind11-dev python3-dev python3-numpy python3-pandas python3-pytest python3-matplotlib"
 missing=""
 for p in $PACKAGES; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

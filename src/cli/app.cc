@@ -133,4 +133,11 @@ int Run(const std::vector<std::string>& args) {
   return FinishStdout(RunCommand(args));
 }
 
+CapturedRun RunCaptured(const std::vector<std::string>& args) {
+  CapturedRun run;
+  const OutputCapture capture(&run.out, &run.err);
+  run.exit_code = RunCommand(args);
+  return run;
+}
+
 }  // namespace trainscope::cli

@@ -13,9 +13,22 @@ namespace {
 
 int g_stdout_errno = 0;  // the first write error; 0 = none
 
+thread_local OutputCapture* t_capture = nullptr;  // this thread's innermost capture
+
 }  // namespace
 
+OutputCapture::OutputCapture(std::string* out, std::string* err)
+    : previous_(t_capture), out_(out), err_(err) {
+  t_capture = this;
+}
+
+OutputCapture::~OutputCapture() { t_capture = previous_; }
+
 bool WriteStdout(std::string_view text) {
+  if (t_capture != nullptr) {
+    t_capture->out_->append(text);
+    return true;
+  }
   if (g_stdout_errno != 0) return false;
   if (text.empty()) return true;
   errno = 0;
@@ -27,6 +40,10 @@ bool WriteStdout(std::string_view text) {
 }
 
 void WriteStderr(std::string_view text) {
+  if (t_capture != nullptr) {
+    t_capture->err_->append(text);
+    return;
+  }
   if (!text.empty()) (void)!std::fwrite(text.data(), 1, text.size(), stderr);
 }
 
