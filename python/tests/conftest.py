@@ -35,6 +35,14 @@ def synth_job(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
+def demo_job(tmp_path_factory):
+    """The built-in demo job, as scripts/demo.sh writes it (with its report.html beside)."""
+    out = tmp_path_factory.mktemp("demo") / "demo-job"
+    cli("demo", "--out", out)
+    return out
+
+
+@pytest.fixture(scope="session")
 def fused_job(tmp_path_factory):
     out = tmp_path_factory.mktemp("synth_fused") / "job"
     cli("synth", "--out", out, "--ranks", "2", "--steps", "3", "--seed", "7", "--fused", "all")

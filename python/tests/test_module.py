@@ -20,6 +20,14 @@ def test_analyze_document_is_the_cli_json_byte_for_byte(synth_job):
     assert job.findings[0]["id"] == json.loads(cli_json("analyze", synth_job))["findings"][0]["id"]
 
 
+def test_demo_job_as_the_readme_shows(demo_job):
+    # README / docs/python.md: trainscope.analyze('build/demo-job').findings[0]['id']
+    job = trainscope.analyze(demo_job)
+    reference = cli_json("analyze", demo_job)
+    assert job.to_json().encode() == reference
+    assert job.findings[0]["id"] == json.loads(reference)["findings"][0]["id"]
+
+
 @pytest.mark.parametrize("relative", [
     "ascend/msinsight-pytorch-2rank-text-level1",
     "kineto/hta_ddp_v100_rank0_ns_resolution",
