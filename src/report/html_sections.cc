@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "core/rank_ranges.h"
 #include "model/platform.h"
@@ -25,6 +26,17 @@ void Kpi(HtmlWriter& out, std::string_view label, const std::string& value) {
   out.Format("<div><span class=\"muted\">{}</span><b>{}</b></div>", label, value);
 }
 
+// A number's cell: the text as shown, the raw value in data-v for the
+// table sort (empty: unknown).
+void NumCell(HtmlWriter& out, const std::string& text, std::optional<double> raw) {
+  if (raw) {
+    out.Format("<td data-v=\"{}\">{}</td>", *raw, text);
+  } else {
+    out.Format("<td data-v=\"\">{}</td>", text);
+  }
+}
+std::optional<double> NumOf(int64_t value) { return static_cast<double>(value); }
+
 // The gains of the findings overlap; this is what applying all of them
 // would leave.
 void RenderProjection(HtmlWriter& out, const analysis::GainProjection& p) {
@@ -34,14 +46,13 @@ void RenderProjection(HtmlWriter& out, const analysis::GainProjection& p) {
         "judge).</p>\n");
   } else {
     out.Format(
-        "<p><b>All findings applied:</b> -{:.1f}%{}. <span class=\"muted\">Combined: "
-        "{}</span></p>\n",
+        "<p><b>All findings applied:</b> -{:.1f}%{}. <span class=\"muted\">The gains overlap: "
+        "<a href=\"#gain-model-combined\">how they combine</a>.</span></p>\n",
         p.combined_gain_pct,
         p.step_ns && p.projected_step_ns
             ? fmt::format(", step {} → {}", FormatDurationNs(*p.step_ns),
                           FormatDurationNs(*p.projected_step_ns))
-            : std::string(" of the step (step time unknown)"),
-        analysis::kGainProjectionModel);
+            : std::string(" of the step (step time unknown)"));
   }
 }
 
@@ -68,8 +79,7 @@ std::string HtmlIssueInterval(const analysis::StepDistribution& step) {
 
 }  // namespace
 
-void RenderSummarySection(HtmlWriter& out, const analysis::JobAnalysis& job,
-                          const analysis::RankAnalysis* focus) {
+void RenderSummarySection(HtmlWriter& out, const analysis::JobAnalysis& job) {
   out.Raw("<section id=\"summary\"><h2>Summary and findings</h2>\n");
   // Inputs that are more than one run (docs/clusters.md §0): said first.
   if (!job.runs.empty()) {
@@ -89,69 +99,49 @@ void RenderSummarySection(HtmlWriter& out, const analysis::JobAnalysis& job,
         "comparing runs is the job of <code>trainscope compare</code> "
         "(docs/compare.md).</p></div>\n");
   }
-  if (focus != nullptr && focus->selected() != nullptr) {
-    const auto& step = *focus->selected();
-    const auto& k = step.kernels;
-    out.Format("<p>Rank {} in depth, {}: <span class=\"muted\">{}</span></p>\n", focus->header.rank,
-               StepName(focus->selected_step), focus->selected_step_reason);
-    out.Raw("<div class=\"kpi\">");
-    Kpi(out, "kernels in the step", HtmlKernelCount(k));
-    if (step.breakdown) {
-      // The step's time as the budget measures it (an iteration on a GPU
-      // trace), and the kernels' busy span beside it.
-      Kpi(out, "step (" + step.breakdown->span + ")",
-          FormatDurationNs(step.breakdown->budget.total_ns));
-    }
-    Kpi(out, "device busy span", HtmlBusySpan(step));
-    Kpi(out, "one kernel issued every", HtmlIssueInterval(step));
-    Kpi(out, "p50 / p90 duration", HtmlP50P90(k));
-    Kpi(out, "kernels ≤ 50 µs", k.count > 0 ? FormatPercent(k.share_le_50us) : std::string("n/a"));
-    if (step.breakdown) {
-      const auto& b = step.breakdown->budget;
-      double total = b.total_ns ? static_cast<double>(b.total_ns) : 1.0;
-      Kpi(out, "computation", FormatPercent(b.computation_ns / total));
-      Kpi(out, "exposed communication", FormatPercent(b.exposed_communication_ns / total));
-      Kpi(out, "device idle", FormatPercent(b.idle_ns / total));
-    }
-    out.Raw("</div>\n");
-  }
-  out.Raw("<h3>Root-cause portrait (ranked by estimated gain)</h3>\n");
   if (!job.ranks_without_device_activity.empty()) {
     const bool all = job.ranks_without_device_activity.size() == job.ranks.size();
     out.Format(
-        "<p><b>No device activity{}</b>: {}.<br><b>Remedy:</b> {}</p>\n",
+        "<details class=\"no-device\"><summary>No device activity{}</summary><p>{}.<br><b>Remedy:"
+        "</b> {}</p></details>\n",
         all ? std::string()
             : fmt::format(" on rank{} {}", job.ranks_without_device_activity.size() > 1 ? "s" : "",
                           CompactRankList(job.ranks_without_device_activity)),
         analysis::kNoDeviceActivityMessage, analysis::kNoDeviceActivityRemedy);
   }
-  if (job.findings.empty()) {
-    out.Raw("<p class=\"muted\">No finding above the thresholds of the method.</p>\n");
-  }
-  for (const auto& finding : job.findings) {
-    out.Raw("<div class=\"finding\">");
-    out.Format("<span class=\"gain\">{}</span> <b>{}</b> <code>{}</code>",
-               finding.gain_withheld ? std::string("n/a")
-                                     : fmt::format("{:.1f}%", finding.estimated_gain_pct),
-               finding.title, finding.id);
-    // The title is true of these ranks; the others, each under its own.
-    const std::vector<int32_t> meeting = analysis::RanksMeetingTitle(finding);
-    if (!meeting.empty()) {
-      out.Format(" <span class=\"muted\">ranks {}</span>",
-                 fmt::format("{}", fmt::join(meeting, ", ")));
-    }
-    for (const auto& [title, ranks] : analysis::RanksWithOtherTitles(finding)) {
-      out.Format("<br><b>Also:</b> ranks {}: {}", CompactRankList(ranks), title);
-    }
-    out.Format("<br><b>Evidence:</b> {}", finding.evidence);
-    if (!finding.root_cause.empty()) out.Format("<br><b>Cause:</b> {}", finding.root_cause);
-    out.Format("<br><b>Remedy:</b> {}", finding.remedy);
-    if (!finding.gain_model.empty())
-      out.Format("<br><span class=\"muted\">Gain model: {}</span>", finding.gain_model);
-    out.Raw("</div>\n");
-  }
+  RenderVerdict(out, job);
+  RenderTopFindings(out, job);
   if (!job.findings.empty()) RenderProjection(out, job.projection);
   out.Raw("</section>\n");
+}
+
+void RenderFocusSection(HtmlWriter& out, const analysis::RankAnalysis* focus) {
+  if (focus == nullptr || focus->selected() == nullptr) return;
+  const auto& step = *focus->selected();
+  const auto& k = step.kernels;
+  out.Format("<section id=\"focus\"><h2>Rank {} in depth</h2>\n", focus->header.rank);
+  out.Format("<p>Rank {}, {}: <span class=\"muted\">{}</span></p>\n", focus->header.rank,
+             StepName(focus->selected_step), focus->selected_step_reason);
+  out.Raw("<div class=\"kpi\">");
+  Kpi(out, "kernels in the step", HtmlKernelCount(k));
+  if (step.breakdown) {
+    // The step's time as the budget measures it (an iteration on a GPU
+    // trace), and the kernels' busy span beside it.
+    Kpi(out, "step (" + step.breakdown->span + ")",
+        FormatDurationNs(step.breakdown->budget.total_ns));
+  }
+  Kpi(out, "device busy span", HtmlBusySpan(step));
+  Kpi(out, "one kernel issued every", HtmlIssueInterval(step));
+  Kpi(out, "p50 / p90 duration", HtmlP50P90(k));
+  Kpi(out, "kernels ≤ 50 µs", k.count > 0 ? FormatPercent(k.share_le_50us) : std::string("n/a"));
+  if (step.breakdown) {
+    const auto& b = step.breakdown->budget;
+    double total = b.total_ns ? static_cast<double>(b.total_ns) : 1.0;
+    Kpi(out, "computation", FormatPercent(b.computation_ns / total));
+    Kpi(out, "exposed communication", FormatPercent(b.exposed_communication_ns / total));
+    Kpi(out, "device idle", FormatPercent(b.idle_ns / total));
+  }
+  out.Raw("</div>\n</section>\n");
 }
 
 void RenderDistributionSection(HtmlWriter& out, const analysis::JobAnalysis& job,
@@ -185,12 +175,13 @@ void RenderDistributionSection(HtmlWriter& out, const analysis::JobAnalysis& job
     for (const auto& family : families) {
       if (family.count == 0) continue;
       out.Format(
-          "<tr><td class=\"l\"><span class=\"swatch\" "
-          "style=\"background:{}\"></span>{}</td><td>{}</td><td>{}</td>"
-          "<td>{}</td><td>{}</td></tr>\n",
-          FamilyColor(family.name), family.name, FormatCount(family.count),
-          FormatPercent(family.share_count), FormatDurationNs(family.total_ns),
-          FormatPercent(family.share_time));
+          "<tr><td class=\"l\"><span class=\"swatch\" style=\"background:{}\"></span>{}</td>",
+          FamilyColor(family.name), family.name);
+      NumCell(out, FormatCount(family.count), NumOf(family.count));
+      NumCell(out, FormatPercent(family.share_count), family.share_count);
+      NumCell(out, FormatDurationNs(family.total_ns), NumOf(family.total_ns));
+      NumCell(out, FormatPercent(family.share_time), family.share_time);
+      out.Raw("</tr>\n");
     }
     out.Raw("</table>\n<h3>Top operators by total time</h3>\n");
     out.Raw(
@@ -198,12 +189,14 @@ void RenderDistributionSection(HtmlWriter& out, const analysis::JobAnalysis& job
         "class=\"l\">family</th><th>count</th><th>total</th>"
         "<th>mean</th><th>max</th><th>share of kernel time</th></tr>\n");
     for (const auto& op : step.top_operators) {
-      out.Format(
-          "<tr><td class=\"l\">{}</td><td "
-          "class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
-          op.op_type, op.family, FormatCount(op.count), FormatDurationNs(op.total_ns),
-          FormatDurationUs(MeanUs(op.total_ns, op.count)), FormatDurationNs(op.max_ns),
-          FormatPercent(op.share_time));
+      out.Format("<tr><td class=\"l\">{}</td><td class=\"l\">{}</td>", op.op_type, op.family);
+      NumCell(out, FormatCount(op.count), NumOf(op.count));
+      NumCell(out, FormatDurationNs(op.total_ns), NumOf(op.total_ns));
+      NumCell(out, FormatDurationUs(MeanUs(op.total_ns, op.count)),
+              MeanUs(op.total_ns, op.count) * 1e3);
+      NumCell(out, FormatDurationNs(op.max_ns), NumOf(op.max_ns));
+      NumCell(out, FormatPercent(op.share_time), op.share_time);
+      out.Raw("</tr>\n");
     }
     out.Raw("</table>\n");
   }
@@ -366,16 +359,18 @@ void RenderRanksSection(HtmlWriter& out, const analysis::JobAnalysis& job) {
           rank.header.workload_evidence, rank.header.workload);
       continue;
     }
-    const std::string comp = RanksTableShare(step, Share::kComputation);
-    const std::string comm = RanksTableShare(step, Share::kExposed);
-    const std::string idle = RanksTableShare(step, Share::kIdle);
+    out.Format("<tr><td>{}</td><td>{}</td>", rank.header.rank, StepLabel(rank.selected_step));
+    NumCell(out, FormatCount(k.count), NumOf(k.count));
+    const bool span_known = step->timeline_set_aside.empty();
+    NumCell(out, HtmlBusySpan(*step), span_known ? NumOf(k.span_ns) : std::optional<double>());
+    NumCell(out, FormatDurationNs(k.p50_ns), k.p50_ns);
+    NumCell(out, FormatDurationNs(k.p90_ns), k.p90_ns);
     out.Format(
-        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</"
-        "td>"
-        "<td>{}</td><td>{}</td><td class=\"l\">{}</td><td class=\"l\" title=\"{}\">{}</td></tr>\n",
-        rank.header.rank, StepLabel(rank.selected_step), FormatCount(k.count), HtmlBusySpan(*step),
-        FormatDurationNs(k.p50_ns), FormatDurationNs(k.p90_ns), FormatPercent(k.share_le_50us),
-        comp, comm, idle, capture, rank.header.workload_evidence, rank.header.workload);
+        "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"l\">{}</td><td class=\"l\" "
+        "title=\"{}\">{}</td></tr>\n",
+        FormatPercent(k.share_le_50us), RanksTableShare(step, Share::kComputation),
+        RanksTableShare(step, Share::kExposed), RanksTableShare(step, Share::kIdle), capture,
+        rank.header.workload_evidence, rank.header.workload);
   }
   out.Raw("</table>\n");
   RenderStepsTableHtml(out, BuildStepsTable(job));

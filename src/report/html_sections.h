@@ -2,19 +2,35 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "analysis/job/rank_analysis.h"
 #include "report/html_writer.h"
 
 namespace trainscope::report {
 
-void RenderSummarySection(HtmlWriter& out, const analysis::JobAnalysis& job,
-                          const analysis::RankAnalysis* focus);
+// The first screen: the verdict, the per-rank bars and the findings one line each.
+void RenderSummarySection(HtmlWriter& out, const analysis::JobAnalysis& job);
+// The focus rank's step in numbers (kernels, spans, budget shares).
+void RenderFocusSection(HtmlWriter& out, const analysis::RankAnalysis* focus);
 void RenderDistributionSection(HtmlWriter& out, const analysis::JobAnalysis& job,
                                const analysis::RankAnalysis* focus);
 void RenderTimelineSection(HtmlWriter& out, const analysis::RankAnalysis* focus);
 void RenderRanksSection(HtmlWriter& out, const analysis::JobAnalysis& job);
 void RenderDetailsSection(HtmlWriter& out, const analysis::JobAnalysis& job);
+
+// overview_html.cc: the summary's parts. The verdict in one sentence and one
+// stacked bar per rank (compute / exposed communication / idle / other, the
+// step-start wait under it); ranks without a time budget are left out and
+// named.
+void RenderVerdict(HtmlWriter& out, const analysis::JobAnalysis& job);
+// The findings one line each (gain, the step with it alone fixed, title,
+// ranks), the first five shown, evidence, cause and remedy folded under each.
+void RenderTopFindings(HtmlWriter& out, const analysis::JobAnalysis& job);
+// Each distinct gain model of the findings, once, anchored #gain-model-N
+// (N: the position in GainModelTexts, 1-based), and the combined projection's.
+void RenderGainModelsSection(HtmlWriter& out, const analysis::JobAnalysis& job);
+std::vector<std::string> GainModelTexts(const analysis::JobAnalysis& job);
 
 // cluster_report.cc (the Clusters work): cross-rank pictures and tables.
 void RenderClusterHtml(HtmlWriter& out, const analysis::JobAnalysis& job);

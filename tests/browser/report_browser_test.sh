@@ -2,7 +2,11 @@
 # Browser test of the HTML report: Debian's chromium, headless, opens
 # reports, checks that the expected sections and SVG pictures are present,
 # that the page's script ran (no script error before it) and that strings
-# from profiles cannot inject markup. Keeps screenshots as test artifacts.
+# from profiles cannot inject markup; at 1000 and 1400 px wide, that the page
+# never scrolls sideways and that the per-rank bars and the first findings
+# are on the first screen (900 px). Keeps screenshots as test artifacts
+# (NAME.png: the whole report at 1280 px; NAME-1000.png, NAME-1400.png: the
+# first screen).
 #
 #   report_browser_test.sh TRAINSCOPE_BINARY SOURCE_DIR ARTIFACT_DIR [CORPUS_DIR]
 #
@@ -51,6 +55,44 @@ check_report() {  # name, html file, size limit in bytes (default 5 MB)
   echo "ok: $name ($size bytes, $svgs svg)"
 }
 
+# The first screen (docs/report.md): a copy of the report that loads
+# layout_probe.js first, at 1000 and 1400 px wide, 900 high. The probe
+# writes data-layout (see layout_probe.js); nothing may scroll sideways, the
+# per-rank bars and the first findings end within 900 px, and no script or
+# console error happens.
+check_layout() {  # name, html file
+  name="$1"; html="$2"
+  cp "$src/tests/browser/layout_probe.js" "$work/layout_probe.js"
+  sed 's|<head>|<head><script src="layout_probe.js"></script>|' "$html" > "$work/$name.probe.html"
+  for width in 1000 1400; do
+    chrome "file://$work/$name.probe.html" --window-size=$width,900 --virtual-time-budget=3000 \
+      --dump-dom > "$work/$name.$width.dom" 2> "$work/$name.$width.log"
+    layout=$(grep -o 'data-layout="[^"]*"' "$work/$name.$width.dom" | sed 's/data-layout=//; s/"//g')
+    if [ -z "$layout" ]; then fail "$name at $width px: the layout probe wrote nothing"; continue; fi
+    value() { echo "$layout" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+    sw=$(value sw); iw=$(value iw); cw=$(value cw); bars=$(value bars); findings=$(value findings)
+    [ "$sw" -le "$iw" ] && [ "$sw" -le "$cw" ] ||
+      fail "$name at $width px: the page scrolls sideways (scrollWidth $sw, innerWidth $iw, clientWidth $cw)"
+    { [ "$bars" -ge 0 ] && [ "$bars" -le 900 ]; } ||
+      fail "$name at $width px: the per-rank bars end at $bars px, not within the first 900"
+    if [ "$findings" -lt 0 ]; then
+      grep -q "no finding is above the thresholds" "$work/$name.$width.dom" ||
+        fail "$name at $width px: no findings list and no word of none"
+    elif [ "$findings" -gt 900 ]; then
+      fail "$name at $width px: the first findings end at $findings px, not within the first 900"
+    fi
+    [ "$(value errors)" = "0" ] || fail "$name at $width px: script or console errors:" \
+      "$(grep -o 'data-layout-errors="[^"]*"' "$work/$name.$width.dom")"
+    if grep -E "Uncaught|SyntaxError|ReferenceError|TypeError" "$work/$name.$width.log" >/dev/null; then
+      fail "$name at $width px: error in the console:"; grep -E "Uncaught|Error" "$work/$name.$width.log" | head -5
+    fi
+    [ "$(value sort)" != "bad" ] || fail "$name at $width px: the ranks table did not sort by span"
+    chrome "file://$html" --hide-scrollbars --window-size=$width,900 \
+      --screenshot="$artifacts/$name-$width.png" >/dev/null 2>&1 || fail "$name: screenshot at $width px failed"
+    echo "ok: $name first screen at $width px ($layout)"
+  done
+}
+
 # The interactive timeline (src/report/timeline.js): with the URL
 # fragment #selftest the page zooms to one kernel, clicks its middle and
 # writes the outcome to data-timeline-selftest ("ok [launch=ok] zoom=A..B->C..D
@@ -79,6 +121,7 @@ check_timeline() {  # name, html file, expected kernel count ("" = any)
 # 1. The demo job (the README's main command writes the same report).
 "$bin" demo --out "$work/demo" --ranks 4 >/dev/null || fail "demo failed"
 check_report demo "$work/demo/report.html"
+check_layout demo "$work/demo/report.html"
 # The demo plants a step-start barrier and hairline compute: the report must say so.
 grep -q "Step start:" "$work/demo.dom" || fail "demo: step-start idle not reported"
 # The demo's step 6 has 2,511 kernels on each of its 4 ranks (the summary's
@@ -95,11 +138,13 @@ grep -Eq '<details open[^>]*><summary><code>Qwen3NextForCausalLM_0</code>' "$wor
 "$bin" synth --out "$work/synth64" --ranks 64 >/dev/null || fail "synth --ranks 64 failed"
 "$bin" analyze "$work/synth64" --html "$work/synth64.html" >/dev/null || fail "synth64: analyze failed"
 check_report synth64 "$work/synth64.html" 10000000
+check_layout synth64 "$work/synth64.html"
 check_timeline synth64 "$work/synth64.html" ""
 
 # 2. Untrusted strings: markup in kernel names must be shown as text.
 "$bin" analyze "$src/tests/data/ascend_evil" --html "$work/evil.html" >/dev/null || fail "evil: analyze failed"
 check_report evil "$work/evil.html"
+check_layout evil "$work/evil.html"
 grep -q "<script>alert" "$work/evil.dom" && fail "evil: <script> from a kernel name injected"
 grep -q "&lt;script&gt;alert(" "$work/evil.dom" || fail "evil: the kernel name with markup is not shown as text"
 grep -q "<img" "$work/evil.dom" && fail "evil: <img> injected"
@@ -114,16 +159,18 @@ if [ -n "$corpus" ] && [ -d "$corpus" ]; then
       "ascend/msinsight-st-qwen3-0.6b-4rank-level2-cann8.3.RC1" \
       "ascend/msinsight-pytorch-2rank-text-level1" \
       "kineto/dlrm_ddp_8rank_v100_param" \
-      "kineto/tracelens_qwen1.5_0.5b_h100_vs_mi300x/h100"; do
+      "kineto/tracelens_qwen1.5_0.5b_h100_vs_mi300x/h100" \
+      "kineto/hta_ddp_2rank_a100_rank0_nccl_metadata"; do
     i=$((i + 1))
     if [ ! -e "$corpus/$input" ]; then echo "SKIPPED: $corpus/$input absent"; continue; fi
     name="corpus$i"
     "$bin" analyze "$corpus/$input" --html "$work/$name.html" >/dev/null || fail "$input: analyze failed"
     check_report "$name" "$work/$name.html"
+    check_layout "$name" "$work/$name.html"
     check_timeline "$name" "$work/$name.html" ""
   done
 else
-  echo "SKIPPED: corpus reports (no corpus at '${corpus}')"
+  echo "SKIPPED: corpus reports, the Ascend job's and the Kineto traces' first screens (no corpus at '${corpus}')"
 fi
 
 if [ "$failures" -ne 0 ]; then

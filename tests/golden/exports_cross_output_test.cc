@@ -215,10 +215,14 @@ void ExpectRanksAgree(const Outputs& o, simdjson::dom::element doc) {
     // A rank without kernels: n/a (its kernel table missing) or 0, never a
     // 0 ns span.
     const std::string span_cell = count == 0 ? "n/a" : report::FormatDurationNs(*span_ns);
+    // Each number cell holds its raw value for the table sort (data-v).
     const std::string kernels_cell =
-        count == 0 ? "" : fmt::format("<td>{}</td><td>{}</td>", count_text, span_cell);
+        count == 0
+            ? ""
+            : fmt::format("<td data-v=\"{}\">{}</td><td data-v=\"{}\">{}</td>",
+                          static_cast<double>(count), count_text, span_ns.value_or(-1), span_cell);
     const std::string row = fmt::format("<tr><td>{}</td><td>{}</td>", r, StepText(selected));
-    const size_t at = o.html.find(row + "<td>");
+    const size_t at = o.html.find(row + "<td");
     ASSERT_NE(at, std::string::npos) << row;
     if (count > 0) {
       EXPECT_EQ(o.html.compare(at + row.size(), kernels_cell.size(), kernels_cell), 0)
