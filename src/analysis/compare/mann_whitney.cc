@@ -30,7 +30,7 @@ std::vector<int64_t> DoubledMidRanks(const std::vector<double>& all, double* tie
 
 // P(sum of |pick| of |doubled| >= |observed|) over every way to pick them,
 // each equally likely: the permutation distribution of NEW's rank sum.
-double ExactUpperTail(const std::vector<int64_t>& doubled, size_t pick, int64_t observed) {
+double RankSumUpperTail(const std::vector<int64_t>& doubled, size_t pick, int64_t observed) {
   const int64_t max_sum = std::accumulate(doubled.begin(), doubled.end(), int64_t{0});
   // ways[k][s]: subsets of k items with doubled rank sum s.
   std::vector<std::vector<double>> ways(pick + 1,
@@ -54,7 +54,7 @@ double ExactUpperTail(const std::vector<int64_t>& doubled, size_t pick, int64_t 
   return total > 0 ? upper / total : 1.0;
 }
 
-double Binomial(size_t n, size_t k) {
+double RankSumBinomial(size_t n, size_t k) {
   double c = 1;
   for (size_t i = 1; i <= k; ++i) c = c * static_cast<double>(n - k + i) / static_cast<double>(i);
   return c;
@@ -76,10 +76,10 @@ RankSumTest MannWhitneyGreater(const std::vector<double>& base, const std::vecto
   const auto n1 = static_cast<double>(t.n_base), n2 = static_cast<double>(t.n_next);
   const double n = n1 + n2;
   t.u = static_cast<double>(next_doubled_sum) / 2.0 - n2 * (n2 + 1) / 2.0;
-  t.min_p_value = 1.0 / Binomial(all.size(), t.n_next);
+  t.min_p_value = 1.0 / RankSumBinomial(all.size(), t.n_next);
   if (all.size() <= kExactRankSumSamples) {
     t.exact = true;
-    t.p_value = ExactUpperTail(doubled, t.n_next, next_doubled_sum);
+    t.p_value = RankSumUpperTail(doubled, t.n_next, next_doubled_sum);
     return t;
   }
   const double mean = n1 * n2 / 2.0;

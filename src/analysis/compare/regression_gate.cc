@@ -138,7 +138,8 @@ std::optional<int64_t> GateValueNs(const StepDistribution& s, const std::string&
   return std::nullopt;
 }
 
-GateSamples SamplesOf(const JobAnalysis& job, const std::string& metric, const std::string& name) {
+GateSamples GateSamplesOf(const JobAnalysis& job, const std::string& metric,
+                          const std::string& name) {
   GateSamples samples;
   for (const RankAnalysis& rank : job.ranks) {
     for (const StepDistribution& step : rank.steps) {
@@ -161,8 +162,8 @@ double GateQuantile(const std::vector<double>& sorted, double q) {
 
 // Names of every operator type or family of |job| with their summed time
 // (ms); |collectives|: with communication operators.
-std::map<std::string, double> NamedTotals(const JobAnalysis& job, const std::string& metric,
-                                          bool collectives) {
+std::map<std::string, double> GateNamedTotals(const JobAnalysis& job, const std::string& metric,
+                                              bool collectives) {
   std::map<std::string, double> totals;
   for (const RankAnalysis& rank : job.ranks) {
     for (const StepDistribution& step : rank.steps) {
@@ -180,7 +181,7 @@ std::map<std::string, double> NamedTotals(const JobAnalysis& job, const std::str
   return totals;
 }
 
-double KernelTotalMs(const JobAnalysis& job) {
+double GateKernelTotalMs(const JobAnalysis& job) {
   double ms = 0;
   for (const RankAnalysis& rank : job.ranks) {
     for (const StepDistribution& step : rank.steps)
@@ -191,13 +192,13 @@ double KernelTotalMs(const JobAnalysis& job) {
 
 // The names a rule applies to: its own, or for `*` every one holding at
 // least |min_share| of a side's kernel time, by BASE's time descending.
-Result<std::vector<std::string>> NamesOf(const JobAnalysis& base, const JobAnalysis& next,
-                                         const GateRule& rule, double min_share) {
+Result<std::vector<std::string>> GateNamesOf(const JobAnalysis& base, const JobAnalysis& next,
+                                             const GateRule& rule, double min_share) {
   // `op:*` leaves collectives out: their time includes the wait for the
   // slowest rank, which exposed_comm judges; a rule may still name one.
   const bool collectives = rule.name != "*";
-  const std::map<std::string, double> b = NamedTotals(base, rule.metric, collectives);
-  const std::map<std::string, double> n = NamedTotals(next, rule.metric, collectives);
+  const std::map<std::string, double> b = GateNamedTotals(base, rule.metric, collectives);
+  const std::map<std::string, double> n = GateNamedTotals(next, rule.metric, collectives);
   if (rule.name != "*") {
     const auto known = [&](const std::map<std::string, double>& totals) {
       auto it = totals.find(rule.name);
@@ -211,7 +212,7 @@ Result<std::vector<std::string>> NamesOf(const JobAnalysis& base, const JobAnaly
     }
     return std::vector<std::string>{rule.name};
   }
-  const double base_kernels = KernelTotalMs(base), next_kernels = KernelTotalMs(next);
+  const double base_kernels = GateKernelTotalMs(base), next_kernels = GateKernelTotalMs(next);
   std::set<std::string> chosen;
   for (const auto& [totals, kernels] : {std::pair{&b, base_kernels}, std::pair{&n, next_kernels}}) {
     for (const auto& [name, ms] : *totals) {
@@ -233,8 +234,8 @@ std::string GateThresholdText(double threshold, bool relative) {
   return relative ? fmt::format("+{:g}%", threshold) : fmt::format("+{:g}ms", threshold);
 }
 
-GateCheck Decide(const JobAnalysis& base, const JobAnalysis& next, const GateRule& rule,
-                 const std::string& name, const GateOptions& options) {
+GateCheck DecideGateCheck(const JobAnalysis& base, const JobAnalysis& next, const GateRule& rule,
+                          const std::string& name, const GateOptions& options) {
   GateCheck c;
   c.metric = rule.metric;
   c.name = name;
@@ -246,8 +247,8 @@ GateCheck Decide(const JobAnalysis& base, const JobAnalysis& next, const GateRul
                              GateThresholdText(rule.threshold, rule.relative));
   const GateMetricSpec* spec = GateMetricOf(rule.metric);
   c.label = name.empty() ? spec->label : fmt::format("{} {}", spec->label, name);
-  GateSamples b = SamplesOf(base, rule.metric, name);
-  GateSamples n = SamplesOf(next, rule.metric, name);
+  GateSamples b = GateSamplesOf(base, rule.metric, name);
+  GateSamples n = GateSamplesOf(next, rule.metric, name);
   c.n_base = b.values.size();
   c.n_next = n.values.size();
   const RankSumTest test = MannWhitneyGreater(b.values, n.values);
@@ -359,13 +360,13 @@ Result<GateResult> RunGate(const JobAnalysis& base, const JobAnalysis& next,
   for (const GateRule& rule : rules) {
     result.rules += (result.rules.empty() ? "" : ",") + rule.text;
     if (rule.name.empty()) {
-      result.checks.push_back(Decide(base, next, rule, "", options));
+      result.checks.push_back(DecideGateCheck(base, next, rule, "", options));
       continue;
     }
     TS_ASSIGN_OR_RETURN(std::vector<std::string> names,
-                        NamesOf(base, next, rule, options.operator_min_share));
+                        GateNamesOf(base, next, rule, options.operator_min_share));
     for (const std::string& name : names)
-      result.checks.push_back(Decide(base, next, rule, name, options));
+      result.checks.push_back(DecideGateCheck(base, next, rule, name, options));
   }
   int failed = 0, undecided = 0;
   for (const GateCheck& c : result.checks) {

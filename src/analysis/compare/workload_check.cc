@@ -37,7 +37,7 @@ const std::vector<KernelClassRule>& KernelClassRules() {
 
 // Families whose time depends on the job's scale and layout, not on what
 // the model computes: left out of the mix.
-bool ScaleFamily(const std::string& family) {
+bool WorkloadScaleFamily(const std::string& family) {
   return family == "communication" || family == "memory" || family == "wait";
 }
 
@@ -57,7 +57,7 @@ double WorkloadMedian(std::vector<double> v) {
   return v.size() % 2 == 1 ? v[mid] : (v[mid - 1] + v[mid]) / 2.0;
 }
 
-WorkloadSide SideOf(const JobAnalysis& job) {
+WorkloadSide WorkloadSideOf(const JobAnalysis& job) {
   WorkloadSide side;
   side.ranks = static_cast<int32_t>(job.ranks.size());
   side.platform = model::PlatformLabel(job.platform);
@@ -75,7 +75,7 @@ WorkloadSide SideOf(const JobAnalysis& job) {
       ++with_kernels;
       kernels.push_back(static_cast<double>(step.kernels.count));
       for (const OperatorStat& op : step.top_operators) {
-        if (ScaleFamily(op.family)) continue;
+        if (WorkloadScaleFamily(op.family)) continue;
         side.mix[KernelClassOf(op.op_type, op.family)] += static_cast<double>(op.total_ns);
         side.mix_ns += static_cast<double>(op.total_ns);
       }
@@ -92,7 +92,7 @@ WorkloadSide SideOf(const JobAnalysis& job) {
 }
 
 // "matmul 61%, attention 22%, ...": the classes above 2% of the time.
-std::string MixText(const std::map<std::string, double>& mix) {
+std::string WorkloadMixText(const std::map<std::string, double>& mix) {
   std::vector<std::pair<std::string, double>> rows(mix.begin(), mix.end());
   std::stable_sort(rows.begin(), rows.end(),
                    [](const auto& a, const auto& b) { return a.second > b.second; });
@@ -105,7 +105,8 @@ std::string MixText(const std::map<std::string, double>& mix) {
   return text.empty() ? "n/a" : text;
 }
 
-double MixDistance(const std::map<std::string, double>& a, const std::map<std::string, double>& b) {
+double WorkloadMixDistance(const std::map<std::string, double>& a,
+                           const std::map<std::string, double>& b) {
   std::map<std::string, double> diff = a;
   for (const auto& [name, share] : b) diff[name] -= share;
   double sum = 0;
@@ -113,7 +114,7 @@ double MixDistance(const std::map<std::string, double>& a, const std::map<std::s
   return sum / 2.0;
 }
 
-std::string OptionalCount(std::optional<double> v) {
+std::string WorkloadCount(std::optional<double> v) {
   return v ? fmt::format("{:g}", std::round(*v)) : "n/a";
 }
 
@@ -147,7 +148,7 @@ const char* WorkloadVerdictKey(WorkloadVerdict v) {
 }
 
 WorkloadCheck CheckWorkload(const JobAnalysis& base, const JobAnalysis& next) {
-  const WorkloadSide b = SideOf(base), n = SideOf(next);
+  const WorkloadSide b = WorkloadSideOf(base), n = WorkloadSideOf(next);
   WorkloadCheck check;
   auto add = [&](WorkloadSignal s) { check.signals.push_back(std::move(s)); };
 
@@ -158,13 +159,13 @@ WorkloadCheck CheckWorkload(const JobAnalysis& base, const JobAnalysis& next) {
 
   WorkloadSignal mix{"kernel_mix",
                      "kernel classes by device time",
-                     MixText(b.mix),
-                     MixText(n.mix),
+                     WorkloadMixText(b.mix),
+                     WorkloadMixText(n.mix),
                      true,
                      false,
                      ""};
   if (b.mix_ns > 0 && n.mix_ns > 0) {
-    check.kernel_mix_distance = MixDistance(b.mix, n.mix);
+    check.kernel_mix_distance = WorkloadMixDistance(b.mix, n.mix);
     mix.differs = *check.kernel_mix_distance > kWorkloadMixDifferent;
     mix.detail = fmt::format(
         "{:.0f}% of the compute time would have to change class to turn one mix into the other "
@@ -175,8 +176,8 @@ WorkloadCheck CheckWorkload(const JobAnalysis& base, const JobAnalysis& next) {
 
   WorkloadSignal kernels{"kernels_per_step",
                          "kernels per step (median over steps x ranks)",
-                         OptionalCount(b.kernels_per_step),
-                         OptionalCount(n.kernels_per_step),
+                         WorkloadCount(b.kernels_per_step),
+                         WorkloadCount(n.kernels_per_step),
                          false,
                          false,
                          ""};
@@ -186,8 +187,8 @@ WorkloadCheck CheckWorkload(const JobAnalysis& base, const JobAnalysis& next) {
     kernels.detail = fmt::format("NEW launches {:.2f}x BASE's kernels per step", ratio);
   }
   add(kernels);
-  add(WorkloadSignal{"steps", "steps per rank (median)", OptionalCount(b.steps_per_rank),
-                     OptionalCount(n.steps_per_rank), false, b.steps_per_rank != n.steps_per_rank,
+  add(WorkloadSignal{"steps", "steps per rank (median)", WorkloadCount(b.steps_per_rank),
+                     WorkloadCount(n.steps_per_rank), false, b.steps_per_rank != n.steps_per_rank,
                      ""});
   add(WorkloadSignal{"ranks", "ranks", fmt::format("{}", b.ranks), fmt::format("{}", n.ranks),
                      false, b.ranks != n.ranks, ""});
