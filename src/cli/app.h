@@ -11,6 +11,8 @@ enum ExitCode : int {
   kExitSuccess = 0,
   kExitFailure = 1,        // internal error or findings with --strict (later)
   kExitUnusableInput = 2,  // bad input files or bad usage: the message says which
+  kExitRegression = 3,     // compare --gate: a rule found a regression
+  kExitGateUndecided = 4,  // compare --gate: no regression, but a rule could not conclude
   kExitInterrupted = 130,
 };
 

@@ -37,7 +37,23 @@ struct CompareArgs {
   RuleFiles rule_files;
   unsigned threads = 0;
   bool no_color = false;
+  // --gate [RULES]: |gate| is set when given, to "" without a list.
+  std::optional<std::string> gate;
+  std::string gate_text;
 };
+
+// The exit code of a gate's verdict (docs/compare.md "Regression gate").
+int GateExitCode(const analysis::GateResult& gate) {
+  switch (gate.verdict) {
+    case analysis::GateVerdict::kRegression:
+      return kExitRegression;
+    case analysis::GateVerdict::kCannotConclude:
+      return kExitGateUndecided;
+    case analysis::GateVerdict::kPass:
+      break;
+  }
+  return kExitSuccess;
+}
 
 // Every operator of the step, not the top 15: appeared / disappeared ones
 // are often small.
@@ -108,6 +124,12 @@ int RunCompare(const CompareArgs& args) {
     return ReportError(
         UsageError("--json - and --html - both on stdout\nhint: write one to a file"));
   }
+  std::vector<analysis::GateRule> gate_rules;
+  if (args.gate) {
+    auto parsed = analysis::ParseGateRules(*args.gate);
+    if (!parsed.ok()) return ReportError(parsed.status());
+    gate_rules = std::move(*parsed);
+  }
   Result<LoadedRules> rules = LoadRuleFiles(args.rule_files);
   if (!rules.ok()) return ReportError(rules.status());
   const unsigned threads = ClampThreads(args.threads);
@@ -130,6 +152,17 @@ int RunCompare(const CompareArgs& args) {
   options.catalog = &rules->Catalog();
   auto comparison = analysis::CompareRuns(*base, *next, options);
   if (!comparison.ok()) return ReportError(comparison.status());
+  int exit_code = kExitSuccess;
+  if (args.gate) {
+    analysis::GateOptions gate_options;
+    if (comparison->workload.verdict == analysis::WorkloadVerdict::kDifferent) {
+      gate_options.not_comparable = "BASE and NEW are different workloads (see workload)";
+    }
+    auto gate = analysis::RunGate(*base, *next, gate_rules, gate_options);
+    if (!gate.ok()) return ReportError(gate.status());
+    comparison->gate = std::move(*gate);
+    exit_code = GateExitCode(*comparison->gate);
+  }
 
   if (Status ok = CheckOutputPaths(outputs, inputs); !ok.ok()) return ReportError(ok);
   bool on_stdout = false;
@@ -139,12 +172,12 @@ int RunCompare(const CompareArgs& args) {
   const Status json = WriteDocument(
       args.json_out, [&] { return report::RenderCompareJson(*comparison, kVersion); }, &on_stdout);
   if (!json.ok()) return ReportError(json);
-  if (on_stdout) return kExitSuccess;
+  if (on_stdout) return exit_code;
   report::CompareTextOptions text;
   text.color = UseColor(args.no_color);
   WriteStdout(report::RenderCompareText(*comparison, text));
   SayWhereDocumentsWent(args.json_out, args.html_out);
-  return kExitSuccess;
+  return exit_code;
 }
 
 }  // namespace
@@ -178,7 +211,18 @@ CommandRunner RegisterCompare(CLI::App& app) {
       ->type_name("FILE");
   app.add_option("--threads", args->threads, "Worker threads (default: all cores)");
   app.add_flag("--no-color", args->no_color, "Plain text even on a terminal");
-  return [args] { return RunCompare(*args); };
+  CLI::Option* gate =
+      app.add_option("--gate", args->gate_text,
+                     "Regression gate for CI (docs/compare.md): exit 3 when a rule finds a "
+                     "regression beyond run-to-run noise, 4 when a rule cannot conclude (too few "
+                     "steps), else 0; RULES like step_time:+3%,op:MatMulV2:+10% (default: "
+                     "step_time:+3%,exposed_comm:+5%,op:*:+10%)")
+          ->expected(0, 1)
+          ->type_name("[RULES]");
+  return [args, gate] {
+    if (gate->count() > 0) args->gate = args->gate_text;
+    return RunCompare(*args);
+  };
 }
 
 }  // namespace trainscope::cli

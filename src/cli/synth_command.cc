@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <memory>
 #include <optional>
 
@@ -55,6 +56,29 @@ Status ParseHeaderVariant(const std::string& name, synth::HeaderVariant* header)
   return Status::Ok();
 }
 
+namespace {
+
+// "--slow-op TYPE:FACTOR" into |options|.
+Status ParseSlowOp(const std::string& text, synth::SynthOptions* options) {
+  const size_t colon = text.rfind(':');
+  if (colon == std::string::npos || colon == 0) {
+    return UsageError(
+        fmt::format("--slow-op '{}': expected TYPE:FACTOR\nhint: e.g. MatMulV2:1.2", text));
+  }
+  const std::string factor = text.substr(colon + 1);
+  char* end = nullptr;
+  const double value = std::strtod(factor.c_str(), &end);
+  if (factor.empty() || end != factor.c_str() + factor.size()) {
+    return UsageError(
+        fmt::format("--slow-op '{}': FACTOR is not a number\nhint: e.g. MatMulV2:1.2", text));
+  }
+  options->slow_op = text.substr(0, colon);
+  options->slow_op_factor = value;
+  return Status::Ok();
+}
+
+}  // namespace
+
 CommandRunner RegisterSynth(CLI::App& app) {
   struct Args {
     synth::SynthOptions options;
@@ -64,6 +88,7 @@ CommandRunner RegisterSynth(CLI::App& app) {
     std::string accuracy;              // --accuracy PLANT: tensor dumps instead of a profile
     bool accuracy_statistics = false;  // --accuracy-statistics: msprobe task "statistics"
     int64_t accuracy_bench_mb = 0;     // --accuracy-bench MB: big float32 .npy pairs
+    std::string slow_op;               // --slow-op TYPE:FACTOR
   };
   auto args = std::make_shared<Args>();
   auto& o = args->options;
@@ -114,6 +139,14 @@ CommandRunner RegisterSynth(CLI::App& app) {
   app.add_flag("--ddp", o.ddp,
                "Data parallelism by gradient all-reduce buckets instead of FSDP (implied by "
                "--tp/--pp/--ep > 1)");
+  app.add_option("--slowdown", o.slowdown,
+                 "Plant a regression: every compute kernel of every rank takes this many times "
+                 "as long (1: none; the regression gate's fixtures, docs/synth.md)")
+      ->capture_default_str();
+  app.add_option("--slow-op", args->slow_op,
+                 "Plant a regression in one operator: TYPE:FACTOR, e.g. MatMulV2:1.2 (its "
+                 "kernels take FACTOR times as long)")
+      ->type_name("TYPE:FACTOR");
   app.add_flag("--slow-link", o.slow_link,
                "Plant a slow link 0 -> 1 at ~10% bandwidth in communication_matrix.json");
   app.add_flag(
@@ -167,6 +200,7 @@ CommandRunner RegisterSynth(CLI::App& app) {
     if (options.with_stack) options.trace_view = true;
     Status status = ParseHeaderVariant(args->header, &options.header);
     if (status.ok()) status = ApplyFusedList(args->fused, &options);
+    if (status.ok() && !args->slow_op.empty()) status = ParseSlowOp(args->slow_op, &options);
     if (status.ok()) status = synth::WriteSynthJob(options, args->out);
     if (!status.ok()) return ReportError(status);
     WriteStdout(fmt::format("wrote {} rank(s) to {} (ground truth: {}/ground_truth.json)\n",

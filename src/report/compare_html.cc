@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "report/charts.h"
+#include "report/compare_gate_report.h"
 #include "report/compare_report.h"
 #include "report/html_report.h"
 #include "report/html_style.h"
@@ -184,7 +185,9 @@ std::string RenderCompareHtml(const RunComparison& c, const std::string& tool_ve
   SideParagraph(out, "BASE", c.base);
   SideParagraph(out, "NEW", c.next);
   ValuesTable(out, c);
-  out.Raw("</section>\n<section id=\"distribution\"><h2>Kernel durations</h2>");
+  out.Raw("</section>\n");
+  out.Append(WorkloadGateHtml(c.workload, c.gate));
+  out.Raw("<section id=\"distribution\"><h2>Kernel durations</h2>");
   out.Append(DensityChartSvg({{"BASE", &c.base_density}, {"NEW", &c.next_density}}));
   out.Raw("</section>\n<section id=\"families\"><h2>Families</h2>");
   if (!c.families.empty()) out.Append(PairedFamilyBarsSvg(c.families));

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/safe_text.h"
+#include "report/compare_gate_report.h"
 #include "report/json_writer.h"
 #include "report/text_report.h"
 
@@ -196,11 +197,13 @@ std::string RenderCompareText(const RunComparison& c, const CompareTextOptions& 
   if (!c.cautions.empty()) out += "\n  cautions:\n";
   for (const std::string& caution : c.cautions)
     out += fmt::format("    - {}\n", TerminalSafe(caution));
+  AppendWorkloadText(c.workload, &out);
   out += fmt::format("\n  verdict: {}\n", TerminalSafe(c.verdict));
   TextValues(c, &out);
   TextGroups("families", c.families, c.families.size(), &out);
   TextGroups("operators (by |delta|)", c.operators, options.operators, &out);
   TextFindings(c, &out);
+  if (c.gate) AppendGateText(*c.gate, &out);
   return out;
 }
 
@@ -220,6 +223,8 @@ std::string RenderCompareJson(const RunComparison& c, const std::string& tool_ve
   w.EndArray();
   w.Field("verdict", c.verdict);
   JsonOptional(w, "step_change_pct", c.step_change_pct);
+  WriteWorkloadJson(w, c.workload);
+  WriteGateJson(w, c.gate);
   w.Key("values").BeginArray();
   for (const ComparedValue& v : c.values) {
     w.BeginObject();

@@ -112,6 +112,12 @@ class StepBuilder {
     if (coupling_.compute_slowdown != 1.0) {
       dur = ToTicks(static_cast<double>(dur) * coupling_.compute_slowdown);
     }
+    // Planted regressions (SynthOptions::slowdown, slow_op).
+    double planted = options_.slowdown;
+    if (!options_.slow_op.empty() && catalog_.spec(id).type == options_.slow_op) {
+      planted *= options_.slow_op_factor;
+    }
+    if (planted != 1.0) dur = ToTicks(static_cast<double>(dur) * planted);
     plan_.compute.push_back({start, dur, 0, id});
     compute_end_ = start + dur;
   }

@@ -79,6 +79,10 @@ Status ValidateSynthOptions(const SynthOptions& o) {
   if ((o.ranks / (o.tp * o.pp)) % o.ep != 0)
     return UsageError("synth: ep must divide the data-parallel size ranks / (tp * pp)");
   if (o.layers % o.pp != 0) return UsageError("synth: pp must divide layers");
+  if (!(o.slowdown > 0.0) || o.slowdown > 10.0)
+    return UsageError("synth: slowdown must be in (0, 10]");
+  if (!(o.slow_op_factor > 0.0) || o.slow_op_factor > 10.0)
+    return UsageError("synth: slow_op_factor must be in (0, 10]");
   if (o.with_stack && !o.trace_view)
     return UsageError("synth: with_stack needs trace_view (the frames live in trace_view.json)");
   if (o.name.empty() || o.name.size() > 64 ||

@@ -91,6 +91,13 @@ struct SynthOptions {
   // per rank (synth/memory_writer.h; profile_memory=True). Off by default,
   // like trace_view: the other files keep their bytes.
   bool memory = false;
+  // Planted regressions (not remedies; AllFused leaves them): every compute
+  // kernel of every rank |slowdown| times as long, and the kernels whose
+  // type is |slow_op| |slow_op_factor| times as long. They draw nothing
+  // from the PRNG: with the same seed, only durations and times change.
+  double slowdown = 1.0;
+  std::string slow_op;
+  double slow_op_factor = 1.0;
   std::string name = "synth";
 };
 

@@ -432,6 +432,17 @@ Result<RunComparison> CompareRuns(const JobAnalysis& base, const JobAnalysis& ne
     c.predictions.clear();
     c.combined_prediction.reset();
   }
+  c.workload = CheckWorkload(base, next);
+  if (c.workload.verdict == WorkloadVerdict::kDifferent) {
+    // Two workloads: a step time of one is no yardstick for the other.
+    c.cautions.insert(c.cautions.begin(), c.workload.summary);
+    c.verdict = fmt::format(
+        "not the same workload ({}): the numbers below are shown side by side, not as a change",
+        c.workload.summary);
+    c.step_change_pct.reset();
+    c.predictions.clear();
+    c.combined_prediction.reset();
+  }
   return c;
 }
 

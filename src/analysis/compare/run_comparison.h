@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "analysis/common/findings_catalog.h"
+#include "analysis/compare/regression_gate.h"
+#include "analysis/compare/workload_check.h"
 #include "analysis/job/rank_analysis.h"
 
 namespace trainscope::analysis {
@@ -111,6 +113,12 @@ struct RunComparison {
   // (new - base) / base x 100 of the step time: the job's mean step when
   // both sides have one (a cluster), else the compared rank's.
   std::optional<double> step_change_pct;
+  // Whether BASE and NEW are one workload, decided before anything else
+  // (workload_check.h). When they differ the verdict says so first, and no
+  // step-time change or prediction is claimed (step_change_pct is null).
+  WorkloadCheck workload;
+  // The regression gate (regression_gate.h), when --gate asked for it.
+  std::optional<GateResult> gate;
 };
 
 struct CompareOptions {
