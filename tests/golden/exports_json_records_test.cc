@@ -122,7 +122,7 @@ std::optional<std::string_view> JsonPathOf(const JsonView& view, const Column& c
 
 // The value at |path| in |row|: nullopt when the JSON has no such field; a
 // null element along the way is the value (an unknown object's field).
-struct Resolved {
+struct ResolvedField {
   bool found = false;
   bool null = false;
   bool is_index = false;
@@ -130,8 +130,8 @@ struct Resolved {
   simdjson::dom::element value;
 };
 
-Resolved Resolve(const JsonRow& row, std::string_view path) {
-  Resolved r;
+ResolvedField ResolveJsonField(const JsonRow& row, std::string_view path) {
+  ResolvedField r;
   size_t level = row.size() - 1;
   while (path.starts_with("../")) {
     if (level == 0) return r;
@@ -163,7 +163,7 @@ Resolved Resolve(const JsonRow& row, std::string_view path) {
 }
 
 // The unit a JSON field's name says; else the column's.
-std::string_view JsonUnit(std::string_view path, std::string_view column_unit) {
+std::string_view JsonFieldUnit(std::string_view path, std::string_view column_unit) {
   const size_t dot = path.rfind('.');
   const std::string_view name = dot == std::string_view::npos ? path : path.substr(dot + 1);
   if (name.ends_with("_us")) return "us";
@@ -173,7 +173,7 @@ std::string_view JsonUnit(std::string_view path, std::string_view column_unit) {
   return column_unit;
 }
 
-std::optional<double> MicrosecondsPer(std::string_view unit) {
+std::optional<double> MicrosecondsPerUnit(std::string_view unit) {
   if (unit == "ns") return 1e-3;
   if (unit == "us") return 1.0;
   if (unit == "ms") return 1e3;
@@ -182,10 +182,10 @@ std::optional<double> MicrosecondsPer(std::string_view unit) {
 
 // The factor that takes a value in |from| to |to|; nullopt when the units
 // do not convert.
-std::optional<double> Conversion(std::string_view from, std::string_view to) {
+std::optional<double> UnitConversion(std::string_view from, std::string_view to) {
   if (from == to) return 1.0;
-  if (MicrosecondsPer(from) && MicrosecondsPer(to))
-    return *MicrosecondsPer(from) / *MicrosecondsPer(to);
+  if (MicrosecondsPerUnit(from) && MicrosecondsPerUnit(to))
+    return *MicrosecondsPerUnit(from) / *MicrosecondsPerUnit(to);
   if (from == "fraction" && to == "pct") return 100.0;
   if (from == "pct" && to == "fraction") return 0.01;
   return std::nullopt;
@@ -194,7 +194,7 @@ std::optional<double> Conversion(std::string_view from, std::string_view to) {
 // The larger rounding of the two outputs, in the JSON's unit: the JSON
 // writes shares with six decimals, percentages with two, evidence values
 // with four and everything else with three, the CSV times with three.
-double Tolerance(std::string_view json_unit, double value) {
+double RecordTolerance(std::string_view json_unit, double value) {
   double abs = 1.001e-3;
   if (json_unit == "fraction") abs = 1.001e-6;
   if (json_unit == "pct") abs = 5.001e-3;
@@ -240,8 +240,8 @@ std::string CompareEvidence(const std::string& text, simdjson::dom::object json)
 
 // "" when the export's |cell| (|null|: NULL or an empty CSV cell) and the
 // JSON's |json| are the same value of |column|, else why not.
-std::string Compare(const Column& column, const std::string& cell, bool null, std::string_view path,
-                    const Resolved& json) {
+std::string CompareRecordCell(const Column& column, const std::string& cell, bool null,
+                              std::string_view path, const ResolvedField& json) {
   if (!json.found) return "no such JSON field";
   if (json.is_index) {
     return !null && std::stoll(cell) == static_cast<int64_t>(json.index)
@@ -289,12 +289,12 @@ std::string Compare(const Column& column, const std::string& cell, bool null, st
       return "a number against " + simdjson::to_string(json.value);
     }
   }
-  const std::string_view json_unit = JsonUnit(path, column.unit);
-  const std::optional<double> factor = Conversion(column.unit, json_unit);
+  const std::string_view json_unit = JsonFieldUnit(path, column.unit);
+  const std::optional<double> factor = UnitConversion(column.unit, json_unit);
   if (!factor)
     return fmt::format("unit {} does not convert to the JSON field's {}", column.unit, json_unit);
   const double got = std::stod(cell) * *factor;
-  return std::fabs(got - expected) <= Tolerance(json_unit, expected)
+  return std::fabs(got - expected) <= RecordTolerance(json_unit, expected)
              ? ""
              : fmt::format("{} {} is {} {}, the JSON has {}", cell, column.unit, got, json_unit,
                            expected);
@@ -334,21 +334,22 @@ std::string RowsPathAbove(std::string_view rows, size_t ups) {
   return out;
 }
 
-struct Outputs {
+struct RecordOutputs {
   std::string json;
   std::string db;
   std::string csv_dir;
 };
 
-Outputs AnalyzeIntoRecords(const std::string& input, const std::string& dir) {
-  Outputs o{dir + "/job.json", dir + "/job.db", dir + "/tables"};
+RecordOutputs AnalyzeIntoRecords(const std::string& input, const std::string& dir) {
+  RecordOutputs o{dir + "/job.json", dir + "/job.db", dir + "/tables"};
   const CommandResult r = RunTrainscope(
       {"analyze", input, "--json", o.json, "--sqlite", o.db, "--csv", o.csv_dir, "--threads", "2"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return o;
 }
 
-Outputs AnalyzeSynth(const std::string& tag, const std::vector<std::string>& synth_args) {
+RecordOutputs AnalyzeSynthIntoRecords(const std::string& tag,
+                                      const std::vector<std::string>& synth_args) {
   const std::string dir = MakeTempDir(tag);
   std::vector<std::string> synth = {"synth", "--out", dir + "/job"};
   synth.insert(synth.end(), synth_args.begin(), synth_args.end());
@@ -410,8 +411,8 @@ size_t ExpectRecordMatchesJson(const Record& record, bool csv,
       bool all = true;
       for (size_t k : keys) {
         all = all && paths[k] &&
-              Compare(record.columns[k], row[k], is_null(row[k]), *paths[k],
-                      Resolve(candidate, *paths[k]))
+              CompareRecordCell(record.columns[k], row[k], is_null(row[k]), *paths[k],
+                                ResolveJsonField(candidate, *paths[k]))
                   .empty();
       }
       if (all) {
@@ -429,8 +430,8 @@ size_t ExpectRecordMatchesJson(const Record& record, bool csv,
     ++checked;
     for (size_t c = 0; c < record.columns.size(); ++c) {
       if (!paths[c]) continue;
-      const std::string why = Compare(record.columns[c], row[c], is_null(row[c]), *paths[c],
-                                      Resolve(*match, *paths[c]));
+      const std::string why = CompareRecordCell(record.columns[c], row[c], is_null(row[c]),
+                                                *paths[c], ResolveJsonField(*match, *paths[c]));
       EXPECT_EQ(why, "") << record.name << (csv ? ".csv" : "") << "." << record.columns[c].name
                          << " (JSON " << view.rows << " " << *paths[c] << ") at" << key_text;
     }
@@ -438,7 +439,7 @@ size_t ExpectRecordMatchesJson(const Record& record, bool csv,
   return checked;
 }
 
-void ExpectExportsMatchJson(const Outputs& o, size_t* rows_checked) {
+void ExpectExportsMatchJson(const RecordOutputs& o, size_t* rows_checked) {
   simdjson::dom::parser parser;
   simdjson::dom::element doc;
   ASSERT_EQ(parser.load(o.json).get(doc), simdjson::SUCCESS);
@@ -460,7 +461,7 @@ void ExpectExportsMatchJson(const Outputs& o, size_t* rows_checked) {
 }
 
 TEST(ExportRecordsJson, EveryExportedRowHasTheJsonValues) {
-  const Outputs o = AnalyzeSynth("records-json", {"--ranks", "2"});
+  const RecordOutputs o = AnalyzeSynthIntoRecords("records-json", {"--ranks", "2"});
   size_t rows[2] = {0, 0};
   ExpectExportsMatchJson(o, rows);
   EXPECT_GT(rows[0], 0u);
@@ -472,7 +473,8 @@ TEST(ExportRecordsJson, EveryExportedRowHasTheJsonValues) {
 TEST(ExportRecordsJson, ACorpusAscendJobWithSetAsideTimelinesHasTheJsonValues) {
   const std::string job = "ascend/msinsight-server-testdata-gpt3-2rank-oldformat";
   TS_REQUIRE_CORPUS(job);
-  const Outputs o = AnalyzeIntoRecords(corpus_path + "/" + job, MakeTempDir("records-json-aside"));
+  const RecordOutputs o =
+      AnalyzeIntoRecords(corpus_path + "/" + job, MakeTempDir("records-json-aside"));
   size_t rows[2] = {0, 0};
   ExpectExportsMatchJson(o, rows);
   EXPECT_GT(rows[0], 0u);
