@@ -286,10 +286,11 @@ std::string BudgetsCsv(const analysis::JobAnalysis& job) {
   CsvTable<kBudgetsCsvFile> t;
   for (const analysis::RankAnalysis& rank : job.ranks) {
     const analysis::StepTimeline& tl = rank.timeline;
-    t.Row()
-        .Int<"rank">(rank.header.rank)
-        .Step<"step">(rank.selected_step)
-        .Us<"span_us">(tl.span_ns)
+    t.Row().Int<"rank">(rank.header.rank).Step<"step">(rank.selected_step);
+    // A set-aside timeline has no numbers (StepTimeline::set_aside): empty
+    // cells, as the JSON's nulls, never 0.
+    if (!tl.set_aside.empty()) continue;
+    t.Us<"span_us">(tl.span_ns)
         .Us<"compute_us">(tl.compute_ns)
         .Us<"communication_us">(tl.comm_ns)
         .Us<"exposed_communication_us">(tl.comm_not_overlapped_ns)

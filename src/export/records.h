@@ -29,10 +29,39 @@ struct Column {
   std::string_view description;  // one line for docs/exports.md
 };
 
+// Where a record's rows are in the analysis JSON (`analyze --json`,
+// docs/schema/trainscope.analysis.schema.json) and which JSON field each
+// column is, so that one test (ExportRecordsJson) checks both carry the
+// same value after the units' conversion, and that the schema declares the
+// field. A column needs no entry when its JSON field has its name, a time
+// column's unit suffix (_ns, _us) read as the JSON's _us.
+struct JsonField {
+  std::string_view column;
+  // The field's path in the row ("kernels.count"); "../rank": the enclosing
+  // row's; "#0" / "#1": the row's 0- / 1-based position in its array ("../#1":
+  // the enclosing row's); "" when the JSON has no such field (|why| says why).
+  std::string_view json;
+  std::string_view why = {};
+};
+
+struct JsonView {
+  // The rows: dotted fields, "[]" after an array's name ("ranks[].steps[]");
+  // a field without it is one object per enclosing row.
+  std::string_view rows;
+  std::span<const std::string_view> keys;  // the columns that identify a row
+  std::span<const JsonField> fields;       // columns not named by the rule above
+  // Rows whose |elsewhere_column| is |elsewhere_value| ("NULL": unknown)
+  // are not among these JSON rows; |elsewhere_why| says where they are.
+  std::string_view elsewhere_column = {};
+  std::string_view elsewhere_value = {};
+  std::string_view elsewhere_why = {};
+};
+
 struct Record {
   std::string_view name;         // the table, or the CSV file without ".csv"
   std::string_view description;  // what one row is
   std::span<const Column> columns;
+  const JsonView* json = nullptr;  // null: the analysis JSON has no such rows
 };
 
 void NoSuchColumn();  // never defined: reached only by a misspelt column name
@@ -371,19 +400,186 @@ inline constexpr Column kBudgetsCsv[] = {
 
 }  // namespace columns
 
+// The analysis JSON's view of the records (JsonView).
+namespace json_views {
+
+inline constexpr std::string_view kRankKey[] = {"rank"};
+inline constexpr std::string_view kRankStepKeys[] = {"rank", "step"};
+inline constexpr std::string_view kFindingKey[] = {"finding"};
+inline constexpr std::string_view kFindingRankKeys[] = {"finding", "rank"};
+
+inline constexpr JsonField kRanks[] = {
+    {"platform", "capture.platform"},         {"torch_npu_version", "capture.torch_npu_version"},
+    {"cann_version", "capture.cann_version"}, {"profiler_level", "capture.profiler_level"},
+    {"steps_from", "capture.steps_from"},
+};
+inline constexpr JsonView kRanksView{"ranks[]", kRankKey, kRanks};
+
+inline constexpr std::string_view kSelectedWhy = "1 where step is the rank's selected_step";
+
+inline constexpr JsonField kSteps[] = {
+    {"rank", "../rank"},
+    {"selected", "", kSelectedWhy},
+    {"kernels", "kernels.count"},
+    {"compute_kernels", "kernels.compute_count"},
+    {"communication_kernels", "kernels.communication_count"},
+    {"memcpy", "kernels.memcpy_count"},
+    {"memset", "kernels.memset_count"},
+    {"span_ns", "kernels.span_us"},
+    {"kernel_time_ns", "kernels.total_time_us"},
+    {"p50_ns", "kernels.p50_us"},
+    {"p90_ns", "kernels.p90_us"},
+    {"p99_ns", "kernels.p99_us"},
+    {"max_ns", "kernels.max_us"},
+    {"budget_source", "breakdown.source"},
+    {"window_ns", "breakdown.total_us"},
+    {"busy_ns", "breakdown.busy_us"},
+    {"computation_ns", "breakdown.computation_us"},
+    {"communication_ns", "breakdown.communication_us"},
+    {"exposed_communication_ns", "breakdown.exposed_communication_us"},
+    {"memcpy_ns", "breakdown.memcpy_us"},
+    {"exposed_memcpy_ns", "breakdown.exposed_memcpy_us"},
+    {"memset_ns", "breakdown.memset_us"},
+    {"free_ns", "breakdown.idle_us"},
+};
+inline constexpr JsonView kStepsView{"ranks[].steps[]", kRankStepKeys, kSteps};
+
+inline constexpr std::string_view kMotifKeys[] = {"rank", "step", "motif"};
+inline constexpr JsonField kMotifs[] = {
+    {"rank", "../../rank"},
+    {"step", "../step"},
+    {"motif", "#0"},
+    {"label", "", "the text's label; the JSON has fingerprint, variant and kernels"},
+    {"length", "", "the length of the JSON's kernels array"},
+    {"chain", "", "the JSON's kernels array, joined"},
+};
+inline constexpr JsonView kMotifsView{"ranks[].steps[].motifs[]", kMotifKeys, kMotifs};
+
+inline constexpr JsonField kFindings[] = {
+    {"finding", "#1"},
+    {"evidence_json", "evidence_values"},
+};
+inline constexpr JsonView kFindingsView{"findings[]", kFindingKey, kFindings};
+
+inline constexpr JsonField kFindingRanks[] = {
+    {"finding", "../#1"},
+    {"step", "", "the rank's selected_step (ranks[])"},
+    {"evidence_json", "evidence_values"},
+};
+inline constexpr std::string_view kJobWideWhy =
+    "a job-wide finding's rank: its values are the finding's (findings[]), per_rank has none";
+inline constexpr JsonView kFindingRanksView{
+    "findings[].per_rank[]", kFindingRankKeys, kFindingRanks, "evidence_json", "NULL", kJobWideWhy};
+
+inline constexpr JsonField kFindingRows[] = {
+    {"finding", "../#1"},
+    {"id", "../id"},
+    {"step", "", "the rank's selected_step (ranks[])"},
+    {"values_of", "", "`rank` for every row the JSON's per_rank has"},
+    {"evidence_json", "evidence_values"},
+};
+inline constexpr JsonView kFindingRowsView{
+    "findings[].per_rank[]", kFindingRankKeys, kFindingRows, "values_of", "job", kJobWideWhy};
+
+inline constexpr JsonField kRankBudgets[] = {
+    {"rank", "../rank"},
+    {"compute_ns", "lanes.compute_us"},
+    {"comm_ns", "lanes.comm_us"},
+    {"exposed_comm_ns", "lanes.comm_not_overlapped_us"},
+    {"other_ns", "lanes.other_us"},
+    {"free_ns", "lanes.free_us"},
+    {"step_start_idle_ns", "step_start_idle.idle_us"},
+    {"step_start_wait_collective_ns", "step_start_idle.collective_us"},
+};
+inline constexpr JsonView kRankBudgetsView{"ranks[].timeline", kRankStepKeys, kRankBudgets};
+
+inline constexpr JsonField kMemory[] = {
+    {"rank", "../../rank"},
+    {"step", "../step"},
+    {"peak_allocated_ns", "peak_allocated_at_us"},
+};
+inline constexpr JsonView kMemoryView{"ranks[].steps[].memory", kRankStepKeys, kMemory};
+
+inline constexpr JsonField kStepsCsv[] = {
+    {"rank", "../rank"},
+    {"selected", "", kSelectedWhy},
+    {"kernels", "kernels.count"},
+    {"compute_kernels", "kernels.compute_count"},
+    {"communication_kernels", "kernels.communication_count"},
+    {"span_us", "kernels.span_us"},
+    {"kernel_time_us", "kernels.total_time_us"},
+    {"budget_source", "breakdown.source"},
+    {"computation_us", "breakdown.computation_us"},
+    {"communication_us", "breakdown.communication_us"},
+    {"exposed_communication_us", "breakdown.exposed_communication_us"},
+    {"free_us", "breakdown.idle_us"},
+};
+inline constexpr JsonView kStepsCsvView{"ranks[].steps[]", kRankStepKeys, kStepsCsv};
+
+inline constexpr std::string_view kStepKey[] = {"step"};
+inline constexpr JsonView kStepsSummaryCsvView{"steps_table.rows[]", kStepKey, {}};
+
+inline constexpr std::string_view kFamilyKeys[] = {"rank", "step", "family"};
+inline constexpr JsonField kFamiliesCsv[] = {
+    {"rank", "../../rank"},
+    {"step", "../step"},
+    {"family", "name"},
+};
+inline constexpr JsonView kFamiliesCsvView{"ranks[].steps[].families[]", kFamilyKeys, kFamiliesCsv};
+
+inline constexpr std::string_view kOperatorKeys[] = {"rank", "step", "op_type"};
+inline constexpr JsonField kOperatorsCsv[] = {
+    {"rank", "../../rank"},
+    {"step", "../step"},
+    {"op_type", "type"},
+};
+inline constexpr JsonView kOperatorsCsvView{"ranks[].steps[].top_operators[]", kOperatorKeys,
+                                            kOperatorsCsv};
+
+inline constexpr std::string_view kTypeKey[] = {"type"};
+inline constexpr JsonView kCollectivesCsvView{"cluster.collectives[]", kTypeKey, {}};
+
+inline constexpr JsonField kFindingsCsv[] = {
+    {"finding", "#1"},
+};
+inline constexpr JsonView kFindingsCsvView{"findings[]", kFindingKey, kFindingsCsv};
+
+inline constexpr JsonField kFindingRanksCsv[] = {
+    {"finding", "../#1"},
+    {"id", "../id"},
+    {"step", "", "the rank's selected_step (ranks[])"},
+    {"values_of", "", "`rank` for every row the JSON's per_rank has"},
+};
+inline constexpr JsonView kFindingRanksCsvView{
+    "findings[].per_rank[]", kFindingRankKeys, kFindingRanksCsv, "values_of", "job", kJobWideWhy};
+
+inline constexpr JsonField kBudgetsCsv[] = {
+    {"rank", "../rank"},
+    {"compute_us", "lanes.compute_us"},
+    {"communication_us", "lanes.comm_us"},
+    {"exposed_communication_us", "lanes.comm_not_overlapped_us"},
+    {"other_us", "lanes.other_us"},
+    {"free_us", "lanes.free_us"},
+    {"step_start_idle_us", "step_start_idle.idle_us"},
+};
+inline constexpr JsonView kBudgetsCsvView{"ranks[].timeline", kRankStepKeys, kBudgetsCsv};
+
+}  // namespace json_views
+
 // SQLite tables, in CREATE order.
 inline constexpr Record kMetaTable{"meta", "The database's schema and generator", columns::kMeta};
-inline constexpr Record kRanksTable{"ranks", "One row per rank", columns::kRanks};
+inline constexpr Record kRanksTable{"ranks", "One row per rank", columns::kRanks,
+                                    &json_views::kRanksView};
 inline constexpr Record kKernelsTable{
     "kernels", "Every device event (kernel, collective, memcpy, memset) of every step",
     columns::kKernels};
 inline constexpr Record kHostOpsTable{"host_ops", "The trace's host ops", columns::kHostOps};
 inline constexpr Record kStepsTable{"steps", "Per rank per step; the budget is the interval union",
-                                    columns::kSteps};
+                                    columns::kSteps, &json_views::kStepsView};
 inline constexpr Record kCollectivesTable{"collectives", "Every collective of every step",
                                           columns::kCollectives};
 inline constexpr Record kMotifsTable{"motifs", "Per rank per step, fingerprints and mined chains",
-                                     columns::kMotifs};
+                                     columns::kMotifs, &json_views::kMotifsView};
 inline constexpr Record kMotifInstancesTable{"motif_instances", "Every instance of a motif",
                                              columns::kMotifInstances};
 inline constexpr Record kIdleGapsTable{
@@ -392,17 +588,20 @@ inline constexpr Record kIdleGapsTable{
 inline constexpr Record kPseudoOverlapTable{"pseudo_overlap",
                                             "Compute idle while an all-gather it waits for runs",
                                             columns::kPseudoOverlap};
-inline constexpr Record kFindingsTable{"findings", "The portrait, ranked", columns::kFindings};
+inline constexpr Record kFindingsTable{"findings", "The portrait, ranked", columns::kFindings,
+                                       &json_views::kFindingsView};
 inline constexpr Record kFindingRanksTable{
     "finding_ranks", "A finding's ranks with each rank's own values (the JSON's per_rank)",
-    columns::kFindingRanks};
-inline constexpr Record kRankBudgetsTable{"rank_budgets", "The selected step's timeline per rank",
-                                          columns::kRankBudgets};
+    columns::kFindingRanks, &json_views::kFindingRanksView};
+inline constexpr Record kRankBudgetsTable{"rank_budgets",
+                                          "The selected step's timeline per rank; its times NULL "
+                                          "when the timeline is set aside",
+                                          columns::kRankBudgets, &json_views::kRankBudgetsView};
 inline constexpr Record kMemoryTable{"memory", "Per rank per step with memory data",
-                                     columns::kMemory};
+                                     columns::kMemory, &json_views::kMemoryView};
 inline constexpr Record kFindingRowsView{
     "finding_rows", "A view: one row per finding and rank, each rank its own numbers",
-    columns::kFindingRows};
+    columns::kFindingRows, &json_views::kFindingRowsView};
 
 inline constexpr Record kSqliteTables[] = {
     kMetaTable,        kRanksTable,         kKernelsTable,  kHostOpsTable,
@@ -412,21 +611,28 @@ inline constexpr Record kSqliteTables[] = {
 };
 
 // CSV files, in the order they are written.
-inline constexpr Record kStepsCsvFile{"steps", "Per rank per step", columns::kStepsCsv};
+inline constexpr Record kStepsCsvFile{"steps", "Per rank per step", columns::kStepsCsv,
+                                      &json_views::kStepsCsvView};
 inline constexpr Record kStepsSummaryCsvFile{
-    "steps_summary", "Per step across ranks (the `--steps` table)", columns::kStepsSummaryCsv};
+    "steps_summary", "Per step across ranks (the `--steps` table)", columns::kStepsSummaryCsv,
+    &json_views::kStepsSummaryCsvView};
 inline constexpr Record kFamiliesCsvFile{"families", "Per rank, selected step",
-                                         columns::kFamiliesCsv};
-inline constexpr Record kOperatorsCsvFile{
-    "operators", "Per rank, selected step, the report's top operators", columns::kOperatorsCsv};
+                                         columns::kFamiliesCsv, &json_views::kFamiliesCsvView};
+inline constexpr Record kOperatorsCsvFile{"operators",
+                                          "Per rank, selected step, the report's top operators",
+                                          columns::kOperatorsCsv, &json_views::kOperatorsCsvView};
 inline constexpr Record kCollectivesCsvFile{
     "collectives", "Per collective type over the job (docs/clusters.md §1)",
-    columns::kCollectivesCsv};
-inline constexpr Record kFindingsCsvFile{"findings", "The portrait, ranked", columns::kFindingsCsv};
+    columns::kCollectivesCsv, &json_views::kCollectivesCsvView};
+inline constexpr Record kFindingsCsvFile{"findings", "The portrait, ranked", columns::kFindingsCsv,
+                                         &json_views::kFindingsCsvView};
 inline constexpr Record kFindingRanksCsvFile{
     "finding_ranks", "One row per finding and rank, as SQLite's `finding_rows`",
-    columns::kFindingRanksCsv};
-inline constexpr Record kBudgetsCsvFile{"budgets", "Per rank, selected step", columns::kBudgetsCsv};
+    columns::kFindingRanksCsv, &json_views::kFindingRanksCsvView};
+inline constexpr Record kBudgetsCsvFile{"budgets",
+                                        "Per rank, selected step; its times empty when the "
+                                        "timeline is set aside",
+                                        columns::kBudgetsCsv, &json_views::kBudgetsCsvView};
 
 inline constexpr Record kCsvFiles[] = {
     kStepsCsvFile,       kStepsSummaryCsvFile, kFamiliesCsvFile,     kOperatorsCsvFile,

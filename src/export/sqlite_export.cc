@@ -421,9 +421,14 @@ Status SqliteExport::Finish(const analysis::JobAnalysis& job, const std::set<siz
       if (r.selected_step != model::kNoStep) sel.BindInt64(2, r.selected_step);
       TS_RETURN_IF_ERROR(sel.Run());
       const analysis::StepTimeline& t = r.timeline;
-      b.Int<"rank">(h.rank)
-          .Step<"step">(r.selected_step)
-          .Int<"span_ns">(t.span_ns)
+      b.Int<"rank">(h.rank).Step<"step">(r.selected_step);
+      // A set-aside timeline has no numbers (StepTimeline::set_aside): NULL,
+      // as the JSON's nulls, never 0.
+      if (!t.set_aside.empty()) {
+        TS_RETURN_IF_ERROR(b.Run());
+        continue;
+      }
+      b.Int<"span_ns">(t.span_ns)
           .Int<"compute_ns">(t.compute_ns)
           .Int<"comm_ns">(t.comm_ns)
           .Int<"exposed_comm_ns">(t.comm_not_overlapped_ns)

@@ -21,12 +21,19 @@ void RenderClusterHtml(HtmlWriter& out, const analysis::JobAnalysis& job) {
   const analysis::ClusterAnalysis& c = job.cluster;
   if (!c.present) return;
   out.Format("<h3>Cross-rank, {}</h3>\n", StepName(c.step));
+  // The skew and the wait are times on the device timelines: unknown when
+  // every rank's timeline of the step is set aside (as in the text).
+  const bool timelines = c.ranks_with_timeline > 0;
+  auto on_timeline = [timelines](double ns) {
+    return timelines ? FormatDurationNs(ns) : std::string("n/a");
+  };
   out.Format(
       "<p>Step time spread {:.1f}% ((max − min) / mean; above 5% means a slow rank), first-kernel "
       "skew {}, "
       "step-start wait mean {} / max {}.</p>\n",
-      c.step_time_spread_pct, FormatDurationNs(c.first_kernel_skew_ns),
-      FormatDurationNs(c.mean_step_start_wait_ns), FormatDurationNs(c.max_step_start_wait_ns));
+      c.step_time_spread_pct, on_timeline(static_cast<double>(c.first_kernel_skew_ns)),
+      on_timeline(c.mean_step_start_wait_ns),
+      on_timeline(static_cast<double>(c.max_step_start_wait_ns)));
   out.Append(RankScatterSvg(c));
   out.Raw(
       "<table><tr><th class=\"l\">straggler method</th><th class=\"l\">rule</th><th>instances</th>"
@@ -43,12 +50,20 @@ void RenderClusterHtml(HtmlWriter& out, const analysis::JobAnalysis& job) {
       "<table><tr><th>rank</th><th>step time</th><th>start offset</th><th>step-start wait</th>"
       "<th>exposed comm</th><th>pseudo-overlap</th><th>collectives</th><th>last arrivals</th>"
       "<th>mean lateness</th></tr>\n");
+  // A rank no instance compared (its timeline set aside, no collective
+  // shared): its arrivals and lateness are unknown.
+  auto last = [](const analysis::RankClusterStats& r) {
+    return r.instances_compared > 0 ? fmt::format("{}", r.last_arrivals) : std::string("n/a");
+  };
+  auto lateness = [](const analysis::RankClusterStats& r) {
+    return r.instances_compared > 0 ? FormatDurationNs(r.mean_lateness_ns) : std::string("n/a");
+  };
   for (const auto& r : c.per_rank) {
     if (!r.has_device_step) {
       out.Format(
           "<tr><td>{}</td><td>n/a</td><td>n/a</td><td>n/a</td><td>n/a</td><td>n/a</td><td>n/a</td>"
-          "<td>{}</td><td>n/a</td></tr>\n",
-          r.rank, r.last_arrivals);
+          "<td>{}</td><td>{}</td></tr>\n",
+          r.rank, last(r), lateness(r));
       continue;
     }
     if (r.timeline_set_aside) {  // budget numbers; times on the timeline unknown
@@ -57,7 +72,7 @@ void RenderClusterHtml(HtmlWriter& out, const analysis::JobAnalysis& job) {
           "aside)</span></td><td>n/a</td><td>n/a</td><td>{}</td><td>n/a</td><td>{}</td><td>{}</td>"
           "<td>{}</td></tr>\n",
           r.rank, FormatDurationNs(r.step_time_ns), FormatDurationNs(r.exposed_comm_ns),
-          r.collectives, r.last_arrivals, FormatDurationNs(r.mean_lateness_ns));
+          r.collectives, last(r), lateness(r));
       continue;
     }
     out.Format(
@@ -66,8 +81,7 @@ void RenderClusterHtml(HtmlWriter& out, const analysis::JobAnalysis& job) {
         "<td>{}</td></tr>\n",
         r.rank, FormatDurationNs(r.step_time_ns), FormatDurationNs(r.step_start_offset_ns),
         FormatDurationNs(r.step_start_wait_ns), FormatDurationNs(r.exposed_comm_ns),
-        FormatDurationNs(r.pseudo_overlap_ns), r.collectives, r.last_arrivals,
-        FormatDurationNs(r.mean_lateness_ns));
+        FormatDurationNs(r.pseudo_overlap_ns), r.collectives, last(r), lateness(r));
   }
   out.Raw("</table>\n");
   if (!c.slow_links.empty()) {

@@ -123,6 +123,15 @@ void RenderClusterText(std::string& out, const analysis::JobAnalysis& job, bool)
       c.by_least_comm.instances_tested, Ranks(c.by_compute.ranks), c.by_compute.instances_tested);
   std::vector<const analysis::RankClusterStats*> rows;
   for (const auto& r : c.per_rank) rows.push_back(&r);
+  // Arrival counts and lateness of a rank no instance compared (its
+  // timeline set aside, or no collective shared) are unknown.
+  auto compared = [](const analysis::RankClusterStats& r, auto value) {
+    return r.instances_compared > 0 ? fmt::format("{}", value) : std::string("n/a");
+  };
+  auto lateness = [](const analysis::RankClusterStats& r) {
+    return r.instances_compared > 0 ? fmt::format("{:.0f}", Us(r.mean_lateness_ns))
+                                    : std::string("n/a");
+  };
   std::stable_sort(rows.begin(), rows.end(), [](const auto* a, const auto* b) {
     return a->mean_lateness_ns > b->mean_lateness_ns;
   });
@@ -135,24 +144,24 @@ void RenderClusterText(std::string& out, const analysis::JobAnalysis& job, bool)
       out += fmt::format(
           "  {:>4}  {:>7}  {:>9}  {:>13}  {:>7}  {:>10}  {:>9}  {:>5}  {:>11}  {:>4}  {:>11}  (no "
           "device events in the step)\n",
-          r.rank, "n/a", "n/a", "n/a", "n/a", "n/a", "n/a", "n/a", r.shortest_flags,
-          r.last_arrivals, "n/a");
+          r.rank, "n/a", "n/a", "n/a", "n/a", "n/a", "n/a", "n/a", compared(r, r.shortest_flags),
+          compared(r, r.last_arrivals), lateness(r));
       continue;
     }
     if (r.timeline_set_aside) {  // budget numbers; times on the timeline unknown
       out += fmt::format(
           "  {:>4}  {:>7.1f}  {:>9}  {:>13}  {:>7.1f}  {:>10.1f}  {:>9}  {:>5}  {:>11}  {:>4}  "
-          "{:>11.0f}  (timeline set aside: step and comm from step_trace_time.csv)\n",
+          "{:>11}  (timeline set aside: step and comm from step_trace_time.csv)\n",
           r.rank, Ms(r.step_time_ns), "n/a", "n/a", Ms(r.comm_ns), Ms(r.exposed_comm_ns), "n/a",
-          r.collectives, r.shortest_flags, r.last_arrivals, Us(r.mean_lateness_ns));
+          r.collectives, compared(r, r.shortest_flags), compared(r, r.last_arrivals), lateness(r));
       continue;
     }
     out += fmt::format(
         "  {:>4}  {:>7.1f}  {:>9.2f}  {:>13.2f}  {:>7.1f}  {:>10.1f}  {:>9.2f}  {:>5}  "
-        "{:>11}  {:>4}  {:>11.0f}\n",
+        "{:>11}  {:>4}  {:>11}\n",
         r.rank, Ms(r.step_time_ns), Ms(r.step_start_offset_ns), Ms(r.step_start_wait_ns),
         Ms(r.comm_ns), Ms(r.exposed_comm_ns), Ms(r.pseudo_overlap_ns), r.collectives,
-        r.shortest_flags, r.last_arrivals, Us(r.mean_lateness_ns));
+        compared(r, r.shortest_flags), compared(r, r.last_arrivals), lateness(r));
   }
   if (rows.size() > kMaxTextRows) {
     out += fmt::format("  ... {} more ranks (ordered by lateness; all in the JSON)\n",
@@ -216,16 +225,29 @@ void WritePerRankJson(JsonWriter& w, const analysis::RankClusterStats& r) {
   time_us("small_comm_us", r.small_comm_ns);
   if (r.wait_ratio >= 0) w.Field("wait_ratio", r.wait_ratio);
   if (r.sync_ratio >= 0) w.Field("sync_ratio", r.sync_ratio);
-  w.Field("shortest_flags", r.shortest_flags);
-  w.Field("last_arrivals", r.last_arrivals);
-  if (r.has_device_step) {
-    w.Field("mean_lateness_us", Us(r.mean_lateness_ns));
-  } else {
-    w.Key("mean_lateness_us").Null();
-  }
-  w.Field("late_start_flags", r.late_start_flags);
-  w.Field("mean_start_lateness_us", Us(r.mean_start_lateness_ns));
-  w.Field("least_comm_flags", r.least_comm_flags);
+  // Each method's per-rank values are unknown where it compared none of
+  // the rank's collectives (a set-aside timeline, no shared instance).
+  auto compared = [&](const char* key, double value, int64_t n, bool time) {
+    if (n == 0) {
+      w.Key(key).Null();
+    } else if (time) {
+      w.Field(key, Us(value));
+    } else {
+      w.Field(key, static_cast<int64_t>(value));
+    }
+  };
+  w.Field("steps_set_aside", r.steps_set_aside);
+  w.Field("instances_compared", r.instances_compared);
+  w.Field("start_steps_compared", r.start_steps_compared);
+  w.Field("comm_steps_compared", r.comm_steps_compared);
+  compared("shortest_flags", static_cast<double>(r.shortest_flags), r.instances_compared, false);
+  compared("last_arrivals", static_cast<double>(r.last_arrivals), r.instances_compared, false);
+  compared("mean_lateness_us", r.mean_lateness_ns, r.instances_compared, true);
+  compared("late_start_flags", static_cast<double>(r.late_start_flags), r.start_steps_compared,
+           false);
+  compared("mean_start_lateness_us", r.mean_start_lateness_ns, r.start_steps_compared, true);
+  compared("least_comm_flags", static_cast<double>(r.least_comm_flags), r.comm_steps_compared,
+           false);
   w.Field("excess_computation_us", Us(r.excess_computation_ns));
   w.EndObject();
 }
@@ -247,7 +269,7 @@ void WriteClusterJson(JsonWriter& w, const analysis::JobAnalysis& job) {
                                        static_cast<double>(c.first_kernel_skew_ns)},
         {"mean_step_start_wait_us", c.mean_step_start_wait_ns},
         {"max_step_start_wait_us", static_cast<double>(c.max_step_start_wait_ns)}}) {
-    if (c.ranks_with_timeline > 0 || c.ranks_with_step == 0) {
+    if (c.ranks_with_timeline > 0) {
       w.Field(key, Us(ns));
     } else {
       w.Key(key).Null();

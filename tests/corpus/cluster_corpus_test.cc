@@ -2,6 +2,7 @@
 // shared corpus is absent).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <simdjson.h>
 
 #include <filesystem>
 #include <fstream>
@@ -12,6 +13,7 @@
 #include "analysis/common/family_rules.h"
 #include "analysis/job/rank_analysis.h"
 #include "formats/load_profiles.h"
+#include "report/html_report.h"
 #include "report/json_report.h"
 #include "report/steps_table.h"
 #include "report/text_report.h"
@@ -201,6 +203,98 @@ TEST(ClusterCorpus, AscendGpt3SetAsideTimelinesEnterWithTheirBudget) {
   const std::string json = report::RenderJson(job, "test");
   EXPECT_NE(json.find("\"first_kernel_skew_us\": null"), std::string::npos);
   EXPECT_NE(json.find("\"step_start_offset_us\": null"), std::string::npos);
+}
+
+// The whitespace-separated fields of the text cluster table's row of
+// |rank| ("  rank  step ms  start +ms ... lateness µs"), empty when absent.
+std::vector<std::string> ClusterTextRow(const std::string& text, int32_t rank) {
+  const size_t table = text.find("  rank  step ms  start +ms");
+  if (table == std::string::npos) return {};
+  const std::string head = fmt::format("\n  {:>4}  ", rank);
+  const size_t at = text.find(head, table);
+  if (at == std::string::npos) return {};
+  std::istringstream line(text.substr(at + 1, text.find('\n', at + 1) - at - 1));
+  std::vector<std::string> fields;
+  for (std::string field; line >> field;) fields.push_back(field);
+  return fields;
+}
+
+// Both gpt3 ranks' timelines are set aside (start times rounded as by a
+// spreadsheet): their collectives' start times and durations are not
+// evidence, so no straggler method (a)-(d) compares them and their
+// arrivals, lateness, late starts and least communication are unknown in
+// every output, not the +-995 us the rounded starts gave.
+TEST(ClusterCorpus, AscendGpt3SetAsideTimelinesGiveNoStragglerNumbers) {
+  const std::string dir = "ascend/msinsight-server-testdata-gpt3-2rank-oldformat";
+  TS_REQUIRE_CORPUS(dir);
+  JobAnalysis job = Analyze(corpus_path + "/" + dir);
+  const ClusterAnalysis& c = job.cluster;
+  ASSERT_TRUE(c.present);
+  ASSERT_EQ(c.per_rank.size(), job.ranks.size());
+  for (size_t i = 0; i < c.per_rank.size(); ++i) {
+    const RankClusterStats& r = c.per_rank[i];
+    SCOPED_TRACE(r.rank);
+    EXPECT_EQ(r.steps_set_aside, static_cast<int64_t>(job.ranks[i].steps.size()));
+    EXPECT_GT(r.steps_set_aside, 0);
+    EXPECT_EQ(r.instances_compared, 0);
+    EXPECT_EQ(r.start_steps_compared, 0);
+    EXPECT_EQ(r.comm_steps_compared, 0);
+    EXPECT_EQ(r.last_arrivals, 0);
+    EXPECT_EQ(r.mean_lateness_ns, 0);
+  }
+  for (const StragglerMethod* m :
+       {&c.by_shortest_comm, &c.by_last_arrival, &c.by_late_start, &c.by_least_comm}) {
+    EXPECT_EQ(m->instances_tested, 0) << m->id;
+    EXPECT_TRUE(m->ranks.empty()) << m->id;
+  }
+  EXPECT_TRUE(c.straggler_ranks.empty());
+  bool noted = false;
+  for (const std::string& note : c.notes)
+    noted = noted || note.find("device timeline set aside in every step") != std::string::npos;
+  EXPECT_TRUE(noted);
+
+  // Text: short-flags, last and lateness are n/a; the note says why.
+  const std::string text = report::RenderText(job, {});
+  for (const RankClusterStats& r : c.per_rank) {
+    const std::vector<std::string> row = ClusterTextRow(text, r.rank);
+    ASSERT_GE(row.size(), 11u) << text.substr(text.find("Cluster ("), 3000);
+    EXPECT_EQ(row[8], "n/a") << r.rank;
+    EXPECT_EQ(row[9], "n/a") << r.rank;
+    EXPECT_EQ(row[10], "n/a") << r.rank;
+  }
+  EXPECT_NE(text.find("device timeline set aside in every step"), std::string::npos);
+
+  // JSON: null, with the counts that say why.
+  const std::string json = report::RenderJson(job, "test");
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  ASSERT_EQ(parser.parse(json).get(doc), simdjson::SUCCESS);
+  simdjson::dom::array per_rank;
+  ASSERT_EQ(doc["cluster"]["per_rank"].get(per_rank), simdjson::SUCCESS);
+  ASSERT_EQ(per_rank.size(), c.per_rank.size());
+  for (simdjson::dom::element r : per_rank) {
+    for (const char* key : {"shortest_flags", "last_arrivals", "mean_lateness_us",
+                            "late_start_flags", "mean_start_lateness_us", "least_comm_flags"}) {
+      EXPECT_TRUE(r[key].is_null()) << key;
+    }
+    int64_t compared = -1;
+    ASSERT_EQ(r["instances_compared"].get(compared), simdjson::SUCCESS);
+    EXPECT_EQ(compared, 0);
+  }
+
+  // HTML: the skew and the wait are n/a as in the text; each rank's last
+  // arrivals and lateness too.
+  const std::string html = report::RenderHtml(job, {});
+  EXPECT_NE(html.find("first-kernel skew n/a, step-start wait mean n/a / max n/a"),
+            std::string::npos);
+  for (const RankClusterStats& r : c.per_rank) {
+    const size_t at =
+        html.find(fmt::format("<tr><td>{}</td><td>{} <span class=\"muted\">", r.rank,
+                              report::FormatDurationNs(static_cast<double>(r.step_time_ns))));
+    ASSERT_NE(at, std::string::npos) << r.rank;
+    const std::string row = html.substr(at, html.find("</tr>", at) - at);
+    EXPECT_TRUE(row.ends_with("<td>n/a</td><td>n/a</td>")) << row;
+  }
 }
 
 }  // namespace

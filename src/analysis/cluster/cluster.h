@@ -73,10 +73,18 @@ struct RankClusterStats {
   int64_t small_comm_ns = 0;
   double wait_ratio = -1;  // communication.json Wait/(Wait+Transit), -1 if absent
   double sync_ratio = -1;
-  // Straggler evidence over every matched collective instance.
-  int64_t shortest_flags = 0;   // method (a): Dixon/3-sigma outlier count
-  int64_t last_arrivals = 0;    // method (b): times this rank arrived last
-  double mean_lateness_ns = 0;  // method (b): start minus the instance's median start
+  // Straggler evidence over every matched collective instance. A rank's
+  // collectives enter the methods (a)-(d) only from the steps whose device
+  // timeline is used: a set-aside timeline's start times and durations are
+  // not evidence. The counts below say how much of this rank was compared;
+  // where one is 0 the values it is the n of are unknown (null, "n/a").
+  int64_t steps_set_aside = 0;       // the rank's steps whose timeline is set aside
+  int64_t instances_compared = 0;    // (a), (b): matched instances the rank took part in
+  int64_t start_steps_compared = 0;  // (c): steps whose first collective compared its start
+  int64_t comm_steps_compared = 0;   // (d): steps whose totals compared it
+  int64_t shortest_flags = 0;        // method (a): Dixon/3-sigma outlier count
+  int64_t last_arrivals = 0;         // method (b): times this rank arrived last
+  double mean_lateness_ns = 0;       // method (b): start minus the instance's median start
   // Method (c): steps in which this rank reached the step's first collective
   // last, as an outlier and late by a share of the step; its mean lateness
   // there (start minus the median start) over every tested step.

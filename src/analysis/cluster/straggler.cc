@@ -140,6 +140,7 @@ int64_t DetectLateStarts(const std::vector<RankComm>& ranks, const InstancesOfSt
   // Lateness is kept as a share of each step and shown against the mean
   // step: steps of different lengths weigh alike.
   for (size_t r = 0; r < n_ranks; ++r) {
+    cluster->per_rank[r].start_steps_compared = tested[r];
     cluster->per_rank[r].mean_start_lateness_ns =
         tested[r] ? lateness_sum[r] / static_cast<double>(tested[r]) * cluster->mean_step_time_ns
                   : 0;
@@ -161,6 +162,7 @@ int64_t DetectLeastCommunication(const std::vector<RankComm>& ranks,
     }
     if (total.size() < 3) continue;
     ++steps;
+    for (const auto& [rank_index, ns] : total) ++cluster->per_rank[rank_index].comm_steps_compared;
     std::vector<double> values;
     int32_t least = total.begin()->first;
     for (const auto& [rank_index, ns] : total) {
@@ -296,6 +298,7 @@ void DetectStragglers(const std::vector<RankComm>& ranks, const StragglerOptions
   std::vector<std::pair<int32_t, double>> a_scores, b_scores;
   for (size_t r = 0; r < n_ranks; ++r) {
     RankClusterStats& row = cluster->per_rank[r];
+    row.instances_compared = participated[r];
     row.shortest_flags = flags[r];
     row.last_arrivals = last[r];
     row.mean_lateness_ns =

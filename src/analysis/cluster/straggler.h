@@ -66,14 +66,16 @@ struct RankComputation {
   int64_t computation_ns = 0;
 };
 
-// Fills the five methods, the per-rank straggler columns and
-// straggler_ranks of |cluster| (per_rank must already hold one row per entry
-// of |ranks|, same order; mean_step_time_ns set). |computation| may be
-// empty (method (e) then tests nothing).
 // P(X >= k) for X ~ Binomial(n, p): how likely a rank that is last with
 // probability p per instance is last k or more times in n instances.
 double BinomialUpperTail(int64_t n, int64_t k, double p);
 
+// Fills the five methods, the per-rank straggler columns and
+// straggler_ranks of |cluster| (per_rank must already hold one row per entry
+// of |ranks|, same order; mean_step_time_ns set). |ranks| holds only the
+// collectives whose times are evidence: the caller leaves out those of
+// steps whose device timeline is set aside (TimedCollectives). |computation|
+// may be empty (method (e) then tests nothing).
 void DetectStragglers(const std::vector<RankComm>& ranks, const StragglerOptions& options,
                       ClusterAnalysis* cluster,
                       const std::vector<RankComputation>& computation = {});

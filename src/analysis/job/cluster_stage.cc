@@ -1,6 +1,8 @@
 // The cluster stage: from the per-rank communication summaries (made by each
 // rank's own analysis), cross-rank step timing, stragglers, slow links,
 // collective statistics and the findings.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 #include <string>
@@ -13,6 +15,7 @@
 #include "analysis/findings/cluster_findings.h"
 #include "analysis/job/job_stages.h"
 #include "core/numbers.h"
+#include "core/rank_ranges.h"
 
 namespace trainscope::analysis {
 namespace {
@@ -226,6 +229,70 @@ void FillCollectives(const std::vector<RankComm>& comm, const CommOptions& optio
             });
 }
 
+// The steps of |rank| whose device timeline is set aside, and whether
+// that is every step it has (an implausible timeline: then none of its
+// collectives, in a step or not, has a time worth comparing).
+struct SetAsideSteps {
+  std::vector<int32_t> steps;
+  bool every_step = false;
+  std::string why;  // the first set-aside step's reason
+};
+
+SetAsideSteps SetAsideStepsOf(const RankAnalysis& rank) {
+  SetAsideSteps out;
+  for (const StepDistribution& d : rank.steps) {
+    if (d.timeline_set_aside.empty()) continue;
+    out.steps.push_back(d.step);
+    if (out.why.empty()) out.why = d.timeline_set_aside;
+  }
+  out.every_step = !out.steps.empty() && out.steps.size() == rank.steps.size();
+  return out;
+}
+
+// The straggler methods' input: every rank's collectives less those of its
+// set-aside steps, whose start times and durations are the timeline judged
+// wrong (a late start of +-1 ms read off spreadsheet-rounded start times is
+// no evidence). Counts each rank's set-aside steps and says, in the
+// cluster's notes, which ranks the methods could not compare and why.
+std::vector<RankComm> TimedCollectives(const std::vector<RankComm>& comm,
+                                       const std::vector<RankAnalysis>& ranks, ClusterAnalysis* c) {
+  std::vector<RankComm> timed = comm;
+  std::vector<int32_t> not_compared;
+  std::string not_compared_why;
+  for (size_t i = 0; i < timed.size() && i < ranks.size(); ++i) {
+    const SetAsideSteps aside = SetAsideStepsOf(ranks[i]);
+    c->per_rank[i].steps_set_aside = static_cast<int64_t>(aside.steps.size());
+    if (aside.steps.empty()) continue;
+    RankComm& rc = timed[i];
+    auto is_aside = [&aside](int32_t step) {
+      return aside.every_step ||
+             std::find(aside.steps.begin(), aside.steps.end(), step) != aside.steps.end();
+    };
+    std::erase_if(rc.ops, [&](const CommInstance& op) { return is_aside(op.step); });
+    std::erase_if(rc.steps, [&](const RankStepComm& s) { return is_aside(s.step); });
+    if (aside.every_step) {
+      not_compared.push_back(rc.rank);
+      if (not_compared_why.empty()) not_compared_why = aside.why;
+      continue;
+    }
+    std::string list;
+    for (int32_t step : aside.steps) list += fmt::format("{}{}", list.empty() ? "" : ", ", step);
+    c->notes.push_back(fmt::format(
+        "rank {}: device timeline set aside in step(s) {} ({}): those steps' collectives are left "
+        "out of the straggler methods",
+        rc.rank, list, aside.why));
+  }
+  if (!not_compared.empty()) {
+    c->notes.push_back(fmt::format(
+        "{} {}: device timeline set aside in every step ({}): their collective times are not "
+        "evidence, so arrival order, lateness, late start and least communication are not "
+        "concluded for them (n/a); compute imbalance uses step_trace_time.csv's computation",
+        not_compared.size() == 1 ? "rank" : "ranks", CompactRankList(not_compared),
+        not_compared_why));
+  }
+  return timed;
+}
+
 }  // namespace
 
 void AddClusterAnalysis(std::vector<RankComm> comm, const std::vector<RankLinks>& links,
@@ -248,7 +315,8 @@ void AddClusterAnalysis(std::vector<RankComm> comm, const std::vector<RankLinks>
     computation.push_back(RankComputation{rank.header.rank, rank.header.pipeline_stage.value_or(0),
                                           step->breakdown->budget.computation_ns});
   }
-  DetectStragglers(comm, StragglerOptionsOf(catalog.thresholds()), &c, computation);
+  DetectStragglers(TimedCollectives(comm, job->ranks, &c), StragglerOptionsOf(catalog.thresholds()),
+                   &c, computation);
   c.link_matrix = BuildLinkMatrix(links);
   c.slow_links = FindSlowLinks(links, catalog.thresholds().slow_link_ratio,
                                catalog.thresholds().slow_link_min_mb, &c.links_checked);
