@@ -69,7 +69,7 @@ std::string RenderTextTable(const std::vector<TextColumn>& columns,
       size_t drop = n;
       for (size_t c = 0; c < n; ++c) {
         if (shown[c] && columns[c].drop_order > 0 &&
-            (drop == n || columns[c].drop_order >= columns[drop].drop_order))
+            (drop == n || columns[c].drop_order <= columns[drop].drop_order))
           drop = c;
       }
       if (drop == n) break;  // nothing left to drop: the lines run over

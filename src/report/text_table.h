@@ -14,8 +14,8 @@ namespace trainscope::report {
 struct TextColumn {
   std::string header;
   bool left = false;  // left-aligned (text), else right-aligned (numbers)
-  // 0: always shown; higher numbers are dropped first when the table is
-  // too wide (equal numbers: the rightmost first).
+  // 0: always shown; 1 is dropped first when the table is too wide, then
+  // 2, and so on (equal numbers: the rightmost first).
   int drop_order = 0;
   // The one shortening column (a name): it takes what the other columns
   // leave, at least |min_width| columns, at most |max_width| (0: its widest
