@@ -45,11 +45,14 @@ void SayWhereDocumentsWent(const std::string& json_out, const std::string& html_
 }
 
 int TerminalColumns() {
-  if (::isatty(STDOUT_FILENO) != 1) return 0;
+  // COLUMNS set in the environment is the width asked for, on a terminal or
+  // not (`COLUMNS=80 trainscope analyze ... | less`); a shell sets it for
+  // itself without exporting it, so a plain pipe keeps its lines whole.
   if (const char* columns = std::getenv("COLUMNS")) {
     const int n = std::atoi(columns);
     if (n > 0) return n;
   }
+  if (::isatty(STDOUT_FILENO) != 1) return 0;
   struct winsize size {};
   if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) return size.ws_col;
   return 0;

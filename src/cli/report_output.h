@@ -31,8 +31,9 @@ void SayWhereDocumentsWent(const std::string& json_out, const std::string& html_
 // Colour only on a terminal, without --no-color and NO_COLOR.
 bool UseColor(bool no_color);
 
-// The terminal's width in columns when stdout is a terminal (COLUMNS, else
-// the TIOCGWINSZ ioctl); 0 otherwise: a pipe or file keeps lines whole.
+// The width the text summary is fitted to: COLUMNS when set in the
+// environment, else the terminal's (TIOCGWINSZ) when stdout is one; 0
+// otherwise: a pipe or file keeps lines whole.
 int TerminalColumns();
 
 }  // namespace trainscope::cli

@@ -1,9 +1,14 @@
 #include "model/kernel_names.h"
 
+#include <cxxabi.h>
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <set>
 #include <vector>
 
 namespace trainscope::model {
@@ -200,7 +205,289 @@ std::string_view WithoutReturnType(std::string_view name) {
   return rest.empty() ? name : rest;
 }
 
+// --- Demangling -----------------------------------------------------------
+
+// A <source-name> ("12ImplicitGemm") at |*i|: the identifier, |*i| moved
+// past it; "" (and |*i| unchanged) when there is none.
+std::string_view MangledSourceName(std::string_view name, size_t* i) {
+  size_t j = *i;
+  size_t length = 0;
+  while (j < name.size() && IsDigit(name[j]) && j - *i < 5) {
+    length = length * 10 + static_cast<size_t>(name[j] - '0');
+    ++j;
+  }
+  if (j == *i || length == 0 || j + length > name.size()) return {};
+  const char first = name[j];
+  if (!(first == '_' || (first >= 'a' && first <= 'z') || (first >= 'A' && first <= 'Z')))
+    return {};
+  *i = j + length;
+  return name.substr(j, length);
+}
+
+// An integer template argument "Li128E" / "Lin1E" at |*i|: its value text,
+// |*i| moved past it; "" when there is none there.
+std::string MangledIntegerLiteral(std::string_view name, size_t* i) {
+  constexpr std::string_view kIntegerTypes = "ijlmxyst";
+  size_t j = *i;
+  if (j + 3 >= name.size() || name[j] != 'L' ||
+      kIntegerTypes.find(name[j + 1]) == std::string_view::npos)
+    return "";
+  j += 2;
+  std::string value;
+  if (name[j] == 'n') {
+    value = "-";
+    ++j;
+  }
+  const size_t digits = j;
+  while (j < name.size() && IsDigit(name[j])) ++j;
+  if (j == digits || j >= name.size() || name[j] != 'E') return "";
+  value.append(name, digits, j - digits);
+  *i = j + 1;
+  return value;
+}
+
+// What a reader can get from a mangled name the runtime's demangler
+// rejects: its qualified name, the first identifier of its template
+// arguments and the distinct integer tuples among them, as shapes.
+std::string MangledOutline(std::string_view name) {
+  size_t i = 2;  // past "_Z"
+  if (i < name.size() && name[i] == 'N') ++i;
+  std::string base;
+  while (i < name.size()) {
+    if (name.compare(i, 2, "St") == 0) {
+      base += base.empty() ? "std" : "::std";
+      i += 2;
+      continue;
+    }
+    const std::string_view part = MangledSourceName(name, &i);
+    if (part.empty()) break;
+    if (!base.empty()) base += "::";
+    base += part.starts_with("_GLOBAL__N") ? std::string_view("(anonymous namespace)") : part;
+  }
+  if (base.empty()) return std::string(name);
+  if (i >= name.size() || name[i] != 'I') return base;
+  std::string lead;
+  bool lead_done = false;  // the first run of names (a qualified name) read
+  std::vector<std::string> shapes;
+  std::string run;  // the integer tuple being read
+  int run_length = 0;
+  auto end_run = [&] {
+    if (run_length >= 2 && shapes.size() < 8 &&
+        std::find(shapes.begin(), shapes.end(), run) == shapes.end())
+      shapes.push_back(run);
+    run.clear();
+    run_length = 0;
+  };
+  for (size_t k = i + 1; k < name.size();) {
+    const std::string value = MangledIntegerLiteral(name, &k);
+    if (!value.empty()) {
+      if (run_length++ > 0) run += 'x';
+      run += value;
+      continue;
+    }
+    end_run();
+    const std::string_view part = IsDigit(name[k]) ? MangledSourceName(name, &k) : "";
+    if (part.empty()) {
+      lead_done = lead_done || !lead.empty();
+      ++k;
+    } else if (!lead_done && !part.starts_with("_GLOBAL__N")) {
+      lead = part;  // the last name of the first qualified name
+    }
+  }
+  end_run();
+  std::string args = lead;
+  for (const std::string& shape : shapes) args += (args.empty() ? "" : ", ") + shape;
+  return fmt::format("{}<{}>", base, args.empty() ? std::string("...") : args);
+}
+
+// --- Shortening for tables --------------------------------------------------
+
+constexpr std::string_view kEllipsis = "…";
+
+// Byte offsets of the code points of |text|, and its size at the end.
+std::vector<size_t> CodePointStarts(std::string_view text) {
+  std::vector<size_t> starts;
+  starts.reserve(text.size() + 1);
+  for (size_t i = 0; i < text.size(); ++i) {
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) starts.push_back(i);
+  }
+  starts.push_back(text.size());
+  return starts;
+}
+
+// Columns of the name's start that say what kind of kernel it is: up to
+// and including its first '<' or '(', at most |limit|.
+size_t HeadColumns(std::string_view name, const std::vector<size_t>& starts, size_t limit) {
+  const size_t open = name.find_first_of("<(");
+  if (open == std::string_view::npos) return limit;
+  const auto at = std::lower_bound(starts.begin(), starts.end(), open + 1);
+  return std::min(limit, static_cast<size_t>(at - starts.begin()));
+}
+
+// |name| (of |starts|) as its first |head| code points, "…", the span of
+// |middle| code points from |from| ("…" after it) when |middle| > 0, and
+// its last |tail| code points.
+std::string JoinParts(std::string_view name, const std::vector<size_t>& starts, size_t head,
+                      size_t from, size_t middle, size_t tail) {
+  const size_t total = starts.size() - 1;
+  std::string out(name.substr(0, starts[head]));
+  out += kEllipsis;
+  if (middle > 0) {
+    out.append(name.substr(starts[from], starts[from + middle] - starts[from]));
+    out += kEllipsis;
+  }
+  out.append(name.substr(starts[total - tail]));
+  return out;
+}
+
+// ElideName that shows the code point |diff| (where the name differs from
+// another one that shortens alike) between the start and the tail.
+std::string ElideAround(std::string_view name, size_t columns, size_t diff) {
+  const std::vector<size_t> starts = CodePointStarts(name);
+  const size_t total = starts.size() - 1;
+  if (total <= columns) return std::string(name);
+  if (columns < 12) return ElideName(name, columns);
+  const size_t tail = std::max<size_t>(4, columns / 4);
+  // Start the window at the beginning of the differing token.
+  size_t from = std::min(diff, total);
+  for (size_t back = 0; back < 8 && from > 0; ++back) {
+    const char c = name[starts[from - 1]];
+    if (c == '_' || c == ',' || c == '<' || c == ':' || c == ' ') break;
+    --from;
+  }
+  if (diff + 2 <= columns - tail - 1)
+    return JoinParts(name, starts, columns - tail - 1, 0, 0, tail);
+  const size_t head = HeadColumns(name, starts, columns / 3);
+  if (from + 4 >= total - (columns - head - 1)) {
+    return JoinParts(name, starts, head, 0, 0, columns - head - 1);
+  }
+  const size_t middle = std::min(columns - head - tail - 2, total - tail - from);
+  return JoinParts(name, starts, head, from, middle, tail);
+}
+
+// What of a name too long for its column is worth its columns: an
+// abbreviation's "...>#hash" (KernelOpType) becomes "…>" (the hash tells
+// names apart for a program, not for a reader; DistinctElidedNames adds it
+// back where two names need it), "(anonymous namespace)::" goes, and the
+// leading namespaces of the kernel's name go until it takes at most
+// |head_columns| ("at::native::vectorized_elementwise_kernel<...>" ->
+// "vectorized_elementwise_kernel<...>").
+std::string DisplayCore(std::string_view name, size_t head_columns) {
+  std::string core(name);
+  const size_t hash = core.rfind("...>#");
+  if (hash != std::string::npos && hash + 11 == core.size()) {
+    core.resize(hash);
+    core += kEllipsis;
+    core += '>';
+  }
+  constexpr std::string_view kAnon = "(anonymous namespace)::";
+  for (size_t at = core.find(kAnon); at != std::string::npos; at = core.find(kAnon, at)) {
+    core.erase(at, kAnon.size());
+  }
+  const size_t open = core.find_first_of("<(");
+  size_t base_start = 0;
+  while (true) {
+    const size_t scope = core.find("::", base_start);
+    if (scope == std::string::npos || scope > open) break;
+    if (TextColumns(std::string_view(core).substr(base_start, open - base_start)) < head_columns)
+      break;
+    base_start = scope + 2;
+  }
+  return core.substr(base_start);
+}
+
+// Code point where |a| and |b| first differ.
+size_t FirstDifference(std::string_view a, std::string_view b) {
+  size_t i = 0;
+  size_t code_points = 0;
+  while (i < a.size() && i < b.size() && a[i] == b[i]) {
+    if ((static_cast<unsigned char>(a[i]) & 0xC0) != 0x80) ++code_points;
+    ++i;
+  }
+  return code_points;
+}
+
 }  // namespace
+
+std::string DemangledKernelName(std::string_view name) {
+  if (!name.starts_with("_Z")) return std::string(name);
+  const std::string mangled(name);
+  int status = 0;
+  const std::unique_ptr<char, decltype(&std::free)> demangled(
+      abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status), &std::free);
+  if (status == 0 && demangled != nullptr) return demangled.get();
+  return MangledOutline(name);
+}
+
+size_t TextColumns(std::string_view text) {
+  return static_cast<size_t>(std::count_if(text.begin(), text.end(), [](char c) {
+    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  }));
+}
+
+std::string ElideName(std::string_view name, size_t columns) {
+  if (TextColumns(name) <= columns) return std::string(name);
+  if (columns < 2) return std::string(kEllipsis);
+  const std::string core = DisplayCore(name, columns / 2);
+  const std::vector<size_t> starts = CodePointStarts(core);
+  const size_t total = starts.size() - 1;
+  if (total <= columns) return core;
+  // The start up to the template arguments, at most half; the rest is tail.
+  const size_t head = HeadColumns(core, starts, columns / 2);
+  return JoinParts(core, starts, head, 0, 0, columns - 1 - head);
+}
+
+std::vector<std::string> DistinctElidedNames(const std::vector<std::string>& names,
+                                             size_t columns) {
+  // Equal names print alike: each distinct name is shortened once.
+  std::map<std::string_view, size_t> first_of;  // name -> its first index
+  std::vector<size_t> unique;                   // index of each distinct name
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (first_of.emplace(names[i], i).second) unique.push_back(i);
+  }
+  std::map<std::string, std::vector<size_t>> by_text;  // default text -> distinct names
+  std::vector<std::string> text(names.size());
+  for (const size_t i : unique) {
+    text[i] = ElideName(names[i], columns);
+    by_text[text[i]].push_back(i);
+  }
+  std::set<std::string> taken;
+  for (const auto& [shown, group] : by_text) {
+    if (group.size() == 1) taken.insert(shown);
+  }
+  for (const auto& [shown, group] : by_text) {
+    if (group.size() == 1) continue;
+    // The readable forms of the group's names (DisplayCore), compared.
+    std::vector<std::string> cores;
+    for (const size_t i : group) cores.push_back(DisplayCore(names[i], columns / 2));
+    for (size_t g = 0; g < group.size(); ++g) {
+      const size_t i = group[g];
+      // Where the name first differs from the others of its group, earliest first.
+      std::vector<size_t> diffs;
+      for (size_t h = 0; h < group.size(); ++h) {
+        if (h != g) diffs.push_back(FirstDifference(cores[g], cores[h]));
+      }
+      std::sort(diffs.begin(), diffs.end());
+      bool placed = false;
+      for (const size_t diff : diffs) {
+        std::string candidate = ElideAround(cores[g], columns, diff);
+        if (taken.insert(candidate).second) {
+          text[i] = std::move(candidate);
+          placed = true;
+          break;
+        }
+      }
+      if (!placed && columns > 8) {
+        const std::string hash = HashSuffix(names[i]);
+        text[i] = ElideName(names[i], columns - hash.size()) + hash;
+        taken.insert(text[i]);
+      }
+    }
+  }
+  std::vector<std::string> out(names.size());
+  for (size_t i = 0; i < names.size(); ++i) out[i] = text[first_of[names[i]]];
+  return out;
+}
 
 std::string_view ShortKernelName(std::string_view name) {
   name = WithoutReturnType(name);
@@ -227,6 +514,10 @@ std::string_view NormalisedOpType(std::string_view op_type) {
 }
 
 std::string KernelOpType(std::string_view name) {
+  if (name.starts_with("_Z")) {
+    const std::string demangled = DemangledKernelName(name);
+    if (!demangled.starts_with("_Z")) return KernelOpType(demangled);
+  }
   name = WithoutReturnType(name);
   const std::string_view base = ShortKernelName(name);
   // The template arguments follow the base directly (after optional spaces).

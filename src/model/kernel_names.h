@@ -13,6 +13,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace trainscope::model {
 
@@ -42,5 +43,31 @@ std::string KernelOpType(std::string_view name);
 std::string WithNameHash(std::string_view op_type, std::string_view name);
 
 inline constexpr size_t kMaxKernelArgsChars = 48;
+
+// A kernel name as a reader wants it: an Itanium-mangled name ("_ZN...",
+// what ROCm and some CUDA libraries record) demangled, every other name as
+// it is. When the C++ runtime cannot demangle it (NVCC and CK names the
+// libstdc++ demangler rejects), a readable outline of it: the qualified
+// name, its first template argument and the integer tuples it carries as
+// shapes ("cutlass_cudnn_train::Kernel<ImplicitGemmConvolution, 128x128x32,
+// ...>"). KernelOpType starts from this, so a trace's reader demangles
+// once per distinct name.
+std::string DemangledKernelName(std::string_view name);
+
+// |name| shortened to at most |columns| columns (UTF-8 code points) for a
+// table: its start up to the first '<' (what kind of kernel) and its tail
+// (tile sizes, layout, "#hash" suffix: what tells instances of a template
+// apart), the middle elided with "…". Unchanged when it fits.
+std::string ElideName(std::string_view name, size_t columns);
+
+// ElideName for the names of one table, so that two different names never
+// print as one: where two shorten alike, each shows the part where the
+// names first differ between its start and tail ("Cijk_Alik_…MT128x224x64…
+// WG32_8_1"), and where that is not enough a hash of the whole name.
+// Equal names give equal texts.
+std::vector<std::string> DistinctElidedNames(const std::vector<std::string>& names, size_t columns);
+
+// Columns |text| takes: its UTF-8 code points.
+size_t TextColumns(std::string_view text);
 
 }  // namespace trainscope::model

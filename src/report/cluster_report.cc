@@ -7,6 +7,7 @@
 #include "core/safe_text.h"
 #include "report/sections.h"
 #include "report/text_report.h"
+#include "report/text_table.h"
 #include "report/units.h"
 
 namespace trainscope::report {
@@ -62,24 +63,39 @@ const char* GroupSizeSourceText(analysis::GroupSizeSource source) {
 
 // Count and total are over every rank's calls of every step; the mean, the
 // message and the bandwidths are per call (docs/clusters.md §1).
-std::string CollectivesText(const std::vector<analysis::CollectiveTypeStats>& rows) {
+std::string CollectivesText(const std::vector<analysis::CollectiveTypeStats>& rows, int width) {
   std::string out =
       "  collectives: count and total over all ranks, all steps; mean, message and bandwidth "
-      "per call\n"
-      "  collective       count   calls   total ms   mean µs    msg MB      n  algbw GB/s  "
-      "busbw GB/s  small\n";
+      "per call\n";
+  const std::vector<TextColumn> columns = {
+      {.header = "collective", .left = true, .elastic = true, .min_width = 14},
+      {.header = "count", .drop_order = 2},
+      {.header = "calls"},
+      {.header = "total ms"},
+      {.header = "mean µs", .drop_order = 3},
+      {.header = "msg MB", .drop_order = 4},
+      {.header = "n", .drop_order = 5},
+      {.header = "algbw GB/s", .drop_order = 1},
+      {.header = "busbw GB/s"},
+      {.header = "small", .drop_order = 6}};
+  std::vector<std::vector<std::string>> cells;
   analysis::GroupSizeSource weakest = analysis::GroupSizeSource::kUnknown;
   int64_t unknown = 0;
   for (const auto& s : rows) {
     const std::string algbw = s.bandwidth_known ? fmt::format("{:.2f}", s.algbw_gbps) : "n/a";
     const std::string busbw = s.busbw_known ? fmt::format("{:.2f}", s.busbw_gbps) : "n/a";
     const std::string mb = s.mean_bytes > 0 ? fmt::format("{:.3f}", s.mean_bytes / 1e6) : "n/a";
-    out += fmt::format("  {:<14} {:>7} {:>7} {:>10.1f} {:>9.1f} {:>9} {:>6} {:>11} {:>11} {:>6}\n",
-                       s.type, s.count, s.instances, Ms(s.total_ns), MeanUs(s.total_ns, s.count),
-                       mb, GroupSizes(s), algbw, busbw, s.small_count);
+    cells.push_back({TerminalSafe(s.type), std::to_string(s.count), std::to_string(s.instances),
+                     fmt::format("{:.1f}", Ms(s.total_ns)),
+                     fmt::format("{:.1f}", MeanUs(s.total_ns, s.count)), mb, GroupSizes(s), algbw,
+                     busbw, std::to_string(s.small_count)});
     weakest = std::max(weakest, s.group_size_source);
     unknown += s.group_size_unknown;
   }
+  TextTableOptions table;
+  table.width = width;
+  table.gap = 2;
+  out += RenderTextTable(columns, cells, table);
   if (weakest != analysis::GroupSizeSource::kUnknown)
     out += fmt::format("  group size n from {}\n", GroupSizeSourceText(weakest));
   if (unknown > 0) {
@@ -93,7 +109,7 @@ std::string CollectivesText(const std::vector<analysis::CollectiveTypeStats>& ro
 
 }  // namespace
 
-void RenderClusterText(std::string& out, const analysis::JobAnalysis& job, bool) {
+void RenderClusterText(std::string& out, const analysis::JobAnalysis& job, bool, int width) {
   const analysis::ClusterAnalysis& c = job.cluster;
   if (!c.present) return;
   out += fmt::format("\nCluster ({} ranks, {})\n", c.ranks, StepName(c.step));
@@ -135,40 +151,53 @@ void RenderClusterText(std::string& out, const analysis::JobAnalysis& job, bool)
   std::stable_sort(rows.begin(), rows.end(), [](const auto* a, const auto* b) {
     return a->mean_lateness_ns > b->mean_lateness_ns;
   });
-  out +=
-      "  rank  step ms  start +ms  start wait ms  comm ms  exposed ms  pseudo ms  colls  "
-      "short-flags  last  lateness µs\n";
+  const std::vector<TextColumn> columns = {{.header = "rank"},
+                                           {.header = "step ms"},
+                                           {.header = "start +ms", .drop_order = 5},
+                                           {.header = "start wait ms", .drop_order = 2},
+                                           {.header = "comm ms"},
+                                           {.header = "exposed ms"},
+                                           {.header = "pseudo ms", .drop_order = 3},
+                                           {.header = "colls", .drop_order = 6},
+                                           {.header = "short-flags", .drop_order = 4},
+                                           {.header = "last", .drop_order = 1},
+                                           {.header = "lateness µs"},
+                                           {.header = "", .left = true, .drop_order = 7}};
+  std::vector<std::vector<std::string>> cells;
+  auto one = [](double v) { return fmt::format("{:.1f}", v); };
+  auto two = [](double v) { return fmt::format("{:.2f}", v); };
   for (size_t i = 0; i < rows.size() && i < kMaxTextRows; ++i) {
     const auto& r = *rows[i];
     if (!r.has_device_step) {  // listed with what it has; its step columns are unknown
-      out += fmt::format(
-          "  {:>4}  {:>7}  {:>9}  {:>13}  {:>7}  {:>10}  {:>9}  {:>5}  {:>11}  {:>4}  {:>11}  (no "
-          "device events in the step)\n",
-          r.rank, "n/a", "n/a", "n/a", "n/a", "n/a", "n/a", "n/a", compared(r, r.shortest_flags),
-          compared(r, r.last_arrivals), lateness(r));
+      cells.push_back({std::to_string(r.rank), "n/a", "n/a", "n/a", "n/a", "n/a", "n/a", "n/a",
+                       compared(r, r.shortest_flags), compared(r, r.last_arrivals), lateness(r),
+                       "(no device events in the step)"});
       continue;
     }
     if (r.timeline_set_aside) {  // budget numbers; times on the timeline unknown
-      out += fmt::format(
-          "  {:>4}  {:>7.1f}  {:>9}  {:>13}  {:>7.1f}  {:>10.1f}  {:>9}  {:>5}  {:>11}  {:>4}  "
-          "{:>11}  (timeline set aside: step and comm from step_trace_time.csv)\n",
-          r.rank, Ms(r.step_time_ns), "n/a", "n/a", Ms(r.comm_ns), Ms(r.exposed_comm_ns), "n/a",
-          r.collectives, compared(r, r.shortest_flags), compared(r, r.last_arrivals), lateness(r));
+      cells.push_back({std::to_string(r.rank), one(Ms(r.step_time_ns)), "n/a", "n/a",
+                       one(Ms(r.comm_ns)), one(Ms(r.exposed_comm_ns)), "n/a",
+                       std::to_string(r.collectives), compared(r, r.shortest_flags),
+                       compared(r, r.last_arrivals), lateness(r),
+                       "(timeline set aside: step and comm from step_trace_time.csv)"});
       continue;
     }
-    out += fmt::format(
-        "  {:>4}  {:>7.1f}  {:>9.2f}  {:>13.2f}  {:>7.1f}  {:>10.1f}  {:>9.2f}  {:>5}  "
-        "{:>11}  {:>4}  {:>11}\n",
-        r.rank, Ms(r.step_time_ns), Ms(r.step_start_offset_ns), Ms(r.step_start_wait_ns),
-        Ms(r.comm_ns), Ms(r.exposed_comm_ns), Ms(r.pseudo_overlap_ns), r.collectives,
-        compared(r, r.shortest_flags), compared(r, r.last_arrivals), lateness(r));
+    cells.push_back({std::to_string(r.rank), one(Ms(r.step_time_ns)),
+                     two(Ms(r.step_start_offset_ns)), two(Ms(r.step_start_wait_ns)),
+                     one(Ms(r.comm_ns)), one(Ms(r.exposed_comm_ns)), two(Ms(r.pseudo_overlap_ns)),
+                     std::to_string(r.collectives), compared(r, r.shortest_flags),
+                     compared(r, r.last_arrivals), lateness(r), ""});
   }
+  TextTableOptions table;
+  table.width = width;
+  table.gap = 2;
+  out += RenderTextTable(columns, cells, table);
   if (rows.size() > kMaxTextRows) {
     out += fmt::format("  ... {} more ranks (ordered by lateness; all in the JSON)\n",
                        rows.size() - kMaxTextRows);
   }
   if (!c.collectives.empty()) {
-    out += CollectivesText(c.collectives);
+    out += CollectivesText(c.collectives, width);
   }
   if (c.links_checked > 0) {
     out += fmt::format("  links checked: {}, slow (< 20% of transport average): {}\n",

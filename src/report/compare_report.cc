@@ -5,9 +5,11 @@
 #include <cmath>
 
 #include "core/safe_text.h"
+#include "model/kernel_names.h"
 #include "report/compare_gate_report.h"
 #include "report/json_writer.h"
 #include "report/text_report.h"
+#include "report/text_table.h"
 
 namespace trainscope::report {
 namespace {
@@ -48,14 +50,18 @@ void TextGroups(const char* title, const std::vector<ComparedGroup>& groups, siz
   if (groups.empty()) return;
   *out += fmt::format("\n  {:<40} {:>9} {:>9} {:>12} {:>12} {:>12}\n", title, "BASE n", "NEW n",
                       "BASE ms", "NEW ms", "delta ms");
+  // Names shortened to their start and distinguishing tail, never two as one.
+  std::vector<std::string> names;
+  for (size_t i = 0; i < groups.size() && i < rows; ++i)
+    names.push_back(TerminalSafe(groups[i].name));
+  names = model::DistinctElidedNames(names, 40);
   for (size_t i = 0; i < groups.size() && i < rows; ++i) {
     const ComparedGroup& g = groups[i];
     std::string mark = g.base_count == 0 ? "  (new)" : g.next_count == 0 ? "  (gone)" : "";
-    *out += fmt::format("  {:<40} {:>9} {:>9} {:>12.3f} {:>12.3f} {:>+12.3f}{}\n",
-                        TerminalSafe(g.name.substr(0, 40)), FormatCount(g.base_count),
-                        FormatCount(g.next_count), static_cast<double>(g.base_ns) / 1e6,
-                        static_cast<double>(g.next_ns) / 1e6,
-                        static_cast<double>(g.delta_ns()) / 1e6, mark);
+    *out += fmt::format(
+        "  {:<40} {:>9} {:>9} {:>12.3f} {:>12.3f} {:>+12.3f}{}\n", PadToColumns(names[i], 40),
+        FormatCount(g.base_count), FormatCount(g.next_count), static_cast<double>(g.base_ns) / 1e6,
+        static_cast<double>(g.next_ns) / 1e6, static_cast<double>(g.delta_ns()) / 1e6, mark);
   }
   if (groups.size() > rows) *out += fmt::format("  ... {} more\n", groups.size() - rows);
 }

@@ -5,41 +5,53 @@
 #include <algorithm>
 
 #include "core/safe_text.h"
+#include "model/kernel_names.h"
 #include "report/sections.h"
 #include "report/text_report.h"
+#include "report/text_table.h"
 #include "report/units.h"
 
 namespace trainscope::report {
 namespace {
 
 constexpr size_t kTextMotifs = 10;
-constexpr size_t kChainShown = 14;
+// A chain's kernel names are shortened to this many columns each.
+constexpr size_t kChainNameColumns = 28;
+// A chain shown on a pipe takes at most this many columns.
+constexpr size_t kPipeChainColumns = 100;
+// On a terminal, a chain with less room than this beside its row goes on
+// the next line.
+constexpr size_t kMinChainRoom = 36;
+constexpr size_t kChainIndent = 8;
 
-// The chain's kernels, at most kChainShown, then "... (+N)". With |columns|
-// > 0 (a terminal, not --wide) the text is cut to that many columns with
-// "... (+N)" naming the kernels left out, so a motif stays one line.
-std::string Chain(const std::vector<std::string>& kernels, size_t columns) {
-  std::string out;
-  size_t shown = 0;
-  for (; shown < kernels.size() && shown < kChainShown; ++shown) {
-    const std::string name = TerminalSafe(kernels[shown]);
-    if (columns > 0 && shown > 0) {
-      // Room for this name and the longest possible tail.
-      const std::string tail = fmt::format(" ... (+{})", kernels.size() - shown);
-      if (VisibleColumns(out) + 1 + VisibleColumns(name) + tail.size() > columns) break;
-    }
-    out += (shown ? " " : "") + name;
+// The chain as "MatMul → Add → … (66 kernels)" in at most |room| columns:
+// as many of its first kernels as fit (each shortened the way tables
+// shorten names), then how many kernels the whole chain has. One kernel is
+// always shown, shortened further when needed.
+std::string ChainSummary(const std::vector<std::string>& kernels, size_t room) {
+  if (kernels.empty()) return "";
+  std::vector<std::string> full;
+  full.reserve(kernels.size());
+  for (const std::string& kernel : kernels) full.push_back(TerminalSafe(kernel));
+  const std::vector<std::string> names =
+      model::DistinctElidedNames(full, std::clamp<size_t>(room / 3, 12, kChainNameColumns));
+  std::string all = names[0];
+  for (size_t i = 1; i < names.size(); ++i) all += " → " + names[i];
+  if (VisibleColumns(all) <= room) return all;
+  const std::string count = fmt::format(" → … ({} kernels)", kernels.size());
+  const size_t count_columns = VisibleColumns(count);
+  std::string out = names[0];
+  size_t columns = VisibleColumns(out);
+  for (size_t i = 1; i < names.size(); ++i) {
+    const size_t add = 3 + VisibleColumns(names[i]);
+    if (columns + add + count_columns > room) break;
+    out += " → " + names[i];
+    columns += add;
   }
-  if (columns > 0 && shown == 1) {
-    // One name longer than the room: cut it, leaving room for the tail.
-    const std::string tail =
-        shown < kernels.size() ? fmt::format(" ... (+{})", kernels.size() - shown) : "";
-    if (VisibleColumns(out) + tail.size() > columns) {
-      out = CutToColumns(out, columns > tail.size() + 4 ? columns - tail.size() - 1 : 4) + "~";
-    }
+  if (columns + count_columns > room) {
+    out = model::ElideName(full[0], room > count_columns + 8 ? room - count_columns : 8);
   }
-  if (shown < kernels.size()) out += fmt::format(" ... (+{})", kernels.size() - shown);
-  return out;
+  return out + count;
 }
 
 }  // namespace
@@ -48,29 +60,47 @@ void RenderMotifsText(std::string& out, const analysis::RankAnalysis& rank, bool
   const analysis::StepDistribution* step = rank.selected();
   if (step == nullptr || step->motifs.empty()) return;
   auto bold = [&](const std::string& text) { return color ? "\033[1m" + text + "\033[0m" : text; };
+  if (!out.empty() && !out.ends_with("\n\n")) out += "\n";
   out += bold(fmt::format("Motifs of rank {}, {}", rank.header.rank, StepName(step->step))) +
          " (repeating kernel chains, by total time)\n";
-  out += fmt::format("  {:>5} {:>9} {:>9} {:>6}  {:<22} {}\n", "occ", "period", "total", "share",
-                     "fingerprint", "chain");
-  for (size_t i = 0; i < step->motifs.size() && i < kTextMotifs; ++i) {
+  const size_t shown = std::min(step->motifs.size(), kTextMotifs);
+  std::vector<std::string> fingerprints;
+  size_t fp_width = VisibleColumns("fingerprint");
+  for (size_t i = 0; i < shown; ++i) {
     const auto& m = step->motifs[i];
-    const std::string fp =
-        m.fingerprint ? TerminalSafe(*m.fingerprint + (m.variant ? " " + *m.variant : "")) : "-";
+    fingerprints.push_back(
+        m.fingerprint ? model::ElideName(
+                            TerminalSafe(*m.fingerprint + (m.variant ? " " + *m.variant : "")), 32)
+                      : "-");
+    fp_width = std::max(fp_width, VisibleColumns(fingerprints.back()));
+  }
+  out += fmt::format("  {:>5} {:>9} {:>9} {:>6}  {}  chain\n", "occ", "period", "total", "share",
+                     PadToColumns("fingerprint", fp_width));
+  for (size_t i = 0; i < shown; ++i) {
+    const auto& m = step->motifs[i];
     const std::string head =
-        fmt::format("  {:>5} {:>7.0f}µs {:>7.2f}ms {:>5.1f}%  {:<22} [{}] ", m.occurrences,
-                    Us(m.period_ns), Ms(m.total_ns), m.share_of_step * 100, fp, m.kernels.size());
-    // The chain gets what the row leaves of the width (at least 16 columns:
-    // the row then wraps once rather than showing nothing).
-    const size_t used = std::min<size_t>(VisibleColumns(head), static_cast<size_t>(width));
-    const size_t room = width <= 0 ? 0 : std::max<size_t>(16, static_cast<size_t>(width) - used);
-    out += head + Chain(m.kernels, room) + "\n";
+        fmt::format("  {:>5} {:>9} {:>9} {:>6}  {}  ", m.occurrences, FormatDurationNs(m.period_ns),
+                    FormatDurationNs(m.total_ns), FormatPercent(m.share_of_step),
+                    PadToColumns(fingerprints[i], fp_width));
+    const size_t used = VisibleColumns(head);
+    if (width <= 0) {
+      out += head + ChainSummary(m.kernels, kPipeChainColumns) + "\n";
+    } else if (static_cast<size_t>(width) >= used + kMinChainRoom) {
+      out += head + ChainSummary(m.kernels, static_cast<size_t>(width) - used) + "\n";
+    } else {
+      std::string row = head;
+      while (!row.empty() && row.back() == ' ') row.pop_back();
+      out += row + "\n" + std::string(kChainIndent, ' ') +
+             ChainSummary(m.kernels, static_cast<size_t>(std::max(width, 40)) - kChainIndent) +
+             "\n";
+    }
     if (!m.attribution.empty())
-      out += fmt::format("  {:>34}  {}\n", "", TerminalSafe(m.attribution));
+      out += std::string(kChainIndent, ' ') + TerminalSafe(m.attribution) + "\n";
     if (m.derived_types > 0) {
       out += fmt::format(
-          "  {:>34}  {} of {} op types derived from kernel names (the export gives "
+          "{}{} of {} op types derived from kernel names (the export gives "
           "none){}\n",
-          "", m.derived_types, m.kernels.size(),
+          std::string(kChainIndent, ' '), m.derived_types, m.kernels.size(),
           m.fingerprint ? ": the fingerprint match rests on them" : "");
     }
   }

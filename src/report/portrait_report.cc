@@ -71,6 +71,7 @@ void RenderPortraitText(std::string& out, const analysis::JobAnalysis& job,
   };
   const size_t shown =
       options.top > 0 ? std::min(options.top, job.findings.size()) : job.findings.size();
+  const bool brief = options.top > 0;
   for (size_t f = 0; f < shown; ++f) {
     const analysis::Finding& finding = job.findings[f];
     // The title is true of these ranks; the others, each under its own.
@@ -83,11 +84,14 @@ void RenderPortraitText(std::string& out, const analysis::JobAnalysis& job,
                                  : fmt::format("{:>5.1f}%", finding.estimated_gain_pct);
     out += fmt::format("{:>3}. {}  {}{}  ({})\n", ++index, gain, TerminalSafe(finding.title), where,
                        finding.id);
-    for (const auto& [title, ranks] : analysis::RanksWithOtherTitles(finding))
-      paragraph("also:", fmt::format("{}: {}", RankLabel(ranks, job.ranks.size()), title));
-    paragraph("evidence:", finding.evidence);
-    if (finding.gain_withheld) paragraph("gain:", finding.gain_model);
-    if (!finding.root_cause.empty()) paragraph("cause:", finding.root_cause);
+    // --top: one screen, so each finding is its title and its remedy.
+    if (!brief) {
+      for (const auto& [title, ranks] : analysis::RanksWithOtherTitles(finding))
+        paragraph("also:", fmt::format("{}: {}", RankLabel(ranks, job.ranks.size()), title));
+      paragraph("evidence:", finding.evidence);
+      if (finding.gain_withheld) paragraph("gain:", finding.gain_model);
+      if (!finding.root_cause.empty()) paragraph("cause:", finding.root_cause);
+    }
     paragraph("remedy:", finding.remedy);
   }
   if (shown < job.findings.size()) {
@@ -95,6 +99,7 @@ void RenderPortraitText(std::string& out, const analysis::JobAnalysis& job,
         fmt::format("  ... {} more finding{} (--top {} shows them)\n", job.findings.size() - shown,
                     job.findings.size() - shown == 1 ? "" : "s", job.findings.size());
   }
+  if (brief) out += "  evidence and cause of each finding: without --top, or in the JSON\n";
   // The gains above overlap; this is what applying all of them would leave.
   out += fmt::format(
       "  All findings applied: {}  (overlapping savings counted once; model in "

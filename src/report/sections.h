@@ -28,7 +28,9 @@ void RenderMotifsText(std::string& out, const analysis::RankAnalysis& rank, bool
 void WriteMotifsJson(JsonWriter& w, const analysis::StepDistribution& step);
 
 // cluster (cluster_report.cc): cross-rank analysis.
-void RenderClusterText(std::string& out, const analysis::JobAnalysis& job, bool color);
+// |width|: the terminal's columns (0: a pipe); tables drop columns to fit.
+void RenderClusterText(std::string& out, const analysis::JobAnalysis& job, bool color,
+                       int width = 0);
 void WriteClusterJson(JsonWriter& w, const analysis::JobAnalysis& job);
 
 }  // namespace trainscope::report

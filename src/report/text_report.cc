@@ -13,6 +13,7 @@
 #include "model/kernel_names.h"
 #include "report/sections.h"
 #include "report/steps_table.h"
+#include "report/text_table.h"
 #include "report/units.h"
 
 namespace trainscope::report {
@@ -20,37 +21,6 @@ namespace {
 
 // Profile strings shown in the report: no control byte reaches the terminal.
 std::string T(std::string_view text) { return TerminalSafe(text); }
-
-// |text| cut to |width| bytes ending in |tail|, not inside a UTF-8 sequence.
-std::string CutTo(const std::string& text, size_t width, std::string_view tail) {
-  size_t cut = std::min(width - tail.size(), text.size());
-  while (cut > 0 && cut < text.size() && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80)
-    --cut;
-  return text.substr(0, cut) + std::string(tail);
-}
-
-// The first |rows| op types, each at most |width| bytes. Two different op
-// types never print as one: where cutting makes two alike, each ends in a
-// hash of its whole op type instead ("at::native::vector...#1a2b3c").
-std::vector<std::string> ColumnNames(const std::vector<analysis::OperatorStat>& ops, size_t rows,
-                                     size_t width) {
-  std::vector<std::string> names;
-  for (size_t i = 0; i < rows; ++i) {
-    std::string type = T(ops[i].op_type);
-    names.push_back(type.size() > width ? CutTo(type, width, "...") : type);
-  }
-  std::vector<bool> clash(rows, false);
-  for (size_t i = 0; i < rows; ++i) {
-    for (size_t j = i + 1; j < rows; ++j) {
-      if (names[j] == names[i] && ops[j].op_type != ops[i].op_type) clash[i] = clash[j] = true;
-    }
-  }
-  for (size_t i = 0; i < rows; ++i) {
-    if (clash[i])
-      names[i] = CutTo(T(ops[i].op_type), width, "..." + model::WithNameHash("", ops[i].op_type));
-  }
-  return names;
-}
 
 // The last line of defence, over the whole report: every control byte and
 // ill-formed UTF-8 sequence that a section let through (a profile string
@@ -102,6 +72,13 @@ class Styler {
   bool color_;
 };
 
+TextTableOptions TableOptions(const Styler& s, int width) {
+  TextTableOptions options;
+  options.width = width;
+  options.header_style = [&s](const std::string& text) { return s.Bold(text); };
+  return options;
+}
+
 // One character per density bin; the tallest bin is a full block.
 std::string Sparkline(const analysis::DurationDensity& density) {
   static const char* kBlocks[] = {" ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
@@ -126,7 +103,8 @@ std::string Opt(const std::optional<double>& value, const char* spec) {
 // The step's top matmul shapes by time (operator_efficiency): achieved
 // TFLOP/s, against the device's datasheet peak and against the step's best
 // large matmul shape of the same dtype. Nothing when no matmul has shapes.
-void RenderMatmulShapes(std::string& out, const analysis::StepDistribution& step, const Styler& s) {
+void RenderMatmulShapes(std::string& out, const analysis::StepDistribution& step, const Styler& s,
+                        int width) {
   if (!step.operator_efficiency) return;
   const analysis::OperatorEfficiency& e = *step.operator_efficiency;
   std::vector<const analysis::ShapeEfficiency*> rows;
@@ -135,19 +113,21 @@ void RenderMatmulShapes(std::string& out, const analysis::StepDistribution& step
   }
   if (rows.empty()) return;
   out += "\n";
-  out += s.Bold(fmt::format("  {:<20} {:<34} {:>6} {:>10} {:>8} {:>7} {:>7}", "top matmul shapes",
-                            "input shapes", "calls", "total", "TFLOP/s", "% peak", "% best")) +
-         "\n";
+  const std::vector<TextColumn> columns = {
+      {.header = "top matmul shapes", .left = true},
+      {.header = "input shapes", .left = true, .elastic = true, .min_width = 14},
+      {.header = "calls", .drop_order = 3},
+      {.header = "total"},
+      {.header = "TFLOP/s"},
+      {.header = "% peak", .drop_order = 2},
+      {.header = "% best", .drop_order = 1}};
+  std::vector<std::vector<std::string>> cells;
   for (const analysis::ShapeEfficiency* row : rows) {
-    std::string op = T(row->op_type);
-    std::string shapes = T(row->shapes);
-    if (op.size() > 20) op = CutTo(op, 20, "...");
-    if (shapes.size() > 34) shapes = CutTo(shapes, 34, "...");
-    out += fmt::format("  {:<20} {:<34} {:>6} {:>10} {:>8} {:>7} {:>7}\n", op, shapes,
-                       FormatCount(row->count), FormatDurationNs(row->total_ns),
-                       Opt(row->Tflops(), "{:.1f}"), Opt(row->PeakPct(), "{:.1f}%"),
-                       Opt(row->RelativePct(), "{:.0f}%"));
+    cells.push_back({model::ElideName(T(row->op_type), 24), T(row->shapes), FormatCount(row->count),
+                     FormatDurationNs(row->total_ns), Opt(row->Tflops(), "{:.1f}"),
+                     Opt(row->PeakPct(), "{:.1f}%"), Opt(row->RelativePct(), "{:.0f}%")});
   }
+  out += RenderTextTable(columns, cells, TableOptions(s, width));
   out += s.Dim(fmt::format("  matmuls {} of {} device time; % peak of {}; % best of the step's "
                            "fastest large matmul shape of the same dtype",
                            FormatDurationNs(e.matmul_ns), FormatDurationNs(e.device_ns),
@@ -224,18 +204,16 @@ std::string TextIssueInterval(const analysis::StepDistribution& step) {
              : std::string("n/a");
 }
 
-void RenderRankDetail(std::string& out, const analysis::RankAnalysis& rank, const Styler& s) {
-  std::string capture;
-  if (!rank.header.torch_npu_version.empty())
-    capture += "torch_npu " + rank.header.torch_npu_version;
-  if (!rank.header.cann_version.empty())
-    capture += (capture.empty() ? "" : ", ") + ("CANN " + rank.header.cann_version);
-  if (!rank.header.profiler_level.empty())
-    capture += (capture.empty() ? "" : ", ") + rank.header.profiler_level;
-  out += s.Bold(fmt::format("Rank {}", rank.header.rank));
-  if (!capture.empty()) out += fmt::format("  ({})", capture);
-  out += "\n";
-  out += fmt::format("  {}\n", s.Dim(T(rank.header.source)));
+void RenderRankHeader(std::string& out, const analysis::RankAnalysis& rank, const Styler& s,
+                      int width) {
+  // A path wider than the terminal keeps its end (the rank's own folder).
+  std::string source = T(rank.header.source);
+  const size_t columns = VisibleColumns(source);
+  if (width > 12 && columns + 2 > static_cast<size_t>(width)) {
+    const size_t drop = columns + 3 - static_cast<size_t>(width);
+    source = "…" + source.substr(CutToColumns(source, drop).size());
+  }
+  out += fmt::format("  {}\n", s.Dim(source));
   out += fmt::format("  platform:    {}{}\n", model::PlatformLabel(rank.header.platform),
                      rank.header.device_name.empty() ? "" : ", " + T(rank.header.device_name));
   out += fmt::format(
@@ -246,9 +224,68 @@ void RenderRankDetail(std::string& out, const analysis::RankAnalysis& rank, cons
       rank.header.steps_from.find("Step Id column") == std::string::npos) {
     out += fmt::format("  steps from:  {}\n", T(rank.header.steps_from));
   }
+}
 
-  const analysis::StepDistribution* step = rank.selected();
-  if (step == nullptr) return;
+// "  time        383.6 ms device busy span: computation ...": where the
+// step's time goes.
+std::string TimeLine(const analysis::StepDistribution& step) {
+  const auto& b = step.breakdown->budget;
+  auto pct = [&](int64_t ns) {
+    return b.total_ns ? FormatPercent(static_cast<double>(ns) / b.total_ns) : "-";
+  };
+  const analysis::StepBudget& sb = *step.breakdown;
+  // What the step's time is: an iteration names its host step beside it.
+  std::string span =
+      sb.span == analysis::kSpanIteration
+          ? fmt::format("{} iteration (host step {})", FormatDurationNs(b.total_ns),
+                        sb.host_step_ns ? FormatDurationNs(*sb.host_step_ns) : std::string("n/a"))
+          : fmt::format("{} {}", FormatDurationNs(b.total_ns), sb.span);
+  return fmt::format(
+      "  time        {}: computation {} ({}), communication {} (exposed {}, {}), idle {} "
+      "({})  "
+      "[{}]\n",
+      span, FormatDurationNs(b.computation_ns), pct(b.computation_ns),
+      FormatDurationNs(b.communication_ns), FormatDurationNs(b.exposed_communication_ns),
+      pct(b.exposed_communication_ns), FormatDurationNs(b.idle_ns), pct(b.idle_ns),
+      step.breakdown->source);
+}
+
+// The step's |rows| operators of most time.
+void RenderTopOperators(std::string& out, const analysis::StepDistribution& step, const Styler& s,
+                        int width, size_t rows) {
+  const std::vector<TextColumn> op_columns = {
+      {.header = "top operators by time", .left = true, .elastic = true, .min_width = 21},
+      {.header = "family", .left = true, .drop_order = 2},
+      {.header = "count", .drop_order = 3},
+      {.header = "total"},
+      {.header = "mean", .drop_order = 1},
+      {.header = "share"}};
+  std::vector<std::vector<std::string>> op_cells;
+  const size_t shown_ops = std::min<size_t>(step.top_operators.size(), rows);
+  bool derived = false;
+  for (size_t row = 0; row < shown_ops; ++row) {
+    const auto& op = step.top_operators[row];
+    // A type the export does not give is marked: it is a guess from the name.
+    derived = derived || op.type_derived;
+    op_cells.push_back({T(op.op_type) + (op.type_derived ? "*" : ""), T(op.family),
+                        FormatCount(op.count), FormatDurationNs(op.total_ns),
+                        FormatDurationUs(MeanUs(op.total_ns, op.count)),
+                        FormatPercent(op.share_time)});
+  }
+  out += RenderTextTable(op_columns, op_cells, TableOptions(s, width));
+  if (derived) {
+    out += s.Dim(
+               "  * op type derived from the kernel name: the export gives none (Level0), "
+               "and Level1 may type it otherwise (ReduceSumD for ReduceSum)") +
+           "\n";
+  }
+}
+
+// The selected step of the rank in depth: kernels, time, memory, density,
+// families, top operators and matmul shapes.
+void RenderStepDetail(std::string& out, const analysis::RankAnalysis& rank,
+                      const analysis::StepDistribution& selected, const Styler& s, int width) {
+  const analysis::StepDistribution* step = &selected;
   const auto& k = step->kernels;
   // No kernels in the step (a rank with only step_trace_time.csv): the
   // kernel statistics are unknown, not zero.
@@ -283,27 +320,7 @@ void RenderRankDetail(std::string& out, const analysis::RankAnalysis& rank, cons
         FormatDurationNs(t.communication_not_overlapped_ns), FormatDurationNs(t.free_ns),
         T(StepTraceSource(rank.header)));
   }
-  if (step->breakdown) {
-    const auto& b = step->breakdown->budget;
-    auto pct = [&](int64_t ns) {
-      return b.total_ns ? FormatPercent(static_cast<double>(ns) / b.total_ns) : "-";
-    };
-    const analysis::StepBudget& sb = *step->breakdown;
-    // What the step's time is: an iteration names its host step beside it.
-    std::string span =
-        sb.span == analysis::kSpanIteration
-            ? fmt::format("{} iteration (host step {})", FormatDurationNs(b.total_ns),
-                          sb.host_step_ns ? FormatDurationNs(*sb.host_step_ns) : std::string("n/a"))
-            : fmt::format("{} {}", FormatDurationNs(b.total_ns), sb.span);
-    out += fmt::format(
-        "  time        {}: computation {} ({}), communication {} (exposed {}, {}), idle {} "
-        "({})  "
-        "[{}]\n",
-        span, FormatDurationNs(b.computation_ns), pct(b.computation_ns),
-        FormatDurationNs(b.communication_ns), FormatDurationNs(b.exposed_communication_ns),
-        pct(b.exposed_communication_ns), FormatDurationNs(b.idle_ns), pct(b.idle_ns),
-        step->breakdown->source);
-  }
+  if (step->breakdown) out += TimeLine(*step);
   if (step->memory && step->memory->peak_allocated_bytes) out += MemoryLines(*step->memory);
   const analysis::StepTimeline& timeline = rank.timeline;
   if (timeline.step_start_idle_ns > 0) {
@@ -315,8 +332,17 @@ void RenderRankDetail(std::string& out, const analysis::RankAnalysis& rank, cons
                                          FormatDurationNs(timeline.step_start_wait_collective_ns)));
   }
   if (!has_kernels) return;
-  out += fmt::format("  density     1µs |{}| 1s   (log-log, kernels per decade)\n",
-                     Sparkline(step->density));
+  std::string density = fmt::format("  density     1µs |{}| 1s", Sparkline(step->density));
+  // The legend only where it fits beside the sparkline; on a narrow
+  // terminal the label moves closer to the sparkline.
+  constexpr std::string_view kDensityLegend = "   (log-log, kernels per decade)";
+  const auto columns = static_cast<size_t>(std::max(width, 0));
+  if (width <= 0 || VisibleColumns(density) + kDensityLegend.size() <= columns) {
+    density += kDensityLegend;
+  } else if (VisibleColumns(density) > columns) {
+    density = fmt::format("  density 1µs |{}| 1s", Sparkline(step->density));
+  }
+  out += density + "\n";
 
   out += "\n";
   // A family counts device events: kernels, and the copies and memsets
@@ -335,29 +361,36 @@ void RenderRankDetail(std::string& out, const analysis::RankAnalysis& rank, cons
   }
 
   out += "\n";
-  out += s.Bold(fmt::format("  {:<34} {:<22} {:>8} {:>11} {:>10} {:>7}", "top operators by time",
-                            "family", "count", "total", "mean", "share")) +
-         "\n";
-  const size_t shown_ops = std::min<size_t>(step->top_operators.size(), 10);
-  const std::vector<std::string> types = ColumnNames(step->top_operators, shown_ops, 34);
-  bool derived = false;
-  for (size_t row = 0; row < shown_ops; ++row) {
-    const auto& op = step->top_operators[row];
-    // A type the export does not give is marked: it is a guess from the name.
-    const std::string type = op.type_derived ? types[row] + "*" : types[row];
-    derived = derived || op.type_derived;
-    out +=
-        fmt::format("  {:<34} {:<22} {:>8} {:>11} {:>10} {:>7}\n", type, T(op.family),
-                    FormatCount(op.count), FormatDurationNs(op.total_ns),
-                    FormatDurationUs(MeanUs(op.total_ns, op.count)), FormatPercent(op.share_time));
+  RenderTopOperators(out, *step, s, width, 10);
+  RenderMatmulShapes(out, *step, s, width);
+}
+
+// |brief| (--top): the rank's header, its time line and its top five
+// operators, what fits one screen after the findings.
+void RenderRankDetail(std::string& out, const analysis::RankAnalysis& rank, const Styler& s,
+                      int width, bool brief) {
+  std::string capture;
+  if (!rank.header.torch_npu_version.empty())
+    capture += "torch_npu " + rank.header.torch_npu_version;
+  if (!rank.header.cann_version.empty())
+    capture += (capture.empty() ? "" : ", ") + ("CANN " + rank.header.cann_version);
+  if (!rank.header.profiler_level.empty())
+    capture += (capture.empty() ? "" : ", ") + rank.header.profiler_level;
+  out += s.Bold(fmt::format("Rank {}", rank.header.rank));
+  if (!capture.empty()) out += fmt::format("  ({})", capture);
+  out += "\n";
+  if (!brief) RenderRankHeader(out, rank, s, width);
+  const analysis::StepDistribution* step = rank.selected();
+  if (step == nullptr) return;
+  if (brief) {
+    if (step->breakdown) out += TimeLine(*step);
+    if (step->kernels.count > 0) {
+      out += "\n";
+      RenderTopOperators(out, *step, s, width, 5);
+    }
+    return;
   }
-  if (derived) {
-    out += s.Dim(
-               "  * op type derived from the kernel name: the export gives none (Level0), "
-               "and Level1 may type it otherwise (ReduceSumD for ReduceSum)") +
-           "\n";
-  }
-  RenderMatmulShapes(out, *step, s);
+  RenderStepDetail(out, rank, *step, s, width);
 }
 
 void RenderRankTable(std::string& out, const analysis::JobAnalysis& job, const Styler& s) {
@@ -490,7 +523,8 @@ void RenderL2Cache(std::string& out, const analysis::JobAnalysis& job, const Sty
   }
 }
 
-void RenderHealth(std::string& out, const analysis::JobAnalysis& job, const Styler& s) {
+// |brief| (--top): the input's line and the inputs not analysed, no more.
+void RenderHealth(std::string& out, const analysis::JobAnalysis& job, const Styler& s, bool brief) {
   int64_t files = 0, read = 0, used = 0, skipped = 0;
   for (const auto& rank : job.ranks) {
     for (const auto& file : rank.header.files) {
@@ -505,6 +539,7 @@ void RenderHealth(std::string& out, const analysis::JobAnalysis& job, const Styl
                      job.ranks.size(), files, FormatCount(read), FormatCount(used),
                      FormatCount(skipped));
   RenderInputIssues(out, job, s);
+  if (brief) return;
   for (const auto& rank : job.ranks) {
     for (const auto& file : rank.header.files) {
       for (const auto& [reason, count] : file.skipped_by_reason) {
@@ -607,6 +642,55 @@ std::string CutToColumns(std::string_view text, size_t columns) {
 
 namespace {
 
+// A unit that must stay on the line of the number before it ("339.7 ms",
+// "2.50 GiB"): the word without trailing punctuation is one of them.
+bool IsUnitWord(std::string_view word) {
+  while (!word.empty() && (word.back() == ',' || word.back() == ';' || word.back() == ')' ||
+                           word.back() == ']' || word.back() == ':' || word.back() == '.'))
+    word.remove_suffix(1);
+  static constexpr std::string_view kUnits[] = {
+      "ns",  "µs", "us", "ms", "s",  "min",  "h",     "B",       "KiB",    "MiB", "GiB",
+      "TiB", "KB", "MB", "GB", "TB", "GB/s", "GiB/s", "TFLOP/s", "TFLOPS", "%"};
+  return std::find(std::begin(kUnits), std::end(kUnits), word) != std::end(kUnits);
+}
+
+// The end of the word of |text| that starts at |start|, a unit after it
+// included when the word ends in a digit: a wrap never splits "339.7 ms".
+size_t WordEndKeepingUnit(std::string_view text, size_t start) {
+  size_t end = text.find(' ', start);
+  if (end == std::string_view::npos) return text.size();
+  while (end > start && end + 1 < text.size() && text[end - 1] >= '0' && text[end - 1] <= '9') {
+    size_t next = text.find(' ', end + 1);
+    if (next == std::string_view::npos) next = text.size();
+    if (next == end + 1 || !IsUnitWord(text.substr(end + 1, next - end - 1))) break;
+    end = next;
+    if (end == text.size()) break;
+  }
+  return end;
+}
+
+// |word| in pieces of at most |room| columns: each piece ends after a
+// '+', ',', ';' or '/' where one fits ("aten::mm+aten::add+..." breaks
+// between operators), else at |room| columns (not inside a UTF-8
+// sequence). A word that fits is one piece.
+std::vector<std::string_view> BreakLongWord(std::string_view word, size_t room) {
+  std::vector<std::string_view> pieces;
+  room = std::max<size_t>(room, 8);
+  while (VisibleColumns(word) > room) {
+    const std::string head = CutToColumns(word, room);
+    size_t cut = head.find_last_of("+,;/");
+    if (cut == std::string::npos || cut < head.size() / 3) {
+      cut = head.size();
+    } else {
+      ++cut;
+    }
+    pieces.push_back(word.substr(0, cut));
+    word.remove_prefix(cut);
+  }
+  if (!word.empty()) pieces.push_back(word);
+  return pieces;
+}
+
 // Where a long line's continuation starts: under its value, i.e. after the
 // last run of 2+ spaces that follows text within the line's first 40%
 // ("  1.  40.6%  Title ...", "  time        339.7 ms ..."), else after a
@@ -653,22 +737,26 @@ std::string FitToWidth(std::string_view text, int width) {
         // The next word with the spaces before it.
         size_t word_start = pos;
         while (word_start < line.size() && line[word_start] == ' ') ++word_start;
-        size_t word_end = line.find(' ', word_start);
-        if (word_end == std::string_view::npos) word_end = line.size();
-        const std::string_view spaces = line.substr(pos, word_start - pos);
-        const std::string_view word = line.substr(word_start, word_end - word_start);
-        const size_t w = VisibleColumns(word);
-        if (!first && used > indent && used + spaces.size() + w > columns) {
-          out += '\n';
-          out.append(indent, ' ');
-          out.append(word);
-          used = indent + w;
-        } else {
-          out.append(spaces);
-          out.append(word);
-          used += spaces.size() + w;
+        const size_t word_end = WordEndKeepingUnit(line, word_start);
+        std::string_view spaces = line.substr(pos, word_start - pos);
+        // A word longer than a continuation line is broken (a chain of
+        // operators at its '+'); its pieces follow each other unspaced.
+        for (const std::string_view word :
+             BreakLongWord(line.substr(word_start, word_end - word_start), columns - indent)) {
+          const size_t w = VisibleColumns(word);
+          if (!first && used > indent && used + spaces.size() + w > columns) {
+            out += '\n';
+            out.append(indent, ' ');
+            out.append(word);
+            used = indent + w;
+          } else {
+            out.append(spaces);
+            out.append(word);
+            used += spaces.size() + w;
+          }
+          first = false;
+          spaces = {};
         }
-        first = false;
         pos = word_end;
       }
     }
@@ -690,20 +778,23 @@ std::string WrapParagraph(std::string_view text, int width, int indent) {
   size_t line = 0;  // columns on the current line
   size_t at = 0;
   while (at < text.size()) {
-    const size_t space = text.find(' ', at);
-    const std::string_view word =
-        text.substr(at, space == std::string_view::npos ? std::string_view::npos : space - at);
-    const size_t w = columns_of(word);
-    if (line > 0 && line + 1 + w > columns) {
-      out += '\n';
-      out.append(static_cast<size_t>(indent), ' ');
-      line = 0;
-    } else if (line > 0) {
-      out += ' ';
-      ++line;
+    const size_t word_end = WordEndKeepingUnit(text, at);
+    const size_t space = word_end < text.size() ? word_end : std::string_view::npos;
+    bool spaced = true;  // the pieces of a broken word follow each other unspaced
+    for (const std::string_view word : BreakLongWord(text.substr(at, word_end - at), columns)) {
+      const size_t w = columns_of(word);
+      if (line > 0 && line + (spaced ? 1 : 0) + w > columns) {
+        out += '\n';
+        out.append(static_cast<size_t>(indent), ' ');
+        line = 0;
+      } else if (line > 0 && spaced) {
+        out += ' ';
+        ++line;
+      }
+      out.append(word);
+      line += w;
+      spaced = false;
     }
-    out.append(word);
-    line += w;
     if (space == std::string_view::npos) break;
     at = space + 1;
   }
@@ -723,15 +814,22 @@ std::string RenderText(const analysis::JobAnalysis& job, const TextReportOptions
                     fmt::join(job.withheld_for_inference, ", "));
   }
   if (options.quiet) return FitToWidth(TerminalSafeReport(out, options.color), options.width);
-  RenderRankDetail(out, *focus, s);
+  if (options.top > 0) {
+    // --top N: one screen. The findings, the focus rank's time and top
+    // operators, and the input's line; the rest is in the full summary.
+    RenderRankDetail(out, *focus, s, options.width, /*brief=*/true);
+    RenderHealth(out, job, s, /*brief=*/true);
+    return FitToWidth(TerminalSafeReport(out, options.color), options.width);
+  }
+  RenderRankDetail(out, *focus, s, options.width, /*brief=*/false);
   RenderMotifsText(out, *focus, options.color, options.width);
   if (job.ranks.size() > 1) RenderRankTable(out, job, s);
   if (options.all_steps) {
     const std::string steps = StepsTableText(BuildStepsTable(job));
     out += steps.empty() ? "\n  every captured step: the capture has no step numbers\n" : steps;
   }
-  RenderClusterText(out, job, options.color);
-  RenderHealth(out, job, s);
+  RenderClusterText(out, job, options.color, options.width);
+  RenderHealth(out, job, s, /*brief=*/false);
   return FitToWidth(TerminalSafeReport(out, options.color), options.width);
 }
 

@@ -23,9 +23,13 @@ std::string ShellQuote(const std::string& arg) {
   return quoted + "'";
 }
 
-CommandResult RunTrainscope(const std::vector<std::string>& args) {
+CommandResult RunTrainscope(const std::vector<std::string>& args,
+                            const std::vector<std::string>& env) {
   std::string dir = MakeTempDir("cli");
-  std::string command = ShellQuote(TrainscopeBinary());
+  // COLUMNS of the shell that runs the tests must not change their output.
+  std::string command = "env -u COLUMNS";
+  for (const auto& setting : env) command += " " + ShellQuote(setting);
+  command += " " + ShellQuote(TrainscopeBinary());
   for (const auto& arg : args) command += " " + ShellQuote(arg);
   command += " >" + ShellQuote(dir + "/out") + " 2>" + ShellQuote(dir + "/err") + " </dev/null";
   int raw = std::system(command.c_str());

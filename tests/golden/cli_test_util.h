@@ -12,8 +12,11 @@ struct CommandResult {
   std::string err;  // stderr
 };
 
-// Runs the built trainscope binary with |args| (shell-quoted here).
-CommandResult RunTrainscope(const std::vector<std::string>& args);
+// Runs the built trainscope binary with |args| (shell-quoted here), and
+// with |env| ("NAME=VALUE" each, e.g. "COLUMNS=80") added to its environment
+// (COLUMNS removed from it otherwise).
+CommandResult RunTrainscope(const std::vector<std::string>& args,
+                            const std::vector<std::string>& env = {});
 
 // |arg| in single quotes for sh.
 std::string ShellQuote(const std::string& arg);

@@ -66,6 +66,23 @@ std::vector<std::string> ParseCaseCommand(const std::string& cmd, const std::str
   return args;
 }
 
+std::vector<std::string> TakeCaseEnvironment(std::vector<std::string>* args) {
+  std::vector<std::string> env;
+  size_t taken = 0;
+  for (; taken < args->size(); ++taken) {
+    const std::string& word = (*args)[taken];
+    const size_t equals = word.find('=');
+    if (equals == 0 || equals == std::string::npos) break;
+    const bool name = std::all_of(
+        word.begin(), word.begin() + static_cast<long>(equals),
+        [](char c) { return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; });
+    if (!name) break;
+    env.push_back(word);
+  }
+  args->erase(args->begin(), args->begin() + static_cast<long>(taken));
+  return env;
+}
+
 std::string FormatCaseOutput(const CommandResult& result) {
   std::string text = "exit: " + std::to_string(result.exit_code) + "\n--- stdout ---\n";
   text += result.out;
@@ -105,7 +122,8 @@ std::string CheckGoldenCase(const GoldenCase& golden_case, bool update) {
   std::string error;
   std::vector<std::string> args = ParseCaseCommand(ReadFileBytes(cmd_path), input, &error);
   if (!error.empty()) return label + ": " + error;
-  CommandResult result = RunTrainscope(args);
+  const std::vector<std::string> env = TakeCaseEnvironment(&args);
+  CommandResult result = RunTrainscope(args, env);
   result.out = NormalizePaths(result.out);
   result.err = NormalizePaths(result.err);
   const std::string actual = FormatCaseOutput(result);

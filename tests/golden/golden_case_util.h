@@ -1,7 +1,8 @@
 // Data-driven golden cases: tests/golden/cases/<format>/<case>/ holds
 //   input     the profile (a file or a directory),
 //   cmd       one line of trainscope arguments, "{input}" standing for the
-//             input's path (split on spaces; no quoting),
+//             input's path (split on spaces; no quoting); leading NAME=VALUE
+//             words ("COLUMNS=80") set the run's environment,
 //   expected  what the run prints: "exit: N", then "--- stdout ---" and the
 //             stdout, then "--- stderr ---" and the stderr (paths normalised).
 // Lines at the top of expected that start with "# " are comments the
@@ -40,6 +41,10 @@ std::string GoldenCasesRoot();
 // |input_path|. "" in |error| unless cmd is empty or has more than one line.
 std::vector<std::string> ParseCaseCommand(const std::string& cmd, const std::string& input_path,
                                           std::string* error);
+
+// The leading NAME=VALUE words of |args| (NAME of capitals, digits and
+// '_'), removed from it: the environment a case runs with.
+std::vector<std::string> TakeCaseEnvironment(std::vector<std::string>* args);
 
 // The text an expected file holds for |result| (stdout and stderr already
 // normalised by the caller).

@@ -3,11 +3,15 @@
 // test, and checks that the runner itself can fail.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
+#include <string>
+#include <vector>
 
 #include "golden/golden_case_util.h"
 #include "test_paths.h"
@@ -79,6 +83,46 @@ TEST(GoldenCaseRunnerTest, ReplacesTheInputPlaceholder) {
   EXPECT_NE(error, "");
   ParseCaseCommand("  \n", "/x/input", &error);
   EXPECT_NE(error, "");
+}
+
+// A case run with COLUMNS=N (a terminal of N columns) prints no stdout line
+// wider than N (UTF-8 code points), in its checked-in expected output.
+TEST(GoldenCaseRunnerTest, ColumnsCasesFitTheirWidth) {
+  size_t checked = 0;
+  for (const GoldenCase& golden_case : FindGoldenCases(GoldenCasesRoot())) {
+    std::ifstream cmd_file(golden_case.dir + "/cmd");
+    std::string cmd((std::istreambuf_iterator<char>(cmd_file)), std::istreambuf_iterator<char>());
+    std::string error;
+    std::vector<std::string> args = ParseCaseCommand(cmd, "input", &error);
+    size_t width = 0;
+    for (const std::string& setting : TakeCaseEnvironment(&args)) {
+      if (setting.starts_with("COLUMNS=")) width = std::stoul(setting.substr(8));
+    }
+    if (width == 0) continue;
+    ++checked;
+    std::ifstream expected(golden_case.dir + "/expected");
+    bool in_stdout = false;
+    for (std::string line; std::getline(expected, line);) {
+      if (line == "--- stdout ---") in_stdout = true;
+      if (line == "--- stderr ---") break;
+      if (!in_stdout) continue;
+      const auto columns = static_cast<size_t>(std::count_if(line.begin(), line.end(), [](char c) {
+        return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+      }));
+      EXPECT_LE(columns, width) << golden_case.Id() << ": " << line;
+    }
+  }
+  EXPECT_GE(checked, 2u) << "no golden case runs with COLUMNS set";
+}
+
+TEST(GoldenCaseRunnerTest, LeadingSettingsAreTheEnvironment) {
+  std::string error;
+  auto args = ParseCaseCommand("COLUMNS=80 analyze {input} --x=1\n", "/x/input", &error);
+  EXPECT_EQ(TakeCaseEnvironment(&args), (std::vector<std::string>{"COLUMNS=80"}));
+  EXPECT_EQ(args, (std::vector<std::string>{"analyze", "/x/input", "--x=1"}));
+  args = ParseCaseCommand("analyze {input} COLUMNS=80\n", "/x/input", &error);
+  EXPECT_TRUE(TakeCaseEnvironment(&args).empty());
+  EXPECT_EQ(args.size(), 3u);
 }
 
 TEST(GoldenCaseRunnerTest, CaseWithMissingFilesFails) {

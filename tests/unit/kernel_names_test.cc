@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 namespace trainscope::model {
 namespace {
@@ -116,6 +117,96 @@ TEST(KernelNamesTest, UnbalancedArgumentsDoNotCrash) {
   EXPECT_EQ(KernelOpType("void f<int, g<float>(int)"), "f");
   EXPECT_EQ(KernelOpType("<<<"), "<<<");
   EXPECT_EQ(KernelOpType(""), "");
+}
+
+// Names as Kineto records them in the corpus traces: deepseek_v3 (H800,
+// cuBLAS sm90 xmma), tracelens_qwen1.5 mi300 (hipBLASLt Tensile Cijk_),
+// hta_ddp_2rank a100 (cutlass 2 GEMMs).
+constexpr std::string_view kXmmaNn =
+    "sm90_xmma_gemm_bf16bf16_bf16f32_f32_nn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_"
+    "segment_k_off_kernel__5x_cublas";
+constexpr std::string_view kXmmaNt =
+    "sm90_xmma_gemm_bf16f32_bf16f32_f32_nt_n_tilesize128x128x64_warpgroupsize1x1x1_execute_"
+    "segment_k_off_kernel__5x_cublas";
+constexpr std::string_view kXmmaTn =
+    "sm90_xmma_gemm_bf16f32_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_"
+    "segment_k_off_kernel__5x_cublas";
+constexpr std::string_view kCijk128 =
+    "Cijk_Alik_Bljk_B_BS_BH_Bias_HA_S_SAV_UserArgs_MT128x224x64_MI16x16x1_SN_LDSB1_AFC1_AFEM1_"
+    "AFEM1_ASEM1_CLR1_CADS0_DTVA0_DTVB0_EPS0_FDSI0_GRPM1_GRVWA8_GRVWB8_GSUAMB_GLS0_ISA942_IU1_K1_"
+    "LBSPPA512_LBSPPB128_LBSPPM0_LPA16_LPB16_LPM0_LRVW8_LWPMn1_MIAV0_MIWT4_7_MO40_NTn1_NTA0_NTB0_"
+    "NTC0_NTD0_NTM0_NEPBS16_NLCA1_NLCB1_ONLL1_PGR2_PLR1_PKA1_SIA3_SS1_SPO0_SRVW0_SSO0_SVW4_SK0_"
+    "SKXCCM0_TLDS1_ULSGRO0_USL1_UIOFGRO0_USFGROn1_VSn1_VWA4_VWB1_WSGRA0_WSGRB0_WS64_WG32_8_1";
+constexpr std::string_view kCijk256 =
+    "Cijk_Alik_Bljk_B_BS_BH_Bias_HA_S_SAV_UserArgs_MT256x128x64_MI16x16x1_SN_LDSB1_AFC1_AFEM1_"
+    "AFEM1_ASEM1_CLR1_CADS0_DTVA0_DTVB0_EPS0_FDSI0_GRPM1_GRVWA8_GRVWB8_GSUAMB_GLS0_ISA942_IU1_K1_"
+    "LBSPPA1024_LBSPPB512_LBSPPM0_LPA16_LPB16_LPM0_LRVW8_LWPMn1_MIAV0_MIWT8_4_MO40_NTn1_NTA0_NTB0_"
+    "NTC0_NTD0_NTM0_NEPBS16_NLCA1_NLCB1_ONLL1_PGR2_PLR1_PKA1_SIA3_SS1_SPO0_SRVW0_SSO0_SVW8_SK0_"
+    "SKXCCM0_TLDS1_ULSGRO0_USL1_UIOFGRO0_USFGROn1_VSn1_VWA8_VWB4_WSGRA0_WSGRB0_WS64_WG32_8_1";
+constexpr std::string_view kCutlassNn =
+    "void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_256x64_16x4_nn_align4>(cutlass_80_"
+    "tensorop_s1688gemm_256x64_16x4_nn_align4::Params)";
+constexpr std::string_view kCutlassTn =
+    "void cutlass::Kernel<cutlass_80_tensorop_s1688gemm_256x64_16x4_tn_align4>(cutlass_80_"
+    "tensorop_s1688gemm_256x64_16x4_tn_align4::Params)";
+
+TEST(KernelNamesTest, MangledNamesAreDemangled) {
+  // ROCm aiter kernels are recorded mangled (tracelens mi300 traces).
+  EXPECT_EQ(DemangledKernelName("_ZN5aiter18fmha_fwd_hd128_fp8E"), "aiter::fmha_fwd_hd128_fp8");
+  EXPECT_EQ(KernelOpType("_ZN5aiter18fmha_fwd_hd128_fp8E"), "aiter::fmha_fwd_hd128_fp8");
+  // A function template: its arguments become the op type's.
+  EXPECT_EQ(DemangledKernelName("_Z6kernelILi128ELi64EEvPf"), "void kernel<128, 64>(float*)");
+  EXPECT_EQ(KernelOpType("_Z6kernelILi128ELi64EEvPf"), "kernel<128,64>");
+  // Not mangled, or not valid: as it is.
+  EXPECT_EQ(DemangledKernelName("Cijk_Ailk_Bljk"), "Cijk_Ailk_Bljk");
+  EXPECT_EQ(DemangledKernelName("_Z"), "_Z");
+  EXPECT_EQ(KernelOpType("_Z"), "_Z");
+}
+
+TEST(KernelNamesTest, ElidedNamesKeepTheStartAndTheTail) {
+  EXPECT_EQ(ElideName("attn_fwd", 34), "attn_fwd");
+  const std::string xmma = ElideName(kXmmaNn, 34);
+  EXPECT_EQ(TextColumns(xmma), 34u);
+  EXPECT_TRUE(xmma.starts_with("sm90_xmma_gemm_bf")) << xmma;
+  EXPECT_TRUE(xmma.ends_with("_cublas")) << xmma;
+  // The kernel's name up to its template arguments, then the tile and layout.
+  const std::string cutlass = ElideName(KernelOpType(kCutlassNn), 34);
+  EXPECT_TRUE(cutlass.starts_with("cutlass::Kernel<…")) << cutlass;
+  EXPECT_NE(cutlass.find("16x4_nn_ali"), std::string::npos) << cutlass;
+  // Leading namespaces give way to the kernel's own name.
+  EXPECT_EQ(
+      ElideName("at::native::vectorized_elementwise_kernel<4,FillFunctor<float>,Array<char*,1>>",
+                34),
+      "vectorized_elemen…,Array<char*,1>>");
+  EXPECT_EQ(TextColumns(ElideName(kCijk128, 1)), 1u);
+}
+
+TEST(KernelNamesTest, ElidedNamesOfOneTableAreDistinct) {
+  const std::vector<std::string> names = {std::string(kXmmaNn),     std::string(kXmmaNt),
+                                          std::string(kXmmaTn),     std::string(kCijk128),
+                                          std::string(kCijk256),    KernelOpType(kCutlassNn),
+                                          KernelOpType(kCutlassTn), std::string(kXmmaNn)};
+  for (const size_t columns : {20u, 24u, 34u, 48u}) {
+    const std::vector<std::string> shown = DistinctElidedNames(names, columns);
+    ASSERT_EQ(shown.size(), names.size());
+    for (size_t i = 0; i < names.size(); ++i) {
+      EXPECT_LE(TextColumns(shown[i]), columns) << shown[i];
+      for (size_t j = 0; j < i; ++j) {
+        EXPECT_EQ(shown[i] == shown[j], names[i] == names[j])
+            << columns << ": " << shown[i] << " / " << shown[j];
+      }
+    }
+  }
+  // Where start and tail agree, the part that differs is shown between them.
+  const std::vector<std::string> cijk =
+      DistinctElidedNames({std::string(kCijk128), std::string(kCijk256)}, 34);
+  EXPECT_NE(cijk[0].find("MT128x224x64"), std::string::npos) << cijk[0];
+  EXPECT_NE(cijk[1].find("MT256x128x64"), std::string::npos) << cijk[1];
+  EXPECT_TRUE(cijk[0].starts_with("Cijk_")) << cijk[0];
+  EXPECT_TRUE(cijk[0].ends_with("WG32_8_1")) << cijk[0];
+  const std::vector<std::string> xmma =
+      DistinctElidedNames({std::string(kXmmaNt), std::string(kXmmaTn)}, 34);
+  EXPECT_NE(xmma[1].find("tn_n"), std::string::npos) << xmma[1];
 }
 
 }  // namespace
