@@ -132,9 +132,10 @@ void TextTraining(const analysis::TriageReport& r, std::string* out) {
   for (const analysis::TrainingStep& s : r.last_steps) {
     if (s.rank) ranked.push_back(*s.rank);
   }
-  *out += fmt::format("\ntraining logs ({}): furthest step {}", r.training_logs, *r.furthest_step);
-  if (!ranked.empty()) *out += fmt::format(" of {}", analysis::TriageRankPhrase(ranked));
-  *out += '\n';
+  *out += fmt::format(
+      "\ntraining logs ({} file(s){}): furthest step {}\n", r.training_logs,
+      ranked.empty() ? std::string() : fmt::format(", {}", analysis::TriageRankPhrase(ranked)),
+      *r.furthest_step);
   for (const analysis::TrainingStep& s : r.last_steps) {
     const bool behind = s.rank && std::binary_search(r.behind.begin(), r.behind.end(), *s.rank);
     if (s.rank && !behind) continue;  // the ranks at the furthest step are said above

@@ -937,9 +937,12 @@ void WatchdogVerdict(const StuckCollective& w, TriageReport* out) {
   if (w.numel_in) what += fmt::format(" (NumelIn {})", *w.numel_in);
   const size_t world = TriageWorldOf(w.members);
   const std::string on = TriageRankPhrase(w.inside, world);
-  out->verdict = fmt::format(
-      "hang in {}: timed out on {}{}", what, on,
-      on.rfind("all ", 0) == 0 ? std::string() : fmt::format(" of {}", w.members.size()));
+  if (on.rfind("all ", 0) == 0) {  // "all 8 ranks but 0, 2, 3": the exceptions are |unknown|
+    out->verdict = fmt::format("hang in {}: timed out on {}{}", what, on,
+                               w.unknown.empty() ? "" : ", which left no timeout line");
+    return;
+  }
+  out->verdict = fmt::format("hang in {}: timed out on {} of {}", what, on, w.members.size());
   if (!w.unknown.empty()) {
     out->verdict += fmt::format("; {} left no timeout line", TriageRankPhrase(w.unknown, world));
   }
