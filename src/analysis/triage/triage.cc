@@ -659,7 +659,7 @@ size_t TriageWorldOf(const std::vector<int64_t>& members) {
 }
 
 std::string TriageRankPhrase(const std::vector<int64_t>& ranks, size_t total) {
-  const std::string set = total > 0 ? CompactRankSet(ranks, total) : CompactRankList(ranks);
+  std::string set = total > 0 ? CompactRankSet(ranks, total) : CompactRankList(ranks);
   if (set.rfind("all ", 0) == 0) return set;
   std::vector<int64_t> unique = ranks;
   SortUnique(&unique);
