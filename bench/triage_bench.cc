@@ -1,7 +1,9 @@
 // `trainscope triage` over a whole job: every rank's flight-recorder dump
 // (JSON form, a default group and a tensor-parallel group of 8, 2,000
-// entries each) and its c10d log (startup lines, then the watchdog timeout),
-// one rank missing from the last all-reduce. Files are written once to a
+// entries each), its c10d log (startup lines, then the watchdog timeout)
+// and its Megatron-LM training log (500 iterations), one rank missing from
+// the last all-reduce and one iteration behind (scripts/gen_triage_job.py
+// writes the same job for timing the CLI). Files are written once to a
 // temporary folder; the loop reads, sniffs and triages them all. CI runs 16
 // ranks; TRAINSCOPE_BENCH_TRIAGE_RANKS=1024 measures a large job.
 #include <benchmark/benchmark.h>
@@ -12,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "analysis/triage/triage.h"
 #include "formats/triage/failure_log_reader.h"
@@ -70,6 +73,22 @@ std::string BenchTriageLog(int64_t rank, int64_t ranks) {
   return out;
 }
 
+std::string BenchTriageTrainingLog(int64_t rank, int64_t steps, int64_t missing) {
+  std::string out = fmt::format("using world size: {}, data-parallel size: 8\n", rank);
+  const int64_t last = rank == missing ? steps - 1 : steps;
+  for (int64_t it = 1; it <= last; ++it) {
+    const int64_t sec = 1000 + it;
+    out += fmt::format(
+        " [2024-05-01 {:02d}:{:02d}:{:02d}] iteration {:8d}/{:8d} | consumed samples: {:12d} | "
+        "elapsed time per iteration (ms): {:.1f} | learning rate: 3.000000E-04 | global batch "
+        "size:   256 | lm loss: {:.6E} | loss scale: 1.0 | grad norm: 1.000 | number of skipped "
+        "iterations:   0 | number of nan iterations:   0 |\n",
+        10 + sec / 3600, sec / 60 % 60, sec % 60, it, 100000, it * 256,
+        1000.0 + static_cast<double>((it * 7 + rank) % 13), 3.0 - static_cast<double>(it) * 1e-4);
+  }
+  return out;
+}
+
 void BM_TriageJob(benchmark::State& state) {
   const int64_t ranks = BenchTriageRanks();
   const int64_t entries = 2000;
@@ -77,13 +96,17 @@ void BM_TriageJob(benchmark::State& state) {
       std::filesystem::temp_directory_path() / fmt::format("trainscope-bench-triage-{}", ranks);
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir / "logs");
+  std::filesystem::create_directories(dir / "train");
+  const int64_t missing = ranks / 2 + 3;
   int64_t bytes = 0;
   for (int64_t r = 0; r < ranks; ++r) {
-    const std::string dump = BenchTriageDump(r, ranks, entries, ranks / 2 + 3);
+    const std::string dump = BenchTriageDump(r, ranks, entries, missing);
     const std::string log = BenchTriageLog(r, ranks);
+    const std::string train = BenchTriageTrainingLog(r, 500, missing);
     std::ofstream(dir / fmt::format("nccl_trace_rank_{}.json", r), std::ios::binary) << dump;
     std::ofstream(dir / "logs" / fmt::format("rank{}.log", r), std::ios::binary) << log;
-    bytes += static_cast<int64_t>(dump.size() + log.size());
+    std::ofstream(dir / "train" / fmt::format("rank{}.log", r), std::ios::binary) << train;
+    bytes += static_cast<int64_t>(dump.size() + log.size() + train.size());
   }
   for (auto _ : state) {
     const trainscope::model::TriageInputs in =
@@ -91,6 +114,9 @@ void BM_TriageJob(benchmark::State& state) {
     const trainscope::analysis::TriageReport report = trainscope::analysis::Triage(in);
     if (report.stuck.empty() || report.stuck.front().missing.size() != 1) {
       state.SkipWithError("the missing rank was not found");
+    }
+    if (report.behind != std::vector<int64_t>{missing}) {
+      state.SkipWithError("the rank behind in its training log was not found");
     }
     benchmark::DoNotOptimize(report.verdict.size());
   }

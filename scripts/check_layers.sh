@@ -29,7 +29,7 @@ analysis_edges="
 common:
 accuracy: common
 health: common
-triage:
+triage: common health
 motifs: common
 cluster: common
 step: common motifs

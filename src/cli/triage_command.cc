@@ -36,16 +36,16 @@ int RunTriage(const TriageArgs& args) {
   report::TriageInputsSummary summary;
   summary.files_seen = inputs.files_seen;
   summary.not_read = inputs.not_read;
-  if (inputs.dumps.empty() && inputs.logs.empty()) {
+  if (inputs.dumps.empty() && inputs.logs.empty() && inputs.training.empty()) {
     std::string list;
     for (const model::NotRead& n : inputs.not_read)
       list += fmt::format("\n  {}: {}", n.path, n.reason);
     WriteStderr(TerminalSafe(
         fmt::format(
             "trainscope: error: nothing readable: no flight-recorder dump and no log with a "
-            "failure, rank or HCCL line among {} file(s){}\nhint: give the job's "
-            "flight-recorder dumps (JSON), its NCCL/c10d logs, or Ascend plogs "
-            "(docs/triage.md)\n",
+            "failure, rank, HCCL or training line among {} file(s){}\nhint: give the job's "
+            "flight-recorder dumps (JSON or pickled), its NCCL/c10d logs, its training logs, or "
+            "Ascend plogs (docs/triage.md)\n",
             inputs.files_seen, list),
         /*keep_newlines=*/true));
     return kExitUnusableInput;
@@ -84,9 +84,9 @@ int RunTriage(const TriageArgs& args) {
 CommandRunner RegisterTriage(CLI::App& app) {
   auto args = std::make_shared<TriageArgs>();
   app.add_option("paths", args->paths,
-                 "What the failed job left: flight-recorder dumps, NCCL/c10d logs, torchrun "
-                 "error.json, Slurm output, Ascend plogs and device logs; files or directories "
-                 "(walked at any depth)")
+                 "What the failed job left: flight-recorder dumps, NCCL/c10d logs, training logs, "
+                 "torchrun error.json, Slurm output, Ascend plogs and device logs; files or "
+                 "directories (walked at any depth)")
       ->required();
   app.add_option("--json", args->json_out,
                  "Write the triage as JSON (schema trainscope.triage/1, docs/json-schema.md) to "

@@ -57,6 +57,10 @@ std::string CompactRankList(std::span<const int32_t> ranks, size_t max_pieces) {
 }
 
 std::string CompactRankSet(std::span<const int32_t> ranks, size_t total) {
+  return CompactRankSet(std::vector<int64_t>(ranks.begin(), ranks.end()), total);
+}
+
+std::string CompactRankSet(std::span<const int64_t> ranks, size_t total) {
   const std::vector<int64_t> sorted = SortedUnique({ranks.begin(), ranks.end()});
   const bool within =
       !sorted.empty() && sorted.front() >= 0 && sorted.back() < static_cast<int64_t>(total);

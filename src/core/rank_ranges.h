@@ -20,5 +20,6 @@ std::string CompactRankList(std::span<const int32_t> ranks, size_t max_pieces = 
 // 0..total-1, and "all N ranks but 7, 9" when at most three are missing from
 // eight or more.
 std::string CompactRankSet(std::span<const int32_t> ranks, size_t total);
+std::string CompactRankSet(std::span<const int64_t> ranks, size_t total);
 
 }  // namespace trainscope

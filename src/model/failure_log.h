@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "model/flight_recorder.h"
+#include "model/training_record.h"
 
 namespace trainscope::model {
 
@@ -93,10 +94,21 @@ struct NotRead {
   std::string path, reason;
 };
 
+// How far a training log (one `health` reads, formats/log) got: per rank
+// its lines name, the last training record in file order. Key -1: the
+// records that name no rank (one log per rank, or the job's one log).
+struct TrainingProgress {
+  std::string path;
+  std::string format;  // LogFormatName: "megatron", "torchtitan", ...
+  int64_t records = 0;
+  std::map<int32_t, TrainingRecord> last_of_rank;
+};
+
 // Everything read for one triage.
 struct TriageInputs {
   std::vector<FlightRecorderDump> dumps;
   std::vector<FailureLog> logs;
+  std::vector<TrainingProgress> training;
   std::vector<NotRead> not_read;
   int64_t files_seen = 0;
 };

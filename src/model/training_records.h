@@ -16,9 +16,9 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <iterator>
 #include <vector>
 
+#include "core/index_iterator.h"
 #include "model/training_record.h"
 
 namespace trainscope::model {
@@ -68,31 +68,7 @@ class TrainingRecords {
   // Bytes held by the store (the blocks' buffers and the open records).
   size_t MemoryBytes() const;
 
-  class const_iterator {
-   public:
-    using iterator_category = std::input_iterator_tag;
-    using value_type = TrainingRecord;
-    using difference_type = std::ptrdiff_t;
-    using pointer = void;
-    using reference = TrainingRecord;
-    const_iterator() = default;
-    const_iterator(const TrainingRecords* records, size_t i) : records_(records), i_(i) {}
-    TrainingRecord operator*() const { return (*records_)[i_]; }
-    const_iterator& operator++() {
-      ++i_;
-      return *this;
-    }
-    const_iterator operator++(int) {
-      const_iterator before = *this;
-      ++i_;
-      return before;
-    }
-    bool operator==(const const_iterator& o) const { return i_ == o.i_; }
-
-   private:
-    const TrainingRecords* records_ = nullptr;
-    size_t i_ = 0;
-  };
+  using const_iterator = IndexIterator<TrainingRecords, TrainingRecord>;
   const_iterator begin() const { return {this, 0}; }
   const_iterator end() const { return {this, size()}; }
 

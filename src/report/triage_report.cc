@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "core/rank_ranges.h"
 #include "report/html_report.h"
 #include "report/html_style.h"
 #include "report/html_writer.h"
@@ -13,7 +14,11 @@
 namespace trainscope::report {
 namespace {
 
-using analysis::RankList;
+// A rank list for text and HTML: ranges, and "all 1,024 ranks but 7" when
+// the group is the whole job (core/rank_ranges); the JSON keeps every rank.
+std::string TriageRankSet(const std::vector<int64_t>& ranks, size_t world) {
+  return world > 0 ? CompactRankSet(ranks, world) : CompactRankList(ranks);
+}
 
 std::string Shape(const std::vector<std::vector<int64_t>>& sizes) {
   std::vector<std::string> parts;
@@ -44,7 +49,8 @@ void TextJobs(const analysis::TriageReport& r, std::string* out) {
   if (r.jobs.size() <= 1) return;
   *out += fmt::format("\n{} jobs' dumps found, triaged apart (never merged):\n", r.jobs.size());
   for (const analysis::TriageJob& j : r.jobs) {
-    *out += fmt::format("  {}: ranks {} ({} dumps){}\n", j.label, RankList(j.ranks), j.paths.size(),
+    *out += fmt::format("  {}: {} ({} dumps){}\n", j.label, analysis::TriageRankPhrase(j.ranks),
+                        j.paths.size(),
                         j.why.empty() ? std::string() : fmt::format("; apart because {}", j.why));
   }
 }
@@ -69,8 +75,9 @@ void TextStuckOne(const analysis::TriageReport& r, const analysis::StuckCollecti
       {"no dump", &s.no_dump},
       {watchdog ? "timed out in it" : "inside it", &s.inside},
       {watchdog ? "no timeout line" : "recorded nothing of it", &s.unknown}};
+  const size_t world = analysis::TriageWorldOf(s.members);
   for (const auto& [label, ranks] : lists) {
-    if (!ranks->empty()) *out += fmt::format("    {}: {}\n", label, RankList(*ranks));
+    if (!ranks->empty()) *out += fmt::format("    {}: {}\n", label, TriageRankSet(*ranks, world));
   }
   for (const std::string& p : s.unmatched_p2p) *out += fmt::format("    unmatched: {}\n", p);
 }
@@ -112,9 +119,30 @@ void TextRanks(const analysis::TriageReport& r, std::string* out) {
   if (r.ranks.empty()) return;
   *out += "\nper rank:\n";
   for (const analysis::TriageRankEvidence& e : r.ranks) {
-    *out += fmt::format("  {:<22} state {:<16} last completed {:<8} {}\n", e.node,
+    *out += fmt::format("  {:<22} state {:<16} last completed {:<8} last step {:<8} {}\n", e.node,
                         e.state.empty() ? "n/a" : e.state, OrNa(e.last_completed),
-                        e.last_line.substr(0, 120));
+                        OrNa(e.last_step), e.last_line.substr(0, 120));
+  }
+}
+
+// Training logs: how far the ranks got, and who stopped first.
+void TextTraining(const analysis::TriageReport& r, std::string* out) {
+  if (r.last_steps.empty() || !r.furthest_step) return;
+  std::vector<int64_t> ranked;
+  for (const analysis::TrainingStep& s : r.last_steps) {
+    if (s.rank) ranked.push_back(*s.rank);
+  }
+  *out += fmt::format(
+      "\ntraining logs ({} file(s){}): furthest step {}\n", r.training_logs,
+      ranked.empty() ? std::string() : fmt::format(", {}", analysis::TriageRankPhrase(ranked)),
+      *r.furthest_step);
+  for (const analysis::TrainingStep& s : r.last_steps) {
+    const bool behind = s.rank && std::binary_search(r.behind.begin(), r.behind.end(), *s.rank);
+    if (s.rank && !behind) continue;  // the ranks at the furthest step are said above
+    *out += fmt::format("  {:<22} last step {}{}{}  {}\n",
+                        s.rank ? fmt::format("rank {}", *s.rank) : std::string("(no rank)"), s.step,
+                        s.ordinal ? " (record number)" : "", behind ? " (behind)" : "",
+                        Where(s.path, s.line));
   }
 }
 
@@ -123,8 +151,9 @@ void TextRanks(const analysis::TriageReport& r, std::string* out) {
 std::string RenderTriageText(const analysis::TriageReport& r, const TriageInputsSummary& in) {
   std::string out;
   out += fmt::format("verdict: {}\n", r.verdict);
-  out += fmt::format("read: {} flight-recorder dump(s), {} log(s) of {} file(s)\n", r.dumps, r.logs,
-                     in.files_seen);
+  out +=
+      fmt::format("read: {} flight-recorder dump(s), {} log(s), {} training log(s) of {} file(s)\n",
+                  r.dumps, r.logs, r.training_logs, in.files_seen);
   TextJobs(r, &out);
   if (!r.stuck.empty()) {
     out += "\nstuck collectives:\n";
@@ -134,6 +163,7 @@ std::string RenderTriageText(const analysis::TriageReport& r, const TriageInputs
     }
   }
   TextErrors(r, &out);
+  TextTraining(r, &out);
   TextRanks(r, &out);
   if (!r.next_steps.empty()) {
     out += "\nnext:\n";
@@ -161,6 +191,7 @@ std::string RenderTriageJson(const analysis::TriageReport& r, const TriageInputs
   w.Field("files_seen", in.files_seen);
   w.Field("dumps", r.dumps);
   w.Field("logs", r.logs);
+  w.Field("training_logs", r.training_logs);
   w.Key("not_read").BeginArray();
   for (const model::NotRead& n : in.not_read) {
     w.BeginObject().Field("path", n.path).Field("reason", n.reason).EndObject();
@@ -274,9 +305,21 @@ std::string RenderTriageJson(const analysis::TriageReport& r, const TriageInputs
     w.Key("where").StringOrNull(e.path);
     w.Field("last_event_ns", e.last_event_ns);
     w.Field("first_error_ns", e.first_error_ns);
+    w.Field("last_step", e.last_step);
+    w.Field("last_step_ns", e.last_step_ns);
     w.EndObject();
   }
   w.EndArray();
+  w.Key("training").BeginObject();
+  w.Field("furthest_step", r.furthest_step);
+  Ranks(w, "behind", r.behind);
+  w.Key("last_steps").BeginArray();
+  for (const analysis::TrainingStep& s : r.last_steps) {
+    w.BeginObject().Field("rank", s.rank).Field("step", s.step).Field("step_is_ordinal", s.ordinal);
+    w.Field("time_ns", s.time_ns).Field("path", s.path).Field("line", s.line).EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
   w.Key("next_steps").BeginArray();
   for (const std::string& s : r.next_steps) w.String(s);
   w.EndArray();
@@ -319,12 +362,12 @@ std::string RenderTriageHtml(const analysis::TriageReport& r, const TriageInputs
     out.Raw("<p>No clock in the inputs: the table shows the order only.</p>");
   }
   out.Raw(
-      "<table><tr><th>rank / device</th><th>state</th><th>last completed</th><th>timeline</th>"
-      "<th>last line</th></tr>\n");
+      "<table><tr><th>rank / device</th><th>state</th><th>last completed</th><th>last "
+      "step</th><th>timeline</th><th>last line</th></tr>\n");
   const double span = lo && *hi > *lo ? static_cast<double>(*hi - *lo) : 1.0;
   for (const analysis::TriageRankEvidence& e : r.ranks) {
-    out.Format("<tr><td>{}</td><td>{}</td><td>{}</td><td><div class=\"tl\">", e.node,
-               e.state.empty() ? "n/a" : e.state, OrNa(e.last_completed));
+    out.Format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><div class=\"tl\">", e.node,
+               e.state.empty() ? "n/a" : e.state, OrNa(e.last_completed), OrNa(e.last_step));
     if (lo && e.last_event_ns) {
       out.Format("<span class=\"ev\" style=\"left:{}%\"></span>",
                  fmt::format("{:.2f}", 98.0 * static_cast<double>(*e.last_event_ns - *lo) / span));
@@ -345,7 +388,8 @@ std::string RenderTriageHtml(const analysis::TriageReport& r, const TriageInputs
           "<tr><td>{}</td><td>{} "
           "{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
           s.source, s.pg_name, s.pg_desc, s.op.empty() ? "n/a" : s.op, OrNa(s.seq), Shape(s.sizes),
-          RankList(s.missing), RankList(s.inside));
+          TriageRankSet(s.missing, analysis::TriageWorldOf(s.members)),
+          TriageRankSet(s.inside, analysis::TriageWorldOf(s.members)));
     }
     out.Raw("</table></section>\n");
   }

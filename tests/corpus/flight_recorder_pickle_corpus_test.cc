@@ -60,7 +60,8 @@ TEST(FlightRecorderPickleCorpus, GpuErrorDumpsReadWithTheStuckAllToAll) {
   // pg_status is keyed by pg_id: group "72" is pg_id 11.
   const model::FlightRecorderPgStatus& st = r8.pg_status.at("11");
   EXPECT_EQ(st.last_enqueued, 44796);
-  EXPECT_EQ(st.last_started, -1);  // timing not enabled: torch's initial value
+  // Timing not enabled: torch writes its initial value -1, read as unknown (as in the JSON form).
+  EXPECT_FALSE(st.last_started.has_value());
   EXPECT_EQ(st.last_completed, 44790);
   // The collective ranks 9 and 14 never reached: #44791 after their last #44790.
   const model::FlightRecorderEntry* stuck = nullptr;

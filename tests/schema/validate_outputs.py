@@ -9,7 +9,7 @@ validates, each against its schema (JSON Schema draft 2020-12):
 (trainscope.compare), `health --json` of the training logs in tests/data/logs
 (trainscope.health), `accuracy --json` of synth dumps and `accuracy --loss
 --json` (trainscope.accuracy), `triage --json` of the flight-recorder dumps
-(JSON and pickled) and a training log in tests/data/logs (trainscope.triage).
+(JSON and pickled) and training logs in tests/data/logs (trainscope.triage).
 Needs no corpus. Then checks that a schema
 catches a renamed and a missing field.
 
@@ -97,7 +97,7 @@ def main():
         run(binary, "health", os.path.join(logs, "flight"), "--json", out("flight.json"))
         validate(schemas["health"], out("flight.json"), "health --json (flight recorder)")
 
-        for inputs in ("flight", "flight_pickle", "megatron_planted.log"):
+        for inputs in ("flight", "flight_pickle", "megatron_planted.log", "triage_steps"):
             run(binary, "triage", os.path.join(logs, inputs), "--json", out("triage.json"))
             validate(schemas["triage"], out("triage.json"), "triage --json (%s)" % inputs)
 

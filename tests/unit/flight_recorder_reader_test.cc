@@ -172,7 +172,7 @@ TEST(FlightRecorderReader, ReadsThePickledDump) {
   EXPECT_EQ(dump->pg_ranks.at("0"), (std::vector<int64_t>{0, 1}));  // a list, not a string
   const model::FlightRecorderPgStatus& st = dump->pg_status.at("11");
   EXPECT_EQ(st.last_enqueued, 44796);
-  EXPECT_EQ(st.last_started, -1);
+  EXPECT_FALSE(st.last_started.has_value());  // -1: never, unknown as in the JSON form
   EXPECT_EQ(st.last_completed, 44790);
   ASSERT_EQ(dump->entries.size(), 2U);
   const model::FlightRecorderEntry& a = dump->entries[0];
@@ -203,6 +203,64 @@ TEST(FlightRecorderReader, ReadsThePickledDump) {
   EXPECT_FALSE(b.duration_ms.has_value());
   EXPECT_FALSE(b.pg_id.has_value());
   EXPECT_TRUE(b.pg_name.empty());
+}
+
+// SmallPickledDump() as FlightRecorder::dump_json writes the same dict.
+constexpr std::string_view kSmallDumpJson = R"({"version": "2.9",
+  "pg_config": {"72": {"name": "72", "desc": "EXPERT_MODEL_PARALLEL_GROUP", "ranks": "[8, 9, 10, 11]"},
+                "0": {"name": "0", "ranks": [0, 1]}},
+  "pg_status": {"11": {"last_enqueued_collective": 44796, "last_started_collective": -1,
+                       "last_completed_collective": 44790}},
+  "entries": [{"record_id": 5, "pg_id": 11, "process_group": ["72", "EXPERT_MODEL_PARALLEL_GROUP"],
+               "collective_seq_id": 44796, "p2p_seq_id": 0, "profiling_name": "nccl:all_to_all",
+               "time_created_ns": 1758580156092493363, "input_sizes": [[2048, 5120]],
+               "input_dtypes": ["BFloat16"], "output_sizes": [[2048, "x"], []],
+               "output_dtypes": ["BFloat16", null], "state": "completed", "timeout_ms": 180000,
+               "duration_ms": 2.5, "is_p2p": false},
+              {"collective_seq_id": "41", "profiling_name": "nccl:send 9->1", "is_p2p": true,
+               "state": "scheduled", "time_created_ns": null}]})";
+
+TEST(FlightRecorderReader, OneDumpReadsTheSameFromItsJsonAndPickledForms) {
+  auto pickled = ParseFlightRecorderPickle(SmallPickledDump(), "fr/_dump_9");
+  auto json = ParseFlightRecorderJson(kSmallDumpJson, "fr/_dump_9");
+  ASSERT_TRUE(pickled.ok()) << pickled.status().message();
+  ASSERT_TRUE(json.ok()) << json.status().message();
+  EXPECT_TRUE(pickled->from_pickle);
+  EXPECT_FALSE(json->from_pickle);
+  EXPECT_EQ(json->rank, pickled->rank);
+  EXPECT_EQ(json->version, pickled->version);
+  EXPECT_EQ(json->pg_ranks, pickled->pg_ranks);
+  EXPECT_EQ(json->pg_descs, pickled->pg_descs);
+  ASSERT_EQ(json->pg_status.size(), pickled->pg_status.size());
+  for (const auto& [pg, st] : json->pg_status) {
+    const model::FlightRecorderPgStatus& other = pickled->pg_status.at(pg);
+    EXPECT_EQ(st.last_enqueued, other.last_enqueued) << pg;
+    EXPECT_EQ(st.last_started, other.last_started) << pg;
+    EXPECT_EQ(st.last_completed, other.last_completed) << pg;
+  }
+  // -1 (never started) is unknown in both.
+  EXPECT_FALSE(json->pg_status.at("11").last_started.has_value());
+  ASSERT_EQ(json->entries.size(), pickled->entries.size());
+  for (size_t i = 0; i < json->entries.size(); ++i) {
+    const model::FlightRecorderEntry& a = json->entries[i];
+    const model::FlightRecorderEntry& b = pickled->entries[i];
+    EXPECT_EQ(a.pg_name, b.pg_name) << i;
+    EXPECT_EQ(a.pg_desc, b.pg_desc) << i;
+    EXPECT_EQ(a.collective_seq_id, b.collective_seq_id) << i;
+    EXPECT_EQ(a.record_id, b.record_id) << i;
+    EXPECT_EQ(a.profiling_name, b.profiling_name) << i;
+    EXPECT_EQ(a.state, b.state) << i;
+    EXPECT_EQ(a.is_p2p, b.is_p2p) << i;
+    EXPECT_EQ(a.pg_id, b.pg_id) << i;
+    EXPECT_EQ(a.p2p_seq_id, b.p2p_seq_id) << i;
+    EXPECT_EQ(a.input_sizes, b.input_sizes) << i;
+    EXPECT_EQ(a.output_sizes, b.output_sizes) << i;
+    EXPECT_EQ(a.input_dtypes, b.input_dtypes) << i;
+    EXPECT_EQ(a.output_dtypes, b.output_dtypes) << i;
+    EXPECT_EQ(a.time_created_ns, b.time_created_ns) << i;
+    EXPECT_EQ(a.timeout_ms, b.timeout_ms) << i;
+    EXPECT_EQ(a.duration_ms, b.duration_ms) << i;
+  }
 }
 
 TEST(FlightRecorderReader, APickleThatIsNoDumpOrRunsCodeIsAnError) {

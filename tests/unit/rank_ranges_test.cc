@@ -32,6 +32,10 @@ TEST(RankRanges, NearlyAllRanksAreSaidAsTheExceptions) {
   EXPECT_EQ(CompactRankSet(but_seven, 1024), "all 1,024 ranks but 7");
   // Few ranks: the list itself.
   EXPECT_EQ(CompactRankSet(std::vector<int32_t>{0, 1, 3}, 4), "0, 1, 3");
+  // The same for 64-bit ranks (flight-recorder dumps, triage).
+  std::vector<int64_t> wide(but_seven.begin(), but_seven.end());
+  EXPECT_EQ(CompactRankSet(wide, 1024), "all 1,024 ranks but 7");
+  EXPECT_EQ(CompactRankSet(std::vector<int64_t>{9, 14}, 16), "9, 14");
 }
 
 }  // namespace

@@ -121,7 +121,7 @@ TEST(TriageSynthetic, RankMissingFromAnAllReduceAmong64) {
   EXPECT_EQ(s.sizes[0], (std::vector<int64_t>{1024, 16}));
   EXPECT_EQ(s.dtypes, std::vector<std::string>{"Float"});
   EXPECT_EQ(r.culprits, std::vector<std::string>{"rank 37"});
-  EXPECT_NE(r.verdict.find("ranks 37 never reached it"), std::string::npos) << r.verdict;
+  EXPECT_NE(r.verdict.find("rank 37 never reached it"), std::string::npos) << r.verdict;
 }
 
 TEST(TriageSynthetic, UnmatchedSendRecvInAPipeline) {
@@ -355,6 +355,131 @@ TEST(TriageLoader, JsonDumpFieldsAreRead) {
   EXPECT_EQ(e.time_created_ns, int64_t{1758580156124299034});
   EXPECT_EQ(e.timeout_ms, 600000);
   EXPECT_EQ(e.duration_ms, 1.5);
+}
+
+// A Megatron-LM training line (`health`'s reader reads it).
+std::string TriageMegatronLine(int64_t iteration, int second, const std::string& prefix = "") {
+  return fmt::format(
+      "{} [2024-05-01 10:{:02d}:{:02d}] iteration {:8d}/{:8d} | consumed samples: {:12d} | "
+      "elapsed time per iteration (ms): 1000.0 | learning rate: 3.000000E-04 | global batch "
+      "size:   256 | lm loss: 3.000000E+00 | loss scale: 1.0 | grad norm: 1.000 | number of "
+      "skipped iterations:   0 | number of nan iterations:   0 |\n",
+      prefix, second / 60, second % 60, iteration, 1000, iteration * 256);
+}
+
+const analysis::TriageRankEvidence* TriageFixtureRank(const analysis::TriageReport& r,
+                                                      int64_t rank) {
+  for (const analysis::TriageRankEvidence& e : r.ranks) {
+    if (e.rank == rank) return &e;
+  }
+  return nullptr;
+}
+
+TEST(TriageTraining, ARankBehindInItsTrainingLogIsTheVerdictWhenNothingElseSpeaks) {
+  // tests/data/logs/triage_steps (make_fixtures.py): one Megatron log per
+  // rank naming no rank in its lines; rank 1 stops at iteration 80
+  // (10:01:10), the others reach 120.
+  const model::TriageInputs in = formats::LoadTriageInputs({DataDir() + "/logs/triage_steps"}, 2);
+  ASSERT_EQ(in.training.size(), 4U);
+  EXPECT_TRUE(in.dumps.empty());
+  EXPECT_TRUE(in.not_read.empty());
+  const analysis::TriageReport r = analysis::Triage(in);
+  EXPECT_EQ(r.training_logs, 4);
+  EXPECT_EQ(r.furthest_step, 120);
+  EXPECT_EQ(r.behind, std::vector<int64_t>{1});
+  EXPECT_EQ(r.verdict_kind, "hang");
+  EXPECT_EQ(r.culprits, std::vector<std::string>{"rank 1"});
+  EXPECT_NE(r.verdict.find("rank 1 last logged step 80, the others step 120"), std::string::npos)
+      << r.verdict;
+  ASSERT_EQ(r.last_steps.size(), 4U);
+  const analysis::TrainingStep& one = r.last_steps[1];
+  EXPECT_EQ(one.rank, 1);  // from the file name
+  EXPECT_EQ(one.step, 80);
+  EXPECT_FALSE(one.ordinal);
+  EXPECT_EQ(one.line, 9);  // the header line, then iterations 10..80
+  // 2024-05-01 10:01:10 UTC.
+  EXPECT_EQ(one.time_ns, int64_t{1714557670} * 1'000'000'000);
+  const analysis::TriageRankEvidence* ev = TriageFixtureRank(r, 1);
+  ASSERT_NE(ev, nullptr);
+  EXPECT_EQ(ev->last_step, 80);
+  EXPECT_EQ(ev->state, "behind");
+  const analysis::TriageRankEvidence* ahead = TriageFixtureRank(r, 0);
+  ASSERT_NE(ahead, nullptr);
+  EXPECT_EQ(ahead->last_step, 120);
+  EXPECT_TRUE(ahead->state.empty());
+}
+
+TEST(TriageTraining, LastStepsJoinTheDumpsEvidenceAndTheVerdict) {
+  const std::string dir = MakeTempDir("triage-steps");
+  const std::vector<TriageFixtureGroup> groups = {{"0", "default_pg", TriageFixtureRange(0, 3)}};
+  for (int64_t r = 0; r < 4; ++r) {
+    // Rank 2 never enqueued all-reduce 7; the others sit in it.
+    WriteFileBytes(
+        fmt::format("{}/nccl_trace_rank_{}.json", dir, r),
+        TriageFixtureDump(groups, TriageFixtureRun("0", "default_pg", 6, r == 2 ? 6 : 7)));
+  }
+  // One interleaved log whose lines name their ranks: rank 2 last printed
+  // iteration 20, the others 30.
+  std::string log;
+  for (int64_t it = 10; it <= 30; it += 10) {
+    for (int64_t r = 0; r < 4; ++r) {
+      if (r == 2 && it == 30) continue;
+      log += TriageMegatronLine(it, static_cast<int>(it), fmt::format("[rank{}]:", r));
+    }
+  }
+  WriteFileBytes(dir + "/train.log", log);
+  const analysis::TriageReport r = TriageFixtureRun(dir);
+  EXPECT_EQ(r.training_logs, 1);
+  EXPECT_EQ(r.verdict_kind, "hang");
+  EXPECT_EQ(r.culprits, std::vector<std::string>{"rank 2"});  // the dumps' verdict stands
+  EXPECT_EQ(r.behind, std::vector<int64_t>{2});
+  EXPECT_NE(r.verdict.find("; training logs: rank 2 last logged step 20, the others step 30"),
+            std::string::npos)
+      << r.verdict;
+  const analysis::TriageRankEvidence* ev = TriageFixtureRank(r, 2);
+  ASSERT_NE(ev, nullptr);
+  EXPECT_EQ(ev->state, "missing");
+  EXPECT_EQ(ev->last_step, 20);
+  EXPECT_EQ(ev->last_step_ns, (int64_t{1714557600} + 20) * 1'000'000'000);
+  const analysis::TriageRankEvidence* other = TriageFixtureRank(r, 3);
+  ASSERT_NE(other, nullptr);
+  EXPECT_EQ(other->last_step, 30);
+}
+
+TEST(TriageText, RankListsAreRangesAndExceptions) {
+  std::vector<int64_t> all;
+  for (int64_t r = 0; r < 1024; ++r) all.push_back(r);
+  EXPECT_EQ(analysis::TriageWorldOf(all), 1024U);
+  EXPECT_EQ(analysis::TriageWorldOf({8, 9, 10}), 0U);
+  EXPECT_EQ(analysis::TriageRankPhrase(all), "ranks 0-1023");
+  EXPECT_EQ(analysis::TriageRankPhrase(all, 1024), "all 1,024 ranks");
+  std::vector<int64_t> but_seven = all;
+  but_seven.erase(but_seven.begin() + 7);
+  EXPECT_EQ(analysis::TriageRankPhrase(but_seven, 1024), "all 1,024 ranks but 7");
+  EXPECT_EQ(analysis::TriageRankPhrase({14, 9}), "ranks 9, 14");
+  EXPECT_EQ(analysis::TriageRankPhrase({37}, 64), "rank 37");
+}
+
+TEST(TriageText, AWatchdogTimeoutOnAllButOneRankSaysSo) {
+  const std::string dir = MakeTempDir("triage-watchdog");
+  std::string log;
+  for (int64_t r = 0; r < 16; ++r) {
+    log += fmt::format("NCCL INFO comm 0x55 rank {} nRanks 16 nNodes 2 localRanks 8\n", r);
+  }
+  for (int64_t r = 0; r < 16; ++r) {
+    if (r == 5) continue;
+    log += fmt::format(
+        "[rank{}]:[E ProcessGroupNCCL.cpp:563] [Rank {}] Watchdog caught collective operation "
+        "timeout: WorkNCCL(SeqNum=9, OpType=ALLREDUCE, NumelIn=8, NumelOut=8, "
+        "Timeout(ms)=600000) ran for 600001 milliseconds before timing out.\n",
+        r, r);
+  }
+  WriteFileBytes(dir + "/job.log", log);
+  const analysis::TriageReport r = TriageFixtureRun(dir);
+  EXPECT_EQ(r.verdict_kind, "hang");
+  EXPECT_NE(r.verdict.find("timed out on all 16 ranks but 5, which left no timeout line"),
+            std::string::npos)
+      << r.verdict;
 }
 
 TEST(TriageCli, JsonSchemaAndExitCodes) {

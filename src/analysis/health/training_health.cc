@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "analysis/common/device_peaks.h"
+#include "core/index_iterator.h"
 #include "core/rule_file.h"
 
 namespace trainscope::analysis {
@@ -54,31 +55,7 @@ class Points {
     values_.push_back(p.value);
   }
 
-  class const_iterator {
-   public:
-    using iterator_category = std::input_iterator_tag;
-    using value_type = Point;
-    using difference_type = std::ptrdiff_t;
-    using pointer = void;
-    using reference = Point;
-    const_iterator() = default;
-    const_iterator(const Points* points, size_t i) : points_(points), i_(i) {}
-    Point operator*() const { return (*points_)[i_]; }
-    const_iterator& operator++() {
-      ++i_;
-      return *this;
-    }
-    const_iterator operator++(int) {
-      const_iterator before = *this;
-      ++i_;
-      return before;
-    }
-    bool operator==(const const_iterator& o) const { return i_ == o.i_; }
-
-   private:
-    const Points* points_ = nullptr;
-    size_t i_ = 0;
-  };
+  using const_iterator = IndexIterator<Points, Point>;
   const_iterator begin() const { return {this, 0}; }
   const_iterator end() const { return {this, size()}; }
 

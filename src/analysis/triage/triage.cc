@@ -8,6 +8,9 @@
 #include <set>
 #include <string_view>
 
+#include "analysis/health/log_series.h"
+#include "core/rank_ranges.h"
+
 namespace trainscope::analysis {
 namespace {
 
@@ -648,23 +651,19 @@ std::string Describe(const StuckCollective& s) {
 
 }  // namespace
 
-std::string RankList(const std::vector<int64_t>& ranks) {
-  std::vector<int64_t> r = ranks;
-  SortUnique(&r);
-  std::string out;
-  for (size_t i = 0; i < r.size();) {
-    size_t j = i;
-    while (j + 1 < r.size() && r[j + 1] == r[j] + 1) ++j;
-    if (!out.empty()) out += ',';
-    if (j - i >= 2) {
-      out += fmt::format("{}-{}", r[i], r[j]);
-    } else {
-      out += std::to_string(r[i]);
-      if (j == i + 1) out += fmt::format(",{}", r[j]);
-    }
-    i = j + 1;
+size_t TriageWorldOf(const std::vector<int64_t>& members) {
+  for (size_t i = 0; i < members.size(); ++i) {
+    if (members[i] != static_cast<int64_t>(i)) return 0;
   }
-  return out;
+  return members.size();
+}
+
+std::string TriageRankPhrase(const std::vector<int64_t>& ranks, size_t total) {
+  std::string set = total > 0 ? CompactRankSet(ranks, total) : CompactRankList(ranks);
+  if (set.rfind("all ", 0) == 0) return set;
+  std::vector<int64_t> unique = ranks;
+  SortUnique(&unique);
+  return fmt::format("{} {}", unique.size() == 1 ? "rank" : "ranks", set);
 }
 
 namespace {
@@ -912,8 +911,8 @@ void HangVerdict(const std::vector<const StuckCollective*>& named, TriageReport*
     if (s->p2p) {
       part += fmt::format(": unmatched p2p, {}", s->unmatched_p2p.front());
     } else {
-      part += fmt::format(": ranks {} never reached it ({} inside)", RankList(culprits),
-                          s->inside.size());
+      part += fmt::format(": {} never reached it ({} inside)",
+                          TriageRankPhrase(culprits, TriageWorldOf(s->members)), s->inside.size());
     }
     parts.push_back(std::move(part));
   }
@@ -936,10 +935,16 @@ void WatchdogVerdict(const StuckCollective& w, TriageReport* out) {
       fmt::format("PG {} {} SeqNum {}", w.pg_name, w.op.empty() ? std::string("n/a") : w.op,
                   w.seq ? std::to_string(*w.seq) : std::string("n/a"));
   if (w.numel_in) what += fmt::format(" (NumelIn {})", *w.numel_in);
-  out->verdict = fmt::format("hang in {}: timed out on ranks {} of {}", what, RankList(w.inside),
-                             w.members.size());
+  const size_t world = TriageWorldOf(w.members);
+  const std::string on = TriageRankPhrase(w.inside, world);
+  if (on.rfind("all ", 0) == 0) {  // "all 8 ranks but 0, 2, 3": the exceptions are |unknown|
+    out->verdict = fmt::format("hang in {}: timed out on {}{}", what, on,
+                               w.unknown.empty() ? "" : ", which left no timeout line");
+    return;
+  }
+  out->verdict = fmt::format("hang in {}: timed out on {} of {}", what, on, w.members.size());
   if (!w.unknown.empty()) {
-    out->verdict += fmt::format("; ranks {} left no timeout line", RankList(w.unknown));
+    out->verdict += fmt::format("; {} left no timeout line", TriageRankPhrase(w.unknown, world));
   }
 }
 
@@ -977,6 +982,91 @@ void Verdict(const std::vector<const StuckCollective*>& named, const LogFacts& f
         fmt::format("; first error: {} {} ({}:{}{})", e.node, model::FailureKindName(e.kind),
                     e.path, e.line, e.clock.empty() ? std::string() : fmt::format(", {}", e.clock));
   }
+}
+
+// ---- Training logs: the last step each rank reached -------------------------
+
+// Each rank's last step (the furthest any of its logs shows); the rank is
+// the one the lines name, else the one the path names (`rank3.log`).
+void ReadTrainingSteps(const std::vector<model::TrainingProgress>& in,
+                       std::map<int64_t, TriageRankEvidence>* evidence, TriageReport* out) {
+  std::map<int64_t, TrainingStep> of_rank;
+  std::vector<TrainingStep> unranked;
+  for (const model::TrainingProgress& p : in) {
+    const std::optional<PathRank> from_path = RankFromLogPath(p.path);
+    for (const auto& [rank, r] : p.last_of_rank) {
+      TrainingStep s;
+      s.step = r.step;
+      s.ordinal = r.step_is_ordinal;
+      s.time_ns = r.wall_ns;
+      s.path = p.path;
+      s.line = r.line;
+      if (rank >= 0) {
+        s.rank = rank;
+      } else if (from_path) {
+        s.rank = from_path->rank;
+      } else {
+        unranked.push_back(std::move(s));
+        continue;
+      }
+      auto [it, fresh] = of_rank.try_emplace(*s.rank, s);
+      if (!fresh && s.step > it->second.step) it->second = std::move(s);
+    }
+  }
+  for (auto& [rank, s] : of_rank) {
+    out->furthest_step = std::max(out->furthest_step.value_or(s.step), s.step);
+  }
+  if (of_rank.empty()) {
+    for (const TrainingStep& s : unranked) {
+      out->furthest_step = std::max(out->furthest_step.value_or(s.step), s.step);
+    }
+  }
+  if (of_rank.size() >= 2) {
+    for (const auto& [rank, s] : of_rank) {
+      if (s.step < *out->furthest_step) out->behind.push_back(rank);
+    }
+  }
+  for (auto& [rank, s] : of_rank) {
+    TriageRankEvidence& ev = EvidenceOf(evidence, rank);
+    ev.last_step = s.step;
+    ev.last_step_ns = s.time_ns;
+    if (ev.path.empty()) ev.path = fmt::format("{}:{}", s.path, s.line);
+    if (ev.last_line.empty()) ev.last_line = fmt::format("training step {}", s.step);
+    if (ev.state.empty() && std::binary_search(out->behind.begin(), out->behind.end(), rank)) {
+      ev.state = "behind";
+    }
+    out->last_steps.push_back(std::move(s));
+  }
+  for (TrainingStep& s : unranked) out->last_steps.push_back(std::move(s));
+}
+
+// The ranks whose training stopped before the others', in the verdict: a
+// stall of its own when nothing else was found, else one more piece of
+// evidence.
+void TrainingVerdict(bool finished, TriageReport* out) {
+  if (out->behind.empty() || !out->furthest_step) return;
+  std::set<int64_t> steps;
+  std::vector<int64_t> ranked;
+  for (const TrainingStep& s : out->last_steps) {
+    if (!s.rank) continue;
+    ranked.push_back(*s.rank);
+    if (std::binary_search(out->behind.begin(), out->behind.end(), *s.rank)) steps.insert(s.step);
+  }
+  const std::string at = steps.size() == 1
+                             ? fmt::format("step {}", *steps.begin())
+                             : fmt::format("steps {}-{}", *steps.begin(), *steps.rbegin());
+  const std::string said =
+      fmt::format("{} last logged {}, the others step {}",
+                  TriageRankPhrase(out->behind, TriageWorldOf(ranked)), at, *out->furthest_step);
+  if (out->verdict_kind == "no-failure" && !finished) {
+    out->verdict_kind = "hang";
+    out->culprits.clear();
+    for (int64_t r : out->behind) out->culprits.push_back(RankNode(r));
+    out->verdict = fmt::format(
+        "training stopped unevenly: {} (training logs); no dump or error line says why", said);
+    return;
+  }
+  out->verdict += fmt::format("; training logs: {}", said);
 }
 
 void NextSteps(const model::TriageInputs& in, const LogFacts& facts, TriageReport* out) {
@@ -1029,6 +1119,7 @@ TriageReport Triage(const model::TriageInputs& in) {
   TriageReport out;
   out.dumps = static_cast<int64_t>(in.dumps.size());
   out.logs = static_cast<int64_t>(in.logs.size());
+  out.training_logs = static_cast<int64_t>(in.training.size());
   std::map<int64_t, TriageRankEvidence> evidence;
 
   // Flight recorder, one job at a time.
@@ -1053,12 +1144,14 @@ TriageReport Triage(const model::TriageInputs& in) {
   for (const auto& [label, err] : facts.first_of_node) first_ns[label] = err.time_ns;
   AnalyzeLinks(in.logs, facts.identities, first_ns, &out);
   CompleteWatchdog(&facts, &evidence);
+  ReadTrainingSteps(in.training, &evidence, &out);
   FlightRecorderEndings(out, &facts);
   for (auto& [node, end] : facts.ending_of) out.endings.push_back(end);
 
   const std::vector<const StuckCollective*> named = NamedGroups(out);
   if (!named.empty()) MarkGroupEvidence(*named.front(), &evidence);
   Verdict(named, facts, &out);
+  TrainingVerdict(facts.finished, &out);
   if (facts.watchdog) out.stuck.push_back(std::move(*facts.watchdog));
 
   for (auto& [rank, ev] : evidence) out.ranks.push_back(std::move(ev));

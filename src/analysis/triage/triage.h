@@ -12,7 +12,8 @@
 // task errors become edges "who waited for whom" between devices; a cycle,
 // or the end of the chain, is the root cause (as mind-cluster's
 // ascend-faultdiag decides). Logs give the first error in time and how
-// each rank ended.
+// each rank ended; training logs the last step each rank reached, and the
+// ranks that stopped before the others.
 #pragma once
 
 #include <cstdint>
@@ -90,6 +91,19 @@ struct TriageRankEvidence {
   std::string path;
   // The clock of its last event and of its first error (nanoseconds, local wall time).
   std::optional<int64_t> last_event_ns, first_error_ns;
+  // The last training step its training log shows, and that line's clock.
+  std::optional<int64_t> last_step, last_step_ns;
+};
+
+// The last training step a training log shows for one rank (the logs
+// `health` reads): how far the rank got.
+struct TrainingStep {
+  std::optional<int64_t> rank;  // unset: neither the lines nor the path name one
+  int64_t step = 0;
+  bool ordinal = false;            // the log prints no step: the record's number
+  std::optional<int64_t> time_ns;  // the line's clock, when it has one
+  std::string path;
+  int64_t line = 0;
 };
 
 struct TriageJob {
@@ -114,12 +128,21 @@ struct TriageReport {
   std::vector<TriageRankEvidence> ranks;
   std::vector<TriageJob> jobs;  // two or more: dumps of several jobs, kept apart
   std::vector<std::string> next_steps;
-  int64_t dumps = 0, logs = 0;
+  // Training logs: each rank's last step (rank order; logs naming no rank
+  // last), the furthest step a rank reached, and the ranks behind it.
+  std::vector<TrainingStep> last_steps;
+  std::optional<int64_t> furthest_step;
+  std::vector<int64_t> behind;
+  int64_t dumps = 0, logs = 0, training_logs = 0;
 };
 
 TriageReport Triage(const model::TriageInputs& inputs);
 
-// "9,14" / "8-15": ranks as a short list.
-std::string RankList(const std::vector<int64_t>& ranks);
+// Ranks for text and HTML (core/rank_ranges): "rank 9", "ranks 9, 14",
+// "ranks 0-1023", or with the job's |total| ranks 0..total-1 known, "all
+// 1,024 ranks but 7". The JSON keeps the full lists.
+std::string TriageRankPhrase(const std::vector<int64_t>& ranks, size_t total = 0);
+// |members|' size when they are the ranks 0..n-1 (a whole job), else 0.
+size_t TriageWorldOf(const std::vector<int64_t>& members);
 
 }  // namespace trainscope::analysis

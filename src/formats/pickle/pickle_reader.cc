@@ -617,6 +617,28 @@ Status PickleParser::PushDecimal(std::string_view text) {
   return Status::Ok();
 }
 
+namespace {
+
+// The one-character escapes of codecs.escape_decode; a backslash before a
+// newline stands for nothing (a continued line).
+struct PickleEscape {
+  char after, means;
+  bool nothing;
+};
+constexpr PickleEscape kPickleEscapes[] = {
+    {'n', '\n', false},  {'t', '\t', false}, {'r', '\r', false}, {'a', '\a', false},
+    {'b', '\b', false},  {'f', '\f', false}, {'v', '\v', false}, {'\\', '\\', false},
+    {'\'', '\'', false}, {'"', '"', false},  {'\n', '\0', true}};
+
+const PickleEscape* PickleSimpleEscape(char c) {
+  for (const PickleEscape& e : kPickleEscapes) {
+    if (e.after == c) return &e;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 // STRING's argument: a Python 2 repr, quoted, with backslash escapes
 // (codecs.escape_decode).
 Status PickleParser::PushEscapedString(std::string_view line) {
@@ -633,55 +655,26 @@ Status PickleParser::PushEscapedString(std::string_view line) {
       continue;
     }
     const char c = body[++i];
-    switch (c) {
-      case 'n':
-        raw.push_back('\n');
-        break;
-      case 't':
-        raw.push_back('\t');
-        break;
-      case 'r':
-        raw.push_back('\r');
-        break;
-      case 'a':
-        raw.push_back('\a');
-        break;
-      case 'b':
-        raw.push_back('\b');
-        break;
-      case 'f':
-        raw.push_back('\f');
-        break;
-      case 'v':
-        raw.push_back('\v');
-        break;
-      case '\\':
-      case '\'':
-      case '"':
-        raw.push_back(c);
-        break;
-      case '\n':
-        break;
-      case 'x': {
-        const int hi = i + 1 < body.size() ? PickleHexDigit(body[i + 1]) : -1;
-        const int lo = i + 2 < body.size() ? PickleHexDigit(body[i + 2]) : -1;
-        if (hi < 0 || lo < 0) return Fail("invalid \\x escape in the string");
-        raw.push_back(static_cast<char>(hi * 16 + lo));
-        i += 2;
-        break;
+    if (const PickleEscape* e = PickleSimpleEscape(c)) {
+      if (!e->nothing) raw.push_back(e->means);
+      continue;
+    }
+    if (c == 'x') {
+      const int hi = i + 1 < body.size() ? PickleHexDigit(body[i + 1]) : -1;
+      const int lo = i + 2 < body.size() ? PickleHexDigit(body[i + 2]) : -1;
+      if (hi < 0 || lo < 0) return Fail("invalid \\x escape in the string");
+      raw.push_back(static_cast<char>(hi * 16 + lo));
+      i += 2;
+    } else if (c >= '0' && c <= '7') {
+      int v = c - '0';
+      for (int k = 0; k < 2 && i + 1 < body.size() && body[i + 1] >= '0' && body[i + 1] <= '7';
+           ++k) {
+        v = v * 8 + (body[++i] - '0');
       }
-      default:
-        if (c >= '0' && c <= '7') {
-          int v = c - '0';
-          for (int k = 0; k < 2 && i + 1 < body.size() && body[i + 1] >= '0' && body[i + 1] <= '7';
-               ++k) {
-            v = v * 8 + (body[++i] - '0');
-          }
-          raw.push_back(static_cast<char>(v & 0xFF));
-        } else {  // unknown escapes stay as they are
-          raw.push_back('\\');
-          raw.push_back(c);
-        }
+      raw.push_back(static_cast<char>(v & 0xFF));
+    } else {  // unknown escapes stay as they are
+      raw.push_back('\\');
+      raw.push_back(c);
     }
   }
   return PushText(PickleKind::kString, raw);

@@ -11,6 +11,7 @@
 #include "core/mapped_file.h"
 #include "core/parallel.h"
 #include "formats/log/flight_recorder_reader.h"
+#include "formats/log/training_log_reader.h"
 
 namespace trainscope::formats {
 namespace {
@@ -537,12 +538,33 @@ bool LooksBinary(std::string_view bytes) {
   return std::count(head.begin(), head.end(), '\0') > 0;
 }
 
-// One file: a dump, a log, or a reason it is neither.
+// One file: a dump, a log (of failure lines, of training lines or both),
+// or a reason it is none.
 struct LoadedFile {
   std::optional<model::FlightRecorderDump> dump;
   std::optional<model::FailureLog> log;
+  std::optional<model::TrainingProgress> training;
   std::string not_read;
 };
+
+bool IsGzip(std::string_view bytes) {
+  return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
+         static_cast<unsigned char>(bytes[1]) == 0x8b;
+}
+
+// How far a training log got, read by `health`'s reader (formats/log):
+// per rank its lines name, the last record; nullopt without a record.
+std::optional<model::TrainingProgress> TrainingProgressOf(std::string_view bytes,
+                                                          const std::string& path) {
+  Result<ReadTrainingLog> read = ReadTrainingLogBytes(bytes, IsGzip(bytes), path);
+  if (!read.ok() || read->log.records.empty()) return std::nullopt;
+  model::TrainingProgress p;
+  p.path = path;
+  p.format = std::string(model::LogFormatName(read->log.format));
+  p.records = static_cast<int64_t>(read->log.records.size());
+  for (const model::TrainingRecord& r : read->log.records) p.last_of_rank[r.rank] = r;
+  return p;
+}
 
 LoadedFile LoadOne(const std::string& path) {
   LoadedFile out;
@@ -570,13 +592,22 @@ LoadedFile LoadOne(const std::string& path) {
     }
     return out;
   }
+  if (IsGzip(bytes)) {  // a compressed training log
+    out.training = TrainingProgressOf(bytes, path);
+    if (!out.training) out.not_read = "gzip, but no training line in it";
+    return out;
+  }
   if (LooksBinary(bytes)) {
     out.not_read = "binary, not a log or a dump";
     return out;
   }
   model::FailureLog log = ParseFailureLog(bytes, path);
+  out.training = TrainingProgressOf(bytes, path);
   if (log.events.empty() && log.ranks.empty() && !log.identity && !log.finished) {
-    out.not_read = fmt::format("no failure, rank or HCCL line in {} line(s)", log.lines);
+    if (!out.training) {
+      out.not_read =
+          fmt::format("no failure, rank, HCCL or training line in {} line(s)", log.lines);
+    }
     return out;
   }
   out.log = std::move(log);
@@ -631,8 +662,9 @@ model::TriageInputs LoadTriageInputs(const std::vector<std::string>& paths, unsi
     LoadedFile& f = loaded[i];
     if (f.dump) {
       in.dumps.push_back(std::move(*f.dump));
-    } else if (f.log) {
-      in.logs.push_back(std::move(*f.log));
+    } else if (f.log || f.training) {
+      if (f.log) in.logs.push_back(std::move(*f.log));
+      if (f.training) in.training.push_back(std::move(*f.training));
     } else {
       in.not_read.push_back({files[i], f.not_read});
     }

@@ -33,7 +33,9 @@ struct FlightRecorderFile {
 FlightRecorderFile ReadFlightRecorderFile(std::string_view bytes, const std::string& path);
 
 // Every file of |paths| (directories walked at any depth, never through a
-// directory link), each sniffed and read, or listed with why it was not.
+// directory link), each sniffed and read, or listed with why it was not. A
+// text file is read for failure lines and, by `health`'s reader, for
+// training lines (how far each rank got); a gzip file for training lines.
 model::TriageInputs LoadTriageInputs(const std::vector<std::string>& paths, unsigned threads);
 
 }  // namespace trainscope::formats

@@ -288,3 +288,24 @@ with open("flight_pickle/nccl_trace_rank_0", "wb") as f:
     pickle.dump(fr_dumps[0], f, protocol=2)
 with open("flight_pickle/_dump_3", "wb") as f:
     pickle.dump(fr_dumps[3], f, protocol=2)
+
+
+# A job that stopped unevenly (triage_steps/): four ranks' Megatron logs,
+# one file per rank, naming no rank in their lines; ranks 0, 2 and 3 reach
+# iteration 120, rank 1 logs iteration 80 last (at 10:01:10) and nothing
+# after. No dump and no error line: the training logs alone tell the rank.
+os.makedirs("triage_steps", exist_ok=True)
+for rank in range(4):
+    last = 80 if rank == 1 else 120
+    lines = ["using world size: 4, data-parallel size: 4"]
+    for i, step in enumerate(range(10, last + 1, 10)):
+        t = T0 + datetime.timedelta(seconds=10 * i)
+        lines.append(
+            f" [{t.strftime('%Y-%m-%d %H:%M:%S')}] iteration {step:8d}/{1000:8d} |"
+            f" consumed samples: {step * 256:12d} |"
+            f" elapsed time per iteration (ms): {1000.0:.1f} |"
+            f" learning rate: {3.0e-4:.6E} | global batch size: {256:5d} |"
+            f" lm loss: {3.0 - 0.02 * i:.6E} | loss scale: {1.0:.1f} | grad norm: {1.0:.3f} |"
+            f" number of skipped iterations: {0:3d} | number of nan iterations: {0:3d} |")
+    with open(f"triage_steps/rank{rank}.log", "w") as f:
+        f.write("\n".join(lines) + "\n")
