@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "analysis/common/findings_catalog.h"
+#include "analysis/compare/op_alignment.h"
 #include "analysis/job/rank_analysis.h"
 
 namespace trainscope::analysis {
@@ -111,6 +112,10 @@ struct RunComparison {
   // (new - base) / base x 100 of the step time: the job's mean step when
   // both sides have one (a cluster), else the compared rank's.
   std::optional<double> step_change_pct;
+  // The compared steps paired by framework op and module class
+  // (op_alignment.h); nullopt with the reason in op_alignment_missing.
+  std::optional<OpAlignment> op_alignment;
+  std::string op_alignment_missing;
 };
 
 struct CompareOptions {
@@ -119,6 +124,9 @@ struct CompareOptions {
   // noise band (compare_same_pct: a step-time change below it is "about the
   // same"); null: FindingCatalog::Builtin().
   const FindingCatalog* catalog = nullptr;
+  // The remedies the op alignment names (--fingerprints merged with the
+  // built-in); null: FingerprintLibrary::Builtin().
+  const FingerprintLibrary* fingerprints = nullptr;
 };
 
 // Fails (kNotFound) when |options.rank| is absent on a side.
