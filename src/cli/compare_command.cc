@@ -150,6 +150,7 @@ int RunCompare(const CompareArgs& args) {
   analysis::CompareOptions options;
   options.rank = args.rank;
   options.catalog = &rules->Catalog();
+  if (rules->fingerprints) options.fingerprints = &*rules->fingerprints;
   auto comparison = analysis::CompareRuns(*base, *next, options);
   if (!comparison.ok()) return ReportError(comparison.status());
   int exit_code = kExitSuccess;

@@ -9,6 +9,7 @@
 
 #include "report/charts.h"
 #include "report/compare_gate_report.h"
+#include "report/compare_ops_report.h"
 #include "report/compare_report.h"
 #include "report/html_report.h"
 #include "report/html_style.h"
@@ -195,7 +196,9 @@ std::string RenderCompareHtml(const RunComparison& c, const std::string& tool_ve
   Lanes(out, c);
   out.Raw("</section>\n<section id=\"operators\"><h2>Operators</h2>");
   OperatorTable(out, c.operators);
-  out.Raw("</section>\n<section id=\"findings\"><h2>Findings</h2>");
+  out.Raw("</section>\n");
+  RenderOpAlignmentHtml(out, c);
+  out.Raw("<section id=\"findings\"><h2>Findings</h2>");
   FindingsTable(out, c);
   out.Raw("</section>\n</main>\n");
   out.Raw(kSortScript);

@@ -7,6 +7,7 @@
 #include "core/safe_text.h"
 #include "model/kernel_names.h"
 #include "report/compare_gate_report.h"
+#include "report/compare_ops_report.h"
 #include "report/json_writer.h"
 #include "report/text_report.h"
 #include "report/text_table.h"
@@ -208,6 +209,7 @@ std::string RenderCompareText(const RunComparison& c, const CompareTextOptions& 
   TextValues(c, &out);
   TextGroups("families", c.families, c.families.size(), &out);
   TextGroups("operators (by |delta|)", c.operators, options.operators, &out);
+  RenderOpAlignmentText(c, options.framework_ops, &out);
   TextFindings(c, &out);
   if (c.gate) AppendGateText(*c.gate, &out);
   return out;
@@ -246,6 +248,7 @@ std::string RenderCompareJson(const RunComparison& c, const std::string& tool_ve
   w.EndArray();
   JsonGroups(w, "families", c.families);
   JsonGroups(w, "operators", c.operators);
+  WriteOpAlignmentJson(w, c);
   w.Key("findings").BeginArray();
   for (const analysis::ComparedFinding& f : c.findings) {
     w.BeginObject();

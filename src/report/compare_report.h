@@ -13,7 +13,8 @@ inline constexpr const char* kCompareJsonSchema = "trainscope.compare/2";
 
 struct CompareTextOptions {
   bool color = false;
-  size_t operators = 12;  // rows of the operator table
+  size_t operators = 12;      // rows of the operator table
+  size_t framework_ops = 10;  // rows of the framework op and module tables
 };
 
 // One compared number as the reports show it: "n/a" when unknown, counts

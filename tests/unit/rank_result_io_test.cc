@@ -239,6 +239,23 @@ RankResult MakeSample() {
   modules.outside_kernels = 3;
   modules.outside_ns = 7'000;
   step.distribution.module_tree = modules;
+  FrameworkOps framework_ops;
+  framework_ops.ops.push_back(
+      FrameworkOpStat{"aten::linear",
+                      "[[16, 559, 1024], [2816, 1024], []]",
+                      2,
+                      168,
+                      168,
+                      8'997'754,
+                      {OwnedKernel{"sm90_xmma_gemm_bf16bf16", "sm90_xmma_gemm", 168, 8'000'000}},
+                      {}});
+  framework_ops.modules.push_back(
+      FrameworkOpStat{"Qwen2RMSNorm", "", 0, 49, 392, 7'378'000, {}, {"unfused-rmsnorm"}});
+  framework_ops.kernels = 1'500;
+  framework_ops.kernel_ns = 45'346'791;
+  framework_ops.owned_kernels = 1'200;
+  framework_ops.owned_ns = 31'905'473;
+  step.distribution.framework_ops = framework_ops;
   step.distribution.memory = memory;  // gap_max, GE/APP peaks, element-wise share unknown  //
                                       // gap_max, GE and APP peaks unknown
   step.distribution.step_trace->preparing_ns = 1'250;
@@ -342,6 +359,11 @@ TEST(RankResultIoTest, SampleRoundTripsBitExactly) {
   EXPECT_EQ(back->steps[0].distribution.module_tree->nodes.at(1).fingerprints,
             (std::vector<std::string>{"unfused-rmsnorm"}));
   EXPECT_EQ(back->steps[0].distribution.module_tree->outside_ns, 7'000);
+  ASSERT_TRUE(back->steps[0].distribution.framework_ops.has_value());
+  EXPECT_EQ(back->steps[0].distribution.framework_ops->ops.at(0).top_kernels.at(0).count, 168);
+  EXPECT_EQ(back->steps[0].distribution.framework_ops->modules.at(0).fingerprints,
+            (std::vector<std::string>{"unfused-rmsnorm"}));
+  EXPECT_EQ(back->steps[0].distribution.framework_ops->owned_ns, 31'905'473);
   ASSERT_TRUE(back->steps[0].distribution.memory.has_value());
   EXPECT_EQ(back->steps[0].distribution.memory->gap_mean_bytes, 490766425);
   EXPECT_FALSE(back->steps[0].distribution.memory->gap_max_bytes.has_value());
@@ -360,7 +382,7 @@ TEST(RankResultIoTest, FormatVersionMatchesTheLayout) {
     size_t size;
     uint64_t hash;
   };
-  constexpr Layout kLayout{26, 1471, 0x5130aae56354869e};
+  constexpr Layout kLayout{27, 1631, 0xcbb27f97496c6c73};
   EXPECT_EQ(kRankResultFormatVersion, kLayout.version);
   EXPECT_EQ(bytes.size(), kLayout.size);
   EXPECT_EQ(hash, kLayout.hash) << std::hex << hash;

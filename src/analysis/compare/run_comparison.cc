@@ -417,6 +417,10 @@ Result<RunComparison> CompareRuns(const JobAnalysis& base, const JobAnalysis& ne
   c.families = CompareFamilies(b, n);
   c.operators = CompareOperators(b, n);
   c.findings = CompareFindings(base, next);
+  c.op_alignment = AlignOperators(
+      b, c.base.platform, n, c.next.platform,
+      options.fingerprints != nullptr ? *options.fingerprints : FingerprintLibrary::Builtin(),
+      &c.op_alignment_missing);
   if (const ComparedValue* step = VerdictStep(c.values)) c.step_change_pct = step->delta_pct();
   CheckPredictions(base, &c);
   if (b != nullptr) c.base_density = b->density;

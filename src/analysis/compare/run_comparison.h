@@ -19,6 +19,7 @@
 #include "analysis/common/findings_catalog.h"
 #include "analysis/compare/regression_gate.h"
 #include "analysis/compare/workload_check.h"
+#include "analysis/compare/op_alignment.h"
 #include "analysis/job/rank_analysis.h"
 
 namespace trainscope::analysis {
@@ -119,6 +120,10 @@ struct RunComparison {
   WorkloadCheck workload;
   // The regression gate (regression_gate.h), when --gate asked for it.
   std::optional<GateResult> gate;
+  // The compared steps paired by framework op and module class
+  // (op_alignment.h); nullopt with the reason in op_alignment_missing.
+  std::optional<OpAlignment> op_alignment;
+  std::string op_alignment_missing;
 };
 
 struct CompareOptions {
@@ -127,6 +132,9 @@ struct CompareOptions {
   // noise band (compare_same_pct: a step-time change below it is "about the
   // same"); null: FindingCatalog::Builtin().
   const FindingCatalog* catalog = nullptr;
+  // The remedies the op alignment names (--fingerprints merged with the
+  // built-in); null: FingerprintLibrary::Builtin().
+  const FingerprintLibrary* fingerprints = nullptr;
 };
 
 // Fails (kNotFound) when |options.rank| is absent on a side.

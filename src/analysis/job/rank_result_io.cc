@@ -153,11 +153,24 @@ template <class V, Is<ModuleTree> S>
 void VisitFields(V& v, S& tree) {
   TS_FIELDS(v, tree, nodes, kernels, outside_kernels, outside_ns);
 }
+template <class V, Is<OwnedKernel> S>
+void VisitFields(V& v, S& kernel) {
+  TS_FIELDS(v, kernel, name, op_type, count, total_ns);
+}
+template <class V, Is<FrameworkOpStat> S>
+void VisitFields(V& v, S& op) {
+  TS_FIELDS(v, op, name, shapes, shape_variants, calls, kernels, kernel_ns, top_kernels,
+            fingerprints);
+}
+template <class V, Is<FrameworkOps> S>
+void VisitFields(V& v, S& framework_ops) {
+  TS_FIELDS(v, framework_ops, ops, modules, kernels, kernel_ns, owned_kernels, owned_ns);
+}
 template <class V, Is<StepDistribution> S>
 void VisitFields(V& v, S& distribution) {
   TS_FIELDS(v, distribution, step, kernels, density, families, top_operators, step_trace, breakdown,
             motifs, host_sync, data_loader, operator_efficiency, launch_gaps, memory, module_tree,
-            timeline_set_aside);
+            framework_ops, timeline_set_aside);
 }
 template <class V, Is<TimelineKernel> S>
 void VisitFields(V& v, S& kernel) {

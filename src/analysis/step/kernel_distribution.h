@@ -11,6 +11,7 @@
 #include "analysis/common/family_rules.h"
 #include "analysis/common/statistics.h"
 #include "analysis/motifs/motifs.h"
+#include "analysis/step/framework_ops.h"
 #include "analysis/step/host_sync.h"
 #include "analysis/step/input_bound.h"
 #include "analysis/step/launch_gaps.h"
@@ -104,6 +105,10 @@ struct StepDistribution {
   // The nn.Module time tree (module_tree.h); nullopt when the profile has
   // no module annotations with launch links.
   std::optional<ModuleTree> module_tree;
+  // Device time by launching framework op and module class
+  // (framework_ops.h), what `compare` pairs across platforms; nullopt
+  // without launch links to framework ops.
+  std::optional<FrameworkOps> framework_ops;
   // Why the step's device timeline (the placement of its device events in
   // time) is set aside, "" when it is used: no source of device events
   // agrees with step_trace_time.csv, or the rank's timeline is impossible
