@@ -99,6 +99,13 @@ def test_compare_equals_the_cli(synth_job, fused_job):
     assert document["schema"].startswith("trainscope.compare/")
 
 
+def test_compare_gate_returns_its_verdict_without_raising(synth_job):
+    document = trainscope.compare(synth_job, synth_job, gate=True)
+    reference = cli("compare", synth_job, synth_job, "--gate", "--json", "-", check=False)
+    assert document == json.loads(reference.stdout)
+    assert document["gate"] is not None
+
+
 def test_health_equals_the_cli():
     log = SOURCE_DIR / "tests" / "data" / "logs" / "hf_trainer_planted.log"
     assert trainscope.health(log) == json.loads(cli_json("health", log))

@@ -123,12 +123,22 @@ def analyze(paths, threads=None, step=None, rank=None, thresholds=None, families
 
 
 def compare(base, new, threads=None, step=None, base_step=None, new_step=None, rank=None,
-            thresholds=None, families=None, fingerprints=None, activity_rules=None):
-    """Compares two runs with the same yardstick; returns the ``trainscope.compare`` document."""
+            thresholds=None, families=None, fingerprints=None, activity_rules=None, gate=None):
+    """Compares two runs with the same yardstick; returns the ``trainscope.compare`` document.
+
+    ``gate``: the regression gate's rules (``True`` for the default rules, or
+    a string such as ``"step_time:+3%,op:MatMulV3:+10%"``; docs/compare.md).
+    A gate's verdict is in the document's ``gate``; a regression (the CLI's
+    exit 3) or a rule that cannot conclude (exit 4) does not raise.
+    """
     options = _options(threads=threads, step=step, base_step=base_step, new_step=new_step,
                        rank=rank, thresholds=thresholds, families=families,
                        fingerprints=fingerprints, activity_rules=activity_rules)
-    _, out = _document(["compare", _path(base), _path(new)] + options)
+    ok_codes = (_EXIT_SUCCESS,)
+    if gate is not None and gate is not False:
+        options.append("--gate" if gate is True else f"--gate={gate}")
+        ok_codes = (_EXIT_SUCCESS, 3, 4)
+    _, out = _document(["compare", _path(base), _path(new)] + options, ok_codes)
     return json.loads(out)
 
 
