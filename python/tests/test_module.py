@@ -99,9 +99,11 @@ def test_compare_equals_the_cli(synth_job, fused_job):
     assert document["schema"].startswith("trainscope.compare/")
 
 
-def test_compare_gate_returns_its_verdict_without_raising(synth_job):
-    document = trainscope.compare(synth_job, synth_job, gate=True)
-    reference = cli("compare", synth_job, synth_job, "--gate", "--json", "-", check=False)
+def test_compare_gate_returns_its_verdict_without_raising(synth_job, fused_job):
+    # Whatever the gate decides (exit 0, 3 or 4), the document comes back.
+    document = trainscope.compare(synth_job, fused_job, gate=True)
+    reference = cli("compare", synth_job, fused_job, "--gate", "--json", "-", check=False)
+    assert reference.returncode in (0, 3, 4)
     assert document == json.loads(reference.stdout)
     assert document["gate"] is not None
 

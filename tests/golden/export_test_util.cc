@@ -3,6 +3,8 @@
 #include <simdjson.h>
 #include <sqlite3.h>
 
+#include "test_paths.h"
+
 namespace trainscope::testing {
 
 std::map<std::pair<int64_t, int64_t>, int64_t> KernelsPerStep(const std::string& json) {
@@ -61,6 +63,41 @@ std::vector<std::vector<std::string>> SqliteRows(const std::string& path, const 
   }
   sqlite3_close_v2(db);
   return rows;
+}
+
+std::vector<std::vector<std::string>> ReadExportCsv(const std::string& path) {
+  const std::string text = ReadFileBytes(path);
+  std::vector<std::vector<std::string>> lines;
+  std::vector<std::string> fields;
+  std::string field;
+  bool quoted = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+        field.push_back('"');
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        field.push_back(c);
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      fields.push_back(field);
+      field.clear();
+    } else if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') {
+      fields.push_back(field);
+      field.clear();
+      lines.push_back(fields);
+      fields.clear();
+      ++i;
+    } else {
+      field.push_back(c);
+    }
+  }
+  return lines;
 }
 
 int64_t Occurrences(const std::string& text, const std::string& part) {

@@ -21,6 +21,10 @@ int64_t SqliteCount(const std::string& path, const std::string& sql);
 // error.
 std::vector<std::vector<std::string>> SqliteRows(const std::string& path, const std::string& sql);
 
+// The lines of a CSV file as the CSV export writes it (RFC 4180: quoted
+// fields, doubled quotes, CRLF), the header first; each line its fields.
+std::vector<std::vector<std::string>> ReadExportCsv(const std::string& path);
+
 // How many times |part| occurs in |text|.
 int64_t Occurrences(const std::string& text, const std::string& part);
 

@@ -33,39 +33,9 @@ using CsvRow = std::map<std::string, std::string>;
 // exact value: half a unit of the last decimal, and a double's error.
 constexpr double kJsonRounding = 5e-4 + 1e-9;
 
-// RFC 4180 as the CSV export writes it: quoted fields, doubled quotes, CRLF.
+// The rows of a CSV export, each by its header's names.
 std::vector<CsvRow> ReadCrossCsv(const std::string& path) {
-  const std::string text = ReadFileBytes(path);
-  std::vector<std::vector<std::string>> lines;
-  std::vector<std::string> fields;
-  std::string field;
-  bool quoted = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
-        field.push_back('"');
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        field.push_back(c);
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      fields.push_back(field);
-      field.clear();
-    } else if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') {
-      fields.push_back(field);
-      field.clear();
-      lines.push_back(fields);
-      fields.clear();
-      ++i;
-    } else {
-      field.push_back(c);
-    }
-  }
+  const std::vector<std::vector<std::string>> lines = ReadExportCsv(path);
   std::vector<CsvRow> rows;
   for (size_t l = 1; l < lines.size(); ++l) {
     CsvRow row;
@@ -217,12 +187,13 @@ void ExpectRanksAgree(const Outputs& o, simdjson::dom::element doc) {
     // A rank without kernels: n/a (its kernel table missing) or 0, never a
     // 0 ns span.
     const std::string span_cell = count == 0 ? "n/a" : span_text;
-    // Each number cell holds its raw value for the table sort (data-v).
+    // Each number cell holds its raw value for the table sort (data-v; empty
+    // when unknown, so that n/a sorts last).
     const std::string kernels_cell =
-        count == 0
-            ? ""
-            : fmt::format("<td data-v=\"{}\">{}</td><td data-v=\"{}\">{}</td>",
-                          static_cast<double>(count), count_text, span_ns.value_or(-1), span_cell);
+        count == 0 ? ""
+                   : fmt::format("<td data-v=\"{}\">{}</td><td data-v=\"{}\">{}</td>",
+                                 static_cast<double>(count), count_text,
+                                 span_ns ? fmt::format("{}", *span_ns) : std::string(), span_cell);
     const std::string row = fmt::format("<tr><td>{}</td><td>{}</td>", r, StepText(selected));
     const size_t at = o.html.find(row + "<td");
     ASSERT_NE(at, std::string::npos) << row;

@@ -33,42 +33,6 @@ using exports::JsonField;
 using exports::JsonView;
 using exports::Record;
 
-// RFC 4180 as the CSV export writes it: the header, then rows of fields.
-std::vector<std::vector<std::string>> ReadRecordCsv(const std::string& path) {
-  const std::string text = ReadFileBytes(path);
-  std::vector<std::vector<std::string>> lines;
-  std::vector<std::string> fields;
-  std::string field;
-  bool quoted = false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
-        field.push_back('"');
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        field.push_back(c);
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      fields.push_back(field);
-      field.clear();
-    } else if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') {
-      fields.push_back(field);
-      field.clear();
-      lines.push_back(fields);
-      fields.clear();
-      ++i;
-    } else {
-      field.push_back(c);
-    }
-  }
-  return lines;
-}
-
 // One JSON row and the rows enclosing it, outermost first, each with its
 // position in its array (0 for an object that is no array's element).
 struct JsonLevel {
@@ -449,7 +413,7 @@ void ExpectExportsMatchJson(const RecordOutputs& o, size_t* rows_checked) {
       SCOPED_TRACE(fmt::format("{}{}", record.name, csv ? ".csv" : ""));
       std::vector<std::vector<std::string>> rows;
       if (csv) {
-        rows = ReadRecordCsv(o.csv_dir + "/" + std::string(record.name) + ".csv");
+        rows = ReadExportCsv(o.csv_dir + "/" + std::string(record.name) + ".csv");
         ASSERT_FALSE(rows.empty());
         rows.erase(rows.begin());  // the header (ExportRecords checks it)
       } else {

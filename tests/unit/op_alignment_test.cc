@@ -22,7 +22,7 @@
 namespace trainscope::analysis {
 namespace {
 
-synth::SynthOptions Twin(bool fused_rmsnorm) {
+synth::SynthOptions RmsNormTwinOptions(bool fused_rmsnorm) {
   synth::SynthOptions o;
   o.ranks = 1;
   o.layers = 2;
@@ -53,15 +53,15 @@ const AlignedOp* FindAligned(const std::vector<AlignedOp>& rows, const std::stri
 }
 
 TEST(OpAlignmentTest, SynthTwinsNameTheFusedRmsNormBaseLacks) {
-  const JobAnalysis base = AnalyseTwin(Twin(false), "align_unfused");
-  const JobAnalysis next = AnalyseTwin(Twin(true), "align_fused");
+  const JobAnalysis base = AnalyseTwin(RmsNormTwinOptions(false), "align_unfused");
+  const JobAnalysis next = AnalyseTwin(RmsNormTwinOptions(true), "align_fused");
   auto c = CompareRuns(base, next, CompareOptions{});
   ASSERT_TRUE(c.ok()) << c.status().message();
   ASSERT_TRUE(c->op_alignment) << c->op_alignment_missing;
   const OpAlignment& a = *c->op_alignment;
 
   // The planted chains: BASE's eager RMSNorm, NEW's one fused kernel.
-  const synth::KernelCatalog catalog(Twin(false));
+  const synth::KernelCatalog catalog(RmsNormTwinOptions(false));
   const synth::Chain& eager = catalog.chains().rmsnorm_fwd[0];
   const synth::Chain& fused = catalog.chains().rmsnorm_fwd[1];
   ASSERT_EQ(fused.size(), 1u);
@@ -112,7 +112,7 @@ TEST(OpAlignmentTest, SynthTwinsNameTheFusedRmsNormBaseLacks) {
 
 TEST(OpAlignmentTest, UnknownWithoutLaunchLinks) {
   // No trace_view.json: kernel_details.csv has no host ops to pair by.
-  synth::SynthOptions o = Twin(false);
+  synth::SynthOptions o = RmsNormTwinOptions(false);
   o.trace_view = false;
   o.with_stack = false;
   const JobAnalysis base = AnalyseTwin(o, "align_nolinks_a");

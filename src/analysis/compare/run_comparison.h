@@ -17,9 +17,9 @@
 #include <vector>
 
 #include "analysis/common/findings_catalog.h"
+#include "analysis/compare/op_alignment.h"
 #include "analysis/compare/regression_gate.h"
 #include "analysis/compare/workload_check.h"
-#include "analysis/compare/op_alignment.h"
 #include "analysis/job/rank_analysis.h"
 
 namespace trainscope::analysis {
