@@ -428,7 +428,7 @@ size_t TextColumns(std::string_view text) {
 std::string ElideName(std::string_view name, size_t columns) {
   if (TextColumns(name) <= columns) return std::string(name);
   if (columns < 2) return std::string(kEllipsis);
-  const std::string core = DisplayCore(name, columns / 2);
+  std::string core = DisplayCore(name, columns / 2);
   const std::vector<size_t> starts = CodePointStarts(core);
   const size_t total = starts.size() - 1;
   if (total <= columns) return core;

@@ -122,6 +122,7 @@ void RenderMatmulShapes(std::string& out, const analysis::StepDistribution& step
       {.header = "% peak", .drop_order = 2},
       {.header = "% best", .drop_order = 1}};
   std::vector<std::vector<std::string>> cells;
+  cells.reserve(rows.size());
   for (const analysis::ShapeEfficiency* row : rows) {
     cells.push_back({model::ElideName(T(row->op_type), 24), T(row->shapes), FormatCount(row->count),
                      FormatDurationNs(row->total_ns), Opt(row->Tflops(), "{:.1f}"),
