@@ -94,7 +94,10 @@ TEST(HostileRulesScale, ThreeHundredThousandRulesLoadAndMatchQuickly) {
   EXPECT_EQ(
       merged.families()[merged.Classify("", "my_tail_kernel_v2", model::ActivityKind::kCompute)],
       "globbed");
-  EXPECT_LT(RulesSecondsSince(start), 20.0);  // over 120 s with a family scan per rule
+  // Over 120 s (release) with a family scan per rule; 5 s now (ci preset,
+  // machine shared with a CI run) and 22 s under ThreadSanitizer: the bound
+  // catches the quadratic load without failing a sanitizer's linear one.
+  EXPECT_LT(RulesSecondsSince(start), 60.0);
 }
 
 TEST(HostileRulesScale, FirstRuleWinsAcrossExactAndGlobRules) {
