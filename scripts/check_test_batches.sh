@@ -25,19 +25,22 @@ for entry in entries:
         sources.append(entry["file"])
 if not entries or not sources:
     sys.exit("no sources of trainscope_tests in " + build)
-args = shlex.split(entries[0]["command"])
+# test_paths.cc's flags: every test file's, and the checkout's paths that
+# only it is given (tests/CMakeLists.txt).
+base = next((e for e in entries if e["file"].endswith("/test_paths.cc")), entries[0])
+args = shlex.split(base["command"])
 kept, skip = [], False
 for i, arg in enumerate(args):
     if skip:
         skip = False
     elif arg in ("-o", "-c", "-include"):
         skip = True  # the object, the source, the precompiled header
-    elif arg != entries[0]["file"] and arg != "-Winvalid-pch":
+    elif arg != base["file"] and arg != "-Winvalid-pch":
         kept.append(arg)
 with tempfile.NamedTemporaryFile("w", suffix=".cc", delete=False) as out:
     out.write("".join(f'#include "{s}"\n' for s in sorted(set(sources))))
 try:
-    result = subprocess.run(kept + ["-fsyntax-only", out.name], cwd=entries[0]["directory"])
+    result = subprocess.run(kept + ["-fsyntax-only", out.name], cwd=base["directory"])
 finally:
     os.unlink(out.name)
 print(f"{len(set(sources))} test sources as one translation unit: "

@@ -210,17 +210,18 @@ std::string CollectivesCsv(const analysis::JobAnalysis& job) {
         .Text<"type">(c.type)
         .Int<"count">(c.count)
         .Int<"calls">(c.instances)
-        .Us<"total_us">(c.total_ns);
-    if (c.count > 0)
-      t.UsOf<"mean_us">(static_cast<double>(c.total_ns) / static_cast<double>(c.count));
+        .Int<"timed_count">(c.timed_count);
+    if (c.timed_count > 0) {
+      t.Us<"total_us">(c.total_ns);
+      t.UsOf<"mean_us">(static_cast<double>(c.total_ns) / static_cast<double>(c.timed_count));
+    }
     if (c.mean_bytes > 0) t.Real<"mean_bytes">(c.mean_bytes);
     if (c.bandwidth_known) t.Real<"algbw_gbps">(c.algbw_gbps);
     if (c.busbw_known) t.Real<"busbw_gbps">(c.busbw_gbps);
     if (c.group_size_max > 0)
       t.Int<"group_size_min">(c.group_size_min).Int<"group_size_max">(c.group_size_max);
-    t.Text<"group_size_source">(analysis::GroupSizeSourceName(c.group_size_source))
-        .Int<"small_count">(c.small_count)
-        .Us<"small_us">(c.small_ns);
+    t.Text<"group_size_source">(analysis::GroupSizeSourceName(c.group_size_source));
+    if (c.timed_count > 0) t.Int<"small_count">(c.small_count).Us<"small_us">(c.small_ns);
   }
   return t.Done();
 }

@@ -351,16 +351,17 @@ inline constexpr Column kCollectivesCsv[] = {
     {"type", kText, "", "", "the collective type"},
     {"count", kInteger, "count", "", "calls on all ranks, all steps"},
     {"calls", kInteger, "count", "", "instances matched across ranks"},
-    {"total_us", kReal, "us", "", "summed duration, all ranks"},
-    {"mean_us", kReal, "us", "", "per rank-call"},
+    {"timed_count", kInteger, "count", "", "calls off a kept timeline (set-aside: untimed)"},
+    {"total_us", kReal, "us", "", "summed duration of the timed calls; empty none"},
+    {"mean_us", kReal, "us", "", "per timed rank-call; empty none"},
     {"mean_bytes", kReal, "bytes", "", "message S per call; empty unknown"},
     {"algbw_gbps", kReal, "GB/s", "", "algorithm bandwidth per call; empty unknown"},
     {"busbw_gbps", kReal, "GB/s", "", "bus bandwidth per call; empty unknown"},
     {"group_size_min", kInteger, "count", "", "smallest group; empty unknown"},
     {"group_size_max", kInteger, "count", "", "largest group; empty unknown"},
     {"group_size_source", kText, "", "", "recorded, parallel_group_info, ... or unknown"},
-    {"small_count", kInteger, "count", "", "small collectives"},
-    {"small_us", kReal, "us", "", "their summed duration"},
+    {"small_count", kInteger, "count", "", "small timed collectives; empty none timed"},
+    {"small_us", kReal, "us", "", "their summed duration; empty none timed"},
 };
 
 inline constexpr Column kFindingsCsv[] = {

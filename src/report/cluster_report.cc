@@ -81,14 +81,17 @@ std::string CollectivesText(const std::vector<analysis::CollectiveTypeStats>& ro
   std::vector<std::vector<std::string>> cells;
   analysis::GroupSizeSource weakest = analysis::GroupSizeSource::kUnknown;
   int64_t unknown = 0;
+  int64_t untimed = 0;
   for (const auto& s : rows) {
     const std::string algbw = s.bandwidth_known ? fmt::format("{:.2f}", s.algbw_gbps) : "n/a";
     const std::string busbw = s.busbw_known ? fmt::format("{:.2f}", s.busbw_gbps) : "n/a";
     const std::string mb = s.mean_bytes > 0 ? fmt::format("{:.3f}", s.mean_bytes / 1e6) : "n/a";
+    const bool timed = s.timed_count > 0;
     cells.push_back({TerminalSafe(s.type), std::to_string(s.count), std::to_string(s.instances),
-                     fmt::format("{:.1f}", Ms(s.total_ns)),
-                     fmt::format("{:.1f}", MeanUs(s.total_ns, s.count)), mb, GroupSizes(s), algbw,
-                     busbw, std::to_string(s.small_count)});
+                     timed ? fmt::format("{:.1f}", Ms(s.total_ns)) : "n/a",
+                     timed ? fmt::format("{:.1f}", MeanUs(s.total_ns, s.timed_count)) : "n/a", mb,
+                     GroupSizes(s), algbw, busbw, timed ? std::to_string(s.small_count) : "n/a"});
+    untimed += s.count - s.timed_count;
     weakest = std::max(weakest, s.group_size_source);
     unknown += s.group_size_unknown;
   }
@@ -96,6 +99,11 @@ std::string CollectivesText(const std::vector<analysis::CollectiveTypeStats>& ro
   table.width = width;
   table.gap = 2;
   out += RenderTextTable(columns, cells, table);
+  if (untimed > 0)
+    out += fmt::format(
+        "  {} calls read off a set-aside device timeline: counted, their times left out of total, "
+        "mean, bandwidth and small\n",
+        untimed);
   if (weakest != analysis::GroupSizeSource::kUnknown)
     out += fmt::format("  group size n from {}\n", GroupSizeSourceText(weakest));
   if (unknown > 0) {
@@ -328,8 +336,15 @@ void WriteClusterJson(JsonWriter& w, const analysis::JobAnalysis& job) {
     w.Field("type", s.type);
     w.Field("count", s.count);
     w.Field("calls", s.instances);
-    w.Field("total_us", Us(s.total_ns));
-    w.Field("mean_us", MeanUs(s.total_ns, s.count));
+    w.Field("timed_count", s.timed_count);
+    if (s.timed_count > 0) {
+      w.Field("total_us", Us(s.total_ns));
+      w.Field("mean_us", MeanUs(s.total_ns, s.timed_count));
+      w.Field("small_count", s.small_count);
+      w.Field("small_us", Us(s.small_ns));
+    } else {
+      for (const char* key : {"total_us", "mean_us", "small_count", "small_us"}) w.Key(key).Null();
+    }
     if (s.mean_bytes > 0) {
       w.Field("mean_bytes", s.mean_bytes);
     } else {
@@ -354,8 +369,6 @@ void WriteClusterJson(JsonWriter& w, const analysis::JobAnalysis& job) {
     }
     w.Field("group_size_source", analysis::GroupSizeSourceName(s.group_size_source));
     w.Field("group_size_unknown_calls", s.group_size_unknown);
-    w.Field("small_count", s.small_count);
-    w.Field("small_us", Us(s.small_ns));
     w.Field("transit_ms", Ms(s.transit_ns));
     w.Field("wait_ms", Ms(s.wait_ns));
     w.Field("sync_ms", Ms(s.sync_ns));

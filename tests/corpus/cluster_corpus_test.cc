@@ -282,6 +282,30 @@ TEST(ClusterCorpus, AscendGpt3SetAsideTimelinesGiveNoStragglerNumbers) {
     EXPECT_EQ(compared, 0);
   }
 
+  // The collectives: every call counted, none timed; no time, mean,
+  // bandwidth or "small" read off the set-aside timelines, in any output.
+  ASSERT_FALSE(c.collectives.empty());
+  for (const CollectiveTypeStats& s : c.collectives) {
+    SCOPED_TRACE(s.type);
+    EXPECT_GT(s.count, 0);
+    EXPECT_EQ(s.timed_count, 0);
+    EXPECT_EQ(s.total_ns, 0);
+    EXPECT_FALSE(s.bandwidth_known);
+    EXPECT_FALSE(s.busbw_known);
+  }
+  simdjson::dom::array collectives;
+  ASSERT_EQ(doc["cluster"]["collectives"].get(collectives), simdjson::SUCCESS);
+  ASSERT_EQ(collectives.size(), c.collectives.size());
+  for (simdjson::dom::element s : collectives) {
+    for (const char* key : {"total_us", "mean_us", "small_count", "small_us", "algbw_gbps"})
+      EXPECT_TRUE(s[key].is_null()) << key;
+    int64_t timed = -1;
+    ASSERT_EQ(s["timed_count"].get(timed), simdjson::SUCCESS);
+    EXPECT_EQ(timed, 0);
+  }
+  EXPECT_NE(text.find("calls read off a set-aside device timeline: counted, their times left out"),
+            std::string::npos);
+
   // HTML: the skew and the wait are n/a as in the text; each rank's last
   // arrivals and lateness too.
   const std::string html = report::RenderHtml(job, {});

@@ -20,7 +20,11 @@ struct CollectiveTypeStats {
   std::string type;
   int64_t count = 0;      // calls over all ranks and all steps (one per rank per call)
   int64_t instances = 0;  // calls matched across ranks: the same call on every rank is one
-  int64_t total_ns = 0;   // summed durations, all ranks, all steps (mean: total_ns / count)
+  // Calls whose duration is evidence: those of a set-aside timeline (its
+  // times judged wrong) count in |count| but not here, nor in the total,
+  // the mean, the bandwidths or |small_count|. 0: the time is unknown.
+  int64_t timed_count = 0;
+  int64_t total_ns = 0;   // summed durations of the timed calls (mean: total_ns / timed_count)
   double mean_bytes = 0;  // message size S per call (nccl-tests); 0 when no call's is known
   // Median over calls with a known message and duration; false when there
   // is none: algbw is then unknown (null, "n/a"), not 0.

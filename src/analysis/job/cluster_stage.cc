@@ -134,6 +134,38 @@ void FillPerRank(const std::vector<RankComm>& comm, const std::vector<RankAnalys
       static_cast<double>(wait_sum) / static_cast<double>(std::max<int64_t>(1, with_timeline));
 }
 
+// The steps of |rank| whose device timeline is set aside, and whether
+// that is every step it has (an implausible timeline: then none of its
+// collectives, in a step or not, has a time worth comparing).
+struct SetAsideSteps {
+  std::vector<int32_t> steps;
+  bool every_step = false;
+  std::string why;  // the first set-aside step's reason
+};
+
+SetAsideSteps SetAsideStepsOf(const RankAnalysis& rank) {
+  SetAsideSteps out;
+  for (const StepDistribution& d : rank.steps) {
+    if (d.timeline_set_aside.empty()) continue;
+    out.steps.push_back(d.step);
+    if (out.why.empty()) out.why = d.timeline_set_aside;
+  }
+  out.every_step = !out.steps.empty() && out.steps.size() == rank.steps.size();
+  return out;
+}
+
+bool IsSetAside(const SetAsideSteps& aside, int32_t step) {
+  return aside.every_step ||
+         std::find(aside.steps.begin(), aside.steps.end(), step) != aside.steps.end();
+}
+
+std::vector<SetAsideSteps> SetAsideStepsOfRanks(const std::vector<RankAnalysis>& ranks,
+                                                size_t count) {
+  std::vector<SetAsideSteps> out(count);
+  for (size_t i = 0; i < count && i < ranks.size(); ++i) out[i] = SetAsideStepsOf(ranks[i]);
+  return out;
+}
+
 // One call of a collective seen across ranks: its shortest duration (the
 // others include waiting) and the best-known message and group size.
 struct CollectiveCall {
@@ -144,9 +176,18 @@ struct CollectiveCall {
   double bytes = 0;
 };
 
-// Counts one rank's call in its type's totals.
-void CountCall(const CommInstance& op, const CommOptions& options, CollectiveTypeStats* s) {
+// Counts one rank's call in its type's totals. A call read off a set-aside
+// timeline counts, and its message and transfer times (communication.json)
+// stand, but its duration is no evidence: the total, the mean and "small"
+// are over the timed calls only.
+void CountCall(const CommInstance& op, bool timed, const CommOptions& options,
+               CollectiveTypeStats* s) {
   ++s->count;
+  if (op.transit_ns >= 0) AddSaturating(s->transit_ns, op.transit_ns);
+  if (op.wait_ns >= 0) AddSaturating(s->wait_ns, op.wait_ns);
+  if (op.sync_ns >= 0) AddSaturating(s->sync_ns, op.sync_ns);
+  if (!timed) return;
+  ++s->timed_count;
   AddSaturating(s->total_ns, op.duration_ns);
   const bool small =
       op.duration_ns < options.small_duration_ns && !(SmallSliceBytes(op) >= options.small_bytes);
@@ -154,13 +195,10 @@ void CountCall(const CommInstance& op, const CommOptions& options, CollectiveTyp
     ++s->small_count;
     AddSaturating(s->small_ns, op.duration_ns);
   }
-  if (op.transit_ns >= 0) AddSaturating(s->transit_ns, op.transit_ns);
-  if (op.wait_ns >= 0) AddSaturating(s->wait_ns, op.wait_ns);
-  if (op.sync_ns >= 0) AddSaturating(s->sync_ns, op.sync_ns);
 }
 
 // Folds one rank's view of a call into the call.
-void MergeCall(const CommInstance& op, CollectiveCall* call) {
+void MergeCall(const CommInstance& op, bool timed, CollectiveCall* call) {
   call->type = op.type;
   // The best-sourced size any member knows (a lower bound from links
   // yields to a recorded one).
@@ -170,7 +208,7 @@ void MergeCall(const CommInstance& op, CollectiveCall* call) {
     call->group_size = op.group_size;
     call->source = op.group_size_source;
   }
-  call->min_ns = std::min(call->min_ns, op.duration_ns);
+  if (timed) call->min_ns = std::min(call->min_ns, op.duration_ns);
   call->bytes = std::max(call->bytes, op.bytes);
 }
 
@@ -178,14 +216,15 @@ void MergeCall(const CommInstance& op, CollectiveCall* call) {
 // count and total over every rank's calls; the message, algorithm and bus
 // bandwidth per call (instance), each instance's duration being its
 // shortest across ranks (the others include waiting), as TraceLens does.
-void FillCollectives(const std::vector<RankComm>& comm, const CommOptions& options,
-                     ClusterAnalysis* c) {
+void FillCollectives(const std::vector<RankComm>& comm, const std::vector<SetAsideSteps>& aside,
+                     const CommOptions& options, ClusterAnalysis* c) {
   std::unordered_map<std::string, CollectiveCall> instances;
   CollectiveTypeStats stats[kCollectiveTypes];
-  for (const RankComm& rc : comm) {
-    for (const CommInstance& op : rc.ops) {
-      CountCall(op, options, &stats[static_cast<int>(op.type)]);
-      MergeCall(op, &instances[std::to_string(op.step) + "|" + op.key]);
+  for (size_t i = 0; i < comm.size(); ++i) {
+    for (const CommInstance& op : comm[i].ops) {
+      const bool timed = !IsSetAside(aside[i], op.step);
+      CountCall(op, timed, options, &stats[static_cast<int>(op.type)]);
+      MergeCall(op, timed, &instances[std::to_string(op.step) + "|" + op.key]);
     }
   }
   std::vector<double> algbw[kCollectiveTypes], busbw[kCollectiveTypes];
@@ -206,7 +245,7 @@ void FillCollectives(const std::vector<RankComm>& comm, const CommOptions& optio
     if (inst.bytes <= 0) continue;
     bytes_sum[t] += inst.bytes;
     ++bytes_n[t];
-    if (inst.min_ns <= 0) continue;
+    if (inst.min_ns <= 0 || inst.min_ns == INT64_MAX) continue;        // no timed member
     const double alg = inst.bytes / static_cast<double>(inst.min_ns);  // bytes/ns = GB/s
     algbw[t].push_back(alg);
     if (inst.group_size > 0)
@@ -229,47 +268,24 @@ void FillCollectives(const std::vector<RankComm>& comm, const CommOptions& optio
             });
 }
 
-// The steps of |rank| whose device timeline is set aside, and whether
-// that is every step it has (an implausible timeline: then none of its
-// collectives, in a step or not, has a time worth comparing).
-struct SetAsideSteps {
-  std::vector<int32_t> steps;
-  bool every_step = false;
-  std::string why;  // the first set-aside step's reason
-};
-
-SetAsideSteps SetAsideStepsOf(const RankAnalysis& rank) {
-  SetAsideSteps out;
-  for (const StepDistribution& d : rank.steps) {
-    if (d.timeline_set_aside.empty()) continue;
-    out.steps.push_back(d.step);
-    if (out.why.empty()) out.why = d.timeline_set_aside;
-  }
-  out.every_step = !out.steps.empty() && out.steps.size() == rank.steps.size();
-  return out;
-}
-
 // The straggler methods' input: every rank's collectives less those of its
 // set-aside steps, whose start times and durations are the timeline judged
 // wrong (a late start of +-1 ms read off spreadsheet-rounded start times is
 // no evidence). Counts each rank's set-aside steps and says, in the
 // cluster's notes, which ranks the methods could not compare and why.
 std::vector<RankComm> TimedCollectives(const std::vector<RankComm>& comm,
-                                       const std::vector<RankAnalysis>& ranks, ClusterAnalysis* c) {
+                                       const std::vector<SetAsideSteps>& set_aside,
+                                       ClusterAnalysis* c) {
   std::vector<RankComm> timed = comm;
   std::vector<int32_t> not_compared;
   std::string not_compared_why;
-  for (size_t i = 0; i < timed.size() && i < ranks.size(); ++i) {
-    const SetAsideSteps aside = SetAsideStepsOf(ranks[i]);
+  for (size_t i = 0; i < timed.size(); ++i) {
+    const SetAsideSteps& aside = set_aside[i];
     c->per_rank[i].steps_set_aside = static_cast<int64_t>(aside.steps.size());
     if (aside.steps.empty()) continue;
     RankComm& rc = timed[i];
-    auto is_aside = [&aside](int32_t step) {
-      return aside.every_step ||
-             std::find(aside.steps.begin(), aside.steps.end(), step) != aside.steps.end();
-    };
-    std::erase_if(rc.ops, [&](const CommInstance& op) { return is_aside(op.step); });
-    std::erase_if(rc.steps, [&](const RankStepComm& s) { return is_aside(s.step); });
+    std::erase_if(rc.ops, [&](const CommInstance& op) { return IsSetAside(aside, op.step); });
+    std::erase_if(rc.steps, [&](const RankStepComm& s) { return IsSetAside(aside, s.step); });
     if (aside.every_step) {
       not_compared.push_back(rc.rank);
       if (not_compared_why.empty()) not_compared_why = aside.why;
@@ -306,7 +322,8 @@ void AddClusterAnalysis(std::vector<RankComm> comm, const std::vector<RankLinks>
   }
   c.step = ComparedStep(comm, *job);
   FillPerRank(comm, job->ranks, c.step, &c);
-  FillCollectives(comm, CommOptionsOf(catalog.thresholds()), &c);
+  const std::vector<SetAsideSteps> set_aside = SetAsideStepsOfRanks(job->ranks, comm.size());
+  FillCollectives(comm, set_aside, CommOptionsOf(catalog.thresholds()), &c);
   // Ranks of one pipeline stage do the same work (data-parallel peers).
   std::vector<RankComputation> computation;
   for (const RankAnalysis& rank : job->ranks) {
@@ -315,7 +332,7 @@ void AddClusterAnalysis(std::vector<RankComm> comm, const std::vector<RankLinks>
     computation.push_back(RankComputation{rank.header.rank, rank.header.pipeline_stage.value_or(0),
                                           step->breakdown->budget.computation_ns});
   }
-  DetectStragglers(TimedCollectives(comm, job->ranks, &c), StragglerOptionsOf(catalog.thresholds()),
+  DetectStragglers(TimedCollectives(comm, set_aside, &c), StragglerOptionsOf(catalog.thresholds()),
                    &c, computation);
   c.link_matrix = BuildLinkMatrix(links);
   c.slow_links = FindSlowLinks(links, catalog.thresholds().slow_link_ratio,
