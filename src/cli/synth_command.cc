@@ -58,6 +58,26 @@ Status ParseHeaderVariant(const std::string& name, synth::HeaderVariant* header)
 
 namespace {
 
+// "--clock-offset HOST:MS" into |options|.
+Status ParseClockOffset(const std::string& text, synth::SynthOptions* options) {
+  const size_t colon = text.find(':');
+  char* end = nullptr;
+  const std::string host = colon == std::string::npos ? std::string() : text.substr(0, colon);
+  const long index = std::strtol(host.c_str(), &end, 10);
+  const bool host_ok = !host.empty() && end == host.c_str() + host.size() && index >= 0;
+  const std::string ms = colon == std::string::npos ? std::string() : text.substr(colon + 1);
+  const double value = std::strtod(ms.c_str(), &end);
+  if (!host_ok || ms.empty() || end != ms.c_str() + ms.size()) {
+    return UsageError(fmt::format(
+        "--clock-offset '{}': expected HOST:MS (a host index, a number of milliseconds)\n"
+        "hint: e.g. --hosts 2 --clock-offset 1:3.7",
+        text));
+  }
+  options->clock_offset_host = static_cast<int>(std::min<long>(index, 1 << 20));
+  options->clock_offset_ms = value;
+  return Status::Ok();
+}
+
 // "--slow-op TYPE:FACTOR" into |options|.
 Status ParseSlowOp(const std::string& text, synth::SynthOptions* options) {
   const size_t colon = text.rfind(':');
@@ -89,6 +109,7 @@ CommandRunner RegisterSynth(CLI::App& app) {
     bool accuracy_statistics = false;  // --accuracy-statistics: msprobe task "statistics"
     int64_t accuracy_bench_mb = 0;     // --accuracy-bench MB: big float32 .npy pairs
     std::string slow_op;               // --slow-op TYPE:FACTOR
+    std::string clock_offset;          // --clock-offset HOST:MS
   };
   auto args = std::make_shared<Args>();
   auto& o = args->options;
@@ -147,6 +168,14 @@ CommandRunner RegisterSynth(CLI::App& app) {
                  "Plant a regression in one operator: TYPE:FACTOR, e.g. MatMulV2:1.2 (its "
                  "kernels take FACTOR times as long)")
       ->type_name("TYPE:FACTOR");
+  app.add_option("--hosts", o.hosts,
+                 "Spread the ranks over this many hosts: directories named "
+                 "{name}-node{h}_{pid}_{timestamp}_ascend_pt, as torch_npu names them")
+      ->capture_default_str();
+  app.add_option("--clock-offset", args->clock_offset,
+                 "Plant a clock offset: HOST:MS, that host's ranks write every time MS "
+                 "milliseconds late (clock alignment's fixture, docs/clusters.md)")
+      ->type_name("HOST:MS");
   app.add_flag("--slow-link", o.slow_link,
                "Plant a slow link 0 -> 1 at ~10% bandwidth in communication_matrix.json");
   app.add_flag(
@@ -201,6 +230,8 @@ CommandRunner RegisterSynth(CLI::App& app) {
     Status status = ParseHeaderVariant(args->header, &options.header);
     if (status.ok()) status = ApplyFusedList(args->fused, &options);
     if (status.ok() && !args->slow_op.empty()) status = ParseSlowOp(args->slow_op, &options);
+    if (status.ok() && !args->clock_offset.empty())
+      status = ParseClockOffset(args->clock_offset, &options);
     if (status.ok()) status = synth::WriteSynthJob(options, args->out);
     if (!status.ok()) return ReportError(status);
     WriteStdout(fmt::format("wrote {} rank(s) to {} (ground truth: {}/ground_truth.json)\n",

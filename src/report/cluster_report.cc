@@ -115,6 +115,28 @@ std::string CollectivesText(const std::vector<analysis::CollectiveTypeStats>& ro
   return out;
 }
 
+// One line when the hosts are known (else the JSON's note says why not).
+std::string ClockAlignmentText(const analysis::ClockAlignment& clock) {
+  if (!clock.estimated) return {};
+  std::string offsets;
+  for (const analysis::HostClock& host : clock.hosts) {
+    if (host.host == clock.reference_host) continue;
+    offsets += fmt::format(
+        "{}{} {} ({} ends{})", offsets.empty() ? "" : ", ", TerminalSafe(host.host),
+        host.offset_ns ? fmt::format("{:+.3f} ms", Ms(*host.offset_ns)) : std::string("n/a"),
+        host.instances, host.applied ? "" : ", not applied");
+  }
+  auto spread = [](const std::optional<int64_t>& ns) {
+    return ns ? FormatDurationNs(static_cast<double>(*ns)) : std::string("n/a");
+  };
+  return fmt::format(
+      "  clocks: {} hosts, offsets against {}: {}; collective ends spread {} (was {}){}{}\n",
+      clock.hosts.size(), TerminalSafe(clock.reference_host), offsets,
+      spread(clock.end_spread_after_ns), spread(clock.end_spread_before_ns),
+      clock.applied ? ": applied before the methods below" : "",
+      clock.note.empty() ? "" : "; " + TerminalSafe(clock.note));
+}
+
 }  // namespace
 
 void RenderClusterText(std::string& out, const analysis::JobAnalysis& job, bool, int width) {
@@ -136,6 +158,7 @@ void RenderClusterText(std::string& out, const analysis::JobAnalysis& job, bool,
                         "step_trace_time.csv's",
                         c.ranks_with_step - c.ranks_with_timeline, c.ranks_with_step)
           : "");
+  out += ClockAlignmentText(c.clock);
   out += fmt::format(
       "  stragglers: {}   [shortest-communication: {} of {} instances tested | "
       "last-arrival: {} of {} | late-start: {} of {} steps | least-communication: {} of {} "
@@ -289,6 +312,44 @@ void WritePerRankJson(JsonWriter& w, const analysis::RankClusterStats& r) {
   w.EndObject();
 }
 
+void WriteOptionalUs(JsonWriter& w, const char* key, const std::optional<int64_t>& ns) {
+  if (ns) {
+    w.Field(key, Us(*ns));
+  } else {
+    w.Key(key).Null();
+  }
+}
+
+void WriteClockAlignmentJson(JsonWriter& w, const analysis::ClockAlignment& clock) {
+  w.Key("clock_alignment").BeginObject();
+  w.Field("estimated", clock.estimated);
+  w.Field("applied", clock.applied);
+  if (clock.reference_host.empty()) {
+    w.Key("reference_host").Null();
+  } else {
+    w.Field("reference_host", clock.reference_host);
+  }
+  w.Key("hosts").BeginArray();
+  for (const analysis::HostClock& host : clock.hosts) {
+    w.BeginObject();
+    w.Field("host", host.host);
+    w.Key("ranks").BeginArray();
+    for (int32_t r : host.ranks) w.Int(r);
+    w.EndArray();
+    WriteOptionalUs(w, "offset_us", host.offset_ns);
+    w.Field("instances", host.instances);
+    w.Field("jitter_us", host.jitter_ns / 1e3);
+    w.Field("applied", host.applied);
+    w.EndObject();
+  }
+  w.EndArray();
+  WriteOptionalUs(w, "end_spread_before_us", clock.end_spread_before_ns);
+  WriteOptionalUs(w, "end_spread_after_us", clock.end_spread_after_ns);
+  w.Field("instances", clock.instances);
+  w.Field("note", clock.note);
+  w.EndObject();
+}
+
 }  // namespace
 
 void WriteClusterJson(JsonWriter& w, const analysis::JobAnalysis& job) {
@@ -312,6 +373,7 @@ void WriteClusterJson(JsonWriter& w, const analysis::JobAnalysis& job) {
       w.Key(key).Null();
     }
   }
+  WriteClockAlignmentJson(w, c.clock);
   w.Key("straggler_ranks").BeginArray();
   for (int32_t r : c.straggler_ranks) w.Int(r);
   w.EndArray();

@@ -49,6 +49,16 @@ constexpr double kBoundSpreadUs = kPrepareMaxUs - kPrepareMinUs;
 constexpr uint64_t kSkewSalt = 0x5CE3;
 constexpr uint64_t kMetricSalt = 0xAC0E;
 
+// The hosts and the planted clock offset.
+Status ValidateHosts(const SynthOptions& o) {
+  if (o.hosts < 1 || o.hosts > o.ranks) return UsageError("synth: hosts must be in [1, ranks]");
+  if (o.clock_offset_host >= o.hosts)
+    return UsageError("synth: the clock offset's host must be < hosts");
+  if (!(std::abs(o.clock_offset_ms) <= 60000.0))
+    return UsageError("synth: clock_offset_ms must be within +-60000");
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status ValidateSynthOptions(const SynthOptions& o) {
@@ -66,6 +76,7 @@ Status ValidateSynthOptions(const SynthOptions& o) {
     return UsageError("synth: host_skew_ms must be in [0, 10000]");
   if (o.straggler_rank >= o.ranks) return UsageError("synth: straggler_rank must be < ranks");
   if (o.late_rank >= o.ranks) return UsageError("synth: late_rank must be < ranks");
+  TS_RETURN_IF_ERROR(ValidateHosts(o));
   if (!(o.late_ms >= 0.0) || o.late_ms > 10000.0)
     return UsageError("synth: late_ms must be in [0, 10000]");
   if (!(o.straggler_slowdown >= 1.0) || o.straggler_slowdown > 10.0)
@@ -268,6 +279,32 @@ SynthOptions AllFused(SynthOptions options) {
 
 namespace {
 
+// The first rank's process id in the directory names (any plausible pid).
+constexpr int kFirstPid = 41200;
+
+// Ranks fill the hosts in order, ceil(ranks / hosts) each.
+int HostOfRank(const SynthOptions& options, int rank) {
+  const int per_host = (options.ranks + options.hosts - 1) / std::max(1, options.hosts);
+  return rank / std::max(1, per_host);
+}
+
+// torch_npu's {worker_name}_{timestamp}_ascend_pt, worker_name being
+// {hostname}_{pid}, once the job has hosts; else the rank in the name.
+std::string RankDirName(const SynthOptions& options, int rank, std::string_view timestamp) {
+  if (options.hosts <= 1)
+    return fmt::format("{}_rank{}_{}_ascend_pt", options.name, rank, timestamp);
+  return fmt::format("{}-node{}_{}_{}_ascend_pt", options.name, HostOfRank(options, rank),
+                     kFirstPid + rank, timestamp);
+}
+
+// Every time of |plan| read on a clock |offset_ns| ahead.
+void ShiftPlan(int64_t offset_ns, StepPlan* plan) {
+  for (PlantedKernel& k : plan->compute) k.start_ns += offset_ns;
+  for (PlantedKernel& k : plan->comm) k.start_ns += offset_ns;
+  for (int64_t& end : plan->comm_own_end) end += offset_ns;
+  plan->end_ns += offset_ns;
+}
+
 // The job's files, into |out_dir| (empty).
 Status WriteJobFiles(const SynthOptions& options, const std::string& out_dir) {
   const KernelCatalog catalog(options);
@@ -283,7 +320,7 @@ Status WriteJobFiles(const SynthOptions& options, const std::string& out_dir) {
   std::vector<RankOutput> ranks;
   ranks.reserve(options.ranks);
   for (int r = 0; r < options.ranks; ++r) {
-    RankOutput out{fmt::format("{}_rank{}_{}_ascend_pt", options.name, r, traits.dir_timestamp),
+    RankOutput out{RankDirName(options, r, traits.dir_timestamp),
                    nullptr,
                    std::make_unique<CommJsonWriter>(catalog, options, r),
                    nullptr,
@@ -331,6 +368,15 @@ Status WriteJobFiles(const SynthOptions& options, const std::string& out_dir) {
     // The last arrival at each collective, for communication.json's wait.
     const std::vector<std::vector<int64_t>> last_arrival =
         LatestPerKey(plans, [](const StepPlan& plan, size_t k) { return plan.comm[k].start_ns; });
+    // The step's end and the waits are read on the true clock; then each
+    // host's ranks write their times on their own.
+    for (const StepPlan& plan : plans) step_end = std::max(step_end, plan.end_ns);
+    if (options.clock_offset_host >= 0) {
+      const int64_t offset = UsToTicks(options.clock_offset_ms * 1000.0, tick_ns);
+      for (int r = 0; r < options.ranks; ++r) {
+        if (HostOfRank(options, r) == options.clock_offset_host) ShiftPlan(offset, &plans[r]);
+      }
+    }
     for (int r = 0; r < options.ranks; ++r) {
       RankOutput& out = ranks[r];
       const int64_t arrival = step_base + skews[r];
@@ -352,7 +398,6 @@ Status WriteJobFiles(const SynthOptions& options, const std::string& out_dir) {
                                       static_cast<int64_t>(plan.comm.size()), skews[r],
                                       latest - arrival, trace});
       if (s == 0 && r == 0) truth.counts = plan.counts;
-      step_end = std::max(step_end, plan.end_ns);
     }
     // Host-side step boundary: logging, data loader, next ProfilerStep.
     step_base = step_end + UsToTicks(skew_rng.Uniform(1500.0, 3000.0), tick_ns);

@@ -98,6 +98,15 @@ struct SynthOptions {
   double slowdown = 1.0;
   std::string slow_op;
   double slow_op_factor = 1.0;
+  // Hosts: the ranks split into |hosts| contiguous groups, each rank's
+  // directory named as torch_npu names it, {host}_{pid}_{timestamp}_ascend_pt
+  // (host "{name}-node{h}"); 1 keeps {name}_rank{r}_... (no host named).
+  // The host |clock_offset_host| (-1: none) reads a clock |clock_offset_ms|
+  // ahead: every time its ranks write is that much later (the clock
+  // alignment's fixture, docs/clusters.md). Nothing else changes.
+  int hosts = 1;
+  int clock_offset_host = -1;
+  double clock_offset_ms = 0;
   std::string name = "synth";
 };
 

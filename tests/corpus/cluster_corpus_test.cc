@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -319,6 +320,27 @@ TEST(ClusterCorpus, AscendGpt3SetAsideTimelinesGiveNoStragglerNumbers) {
     const std::string row = html.substr(at, html.find("</tr>", at) - at);
     EXPECT_TRUE(row.ends_with("<td>n/a</td><td>n/a</td>")) << row;
   }
+}
+
+// The DLRM job's files are named worker{r}_step_12.{ms}.pt.trace.json: read
+// as {host}_{pid}, one host of eight V100s becomes eight "hosts". Their
+// offsets are the collectives' µs of end jitter, none is applied, and the
+// ranks' times are the trace's own.
+TEST(ClusterCorpus, DlrmWorkerNamesReadAsHostsMoveNothing) {
+  const std::string dir = "kineto/dlrm_ddp_8rank_v100_param";
+  TS_REQUIRE_CORPUS(dir);
+  const JobAnalysis job = Analyze(corpus_path + "/" + dir);
+  const ClockAlignment& clock = job.cluster.clock;
+  ASSERT_TRUE(clock.estimated) << clock.note;
+  EXPECT_FALSE(clock.applied);
+  EXPECT_EQ(clock.hosts.size(), 8u);
+  for (const HostClock& host : clock.hosts) {
+    EXPECT_FALSE(host.applied) << host.host;
+    ASSERT_TRUE(host.offset_ns.has_value()) << host.host;
+    EXPECT_LT(std::abs(*host.offset_ns), 10'000) << host.host;
+  }
+  EXPECT_EQ(clock.end_spread_after_ns, clock.end_spread_before_ns);
+  EXPECT_NE(clock.note.find("not applied"), std::string::npos) << clock.note;
 }
 
 }  // namespace

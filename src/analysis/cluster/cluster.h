@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/cluster/clock_alignment.h"
 #include "analysis/common/collective_types.h"
 
 namespace trainscope::analysis {
@@ -145,6 +146,9 @@ struct ClusterAnalysis {
   // unknown.
   int32_t ranks_with_timeline = 0;
   int32_t step = -1;  // the compared step
+  // The hosts' clock offsets, applied to every time below before any
+  // cross-rank method reads it (clock_alignment.h).
+  ClockAlignment clock;
   std::vector<RankClusterStats> per_rank;
   double mean_step_time_ns = 0;
   double step_time_spread_pct = 0;   // (max - min) / mean

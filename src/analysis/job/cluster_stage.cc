@@ -8,6 +8,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "analysis/cluster/clock_alignment.h"
 #include "analysis/cluster/cluster_links.h"
 #include "analysis/cluster/communication.h"
 #include "analysis/cluster/straggler.h"
@@ -320,6 +321,10 @@ void AddClusterAnalysis(std::vector<RankComm> comm, const std::vector<RankLinks>
   for (size_t i = 0; i < comm.size(); ++i) {
     if (comm[i].rank < 0) comm[i].rank = static_cast<int32_t>(i);
   }
+  std::vector<std::string> hosts(comm.size());
+  for (size_t i = 0; i < comm.size() && i < job->ranks.size(); ++i)
+    hosts[i] = HostOfProfilePath(job->ranks[i].header.source);
+  c.clock = AlignClocks(hosts, &comm);
   c.step = ComparedStep(comm, *job);
   FillPerRank(comm, job->ranks, c.step, &c);
   const std::vector<SetAsideSteps> set_aside = SetAsideStepsOfRanks(job->ranks, comm.size());
