@@ -18,27 +18,9 @@ ranks="${2:-1}"
 # VM that gives freed memory back to its host (this project's machines),
 # back-to-back runs reuse the previous run's pages and look faster.
 pause="${PAUSE:-0}"
-bin="${TRAINSCOPE_BIN:-}"
-if [ -z "$bin" ]; then
-  cmake --preset release >/dev/null
-  cmake --build --preset release --target trainscope >/dev/null
-  bin=build/release/src/cli/trainscope
-fi
-bench_dir="${BENCH_DIR:-build}"
-job="$bench_dir/bench-job-$scale-$ranks"
-if [ ! -f "$job/ground_truth.json" ]; then
-  # Only a job synth wrote (it leaves its manifest) is ever removed.
-  if [ -e "$job" ] && [ ! -f "$job/trainscope-manifest.txt" ]; then
-    echo "$job exists and was not written by trainscope synth: remove it yourself or set BENCH_DIR" >&2
-    exit 2
-  fi
-  rm -rf "$job"
-  start=$(date +%s.%N)
-  "$bin" synth --out "$job" --ranks "$ranks" --scale "$scale" >/dev/null
-  end=$(date +%s.%N)
-  written=$(du -sb "$job" | cut -f1)
-  echo "synth: wrote $(echo "$written / 1000000" | bc) MB in $(echo "$end - $start" | bc) s"
-fi
+. scripts/bench_common.sh
+bench_binary trainscope
+bench_job "$scale" "$ranks"
 files=$(find "$job" -name kernel_details.csv)
 bytes=$(cat $files | wc -c)
 rows=$(( $(cat $files | wc -l) - ranks ))

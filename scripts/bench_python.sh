@@ -17,22 +17,9 @@ scale="${1:-400}"
 pause="${PAUSE:-0}"
 python="${PYTHON:-python3}"
 package="${TRAINSCOPE_PYTHONPATH:-build/release/python}"
-bin="${TRAINSCOPE_BIN:-}"
-if [ -z "$bin" ]; then
-  cmake --preset release >/dev/null
-  cmake --build --preset release --target trainscope trainscope_python >/dev/null
-  bin=build/release/src/cli/trainscope
-fi
-bench_dir="${BENCH_DIR:-build}"
-job="$bench_dir/bench-job-$scale-1"
-if [ ! -f "$job/ground_truth.json" ]; then
-  if [ -e "$job" ] && [ ! -f "$job/trainscope-manifest.txt" ]; then
-    echo "$job exists and was not written by trainscope synth: remove it yourself or set BENCH_DIR" >&2
-    exit 2
-  fi
-  rm -rf "$job"
-  "$bin" synth --out "$job" --ranks 1 --scale "$scale" >/dev/null
-fi
+. scripts/bench_common.sh
+bench_binary trainscope trainscope_python
+bench_job "$scale" 1
 csv=$(find "$job" -name kernel_details.csv | head -n 1)
 echo "input: $csv, $(( $(wc -c <"$csv") / 1000000 )) MB"
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <filesystem>
@@ -55,6 +56,18 @@ std::string CorpusDir() {
   std::error_code ec;
   if (std::filesystem::is_directory(dir, ec)) return std::filesystem::canonical(dir, ec).string();
   return "";
+}
+
+std::vector<std::string> CorpusKinetoTraces(const std::string& root) {
+  std::vector<std::string> out;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
+    const std::string path = entry.path().string();
+    if (!entry.is_regular_file() || path.find("_reference_runs") != std::string::npos) continue;
+    const std::string name = entry.path().filename().string();
+    if (name.ends_with(".json") || name.ends_with(".json.gz")) out.push_back(path);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 std::string SourceDir() { return TRAINSCOPE_SOURCE_DIR; }

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace trainscope::testing {
 
@@ -11,6 +12,9 @@ namespace trainscope::testing {
 // $TRAINSCOPE_CORPUS. Empty when absent: corpus tests then GTEST_SKIP with
 // a message saying so, never pass silently.
 std::string CorpusDir();
+// Every Kineto trace (*.json, *.json.gz) under |root|, sorted, leaving out
+// the reference runs' outputs (_reference_runs).
+std::vector<std::string> CorpusKinetoTraces(const std::string& root);
 std::string SourceDir();
 std::string DataDir();  // tests/data
 std::string TrainscopeBinary();

@@ -17,21 +17,9 @@
 namespace trainscope {
 namespace {
 
-std::vector<std::string> TracesForDisplayNames(const std::string& root) {
-  std::vector<std::string> out;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
-    const std::string path = entry.path().string();
-    if (!entry.is_regular_file() || path.find("_reference_runs") != std::string::npos) continue;
-    const std::string name = entry.path().filename().string();
-    if (name.ends_with(".json") || name.ends_with(".json.gz")) out.push_back(path);
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 TEST(KernelDisplayNamesCorpus, OpTypesAreDemangledAndShortenDistinctly) {
   TS_REQUIRE_CORPUS("kineto");
-  const std::vector<std::string> traces = TracesForDisplayNames(corpus_path + "/kineto");
+  const std::vector<std::string> traces = testing::CorpusKinetoTraces(corpus_path + "/kineto");
   ASSERT_GE(traces.size(), 20u) << "the corpus lost its Kineto traces";
   size_t mangled = 0;
   for (const std::string& path : traces) {

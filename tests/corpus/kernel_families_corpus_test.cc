@@ -18,18 +18,6 @@
 namespace trainscope {
 namespace {
 
-std::vector<std::string> KinetoTraces(const std::string& root) {
-  std::vector<std::string> out;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
-    const std::string path = entry.path().string();
-    if (!entry.is_regular_file() || path.find("_reference_runs") != std::string::npos) continue;
-    const std::string name = entry.path().filename().string();
-    if (name.ends_with(".json") || name.ends_with(".json.gz")) out.push_back(path);
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 double FamilyShare(const model::RankProfile& profile, const std::string& name) {
   const analysis::KernelFamilies families(profile, analysis::FamilyRules::Builtin());
   const analysis::StepDistribution all =
@@ -56,7 +44,7 @@ double NamedShare(const model::RankProfile& profile, std::string_view part) {
 
 TEST(KernelFamiliesCorpus, OtherIsUnderTenPercentOfKernelTimeOnEveryKinetoTrace) {
   TS_REQUIRE_CORPUS("kineto");
-  const std::vector<std::string> traces = KinetoTraces(corpus_path + "/kineto");
+  const std::vector<std::string> traces = testing::CorpusKinetoTraces(corpus_path + "/kineto");
   ASSERT_GE(traces.size(), 20u) << "the corpus lost its Kineto traces";
   size_t checked = 0;
   for (const std::string& path : traces) {

@@ -16,6 +16,7 @@
 
 #include "allocation/sanitizer_allocator.h"
 #include "hostile/hostile_util.h"
+#include "hostile/load_util.h"
 #include "test_paths.h"
 
 namespace trainscope::testing {
@@ -45,20 +46,6 @@ void PutLe(std::string* out, uint64_t value, int bytes) {
   for (int i = 0; i < bytes; ++i) *out += static_cast<char>((value >> (8 * i)) & 0xFF);
 }
 
-std::string RawDeflate(const std::string& data) {
-  z_stream zs{};
-  deflateInit2(&zs, 9, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY);
-  std::string out(deflateBound(&zs, data.size()), '\0');
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  zs.avail_in = static_cast<uInt>(data.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  ::deflate(&zs, Z_FINISH);
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  return out;
-}
-
 struct ZipMember {
   std::string name;
   std::string data;
@@ -72,7 +59,7 @@ std::string HostileZip(const std::vector<ZipMember>& members) {
   std::string out, central;
   uint64_t entries = 0;
   for (const ZipMember& m : members) {
-    const std::string stored = m.method == 8 ? RawDeflate(m.data) : m.data;
+    const std::string stored = m.method == 8 ? DeflateBytes(m.data, -15, 9) : m.data;
     const uint64_t local = out.size();
     const uint32_t crc =
         crc32(0, reinterpret_cast<const Bytef*>(m.data.data()), static_cast<uInt>(m.data.size()));

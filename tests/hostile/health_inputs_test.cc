@@ -6,11 +6,11 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <string>
 
 #include "hostile/hostile_util.h"
+#include "hostile/load_util.h"
 #include "test_paths.h"
 
 namespace trainscope::testing {
@@ -22,20 +22,6 @@ std::string HealthyLogLines(int lines) {
   for (int i = 1; i <= lines; ++i) {
     out += fmt::format("{{\"step\": {}, \"loss\": {:.4f}}}\n", i, 4.0 - 0.0005 * i);
   }
-  return out;
-}
-
-std::string GzipLogText(const std::string& text) {
-  z_stream zs{};
-  deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
-  std::string out(deflateBound(&zs, text.size()) + 32, '\0');
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
-  zs.avail_in = static_cast<uInt>(text.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  ::deflate(&zs, Z_FINISH);
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
   return out;
 }
 
@@ -76,7 +62,7 @@ TEST(HostileHealthInputs, FilesThatAreNotTextAreRefusedNeverHealthy) {
 
 TEST(HostileHealthInputs, ADamagedGzipIsReadUpToTheDamageAndSaysSo) {
   const std::string root = MakeTempDir("health-bad-gz");
-  const std::string gz = GzipLogText(HealthyLogLines(20000));
+  const std::string gz = GzipBytes(HealthyLogLines(20000));
   ASSERT_TRUE(WriteBytes(root + "/intact.log.gz", gz));
   const CommandResult intact = RunTrainscopeIn(root, {"health", "intact.log.gz"});
   ASSERT_EQ(intact.exit_code, 0) << intact.out << intact.err;

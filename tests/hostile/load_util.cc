@@ -50,9 +50,9 @@ std::string KinetoTraceJson(bool with_kernel, size_t metadata_bytes) {
   return json;
 }
 
-std::string GzipBytes(const std::string& text) {
+std::string DeflateBytes(const std::string& text, int window_bits, int level) {
   z_stream zs{};
-  deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+  deflateInit2(&zs, level, Z_DEFLATED, window_bits, 8, Z_DEFAULT_STRATEGY);
   std::string out(deflateBound(&zs, text.size()) + 64, '\0');
   zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
   zs.avail_in = static_cast<uInt>(text.size());
@@ -62,6 +62,10 @@ std::string GzipBytes(const std::string& text) {
   out.resize(zs.total_out);
   deflateEnd(&zs);
   return out;
+}
+
+std::string GzipBytes(const std::string& text) {
+  return DeflateBytes(text, 15 + 16, Z_DEFAULT_COMPRESSION);
 }
 
 }  // namespace trainscope::testing

@@ -18,6 +18,9 @@ std::string MakeSynthJob(const std::string& tag, int ranks = 2);
 std::string KinetoTraceJson(bool with_kernel, size_t metadata_bytes = 0);
 
 // |text| as one gzip member.
+// |text| deflated whole: zlib's window_bits pick the wrapping (15 + 16
+// gzip, -15 a raw stream as in a zip member), |level| 0-9.
+std::string DeflateBytes(const std::string& text, int window_bits, int level);
 std::string GzipBytes(const std::string& text);
 
 // Whether |text| contains |part|, for EXPECT_TRUE with a readable failure.
