@@ -12,7 +12,7 @@
 #   4. clang-tidy over src/ (.clang-tidy: bugprone-*, performance-*,
 #      cognitive complexity <= 40; scripts/tidy.sh), and every src/ file
 #      compiling on its own (scripts/check_includes.sh);
-#   5. every libFuzzer target for a bounded time (FUZZ_SECONDS, default 30).
+#   5. every libFuzzer target for a bounded time (FUZZ_SECONDS, default 20).
 # TRAINSCOPE_QUICK=1 runs only step 1. Ends with one summary line.
 set -eu
 cd "$(dirname "$0")/.."
@@ -106,7 +106,7 @@ if [ "${TRAINSCOPE_QUICK:-0}" != "1" ]; then
   scripts/check_includes.sh
 
   stage "5/5 fuzzing (bounded)"
-  scripts/fuzz.sh "${FUZZ_SECONDS:-30}"
+  scripts/fuzz.sh "${FUZZ_SECONDS:-20}"
 fi
 
 stage "done in $(( ($(date +%s) - started) / 60 )) min"

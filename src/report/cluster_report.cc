@@ -139,6 +139,81 @@ std::string ClockAlignmentText(const analysis::ClockAlignment& clock) {
 
 }  // namespace
 
+// Consecutive segments on one rank as one link of the chain.
+struct PathLink {
+  int32_t rank = -1;
+  int64_t ns = 0;
+  int64_t compute_ns = 0;
+  int64_t transfer_ns = 0;
+  int64_t collectives = 0;
+  int64_t late_ns = 0;
+};
+
+std::vector<PathLink> PathLinks(const analysis::CriticalPath& path) {
+  std::vector<PathLink> links;
+  for (const analysis::PathSegment& s : path.segments) {
+    if (links.empty() || links.back().rank != s.rank) links.push_back({.rank = s.rank});
+    PathLink& link = links.back();
+    link.ns += s.duration_ns();
+    if (s.kind == analysis::PathSegmentKind::kWork) link.compute_ns += s.compute_ns;
+    if (s.kind == analysis::PathSegmentKind::kLateStart) link.late_ns += s.duration_ns();
+    if (s.kind == analysis::PathSegmentKind::kTransfer) {
+      link.transfer_ns += s.duration_ns();
+      ++link.collectives;
+    }
+  }
+  return links;
+}
+
+std::string PathLinkText(const PathLink& link) {
+  std::string parts;
+  auto add = [&parts](const std::string& part) { parts += (parts.empty() ? "" : ", ") + part; };
+  if (link.late_ns > 0) add(fmt::format("started {} late", FormatDurationNs(link.late_ns)));
+  add(fmt::format("compute {}", FormatDurationNs(link.compute_ns)));
+  const int64_t idle = link.ns - link.compute_ns - link.transfer_ns - link.late_ns;
+  if (idle > 0) add(fmt::format("idle {}", FormatDurationNs(idle)));
+  if (link.collectives > 0)
+    add(fmt::format("{} {} {}", link.collectives,
+                    link.collectives == 1 ? "collective" : "collectives",
+                    FormatDurationNs(link.transfer_ns)));
+  return fmt::format("rank {} {} ({})", link.rank, FormatDurationNs(link.ns), parts);
+}
+
+// The path in two lines: where the step's time goes along it, then the
+// chain of ranks it runs through (the six longest links, in time order).
+std::string CriticalPathText(const analysis::CriticalPath& path) {
+  if (!path.computed) return path.note.empty() ? "" : "  critical path: " + path.note + "\n";
+  const auto span = static_cast<double>(path.end_ns - path.start_ns);
+  auto pct = [span](int64_t ns) { return span > 0 ? 100.0 * static_cast<double>(ns) / span : 0; };
+  std::string out = fmt::format(
+      "  critical path over the device span ({}, the first rank's first kernel to the last "
+      "rank's last): compute {:.1f}%, "
+      "idle {:.1f}% (host launch, dispatch, data loading, syncs), transfer {:.1f}% through {} "
+      "blocking collectives, late start {:.1f}%\n",
+      FormatDurationNs(span), pct(path.compute_ns), pct(path.idle_ns), pct(path.transfer_ns),
+      path.blocking_collectives, pct(path.late_start_ns));
+  std::vector<PathLink> links = PathLinks(path);
+  std::vector<size_t> order(links.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&links](size_t a, size_t b) { return links[a].ns > links[b].ns; });
+  order.resize(std::min<size_t>(order.size(), 5));
+  std::sort(order.begin(), order.end());
+  out += fmt::format("    through {} links of ranks; the {} longest, in time order:\n",
+                     links.size(), order.size());
+  size_t expected = 0;
+  for (size_t i : order) {
+    out += fmt::format("    {}{}\n",
+                       i == 0          ? ""
+                       : i == expected ? "-> "
+                                       : "-> ... -> ",
+                       PathLinkText(links[i]));
+    expected = i + 1;
+  }
+  if (!path.note.empty()) out += "    note: " + path.note + "\n";
+  return out;
+}
+
 void RenderClusterText(std::string& out, const analysis::JobAnalysis& job, bool, int width) {
   const analysis::ClusterAnalysis& c = job.cluster;
   if (!c.present) return;
@@ -159,6 +234,7 @@ void RenderClusterText(std::string& out, const analysis::JobAnalysis& job, bool,
                         c.ranks_with_step - c.ranks_with_timeline, c.ranks_with_step)
           : "");
   out += ClockAlignmentText(c.clock);
+  out += CriticalPathText(c.critical_path);
   out += fmt::format(
       "  stragglers: {}   [shortest-communication: {} of {} instances tested | "
       "last-arrival: {} of {} | late-start: {} of {} steps | least-communication: {} of {} "
@@ -320,6 +396,50 @@ void WriteOptionalUs(JsonWriter& w, const char* key, const std::optional<int64_t
   }
 }
 
+void WriteCriticalPathJson(JsonWriter& w, const analysis::CriticalPath& path) {
+  w.Key("critical_path").BeginObject();
+  w.Field("computed", path.computed);
+  w.Field("step", path.step);
+  w.Field("span_us", Us(path.end_ns - path.start_ns));
+  w.Field("compute_us", Us(path.compute_ns));
+  w.Field("idle_us", Us(path.idle_ns));
+  w.Field("transfer_us", Us(path.transfer_ns));
+  w.Field("late_start_us", Us(path.late_start_ns));
+  w.Field("blocking_collectives", path.blocking_collectives);
+  w.Key("by_rank").BeginArray();
+  for (const auto& [rank, ns] : path.by_rank) {
+    w.BeginObject();
+    w.Field("rank", rank);
+    w.Field("us", Us(ns));
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("segments").BeginArray();
+  for (const analysis::PathSegment& s : path.segments) {
+    w.BeginObject();
+    w.Field("kind", analysis::PathSegmentKindName(s.kind));
+    w.Field("rank", s.rank);
+    w.Field("start_us", Us(s.start_ns - path.start_ns));
+    w.Field("duration_us", Us(s.duration_ns()));
+    if (s.kind == analysis::PathSegmentKind::kWork) {
+      w.Field("compute_us", Us(s.compute_ns));
+    } else {
+      w.Key("compute_us").Null();
+    }
+    if (s.kind == analysis::PathSegmentKind::kTransfer) {
+      w.Field("collective", s.collective);
+      w.Field("participants", s.participants);
+    } else {
+      w.Key("collective").Null();
+      w.Key("participants").Null();
+    }
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Field("note", path.note);
+  w.EndObject();
+}
+
 void WriteClockAlignmentJson(JsonWriter& w, const analysis::ClockAlignment& clock) {
   w.Key("clock_alignment").BeginObject();
   w.Field("estimated", clock.estimated);
@@ -374,6 +494,7 @@ void WriteClusterJson(JsonWriter& w, const analysis::JobAnalysis& job) {
     }
   }
   WriteClockAlignmentJson(w, c.clock);
+  WriteCriticalPathJson(w, c.critical_path);
   w.Key("straggler_ranks").BeginArray();
   for (int32_t r : c.straggler_ranks) w.Int(r);
   w.EndArray();

@@ -382,7 +382,7 @@ TEST(RankResultIoTest, FormatVersionMatchesTheLayout) {
     size_t size;
     uint64_t hash;
   };
-  constexpr Layout kLayout{27, 1631, 0xcbb27f97496c6c73};
+  constexpr Layout kLayout{28, 1634, 0x790430f684bd8eed};
   EXPECT_EQ(kRankResultFormatVersion, kLayout.version);
   EXPECT_EQ(bytes.size(), kLayout.size);
   EXPECT_EQ(hash, kLayout.hash) << std::hex << hash;

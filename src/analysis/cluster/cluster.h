@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "analysis/cluster/clock_alignment.h"
+#include "analysis/cluster/critical_path.h"
 #include "analysis/common/collective_types.h"
 
 namespace trainscope::analysis {
@@ -149,6 +150,8 @@ struct ClusterAnalysis {
   // The hosts' clock offsets, applied to every time below before any
   // cross-rank method reads it (clock_alignment.h).
   ClockAlignment clock;
+  // The compared step's cross-rank critical path (critical_path.h).
+  CriticalPath critical_path;
   std::vector<RankClusterStats> per_rank;
   double mean_step_time_ns = 0;
   double step_time_spread_pct = 0;   // (max - min) / mean

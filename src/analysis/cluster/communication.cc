@@ -247,6 +247,31 @@ int64_t ComputeCoveredIn(const std::vector<Interval>& compute,
   return covered;
 }
 
+// The compute around each collective of the step, in the collectives'
+// start order: before it (from the previous one's end, or the step's first
+// kernel), while it ran, and after the last one.
+void AttributeCompute(const StepKernels& sk, const std::vector<Interval>& compute,
+                      std::vector<CommInstance>* ops, RankStepComm* out) {
+  std::vector<int64_t> prefix_end(compute.size());
+  int64_t running = INT64_MIN;
+  for (size_t i = 0; i < compute.size(); ++i) {
+    running = std::max(running, compute[i].end);
+    prefix_end[i] = running;
+  }
+  auto covered = [&](int64_t from, int64_t to) {
+    return to > from ? ComputeCoveredIn(compute, prefix_end, from, to) : 0;
+  };
+  int64_t cursor = sk.first_start;
+  for (size_t i : sk.comm) {
+    CommInstance& op = (*ops)[i];
+    const int64_t end = op.start_ns + std::max<int64_t>(0, op.duration_ns);
+    op.compute_before_ns = covered(cursor, op.start_ns);
+    op.compute_during_ns = covered(std::max(cursor, op.start_ns), end);
+    cursor = std::max(cursor, end);
+  }
+  out->compute_after_last_ns = covered(cursor, sk.last_end);
+}
+
 // |compute|: the step's compute kernels in start order (ComputeIntervalsOf).
 void SummarizeStep(const CommOptions& options, const std::vector<CommInstance>& ops,
                    const StepKernels& sk, const std::vector<Interval>& compute, RankStepComm* out,
@@ -369,6 +394,7 @@ RankComm SummarizeRankCommunication(const model::RankProfile& profile, const Com
     if (const auto iteration = model::IterationOf(profile, step))
       out.iteration_ns = iteration->span_ns();
     SummarizeStep(options, rc.ops, sk, compute, &out, windows);
+    AttributeCompute(sk, compute, &rc.ops, &out);
     rc.steps.push_back(out);
   }
 

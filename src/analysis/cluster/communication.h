@@ -37,6 +37,12 @@ struct CommInstance {
   int64_t transit_ns = -1;
   int64_t wait_ns = -1;
   int64_t sync_ns = -1;
+  // This rank's compute (the union of its compute kernels) before the op,
+  // since the end of its previous collective in the step or the step's
+  // first kernel, and while it ran: what the cross-rank critical path
+  // charges (critical_path.h). -1 when the step has no kernel window.
+  int64_t compute_before_ns = -1;
+  int64_t compute_during_ns = -1;
 };
 
 // The size the small-slice test compares: S, else the rank's own part (a
@@ -69,6 +75,9 @@ struct RankStepComm {
   int64_t collectives = 0;
   int64_t small_collectives = 0;
   int64_t small_ns = 0;
+  // Compute after the step's last collective ended (the critical path's
+  // last window); -1 unknown.
+  int64_t compute_after_last_ns = -1;
 };
 
 struct RankComm {

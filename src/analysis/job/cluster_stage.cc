@@ -11,6 +11,7 @@
 #include "analysis/cluster/clock_alignment.h"
 #include "analysis/cluster/cluster_links.h"
 #include "analysis/cluster/communication.h"
+#include "analysis/cluster/critical_path.h"
 #include "analysis/cluster/straggler.h"
 #include "analysis/common/statistics.h"
 #include "analysis/findings/cluster_findings.h"
@@ -337,8 +338,9 @@ void AddClusterAnalysis(std::vector<RankComm> comm, const std::vector<RankLinks>
     computation.push_back(RankComputation{rank.header.rank, rank.header.pipeline_stage.value_or(0),
                                           step->breakdown->budget.computation_ns});
   }
-  DetectStragglers(TimedCollectives(comm, set_aside, &c), StragglerOptionsOf(catalog.thresholds()),
-                   &c, computation);
+  const std::vector<RankComm> timed = TimedCollectives(comm, set_aside, &c);
+  DetectStragglers(timed, StragglerOptionsOf(catalog.thresholds()), &c, computation);
+  c.critical_path = CrossRankCriticalPath(timed, c.step);
   c.link_matrix = BuildLinkMatrix(links);
   c.slow_links = FindSlowLinks(links, catalog.thresholds().slow_link_ratio,
                                catalog.thresholds().slow_link_min_mb, &c.links_checked);

@@ -234,13 +234,13 @@ void VisitFields(V& v, S& rank_step_result) {
 template <class V, Is<CommInstance> S>
 void VisitFields(V& v, S& op) {
   TS_FIELDS(v, op, key, type, step, start_ns, duration_ns, bytes, rank_bytes, group_size,
-            group_size_source, transit_ns, wait_ns, sync_ns);
+            group_size_source, transit_ns, wait_ns, sync_ns, compute_before_ns, compute_during_ns);
 }
 template <class V, Is<RankStepComm> S>
 void VisitFields(V& v, S& rank_step_comm) {
   TS_FIELDS(v, rank_step_comm, step, first_start_ns, last_end_ns, iteration_ns, step_start_wait_ns,
             comm_ns, exposed_ns, pseudo_overlap_ns, pseudo_overlap_count, all_gathers, collectives,
-            small_collectives, small_ns);
+            small_collectives, small_ns, compute_after_last_ns);
 }
 template <class V, Is<RankComm> S>
 void VisitFields(V& v, S& comm) {

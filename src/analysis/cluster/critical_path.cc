@@ -1,0 +1,190 @@
+#include "analysis/cluster/critical_path.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+namespace trainscope::analysis {
+namespace {
+
+// One rank's view of the step: its collectives in start order.
+struct RankStep {
+  int32_t rank = -1;
+  const RankStepComm* step = nullptr;
+  std::vector<const CommInstance*> ops;
+};
+
+// The rank waited for |op|: its compute covered less than half of it.
+bool Blocking(const CommInstance& op) {
+  return op.compute_during_ns < 0 || 2 * op.compute_during_ns < op.duration_ns;
+}
+
+int64_t Known(int64_t ns) { return std::max<int64_t>(0, ns); }
+
+std::vector<RankStep> RanksOfStep(const std::vector<RankComm>& comm, int32_t step,
+                                  std::string* note) {
+  std::vector<RankStep> out;
+  std::vector<int32_t> without;
+  for (const RankComm& rc : comm) {
+    const auto s = std::find_if(rc.steps.begin(), rc.steps.end(),
+                                [step](const RankStepComm& x) { return x.step == step; });
+    if (s == rc.steps.end() || s->compute_after_last_ns < 0 ||
+        s->last_end_ns <= s->first_start_ns) {
+      without.push_back(rc.rank);
+      continue;
+    }
+    RankStep r{rc.rank, &*s, {}};
+    for (const CommInstance& op : rc.ops) {
+      if (op.step == step) r.ops.push_back(&op);
+    }
+    out.push_back(std::move(r));
+  }
+  if (!without.empty()) {
+    std::string list;
+    for (int32_t r : without) list += fmt::format("{}{}", list.empty() ? "" : ", ", r);
+    *note = fmt::format(
+        "rank(s) {} have no device timeline of the step: the path runs over the others", list);
+  }
+  return out;
+}
+
+// Where the walk stands: on |rank| (index into the ranks), at time |t|,
+// which is either the step's end on that rank (|next| == its op count) or
+// the arrival at its op |next|.
+struct WalkState {
+  size_t rank = 0;
+  size_t next = 0;
+  int64_t t = 0;
+};
+
+// The participants of each instance: (rank index, op index) by key.
+using Instances = std::unordered_map<std::string, std::vector<std::pair<size_t, size_t>>>;
+
+Instances InstancesOf(const std::vector<RankStep>& ranks) {
+  Instances out;
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    for (size_t k = 0; k < ranks[r].ops.size(); ++k) out[ranks[r].ops[k]->key].emplace_back(r, k);
+  }
+  return out;
+}
+
+void AddSegment(PathSegment segment, CriticalPath* path) {
+  if (segment.end_ns < segment.start_ns) segment.end_ns = segment.start_ns;
+  if (segment.kind == PathSegmentKind::kWork)
+    segment.compute_ns = std::clamp<int64_t>(segment.compute_ns, 0, segment.duration_ns());
+  path->segments.push_back(std::move(segment));
+}
+
+// One work window back from |state| to the rank's previous blocking
+// collective (or its step start); returns that collective's index + 1, 0
+// when none.
+size_t WalkWork(const RankStep& r, const WalkState& state, CriticalPath* path) {
+  const size_t n = r.ops.size();
+  int64_t compute = state.next == n ? Known(r.step->compute_after_last_ns)
+                                    : Known(r.ops[state.next]->compute_before_ns);
+  size_t k = state.next;
+  while (k > 0 && !Blocking(*r.ops[k - 1])) {
+    compute += Known(r.ops[k - 1]->compute_during_ns) + Known(r.ops[k - 1]->compute_before_ns);
+    --k;
+  }
+  const int64_t from = k == 0
+                           ? r.step->first_start_ns
+                           : std::min(state.t, r.ops[k - 1]->start_ns + r.ops[k - 1]->duration_ns);
+  AddSegment({PathSegmentKind::kWork, r.rank, from, state.t, compute, "", 0}, path);
+  return k;
+}
+
+void Summarize(CriticalPath* path) {
+  std::reverse(path->segments.begin(), path->segments.end());
+  std::map<int32_t, int64_t> by_rank;
+  for (const PathSegment& s : path->segments) {
+    switch (s.kind) {
+      case PathSegmentKind::kWork:
+        path->compute_ns += s.compute_ns;
+        path->idle_ns += s.duration_ns() - s.compute_ns;
+        break;
+      case PathSegmentKind::kTransfer:
+        path->transfer_ns += s.duration_ns();
+        ++path->blocking_collectives;
+        break;
+      case PathSegmentKind::kLateStart:
+        path->late_start_ns += s.duration_ns();
+        break;
+    }
+    by_rank[s.rank] += s.duration_ns();
+  }
+  path->by_rank.assign(by_rank.begin(), by_rank.end());
+  std::stable_sort(path->by_rank.begin(), path->by_rank.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+}
+
+}  // namespace
+
+const char* PathSegmentKindName(PathSegmentKind kind) {
+  switch (kind) {
+    case PathSegmentKind::kWork:
+      return "work";
+    case PathSegmentKind::kTransfer:
+      return "transfer";
+    case PathSegmentKind::kLateStart:
+      return "late_start";
+  }
+  return "work";
+}
+
+CriticalPath CrossRankCriticalPath(const std::vector<RankComm>& comm, int32_t step) {
+  CriticalPath path;
+  path.step = step;
+  const std::vector<RankStep> ranks = RanksOfStep(comm, step, &path.note);
+  if (ranks.size() < 2) {
+    path.note = "fewer than two ranks with a device timeline of the step: no cross-rank path";
+    return path;
+  }
+  const Instances instances = InstancesOf(ranks);
+  WalkState state;
+  path.start_ns = ranks[0].step->first_start_ns;
+  path.end_ns = ranks[0].step->last_end_ns;
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    path.start_ns = std::min(path.start_ns, ranks[r].step->first_start_ns);
+    if (ranks[r].step->last_end_ns > path.end_ns) {
+      path.end_ns = ranks[r].step->last_end_ns;
+      state.rank = r;
+    }
+  }
+  state.next = ranks[state.rank].ops.size();
+  state.t = path.end_ns;
+  size_t guard = ranks.size() + 2;
+  for (const RankStep& r : ranks) guard += r.ops.size();
+  for (; guard > 0; --guard) {
+    const RankStep& r = ranks[state.rank];
+    const size_t k = WalkWork(r, state, &path);
+    if (k == 0) break;
+    const CommInstance& op = *r.ops[k - 1];
+    // The instance's last arrival (this rank on a tie: the path stays).
+    WalkState last{state.rank, k - 1, op.start_ns};
+    const auto& members = instances.at(op.key);
+    for (const auto& [rank, index] : members) {
+      const int64_t arrival = ranks[rank].ops[index]->start_ns;
+      if (arrival > last.t) last = {rank, index, arrival};
+    }
+    const int64_t end = std::min(state.t, op.start_ns + op.duration_ns);
+    last.t = std::min(last.t, end);
+    AddSegment({PathSegmentKind::kTransfer, ranks[last.rank].rank, last.t, end, 0,
+                fmt::format("{} {}", CollectiveTypeName(op.type), op.key),
+                static_cast<int32_t>(members.size())},
+               &path);
+    state = last;
+  }
+  const RankStep& first = ranks[state.rank];
+  const int64_t path_start = path.segments.empty() ? path.start_ns : path.segments.back().start_ns;
+  if (path_start > path.start_ns)
+    AddSegment({PathSegmentKind::kLateStart, first.rank, path.start_ns, path_start, 0, "", 0},
+               &path);
+  Summarize(&path);
+  path.computed = true;
+  return path;
+}
+
+}  // namespace trainscope::analysis

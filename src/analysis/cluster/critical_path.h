@@ -1,0 +1,63 @@
+#pragma once
+// The cross-rank critical path of one step (docs/clusters.md §3c): the chain
+// of work, on whichever rank, that sets the step's time. Ranks synchronise
+// at their blocking collectives: such a collective ends once its last
+// participant has arrived and the data has moved, so the path through it
+// runs back to the rank that arrived last. Walking back from the rank that
+// ends the step, each blocking collective hands the path to its last
+// arrival; between collectives the path is that rank's own work, split into
+// its compute and the rest (host launch and dispatch, data loading, host
+// syncs: the device was idle). Read on aligned clocks (clock_alignment.h).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "analysis/cluster/communication.h"
+
+namespace trainscope::analysis {
+
+enum class PathSegmentKind : uint8_t {
+  kWork,       // one rank's work between two of its blocking collectives
+  kTransfer,   // a collective, from its last participant's arrival to its end
+  kLateStart,  // before the path's first rank began the step, after the first rank did
+};
+
+const char* PathSegmentKindName(PathSegmentKind kind);
+
+struct PathSegment {
+  PathSegmentKind kind = PathSegmentKind::kWork;
+  int32_t rank = -1;  // whose work; the last arrival of a transfer; the late starter
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+  int64_t compute_ns = 0;  // kWork: the rank's compute in it (the rest: device idle)
+  // kTransfer: the collective's type and key, and how many ranks ran it.
+  std::string collective;
+  int32_t participants = 0;
+  int64_t duration_ns() const { return end_ns - start_ns; }
+};
+
+struct CriticalPath {
+  bool computed = false;
+  int32_t step = -1;
+  int64_t start_ns = 0;               // the first rank's step start
+  int64_t end_ns = 0;                 // the last rank's step end
+  std::vector<PathSegment> segments;  // in time order, covering [start_ns, end_ns]
+  // The step's time charged by category: sums of the segments.
+  int64_t compute_ns = 0;
+  int64_t idle_ns = 0;  // work segments' time without compute
+  int64_t transfer_ns = 0;
+  int64_t late_start_ns = 0;
+  // Time on the path per rank (work and late start; transfers to the last
+  // arrival), ranks in descending order of time.
+  std::vector<std::pair<int32_t, int64_t>> by_rank;
+  int64_t blocking_collectives = 0;  // collectives the path went through
+  std::string note;                  // why not computed, or what it could not use
+};
+
+// The critical path of |step| over |comm| (aligned times). A collective is
+// blocking on a rank when the rank's compute covered less than half of it
+// (the rank waited for it); an overlapped one is part of the work around it.
+CriticalPath CrossRankCriticalPath(const std::vector<RankComm>& comm, int32_t step);
+
+}  // namespace trainscope::analysis

@@ -1,0 +1,143 @@
+// The cross-rank critical path (analysis/cluster/critical_path.h) on synth
+// jobs whose cause is planted: a clean job's path is compute; a late rank's
+// late start opens it; a straggler's compute carries it. Every job's path
+// charges its span once.
+#include "analysis/cluster/critical_path.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "analysis/common/family_rules.h"
+#include "analysis/job/rank_analysis.h"
+#include "synth/synth.h"
+#include "synth_job.h"
+
+namespace trainscope::analysis {
+namespace {
+
+CriticalPath PathOfSynthJob(const synth::SynthOptions& options) {
+  std::string dir;
+  auto profiles = testing::LoadSynthJob(options, "critical_path", 2, &dir);
+  EXPECT_TRUE(profiles.ok()) << profiles.status().message();
+  auto job = AnalyzeJob(profiles->profiles, FamilyRules::Merge({}, FamilyRules::Builtin()),
+                        AnalysisOptions{}, 2);
+  EXPECT_TRUE(job.ok()) << job.status().message();
+  std::filesystem::remove_all(dir);
+  return job->cluster.critical_path;
+}
+
+synth::SynthOptions CleanPathJob() {
+  synth::SynthOptions o;
+  o.ranks = 8;
+  o.layers = 2;
+  o.steps = 3;
+  return synth::AllFused(o);
+}
+
+int64_t PathTimeOnRank(const CriticalPath& path, int32_t rank) {
+  for (const auto& [r, ns] : path.by_rank) {
+    if (r == rank) return ns;
+  }
+  return 0;
+}
+
+// The segments follow each other without gap or overlap and their
+// categories add up to the span.
+void ExpectChargedOnce(const CriticalPath& path) {
+  ASSERT_TRUE(path.computed) << path.note;
+  ASSERT_FALSE(path.segments.empty());
+  EXPECT_EQ(path.segments.front().start_ns, path.start_ns);
+  EXPECT_EQ(path.segments.back().end_ns, path.end_ns);
+  for (size_t i = 1; i < path.segments.size(); ++i)
+    EXPECT_EQ(path.segments[i].start_ns, path.segments[i - 1].end_ns) << i;
+  EXPECT_EQ(path.compute_ns + path.idle_ns + path.transfer_ns + path.late_start_ns,
+            path.end_ns - path.start_ns);
+  int64_t by_rank = 0;
+  for (const auto& [rank, ns] : path.by_rank) by_rank += ns;
+  EXPECT_EQ(by_rank, path.end_ns - path.start_ns);
+}
+
+TEST(CriticalPath, ACleanJobsPathIsItsCompute) {
+  const CriticalPath path = PathOfSynthJob(CleanPathJob());
+  ExpectChargedOnce(path);
+  const auto span = static_cast<double>(path.end_ns - path.start_ns);
+  EXPECT_GT(static_cast<double>(path.compute_ns), 0.9 * span);
+  EXPECT_LT(static_cast<double>(path.late_start_ns), 0.01 * span);
+  EXPECT_GT(path.blocking_collectives, 0);
+}
+
+TEST(CriticalPath, ALateRanksLateStartOpensThePath) {
+  synth::SynthOptions o = CleanPathJob();
+  o.late_rank = 5;
+  o.late_ms = 25;
+  const CriticalPath path = PathOfSynthJob(o);
+  ExpectChargedOnce(path);
+  ASSERT_FALSE(path.segments.empty());
+  EXPECT_EQ(path.segments.front().kind, PathSegmentKind::kLateStart);
+  EXPECT_EQ(path.segments.front().rank, 5);
+  EXPECT_NEAR(static_cast<double>(path.late_start_ns), 25e6, 1e6);
+}
+
+TEST(CriticalPath, AStragglersComputeCarriesThePath) {
+  synth::SynthOptions o = CleanPathJob();
+  o.straggler_rank = 3;
+  const CriticalPath path = PathOfSynthJob(o);
+  ExpectChargedOnce(path);
+  ASSERT_FALSE(path.by_rank.empty());
+  EXPECT_EQ(path.by_rank.front().first, 3);
+  EXPECT_GT(static_cast<double>(PathTimeOnRank(path, 3)),
+            0.8 * static_cast<double>(path.end_ns - path.start_ns));
+}
+
+// Two ranks: rank 1 arrives 5 ms late at the one blocking all-reduce; the
+// path is rank 1's work up to it, the transfer, then the last rank's tail.
+TEST(CriticalPath, TheLastArrivalCarriesThePathThroughABlockingCollective) {
+  std::vector<RankComm> comm(2);
+  for (int r = 0; r < 2; ++r) {
+    comm[r].rank = r;
+    const int64_t arrival = r == 0 ? 10'000'000 : 15'000'000;
+    CommInstance op{"ar#0", CollectiveType::kAllReduce, 1, arrival, 16'000'000 - arrival};
+    op.compute_before_ns = arrival - 1'000'000;  // busy from 1 ms to its arrival
+    op.compute_during_ns = 0;
+    comm[r].ops.push_back(op);
+    RankStepComm step{1, 1'000'000, 20'000'000 + r * 2'000'000};
+    step.compute_after_last_ns = step.last_end_ns - 16'000'000;
+    comm[r].steps.push_back(step);
+  }
+  const CriticalPath path = CrossRankCriticalPath(comm, 1);
+  ExpectChargedOnce(path);
+  ASSERT_EQ(path.segments.size(), 3u);
+  EXPECT_EQ(path.segments[0].kind, PathSegmentKind::kWork);
+  EXPECT_EQ(path.segments[0].rank, 1);
+  EXPECT_EQ(path.segments[0].duration_ns(), 14'000'000);
+  EXPECT_EQ(path.segments[1].kind, PathSegmentKind::kTransfer);
+  EXPECT_EQ(path.segments[1].rank, 1);
+  EXPECT_EQ(path.segments[1].duration_ns(), 1'000'000);
+  EXPECT_EQ(path.segments[1].participants, 2);
+  EXPECT_EQ(path.segments[2].rank, 1);  // rank 1 also ends last (22 ms)
+  EXPECT_EQ(path.compute_ns, 14'000'000 + 6'000'000);
+  EXPECT_EQ(path.blocking_collectives, 1);
+
+  // Overlapped (compute covered it): not a synchronisation point; the path
+  // stays on the rank that ends last.
+  for (RankComm& rc : comm) rc.ops[0].compute_during_ns = rc.ops[0].duration_ns;
+  const CriticalPath overlapped = CrossRankCriticalPath(comm, 1);
+  ExpectChargedOnce(overlapped);
+  EXPECT_EQ(overlapped.blocking_collectives, 0);
+  ASSERT_FALSE(overlapped.segments.empty());
+  EXPECT_EQ(overlapped.segments.back().rank, 1);
+}
+
+TEST(CriticalPath, OneRankHasNoCrossRankPath) {
+  std::vector<RankComm> comm(1);
+  comm[0].steps.push_back(RankStepComm{1, 0, 10});
+  const CriticalPath path = CrossRankCriticalPath(comm, 1);
+  EXPECT_FALSE(path.computed);
+  EXPECT_FALSE(path.note.empty());
+}
+
+}  // namespace
+}  // namespace trainscope::analysis
