@@ -15,6 +15,83 @@ namespace {
 
 std::string RankList(const std::vector<int32_t>& ranks) { return CompactRankList(ranks); }
 
+// The hosts' clock offsets, as the text's "clocks:" line says them.
+void RenderClockAlignmentHtml(HtmlWriter& out, const analysis::ClockAlignment& clock) {
+  if (!clock.estimated) {
+    if (!clock.note.empty()) out.Format("<p>Clocks not aligned: {}.</p>\n", clock.note);
+    return;
+  }
+  std::string applied;
+  for (const analysis::HostClock& host : clock.hosts) {
+    if (host.applied)
+      applied += fmt::format("{}{} {:+.3f} ms", applied.empty() ? "" : ", ", host.host,
+                             static_cast<double>(*host.offset_ns) / 1e6);
+  }
+  auto spread = [](const std::optional<int64_t>& ns) {
+    return ns ? FormatDurationNs(static_cast<double>(*ns)) : std::string("n/a");
+  };
+  out.Format(
+      "<p>Clocks: {} hosts against {}; offsets applied before the methods below: {}; collective "
+      "ends spread {} (was {}).{}</p>\n",
+      clock.hosts.size(), clock.reference_host, applied.empty() ? "none" : applied,
+      spread(clock.end_spread_after_ns), spread(clock.end_spread_before_ns),
+      clock.note.empty() ? "" : " " + clock.note + ".");
+}
+
+// The critical path as one bar over the step's device span: each segment
+// where it lies, coloured by what it charges, its rank and time in its
+// tooltip.
+void RenderCriticalPathHtml(HtmlWriter& out, const analysis::CriticalPath& path) {
+  if (!path.computed) {
+    if (!path.note.empty()) out.Format("<p>Critical path: {}.</p>\n", path.note);
+    return;
+  }
+  const auto span = static_cast<double>(path.end_ns - path.start_ns);
+  auto pct = [span](int64_t ns) { return span > 0 ? 100.0 * static_cast<double>(ns) / span : 0; };
+  out.Format(
+      "<p>Critical path over the device span ({}): compute {:.1f}%, idle {:.1f}% (host launch, "
+      "dispatch, data loading, syncs), transfer {:.1f}% through {} blocking collectives, late "
+      "start {:.1f}%; by rank: {}.</p>\n",
+      FormatDurationNs(span), pct(path.compute_ns), pct(path.idle_ns), pct(path.transfer_ns),
+      path.blocking_collectives, pct(path.late_start_ns), [&path, &pct] {
+        std::string ranks;
+        for (size_t i = 0; i < path.by_rank.size() && i < 6; ++i)
+          ranks += fmt::format("{}{} {:.1f}%", i ? ", " : "", path.by_rank[i].first,
+                               pct(path.by_rank[i].second));
+        return ranks;
+      }());
+  out.Raw(
+      "<svg class=\"critical-path\" viewBox=\"0 0 1000 24\" width=\"100%\" height=\"24\" "
+      "preserveAspectRatio=\"none\" role=\"img\" aria-label=\"critical path\">\n");
+  for (const analysis::PathSegment& s : path.segments) {
+    const double x = span > 0 ? 1000.0 * static_cast<double>(s.start_ns - path.start_ns) / span : 0;
+    const double w = span > 0 ? 1000.0 * static_cast<double>(s.duration_ns()) / span : 0;
+    if (w < 0.05) continue;  // under a twentieth of a pixel at 1000 px
+    const char* fill = s.kind == analysis::PathSegmentKind::kTransfer    ? "#e45756"
+                       : s.kind == analysis::PathSegmentKind::kLateStart ? "#bab0ac"
+                                                                         : "#4c78a8";
+    const std::string tip =
+        s.kind == analysis::PathSegmentKind::kWork
+            ? fmt::format("rank {} work {} (compute {})", s.rank,
+                          FormatDurationNs(static_cast<double>(s.duration_ns())),
+                          FormatDurationNs(static_cast<double>(s.compute_ns)))
+        : s.kind == analysis::PathSegmentKind::kTransfer
+            ? fmt::format("{} over {} ranks, rank {} last to arrive: {}", s.collective,
+                          s.participants, s.rank,
+                          FormatDurationNs(static_cast<double>(s.duration_ns())))
+            : fmt::format("rank {} started {} after the first rank", s.rank,
+                          FormatDurationNs(static_cast<double>(s.duration_ns())));
+    out.Format(
+        "<rect x=\"{:.2f}\" y=\"2\" width=\"{:.2f}\" height=\"20\" fill=\"{}\"><title>{}</title>"
+        "</rect>\n",
+        x, w, fill, tip);
+  }
+  out.Raw(
+      "</svg>\n<p class=\"muted\">Blue: a rank's work (its compute and the idle between its "
+      "kernels), red: a blocking collective from its last arrival to its end, grey: a late start; "
+      "hover a segment for its rank.</p>\n");
+}
+
 }  // namespace
 
 void RenderClusterHtml(HtmlWriter& out, const analysis::JobAnalysis& job) {
@@ -35,6 +112,8 @@ void RenderClusterHtml(HtmlWriter& out, const analysis::JobAnalysis& job) {
       on_timeline(c.mean_step_start_wait_ns),
       on_timeline(static_cast<double>(c.max_step_start_wait_ns)));
   out.Append(RankScatterSvg(c));
+  RenderClockAlignmentHtml(out, c.clock);
+  RenderCriticalPathHtml(out, c.critical_path);
   out.Raw(
       "<table><tr><th class=\"l\">straggler method</th><th class=\"l\">rule</th><th>instances</th>"
       "<th class=\"l\">ranks</th></tr>\n");

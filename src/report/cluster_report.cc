@@ -115,29 +115,32 @@ std::string CollectivesText(const std::vector<analysis::CollectiveTypeStats>& ro
   return out;
 }
 
-// One line when the hosts are known (else the JSON's note says why not).
+// One line when the hosts are known (else the JSON's note says why not):
+// the offsets applied (the first six) and how many hosts were left as
+// they are.
 std::string ClockAlignmentText(const analysis::ClockAlignment& clock) {
   if (!clock.estimated) return {};
   std::string offsets;
+  int64_t applied = 0;
   for (const analysis::HostClock& host : clock.hosts) {
-    if (host.host == clock.reference_host) continue;
-    offsets += fmt::format(
-        "{}{} {} ({} ends{})", offsets.empty() ? "" : ", ", TerminalSafe(host.host),
-        host.offset_ns ? fmt::format("{:+.3f} ms", Ms(*host.offset_ns)) : std::string("n/a"),
-        host.instances, host.applied ? "" : ", not applied");
+    if (!host.applied) continue;
+    if (++applied > 6) continue;
+    offsets += fmt::format("{}{} {:+.3f} ms ({} ends)", offsets.empty() ? "" : ", ",
+                           TerminalSafe(host.host), Ms(*host.offset_ns), host.instances);
   }
+  if (applied > 6) offsets += fmt::format(" and {} more", applied - 6);
   auto spread = [](const std::optional<int64_t>& ns) {
     return ns ? FormatDurationNs(static_cast<double>(*ns)) : std::string("n/a");
   };
+  const auto others = static_cast<int64_t>(clock.hosts.size()) - 1 - applied;
   return fmt::format(
-      "  clocks: {} hosts, offsets against {}: {}; collective ends spread {} (was {}){}{}\n",
-      clock.hosts.size(), TerminalSafe(clock.reference_host), offsets,
+      "  clocks: {} hosts against {}: {}{}; collective ends spread {} (was {}){}{}\n",
+      clock.hosts.size(), TerminalSafe(clock.reference_host),
+      applied > 0 ? "offsets applied before the methods below: " + offsets : "no offset applied",
+      others > 0 ? fmt::format("; {} {} as read", others, others == 1 ? "host" : "hosts") : "",
       spread(clock.end_spread_after_ns), spread(clock.end_spread_before_ns),
-      clock.applied ? ": applied before the methods below" : "",
-      clock.note.empty() ? "" : "; " + TerminalSafe(clock.note));
+      clock.note.empty() ? "" : "; ", TerminalSafe(clock.note));
 }
-
-}  // namespace
 
 // Consecutive segments on one rank as one link of the chain.
 struct PathLink {
@@ -213,6 +216,8 @@ std::string CriticalPathText(const analysis::CriticalPath& path) {
   if (!path.note.empty()) out += "    note: " + path.note + "\n";
   return out;
 }
+
+}  // namespace
 
 void RenderClusterText(std::string& out, const analysis::JobAnalysis& job, bool, int width) {
   const analysis::ClusterAnalysis& c = job.cluster;

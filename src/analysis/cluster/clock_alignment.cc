@@ -176,22 +176,29 @@ std::vector<int64_t> DecideOffsets(const std::map<std::string, InstanceEnds>& in
   return offset_of;
 }
 
+// Up to four names, then how many more.
+std::string FewNames(const std::vector<std::string>& names) {
+  std::string out;
+  for (size_t i = 0; i < names.size() && i < 4; ++i) out += (i ? ", " : "") + names[i];
+  if (names.size() > 4) out += fmt::format(" and {} more", names.size() - 4);
+  return out;
+}
+
 // What was left unaligned, and why ("" when every other host was aligned).
 std::string AlignmentNote(const ClockAlignment& clock) {
-  std::string noise, lost;
+  std::vector<std::string> noise, lost;
   for (const HostClock& host : clock.hosts) {
     if (host.host == clock.reference_host || host.applied) continue;
-    std::string& list = host.offset_ns ? noise : lost;
-    list += (list.empty() ? "" : ", ") + host.host;
+    (host.offset_ns ? noise : lost).push_back(host.host);
   }
   std::string note;
   if (!noise.empty())
     note = fmt::format(
         "{}: offset within 3 sigma of the ends' jitter, or not narrowing their spread: not applied",
-        noise);
+        FewNames(noise));
   if (!lost.empty())
     note += fmt::format("{}{}: no collective shared with {}, not aligned", note.empty() ? "" : "; ",
-                        lost, clock.reference_host);
+                        FewNames(lost), clock.reference_host);
   return note;
 }
 
