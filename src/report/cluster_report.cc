@@ -142,6 +142,14 @@ std::string ClockAlignmentText(const analysis::ClockAlignment& clock) {
       clock.note.empty() ? "" : "; ", TerminalSafe(clock.note));
 }
 
+// A replayed change as a share of the unchanged replay.
+double WhatIfChangePct(const analysis::CriticalPath& path,
+                       const analysis::CriticalPath::WhatIf& w) {
+  return path.replayed_ns > 0 ? 100.0 * static_cast<double>(w.predicted_ns - path.replayed_ns) /
+                                    static_cast<double>(path.replayed_ns)
+                              : 0;
+}
+
 // Consecutive segments on one rank as one link of the chain.
 struct PathLink {
   int32_t rank = -1;
@@ -182,6 +190,21 @@ std::string PathLinkText(const PathLink& link) {
   return fmt::format("rank {} {} ({})", link.rank, FormatDurationNs(link.ns), parts);
 }
 
+// The replayed changes, each against the unchanged replay.
+std::string WhatIfText(const analysis::CriticalPath& path) {
+  if (path.replayed_ns < 0)
+    return path.replay_note.empty() ? "" : "    what-if: " + path.replay_note + "\n";
+  std::string out = fmt::format("    what-if by replay (unchanged: {} against {} measured):\n",
+                                FormatDurationNs(static_cast<double>(path.replayed_ns)),
+                                FormatDurationNs(static_cast<double>(path.end_ns - path.start_ns)));
+  for (const analysis::CriticalPath::WhatIf& w : path.what_if) {
+    out += fmt::format("      {}: {} ({:+.1f}%)\n", w.change,
+                       FormatDurationNs(static_cast<double>(w.predicted_ns)),
+                       WhatIfChangePct(path, w));
+  }
+  return out;
+}
+
 // The path in two lines: where the step's time goes along it, then the
 // chain of ranks it runs through (the six longest links, in time order).
 std::string CriticalPathText(const analysis::CriticalPath& path) {
@@ -214,6 +237,7 @@ std::string CriticalPathText(const analysis::CriticalPath& path) {
     expected = i + 1;
   }
   if (!path.note.empty()) out += "    note: " + path.note + "\n";
+  out += WhatIfText(path);
   return out;
 }
 
@@ -442,6 +466,21 @@ void WriteCriticalPathJson(JsonWriter& w, const analysis::CriticalPath& path) {
   }
   w.EndArray();
   w.Field("note", path.note);
+  if (path.replayed_ns >= 0) {
+    w.Field("replayed_us", Us(path.replayed_ns));
+  } else {
+    w.Key("replayed_us").Null();
+  }
+  w.Key("what_if").BeginArray();
+  for (const analysis::CriticalPath::WhatIf& what : path.what_if) {
+    w.BeginObject();
+    w.Field("change", what.change);
+    w.Field("predicted_us", Us(what.predicted_ns));
+    w.Field("change_pct", WhatIfChangePct(path, what));
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Field("replay_note", path.replay_note);
   w.EndObject();
 }
 

@@ -53,11 +53,29 @@ struct CriticalPath {
   std::vector<std::pair<int32_t, int64_t>> by_rank;
   int64_t blocking_collectives = 0;  // collectives the path went through
   std::string note;                  // why not computed, or what it could not use
+  // What-if by replay (AddWhatIfs): each change re-timed through the same
+  // graph. |replayed_ns|: the unchanged replay's span, the model's check
+  // against the measured one (-1: no replay).
+  int64_t replayed_ns = -1;
+  struct WhatIf {
+    std::string change;
+    int64_t predicted_ns = 0;  // the step's span with the change
+  };
+  std::vector<WhatIf> what_if;
+  std::string replay_note;  // why no replay ("" when it ran)
 };
 
 // The critical path of |step| over |comm| (aligned times). A collective is
 // blocking on a rank when the rank's compute covered less than half of it
 // (the rank waited for it); an overlapped one is part of the work around it.
 CriticalPath CrossRankCriticalPath(const std::vector<RankComm>& comm, int32_t step);
+
+// Re-times the step's graph (each rank's work windows between its blocking
+// collectives, each collective ending at its last arrival plus its measured
+// transfer) with one change at a time, then all together: every rank starts
+// with the first; each of |stragglers| works at its peers' median pace;
+// blocking collectives' transfers hidden. Fills |path|'s replay fields.
+void AddWhatIfs(const std::vector<RankComm>& comm, const std::vector<int32_t>& stragglers,
+                CriticalPath* path);
 
 }  // namespace trainscope::analysis

@@ -341,6 +341,7 @@ void AddClusterAnalysis(std::vector<RankComm> comm, const std::vector<RankLinks>
   const std::vector<RankComm> timed = TimedCollectives(comm, set_aside, &c);
   DetectStragglers(timed, StragglerOptionsOf(catalog.thresholds()), &c, computation);
   c.critical_path = CrossRankCriticalPath(timed, c.step);
+  AddWhatIfs(timed, c.straggler_ranks, &c.critical_path);
   c.link_matrix = BuildLinkMatrix(links);
   c.slow_links = FindSlowLinks(links, catalog.thresholds().slow_link_ratio,
                                catalog.thresholds().slow_link_min_mb, &c.links_checked);
