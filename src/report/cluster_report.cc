@@ -417,14 +417,6 @@ void WritePerRankJson(JsonWriter& w, const analysis::RankClusterStats& r) {
   w.EndObject();
 }
 
-void WriteOptionalUs(JsonWriter& w, const char* key, const std::optional<int64_t>& ns) {
-  if (ns) {
-    w.Field(key, Us(*ns));
-  } else {
-    w.Key(key).Null();
-  }
-}
-
 void WriteCriticalPathJson(JsonWriter& w, const analysis::CriticalPath& path) {
   w.Key("critical_path").BeginObject();
   w.Field("computed", path.computed);
@@ -466,11 +458,8 @@ void WriteCriticalPathJson(JsonWriter& w, const analysis::CriticalPath& path) {
   }
   w.EndArray();
   w.Field("note", path.note);
-  if (path.replayed_ns >= 0) {
-    w.Field("replayed_us", Us(path.replayed_ns));
-  } else {
-    w.Key("replayed_us").Null();
-  }
+  w.Field("replayed_us", UsOrNull(path.replayed_ns >= 0 ? std::optional<int64_t>(path.replayed_ns)
+                                                        : std::nullopt));
   w.Key("what_if").BeginArray();
   for (const analysis::CriticalPath::WhatIf& what : path.what_if) {
     w.BeginObject();
@@ -488,11 +477,7 @@ void WriteClockAlignmentJson(JsonWriter& w, const analysis::ClockAlignment& cloc
   w.Key("clock_alignment").BeginObject();
   w.Field("estimated", clock.estimated);
   w.Field("applied", clock.applied);
-  if (clock.reference_host.empty()) {
-    w.Key("reference_host").Null();
-  } else {
-    w.Field("reference_host", clock.reference_host);
-  }
+  w.Key("reference_host").StringOrNull(clock.reference_host);
   w.Key("hosts").BeginArray();
   for (const analysis::HostClock& host : clock.hosts) {
     w.BeginObject();
@@ -500,15 +485,15 @@ void WriteClockAlignmentJson(JsonWriter& w, const analysis::ClockAlignment& cloc
     w.Key("ranks").BeginArray();
     for (int32_t r : host.ranks) w.Int(r);
     w.EndArray();
-    WriteOptionalUs(w, "offset_us", host.offset_ns);
+    w.Field("offset_us", UsOrNull(host.offset_ns));
     w.Field("instances", host.instances);
-    w.Field("jitter_us", host.jitter_ns / 1e3);
+    w.Field("jitter_us", Us(host.jitter_ns));
     w.Field("applied", host.applied);
     w.EndObject();
   }
   w.EndArray();
-  WriteOptionalUs(w, "end_spread_before_us", clock.end_spread_before_ns);
-  WriteOptionalUs(w, "end_spread_after_us", clock.end_spread_after_ns);
+  w.Field("end_spread_before_us", UsOrNull(clock.end_spread_before_ns));
+  w.Field("end_spread_after_us", UsOrNull(clock.end_spread_after_ns));
   w.Field("instances", clock.instances);
   w.Field("note", clock.note);
   w.EndObject();

@@ -5,11 +5,16 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 namespace trainscope::report {
 
 inline double Us(int64_t ns) { return static_cast<double>(ns) / 1e3; }
 inline double Us(double ns) { return ns / 1e3; }
+// An unknown time stays unknown: JsonWriter::Field writes nullopt as null.
+inline std::optional<double> UsOrNull(const std::optional<int64_t>& ns) {
+  return ns ? std::optional<double>(Us(*ns)) : std::nullopt;
+}
 // Via microseconds, as the reports have always computed their ms (x_us /
 // 1000): the same digits to the last one.
 inline double Ms(int64_t ns) { return Us(ns) / 1e3; }
