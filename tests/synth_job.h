@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "analysis/job/rank_analysis.h"
 #include "core/status.h"
 #include "formats/load_profiles.h"
 #include "synth/synth.h"
@@ -16,5 +17,10 @@ namespace trainscope::testing {
 Result<formats::LoadedProfiles> LoadSynthJob(const synth::SynthOptions& options,
                                              const std::string& tag, unsigned threads = 2,
                                              std::string* dir = nullptr);
+
+// The same job analysed whole with the built-in rules and default options
+// (its directory removed after): what a test of a cross-rank analysis needs.
+Result<analysis::JobAnalysis> AnalyzeSynthJob(const synth::SynthOptions& options,
+                                              const std::string& tag);
 
 }  // namespace trainscope::testing

@@ -9,13 +9,11 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <filesystem>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "analysis/cluster/straggler.h"
-#include "analysis/common/family_rules.h"
 #include "analysis/common/findings_catalog.h"
 #include "analysis/job/rank_analysis.h"
 #include "synth/synth.h"
@@ -212,14 +210,9 @@ TEST(ClockAlignment, UnknownOrSingleHostsMoveNothing) {
 // (none), and a planted late rank is still named.
 TEST(ClockAlignment, SynthHostOffsetIsRecoveredAndNamesNoStraggler) {
   auto analyse = [](const synth::SynthOptions& options) {
-    std::string dir;
-    auto profiles = testing::LoadSynthJob(options, "clock", 2, &dir);
-    EXPECT_TRUE(profiles.ok()) << profiles.status().message();
-    auto job = AnalyzeJob(profiles->profiles, FamilyRules::Merge({}, FamilyRules::Builtin()),
-                          AnalysisOptions{}, 2);
+    auto job = testing::AnalyzeSynthJob(options, "clock");
     EXPECT_TRUE(job.ok()) << job.status().message();
-    std::filesystem::remove_all(dir);
-    return std::move(*job);
+    return job.ok() ? std::move(*job) : JobAnalysis{};
   };
   synth::SynthOptions o;
   o.ranks = 8;

@@ -6,11 +6,9 @@
 
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <string>
 #include <vector>
 
-#include "analysis/common/family_rules.h"
 #include "analysis/job/rank_analysis.h"
 #include "synth/synth.h"
 #include "synth_job.h"
@@ -19,14 +17,9 @@ namespace trainscope::analysis {
 namespace {
 
 CriticalPath PathOfSynthJob(const synth::SynthOptions& options) {
-  std::string dir;
-  auto profiles = testing::LoadSynthJob(options, "critical_path", 2, &dir);
-  EXPECT_TRUE(profiles.ok()) << profiles.status().message();
-  auto job = AnalyzeJob(profiles->profiles, FamilyRules::Merge({}, FamilyRules::Builtin()),
-                        AnalysisOptions{}, 2);
+  auto job = testing::AnalyzeSynthJob(options, "critical_path");
   EXPECT_TRUE(job.ok()) << job.status().message();
-  std::filesystem::remove_all(dir);
-  return job->cluster.critical_path;
+  return job.ok() ? job->cluster.critical_path : CriticalPath{};
 }
 
 synth::SynthOptions CleanPathJob() {

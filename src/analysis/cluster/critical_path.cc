@@ -9,6 +9,8 @@
 #include <queue>
 #include <unordered_map>
 
+#include "core/rank_ranges.h"
+
 namespace trainscope::analysis {
 namespace {
 
@@ -45,10 +47,9 @@ std::vector<RankStep> RanksOfStep(const std::vector<RankComm>& comm, int32_t ste
     out.push_back(std::move(r));
   }
   if (!without.empty()) {
-    std::string list;
-    for (int32_t r : without) list += fmt::format("{}{}", list.empty() ? "" : ", ", r);
-    *note = fmt::format(
-        "rank(s) {} have no device timeline of the step: the path runs over the others", list);
+    *note =
+        fmt::format("rank(s) {} have no device timeline of the step: the path runs over the others",
+                    CompactRankList(without));
   }
   return out;
 }
@@ -190,9 +191,7 @@ CriticalPath CrossRankCriticalPath(const std::vector<RankComm>& comm, int32_t st
   return path;
 }
 
-}  // namespace trainscope::analysis
-
-namespace trainscope::analysis {
+// The replay (AddWhatIfs) from here on.
 namespace {
 
 // The step as the replay sees it: per rank its start, the work before each
