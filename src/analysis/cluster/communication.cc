@@ -247,17 +247,24 @@ int64_t ComputeCoveredIn(const std::vector<Interval>& compute,
   return covered;
 }
 
-// The compute around each collective of the step, in the collectives'
-// start order: before it (from the previous one's end, or the step's first
-// kernel), while it ran, and after the last one.
-void AttributeCompute(const StepKernels& sk, const std::vector<Interval>& compute,
-                      std::vector<CommInstance>* ops, RankStepComm* out) {
+// The running max of the compute kernels' ends (|compute| in start order):
+// whether compute was busy up to a time, for ComputeCoveredIn.
+std::vector<int64_t> RunningEnds(const std::vector<Interval>& compute) {
   std::vector<int64_t> prefix_end(compute.size());
   int64_t running = INT64_MIN;
   for (size_t i = 0; i < compute.size(); ++i) {
     running = std::max(running, compute[i].end);
     prefix_end[i] = running;
   }
+  return prefix_end;
+}
+
+// The compute around each collective of the step, in the collectives'
+// start order: before it (from the previous one's end, or the step's first
+// kernel), while it ran, and after the last one.
+void AttributeCompute(const StepKernels& sk, const std::vector<Interval>& compute,
+                      const std::vector<int64_t>& prefix_end, std::vector<CommInstance>* ops,
+                      RankStepComm* out) {
   auto covered = [&](int64_t from, int64_t to) {
     return to > from ? ComputeCoveredIn(compute, prefix_end, from, to) : 0;
   };
@@ -272,22 +279,17 @@ void AttributeCompute(const StepKernels& sk, const std::vector<Interval>& comput
   out->compute_after_last_ns = covered(cursor, sk.last_end);
 }
 
-// |compute|: the step's compute kernels in start order (ComputeIntervalsOf).
+// |compute|: the step's compute kernels in start order (ComputeIntervalsOf),
+// |prefix_end| their RunningEnds.
 void SummarizeStep(const CommOptions& options, const std::vector<CommInstance>& ops,
-                   const StepKernels& sk, const std::vector<Interval>& compute, RankStepComm* out,
+                   const StepKernels& sk, const std::vector<Interval>& compute,
+                   const std::vector<int64_t>& prefix_end, RankStepComm* out,
                    std::vector<PseudoOverlapWindow>* windows) {
   out->first_start_ns = sk.first_start;
   out->last_end_ns = sk.last_end;
   const int64_t first_compute = compute.empty() ? INT64_MAX : compute.front().start;
   std::vector<Interval> comm;
   comm.reserve(sk.comm.size());
-  // Running max of compute ends, to know whether compute was idle before k.
-  std::vector<int64_t> prefix_end(compute.size());
-  int64_t running = INT64_MIN;
-  for (size_t i = 0; i < compute.size(); ++i) {
-    running = std::max(running, compute[i].end);
-    prefix_end[i] = running;
-  }
   bool start_collective_seen = false;
   for (size_t idx : sk.comm) {
     const CommInstance& op = ops[idx];
@@ -393,8 +395,9 @@ RankComm SummarizeRankCommunication(const model::RankProfile& profile, const Com
     out.step = step;
     if (const auto iteration = model::IterationOf(profile, step))
       out.iteration_ns = iteration->span_ns();
-    SummarizeStep(options, rc.ops, sk, compute, &out, windows);
-    AttributeCompute(sk, compute, &rc.ops, &out);
+    const std::vector<int64_t> prefix_end = RunningEnds(compute);
+    SummarizeStep(options, rc.ops, sk, compute, prefix_end, &out, windows);
+    AttributeCompute(sk, compute, prefix_end, &rc.ops, &out);
     rc.steps.push_back(out);
   }
 
