@@ -13,9 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "analysis/cluster/straggler.h"
-#include "analysis/common/findings_catalog.h"
 #include "analysis/job/rank_analysis.h"
+#include "straggler_cluster.h"
 #include "synth/synth.h"
 #include "synth_job.h"
 #include "time_units.h"
@@ -84,19 +83,7 @@ std::vector<std::string> TwoHosts(int ranks, int per_host) {
 }
 
 std::vector<int32_t> ClockStragglers(const std::vector<RankComm>& job) {
-  ClusterAnalysis cluster;
-  cluster.present = true;
-  cluster.ranks = static_cast<int32_t>(job.size());
-  cluster.mean_step_time_ns = static_cast<double>(kClockStepNs);
-  for (const RankComm& rank : job) {
-    RankClusterStats row;
-    row.rank = rank.rank;
-    row.has_device_step = true;
-    row.collectives = kClockCollectives;
-    cluster.per_rank.push_back(row);
-  }
-  DetectStragglers(job, StragglerOptionsOf(FindingCatalog::Builtin().thresholds()), &cluster);
-  return cluster.straggler_ranks;
+  return testing::StragglerCluster(job, kClockStepNs, kClockCollectives).straggler_ranks;
 }
 
 TEST(HostOfProfilePath, ReadsTheHostTheProfilerNamedItsOutputAfter) {

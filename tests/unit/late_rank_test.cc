@@ -15,6 +15,7 @@
 #include "analysis/common/findings_catalog.h"
 #include "analysis/findings/cluster_findings.h"
 #include "finding_lookup.h"
+#include "straggler_cluster.h"
 #include "time_units.h"
 
 namespace trainscope::analysis {
@@ -74,19 +75,8 @@ struct Verdict {
 };
 
 Verdict Analyse(const std::vector<RankComm>& job) {
-  ClusterAnalysis cluster;
-  cluster.present = true;
-  cluster.ranks = static_cast<int32_t>(job.size());
-  cluster.mean_step_time_ns = static_cast<double>(kStepNs);
-  for (const RankComm& rank : job) {
-    RankClusterStats row;
-    row.rank = rank.rank;
-    row.has_device_step = true;
-    row.collectives = kCollectives;
-    cluster.per_rank.push_back(row);
-  }
   const FindingCatalog& catalog = FindingCatalog::Builtin();
-  DetectStragglers(job, StragglerOptionsOf(catalog.thresholds()), &cluster);
+  const ClusterAnalysis cluster = testing::StragglerCluster(job, kStepNs, kCollectives);
   Verdict v;
   v.stragglers = cluster.straggler_ranks;
   v.late_start = cluster.by_late_start.ranks;
