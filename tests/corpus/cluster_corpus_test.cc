@@ -249,6 +249,9 @@ TEST(ClusterCorpus, AscendGpt3SetAsideTimelinesGiveNoStragglerNumbers) {
     EXPECT_TRUE(m->ranks.empty()) << m->id;
   }
   EXPECT_TRUE(c.straggler_ranks.empty());
+  // Nor a critical path: its times would be the timeline judged wrong.
+  EXPECT_FALSE(c.critical_path.computed);
+  EXPECT_NE(c.critical_path.note.find("set aside"), std::string::npos) << c.critical_path.note;
   bool noted = false;
   for (const std::string& note : c.notes)
     noted = noted || note.find("device timeline set aside in every step") != std::string::npos;

@@ -47,9 +47,10 @@ std::vector<RankStep> RanksOfStep(const std::vector<RankComm>& comm, int32_t ste
     out.push_back(std::move(r));
   }
   if (!without.empty()) {
-    *note =
-        fmt::format("rank(s) {} have no device timeline of the step: the path runs over the others",
-                    CompactRankList(without));
+    *note = fmt::format(
+        "rank(s) {} have no usable device timeline of the step (none, or set aside as wrong): the "
+        "path runs over the others",
+        CompactRankList(without));
   }
   return out;
 }
@@ -143,7 +144,9 @@ CriticalPath CrossRankCriticalPath(const std::vector<RankComm>& comm, int32_t st
   path.step = step;
   const std::vector<RankStep> ranks = RanksOfStep(comm, step, &path.note);
   if (ranks.size() < 2) {
-    path.note = "fewer than two ranks with a device timeline of the step: no cross-rank path";
+    path.note =
+        "fewer than two ranks with a usable device timeline of the step (none, or set aside as "
+        "wrong): no cross-rank path";
     return path;
   }
   const Instances instances = InstancesOf(ranks);
