@@ -242,6 +242,7 @@ std::string FindingsCsv(const analysis::JobAnalysis& job) {
         .Text<"id">(f.id)
         .Text<"title">(f.title)
         .Real<"estimated_gain_pct">(analysis::ExportedGainPct(f))
+        .Text<"gain_source">(analysis::GainSource(f))
         .Int<"occurrences">(f.occurrences)
         .Text<"ranks">(ranks)
         .Text<"evidence">(f.evidence)

@@ -450,6 +450,7 @@ Status SqliteExport::Finish(const analysis::JobAnalysis& job, const std::set<siz
           .Text<"id">(x.id)
           .Text<"title">(x.title)
           .Real<"estimated_gain_pct">(analysis::ExportedGainPct(x))
+          .Text<"gain_source">(analysis::GainSource(x))
           .Int<"occurrences">(x.occurrences)
           .Text<"evidence">(x.evidence)
           .Text<"evidence_json">(EvidenceJson(x.evidence_values))

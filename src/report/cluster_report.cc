@@ -202,6 +202,7 @@ std::string WhatIfText(const analysis::CriticalPath& path) {
                        FormatDurationNs(static_cast<double>(w.predicted_ns)),
                        WhatIfChangePct(path, w));
   }
+  if (!path.replay_note.empty()) out += "      note: " + path.replay_note + "\n";
   return out;
 }
 
@@ -466,6 +467,11 @@ void WriteCriticalPathJson(JsonWriter& w, const analysis::CriticalPath& path) {
     w.Field("change", what.change);
     w.Field("predicted_us", Us(what.predicted_ns));
     w.Field("change_pct", WhatIfChangePct(path, what));
+    if (what.finding.empty()) {
+      w.Key("finding").Null();
+    } else {
+      w.Field("finding", what.finding);
+    }
     w.EndObject();
   }
   w.EndArray();

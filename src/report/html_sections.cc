@@ -46,13 +46,17 @@ void RenderProjection(HtmlWriter& out, const analysis::GainProjection& p) {
         "judge).</p>\n");
   } else {
     out.Format(
-        "<p><b>All findings applied:</b> -{:.1f}%{}. <span class=\"muted\">The gains overlap: "
+        "<p><b>All findings applied:</b> -{:.1f}%{}.{} <span class=\"muted\">The gains overlap: "
         "<a href=\"#gain-model-combined\">how they combine</a>.</span></p>\n",
         p.combined_gain_pct,
         p.step_ns && p.projected_step_ns
             ? fmt::format(", step {} → {}", FormatDurationNs(*p.step_ns),
                           FormatDurationNs(*p.projected_step_ns))
-            : std::string(" of the step (step time unknown)"));
+            : std::string(" of the step (step time unknown)"),
+        p.replayed_findings > 0
+            ? fmt::format(" {} {} replayed together across the ranks' step.", p.replayed_findings,
+                          p.replayed_findings == 1 ? "finding" : "findings")
+            : std::string());
   }
 }
 

@@ -343,8 +343,9 @@ void RenderGainModelsSection(HtmlWriter& out, const analysis::JobAnalysis& job) 
     out.Format(")</span></dt><dd>{}</dd>\n", models[m]);
   }
   out.Format(
-      "<dt id=\"gain-model-combined\">All findings together</dt><dd>{}</dd>\n</dl></section>\n",
-      analysis::kGainProjectionModel);
+      "<dt id=\"gain-model-combined\">All findings together</dt><dd>{}{}</dd>\n</dl></section>\n",
+      analysis::kGainProjectionModel,
+      job.projection.replayed_findings > 0 ? analysis::kReplayedProjectionModel : "");
 }
 
 }  // namespace trainscope::report

@@ -101,10 +101,14 @@ void RenderPortraitText(std::string& out, const analysis::JobAnalysis& job,
   }
   if (brief) out += "  evidence and cause of each finding: without --top, or in the JSON\n";
   // The gains above overlap; this is what applying all of them would leave.
+  const int64_t replayed = job.projection.replayed_findings;
   out += fmt::format(
-      "  All findings applied: {}  (overlapping savings counted once; model in "
+      "  All findings applied: {}  (overlapping savings counted once{}; model in "
       "docs/findings.md)\n\n",
-      ProjectionText(job.projection));
+      ProjectionText(job.projection),
+      replayed > 0 ? fmt::format("; {} {} replayed together across the ranks", replayed,
+                                 replayed == 1 ? "finding" : "findings")
+                   : "");
 }
 
 void WriteFindingsJson(JsonWriter& w, const analysis::JobAnalysis& job) {
@@ -129,6 +133,7 @@ void WriteFindingsJson(JsonWriter& w, const analysis::JobAnalysis& job) {
       w.Key("estimated_gain_pct").Double(finding.estimated_gain_pct, 2);
     }
     w.Field("gain_withheld", finding.gain_withheld);
+    w.Field("gain_source", analysis::GainSource(finding));
     w.Field("gain_model", finding.gain_model);
     w.Key("per_rank").BeginArray();
     for (const analysis::RankEvidence& r : finding.per_rank) {
@@ -161,6 +166,12 @@ void WriteFindingsJson(JsonWriter& w, const analysis::JobAnalysis& job) {
   }
   w.Field("groups", p.groups);
   w.Field("withheld", p.withheld);
+  w.Field("replayed_findings", p.replayed_findings);
+  if (p.replayed_gain_pct) {
+    w.Key("replayed_gain_pct").Double(*p.replayed_gain_pct, 2);
+  } else {
+    w.Key("replayed_gain_pct").Null();
+  }
   const std::optional<int64_t> projected = unknown ? std::nullopt : p.projected_step_ns;
   for (const auto& [key, ns] :
        {std::pair{"step_time_us", p.step_ns}, std::pair{"projected_step_time_us", projected}}) {
@@ -170,7 +181,8 @@ void WriteFindingsJson(JsonWriter& w, const analysis::JobAnalysis& job) {
       w.Key(key).Null();
     }
   }
-  w.Field("model", analysis::kGainProjectionModel);
+  w.Field("model", std::string(analysis::kGainProjectionModel) +
+                       (p.replayed_findings > 0 ? analysis::kReplayedProjectionModel : ""));
   w.EndObject();
   if (job.ranks_without_device_activity.empty()) {
     w.Key("no_device_activity").Null();

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <simdjson.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -140,6 +141,50 @@ TEST(ClusterCorpus, KinetoSampled2Of128) {
   EXPECT_EQ(job.cluster.ranks, 2);
   // HTA's [0, 1] is its top 2 of 2 ranks; two ranks cannot single one out.
   EXPECT_TRUE(job.cluster.straggler_ranks.empty());
+  // Their collectives wait for 126 ranks outside the trace: the unchanged
+  // replay (944 ms) is far from the measured span (624 ms), so no finding
+  // takes its gain from it, and the path says why.
+  const CriticalPath& path = job.cluster.critical_path;
+  ASSERT_TRUE(path.computed);
+  const auto span = static_cast<double>(path.end_ns - path.start_ns);
+  EXPECT_GT(std::abs(static_cast<double>(path.replayed_ns) - span), 0.1 * span);
+  EXPECT_NE(path.replay_note.find("keep their own estimates"), std::string::npos);
+  EXPECT_FALSE(path.findings_together_gain_pct.has_value());
+  for (const Finding& f : job.findings) EXPECT_FALSE(f.gain_replayed) << f.id;
+  EXPECT_EQ(job.projection.replayed_findings, 0);
+}
+
+// On the Qwen3 4-rank pipeline job the replay reproduces the measured span
+// (810.45 against 810.25 ms), so the findings it can express take their
+// gains from it (exposed communication overlapped to the normal band: 8.6%
+// against the estimate's 4.6%); the pipeline findings, which it cannot
+// (send/receive are not its edges), keep theirs.
+TEST(ClusterCorpus, AscendQwen4RankGainsByReplay) {
+  TS_REQUIRE_CORPUS("ascend/msinsight-st-qwen3-0.6b-4rank-level2-cann8.3.RC1");
+  JobAnalysis job =
+      Analyze(corpus_path + "/ascend/msinsight-st-qwen3-0.6b-4rank-level2-cann8.3.RC1");
+  const CriticalPath& path = job.cluster.critical_path;
+  ASSERT_TRUE(path.computed);
+  const auto span = static_cast<double>(path.end_ns - path.start_ns);
+  EXPECT_NEAR(static_cast<double>(path.replayed_ns), span, 0.01 * span);
+  EXPECT_TRUE(path.replay_note.empty()) << path.replay_note;
+  bool exposed = false;
+  for (const Finding& f : job.findings) {
+    if (f.id == "exposed-communication") {
+      exposed = true;
+      EXPECT_TRUE(f.gain_replayed);
+      EXPECT_GT(f.estimated_gain_pct, 0);
+    }
+    if (f.id == "pipeline-bubble" || f.id == "stage-imbalance") {
+      EXPECT_FALSE(f.gain_replayed) << f.id;
+    }
+  }
+  EXPECT_TRUE(exposed);
+  EXPECT_GT(job.projection.replayed_findings, 0);
+  ASSERT_TRUE(job.projection.replayed_gain_pct.has_value());
+  // The text says which gains were replayed.
+  EXPECT_NE(report::RenderText(job, {}).find("replayed together across the ranks"),
+            std::string::npos);
 }
 
 // step_trace_time.csv's step of the one row of |file|: Computing +

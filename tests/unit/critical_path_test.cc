@@ -133,8 +133,8 @@ const CriticalPath::WhatIf* FindWhatIf(const CriticalPath& path, const std::stri
 
 // The replay re-times the measured graph: unchanged, it gives the measured
 // span; removing a planted cause predicts the twin without it (the same
-// seed, the cause not planted) within 10% of the step (measured: 0.3% for
-// the late rank, 3.3% for the straggler, docs/clusters.md §3c).
+// seed, the cause not planted) within 10% of the step (the measured errors:
+// docs/clusters.md §3c).
 TEST(CriticalPath, ReplayPredictsTheTwinWithoutThePlantedCause) {
   const CriticalPath clean = PathOfSynthJob(CleanPathJob());
   ASSERT_TRUE(clean.computed);

@@ -122,6 +122,7 @@ straggler_min_instances  3  count  none  m
 straggler_min_last_share  0.5  share  instances  m
 straggler_chance_p  0.01  share  none  m
 compare_same_pct  1  pct  step  m
+replay_max_error_pct  10  pct  step  m
 straggler_min_lateness_us  20  us  none  m
 straggler_min_step_share  0.5  share  steps  m
 straggler_start_late_pct  5  pct  step  m

@@ -140,5 +140,31 @@ TEST(GainProjection, NoFindingsLeaveTheStep) {
   EXPECT_EQ(*p.projected_step_ns, 5'000);
 }
 
+// Replayed gains (findings/replayed_gains.h) count once, by the replay of
+// all of them together; the other findings of their groups count through
+// it (a pseudo-overlap beside a replayed exposed-communication), the rest
+// as before.
+TEST(GainProjection, ReplayedFindingsCountOnceByTheirJointReplay) {
+  Finding exposed = Gain("exposed-communication", 10.0);
+  exposed.gain_replayed = true;
+  Finding chain = Gain("unfused-rmsnorm", 5.0);
+  chain.gain_replayed = true;
+  const std::vector<Finding> findings = {exposed, chain, Gain("pseudo-overlap", 8.0),
+                                         Gain("host-bound", 20.0)};
+  const GainProjection p = ProjectGains(findings, 100'000'000, 12.0);
+  EXPECT_EQ(p.replayed_findings, 2);
+  ASSERT_TRUE(p.replayed_gain_pct.has_value());
+  EXPECT_DOUBLE_EQ(*p.replayed_gain_pct, 12.0);
+  EXPECT_EQ(p.groups, 2);  // host-bound, the replay
+  EXPECT_NEAR(p.combined_gain_pct, 100 * (1 - 0.8 * 0.88), 1e-9);
+  EXPECT_EQ(p.projected_step_ns, 70'400'000);
+  // Without the joint replay the same findings combine as estimates.
+  const GainProjection estimated = ProjectGains(findings, 100'000'000);
+  EXPECT_EQ(estimated.replayed_findings, 0);
+  EXPECT_FALSE(estimated.replayed_gain_pct.has_value());
+  EXPECT_EQ(estimated.groups, 3);
+  EXPECT_NEAR(estimated.combined_gain_pct, 100 * (1 - 0.9 * 0.95 * 0.8), 1e-9);
+}
+
 }  // namespace
 }  // namespace trainscope::analysis

@@ -10,10 +10,12 @@
 // syncs: the device was idle). Read on aligned clocks (clock_alignment.h).
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "analysis/cluster/communication.h"
+#include "analysis/cluster/step_replay.h"
 
 namespace trainscope::analysis {
 
@@ -60,9 +62,15 @@ struct CriticalPath {
   struct WhatIf {
     std::string change;
     int64_t predicted_ns = 0;  // the step's span with the change
+    // The finding whose remedy the change is ("" for the path's own
+    // changes; "all" for every replayed finding's together).
+    std::string finding;
   };
   std::vector<WhatIf> what_if;
   std::string replay_note;  // why no replay ("" when it ran)
+  // The remedies of every finding replayed (findings/replayed_gains.h)
+  // together, as a share of the unchanged replay; unknown when none was.
+  std::optional<double> findings_together_gain_pct;
 };
 
 // The critical path of |step| over |comm| (aligned times). A collective is
@@ -70,12 +78,12 @@ struct CriticalPath {
 // (the rank waited for it); an overlapped one is part of the work around it.
 CriticalPath CrossRankCriticalPath(const std::vector<RankComm>& comm, int32_t step);
 
-// Re-times the step's graph (each rank's work windows between its blocking
-// collectives, each collective ending at its last arrival plus its measured
-// transfer) with one change at a time, then all together: every rank starts
-// with the first; each of |stragglers| works at its peers' median pace;
-// blocking collectives' transfers hidden. Fills |path|'s replay fields.
-void AddWhatIfs(const std::vector<RankComm>& comm, const std::vector<int32_t>& stragglers,
-                CriticalPath* path);
+// The path's own changes replayed (step_replay.h), one at a time, then all
+// together: every rank starts with the first (when the path has a late
+// start); each of |stragglers| at its peers' median pace; the blocking
+// collectives' transfers hidden (when the path has any). Without |replay|,
+// |why| becomes the path's replay note.
+void AddWhatIfs(const std::optional<StepReplay>& replay, const std::string& why,
+                const std::vector<int32_t>& stragglers, CriticalPath* path);
 
 }  // namespace trainscope::analysis

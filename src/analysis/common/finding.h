@@ -41,6 +41,9 @@ struct Finding {
   // is unknown, shown as null / "n/a", never as a percentage; gain_model
   // says why and estimated_gain_pct stays 0 (nothing in projections).
   bool gain_withheld = false;
+  // The gain is the finding's own replay across the ranks' step
+  // (findings/replayed_gains.h), not its detector's estimate.
+  bool gain_replayed = false;
   // Each rank's own values, rank order, for a finding the ranks emitted
   // each for themselves (merged by MergeRankFindings); empty for a
   // job-wide finding (stragglers, pipeline stages), whose numbers are the
@@ -67,6 +70,11 @@ inline double EvidenceMs(double ns) { return ns / 1e6; }
 
 // The gain as exports write it: NaN (null, empty) when withheld.
 double ExportedGainPct(const Finding& finding);
+// Where its gain comes from, as every output names it: "replay" or
+// "estimate".
+inline const char* GainSource(const Finding& finding) {
+  return finding.gain_replayed ? "replay" : "estimate";
+}
 
 // Marks every finding of |findings| as having no gain to show (see
 // Finding::gain_withheld), with |why| as its gain model.

@@ -51,6 +51,7 @@ constexpr Binding kBindings[] = {
     {"straggler_min_last_share", &FindingThresholds::straggler_min_last_share},
     {"straggler_chance_p", &FindingThresholds::straggler_chance_p},
     {"compare_same_pct", &FindingThresholds::compare_same_pct},
+    {"replay_max_error_pct", &FindingThresholds::replay_max_error_pct},
     {"straggler_min_lateness_us", &FindingThresholds::straggler_min_lateness_us},
     {"straggler_min_step_share", &FindingThresholds::straggler_min_step_share},
     {"straggler_start_late_pct", &FindingThresholds::straggler_start_late_pct},

@@ -55,6 +55,7 @@ struct FindingThresholds {
   double straggler_chance_p = 0;           // family-wise chance level of method (b)
   double compare_same_pct = 0;             // compare's verdict: below this, "about the same"
   double straggler_min_lateness_us = 0;    // us behind the median rank
+  double replay_max_error_pct = 0;         // % of the measured span
   double straggler_min_step_share = 0;     // share of the tested steps
   double straggler_start_late_pct = 0;     // % of the step behind the median rank
   double stage_imbalance_pct = 0;          // % of the step between pipeline stages

@@ -35,6 +35,13 @@ inline constexpr const char* kGainProjectionModel =
     "step = step x product(1 - gain/100). Assumes every saving is realised in full and overlaps "
     "nothing else; an upper bound, like the gains it combines";
 
+// Added to the model where some gains were replayed (GainProjection's
+// replayed_findings).
+inline constexpr const char* kReplayedProjectionModel =
+    "; the findings whose gains were replayed across the ranks' step (gain_source \"replay\") "
+    "count once, by replaying all their remedies together (docs/clusters.md §3c), with the other "
+    "findings of their groups";
+
 // |pct| limited to [0, 100]; a gain that is not a number is 0.
 double ClampGainPct(double pct);
 
@@ -46,6 +53,12 @@ struct GainProjection {
   double combined_gain_pct = 0;  // 100 * (1 - remaining), in [0, 100]
   int64_t groups = 0;            // independent groups that had a gain
   int64_t withheld = 0;          // findings whose gain is withheld (not counted)
+  // Findings whose gains came from replaying the ranks' step
+  // (findings/replayed_gains.h): their groups count once, by the replay of
+  // all of them together (|replayed_gain_pct|), one of |groups|. 0 and
+  // unknown when nothing was replayed.
+  int64_t replayed_findings = 0;
+  std::optional<double> replayed_gain_pct;
   // The job's step (cluster mean step time, else the mean of the ranks'
   // selected steps) and what would remain of it; unknown without a step.
   std::optional<int64_t> step_ns;
@@ -53,6 +66,9 @@ struct GainProjection {
 };
 
 // |findings| as ranked (gains already clamped or not: clamped here).
-GainProjection ProjectGains(const std::vector<Finding>& findings, std::optional<int64_t> step_ns);
+// |replayed_together_pct|: the replay of every finding with gain_replayed
+// together; the groups of those findings count once, by it.
+GainProjection ProjectGains(const std::vector<Finding>& findings, std::optional<int64_t> step_ns,
+                            std::optional<double> replayed_together_pct = std::nullopt);
 
 }  // namespace trainscope::analysis

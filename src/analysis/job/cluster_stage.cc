@@ -12,6 +12,7 @@
 #include "analysis/cluster/cluster_links.h"
 #include "analysis/cluster/communication.h"
 #include "analysis/cluster/critical_path.h"
+#include "analysis/cluster/step_replay.h"
 #include "analysis/cluster/straggler.h"
 #include "analysis/common/statistics.h"
 #include "analysis/findings/cluster_findings.h"
@@ -313,11 +314,12 @@ std::vector<RankComm> TimedCollectives(const std::vector<RankComm>& comm,
 
 }  // namespace
 
-void AddClusterAnalysis(std::vector<RankComm> comm, const std::vector<RankLinks>& links,
-                        JobAnalysis* job, const FindingCatalog& catalog) {
+std::optional<StepReplay> AddClusterAnalysis(std::vector<RankComm> comm,
+                                             const std::vector<RankLinks>& links, JobAnalysis* job,
+                                             const FindingCatalog& catalog) {
   ClusterAnalysis& c = job->cluster;
   c.ranks = static_cast<int32_t>(comm.size());
-  if (comm.size() < 2) return;
+  if (comm.size() < 2) return std::nullopt;
   c.present = true;
   for (size_t i = 0; i < comm.size(); ++i) {
     if (comm[i].rank < 0) comm[i].rank = static_cast<int32_t>(i);
@@ -341,7 +343,9 @@ void AddClusterAnalysis(std::vector<RankComm> comm, const std::vector<RankLinks>
   const std::vector<RankComm> timed = TimedCollectives(comm, set_aside, &c);
   DetectStragglers(timed, StragglerOptionsOf(catalog.thresholds()), &c, computation);
   c.critical_path = CrossRankCriticalPath(timed, c.step);
-  AddWhatIfs(timed, c.straggler_ranks, &c.critical_path);
+  std::string no_replay;
+  std::optional<StepReplay> replay = StepReplay::Build(timed, c.step, &no_replay);
+  AddWhatIfs(replay, no_replay, c.straggler_ranks, &c.critical_path);
   c.link_matrix = BuildLinkMatrix(links);
   c.slow_links = FindSlowLinks(links, catalog.thresholds().slow_link_ratio,
                                catalog.thresholds().slow_link_min_mb, &c.links_checked);
@@ -360,6 +364,8 @@ void AddClusterAnalysis(std::vector<RankComm> comm, const std::vector<RankLinks>
                             "GB/s");
   }
   AddClusterFindings(c, &job->findings, catalog, job->platform);
+  if (!c.critical_path.computed) return std::nullopt;
+  return replay;
 }
 
 }  // namespace trainscope::analysis

@@ -9,6 +9,7 @@
 #include <optional>
 #include <vector>
 
+#include "analysis/cluster/step_replay.h"
 #include "analysis/common/finding.h"
 #include "analysis/common/findings_catalog.h"
 #include "analysis/job/rank_analysis.h"
@@ -45,7 +46,11 @@ std::vector<Finding> AddStepMotifs(const model::RankProfile& profile,
 
 // cluster_stage.cc: cross-rank communication, stragglers, skew, slow links
 // and their findings. |comm| and |links| in job order (sorted by rank).
-void AddClusterAnalysis(std::vector<RankComm> comm, const std::vector<RankLinks>& links,
-                        JobAnalysis* job, const FindingCatalog& catalog);
+// Returns the compared step's replay (step_replay.h) where the critical path
+// was computed, for the findings' gains once every finding is made
+// (findings/replayed_gains.h).
+std::optional<StepReplay> AddClusterAnalysis(std::vector<RankComm> comm,
+                                             const std::vector<RankLinks>& links, JobAnalysis* job,
+                                             const FindingCatalog& catalog);
 
 }  // namespace trainscope::analysis

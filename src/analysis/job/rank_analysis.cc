@@ -12,6 +12,7 @@
 #include "analysis/findings/fingerprint_findings.h"
 #include "analysis/findings/memory_findings.h"
 #include "analysis/findings/pipeline_findings.h"
+#include "analysis/findings/replayed_gains.h"
 #include "analysis/findings/threshold_findings.h"
 #include "analysis/job/job_stages.h"
 #include "analysis/job/workload.h"
@@ -567,13 +568,17 @@ Result<JobAnalysis> Combine(std::vector<RankResult>&& ranks, const JobContext& c
   }
   ranks.clear();
   job.findings = MergeRankFindings(std::move(per_rank));
-  AddClusterAnalysis(std::move(comm), links, &job, CatalogOf(options));
+  const std::optional<StepReplay> replay =
+      AddClusterAnalysis(std::move(comm), links, &job, CatalogOf(options));
   AddPipelineFindings(&job, CatalogOf(options));
   AddMemoryFindings(&job, CatalogOf(options));
   WithholdTrainingOnlyFindings(&job);
+  // Every finding made and kept: the replay re-estimates those it can.
+  if (replay) ReplayFindingGains(*replay, CatalogOf(options), &job.cluster, &job.findings);
   for (Finding& f : job.findings) f.estimated_gain_pct = ClampGainPct(f.estimated_gain_pct);
   RankFindings(&job.findings);
-  job.projection = ProjectGains(job.findings, JobStepNs(job));
+  job.projection = ProjectGains(job.findings, JobStepNs(job),
+                                job.cluster.critical_path.findings_together_gain_pct);
   for (const RankAnalysis& rank : job.ranks) {
     if (!HasDeviceActivity(rank)) job.ranks_without_device_activity.push_back(rank.header.rank);
   }

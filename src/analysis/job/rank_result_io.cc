@@ -224,7 +224,7 @@ void VisitFields(V& v, S& rank_evidence) {
 template <class V, Is<Finding> S>
 void VisitFields(V& v, S& finding) {
   TS_FIELDS(v, finding, id, title, ranks, occurrences, evidence, evidence_values, root_cause,
-            remedy, estimated_gain_pct, gain_model, gain_withheld, per_rank, variant,
+            remedy, estimated_gain_pct, gain_model, gain_withheld, gain_replayed, per_rank, variant,
             template_entry, text_values, text_labels);
 }
 template <class V, Is<RankStepResult> S>
