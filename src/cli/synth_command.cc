@@ -128,7 +128,8 @@ CommandRunner RegisterSynth(CLI::App& app) {
       ->capture_default_str();
   app.add_option("--vocab", o.vocab, "Vocabulary size (drives the loss)")->capture_default_str();
   app.add_option("--scale", o.scale,
-                 "Multiply the work per step (e.g. 400 for ~1 GB kernel_details.csv)")
+                 "Multiply the micro-batches per step, rounded to a whole one (~490 for 1 GB of "
+                 "kernel_details.csv at the default sizes)")
       ->capture_default_str();
   app.add_option("--header", args->header,
                  "CSV header generation: legacy2023, level1-2025, cann83, cann2026")
