@@ -108,14 +108,15 @@ HtmlFragment DensityChartSvg(const std::vector<DensitySeries>& series) {
                            bin.density_per_decade));
     }
     flush();
-    if (i < 16) {
+    if (i < kDensityLegendRows) {
       double ly = kChartTop + 12 + static_cast<double>(i) * 16;
       svg.Rect(width - 125, ly - 8, 12, 3, color);
       svg.Text(width - 108, ly - 3, series[i].label, "start", 10);
     }
   }
-  if (series.size() > 16)
-    svg.Text(width - 125, kChartTop + 12 + 16 * 16, fmt::format("+{} more", series.size() - 16));
+  if (series.size() > kDensityLegendRows)
+    svg.Text(width - 125, kChartTop + 12 + 16.0 * kDensityLegendRows,
+             fmt::format("+{} more", series.size() - kDensityLegendRows));
   return std::move(svg).Finish();
 }
 

@@ -18,6 +18,9 @@ struct DensitySeries {
   const analysis::DurationDensity* density;
 };
 
+// The series the density chart's legend names; more are drawn unnamed.
+inline constexpr size_t kDensityLegendRows = 16;
+
 // Log-log kernel-duration density, several runs or ranks overlaid.
 HtmlFragment DensityChartSvg(const std::vector<DensitySeries>& series);
 

@@ -148,15 +148,54 @@ void RenderFocusSection(HtmlWriter& out, const analysis::RankAnalysis* focus) {
   out.Raw("</div>\n</section>\n");
 }
 
+namespace {
+
+// The ranks the density chart draws: all of them up to the legend's
+// kDensityLegendRows; past that the stragglers first, then ranks evenly
+// spaced in rank order (a thousand overlaid curves are neither readable
+// nor small: 6 MB of SVG at 1,024 ranks).
+std::vector<const analysis::RankAnalysis*> DensityRanks(
+    const std::vector<const analysis::RankAnalysis*>& ranks,
+    const std::vector<int32_t>& stragglers) {
+  if (ranks.size() <= kDensityLegendRows) return ranks;
+  std::vector<const analysis::RankAnalysis*> out;
+  std::vector<bool> taken(ranks.size(), false);
+  for (size_t i = 0; i < ranks.size() && out.size() < kDensityLegendRows; ++i) {
+    if (std::find(stragglers.begin(), stragglers.end(), ranks[i]->header.rank) == stragglers.end())
+      continue;
+    out.push_back(ranks[i]);
+    taken[i] = true;
+  }
+  const size_t left = kDensityLegendRows - out.size();
+  for (size_t k = 0; k < left; ++k) {
+    size_t i = k * ranks.size() / left;
+    while (i < ranks.size() && taken[i]) ++i;
+    if (i == ranks.size()) break;
+    out.push_back(ranks[i]);
+    taken[i] = true;
+  }
+  std::sort(out.begin(), out.end(),
+            [](const auto* a, const auto* b) { return a->header.rank < b->header.rank; });
+  return out;
+}
+
+}  // namespace
+
 void RenderDistributionSection(HtmlWriter& out, const analysis::JobAnalysis& job,
                                const analysis::RankAnalysis* focus) {
   out.Raw("<section id=\"distribution\"><h2>Kernel distribution</h2>\n");
-  std::vector<DensitySeries> series;
+  std::vector<const analysis::RankAnalysis*> with_kernels;
   for (const auto& rank : job.ranks) {
     const auto* step = rank.selected();
-    if (step == nullptr || step->kernels.count == 0) continue;
-    series.push_back({fmt::format("rank {} {}", rank.header.rank, StepName(rank.selected_step)),
-                      &step->density});
+    if (step != nullptr && step->kernels.count > 0) with_kernels.push_back(&rank);
+  }
+  const std::vector<const analysis::RankAnalysis*> drawn =
+      DensityRanks(with_kernels, job.cluster.straggler_ranks);
+  std::vector<DensitySeries> series;
+  series.reserve(drawn.size());
+  for (const analysis::RankAnalysis* rank : drawn) {
+    series.push_back({fmt::format("rank {} {}", rank->header.rank, StepName(rank->selected_step)),
+                      &rank->selected()->density});
   }
   if (!series.empty()) {
     out.Raw("<h3>Log-log density of kernel durations</h3>\n");
@@ -164,6 +203,13 @@ void RenderDistributionSection(HtmlWriter& out, const analysis::JobAnalysis& job
         "<p class=\"muted\">Mass at the left is many tiny kernels (launch-bound, unfused code); a "
         "fused run "
         "moves mass into a band at 10²–10⁴ µs.</p>\n");
+    if (drawn.size() < with_kernels.size()) {
+      out.Format(
+          "<p class=\"muted\">{} of {} ranks drawn (as many as the legend names): the "
+          "stragglers, then ranks evenly spaced in rank order; every rank's density is in the "
+          "JSON (<code>ranks[].steps[].density</code>).</p>\n",
+          drawn.size(), with_kernels.size());
+    }
     out.Append(DensityChartSvg(series));
   }
   if (focus != nullptr && focus->selected() != nullptr) {
