@@ -14,7 +14,7 @@
   data.family_colors.forEach(function (p) { color[p[0]] = p[1]; });
   var LANE_NAMES = ['Compute', 'Comm', 'Other', 'Host launch'], LANE_LETTERS = ['C', 'M', 'O', 'H'];
   // Every step the page carries, ascending; each decoded when first shown.
-  var steps = [{ step: data.step, span: data.span, shared_axis: data.shared_axis, ranks: data.ranks }].concat(data.other_steps || []);
+  var steps = [{ step: data.step, span: data.span, shared_axis: data.shared_axis, ranks: data.ranks, critical_path: data.critical_path }].concat(data.other_steps || []);
   steps.sort(function (a, b) { return a.step - b.step; });
   var shownIndex = 0, stepIndex = 0;
   steps.forEach(function (st, i) { if (st.step === data.step) shownIndex = i; });
@@ -74,6 +74,7 @@
   var ctx = canvas.getContext('2d'), miniCtx = miniCanvas.getContext('2d');
   var span = Math.max(current.span, 1), viewStart = 0, viewEnd = span, selection = null, drawnRects = 0, miniImage = null;
   var boxMotifs = document.getElementById('tl-motifs'), boxFindings = document.getElementById('tl-findings');
+  var boxPath = document.getElementById('tl-path');
   var rangeLabel = document.getElementById('tl-range'), stepBox = document.getElementById('tl-step');
   var searchBox = document.getElementById('tl-search'), countLabel = document.getElementById('tl-count');
   var legend = document.getElementById('tl-legend');
@@ -274,10 +275,31 @@
       ctx.fillStyle = '#b00'; ctx.fillText(label, run[0] + 3, y0 + laneHeight - (laneHeight >= 12 ? 4 : 2));
     });
   }
+  // The cross-rank critical path (docs/clusters.md, section 3c) over the rows: an orange line along
+  // each rank's stretch of it (dashed: a late start), joined where it passes from rank to rank.
+  var pathDrawn = 0;
+  function drawPath() {
+    var path = current.critical_path, drawn = 0;
+    if (!path || !path.length || (boxPath && !boxPath.checked)) return 0;
+    ctx.save(); ctx.strokeStyle = 'rgba(230,110,0,0.95)'; ctx.lineWidth = laneHeight >= 7 ? 3 : 2;
+    var previousY = null;
+    path.forEach(function (seg) {
+      var y = axisHeight + seg[0] * rowHeight + (rowHeight - rowGap) / 2;
+      var x0 = Math.min(width, Math.max(labelWidth, xAt(seg[1]))), x1 = Math.min(width, Math.max(labelWidth, xAt(seg[2])));
+      ctx.setLineDash(seg[3] === 2 ? [4, 3] : []);
+      ctx.beginPath();
+      if (previousY !== null && previousY !== y) { ctx.moveTo(x0, previousY); ctx.lineTo(x0, y); }
+      ctx.moveTo(x0, y); ctx.lineTo(Math.max(x1, x0 + 1), y); ctx.stroke();
+      previousY = y; drawn++;
+    });
+    ctx.restore();
+    return drawn;
+  }
   function draw() {
     drawnRects = 0;
     ctx.clearRect(0, 0, width, height);
     for (var ri = 0; ri < ranks.length; ri++) drawRank(ranks[ri], ri);
+    pathDrawn = drawPath();
     drawAxis();
     if (selection) {
       var r = ranks[selection.r], x0 = Math.max(labelWidth, xAt(r.start[selection.i])), x1 = Math.max(x0 + 2, xAt(r.start[selection.i] + r.duration[selection.i]));
@@ -407,7 +429,7 @@
   miniCanvas.addEventListener('mousedown', function (ev) { miniDrag = true; miniMove(ev); });
   miniCanvas.addEventListener('mousemove', function (ev) { if (miniDrag) miniMove(ev); });
   window.addEventListener('mouseup', function () { miniDrag = false; });
-  [boxMotifs, boxFindings].forEach(function (b) { if (b) b.addEventListener('change', redraw); });
+  [boxMotifs, boxFindings, boxPath].forEach(function (b) { if (b) b.addEventListener('change', redraw); });
   function wholeStep() { viewStart = 0; viewEnd = span; }
   var reset = document.getElementById('tl-reset');
   if (reset) reset.addEventListener('click', function () { wholeStep(); redraw(); });
@@ -471,6 +493,7 @@
     var notes = document.createElement('div');
     notes.textContent = 'Lanes of each rank, top to bottom: Compute (C), Comm (M), Other (O), Host launch (H, where the trace links launches). ' +
       'Red outline with an id: a finding\u2019s motif instances; hatched: compute idle at step start; \u25b2: straggler; ' +
+      'orange line: the cross-rank critical path (dashed: a late start; it changes rank where a collective waited for the last to arrive); ' +
       'search: matches in colour with a black top edge, the rest grey. Keys (click the timeline first): + - or w s zoom, ' +
       'a d or \u2190 \u2192 pan, 0 whole step, [ ] previous and next step.';
     legend.appendChild(notes);
@@ -479,6 +502,7 @@
   size(); runSearch(); draw();
   host.setAttribute('data-timeline-first-paint-ms', performance.now().toFixed(1));
   host.setAttribute('data-timeline-kernels', String(shownTotal));
+  host.setAttribute('data-timeline-path-segments', String(pathDrawn));  // of the shown step
   host.setAttribute('data-timeline-steps', String(steps.length));
 
   window.trainscopeTimeline = {

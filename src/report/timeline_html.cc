@@ -83,6 +83,7 @@ void RenderInteractiveTimeline(HtmlWriter& out, const analysis::JobAnalysis& job
       "size=\"18\"></label> <span id=\"tl-count\" class=\"muted\"></span> "
       "<label><input type=\"checkbox\" id=\"tl-motifs\"> motif instances</label> "
       "<label><input type=\"checkbox\" id=\"tl-findings\" checked> findings</label> "
+      "<label><input type=\"checkbox\" id=\"tl-path\" checked> critical path</label> "
       "<button type=\"button\" id=\"tl-reset\">whole step</button> <span id=\"tl-range\" "
       "class=\"muted\"></span></div>\n<div id=\"tl-legend\" class=\"muted\"></div>\n"
       "<div id=\"ts-tl\" tabindex=\"0\" aria-label=\"interactive timeline\" "

@@ -221,6 +221,39 @@ struct PayloadStep {
   size_t kernels = 0;
 };
 
+// The cross-rank critical path of |step| (docs/clusters.md §3c), when it is
+// the path's step: "critical_path": [[row, start, end, kind], ...] in time
+// order, row the index into "ranks", times on the page's axis (from |t0|),
+// kind 0 work, 1 transfer, 2 late start. The path is on aligned clocks; a
+// host's applied offset is added back, since the kernels are drawn as read.
+void WriteCriticalPath(const analysis::JobAnalysis& job, const PayloadStep& step, int64_t t0,
+                       JsonWriter& json) {
+  const analysis::CriticalPath& path = job.cluster.critical_path;
+  if (!path.computed || path.step != step.step) return;
+  std::unordered_map<int32_t, int64_t> row_of;
+  for (size_t i = 0; i < step.ranks.size(); ++i)
+    row_of[step.ranks[i].first->header.rank] = static_cast<int64_t>(i);
+  std::unordered_map<int32_t, int64_t> offset_of;
+  for (const analysis::HostClock& host : job.cluster.clock.hosts) {
+    if (!host.applied || !host.offset_ns) continue;
+    for (int32_t rank : host.ranks) offset_of[rank] = *host.offset_ns;
+  }
+  json.Key("critical_path").BeginArray();
+  for (const analysis::PathSegment& segment : path.segments) {
+    const auto row = row_of.find(segment.rank);
+    if (row == row_of.end()) continue;  // a rank the page does not draw
+    const auto offset = offset_of.find(segment.rank);
+    const int64_t shift = (offset == offset_of.end() ? 0 : offset->second) - t0;
+    json.BeginArray()
+        .Int(row->second)
+        .Int(segment.start_ns + shift)
+        .Int(segment.end_ns + shift)
+        .Int(static_cast<int64_t>(segment.kind))
+        .EndArray();
+  }
+  json.EndArray();
+}
+
 // Writes "step", "span", "shared_axis" and "ranks" of |step| into the open
 // object of |json|.
 void WritePayloadStep(const analysis::JobAnalysis& job, const PayloadStep& step,
@@ -244,6 +277,7 @@ void WritePayloadStep(const analysis::JobAnalysis& job, const PayloadStep& step,
   json.Key("ranks").BeginArray();
   for (const auto& [rank, t] : step.ranks) WriteRank(*rank, *t, context, json);
   json.EndArray();
+  if (shared_axis) WriteCriticalPath(job, step, t0, json);
 }
 
 }  // namespace

@@ -50,7 +50,9 @@ std::string Base64(std::string_view bytes);
 // The payload: {"v":2, "step", "span", "shared_axis", "ranks", "other_steps",
 // "kernel_budget", "steps_left_out", "steps_without_track", "strings",
 // "family_colors", "findings"}. "step", "span", "shared_axis" and "ranks"
-// are the shown step's; "other_steps" holds every other step whose kernels
+// are the shown step's (with "critical_path" when the cross-rank path is of
+// that step and the ranks share one axis: [row, start, end, kind] segments,
+// kind 0 work, 1 transfer, 2 late start); "other_steps" holds every other step whose kernels
 // the analysis kept (AnalysisOptions::timeline_kernels), ascending, each as
 // {"step", "span", "shared_axis", "ranks"}, whole and nearest the shown
 // step first while the page stays within |kernel_budget| kernels in all;

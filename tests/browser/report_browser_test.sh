@@ -98,8 +98,8 @@ check_layout() {  # name, html file
 # writes the outcome to data-timeline-selftest ("ok [launch=ok] zoom=A..B->C..D
 # drawn=N->M selected=NAME"); data-timeline-first-paint-ms is
 # performance.now() at the end of the first draw.
-check_timeline() {  # name, html file, expected kernel count ("" = any)
-  name="$1"; html="$2"; kernels="$3"
+check_timeline() {  # name, html file, expected kernel count ("" = any), "path" (a critical path drawn)
+  name="$1"; html="$2"; kernels="$3"; want_path="${4:-}"
   chrome "file://$html#selftest" --dump-dom > "$work/$name.tl.dom" 2> "$work/$name.tl.log"
   if grep -E "Uncaught|SyntaxError|ReferenceError|TypeError" "$work/$name.tl.log" >/dev/null; then
     fail "$name: script error in the timeline self-test:"; grep -E "Uncaught|Error" "$work/$name.tl.log" | head -5
@@ -113,9 +113,14 @@ check_timeline() {  # name, html file, expected kernel count ("" = any)
   echo "$result" | grep -q 'selected=none' && fail "$name: the click selected nothing"
   [ -n "$kernels" ] && [ "$drawn" != "$kernels" ] && fail "$name: the timeline holds $drawn kernels, expected $kernels"
   [ -n "$paint" ] || fail "$name: no first-paint time"
+  # The cross-rank critical path over the rows (docs/clusters.md §3c), on multi-rank jobs.
+  segments=$(grep -o 'data-timeline-path-segments="[0-9]*"' "$work/$name.tl.dom" | grep -o '[0-9]*')
+  if [ "$want_path" = path ]; then
+    [ "${segments:-0}" -gt 0 ] || fail "$name: no critical path segment drawn on the timeline"
+  fi
   # Generous: the target is < 1 s (docs/benchmarks.md); CI machines are shared.
   awk -v p="${paint:-99999}" 'BEGIN { exit !(p < 5000) }' || fail "$name: first paint took $paint ms"
-  echo "ok: $name timeline ($drawn kernels, first paint $paint ms, $result)"
+  echo "ok: $name timeline ($drawn kernels, ${segments:-0} critical-path segments, first paint $paint ms, $result)"
 }
 
 # 1. The demo job (the README's main command writes the same report).
@@ -126,7 +131,7 @@ check_layout demo "$work/demo/report.html"
 grep -q "Step start:" "$work/demo.dom" || fail "demo: step-start idle not reported"
 # The demo's step 6 has 2,511 kernels on each of its 4 ranks (the summary's
 # "kernels in the step" x 4 ranks, all in the page).
-check_timeline demo "$work/demo/report.html" 10044
+check_timeline demo "$work/demo/report.html" 10044 path
 # The demo's trace_view.json links kernels to their host launches: the
 # self-test also hovered the host-launch lane.
 grep -q 'launch=ok' "$work/demo.tl.dom" || fail "demo: the host-launch lane was not checked"
@@ -139,7 +144,7 @@ grep -Eq '<details open[^>]*><summary><code>Qwen3NextForCausalLM_0</code>' "$wor
 "$bin" analyze "$work/synth64" --html "$work/synth64.html" >/dev/null || fail "synth64: analyze failed"
 check_report synth64 "$work/synth64.html" 10000000
 check_layout synth64 "$work/synth64.html"
-check_timeline synth64 "$work/synth64.html" ""
+check_timeline synth64 "$work/synth64.html" "" path
 
 # 2. Untrusted strings: markup in kernel names must be shown as text.
 "$bin" analyze "$src/tests/data/ascend_evil" --html "$work/evil.html" >/dev/null || fail "evil: analyze failed"

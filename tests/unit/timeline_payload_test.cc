@@ -218,6 +218,59 @@ TEST_F(TimelinePayloadJobTest, OneAxisOnlyForOneClock) {
   EXPECT_EQ(apart, (std::vector<int64_t>{0, 0, 0}));
 }
 
+// The cross-rank critical path over the rows: every segment of the path of
+// the shown step, on the page's axis, in time order and covering the span
+// from the earliest rank's first kernel; with a host's clock offset applied
+// by the cluster analysis, its ranks' segments move back onto their kernels.
+TEST_F(TimelinePayloadJobTest, TheCriticalPathOnThePagesAxis) {
+  const analysis::CriticalPath& path = job_->cluster.critical_path;
+  ASSERT_TRUE(path.computed) << path.note;
+  ASSERT_EQ(path.step, job_->ranks[0].timeline.step);
+  auto segments = [](const std::string& payload) {
+    simdjson::dom::parser parser;
+    simdjson::dom::element doc = parser.parse(payload);
+    std::vector<std::vector<int64_t>> out;
+    simdjson::dom::array array;
+    if (doc["critical_path"].get(array) != simdjson::SUCCESS) return out;
+    for (simdjson::dom::element seg : array) {
+      std::vector<int64_t> v;
+      for (simdjson::dom::element x : simdjson::dom::array(seg)) v.push_back(int64_t(x));
+      out.push_back(v);
+    }
+    return out;
+  };
+  const auto drawn = segments(TimelinePayload(*job_, kTimelinePageKernels));
+  ASSERT_EQ(drawn.size(), path.segments.size());
+  int64_t t0 = INT64_MAX;
+  for (const analysis::RankAnalysis& rank : job_->ranks)
+    t0 = std::min(t0, rank.timeline.step_start_ns);
+  for (size_t i = 0; i < drawn.size(); ++i) {
+    const analysis::PathSegment& s = path.segments[i];
+    ASSERT_EQ(drawn[i].size(), 4u);
+    EXPECT_EQ(job_->ranks[static_cast<size_t>(drawn[i][0])].header.rank, s.rank);
+    EXPECT_EQ(drawn[i][1], s.start_ns - t0);
+    EXPECT_EQ(drawn[i][2], s.end_ns - t0);
+    EXPECT_EQ(drawn[i][3], static_cast<int64_t>(s.kind));
+  }
+  // Rank 2's host ran 3.7 ms ahead and the alignment took it off: its
+  // segments are drawn 3.7 ms later, where its kernels are.
+  analysis::JobAnalysis job = *job_;
+  analysis::HostClock host;
+  host.ranks = {2};
+  host.offset_ns = 3'700'000;
+  host.applied = true;
+  job.cluster.clock.hosts = {host};
+  const auto shifted = segments(TimelinePayload(job, kTimelinePageKernels));
+  ASSERT_EQ(shifted.size(), drawn.size());
+  for (size_t i = 0; i < drawn.size(); ++i) {
+    const int64_t expected = path.segments[i].rank == 2 ? 3'700'000 : 0;
+    EXPECT_EQ(shifted[i][1] - drawn[i][1], expected) << i;
+  }
+  // Not the shown step's path: none drawn.
+  job.cluster.critical_path.step += 100;
+  EXPECT_TRUE(segments(TimelinePayload(job, kTimelinePageKernels)).empty());
+}
+
 // The step selector's data: every other step whose kernels the analysis
 // kept, whole, each rank's kernels as in its track; the first captured step
 // (a warm-up, no kernels kept) named as such; a budget that only the shown
