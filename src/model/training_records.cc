@@ -24,6 +24,22 @@ struct PackedInts {
 // in the fewest bytes that hold their range; all arithmetic mod 2^64, so
 // the decoded value is exact whatever the values are. A range over 7 bytes
 // stores the values themselves.
+// The distinct values of |values|, ascending, into |distinct| when there
+// are at most |most| of them; false (and no dictionary) past that, found at
+// the first value over instead of after sorting the whole block (a float
+// column of a training log is mostly all distinct).
+bool FewDistinct(const std::vector<uint64_t>& values, size_t most,
+                 std::vector<uint64_t>* distinct) {
+  distinct->clear();
+  for (const uint64_t v : values) {
+    const auto it = std::lower_bound(distinct->begin(), distinct->end(), v);
+    if (it != distinct->end() && *it == v) continue;
+    if (distinct->size() == most) return false;
+    distinct->insert(it, v);
+  }
+  return true;
+}
+
 PackedInts PackInts(const std::vector<uint64_t>& v, std::vector<uint8_t>* bytes) {
   PackedInts p;
   const size_t n = v.size();
@@ -148,10 +164,8 @@ void TrainingRecords::Seal() {
       }
     }
     if (numbers) {
-      std::vector<uint64_t> distinct = values;
-      std::sort(distinct.begin(), distinct.end());
-      distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
-      if (distinct.size() <= 255) {
+      std::vector<uint64_t> distinct;
+      if (FewDistinct(values, 255, &distinct)) {
         p.dict = static_cast<uint32_t>(b.dict.size());
         p.dict_size = static_cast<uint16_t>(distinct.size());
         for (const uint64_t d : distinct) b.dict.push_back(std::bit_cast<double>(d));

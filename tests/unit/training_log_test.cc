@@ -288,6 +288,39 @@ TEST(TrainingLogTest, LineParsers) {
   EXPECT_DOUBLE_EQ(*read->log.records[2].mfu_pct, 40);
 }
 
+// The series' medians and p90s are selected, not sorted: on 1,001 and
+// 1,000 random step times (an odd and an even count, with ties) they equal
+// the sorted series' order statistics, interpolated as before.
+TEST(TrainingLogTest, QuantilesEqualTheSortedSeries) {
+  for (const int n : {1001, 1000}) {
+    std::mt19937_64 rng(static_cast<uint64_t>(n));
+    std::uniform_int_distribution<int> ms(900, 1100);
+    std::string text;
+    std::vector<double> times;
+    for (int i = 1; i <= n; ++i) {
+      const double t = ms(rng) + 0.25 * (i % 4);
+      times.push_back(t);
+      text += fmt::format("step={} loss=2.5 step_time_ms={}\n", i, t);
+    }
+    auto read = formats::ReadTrainingLogBytes(text, false, "quantiles.log");
+    ASSERT_TRUE(read.ok());
+    ASSERT_EQ(read->log.records.size(), static_cast<size_t>(n));
+    const RunHealth h = Health(read->log);
+    std::sort(times.begin(), times.end());
+    auto quantile = [&times](double q) {
+      const double pos = q * static_cast<double>(times.size() - 1);
+      const auto lo = static_cast<size_t>(pos);
+      const size_t hi = std::min(lo + 1, times.size() - 1);
+      return times[lo] + (times[hi] - times[lo]) * (pos - static_cast<double>(lo));
+    };
+    ASSERT_TRUE(h.step_ms.median && h.step_ms.p90 && h.step_ms.min && h.step_ms.max);
+    EXPECT_DOUBLE_EQ(*h.step_ms.median, quantile(0.5)) << n;
+    EXPECT_DOUBLE_EQ(*h.step_ms.p90, quantile(0.9)) << n;
+    EXPECT_DOUBLE_EQ(*h.step_ms.min, times.front()) << n;
+    EXPECT_DOUBLE_EQ(*h.step_ms.max, times.back()) << n;
+  }
+}
+
 TEST(TrainingLogTest, ThroughputDropAndHangNeedTheirBars) {
   std::string text;
   for (int i = 1; i <= 30; ++i) {

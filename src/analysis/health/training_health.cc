@@ -21,10 +21,21 @@ double QuantileOfSorted(const std::vector<double>& sorted, double q) {
   return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - static_cast<double>(lo));
 }
 
-double MedianOf(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return QuantileOfSorted(v, 0.5);
+// QuantileOfSorted's value without sorting: the two order statistics it
+// interpolates between, selected in linear time (a million-record log's
+// series are sorted otherwise, a fifth of `health`'s time). Reorders |v|.
+double QuantileBySelection(std::vector<double>& v, double q) {
+  const double pos = q * static_cast<double>(v.size() - 1);
+  const auto lo = static_cast<size_t>(std::floor(pos));
+  const auto at = [&v](size_t k) { return v.begin() + static_cast<std::ptrdiff_t>(k); };
+  std::nth_element(v.begin(), at(lo), v.end());
+  const double low = v[lo];
+  if (lo + 1 >= v.size()) return low;
+  const double high = *std::min_element(at(lo + 1), v.end());
+  return low + (high - low) * (pos - static_cast<double>(lo));
 }
+
+double MedianOf(std::vector<double> v) { return QuantileBySelection(v, 0.5); }
 
 struct Point {
   size_t record;
@@ -127,11 +138,11 @@ SeriesSummary SummariseFinite(std::vector<double> finite, int64_t nonfinite) {
   if (finite.empty()) return s;
   s.first = finite.front();
   s.last = finite.back();
-  std::sort(finite.begin(), finite.end());
-  s.min = finite.front();
-  s.max = finite.back();
-  s.median = QuantileOfSorted(finite, 0.5);
-  s.p90 = QuantileOfSorted(finite, 0.9);
+  const auto [min, max] = std::minmax_element(finite.begin(), finite.end());
+  s.min = *min;
+  s.max = *max;
+  s.median = QuantileBySelection(finite, 0.5);
+  s.p90 = QuantileBySelection(finite, 0.9);
   return s;
 }
 
