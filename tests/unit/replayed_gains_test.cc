@@ -133,12 +133,18 @@ TEST(ReplayedGains, AReplayFarFromTheMeasuredSpanChangesNoGain) {
       << cluster.critical_path.replay_note;
 }
 
-synth::SynthOptions RemediedTwin() {
+// The twins' shape: 8 ranks, 2 layers, 3 steps, every pattern unfused.
+synth::SynthOptions Unfused() {
   synth::SynthOptions o;
   o.ranks = 8;
   o.layers = 2;
   o.steps = 3;
-  o = synth::AllFused(o);
+  return o;
+}
+
+// The same with every remedy, the optimizer's too.
+synth::SynthOptions RemediedTwin() {
+  synth::SynthOptions o = synth::AllFused(Unfused());
   o.fused_optimizer = true;
   return o;
 }
@@ -199,11 +205,7 @@ TEST(ReplayedGains, EachFindingsReplayPredictsTheTwinWithoutItsCause) {
 TEST(ReplayedGains, AllFindingsTogetherPredictTheTwin) {
   auto twin = testing::AnalyzeSynthJob(RemediedTwin(), "replay_twin");
   ASSERT_TRUE(twin.ok()) << twin.status().message();
-  synth::SynthOptions o;
-  o.ranks = 8;
-  o.layers = 2;
-  o.steps = 3;
-  auto job = testing::AnalyzeSynthJob(o, "replay_unfused");
+  auto job = testing::AnalyzeSynthJob(Unfused(), "replay_unfused");
   ASSERT_TRUE(job.ok()) << job.status().message();
   const CriticalPath::WhatIf* all = WhatIfOf(*job, "all");
   ASSERT_NE(all, nullptr);

@@ -115,6 +115,14 @@ void SaveCompute(int64_t saved, Rank* rank) {
   cut(&rank->tail, &rank->tail_compute);
 }
 
+// |from|'s items not yet in |to|, appended: a set kept in first-seen order.
+template <class T>
+void AppendAbsent(const std::vector<T>& from, std::vector<T>* to) {
+  for (const T& item : from) {
+    if (std::find(to->begin(), to->end(), item) == to->end()) to->push_back(item);
+  }
+}
+
 }  // namespace
 
 bool ReplayChange::empty() const {
@@ -126,17 +134,10 @@ void ReplayChange::Add(const ReplayChange& other) {
   if (other.start_spread_ns >= 0)
     start_spread_ns = start_spread_ns < 0 ? other.start_spread_ns
                                           : std::min(start_spread_ns, other.start_spread_ns);
-  for (int32_t rank : other.at_peers_pace) {
-    if (std::find(at_peers_pace.begin(), at_peers_pace.end(), rank) == at_peers_pace.end())
-      at_peers_pace.push_back(rank);
-  }
+  AppendAbsent(other.at_peers_pace, &at_peers_pace);
   transfers_hidden = transfers_hidden || other.transfers_hidden;
   transfer_kept_share = std::min(transfer_kept_share, other.transfer_kept_share);
-  for (CollectiveType type : other.transfers_hidden_of) {
-    if (std::find(transfers_hidden_of.begin(), transfers_hidden_of.end(), type) ==
-        transfers_hidden_of.end())
-      transfers_hidden_of.push_back(type);
-  }
+  AppendAbsent(other.transfers_hidden_of, &transfers_hidden_of);
   for (const auto& [rank, ns] : other.compute_saved_ns) compute_saved_ns[rank] += ns;
 }
 

@@ -29,7 +29,10 @@ double Median(std::vector<double> values) {
   return (*std::max_element(values.begin(), middle) + *middle) / 2;
 }
 
-std::vector<double> Quantiles(std::vector<int64_t>& values, const std::vector<double>& qs) {
+namespace {
+
+template <class T>
+std::vector<double> QuantilesOf(std::vector<T>& values, const std::vector<double>& qs) {
   std::vector<double> out;
   if (values.empty()) {
     out.assign(qs.size(), 0.0);
@@ -54,6 +57,16 @@ std::vector<double> Quantiles(std::vector<int64_t>& values, const std::vector<do
     begin = lower_it;
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<double> Quantiles(std::vector<int64_t>& values, const std::vector<double>& qs) {
+  return QuantilesOf(values, qs);
+}
+
+std::vector<double> Quantiles(std::vector<double>& values, const std::vector<double>& qs) {
+  return QuantilesOf(values, qs);
 }
 
 DurationDensity ComputeDurationDensity(const std::vector<int64_t>& durations_ns, int64_t min_ns,

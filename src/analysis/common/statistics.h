@@ -20,6 +20,7 @@ double Median(std::vector<double> values);
 // The same quantiles without sorting everything: nth_element per quantile,
 // O(n) each. Reorders |values|. |qs| must be ascending.
 std::vector<double> Quantiles(std::vector<int64_t>& values, const std::vector<double>& qs);
+std::vector<double> Quantiles(std::vector<double>& values, const std::vector<double>& qs);
 
 // Log-log duration density: log-spaced bins from min to max (in ns) with
 // |bins_per_decade| bins per decade. density_per_decade of a bin is the

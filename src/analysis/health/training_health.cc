@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "analysis/common/device_peaks.h"
+#include "analysis/common/statistics.h"
 #include "core/index_iterator.h"
 #include "core/rule_file.h"
 
@@ -21,21 +22,9 @@ double QuantileOfSorted(const std::vector<double>& sorted, double q) {
   return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - static_cast<double>(lo));
 }
 
-// QuantileOfSorted's value without sorting: the two order statistics it
-// interpolates between, selected in linear time (a million-record log's
-// series are sorted otherwise, a fifth of `health`'s time). Reorders |v|.
-double QuantileBySelection(std::vector<double>& v, double q) {
-  const double pos = q * static_cast<double>(v.size() - 1);
-  const auto lo = static_cast<size_t>(std::floor(pos));
-  const auto at = [&v](size_t k) { return v.begin() + static_cast<std::ptrdiff_t>(k); };
-  std::nth_element(v.begin(), at(lo), v.end());
-  const double low = v[lo];
-  if (lo + 1 >= v.size()) return low;
-  const double high = *std::min_element(at(lo + 1), v.end());
-  return low + (high - low) * (pos - static_cast<double>(lo));
-}
-
-double MedianOf(std::vector<double> v) { return QuantileBySelection(v, 0.5); }
+// QuantileOfSorted's median, selected rather than sorted (statistics.h
+// Quantiles: the same interpolation, linear time).
+double MedianOf(std::vector<double> v) { return Quantiles(v, {0.5}).front(); }
 
 struct Point {
   size_t record;
@@ -141,8 +130,9 @@ SeriesSummary SummariseFinite(std::vector<double> finite, int64_t nonfinite) {
   const auto [min, max] = std::minmax_element(finite.begin(), finite.end());
   s.min = *min;
   s.max = *max;
-  s.median = QuantileBySelection(finite, 0.5);
-  s.p90 = QuantileBySelection(finite, 0.9);
+  const std::vector<double> q = Quantiles(finite, {0.5, 0.9});
+  s.median = q[0];
+  s.p90 = q[1];
   return s;
 }
 

@@ -364,7 +364,6 @@ std::optional<StepReplay> AddClusterAnalysis(std::vector<RankComm> comm,
                             "GB/s");
   }
   AddClusterFindings(c, &job->findings, catalog, job->platform);
-  if (!c.critical_path.computed) return std::nullopt;
   return replay;
 }
 

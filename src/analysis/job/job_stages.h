@@ -46,9 +46,9 @@ std::vector<Finding> AddStepMotifs(const model::RankProfile& profile,
 
 // cluster_stage.cc: cross-rank communication, stragglers, skew, slow links
 // and their findings. |comm| and |links| in job order (sorted by rank).
-// Returns the compared step's replay (step_replay.h) where the critical path
-// was computed, for the findings' gains once every finding is made
-// (findings/replayed_gains.h).
+// Returns the compared step's replay (step_replay.h; built from the same
+// ranks as the critical path, so there is one only where the path is), for
+// the findings' gains once every finding is made (findings/replayed_gains.h).
 std::optional<StepReplay> AddClusterAnalysis(std::vector<RankComm> comm,
                                              const std::vector<RankLinks>& links, JobAnalysis* job,
                                              const FindingCatalog& catalog);
