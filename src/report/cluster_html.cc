@@ -7,6 +7,7 @@
 #include "core/rank_ranges.h"
 #include "report/cluster_charts.h"
 #include "report/html_sections.h"
+#include "report/sections.h"
 #include "report/svg.h"
 #include "report/text_report.h"
 
@@ -38,6 +39,12 @@ void RenderClockAlignmentHtml(HtmlWriter& out, const analysis::ClockAlignment& c
       clock.note.empty() ? "" : " " + clock.note + ".");
 }
 
+// ", data loader 3 ms, launch 1 ms": the host's charges in a segment.
+std::string HostParts(const analysis::PathSegment& s) {
+  const std::string text = HostIdleText(s.host);
+  return text.empty() ? text : ", " + text;
+}
+
 // The critical path as one bar over the step's device span: each segment
 // where it lies, coloured by what it charges, its rank and time in its
 // tooltip.
@@ -48,18 +55,14 @@ void RenderCriticalPathHtml(HtmlWriter& out, const analysis::CriticalPath& path)
   }
   const auto span = static_cast<double>(path.end_ns - path.start_ns);
   auto pct = [span](int64_t ns) { return span > 0 ? 100.0 * static_cast<double>(ns) / span : 0; };
-  out.Format(
-      "<p>Critical path over the device span ({}): compute {:.1f}%, idle {:.1f}% (host launch, "
-      "dispatch, data loading, syncs), transfer {:.1f}% through {} blocking collectives, late "
-      "start {:.1f}%; by rank: {}.</p>\n",
-      FormatDurationNs(span), pct(path.compute_ns), pct(path.idle_ns), pct(path.transfer_ns),
-      path.blocking_collectives, pct(path.late_start_ns), [&path, &pct] {
-        std::string ranks;
-        for (size_t i = 0; i < path.by_rank.size() && i < 6; ++i)
-          ranks += fmt::format("{}{} {:.1f}%", i ? ", " : "", path.by_rank[i].first,
-                               pct(path.by_rank[i].second));
-        return ranks;
-      }());
+  out.Format("<p>Critical path over the device span ({}): {}; by rank: {}.</p>\n",
+             FormatDurationNs(span), CriticalPathShares(path), [&path, &pct] {
+               std::string ranks;
+               for (size_t i = 0; i < path.by_rank.size() && i < 6; ++i)
+                 ranks += fmt::format("{}{} {:.1f}%", i ? ", " : "", path.by_rank[i].first,
+                                      pct(path.by_rank[i].second));
+               return ranks;
+             }());
   out.Raw(
       "<svg class=\"critical-path\" viewBox=\"0 0 1000 24\" width=\"100%\" height=\"24\" "
       "preserveAspectRatio=\"none\" role=\"img\" aria-label=\"critical path\">\n");
@@ -72,15 +75,15 @@ void RenderCriticalPathHtml(HtmlWriter& out, const analysis::CriticalPath& path)
                                                                          : "#4c78a8";
     const std::string tip =
         s.kind == analysis::PathSegmentKind::kWork
-            ? fmt::format("rank {} work {} (compute {})", s.rank,
+            ? fmt::format("rank {} work {} (compute {}{})", s.rank,
                           FormatDurationNs(static_cast<double>(s.duration_ns())),
-                          FormatDurationNs(static_cast<double>(s.compute_ns)))
+                          FormatDurationNs(static_cast<double>(s.compute_ns)), HostParts(s))
         : s.kind == analysis::PathSegmentKind::kTransfer
             ? fmt::format("{} over {} ranks, rank {} last to arrive: {}", s.collective,
                           s.participants, s.rank,
                           FormatDurationNs(static_cast<double>(s.duration_ns())))
-            : fmt::format("rank {} started {} after the first rank", s.rank,
-                          FormatDurationNs(static_cast<double>(s.duration_ns())));
+            : fmt::format("rank {} started {} after the first rank{}", s.rank,
+                          FormatDurationNs(static_cast<double>(s.duration_ns())), HostParts(s));
     out.Format(
         "<rect x=\"{:.2f}\" y=\"2\" width=\"{:.2f}\" height=\"20\" fill=\"{}\"><title>{}</title>"
         "</rect>\n",

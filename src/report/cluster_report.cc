@@ -157,7 +157,9 @@ struct PathLink {
   int64_t compute_ns = 0;
   int64_t transfer_ns = 0;
   int64_t collectives = 0;
-  int64_t late_ns = 0;
+  int64_t late_ns = 0;                // the whole late start
+  analysis::HostIdleTimes late_host;  // of it, the host's
+  analysis::HostIdleTimes host;       // in the rank's work
 };
 
 std::vector<PathLink> PathLinks(const analysis::CriticalPath& path) {
@@ -167,7 +169,12 @@ std::vector<PathLink> PathLinks(const analysis::CriticalPath& path) {
     PathLink& link = links.back();
     link.ns += s.duration_ns();
     if (s.kind == analysis::PathSegmentKind::kWork) link.compute_ns += s.compute_ns;
-    if (s.kind == analysis::PathSegmentKind::kLateStart) link.late_ns += s.duration_ns();
+    if (s.kind == analysis::PathSegmentKind::kLateStart) {
+      link.late_ns += s.duration_ns();
+      link.late_host += s.host;
+    } else {
+      link.host += s.host;
+    }
     if (s.kind == analysis::PathSegmentKind::kTransfer) {
       link.transfer_ns += s.duration_ns();
       ++link.collectives;
@@ -179,9 +186,15 @@ std::vector<PathLink> PathLinks(const analysis::CriticalPath& path) {
 std::string PathLinkText(const PathLink& link) {
   std::string parts;
   auto add = [&parts](const std::string& part) { parts += (parts.empty() ? "" : ", ") + part; };
-  if (link.late_ns > 0) add(fmt::format("started {} late", FormatDurationNs(link.late_ns)));
+  if (link.late_ns > 0) {
+    const std::string host = HostIdleText(link.late_host);
+    add(fmt::format("started {} late{}", FormatDurationNs(link.late_ns),
+                    host.empty() ? "" : ": " + host));
+  }
   add(fmt::format("compute {}", FormatDurationNs(link.compute_ns)));
-  const int64_t idle = link.ns - link.compute_ns - link.transfer_ns - link.late_ns;
+  if (const std::string host = HostIdleText(link.host); !host.empty()) add(host);
+  const int64_t idle =
+      link.ns - link.compute_ns - link.transfer_ns - link.late_ns - link.host.total();
   if (idle > 0) add(fmt::format("idle {}", FormatDurationNs(idle)));
   if (link.collectives > 0)
     add(fmt::format("{} {} {}", link.collectives,
@@ -206,19 +219,52 @@ std::string WhatIfText(const analysis::CriticalPath& path) {
   return out;
 }
 
+}  // namespace
+
+std::string HostIdleText(const analysis::HostIdleTimes& host) {
+  std::string out;
+  for (const auto& [name, ns] :
+       {std::pair{"data loader", host.data_loader_ns}, std::pair{"host sync", host.host_sync_ns},
+        std::pair{"launch", host.launch_ns}}) {
+    if (ns > 0) out += fmt::format("{}{} {}", out.empty() ? "" : ", ", name, FormatDurationNs(ns));
+  }
+  return out;
+}
+
+std::string CriticalPathShares(const analysis::CriticalPath& path) {
+  const auto span = static_cast<double>(path.end_ns - path.start_ns);
+  auto pct = [span](int64_t ns) { return span > 0 ? 100.0 * static_cast<double>(ns) / span : 0; };
+  std::string out =
+      fmt::format("compute {:.1f}%, transfer {:.1f}% through {} blocking collectives",
+                  pct(path.compute_ns), pct(path.transfer_ns), path.blocking_collectives);
+  if (path.host_known) {
+    out += fmt::format(
+        ", data loader {:.1f}%, host sync {:.1f}%, launch {:.1f}%, idle {:.1f}% (no host cause "
+        "found)",
+        pct(path.host.data_loader_ns), pct(path.host.host_sync_ns), pct(path.host.launch_ns),
+        pct(path.idle_ns));
+  } else {
+    out += fmt::format(
+        ", idle {:.1f}% (host launch, data loading and syncs not told apart: a rank on the path "
+        "has no host trace)",
+        pct(path.idle_ns));
+  }
+  out += fmt::format(", late start {:.1f}%{}", pct(path.late_start_ns),
+                     path.host_known ? " (its time with no host cause)" : "");
+  return out;
+}
+
+namespace {
+
 // The path in two lines: where the step's time goes along it, then the
 // chain of ranks it runs through (the six longest links, in time order).
 std::string CriticalPathText(const analysis::CriticalPath& path) {
   if (!path.computed) return path.note.empty() ? "" : "  critical path: " + path.note + "\n";
   const auto span = static_cast<double>(path.end_ns - path.start_ns);
-  auto pct = [span](int64_t ns) { return span > 0 ? 100.0 * static_cast<double>(ns) / span : 0; };
   std::string out = fmt::format(
       "  critical path over the device span ({}, the first rank's first kernel to the last "
-      "rank's last): compute {:.1f}%, "
-      "idle {:.1f}% (host launch, dispatch, data loading, syncs), transfer {:.1f}% through {} "
-      "blocking collectives, late start {:.1f}%\n",
-      FormatDurationNs(span), pct(path.compute_ns), pct(path.idle_ns), pct(path.transfer_ns),
-      path.blocking_collectives, pct(path.late_start_ns));
+      "rank's last): {}\n",
+      FormatDurationNs(span), CriticalPathShares(path));
   std::vector<PathLink> links = PathLinks(path);
   std::vector<size_t> order(links.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -427,6 +473,19 @@ void WriteCriticalPathJson(JsonWriter& w, const analysis::CriticalPath& path) {
   w.Field("idle_us", Us(path.idle_ns));
   w.Field("transfer_us", Us(path.transfer_ns));
   w.Field("late_start_us", Us(path.late_start_ns));
+  w.Field("host_known", path.host_known);
+  auto host_fields = [&w, &path](const analysis::HostIdleTimes& host) {
+    for (const auto& [key, ns] :
+         {std::pair{"data_loader_us", host.data_loader_ns},
+          std::pair{"host_sync_us", host.host_sync_ns}, std::pair{"launch_us", host.launch_ns}}) {
+      if (path.host_known) {
+        w.Field(key, Us(ns));
+      } else {
+        w.Key(key).Null();
+      }
+    }
+  };
+  host_fields(path.host);
   w.Field("blocking_collectives", path.blocking_collectives);
   w.Key("by_rank").BeginArray();
   for (const auto& [rank, ns] : path.by_rank) {
@@ -447,6 +506,11 @@ void WriteCriticalPathJson(JsonWriter& w, const analysis::CriticalPath& path) {
       w.Field("compute_us", Us(s.compute_ns));
     } else {
       w.Key("compute_us").Null();
+    }
+    if (s.kind == analysis::PathSegmentKind::kTransfer) {
+      for (const char* key : {"data_loader_us", "host_sync_us", "launch_us"}) w.Key(key).Null();
+    } else {
+      host_fields(s.host);
     }
     if (s.kind == analysis::PathSegmentKind::kTransfer) {
       w.Field("collective", s.collective);

@@ -32,5 +32,10 @@ void WriteMotifsJson(JsonWriter& w, const analysis::StepDistribution& step);
 void RenderClusterText(std::string& out, const analysis::JobAnalysis& job, bool color,
                        int width = 0);
 void WriteClusterJson(JsonWriter& w, const analysis::JobAnalysis& job);
+// Where the critical path's time goes, as shares of its span: "compute
+// 80.1%, data loader 3.0%, ..." (the text and the HTML say the same).
+std::string CriticalPathShares(const analysis::CriticalPath& path);
+// "data loader 24.8 ms, launch 1.2 ms": the host's charges, "" when none.
+std::string HostIdleText(const analysis::HostIdleTimes& host);
 
 }  // namespace trainscope::report

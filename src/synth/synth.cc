@@ -386,10 +386,13 @@ Status WriteJobFiles(const SynthOptions& options, const std::string& out_dir) {
       const StepTrace trace = ComputeStepTrace(plan);
       const int64_t preparing = UsToTicks(skew_rng.Uniform(kPrepareMinUs, kPrepareMaxUs), tick_ns);
       out.trace_rows.push_back({step, trace, preparing});
-      // The host's ProfilerStep begins Preparing before the first device task.
+      // The host's work begins Preparing before the first device task; a
+      // late rank spent its lateness in its data loader.
       if (out.trace_view) {
+        const int64_t loader_extra =
+            r == options.late_rank ? UsToTicks(options.late_ms * 1000.0, tick_ns) : 0;
         TS_RETURN_IF_ERROR(
-            out.trace_view->WriteStep(step, plan, trace.window_start_ns - preparing));
+            out.trace_view->WriteStep(step, plan, trace.window_start_ns - preparing, loader_extra));
       }
       if (out.memory) {
         TS_RETURN_IF_ERROR(out.memory->WriteStep(trace.window_start_ns, trace.window_end_ns));

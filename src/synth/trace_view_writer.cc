@@ -21,6 +21,9 @@ constexpr int64_t kSortOverlap = 23;
 constexpr double kLatencyUs[2] = {1.5, 6.0};
 constexpr double kOpUs[2] = {8.0, 30.0};
 constexpr double kStepTailUs[2] = {20.0, 80.0};
+// A prefetching loader's __next__: the batch is ready, the call only
+// collects it from the worker queue.
+constexpr double kLoaderUs[2] = {60.0, 110.0};
 
 // torch_npu's pid of an NPU-side process (JsonAssembler::GetFormatPid):
 // never relied on by readers, which map pids through process_name.
@@ -350,12 +353,17 @@ Status TraceViewWriter::Overlap(const StepPlan& plan) {
   return Status::Ok();
 }
 
-Status TraceViewWriter::WriteStep(int step, const StepPlan& plan, int64_t host_start_ns) {
+Status TraceViewWriter::WriteStep(int step, const StepPlan& plan, int64_t host_start_ns,
+                                  int64_t loader_extra_ns) {
   const int64_t host_end_ns = plan.end_ns + DrawNs(rng_, kStepTailUs);
+  const int64_t loader_start_ns = host_start_ns - DrawNs(rng_, kLoaderUs) - loader_extra_ns;
   Layout(plan, host_start_ns, host_end_ns);
-  HostEvent("ProfilerStep#", fmt::format("{}", step), host_pid_, host_start_ns, host_end_ns,
+  HostEvent("ProfilerStep#", fmt::format("{}", step), host_pid_, loader_start_ns, host_end_ns,
             "cpu_op");
   AppendStr(file_.buffer(), R"(, "args": {"Sequence number": -1, "Fwd thread id": 0}})");
+  HostEvent("", "enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__", host_pid_,
+            loader_start_ns, host_start_ns, "user_annotation");
+  AppendStr(file_.buffer(), R"(, "args": {}})");
 
   std::vector<std::pair<size_t, int64_t>> stack;  // open frames, Python id of each
   size_t next = 0;

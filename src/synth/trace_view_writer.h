@@ -48,10 +48,14 @@ class TraceViewWriter {
 
   // Creates the file and writes the process and thread metadata.
   Status Open(const std::string& path);
-  // Writes one step. ProfilerStep#|step| starts at |host_start_ns| (before the
-  // step's first device task: step_trace_time.csv's Preparing) and ends a
-  // little after the step's last kernel.
-  Status WriteStep(int step, const StepPlan& plan, int64_t host_start_ns);
+  // Writes one step. Its host work starts at |host_start_ns| (before the
+  // step's first device task: step_trace_time.csv's Preparing); before it the
+  // data loader hands over the batch (PyTorch's
+  // `enumerate(DataLoader)#_MultiProcessingDataLoaderIter.__next__`, at the
+  // top of the loop, so inside ProfilerStep#|step|): a short call, longer by
+  // |loader_extra_ns| (a late rank's slow loader). ProfilerStep#|step| starts
+  // with the loader call and ends a little after the step's last kernel.
+  Status WriteStep(int step, const StepPlan& plan, int64_t host_start_ns, int64_t loader_extra_ns);
   Status Close();
 
   uint64_t bytes_written() const { return file_.bytes_written(); }

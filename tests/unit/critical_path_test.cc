@@ -46,8 +46,11 @@ void ExpectChargedOnce(const CriticalPath& path) {
   EXPECT_EQ(path.segments.back().end_ns, path.end_ns);
   for (size_t i = 1; i < path.segments.size(); ++i)
     EXPECT_EQ(path.segments[i].start_ns, path.segments[i - 1].end_ns) << i;
-  EXPECT_EQ(path.compute_ns + path.idle_ns + path.transfer_ns + path.late_start_ns,
-            path.end_ns - path.start_ns);
+  EXPECT_EQ(
+      path.compute_ns + path.idle_ns + path.transfer_ns + path.late_start_ns + path.host.total(),
+      path.end_ns - path.start_ns);
+  for (const PathSegment& s : path.segments)
+    EXPECT_LE(s.compute_ns + s.host.total(), s.duration_ns());
   int64_t by_rank = 0;
   for (const auto& [rank, ns] : path.by_rank) by_rank += ns;
   EXPECT_EQ(by_rank, path.end_ns - path.start_ns);
@@ -72,6 +75,36 @@ TEST(CriticalPath, ALateRanksLateStartOpensThePath) {
   EXPECT_EQ(path.segments.front().kind, PathSegmentKind::kLateStart);
   EXPECT_EQ(path.segments.front().rank, 5);
   EXPECT_NEAR(static_cast<double>(path.late_start_ns), 25e6, 1e6);
+  // Without a host trace the late start's cause is not known.
+  EXPECT_FALSE(path.host_known);
+  EXPECT_EQ(path.host.total(), 0);
+}
+
+// With the host recorded (trace_view.json), the late rank's late start is
+// its data loader (synth plants the lateness there), and a clean job's path
+// has almost none.
+TEST(CriticalPath, ALateRanksDataLoaderOpensThePath) {
+  synth::SynthOptions o = CleanPathJob();
+  o.trace_view = true;
+  const CriticalPath clean = PathOfSynthJob(o);
+  ExpectChargedOnce(clean);
+  EXPECT_TRUE(clean.host_known);
+  const auto clean_span = static_cast<double>(clean.end_ns - clean.start_ns);
+  EXPECT_LT(static_cast<double>(clean.host.data_loader_ns), 0.01 * clean_span);
+
+  o.late_rank = 5;
+  o.late_ms = 25;
+  const CriticalPath path = PathOfSynthJob(o);
+  ExpectChargedOnce(path);
+  EXPECT_TRUE(path.host_known);
+  ASSERT_FALSE(path.segments.empty());
+  const PathSegment& first = path.segments.front();
+  EXPECT_EQ(first.kind, PathSegmentKind::kLateStart);
+  EXPECT_EQ(first.rank, 5);
+  EXPECT_NEAR(static_cast<double>(first.host.data_loader_ns), 25e6, 1e6);
+  EXPECT_GT(static_cast<double>(first.host.data_loader_ns),
+            0.9 * static_cast<double>(first.duration_ns()));
+  EXPECT_EQ(path.host.data_loader_ns, first.host.data_loader_ns);
 }
 
 TEST(CriticalPath, AStragglersComputeCarriesThePath) {
@@ -113,6 +146,24 @@ TEST(CriticalPath, TheLastArrivalCarriesThePathThroughABlockingCollective) {
   EXPECT_EQ(path.segments[2].rank, 1);  // rank 1 also ends last (22 ms)
   EXPECT_EQ(path.compute_ns, 14'000'000 + 6'000'000);
   EXPECT_EQ(path.blocking_collectives, 1);
+  EXPECT_FALSE(path.host_known);
+
+  // Rank 1 computed 10 of the 14 ms before its arrival; its summary charged
+  // 1 ms of the window's idle to its data loader and 5 ms to late launches
+  // (the summary's window may reach past the segment): the charges fit in
+  // the 4 ms of idle the segment has, the loader's first.
+  comm[1].host_known = comm[0].host_known = true;
+  comm[1].ops[0].compute_before_ns = 10'000'000;
+  comm[1].ops[0].host_idle_before = {.data_loader_ns = 1'000'000, .launch_ns = 5'000'000};
+  const CriticalPath hosted = CrossRankCriticalPath(comm, 1);
+  ExpectChargedOnce(hosted);
+  EXPECT_TRUE(hosted.host_known);
+  EXPECT_EQ(hosted.segments[0].host.data_loader_ns, 1'000'000);
+  EXPECT_EQ(hosted.segments[0].host.launch_ns, 3'000'000);  // the 4 ms left, less the loader's
+  EXPECT_EQ(hosted.host.launch_ns, 3'000'000);
+  EXPECT_EQ(hosted.idle_ns, 0);
+  comm[1].ops[0].compute_before_ns = 14'000'000;
+  comm[1].ops[0].host_idle_before = {};
 
   // Overlapped (compute covered it): not a synchronisation point; the path
   // stays on the rank that ends last.

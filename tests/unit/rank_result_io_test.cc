@@ -292,8 +292,11 @@ RankResult MakeSample() {
   r.comm.rank = 7;
   r.comm.ops.push_back({"allreduce#1", CollectiveType::kReduceScatter, 4, 10, 20, 1024, 128, 8,
                         GroupSizeSource::kLinks, -1, 0, std::numeric_limits<int64_t>::max()});
+  r.comm.ops.back().host_idle_before = {.data_loader_ns = 3, .launch_ns = 5};
+  r.comm.host_known = true;
   r.comm.steps.push_back({});
   r.comm.steps.back().step = 4;
+  r.comm.steps.back().host_idle_before_start.push_back({100, 250, HostIdleKind::kDataLoader});
   r.links.rank = 7;
   model::CommLinkRecord link;
   link.p2p = true;
@@ -325,6 +328,10 @@ TEST(RankResultIoTest, SampleRoundTripsBitExactly) {
   EXPECT_EQ(back->comm.ops[0].wait_ns, 0);
   EXPECT_EQ(back->comm.ops[0].sync_ns, std::numeric_limits<int64_t>::max());
   EXPECT_EQ(back->comm.ops[0].type, CollectiveType::kReduceScatter);
+  EXPECT_EQ(back->comm.ops[0].host_idle_before, sample.comm.ops[0].host_idle_before);
+  EXPECT_TRUE(back->comm.host_known);
+  ASSERT_EQ(back->comm.steps.at(0).host_idle_before_start.size(), 1u);
+  EXPECT_EQ(back->comm.steps[0].host_idle_before_start[0].kind, HostIdleKind::kDataLoader);
   EXPECT_EQ(back->steps_info.spans_ns, sample.steps_info.spans_ns);
   EXPECT_EQ(back->steps[0].distribution.step_trace->preparing_ns, 1'250);
   EXPECT_EQ(back->steps[0].distribution.breakdown->budget.idle_ns, -5);
@@ -382,7 +389,7 @@ TEST(RankResultIoTest, FormatVersionMatchesTheLayout) {
     size_t size;
     uint64_t hash;
   };
-  constexpr Layout kLayout{29, 1635, 0x6cd55f6f0de9a82e};
+  constexpr Layout kLayout{30, 1648, 0x4a655da73f57383f};
   EXPECT_EQ(kRankResultFormatVersion, kLayout.version);
   EXPECT_EQ(bytes.size(), kLayout.size);
   EXPECT_EQ(hash, kLayout.hash) << std::hex << hash;

@@ -91,6 +91,10 @@ void Shift(int64_t offset, RankComm* rc) {
   for (RankStepComm& s : rc->steps) {
     s.first_start_ns -= offset;
     s.last_end_ns -= offset;
+    for (HostIdleSpan& span : s.host_idle_before_start) {
+      span.start_ns -= offset;
+      span.end_ns -= offset;
+    }
   }
 }
 

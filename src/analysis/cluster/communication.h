@@ -10,6 +10,7 @@
 
 #include "analysis/common/collective_types.h"
 #include "analysis/common/findings_catalog.h"
+#include "analysis/common/host_idle.h"
 #include "model/rank_profile.h"
 
 namespace trainscope::analysis {
@@ -43,6 +44,10 @@ struct CommInstance {
   // charges (critical_path.h). -1 when the step has no kernel window.
   int64_t compute_before_ns = -1;
   int64_t compute_during_ns = -1;
+  // The device idle in the same window before the op charged to the host
+  // (data loader, sync, launch: ChargeHostIdle); zeros when the rank has no
+  // host side (RankComm::host_known).
+  HostIdleTimes host_idle_before;
 };
 
 // The size the small-slice test compares: S, else the rank's own part (a
@@ -78,6 +83,11 @@ struct RankStepComm {
   // Compute after the step's last collective ended (the critical path's
   // last window); -1 unknown.
   int64_t compute_after_last_ns = -1;
+  // The host-charged device idle after the last collective, and the spans
+  // before the step's first event (since the rank's previous step ended):
+  // where a late rank's start was spent (ChargeHostIdle).
+  HostIdleTimes host_idle_after_last;
+  std::vector<HostIdleSpan> host_idle_before_start;
 };
 
 struct RankComm {
@@ -86,6 +96,9 @@ struct RankComm {
   std::vector<RankStepComm> steps;  // ascending step
   double wait_ratio = -1;           // over every op of communication.json
   double sync_ratio = -1;
+  // The host side was recorded (a trace with host ops): the host idle
+  // charges are measured, not unknown.
+  bool host_known = false;
 };
 
 // The latencies the summary decides with; their values and origins are in
@@ -116,5 +129,11 @@ struct PseudoOverlapWindow {
 // (the trace and SQLite exports draw them).
 RankComm SummarizeRankCommunication(const model::RankProfile& profile, const CommOptions& options,
                                     std::vector<PseudoOverlapWindow>* windows = nullptr);
+
+// Charges |spans| (the rank's host-explained device idle, by start:
+// step/host_idle_spans.h) to the windows the critical path walks: before
+// each collective (the same windows as compute_before_ns), after a step's
+// last one, and before a step's first event. Sets host_known.
+void ChargeHostIdle(const std::vector<HostIdleSpan>& spans, bool host_known, RankComm* comm);
 
 }  // namespace trainscope::analysis

@@ -35,7 +35,26 @@ void AddSegment(PathSegment segment, CriticalPath* path) {
   if (segment.end_ns < segment.start_ns) segment.end_ns = segment.start_ns;
   if (segment.kind == PathSegmentKind::kWork)
     segment.compute_ns = std::clamp<int64_t>(segment.compute_ns, 0, segment.duration_ns());
+  // The host's charges fit in the idle the window has (the windows the
+  // summary charged them in may reach past the segment's ends).
+  int64_t room = segment.duration_ns() - segment.compute_ns;
+  for (int64_t* ns :
+       {&segment.host.data_loader_ns, &segment.host.host_sync_ns, &segment.host.launch_ns}) {
+    *ns = std::clamp<int64_t>(*ns, 0, room);
+    room -= *ns;
+  }
   path->segments.push_back(std::move(segment));
+}
+
+// The host idle of |spans| inside [from, to).
+HostIdleTimes HostIdleIn(const std::vector<HostIdleSpan>& spans, int64_t from, int64_t to) {
+  HostIdleTimes times;
+  for (const HostIdleSpan& s : spans) {
+    const int64_t lo = std::max(s.start_ns, from);
+    const int64_t hi = std::min(s.end_ns, to);
+    if (hi > lo) times.Add(s.kind, hi - lo);
+  }
+  return times;
 }
 
 // One work window back from |state| to the rank's previous blocking
@@ -45,16 +64,19 @@ size_t WalkWork(const RankStep& r, const WalkState& state, CriticalPath* path) {
   const size_t n = r.ops.size();
   int64_t compute = state.next == n ? KnownOrZero(r.step->compute_after_last_ns)
                                     : KnownOrZero(r.ops[state.next]->compute_before_ns);
+  HostIdleTimes host =
+      state.next == n ? r.step->host_idle_after_last : r.ops[state.next]->host_idle_before;
   size_t k = state.next;
   while (k > 0 && !Blocking(*r.ops[k - 1])) {
     compute +=
         KnownOrZero(r.ops[k - 1]->compute_during_ns) + KnownOrZero(r.ops[k - 1]->compute_before_ns);
+    host += r.ops[k - 1]->host_idle_before;
     --k;
   }
   const int64_t from = k == 0
                            ? r.step->first_start_ns
                            : std::min(state.t, r.ops[k - 1]->start_ns + r.ops[k - 1]->duration_ns);
-  AddSegment({PathSegmentKind::kWork, r.rank, from, state.t, compute, "", 0}, path);
+  AddSegment({PathSegmentKind::kWork, r.rank, from, state.t, compute, host, "", 0}, path);
   return k;
 }
 
@@ -65,16 +87,17 @@ void Summarize(CriticalPath* path) {
     switch (s.kind) {
       case PathSegmentKind::kWork:
         path->compute_ns += s.compute_ns;
-        path->idle_ns += s.duration_ns() - s.compute_ns;
+        path->idle_ns += s.duration_ns() - s.compute_ns - s.host.total();
         break;
       case PathSegmentKind::kTransfer:
         path->transfer_ns += s.duration_ns();
         ++path->blocking_collectives;
         break;
       case PathSegmentKind::kLateStart:
-        path->late_start_ns += s.duration_ns();
+        path->late_start_ns += s.duration_ns() - s.host.total();
         break;
     }
+    path->host += s.host;
     by_rank[s.rank] += s.duration_ns();
   }
   path->by_rank.assign(by_rank.begin(), by_rank.end());
@@ -135,7 +158,12 @@ CriticalPath CrossRankCriticalPath(const std::vector<RankComm>& comm, int32_t st
     }
     const int64_t end = std::min(state.t, op.start_ns + op.duration_ns);
     last.t = std::min(last.t, end);
-    AddSegment({PathSegmentKind::kTransfer, ranks[last.rank].rank, last.t, end, 0,
+    AddSegment({PathSegmentKind::kTransfer,
+                ranks[last.rank].rank,
+                last.t,
+                end,
+                0,
+                {},
                 fmt::format("{} {}", CollectiveTypeName(op.type), op.key),
                 static_cast<int32_t>(members.size())},
                &path);
@@ -144,8 +172,16 @@ CriticalPath CrossRankCriticalPath(const std::vector<RankComm>& comm, int32_t st
   const RankStep& first = ranks[state.rank];
   const int64_t path_start = path.segments.empty() ? path.start_ns : path.segments.back().start_ns;
   if (path_start > path.start_ns)
-    AddSegment({PathSegmentKind::kLateStart, first.rank, path.start_ns, path_start, 0, "", 0},
+    AddSegment({PathSegmentKind::kLateStart, first.rank, path.start_ns, path_start, 0,
+                HostIdleIn(first.step->host_idle_before_start, path.start_ns, path_start), "", 0},
                &path);
+  path.host_known = true;
+  for (const PathSegment& s : path.segments) {
+    if (s.kind == PathSegmentKind::kTransfer) continue;
+    const auto r = std::find_if(ranks.begin(), ranks.end(),
+                                [&s](const RankStep& x) { return x.rank == s.rank; });
+    if (r != ranks.end() && !r->host_known) path.host_known = false;
+  }
   Summarize(&path);
   path.computed = true;
   return path;
@@ -165,7 +201,10 @@ void AddWhatIfs(const std::optional<StepReplay>& replay, const std::string& why,
       path->what_if.push_back({std::move(change), *span, ""});
     all.Add(what);
   };
-  if (path->late_start_ns > 0) add("every rank starts with the first", {.start_spread_ns = 0});
+  const bool late_start =
+      std::any_of(path->segments.begin(), path->segments.end(),
+                  [](const PathSegment& s) { return s.kind == PathSegmentKind::kLateStart; });
+  if (late_start) add("every rank starts with the first", {.start_spread_ns = 0});
   const std::vector<int32_t> replayed = replay->ranks();
   for (int32_t straggler : stragglers) {
     if (std::find(replayed.begin(), replayed.end(), straggler) == replayed.end()) continue;

@@ -16,6 +16,7 @@
 
 #include "analysis/cluster/communication.h"
 #include "analysis/cluster/step_replay.h"
+#include "analysis/common/host_idle.h"
 
 namespace trainscope::analysis {
 
@@ -33,6 +34,9 @@ struct PathSegment {
   int64_t start_ns = 0;
   int64_t end_ns = 0;
   int64_t compute_ns = 0;  // kWork: the rank's compute in it (the rest: device idle)
+  // kWork, kLateStart: the device idle in it charged to the rank's host
+  // (data loader, sync, launch: common/host_idle.h); the rest is idle.
+  HostIdleTimes host;
   // kTransfer: the collective's type and key, and how many ranks ran it.
   std::string collective;
   int32_t participants = 0;
@@ -47,9 +51,18 @@ struct CriticalPath {
   std::vector<PathSegment> segments;  // in time order, covering [start_ns, end_ns]
   // The step's time charged by category: sums of the segments.
   int64_t compute_ns = 0;
-  int64_t idle_ns = 0;  // work segments' time without compute
+  // Work and late-start time the device was idle with no host cause found
+  // (or none looked for: see host_known).
+  int64_t idle_ns = 0;
   int64_t transfer_ns = 0;
+  // The late start's time not charged to the host (its share in |host|).
   int64_t late_start_ns = 0;
+  // Device idle on the path charged to the host: data loader, host sync,
+  // launch / dispatch. |host_known|: every rank the path works on recorded
+  // its host side (a trace with host ops); otherwise those ranks' idle
+  // stays idle and the host categories are unknown, not zero.
+  HostIdleTimes host;
+  bool host_known = false;
   // Time on the path per rank (work and late start; transfers to the last
   // arrival), ranks in descending order of time.
   std::vector<std::pair<int32_t, int64_t>> by_rank;

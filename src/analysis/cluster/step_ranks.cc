@@ -24,7 +24,7 @@ std::vector<RankStep> RanksOfStep(const std::vector<RankComm>& comm, int32_t ste
       without.push_back(rc.rank);
       continue;
     }
-    RankStep r{rc.rank, &*s, {}};
+    RankStep r{rc.rank, &*s, {}, rc.host_known};
     for (const CommInstance& op : rc.ops) {
       if (op.step == step) r.ops.push_back(&op);
     }

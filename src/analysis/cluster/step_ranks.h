@@ -16,6 +16,7 @@ struct RankStep {
   int32_t rank = -1;
   const RankStepComm* step = nullptr;
   std::vector<const CommInstance*> ops;
+  bool host_known = false;  // RankComm::host_known
 };
 
 // A time the summary may not know (-1) as a duration: unknown adds nothing.

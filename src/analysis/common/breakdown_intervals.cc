@@ -25,4 +25,19 @@ std::vector<Interval> UnionOf(std::vector<Interval> v) {
   return v;
 }
 
+std::vector<Interval> DifferenceOf(const std::vector<Interval>& a, const std::vector<Interval>& b) {
+  std::vector<Interval> out;
+  size_t j = 0;
+  for (const Interval& iv : a) {
+    int64_t from = iv.start;
+    while (j < b.size() && b[j].end <= from) ++j;
+    for (size_t k = j; k < b.size() && b[k].start < iv.end; ++k) {
+      if (b[k].start > from) out.push_back({from, b[k].start});
+      from = std::max(from, b[k].end);
+    }
+    if (from < iv.end) out.push_back({from, iv.end});
+  }
+  return out;
+}
+
 }  // namespace trainscope::analysis

@@ -17,4 +17,8 @@ struct Interval {
 // In place: the result reuses the input's storage.
 std::vector<Interval> UnionOf(std::vector<Interval> intervals);
 
+// |a| without |b|, both unions (by start, disjoint): the time in |a| that
+// no interval of |b| covers, as a union.
+std::vector<Interval> DifferenceOf(const std::vector<Interval>& a, const std::vector<Interval>& b);
+
 }  // namespace trainscope::analysis

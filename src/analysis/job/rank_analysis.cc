@@ -18,6 +18,7 @@
 #include "analysis/job/workload.h"
 #include "analysis/motifs/fingerprint_library.h"
 #include "analysis/motifs/fingerprint_match.h"
+#include "analysis/step/host_idle_spans.h"
 #include "analysis/step/iteration_check.h"
 #include "analysis/step/plausibility.h"
 #include "analysis/step/profiler_agreement.h"
@@ -493,6 +494,8 @@ Result<RankResult> AnalyzeRank(const model::RankProfile& profile, const JobConte
     if (task == 0) {
       result.comm = SummarizeRankCommunication(
           profile, CommOptionsOf(CatalogOf(context.options).thresholds()));
+      ChargeHostIdle(HostIdleSpans(profile, loader_calls, sync_calls),
+                     profile.timeline.host_ops.size() > 0, &result.comm);
     } else if (task <= steps.size()) {
       mined[task - 1] = MineStepMotifs(profile, motifs, steps[task - 1]);
     } else {

@@ -234,17 +234,27 @@ void VisitFields(V& v, S& rank_step_result) {
 template <class V, Is<CommInstance> S>
 void VisitFields(V& v, S& op) {
   TS_FIELDS(v, op, key, type, step, start_ns, duration_ns, bytes, rank_bytes, group_size,
-            group_size_source, transit_ns, wait_ns, sync_ns, compute_before_ns, compute_during_ns);
+            group_size_source, transit_ns, wait_ns, sync_ns, compute_before_ns, compute_during_ns,
+            host_idle_before);
 }
 template <class V, Is<RankStepComm> S>
 void VisitFields(V& v, S& rank_step_comm) {
   TS_FIELDS(v, rank_step_comm, step, first_start_ns, last_end_ns, iteration_ns, step_start_wait_ns,
             comm_ns, exposed_ns, pseudo_overlap_ns, pseudo_overlap_count, all_gathers, collectives,
-            small_collectives, small_ns, compute_after_last_ns);
+            small_collectives, small_ns, compute_after_last_ns, host_idle_after_last,
+            host_idle_before_start);
 }
 template <class V, Is<RankComm> S>
 void VisitFields(V& v, S& comm) {
-  TS_FIELDS(v, comm, rank, ops, steps, wait_ratio, sync_ratio);
+  TS_FIELDS(v, comm, rank, ops, steps, wait_ratio, sync_ratio, host_known);
+}
+template <class V, Is<HostIdleTimes> S>
+void VisitFields(V& v, S& times) {
+  TS_FIELDS(v, times, data_loader_ns, host_sync_ns, launch_ns);
+}
+template <class V, Is<HostIdleSpan> S>
+void VisitFields(V& v, S& span) {
+  TS_FIELDS(v, span, start_ns, end_ns, kind);
 }
 template <class V, Is<model::CommLinkRecord> S>
 void VisitFields(V& v, S& link) {
@@ -293,6 +303,10 @@ struct EnumMax;
 template <>
 struct EnumMax<Lane> {
   static constexpr uint64_t value = static_cast<uint64_t>(Lane::kOther);
+};
+template <>
+struct EnumMax<HostIdleKind> {
+  static constexpr uint64_t value = static_cast<uint64_t>(HostIdleKind::kLaunch);
 };
 template <>
 struct EnumMax<CollectiveType> {

@@ -45,7 +45,7 @@
 namespace trainscope::analysis {
 
 inline constexpr char kRankResultMagic[4] = {'T', 'S', 'R', 'R'};
-inline constexpr uint32_t kRankResultFormatVersion = 29;
+inline constexpr uint32_t kRankResultFormatVersion = 30;
 
 std::string SerializeRankResult(const RankResult& result);
 
