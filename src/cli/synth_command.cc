@@ -178,7 +178,17 @@ CommandRunner RegisterSynth(CLI::App& app) {
                  "milliseconds late (clock alignment's fixture, docs/clusters.md)")
       ->type_name("HOST:MS");
   app.add_flag("--slow-link", o.slow_link,
-               "Plant a slow link 0 -> 1 at ~10% bandwidth in communication_matrix.json");
+               "Plant a slow link 0 -> 1 at 10% bandwidth: in communication_matrix.json, and "
+               "ranks 0 and 1 take 10x as long for their part of every world-group collective "
+               "(a ring runs at its slowest link's pace)");
+  app.add_option("--host-bound-rank", o.host_bound_rank,
+                 "Plant a host-bound rank: its host issues a kernel at most every --dispatch-us, "
+                 "so short kernels leave its device idle (-1: none)")
+      ->capture_default_str();
+  app.add_option("--dispatch-us", o.dispatch_us,
+                 "The --host-bound-rank's issue interval: a kernel starts at least this long "
+                 "after the previous one started")
+      ->capture_default_str();
   app.add_flag(
       "--trace-view", o.trace_view,
       "Also write ASCEND_PROFILER_OUTPUT/trace_view.json per rank (host ops, launch flows, "

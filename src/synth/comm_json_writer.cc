@@ -13,7 +13,6 @@ namespace {
 
 constexpr double kHccsGbps = 18.0;  // CANN's empirical HCCS / RDMA bandwidths
 constexpr double kRdmaGbps = 12.5;
-constexpr double kSlowLinkFactor = 0.1;
 
 // Deterministic +-3% jitter without touching the schedule's PRNG streams.
 double Jitter(uint64_t a, uint64_t b, uint64_t c) {
@@ -132,7 +131,7 @@ void CommJsonWriter::AddMatrixStep(int step, const std::array<double, 3>& transi
       const bool same_node = d / 8 == rank_ / 8;
       double bw = (same_node ? kHccsGbps : kRdmaGbps) * Jitter(rank_ * 1000 + d, step, 100 + t);
       if (options_.slow_link && rank_ == options_.slow_link_src && d == options_.slow_link_dst) {
-        bw *= kSlowLinkFactor;
+        bw *= options_.slow_link_share;
       }
       const double mb = size_mb[t] / std::max(1, peers);
       fmt::format_to(std::back_inserter(links),

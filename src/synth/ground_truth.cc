@@ -130,12 +130,15 @@ void WriteTruthPlanted(const JobTruth& truth, fmt::memory_buffer& b) {
   fmt::format_to(std::back_inserter(b),
                  "  \"cluster\": {{\"straggler_rank\": {}, \"straggler_slowdown\": {}, "
                  "\"late_rank\": {}, \"late_ms\": {}, "
-                 "\"slow_link\": {}, \"collectives_coupled\": true}},\n",
+                 "\"slow_link\": {}, \"collectives_coupled\": true{}}},\n",
                  o.straggler_rank, o.straggler_slowdown, o.late_rank, o.late_ms,
-                 o.slow_link
-                     ? fmt::format("{{\"src\": {}, \"dst\": {}, \"bandwidth_factor\": 0.1}}",
-                                   o.slow_link_src, o.slow_link_dst)
-                     : std::string("null"));
+                 o.slow_link ? fmt::format("{{\"src\": {}, \"dst\": {}, \"bandwidth_factor\": {}}}",
+                                           o.slow_link_src, o.slow_link_dst, o.slow_link_share)
+                             : std::string("null"),
+                 o.host_bound_rank >= 0
+                     ? fmt::format(", \"host_bound_rank\": {}, \"dispatch_us\": {}",
+                                   o.host_bound_rank, o.dispatch_us)
+                     : std::string());
   if (o.memory) {
     const MemoryTruth& m = truth.memory;
     fmt::format_to(std::back_inserter(b),

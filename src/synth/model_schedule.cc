@@ -103,6 +103,8 @@ class StepBuilder {
   void Kernel(SpecId id) {
     int64_t start = compute_end_ + DrawGap();
     if (ready_ > compute_end_) start = std::max(start, ready_ + ToTicks(rng_.Uniform(1500, 4000)));
+    if (coupling_.dispatch_ns > 0 && !plan_.compute.empty())
+      start = std::max(start, plan_.compute.back().start_ns + ToTicks(coupling_.dispatch_ns));
     int64_t dur = DrawDuration(id);
     // Tensor parallelism splits matmuls and attention heads across ranks.
     const Core core = catalog_.spec(id).core;
@@ -132,7 +134,9 @@ class StepBuilder {
   int64_t Comm(SpecId id, int64_t issue_ns, uint32_t* seq, uint64_t key = kNoKey) {
     const int64_t start = std::max(comm_end_ + ToTicks(rng_.Uniform(800, 3000)),
                                    issue_ns + ToTicks(rng_.Uniform(2000, 6000)));
-    const int64_t own = DrawDuration(id);
+    int64_t own = DrawDuration(id);
+    if (key == kNoKey && coupling_.world_comm_slowdown != 1.0)
+      own = ToTicks(static_cast<double>(own) * coupling_.world_comm_slowdown);
     // A collective ends when the last rank has done its part (the floor).
     const size_t k = plan_.comm.size();
     int64_t end = start + own;

@@ -105,6 +105,12 @@ uint64_t CommKey(uint64_t kind, uint64_t group, uint64_t local);
 struct StepCoupling {
   std::vector<int64_t> floors;
   double compute_slowdown = 1.0;  // > 1 on a straggler rank
+  // > 1 on the two ranks of a slow link: their part of each world-group
+  // collective takes this many times as long (the others wait for it).
+  double world_comm_slowdown = 1.0;
+  // > 0 on a host-bound rank: a kernel starts at least this long after the
+  // previous one started (the host's issue interval).
+  int64_t dispatch_ns = 0;
 };
 
 // The time resolution of planted kernels: real device timestamps are

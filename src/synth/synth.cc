@@ -59,6 +59,32 @@ Status ValidateHosts(const SynthOptions& o) {
   return Status::Ok();
 }
 
+// How much longer rank |r|'s data loader takes than the others' (the late
+// rank spends its lateness there).
+int64_t LateLoaderNs(const SynthOptions& options, int r, int64_t tick_ns) {
+  return r == options.late_rank ? UsToTicks(options.late_ms * 1000.0, tick_ns) : 0;
+}
+
+// The planted cluster faults: each names ranks of the job and a size in range.
+Status ValidateClusterFaults(const SynthOptions& o) {
+  if (o.straggler_rank >= o.ranks) return UsageError("synth: straggler_rank must be < ranks");
+  if (o.late_rank >= o.ranks) return UsageError("synth: late_rank must be < ranks");
+  if (o.host_bound_rank >= o.ranks) return UsageError("synth: host_bound_rank must be < ranks");
+  if (!(o.dispatch_us > 0.0) || o.dispatch_us > 10000.0)
+    return UsageError("synth: dispatch_us must be in (0, 10000]");
+  if (!(o.slow_link_share > 0.0) || o.slow_link_share > 1.0)
+    return UsageError("synth: slow_link_share must be in (0, 1]");
+  if (!(o.late_ms >= 0.0) || o.late_ms > 10000.0)
+    return UsageError("synth: late_ms must be in [0, 10000]");
+  if (!(o.straggler_slowdown >= 1.0) || o.straggler_slowdown > 10.0)
+    return UsageError("synth: straggler_slowdown must be in [1, 10]");
+  if (o.slow_link &&
+      (o.ranks < 2 || o.slow_link_src < 0 || o.slow_link_dst < 0 || o.slow_link_src >= o.ranks ||
+       o.slow_link_dst >= o.ranks || o.slow_link_src == o.slow_link_dst))
+    return UsageError("synth: slow_link needs two different ranks < ranks");
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status ValidateSynthOptions(const SynthOptions& o) {
@@ -74,17 +100,8 @@ Status ValidateSynthOptions(const SynthOptions& o) {
     return UsageError("synth: scale must be in (0, 100000]");
   if (!(o.host_skew_ms >= 0.0) || o.host_skew_ms > 10000.0)
     return UsageError("synth: host_skew_ms must be in [0, 10000]");
-  if (o.straggler_rank >= o.ranks) return UsageError("synth: straggler_rank must be < ranks");
-  if (o.late_rank >= o.ranks) return UsageError("synth: late_rank must be < ranks");
+  TS_RETURN_IF_ERROR(ValidateClusterFaults(o));
   TS_RETURN_IF_ERROR(ValidateHosts(o));
-  if (!(o.late_ms >= 0.0) || o.late_ms > 10000.0)
-    return UsageError("synth: late_ms must be in [0, 10000]");
-  if (!(o.straggler_slowdown >= 1.0) || o.straggler_slowdown > 10.0)
-    return UsageError("synth: straggler_slowdown must be in [1, 10]");
-  if (o.slow_link &&
-      (o.ranks < 2 || o.slow_link_src < 0 || o.slow_link_dst < 0 || o.slow_link_src >= o.ranks ||
-       o.slow_link_dst >= o.ranks || o.slow_link_src == o.slow_link_dst))
-    return UsageError("synth: slow_link needs two different ranks < ranks");
   if (o.tp < 1 || o.pp < 1 || o.ep < 1 || o.ranks % (o.tp * o.pp) != 0)
     return UsageError("synth: tp and pp must be >= 1 and tp * pp must divide ranks");
   if ((o.ranks / (o.tp * o.pp)) % o.ep != 0)
@@ -236,6 +253,13 @@ void BuildCoupledStep(const KernelCatalog& catalog, const SynthOptions& options,
   for (size_t r = 0; r < n; ++r) {
     if (static_cast<int>(r) == options.straggler_rank) {
       coupling[r].compute_slowdown = options.straggler_slowdown;
+    }
+    if (static_cast<int>(r) == options.host_bound_rank) {
+      coupling[r].dispatch_ns = std::llround(options.dispatch_us * 1000.0);
+    }
+    if (options.slow_link && (static_cast<int>(r) == options.slow_link_src ||
+                              static_cast<int>(r) == options.slow_link_dst)) {
+      coupling[r].world_comm_slowdown = 1.0 / options.slow_link_share;
     }
   }
   std::vector<std::vector<int64_t>> floors(n);
@@ -389,10 +413,8 @@ Status WriteJobFiles(const SynthOptions& options, const std::string& out_dir) {
       // The host's work begins Preparing before the first device task; a
       // late rank spent its lateness in its data loader.
       if (out.trace_view) {
-        const int64_t loader_extra =
-            r == options.late_rank ? UsToTicks(options.late_ms * 1000.0, tick_ns) : 0;
-        TS_RETURN_IF_ERROR(
-            out.trace_view->WriteStep(step, plan, trace.window_start_ns - preparing, loader_extra));
+        TS_RETURN_IF_ERROR(out.trace_view->WriteStep(step, plan, trace.window_start_ns - preparing,
+                                                     LateLoaderNs(options, r, tick_ns)));
       }
       if (out.memory) {
         TS_RETURN_IF_ERROR(out.memory->WriteStep(trace.window_start_ns, trace.window_end_ns));

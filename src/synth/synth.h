@@ -59,7 +59,10 @@ struct SynthOptions {
   // Cluster faults (not remedies; AllFused leaves them). straggler_rank >= 0:
   // that rank's compute is straggler_slowdown slower, so every other rank
   // waits for it in each collective. slow_link: the link slow_link_src ->
-  // slow_link_dst in communication_matrix.json runs at ~10% bandwidth.
+  // slow_link_dst runs at slow_link_share of its transport's bandwidth, in
+  // communication_matrix.json and in time: a ring collective of the world
+  // group runs at its slowest link's pace, so the two ranks' part of each
+  // takes 1 / slow_link_share as long and every participant waits for it.
   int straggler_rank = -1;
   double straggler_slowdown = 1.15;
   // late_rank >= 0: that rank reaches every step late_ms after it would
@@ -67,7 +70,15 @@ struct SynthOptions {
   // step-start collective; its compute runs at the normal pace.
   int late_rank = -1;
   double late_ms = 35.0;
+  // host_bound_rank >= 0: that rank's host issues a kernel at most every
+  // dispatch_us (a slow Python loop, an oversubscribed core): each kernel
+  // starts no earlier than dispatch_us after the previous one did, so short
+  // kernels leave the device idle; with trace_view each such gap's kernel is
+  // launched after the device went idle.
+  int host_bound_rank = -1;
+  double dispatch_us = 200.0;
   bool slow_link = false;
+  double slow_link_share = 0.1;
   // Parallel layout (synth/parallel_layout.h, docs/synth.md "Parallel
   // layouts"): tensor-, pipeline- and expert-parallel sizes; data
   // parallelism takes the rest of the ranks (ranks / (tp * pp)). With all

@@ -107,6 +107,57 @@ TEST(CriticalPath, ALateRanksDataLoaderOpensThePath) {
   EXPECT_EQ(path.host.data_loader_ns, first.host.data_loader_ns);
 }
 
+// A host-bound rank (its host issues a kernel at most every 200 us, traced):
+// the path runs through its work, and its launches' idle is charged as
+// launch, several times the clean job's.
+TEST(CriticalPath, AHostBoundRanksLaunchesCarryThePath) {
+  synth::SynthOptions o = CleanPathJob();
+  o.trace_view = true;
+  const CriticalPath clean = PathOfSynthJob(o);
+  o.host_bound_rank = 3;
+  const CriticalPath path = PathOfSynthJob(o);
+  ExpectChargedOnce(path);
+  ASSERT_FALSE(path.by_rank.empty());
+  EXPECT_EQ(path.by_rank.front().first, 3);
+  const auto span = static_cast<double>(path.end_ns - path.start_ns);
+  const auto clean_span = static_cast<double>(clean.end_ns - clean.start_ns);
+  EXPECT_GT(static_cast<double>(path.host.launch_ns) / span,
+            3 * static_cast<double>(clean.host.launch_ns) / clean_span);
+}
+
+// A slow link (ranks 0 and 1 at 10% bandwidth): every world collective runs
+// at its pace, and the path's transfers grow several times the clean
+// job's share.
+TEST(CriticalPath, ASlowLinksTransfersCarryThePath) {
+  const CriticalPath clean = PathOfSynthJob(CleanPathJob());
+  synth::SynthOptions o = CleanPathJob();
+  o.slow_link = true;
+  const CriticalPath path = PathOfSynthJob(o);
+  ExpectChargedOnce(path);
+  const auto span = static_cast<double>(path.end_ns - path.start_ns);
+  const auto clean_span = static_cast<double>(clean.end_ns - clean.start_ns);
+  EXPECT_GT(static_cast<double>(path.transfer_ns) / span,
+            3 * static_cast<double>(clean.transfer_ns) / clean_span);
+}
+
+// Pipeline stages (GPipe, 2 stages): a stage waits for its neighbour's
+// activations and gradients, so the path crosses between the stages
+// through their send/receive pairs.
+TEST(CriticalPath, PipelineBubblesRunThroughSendRecv) {
+  synth::SynthOptions o = CleanPathJob();
+  o.ranks = 4;
+  o.layers = 4;
+  o.pp = 2;
+  const CriticalPath path = PathOfSynthJob(o);
+  ExpectChargedOnce(path);
+  int p2p = 0;
+  for (const PathSegment& s : path.segments) {
+    if (s.kind == PathSegmentKind::kTransfer && s.collective.starts_with("p2p")) ++p2p;
+  }
+  EXPECT_GT(p2p, 0);
+  EXPECT_GE(path.by_rank.size(), 2u);
+}
+
 TEST(CriticalPath, AStragglersComputeCarriesThePath) {
   synth::SynthOptions o = CleanPathJob();
   o.straggler_rank = 3;

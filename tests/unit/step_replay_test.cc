@@ -82,6 +82,44 @@ TEST(StepReplay, ChangesCombineIntoOneReplay) {
   EXPECT_EQ(replay.Predict(all), 13 * kMs);
 }
 
+// A link at its transport's pace: the collectives both its ranks take part
+// in keep that share of their transfer; a link no collective runs over
+// cannot be replayed.
+TEST(StepReplay, ASlowLinkAtItsTransportsPace) {
+  const StepReplay replay = Build(TwoRanksOneAllReduce());
+  EXPECT_EQ(replay.Predict({.links_sped_up = {{1, 0, 0.4}}}), 20 * kMs + 400'000);
+  // Two records of the link (both directions): the smaller share, once.
+  EXPECT_EQ(replay.Predict({.links_sped_up = {{0, 1, 0.5}, {1, 0, 0.4}}}), 20 * kMs + 400'000);
+  EXPECT_FALSE(replay.Predict({.links_sped_up = {{2, 3, 0.1}}}).has_value());
+}
+
+// Rank 1 computed 10 of the 14 ms before its arrival; its host launched
+// late for 3 ms of the idle: without that idle it arrives at 12 ms, the
+// all-reduce ends at 13 ms and rank 1 at 19 ms: 18 ms. Its data loader
+// (3 ms before its late start at 4 ms) removed, it starts with rank 0.
+TEST(StepReplay, TheHostsIdleRemoved) {
+  std::vector<RankComm> comm = TwoRanksOneAllReduce();
+  for (RankComm& rc : comm) rc.host_known = true;
+  comm[1].ops[0].compute_before_ns = 10 * kMs;
+  comm[1].ops[0].host_idle_before = {.launch_ns = 3 * kMs};
+  const StepReplay replay = Build(comm);
+  EXPECT_EQ(replay.replayed_ns(), 21 * kMs);
+  EXPECT_EQ(replay.Predict({.host_idle_removed = {{1, HostIdleKind::kLaunch}}}), 18 * kMs);
+  EXPECT_EQ(replay.Predict({.host_idle_removed = {{1, HostIdleKind::kDataLoader}}}), 21 * kMs);
+  EXPECT_EQ(replay.Predict({.host_idle_removed = {{0, HostIdleKind::kLaunch}}}), 21 * kMs);
+
+  std::vector<RankComm> late = TwoRanksOneAllReduce(4 * kMs);
+  for (RankComm& rc : late) rc.host_known = true;
+  late[1].steps[0].host_idle_before_start = {{kMs, 4 * kMs, HostIdleKind::kDataLoader}};
+  const StepReplay loader = Build(late);
+  EXPECT_EQ(loader.Predict({.host_idle_removed = {{1, HostIdleKind::kDataLoader}}}), 18 * kMs);
+
+  // No host trace on the rank: unknown, not "no gain".
+  late[1].host_known = false;
+  EXPECT_FALSE(
+      Build(late).Predict({.host_idle_removed = {{1, HostIdleKind::kDataLoader}}}).has_value());
+}
+
 TEST(StepReplay, OneRankIsNoCrossRankReplay) {
   std::vector<RankComm> comm = TwoRanksOneAllReduce();
   comm.pop_back();

@@ -115,6 +115,36 @@ void SaveCompute(int64_t saved, Rank* rank) {
   cut(&rank->tail, &rank->tail_compute);
 }
 
+int64_t* IdleOf(HostIdleTimes* t, HostIdleKind kind) {
+  switch (kind) {
+    case HostIdleKind::kDataLoader:
+      return &t->data_loader_ns;
+    case HostIdleKind::kHostSync:
+      return &t->host_sync_ns;
+    case HostIdleKind::kLaunch:
+      return &t->launch_ns;
+  }
+  return &t->launch_ns;
+}
+
+// |rank|'s device idle of |kind| removed from its windows and tail (never
+// more than the idle a window has), and from before its start, no earlier
+// than |earliest_other_start|.
+void RemoveHostIdle(HostIdleKind kind, int64_t earliest_other_start, Rank* rank) {
+  auto cut = [kind](int64_t* work, int64_t compute, HostIdleTimes* host) {
+    int64_t* idle = IdleOf(host, kind);
+    const int64_t removed = std::clamp<int64_t>(*idle, 0, std::max<int64_t>(0, *work - compute));
+    *work -= removed;
+    *idle -= removed;
+  };
+  for (Rank::Window& w : rank->seq) cut(&w.work, w.compute, &w.host);
+  cut(&rank->tail, rank->tail_compute, &rank->tail_host);
+  int64_t* before = IdleOf(&rank->start_host, kind);
+  const int64_t earlier = std::max<int64_t>(rank->start - *before, earliest_other_start);
+  if (earlier < rank->start) rank->start = earlier;
+  *before = 0;
+}
+
 // |from|'s items not yet in |to|, appended: a set kept in first-seen order.
 template <class T>
 void AppendAbsent(const std::vector<T>& from, std::vector<T>* to) {
@@ -123,11 +153,36 @@ void AppendAbsent(const std::vector<T>& from, std::vector<T>* to) {
   }
 }
 
+// Each instance both ranks of a sped-up link take part in keeps the
+// smallest share of its transfer any such link gives; false when no
+// instance has both ranks of any link.
+bool SpeedUpLinks(const std::vector<ReplayChange::LinkSpeedup>& links,
+                  const std::vector<Rank>& ranks, std::vector<Instance>* instances) {
+  bool matched = false;
+  for (Instance& i : *instances) {
+    double kept = 1.0;
+    for (const ReplayChange::LinkSpeedup& link : links) {
+      bool src = false, dst = false;
+      for (size_t r : i.ranks) {
+        src = src || ranks[r].rank == link.src;
+        dst = dst || ranks[r].rank == link.dst;
+      }
+      if (src && dst) kept = std::min(kept, std::clamp(link.kept_share, 0.0, 1.0));
+    }
+    if (kept < 1.0) {
+      matched = true;
+      i.transfer = std::llround(static_cast<double>(i.transfer) * kept);
+    }
+  }
+  return matched;
+}
+
 }  // namespace
 
 bool ReplayChange::empty() const {
   return start_spread_ns < 0 && at_peers_pace.empty() && !transfers_hidden &&
-         transfers_hidden_of.empty() && transfer_kept_share >= 1.0 && compute_saved_ns.empty();
+         transfers_hidden_of.empty() && transfer_kept_share >= 1.0 && compute_saved_ns.empty() &&
+         links_sped_up.empty() && host_idle_removed.empty();
 }
 
 void ReplayChange::Add(const ReplayChange& other) {
@@ -139,6 +194,8 @@ void ReplayChange::Add(const ReplayChange& other) {
   transfer_kept_share = std::min(transfer_kept_share, other.transfer_kept_share);
   AppendAbsent(other.transfers_hidden_of, &transfers_hidden_of);
   for (const auto& [rank, ns] : other.compute_saved_ns) compute_saved_ns[rank] += ns;
+  AppendAbsent(other.links_sped_up, &links_sped_up);
+  AppendAbsent(other.host_idle_removed, &host_idle_removed);
 }
 
 std::optional<StepReplay> StepReplay::Build(const std::vector<RankComm>& comm, int32_t step,
@@ -158,11 +215,17 @@ std::optional<StepReplay> StepReplay::Build(const std::vector<RankComm>& comm, i
     for (const CommInstance* op : s.ops) synchronising[op->key] |= Blocking(*op);
   }
   for (size_t r = 0; r < steps.size(); ++r) {
-    Rank rank{steps[r].rank, steps[r].step->first_start_ns, {}, 0, 0};
+    Rank rank{.rank = steps[r].rank,
+              .start = steps[r].step->first_start_ns,
+              .host_known = steps[r].host_known};
+    for (const HostIdleSpan& span : steps[r].step->host_idle_before_start)
+      rank.start_host.Add(span.kind, span.end_ns - span.start_ns);
     int64_t cursor = rank.start;
     int64_t compute = 0;  // since the last synchronising collective
+    HostIdleTimes host;   // the same
     for (const CommInstance* op : steps[r].ops) {
       compute += KnownOrZero(op->compute_before_ns);
+      host += op->host_idle_before;
       if (!synchronising[op->key]) {
         compute += KnownOrZero(op->compute_during_ns);
         continue;
@@ -175,16 +238,19 @@ std::optional<StepReplay> StepReplay::Build(const std::vector<RankComm>& comm, i
       }
       const int64_t end = op->start_ns + KnownOrZero(op->duration_ns);
       const int64_t work = KnownOrZero(op->start_ns - cursor);
-      rank.seq.push_back({it->second, work, std::min(compute, work)});
+      rank.seq.push_back({it->second, work, std::min(compute, work), host});
       g.instances_[it->second].ranks.push_back(r);
       ends[it->second].push_back(end);
       arrivals[it->second].push_back(op->start_ns);
       cursor = std::max(cursor, end);
       compute = 0;
+      host = {};
     }
     rank.tail = KnownOrZero(steps[r].step->last_end_ns - cursor);
     rank.tail_compute =
         std::min(rank.tail, compute + KnownOrZero(steps[r].step->compute_after_last_ns));
+    host += steps[r].step->host_idle_after_last;
+    rank.tail_host = host;
     g.ranks_.push_back(std::move(rank));
   }
   for (size_t i = 0; i < g.instances_.size(); ++i) {
@@ -224,7 +290,18 @@ std::optional<int64_t> StepReplay::Predict(const ReplayChange& change) const {
       AtPeersPace(r, ranks_, instances_, &ranks);
     if (const auto saved = change.compute_saved_ns.find(id); saved != change.compute_saved_ns.end())
       SaveCompute(saved->second, &ranks[r]);
+    for (const auto& [rank, kind] : change.host_idle_removed) {
+      if (rank != id) continue;
+      if (!ranks_[r].host_known) return std::nullopt;
+      int64_t earliest_other = INT64_MAX;
+      for (size_t o = 0; o < ranks_.size(); ++o) {
+        if (o != r) earliest_other = std::min(earliest_other, ranks_[o].start);
+      }
+      RemoveHostIdle(kind, earliest_other, &ranks[r]);
+    }
   }
+  if (!change.links_sped_up.empty() && !SpeedUpLinks(change.links_sped_up, ranks_, &instances))
+    return std::nullopt;
   for (Instance& i : instances) {
     const auto& types = change.transfers_hidden_of;
     if (change.transfers_hidden || std::find(types.begin(), types.end(), i.type) != types.end()) {

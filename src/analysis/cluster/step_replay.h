@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "analysis/cluster/communication.h"
+#include "analysis/common/host_idle.h"
 
 namespace trainscope::analysis {
 
@@ -40,6 +41,24 @@ struct ReplayChange {
   // Compute removed per rank in the step (a fused chain's saving), taken
   // from the rank's windows in proportion to the compute in each.
   std::map<int32_t, int64_t> compute_saved_ns;
+  // A link at its transport's pace: every synchronising collective both
+  // ranks take part in keeps |kept_share| of its transfer (a ring runs at
+  // its slowest link's pace; the fix brings it to the others'). A change
+  // whose links match no collective of the step cannot be replayed.
+  struct LinkSpeedup {
+    int32_t src = -1;
+    int32_t dst = -1;
+    double kept_share = 1.0;
+    bool operator==(const LinkSpeedup&) const = default;
+  };
+  std::vector<LinkSpeedup> links_sped_up;
+  // The device idle a rank's host caused, of one kind, removed (its data
+  // loader prefetching, its syncs gone, its launches ahead of the device):
+  // each window and the tail lose that idle, and the rank starts earlier by
+  // what it had before its first event (no earlier than the first other
+  // rank). Ranks outside the replay are ignored; one whose host side was
+  // not recorded makes the change impossible to replay.
+  std::vector<std::pair<int32_t, HostIdleKind>> host_idle_removed;
 
   bool empty() const;
   void Add(const ReplayChange& other);
@@ -64,14 +83,20 @@ class StepReplay {
   struct Rank {
     int32_t rank = -1;
     int64_t start = 0;
+    bool host_known = false;  // its host side was recorded (RankComm::host_known)
+    // The device idle before the step's first event charged to the host
+    // (since the rank's previous step).
+    HostIdleTimes start_host;
     struct Window {
       size_t instance = 0;  // the collective it ends at
       int64_t work = 0;     // from the previous collective's end (or the start) to the arrival
       int64_t compute = 0;  // the rank's compute in it
+      HostIdleTimes host;   // its device idle charged to the host
     };
     std::vector<Window> seq;
     int64_t tail = 0;  // after the last synchronising collective
     int64_t tail_compute = 0;
+    HostIdleTimes tail_host;
   };
   struct Instance {
     CollectiveType type = CollectiveType::kOther;

@@ -33,16 +33,66 @@ ReplayChange FusedChain(const Finding& f) {
   return change;
 }
 
+// The ranks a rank finding's gain is for: each rank's own evidence, else
+// the finding's one rank.
+template <class Each>
+void ForEachRankEvidence(const Finding& f, Each each) {
+  if (!f.per_rank.empty()) {
+    for (const RankEvidence& e : f.per_rank) {
+      if (!e.gain_withheld) each(e.rank, e.evidence_values);
+    }
+  } else if (f.ranks.size() == 1) {
+    each(f.ranks.front(), f.evidence_values);
+  }
+}
+
+// A matmul at the step's best achieved rate for its kind (the detector's
+// yardstick shape): each rank saves the time its flagged shapes lose.
+ReplayChange MatmulAtYardstick(const Finding& f) {
+  ReplayChange change;
+  ForEachRankEvidence(f, [&change](int32_t rank, const auto& values) {
+    const double lost_ms = Value(values, "lost_ms");
+    if (rank >= 0 && lost_ms > 0) change.compute_saved_ns[rank] += std::llround(lost_ms * 1e6);
+  });
+  return change;
+}
+
+// The host's idle of |kind| removed on each rank the finding names.
+ReplayChange HostIdleRemoved(const Finding& f, HostIdleKind kind) {
+  ReplayChange change;
+  ForEachRankEvidence(f, [&](int32_t rank, const auto&) {
+    if (rank >= 0) change.host_idle_removed.emplace_back(rank, kind);
+  });
+  return change;
+}
+
+// Every slow link at its transport's mean bandwidth: the collectives over
+// it keep slow / mean of their transfer.
+ReplayChange LinksAtTransportPace(const ClusterAnalysis& cluster) {
+  ReplayChange change;
+  for (const SlowLink& link : cluster.slow_links) {
+    if (link.src >= 0 && link.dst >= 0 && link.ratio > 0 && link.ratio < 1)
+      change.links_sped_up.push_back({link.src, link.dst, link.ratio});
+  }
+  return change;
+}
+
+std::optional<ReplayChange> UnlessEmpty(ReplayChange change) {
+  if (change.empty()) return std::nullopt;
+  return change;
+}
+
 }  // namespace
 
 std::optional<ReplayChange> RemedyAsChange(const Finding& f, const ClusterAnalysis& cluster,
                                            const FindingThresholds& thresholds) {
   if (f.gain_withheld) return std::nullopt;
-  if (f.template_entry == "fingerprint") {
-    ReplayChange change = FusedChain(f);
-    if (change.empty()) return std::nullopt;
-    return change;
-  }
+  if (f.template_entry == "fingerprint") return UnlessEmpty(FusedChain(f));
+  if (f.id == "slow-matmul-shape") return UnlessEmpty(MatmulAtYardstick(f));
+  if (f.id == "host-bound") return UnlessEmpty(HostIdleRemoved(f, HostIdleKind::kLaunch));
+  if (f.id == "input-bound") return UnlessEmpty(HostIdleRemoved(f, HostIdleKind::kDataLoader));
+  if (f.id == "host-sync") return UnlessEmpty(HostIdleRemoved(f, HostIdleKind::kHostSync));
+  if (f.id == "slow-link") return UnlessEmpty(LinksAtTransportPace(cluster));
   if (f.id == "straggler-rank" && !f.ranks.empty()) return ReplayChange{.at_peers_pace = f.ranks};
   if (f.id == "step-start-skew" && cluster.mean_step_time_ns > 0) {
     // Binding the ranks leaves a residual spread: the finding's own model.

@@ -23,7 +23,10 @@ namespace trainscope::analysis {
 // to its residual (skew_residual_pct of the mean step), exposed
 // communication overlapped down to the normal band (exposed_comm_normal of
 // the worst rank's exposed share kept), the all-gathers of a pseudo-overlap
-// prefetched.
+// prefetched, a slow matmul shape at its yardstick's rate (each rank's
+// lost time), the host's idle removed on the finding's ranks (host-bound:
+// launches; input-bound: the data loader; host-sync: syncs), every slow link
+// at its transport's mean bandwidth.
 // nullopt for the others.
 std::optional<ReplayChange> RemedyAsChange(const Finding& finding, const ClusterAnalysis& cluster,
                                            const FindingThresholds& thresholds);
