@@ -30,4 +30,16 @@ for p in 1 2 4; do
   fi
 done
 grep -q '_rank130_' "$work/serial.json" || { echo "FAIL: the damaged rank is not in the input health"; status=1; }
+# The host's share of the critical path travels in the rank summaries too:
+# 8 ranks with their host traced, one late in its data loader, at P = 2.
+"$bin" synth --out "$work/host" --ranks 8 --layers 1 --steps 2 --trace-view --late-rank 3 --late-ms 20 >/dev/null
+"$bin" analyze "$work/host" --threads 2 --json "$work/host-serial.json" >/dev/null 2>&1
+if timeout 300 "$mpiexec" --allow-run-as-root --oversubscribe -n 2 \
+    "$bin" analyze "$work/host" --threads 2 --json "$work/host-mpi.json" >"$work/host-mpi.out" 2>&1 &&
+    cmp -s "$work/host-serial.json" "$work/host-mpi.json"; then
+  echo "ok: the host-traced job at P=2 equals the single-process JSON"
+else
+  echo "FAIL: the host-traced job at P=2 differs or failed:"; tail -5 "$work/host-mpi.out"; status=1
+fi
+grep -q '"host_known": true' "$work/host-serial.json" || { echo "FAIL: no host side on the path"; status=1; }
 exit $status
