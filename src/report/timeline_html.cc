@@ -5,7 +5,7 @@
 // keyboard, hover and click for a kernel; motif instances and named
 // findings as overlays; a minimap of the whole step. The data is the
 // payload of timeline_payload.h in one attribute (escaped like any text);
-// the script is kTimelineScript, run by the page's one <script>.
+// the script is kTimelineScript, in a <script> right after the section.
 #include "report/timeline_html.h"
 
 #include <fmt/format.h>
@@ -90,6 +90,12 @@ void RenderInteractiveTimeline(HtmlWriter& out, const analysis::JobAnalysis& job
       "data-timeline=\"{}\"></div>\n",
       payload);
   out.Raw("</section>\n");
+  // Its script right after it: the timeline draws while the parser is still
+  // reading the rest of the page (on 1,024 ranks the ranks and input-health
+  // tables are thousands of rows after it).
+  out.Raw("<script>");
+  out.Raw(kTimelineScript);
+  out.Raw("</script>\n");
 }
 
 }  // namespace trainscope::report

@@ -10,8 +10,9 @@ namespace trainscope::report {
 // rank's StepTimeline::track (timeline_payload.h).
 void RenderInteractiveTimeline(HtmlWriter& out, const analysis::JobAnalysis& job);
 
-// The section's script (no framework, no network), run inside the page's
-// one <script>. Exposes window.trainscopeTimeline (zoom, range, selectAt,
+// The section's script (no framework, no network), in a <script> right
+// after the section, so it draws before the parser reaches the rest of the
+// page. Exposes window.trainscopeTimeline (zoom, range, selectAt,
 // selected, kernelCenter) and, with the URL fragment #selftest, runs them
 // itself and writes the outcome to the data-timeline-selftest attribute of
 // #ts-tl (tests/browser/report_browser_test.sh); data-timeline-first-paint-ms
