@@ -183,7 +183,8 @@ void FinishStep(const model::RankProfile& profile, const KernelFamilies& familie
   result->fingerprint_findings =
       AddStepMotifs(profile, motifs, std::move(mined), &result->distribution);
   result->distribution.module_tree = ComputeModuleTree(profile, step, result->distribution.motifs);
-  result->distribution.framework_ops = ComputeFrameworkOps(profile, step, motifs.library);
+  result->distribution.framework_ops =
+      ComputeFrameworkOps(profile, step, motifs.library, motifs.accept_memo);
   std::optional<ZoomCentre> centre = TopMotifCentre(result->distribution);
   TimelineOptions timeline_options;
   timeline_options.picture = picture;

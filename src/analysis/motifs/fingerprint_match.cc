@@ -100,6 +100,11 @@ const std::vector<uint8_t>& FingerprintAcceptMemo::Accepts(std::string_view cano
   return it->second;
 }
 
+size_t FingerprintAcceptMemo::entries() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return by_entry_.size();
+}
+
 std::vector<FingerprintInstance> MatchFingerprints(const KernelSequence& sequence,
                                                    const FingerprintLibrary& library,
                                                    FingerprintAcceptMemo* memo) {

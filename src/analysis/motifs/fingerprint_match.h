@@ -37,6 +37,9 @@ class FingerprintAcceptMemo {
   // fingerprints' members one after the other): 1 where it accepts.
   const std::vector<uint8_t>& Accepts(std::string_view canonical, std::string_view name);
 
+  // Distinct entries answered so far.
+  size_t entries();
+
  private:
   const FingerprintLibrary& library_;
   std::mutex mutex_;

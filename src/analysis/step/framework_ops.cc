@@ -76,7 +76,8 @@ void AddOwnedRow(const model::RankProfile& profile, uint32_t row, int32_t call, 
 // order): the chain a decomposed op runs as.
 std::vector<std::string> FingerprintsOfCall(const model::RankProfile& profile,
                                             const std::vector<uint32_t>& rows,
-                                            const FingerprintLibrary& library) {
+                                            const FingerprintLibrary& library,
+                                            FingerprintAcceptMemo* memo) {
   const model::DeviceEvents& events = profile.device_events;
   KernelSequence seq;
   for (const uint32_t row : rows) {
@@ -90,7 +91,7 @@ std::vector<std::string> FingerprintsOfCall(const model::RankProfile& profile,
     seq.keyed_by_name.push_back(events.op_type_derived[row]);
   }
   std::vector<std::string> ids;
-  for (const FingerprintInstance& match : MatchFingerprints(seq, library)) {
+  for (const FingerprintInstance& match : MatchFingerprints(seq, library, memo)) {
     const std::string& id = library.fingerprints()[static_cast<size_t>(match.fingerprint)].id;
     if (std::find(ids.begin(), ids.end(), id) == ids.end()) ids.push_back(id);
   }
@@ -99,7 +100,8 @@ std::vector<std::string> FingerprintsOfCall(const model::RankProfile& profile,
 
 std::vector<FrameworkOpStat> FinishOwners(const model::RankProfile& profile,
                                           std::map<std::string, OwnerAccumulator>&& owners,
-                                          const FingerprintLibrary& library) {
+                                          const FingerprintLibrary& library,
+                                          FingerprintAcceptMemo* memo) {
   std::vector<FrameworkOpStat> out;
   out.reserve(owners.size());
   for (auto& [name, owner] : owners) {
@@ -129,7 +131,7 @@ std::vector<FrameworkOpStat> FinishOwners(const model::RankProfile& profile,
       if (widest == nullptr || rows.size() > widest->size()) widest = &rows;
     }
     if (widest != nullptr && widest->size() > 1) {
-      stat.fingerprints = FingerprintsOfCall(profile, *widest, library);
+      stat.fingerprints = FingerprintsOfCall(profile, *widest, library, memo);
     }
     out.push_back(std::move(stat));
   }
@@ -142,7 +144,8 @@ std::vector<FrameworkOpStat> FinishOwners(const model::RankProfile& profile,
 }  // namespace
 
 std::optional<FrameworkOps> ComputeFrameworkOps(const model::RankProfile& profile, int32_t step,
-                                                const FingerprintLibrary& library) {
+                                                const FingerprintLibrary& library,
+                                                FingerprintAcceptMemo* memo) {
   const model::DeviceEvents& events = profile.device_events;
   const model::HostOps& host = profile.timeline.host_ops;
   if (!profile.timeline.present || host.size() == 0) return std::nullopt;
@@ -196,8 +199,8 @@ std::optional<FrameworkOps> ComputeFrameworkOps(const model::RankProfile& profil
     }
   }
   if (out.owned_kernels == 0) return std::nullopt;
-  out.ops = FinishOwners(profile, std::move(ops), library);
-  out.modules = FinishOwners(profile, std::move(modules), library);
+  out.ops = FinishOwners(profile, std::move(ops), library, memo);
+  out.modules = FinishOwners(profile, std::move(modules), library, memo);
   return out;
 }
 

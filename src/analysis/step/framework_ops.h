@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "analysis/motifs/fingerprint_library.h"
+#include "analysis/motifs/fingerprint_match.h"
 #include "model/rank_profile.h"
 
 namespace trainscope::analysis {
@@ -60,7 +61,11 @@ struct FrameworkOps {
 
 // nullopt when no device event of the step has a launch link to a framework
 // op (no trace, or a trace without flows or CPU ops): unknown, not empty.
+// |memo| (optional, of |library|): the rank's answers of the library's
+// members per kernel, shared with the step's motif mining; without it every
+// op's chain asks every member again (on a long trace most of the analysis).
 std::optional<FrameworkOps> ComputeFrameworkOps(const model::RankProfile& profile, int32_t step,
-                                                const FingerprintLibrary& library);
+                                                const FingerprintLibrary& library,
+                                                FingerprintAcceptMemo* memo = nullptr);
 
 }  // namespace trainscope::analysis
