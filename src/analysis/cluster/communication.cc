@@ -414,24 +414,6 @@ RankComm SummarizeRankCommunication(const model::RankProfile& profile, const Com
   return rc;
 }
 
-namespace {
-
-// The spans' time inside [from, to), by kind.
-HostIdleTimes ChargedIn(const std::vector<HostIdleSpan>& spans, int64_t from, int64_t to) {
-  HostIdleTimes times;
-  if (to <= from) return times;
-  auto it = std::lower_bound(spans.begin(), spans.end(), from,
-                             [](const HostIdleSpan& s, int64_t t) { return s.end_ns <= t; });
-  for (; it != spans.end() && it->start_ns < to; ++it) {
-    const int64_t lo = std::max(it->start_ns, from);
-    const int64_t hi = std::min(it->end_ns, to);
-    if (hi > lo) times.Add(it->kind, hi - lo);
-  }
-  return times;
-}
-
-}  // namespace
-
 void ChargeHostIdle(const std::vector<HostIdleSpan>& spans, bool host_known, RankComm* comm) {
   comm->host_known = host_known;
   if (spans.empty()) return;
@@ -444,10 +426,10 @@ void ChargeHostIdle(const std::vector<HostIdleSpan>& spans, bool host_known, Ran
     int64_t cursor = step.first_start_ns;
     for (const size_t k : ops_of_step[step.step]) {
       CommInstance& c = comm->ops[k];
-      c.host_idle_before = ChargedIn(spans, cursor, c.start_ns);
+      c.host_idle_before = HostIdleWithin(spans, cursor, c.start_ns);
       cursor = std::max(cursor, c.start_ns + std::max<int64_t>(0, c.duration_ns));
     }
-    step.host_idle_after_last = ChargedIn(spans, cursor, step.last_end_ns);
+    step.host_idle_after_last = HostIdleWithin(spans, cursor, step.last_end_ns);
     auto it = std::lower_bound(spans.begin(), spans.end(), previous_end,
                                [](const HostIdleSpan& s, int64_t t) { return s.end_ns <= t; });
     for (; it != spans.end() && it->start_ns < step.first_start_ns; ++it) {

@@ -46,17 +46,6 @@ void AddSegment(PathSegment segment, CriticalPath* path) {
   path->segments.push_back(std::move(segment));
 }
 
-// The host idle of |spans| inside [from, to).
-HostIdleTimes HostIdleIn(const std::vector<HostIdleSpan>& spans, int64_t from, int64_t to) {
-  HostIdleTimes times;
-  for (const HostIdleSpan& s : spans) {
-    const int64_t lo = std::max(s.start_ns, from);
-    const int64_t hi = std::min(s.end_ns, to);
-    if (hi > lo) times.Add(s.kind, hi - lo);
-  }
-  return times;
-}
-
 // One work window back from |state| to the rank's previous blocking
 // collective (or its step start); returns that collective's index + 1, 0
 // when none.
@@ -172,9 +161,10 @@ CriticalPath CrossRankCriticalPath(const std::vector<RankComm>& comm, int32_t st
   const RankStep& first = ranks[state.rank];
   const int64_t path_start = path.segments.empty() ? path.start_ns : path.segments.back().start_ns;
   if (path_start > path.start_ns)
-    AddSegment({PathSegmentKind::kLateStart, first.rank, path.start_ns, path_start, 0,
-                HostIdleIn(first.step->host_idle_before_start, path.start_ns, path_start), "", 0},
-               &path);
+    AddSegment(
+        {PathSegmentKind::kLateStart, first.rank, path.start_ns, path_start, 0,
+         HostIdleWithin(first.step->host_idle_before_start, path.start_ns, path_start), "", 0},
+        &path);
   path.host_known = true;
   for (const PathSegment& s : path.segments) {
     if (s.kind == PathSegmentKind::kTransfer) continue;

@@ -115,34 +115,22 @@ void SaveCompute(int64_t saved, Rank* rank) {
   cut(&rank->tail, &rank->tail_compute);
 }
 
-int64_t* IdleOf(HostIdleTimes* t, HostIdleKind kind) {
-  switch (kind) {
-    case HostIdleKind::kDataLoader:
-      return &t->data_loader_ns;
-    case HostIdleKind::kHostSync:
-      return &t->host_sync_ns;
-    case HostIdleKind::kLaunch:
-      return &t->launch_ns;
-  }
-  return &t->launch_ns;
-}
-
 // |rank|'s device idle of |kind| removed from its windows and tail (never
 // more than the idle a window has), and from before its start, no earlier
 // than |earliest_other_start|.
 void RemoveHostIdle(HostIdleKind kind, int64_t earliest_other_start, Rank* rank) {
   auto cut = [kind](int64_t* work, int64_t compute, HostIdleTimes* host) {
-    int64_t* idle = IdleOf(host, kind);
-    const int64_t removed = std::clamp<int64_t>(*idle, 0, std::max<int64_t>(0, *work - compute));
+    int64_t& idle = host->of(kind);
+    const int64_t removed = std::clamp<int64_t>(idle, 0, std::max<int64_t>(0, *work - compute));
     *work -= removed;
-    *idle -= removed;
+    idle -= removed;
   };
   for (Rank::Window& w : rank->seq) cut(&w.work, w.compute, &w.host);
   cut(&rank->tail, rank->tail_compute, &rank->tail_host);
-  int64_t* before = IdleOf(&rank->start_host, kind);
-  const int64_t earlier = std::max<int64_t>(rank->start - *before, earliest_other_start);
+  int64_t& before = rank->start_host.of(kind);
+  const int64_t earlier = std::max<int64_t>(rank->start - before, earliest_other_start);
   if (earlier < rank->start) rank->start = earlier;
-  *before = 0;
+  before = 0;
 }
 
 // |from|'s items not yet in |to|, appended: a set kept in first-seen order.

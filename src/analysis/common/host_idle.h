@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 namespace trainscope::analysis {
 
@@ -28,19 +29,18 @@ struct HostIdleTimes {
   int64_t launch_ns = 0;
 
   int64_t total() const { return data_loader_ns + host_sync_ns + launch_ns; }
-  void Add(HostIdleKind kind, int64_t ns) {
+  int64_t& of(HostIdleKind kind) {
     switch (kind) {
       case HostIdleKind::kDataLoader:
-        data_loader_ns += ns;
-        break;
+        return data_loader_ns;
       case HostIdleKind::kHostSync:
-        host_sync_ns += ns;
-        break;
+        return host_sync_ns;
       case HostIdleKind::kLaunch:
-        launch_ns += ns;
-        break;
+        return launch_ns;
     }
+    return launch_ns;
   }
+  void Add(HostIdleKind kind, int64_t ns) { of(kind) += ns; }
   HostIdleTimes& operator+=(const HostIdleTimes& o) {
     data_loader_ns += o.data_loader_ns;
     host_sync_ns += o.host_sync_ns;
@@ -49,5 +49,8 @@ struct HostIdleTimes {
   }
   bool operator==(const HostIdleTimes&) const = default;
 };
+
+// The time of |spans| (disjoint, by start) inside [from, to), by kind.
+HostIdleTimes HostIdleWithin(const std::vector<HostIdleSpan>& spans, int64_t from, int64_t to);
 
 }  // namespace trainscope::analysis
