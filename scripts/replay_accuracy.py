@@ -42,6 +42,8 @@ CASES = [
      "straggler-rank"),
     ("straggler rank 3", ["--fused", without(), "--straggler-rank", "3"], "straggler-rank"),
     ("slow link 0 -> 1 at 10% bandwidth", ["--fused", without(), "--slow-link"], "slow-link"),
+    ("one GEMM shape 3x slower (MatMulV3 4096,2048;2048,6144)",
+     ["--fused", without(), "--slow-op", "MatMulV3@4096,2048;2048,6144:3"], "slow-matmul-shape"),
     ("host-bound rank 3, a kernel per 200 us (host traced)",
      ["--fused", without(), "--host-bound-rank", "3"], "host-bound", HOST),
     ("late rank 5, 25 ms in its data loader (host traced)",

@@ -78,7 +78,7 @@ Status ParseClockOffset(const std::string& text, synth::SynthOptions* options) {
   return Status::Ok();
 }
 
-// "--slow-op TYPE:FACTOR" into |options|.
+// "--slow-op TYPE[@SHAPES]:FACTOR" into |options|.
 Status ParseSlowOp(const std::string& text, synth::SynthOptions* options) {
   const size_t colon = text.rfind(':');
   if (colon == std::string::npos || colon == 0) {
@@ -92,7 +92,10 @@ Status ParseSlowOp(const std::string& text, synth::SynthOptions* options) {
     return UsageError(
         fmt::format("--slow-op '{}': FACTOR is not a number\nhint: e.g. MatMulV2:1.2", text));
   }
-  options->slow_op = text.substr(0, colon);
+  const std::string op = text.substr(0, colon);
+  const size_t at = op.find('@');
+  options->slow_op = op.substr(0, at);
+  options->slow_op_shapes = at == std::string::npos ? "" : op.substr(at + 1);
   options->slow_op_factor = value;
   return Status::Ok();
 }
@@ -167,7 +170,9 @@ CommandRunner RegisterSynth(CLI::App& app) {
       ->capture_default_str();
   app.add_option("--slow-op", args->slow_op,
                  "Plant a regression in one operator: TYPE:FACTOR, e.g. MatMulV2:1.2 (its "
-                 "kernels take FACTOR times as long)")
+                 "kernels take FACTOR times as long), or in one of its shapes: "
+                 "TYPE@SHAPES:FACTOR, e.g. MatMulV3@4096,2048;2048,6144:3 (the Input Shapes "
+                 "column without its quotes)")
       ->type_name("TYPE:FACTOR");
   app.add_option("--hosts", o.hosts,
                  "Spread the ranks over this many hosts: directories named "

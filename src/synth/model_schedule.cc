@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
 
 #include "synth/synth.h"
 
@@ -100,6 +101,18 @@ class StepBuilder {
     return ToTicks(us * 1000.0);
   }
 
+  // The planted slow operator (SynthOptions::slow_op), of the planted shapes
+  // when they are named.
+  bool IsSlowOp(const KernelSpec& spec) const {
+    if (options_.slow_op.empty() || spec.type != options_.slow_op) return false;
+    if (options_.slow_op_shapes.empty()) return true;
+    // The cell as written, in doubled CSV quotes.
+    std::string_view shapes = spec.input_shapes;
+    while (shapes.size() >= 2 && shapes.front() == '"' && shapes.back() == '"')
+      shapes = shapes.substr(1, shapes.size() - 2);
+    return shapes == options_.slow_op_shapes;
+  }
+
   void Kernel(SpecId id) {
     int64_t start = compute_end_ + DrawGap();
     if (ready_ > compute_end_) start = std::max(start, ready_ + ToTicks(rng_.Uniform(1500, 4000)));
@@ -116,9 +129,7 @@ class StepBuilder {
     }
     // Planted regressions (SynthOptions::slowdown, slow_op).
     double planted = options_.slowdown;
-    if (!options_.slow_op.empty() && catalog_.spec(id).type == options_.slow_op) {
-      planted *= options_.slow_op_factor;
-    }
+    if (IsSlowOp(catalog_.spec(id))) planted *= options_.slow_op_factor;
     if (planted != 1.0) dur = ToTicks(static_cast<double>(dur) * planted);
     plan_.compute.push_back({start, dur, 0, id});
     compute_end_ = start + dur;

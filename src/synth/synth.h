@@ -108,6 +108,10 @@ struct SynthOptions {
   // from the PRNG: with the same seed, only durations and times change.
   double slowdown = 1.0;
   std::string slow_op;
+  // With slow_op: only its kernels of these input shapes (kernel_details'
+  // Input Shapes without the quotes, "4096,2048;2048,6144"; empty: all), a
+  // GEMM shape running below the rate the others reach.
+  std::string slow_op_shapes;
   double slow_op_factor = 1.0;
   // Hosts: the ranks split into |hosts| contiguous groups, each rank's
   // directory named as torch_npu names it, {host}_{pid}_{timestamp}_ascend_pt

@@ -204,6 +204,12 @@ TEST(ReplayedGains, EachFindingsReplayPredictsTheTwinWithoutItsCause) {
       {"pseudo-overlap", [](synth::SynthOptions* o) { o->unshard_on_compute_stream = false; }},
       {"straggler-rank", [](synth::SynthOptions* o) { o->straggler_rank = 3; }},
       {"slow-link", [](synth::SynthOptions* o) { o->slow_link = true; }},
+      {"slow-matmul-shape",
+       [](synth::SynthOptions* o) {
+         o->slow_op = "MatMulV3";
+         o->slow_op_shapes = "4096,2048;2048,6144";
+         o->slow_op_factor = 3;
+       }},
       {"host-bound",
        [](synth::SynthOptions* o) {
          o->trace_view = true;
