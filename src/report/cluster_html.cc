@@ -93,6 +93,13 @@ void RenderCriticalPathHtml(HtmlWriter& out, const analysis::CriticalPath& path)
       "</svg>\n<p class=\"muted\">Blue: a rank's work (its compute and the idle between its "
       "kernels), red: a blocking collective from its last arrival to its end, grey: a late start; "
       "hover a segment for its rank.</p>\n");
+  if (const std::string waits = PathWaitsText(path, 6); !waits.empty()) {
+    out.Raw(
+        "<p>Waiting for the path (time in blocking collectives before their last participant "
+        "arrived): ");
+    out.Text(waits);
+    out.Raw(".</p>\n");
+  }
 }
 
 }  // namespace

@@ -231,6 +231,21 @@ std::string HostIdleText(const analysis::HostIdleTimes& host) {
   return out;
 }
 
+std::string PathWaitsText(const analysis::CriticalPath& path, size_t shown) {
+  std::string out;
+  for (size_t i = 0; i < path.waits.size() && i < shown; ++i) {
+    const analysis::CriticalPath::RankWait& w = path.waits[i];
+    out += fmt::format(
+        "{}rank {} {} ({}, mostly for rank {}: {})", i ? ", " : "", w.rank,
+        FormatDurationNs(static_cast<double>(w.waited_ns)),
+        w.collectives == 1 ? "1 collective" : fmt::format("{} collectives", w.collectives),
+        w.mostly_for, FormatDurationNs(static_cast<double>(w.mostly_for_ns)));
+  }
+  if (path.waits.size() > shown)
+    out += fmt::format(", and {} more ranks", path.waits.size() - shown);
+  return out;
+}
+
 std::string CriticalPathShares(const analysis::CriticalPath& path) {
   const auto span = static_cast<double>(path.end_ns - path.start_ns);
   auto pct = [span](int64_t ns) { return span > 0 ? 100.0 * static_cast<double>(ns) / span : 0; };
@@ -283,6 +298,8 @@ std::string CriticalPathText(const analysis::CriticalPath& path) {
                        PathLinkText(links[i]));
     expected = i + 1;
   }
+  if (const std::string waits = PathWaitsText(path, 5); !waits.empty())
+    out += "    waiting for the path: " + waits + "\n";
   if (!path.note.empty()) out += "    note: " + path.note + "\n";
   out += WhatIfText(path);
   return out;
@@ -492,6 +509,17 @@ void WriteCriticalPathJson(JsonWriter& w, const analysis::CriticalPath& path) {
     w.BeginObject();
     w.Field("rank", rank);
     w.Field("us", Us(ns));
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("waits").BeginArray();
+  for (const analysis::CriticalPath::RankWait& wait : path.waits) {
+    w.BeginObject();
+    w.Field("rank", wait.rank);
+    w.Field("waited_us", Us(wait.waited_ns));
+    w.Field("collectives", wait.collectives);
+    w.Field("mostly_for", wait.mostly_for);
+    w.Field("mostly_for_us", Us(wait.mostly_for_ns));
     w.EndObject();
   }
   w.EndArray();

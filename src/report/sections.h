@@ -35,6 +35,9 @@ void WriteClusterJson(JsonWriter& w, const analysis::JobAnalysis& job);
 // Where the critical path's time goes, as shares of its span: "compute
 // 80.1%, data loader 3.0%, ..." (the text and the HTML say the same).
 std::string CriticalPathShares(const analysis::CriticalPath& path);
+// "rank 0 25.1 ms (1 collective, mostly for rank 5: 25.1 ms), ...": the
+// ranks that waited for the path, the |shown| longest waits; "" when none.
+std::string PathWaitsText(const analysis::CriticalPath& path, size_t shown);
 // "data loader 24.8 ms, launch 1.2 ms": the host's charges, "" when none.
 std::string HostIdleText(const analysis::HostIdleTimes& host);
 

@@ -105,6 +105,20 @@ TEST(CriticalPath, ALateRanksDataLoaderOpensThePath) {
   EXPECT_GT(static_cast<double>(first.host.data_loader_ns),
             0.9 * static_cast<double>(first.duration_ns()));
   EXPECT_EQ(path.host.data_loader_ns, first.host.data_loader_ns);
+  // The others are charged as waiting, mostly for rank 5, about its 25 ms
+  // (rank 5 itself waits only where another rank comes last, briefly).
+  int others = 0;
+  for (const CriticalPath::RankWait& w : path.waits) {
+    if (w.rank == 5) {
+      EXPECT_LT(w.waited_ns, 5'000'000);
+      continue;
+    }
+    ++others;
+    EXPECT_EQ(w.mostly_for, 5) << w.rank;
+    EXPECT_NEAR(static_cast<double>(w.mostly_for_ns), 25e6, 1e6) << w.rank;
+    EXPECT_GE(w.waited_ns, w.mostly_for_ns);
+  }
+  EXPECT_EQ(others, 7);
 }
 
 // A host-bound rank (its host issues a kernel at most every 200 us, traced):

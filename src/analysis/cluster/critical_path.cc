@@ -69,6 +69,53 @@ size_t WalkWork(const RankStep& r, const WalkState& state, CriticalPath* path) {
   return k;
 }
 
+// Each rank's wait in the blocking collectives of the step: from its
+// arrival to the last participant's arrival (at most to the collective's
+// end), charged to that last arrival.
+std::vector<CriticalPath::RankWait> WaitsOf(const std::vector<RankStep>& ranks,
+                                            const Instances& instances) {
+  std::map<int32_t, CriticalPath::RankWait> waits;
+  std::map<std::pair<int32_t, int32_t>, int64_t> waited_for;  // (rank, last arrival) -> ns
+  for (const auto& [key, members] : instances) {
+    if (members.size() < 2) continue;
+    bool blocking = false;
+    size_t last = 0;
+    for (size_t m = 0; m < members.size(); ++m) {
+      const CommInstance& op = *ranks[members[m].first].ops[members[m].second];
+      blocking = blocking || Blocking(op);
+      if (op.start_ns > ranks[members[last].first].ops[members[last].second]->start_ns) last = m;
+    }
+    if (!blocking) continue;
+    const int32_t last_rank = ranks[members[last].first].rank;
+    const int64_t last_arrival = ranks[members[last].first].ops[members[last].second]->start_ns;
+    for (size_t m = 0; m < members.size(); ++m) {
+      if (m == last) continue;
+      const CommInstance& op = *ranks[members[m].first].ops[members[m].second];
+      const int64_t wait =
+          std::min(last_arrival, op.start_ns + KnownOrZero(op.duration_ns)) - op.start_ns;
+      if (wait <= 0) continue;
+      CriticalPath::RankWait& w = waits[ranks[members[m].first].rank];
+      w.rank = ranks[members[m].first].rank;
+      w.waited_ns += wait;
+      ++w.collectives;
+      waited_for[{w.rank, last_rank}] += wait;
+    }
+  }
+  for (const auto& [pair, ns] : waited_for) {
+    CriticalPath::RankWait& w = waits[pair.first];
+    if (ns > w.mostly_for_ns) {
+      w.mostly_for_ns = ns;
+      w.mostly_for = pair.second;
+    }
+  }
+  std::vector<CriticalPath::RankWait> out;
+  out.reserve(waits.size());
+  for (const auto& [rank, w] : waits) out.push_back(w);
+  std::stable_sort(out.begin(), out.end(),
+                   [](const auto& a, const auto& b) { return a.waited_ns > b.waited_ns; });
+  return out;
+}
+
 void Summarize(CriticalPath* path) {
   std::reverse(path->segments.begin(), path->segments.end());
   std::map<int32_t, int64_t> by_rank;
@@ -173,6 +220,7 @@ CriticalPath CrossRankCriticalPath(const std::vector<RankComm>& comm, int32_t st
     if (r != ranks.end() && !r->host_known) path.host_known = false;
   }
   Summarize(&path);
+  path.waits = WaitsOf(ranks, instances);
   path.computed = true;
   return path;
 }

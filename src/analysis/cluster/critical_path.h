@@ -67,7 +67,19 @@ struct CriticalPath {
   // arrival), ranks in descending order of time.
   std::vector<std::pair<int32_t, int64_t>> by_rank;
   int64_t blocking_collectives = 0;  // collectives the path went through
-  std::string note;                  // why not computed, or what it could not use
+  // The other side of the path: per rank, its time in the step's blocking
+  // collectives before their last participant arrived (waiting for that
+  // rank), and the rank it waited for longest. Ranks that waited, in
+  // descending order of the wait.
+  struct RankWait {
+    int32_t rank = -1;
+    int64_t waited_ns = 0;
+    int32_t mostly_for = -1;    // the last arrival it waited for longest
+    int64_t mostly_for_ns = 0;  // how long it waited for that rank
+    int64_t collectives = 0;    // blocking collectives it waited in
+  };
+  std::vector<RankWait> waits;
+  std::string note;  // why not computed, or what it could not use
   // What-if by replay (AddWhatIfs): each change re-timed through the same
   // graph. |replayed_ns|: the unchanged replay's span, the model's check
   // against the measured one (-1: no replay).
