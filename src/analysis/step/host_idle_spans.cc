@@ -5,6 +5,8 @@
 
 #include "analysis/common/coverage_sweep.h"
 #include "analysis/step/device_idle.h"
+#include "analysis/step/host_sync.h"
+#include "analysis/step/launch_gaps.h"
 
 namespace trainscope::analysis {
 namespace {
@@ -23,25 +25,24 @@ std::vector<Interval> IntersectionOf(const std::vector<Interval>& a,
   return DifferenceOf(a, DifferenceOf(a, b));
 }
 
-// Each sync's idle: from its start to the device's next event after it
-// returns, the first |duration| of it (host_sync.cc's bound).
+// Each sync's idle in its window (host_sync.h), the first of it up to the
+// window's cap.
 std::vector<Interval> SyncIdle(const model::RankProfile& profile,
                                const std::vector<uint32_t>& sync_calls,
                                const std::vector<Interval>& gaps,
                                const std::vector<int64_t>& starts) {
-  const model::HostOps& ops = profile.timeline.host_ops;
   std::vector<Interval> out;
   for (const uint32_t i : sync_calls) {
-    const int64_t start = ops.start_ns[i];
-    const int64_t end = ops.end_ns(i);
-    const auto next = std::lower_bound(starts.begin(), starts.end(), end);
-    if (next == starts.end()) continue;  // no device event after it: the capture's end
-    int64_t budget = ops.duration_ns[i];
-    auto gap = std::lower_bound(gaps.begin(), gaps.end(), start,
+    // No device event after it: the capture's end, no idle to charge.
+    const std::optional<SyncIdleWindow> window =
+        SyncIdleWindowOf(profile.timeline.host_ops, i, starts, std::nullopt);
+    if (!window) continue;
+    int64_t budget = window->cap_ns;
+    auto gap = std::lower_bound(gaps.begin(), gaps.end(), window->from_ns,
                                 [](const Interval& g, int64_t t) { return g.end <= t; });
-    for (; gap != gaps.end() && gap->start < *next && budget > 0; ++gap) {
-      const int64_t from = std::max(gap->start, start);
-      const int64_t to = std::min({gap->end, *next, from + budget});
+    for (; gap != gaps.end() && gap->start < window->to_ns && budget > 0; ++gap) {
+      const int64_t from = std::max(gap->start, window->from_ns);
+      const int64_t to = std::min({gap->end, window->to_ns, from + budget});
       if (to <= from) continue;
       out.push_back({from, to});
       budget -= to - from;
@@ -53,19 +54,10 @@ std::vector<Interval> SyncIdle(const model::RankProfile& profile,
 // The gaps ended by an event launched after the gap began.
 std::vector<Interval> LaunchIdle(const model::RankProfile& profile, std::span<const uint32_t> rows,
                                  const std::vector<Interval>& gaps) {
-  const model::DeviceEvents& events = profile.device_events;
-  const model::HostOps& ops = profile.timeline.host_ops;
   std::vector<Interval> out;
   size_t next = 0;
   for (const Interval& gap : gaps) {
-    while (next < rows.size() && events.start_ns[rows[next]] < gap.end) ++next;
-    std::optional<int64_t> launched;
-    for (size_t k = next; k < rows.size() && events.start_ns[rows[k]] == gap.end; ++k) {
-      const int32_t op = events.launcher[rows[k]];
-      if (op == model::kNoIndex || static_cast<size_t>(op) >= ops.size()) continue;
-      const int64_t end = ops.end_ns(static_cast<size_t>(op));
-      launched = launched ? std::min(*launched, end) : end;
-    }
+    const std::optional<int64_t> launched = LaunchEndingGap(profile, rows, gap.end, &next);
     if (launched && *launched > gap.start) out.push_back(gap);
   }
   return out;

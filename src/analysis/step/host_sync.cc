@@ -114,6 +114,16 @@ std::vector<uint32_t> FindHostSyncCalls(const model::RankProfile& profile) {
   return calls;
 }
 
+std::optional<SyncIdleWindow> SyncIdleWindowOf(const model::HostOps& ops, uint32_t call,
+                                               const std::vector<int64_t>& starts,
+                                               std::optional<int64_t> no_next_end) {
+  const int64_t end = ops.end_ns(call);
+  const auto next = std::lower_bound(starts.begin(), starts.end(), end);
+  if (next == starts.end() && !no_next_end) return std::nullopt;
+  const int64_t refill_end = next == starts.end() ? *no_next_end : *next;
+  return SyncIdleWindow{ops.start_ns[call], std::max(end, refill_end), ops.duration_ns[call]};
+}
+
 std::optional<HostSyncStats> ComputeHostSync(const model::RankProfile& profile, int32_t step,
                                              const std::vector<uint32_t>& calls) {
   const model::HostOps& ops = profile.timeline.host_ops;
@@ -147,21 +157,15 @@ std::optional<HostSyncStats> ComputeHostSync(const model::RankProfile& profile, 
   auto first = std::lower_bound(calls.begin(), calls.end(), window_start,
                                 [&](uint32_t i, int64_t t) { return ops.start_ns[i] < t; });
   for (auto it = first; it != calls.end() && ops.start_ns[*it] < window_end; ++it) {
-    const size_t i = *it;
-    const int64_t start = ops.start_ns[i];
-    const int64_t end = start + ops.duration_ns[i];
+    const uint32_t i = *it;
     ++stats.syncs;
     stats.sync_ns += ops.duration_ns[i];
     if (InsideItem(profile, ops.parent[i])) ++stats.item_calls;
     if (!IsHostSyncCall(profile.strings.Get(ops.name[i]))) ++stats.blocking_copies;
-    // The device idles from the sync until the host's next work arrives.
-    // Without the sync the host would have issued that work earlier by at
-    // most the time it waited, so that wait bounds the sync's cost: a short
-    // sync on an already empty queue costs little (the idle is host-bound's).
-    const auto next = std::lower_bound(starts.begin(), starts.end(), end);
-    const int64_t refill_end = next == starts.end() ? step_end : *next;
-    const int64_t idle =
-        std::min(ops.duration_ns[i], IdleIn(busy, start, std::max(end, refill_end)));
+    // A short sync on an already empty queue costs little: the idle after
+    // it is host-bound's.
+    const SyncIdleWindow window = *SyncIdleWindowOf(ops, i, starts, step_end);
+    const int64_t idle = std::min(window.cap_ns, IdleIn(busy, window.from_ns, window.to_ns));
     stats.idle_ns += idle;
     idle_by_site[SiteOf(profile, static_cast<int32_t>(i))] += idle;
   }

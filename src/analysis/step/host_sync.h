@@ -48,6 +48,20 @@ std::vector<uint32_t> FindHostSyncCalls(const model::RankProfile& profile);
 std::optional<HostSyncStats> ComputeHostSync(const model::RankProfile& profile, int32_t step,
                                              const std::vector<uint32_t>& calls);
 
+// Where a sync's device idle is charged: from the call's start until the
+// device's first event after it returns (without the sync the host would
+// have issued that work earlier), at most |cap_ns|, the time the host
+// waited in it. |starts|: the device events' starts, sorted. When no event
+// follows, until |no_next_end|; nullopt without one.
+struct SyncIdleWindow {
+  int64_t from_ns = 0;
+  int64_t to_ns = 0;
+  int64_t cap_ns = 0;
+};
+std::optional<SyncIdleWindow> SyncIdleWindowOf(const model::HostOps& ops, uint32_t call,
+                                               const std::vector<int64_t>& starts,
+                                               std::optional<int64_t> no_next_end);
+
 // Whether |name| is a runtime call that blocks the host until the device
 // (a stream, an event or the whole device) is done.
 bool IsHostSyncCall(std::string_view name);

@@ -8,20 +8,34 @@
 
 namespace trainscope::analysis {
 
+std::optional<int64_t> LaunchEndOf(const model::RankProfile& profile, uint32_t row) {
+  const model::HostOps& ops = profile.timeline.host_ops;
+  const int32_t op = profile.device_events.launcher[row];
+  if (op == model::kNoIndex || static_cast<size_t>(op) >= ops.size()) return std::nullopt;
+  return ops.end_ns(static_cast<size_t>(op));
+}
+
+std::optional<int64_t> LaunchEndingGap(const model::RankProfile& profile,
+                                       std::span<const uint32_t> rows, int64_t gap_end,
+                                       size_t* next) {
+  const model::DeviceEvents& events = profile.device_events;
+  while (*next < rows.size() && events.start_ns[rows[*next]] < gap_end) ++*next;
+  std::optional<int64_t> launched;
+  for (size_t k = *next; k < rows.size() && events.start_ns[rows[k]] == gap_end; ++k) {
+    if (const std::optional<int64_t> end = LaunchEndOf(profile, rows[k])) {
+      launched = launched ? std::min(*launched, *end) : *end;
+    }
+  }
+  return launched;
+}
+
 std::optional<LaunchGapStats> ComputeLaunchGaps(const model::RankProfile& profile, int32_t step) {
   const model::DeviceEvents& events = profile.device_events;
   const std::span<const uint32_t> rows = events.RowsOf(step);
   if (rows.empty()) return std::nullopt;
-  const model::HostOps& ops = profile.timeline.host_ops;
-  // The end of the host op that launched row i, or nullopt.
-  auto launch_end = [&](uint32_t i) -> std::optional<int64_t> {
-    const int32_t op = events.launcher[i];
-    if (op == model::kNoIndex || static_cast<size_t>(op) >= ops.size()) return std::nullopt;
-    return ops.start_ns[static_cast<size_t>(op)] + ops.duration_ns[static_cast<size_t>(op)];
-  };
   std::vector<double> delays;
   for (uint32_t i : rows) {
-    if (const std::optional<int64_t> end = launch_end(i)) {
+    if (const std::optional<int64_t> end = LaunchEndOf(profile, i)) {
       delays.push_back(static_cast<double>(events.start_ns[i] - *end));
     }
   }
@@ -40,13 +54,7 @@ std::optional<LaunchGapStats> ComputeLaunchGaps(const model::RankProfile& profil
     if (gap_end <= gap_start) continue;
     ++stats.gaps;
     stats.idle_ns += gap_end - gap_start;
-    while (next < rows.size() && events.start_ns[rows[next]] < gap_end) ++next;
-    std::optional<int64_t> launched;
-    for (size_t k = next; k < rows.size() && events.start_ns[rows[k]] == gap_end; ++k) {
-      if (const std::optional<int64_t> end = launch_end(rows[k])) {
-        launched = launched ? std::min(*launched, *end) : *end;
-      }
-    }
+    const std::optional<int64_t> launched = LaunchEndingGap(profile, rows, gap_end, &next);
     if (!launched) continue;
     ++stats.gaps_with_launch;
     if (*launched > gap_start) {

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 
 #include "model/rank_profile.h"
 
@@ -34,5 +35,18 @@ struct LaunchGapStats {
 // nullopt when no event of the step has a known launch (no trace, or a trace
 // without launch links), so the launch rate cannot be judged.
 std::optional<LaunchGapStats> ComputeLaunchGaps(const model::RankProfile& profile, int32_t step);
+
+// The end of the host op that launched device event |row|; nullopt when its
+// launch is not known.
+std::optional<int64_t> LaunchEndOf(const model::RankProfile& profile, uint32_t row);
+
+// The launch of the work that ends an idle gap at |gap_end|: the earliest
+// launch end among the events of |rows| (start order) that start exactly
+// then; nullopt when none of them has a known launch. |*next| walks |rows|
+// forward across calls for gaps in time order. The gap is the host's when
+// the result is after the gap began.
+std::optional<int64_t> LaunchEndingGap(const model::RankProfile& profile,
+                                       std::span<const uint32_t> rows, int64_t gap_end,
+                                       size_t* next);
 
 }  // namespace trainscope::analysis
