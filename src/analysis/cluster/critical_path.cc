@@ -78,27 +78,31 @@ std::vector<CriticalPath::RankWait> WaitsOf(const std::vector<RankStep>& ranks,
   std::map<std::pair<int32_t, int32_t>, int64_t> waited_for;  // (rank, last arrival) -> ns
   for (const auto& [key, members] : instances) {
     if (members.size() < 2) continue;
+    auto op_of = [&ranks](const std::pair<size_t, size_t>& member) -> const CommInstance& {
+      return *ranks[member.first].ops[member.second];
+    };
+    // A collective some participant waited for; its first last arrival.
     bool blocking = false;
     size_t last = 0;
     for (size_t m = 0; m < members.size(); ++m) {
-      const CommInstance& op = *ranks[members[m].first].ops[members[m].second];
-      blocking = blocking || Blocking(op);
-      if (op.start_ns > ranks[members[last].first].ops[members[last].second]->start_ns) last = m;
+      blocking = blocking || Blocking(op_of(members[m]));
+      if (op_of(members[m]).start_ns > op_of(members[last]).start_ns) last = m;
     }
     if (!blocking) continue;
     const int32_t last_rank = ranks[members[last].first].rank;
-    const int64_t last_arrival = ranks[members[last].first].ops[members[last].second]->start_ns;
+    const int64_t last_arrival = op_of(members[last]).start_ns;
     for (size_t m = 0; m < members.size(); ++m) {
       if (m == last) continue;
-      const CommInstance& op = *ranks[members[m].first].ops[members[m].second];
+      const CommInstance& op = op_of(members[m]);
       const int64_t wait =
           std::min(last_arrival, op.start_ns + KnownOrZero(op.duration_ns)) - op.start_ns;
       if (wait <= 0) continue;
-      CriticalPath::RankWait& w = waits[ranks[members[m].first].rank];
-      w.rank = ranks[members[m].first].rank;
+      const int32_t rank = ranks[members[m].first].rank;
+      CriticalPath::RankWait& w = waits[rank];
+      w.rank = rank;
       w.waited_ns += wait;
       ++w.collectives;
-      waited_for[{w.rank, last_rank}] += wait;
+      waited_for[{rank, last_rank}] += wait;
     }
   }
   for (const auto& [pair, ns] : waited_for) {
