@@ -4,10 +4,11 @@
 #include <sqlite3.h>
 
 #include <chrono>
+#include <filesystem>
+#include <initializer_list>
 #include <memory>
 #include <utility>
 
-#include "core/bus_fault.h"
 #include "core/numbers.h"
 
 namespace trainscope {
@@ -97,6 +98,13 @@ SqliteDb::SqliteDb(std::string path, sqlite3* db, bool writable, std::string hin
 }
 
 Status SqliteDb::Error(std::string_view what, int rc) const {
+  // A read that failed because the file is now shorter than when it was
+  // opened: say so, rather than SQLite's "disk I/O error" or "malformed".
+  if (!writable_ && opened_bytes_ >= 0) {
+    std::error_code ec;
+    const auto now = std::filesystem::file_size(path_, ec);
+    if (!ec && static_cast<int64_t>(now) < opened_bytes_) return ShrankError(path_, what);
+  }
   return SqliteError(path_, what, db_, rc, writable_, hint_);
 }
 
@@ -112,11 +120,15 @@ Result<SqliteDb> SqliteDb::OpenReadOnly(const std::string& path) {
     return status;
   }
   SqliteDb result(path, db, false, std::string(kReadHint));
-  // Reads through a memory map (as the CSV readers' MappedFile) instead of
-  // a read() per page; SQLite caps it at its compile-time maximum.
-  TS_ASSIGN_OR_RETURN(SqliteStatement mmap,
-                      result.Prepare("PRAGMA mmap_size = 4294967296", "mmap_size"));
-  TS_RETURN_IF_ERROR(mmap.Step().status());
+  std::error_code ec;
+  const auto bytes = std::filesystem::file_size(path, ec);
+  if (!ec) result.opened_bytes_ = static_cast<int64_t>(bytes);
+  // Pages are read() into SQLite's small page cache, not memory-mapped: a
+  // map, as fast on a 1.3 GB export (the join's time is SQLite decoding
+  // rows, not reading pages), kept every page read in the process's
+  // resident set, 0.8 GB of a 2.7 GB peak (docs/benchmarks.md).
+  TS_ASSIGN_OR_RETURN(SqliteStatement no_map, result.Prepare("PRAGMA mmap_size = 0", "mmap_size"));
+  TS_RETURN_IF_ERROR(no_map.Step().status());
   // A file that is not a database opens fine: the first read of the schema
   // says so.
   TS_ASSIGN_OR_RETURN(SqliteStatement probe,
@@ -156,7 +168,8 @@ SqliteDb::SqliteDb(SqliteDb&& other) noexcept
       db_(std::exchange(other.db_, nullptr)),
       writable_(other.writable_),
       hint_(std::move(other.hint_)),
-      deadline_(std::move(other.deadline_)) {}
+      deadline_(std::move(other.deadline_)),
+      opened_bytes_(other.opened_bytes_) {}
 
 SqliteDb& SqliteDb::operator=(SqliteDb&& other) noexcept {
   if (this != &other) {
@@ -166,6 +179,7 @@ SqliteDb& SqliteDb::operator=(SqliteDb&& other) noexcept {
     writable_ = other.writable_;
     hint_ = std::move(other.hint_);
     deadline_ = std::move(other.deadline_);
+    opened_bytes_ = other.opened_bytes_;
   }
   return *this;
 }
@@ -231,16 +245,18 @@ Result<bool> SqliteStatement::Step() {
   }
   db_->deadline_->end = end_;  // the handler is the connection's; statements interleave
   const int rc = sqlite3_step(stmt_);
-  if (BusFaultScope::FaultedInThisThread()) return ShrankError(db_->path(), what_);
   if (rc == SQLITE_ROW) return true;
   if (rc == SQLITE_DONE) return false;
   return db_->Error(what_, rc);
 }
 
-Status SqliteStatement::Rebind(int64_t value) {
+Status SqliteStatement::Rebind(std::initializer_list<int64_t> values) {
   sqlite3_reset(stmt_);
-  const int rc = sqlite3_bind_int64(stmt_, 1, value);
-  if (rc != SQLITE_OK) return db_->Error(what_, rc);
+  int parameter = 1;
+  for (const int64_t value : values) {
+    const int rc = sqlite3_bind_int64(stmt_, parameter++, value);
+    if (rc != SQLITE_OK) return db_->Error(what_, rc);
+  }
   return Status::Ok();
 }
 
@@ -294,6 +310,33 @@ std::optional<double> SqliteStatement::Double(int column) const {
       return ParseDouble(Text(column));
     default:
       return std::nullopt;
+  }
+}
+
+void SqliteStatement::IntegerCells(std::span<int64_t> values, std::span<CellKind> kinds) const {
+  for (size_t c = 0; c < values.size(); ++c) {
+    const int column = static_cast<int>(c);
+    sqlite3_value* value = sqlite3_column_value(stmt_, column);
+    values[c] = 0;
+    switch (sqlite3_value_type(value)) {
+      case SQLITE_INTEGER:
+        values[c] = static_cast<int64_t>(sqlite3_value_int64(value));
+        kinds[c] = CellKind::kInteger;
+        break;
+      case SQLITE_NULL:
+        kinds[c] = CellKind::kNull;
+        break;
+      case SQLITE_TEXT:
+        if (const std::optional<int64_t> parsed = ParseInt64(Text(column))) {
+          values[c] = *parsed;
+          kinds[c] = CellKind::kInteger;
+        } else {
+          kinds[c] = CellKind::kOther;
+        }
+        break;
+      default:
+        kinds[c] = CellKind::kOther;
+    }
   }
 }
 

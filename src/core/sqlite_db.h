@@ -17,9 +17,10 @@
 // (sqlite3_hard_heap_limit64, kHeapLimitBytes): a query that would need
 // more fails with "out of memory" instead of growing the process.
 //
-// SQLite reads the file through a memory map: a reader holds a
-// BusFaultScope (core/bus_fault.h) while it uses a database, and a step
-// during which the file shrank fails ("the file shrank while it was read").
+// SQLite reads the file's pages with read(), not a memory map (the map's
+// pages stayed in the resident set); a step that fails while the file is
+// shorter than when it was opened fails as "the file shrank while it was
+// read".
 //
 // Writing (OpenForWriting): a file trainscope creates (the caller's
 // temporary file), read-write, without the deadline: an export's statements
@@ -28,9 +29,11 @@
 
 #include <chrono>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -91,6 +94,7 @@ class SqliteDb {
   bool writable_ = false;
   std::string hint_;
   std::unique_ptr<Deadline> deadline_;
+  int64_t opened_bytes_ = -1;  // a read-only database's size when opened
   friend class SqliteStatement;
 };
 
@@ -106,8 +110,8 @@ class SqliteStatement {
   // malformed database, the deadline passed, the heap cap reached) is a
   // Status naming the file and the query.
   Result<bool> Step();
-  // Rewinds the statement and binds |value| to its first parameter.
-  Status Rebind(int64_t value);
+  // Rewinds the statement and binds |values| to its first parameters.
+  Status Rebind(std::initializer_list<int64_t> values);
 
   // Writing: binds a value to a 1-based parameter (a parameter left unbound
   // is NULL), then Run inserts the row and clears the bindings.
@@ -127,6 +131,11 @@ class SqliteStatement {
   // The cell as text (SQLite's rendering for numbers); "" for NULL. Valid
   // until the next Step.
   std::string_view Text(int column) const;
+
+  // The first |values.size()| cells at once, as Int64 and IsNull read them
+  // (a wide row is read with one call per cell, not three).
+  enum class CellKind : uint8_t { kInteger, kNull, kOther };
+  void IntegerCells(std::span<int64_t> values, std::span<CellKind> kinds) const;
 
  private:
   friend class SqliteDb;

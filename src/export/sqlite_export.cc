@@ -9,7 +9,6 @@
 #include <string_view>
 
 #include "analysis/common/collective_types.h"
-#include "core/bus_fault.h"
 #include "export/records.h"
 #include "report/json_writer.h"
 
@@ -127,7 +126,6 @@ std::string EvidenceJson(const std::vector<std::pair<std::string, double>>& valu
 }  // namespace
 
 bool IsTrainscopeDatabase(const std::string& path) {
-  const BusFaultScope shrink_guard;  // SQLite maps the file
   Result<SqliteDb> db = SqliteDb::OpenReadOnly(path);
   if (!db.ok()) return false;
   Result<SqliteStatement> stmt = db->Prepare("SELECT value FROM meta WHERE key='schema'", "meta");

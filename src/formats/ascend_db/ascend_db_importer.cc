@@ -57,8 +57,8 @@ SniffVerdict Sniff(const std::string& path, bool /*named*/) {
   return {50, {}};
 }
 
-Result<model::RankProfile> Load(const std::string& path, const ImportOptions& /*options*/) {
-  return LoadAscendDbRank(path);
+Result<model::RankProfile> Load(const std::string& path, const ImportOptions& options) {
+  return LoadAscendDbRank(path, options.threads);
 }
 
 }  // namespace

@@ -9,7 +9,6 @@
 #include <utility>
 #include <vector>
 
-#include "core/bus_fault.h"
 #include "core/numbers.h"
 #include "core/sqlite_db.h"
 #include "formats/ascend/ascend_rank_loader.h"
@@ -81,8 +80,8 @@ std::optional<int32_t> RankFromDbName(std::string_view name) {
 
 }  // namespace
 
-Status ReadAscendProfilerDb(const std::string& path, model::RankProfile* profile) {
-  const BusFaultScope shrink_guard;  // SQLite maps the file
+Status ReadAscendProfilerDb(const std::string& path, model::RankProfile* profile,
+                            unsigned threads) {
   TS_ASSIGN_OR_RETURN(SqliteDb db, SqliteDb::OpenReadOnly(path));
   ascend_db::WarnAboutWal(path, profile);
   int32_t device = -1;
@@ -99,7 +98,7 @@ Status ReadAscendProfilerDb(const std::string& path, model::RankProfile* profile
   std::vector<model::DeviceEvent> comm_ops;
   std::optional<RowLedger> comm_ledger;
   TS_RETURN_IF_ERROR(ascend_db::ReadCommunicationOps(ctx, &comm_ops, &comm_ledger));
-  TS_RETURN_IF_ERROR(ascend_db::ReadComputeTasks(ctx, comm_ops));
+  TS_RETURN_IF_ERROR(ascend_db::ReadComputeTasks(ctx, comm_ops, threads));
   if (comm_ledger) profile->ledgers.push_back(std::move(*comm_ledger));
   TS_RETURN_IF_ERROR(ascend_db::ReadMetaData(db, profile));
   TS_RETURN_IF_ERROR(ascend_db::ReadMemoryTables(ctx));
@@ -116,7 +115,7 @@ Status ReadAscendProfilerDb(const std::string& path, model::RankProfile* profile
   return Status::Ok();
 }
 
-Result<model::RankProfile> LoadAscendDbRank(const std::string& rank_dir) {
+Result<model::RankProfile> LoadAscendDbRank(const std::string& rank_dir, unsigned threads) {
   std::error_code ec;
   fs::path dir(rank_dir);
   if (!fs::is_directory(dir, ec)) {
@@ -175,7 +174,7 @@ Result<model::RankProfile> LoadAscendDbRank(const std::string& rank_dir) {
     }
   }
 
-  TS_RETURN_IF_ERROR(ReadAscendProfilerDb(db_path.string(), &profile));
+  TS_RETURN_IF_ERROR(ReadAscendProfilerDb(db_path.string(), &profile, threads));
   const fs::path analysis = output_dir / "analysis.db";
   if (!PresentInAnyForm(analysis.string())) {
     // The rank database's OVERLAP_ANALYSIS sums stand in for StepTraceTime

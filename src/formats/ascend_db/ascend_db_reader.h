@@ -23,8 +23,10 @@ namespace trainscope::formats {
 // (PYTORCH_API, call stacks from PYTORCH_CALLCHAINS, launch links from
 // CONNECTION_IDS) into |profile|. The device events are the rows
 // kernel_details.csv of the same capture has; the host ops and launchers
-// are what trace_view.json gives the text export.
-Status ReadAscendProfilerDb(const std::string& path, model::RankProfile* profile);
+// are what trace_view.json gives the text export. The kernels are decoded
+// on |threads| connections when TASK is big (db_tiled_scan.h).
+Status ReadAscendProfilerDb(const std::string& path, model::RankProfile* profile,
+                            unsigned threads = 1);
 
 // analysis.db: StepTraceTime (the step_trace_time.csv of the db export)
 // into profile->step_trace; CommAnalyzerTime + CommAnalyzerBandwidth and
@@ -36,6 +38,7 @@ Status ReadAnalysisDb(const std::string& path, model::RankProfile* profile);
 // of the db export: the .db files above plus profiler_info_<rank>.json and
 // profiler_metadata.json. Fails when ascend_pytorch_profiler_*.db is absent
 // or unusable; analysis.db and the JSON files are optional.
-Result<model::RankProfile> LoadAscendDbRank(const std::string& rank_dir);
+// |threads|: for the rank database's kernels.
+Result<model::RankProfile> LoadAscendDbRank(const std::string& rank_dir, unsigned threads = 1);
 
 }  // namespace trainscope::formats

@@ -12,7 +12,6 @@
 #include <utility>
 #include <vector>
 
-#include "core/bus_fault.h"
 #include "core/numbers.h"
 #include "formats/ascend_db/ascend_db_reader.h"
 #include "formats/ascend_db/db_tables.h"
@@ -347,7 +346,6 @@ Status ReadCommAnalyzerTables(const SqliteDb& db, model::RankProfile* profile) {
 }  // namespace ascend_db
 
 Status ReadAnalysisDb(const std::string& path, model::RankProfile* profile) {
-  const BusFaultScope shrink_guard;  // SQLite maps the file
   TS_ASSIGN_OR_RETURN(SqliteDb db, SqliteDb::OpenReadOnly(path));
   ascend_db::WarnAboutWal(path, profile);
   TS_RETURN_IF_ERROR(ascend_db::ReadCommAnalyzerTables(db, profile));

@@ -2,12 +2,14 @@
 // kernel per compute task), TASK_PMU_INFO (the pipe ratios) and
 // COMMUNICATION_TASK_INFO (HCCL's per-link tasks, counted as skipped).
 #include <cmath>
+#include <memory>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "core/numbers.h"
 #include "formats/ascend/kernel_details_reader.h"
 #include "formats/ascend_db/db_readers.h"
+#include "formats/ascend_db/db_tiled_scan.h"
 
 namespace trainscope::formats::ascend_db {
 namespace {
@@ -45,9 +47,9 @@ struct KernelCaches {
 
 // Name, op type (derived from the name where COMPUTE_TASK_INFO has none),
 // accelerator core and kind of a TASK + COMPUTE_TASK_INFO row.
-void FillKernelStrings(const SqliteStatement& stmt, int64_t line, StringTable* strings,
-                       KernelCaches* caches, RowLedger* ledger, StringPool& pool,
-                       model::DeviceEvent* row) {
+template <typename Row>
+void FillKernelStrings(const Row& stmt, int64_t line, StringTable* strings, KernelCaches* caches,
+                       RowLedger* ledger, StringPool& pool, model::DeviceEvent* row) {
   const std::optional<int64_t> name_id = stmt.Int64(7);
   row->name = strings->Intern(name_id, ledger, "name", line, &caches->names);
   const StringId op_type =
@@ -71,21 +73,21 @@ void FillKernelStrings(const SqliteStatement& stmt, int64_t line, StringTable* s
 }
 
 // One reservation for TASK's and COMMUNICATION_OP's rows (an upper bound
-// of the events).
-Status ReserveRows(const SqliteDb& db, model::DeviceEvents* events) {
+// of the events); TASK's count (0 when unknown).
+Result<int64_t> ReserveRows(const SqliteDb& db, model::DeviceEvents* events) {
   TS_ASSIGN_OR_RETURN(bool has_ops, db.HasTable("COMMUNICATION_OP"));
-  TS_ASSIGN_OR_RETURN(
-      SqliteStatement count,
-      db.Prepare(has_ops ? "SELECT (SELECT count(*) FROM TASK) + (SELECT count(*) FROM "
-                           "COMMUNICATION_OP)"
-                         : "SELECT count(*) FROM TASK",
-                 "TASK"));
+  TS_ASSIGN_OR_RETURN(SqliteStatement count,
+                      db.Prepare(has_ops ? "SELECT (SELECT count(*) FROM TASK), (SELECT count(*) "
+                                           "FROM COMMUNICATION_OP)"
+                                         : "SELECT count(*), 0 FROM TASK",
+                                 "TASK"));
   TS_ASSIGN_OR_RETURN(bool row, count.Step());
-  const std::optional<int64_t> rows = row ? count.Int64(0) : std::nullopt;
-  if (rows && *rows > 0 && *rows < (int64_t{1} << 32)) {
-    events->Reserve(events->size() + static_cast<size_t>(*rows));
+  const int64_t tasks = row ? count.Int64(0).value_or(0) : 0;
+  const int64_t rows = tasks + (row ? count.Int64(1).value_or(0) : 0);
+  if (rows > 0 && rows < (int64_t{1} << 32)) {
+    events->Reserve(events->size() + static_cast<size_t>(rows));
   }
-  return Status::Ok();
+  return tasks;
 }
 
 // TASK_PMU_INFO (aic_metrics=PipeUtilization): one row per task and
@@ -135,8 +137,11 @@ Result<std::unordered_map<int64_t, model::PmuMetrics>> ReadTaskPmu(const DbConte
 
 // TASK LEFT JOIN COMPUTE_TASK_INFO: one kernel per compute task, with the
 // communication ops of |ops| (sorted by start) merged in before the first
-// task that starts after them.
-Status ReadComputeTasks(const DbContext& ctx, const std::vector<model::DeviceEvent>& ops) {
+// task that starts after them. The rows are decoded on |threads|
+// connections (db_tiled_scan.h) and turned into events here, in TASK's
+// order.
+Status ReadComputeTasks(const DbContext& ctx, const std::vector<model::DeviceEvent>& ops,
+                        unsigned threads) {
   static constexpr DbColumn kTask[] = {{"startNs", true},      {"endNs", true},
                                        {"deviceId", false},    {"streamId", false},
                                        {"globalTaskId", true}, {"taskType", false}};
@@ -153,21 +158,22 @@ Status ReadComputeTasks(const DbContext& ctx, const std::vector<model::DeviceEve
   static constexpr DbColumn kLink[] = {{"connectionId", false}};
   TS_ASSIGN_OR_RETURN(std::string link_list, SelectList(db, "TASK", "t", kLink));
   TS_ASSIGN_OR_RETURN(std::unordered_set<int64_t> comm_tasks, CommunicationTaskIds(db));
-  TS_ASSIGN_OR_RETURN(
-      SqliteStatement stmt,
-      db.Prepare("SELECT " + task_list + ", " + compute_list + ", " + link_list +
-                     " FROM TASK t LEFT JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = "
-                     "t.globalTaskId",
-                 "TASK"));
   RowLedger ledger(db.path() + ":TASK");
   model::DeviceEvents& events = ctx.profile->device_events;
-  TS_RETURN_IF_ERROR(ReserveRows(db, &events));
+  TS_ASSIGN_OR_RETURN(const int64_t task_rows, ReserveRows(db, &events));
+  constexpr size_t kColumnCount = 17;
+  const std::string select = "SELECT " + task_list + ", " + compute_list + ", " + link_list +
+                             " FROM TASK t LEFT JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = "
+                             "t.globalTaskId";
+  const std::unique_ptr<TiledScan> scan =
+      TiledScan::Start(db, select, "TASK", "t.rowid", kColumnCount, task_rows, threads);
   StringTable& strings = *ctx.strings;
   TS_ASSIGN_OR_RETURN(auto pmu, ReadTaskPmu(ctx));
   KernelCaches caches;
   model::DeviceEvent row;
   size_t next_op = 0;
-  TS_RETURN_IF_ERROR(ForEachRow(stmt, ledger, [&](int64_t line) {
+  // |stmt|: the statement on a row, or a row of a tile.
+  auto use = [&](const auto& stmt, int64_t line) {
     if (!ReadSpan(stmt, 0, 1, &ledger, line, &row.start_ns, &row.duration_ns)) return;
     while (next_op < ops.size() && ops[next_op].start_ns < row.start_ns) {
       events.Append(ops[next_op++]);
@@ -204,7 +210,20 @@ Status ReadComputeTasks(const DbContext& ctx, const std::vector<model::DeviceEve
       events.Append(row, metrics == pmu.end() ? model::PmuMetrics{} : metrics->second);
     }
     ledger.Use();
-  }));
+  };
+  if (scan != nullptr) {
+    int64_t line = 0;
+    while (const RowTile* tile = scan->Next()) {
+      for (size_t i = 0; i < tile->rows(); ++i) {
+        ledger.CountRead();
+        use(tile->row(i), ++line);
+      }
+      TS_RETURN_IF_ERROR(tile->status());
+    }
+  } else {
+    TS_ASSIGN_OR_RETURN(SqliteStatement stmt, db.Prepare(select, "TASK"));
+    TS_RETURN_IF_ERROR(ForEachRow(stmt, ledger, [&](int64_t line) { use(stmt, line); }));
+  }
   while (next_op < ops.size()) events.Append(ops[next_op++]);
   ctx.profile->ledgers.push_back(std::move(ledger));
   return Status::Ok();

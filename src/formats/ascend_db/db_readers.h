@@ -30,7 +30,8 @@ Status ReadCommunicationOps(const DbContext& ctx, std::vector<model::DeviceEvent
 // db_kernels.cc: TASK LEFT JOIN COMPUTE_TASK_INFO, one kernel per compute
 // task (PMU ratios from TASK_PMU_INFO), with the communication ops of |ops|
 // (sorted by start) merged in before the first task that starts after them.
-Status ReadComputeTasks(const DbContext& ctx, const std::vector<model::DeviceEvent>& ops);
+Status ReadComputeTasks(const DbContext& ctx, const std::vector<model::DeviceEvent>& ops,
+                        unsigned threads);
 
 // db_memory.cc: MEMORY_RECORD, NPU_MEM, OP_MEMORY, NPU_MODULE_MEM (each
 // optional) into profile->memory, and the chip's name from NPU_INFO.

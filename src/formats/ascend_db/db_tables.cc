@@ -68,32 +68,6 @@ void WarnAboutWal(const std::string& path, model::RankProfile* profile) {
   }
 }
 
-// A [start, end] pair of integer ns: the row's start and duration, or the
-// skip reason on |ledger|.
-bool ReadSpan(const SqliteStatement& stmt, int start_col, int end_col, RowLedger* ledger,
-              int64_t line, int64_t* start_ns, int64_t* duration_ns) {
-  const std::optional<int64_t> start = stmt.Int64(start_col);
-  const std::optional<int64_t> end = stmt.Int64(end_col);
-  if (!start || !end) {
-    const bool null = stmt.IsNull(!start ? start_col : end_col);
-    ledger->Skip(null ? RowIssue::kMissingValue : RowIssue::kUnparsableValue,
-                 !start ? "startNs" : "endNs", line,
-                 std::string(stmt.Text(!start ? start_col : end_col)));
-    return false;
-  }
-  if (*end < *start) {
-    ledger->Skip(RowIssue::kNegativeValue, "duration", line, fmt::format("{}..{}", *start, *end));
-    return false;
-  }
-  if (!InTimeRange(*start) || !InTimeRange(*end)) {
-    ledger->Skip(RowIssue::kValueOutOfRange, "startNs", line, fmt::format("{}..{}", *start, *end));
-    return false;
-  }
-  *start_ns = *start;
-  *duration_ns = *end - *start;
-  return true;
-}
-
 int32_t Int32Or(const std::optional<int64_t>& value, int32_t fallback) {
   if (!value || *value < INT32_MIN || *value > INT32_MAX) return fallback;
   return static_cast<int32_t>(*value);
@@ -181,7 +155,7 @@ Result<bool> StringTable::LookupByKey(const SqliteDb& db) {
 }
 
 std::unordered_map<int64_t, std::string>::iterator StringTable::Fetch(int64_t id) {
-  if (Status bound = lookup_->Rebind(id); !bound.ok()) {
+  if (Status bound = lookup_->Rebind({id}); !bound.ok()) {
     error_ = std::move(bound);
     return text_.end();
   }

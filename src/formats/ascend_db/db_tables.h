@@ -5,6 +5,8 @@
 // of the table groups are declared in db_readers.h.
 #pragma once
 
+#include <fmt/format.h>
+
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -15,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/numbers.h"
 #include "core/row_ledger.h"
 #include "core/sqlite_db.h"
 #include "core/status.h"
@@ -83,9 +86,31 @@ Status ForEachRow(SqliteStatement& stmt, RowLedger& ledger, Body&& body) {
 }
 
 // A [start, end] pair of integer ns: the row's start and duration, or the
-// skip reason on |ledger|.
-bool ReadSpan(const SqliteStatement& stmt, int start_col, int end_col, RowLedger* ledger,
-              int64_t line, int64_t* start_ns, int64_t* duration_ns);
+// skip reason on |ledger|. |Row|: a SqliteStatement on a row, or a decoded
+// row of a TiledScan (db_tiled_scan.h).
+template <typename Row>
+bool ReadSpan(const Row& row, int start_col, int end_col, RowLedger* ledger, int64_t line,
+              int64_t* start_ns, int64_t* duration_ns) {
+  const std::optional<int64_t> start = row.Int64(start_col);
+  const std::optional<int64_t> end = row.Int64(end_col);
+  if (!start || !end) {
+    const int bad = !start ? start_col : end_col;
+    ledger->Skip(row.IsNull(bad) ? RowIssue::kMissingValue : RowIssue::kUnparsableValue,
+                 !start ? "startNs" : "endNs", line, std::string(row.Text(bad)));
+    return false;
+  }
+  if (*end < *start) {
+    ledger->Skip(RowIssue::kNegativeValue, "duration", line, fmt::format("{}..{}", *start, *end));
+    return false;
+  }
+  if (!InTimeRange(*start) || !InTimeRange(*end)) {
+    ledger->Skip(RowIssue::kValueOutOfRange, "startNs", line, fmt::format("{}..{}", *start, *end));
+    return false;
+  }
+  *start_ns = *start;
+  *duration_ns = *end - *start;
+  return true;
+}
 
 // |value| as an int32, |fallback| when NULL or out of range.
 int32_t Int32Or(const std::optional<int64_t>& value, int32_t fallback);

@@ -1,0 +1,219 @@
+#include "formats/ascend_db/db_tiled_scan.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <span>
+#include <thread>
+
+namespace trainscope::formats::ascend_db {
+
+std::string RowTile::Row::Text(int column) const {
+  const size_t cell = Cell(column);
+  switch (tile_->kinds_[cell]) {
+    case Kind::kInteger:
+      return fmt::format("{}", tile_->values_[cell]);
+    case Kind::kNull:
+      return {};
+    case Kind::kOther:
+      break;
+  }
+  const auto& texts = tile_->texts_;
+  const auto it = std::lower_bound(texts.begin(), texts.end(), cell,
+                                   [](const auto& text, size_t c) { return text.first < c; });
+  return it != texts.end() && it->first == cell ? it->second : std::string();
+}
+
+void RowTile::Add(const SqliteStatement& stmt, size_t columns) {
+  const size_t first = kinds_.size();
+  values_.resize(first + columns);
+  kinds_.resize(first + columns);
+  stmt.IntegerCells(std::span(values_).subspan(first), std::span(kinds_).subspan(first));
+  for (size_t c = 0; c < columns; ++c) {
+    if (kinds_[first + c] == Kind::kOther) {
+      texts_.emplace_back(first + c, std::string(stmt.Text(static_cast<int>(c))));
+    }
+  }
+}
+
+void RowTile::Clear(size_t columns) {
+  columns_ = columns;
+  values_.clear();
+  kinds_.clear();
+  texts_.clear();
+  status_ = Status::Ok();
+}
+
+namespace {
+
+// Tiles of rowids [first + k * width, first + (k + 1) * width) decoded by
+// workers into a window of slots; tile k waits for slot k % window to be
+// released by the reader, which takes the tiles in order.
+class ParallelScan final : public TiledScan {
+ public:
+  // A connection and its statement (which points at the connection: both
+  // stay where they were made).
+  struct Worker {
+    explicit Worker(SqliteDb connection) : db(std::move(connection)) {}
+    SqliteDb db;
+    std::optional<SqliteStatement> stmt;
+  };
+
+  ParallelScan(std::vector<std::unique_ptr<Worker>> workers, size_t columns, int64_t first,
+               int64_t last, int64_t width)
+      : workers_(std::move(workers)),
+        columns_(columns),
+        first_(first),
+        width_(width),
+        tiles_((last - first) / width + 1),
+        slots_(4 * workers_.size()) {
+    threads_.reserve(workers_.size());
+    for (const auto& worker : workers_) {
+      threads_.emplace_back([this, w = worker.get()] { Decode(*w); });
+    }
+  }
+
+  ~ParallelScan() override {
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    changed_.notify_all();
+    for (std::thread& thread : threads_) thread.join();
+  }
+
+  const RowTile* Next() override {
+    std::unique_lock<std::mutex> lock(mutex_);
+    if (given_ >= 0) {  // the tile handed out last is done with
+      slots_[static_cast<size_t>(given_) % slots_.size()].ready = false;
+      released_ = given_ + 1;
+      changed_.notify_all();
+    }
+    if (failed_ || given_ + 1 >= tiles_) return nullptr;
+    ++given_;
+    Slot& slot = slots_[static_cast<size_t>(given_) % slots_.size()];
+    changed_.wait(lock, [&] { return slot.ready || error_ != nullptr; });
+    if (error_ != nullptr) std::rethrow_exception(error_);
+    if (!slot.tile.status().ok()) failed_ = true;
+    return &slot.tile;
+  }
+
+ private:
+  struct Slot {
+    RowTile tile;
+    bool ready = false;
+  };
+
+  void Decode(Worker& worker) {
+    try {
+      for (;;) {
+        int64_t tile = 0;
+        {
+          std::unique_lock<std::mutex> lock(mutex_);
+          changed_.wait(lock, [&] {
+            return stop_ || taken_ >= tiles_ ||
+                   taken_ < released_ + static_cast<int64_t>(slots_.size());
+          });
+          if (stop_ || taken_ >= tiles_) return;
+          tile = taken_++;
+        }
+        Slot& slot = slots_[static_cast<size_t>(tile) % slots_.size()];
+        Fill(worker, tile, &slot.tile);
+        {
+          const std::lock_guard<std::mutex> lock(mutex_);
+          slot.ready = true;
+        }
+        changed_.notify_all();
+      }
+    } catch (...) {  // std::bad_alloc: rethrown to the reader, as ParallelFor does
+      {
+        const std::lock_guard<std::mutex> lock(mutex_);
+        if (error_ == nullptr) error_ = std::current_exception();
+      }
+      changed_.notify_all();
+    }
+  }
+
+  void Fill(Worker& worker, int64_t tile, RowTile* out) const {
+    out->Clear(columns_);
+    const int64_t low = first_ + tile * width_;
+    const int64_t high = tile + 1 == tiles_ ? INT64_MAX : low + width_ - 1;
+    SqliteStatement& stmt = *worker.stmt;
+    if (Status bound = stmt.Rebind({low, high}); !bound.ok()) {
+      out->Fail(std::move(bound));
+      return;
+    }
+    for (;;) {
+      Result<bool> row = stmt.Step();
+      if (!row.ok()) {
+        out->Fail(row.status());
+        return;
+      }
+      if (!*row) return;
+      out->Add(stmt, columns_);
+    }
+  }
+
+  std::vector<std::unique_ptr<Worker>> workers_;
+  const size_t columns_;
+  const int64_t first_;
+  const int64_t width_;
+  const int64_t tiles_;
+  std::vector<Slot> slots_;
+  std::vector<std::thread> threads_;
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  int64_t taken_ = 0;     // tiles handed to workers
+  int64_t released_ = 0;  // tiles the reader is done with
+  int64_t given_ = -1;    // the tile handed to the reader last
+  bool failed_ = false;
+  bool stop_ = false;
+  std::exception_ptr error_;
+};
+
+// The table's first and last rowid, when it has rows and rowids.
+std::optional<std::pair<int64_t, int64_t>> RowidRange(const SqliteDb& db, std::string_view table) {
+  Result<SqliteStatement> stmt =
+      db.Prepare(fmt::format("SELECT min(rowid), max(rowid) FROM \"{}\"", table), table);
+  if (!stmt.ok()) return std::nullopt;  // WITHOUT ROWID: one connection
+  Result<bool> row = stmt->Step();
+  if (!row.ok() || !*row) return std::nullopt;
+  const std::optional<int64_t> first = stmt->Int64(0);
+  const std::optional<int64_t> last = stmt->Int64(1);
+  if (!first || !last || *last < *first) return std::nullopt;
+  return std::make_pair(*first, *last);
+}
+
+}  // namespace
+
+std::unique_ptr<TiledScan> TiledScan::Start(const SqliteDb& db, const std::string& select,
+                                            std::string_view table, std::string_view rowid,
+                                            size_t columns, int64_t row_count, unsigned threads,
+                                            const TiledScanOptions& options) {
+  if (threads < 2 || row_count < options.parallel_rows) return nullptr;
+  const auto range = RowidRange(db, table);
+  // Rowids far sparser than the rows (a table rebuilt with gaps) would make
+  // mostly empty tiles.
+  if (!range || (range->second - range->first) / 4 > row_count) return nullptr;
+  const int64_t span = range->second - range->first + 1;
+  const int64_t width =
+      std::max<int64_t>(1, span / std::max<int64_t>(1, row_count) * options.tile_rows);
+  const std::string tiled = fmt::format("{} WHERE {} BETWEEN ?1 AND ?2", select, rowid);
+  std::vector<std::unique_ptr<ParallelScan::Worker>> workers;
+  for (unsigned i = 0; i < threads; ++i) {
+    Result<SqliteDb> connection = SqliteDb::OpenReadOnly(db.path());
+    if (!connection.ok()) return nullptr;
+    auto worker = std::make_unique<ParallelScan::Worker>(std::move(*connection));
+    Result<SqliteStatement> stmt = worker->db.Prepare(tiled, table);
+    if (!stmt.ok()) return nullptr;
+    worker->stmt.emplace(std::move(*stmt));
+    workers.push_back(std::move(worker));
+  }
+  return std::make_unique<ParallelScan>(std::move(workers), columns, range->first, range->second,
+                                        width);
+}
+
+}  // namespace trainscope::formats::ascend_db

@@ -1,0 +1,105 @@
+// A big table's rows decoded on several connections and handed over in
+// rowid order (internal to ascend_db/).
+//
+// Most of the time a .db export's kernels take to read is SQLite decoding
+// records (~18 ns a value: 13 M TASK rows joined with COMPUTE_TASK_INFO,
+// 17 values a row, are 4.1 s on one core, docs/benchmarks.md). The scan
+// splits the table into tiles of consecutive rowids; worker threads, each
+// with its own read-only connection, decode tiles ahead of the reader into
+// a bounded window of buffers, and the reader takes them in rowid order:
+// the rows, their order and their numbers are those of one statement over
+// the whole table, so the code that turns a row into an event is unchanged.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/sqlite_db.h"
+#include "core/status.h"
+
+namespace trainscope::formats::ascend_db {
+
+// Decoded rows of one tile: per cell what SqliteStatement::Int64 reads, and
+// the text of the cells that are neither an integer nor NULL.
+class RowTile {
+  using Kind = SqliteStatement::CellKind;
+
+ public:
+  class Row {
+   public:
+    Row(const RowTile* tile, size_t row) : tile_(tile), row_(row) {}
+    std::optional<int64_t> Int64(int column) const {
+      const size_t cell = Cell(column);
+      if (tile_->kinds_[cell] != Kind::kInteger) return std::nullopt;
+      return tile_->values_[cell];
+    }
+    bool IsNull(int column) const { return tile_->kinds_[Cell(column)] == Kind::kNull; }
+    // A non-integer cell's text; "" for NULL; an integer's digits.
+    std::string Text(int column) const;
+
+   private:
+    size_t Cell(int column) const { return row_ * tile_->columns_ + static_cast<size_t>(column); }
+    const RowTile* tile_;
+    size_t row_;
+  };
+
+  size_t rows() const { return columns_ == 0 ? 0 : kinds_.size() / columns_; }
+  Row row(size_t i) const { return Row(this, i); }
+  // Set when a step failed after the tile's rows.
+  const Status& status() const { return status_; }
+
+  // Appends the row |stmt| is on (its first |columns| cells).
+  void Add(const SqliteStatement& stmt, size_t columns);
+  void Clear(size_t columns);
+  void Fail(Status status) { status_ = std::move(status); }
+
+ private:
+  size_t columns_ = 0;
+  std::vector<int64_t> values_;
+  std::vector<Kind> kinds_;
+  std::vector<std::pair<size_t, std::string>> texts_;  // kOther cells, by cell index
+  Status status_ = Status::Ok();
+};
+
+struct TiledScanOptions {
+  // Rows from which a scan runs on more connections (below it, they cost
+  // more than they save: a 1 M-row TASK is ~0.3 s of decoding).
+  int64_t parallel_rows = int64_t{1} << 20;
+  // Rows a tile holds: enough that a tile's reset and seek cost nothing
+  // beside its rows, few enough that the window of 4 tiles a thread stays a
+  // few MB (16 Ki rows of 17 cells: 2.5 MB).
+  int64_t tile_rows = int64_t{1} << 14;
+};
+
+class TiledScan {
+ public:
+  // |select| is a SELECT whose rows follow |table|'s rowids (the table
+  // scanned first, no WHERE, no ORDER BY); |columns| cells of each row are
+  // kept. With |threads| >= 2 and at least options.parallel_rows rows
+  // (|row_count|, the caller's count of the table), tiles are decoded on
+  // |threads| more connections, each running |select| + " WHERE |rowid|
+  // BETWEEN ?1 AND ?2". nullptr otherwise (or when the table's rowids
+  // cannot be split, or a connection cannot be opened): the caller steps
+  // |select| itself, which is faster than tiles on one thread.
+  static std::unique_ptr<TiledScan> Start(const SqliteDb& db, const std::string& select,
+                                          std::string_view table, std::string_view rowid,
+                                          size_t columns, int64_t row_count, unsigned threads,
+                                          const TiledScanOptions& options = {});
+  TiledScan(const TiledScan&) = delete;
+  TiledScan& operator=(const TiledScan&) = delete;
+  virtual ~TiledScan() = default;
+
+  // The next tile in rowid order (valid until the next call); nullptr after
+  // the last. A tile whose status() is an error is the last one.
+  virtual const RowTile* Next() = 0;
+
+ protected:
+  TiledScan() = default;
+};
+
+}  // namespace trainscope::formats::ascend_db
