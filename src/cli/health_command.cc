@@ -453,11 +453,13 @@ void ReportDirWalk(const std::vector<std::string>& walk_problems,
 // One log read, cut into series and analysed. A file found by walking a
 // directory that cannot be opened is passed over with its reason (as one
 // that holds no training line) instead of failing the command.
+// |threads|: the log's share of the threads (its lines parsed ahead).
 Result<std::vector<report::HealthRun>> ReadAndAnalyzeLog(const std::string& path, bool from_dir,
                                                          const formats::LogKeyMap* key_map,
                                                          const analysis::FindingCatalog& catalog,
-                                                         const analysis::ModelSpec* spec) {
-  Result<formats::ReadTrainingLog> read = formats::ReadTrainingLogFile(path, key_map);
+                                                         const analysis::ModelSpec* spec,
+                                                         unsigned threads) {
+  Result<formats::ReadTrainingLog> read = formats::ReadTrainingLogFile(path, key_map, threads);
   if (!read.ok() && from_dir) {
     formats::ReadTrainingLog unread;
     unread.ledger = RowLedger(path);
@@ -557,10 +559,14 @@ int RunHealth(const HealthArgs& given) {
   // its series (runs x ranks) and each series analysed on its own, then
   // reported in the order given.
   std::vector<std::optional<Result<std::vector<report::HealthRun>>>> done(args.logs.size());
-  ParallelFor(args.logs.size(), ClampThreads(args.threads), [&](size_t i) {
+  const unsigned threads = ClampThreads(args.threads);
+  // Fewer logs than threads: each log's lines are parsed ahead on the rest.
+  const unsigned per_log =
+      std::max(1u, threads / static_cast<unsigned>(std::max<size_t>(1, args.logs.size())));
+  ParallelFor(args.logs.size(), threads, [&](size_t i) {
     done[i].emplace(ReadAndAnalyzeLog(args.logs[i], i < dir_of_log.size() && !dir_of_log[i].empty(),
                                       key_map ? &*key_map : nullptr, catalog,
-                                      spec ? &*spec : nullptr));
+                                      spec ? &*spec : nullptr, per_log));
     if (done[i]->ok()) {
       for (report::HealthRun& run : **done[i]) run.log_index = i;
     }

@@ -96,21 +96,44 @@ constexpr MaybeInt TrainingRecord::*kIntFields[] = {
 constexpr auto kFirstDouble = TrainingRecords::kLoss;
 constexpr auto kFirstInt = TrainingRecords::kSkipped;
 
-TrainingRecords::Column ColumnOf(MaybeDouble TrainingRecord::*field) {
+}  // namespace
+
+TrainingRecords::Column TrainingRecords::ColumnOf(MaybeDouble TrainingRecord::*field) {
   for (size_t i = 0; i < std::size(kDoubleFields); ++i) {
     if (kDoubleFields[i] == field) return static_cast<TrainingRecords::Column>(kFirstDouble + i);
   }
   return TrainingRecords::kLoss;
 }
 
-TrainingRecords::Column ColumnOf(MaybeInt TrainingRecord::*field) {
+TrainingRecords::Column TrainingRecords::ColumnOf(MaybeInt TrainingRecord::*field) {
   for (size_t i = 0; i < std::size(kIntFields); ++i) {
     if (kIntFields[i] == field) return static_cast<TrainingRecords::Column>(kFirstInt + i);
   }
   return TrainingRecords::kSkipped;
 }
 
-}  // namespace
+size_t TrainingRecords::DecodeColumn(size_t b, Column c, uint32_t* at, uint64_t* bits) const {
+  const Block& block = blocks_[b];
+  const Packed& p = block.columns[c];
+  if (p.presence == kNone) return 0;
+  size_t n = 0;
+  if (p.presence == kAll) {
+    for (size_t k = 0; k < block.count; ++k) at[n++] = static_cast<uint32_t>(k);
+  } else {
+    for (size_t w = 0; w * 64 < block.count; ++w) {
+      for (uint64_t word = block.bits[p.bits + w]; word != 0; word &= word - 1) {
+        at[n++] = static_cast<uint32_t>(w * 64 + static_cast<size_t>(std::countr_zero(word)));
+      }
+    }
+  }
+  const uint8_t* residuals = block.bytes.data() + p.at;
+  for (size_t index = 0; index < n; ++index) {
+    const uint64_t v =
+        p.base + p.slope * index + ReadResidual(residuals + index * p.width, p.width);
+    bits[index] = p.dict_size > 0 ? std::bit_cast<uint64_t>(block.dict[p.dict + v]) : v;
+  }
+  return n;
+}
 
 void TrainingRecords::clear() {
   blocks_.clear();

@@ -14,6 +14,7 @@
 // open block) are kept as plain records: the reader amends the last one.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -51,6 +52,20 @@ class TrainingRecords {
   bool step_is_ordinal(size_t i) const;
   MaybeDouble get(size_t i, MaybeDouble TrainingRecord::*field) const;
   MaybeInt get(size_t i, MaybeInt TrainingRecord::*field) const;
+
+  // Calls |f(i, value)| for each record |i| that has |field|, in order. A
+  // block's column is decoded in one pass (get() looks the column and the
+  // record's presence bit up for each record).
+  template <typename F>
+  void ForEachPresent(MaybeDouble TrainingRecord::*field, F&& f) const {
+    ForEachPresentBits(ColumnOf(field), field,
+                       [&](size_t i, uint64_t bits) { f(i, std::bit_cast<double>(bits)); });
+  }
+  template <typename F>
+  void ForEachPresent(MaybeInt TrainingRecord::*field, F&& f) const {
+    ForEachPresentBits(ColumnOf(field), field,
+                       [&](size_t i, uint64_t bits) { f(i, static_cast<int64_t>(bits)); });
+  }
 
   // Calls |f| with each record in order, releasing each block once read:
   // the records are moved elsewhere without two copies of the log at once.
@@ -115,6 +130,27 @@ class TrainingRecords {
     std::vector<uint16_t> ranks;  // per bitmap word: set bits before it
     std::vector<double> dict;
   };
+
+  static Column ColumnOf(MaybeDouble TrainingRecord::*field);
+  static Column ColumnOf(MaybeInt TrainingRecord::*field);
+  // Block |b|'s present values of column |c|: their records' places in the
+  // block into |at|, their bits into |bits| (kBlock entries each); returns
+  // how many.
+  size_t DecodeColumn(size_t b, Column c, uint32_t* at, uint64_t* bits) const;
+  template <typename Field, typename F>
+  void ForEachPresentBits(Column c, Field TrainingRecord::*field, F&& f) const {
+    std::vector<uint32_t> at(blocks_.empty() ? 0 : kBlock);
+    std::vector<uint64_t> bits(at.size());
+    for (size_t b = 0; b < blocks_.size(); ++b) {
+      const size_t n = DecodeColumn(b, c, at.data(), bits.data());
+      for (size_t k = 0; k < n; ++k) f(b * kBlock + at[k], bits[k]);
+    }
+    for (size_t k = 0; k < open_.size(); ++k) {
+      if (const auto& v = open_[k].*field) f(sealed_ + k, Bits(*v));
+    }
+  }
+  static uint64_t Bits(double v) { return std::bit_cast<uint64_t>(v); }
+  static uint64_t Bits(int64_t v) { return static_cast<uint64_t>(v); }
 
   void Seal();
   static TrainingRecord Decode(const Block& b, size_t k);

@@ -68,16 +68,13 @@ class Points {
 Points Series(const model::TrainingRecords& records, model::MaybeDouble TrainingRecord::*field,
               bool finite_only) {
   size_t present = 0;
-  for (size_t i = 0; i < records.size(); ++i) {
-    const model::MaybeDouble v = records.get(i, field);
-    present += v && (!finite_only || std::isfinite(*v)) ? 1 : 0;
-  }
+  records.ForEachPresent(
+      field, [&](size_t, double v) { present += !finite_only || std::isfinite(v) ? 1 : 0; });
   Points out;
   out.reserve(present);  // one allocation: no doubling copy next to the old array
-  for (size_t i = 0; i < records.size(); ++i) {
-    const model::MaybeDouble v = records.get(i, field);
-    if (v && (!finite_only || std::isfinite(*v))) out.push_back({i, *v});
-  }
+  records.ForEachPresent(field, [&](size_t i, double v) {
+    if (!finite_only || std::isfinite(v)) out.push_back({i, v});
+  });
   return out;
 }
 
@@ -105,18 +102,16 @@ SeriesSummary SummariseField(const model::TrainingRecords& records,
                              model::MaybeDouble TrainingRecord::*field) {
   int64_t nonfinite = 0;
   size_t present = 0;
-  for (size_t i = 0; i < records.size(); ++i) present += records.get(i, field).has_value() ? 1 : 0;
+  records.ForEachPresent(field, [&](size_t, double) { ++present; });
   std::vector<double> finite;
   finite.reserve(present);  // one allocation: no doubling copy next to the old array
-  for (size_t i = 0; i < records.size(); ++i) {
-    const model::MaybeDouble v = records.get(i, field);
-    if (!v) continue;
-    if (std::isfinite(*v)) {
-      finite.push_back(*v);
+  records.ForEachPresent(field, [&](size_t, double v) {
+    if (std::isfinite(v)) {
+      finite.push_back(v);
     } else {
       ++nonfinite;
     }
-  }
+  });
   return SummariseFinite(std::move(finite), nonfinite);
 }
 

@@ -15,6 +15,7 @@
 #include "core/safe_text.h"
 #include "formats/gzip_magic.h"
 #include "formats/log/line_reader.h"
+#include "formats/log/preparsed_lines.h"
 
 namespace trainscope::formats {
 namespace {
@@ -713,11 +714,29 @@ std::optional<std::pair<std::string_view, char>> JsonMemberOpening(std::string_v
   return std::make_pair(t.substr(1, close - 1), rest.front());
 }
 
+// What a line's text says alone, whatever came before it: its clock and
+// its parse as a training line (with the rank it names). Pure, so a
+// worker can compute it ahead of the builder (PreparsedLines).
+struct LineAlone {
+  std::optional<int64_t> wall;
+  RowIssue issue = RowIssue::kLogNotTrainingLine;
+  LogFormat format = LogFormat::kUnknown;
+  TrainingRecord record;
+};
+
+// |text|: the line without its colour codes.
+void ParseLineAlone(std::string_view text, const LogKeyMap* map, LineAlone* out) {
+  out->wall = ParseLineTimestamp(text);
+  out->issue = ParseTrainingLine(text, &out->record, &out->format, map);
+  if (out->issue == RowIssue::kNone) out->record.rank = LineRank(text);
+}
+
 class LogBuilder {
  public:
   LogBuilder(ReadTrainingLog* out, const LogKeyMap* map) : out_(out), map_(map) {}
 
-  void Line(const LogLine& l) {
+  // |alone|: the line's ParseLineAlone when computed ahead, or nullptr.
+  void Line(const LogLine& l, const LineAlone* alone = nullptr) {
     RowLedger& ledger = out_->ledger;
     ledger.CountRead();
     if (l.too_long) {
@@ -730,16 +749,20 @@ class LogBuilder {
     KeepFirstLine(text);
     if (JsonDocumentLine(Trim(text), l)) return;
     if (OneLineTrainerState(text, l)) return;
-    const std::optional<int64_t> wall = ParseLineTimestamp(text);
+    if (alone == nullptr) {
+      here_ = LineAlone();
+      ParseLineAlone(text, map_, &here_);
+      alone = &here_;
+    }
+    const std::optional<int64_t> wall = alone->wall;
     if (wall) Timestamp(*wall, l.number, text);
-    TrainingRecord r;
-    LogFormat format = LogFormat::kUnknown;
-    const RowIssue issue = ParseTrainingLine(text, &r, &format, map_);
+    const RowIssue issue = alone->issue;
+    const LogFormat format = alone->format;
     if (issue == RowIssue::kNone) {
+      TrainingRecord r = alone->record;
       r.wall_ns = wall;
       r.offset = l.offset;
       r.line = l.number;
-      r.rank = LineRank(text);
       if (r.step_is_ordinal) r.step = static_cast<int64_t>(out_->log.records.size()) + 1;
       if (format == LogFormat::kDeepSpeed) {
         SetEngine(&r);
@@ -1152,6 +1175,7 @@ class LogBuilder {
   ReadTrainingLog* out_;
   const LogKeyMap* map_;
   std::string ansi_;
+  LineAlone here_;                 // the current line's parse when none came ahead
   int64_t pending_overflows_ = 0;  // DeepSpeed overflows since the last record
   // The last record of no DeepSpeed engine (the one an overflow, or a
   // DeepSpeed-Chat latency line, belongs with).
@@ -1267,16 +1291,40 @@ RowIssue ParseTrainingLine(std::string_view line, TrainingRecord* record, LogFor
 
 namespace {
 
-// |for_each_line| calls its argument for every line of the log.
+// About how many bytes of text |size| bytes of a file hold (a gzip log
+// inflates to ~10x).
+int64_t TextBytes(size_t size, bool gzip) { return static_cast<int64_t>(size) * (gzip ? 10 : 1); }
+
+// Bytes of text from which a log's lines are parsed ahead on other
+// threads: below it, starting them costs more than they save.
+constexpr int64_t kPreparseBytes = int64_t{4} << 20;
+
+// |for_each_line| calls its argument for every line of the log, about
+// |bytes| of text; with |threads| >= 2 and a big log the lines' own parse
+// runs ahead on threads - 1 workers (PreparsedLines).
 Result<ReadTrainingLog> ReadLog(
-    const std::string& name, const LogKeyMap* map,
+    const std::string& name, const LogKeyMap* map, int64_t bytes, unsigned threads,
     const std::function<Result<int64_t>(const std::function<void(const LogLine&)>&)>&
         for_each_line) {
   ReadTrainingLog out;
   out.ledger = RowLedger(name);
   out.log.path = name;
   LogBuilder builder(&out, map);
-  Result<int64_t> n = for_each_line([&](const LogLine& l) { builder.Line(l); });
+  Result<int64_t> n = Status::Ok();
+  if (threads >= 2 && bytes >= kPreparseBytes) {
+    PreparsedLines<LineAlone> lines(
+        threads - 1,
+        [map](const LogLine& l, LineAlone* alone) {
+          if (l.too_long) return;
+          std::string ansi;
+          ParseLineAlone(StripAnsi(l.text, &ansi), map, alone);
+        },
+        [&builder](const LogLine& l, const LineAlone& alone) { builder.Line(l, &alone); });
+    n = for_each_line([&lines](const LogLine& l) { lines.Add(l); });
+    lines.Finish();
+  } else {
+    n = for_each_line([&](const LogLine& l) { builder.Line(l); });
+  }
   builder.Finish();
   if (n.ok()) {
     out.log.bytes = *n;
@@ -1312,7 +1360,8 @@ std::string NotTextReason(std::string_view bytes) {
 }
 
 Result<ReadTrainingLog> ReadTrainingLogBytes(std::string_view bytes, bool gzip,
-                                             const std::string& name, const LogKeyMap* map) {
+                                             const std::string& name, const LogKeyMap* map,
+                                             unsigned threads) {
   if (std::string why = gzip ? std::string() : NotTextReason(bytes); !why.empty()) {
     ReadTrainingLog out;
     out.ledger = RowLedger(name);
@@ -1320,12 +1369,14 @@ Result<ReadTrainingLog> ReadTrainingLogBytes(std::string_view bytes, bool gzip,
     out.log.not_text = std::move(why);
     return out;
   }
-  return ReadLog(name, map, [&](const std::function<void(const LogLine&)>& fn) {
-    return ForEachLogLineIn(bytes, gzip, name, fn);
-  });
+  return ReadLog(name, map, TextBytes(bytes.size(), gzip), threads,
+                 [&](const std::function<void(const LogLine&)>& fn) {
+                   return ForEachLogLineIn(bytes, gzip, name, fn);
+                 });
 }
 
-Result<ReadTrainingLog> ReadTrainingLogFile(const std::string& path, const LogKeyMap* map) {
+Result<ReadTrainingLog> ReadTrainingLogFile(const std::string& path, const LogKeyMap* map,
+                                            unsigned threads) {
   TS_ASSIGN_OR_RETURN(MappedFile file, MappedFile::Open(path));
   if (std::string why = NotTextReason(file.data()); !why.empty()) {
     // Not a text log: not read at all (a sparse file of gigabytes of NULs
@@ -1336,9 +1387,9 @@ Result<ReadTrainingLog> ReadTrainingLogFile(const std::string& path, const LogKe
     out.log.not_text = std::move(why);
     return out;
   }
-  return ReadLog(path, map, [&](const std::function<void(const LogLine&)>& fn) {
-    return ForEachLogLineOf(file, fn);
-  });
+  return ReadLog(
+      path, map, TextBytes(file.size(), IsGzip(file.data())), threads,
+      [&](const std::function<void(const LogLine&)>& fn) { return ForEachLogLineOf(file, fn); });
 }
 
 const std::string* LogKeyMap::KeyFor(std::string_view field) const {

@@ -43,12 +43,14 @@ Result<LogKeyMap> ParseLogKeyMap(std::string_view spec);
 
 // |path|: a plain or gzip file (by its magic bytes). Errors: an unreadable
 // file; a damaged gzip stream is a warning (see ReadTrainingLog::warning).
-Result<ReadTrainingLog> ReadTrainingLogFile(const std::string& path,
-                                            const LogKeyMap* map = nullptr);
+// With |threads| >= 2, a big log's lines are parsed ahead on threads - 1
+// more threads (preparsed_lines.h); the result is the same.
+Result<ReadTrainingLog> ReadTrainingLogFile(const std::string& path, const LogKeyMap* map = nullptr,
+                                            unsigned threads = 1);
 // The same over bytes (tests, fuzzing, benchmarks).
 Result<ReadTrainingLog> ReadTrainingLogBytes(std::string_view bytes, bool gzip,
                                              const std::string& name,
-                                             const LogKeyMap* map = nullptr);
+                                             const LogKeyMap* map = nullptr, unsigned threads = 1);
 
 // Why |bytes| (a file's start) is no text log: a NUL byte in the first
 // 64 KiB of a file that is not gzip (a binary file, an ELF, UTF-16); empty
