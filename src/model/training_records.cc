@@ -315,6 +315,16 @@ bool TrainingRecords::step_is_ordinal(size_t i) const {
   return Value(blocks_[i / kBlock], kOrdinal, i % kBlock) != 0;
 }
 
+int32_t TrainingRecords::rank(size_t i) const {
+  if (i >= sealed_) return open_[i - sealed_].rank;
+  return static_cast<int32_t>(static_cast<int64_t>(Value(blocks_[i / kBlock], kRank, i % kBlock)));
+}
+
+uint8_t TrainingRecords::engine(size_t i) const {
+  if (i >= sealed_) return open_[i - sealed_].engine;
+  return static_cast<uint8_t>(Value(blocks_[i / kBlock], kEngine, i % kBlock));
+}
+
 MaybeDouble TrainingRecords::get(size_t i, MaybeDouble TrainingRecord::*field) const {
   if (i >= sealed_) return open_[i - sealed_].*field;
   const Block& b = blocks_[i / kBlock];

@@ -50,6 +50,8 @@ class TrainingRecords {
   int64_t step(size_t i) const;
   int64_t line(size_t i) const;
   bool step_is_ordinal(size_t i) const;
+  int32_t rank(size_t i) const;
+  uint8_t engine(size_t i) const;
   MaybeDouble get(size_t i, MaybeDouble TrainingRecord::*field) const;
   MaybeInt get(size_t i, MaybeInt TrainingRecord::*field) const;
 

@@ -18,6 +18,7 @@
 #include "analysis/health/log_series.h"
 #include "analysis/health/training_health.h"
 #include "formats/log/training_log_reader.h"
+#include "test_paths.h"
 
 namespace trainscope {
 namespace {
@@ -289,6 +290,60 @@ std::string DeepSpeedChatFixture() {
         at, step + 1, critic_skipped[k], 5e-8 * (step + 1), 5e-8 * (step + 1));
   }
   return text;
+}
+
+// Every record field, the error lines and the silences of a series.
+std::string SeriesText(const LogSeries& s) {
+  std::string out =
+      fmt::format("run {} rank {} engine {} start '{}' format {} errors {} gaps {}", s.run,
+                  s.rank.value_or(-9), s.engine.value_or(-9), s.start,
+                  static_cast<int>(s.log.format), s.log.errors.size(), s.log.largest_gaps.size());
+  for (const int64_t n : s.log.error_counts) out += fmt::format(" {}", n);
+  for (const auto& r : s.log.records) {
+    out += fmt::format("\n{} {} {} {} {} {} {} {} {}", r.step, r.step_is_ordinal, r.line, r.offset,
+                       r.loss.value_or(-1), r.grad_norm.value_or(-1), r.step_time_ms.value_or(-1),
+                       r.wall_ns.value_or(-1), r.skipped_iterations.value_or(-1));
+  }
+  for (const auto& e : s.log.errors) out += fmt::format("\ne {} {}", e.line, e.text);
+  for (const auto& g : s.log.largest_gaps) out += fmt::format("\ng {} {}", g.line_before, g.gap_ns);
+  return out;
+}
+
+TEST(HealthSeriesTest, ALogOfOneSeriesIsThatSeriesAsItIs) {
+  // The planted Megatron log (a silence, NaN, error lines) is one series,
+  // taken whole; with a line of another rank after it the records are cut
+  // into series one by one: its series is the same.
+  const std::string text =
+      testing::ReadFileBytes(testing::SourceDir() + "/tests/data/logs/megatron_planted.log");
+  const std::vector<LogSeries> whole = SeriesOf(text);
+  ASSERT_EQ(whole.size(), 1u);
+  EXPECT_FALSE(whole[0].log.largest_gaps.empty());
+  std::string last_line = text.substr(text.rfind(" [2024"));
+  last_line = last_line.substr(0, last_line.find('\n'));
+  const std::vector<LogSeries> cut = SeriesOf(text + "[rank7]: " + last_line + "\n");
+  ASSERT_EQ(cut.size(), 2u);
+  const LogSeries& same = cut[0].rank ? cut[1] : cut[0];
+  EXPECT_EQ(SeriesText(whole[0]), SeriesText(same));
+  // One rank named on every line, and DeepSpeed engine lines of one engine.
+  std::string ranked, engine;
+  for (int step = 1; step <= 40; ++step) {
+    ranked += fmt::format("[rank3]: iteration {:>8}/ 100 | lm loss: {:.6E} | grad norm: 1.0 |\n",
+                          step, 3.0 - step * 0.01);
+    engine += fmt::format("[Rank 0] step={}, skipped={}, lr=[1e-05], mom=[(0.9, 0.95)]\n",
+                          step * 10, step / 7);
+  }
+  for (const std::string& one : {ranked, engine}) {
+    const std::vector<LogSeries> alone = SeriesOf(one);
+    ASSERT_EQ(alone.size(), 1u);
+    const std::vector<LogSeries> beside =
+        SeriesOf(one + "[rank9]: iteration 5/ 100 | lm loss: 1.0 |\n");
+    ASSERT_EQ(beside.size(), 2u);
+    const LogSeries& same_again = beside[0].rank == alone[0].rank ? beside[0] : beside[1];
+    EXPECT_EQ(SeriesText(alone[0]), SeriesText(same_again));
+  }
+  EXPECT_EQ(SeriesOf(ranked)[0].rank, 3);
+  EXPECT_EQ(SeriesOf(engine)[0].engine, 1);
+  EXPECT_EQ(SeriesOf(engine)[0].log.format, model::LogFormat::kDeepSpeed);
 }
 
 TEST(HealthSeriesTest, DeepSpeedEnginesAreSeriesOfTheirOwn) {
