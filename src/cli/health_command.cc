@@ -211,11 +211,11 @@ constexpr std::string_view kHealthFormatsHint =
     "Megatron-LM metrics JSON ({\"lm loss\": [...]}), and key=value lines with `loss=` "
     "(docs/health.md); name other keys with --map";
 
-// Cuts one log into its series and analyses each; a file with no record
-// is one series, not read, with the lines it began with.
+// Cuts one log into its series and analyses each (on |threads|); a file
+// with no record is one series, not read, with the lines it began with.
 std::vector<report::HealthRun> AnalyzeLogFile(formats::ReadTrainingLog read,
                                               const analysis::FindingCatalog& catalog,
-                                              const analysis::ModelSpec* spec) {
+                                              const analysis::ModelSpec* spec, unsigned threads) {
   const int64_t bytes = read.log.bytes;
   std::vector<analysis::LogSeries> series = analysis::SplitLogSeries(std::move(read.log));
   int runs_in_file = 0;
@@ -223,7 +223,7 @@ std::vector<report::HealthRun> AnalyzeLogFile(formats::ReadTrainingLog read,
   std::vector<report::HealthRun> out;
   for (analysis::LogSeries& s : series) {
     report::HealthRun run;
-    run.health = analysis::AnalyzeTrainingLog(s.log, catalog.thresholds(), spec);
+    run.health = analysis::AnalyzeTrainingLog(s.log, catalog.thresholds(), spec, threads);
     const bool no_records = s.log.records.empty();
     s.log.records.clear();  // judged: the next series' analysis does not stand beside them
     run.health.run = s.run;
@@ -468,7 +468,7 @@ Result<std::vector<report::HealthRun>> ReadAndAnalyzeLog(const std::string& path
     read = std::move(unread);
   }
   if (!read.ok()) return read.status();
-  return AnalyzeLogFile(std::move(*read), catalog, spec);
+  return AnalyzeLogFile(std::move(*read), catalog, spec, threads);
 }
 
 // A damaged gzip stream and a log not read, said on stderr.

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -344,6 +345,72 @@ TEST(HealthSeriesTest, ALogOfOneSeriesIsThatSeriesAsItIs) {
   EXPECT_EQ(SeriesOf(ranked)[0].rank, 3);
   EXPECT_EQ(SeriesOf(engine)[0].engine, 1);
   EXPECT_EQ(SeriesOf(engine)[0].log.format, model::LogFormat::kDeepSpeed);
+}
+
+// Every number a health holds, for comparing two analyses.
+std::string HealthText(const RunHealth& h) {
+  auto summary = [](const char* name, const analysis::SeriesSummary& s) {
+    return fmt::format("\n{} {} {} {} {} {} {} {} {}", name, s.count, s.nonfinite,
+                       s.first.value_or(-1), s.last.value_or(-1), s.min.value_or(-1),
+                       s.max.value_or(-1), s.median.value_or(-1), s.p90.value_or(-1));
+  };
+  std::string out = summary("step_ms", h.step_ms) + summary("tps", h.tokens_per_s) +
+                    summary("tflops", h.tflops) + summary("mfu", h.mfu_pct) +
+                    summary("loss", h.loss) + summary("grad", h.grad_norm);
+  out += fmt::format("\n{} {} {} {} {} {} {} {} {} {}", h.step_ms_trend_pct.value_or(-1),
+                     h.record_interval_ms.value_or(-1), h.skipped_iterations, h.nan_iterations,
+                     h.step_ms_drift_pct.value_or(-1), h.warmup_records,
+                     h.warmup_until_step.value_or(-1), h.period_steps.value_or(-1), h.period_spikes,
+                     h.step_ms_from_timestamps);
+  for (const auto* curve : {&h.curves.loss, &h.curves.grad_norm, &h.curves.step_ms,
+                            &h.curves.tokens_per_s, &h.curves.mfu_pct}) {
+    out += "\ncurve";
+    for (const analysis::CurvePoint& p : *curve) out += fmt::format(" {}:{}", p.step, p.value);
+  }
+  for (const analysis::Finding& f : h.findings) {
+    out += fmt::format("\n{} {} {}", f.id, f.occurrences, f.evidence);
+    for (const auto& [key, value] : f.evidence_values) out += fmt::format(" {}={}", key, value);
+  }
+  return out;
+}
+
+TEST(HealthSeriesTest, BothSidesOfABigLogJudgedSideBySideAreJudgedAsOne) {
+  // A Megatron log of more records than kSideBySideRecords with an
+  // anomaly of every kind both sides find: a loss spike, a grad-norm
+  // explosion, NaN, a silence, a slow warm-up, stalls, a rising step time,
+  // skipped iterations and an out-of-memory line.
+  const int records = static_cast<int>(analysis::kSideBySideRecords) + 20000;
+  std::string text;
+  int64_t seconds = 0;
+  for (int i = 1; i <= records; ++i) {
+    double loss = 8.0 / (1.0 + i * 0.0005) + (i % 7) * 0.001;
+    double grad = 1.0 + (i % 5) * 0.01;
+    double ms = 1000.0 + i * 0.002 + (i % 500 == 0 ? 900 : 0) + (i < 50 ? 2000 : 0);
+    if (i == 60000) loss *= 3;
+    if (i == 80000) grad *= 500;
+    seconds += i == 90000 ? 900 : 1;
+    const std::string loss_text = i == 100000 ? "nan" : fmt::format("{:.6E}", loss);
+    text += fmt::format(
+        " [2024-05-01 {:02}:{:02}:{:02}] iteration {:>8}/ 200000 | elapsed time per iteration "
+        "(ms): {:.1f} | lm loss: {} | grad norm: {:.3f} | number of skipped iterations: {:>3} "
+        "|\n",
+        seconds / 3600 % 24, seconds / 60 % 60, seconds % 60, i, ms, loss_text, grad,
+        i % 1000 == 0 ? 1 : 0);
+  }
+  text += "RuntimeError: NPU out of memory. Tried to allocate 2.00 GiB\n";
+  auto read = formats::ReadTrainingLogBytes(text, false, "big.log");
+  ASSERT_TRUE(read.ok());
+  ASSERT_EQ(read->log.records.size(), static_cast<size_t>(records));
+  const auto& thresholds = analysis::FindingCatalog::Builtin().thresholds();
+  const RunHealth one = analysis::AnalyzeTrainingLog(read->log, thresholds, nullptr, 1);
+  const RunHealth two = analysis::AnalyzeTrainingLog(read->log, thresholds, nullptr, 2);
+  std::set<std::string> ids;
+  for (const analysis::Finding& f : one.findings) ids.insert(f.id);
+  for (const char* id : {"nan-inf", "loss-spike", "grad-explosion", "hang", "device-oom",
+                         "slow-warmup", "step-time-drift"}) {
+    EXPECT_TRUE(ids.count(id)) << id << " in " << HealthText(one);
+  }
+  EXPECT_EQ(HealthText(one), HealthText(two));
 }
 
 TEST(HealthSeriesTest, DeepSpeedEnginesAreSeriesOfTheirOwn) {

@@ -8,6 +8,7 @@
 #include "analysis/common/device_peaks.h"
 #include "analysis/common/statistics.h"
 #include "core/index_iterator.h"
+#include "core/parallel.h"
 #include "core/rule_file.h"
 
 namespace trainscope::analysis {
@@ -774,8 +775,73 @@ std::optional<std::pair<double, std::string>> DeviceBf16Peak(std::string_view de
   return std::make_pair(*bf16, std::string(peak->device));
 }
 
+namespace {
+
+// The loss and grad-norm side of a log's health: their summaries, the
+// NaN/Inf, loss and grad-norm findings and their curves, into |h|.
+void JudgeLossAndGradNorm(const model::TrainingLog& log, const FindingThresholds& t, RunHealth* h) {
+  h->loss = SummariseField(log.records, &TrainingRecord::loss);
+  h->grad_norm = SummariseField(log.records, &TrainingRecord::grad_norm);
+  FindNanInf(log, h);
+  const Points loss_all = Series(log.records, &TrainingRecord::loss, true);
+  // The loss rules are ratios to earlier losses: they judge a loss that is
+  // a positive objective (cross-entropy), not one that crosses 0 (a PPO
+  // actor's surrogate loss).
+  const bool positive_loss =
+      std::all_of(loss_all.begin(), loss_all.end(), [](const Point& p) { return p.value > 0; });
+  if (positive_loss) {
+    FindEarlyLossSpikes(loss_all, log, t, h);
+    FindLossSpikes(loss_all, log, t, h);
+    FindLossDivergence(loss_all, log, t, h);
+  }
+  const Points grad = Series(log.records, &TrainingRecord::grad_norm, true);
+  FindGradExplosion(grad, log, t, h);
+  h->curves.loss = Curve(loss_all, log);
+  h->curves.grad_norm = Curve(grad, log);
+}
+
+// The step-time side: step time, throughput, MFU, skipped and NaN
+// iterations, hangs, error lines, warm-up, drift, stalls and the model's
+// numbers, into |h|.
+void JudgeStepsAndThroughput(const model::TrainingLog& log, const FindingThresholds& t,
+                             const ModelSpec* spec, RunHealth* h) {
+  Points step_ms = Series(log.records, &TrainingRecord::step_time_ms, true);
+  // Scoped: at a million records these vectors are tens of MB each.
+  WallTimes(log, step_ms.empty(), h, &step_ms);
+  h->step_ms = Summarise(step_ms);
+  if (const auto thirds = Thirds(step_ms); thirds && thirds->first > 0) {
+    h->step_ms_trend_pct = (thirds->second / thirds->first - 1) * 100;
+  }
+  const Points tps = Series(log.records, &TrainingRecord::tokens_per_s, true);
+  h->tokens_per_s = Summarise(tps);
+  h->tflops = SummariseField(log.records, &TrainingRecord::tflops);
+  h->mfu_pct = SummariseField(log.records, &TrainingRecord::mfu_pct);
+  log.records.ForEachPresent(&TrainingRecord::skipped_iterations,
+                             [&](size_t, int64_t n) { h->skipped_iterations += n; });
+  log.records.ForEachPresent(&TrainingRecord::nan_iterations,
+                             [&](size_t, int64_t n) { h->nan_iterations += n; });
+  FindOverflowSkips(log, t, h);
+  FindHang(log, t, h);
+  FindThroughputDrop(tps, step_ms, log, t, h);
+  FindErrorLines(log, h);
+  const size_t warmup = FindSlowWarmup(step_ms, log, t, h);
+  FindStepTimeDrift(step_ms, warmup, log, t, h);
+  FindPeriodicStalls(step_ms, warmup, log, t, h);
+  Points model_mfu, model_tgs;
+  if (spec != nullptr) {
+    h->model = ModelNumbers(*spec, step_ms, tps, &model_mfu, &model_tgs);
+    FindMfuMismatch(*h, t, &h->findings);
+  }
+  h->curves.step_ms = Curve(step_ms, log);
+  h->curves.tokens_per_s = Curve(model_tgs.empty() ? tps : model_tgs, log);
+  h->curves.mfu_pct = Curve(
+      model_mfu.empty() ? Series(log.records, &TrainingRecord::mfu_pct, true) : model_mfu, log);
+}
+
+}  // namespace
+
 RunHealth AnalyzeTrainingLog(const model::TrainingLog& log, const FindingThresholds& t,
-                             const ModelSpec* spec) {
+                             const ModelSpec* spec, unsigned threads) {
   RunHealth h;
   h.path = log.path;
   h.format = log.format;
@@ -785,55 +851,24 @@ RunHealth AnalyzeTrainingLog(const model::TrainingLog& log, const FindingThresho
     h.last_step = log.records.back().step;
     h.steps_ordinal = log.records.front().step_is_ordinal;
   }
-  Points step_ms = Series(log.records, &TrainingRecord::step_time_ms, true);
-  // Scoped: at a million records these vectors are tens of MB each.
-  WallTimes(log, step_ms.empty(), &h, &step_ms);
-  h.step_ms = Summarise(step_ms);
-  if (const auto thirds = Thirds(step_ms); thirds && thirds->first > 0) {
-    h.step_ms_trend_pct = (thirds->second / thirds->first - 1) * 100;
-  }
-  const Points tps = Series(log.records, &TrainingRecord::tokens_per_s, true);
-  h.tokens_per_s = Summarise(tps);
-  h.tflops = SummariseField(log.records, &TrainingRecord::tflops);
-  h.mfu_pct = SummariseField(log.records, &TrainingRecord::mfu_pct);
-  h.loss = SummariseField(log.records, &TrainingRecord::loss);
-  h.grad_norm = SummariseField(log.records, &TrainingRecord::grad_norm);
-  for (size_t i = 0; i < log.records.size(); ++i) {
-    h.skipped_iterations += log.records.get(i, &TrainingRecord::skipped_iterations).value_or(0);
-    h.nan_iterations += log.records.get(i, &TrainingRecord::nan_iterations).value_or(0);
-  }
-
-  FindNanInf(log, &h);
-  const Points loss_all = Series(log.records, &TrainingRecord::loss, true);
-  // The loss rules are ratios to earlier losses: they judge a loss that is
-  // a positive objective (cross-entropy), not one that crosses 0 (a PPO
-  // actor's surrogate loss).
-  const bool positive_loss =
-      std::all_of(loss_all.begin(), loss_all.end(), [](const Point& p) { return p.value > 0; });
-  if (positive_loss) {
-    FindEarlyLossSpikes(loss_all, log, t, &h);
-    FindLossSpikes(loss_all, log, t, &h);
-    FindLossDivergence(loss_all, log, t, &h);
-  }
-  FindGradExplosion(Series(log.records, &TrainingRecord::grad_norm, true), log, t, &h);
-  FindOverflowSkips(log, t, &h);
-  FindHang(log, t, &h);
-  FindThroughputDrop(tps, step_ms, log, t, &h);
-  FindErrorLines(log, &h);
-  const size_t warmup = FindSlowWarmup(step_ms, log, t, &h);
-  FindStepTimeDrift(step_ms, warmup, log, t, &h);
-  FindPeriodicStalls(step_ms, warmup, log, t, &h);
-  Points model_mfu, model_tgs;
-  if (spec != nullptr) {
-    h.model = ModelNumbers(*spec, step_ms, tps, &model_mfu, &model_tgs);
-    FindMfuMismatch(h, t, &h.findings);
-  }
-  h.curves.loss = Curve(loss_all, log);
-  h.curves.grad_norm = Curve(Series(log.records, &TrainingRecord::grad_norm, true), log);
-  h.curves.step_ms = Curve(step_ms, log);
-  h.curves.tokens_per_s = Curve(model_tgs.empty() ? tps : model_tgs, log);
-  h.curves.mfu_pct = Curve(
-      model_mfu.empty() ? Series(log.records, &TrainingRecord::mfu_pct, true) : model_mfu, log);
+  // The two sides read the records and write fields of their own: on a
+  // log of a million records they run side by side.
+  RunHealth loss_side;
+  ParallelFor(2, log.records.size() >= kSideBySideRecords ? threads : 1, [&](size_t side) {
+    if (side == 0) {
+      JudgeLossAndGradNorm(log, t, &loss_side);
+    } else {
+      JudgeStepsAndThroughput(log, t, spec, &h);
+    }
+  });
+  h.loss = loss_side.loss;
+  h.grad_norm = loss_side.grad_norm;
+  h.curves.loss = std::move(loss_side.curves.loss);
+  h.curves.grad_norm = std::move(loss_side.curves.grad_norm);
+  // The loss side's findings first, as when one thread judged both.
+  loss_side.findings.insert(loss_side.findings.end(), std::make_move_iterator(h.findings.begin()),
+                            std::make_move_iterator(h.findings.end()));
+  h.findings = std::move(loss_side.findings);
   return h;
 }
 

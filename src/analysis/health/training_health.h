@@ -116,8 +116,12 @@ struct RunHealth {
   std::vector<Finding> findings;  // as data: render with RenderFindings
 };
 
+// With |threads| >= 2 and at least kSideBySideRecords records, the loss
+// and grad-norm side and the step-time side run side by side; the result
+// is the same.
+inline constexpr size_t kSideBySideRecords = 100000;
 RunHealth AnalyzeTrainingLog(const model::TrainingLog& log, const FindingThresholds& t,
-                             const ModelSpec* spec = nullptr);
+                             const ModelSpec* spec = nullptr, unsigned threads = 1);
 
 // The ranks of one run (docs/health.md, "Runs and ranks"): a rank whose
 // median step time or loss is rank_outlier_share off the median of the
