@@ -1310,7 +1310,7 @@ Result<ReadTrainingLog> ReadLog(
   out.ledger = RowLedger(name);
   out.log.path = name;
   LogBuilder builder(&out, map);
-  Result<int64_t> n = Status::Ok();
+  Result<int64_t> n = int64_t{0};
   if (threads >= 2 && bytes >= kPreparseBytes) {
     PreparsedLines<LineAlone> lines(
         threads - 1,
