@@ -176,8 +176,13 @@ class ParallelScan final : public TiledScan {
 
 // The table's first and last rowid, when it has rows and rowids.
 std::optional<std::pair<int64_t, int64_t>> RowidRange(const SqliteDb& db, std::string_view table) {
-  Result<SqliteStatement> stmt =
-      db.Prepare(fmt::format("SELECT min(rowid), max(rowid) FROM \"{}\"", table), table);
+  // Two subqueries: SQLite answers a lone min() or max() of the rowid from
+  // the B-tree's ends, but both in one query scan the table (0.95 s on 9.8 M
+  // rows).
+  Result<SqliteStatement> stmt = db.Prepare(
+      fmt::format("SELECT (SELECT min(rowid) FROM \"{0}\"), (SELECT max(rowid) FROM \"{0}\")",
+                  table),
+      table);
   if (!stmt.ok()) return std::nullopt;  // WITHOUT ROWID: one connection
   Result<bool> row = stmt->Step();
   if (!row.ok() || !*row) return std::nullopt;
