@@ -561,8 +561,7 @@ int RunHealth(const HealthArgs& given) {
   std::vector<std::optional<Result<std::vector<report::HealthRun>>>> done(args.logs.size());
   const unsigned threads = ClampThreads(args.threads);
   // Fewer logs than threads: each log's lines are parsed ahead on the rest.
-  const unsigned per_log =
-      std::max(1u, threads / static_cast<unsigned>(std::max<size_t>(1, args.logs.size())));
+  const unsigned per_log = ThreadsPerItem(threads, args.logs.size());
   ParallelFor(args.logs.size(), threads, [&](size_t i) {
     done[i].emplace(ReadAndAnalyzeLog(args.logs[i], i < dir_of_log.size() && !dir_of_log[i].empty(),
                                       key_map ? &*key_map : nullptr, catalog,

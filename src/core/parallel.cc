@@ -26,6 +26,10 @@ unsigned DefaultThreadCount() {
   return MaxUsefulThreads();
 }
 
+unsigned ThreadsPerItem(unsigned threads, size_t items) {
+  return std::max(1u, threads / static_cast<unsigned>(std::max<size_t>(1, items)));
+}
+
 void ParallelFor(size_t n, unsigned threads, const std::function<void(size_t)>& fn) {
   if (n == 0) return;
   size_t workers = std::min<size_t>(std::max(1u, threads), n);

@@ -23,6 +23,9 @@ unsigned DefaultThreadCount();
 unsigned MaxUsefulThreads();
 // |requested| (0 = DefaultThreadCount()) clamped to [1, MaxUsefulThreads()].
 unsigned ClampThreads(unsigned requested);
+// Each of |items| run side by side gets this many of |threads| for work of
+// its own (a big file's parse, a big log's lines), at least 1.
+unsigned ThreadsPerItem(unsigned threads, size_t items);
 
 void ParallelFor(size_t n, unsigned threads, const std::function<void(size_t)>& fn);
 

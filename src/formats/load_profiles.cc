@@ -135,8 +135,7 @@ Result<StreamedProfiles> ForEachProfile(const std::vector<std::string>& paths, u
   const size_t first = locations.size() * std::min(shard.index, count) / count;
   const size_t last = locations.size() * std::min(shard.index + 1, count) / count;
   const size_t mine = sharded ? last - first : locations.size();
-  const unsigned file_threads =
-      std::max(1u, threads / static_cast<unsigned>(std::max<size_t>(1, mine)));
+  const unsigned file_threads = ThreadsPerItem(threads, mine);
   // Per location: the load error, or why a loaded rank has no usable data
   // (for the message when no rank has any). Each slot is written by one task.
   struct Outcome {

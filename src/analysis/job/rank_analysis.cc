@@ -593,8 +593,7 @@ Result<JobAnalysis> AnalyzeJob(const std::vector<model::RankProfile>& profiles,
                                const FamilyRules& rules, const AnalysisOptions& options,
                                unsigned threads) {
   // Fewer ranks than cores (one big trace): the steps of each rank share the rest.
-  const unsigned step_threads =
-      std::max(1u, threads / static_cast<unsigned>(std::max<size_t>(1, profiles.size())));
+  const unsigned step_threads = ThreadsPerItem(threads, profiles.size());
   const JobContext context{rules, options, step_threads};
   std::vector<std::optional<Result<RankResult>>> results(profiles.size());
   ParallelFor(profiles.size(), threads,
