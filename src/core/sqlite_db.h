@@ -139,6 +139,9 @@ class SqliteStatement {
 
  private:
   friend class SqliteDb;
+  // One cell as Int64 and IsNull read it: kInteger with *|out| set, kNull,
+  // or kOther (a real, a blob, text that is not a decimal integer).
+  CellKind IntegerCell(int column, int64_t* out) const;
   SqliteStatement(const SqliteDb* db, sqlite3_stmt* stmt, std::string what)
       : db_(db), stmt_(stmt), what_(std::move(what)) {}
   const SqliteDb* db_ = nullptr;
