@@ -132,6 +132,13 @@ TEST(DbTiledScan, SparseRowidsAreLeftToOneStatement) {
                                      "INSERT INTO T(rowid, a, b, c) VALUES (1000000000, 1, 2, 3)");
   EXPECT_FALSE(Scan(path, 2).parallel);
   EXPECT_TRUE(Scan(MakeTable("tiled-scan-dense", 500), 2).parallel);
+  // Both ends of the int64 range (a hostile table): their distance does
+  // not fit an int64, and still reads as too sparse.
+  const std::string ends =
+      MakeTable("tiled-scan-ends", 500,
+                "INSERT INTO T(rowid, a, b, c) VALUES (-9223372036854775807 - 1, 1, 2, 3), "
+                "(9223372036854775807, 4, 5, 6)");
+  EXPECT_FALSE(Scan(ends, 2).parallel);
 }
 
 TEST(DbTiledScan, AFailedStepEndsTheScanAfterTheSameRows) {

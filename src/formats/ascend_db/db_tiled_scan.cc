@@ -63,12 +63,12 @@ class ParallelScan final : public TiledScan {
   };
 
   ParallelScan(std::vector<std::unique_ptr<Worker>> workers, size_t columns, int64_t first,
-               int64_t last, int64_t width)
+               int64_t tiles, int64_t width)
       : workers_(std::move(workers)),
         columns_(columns),
         first_(first),
         width_(width),
-        tiles_((last - first) / width + 1),
+        tiles_(tiles),
         slots_(4 * workers_.size()) {
     threads_.reserve(workers_.size());
     for (const auto& worker : workers_) {
@@ -198,14 +198,17 @@ std::unique_ptr<TiledScan> TiledScan::Start(const SqliteDb& db, const std::strin
                                             std::string_view table, std::string_view rowid,
                                             size_t columns, int64_t row_count, unsigned threads,
                                             const TiledScanOptions& options) {
-  if (threads < 2 || row_count < options.parallel_rows) return nullptr;
+  if (threads < 2 || row_count <= 0 || row_count < options.parallel_rows) return nullptr;
   const auto range = RowidRange(db, table);
-  // Rowids far sparser than the rows (a table rebuilt with gaps) would make
-  // mostly empty tiles.
-  if (!range || (range->second - range->first) / 4 > row_count) return nullptr;
-  const int64_t span = range->second - range->first + 1;
-  const int64_t width =
-      std::max<int64_t>(1, span / std::max<int64_t>(1, row_count) * options.tile_rows);
+  if (!range) return nullptr;
+  // The distance between the rowids in unsigned arithmetic: a hostile table
+  // may hold both ends of the int64 range. Rowids far sparser than the rows
+  // (a table rebuilt with gaps) would make mostly empty tiles.
+  const uint64_t distance =
+      static_cast<uint64_t>(range->second) - static_cast<uint64_t>(range->first);
+  if (distance / 4 > static_cast<uint64_t>(row_count)) return nullptr;
+  const auto span = static_cast<int64_t>(distance + 1);  // <= 4 x row_count + 4
+  const int64_t width = std::max<int64_t>(1, span / row_count * options.tile_rows);
   const std::string tiled = fmt::format("{} WHERE {} BETWEEN ?1 AND ?2", select, rowid);
   std::vector<std::unique_ptr<ParallelScan::Worker>> workers;
   for (unsigned i = 0; i < threads; ++i) {
@@ -217,8 +220,8 @@ std::unique_ptr<TiledScan> TiledScan::Start(const SqliteDb& db, const std::strin
     worker->stmt.emplace(std::move(*stmt));
     workers.push_back(std::move(worker));
   }
-  return std::make_unique<ParallelScan>(std::move(workers), columns, range->first, range->second,
-                                        width);
+  const auto tiles = static_cast<int64_t>(distance / static_cast<uint64_t>(width)) + 1;
+  return std::make_unique<ParallelScan>(std::move(workers), columns, range->first, tiles, width);
 }
 
 }  // namespace trainscope::formats::ascend_db
