@@ -126,12 +126,7 @@ size_t TrainingRecords::DecodeColumn(size_t b, Column c, uint32_t* at, uint64_t*
       }
     }
   }
-  const uint8_t* residuals = block.bytes.data() + p.at;
-  for (size_t index = 0; index < n; ++index) {
-    const uint64_t v =
-        p.base + p.slope * index + ReadResidual(residuals + index * p.width, p.width);
-    bits[index] = p.dict_size > 0 ? std::bit_cast<uint64_t>(block.dict[p.dict + v]) : v;
-  }
+  for (size_t index = 0; index < n; ++index) bits[index] = Value(block, c, index);
   return n;
 }
 
