@@ -15,19 +15,13 @@
 #include "core/sqlite_db.h"
 #include "formats/ascend_db/ascend_db_reader.h"
 #include "hostile/hostile_util.h"
+#include "sqlite_exec.h"
 #include "test_paths.h"
 
 namespace trainscope::testing {
 namespace {
 
 namespace fs = std::filesystem;
-
-void RunSql(sqlite3* db, const std::string& sql) {
-  char* error = nullptr;
-  ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK)
-      << (error != nullptr ? error : "") << "\n"
-      << sql;
-}
 
 // A rank directory whose ascend_pytorch_profiler_0.db holds |statements|.
 fs::path MakeDbRank(const std::string& tag, const std::vector<std::string>& statements) {
@@ -36,8 +30,8 @@ fs::path MakeDbRank(const std::string& tag, const std::vector<std::string>& stat
   fs::create_directories(out);
   sqlite3* db = nullptr;
   EXPECT_EQ(sqlite3_open((out / "ascend_pytorch_profiler_0.db").c_str(), &db), SQLITE_OK);
-  RunSql(db, "PRAGMA synchronous = OFF");
-  for (const std::string& sql : statements) RunSql(db, sql);
+  ExecSql(db, "PRAGMA synchronous = OFF");
+  for (const std::string& sql : statements) ExecSql(db, sql);
   sqlite3_close(db);
   return rank;
 }

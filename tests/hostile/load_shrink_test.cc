@@ -20,6 +20,7 @@
 #include "core/mapped_file.h"
 #include "core/sqlite_db.h"
 #include "formats/ascend/csv_common.h"
+#include "sqlite_exec.h"
 #include "test_paths.h"
 
 namespace trainscope::testing {
@@ -104,12 +105,6 @@ TEST(HostileLoadShrink, MappingsNotReadByTrainscopeStillFaultAsBefore) {
                (WIFEXITED(status) && WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != 3);
       },
       "");
-}
-
-void ExecSql(sqlite3* db, const std::string& sql) {
-  char* error = nullptr;
-  ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK)
-      << (error != nullptr ? error : "");
 }
 
 TEST(HostileLoadShrink, SqliteDatabaseTruncatedMidQueryFailsThatQuery) {

@@ -20,6 +20,7 @@
 #include "analysis/step/step_budget.h"
 #include "formats/importer_registry.h"
 #include "formats/load_profiles.h"
+#include "sqlite_exec.h"
 #include "test_paths.h"
 
 namespace trainscope::formats {
@@ -27,19 +28,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-void Exec(sqlite3* db, const std::string& sql) {
-  char* error = nullptr;
-  ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK)
-      << (error != nullptr ? error : "") << "\n"
-      << sql;
-}
-
 void MakeDb(const fs::path& path, const std::vector<std::string>& statements) {
   fs::create_directories(path.parent_path());
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  Exec(db, "PRAGMA synchronous = OFF");  // a scratch file: no fsync per statement
-  for (const std::string& sql : statements) Exec(db, sql);
+  testing::ExecSql(db, "PRAGMA synchronous = OFF");  // a scratch file: no fsync per statement
+  for (const std::string& sql : statements) testing::ExecSql(db, sql);
   sqlite3_close(db);
 }
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "sqlite_exec.h"
 #include "test_paths.h"
 
 namespace trainscope::formats::ascend_db {
@@ -18,29 +19,23 @@ namespace {
 
 namespace fs = std::filesystem;
 
-void ExecOn(sqlite3* db, const std::string& sql) {
-  char* error = nullptr;
-  ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK)
-      << (error != nullptr ? error : "") << "\n"
-      << sql;
-}
-
 // T(a, b, c) of |rows| rows: integers, NULLs, numeric and other text and
 // reals in b; every 7th row deleted (gaps in the rowids); |extra| run last.
 std::string MakeTable(const std::string& name, int rows, const std::string& extra = "") {
   const fs::path path = fs::path(testing::MakeTempDir(name)) / "t.db";
   sqlite3* db = nullptr;
   EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  ExecOn(db, "PRAGMA synchronous = OFF");
-  ExecOn(db, "CREATE TABLE T (a INTEGER, b, c INTEGER)");
-  ExecOn(db, "CREATE TABLE U (id INTEGER PRIMARY KEY, v INTEGER)");
-  ExecOn(db, "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < " +
-                 std::to_string(rows) +
-                 ") INSERT INTO T SELECT i * 3, CASE i % 5 WHEN 0 THEN NULL WHEN 1 THEN 'x' || i "
-                 "WHEN 2 THEN '' || (i * 2) WHEN 3 THEN i + 0.5 ELSE i END, i FROM n");
-  ExecOn(db, "INSERT INTO U SELECT c, c * 10 FROM T WHERE c % 3 = 0");
-  ExecOn(db, "DELETE FROM T WHERE rowid % 7 = 0");
-  if (!extra.empty()) ExecOn(db, extra);
+  testing::ExecSql(db, "PRAGMA synchronous = OFF");
+  testing::ExecSql(db, "CREATE TABLE T (a INTEGER, b, c INTEGER)");
+  testing::ExecSql(db, "CREATE TABLE U (id INTEGER PRIMARY KEY, v INTEGER)");
+  testing::ExecSql(
+      db, "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < " +
+              std::to_string(rows) +
+              ") INSERT INTO T SELECT i * 3, CASE i % 5 WHEN 0 THEN NULL WHEN 1 THEN 'x' || i "
+              "WHEN 2 THEN '' || (i * 2) WHEN 3 THEN i + 0.5 ELSE i END, i FROM n");
+  testing::ExecSql(db, "INSERT INTO U SELECT c, c * 10 FROM T WHERE c % 3 = 0");
+  testing::ExecSql(db, "DELETE FROM T WHERE rowid % 7 = 0");
+  if (!extra.empty()) testing::ExecSql(db, extra);
   sqlite3_close(db);
   return path.string();
 }
