@@ -3,7 +3,9 @@
 //
 // Checks more than "does not crash": every line is accounted for (the
 // ledger balances), every record's line number lies within the lines read,
-// and the analysis runs on whatever came out.
+// the log read with its lines parsed ahead on other threads (what a log
+// over 4 MiB gets) is the log read line by line, field for field, and the
+// analysis runs on whatever came out.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -15,6 +17,7 @@
 #include "formats/log/flight_recorder_reader.h"
 #include "formats/log/training_log_reader.h"
 #include "fuzz_flags.h"
+#include "log_read_text.h"
 
 extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv) {
   trainscope::fuzz::AddDefaultFlags(argc, argv);
@@ -37,6 +40,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!read->ledger.Balanced()) std::abort();
   for (const auto& r : read->log.records) {
     if (r.line < 1 || r.line > read->ledger.rows_read()) std::abort();
+  }
+  trainscope::formats::LogReadOptions ahead;
+  ahead.threads = 2 + (data[0] >> 7);
+  ahead.parse_ahead_bytes = 0;
+  auto parsed_ahead =
+      trainscope::formats::ReadTrainingLogBytes(bytes, gzip, "fuzz.log", nullptr, ahead);
+  if (!parsed_ahead.ok() || trainscope::testing::EveryFieldOf(*parsed_ahead) !=
+                                trainscope::testing::EveryFieldOf(*read)) {
+    std::abort();
   }
   // With a model (the MFU path) when the second bit of the first byte is set.
   trainscope::analysis::ModelSpec spec;

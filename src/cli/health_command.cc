@@ -459,7 +459,8 @@ Result<std::vector<report::HealthRun>> ReadAndAnalyzeLog(const std::string& path
                                                          const analysis::FindingCatalog& catalog,
                                                          const analysis::ModelSpec* spec,
                                                          unsigned threads) {
-  Result<formats::ReadTrainingLog> read = formats::ReadTrainingLogFile(path, key_map, threads);
+  Result<formats::ReadTrainingLog> read =
+      formats::ReadTrainingLogFile(path, key_map, formats::LogReadOptions{threads});
   if (!read.ok() && from_dir) {
     formats::ReadTrainingLog unread;
     unread.ledger = RowLedger(path);

@@ -63,11 +63,12 @@ Scanned Scan(const std::string& path, unsigned threads, const std::string& selec
   Result<SqliteStatement> count = db->Prepare("SELECT count(*) FROM T", "T");
   EXPECT_TRUE(count.ok() && count->Step().ok());
   const int64_t rows = count->Int64(0).value_or(0);
-  TiledScanOptions options;
+  DbReadOptions options;
+  options.threads = threads;
   options.parallel_rows = 1;
   options.tile_rows = 64;  // many tiles, more than the window
   const std::unique_ptr<TiledScan> scan =
-      TiledScan::Start(*db, select, "T", "t.rowid", 3, rows, threads, options);
+      TiledScan::Start(*db, select, "T", "t.rowid", 3, rows, options);
   out.parallel = scan != nullptr;
   if (scan == nullptr) return out;
   while (const RowTile* tile = scan->Next()) {

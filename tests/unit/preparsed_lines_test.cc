@@ -15,6 +15,7 @@
 
 #include "core/mapped_file.h"
 #include "formats/log/training_log_reader.h"
+#include "log_read_text.h"
 #include "test_paths.h"
 
 namespace trainscope::formats {
@@ -67,45 +68,6 @@ TEST(PreparsedLines, EveryLineIsUsedOnceInOrderWithItsOwnResult) {
   }
 }
 
-// Every field a reader fills, as text, for comparing two reads.
-std::string Describe(const ReadTrainingLog& read) {
-  std::string out = std::to_string(static_cast<int>(read.log.format)) + "|" + read.warning;
-  const RowLedger& ledger = read.ledger;
-  out += "|ledger " + std::to_string(ledger.rows_read()) + " " +
-         std::to_string(ledger.rows_used()) + " " + std::to_string(ledger.rows_skipped());
-  for (const auto& [reason, n] : ledger.skipped_by_reason())
-    out += "|" + reason + std::to_string(n);
-  for (const auto& [reason, n] : ledger.notes_by_reason()) out += "|" + reason + std::to_string(n);
-  for (const RowIssueSample& s : ledger.samples()) {
-    out += "|s" + std::to_string(s.line) + s.reason + s.detail;
-  }
-  auto bits = [](const model::MaybeDouble& v) {
-    return v ? std::to_string(std::bit_cast<uint64_t>(*v)) : std::string("-");
-  };
-  auto maybe = [](const std::optional<int64_t>& v) {
-    return v ? std::to_string(*v) : std::string("-");
-  };
-  for (const model::TrainingRecord& r : read.log.records) {
-    out += "\n" + std::to_string(r.step) + " " + std::to_string(r.step_is_ordinal) + " " +
-           std::to_string(r.engine) + " " + std::to_string(r.rank) + " " + bits(r.loss) + " " +
-           bits(r.grad_norm) + " " + bits(r.step_time_ms) + " " + bits(r.tokens_per_s) + " " +
-           bits(r.tflops) + " " + bits(r.mfu_pct) + " " + bits(r.learning_rate) + " " +
-           maybe(r.skipped_iterations) + " " + maybe(r.nan_iterations) + " " + maybe(r.wall_ns) +
-           " " + std::to_string(r.offset) + " " + std::to_string(r.line);
-  }
-  for (const model::LogErrorLine& e : read.log.errors) {
-    out += "\ne" + std::to_string(static_cast<int>(e.kind)) + " " + std::to_string(e.line) + " " +
-           std::to_string(e.offset) + " " + maybe(e.wall_ns) + " " + maybe(e.last_step) + e.text;
-  }
-  for (const int64_t n : read.log.error_counts) out += " " + std::to_string(n);
-  for (const model::LogGap& g : read.log.largest_gaps) {
-    out += "\ng" + std::to_string(g.gap_ns) + " " + std::to_string(g.line_before) + " " +
-           std::to_string(g.line_after) + " " + maybe(g.last_step) + g.text_before;
-  }
-  for (const std::string& line : read.log.first_lines) out += "\nf" + line;
-  return out;
-}
-
 // The text files under |dir| (not gzip, not binary), one after the other.
 std::string TextFilesOf(const std::string& dir) {
   std::vector<std::string> paths;
@@ -133,15 +95,15 @@ void ExpectParsedAheadIsReadLineByLine(const std::string& one_round) {
   ASSERT_GT(one_round.size(), 10000u);
   std::string text;
   while (text.size() < (size_t{6} << 20)) text += one_round;
-  Result<ReadTrainingLog> alone = ReadTrainingLogBytes(text, false, "mixed.log", nullptr, 1);
-  Result<ReadTrainingLog> ahead = ReadTrainingLogBytes(text, false, "mixed.log", nullptr, 2);
-  Result<ReadTrainingLog> ahead3 = ReadTrainingLogBytes(text, false, "mixed.log", nullptr, 3);
+  Result<ReadTrainingLog> alone = ReadTrainingLogBytes(text, false, "mixed.log", nullptr, {1});
+  Result<ReadTrainingLog> ahead = ReadTrainingLogBytes(text, false, "mixed.log", nullptr, {2});
+  Result<ReadTrainingLog> ahead3 = ReadTrainingLogBytes(text, false, "mixed.log", nullptr, {3});
   ASSERT_TRUE(alone.ok() && ahead.ok() && ahead3.ok());
   EXPECT_GT(alone->log.records.size(), 1000u);
   EXPECT_TRUE(alone->ledger.Balanced());
-  const std::string expected = Describe(*alone);
-  EXPECT_TRUE(Describe(*ahead) == expected);
-  EXPECT_TRUE(Describe(*ahead3) == expected);
+  const std::string expected = testing::EveryFieldOf(*alone);
+  EXPECT_TRUE(testing::EveryFieldOf(*ahead) == expected);
+  EXPECT_TRUE(testing::EveryFieldOf(*ahead3) == expected);
 }
 
 TEST(PreparsedLines, ALogParsedAheadIsTheLogReadLineByLine) {
@@ -153,6 +115,27 @@ TEST(PreparsedLines, ALogParsedAheadIsTheLogReadLineByLine) {
   Result<ReadTrainingLog> once = ReadTrainingLogBytes(fixtures, false, "fixtures.log");
   ASSERT_TRUE(once.ok());
   EXPECT_FALSE(once->log.errors.empty());  // error lines are in the mix
+}
+
+TEST(PreparsedLines, ASmallLogParsedAheadIsTheLogReadLineByLine) {
+  // LogReadOptions::parse_ahead_bytes 0: each fixture alone, plain and
+  // gzip, through the threads a big log takes (the fuzzer does the same).
+  for (const auto& entry : fs::directory_iterator(testing::SourceDir() + "/tests/data/logs")) {
+    if (!entry.is_regular_file()) continue;
+    Result<MappedFile> file = MappedFile::Open(entry.path().string());
+    ASSERT_TRUE(file.ok());
+    const bool gzip = entry.path().extension() == ".gz";
+    const Result<ReadTrainingLog> alone =
+        ReadTrainingLogBytes(file->data(), gzip, "one.log", nullptr, {1});
+    ASSERT_TRUE(alone.ok()) << entry.path();
+    for (const unsigned threads : {2u, 3u}) {
+      const Result<ReadTrainingLog> ahead =
+          ReadTrainingLogBytes(file->data(), gzip, "one.log", nullptr, {threads, 0});
+      ASSERT_TRUE(ahead.ok()) << entry.path();
+      EXPECT_EQ(testing::EveryFieldOf(*ahead), testing::EveryFieldOf(*alone))
+          << entry.path() << ", " << threads << " threads";
+    }
+  }
 }
 
 TEST(PreparsedLines, RealLogsParsedAheadAreTheLogsReadLineByLine) {

@@ -58,7 +58,7 @@ SniffVerdict Sniff(const std::string& path, bool /*named*/) {
 }
 
 Result<model::RankProfile> Load(const std::string& path, const ImportOptions& options) {
-  return LoadAscendDbRank(path, options.threads);
+  return LoadAscendDbRank(path, DbReadOptions{options.threads});
 }
 
 }  // namespace

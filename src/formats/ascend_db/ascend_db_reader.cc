@@ -81,7 +81,7 @@ std::optional<int32_t> RankFromDbName(std::string_view name) {
 }  // namespace
 
 Status ReadAscendProfilerDb(const std::string& path, model::RankProfile* profile,
-                            unsigned threads) {
+                            const DbReadOptions& options) {
   TS_ASSIGN_OR_RETURN(SqliteDb db, SqliteDb::OpenReadOnly(path));
   ascend_db::WarnAboutWal(path, profile);
   int32_t device = -1;
@@ -98,7 +98,7 @@ Status ReadAscendProfilerDb(const std::string& path, model::RankProfile* profile
   std::vector<model::DeviceEvent> comm_ops;
   std::optional<RowLedger> comm_ledger;
   TS_RETURN_IF_ERROR(ascend_db::ReadCommunicationOps(ctx, &comm_ops, &comm_ledger));
-  TS_RETURN_IF_ERROR(ascend_db::ReadComputeTasks(ctx, comm_ops, threads));
+  TS_RETURN_IF_ERROR(ascend_db::ReadComputeTasks(ctx, comm_ops, options));
   if (comm_ledger) profile->ledgers.push_back(std::move(*comm_ledger));
   TS_RETURN_IF_ERROR(ascend_db::ReadMetaData(db, profile));
   TS_RETURN_IF_ERROR(ascend_db::ReadMemoryTables(ctx));
@@ -115,7 +115,8 @@ Status ReadAscendProfilerDb(const std::string& path, model::RankProfile* profile
   return Status::Ok();
 }
 
-Result<model::RankProfile> LoadAscendDbRank(const std::string& rank_dir, unsigned threads) {
+Result<model::RankProfile> LoadAscendDbRank(const std::string& rank_dir,
+                                            const DbReadOptions& options) {
   std::error_code ec;
   fs::path dir(rank_dir);
   if (!fs::is_directory(dir, ec)) {
@@ -174,7 +175,7 @@ Result<model::RankProfile> LoadAscendDbRank(const std::string& rank_dir, unsigne
     }
   }
 
-  TS_RETURN_IF_ERROR(ReadAscendProfilerDb(db_path.string(), &profile, threads));
+  TS_RETURN_IF_ERROR(ReadAscendProfilerDb(db_path.string(), &profile, options));
   const fs::path analysis = output_dir / "analysis.db";
   if (!PresentInAnyForm(analysis.string())) {
     // The rank database's OVERLAP_ANALYSIS sums stand in for StepTraceTime

@@ -16,6 +16,20 @@
 
 namespace trainscope::formats {
 
+// How a .db export is read; what is read never depends on it.
+struct DbReadOptions {
+  unsigned threads = 1;
+  // TASK rows from which the kernels are decoded on |threads| more
+  // connections (below, the connections cost more than they save: a 1 M-row
+  // TASK is ~0.3 s of decoding), and the rows one of them decodes at a time:
+  // enough that a tile's reset and seek cost nothing beside its rows, few
+  // enough that a window of 4 tiles a thread stays a few MB (16 Ki rows of
+  // 17 cells: 2.5 MB). Tests and the fuzzer lower both to take that path on
+  // small databases (db_tiled_scan.h).
+  int64_t parallel_rows = int64_t{1} << 20;
+  int64_t tile_rows = int64_t{1} << 14;
+};
+
 // ascend_pytorch_profiler_<rank>.db: compute kernels (TASK joined with
 // COMPUTE_TASK_INFO, names from STRING_IDS), communication ops
 // (COMMUNICATION_OP), steps (STEP_TIME), the rank (RANK_DEVICE_MAP),
@@ -24,9 +38,9 @@ namespace trainscope::formats {
 // CONNECTION_IDS) into |profile|. The device events are the rows
 // kernel_details.csv of the same capture has; the host ops and launchers
 // are what trace_view.json gives the text export. The kernels are decoded
-// on |threads| connections when TASK is big (db_tiled_scan.h).
+// on options.threads connections when TASK is big (db_tiled_scan.h).
 Status ReadAscendProfilerDb(const std::string& path, model::RankProfile* profile,
-                            unsigned threads = 1);
+                            const DbReadOptions& options = {});
 
 // analysis.db: StepTraceTime (the step_trace_time.csv of the db export)
 // into profile->step_trace; CommAnalyzerTime + CommAnalyzerBandwidth and
@@ -38,7 +52,8 @@ Status ReadAnalysisDb(const std::string& path, model::RankProfile* profile);
 // of the db export: the .db files above plus profiler_info_<rank>.json and
 // profiler_metadata.json. Fails when ascend_pytorch_profiler_*.db is absent
 // or unusable; analysis.db and the JSON files are optional.
-// |threads|: for the rank database's kernels.
-Result<model::RankProfile> LoadAscendDbRank(const std::string& rank_dir, unsigned threads = 1);
+// |options|: for the rank database's kernels.
+Result<model::RankProfile> LoadAscendDbRank(const std::string& rank_dir,
+                                            const DbReadOptions& options = {});
 
 }  // namespace trainscope::formats

@@ -137,11 +137,11 @@ Result<std::unordered_map<int64_t, model::PmuMetrics>> ReadTaskPmu(const DbConte
 
 // TASK LEFT JOIN COMPUTE_TASK_INFO: one kernel per compute task, with the
 // communication ops of |ops| (sorted by start) merged in before the first
-// task that starts after them. The rows are decoded on |threads|
+// task that starts after them. The rows are decoded on options.threads
 // connections (db_tiled_scan.h) and turned into events here, in TASK's
 // order.
 Status ReadComputeTasks(const DbContext& ctx, const std::vector<model::DeviceEvent>& ops,
-                        unsigned threads) {
+                        const DbReadOptions& options) {
   static constexpr DbColumn kTask[] = {{"startNs", true},      {"endNs", true},
                                        {"deviceId", false},    {"streamId", false},
                                        {"globalTaskId", true}, {"taskType", false}};
@@ -166,7 +166,7 @@ Status ReadComputeTasks(const DbContext& ctx, const std::vector<model::DeviceEve
                              " FROM TASK t LEFT JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = "
                              "t.globalTaskId";
   const std::unique_ptr<TiledScan> scan =
-      TiledScan::Start(db, select, "TASK", "t.rowid", kColumnCount, task_rows, threads);
+      TiledScan::Start(db, select, "TASK", "t.rowid", kColumnCount, task_rows, options);
   StringTable& strings = *ctx.strings;
   TS_ASSIGN_OR_RETURN(auto pmu, ReadTaskPmu(ctx));
   KernelCaches caches;

@@ -9,6 +9,7 @@
 
 #include "core/row_ledger.h"
 #include "core/status.h"
+#include "formats/ascend_db/ascend_db_reader.h"
 #include "formats/ascend_db/db_tables.h"
 #include "model/rank_profile.h"
 
@@ -31,7 +32,7 @@ Status ReadCommunicationOps(const DbContext& ctx, std::vector<model::DeviceEvent
 // task (PMU ratios from TASK_PMU_INFO), with the communication ops of |ops|
 // (sorted by start) merged in before the first task that starts after them.
 Status ReadComputeTasks(const DbContext& ctx, const std::vector<model::DeviceEvent>& ops,
-                        unsigned threads);
+                        const DbReadOptions& options);
 
 // db_memory.cc: MEMORY_RECORD, NPU_MEM, OP_MEMORY, NPU_MODULE_MEM (each
 // optional) into profile->memory, and the chip's name from NPU_INFO.

@@ -3,11 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <condition_variable>
-#include <exception>
-#include <mutex>
 #include <span>
-#include <thread>
+
+#include "core/ordered_work.h"
 
 namespace trainscope::formats::ascend_db {
 
@@ -50,8 +48,8 @@ void RowTile::Clear(size_t columns) {
 namespace {
 
 // Tiles of rowids [first + k * width, first + (k + 1) * width) decoded by
-// workers into a window of slots; tile k waits for slot k % window to be
-// released by the reader, which takes the tiles in order.
+// workers, each on its own connection, into a window of 4 tiles a worker
+// (core/ordered_work.h); the reader takes them in order.
 class ParallelScan final : public TiledScan {
  public:
   // A connection and its statement (which points at the connection: both
@@ -69,72 +67,36 @@ class ParallelScan final : public TiledScan {
         first_(first),
         width_(width),
         tiles_(tiles),
-        slots_(4 * workers_.size()) {
-    threads_.reserve(workers_.size());
-    for (const auto& worker : workers_) {
-      threads_.emplace_back([this, w = worker.get()] { Decode(*w); });
-    }
-  }
-
-  ~ParallelScan() override {
-    {
-      const std::lock_guard<std::mutex> lock(mutex_);
-      stop_ = true;
-    }
-    changed_.notify_all();
-    for (std::thread& thread : threads_) thread.join();
-  }
+        work_(
+            Tiles(4 * workers_.size()), static_cast<unsigned>(workers_.size()),
+            [this](int64_t tile, RowTile*) {
+              return tile < tiles_ ? ClaimAnswer::kTaken : ClaimAnswer::kNoMore;
+            },
+            // Worker k decodes on connection k. The reader, which has none of
+            // its own, makes tiles only when no worker thread started: as
+            // maker 0, on the first connection.
+            [this](unsigned maker, int64_t tile, RowTile* out) {
+              Fill(*workers_[maker], tile, out);
+            }) {}
 
   const RowTile* Next() override {
-    std::unique_lock<std::mutex> lock(mutex_);
-    if (given_ >= 0) {  // the tile handed out last is done with
-      slots_[static_cast<size_t>(given_) % slots_.size()].ready = false;
-      released_ = given_ + 1;
-      changed_.notify_all();
+    if (given_) {  // the tile handed out last is done with
+      work_.Release();
+      given_ = false;
     }
-    if (failed_ || given_ + 1 >= tiles_) return nullptr;
-    ++given_;
-    Slot& slot = slots_[static_cast<size_t>(given_) % slots_.size()];
-    changed_.wait(lock, [&] { return slot.ready || error_ != nullptr; });
-    if (error_ != nullptr) std::rethrow_exception(error_);
-    if (!slot.tile.status().ok()) failed_ = true;
-    return &slot.tile;
+    if (failed_) return nullptr;
+    const RowTile* tile = work_.Take(/*help=*/false);
+    if (tile == nullptr) return nullptr;
+    given_ = true;
+    if (!tile->status().ok()) failed_ = true;
+    return tile;
   }
 
  private:
-  struct Slot {
-    RowTile tile;
-    bool ready = false;
-  };
-
-  void Decode(Worker& worker) {
-    try {
-      for (;;) {
-        int64_t tile = 0;
-        {
-          std::unique_lock<std::mutex> lock(mutex_);
-          changed_.wait(lock, [&] {
-            return stop_ || taken_ >= tiles_ ||
-                   taken_ < released_ + static_cast<int64_t>(slots_.size());
-          });
-          if (stop_ || taken_ >= tiles_) return;
-          tile = taken_++;
-        }
-        Slot& slot = slots_[static_cast<size_t>(tile) % slots_.size()];
-        Fill(worker, tile, &slot.tile);
-        {
-          const std::lock_guard<std::mutex> lock(mutex_);
-          slot.ready = true;
-        }
-        changed_.notify_all();
-      }
-    } catch (...) {  // std::bad_alloc: rethrown to the reader, as ParallelFor does
-      {
-        const std::lock_guard<std::mutex> lock(mutex_);
-        if (error_ == nullptr) error_ = std::current_exception();
-      }
-      changed_.notify_all();
-    }
+  static std::vector<std::unique_ptr<RowTile>> Tiles(size_t n) {
+    std::vector<std::unique_ptr<RowTile>> tiles;
+    for (size_t i = 0; i < n; ++i) tiles.push_back(std::make_unique<RowTile>());
+    return tiles;
   }
 
   void Fill(Worker& worker, int64_t tile, RowTile* out) const {
@@ -162,16 +124,9 @@ class ParallelScan final : public TiledScan {
   const int64_t first_;
   const int64_t width_;
   const int64_t tiles_;
-  std::vector<Slot> slots_;
-  std::vector<std::thread> threads_;
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  int64_t taken_ = 0;     // tiles handed to workers
-  int64_t released_ = 0;  // tiles the reader is done with
-  int64_t given_ = -1;    // the tile handed to the reader last
-  bool failed_ = false;
-  bool stop_ = false;
-  std::exception_ptr error_;
+  bool given_ = false;         // a tile is handed to the reader and not released
+  bool failed_ = false;        // a tile failed: it was the last one
+  OrderedWork<RowTile> work_;  // last: its workers start once the rest exists
 };
 
 // The table's first and last rowid, when it has rows and rowids.
@@ -196,8 +151,9 @@ std::optional<std::pair<int64_t, int64_t>> RowidRange(const SqliteDb& db, std::s
 
 std::unique_ptr<TiledScan> TiledScan::Start(const SqliteDb& db, const std::string& select,
                                             std::string_view table, std::string_view rowid,
-                                            size_t columns, int64_t row_count, unsigned threads,
-                                            const TiledScanOptions& options) {
+                                            size_t columns, int64_t row_count,
+                                            const DbReadOptions& options) {
+  const unsigned threads = options.threads;
   if (threads < 2 || row_count <= 0 || row_count < options.parallel_rows) return nullptr;
   const auto range = RowidRange(db, table);
   if (!range) return nullptr;

@@ -21,6 +21,7 @@
 
 #include "core/sqlite_db.h"
 #include "core/status.h"
+#include "formats/ascend_db/ascend_db_reader.h"
 
 namespace trainscope::formats::ascend_db {
 
@@ -66,30 +67,21 @@ class RowTile {
   Status status_ = Status::Ok();
 };
 
-struct TiledScanOptions {
-  // Rows from which a scan runs on more connections (below it, they cost
-  // more than they save: a 1 M-row TASK is ~0.3 s of decoding).
-  int64_t parallel_rows = int64_t{1} << 20;
-  // Rows a tile holds: enough that a tile's reset and seek cost nothing
-  // beside its rows, few enough that the window of 4 tiles a thread stays a
-  // few MB (16 Ki rows of 17 cells: 2.5 MB).
-  int64_t tile_rows = int64_t{1} << 14;
-};
-
 class TiledScan {
  public:
   // |select| is a SELECT whose rows follow |table|'s rowids (the table
   // scanned first, no WHERE, no ORDER BY); |columns| cells of each row are
-  // kept. With |threads| >= 2 and at least options.parallel_rows rows
-  // (|row_count|, the caller's count of the table), tiles are decoded on
-  // |threads| more connections, each running |select| + " WHERE |rowid|
+  // kept. With options.threads >= 2 and at least options.parallel_rows rows
+  // (|row_count|, the caller's count of the table), tiles of
+  // options.tile_rows rows are decoded on options.threads more connections
+  // (core/ordered_work.h), each running |select| + " WHERE |rowid|
   // BETWEEN ?1 AND ?2". nullptr otherwise (or when the table's rowids
   // cannot be split, or a connection cannot be opened): the caller steps
   // |select| itself, which is faster than tiles on one thread.
   static std::unique_ptr<TiledScan> Start(const SqliteDb& db, const std::string& select,
                                           std::string_view table, std::string_view rowid,
-                                          size_t columns, int64_t row_count, unsigned threads,
-                                          const TiledScanOptions& options = {});
+                                          size_t columns, int64_t row_count,
+                                          const DbReadOptions& options);
   TiledScan(const TiledScan&) = delete;
   TiledScan& operator=(const TiledScan&) = delete;
   virtual ~TiledScan() = default;

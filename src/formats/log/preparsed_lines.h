@@ -13,16 +13,14 @@
 // log's size (a window of 8 was no faster on two cores, and 8 MB more).
 #pragma once
 
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
-#include <exception>
 #include <functional>
-#include <mutex>
+#include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "core/ordered_work.h"
 #include "formats/log/line_reader.h"
 
 namespace trainscope::formats {
@@ -38,32 +36,23 @@ class PreparsedLines {
   static constexpr size_t kWindow = 4;
 
   PreparsedLines(unsigned workers, ParseFn parse, UseFn use)
-      : parse_(std::move(parse)), use_(std::move(use)), batches_(kWindow) {
-    for (Batch& batch : batches_) {
-      // Views into the text must survive its growth: room for a full batch
-      // and one more line of the longest kind.
-      batch.text.reserve(kBatchBytes + kMaxLineBytes + 1);
-      batch.lines.reserve(kBatchLines);
-    }
-    for (unsigned i = 0; i < workers; ++i) threads_.emplace_back([this] { Work(); });
-  }
+      : parse_(std::move(parse)),
+        use_(std::move(use)),
+        work_(
+            Batches(), workers,
+            // Batches are offered by Submit, on the reader's thread.
+            [this](int64_t index, Batch*) {
+              return index < filled_ ? ClaimAnswer::kTaken : ClaimAnswer::kNotYet;
+            },
+            [this](unsigned, int64_t, Batch* batch) { Parse(batch); }) {}
 
   PreparsedLines(const PreparsedLines&) = delete;
   PreparsedLines& operator=(const PreparsedLines&) = delete;
 
-  ~PreparsedLines() {
-    {
-      const std::lock_guard<std::mutex> lock(mutex_);
-      stop_ = true;
-    }
-    changed_.notify_all();
-    for (std::thread& thread : threads_) thread.join();
-  }
-
   // Copies |line| into the batch being filled; a full batch goes to the
   // workers, and when the window is full the oldest is used first.
   void Add(const LogLine& line) {
-    Batch& batch = batches_[filled_ % kWindow];
+    Batch& batch = *work_.SlotOf(filled_);
     LogLine copy = line;
     const size_t at = batch.text.size();
     batch.text.append(line.text);
@@ -74,7 +63,7 @@ class PreparsedLines {
 
   // Uses every line added; call once, after the last Add.
   void Finish() {
-    if (!batches_[filled_ % kWindow].lines.empty()) Submit();
+    if (!work_.SlotOf(filled_)->lines.empty()) Submit();
     while (used_ < filled_) UseOldest();
   }
 
@@ -83,92 +72,54 @@ class PreparsedLines {
     std::string text;
     std::vector<LogLine> lines;
     std::vector<Parsed> parsed;
-    bool ready = false;
   };
 
-  void Submit() {
-    {
-      const std::lock_guard<std::mutex> lock(mutex_);
-      ++filled_;
+  static std::vector<std::unique_ptr<Batch>> Batches() {
+    std::vector<std::unique_ptr<Batch>> batches;
+    for (size_t i = 0; i < kWindow; ++i) {
+      auto batch = std::make_unique<Batch>();
+      // Views into the text must survive its growth: room for a full batch
+      // and one more line of the longest kind.
+      batch->text.reserve(kBatchBytes + kMaxLineBytes + 1);
+      batch->lines.reserve(kBatchLines);
+      batches.push_back(std::move(batch));
     }
-    changed_.notify_all();
-    if (filled_ - used_ == kWindow) UseOldest();
+    return batches;
   }
 
-  // Waits for the oldest batch, parsing batches no worker has taken yet
-  // meanwhile (the reader's thread is otherwise idle while the workers
-  // parse), then hands its lines to |use_|.
+  void Submit() {
+    work_.Change([this] { ++filled_; });
+    if (filled_ - used_ == static_cast<int64_t>(kWindow)) UseOldest();
+  }
+
+  // The oldest batch once parsed (the reader's thread parses batches no
+  // worker has taken meanwhile: it would otherwise idle), its lines handed
+  // to |use_|.
   void UseOldest() {
-    Batch& batch = batches_[used_ % kWindow];
-    for (;;) {
-      Batch* untaken = nullptr;
-      {
-        std::unique_lock<std::mutex> lock(mutex_);
-        changed_.wait(lock, [&] { return batch.ready || error_ != nullptr || taken_ < filled_; });
-        if (error_ != nullptr) std::rethrow_exception(error_);
-        if (batch.ready) break;
-        untaken = &batches_[taken_++ % kWindow];
-      }
-      Parse(untaken);
-    }
+    Batch& batch = *work_.Take(/*help=*/true);
     for (size_t i = 0; i < batch.lines.size(); ++i) use_(batch.lines[i], batch.parsed[i]);
     batch.text.clear();
     batch.lines.clear();
-    {
-      const std::lock_guard<std::mutex> lock(mutex_);
-      batch.ready = false;
-      ++used_;
-    }
+    work_.Release();
+    ++used_;
   }
 
-  void Parse(Batch* batch) {
+  void Parse(Batch* batch) const {
     batch->parsed.resize(batch->lines.size());
     for (size_t i = 0; i < batch->lines.size(); ++i) {
       batch->parsed[i] = Parsed();
       parse_(batch->lines[i], &batch->parsed[i]);
     }
-    {
-      const std::lock_guard<std::mutex> lock(mutex_);
-      batch->ready = true;
-    }
-    changed_.notify_all();
-  }
-
-  void Work() {
-    try {
-      for (;;) {
-        Batch* batch = nullptr;
-        {
-          std::unique_lock<std::mutex> lock(mutex_);
-          changed_.wait(lock, [&] { return stop_ || taken_ < filled_; });
-          if (taken_ >= filled_) return;  // stopped with nothing left
-          batch = &batches_[taken_++ % kWindow];
-        }
-        Parse(batch);
-      }
-    } catch (...) {  // std::bad_alloc: rethrown to the reader, as ParallelFor does
-      {
-        const std::lock_guard<std::mutex> lock(mutex_);
-        if (error_ == nullptr) error_ = std::current_exception();
-      }
-      changed_.notify_all();
-    }
   }
 
   ParseFn parse_;
   UseFn use_;
-  std::vector<Batch> batches_;
-  std::vector<std::thread> threads_;
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  // Batches handed to the workers (filled_), taken by one (taken_), used
-  // (used_); filled_ - used_ <= kWindow. filled_ and used_ are written by
-  // the reader's thread only, under the mutex where workers read them.
+  // Batches offered to the workers (filled_, written under the work's lock
+  // by the reader's thread, which alone writes it) and used (used_, the
+  // reader's own); filled_ - used_ <= kWindow.
   int64_t filled_ = 0;
-  int64_t taken_ = 0;
   int64_t used_ = 0;
-  bool stop_ = false;
-  std::exception_ptr error_;
+  OrderedWork<Batch> work_;  // last: its workers start once the rest exists
 };
 
 }  // namespace trainscope::formats

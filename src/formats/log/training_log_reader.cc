@@ -1295,15 +1295,11 @@ namespace {
 // inflates to ~10x).
 int64_t TextBytes(size_t size, bool gzip) { return static_cast<int64_t>(size) * (gzip ? 10 : 1); }
 
-// Bytes of text from which a log's lines are parsed ahead on other
-// threads: below it, starting them costs more than they save.
-constexpr int64_t kPreparseBytes = int64_t{4} << 20;
-
 // |for_each_line| calls its argument for every line of the log, about
-// |bytes| of text; with |threads| >= 2 and a big log the lines' own parse
-// runs ahead on threads - 1 workers (PreparsedLines).
+// |bytes| of text; with options.threads >= 2 and a big log the lines' own
+// parse runs ahead on threads - 1 workers (PreparsedLines).
 Result<ReadTrainingLog> ReadLog(
-    const std::string& name, const LogKeyMap* map, int64_t bytes, unsigned threads,
+    const std::string& name, const LogKeyMap* map, int64_t bytes, const LogReadOptions& options,
     const std::function<Result<int64_t>(const std::function<void(const LogLine&)>&)>&
         for_each_line) {
   ReadTrainingLog out;
@@ -1311,9 +1307,9 @@ Result<ReadTrainingLog> ReadLog(
   out.log.path = name;
   LogBuilder builder(&out, map);
   Result<int64_t> n = int64_t{0};
-  if (threads >= 2 && bytes >= kPreparseBytes) {
+  if (options.threads >= 2 && bytes >= options.parse_ahead_bytes) {
     PreparsedLines<LineAlone> lines(
-        threads - 1,
+        options.threads - 1,
         [map](const LogLine& l, LineAlone* alone) {
           if (l.too_long) return;
           std::string ansi;
@@ -1361,7 +1357,7 @@ std::string NotTextReason(std::string_view bytes) {
 
 Result<ReadTrainingLog> ReadTrainingLogBytes(std::string_view bytes, bool gzip,
                                              const std::string& name, const LogKeyMap* map,
-                                             unsigned threads) {
+                                             const LogReadOptions& options) {
   if (std::string why = gzip ? std::string() : NotTextReason(bytes); !why.empty()) {
     ReadTrainingLog out;
     out.ledger = RowLedger(name);
@@ -1369,14 +1365,14 @@ Result<ReadTrainingLog> ReadTrainingLogBytes(std::string_view bytes, bool gzip,
     out.log.not_text = std::move(why);
     return out;
   }
-  return ReadLog(name, map, TextBytes(bytes.size(), gzip), threads,
+  return ReadLog(name, map, TextBytes(bytes.size(), gzip), options,
                  [&](const std::function<void(const LogLine&)>& fn) {
                    return ForEachLogLineIn(bytes, gzip, name, fn);
                  });
 }
 
 Result<ReadTrainingLog> ReadTrainingLogFile(const std::string& path, const LogKeyMap* map,
-                                            unsigned threads) {
+                                            const LogReadOptions& options) {
   TS_ASSIGN_OR_RETURN(MappedFile file, MappedFile::Open(path));
   if (std::string why = NotTextReason(file.data()); !why.empty()) {
     // Not a text log: not read at all (a sparse file of gigabytes of NULs
@@ -1388,7 +1384,7 @@ Result<ReadTrainingLog> ReadTrainingLogFile(const std::string& path, const LogKe
     return out;
   }
   return ReadLog(
-      path, map, TextBytes(file.size(), IsGzip(file.data())), threads,
+      path, map, TextBytes(file.size(), IsGzip(file.data())), options,
       [&](const std::function<void(const LogLine&)>& fn) { return ForEachLogLineOf(file, fn); });
 }
 

@@ -41,16 +41,26 @@ struct LogKeyMap {
 // (# comments). Errors name the unknown field or the unreadable file.
 Result<LogKeyMap> ParseLogKeyMap(std::string_view spec);
 
+// How a log is read; what is read never depends on it.
+struct LogReadOptions {
+  // With threads >= 2, a big log's lines are parsed ahead on threads - 1
+  // more threads (preparsed_lines.h).
+  unsigned threads = 1;
+  // Bytes of text from which they are: below, starting the threads costs
+  // more than they save. Tests and the fuzzer set 0 to take that path on
+  // small logs.
+  int64_t parse_ahead_bytes = int64_t{4} << 20;
+};
+
 // |path|: a plain or gzip file (by its magic bytes). Errors: an unreadable
 // file; a damaged gzip stream is a warning (see ReadTrainingLog::warning).
-// With |threads| >= 2, a big log's lines are parsed ahead on threads - 1
-// more threads (preparsed_lines.h); the result is the same.
 Result<ReadTrainingLog> ReadTrainingLogFile(const std::string& path, const LogKeyMap* map = nullptr,
-                                            unsigned threads = 1);
+                                            const LogReadOptions& options = {});
 // The same over bytes (tests, fuzzing, benchmarks).
 Result<ReadTrainingLog> ReadTrainingLogBytes(std::string_view bytes, bool gzip,
                                              const std::string& name,
-                                             const LogKeyMap* map = nullptr, unsigned threads = 1);
+                                             const LogKeyMap* map = nullptr,
+                                             const LogReadOptions& options = {});
 
 // Why |bytes| (a file's start) is no text log: a NUL byte in the first
 // 64 KiB of a file that is not gzip (a binary file, an ELF, UTF-16); empty

@@ -2,17 +2,13 @@
 
 #include <simdjson.h>
 
-#include <condition_variable>
 #include <cstring>
-#include <exception>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "core/ordered_work.h"
 #include "core/page_release.h"
 #include "formats/trace/event_capture.h"
 #include "formats/trace/json_layout.h"
@@ -180,7 +176,6 @@ struct Slot {
   size_t events = 0;
   size_t unreadable = 0;  // of |events|, skipped as unreadable
   size_t plain = 0;       // of |events|, read by PlainEventReader
-  size_t index = 0;
   bool ok = false;
   bool read = false;  // copied with the feeder's ReadChunk
 
@@ -329,133 +324,59 @@ ChunkScanResult ScanSequential(ChunkFeeder* feeder, EventSink* sink, bool plain_
   return result;
 }
 
+// Chunks converted on |threads| workers into a window of slots, committed
+// to the sink in order on the calling thread (core/ordered_work.h). The
+// feeder is read under the window's lock, in order: a streaming feeder
+// reuses its buffer.
 class ParallelScan {
  public:
   ParallelScan(ChunkFeeder* feeder, unsigned threads, EventSink* sink, bool plain_reader)
-      : feeder_(feeder), threads_(threads), sink_(sink), plain_reader_(plain_reader) {
-    // Two spare slots let the workers run ahead while the sink drains one.
-    slots_.resize(threads + 2);
-    for (auto& slot : slots_) {
-      slot = std::make_unique<Slot>(*sink);
-      free_.push_back(slot.get());
-    }
-  }
+      : feeder_(feeder),
+        sink_(sink),
+        plain_reader_(plain_reader),
+        // Two spare slots let the workers run ahead while the sink drains one.
+        work_(
+            Slots(threads + 2, *sink), threads,
+            [this](int64_t, Slot* slot) {
+              std::string_view text;
+              if (!feeder_->Next(&text)) return ClaimAnswer::kNoMore;
+              // A chunk that stays is copied by ConvertChunk, in parallel.
+              slot->Take(feeder_, text);
+              return ClaimAnswer::kTaken;
+            },
+            [this](unsigned, int64_t, Slot* slot) {
+              ConvertChunk(*sink_, *feeder_, plain_reader_, slot);
+            }) {}
 
-  // An exception in a worker (std::bad_alloc from the sink, say) never
-  // escapes its thread: the first one stops the scan and is rethrown here,
-  // on the calling thread, after every worker has joined.
   ChunkScanResult Run() {
-    std::vector<std::thread> workers;
-    workers.reserve(threads_);
-    std::exception_ptr error;
-    try {
-      for (unsigned t = 0; t < threads_; ++t) workers.emplace_back([this] { Work(); });
-    } catch (...) {
-      // The OS gave fewer threads: the ones that started do the work.
-      if (workers.empty()) error = std::current_exception();
-    }
-    bool ok = false;
-    if (!error) {
-      try {
-        ok = Consume();
-      } catch (...) {
-        error = std::current_exception();
+    bool ok = true;
+    while (Slot* slot = work_.Take(/*help=*/false)) {
+      ++result_.chunks;
+      if (slot->read) ++result_.chunks_read;
+      if (!slot->ok) {
+        ok = false;
+        break;
       }
+      CommitSlot(sink_, slot, &result_);
+      work_.Release();
     }
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      stop_ = true;
-    }
-    cv_.notify_all();
-    for (auto& worker : workers) worker.join();
-    if (!error) error = worker_error_;
-    if (error) std::rethrow_exception(error);
+    // Every chunk was fed when Take ran out: the feeder is no longer read.
     result_.ok = ok && !feeder_->failed();
     return result_;
   }
 
  private:
-  void Work() {
-    try {
-      WorkLoop();
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (!worker_error_) worker_error_ = std::current_exception();
-      stop_ = true;
-      cv_.notify_all();
-    }
-  }
-
-  void WorkLoop() {
-    while (true) {
-      Slot* slot = nullptr;
-      {
-        std::unique_lock<std::mutex> lock(mu_);
-        cv_.wait(lock, [this] { return !free_.empty() || stop_ || fed_all_; });
-        if (stop_ || fed_all_) return;
-        slot = free_.back();
-        free_.pop_back();
-        std::string_view text;
-        if (!feeder_->Next(&text)) {
-          fed_all_ = true;
-          free_.push_back(slot);
-          cv_.notify_all();
-          return;
-        }
-        // Taken under the lock: a streaming feeder reuses its buffer (a
-        // chunk that stays is copied by ConvertChunk, in parallel).
-        slot->index = fed_++;
-        slot->Take(feeder_, text);
-      }
-      ConvertChunk(*sink_, *feeder_, plain_reader_, slot);
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        ready_[slot->index] = slot;
-      }
-      cv_.notify_all();
-    }
-  }
-
-  bool Consume() {
-    for (size_t i = 0;; ++i) {
-      Slot* slot = nullptr;
-      {
-        std::unique_lock<std::mutex> lock(mu_);
-        cv_.wait(lock, [this, i] {
-          return ready_.count(i) != 0 || (fed_all_ && i >= fed_) || worker_error_;
-        });
-        if (worker_error_) return false;
-        auto it = ready_.find(i);
-        if (it == ready_.end()) return true;
-        slot = it->second;
-        ready_.erase(it);
-      }
-      ++result_.chunks;
-      if (slot->read) ++result_.chunks_read;
-      if (!slot->ok) return false;
-      CommitSlot(sink_, slot, &result_);
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        free_.push_back(slot);
-      }
-      cv_.notify_all();
-    }
+  static std::vector<std::unique_ptr<Slot>> Slots(size_t n, const EventSink& sink) {
+    std::vector<std::unique_ptr<Slot>> slots;
+    for (size_t i = 0; i < n; ++i) slots.push_back(std::make_unique<Slot>(sink));
+    return slots;
   }
 
   ChunkFeeder* feeder_;
-  std::exception_ptr worker_error_;  // guarded by mu_
-  unsigned threads_;
   EventSink* sink_;
   bool plain_reader_;
-  std::vector<std::unique_ptr<Slot>> slots_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::vector<Slot*> free_;
-  std::map<size_t, Slot*> ready_;
-  size_t fed_ = 0;
-  bool fed_all_ = false;
-  bool stop_ = false;
   ChunkScanResult result_;
+  OrderedWork<Slot> work_;  // last: its workers start once the rest exists
 };
 
 }  // namespace
