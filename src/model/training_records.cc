@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <type_traits>
 
 namespace trainscope::model {
 namespace {
@@ -270,12 +271,33 @@ uint64_t TrainingRecords::Value(const Block& b, Column c, size_t index) {
   return v;
 }
 
+namespace {
+
+// A whole-record field from its stored bits: counts are stored as int64
+// (a rank of -1 included), flags as 0/1.
+template <typename T>
+T FromBits(uint64_t bits) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return bits != 0;
+  } else {
+    return static_cast<T>(static_cast<int64_t>(bits));
+  }
+}
+
+}  // namespace
+
+template <typename T>
+T TrainingRecords::Whole(size_t i, Column c, T TrainingRecord::*field) const {
+  if (i >= sealed_) return open_[i - sealed_].*field;
+  return FromBits<T>(Value(blocks_[i / kBlock], c, i % kBlock));
+}
+
 TrainingRecord TrainingRecords::Decode(const Block& b, size_t k) {
   TrainingRecord r;
-  r.step = static_cast<int64_t>(Value(b, kStep, k));
-  r.step_is_ordinal = Value(b, kOrdinal, k) != 0;
-  r.rank = static_cast<int32_t>(static_cast<int64_t>(Value(b, kRank, k)));
-  r.engine = static_cast<uint8_t>(Value(b, kEngine, k));
+  r.step = FromBits<int64_t>(Value(b, kStep, k));
+  r.step_is_ordinal = FromBits<bool>(Value(b, kOrdinal, k));
+  r.rank = FromBits<int32_t>(Value(b, kRank, k));
+  r.engine = FromBits<uint8_t>(Value(b, kEngine, k));
   size_t index = 0;
   for (size_t i = 0; i < std::size(kDoubleFields); ++i) {
     const auto c = static_cast<Column>(kFirstDouble + i);
@@ -283,10 +305,10 @@ TrainingRecord TrainingRecords::Decode(const Block& b, size_t k) {
   }
   for (size_t i = 0; i < std::size(kIntFields); ++i) {
     const auto c = static_cast<Column>(kFirstInt + i);
-    if (Present(b, c, k, &index)) r.*kIntFields[i] = static_cast<int64_t>(Value(b, c, index));
+    if (Present(b, c, k, &index)) r.*kIntFields[i] = FromBits<int64_t>(Value(b, c, index));
   }
-  r.offset = static_cast<int64_t>(Value(b, kOffset, k));
-  r.line = static_cast<int64_t>(Value(b, kLine, k));
+  r.offset = FromBits<int64_t>(Value(b, kOffset, k));
+  r.line = FromBits<int64_t>(Value(b, kLine, k));
   return r;
 }
 
@@ -295,29 +317,18 @@ TrainingRecord TrainingRecords::operator[](size_t i) const {
   return Decode(blocks_[i / kBlock], i % kBlock);
 }
 
-int64_t TrainingRecords::step(size_t i) const {
-  if (i >= sealed_) return open_[i - sealed_].step;
-  return static_cast<int64_t>(Value(blocks_[i / kBlock], kStep, i % kBlock));
-}
+int64_t TrainingRecords::step(size_t i) const { return Whole(i, kStep, &TrainingRecord::step); }
 
-int64_t TrainingRecords::line(size_t i) const {
-  if (i >= sealed_) return open_[i - sealed_].line;
-  return static_cast<int64_t>(Value(blocks_[i / kBlock], kLine, i % kBlock));
-}
+int64_t TrainingRecords::line(size_t i) const { return Whole(i, kLine, &TrainingRecord::line); }
 
 bool TrainingRecords::step_is_ordinal(size_t i) const {
-  if (i >= sealed_) return open_[i - sealed_].step_is_ordinal;
-  return Value(blocks_[i / kBlock], kOrdinal, i % kBlock) != 0;
+  return Whole(i, kOrdinal, &TrainingRecord::step_is_ordinal);
 }
 
-int32_t TrainingRecords::rank(size_t i) const {
-  if (i >= sealed_) return open_[i - sealed_].rank;
-  return static_cast<int32_t>(static_cast<int64_t>(Value(blocks_[i / kBlock], kRank, i % kBlock)));
-}
+int32_t TrainingRecords::rank(size_t i) const { return Whole(i, kRank, &TrainingRecord::rank); }
 
 uint8_t TrainingRecords::engine(size_t i) const {
-  if (i >= sealed_) return open_[i - sealed_].engine;
-  return static_cast<uint8_t>(Value(blocks_[i / kBlock], kEngine, i % kBlock));
+  return Whole(i, kEngine, &TrainingRecord::engine);
 }
 
 MaybeDouble TrainingRecords::get(size_t i, MaybeDouble TrainingRecord::*field) const {

@@ -156,6 +156,9 @@ class TrainingRecords {
 
   void Seal();
   static TrainingRecord Decode(const Block& b, size_t k);
+  // Record |i|'s |field|, stored whole in column |c| (one value a record).
+  template <typename T>
+  T Whole(size_t i, Column c, T TrainingRecord::*field) const;
   static bool Present(const Block& b, Column c, size_t k, size_t* index);
   static uint64_t Value(const Block& b, Column c, size_t index);
 
