@@ -33,7 +33,9 @@ TEST(FrameworkOps, ChainsAreMatchedThroughTheRanksMemo) {
   const model::RankProfile p = OneOpThreeKernels();
   const FingerprintLibrary& library = FingerprintLibrary::Builtin();
   FingerprintAcceptMemo memo(library);
-  const auto with_memo = ComputeFrameworkOps(p, 1, library, &memo);
+  FrameworkOpsMemo ops_memo(&memo);
+  const auto with_memo = ComputeFrameworkOps(p, 1, library, &ops_memo);
+  const auto again = ComputeFrameworkOps(p, 1, library, &ops_memo);
   const auto without = ComputeFrameworkOps(p, 1, library);
   ASSERT_TRUE(with_memo.has_value());
   ASSERT_TRUE(without.has_value());
@@ -41,9 +43,12 @@ TEST(FrameworkOps, ChainsAreMatchedThroughTheRanksMemo) {
   EXPECT_EQ(with_memo->ops[0].name, "aten::layer_norm");
   EXPECT_EQ(with_memo->ops[0].calls, 1);
   EXPECT_EQ(with_memo->ops[0].fingerprints, without->ops[0].fingerprints);
+  ASSERT_TRUE(again.has_value());
+  EXPECT_EQ(again->ops[0].fingerprints, without->ops[0].fingerprints);
   // The chain's one distinct kernel was answered once, and kept for the
-  // rank's other ops and steps.
+  // rank's other ops and steps; the chain itself was matched once.
   EXPECT_EQ(memo.entries(), 1u);
+  EXPECT_EQ(ops_memo.chains(), 1u);
 }
 
 }  // namespace

@@ -177,14 +177,14 @@ void MeasureStep(const model::RankProfile& profile, int32_t step, const KernelFa
 }
 
 void FinishStep(const model::RankProfile& profile, const KernelFamilies& families,
-                const RankMotifContext& motifs, const AnalysisOptions& options, bool picture,
-                std::optional<StepMotifs> mined, const RankMemory& memory, RankStepResult* result) {
+                const RankMotifContext& motifs, FrameworkOpsMemo* ops_memo,
+                const AnalysisOptions& options, bool picture, std::optional<StepMotifs> mined,
+                const RankMemory& memory, RankStepResult* result) {
   const int32_t step = result->distribution.step;
   result->fingerprint_findings =
       AddStepMotifs(profile, motifs, std::move(mined), &result->distribution);
   result->distribution.module_tree = ComputeModuleTree(profile, step, result->distribution.motifs);
-  result->distribution.framework_ops =
-      ComputeFrameworkOps(profile, step, motifs.library, motifs.accept_memo);
+  result->distribution.framework_ops = ComputeFrameworkOps(profile, step, motifs.library, ops_memo);
   std::optional<ZoomCentre> centre = TopMotifCentre(result->distribution);
   TimelineOptions timeline_options;
   timeline_options.picture = picture;
@@ -470,6 +470,7 @@ Result<RankResult> AnalyzeRank(const model::RankProfile& profile, const JobConte
   const HostAttributor host(profile);
   FingerprintAcceptMemo accept_memo(library);
   const RankMotifContext motifs{library, host, CatalogOf(context.options), &accept_memo};
+  FrameworkOpsMemo ops_memo(&accept_memo);
   const std::vector<uint32_t> sync_calls = FindHostSyncCalls(profile);
   const DataLoaderCalls loader_calls = FindDataLoaderCalls(profile);
   const RankMemory memory(profile, context.step_threads);
@@ -506,7 +507,7 @@ Result<RankResult> AnalyzeRank(const model::RankProfile& profile, const JobConte
     }
   });
   ParallelFor(steps.size(), context.step_threads, [&](size_t i) {
-    FinishStep(profile, families, motifs, context.options,
+    FinishStep(profile, families, motifs, &ops_memo, context.options,
                MayBeShown(result.steps_info, steps[i], context.options.step), std::move(mined[i]),
                memory, &result.steps[i]);
   });

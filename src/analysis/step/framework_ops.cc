@@ -74,10 +74,9 @@ void AddOwnedRow(const model::RankProfile& profile, uint32_t row, int32_t call, 
 
 // The fingerprints matched on |rows| (one call's device events, in start
 // order): the chain a decomposed op runs as.
-std::vector<std::string> FingerprintsOfCall(const model::RankProfile& profile,
-                                            const std::vector<uint32_t>& rows,
-                                            const FingerprintLibrary& library,
-                                            FingerprintAcceptMemo* memo) {
+std::vector<std::string> MatchCall(const model::RankProfile& profile,
+                                   const std::vector<uint32_t>& rows,
+                                   const FingerprintLibrary& library, FingerprintAcceptMemo* memo) {
   const model::DeviceEvents& events = profile.device_events;
   KernelSequence seq;
   for (const uint32_t row : rows) {
@@ -98,10 +97,29 @@ std::vector<std::string> FingerprintsOfCall(const model::RankProfile& profile,
   return ids;
 }
 
+// MatchCall through |memo|: the match reads each compute kernel's op type
+// and name only, so those ids, in order, are the chain's key.
+std::vector<std::string> FingerprintsOfCall(const model::RankProfile& profile,
+                                            const std::vector<uint32_t>& rows,
+                                            const FingerprintLibrary& library,
+                                            FrameworkOpsMemo* memo) {
+  if (memo == nullptr) return MatchCall(profile, rows, library, nullptr);
+  const model::DeviceEvents& events = profile.device_events;
+  std::string key;
+  key.reserve(rows.size() * 2 * sizeof(StringId));
+  auto put = [&key](StringId id) { key.append(reinterpret_cast<const char*>(&id), sizeof(id)); };
+  for (const uint32_t row : rows) {
+    if (events.kind[row] != model::ActivityKind::kCompute) continue;
+    put(events.op_type[row]);
+    put(events.name[row]);
+  }
+  return memo->Of(key, [&] { return MatchCall(profile, rows, library, memo->accept()); });
+}
+
 std::vector<FrameworkOpStat> FinishOwners(const model::RankProfile& profile,
                                           std::map<std::string, OwnerAccumulator>&& owners,
                                           const FingerprintLibrary& library,
-                                          FingerprintAcceptMemo* memo) {
+                                          FrameworkOpsMemo* memo) {
   std::vector<FrameworkOpStat> out;
   out.reserve(owners.size());
   for (auto& [name, owner] : owners) {
@@ -145,7 +163,7 @@ std::vector<FrameworkOpStat> FinishOwners(const model::RankProfile& profile,
 
 std::optional<FrameworkOps> ComputeFrameworkOps(const model::RankProfile& profile, int32_t step,
                                                 const FingerprintLibrary& library,
-                                                FingerprintAcceptMemo* memo) {
+                                                FrameworkOpsMemo* memo) {
   const model::DeviceEvents& events = profile.device_events;
   const model::HostOps& host = profile.timeline.host_ops;
   if (!profile.timeline.present || host.size() == 0) return std::nullopt;

@@ -13,8 +13,10 @@
 #pragma once
 
 #include <cstdint>
+#include <mutex>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "analysis/motifs/fingerprint_library.h"
@@ -59,13 +61,48 @@ struct FrameworkOps {
   int64_t owned_ns = 0;
 };
 
+// What the framework ops of one profile's steps share, safe to share between
+// the threads that find them: the library's answers per kernel (|accept|,
+// shared with motif mining; may be null) and the fingerprints of every chain
+// matched so far. A rank's owners and steps repeat the same chains (every
+// layer's RMSNorm runs the same kernels, step after step): on a 392-step
+// trace matching each op's chain again was a tenth of the whole analysis.
+// Chains are keyed by the profile's string ids: one memo per profile.
+class FrameworkOpsMemo {
+ public:
+  explicit FrameworkOpsMemo(FingerprintAcceptMemo* accept) : accept_(accept) {}
+  FingerprintAcceptMemo* accept() const { return accept_; }
+
+  // The fingerprints of the chain |key| (its kernels' ids, packed), made by
+  // |match| the first time.
+  template <typename Match>
+  std::vector<std::string> Of(const std::string& key, Match&& match) {
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      if (auto it = by_chain_.find(key); it != by_chain_.end()) return it->second;
+    }
+    std::vector<std::string> ids = match();
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return by_chain_.try_emplace(key, std::move(ids)).first->second;
+  }
+  size_t chains() {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    return by_chain_.size();
+  }
+
+ private:
+  FingerprintAcceptMemo* accept_;
+  std::mutex mutex_;
+  std::unordered_map<std::string, std::vector<std::string>> by_chain_;
+};
+
 // nullopt when no device event of the step has a launch link to a framework
 // op (no trace, or a trace without flows or CPU ops): unknown, not empty.
-// |memo| (optional, of |library|): the rank's answers of the library's
-// members per kernel, shared with the step's motif mining; without it every
-// op's chain asks every member again (on a long trace most of the analysis).
+// |memo| (optional, of |profile| and |library|): what the profile's steps
+// share; without it every op's chain is matched again, and asks every
+// member again (on a long trace most of the analysis).
 std::optional<FrameworkOps> ComputeFrameworkOps(const model::RankProfile& profile, int32_t step,
                                                 const FingerprintLibrary& library,
-                                                FingerprintAcceptMemo* memo = nullptr);
+                                                FrameworkOpsMemo* memo = nullptr);
 
 }  // namespace trainscope::analysis
