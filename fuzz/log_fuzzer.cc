@@ -36,19 +36,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const bool gzip = (data[0] & 1) != 0;
   const std::string_view bytes(reinterpret_cast<const char*>(data) + 1, size - 1);
   auto read = trainscope::formats::ReadTrainingLogBytes(bytes, gzip, "fuzz.log");
-  if (!read.ok()) return 0;
-  if (!read->ledger.Balanced()) std::abort();
-  for (const auto& r : read->log.records) {
-    if (r.line < 1 || r.line > read->ledger.rows_read()) std::abort();
-  }
   trainscope::formats::LogReadOptions ahead;
   ahead.threads = 2 + (data[0] >> 7);
   ahead.parse_ahead_bytes = 0;
   auto parsed_ahead =
       trainscope::formats::ReadTrainingLogBytes(bytes, gzip, "fuzz.log", nullptr, ahead);
-  if (!parsed_ahead.ok() || trainscope::testing::EveryFieldOf(*parsed_ahead) !=
-                                trainscope::testing::EveryFieldOf(*read)) {
+  if (parsed_ahead.ok() != read.ok()) std::abort();
+  if (!read.ok()) return 0;
+  if (trainscope::testing::EveryFieldOf(*parsed_ahead) !=
+      trainscope::testing::EveryFieldOf(*read)) {
     std::abort();
+  }
+  if (!read->ledger.Balanced()) std::abort();
+  for (const auto& r : read->log.records) {
+    if (r.line < 1 || r.line > read->ledger.rows_read()) std::abort();
   }
   // With a model (the MFU path) when the second bit of the first byte is set.
   trainscope::analysis::ModelSpec spec;

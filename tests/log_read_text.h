@@ -14,7 +14,8 @@ namespace trainscope::testing {
 
 // A member added to TrainingRecord, LogErrorLine or LogGap belongs here.
 inline std::string EveryFieldOf(const formats::ReadTrainingLog& read) {
-  std::string out = std::to_string(static_cast<int>(read.log.format)) + "|" + read.warning;
+  std::string out = std::to_string(static_cast<int>(read.log.format)) + "|" + read.warning + "|" +
+                    std::to_string(read.log.bytes) + "|" + read.log.not_text;
   const RowLedger& ledger = read.ledger;
   out += "|ledger " + std::to_string(ledger.rows_read()) + " " +
          std::to_string(ledger.rows_used()) + " " + std::to_string(ledger.rows_skipped());

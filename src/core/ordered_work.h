@@ -22,7 +22,6 @@
 #include <functional>
 #include <memory>
 #include <mutex>
-#include <system_error>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -39,9 +38,13 @@ template <typename Slot>
 class OrderedWork {
  public:
   // Asked under the lock by the thread about to make item |index| in
-  // |slot|, which no one uses: a source that must be read in order (a
-  // feeder) fills |slot| here, before answering kTaken. Asked again for the
-  // same index after kNotYet, never after kNoMore.
+  // |slot|: a source that must be read in order (a feeder) fills |slot|
+  // here, before answering kTaken. Asked again for the same index after
+  // kNotYet, never after kNoMore. Before kTaken the slot may still be the
+  // caller's, being filled (SlotOf): a claim that answers kNotYet must not
+  // touch it. kNotYet is for items the caller offers later (Change), so the
+  // caller may Take only items it has offered: with no worker to wait for,
+  // Take would wait for itself.
   using ClaimFn = std::function<ClaimAnswer(int64_t index, Slot* slot)>;
   // Run without the lock: makes item |index| in |slot|. |maker| is the
   // worker's number, in [0, workers); the caller's thread, helping in Take,
@@ -62,8 +65,10 @@ class OrderedWork {
     for (unsigned w = 0; w < workers; ++w) {
       try {
         threads_.emplace_back([this, w] { Work(w); });
-      } catch (const std::system_error&) {
-        break;  // the ones that started do the work
+      } catch (...) {
+        // No more threads (std::system_error) or no memory for one
+        // (std::bad_alloc): the ones that started do the work.
+        break;
       }
     }
   }
@@ -93,7 +98,14 @@ class OrderedWork {
       int64_t index = 0;
       if ((help || threads_.empty()) && ClaimLocked(&index)) {
         lock.unlock();
-        MakeAndMark(static_cast<unsigned>(threads_.size()), index, lock);
+        try {
+          MakeAndMark(static_cast<unsigned>(threads_.size()), index, lock);
+        } catch (...) {
+          // The item will never be made: the workers stop, and a later Take
+          // rethrows instead of waiting for it.
+          Fail(std::current_exception());
+          throw;
+        }
         continue;
       }
       // After the claim: its answer may have been the end.
@@ -175,13 +187,18 @@ class OrderedWork {
         changed_.wait(lock);
       }
     } catch (...) {
-      {
-        const std::lock_guard<std::mutex> lock(mutex_);
-        if (error_ == nullptr) error_ = std::current_exception();
-        stop_ = true;
-      }
-      changed_.notify_all();
+      Fail(std::current_exception());
     }
+  }
+
+  // Keeps the first error and stops the workers (the lock not held).
+  void Fail(std::exception_ptr error) {
+    {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      if (error_ == nullptr) error_ = std::move(error);
+      stop_ = true;
+    }
+    changed_.notify_all();
   }
 
   static constexpr int64_t kUnbounded = INT64_MAX;

@@ -5,7 +5,6 @@
 #include <cstdlib>
 #include <exception>
 #include <mutex>
-#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -54,8 +53,10 @@ void ParallelFor(size_t n, unsigned threads, const std::function<void(size_t)>& 
   for (size_t t = 1; t < workers; ++t) {
     try {
       pool.emplace_back(work);
-    } catch (const std::system_error&) {
-      break;  // the OS gave no more threads: the ones we have do the work
+    } catch (...) {
+      // The OS gave no more threads (std::system_error), or no memory for
+      // one (std::bad_alloc): the ones we have do the work.
+      break;
     }
   }
   work();

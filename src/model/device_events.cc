@@ -107,6 +107,14 @@ void DeviceEvents::AssignSteps(std::vector<int32_t> steps) {
   IndexSteps();
 }
 
+void DeviceEvents::Truncate(size_t rows) {
+  if (rows >= size()) return;
+  ForEachColumn([rows](auto& column) { column.resize(rows); });
+  if (pmu_.size() > rows) pmu_.ForEachColumn([rows](auto& column) { column.resize(rows); });
+  all_rows_.resize(rows);
+  IndexSteps();
+}
+
 void DeviceEvents::IndexSteps() {
   rows_by_step_.clear();
   extent_by_step_.clear();

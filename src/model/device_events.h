@@ -106,6 +106,9 @@ class DeviceEvents : public DeviceEventColumns {
   // threads hands them over in file order. Cheaper than Append per row: the
   // columns grow by a range and the step index caches the current step.
   void AppendColumns(const DeviceEventColumns& rows, const PmuColumns* pmu);
+  // Drops the rows from |rows| on (a reader that reads a table again after
+  // a way of reading it proved wrong) and re-indexes.
+  void Truncate(size_t rows);
   int64_t end_ns(size_t index) const { return start_ns[index] + duration_ns[index]; }
 
   // Empty, or one row per event (NaN where an event has none).

@@ -346,7 +346,7 @@ MaybeInt TrainingRecords::get(size_t i, MaybeInt TrainingRecord::*field) const {
   const Column c = ColumnOf(field);
   size_t index = 0;
   if (!Present(b, c, i % kBlock, &index)) return std::nullopt;
-  return static_cast<int64_t>(Value(b, c, index));
+  return FromBits<int64_t>(Value(b, c, index));
 }
 
 size_t TrainingRecords::MemoryBytes() const {

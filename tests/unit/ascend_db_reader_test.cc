@@ -9,8 +9,10 @@
 #include <sqlite3.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -283,6 +285,92 @@ std::vector<std::string> MemoryTables() {
       "CREATE TABLE NPU_INFO (id INTEGER, name TEXT)",
       "INSERT INTO NPU_INFO VALUES (5,'Ascend910B3')",
   };
+}
+
+// Every device event of |p| as text, and its ledgers' counts and samples:
+// two loads of one database compare with one EXPECT_EQ.
+std::string KernelsAndLedgers(const model::RankProfile& p) {
+  std::string out;
+  const model::DeviceEvents& e = p.device_events;
+  for (size_t i = 0; i < e.size(); ++i) {
+    out += std::to_string(e.start_ns[i]) + " " + std::to_string(e.duration_ns[i]) + " " +
+           std::string(p.strings.Get(e.name[i])) + " " + std::to_string(e.step[i]) + " " +
+           std::to_string(e.stream[i]) + " " + std::to_string(e.correlation[i]) + "\n";
+  }
+  for (const RowLedger& ledger : p.ledgers) {
+    out += ledger.file() + " " + std::to_string(ledger.rows_read()) + " " +
+           std::to_string(ledger.rows_skipped());
+    for (const RowIssueSample& s : ledger.samples()) out += " " + std::to_string(s.line) + s.reason;
+    out += "\n";
+  }
+  return out;
+}
+
+// Swaps the rowids of TASK's 2nd and 5th rows in the file itself (SQL cannot
+// make them out of order): TASK's one leaf page (the file format's "table
+// b-tree leaf", https://www.sqlite.org/fileformat2.html), its cells' payload
+// length and rowid one byte each.
+void SwapTaskRowids(const fs::path& db_path) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(db_path.c_str(), &db), SQLITE_OK);
+  auto integer = [db](const char* sql) {
+    sqlite3_stmt* stmt = nullptr;
+    EXPECT_EQ(sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr), SQLITE_OK);
+    EXPECT_EQ(sqlite3_step(stmt), SQLITE_ROW);
+    const int64_t value = sqlite3_column_int64(stmt, 0);
+    sqlite3_finalize(stmt);
+    return value;
+  };
+  const int64_t root = integer("SELECT rootpage FROM sqlite_master WHERE name = 'TASK'");
+  const int64_t page_size = integer("PRAGMA page_size");
+  sqlite3_close(db);
+  std::fstream file(db_path, std::ios::in | std::ios::out | std::ios::binary);
+  const std::streamoff page = (root - 1) * page_size;
+  auto byte_at = [&file](std::streamoff at) {
+    file.seekg(at);
+    return static_cast<unsigned char>(file.get());
+  };
+  ASSERT_EQ(byte_at(page), 0x0D);  // a table b-tree leaf
+  auto cell_rowid_at = [&](int cell) {
+    const std::streamoff pointer = page + 8 + 2 * cell;
+    return page + (byte_at(pointer) << 8 | byte_at(pointer + 1)) + 1;
+  };
+  const std::streamoff second = cell_rowid_at(1), fifth = cell_rowid_at(4);
+  ASSERT_EQ(byte_at(second), 2);
+  ASSERT_EQ(byte_at(fifth), 5);
+  file.seekp(second);
+  file.put(5);
+  file.seekp(fifth);
+  file.put(2);
+}
+
+TEST(AscendDbReaderTest, KernelsReadInTilesAreTheKernelsOfOneStatement) {
+  DbReadOptions tiled;
+  tiled.threads = 2;
+  tiled.parallel_rows = 1;  // TASK's 8 rows in tiles of one on two more connections
+  tiled.tile_rows = 1;
+  const fs::path rank = MakeRank("ascend_db_tiled", ProfilerDb());
+  Result<model::RankProfile> one = LoadAscendDbRank(rank.string());
+  Result<model::RankProfile> tiles = LoadAscendDbRank(rank.string(), tiled);
+  ASSERT_TRUE(one.ok() && tiles.ok());
+  EXPECT_EQ(one->device_events.size(), 6u);
+  EXPECT_EQ(KernelsAndLedgers(*tiles), KernelsAndLedgers(*one));
+  EXPECT_EQ(tiles->warnings, one->warnings);
+
+  // Rowids out of order in TASK's B-tree (a damaged file): looked up by
+  // rowid the table loses rows, so it is read again in its stored order,
+  // as one thread reads it, and the damage is said.
+  const fs::path damaged = MakeRank("ascend_db_tiled_damaged", ProfilerDb());
+  SwapTaskRowids(damaged / "ASCEND_PROFILER_OUTPUT" / "ascend_pytorch_profiler_3.db");
+  Result<model::RankProfile> damaged_one = LoadAscendDbRank(damaged.string());
+  Result<model::RankProfile> damaged_tiles = LoadAscendDbRank(damaged.string(), tiled);
+  ASSERT_TRUE(damaged_one.ok() && damaged_tiles.ok());
+  EXPECT_EQ(KernelsAndLedgers(*damaged_tiles), KernelsAndLedgers(*damaged_one));
+  const std::vector<std::string>& said = damaged_tiles->warnings;
+  EXPECT_TRUE(std::any_of(said.begin(), said.end(), [](const std::string& w) {
+    return w.find("table TASK counts 8 rows, but 6 were found by rowid: the database is damaged") !=
+           std::string::npos;
+  })) << ::testing::PrintToString(said);
 }
 
 TEST(AscendDbReaderTest, ReadsTheMemoryTablesIntoTheModelWithLedgers) {

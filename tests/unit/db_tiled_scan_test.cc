@@ -137,6 +137,15 @@ TEST(DbTiledScan, SparseRowidsAreLeftToOneStatement) {
   EXPECT_FALSE(Scan(ends, 2).parallel);
 }
 
+TEST(DbTiledScan, AColumnNamedLikeTheRowidIsLeftToOneStatement) {
+  // "rowid BETWEEN" would filter on the column, not on the rowid.
+  for (const std::string name : {"rowid", "OID", "_RowId_"}) {
+    const std::string path =
+        MakeTable("tiled-scan-alias", 500, "ALTER TABLE T ADD COLUMN " + name + " INTEGER");
+    EXPECT_FALSE(Scan(path, 2).parallel) << name;
+  }
+}
+
 TEST(DbTiledScan, AFailedStepEndsTheScanAfterTheSameRows) {
   // abs() of the smallest integer overflows: the statement fails on that
   // row, whichever connection decodes its tile.

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -40,18 +41,16 @@ TEST(OrderedWork, EveryItemIsUsedOnceInOrderAndNoMakerRunsPastTheSlots) {
   for (const unsigned workers : {0u, 1u, 3u}) {
     for (const bool help : {false, true}) {
       std::atomic<int64_t> used{0};
-      std::atomic<int64_t> most_ahead{0};
+      int64_t most_ahead = 0;  // claims run under the window's lock
       std::vector<int64_t> seen;
       OrderedWork<WorkItem> work(
           WorkItemSlots(4), workers,
-          [](int64_t index, WorkItem*) {
-            return index < kItems ? ClaimAnswer::kTaken : ClaimAnswer::kNoMore;
+          [&](int64_t index, WorkItem*) {
+            if (index >= kItems) return ClaimAnswer::kNoMore;
+            most_ahead = std::max(most_ahead, index - used.load());
+            return ClaimAnswer::kTaken;
           },
           [&](unsigned maker, int64_t index, WorkItem* item) {
-            int64_t ahead = index - used.load();
-            int64_t was = most_ahead.load();
-            while (ahead > was && !most_ahead.compare_exchange_weak(was, ahead)) {
-            }
             SleepOnEveryThird(index);
             item->index = index;
             item->value = index * index;
@@ -59,14 +58,16 @@ TEST(OrderedWork, EveryItemIsUsedOnceInOrderAndNoMakerRunsPastTheSlots) {
           });
       while (WorkItem* item = work.Take(help)) {
         EXPECT_EQ(item->value, item->index * item->index);
+        EXPECT_EQ(item, work.SlotOf(item->index)) << "item k is made in slot k % slots";
         seen.push_back(item->index);
         used.fetch_add(1);
         work.Release();
       }
       ASSERT_EQ(seen.size(), static_cast<size_t>(kItems)) << workers << " workers, help " << help;
       for (int64_t i = 0; i < kItems; ++i) EXPECT_EQ(seen[static_cast<size_t>(i)], i);
-      // WorkItem k is claimed only once item k - 4 is released.
-      EXPECT_LE(most_ahead.load(), 3) << workers << " workers";
+      // Item k is claimed only once item k - 4 is released: at most 3
+      // items past the one the caller uses (4 with its own).
+      EXPECT_LE(most_ahead, 3) << workers << " workers";
       EXPECT_EQ(work.Take(help), nullptr) << "the end stays the end";
     }
   }
@@ -75,6 +76,7 @@ TEST(OrderedWork, EveryItemIsUsedOnceInOrderAndNoMakerRunsPastTheSlots) {
 TEST(OrderedWork, TheCallerMakesItemsWhenItHelpsOrNoWorkerRuns) {
   for (const unsigned workers : {0u, 2u}) {
     std::atomic<int64_t> by_caller{0};
+    std::atomic<int64_t> made{0};
     OrderedWork<WorkItem> work(
         WorkItemSlots(3), workers,
         [](int64_t index, WorkItem*) {
@@ -82,6 +84,7 @@ TEST(OrderedWork, TheCallerMakesItemsWhenItHelpsOrNoWorkerRuns) {
         },
         [&](unsigned maker, int64_t index, WorkItem* item) {
           if (maker == workers) by_caller.fetch_add(1);
+          made.fetch_add(1);
           SleepOnEveryThird(index);
           item->index = index;
         });
@@ -91,6 +94,7 @@ TEST(OrderedWork, TheCallerMakesItemsWhenItHelpsOrNoWorkerRuns) {
       work.Release();
     }
     EXPECT_EQ(next, 50);
+    EXPECT_EQ(made.load(), 50) << "every item made once, " << workers << " workers";
     // With no worker the caller is maker 0 and makes all 50.
     if (workers == 0) {
       EXPECT_EQ(by_caller.load(), 50);
@@ -148,6 +152,23 @@ TEST(OrderedWork, AMakersExceptionReachesTheCaller) {
     }
     EXPECT_LE(used, 7);
   }
+}
+
+TEST(OrderedWork, AnExceptionOfTheHelpingCallerStopsTheWork) {
+  // The caller's own make throws: the item is never made, and a caller that
+  // goes on gets the exception again instead of waiting for it.
+  OrderedWork<WorkItem> work(
+      WorkItemSlots(2), 0, [](int64_t, WorkItem*) { return ClaimAnswer::kTaken; },
+      [](unsigned, int64_t index, WorkItem* item) {
+        if (index == 2) throw std::runtime_error("item 2");
+        item->index = index;
+      });
+  ASSERT_NE(work.Take(/*help=*/true), nullptr);
+  work.Release();
+  ASSERT_NE(work.Take(/*help=*/true), nullptr);
+  work.Release();
+  EXPECT_THROW(work.Take(/*help=*/true), std::runtime_error);
+  EXPECT_THROW(work.Take(/*help=*/true), std::runtime_error);
 }
 
 TEST(OrderedWork, AClaimsExceptionReachesTheCaller) {

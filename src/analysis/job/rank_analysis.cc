@@ -470,7 +470,7 @@ Result<RankResult> AnalyzeRank(const model::RankProfile& profile, const JobConte
   const HostAttributor host(profile);
   FingerprintAcceptMemo accept_memo(library);
   const RankMotifContext motifs{library, host, CatalogOf(context.options), &accept_memo};
-  FrameworkOpsMemo ops_memo(&accept_memo);
+  FrameworkOpsMemo ops_memo(library, &accept_memo);
   const std::vector<uint32_t> sync_calls = FindHostSyncCalls(profile);
   const DataLoaderCalls loader_calls = FindDataLoaderCalls(profile);
   const RankMemory memory(profile, context.step_threads);

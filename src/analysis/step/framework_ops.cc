@@ -103,6 +103,7 @@ std::vector<std::string> FingerprintsOfCall(const model::RankProfile& profile,
                                             const std::vector<uint32_t>& rows,
                                             const FingerprintLibrary& library,
                                             FrameworkOpsMemo* memo) {
+  if (memo != nullptr && &memo->library() != &library) memo = nullptr;  // another library's
   if (memo == nullptr) return MatchCall(profile, rows, library, nullptr);
   const model::DeviceEvents& events = profile.device_events;
   std::string key;

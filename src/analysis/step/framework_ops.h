@@ -70,7 +70,11 @@ struct FrameworkOps {
 // Chains are keyed by the profile's string ids: one memo per profile.
 class FrameworkOpsMemo {
  public:
-  explicit FrameworkOpsMemo(FingerprintAcceptMemo* accept) : accept_(accept) {}
+  FrameworkOpsMemo(const FingerprintLibrary& library, FingerprintAcceptMemo* accept)
+      : library_(library), accept_(accept) {}
+  // The library its chains were matched with (ComputeFrameworkOps does not
+  // use the memo with another).
+  const FingerprintLibrary& library() const { return library_; }
   FingerprintAcceptMemo* accept() const { return accept_; }
 
   // The fingerprints of the chain |key| (its kernels' ids, packed), made by
@@ -85,14 +89,15 @@ class FrameworkOpsMemo {
     const std::lock_guard<std::mutex> lock(mutex_);
     return by_chain_.try_emplace(key, std::move(ids)).first->second;
   }
-  size_t chains() {
+  size_t chains() const {
     const std::lock_guard<std::mutex> lock(mutex_);
     return by_chain_.size();
   }
 
  private:
+  const FingerprintLibrary& library_;
   FingerprintAcceptMemo* accept_;
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   std::unordered_map<std::string, std::vector<std::string>> by_chain_;
 };
 

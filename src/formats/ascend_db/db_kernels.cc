@@ -1,6 +1,8 @@
 // The kernels of the rank database: TASK joined with COMPUTE_TASK_INFO (one
 // kernel per compute task), TASK_PMU_INFO (the pipe ratios) and
 // COMMUNICATION_TASK_INFO (HCCL's per-link tasks, counted as skipped).
+#include <fmt/format.h>
+
 #include <cmath>
 #include <memory>
 #include <unordered_map>
@@ -163,8 +165,8 @@ Status ReadComputeTasks(const DbContext& ctx, const std::vector<model::DeviceEve
   TS_ASSIGN_OR_RETURN(const int64_t task_rows, ReserveRows(db, &events));
   constexpr size_t kColumnCount = 17;
   const std::string select = "SELECT " + task_list + ", " + compute_list + ", " + link_list +
-                             " FROM TASK t LEFT JOIN COMPUTE_TASK_INFO c ON c.globalTaskId = "
-                             "t.globalTaskId";
+                             " FROM TASK t NOT INDEXED LEFT JOIN COMPUTE_TASK_INFO c ON "
+                             "c.globalTaskId = t.globalTaskId";
   const std::unique_ptr<TiledScan> scan =
       TiledScan::Start(db, select, "TASK", "t.rowid", kColumnCount, task_rows, options);
   StringTable& strings = *ctx.strings;
@@ -211,6 +213,8 @@ Status ReadComputeTasks(const DbContext& ctx, const std::vector<model::DeviceEve
     }
     ledger.Use();
   };
+  const size_t events_before = events.size();
+  bool read_in_tiles = false;
   if (scan != nullptr) {
     int64_t line = 0;
     while (const RowTile* tile = scan->Next()) {
@@ -220,7 +224,23 @@ Status ReadComputeTasks(const DbContext& ctx, const std::vector<model::DeviceEve
       }
       TS_RETURN_IF_ERROR(tile->status());
     }
-  } else {
+    read_in_tiles = line == task_rows;
+    if (!read_in_tiles) {
+      // Looked up by rowid, the table did not give the rows it counts: its
+      // B-tree is out of rowid order (a damaged file). What one statement
+      // reads in the stored order is what a rank on one thread gets, so the
+      // rows are read again that way and the damage is said.
+      ctx.profile->warnings.push_back(fmt::format(
+          "{}: table TASK counts {} rows, but {} were found by rowid: the database is damaged "
+          "(rowids out of order); TASK was read in its stored order. Check a copy with: sqlite3 "
+          "COPY.db 'PRAGMA integrity_check'",
+          db.path(), task_rows, line));
+      events.Truncate(events_before);
+      ledger = RowLedger(db.path() + ":TASK");
+      next_op = 0;
+    }
+  }
+  if (!read_in_tiles) {
     TS_ASSIGN_OR_RETURN(SqliteStatement stmt, db.Prepare(select, "TASK"));
     TS_RETURN_IF_ERROR(ForEachRow(stmt, ledger, [&](int64_t line) { use(stmt, line); }));
   }

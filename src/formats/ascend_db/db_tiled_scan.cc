@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 #include <span>
 
 #include "core/ordered_work.h"
+#include "core/rule_file.h"
 
 namespace trainscope::formats::ascend_db {
 
@@ -73,8 +75,9 @@ class ParallelScan final : public TiledScan {
               return tile < tiles_ ? ClaimAnswer::kTaken : ClaimAnswer::kNoMore;
             },
             // Worker k decodes on connection k. The reader, which has none of
-            // its own, makes tiles only when no worker thread started: as
-            // maker 0, on the first connection.
+            // its own, never helps (Take(/*help=*/false)) and makes tiles only
+            // when no worker thread started: as maker 0, on the first
+            // connection. |maker| is therefore always a connection's.
             [this](unsigned maker, int64_t tile, RowTile* out) {
               Fill(*workers_[maker], tile, out);
             }) {}
@@ -155,6 +158,14 @@ std::unique_ptr<TiledScan> TiledScan::Start(const SqliteDb& db, const std::strin
                                             const DbReadOptions& options) {
   const unsigned threads = options.threads;
   if (threads < 2 || row_count <= 0 || row_count < options.parallel_rows) return nullptr;
+  // A column named like the rowid hides it: "rowid BETWEEN" would filter on
+  // the column.
+  const Result<std::set<std::string>> names = db.Columns(table);
+  if (!names.ok()) return nullptr;
+  for (const std::string& name : *names) {
+    const std::string lower = AsciiLower(name);
+    if (lower == "rowid" || lower == "oid" || lower == "_rowid_") return nullptr;
+  }
   const auto range = RowidRange(db, table);
   if (!range) return nullptr;
   // The distance between the rowids in unsigned arithmetic: a hostile table

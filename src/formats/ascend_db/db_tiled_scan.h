@@ -76,8 +76,12 @@ class TiledScan {
   // options.tile_rows rows are decoded on options.threads more connections
   // (core/ordered_work.h), each running |select| + " WHERE |rowid|
   // BETWEEN ?1 AND ?2". nullptr otherwise (or when the table's rowids
-  // cannot be split, or a connection cannot be opened): the caller steps
-  // |select| itself, which is faster than tiles on one thread.
+  // cannot be split, a column is named like the rowid, or a connection
+  // cannot be opened): the caller steps |select| itself, which is faster
+  // than tiles on one thread. |select| should read |table| NOT INDEXED, so
+  // that one statement reads it in rowid order too. On a damaged table
+  // (rowids out of order in its B-tree) the tiles miss or repeat rows: the
+  // caller compares the rows it got with its count.
   static std::unique_ptr<TiledScan> Start(const SqliteDb& db, const std::string& select,
                                           std::string_view table, std::string_view rowid,
                                           size_t columns, int64_t row_count,

@@ -349,19 +349,16 @@ class ParallelScan {
             }) {}
 
   ChunkScanResult Run() {
-    bool ok = true;
     while (Slot* slot = work_.Take(/*help=*/false)) {
       ++result_.chunks;
       if (slot->read) ++result_.chunks_read;
-      if (!slot->ok) {
-        ok = false;
-        break;
-      }
+      if (!slot->ok) return result_;  // not ok; workers may still read the feeder
       CommitSlot(sink_, slot, &result_);
       work_.Release();
     }
-    // Every chunk was fed when Take ran out: the feeder is no longer read.
-    result_.ok = ok && !feeder_->failed();
+    // Take ran out: the feeder said it had no more, under the window's
+    // lock, and is read no more.
+    result_.ok = !feeder_->failed();
     return result_;
   }
 
