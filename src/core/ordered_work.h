@@ -52,6 +52,16 @@ class OrderedWork {
   // fewer threads).
   using MakeFn = std::function<void(unsigned maker, int64_t index, Slot* slot)>;
 
+  // |n| slots for the constructor, each made by |new_slot|() (a
+  // std::unique_ptr<Slot>).
+  template <typename NewSlot>
+  static std::vector<std::unique_ptr<Slot>> NewSlots(size_t n, NewSlot&& new_slot) {
+    std::vector<std::unique_ptr<Slot>> slots;
+    slots.reserve(n);
+    for (size_t i = 0; i < n; ++i) slots.push_back(new_slot());
+    return slots;
+  }
+
   // Starts |workers| threads (fewer when the OS gives fewer: with none the
   // caller makes every item in Take, help or not). |claim| and |make| may
   // be called from here on: what they use must exist already.

@@ -26,9 +26,7 @@ struct WorkItem {
 };
 
 std::vector<std::unique_ptr<WorkItem>> WorkItemSlots(size_t n) {
-  std::vector<std::unique_ptr<WorkItem>> slots;
-  for (size_t i = 0; i < n; ++i) slots.push_back(std::make_unique<WorkItem>());
-  return slots;
+  return OrderedWork<WorkItem>::NewSlots(n, [] { return std::make_unique<WorkItem>(); });
 }
 
 // Uneven work: later items are often made before earlier ones.

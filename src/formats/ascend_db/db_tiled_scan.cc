@@ -70,7 +70,9 @@ class ParallelScan final : public TiledScan {
         width_(width),
         tiles_(tiles),
         work_(
-            Tiles(4 * workers_.size()), static_cast<unsigned>(workers_.size()),
+            OrderedWork<RowTile>::NewSlots(4 * workers_.size(),
+                                           [] { return std::make_unique<RowTile>(); }),
+            static_cast<unsigned>(workers_.size()),
             [this](int64_t tile, RowTile*) {
               return tile < tiles_ ? ClaimAnswer::kTaken : ClaimAnswer::kNoMore;
             },
@@ -96,12 +98,6 @@ class ParallelScan final : public TiledScan {
   }
 
  private:
-  static std::vector<std::unique_ptr<RowTile>> Tiles(size_t n) {
-    std::vector<std::unique_ptr<RowTile>> tiles;
-    for (size_t i = 0; i < n; ++i) tiles.push_back(std::make_unique<RowTile>());
-    return tiles;
-  }
-
   void Fill(Worker& worker, int64_t tile, RowTile* out) const {
     out->Clear(columns_);
     const int64_t low = first_ + tile * width_;

@@ -39,7 +39,7 @@ class PreparsedLines {
       : parse_(std::move(parse)),
         use_(std::move(use)),
         work_(
-            Batches(), workers,
+            OrderedWork<Batch>::NewSlots(kWindow, NewBatch), workers,
             // Batches are offered by Submit, on the reader's thread.
             [this](int64_t index, Batch*) {
               return index < filled_ ? ClaimAnswer::kTaken : ClaimAnswer::kNotYet;
@@ -74,17 +74,13 @@ class PreparsedLines {
     std::vector<Parsed> parsed;
   };
 
-  static std::vector<std::unique_ptr<Batch>> Batches() {
-    std::vector<std::unique_ptr<Batch>> batches;
-    for (size_t i = 0; i < kWindow; ++i) {
-      auto batch = std::make_unique<Batch>();
-      // Views into the text must survive its growth: room for a full batch
-      // and one more line of the longest kind.
-      batch->text.reserve(kBatchBytes + kMaxLineBytes + 1);
-      batch->lines.reserve(kBatchLines);
-      batches.push_back(std::move(batch));
-    }
-    return batches;
+  static std::unique_ptr<Batch> NewBatch() {
+    auto batch = std::make_unique<Batch>();
+    // Views into the text must survive its growth: room for a full batch
+    // and one more line of the longest kind.
+    batch->text.reserve(kBatchBytes + kMaxLineBytes + 1);
+    batch->lines.reserve(kBatchLines);
+    return batch;
   }
 
   void Submit() {

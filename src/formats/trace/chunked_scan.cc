@@ -336,7 +336,9 @@ class ParallelScan {
         plain_reader_(plain_reader),
         // Two spare slots let the workers run ahead while the sink drains one.
         work_(
-            Slots(threads + 2, *sink), threads,
+            OrderedWork<Slot>::NewSlots(threads + 2,
+                                        [sink] { return std::make_unique<Slot>(*sink); }),
+            threads,
             [this](int64_t, Slot* slot) {
               std::string_view text;
               if (!feeder_->Next(&text)) return ClaimAnswer::kNoMore;
@@ -363,12 +365,6 @@ class ParallelScan {
   }
 
  private:
-  static std::vector<std::unique_ptr<Slot>> Slots(size_t n, const EventSink& sink) {
-    std::vector<std::unique_ptr<Slot>> slots;
-    for (size_t i = 0; i < n; ++i) slots.push_back(std::make_unique<Slot>(sink));
-    return slots;
-  }
-
   ChunkFeeder* feeder_;
   EventSink* sink_;
   bool plain_reader_;
