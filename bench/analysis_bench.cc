@@ -97,4 +97,23 @@ void BM_MineRepeatsLayered(benchmark::State& state) {
 }
 BENCHMARK(BM_MineRepeatsLayered)->Arg(20'000)->Arg(1'000'000)->Unit(benchmark::kMillisecond);
 
+// A stream where repeats keep splitting: a 40-token cycle with one token in
+// 97 missing (the compute stream of scripts/gen_profiler_db.py's kernels,
+// where a collective takes a compute kernel's place out of phase with the
+// cycle), so most groups split at every length instead of extending in one
+// comparison.
+void BM_MineRepeatsInterleaved(benchmark::State& state) {
+  std::vector<int32_t> tokens;
+  tokens.reserve(static_cast<size_t>(state.range(0)));
+  for (int64_t i = 0; static_cast<int64_t>(tokens.size()) < state.range(0); ++i) {
+    if (i % 97 != 0) tokens.push_back(static_cast<int32_t>(i % 40));
+  }
+  for (auto _ : state) {
+    auto repeats = trainscope::analysis::MineRepeats(tokens, {}, {});
+    benchmark::DoNotOptimize(repeats);
+  }
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+BENCHMARK(BM_MineRepeatsInterleaved)->Arg(20'000)->Arg(1'000'000)->Unit(benchmark::kMillisecond);
+
 }  // namespace

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <map>
+#include <queue>
 #include <string>
 #include <utility>
 #include <vector>
@@ -291,6 +292,117 @@ TEST(MotifMining, CandidatesAreTheDefinitionOneLengthAtATime) {
     nonempty += expected.empty() ? 0 : 1;
   }
   EXPECT_GT(nonempty, 500u);  // the streams do repeat
+}
+
+// The greedy selection as first written: lazy re-evaluation over one byte
+// per covered token, every occurrence of a popped candidate re-read in full
+// and its tokens checked one by one. MineRepeats drops occurrences found
+// covered and looks up each position's next covered token instead; it must
+// pick the same sets, ties included.
+std::vector<RepeatSet> SelectedAsFirstWritten(const std::vector<int32_t>& tokens,
+                                              const std::vector<double>& weights,
+                                              const MiningOptions& options) {
+  const auto n = static_cast<int32_t>(tokens.size());
+  if (n < options.min_length * 2 || options.max_length < options.min_length) return {};
+  const RepeatCandidates candidates = FindRepeatCandidates(tokens, options);
+  std::vector<double> prefix(tokens.size() + 1, 0);
+  for (size_t p = 0; p < tokens.size(); ++p) prefix[p + 1] = prefix[p] + weights[p];
+  auto positions = [&](size_t c) {
+    const RepeatCandidates::Group& g = candidates.groups[c];
+    return std::vector<int32_t>(candidates.positions.begin() + static_cast<std::ptrdiff_t>(g.begin),
+                                candidates.positions.begin() + static_cast<std::ptrdiff_t>(g.end));
+  };
+  std::vector<uint8_t> covered(tokens.size(), 0);
+  auto instances = [&](size_t c) {
+    std::vector<int32_t> out;
+    const int32_t length = candidates.groups[c].length;
+    for (const int32_t p : positions(c)) {
+      if (!out.empty() && p < out.back() + length) continue;
+      bool clear = true;
+      for (int32_t k = 0; k < length; ++k)
+        clear = clear && covered[static_cast<size_t>(p + k)] == 0;
+      if (clear) out.push_back(p);
+    }
+    return out;
+  };
+  auto weight_of = [&](int32_t p, int32_t length) { return prefix[p + length] - prefix[p]; };
+  std::vector<double> scores;
+  for (size_t c = 0; c < candidates.groups.size(); ++c) {
+    scores.push_back(static_cast<double>(instances(c).size()) *
+                     weight_of(positions(c).front(), candidates.groups[c].length));
+  }
+  auto less = [&](size_t a, size_t b) {
+    if (scores[a] != scores[b]) return scores[a] < scores[b];
+    if (candidates.groups[a].length != candidates.groups[b].length) {
+      return candidates.groups[a].length > candidates.groups[b].length;
+    }
+    return positions(a).front() > positions(b).front();
+  };
+  std::priority_queue<size_t, std::vector<size_t>, decltype(less)> heap(less);
+  for (size_t c = 0; c < scores.size(); ++c) heap.push(c);
+  std::vector<RepeatSet> result;
+  while (!heap.empty() && result.size() < options.max_motifs) {
+    const size_t top = heap.top();
+    heap.pop();
+    const int32_t length = candidates.groups[top].length;
+    const std::vector<int32_t> found = instances(top);
+    if (static_cast<int>(found.size()) < options.min_occurrences) continue;
+    const double score = static_cast<double>(found.size()) * weight_of(found[0], length);
+    if (score < scores[top] && !heap.empty() && score < scores[heap.top()]) {
+      scores[top] = score;
+      heap.push(top);
+      continue;
+    }
+    for (const int32_t p : found) {
+      std::fill(covered.begin() + p, covered.begin() + p + length, uint8_t{1});
+    }
+    result.push_back(RepeatSet{length, found, score});
+  }
+  return result;
+}
+
+TEST(MotifMining, SelectionPicksWhatTheSelectionAsFirstWrittenPicks) {
+  uint64_t state = 777;
+  auto next = [&state](uint32_t bound) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<int32_t>((state >> 33) % bound);
+  };
+  const std::vector<std::vector<int32_t>> chains = {
+      {1, 2, 3, 4}, {1, 2, 3, 5}, {1, 2, 6, 4, 4}, {7, 2, 3, 4, 8, 9, 10}, {9, 1, 2}};
+  size_t picked_after_the_first = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    std::vector<int32_t> tokens;
+    const int32_t pieces = 5 + next(120);
+    for (int32_t k = 0; k < pieces; ++k) {
+      const int32_t pick = next(9);
+      if (pick < static_cast<int32_t>(chains.size())) {
+        const auto& chain = chains[static_cast<size_t>(pick)];
+        tokens.insert(tokens.end(), chain.begin(), chain.end());
+      } else if (pick == 5) {
+        tokens.push_back(-1);
+      } else {
+        tokens.push_back(next(12));
+      }
+    }
+    // Unit weights in one trial in three (ties everywhere), else 1-4.
+    std::vector<double> weights(tokens.size(), 1.0);
+    if (trial % 3 != 0) {
+      for (double& w : weights) w = 1 + next(4);
+    }
+    MiningOptions options;
+    options.max_length = 3 + next(20);
+    options.max_motifs = 1 + static_cast<size_t>(next(25));
+    const auto expected = SelectedAsFirstWritten(tokens, weights, options);
+    const auto got = MineRepeats(tokens, weights, options);
+    ASSERT_EQ(got.size(), expected.size()) << "trial " << trial;
+    for (size_t r = 0; r < got.size(); ++r) {
+      EXPECT_EQ(got[r].length, expected[r].length) << "trial " << trial << " set " << r;
+      EXPECT_EQ(got[r].starts, expected[r].starts) << "trial " << trial << " set " << r;
+      EXPECT_EQ(got[r].coverage, expected[r].coverage) << "trial " << trial << " set " << r;
+    }
+    picked_after_the_first += got.size() > 1 ? got.size() - 1 : 0;
+  }
+  EXPECT_GT(picked_after_the_first, 300u);  // the selection goes on after covering the first
 }
 
 // A 100k-kernel compute stream: a 60-kernel "layer" with an RMSNorm, a

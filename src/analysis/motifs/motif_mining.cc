@@ -7,35 +7,45 @@
 namespace trainscope::analysis {
 namespace {
 
-// Greedy non-overlapping occurrences among |positions| (ascending) that
-// touch no covered token (|covered| nullptr: nothing is covered yet, the
-// common case while candidates are collected, which then costs
-// O(occurrences) instead of O(occurrences x length)). Each one is passed to
-// |take|; returns how many.
-template <typename Take>
-size_t ForEachInstance(std::span<const int32_t> positions, int32_t length,
-                       const std::vector<uint8_t>* covered, Take&& take) {
+// Where the next covered token is, from each position on: next[p] is the
+// first covered position >= p (the token count when none), so that an
+// occurrence [p, p + length) is free when next[p] >= p + length. One load per
+// occurrence: the greedy selection re-reads every candidate's occurrences
+// each time its score is refreshed, and a scan of the covered tokens of each
+// occurrence was most of its time on streams of many candidates.
+class CoveredTokens {
+ public:
+  explicit CoveredTokens(int32_t n) : next_(static_cast<size_t>(n) + 1, n) {}
+
+  bool Free(int32_t p, int32_t length) const { return next_[p] >= p + length; }
+
+  // Covers [p, p + length) for each p of |starts| (ascending, disjoint).
+  // next_ never decreases along the positions, so the walk back from each
+  // occurrence stops at the first position whose next is already at or
+  // before it: in ascending order, the end of the occurrence before, and the
+  // whole update is one pass at most.
+  void Cover(std::span<const int32_t> starts, int32_t length) {
+    for (const int32_t p : starts) {
+      for (int32_t k = p; k < p + length; ++k) next_[k] = k;
+      for (int32_t k = p - 1; k >= 0 && next_[k] > p; --k) next_[k] = p;
+    }
+  }
+
+ private:
+  std::vector<int32_t> next_;
+};
+
+// Greedy non-overlapping occurrences among |positions| (ascending): the
+// first, then the first that starts after it ends, and so on.
+size_t CountInstances(std::span<const int32_t> positions, int32_t length) {
   size_t count = 0;
   int32_t next_free = INT32_MIN;
-  for (int32_t p : positions) {
+  for (const int32_t p : positions) {
     if (p < next_free) continue;
-    bool clear = true;
-    for (int32_t k = 0; covered != nullptr && k < length; ++k) {
-      if ((*covered)[p + k]) {
-        clear = false;
-        break;
-      }
-    }
-    if (!clear) continue;
-    take(p);
     ++count;
     next_free = p + length;
   }
   return count;
-}
-
-size_t CountInstances(std::span<const int32_t> positions, int32_t length) {
-  return ForEachInstance(positions, length, nullptr, [](int32_t) {});
 }
 
 // The candidate search: groups of equal windows, the nodes of a suffix tree
@@ -152,44 +162,78 @@ class CandidateSearch {
     }
     const std::span<const int32_t> positions(candidates_.positions.data() + begin,
                                              group.end - group.begin);
-    if (static_cast<int>(CountInstances(positions, length)) < options_.min_occurrences) {
+    const auto instances = static_cast<int32_t>(CountInstances(positions, length));
+    if (instances < options_.min_occurrences) {
       candidates_.positions.resize(begin);
       return;
     }
     candidates_.groups.push_back(
-        RepeatCandidates::Group{length, begin, candidates_.positions.size()});
+        RepeatCandidates::Group{length, begin, candidates_.positions.size(), instances});
   }
 
-  // Orders [begin, end) by next token (-1 last), stable; returns where the
-  // windows with -1 start.
-  std::vector<Window>::iterator SplitByNextToken(std::vector<Window>::iterator begin,
-                                                 std::vector<Window>::iterator end) {
+  // Reads the token after each window of |group| (at |length|) into its
+  // |right| and notes its bucket: the next tokens in the order they are first
+  // seen, up to kMaxBuckets (more: |buckets_overflow_|), with each bucket's
+  // size. One pass, and a find only where the next token changes from the
+  // window before (windows of a group mostly continue alike). True when every
+  // window continues with the same token (none -1).
+  bool ReadNextTokens(const Group& group, int32_t length) {
     tokens_seen_.clear();
-    for (auto it = begin; it != end; ++it) {
-      if (std::find(tokens_seen_.begin(), tokens_seen_.end(), it->right) == tokens_seen_.end()) {
-        tokens_seen_.push_back(it->right);
-        if (tokens_seen_.size() > kMaxBuckets) break;
+    bucket_sizes_.clear();
+    bucket_of_.resize(group.end - group.begin);
+    buckets_overflow_ = false;
+    int32_t previous = INT32_MIN;
+    uint8_t bucket = 0;
+    for (size_t k = group.begin; k < group.end; ++k) {
+      const int32_t right = TokenAt(windows_[k].position + length);
+      windows_[k].right = right;
+      if (buckets_overflow_) continue;
+      if (right != previous) {
+        previous = right;
+        bucket = static_cast<uint8_t>(std::find(tokens_seen_.begin(), tokens_seen_.end(), right) -
+                                      tokens_seen_.begin());
+        if (bucket == tokens_seen_.size()) {
+          if (tokens_seen_.size() == kMaxBuckets) {
+            buckets_overflow_ = true;
+            continue;
+          }
+          tokens_seen_.push_back(right);
+          bucket_sizes_.push_back(0);
+        }
       }
+      bucket_of_[k - group.begin] = bucket;
+      ++bucket_sizes_[bucket];
     }
+    return !buckets_overflow_ && tokens_seen_.size() == 1 && tokens_seen_.front() >= 0;
+  }
+
+  // Orders the windows of |group| by the next token ReadNextTokens read (-1
+  // last), stable; returns where the windows with -1 start.
+  std::vector<Window>::iterator SplitByNextToken(const Group& group) {
+    const auto begin = windows_.begin() + static_cast<std::ptrdiff_t>(group.begin);
+    const auto end = windows_.begin() + static_cast<std::ptrdiff_t>(group.end);
     auto key = [](int32_t right) { return right < 0 ? INT32_MAX : right; };
-    if (tokens_seen_.size() > kMaxBuckets) {
+    if (buckets_overflow_) {
       std::stable_sort(begin, end, [&key](const Window& a, const Window& b) {
         return key(a.right) < key(b.right);
       });
-    } else {
-      std::sort(tokens_seen_.begin(), tokens_seen_.end(),
-                [&key](int32_t a, int32_t b) { return key(a) < key(b); });
-      bucket_starts_.assign(tokens_seen_.size() + 1, 0);
-      auto bucket_of = [&](int32_t right) {
-        return static_cast<size_t>(std::find(tokens_seen_.begin(), tokens_seen_.end(), right) -
-                                   tokens_seen_.begin());
-      };
-      for (auto it = begin; it != end; ++it) ++bucket_starts_[bucket_of(it->right) + 1];
-      for (size_t b = 0; b + 1 < bucket_starts_.size(); ++b) {
-        bucket_starts_[b + 1] += bucket_starts_[b];
+    } else if (tokens_seen_.size() > 1) {
+      // Each bucket's first slot in the output: buckets in next-token order.
+      const size_t buckets = tokens_seen_.size();
+      bucket_order_.resize(buckets);
+      for (size_t b = 0; b < buckets; ++b) bucket_order_[b] = static_cast<uint8_t>(b);
+      std::sort(bucket_order_.begin(), bucket_order_.end(),
+                [&](uint8_t a, uint8_t b) { return key(tokens_seen_[a]) < key(tokens_seen_[b]); });
+      bucket_starts_.resize(buckets);
+      size_t next = 0;
+      for (const uint8_t b : bucket_order_) {
+        bucket_starts_[b] = next;
+        next += bucket_sizes_[b];
       }
-      scratch_.resize(static_cast<size_t>(end - begin));
-      for (auto it = begin; it != end; ++it) scratch_[bucket_starts_[bucket_of(it->right)]++] = *it;
+      scratch_.resize(group.end - group.begin);
+      for (size_t k = 0; k < scratch_.size(); ++k) {
+        scratch_[bucket_starts_[bucket_of_[k]]++] = begin[static_cast<std::ptrdiff_t>(k)];
+      }
       std::copy(scratch_.begin(), scratch_.end(), begin);
     }
     return std::partition_point(begin, end, [](const Window& w) { return w.right >= 0; });
@@ -200,16 +244,17 @@ class CandidateSearch {
     // What stays the same at every length of this group: the tokens on the
     // left, the gaps between consecutive windows, the first token that
     // differs from the window's first.
-    bool left_same = true;
-    const int32_t left0 = TokenAt(p0 - 1);
     std::fill(tandem_.begin(), tandem_.end(), 0);
-    for (size_t k = group.begin; k < group.end; ++k) {
-      const int32_t left = TokenAt(windows_[k].position - 1);
-      if (left < 0 || left != left0) left_same = false;
-      if (k > group.begin) {
-        const int32_t gap = windows_[k].position - windows_[k - 1].position;
-        if (gap <= options_.max_length) tandem_[static_cast<size_t>(gap)] = 1;
-      }
+    for (size_t k = group.begin + 1; k < group.end; ++k) {
+      const int32_t gap = windows_[k].position - windows_[k - 1].position;
+      if (gap <= options_.max_length) tandem_[static_cast<size_t>(gap)] = 1;
+    }
+    // The left tokens are read from the stream (a load per window, far
+    // apart): stop at the first that differs.
+    const int32_t left0 = TokenAt(p0 - 1);
+    bool left_same = left0 >= 0;
+    for (size_t k = group.begin + 1; k < group.end && left_same; ++k) {
+      left_same = TokenAt(windows_[k].position - 1) == left0;
     }
     first_different_ = options_.max_length;
     for (int32_t j = 1; j < options_.max_length && p0 + j < n_; ++j) {
@@ -229,12 +274,7 @@ class CandidateSearch {
       return;
     }
     // The group splits (or loses windows) after |split_length| tokens.
-    bool right_same = true;
-    const int32_t right0 = TokenAt(p0 + split_length);
-    for (size_t k = group.begin; k < group.end; ++k) {
-      windows_[k].right = TokenAt(windows_[k].position + split_length);
-      if (windows_[k].right < 0 || windows_[k].right != right0) right_same = false;
-    }
+    const bool right_same = ReadNextTokens(group, split_length);
     MaybeReport(group, split_length, /*maximal=*/!right_same && !left_same);
     // The windows that extend, by their next token (positions stay
     // ascending within each; a stable bucket pass through one reused
@@ -242,8 +282,7 @@ class CandidateSearch {
     // sort, which is not adaptive, nor a stable sort's fresh buffer per
     // split pays): each run of >= 2 is a group one token longer.
     const auto begin = windows_.begin() + static_cast<std::ptrdiff_t>(group.begin);
-    const auto end = windows_.begin() + static_cast<std::ptrdiff_t>(group.end);
-    const auto extending = SplitByNextToken(begin, end);
+    const auto extending = SplitByNextToken(group);
     for (auto run = begin; run != extending;) {
       auto run_end = run + 1;
       while (run_end != extending && run_end->right == run->right) ++run_end;
@@ -261,7 +300,13 @@ class CandidateSearch {
   const int32_t n_;
   std::vector<Window> windows_;
   static constexpr size_t kMaxBuckets = 16;  // next tokens a split buckets; more: a stable sort
-  std::vector<int32_t> tokens_seen_;         // the split group's next tokens
+  // The split group's next tokens in the order first seen, each one's
+  // windows, and each window's bucket (ReadNextTokens).
+  std::vector<int32_t> tokens_seen_;
+  std::vector<size_t> bucket_sizes_;
+  std::vector<uint8_t> bucket_of_;
+  bool buckets_overflow_ = false;
+  std::vector<uint8_t> bucket_order_;  // buckets by next token (-1 last)
   std::vector<size_t> bucket_starts_;
   std::vector<Window> scratch_;  // the split group, bucketed (reused: one buffer for the search)
   std::vector<Group> pending_;   // groups still to visit
@@ -273,42 +318,56 @@ class CandidateSearch {
 
 // Greedy by coverage with lazy re-evaluation: a candidate's score only drops
 // as tokens get covered, so a popped candidate whose fresh score still beats
-// the next stored score is the true maximum.
-std::vector<RepeatSet> SelectByCoverage(const RepeatCandidates& candidates, int32_t n,
+// the next stored score is the true maximum. Covered tokens stay covered, so
+// an occurrence found covered is dropped from its candidate's positions for
+// good: after the first pick covers most of a stream, every candidate is
+// re-read once in full and then only where it is still free.
+std::vector<RepeatSet> SelectByCoverage(RepeatCandidates candidates, int32_t n,
                                         const std::vector<double>& prefix_weight,
                                         const MiningOptions& options) {
-  auto positions = [&](size_t c) {
-    const RepeatCandidates::Group& g = candidates.groups[c];
-    return std::span<const int32_t>(candidates.positions.data() + g.begin, g.end - g.begin);
-  };
+  const std::vector<RepeatCandidates::Group>& groups = candidates.groups;
+  std::vector<size_t> free_end(groups.size());  // positions[begin, free_end) not yet covered
+  std::vector<int32_t> first(groups.size());    // the first position: ties go to the earlier
+  for (size_t c = 0; c < groups.size(); ++c) {
+    free_end[c] = groups[c].end;
+    first[c] = candidates.positions[groups[c].begin];
+  }
   auto weight_at = [&](int32_t p, int32_t length) {
     return prefix_weight[p + length] - prefix_weight[p];
   };
   // Score: greedy instances x the weight of one.
-  std::vector<double> scores(candidates.groups.size());
+  std::vector<double> scores(groups.size());
   for (size_t c = 0; c < scores.size(); ++c) {
-    const int32_t length = candidates.groups[c].length;
-    scores[c] = static_cast<double>(CountInstances(positions(c), length)) *
-                weight_at(positions(c).front(), length);
+    scores[c] = static_cast<double>(groups[c].instances) * weight_at(first[c], groups[c].length);
   }
   std::vector<RepeatSet> result;
   auto less = [&](size_t a, size_t b) {
     if (scores[a] != scores[b]) return scores[a] < scores[b];
-    const int32_t length_a = candidates.groups[a].length;
-    const int32_t length_b = candidates.groups[b].length;
-    if (length_a != length_b) return length_a > length_b;
-    return positions(a).front() > positions(b).front();
+    if (groups[a].length != groups[b].length) return groups[a].length > groups[b].length;
+    return first[a] > first[b];
   };
   std::priority_queue<size_t, std::vector<size_t>, decltype(less)> heap(less);
   for (size_t i = 0; i < scores.size(); ++i) heap.push(i);
-  std::vector<uint8_t> covered(n, 0);
+  CoveredTokens covered(n);
   std::vector<int32_t> inst;
   while (!heap.empty() && result.size() < options.max_motifs) {
     const size_t top = heap.top();
     heap.pop();
-    const int32_t length = candidates.groups[top].length;
+    const int32_t length = groups[top].length;
+    // CountInstances over the free occurrences, dropping the covered ones.
     inst.clear();
-    ForEachInstance(positions(top), length, &covered, [&inst](int32_t p) { inst.push_back(p); });
+    int32_t* positions = candidates.positions.data();
+    size_t kept = groups[top].begin;
+    int32_t next_free = INT32_MIN;
+    for (size_t k = groups[top].begin; k < free_end[top]; ++k) {
+      const int32_t p = positions[k];
+      if (!covered.Free(p, length)) continue;
+      positions[kept++] = p;
+      if (p < next_free) continue;
+      inst.push_back(p);
+      next_free = p + length;
+    }
+    free_end[top] = kept;
     if (static_cast<int>(inst.size()) < options.min_occurrences) continue;
     const double score = static_cast<double>(inst.size()) * weight_at(inst[0], length);
     if (score < scores[top] && !heap.empty() && score < scores[heap.top()]) {
@@ -316,7 +375,7 @@ std::vector<RepeatSet> SelectByCoverage(const RepeatCandidates& candidates, int3
       heap.push(top);
       continue;
     }
-    for (int32_t p : inst) std::fill(covered.begin() + p, covered.begin() + p + length, 1);
+    covered.Cover(inst, length);
     RepeatSet set;
     set.length = length;
     set.coverage = score;

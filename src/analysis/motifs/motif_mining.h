@@ -39,6 +39,7 @@ struct RepeatCandidates {
     int32_t length = 0;
     size_t begin = 0;
     size_t end = 0;
+    int32_t instances = 0;  // greedy non-overlapping occurrences among the positions
   };
   std::vector<Group> groups;
   std::vector<int32_t> positions;
