@@ -242,8 +242,7 @@ Candidates Sorted(Candidates candidates) {
 Candidates Sorted(const RepeatCandidates& found) {
   Candidates out;
   for (const RepeatCandidates::Group& g : found.groups) {
-    out.emplace_back(g.length, std::vector<int32_t>(found.positions.begin() + g.begin,
-                                                    found.positions.begin() + g.end));
+    out.emplace_back(g.length, found.Positions(g));
   }
   return Sorted(std::move(out));
 }
@@ -307,11 +306,7 @@ std::vector<RepeatSet> SelectedAsFirstWritten(const std::vector<int32_t>& tokens
   const RepeatCandidates candidates = FindRepeatCandidates(tokens, options);
   std::vector<double> prefix(tokens.size() + 1, 0);
   for (size_t p = 0; p < tokens.size(); ++p) prefix[p + 1] = prefix[p] + weights[p];
-  auto positions = [&](size_t c) {
-    const RepeatCandidates::Group& g = candidates.groups[c];
-    return std::vector<int32_t>(candidates.positions.begin() + static_cast<std::ptrdiff_t>(g.begin),
-                                candidates.positions.begin() + static_cast<std::ptrdiff_t>(g.end));
-  };
+  auto positions = [&](size_t c) { return candidates.Positions(candidates.groups[c]); };
   std::vector<uint8_t> covered(tokens.size(), 0);
   auto instances = [&](size_t c) {
     std::vector<int32_t> out;

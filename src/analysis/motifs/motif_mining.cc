@@ -35,17 +35,36 @@ class CoveredTokens {
   std::vector<int32_t> next_;
 };
 
-// Greedy non-overlapping occurrences among |positions| (ascending): the
-// first, then the first that starts after it ends, and so on.
-size_t CountInstances(std::span<const int32_t> positions, int32_t length) {
-  size_t count = 0;
-  int32_t next_free = INT32_MIN;
-  for (const int32_t p : positions) {
-    if (p < next_free) continue;
-    ++count;
-    next_free = p + length;
+// A gap between two positions, LEB128 (7 bits a byte, low first), written
+// at |out|; returns the bytes written. A sum of gaps never takes more bytes
+// than the gaps did, so a list may be rewritten in place with some
+// positions left out (SelectByCoverage).
+size_t WriteGap(uint32_t gap, uint8_t* out) {
+  size_t bytes = 0;
+  while (gap >= 0x80) {
+    out[bytes++] = static_cast<uint8_t>(gap | 0x80);
+    gap >>= 7;
   }
-  return count;
+  out[bytes++] = static_cast<uint8_t>(gap);
+  return bytes;
+}
+
+void AppendGap(uint32_t gap, std::vector<uint8_t>* out) {
+  if (gap < 0x80) {
+    out->push_back(static_cast<uint8_t>(gap));
+    return;
+  }
+  uint8_t bytes[5];
+  out->insert(out->end(), bytes, bytes + WriteGap(gap, bytes));
+}
+
+uint32_t ReadGap(const uint8_t*& at) {
+  uint32_t gap = 0;
+  for (int shift = 0;; shift += 7) {
+    const uint8_t byte = *at++;
+    gap |= static_cast<uint32_t>(byte & 0x7f) << shift;
+    if ((byte & 0x80) == 0) return gap;
+  }
 }
 
 // The candidate search: groups of equal windows, the nodes of a suffix tree
@@ -153,22 +172,27 @@ class CandidateSearch {
     const bool at_cap = length == options_.max_length;
     if (!(at_cap || maximal || tandem_[static_cast<size_t>(length)] != 0)) return;
     if (length <= first_different_) return;  // a run of one token (Cast Cast Cast) is not a chain
+    // Greedy non-overlapping occurrences: the first, then the first that
+    // starts after it ends, and so on.
+    int32_t instances = 0;
+    int32_t next_free = INT32_MIN;
+    for (size_t k = group.begin; k < group.end; ++k) {
+      if (windows_[k].position < next_free) continue;
+      ++instances;
+      next_free = windows_[k].position + length;
+    }
+    if (instances < options_.min_occurrences) return;
     // All candidates' positions share one list: a list per candidate was
     // thousands of small blocks per step, which the heap kept after the
     // search (two steps mined at once held tens of MB more at the peak).
-    const size_t begin = candidates_.positions.size();
-    for (size_t k = group.begin; k < group.end; ++k) {
-      candidates_.positions.push_back(windows_[k].position);
+    RepeatCandidates::Group reported{length, windows_[group.begin].position,
+                                     candidates_.gaps.size(), 0, instances};
+    for (size_t k = group.begin + 1; k < group.end; ++k) {
+      AppendGap(static_cast<uint32_t>(windows_[k].position - windows_[k - 1].position),
+                &candidates_.gaps);
     }
-    const std::span<const int32_t> positions(candidates_.positions.data() + begin,
-                                             group.end - group.begin);
-    const auto instances = static_cast<int32_t>(CountInstances(positions, length));
-    if (instances < options_.min_occurrences) {
-      candidates_.positions.resize(begin);
-      return;
-    }
-    candidates_.groups.push_back(
-        RepeatCandidates::Group{length, begin, candidates_.positions.size(), instances});
+    reported.end = candidates_.gaps.size();
+    candidates_.groups.push_back(reported);
   }
 
   // Reads the token after each window of |group| (at |length|) into its
@@ -320,17 +344,20 @@ class CandidateSearch {
 // as tokens get covered, so a popped candidate whose fresh score still beats
 // the next stored score is the true maximum. Covered tokens stay covered, so
 // an occurrence found covered is dropped from its candidate's positions for
-// good: after the first pick covers most of a stream, every candidate is
-// re-read once in full and then only where it is still free.
+// good (the gaps rewritten in place): after the first pick covers most of a
+// stream, every candidate is re-read once in full and then only where it is
+// still free.
 std::vector<RepeatSet> SelectByCoverage(RepeatCandidates candidates, int32_t n,
                                         const std::vector<double>& prefix_weight,
                                         const MiningOptions& options) {
   const std::vector<RepeatCandidates::Group>& groups = candidates.groups;
-  std::vector<size_t> free_end(groups.size());  // positions[begin, free_end) not yet covered
-  std::vector<int32_t> first(groups.size());    // the first position: ties go to the earlier
+  // Each candidate's positions not yet found covered: the first (-1: none
+  // left) and the gaps to the others, gaps[begin, free_end).
+  std::vector<int32_t> free_first(groups.size());
+  std::vector<size_t> free_end(groups.size());
   for (size_t c = 0; c < groups.size(); ++c) {
+    free_first[c] = groups[c].first;
     free_end[c] = groups[c].end;
-    first[c] = candidates.positions[groups[c].begin];
   }
   auto weight_at = [&](int32_t p, int32_t length) {
     return prefix_weight[p + length] - prefix_weight[p];
@@ -338,13 +365,14 @@ std::vector<RepeatSet> SelectByCoverage(RepeatCandidates candidates, int32_t n,
   // Score: greedy instances x the weight of one.
   std::vector<double> scores(groups.size());
   for (size_t c = 0; c < scores.size(); ++c) {
-    scores[c] = static_cast<double>(groups[c].instances) * weight_at(first[c], groups[c].length);
+    scores[c] =
+        static_cast<double>(groups[c].instances) * weight_at(groups[c].first, groups[c].length);
   }
   std::vector<RepeatSet> result;
   auto less = [&](size_t a, size_t b) {
     if (scores[a] != scores[b]) return scores[a] < scores[b];
     if (groups[a].length != groups[b].length) return groups[a].length > groups[b].length;
-    return first[a] > first[b];
+    return groups[a].first > groups[b].first;
   };
   std::priority_queue<size_t, std::vector<size_t>, decltype(less)> heap(less);
   for (size_t i = 0; i < scores.size(); ++i) heap.push(i);
@@ -354,20 +382,38 @@ std::vector<RepeatSet> SelectByCoverage(RepeatCandidates candidates, int32_t n,
     const size_t top = heap.top();
     heap.pop();
     const int32_t length = groups[top].length;
-    // CountInstances over the free occurrences, dropping the covered ones.
+    // The greedy occurrences among the free positions, dropping the covered
+    // ones: the writer never passes the reader (WriteGap).
     inst.clear();
-    int32_t* positions = candidates.positions.data();
-    size_t kept = groups[top].begin;
+    uint8_t* const gaps = candidates.gaps.data();
+    const uint8_t* read = gaps + groups[top].begin;
+    const uint8_t* const read_end = gaps + free_end[top];
+    uint8_t* write = gaps + groups[top].begin;
+    int32_t kept_first = -1;
+    int32_t kept_last = 0;
     int32_t next_free = INT32_MIN;
-    for (size_t k = groups[top].begin; k < free_end[top]; ++k) {
-      const int32_t p = positions[k];
-      if (!covered.Free(p, length)) continue;
-      positions[kept++] = p;
-      if (p < next_free) continue;
+    auto visit = [&](int32_t p) {
+      if (!covered.Free(p, length)) return;
+      if (kept_first < 0) {
+        kept_first = p;
+      } else {
+        write += WriteGap(static_cast<uint32_t>(p - kept_last), write);
+      }
+      kept_last = p;
+      if (p < next_free) return;
       inst.push_back(p);
       next_free = p + length;
+    };
+    if (free_first[top] >= 0) {
+      int32_t p = free_first[top];
+      visit(p);
+      while (read < read_end) {
+        p += static_cast<int32_t>(ReadGap(read));
+        visit(p);
+      }
     }
-    free_end[top] = kept;
+    free_first[top] = kept_first;
+    free_end[top] = static_cast<size_t>(write - gaps);
     if (static_cast<int>(inst.size()) < options.min_occurrences) continue;
     const double score = static_cast<double>(inst.size()) * weight_at(inst[0], length);
     if (score < scores[top] && !heap.empty() && score < scores[heap.top()]) {
@@ -386,6 +432,14 @@ std::vector<RepeatSet> SelectByCoverage(RepeatCandidates candidates, int32_t n,
 }
 
 }  // namespace
+
+std::vector<int32_t> RepeatCandidates::Positions(const Group& group) const {
+  std::vector<int32_t> out = {group.first};
+  const uint8_t* at = gaps.data() + group.begin;
+  while (at < gaps.data() + group.end)
+    out.push_back(out.back() + static_cast<int32_t>(ReadGap(at)));
+  return out;
+}
 
 RepeatCandidates FindRepeatCandidates(const std::vector<int32_t>& tokens,
                                       const MiningOptions& options) {

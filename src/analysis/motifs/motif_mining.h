@@ -32,17 +32,24 @@ struct RepeatSet {
 };
 
 // The groups of equal windows the search may report: each group is
-// |length| tokens at every position of positions[begin, end) (ascending;
-// occurrences may overlap). One list holds every group's positions.
+// |length| tokens at each of its positions (ascending; occurrences may
+// overlap). One byte list holds every group's positions after its first,
+// each as its distance from the one before (LEB128: one byte below 128, as
+// the gaps between a group's windows mostly are): a step of a million
+// kernels whose chains split at every length yields ~30 positions a kernel,
+// 120 MB as int32 for each step being mined, a quarter of that as gaps.
 struct RepeatCandidates {
   struct Group {
     int32_t length = 0;
-    size_t begin = 0;
+    int32_t first = 0;  // the first position
+    size_t begin = 0;   // the gaps to the other positions: gaps[begin, end)
     size_t end = 0;
     int32_t instances = 0;  // greedy non-overlapping occurrences among the positions
   };
   std::vector<Group> groups;
-  std::vector<int32_t> positions;
+  std::vector<uint8_t> gaps;
+
+  std::vector<int32_t> Positions(const Group& group) const;
 };
 
 // The groups MineRepeats chooses from, in no particular order: windows of
