@@ -6,6 +6,8 @@
 #include <vector>
 
 #include "analysis/common/family_rules.h"
+#include "analysis/common/statistics.h"
+#include "analysis/common/visited_quantiles.h"
 #include "analysis/motifs/motif_mining.h"
 #include "analysis/step/kernel_distribution.h"
 #include "analysis/timeline/step_timeline.h"
@@ -115,5 +117,41 @@ void BM_MineRepeatsInterleaved(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 BENCHMARK(BM_MineRepeatsInterleaved)->Arg(20'000)->Arg(1'000'000)->Unit(benchmark::kMillisecond);
+
+// p50 and p90 of 3 M step times (one decimal, near one value: what a
+// training log's health summarises), by selection in a copy (Quantiles) and
+// by reading the values four times without one (QuantilesOfVisited).
+std::vector<double> StepTimes(size_t n) {
+  std::vector<double> values(n);
+  uint64_t state = 7;
+  for (double& v : values) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    v = 1000 + static_cast<double>((state >> 33) % 5000) / 10;
+  }
+  return values;
+}
+
+void BM_QuantilesOfACopy(benchmark::State& state) {
+  const std::vector<double> values = StepTimes(static_cast<size_t>(state.range(0)));
+  for (auto _ : state) {
+    std::vector<double> copy = values;
+    benchmark::DoNotOptimize(trainscope::analysis::Quantiles(copy, {0.5, 0.9}));
+  }
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+BENCHMARK(BM_QuantilesOfACopy)->Arg(3'000'000)->Unit(benchmark::kMillisecond);
+
+void BM_QuantilesOfVisited(benchmark::State& state) {
+  const std::vector<double> values = StepTimes(static_cast<size_t>(state.range(0)));
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(trainscope::analysis::QuantilesOfVisited(
+        [&values](auto&& visit) {
+          for (const double v : values) visit(v);
+        },
+        values.size(), {0.5, 0.9}));
+  }
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+BENCHMARK(BM_QuantilesOfVisited)->Arg(3'000'000)->Unit(benchmark::kMillisecond);
 
 }  // namespace

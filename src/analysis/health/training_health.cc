@@ -7,6 +7,7 @@
 
 #include "analysis/common/device_peaks.h"
 #include "analysis/common/statistics.h"
+#include "analysis/common/visited_quantiles.h"
 #include "core/index_iterator.h"
 #include "core/parallel.h"
 #include "core/rule_file.h"
@@ -26,6 +27,14 @@ double QuantileOfSorted(const std::vector<double>& sorted, double q) {
 // QuantileOfSorted's median, selected rather than sorted (statistics.h
 // Quantiles: the same interpolation, linear time).
 double MedianOf(std::vector<double> v) { return Quantiles(v, {0.5}).front(); }
+
+// The same median of the |n| values |for_each| visits, read a few times
+// rather than copied (visited_quantiles.h): for the series of a log's
+// millions of records, where a copy beside the series set the peak memory.
+template <class ForEach>
+double MedianOfVisited(ForEach&& for_each, size_t n) {
+  return QuantilesOfVisited(std::forward<ForEach>(for_each), n, {0.5}).front();
+}
 
 struct Point {
   size_t record;
@@ -79,66 +88,67 @@ Points Series(const model::TrainingRecords& records, model::MaybeDouble Training
   return out;
 }
 
-SeriesSummary SummariseFinite(std::vector<double> finite, int64_t nonfinite);
-
-// The summary of |points| in record order, NaN/Inf counted apart.
-SeriesSummary Summarise(const Points& points) {
-  int64_t nonfinite = 0;
-  std::vector<double> finite;
-  finite.reserve(points.size());
-  for (const Point& p : points) {
-    if (std::isfinite(p.value)) {
-      finite.push_back(p.value);
-    } else {
-      ++nonfinite;
-    }
-  }
-  return SummariseFinite(std::move(finite), nonfinite);
-}
-
-// The summary of a record field, straight from the records: only its
-// values are held (8 bytes each), not (record, value) points; at millions
-// of records this is the analysis' peak memory.
-SeriesSummary SummariseField(const model::TrainingRecords& records,
-                             model::MaybeDouble TrainingRecord::*field) {
-  int64_t nonfinite = 0;
-  size_t present = 0;
-  records.ForEachPresent(field, [&](size_t, double) { ++present; });
-  std::vector<double> finite;
-  finite.reserve(present);  // one allocation: no doubling copy next to the old array
-  records.ForEachPresent(field, [&](size_t, double v) {
-    if (std::isfinite(v)) {
-      finite.push_back(v);
-    } else {
-      ++nonfinite;
-    }
-  });
-  return SummariseFinite(std::move(finite), nonfinite);
-}
-
-SeriesSummary SummariseFinite(std::vector<double> finite, int64_t nonfinite) {
+// The summary of the values |for_each| visits (finite or not) in record
+// order, NaN/Inf counted apart; the quantiles of the finite ones without a
+// copy of them.
+template <class ForEach>
+SeriesSummary SummariseVisited(ForEach&& for_each) {
   SeriesSummary s;
-  s.nonfinite = nonfinite;
-  s.count = static_cast<int64_t>(finite.size());
-  if (finite.empty()) return s;
-  s.first = finite.front();
-  s.last = finite.back();
-  const auto [min, max] = std::minmax_element(finite.begin(), finite.end());
-  s.min = *min;
-  s.max = *max;
-  const std::vector<double> q = Quantiles(finite, {0.5, 0.9});
+  double first = 0, last = 0, min = 0, max = 0;
+  for_each([&](double v) {
+    if (!std::isfinite(v)) {
+      ++s.nonfinite;
+      return;
+    }
+    if (s.count == 0) {
+      first = min = max = v;
+    }
+    last = v;
+    if (v < min) min = v;     // the first smallest, as std::minmax_element
+    if (!(v < max)) max = v;  // the last largest, as std::minmax_element
+    ++s.count;
+  });
+  if (s.count == 0) return s;
+  s.first = first;
+  s.last = last;
+  s.min = min;
+  s.max = max;
+  const std::vector<double> q = QuantilesOfVisited(
+      [&for_each](auto&& visit) {
+        for_each([&visit](double v) {
+          if (std::isfinite(v)) visit(v);
+        });
+      },
+      static_cast<size_t>(s.count), {0.5, 0.9});
   s.median = q[0];
   s.p90 = q[1];
   return s;
+}
+
+// The summary of |points| in record order.
+SeriesSummary Summarise(const Points& points) {
+  return SummariseVisited([&points](auto&& visit) {
+    for (const Point& p : points) visit(p.value);
+  });
+}
+
+// The summary of a record field, straight from the records: at millions of
+// records a series of it beside the others was the analysis' peak memory.
+SeriesSummary SummariseField(const model::TrainingRecords& records,
+                             model::MaybeDouble TrainingRecord::*field) {
+  return SummariseVisited([&records, field](auto&& visit) {
+    records.ForEachPresent(field, [&visit](size_t, double v) { visit(v); });
+  });
 }
 
 // The median wall time between consecutive records; when the log prints no
 // step time (|derive|), the step times from it: the wall time over the
 // steps between two records.
 void WallTimes(const model::TrainingLog& log, bool derive, RunHealth* h, Points* step_ms) {
-  std::vector<double> intervals;
-  Points derived;
   const model::TrainingRecords& records = log.records;
+  std::vector<double> intervals;
+  intervals.reserve(records.size());  // one allocation: no doubling copy next to the old array
+  Points derived;
   model::MaybeInt a_wall =
       records.empty() ? model::MaybeInt() : records.get(0, &TrainingRecord::wall_ns);
   for (size_t i = 1; i < records.size(); ++i) {
@@ -164,10 +174,14 @@ void WallTimes(const model::TrainingLog& log, bool derive, RunHealth* h, Points*
 std::optional<std::pair<double, double>> Thirds(const Points& points) {
   if (points.size() < 6) return std::nullopt;
   const size_t third = points.size() / 3;
-  std::vector<double> first, last;
-  for (size_t i = 0; i < third; ++i) first.push_back(points[i].value);
-  for (size_t i = points.size() - third; i < points.size(); ++i) last.push_back(points[i].value);
-  return std::make_pair(MedianOf(first), MedianOf(last));
+  auto median_of = [&points, third](size_t from) {
+    return MedianOfVisited(
+        [&points, from, third](auto&& visit) {
+          for (size_t i = from; i < from + third; ++i) visit(points[i].value);
+        },
+        third);
+  };
+  return std::make_pair(median_of(0), median_of(points.size() - third));
 }
 
 std::string NonFinite(const char* name, double v) {
@@ -480,9 +494,11 @@ double StepsOf(const model::TrainingLog& log, size_t record) {
 size_t FindSlowWarmup(const Points& ms, const model::TrainingLog& log, const FindingThresholds& t,
                       RunHealth* h) {
   if (ms.size() < 6) return 0;
-  std::vector<double> second;
-  for (size_t i = ms.size() / 2; i < ms.size(); ++i) second.push_back(ms[i].value);
-  const double steady = MedianOf(second);
+  const double steady = MedianOfVisited(
+      [&ms](auto&& visit) {
+        for (size_t i = ms.size() / 2; i < ms.size(); ++i) visit(ms[i].value);
+      },
+      ms.size() - ms.size() / 2);
   if (steady <= 0) return 0;
   size_t n = 0;
   while (n < ms.size() / 2 && ms[n].value > steady * (1 + t.slow_warmup_share)) ++n;
@@ -518,16 +534,15 @@ void FindStepTimeDrift(const Points& ms, size_t from, const model::TrainingLog& 
   if (ms.size() < from + 12) return;
   const size_t m = ms.size() - from;
   const size_t buckets = std::min<size_t>(64, m);
-  std::vector<double> xs, ys, all;
+  std::vector<double> xs, ys;
   for (size_t b = 0; b < buckets; ++b) {
     std::vector<double> x, y;
     for (size_t i = from + b * m / buckets; i < from + (b + 1) * m / buckets; ++i) {
       x.push_back(static_cast<double>(log.records.step(ms[i].record)));
       y.push_back(ms[i].value);
-      all.push_back(ms[i].value);
     }
-    xs.push_back(MedianOf(x));
-    ys.push_back(MedianOf(y));
+    xs.push_back(MedianOf(std::move(x)));
+    ys.push_back(MedianOf(std::move(y)));
   }
   std::vector<double> slopes;
   for (size_t i = 0; i < buckets; ++i) {
@@ -535,12 +550,16 @@ void FindStepTimeDrift(const Points& ms, size_t from, const model::TrainingLog& 
       if (xs[j] > xs[i]) slopes.push_back((ys[j] - ys[i]) / (xs[j] - xs[i]));
     }
   }
-  const double median_ms = MedianOf(all);
+  const double median_ms = MedianOfVisited(
+      [&ms, from](auto&& visit) {
+        for (size_t i = from; i < ms.size(); ++i) visit(ms[i].value);
+      },
+      m);
   if (slopes.empty() || median_ms <= 0) return;
-  const double slope = MedianOf(slopes);
+  const double slope = MedianOf(std::move(slopes));
   std::vector<double> intercepts;
   for (size_t i = 0; i < buckets; ++i) intercepts.push_back(ys[i] - slope * xs[i]);
-  const double intercept = MedianOf(intercepts);
+  const double intercept = MedianOf(std::move(intercepts));
   const double x0 = static_cast<double>(log.records.step(ms[from].record));
   const double x1 = static_cast<double>(log.records.step(ms.back().record));
   const double drift = slope * (x1 - x0) / median_ms;
@@ -564,16 +583,11 @@ void FindStepTimeDrift(const Points& ms, size_t from, const model::TrainingLog& 
 void FindPeriodicStalls(const Points& ms, size_t from, const model::TrainingLog& log,
                         const FindingThresholds& t, RunHealth* h) {
   if (ms.size() < from + 12) return;
-  std::vector<double> values;
-  std::vector<double> record_gaps;
-  for (size_t i = from; i < ms.size(); ++i) {
-    values.push_back(ms[i].value);
-    if (i > from) {
-      record_gaps.push_back(
-          static_cast<double>(log.records.step(ms[i].record) - log.records.step(ms[i - 1].record)));
-    }
-  }
-  const double median_ms = MedianOf(values);
+  const double median_ms = MedianOfVisited(
+      [&ms, from](auto&& visit) {
+        for (size_t i = from; i < ms.size(); ++i) visit(ms[i].value);
+      },
+      ms.size() - from);
   if (median_ms <= 0) return;
   std::vector<size_t> spikes;
   for (size_t i = from; i < ms.size(); ++i) {
@@ -586,7 +600,15 @@ void FindPeriodicStalls(const Points& ms, size_t from, const model::TrainingLog&
                                           log.records.step(ms[spikes[k - 1]].record)));
   }
   const double period = MedianOf(spacing);
-  const double interval = std::max(1.0, MedianOf(record_gaps));
+  const double record_gap = MedianOfVisited(
+      [&ms, &log, from](auto&& visit) {
+        for (size_t i = from + 1; i < ms.size(); ++i) {
+          visit(static_cast<double>(log.records.step(ms[i].record) -
+                                    log.records.step(ms[i - 1].record)));
+        }
+      },
+      ms.size() - from - 1);
+  const double interval = std::max(1.0, record_gap);
   if (period < 2 * interval) return;  // every other record: noise, not a period
   const double tolerance = std::max(interval, 0.1 * period);
   size_t regular = 0;
@@ -612,7 +634,7 @@ void FindPeriodicStalls(const Points& ms, size_t from, const model::TrainingLog&
   f.evidence_values = {{"period_steps", period},
                        {"spikes", static_cast<double>(spikes.size())},
                        {"median_ms", median_ms},
-                       {"spike_ms", MedianOf(spike_ms)},
+                       {"spike_ms", MedianOf(std::move(spike_ms))},
                        {"lost_pct", total > 0 ? lost / total * 100 : 0},
                        {"step", static_cast<double>(log.records[ms[spikes.front()].record].step)}};
   h->findings.push_back(std::move(f));
@@ -687,8 +709,9 @@ ModelThroughput ModelNumbers(const ModelSpec& spec, const Points& step_ms, const
     m.missing.emplace_back(
         "tokens per step (tokens= or batch= and seq=) and devices=, or tokens/s in the log");
   }
-  if (!tgs.empty()) m.tgs = MedianOf(tgs);
-  if (m.flops_per_token && !tgs.empty()) {
+  const bool have_tgs = !tgs.empty();
+  if (have_tgs) m.tgs = MedianOf(std::move(tgs));
+  if (m.flops_per_token && have_tgs) {
     for (const Point& p : *tgs_out) {
       tflops.push_back(*m.flops_per_token * p.value / 1e12);
       if (m.peak_tflops && *m.peak_tflops > 0) {
@@ -696,8 +719,8 @@ ModelThroughput ModelNumbers(const ModelSpec& spec, const Points& step_ms, const
         mfu_out->push_back({p.record, mfu.back()});
       }
     }
-    m.tflops_per_device = MedianOf(tflops);
-    if (!mfu.empty()) m.mfu_pct = MedianOf(mfu);
+    m.tflops_per_device = MedianOf(std::move(tflops));
+    if (!mfu.empty()) m.mfu_pct = MedianOf(std::move(mfu));
     if (m.mfu_pct && *m.mfu_pct > 100) {
       m.missing.emplace_back(
           "values that fit the run: an MFU above 100% of the peak is impossible (check params, "
@@ -783,20 +806,23 @@ void JudgeLossAndGradNorm(const model::TrainingLog& log, const FindingThresholds
   h->loss = SummariseField(log.records, &TrainingRecord::loss);
   h->grad_norm = SummariseField(log.records, &TrainingRecord::grad_norm);
   FindNanInf(log, h);
-  const Points loss_all = Series(log.records, &TrainingRecord::loss, true);
-  // The loss rules are ratios to earlier losses: they judge a loss that is
-  // a positive objective (cross-entropy), not one that crosses 0 (a PPO
-  // actor's surrogate loss).
-  const bool positive_loss =
-      std::all_of(loss_all.begin(), loss_all.end(), [](const Point& p) { return p.value > 0; });
-  if (positive_loss) {
-    FindEarlyLossSpikes(loss_all, log, t, h);
-    FindLossSpikes(loss_all, log, t, h);
-    FindLossDivergence(loss_all, log, t, h);
+  // One series at a time: at millions of records each is tens of MB.
+  {
+    const Points loss_all = Series(log.records, &TrainingRecord::loss, true);
+    // The loss rules are ratios to earlier losses: they judge a loss that is
+    // a positive objective (cross-entropy), not one that crosses 0 (a PPO
+    // actor's surrogate loss).
+    const bool positive_loss =
+        std::all_of(loss_all.begin(), loss_all.end(), [](const Point& p) { return p.value > 0; });
+    if (positive_loss) {
+      FindEarlyLossSpikes(loss_all, log, t, h);
+      FindLossSpikes(loss_all, log, t, h);
+      FindLossDivergence(loss_all, log, t, h);
+    }
+    h->curves.loss = Curve(loss_all, log);
   }
   const Points grad = Series(log.records, &TrainingRecord::grad_norm, true);
   FindGradExplosion(grad, log, t, h);
-  h->curves.loss = Curve(loss_all, log);
   h->curves.grad_norm = Curve(grad, log);
 }
 
