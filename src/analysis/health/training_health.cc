@@ -75,11 +75,17 @@ class Points {
   std::vector<double> values_;
 };
 
+// |nonfinite| (optional): where the present NaN/Inf values are counted.
 Points Series(const model::TrainingRecords& records, model::MaybeDouble TrainingRecord::*field,
-              bool finite_only) {
+              bool finite_only, int64_t* nonfinite = nullptr) {
   size_t present = 0;
-  records.ForEachPresent(
-      field, [&](size_t, double v) { present += !finite_only || std::isfinite(v) ? 1 : 0; });
+  int64_t not_finite = 0;
+  records.ForEachPresent(field, [&](size_t, double v) {
+    const bool finite = std::isfinite(v);
+    not_finite += finite ? 0 : 1;
+    present += !finite_only || finite ? 1 : 0;
+  });
+  if (nonfinite != nullptr) *nonfinite = not_finite;
   Points out;
   out.reserve(present);  // one allocation: no doubling copy next to the old array
   records.ForEachPresent(field, [&](size_t i, double v) {
@@ -125,11 +131,14 @@ SeriesSummary SummariseVisited(ForEach&& for_each) {
   return s;
 }
 
-// The summary of |points| in record order.
-SeriesSummary Summarise(const Points& points) {
-  return SummariseVisited([&points](auto&& visit) {
+// The summary of |points| in record order, with |nonfinite| more values
+// left out of them (Series' count).
+SeriesSummary Summarise(const Points& points, int64_t nonfinite = 0) {
+  SeriesSummary s = SummariseVisited([&points](auto&& visit) {
     for (const Point& p : points) visit(p.value);
   });
+  s.nonfinite += nonfinite;
+  return s;
 }
 
 // The summary of a record field, straight from the records: at millions of
@@ -803,12 +812,14 @@ namespace {
 // The loss and grad-norm side of a log's health: their summaries, the
 // NaN/Inf, loss and grad-norm findings and their curves, into |h|.
 void JudgeLossAndGradNorm(const model::TrainingLog& log, const FindingThresholds& t, RunHealth* h) {
-  h->loss = SummariseField(log.records, &TrainingRecord::loss);
-  h->grad_norm = SummariseField(log.records, &TrainingRecord::grad_norm);
   FindNanInf(log, h);
-  // One series at a time: at millions of records each is tens of MB.
+  // One series at a time: at millions of records each is tens of MB. Each
+  // series' summary from it (four reads of the doubles, not of the packed
+  // records).
   {
-    const Points loss_all = Series(log.records, &TrainingRecord::loss, true);
+    int64_t nonfinite = 0;
+    const Points loss_all = Series(log.records, &TrainingRecord::loss, true, &nonfinite);
+    h->loss = Summarise(loss_all, nonfinite);
     // The loss rules are ratios to earlier losses: they judge a loss that is
     // a positive objective (cross-entropy), not one that crosses 0 (a PPO
     // actor's surrogate loss).
@@ -821,7 +832,9 @@ void JudgeLossAndGradNorm(const model::TrainingLog& log, const FindingThresholds
     }
     h->curves.loss = Curve(loss_all, log);
   }
-  const Points grad = Series(log.records, &TrainingRecord::grad_norm, true);
+  int64_t nonfinite = 0;
+  const Points grad = Series(log.records, &TrainingRecord::grad_norm, true, &nonfinite);
+  h->grad_norm = Summarise(grad, nonfinite);
   FindGradExplosion(grad, log, t, h);
   h->curves.grad_norm = Curve(grad, log);
 }
@@ -831,9 +844,16 @@ void JudgeLossAndGradNorm(const model::TrainingLog& log, const FindingThresholds
 // numbers, into |h|.
 void JudgeStepsAndThroughput(const model::TrainingLog& log, const FindingThresholds& t,
                              const ModelSpec* spec, RunHealth* h) {
-  Points step_ms = Series(log.records, &TrainingRecord::step_time_ms, true);
-  // Scoped: at a million records these vectors are tens of MB each.
-  WallTimes(log, step_ms.empty(), h, &step_ms);
+  // The intervals between records before the step times are read: at
+  // millions of records each is tens of MB, and one series at a time is
+  // this side's share of the peak.
+  bool logs_step_ms = false;
+  log.records.ForEachPresent(&TrainingRecord::step_time_ms, [&](size_t, double v) {
+    logs_step_ms = logs_step_ms || std::isfinite(v);
+  });
+  Points step_ms;
+  WallTimes(log, !logs_step_ms, h, &step_ms);
+  if (logs_step_ms) step_ms = Series(log.records, &TrainingRecord::step_time_ms, true);
   h->step_ms = Summarise(step_ms);
   if (const auto thirds = Thirds(step_ms); thirds && thirds->first > 0) {
     h->step_ms_trend_pct = (thirds->second / thirds->first - 1) * 100;
