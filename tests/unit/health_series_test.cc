@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <map>
@@ -411,6 +412,125 @@ TEST(HealthSeriesTest, BothSidesOfABigLogJudgedSideBySideAreJudgedAsOne) {
     EXPECT_TRUE(ids.count(id)) << id << " in " << HealthText(one);
   }
   EXPECT_EQ(HealthText(one), HealthText(two));
+}
+
+// The loss-spike and grad-explosion rules by their definition: each
+// record's window sorted again (how they were first written; the analysis
+// now slides one sorted window and merges the deviations). Random Megatron
+// logs with noise, plateaus (equal rises: MAD 0), spikes and explosions.
+double QuantileOfSortedWindow(const std::vector<double>& sorted, double q) {
+  const double pos = q * static_cast<double>(sorted.size() - 1);
+  const auto lo = static_cast<size_t>(std::floor(pos));
+  const size_t hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - static_cast<double>(lo));
+}
+
+struct RuleCount {
+  int64_t count = 0;
+  double first_value = 0;  // robust_z of the first spike, median of the first explosion
+  bool operator==(const RuleCount&) const = default;
+};
+
+RuleCount SpikesByDefinition(const std::vector<double>& loss,
+                             const analysis::FindingThresholds& t) {
+  const size_t window = static_cast<size_t>(std::max(3.0, t.health_window));
+  RuleCount out;
+  for (size_t i = window + 1; i < loss.size(); ++i) {
+    std::vector<double> w;
+    for (size_t j = i - window; j < i; ++j) w.push_back(loss[j] - loss[j - 1]);
+    std::sort(w.begin(), w.end());
+    const double median = QuantileOfSortedWindow(w, 0.5);
+    std::vector<double> dev;
+    for (const double v : w) dev.push_back(std::fabs(v - median));
+    std::sort(dev.begin(), dev.end());
+    const double previous = loss[i - 1];
+    const double mad =
+        std::max(QuantileOfSortedWindow(dev, 0.5), 1e-9 * std::max(1.0, std::fabs(previous)));
+    const double z = 0.6745 * ((loss[i] - previous) - median) / mad;
+    if (z < t.loss_spike_z || loss[i] - previous < t.loss_spike_min_rise * std::fabs(previous)) {
+      continue;
+    }
+    if (out.count++ == 0) out.first_value = z;
+  }
+  return out;
+}
+
+RuleCount ExplosionsByDefinition(const std::vector<double>& grad,
+                                 const analysis::FindingThresholds& t) {
+  const size_t window = static_cast<size_t>(std::max(3.0, t.health_window));
+  RuleCount out;
+  for (size_t i = 3; i < grad.size(); ++i) {
+    std::vector<double> w(grad.begin() + static_cast<std::ptrdiff_t>(i > window ? i - window : 0),
+                          grad.begin() + static_cast<std::ptrdiff_t>(i));
+    std::sort(w.begin(), w.end());
+    const double median = QuantileOfSortedWindow(w, 0.5);
+    if (median <= 0 || grad[i] < t.grad_explosion_ratio * median) continue;
+    if (out.count++ == 0) out.first_value = median;
+  }
+  return out;
+}
+
+RuleCount Reported(const RunHealth& h, const std::string& id, const std::string& count_key,
+                   const std::string& value_key) {
+  RuleCount out;
+  for (const analysis::Finding& f : h.findings) {
+    if (f.id != id) continue;
+    for (const auto& [k, v] : f.evidence_values) {
+      if (k == count_key) out.count = static_cast<int64_t>(v);
+      if (k == value_key) out.first_value = v;
+    }
+  }
+  return out;
+}
+
+TEST(HealthSeriesTest, SpikesAndExplosionsAreTheirSortedWindowDefinition) {
+  const auto& thresholds = analysis::FindingCatalog::Builtin().thresholds();
+  uint64_t state = 2024;
+  auto next = [&state](uint32_t bound) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<uint32_t>((state >> 33) % bound);
+  };
+  int64_t spikes_seen = 0;
+  int64_t explosions_seen = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    const int records = 30 + static_cast<int>(next(400));
+    std::string text;
+    std::vector<double> losses;
+    std::vector<double> grads;
+    double loss = 8;
+    for (int i = 1; i <= records; ++i) {
+      const uint32_t kind = next(40);
+      if (kind == 0) {
+        loss *= 1.5 + next(100) / 50.0;  // a spike
+      } else if (kind < 8) {
+        // a plateau: the loss as it was (equal rises)
+      } else {
+        loss = std::max(0.5, loss * (0.98 + next(300) / 10000.0));
+      }
+      const double grad = next(60) == 0 ? 50.0 + next(1000) : 0.5 + next(100) / 100.0;
+      const std::string loss_text = fmt::format("{:.6E}", loss);
+      const std::string grad_text = fmt::format("{:.3f}", grad);
+      losses.push_back(std::stod(loss_text));
+      grads.push_back(std::stod(grad_text));
+      text += fmt::format(
+          " [2024-05-01 00:{:02}:{:02}] iteration {:>8}/ 200000 | elapsed time per iteration "
+          "(ms): 1000.0 | lm loss: {} | grad norm: {} | number of skipped iterations:   0 |\n",
+          i / 60 % 60, i % 60, i, loss_text, grad_text);
+    }
+    auto read = formats::ReadTrainingLogBytes(text, false, "random.log");
+    ASSERT_TRUE(read.ok());
+    ASSERT_EQ(read->log.records.size(), static_cast<size_t>(records));
+    const RunHealth h = HealthOf(read->log);
+    const RuleCount spikes = SpikesByDefinition(losses, thresholds);
+    const RuleCount explosions = ExplosionsByDefinition(grads, thresholds);
+    EXPECT_EQ(Reported(h, "loss-spike", "spikes", "robust_z"), spikes) << "trial " << trial;
+    EXPECT_EQ(Reported(h, "grad-explosion", "explosions", "median_grad_norm"), explosions)
+        << "trial " << trial;
+    spikes_seen += spikes.count;
+    explosions_seen += explosions.count;
+  }
+  EXPECT_GT(spikes_seen, 30);  // the rules do fire on these logs
+  EXPECT_GT(explosions_seen, 30);
 }
 
 TEST(HealthSeriesTest, DeepSpeedEnginesAreSeriesOfTheirOwn) {

@@ -24,6 +24,36 @@ double QuantileOfSorted(const std::vector<double>& sorted, double q) {
   return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - static_cast<double>(lo));
 }
 
+// A window of finite values kept in ascending order as values enter and
+// leave it (a log's sliding judgements: the same order a sort of the window
+// gives, at O(window) a record instead of a sort).
+class SortedWindow {
+ public:
+  void Insert(double v) { values_.insert(std::upper_bound(values_.begin(), values_.end(), v), v); }
+  // |v| must be in the window (the same double that was inserted).
+  void Erase(double v) { values_.erase(std::lower_bound(values_.begin(), values_.end(), v)); }
+  const std::vector<double>& values() const { return values_; }
+
+ private:
+  std::vector<double> values_;
+};
+
+// |sorted|'s absolute deviations from |median|, ascending, into |out|: the
+// values below the median deviate more the further left they are, the rest
+// more the further right, so the two runs are merged instead of sorted.
+void DeviationsSorted(const std::vector<double>& sorted, double median, std::vector<double>* out) {
+  out->clear();
+  const auto split = std::lower_bound(sorted.begin(), sorted.end(), median);
+  auto left = std::make_reverse_iterator(split);  // below the median, nearest first
+  auto right = split;                             // at or above it, nearest first
+  while (left != sorted.rend() || right != sorted.end()) {
+    const bool take_left =
+        right == sorted.end() ||
+        (left != sorted.rend() && std::fabs(*left - median) < std::fabs(*right - median));
+    out->push_back(std::fabs((take_left ? *left++ : *right++) - median));
+  }
+}
+
 // QuantileOfSorted's median, selected rather than sorted (statistics.h
 // Quantiles: the same interpolation, linear time).
 double MedianOf(std::vector<double> v) { return Quantiles(v, {0.5}).front(); }
@@ -198,20 +228,22 @@ std::string NonFinite(const char* name, double v) {
 }
 
 void FindNanInf(const model::TrainingLog& log, RunHealth* h) {
-  int64_t bad_records = 0;
-  std::optional<TrainingRecord> first;
+  // The bad records of each column in turn (a column's values are read a
+  // block at a time, not record by record), then the records any names.
   const model::TrainingRecords& records = log.records;
-  for (size_t i = 0; i < records.size(); ++i) {
-    const model::MaybeDouble loss = records.get(i, &TrainingRecord::loss);
-    const model::MaybeDouble grad = records.get(i, &TrainingRecord::grad_norm);
-    const model::MaybeInt nan_iterations = records.get(i, &TrainingRecord::nan_iterations);
-    const bool bad = (loss && !std::isfinite(*loss)) || (grad && !std::isfinite(*grad)) ||
-                     (nan_iterations && *nan_iterations > 0);
-    if (!bad) continue;
-    ++bad_records;
-    if (!first) first = records[i];
-  }
-  if (!first) return;
+  std::vector<size_t> bad;
+  auto note_nonfinite = [&bad](size_t i, double v) {
+    if (!std::isfinite(v)) bad.push_back(i);
+  };
+  records.ForEachPresent(&TrainingRecord::loss, note_nonfinite);
+  records.ForEachPresent(&TrainingRecord::grad_norm, note_nonfinite);
+  records.ForEachPresent(&TrainingRecord::nan_iterations, [&bad](size_t i, int64_t n) {
+    if (n > 0) bad.push_back(i);
+  });
+  if (bad.empty()) return;
+  std::sort(bad.begin(), bad.end());
+  const auto bad_records = static_cast<int64_t>(std::unique(bad.begin(), bad.end()) - bad.begin());
+  const std::optional<TrainingRecord> first = records[bad.front()];
   Finding f;
   f.id = "nan-inf";
   f.occurrences = bad_records;
@@ -242,17 +274,21 @@ void FindLossSpikes(const Points& loss, const model::TrainingLog& log, const Fin
   const size_t window = static_cast<size_t>(std::max(3.0, t.health_window));
   int64_t spikes = 0;
   Finding f;
-  std::vector<double> w(window);
-  std::vector<double> dev(window);
+  auto rise = [&loss](size_t j) { return loss[j].value - loss[j - 1].value; };
+  // The rises before record i (j in [i - window, i)), kept sorted as the
+  // window slides: one leaves and one enters per record, where sorting the
+  // window again for each record was the loss side's largest cost on a log
+  // of millions of records.
+  SortedWindow w;
+  for (size_t j = 1; j <= window && j < loss.size(); ++j) w.Insert(rise(j));
+  std::vector<double> dev;
   for (size_t i = window + 1; i < loss.size(); ++i) {
-    for (size_t k = 0; k < window; ++k) {
-      const size_t j = i - window + k;
-      w[k] = loss[j].value - loss[j - 1].value;
+    if (i > window + 1) {
+      w.Erase(rise(i - window - 1));
+      w.Insert(rise(i - 1));
     }
-    std::sort(w.begin(), w.end());
-    const double median = QuantileOfSorted(w, 0.5);
-    for (size_t k = 0; k < window; ++k) dev[k] = std::fabs(w[k] - median);
-    std::sort(dev.begin(), dev.end());
+    const double median = QuantileOfSorted(w.values(), 0.5);
+    DeviationsSorted(w.values(), median, &dev);
     const double previous = loss[i - 1].value;
     // Identical rises (MAD 0) are floored so the score stays finite.
     const double mad =
@@ -395,12 +431,14 @@ void FindGradExplosion(const Points& grad, const model::TrainingLog& log,
   const size_t window = static_cast<size_t>(std::max(3.0, t.health_window));
   int64_t count = 0;
   Finding f;
-  std::vector<double> w;
+  // The grad norms [from, i) before record i, kept sorted as they slide.
+  SortedWindow sorted;
+  size_t from = 0;
+  for (size_t k = 0; k < 3 && k < grad.size(); ++k) sorted.Insert(grad[k].value);
   for (size_t i = 3; i < grad.size(); ++i) {
-    const size_t from = i > window ? i - window : 0;
-    w.clear();
-    for (size_t k = from; k < i; ++k) w.push_back(grad[k].value);
-    std::sort(w.begin(), w.end());
+    if (i > 3) sorted.Insert(grad[i - 1].value);
+    for (; from < (i > window ? i - window : 0); ++from) sorted.Erase(grad[from].value);
+    const std::vector<double>& w = sorted.values();
     const double median = QuantileOfSorted(w, 0.5);
     if (median <= 0 || grad[i].value < t.grad_explosion_ratio * median) continue;
     if (count++ > 0) continue;
