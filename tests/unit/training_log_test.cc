@@ -257,6 +257,67 @@ TEST(TrainingLogTest, FileReadInPiecesGivesTheLinesOfTheWholeRead) {
   std::remove(path.c_str());
 }
 
+// How a number may be spelled in a log field, on both paths of the number
+// parser (digits parsed in place; commas, signs and words through a copy):
+// each spelling's value bit for bit, or the line unparsable.
+TEST(TrainingLogTest, NumberSpellings) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  const struct {
+    const char* text;
+    std::optional<double> loss;  // nullopt: the line is unparsable
+  } cases[] = {
+      {"7.5", 7.5},
+      {"+7.5", 7.5},
+      {"-7.5", -7.5},
+      {".5", 0.5},
+      {"-.5", -0.5},
+      {"7.994006E+00", 7.994006},
+      {"3.000000E-04", 3e-4},
+      {"  2.25  ", 2.25},
+      {"1,234.5", 1234.5},
+      {"+-5", -5.0},
+      {"-0", -0.0},
+      {"nan", nan},
+      {"-NaN", nan},
+      {"inf", inf},
+      {"-Infinity", -inf},
+      {"+inf", inf},
+      {"1e999", std::nullopt},
+      {"5x", std::nullopt},
+      {"0x10", std::nullopt},
+      {"-+5", std::nullopt},
+      {"", std::nullopt},
+      {"1.5.2", std::nullopt},
+      {"e5", std::nullopt},
+  };
+  for (const auto& c : cases) {
+    model::TrainingRecord r;
+    model::LogFormat format = model::LogFormat::kUnknown;
+    const std::string line = std::string("iteration 5/10 | lm loss: ") + c.text + " |";
+    const RowIssue issue = formats::ParseTrainingLine(line, &r, &format);
+    if (!c.loss) {
+      EXPECT_EQ(issue, RowIssue::kLogUnparsableNumber) << c.text;
+      continue;
+    }
+    ASSERT_EQ(issue, RowIssue::kNone) << c.text;
+    ASSERT_TRUE(r.loss.has_value()) << c.text;
+    EXPECT_EQ(std::bit_cast<uint64_t>(*r.loss), std::bit_cast<uint64_t>(*c.loss)) << c.text;
+  }
+  // 64 characters are a number; 65 are not (commas not counted).
+  const std::string digits64 = "1." + std::string(62, '5');
+  model::TrainingRecord r;
+  model::LogFormat format = model::LogFormat::kUnknown;
+  EXPECT_EQ(formats::ParseTrainingLine("iteration 5/10 | lm loss: " + digits64 + " |", &r, &format),
+            RowIssue::kNone);
+  EXPECT_EQ(
+      formats::ParseTrainingLine("iteration 5/10 | lm loss: " + digits64 + "5 |", &r, &format),
+      RowIssue::kLogUnparsableNumber);
+  EXPECT_EQ(
+      formats::ParseTrainingLine("iteration 5/10 | lm loss: 1," + digits64 + " |", &r, &format),
+      RowIssue::kLogUnparsableNumber);
+}
+
 TEST(TrainingLogTest, LineParsers) {
   model::TrainingRecord r;
   model::LogFormat format = model::LogFormat::kUnknown;

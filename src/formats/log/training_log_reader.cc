@@ -35,9 +35,24 @@ bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 // "tps: 1,234"), nan / inf in any case and sign (Python's repr and JSON's
 // NaN / Infinity). Nothing else may follow it.
 std::optional<double> ParseNumber(std::string_view s) {
+  constexpr size_t kLongest = 64;  // characters a number may have (commas left out)
   s = Trim(s);
   if (s.empty()) return std::nullopt;
-  std::array<char, 64> buf{};
+  // Most numbers are digits with no thousands comma: parsed where they are,
+  // without the copy below (a training log has a few per line and
+  // millions of lines).
+  if (s.size() <= kLongest && s.find(',') == std::string_view::npos) {
+    std::string_view t = s;
+    if (t.front() == '+') t.remove_prefix(1);
+    const std::string_view digits = !t.empty() && t.front() == '-' ? t.substr(1) : t;
+    if (!digits.empty() && (IsDigit(digits.front()) || digits.front() == '.')) {
+      double value = 0;
+      const auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
+      if (ec != std::errc() || ptr != t.data() + t.size()) return std::nullopt;
+      return value;
+    }
+  }
+  std::array<char, kLongest> buf{};
   size_t n = 0;
   for (char c : s) {
     if (c == ',') continue;
