@@ -13,7 +13,23 @@ bool HasGlob(const std::string& token) { return token.find('*') != std::string::
 struct CompiledFingerprint {
   std::vector<std::vector<uint8_t>> accepts;  // [member][token]
   const Fingerprint* fp = nullptr;
+  bool has_any = false;  // a member is ANY: the match keeps its positions
 };
+
+// LongestMatch of a fingerprint without ANY members: the end alone, with no
+// positions to carry (most of the library; the walk runs at every token a
+// fingerprint may start with).
+int32_t LongestEnd(const CompiledFingerprint& cf, const std::vector<int32_t>& tokens, size_t k,
+                   int32_t pos) {
+  const auto& members = cf.fp->members;
+  if (k == members.size()) return pos;
+  int32_t best = -1;
+  if (pos < static_cast<int32_t>(tokens.size()) && cf.accepts[k][tokens[pos]]) {
+    best = LongestEnd(cf, tokens, k + 1, pos + 1);
+  }
+  if (members[k].optional) best = std::max(best, LongestEnd(cf, tokens, k + 1, pos));
+  return best;
+}
 
 // Longest match of members [k..) starting at |pos|; fills |any_at| with
 // the positions of ANY members on the best path. Returns the end or -1.
@@ -134,6 +150,8 @@ std::vector<FingerprintInstance> MatchFingerprints(const KernelSequence& sequenc
   size_t row = 0;
   for (size_t f = 0; f < fps.size(); ++f) {
     compiled[f].fp = &fps[f];
+    compiled[f].has_any = std::any_of(fps[f].members.begin(), fps[f].members.end(),
+                                      [](const auto& member) { return member.any; });
     compiled[f].accepts.assign(fps[f].members.size(), std::vector<uint8_t>(vocab, 0));
     for (size_t m = 0; m < fps[f].members.size(); ++m, ++row) {
       for (size_t t = 0; t < vocab; ++t) {
@@ -159,7 +177,9 @@ std::vector<FingerprintInstance> MatchFingerprints(const KernelSequence& sequenc
     for (const uint32_t f : starters[sequence.tokens[i]]) {
       path.clear();
       any_positions.clear();
-      const int32_t end = LongestMatch(compiled[f], sequence.tokens, 0, i, &path, &any_positions);
+      const int32_t end = compiled[f].has_any ? LongestMatch(compiled[f], sequence.tokens, 0, i,
+                                                             &path, &any_positions)
+                                              : LongestEnd(compiled[f], sequence.tokens, 0, i);
       if (end > i && end - i > best.end - best.begin) {
         best.fingerprint = static_cast<int32_t>(f);
         best.begin = i;
