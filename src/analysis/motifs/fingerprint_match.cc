@@ -60,6 +60,16 @@ int32_t LongestMatch(const CompiledFingerprint& cf, const std::vector<int32_t>& 
   return best;
 }
 
+// Where the longest match of |cf| from |at| ends (-1: none), the positions
+// of its ANY members in |any_positions|.
+int32_t EndOfMatch(const CompiledFingerprint& cf, const std::vector<int32_t>& tokens, int32_t at,
+                   std::vector<int32_t>* path, std::vector<int32_t>* any_positions) {
+  path->clear();
+  any_positions->clear();
+  return cf.has_any ? LongestMatch(cf, tokens, 0, at, path, any_positions)
+                    : LongestEnd(cf, tokens, 0, at);
+}
+
 // A vocabulary entry as the members see it: its canonical op type, its
 // lower-case kernel name without spaces (a name glob is one token of the
 // pattern, so it cannot hold the spaces of "<float, float, 10, true>"), and
@@ -175,11 +185,7 @@ std::vector<FingerprintInstance> MatchFingerprints(const KernelSequence& sequenc
   for (int32_t i = 0; i < n;) {
     FingerprintInstance best;
     for (const uint32_t f : starters[sequence.tokens[i]]) {
-      path.clear();
-      any_positions.clear();
-      const int32_t end = compiled[f].has_any ? LongestMatch(compiled[f], sequence.tokens, 0, i,
-                                                             &path, &any_positions)
-                                              : LongestEnd(compiled[f], sequence.tokens, 0, i);
+      const int32_t end = EndOfMatch(compiled[f], sequence.tokens, i, &path, &any_positions);
       if (end > i && end - i > best.end - best.begin) {
         best.fingerprint = static_cast<int32_t>(f);
         best.begin = i;
