@@ -33,11 +33,12 @@ bool IsUserFrame(std::string_view name) {
 }
 
 // The host ops from |op| up to the root (deepest first).
-std::vector<int32_t> Ancestors(const model::HostOps& ops, int32_t op) {
-  std::vector<int32_t> chain;
-  for (int32_t o = op; o != model::kNoIndex && chain.size() < 256; o = ops.parent[o])
-    chain.push_back(o);
-  return chain;
+// |op| and its ancestors, innermost first, into |chain| (reused: a chain is
+// read for every kernel a motif instance launched).
+void Ancestors(const model::HostOps& ops, int32_t op, std::vector<int32_t>* chain) {
+  chain->clear();
+  for (int32_t o = op; o != model::kNoIndex && chain->size() < 256; o = ops.parent[o])
+    chain->push_back(o);
 }
 
 // The operator that launched a kernel, given its launcher's ancestors: in
@@ -269,10 +270,11 @@ HostAttribution HostAttributor::FromLaunchers(const std::vector<int64_t>& kernel
   std::vector<std::string> member_ops;
   std::vector<std::string_view> member_stacks;  // distinct, of members with a call stack
   bool first = true;
+  std::vector<int32_t> chain;
   for (int64_t start : kernel_starts_ns) {
     const int32_t launcher = Launcher(start);
     if (launcher == model::kNoIndex) continue;
-    auto chain = Ancestors(ops, launcher);
+    Ancestors(ops, launcher, &chain);
     const std::string_view stack = StackOf(profile_, chain);
     if (!stack.empty() &&
         std::find(member_stacks.begin(), member_stacks.end(), stack) == member_stacks.end()) {
@@ -288,7 +290,7 @@ HostAttribution HostAttributor::FromLaunchers(const std::vector<int64_t>& kernel
     }
     if (first) {
       first_chain = chain;
-      common = std::move(chain);
+      common = chain;
       first = false;
       continue;
     }

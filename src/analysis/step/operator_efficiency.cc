@@ -4,7 +4,6 @@
 #include <map>
 #include <tuple>
 #include <unordered_map>
-#include <unordered_set>
 #include <utility>
 
 #include "analysis/common/device_peaks.h"
@@ -93,7 +92,13 @@ std::map<Key, Accumulator> Accumulate(const model::RankProfile& profile, int32_t
   const model::HostOps& ops = profile.timeline.host_ops;
   ShapeOwners owners(ops);
   std::map<Key, Accumulator> by_key;
-  std::unordered_set<int32_t> counted;
+  auto owner_key = [&ops](size_t o) -> Key {
+    return {ops.name[o], ops.input_dims[o], ops.input_types[o], StringPool::kEmpty};
+  };
+  // A host op's kernels count one call: the owners seen, counted once each
+  // after the walk (a set of them allocated a node per owner, thousands a
+  // step).
+  std::vector<int32_t> owners_seen;
   for (uint32_t i : events.RowsOf(step)) {
     if (!Timed(events.kind[i])) continue;
     AddSaturating(out->device_ns, events.duration_ns[i]);
@@ -107,13 +112,14 @@ std::map<Key, Accumulator> Accumulate(const model::RankProfile& profile, int32_t
     }
     const int32_t owner = owners.Of(events.launcher[i]);
     if (owner == model::kNoIndex) continue;
-    const auto o = static_cast<size_t>(owner);
-    Accumulator& a =
-        by_key[{ops.name[o], ops.input_dims[o], ops.input_types[o], StringPool::kEmpty}];
-    if (counted.insert(owner).second) ++a.count;
+    Accumulator& a = by_key[owner_key(static_cast<size_t>(owner))];
+    if (owners_seen.empty() || owners_seen.back() != owner) owners_seen.push_back(owner);
     AddSaturating(a.total_ns, events.duration_ns[i]);
     AddSaturating(out->shaped_ns, events.duration_ns[i]);
   }
+  std::sort(owners_seen.begin(), owners_seen.end());
+  owners_seen.erase(std::unique(owners_seen.begin(), owners_seen.end()), owners_seen.end());
+  for (const int32_t owner : owners_seen) ++by_key[owner_key(static_cast<size_t>(owner))].count;
   return by_key;
 }
 
