@@ -106,6 +106,11 @@ TrainingRecords::Column TrainingRecords::ColumnOf(MaybeDouble TrainingRecord::*f
   return TrainingRecords::kLoss;
 }
 
+TrainingRecords::Column TrainingRecords::WholeColumnOf(int64_t TrainingRecord::*field) {
+  if (field == &TrainingRecord::step) return kStep;
+  return field == &TrainingRecord::offset ? kOffset : kLine;
+}
+
 TrainingRecords::Column TrainingRecords::ColumnOf(MaybeInt TrainingRecord::*field) {
   for (size_t i = 0; i < std::size(kIntFields); ++i) {
     if (kIntFields[i] == field) return static_cast<TrainingRecords::Column>(kFirstInt + i);
@@ -271,25 +276,10 @@ uint64_t TrainingRecords::Value(const Block& b, Column c, size_t index) {
   return v;
 }
 
-namespace {
-
-// A whole-record field from its stored bits: counts are stored as int64
-// (a rank of -1 included), flags as 0/1.
 template <typename T>
-T FromBits(uint64_t bits) {
-  if constexpr (std::is_same_v<T, bool>) {
-    return bits != 0;
-  } else {
-    return static_cast<T>(static_cast<int64_t>(bits));
-  }
-}
-
-}  // namespace
-
-template <typename T>
-T TrainingRecords::Whole(size_t i, Column c, T TrainingRecord::*field) const {
+T TrainingRecords::Whole(size_t i, T TrainingRecord::*field) const {
   if (i >= sealed_) return open_[i - sealed_].*field;
-  return FromBits<T>(Value(blocks_[i / kBlock], c, i % kBlock));
+  return FromBits<T>(Value(blocks_[i / kBlock], WholeColumnOf(field), i % kBlock));
 }
 
 TrainingRecord TrainingRecords::Decode(const Block& b, size_t k) {
@@ -317,19 +307,17 @@ TrainingRecord TrainingRecords::operator[](size_t i) const {
   return Decode(blocks_[i / kBlock], i % kBlock);
 }
 
-int64_t TrainingRecords::step(size_t i) const { return Whole(i, kStep, &TrainingRecord::step); }
+int64_t TrainingRecords::step(size_t i) const { return Whole(i, &TrainingRecord::step); }
 
-int64_t TrainingRecords::line(size_t i) const { return Whole(i, kLine, &TrainingRecord::line); }
+int64_t TrainingRecords::line(size_t i) const { return Whole(i, &TrainingRecord::line); }
 
 bool TrainingRecords::step_is_ordinal(size_t i) const {
-  return Whole(i, kOrdinal, &TrainingRecord::step_is_ordinal);
+  return Whole(i, &TrainingRecord::step_is_ordinal);
 }
 
-int32_t TrainingRecords::rank(size_t i) const { return Whole(i, kRank, &TrainingRecord::rank); }
+int32_t TrainingRecords::rank(size_t i) const { return Whole(i, &TrainingRecord::rank); }
 
-uint8_t TrainingRecords::engine(size_t i) const {
-  return Whole(i, kEngine, &TrainingRecord::engine);
-}
+uint8_t TrainingRecords::engine(size_t i) const { return Whole(i, &TrainingRecord::engine); }
 
 MaybeDouble TrainingRecords::get(size_t i, MaybeDouble TrainingRecord::*field) const {
   if (i >= sealed_) return open_[i - sealed_].*field;

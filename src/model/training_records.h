@@ -17,6 +17,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "core/index_iterator.h"
@@ -67,6 +68,22 @@ class TrainingRecords {
   void ForEachPresent(MaybeInt TrainingRecord::*field, F&& f) const {
     ForEachPresentBits(ColumnOf(field), field,
                        [&](size_t i, uint64_t bits) { f(i, static_cast<int64_t>(bits)); });
+  }
+
+  // Calls |f(i, value)| for every record |i|'s |field| of those every
+  // record has (step, step_is_ordinal, rank, engine, offset, line), a
+  // block's column decoded in one pass, as ForEachPresent (step(i) and the
+  // like look the value up for one record).
+  template <typename T, typename F>
+  void ForEachWhole(T TrainingRecord::*field, F&& f) const {
+    const Column c = WholeColumnOf(field);
+    std::vector<uint32_t> at(blocks_.empty() ? 0 : kBlock);
+    std::vector<uint64_t> bits(at.size());
+    for (size_t b = 0; b < blocks_.size(); ++b) {
+      const size_t n = DecodeColumn(b, c, at.data(), bits.data());
+      for (size_t k = 0; k < n; ++k) f(b * kBlock + at[k], FromBits<T>(bits[k]));
+    }
+    for (size_t k = 0; k < open_.size(); ++k) f(sealed_ + k, open_[k].*field);
   }
 
   // Calls |f| with each record in order, releasing each block once read:
@@ -135,6 +152,20 @@ class TrainingRecords {
 
   static Column ColumnOf(MaybeDouble TrainingRecord::*field);
   static Column ColumnOf(MaybeInt TrainingRecord::*field);
+  static Column WholeColumnOf(int64_t TrainingRecord::*field);  // step, offset or line
+  static Column WholeColumnOf(bool TrainingRecord::* /*step_is_ordinal*/) { return kOrdinal; }
+  static Column WholeColumnOf(int32_t TrainingRecord::* /*rank*/) { return kRank; }
+  static Column WholeColumnOf(uint8_t TrainingRecord::* /*engine*/) { return kEngine; }
+  // A whole-record field from its stored bits: counts are stored as int64
+  // (a rank of -1 included), flags as 0/1.
+  template <typename T>
+  static T FromBits(uint64_t bits) {
+    if constexpr (std::is_same_v<T, bool>) {
+      return bits != 0;
+    } else {
+      return static_cast<T>(static_cast<int64_t>(bits));
+    }
+  }
   // Block |b|'s present values of column |c|: their records' places in the
   // block into |at|, their bits into |bits| (kBlock entries each); returns
   // how many.
@@ -156,9 +187,9 @@ class TrainingRecords {
 
   void Seal();
   static TrainingRecord Decode(const Block& b, size_t k);
-  // Record |i|'s |field|, stored whole in column |c| (one value a record).
+  // Record |i|'s |field|, stored whole (one value a record).
   template <typename T>
-  T Whole(size_t i, Column c, T TrainingRecord::*field) const;
+  T Whole(size_t i, T TrainingRecord::*field) const;
   static bool Present(const Block& b, Column c, size_t k, size_t* index);
   static uint64_t Value(const Block& b, Column c, size_t index);
 

@@ -687,6 +687,7 @@ void ExpectSameRecord(const TrainingRecord& want, const TrainingRecord& got, siz
   EXPECT_EQ(want.step, got.step);
   EXPECT_EQ(want.step_is_ordinal, got.step_is_ordinal);
   EXPECT_EQ(want.rank, got.rank);
+  EXPECT_EQ(want.engine, got.engine);
   for (const auto field : kRecordsTestDoubles) {
     EXPECT_EQ(BitsOfMaybe(want.*field), BitsOfMaybe(got.*field));
   }
@@ -713,6 +714,24 @@ void ExpectStoreHolds(const std::vector<TrainingRecord>& want, TrainingRecords& 
     }
     if (::testing::Test::HasFailure()) return;
   }
+  // Each whole field read a block at a time, in record order.
+  auto expect_whole = [&](auto field, const char* name) {
+    size_t next = 0;
+    store.ForEachWhole(field, [&](size_t at, auto value) {
+      EXPECT_EQ(at, next) << name;
+      if (at < want.size()) {
+        EXPECT_EQ(value, want[at].*field) << name << " " << at;
+      }
+      ++next;
+    });
+    EXPECT_EQ(next, want.size()) << name;
+  };
+  expect_whole(&TrainingRecord::step, "step");
+  expect_whole(&TrainingRecord::step_is_ordinal, "step_is_ordinal");
+  expect_whole(&TrainingRecord::rank, "rank");
+  expect_whole(&TrainingRecord::engine, "engine");
+  expect_whole(&TrainingRecord::offset, "offset");
+  expect_whole(&TrainingRecord::line, "line");
   size_t i = 0;
   for (const TrainingRecord& r : store) {
     ExpectSameRecord(want[i], r, i);
@@ -745,6 +764,7 @@ TEST(TrainingRecordsStore, HostileValuesReadBackExactly) {
     r.step = (i % 5 == 0) ? extremes[rng() % 5] : static_cast<int64_t>(rng());
     r.step_is_ordinal = rng() % 2 == 0;
     r.rank = static_cast<int32_t>(rng() % 3 == 0 ? -1 : static_cast<int32_t>(rng()));
+    r.engine = static_cast<uint8_t>(rng() % 4 == 0 ? rng() : 0);
     for (const auto field : kRecordsTestDoubles) {
       const uint64_t pick = rng() % 4;
       if (pick == 0) continue;

@@ -4,6 +4,7 @@
 #include <map>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 namespace trainscope::analysis {
 namespace {
@@ -27,21 +28,28 @@ size_t SeriesOfLine(const std::vector<SeriesLineIndex>& index, int64_t line) {
 }
 
 // Whether every record is of one series: one rank and engine, and no step
-// at or below the one before it (which would start a run).
+// at or below the one before it (which would start a run). Each column read
+// a block at a time: on a log of millions of lines this runs alone, between
+// the read and the judgement.
 bool OneSeries(const model::TrainingRecords& records) {
   if (records.empty()) return false;
   const int32_t rank = records.rank(0);
   const uint8_t engine = records.engine(0);
-  int64_t last_step = records.step(0);
-  for (size_t i = 1; i < records.size(); ++i) {
-    const int64_t step = records.step(i);
-    if (records.rank(i) != rank || records.engine(i) != engine ||
-        (!records.step_is_ordinal(i) && step <= last_step)) {
-      return false;
-    }
+  bool one = true;
+  records.ForEachWhole(&model::TrainingRecord::rank,
+                       [&](size_t, int32_t r) { one = one && r == rank; });
+  records.ForEachWhole(&model::TrainingRecord::engine,
+                       [&](size_t, uint8_t e) { one = one && e == engine; });
+  if (!one) return false;
+  std::vector<uint8_t> ordinal(records.size());
+  records.ForEachWhole(&model::TrainingRecord::step_is_ordinal,
+                       [&](size_t i, bool o) { ordinal[i] = o ? 1 : 0; });
+  int64_t last_step = 0;
+  records.ForEachWhole(&model::TrainingRecord::step, [&](size_t i, int64_t step) {
+    if (i > 0 && ordinal[i] == 0 && step <= last_step) one = false;
     last_step = step;
-  }
-  return true;
+  });
+  return one;
 }
 
 }  // namespace
