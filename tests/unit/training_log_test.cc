@@ -257,6 +257,27 @@ TEST(TrainingLogTest, FileReadInPiecesGivesTheLinesOfTheWholeRead) {
   std::remove(path.c_str());
 }
 
+// A line's clock is int64 ns since 1970: a year past April 2262 is not a
+// clock (a hostile or corrupt line; the fuzzer's UBSan saw the product
+// overflow), the last second that fits is.
+TEST(TrainingLogTest, TimestampsPastTheInt64ClockAreNoClock) {
+  EXPECT_EQ(formats::ParseLineTimestamp("[1970-01-01 00:00:01] x"), int64_t{1'000'000'000});
+  EXPECT_EQ(formats::ParseLineTimestamp("[2262-04-11 23:47:15.5] x"),
+            int64_t{9'223'372'035'500'000'000});
+  EXPECT_FALSE(formats::ParseLineTimestamp("[2262-04-11 23:47:17] x").has_value());
+  EXPECT_FALSE(formats::ParseLineTimestamp("[9999-12-31 23:59:59] x").has_value());
+  // The silence between two lines is then not timed from a wrapped clock.
+  auto read = formats::ReadTrainingLogBytes(
+      "[2024-05-01 00:00:01] iteration 1/ 10 | lm loss: 2.0 |\n"
+      "[4000-05-01 00:00:02] iteration 2/ 10 | lm loss: 1.9 |\n"
+      "[2024-05-01 00:00:03] iteration 3/ 10 | lm loss: 1.8 |\n",
+      false, "clock.log");
+  ASSERT_TRUE(read.ok());
+  ASSERT_EQ(read->log.records.size(), 3u);
+  EXPECT_FALSE(read->log.records[1].wall_ns.has_value());
+  for (const model::LogGap& gap : read->log.largest_gaps) EXPECT_GT(gap.gap_ns, 0);
+}
+
 // How a number may be spelled in a log field, on both paths of the number
 // parser (digits parsed in place; commas, signs and words through a copy):
 // each spelling's value bit for bit, or the line unparsable.

@@ -1249,6 +1249,9 @@ std::optional<int64_t> ParseLineTimestamp(std::string_view line) {
       }
     }
     const int64_t seconds = DaysFromCivil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s;
+    // Nanoseconds since 1970 in int64 end in April 2262: a later year is no
+    // clock we can hold (and multiplying it out would overflow).
+    if (seconds > std::numeric_limits<int64_t>::max() / 1'000'000'000 - 1) continue;
     return seconds * 1'000'000'000 + ns;
   }
   return std::nullopt;
