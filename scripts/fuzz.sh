@@ -5,6 +5,10 @@
 set -eu
 cd "$(dirname "$0")/.."
 seconds="${1:-30}"
+# Undefined behaviour is a finding like a crash: UBSan otherwise prints its
+# report and goes on, and the stage passed over an int64 overflow on a
+# hostile timestamp (the log fuzzer, 2026-12-06).
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
 cmake --preset fuzz >/dev/null
 cmake --build --preset fuzz --target fuzzers -j"$(nproc 2>/dev/null || echo 2)"
 jobs=$(nproc 2>/dev/null || echo 2)
