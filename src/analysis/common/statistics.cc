@@ -29,6 +29,10 @@ double Median(std::vector<double> values) {
   return (*std::max_element(values.begin(), middle) + *middle) / 2;
 }
 
+[[gnu::noinline]] double InterpolateOrderStatistics(double low, double high, double fraction) {
+  return low + (high - low) * fraction;
+}
+
 namespace {
 
 template <class T>
@@ -53,7 +57,7 @@ std::vector<double> QuantilesOf(std::vector<T>& values, const std::vector<double
     if (lower + 1 < n && fraction > 0) {
       high = static_cast<double>(*std::min_element(lower_it + 1, values.end()));
     }
-    out.push_back(low + (high - low) * fraction);
+    out.push_back(InterpolateOrderStatistics(low, high, fraction));
     begin = lower_it;
   }
   return out;

@@ -17,6 +17,13 @@ double QuantileSorted(const std::vector<int64_t>& sorted, double q);
 // for an empty input. O(n): nth_element, not a sort.
 double Median(std::vector<double> values);
 
+// low + (high - low) x fraction: the one place a quantile is interpolated
+// between its two order statistics. Out of line, so that every caller gets
+// the same rounding: a compiler may fuse the multiply and the add into one
+// instruction in one function and not in another (the ThreadSanitizer
+// build did, and two ways to the same quantile differed in the last bit).
+double InterpolateOrderStatistics(double low, double high, double fraction);
+
 // The same quantiles without sorting everything: nth_element per quantile,
 // O(n) each. Reorders |values|. |qs| must be ascending.
 std::vector<double> Quantiles(std::vector<int64_t>& values, const std::vector<double>& qs);

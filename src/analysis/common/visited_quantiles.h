@@ -122,7 +122,7 @@ std::vector<double> QuantilesOfVisited(ForEach&& for_each, size_t n,
   for (const Position& p : positions) {
     const double low = FromOrderKey(select.KeyAt(p.lower));
     const double high = p.upper ? FromOrderKey(select.KeyAt(p.lower + 1)) : low;
-    out.push_back(low + (high - low) * p.fraction);
+    out.push_back(InterpolateOrderStatistics(low, high, p.fraction));
   }
   return out;
 }
