@@ -428,7 +428,13 @@ double QuantileOfSortedWindow(const std::vector<double>& sorted, double q) {
 struct RuleCount {
   int64_t count = 0;
   double first_value = 0;  // robust_z of the first spike, median of the first explosion
-  bool operator==(const RuleCount&) const = default;
+  // The value to a few ulps: the test's arithmetic and the library's are
+  // compiled apart, and a compiler may fuse a multiply-add in one and not
+  // in the other.
+  bool operator==(const RuleCount& other) const {
+    return count == other.count && std::fabs(first_value - other.first_value) <=
+                                       1e-12 * std::max(1.0, std::fabs(first_value));
+  }
 };
 
 RuleCount SpikesByDefinition(const std::vector<double>& loss,
