@@ -13,23 +13,7 @@ bool HasGlob(const std::string& token) { return token.find('*') != std::string::
 struct CompiledFingerprint {
   std::vector<std::vector<uint8_t>> accepts;  // [member][token]
   const Fingerprint* fp = nullptr;
-  bool has_any = false;  // a member is ANY: the match keeps its positions
 };
-
-// LongestMatch of a fingerprint without ANY members: the end alone, with no
-// positions to carry (most of the library; the walk runs at every token a
-// fingerprint may start with).
-int32_t LongestEnd(const CompiledFingerprint& cf, const std::vector<int32_t>& tokens, size_t k,
-                   int32_t pos) {
-  const auto& members = cf.fp->members;
-  if (k == members.size()) return pos;
-  int32_t best = -1;
-  if (pos < static_cast<int32_t>(tokens.size()) && cf.accepts[k][tokens[pos]]) {
-    best = LongestEnd(cf, tokens, k + 1, pos + 1);
-  }
-  if (members[k].optional) best = std::max(best, LongestEnd(cf, tokens, k + 1, pos));
-  return best;
-}
 
 // Longest match of members [k..) starting at |pos|; fills |any_at| with
 // the positions of ANY members on the best path. Returns the end or -1.
@@ -58,16 +42,6 @@ int32_t LongestMatch(const CompiledFingerprint& cf, const std::vector<int32_t>& 
     }
   }
   return best;
-}
-
-// Where the longest match of |cf| from |at| ends (-1: none), the positions
-// of its ANY members in |any_positions|.
-int32_t EndOfMatch(const CompiledFingerprint& cf, const std::vector<int32_t>& tokens, int32_t at,
-                   std::vector<int32_t>* path, std::vector<int32_t>* any_positions) {
-  path->clear();
-  any_positions->clear();
-  return cf.has_any ? LongestMatch(cf, tokens, 0, at, path, any_positions)
-                    : LongestEnd(cf, tokens, 0, at);
 }
 
 // A vocabulary entry as the members see it: its canonical op type, its
@@ -160,8 +134,6 @@ std::vector<FingerprintInstance> MatchFingerprints(const KernelSequence& sequenc
   size_t row = 0;
   for (size_t f = 0; f < fps.size(); ++f) {
     compiled[f].fp = &fps[f];
-    compiled[f].has_any = std::any_of(fps[f].members.begin(), fps[f].members.end(),
-                                      [](const auto& member) { return member.any; });
     compiled[f].accepts.assign(fps[f].members.size(), std::vector<uint8_t>(vocab, 0));
     for (size_t m = 0; m < fps[f].members.size(); ++m, ++row) {
       for (size_t t = 0; t < vocab; ++t) {
@@ -185,7 +157,9 @@ std::vector<FingerprintInstance> MatchFingerprints(const KernelSequence& sequenc
   for (int32_t i = 0; i < n;) {
     FingerprintInstance best;
     for (const uint32_t f : starters[sequence.tokens[i]]) {
-      const int32_t end = EndOfMatch(compiled[f], sequence.tokens, i, &path, &any_positions);
+      path.clear();
+      any_positions.clear();
+      const int32_t end = LongestMatch(compiled[f], sequence.tokens, 0, i, &path, &any_positions);
       if (end > i && end - i > best.end - best.begin) {
         best.fingerprint = static_cast<int32_t>(f);
         best.begin = i;
