@@ -105,6 +105,15 @@ class Points {
   std::vector<double> values_;
 };
 
+// The median of the values of points [begin, end), read in place.
+double MedianOfValues(const Points& points, size_t begin, size_t end) {
+  return MedianOfVisited(
+      [&points, begin, end](auto&& visit) {
+        for (size_t i = begin; i < end; ++i) visit(points[i].value);
+      },
+      end - begin);
+}
+
 // |nonfinite| (optional): where the present NaN/Inf values are counted.
 Points Series(const model::TrainingRecords& records, model::MaybeDouble TrainingRecord::*field,
               bool finite_only, int64_t* nonfinite = nullptr) {
@@ -213,14 +222,8 @@ void WallTimes(const model::TrainingLog& log, bool derive, RunHealth* h, Points*
 std::optional<std::pair<double, double>> Thirds(const Points& points) {
   if (points.size() < 6) return std::nullopt;
   const size_t third = points.size() / 3;
-  auto median_of = [&points, third](size_t from) {
-    return MedianOfVisited(
-        [&points, from, third](auto&& visit) {
-          for (size_t i = from; i < from + third; ++i) visit(points[i].value);
-        },
-        third);
-  };
-  return std::make_pair(median_of(0), median_of(points.size() - third));
+  return std::make_pair(MedianOfValues(points, 0, third),
+                        MedianOfValues(points, points.size() - third, points.size()));
 }
 
 std::string NonFinite(const char* name, double v) {
@@ -243,21 +246,21 @@ void FindNanInf(const model::TrainingLog& log, RunHealth* h) {
   if (bad.empty()) return;
   std::sort(bad.begin(), bad.end());
   const auto bad_records = static_cast<int64_t>(std::unique(bad.begin(), bad.end()) - bad.begin());
-  const std::optional<TrainingRecord> first = records[bad.front()];
+  const TrainingRecord first = records[bad.front()];
   Finding f;
   f.id = "nan-inf";
   f.occurrences = bad_records;
-  f.evidence_values = {{"step", static_cast<double>(first->step)},
-                       {"line", static_cast<double>(first->line)},
+  f.evidence_values = {{"step", static_cast<double>(first.step)},
+                       {"line", static_cast<double>(first.line)},
                        {"bad_records", static_cast<double>(bad_records)}};
   std::string what;
   auto add = [&](const std::string& part) { what += (what.empty() ? "" : ", ") + part; };
-  if (first->loss && !std::isfinite(*first->loss)) add(NonFinite("loss", *first->loss));
-  if (first->grad_norm && !std::isfinite(*first->grad_norm)) {
-    add(NonFinite("grad norm", *first->grad_norm));
+  if (first.loss && !std::isfinite(*first.loss)) add(NonFinite("loss", *first.loss));
+  if (first.grad_norm && !std::isfinite(*first.grad_norm)) {
+    add(NonFinite("grad norm", *first.grad_norm));
   }
-  if (first->nan_iterations && *first->nan_iterations > 0) {
-    add("nan iterations " + std::to_string(*first->nan_iterations));
+  if (first.nan_iterations && *first.nan_iterations > 0) {
+    add("nan iterations " + std::to_string(*first.nan_iterations));
   }
   f.text_labels = {{"what", what}};
   h->findings.push_back(std::move(f));
@@ -541,11 +544,7 @@ double StepsOf(const model::TrainingLog& log, size_t record) {
 size_t FindSlowWarmup(const Points& ms, const model::TrainingLog& log, const FindingThresholds& t,
                       RunHealth* h) {
   if (ms.size() < 6) return 0;
-  const double steady = MedianOfVisited(
-      [&ms](auto&& visit) {
-        for (size_t i = ms.size() / 2; i < ms.size(); ++i) visit(ms[i].value);
-      },
-      ms.size() - ms.size() / 2);
+  const double steady = MedianOfValues(ms, ms.size() / 2, ms.size());
   if (steady <= 0) return 0;
   size_t n = 0;
   while (n < ms.size() / 2 && ms[n].value > steady * (1 + t.slow_warmup_share)) ++n;
@@ -575,9 +574,10 @@ size_t FindSlowWarmup(const Points& ms, const model::TrainingLog& log, const Fin
 
 // Theil-Sen slope (the median of the pairwise slopes) through the medians
 // of up to 64 buckets of the step times after warm-up: robust to single
-// stalls and to the hang's one long interval.
-void FindStepTimeDrift(const Points& ms, size_t from, const model::TrainingLog& log,
-                       const FindingThresholds& t, RunHealth* h) {
+// stalls and to the hang's one long interval. |median_ms|: the median of
+// ms[from, end).
+void FindStepTimeDrift(const Points& ms, size_t from, double median_ms,
+                       const model::TrainingLog& log, const FindingThresholds& t, RunHealth* h) {
   if (ms.size() < from + 12) return;
   const size_t m = ms.size() - from;
   const size_t buckets = std::min<size_t>(64, m);
@@ -597,11 +597,6 @@ void FindStepTimeDrift(const Points& ms, size_t from, const model::TrainingLog& 
       if (xs[j] > xs[i]) slopes.push_back((ys[j] - ys[i]) / (xs[j] - xs[i]));
     }
   }
-  const double median_ms = MedianOfVisited(
-      [&ms, from](auto&& visit) {
-        for (size_t i = from; i < ms.size(); ++i) visit(ms[i].value);
-      },
-      m);
   if (slopes.empty() || median_ms <= 0) return;
   const double slope = MedianOf(std::move(slopes));
   std::vector<double> intercepts;
@@ -627,15 +622,10 @@ void FindStepTimeDrift(const Points& ms, size_t from, const model::TrainingLog& 
 
 // Stalls periodic_spike_share above the median step at a regular spacing
 // (checkpoint saves, garbage collection every K steps): a saw-tooth.
-void FindPeriodicStalls(const Points& ms, size_t from, const model::TrainingLog& log,
-                        const FindingThresholds& t, RunHealth* h) {
-  if (ms.size() < from + 12) return;
-  const double median_ms = MedianOfVisited(
-      [&ms, from](auto&& visit) {
-        for (size_t i = from; i < ms.size(); ++i) visit(ms[i].value);
-      },
-      ms.size() - from);
-  if (median_ms <= 0) return;
+// |median_ms|: the median of ms[from, end).
+void FindPeriodicStalls(const Points& ms, size_t from, double median_ms,
+                        const model::TrainingLog& log, const FindingThresholds& t, RunHealth* h) {
+  if (ms.size() < from + 12 || median_ms <= 0) return;
   std::vector<size_t> spikes;
   for (size_t i = from; i < ms.size(); ++i) {
     if (ms[i].value > median_ms * (1 + t.periodic_spike_share)) spikes.push_back(i);
@@ -909,8 +899,10 @@ void JudgeStepsAndThroughput(const model::TrainingLog& log, const FindingThresho
   FindThroughputDrop(tps, step_ms, log, t, h);
   FindErrorLines(log, h);
   const size_t warmup = FindSlowWarmup(step_ms, log, t, h);
-  FindStepTimeDrift(step_ms, warmup, log, t, h);
-  FindPeriodicStalls(step_ms, warmup, log, t, h);
+  // The steady step time both judge against, read once.
+  const double steady_ms = MedianOfValues(step_ms, warmup, step_ms.size());
+  FindStepTimeDrift(step_ms, warmup, steady_ms, log, t, h);
+  FindPeriodicStalls(step_ms, warmup, steady_ms, log, t, h);
   Points model_mfu, model_tgs;
   if (spec != nullptr) {
     h->model = ModelNumbers(*spec, step_ms, tps, &model_mfu, &model_tgs);
