@@ -32,9 +32,8 @@ bool IsUserFrame(std::string_view name) {
          name.find("site-packages") == std::string_view::npos;
 }
 
-// The host ops from |op| up to the root (deepest first).
-// |op| and its ancestors, innermost first, into |chain| (reused: a chain is
-// read for every kernel a motif instance launched).
+// The host ops from |op| up to the root (deepest first), into |chain|
+// (reused: a chain is read for every kernel a motif instance launched).
 void Ancestors(const model::HostOps& ops, int32_t op, std::vector<int32_t>* chain) {
   chain->clear();
   for (int32_t o = op; o != model::kNoIndex && chain->size() < 256; o = ops.parent[o])
