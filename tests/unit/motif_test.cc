@@ -134,6 +134,28 @@ std::vector<int32_t> OccurrencesByBruteForce(const std::vector<int32_t>& tokens,
   return found;
 }
 
+// A stream of 5 + next(max_pieces) pieces: a planted chain (|pick| of
+// next(picks) below the chain count), a separator (pick 5) or a single
+// token of 12 (the rest). |next(bound)| draws below bound.
+template <typename Next>
+std::vector<int32_t> PlantedChainStream(const std::vector<std::vector<int32_t>>& chains,
+                                        uint32_t max_pieces, uint32_t picks, Next& next) {
+  std::vector<int32_t> tokens;
+  const int32_t pieces = 5 + next(max_pieces);
+  for (int32_t k = 0; k < pieces; ++k) {
+    const int32_t pick = next(picks);
+    if (pick < static_cast<int32_t>(chains.size())) {
+      const auto& chain = chains[static_cast<size_t>(pick)];
+      tokens.insert(tokens.end(), chain.begin(), chain.end());
+    } else if (pick == 5) {
+      tokens.push_back(-1);
+    } else {
+      tokens.push_back(next(12));
+    }
+  }
+  return tokens;
+}
+
 TEST(MotifMining, RandomBranchingStreamsAgreeWithBruteForce) {
   // Streams of planted chains that share prefixes and suffixes (so groups
   // split at many lengths, in every order), with noise and separators.
@@ -145,19 +167,7 @@ TEST(MotifMining, RandomBranchingStreamsAgreeWithBruteForce) {
   const std::vector<std::vector<int32_t>> chains = {
       {1, 2, 3, 4}, {1, 2, 3, 5}, {1, 2, 6, 4}, {7, 2, 3, 4, 8}, {9, 1, 2}};
   for (int trial = 0; trial < 200; ++trial) {
-    std::vector<int32_t> tokens;
-    const int32_t pieces = 5 + next(60);
-    for (int32_t k = 0; k < pieces; ++k) {
-      const int32_t pick = next(8);
-      if (pick < static_cast<int32_t>(chains.size())) {
-        const auto& chain = chains[static_cast<size_t>(pick)];
-        tokens.insert(tokens.end(), chain.begin(), chain.end());
-      } else if (pick == 5) {
-        tokens.push_back(-1);
-      } else {
-        tokens.push_back(next(12));
-      }
-    }
+    const std::vector<int32_t> tokens = PlantedChainStream(chains, 60, 8, next);
     const auto repeats = MineRepeats(tokens, {}, MiningOptions{});
     std::vector<bool> covered(tokens.size(), false);
     for (size_t r = 0; r < repeats.size(); ++r) {
@@ -366,19 +376,7 @@ TEST(MotifMining, SelectionPicksWhatTheSelectionAsFirstWrittenPicks) {
       {1, 2, 3, 4}, {1, 2, 3, 5}, {1, 2, 6, 4, 4}, {7, 2, 3, 4, 8, 9, 10}, {9, 1, 2}};
   size_t picked_after_the_first = 0;
   for (int trial = 0; trial < 300; ++trial) {
-    std::vector<int32_t> tokens;
-    const int32_t pieces = 5 + next(120);
-    for (int32_t k = 0; k < pieces; ++k) {
-      const int32_t pick = next(9);
-      if (pick < static_cast<int32_t>(chains.size())) {
-        const auto& chain = chains[static_cast<size_t>(pick)];
-        tokens.insert(tokens.end(), chain.begin(), chain.end());
-      } else if (pick == 5) {
-        tokens.push_back(-1);
-      } else {
-        tokens.push_back(next(12));
-      }
-    }
+    const std::vector<int32_t> tokens = PlantedChainStream(chains, 120, 9, next);
     // Unit weights in one trial in three (ties everywhere), else 1-4.
     std::vector<double> weights(tokens.size(), 1.0);
     if (trial % 3 != 0) {
