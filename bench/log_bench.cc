@@ -10,6 +10,8 @@
 #include <string>
 #include <string_view>
 
+#include "analysis/common/findings_catalog.h"
+#include "analysis/health/training_health.h"
 #include "formats/log/flight_recorder_reader.h"
 #include "formats/log/training_log_reader.h"
 #include "formats/pickle/pickle_reader.h"
@@ -46,6 +48,26 @@ void BM_LogMegatronParse(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
 BENCHMARK(BM_LogMegatronParse)->Arg(1000)->Arg(200000)->Unit(benchmark::kMillisecond);
+
+// `health`'s judgement of a read log on one thread (the reader above is
+// the other half of `health`): the summaries, curves and rules read the
+// packed records a column at a time.
+void BM_HealthJudge(benchmark::State& state) {
+  const std::string data = MakeMegatronLog(state.range(0));
+  auto read = trainscope::formats::ReadTrainingLogBytes(data, false, "bench.log");
+  if (!read.ok()) {
+    state.SkipWithError(read.status().message().c_str());
+    return;
+  }
+  const auto& thresholds = trainscope::analysis::FindingCatalog::Builtin().thresholds();
+  for (auto _ : state) {
+    const trainscope::analysis::RunHealth health =
+        trainscope::analysis::AnalyzeTrainingLog(read->log, thresholds, nullptr, 1);
+    benchmark::DoNotOptimize(health.findings.size());
+  }
+  state.SetItemsProcessed(state.iterations() * state.range(0));
+}
+BENCHMARK(BM_HealthJudge)->Arg(1000)->Arg(200000)->Unit(benchmark::kMillisecond);
 
 // A pickled flight-recorder dump shaped like torch's (protocol 2: BINUNICODE
 // strings memoized with BINPUT and fetched again with BINGET, LONG1 ints,

@@ -67,12 +67,23 @@ PackedInts PackInts(const std::vector<uint64_t>& v, std::vector<uint8_t>* bytes)
     p.slope = static_cast<uint64_t>(static_cast<int64_t>(slope));
     while (p.width < 8 && (range >> (8 * p.width)) != 0) ++p.width;
   }
-  for (size_t k = 0; k < n && p.width > 0; ++k) {
+  if (p.width == 0) return p;
+  // Each residual written as 8 little-endian bytes at its place, the next
+  // one overwriting the bytes past its width (a push_back per byte
+  // rechecked the capacity each time).
+  const size_t at = bytes->size();
+  bytes->resize(at + n * p.width + sizeof(uint64_t));
+  uint8_t* out = bytes->data() + at;
+  for (size_t k = 0; k < n; ++k, out += p.width) {
     const uint64_t u = v[k] - p.base - p.slope * k;
-    for (uint8_t byte = 0; byte < p.width; ++byte) {
-      bytes->push_back(static_cast<uint8_t>(u >> (8 * byte)));
+    if constexpr (std::endian::native == std::endian::little) {
+      std::memcpy(out, &u, sizeof(u));
+    } else {
+      for (uint8_t byte = 0; byte < p.width; ++byte)
+        out[byte] = static_cast<uint8_t>(u >> (8 * byte));
     }
   }
+  bytes->resize(at + n * p.width);
   return p;
 }
 
@@ -132,8 +143,32 @@ size_t TrainingRecords::DecodeColumn(size_t b, Column c, uint32_t* at, uint64_t*
       }
     }
   }
-  for (size_t index = 0; index < n; ++index) bits[index] = Value(block, c, index);
+  DecodeValues(block, c, n, bits);
   return n;
+}
+
+void TrainingRecords::DecodeValues(const Block& b, Column c, size_t n, uint64_t* out) {
+  // Value() for [0, n), its branches on the width and the dictionary taken
+  // once: the column reads of `health` on a long log are this loop.
+  const Packed& p = b.columns[c];
+  if (p.width == 0) {
+    for (size_t k = 0; k < n; ++k) out[k] = p.base + p.slope * k;
+  } else if constexpr (std::endian::native == std::endian::little) {
+    const uint8_t* at = b.bytes.data() + p.at;
+    const uint64_t mask = p.width == 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * p.width)) - 1;
+    for (size_t k = 0; k < n; ++k, at += p.width) {
+      uint64_t u = 0;
+      std::memcpy(&u, at, sizeof(u));  // the block's bytes end in kSlack spare bytes
+      out[k] = p.base + p.slope * k + (u & mask);
+    }
+  } else {
+    for (size_t k = 0; k < n; ++k) out[k] = Value(b, c, k);
+    return;
+  }
+  if (p.dict_size > 0) {
+    const double* dict = b.dict.data() + p.dict;
+    for (size_t k = 0; k < n; ++k) out[k] = std::bit_cast<uint64_t>(dict[out[k]]);
+  }
 }
 
 void TrainingRecords::clear() {

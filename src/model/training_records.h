@@ -192,6 +192,8 @@ class TrainingRecords {
   T Whole(size_t i, T TrainingRecord::*field) const;
   static bool Present(const Block& b, Column c, size_t k, size_t* index);
   static uint64_t Value(const Block& b, Column c, size_t index);
+  // Values [0, n) of column |c| into |out|, as Value() gives each.
+  static void DecodeValues(const Block& b, Column c, size_t n, uint64_t* out);
 
   std::vector<Block> blocks_;
   size_t sealed_ = 0;  // records in blocks_

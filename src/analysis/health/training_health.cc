@@ -290,15 +290,17 @@ void FindLossSpikes(const Points& loss, const model::TrainingLog& log, const Fin
       w.Erase(rise(i - window - 1));
       w.Insert(rise(i - 1));
     }
+    const double previous = loss[i - 1].value;
+    const double x = loss[i].value;
+    // The rise's share first: a falling loss (most records) needs no score.
+    if (x - previous < t.loss_spike_min_rise * std::fabs(previous)) continue;
     const double median = QuantileOfSorted(w.values(), 0.5);
     DeviationsSorted(w.values(), median, &dev);
-    const double previous = loss[i - 1].value;
     // Identical rises (MAD 0) are floored so the score stays finite.
     const double mad =
         std::max(QuantileOfSorted(dev, 0.5), 1e-9 * std::max(1.0, std::fabs(previous)));
-    const double x = loss[i].value;
     const double z = 0.6745 * ((x - previous) - median) / mad;
-    if (z < t.loss_spike_z || x - previous < t.loss_spike_min_rise * std::fabs(previous)) continue;
+    if (z < t.loss_spike_z) continue;
     if (spikes++ > 0) continue;
     const TrainingRecord& r = log.records[loss[i].record];
     f.id = "loss-spike";
