@@ -1,8 +1,11 @@
 #include "core/numbers.h"
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 
 namespace trainscope {
@@ -47,20 +50,47 @@ namespace {
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
+// Eight ASCII digits at |p| (the first the most significant) as their
+// value, or false when a byte is not a digit; the digit test and the
+// multiply-shift reduction of fast_float (parse_eight_digits_unrolled).
+// An epoch microsecond has 16 digits: two of these instead of a chain of
+// sixteen dependent multiply-adds.
+bool EightDigits(const char* p, uint64_t* value) {
+  if constexpr (std::endian::native != std::endian::little) {
+    return false;
+  } else {
+    uint64_t v = 0;
+    std::memcpy(&v, p, sizeof(v));
+    constexpr uint64_t kHigh = 0xF0F0F0F0F0F0F0F0;
+    if (((v & kHigh) | (((v + 0x0606060606060606) & kHigh) >> 4)) != 0x3333333333333333) {
+      return false;
+    }
+    v -= 0x3030303030303030;
+    v = (v * 10) + (v >> 8);  // pairs of digits
+    constexpr uint64_t kPairs = 0x000000FF000000FF;
+    *value =
+        (((v & kPairs) * 0x000F424000000064) + (((v >> 16) & kPairs) * 0x0000271000000001)) >> 32;
+    return true;
+  }
+}
+
 // The common shapes, "1669783687464181" and "1736408883704643.212" (epoch
 // µs has 16 digits), maybe followed by TABs or spaces, with at most 16 integer digits (no overflow
 // in the loop; one range check after it): no trimming, no per-digit checks. Anything else returns
-// nullopt and takes the general path.
-std::optional<int64_t> ParsePlainMicrosToNanos(std::string_view s) {
+// false and takes the general path.
+bool ParsePlainMicrosToNanos(std::string_view s, int64_t* ns) {
   const char* p = s.data();
   const char* const end = p + s.size();
   const char* const int_end = p + std::min<size_t>(s.size(), 16);
   int64_t micros = 0;
   const char* q = p;
+  for (uint64_t eight = 0; q + 8 <= int_end && EightDigits(q, &eight); q += 8) {
+    micros = micros * 100'000'000 + static_cast<int64_t>(eight);
+  }
   while (q < int_end && IsDigit(*q)) micros = micros * 10 + (*q++ - '0');
-  if (q == p || (q < end && IsDigit(*q))) return std::nullopt;
+  if (q == p || (q < end && IsDigit(*q))) return false;
   // micros * 1000 + 999 must fit in int64.
-  if (micros > (std::numeric_limits<int64_t>::max() - 999) / 1000) return std::nullopt;
+  if (micros > (std::numeric_limits<int64_t>::max() - 999) / 1000) return false;
   int64_t frac_ns = 0;
   if (q < end && *q == '.') {
     ++q;
@@ -73,23 +103,24 @@ std::optional<int64_t> ParsePlainMicrosToNanos(std::string_view s) {
       else if (digits == 3)
         round_up = *q >= '5';
     }
-    if (q == frac_begin) return std::nullopt;
+    if (q == frac_begin) return false;
     for (int i = digits; i < 3; ++i) frac_ns *= 10;
     if (round_up) ++frac_ns;
   }
   // torch_npu writes the start time with a trailing TAB ("...000.000\t",
   // docs: ascend-formats.md); TrimField would strip it on the general path.
   while (q < end && (*q == '\t' || *q == ' ')) ++q;
-  if (q != end) return std::nullopt;
-  return micros * 1000 + frac_ns;
+  if (q != end) return false;
+  *ns = micros * 1000 + frac_ns;
+  return true;
 }
 
 }  // namespace
 
-std::optional<int64_t> ParseMicrosToNanos(std::string_view field) {
-  if (std::optional<int64_t> plain = ParsePlainMicrosToNanos(field)) return plain;
+bool ParseMicrosToNanos(std::string_view field, int64_t* out) {
+  if (ParsePlainMicrosToNanos(field, out)) return true;
   std::string_view s = TrimField(field);
-  if (s.empty()) return std::nullopt;
+  if (s.empty()) return false;
   bool negative = false;
   size_t pos = 0;
   if (s[0] == '-' || s[0] == '+') {
@@ -101,7 +132,7 @@ std::optional<int64_t> ParseMicrosToNanos(std::string_view field) {
   size_t int_digits = 0;
   while (pos < s.size() && s[pos] >= '0' && s[pos] <= '9') {
     int digit = s[pos] - '0';
-    if (micros > (kMax / 1000 - digit) / 10) return std::nullopt;  // would overflow as ns
+    if (micros > (kMax / 1000 - digit) / 10) return false;  // would overflow as ns
     micros = micros * 10 + digit;
     ++pos;
     ++int_digits;
@@ -121,20 +152,22 @@ std::optional<int64_t> ParseMicrosToNanos(std::string_view field) {
       ++pos;
     }
   }
-  if (int_digits == 0 && frac_digits == 0) return std::nullopt;
+  if (int_digits == 0 && frac_digits == 0) return false;
   if (pos != s.size()) {
     if (s[pos] == 'e' || s[pos] == 'E') {
       auto as_double = ParseDouble(s);
       if (!as_double || !std::isfinite(*as_double) || std::fabs(*as_double) > 9.2e15) {
-        return std::nullopt;
+        return false;
       }
-      return static_cast<int64_t>(std::llround(*as_double * 1000.0));
+      *out = static_cast<int64_t>(std::llround(*as_double * 1000.0));
+      return true;
     }
-    return std::nullopt;
+    return false;
   }
   for (size_t i = frac_digits; i < 3; ++i) frac_ns *= 10;
-  int64_t ns = micros * 1000 + frac_ns + (round_up ? 1 : 0);
-  return negative ? -ns : ns;
+  const int64_t ns = micros * 1000 + frac_ns + (round_up ? 1 : 0);
+  *out = negative ? -ns : ns;
+  return true;
 }
 
 std::optional<double> ParseDouble(std::string_view field) {
@@ -197,14 +230,15 @@ std::optional<int64_t> ParseBinaryScaledBytes(std::string_view field, int shift)
   return negative ? -static_cast<int64_t>(bytes) : static_cast<int64_t>(bytes);
 }
 
-std::optional<int64_t> ParseInt64(std::string_view field) {
+bool ParseInt64(std::string_view field, int64_t* out) {
   std::string_view s = TrimField(field);
   if (!s.empty() && s.front() == '+') s.remove_prefix(1);
-  if (s.empty()) return std::nullopt;
+  if (s.empty()) return false;
   int64_t value = 0;
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-  if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
-  return value;
+  if (ec != std::errc() || ptr != s.data() + s.size()) return false;
+  *out = value;
+  return true;
 }
 
 }  // namespace trainscope
