@@ -33,11 +33,14 @@ bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 // A printed number: decimal or exponent form, thousands commas (TorchTitan's
 // "tps: 1,234"), nan / inf in any case and sign (Python's repr and JSON's
-// NaN / Infinity). Nothing else may follow it.
-std::optional<double> ParseNumber(std::string_view s) {
+// NaN / Infinity). Nothing else may follow it. False when |s| is not one
+// (the value, into |out|, left alone). Out-of-line parsers return a flag:
+// GCC returns an optional<double> or optional<int64_t> through memory with
+// a byte store its caller's wider load waits for (core/numbers.h).
+bool ReadNumber(std::string_view s, double* out) {
   constexpr size_t kLongest = 64;  // characters a number may have (commas left out)
   s = Trim(s);
-  if (s.empty()) return std::nullopt;
+  if (s.empty()) return false;
   // Most numbers are digits with no thousands comma: parsed where they are,
   // without the copy below (a training log has a few per line and
   // millions of lines).
@@ -48,15 +51,16 @@ std::optional<double> ParseNumber(std::string_view s) {
     if (!digits.empty() && (IsDigit(digits.front()) || digits.front() == '.')) {
       double value = 0;
       const auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
-      if (ec != std::errc() || ptr != t.data() + t.size()) return std::nullopt;
-      return value;
+      if (ec != std::errc() || ptr != t.data() + t.size()) return false;
+      *out = value;
+      return true;
     }
   }
   std::array<char, kLongest> buf{};
   size_t n = 0;
   for (char c : s) {
     if (c == ',') continue;
-    if (n == buf.size()) return std::nullopt;
+    if (n == buf.size()) return false;
     buf[n++] = c;
   }
   std::string_view t(buf.data(), n);
@@ -73,23 +77,42 @@ std::optional<double> ParseNumber(std::string_view s) {
     }
     return true;
   };
-  if (lower_is("nan")) return std::numeric_limits<double>::quiet_NaN();
+  if (lower_is("nan")) {
+    *out = std::numeric_limits<double>::quiet_NaN();
+    return true;
+  }
   if (lower_is("inf") || lower_is("infinity")) {
-    return negative ? -std::numeric_limits<double>::infinity()
+    *out = negative ? -std::numeric_limits<double>::infinity()
                     : std::numeric_limits<double>::infinity();
+    return true;
   }
   if (!t.empty() && t.front() == '+') t.remove_prefix(1);
   double value = 0;
   const auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
-  if (ec != std::errc() || ptr != t.data() + t.size()) return std::nullopt;
+  if (ec != std::errc() || ptr != t.data() + t.size()) return false;
+  *out = value;
+  return true;
+}
+
+// Inlined into each caller, so that no optional crosses a call.
+[[gnu::always_inline]] inline std::optional<double> ParseNumber(std::string_view s) {
+  double value = 0;
+  if (!ReadNumber(s, &value)) return std::nullopt;
   return value;
 }
 
-std::optional<int64_t> ParseCount(std::string_view s) {
+bool ReadCount(std::string_view s, int64_t* out) {
   s = Trim(s);
   int64_t value = 0;
   const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-  if (ec != std::errc() || ptr != s.data() + s.size() || value < 0) return std::nullopt;
+  if (ec != std::errc() || ptr != s.data() + s.size() || value < 0) return false;
+  *out = value;
+  return true;
+}
+
+[[gnu::always_inline]] inline std::optional<int64_t> ParseCount(std::string_view s) {
+  int64_t value = 0;
+  if (!ReadCount(s, &value)) return std::nullopt;
   return value;
 }
 
@@ -1217,7 +1240,7 @@ class LogBuilder {
 
 }  // namespace
 
-std::optional<int64_t> ParseLineTimestamp(std::string_view line) {
+bool ParseLineTimestamp(std::string_view line, int64_t* ns) {
   const size_t limit = std::min<size_t>(line.size(), 96);
   for (size_t i = 0; i + 19 <= limit; ++i) {
     const char* p = line.data() + i;
@@ -1239,12 +1262,12 @@ std::optional<int64_t> ParseLineTimestamp(std::string_view line) {
         s < 0 || s > 60) {
       continue;
     }
-    int64_t ns = 0;
+    int64_t frac_ns = 0;
     size_t k = i + 19;
     if (k < line.size() && (line[k] == '.' || line[k] == ',')) {
       int64_t scale = 100'000'000;
       for (++k; k < line.size() && IsDigit(line[k]); ++k) {
-        ns += (line[k] - '0') * scale;
+        frac_ns += (line[k] - '0') * scale;
         scale /= 10;
       }
     }
@@ -1252,9 +1275,10 @@ std::optional<int64_t> ParseLineTimestamp(std::string_view line) {
     // Nanoseconds since 1970 in int64 end in April 2262: a later year is no
     // clock we can hold (and multiplying it out would overflow).
     if (seconds > std::numeric_limits<int64_t>::max() / 1'000'000'000 - 1) continue;
-    return seconds * 1'000'000'000 + ns;
+    *ns = seconds * 1'000'000'000 + frac_ns;
+    return true;
   }
-  return std::nullopt;
+  return false;
 }
 
 RowIssue ParseTrainingLine(std::string_view line, TrainingRecord* record, LogFormat* format,

@@ -72,7 +72,12 @@ std::string NotTextReason(std::string_view bytes);
 RowIssue ParseTrainingLine(std::string_view line, model::TrainingRecord* record,
                            model::LogFormat* format, const LogKeyMap* map = nullptr);
 // "YYYY-MM-DD HH:MM:SS[.,fff]" (or a 'T') in the first 96 bytes: ns since the
-// epoch, reading the printed time as UTC.
-std::optional<int64_t> ParseLineTimestamp(std::string_view line);
+// epoch, reading the printed time as UTC; false (|ns| left alone) when none.
+bool ParseLineTimestamp(std::string_view line, int64_t* ns);
+[[gnu::always_inline]] inline std::optional<int64_t> ParseLineTimestamp(std::string_view line) {
+  int64_t ns = 0;
+  if (!ParseLineTimestamp(line, &ns)) return std::nullopt;
+  return ns;
+}
 
 }  // namespace trainscope::formats
