@@ -396,6 +396,43 @@ TEST(PlainEventReaderTest, NestingPastTheLimitIsLeft) {
   EXPECT_EQ(ChunkSteps(nested(PlainEventReader::kMaxDepth - 1)).steps.front(), Step::kLeave);
 }
 
+// One RawEvent for every event of a chunk, as the scan reads them: each
+// event is fresh, whatever the one before it set, also past the number of
+// writes the reader keeps track of (a key repeated 70 times).
+TEST(PlainEventReaderTest, EachEventIsFreshInTheSameRawEvent) {
+  std::string repeated = "{\"ph\": \"X\"";
+  for (int i = 0; i < 70; ++i) repeated += ", \"name\": \"n\"";
+  repeated += ", \"cat\": \"c\"}";  // the 72nd write
+  const std::string chunk =
+      "[{\"ph\": \"X\", \"name\": \"a\", \"ts\": 1, \"dur\": 2, \"args\": {\"stream\": 7, "
+      "\"Input Dims\": [[1]]}}, {\"ph\": \"i\", \"args\": 5}, {\"ph\": \"M\"}, " +
+      repeated + ", {\"ts\": 3}]";
+  simdjson::padded_string padded(chunk);
+  std::string unescaped(chunk.size(), '\0');
+  PlainEventReader reader(std::string_view(padded.data(), padded.size()), unescaped.data());
+  RawEvent ev;
+  ASSERT_EQ(reader.Next(&ev), Step::kEvent);
+  EXPECT_EQ(ev.name, "a");
+  EXPECT_EQ(ev.stream, "7");
+  EXPECT_TRUE(ev.has_args);
+  ASSERT_EQ(reader.Next(&ev), Step::kEvent);  // args that are not an object
+  EXPECT_EQ(ev.ph, "i");
+  EXPECT_TRUE(ev.name.empty() && ev.ts.empty() && ev.dur.empty() && ev.stream.empty());
+  EXPECT_TRUE(ev.input_dims.empty());
+  EXPECT_FALSE(ev.has_args);
+  EXPECT_EQ(ev.note, RowIssue::kArgsNotObject);
+  ASSERT_EQ(reader.Next(&ev), Step::kEvent);
+  EXPECT_EQ(ev.ph, "M");
+  EXPECT_EQ(ev.note, RowIssue::kNone);
+  ASSERT_EQ(reader.Next(&ev), Step::kEvent);
+  EXPECT_EQ(ev.name, "n");
+  EXPECT_EQ(ev.cat, "c");
+  ASSERT_EQ(reader.Next(&ev), Step::kEvent);
+  EXPECT_TRUE(ev.ph.empty() && ev.name.empty() && ev.cat.empty());
+  EXPECT_EQ(ev.ts, "3");
+  EXPECT_EQ(reader.Next(&ev), Step::kEnd);
+}
+
 TEST(PlainEventReaderTest, WithoutTheNulAfterTheChunkItRefuses) {
   std::string buffer = "[{\"ph\": \"X\"}]";
   buffer += std::string(PlainEventReader::kReadAhead, 'x');

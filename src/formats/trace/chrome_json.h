@@ -18,9 +18,11 @@
 #include <simdjson.h>
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 
 #include "core/row_issues.h"
 #include "core/status.h"
@@ -58,6 +60,19 @@ struct RawEvent {
   // object is read as absent): a ledger note.
   RowIssue note = RowIssue::kNone;
 };
+
+// |ev| made a fresh event in place, for a reader that fills one event after
+// another. A fresh event is zero bytes (empty views, false) but for its two
+// issues, so it is cleared with memset, which libc does in a few wide
+// stores: `*ev = RawEvent{}` built a ~600-byte temporary and copied it, and
+// constructing it in place cleared it with `rep stos` (together 5 % of a
+// trace's read).
+inline void ResetEvent(RawEvent* ev) {
+  static_assert(std::is_trivially_copyable_v<RawEvent>);
+  std::memset(static_cast<void*>(ev), 0, sizeof(RawEvent));
+  ev->skip = RowIssue::kNone;
+  ev->note = RowIssue::kNone;
+}
 
 // The innermost frame of user code in a "Call stack" argument ("file.py(N):
 // function" frames, innermost first, separated by ';' and line breaks):

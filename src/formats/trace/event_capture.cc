@@ -143,7 +143,7 @@ od::parser& ThreadParser() {
 }
 
 error_code CaptureEvent(od::object& obj, RawEvent* ev) {
-  *ev = RawEvent{};
+  ResetEvent(ev);
   for (auto field_result : obj) {
     if (error_code e = field_result.error()) return e;
     od::field&& field = std::move(field_result).value_unsafe();  // no copy, see CaptureArgs

@@ -240,20 +240,31 @@ const char* SkipValue(const char* p, int depth) {
   }
 }
 
-const char* ReadFields(const char* p, RawEvent* ev, bool args, int depth, UnescapeBuffer* buffer);
+// The event being read and the record of the views it writes.
+struct EventOut {
+  RawEvent* ev;
+  PlainEventReader::WrittenViews* written;
+
+  void Set(std::string_view* into, std::string_view value) {
+    *into = value;
+    written->Note(into);
+  }
+};
+
+const char* ReadFields(const char* p, EventOut out, bool args, int depth, UnescapeBuffer* buffer);
 
 // A string's or scalar's value into |target|: |text| is what kText takes,
 // |raw| the raw token (with the whitespace after it).
-inline void Assign(FieldTarget target, RawEvent* ev, std::string_view text, std::string_view raw) {
+inline void Assign(FieldTarget target, EventOut out, std::string_view text, std::string_view raw) {
   switch (target.read) {
     case FieldRead::kText:
-      *target.into = text;
+      out.Set(target.into, text);
       break;
     case FieldRead::kRaw:
-      *target.into = raw;
+      out.Set(target.into, raw);
       break;
     case FieldRead::kArgs:
-      ev->note = RowIssue::kArgsNotObject;  // "args": "x" / 5 / null
+      out.ev->note = RowIssue::kArgsNotObject;  // "args": "x" / 5 / null
       break;
     case FieldRead::kArray:  // an array's raw text only; anything else is left out
     case FieldRead::kSkip:
@@ -264,7 +275,7 @@ inline void Assign(FieldTarget target, RawEvent* ev, std::string_view text, std:
 // The value of a field at p, read as |target| says (what CaptureEvent's
 // Token, RawToken, RawArray and CaptureArgs make of it); returns the next
 // non-space byte after it. |depth|: that of the object holding the field.
-inline const char* ReadValue(const char* p, FieldTarget target, RawEvent* ev, int depth,
+inline const char* ReadValue(const char* p, FieldTarget target, EventOut out, int depth,
                              UnescapeBuffer* buffer) {
   const char* start = p;
   if (*p == '"') {
@@ -272,14 +283,14 @@ inline const char* ReadValue(const char* p, FieldTarget target, RawEvent* ev, in
     const Escapes escapes = target.read == FieldRead::kText ? Escapes::kUnescape : Escapes::kSkip;
     if ((p = ReadString(p, &text, escapes, buffer)) == nullptr) return nullptr;
     p = SkipSpace(p);
-    Assign(target, ev, text, std::string_view(start, static_cast<size_t>(p - start)));
+    Assign(target, out, text, std::string_view(start, static_cast<size_t>(p - start)));
     return p;
   }
   if (*p == '{') {
     if (target.read == FieldRead::kArgs) {
-      ev->has_args = true;
+      out.ev->has_args = true;
       if (depth + 1 > PlainEventReader::kMaxDepth) return nullptr;
-      p = ReadFields(p, ev, /*args=*/true, depth + 1, buffer);
+      p = ReadFields(p, out, /*args=*/true, depth + 1, buffer);
     } else {
       p = SkipValue(p, depth + 1);  // text and raw targets take nothing of an object
     }
@@ -289,9 +300,9 @@ inline const char* ReadValue(const char* p, FieldTarget target, RawEvent* ev, in
     if ((p = SkipValue(p, depth + 1)) == nullptr) return nullptr;
     if (target.read == FieldRead::kArray) {
       // From '[' to its ']': simdjson's raw_json with the whitespace trimmed.
-      *target.into = std::string_view(start, static_cast<size_t>(p - start));
+      out.Set(target.into, std::string_view(start, static_cast<size_t>(p - start)));
     } else if (target.read == FieldRead::kArgs) {
-      ev->note = RowIssue::kArgsNotObject;
+      out.ev->note = RowIssue::kArgsNotObject;
     }
     return SkipSpace(p);
   }
@@ -300,13 +311,13 @@ inline const char* ReadValue(const char* p, FieldTarget target, RawEvent* ev, in
   // A scalar's raw token runs to the next structural byte, whitespace
   // included, and is what kText takes as well as kRaw.
   const std::string_view raw(start, static_cast<size_t>(p - start));
-  Assign(target, ev, raw, raw);
+  Assign(target, out, raw, raw);
   return p;
 }
 
 // The fields of the object at p ('{'), read into |ev| as the event's
 // (|args| false) or as its "args" (true); returns the position after '}'.
-const char* ReadFields(const char* p, RawEvent* ev, bool args, int depth, UnescapeBuffer* buffer) {
+const char* ReadFields(const char* p, EventOut out, bool args, int depth, UnescapeBuffer* buffer) {
   p = SkipSpace(p + 1);
   if (*p == '}') return p + 1;
   for (;;) {
@@ -315,8 +326,8 @@ const char* ReadFields(const char* p, RawEvent* ev, bool args, int depth, Unesca
     p = SkipSpace(p);
     if (*p != ':') return nullptr;
     p = SkipSpace(p + 1);
-    const FieldTarget target = args ? ArgsFieldOf(key, ev) : EventFieldOf(key, ev);
-    if ((p = ReadValue(p, target, ev, depth, buffer)) == nullptr) return nullptr;
+    const FieldTarget target = args ? ArgsFieldOf(key, out.ev) : EventFieldOf(key, out.ev);
+    if ((p = ReadValue(p, target, out, depth, buffer)) == nullptr) return nullptr;
     if (*p == ',') {
       p = SkipSpace(p + 1);
       continue;
@@ -353,12 +364,26 @@ PlainEventReader::Step PlainEventReader::Next(RawEvent* ev) {
   }
   event_begin_ = p;
   if (*p != '{') return Step::kLeave;
-  *ev = RawEvent{};
+  written_.Clear(ev);
   UnescapeBuffer buffer{unescaped_};
-  if ((p = ReadFields(p, ev, /*args=*/false, 1, &buffer)) == nullptr) return Step::kLeave;
+  if ((p = ReadFields(p, EventOut{ev, &written_}, /*args=*/false, 1, &buffer)) == nullptr) {
+    return Step::kLeave;
+  }
   unescaped_ = buffer.next;
   p_ = p;
   return Step::kEvent;
+}
+
+void PlainEventReader::WrittenViews::Clear(RawEvent* ev) {
+  if (ev != event_ || count_ > kMost) {
+    ResetEvent(ev);
+  } else {
+    for (size_t i = 0; i < count_; ++i) *at_[i] = std::string_view();
+    ev->has_args = false;
+    ev->note = RowIssue::kNone;
+  }
+  event_ = ev;
+  count_ = 0;
 }
 
 }  // namespace trainscope::formats::trace

@@ -55,7 +55,30 @@ class PlainEventReader {
               // brackets, the commas): the chunk must be read by simdjson
               // whole, the events already returned dropped
   };
+  // |ev| is made fresh first. The same |ev| on every call, untouched by the
+  // caller in between, has only the views the last call wrote emptied
+  // (an event sets ten or so of its ~40): clearing all ~600 bytes of it for
+  // each of millions of events cost 5 % of a trace's read.
   Step Next(RawEvent* ev);
+
+  // The views of an event Next wrote, to empty before the next one.
+  class WrittenViews {
+   public:
+    void Note(std::string_view* view) {
+      if (count_ < kMost) at_[count_] = view;
+      ++count_;
+    }
+    // |ev| made fresh: the views noted since the last call emptied when
+    // |ev| is the event of that call and they all were noted, else all of it.
+    void Clear(RawEvent* ev);
+
+   private:
+    static constexpr size_t kMost = 64;
+    std::string_view*
+        at_[kMost];  // NOLINT(cppcoreguidelines-pro-type-member-init): [0, count_) set
+    size_t count_ = 0;
+    const RawEvent* event_ = nullptr;
+  };
 
   // Offset in the chunk of the event Next last stopped at (its first byte;
   // kLeave: the event left); always after a '[' or ',' and optional
@@ -69,6 +92,7 @@ class PlainEventReader {
   char* unescaped_;  // next free byte of the caller's buffer
   const char* event_begin_ = nullptr;
   bool started_ = false;  // the opening bracket is read
+  WrittenViews written_;
 };
 
 }  // namespace trainscope::formats::trace
