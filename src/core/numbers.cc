@@ -170,14 +170,15 @@ bool ParseMicrosToNanos(std::string_view field, int64_t* out) {
   return true;
 }
 
-std::optional<double> ParseDouble(std::string_view field) {
+bool ParseDouble(std::string_view field, double* out) {
   std::string_view s = TrimField(field);
   if (!s.empty() && s.front() == '+') s.remove_prefix(1);
-  if (s.empty()) return std::nullopt;
+  if (s.empty()) return false;
   double value = 0;
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-  if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
-  return value;
+  if (ec != std::errc() || ptr != s.data() + s.size()) return false;
+  *out = value;
+  return true;
 }
 
 // 128 bits hold 10^24 << 40 (the largest scaled fraction) and 2^63 << 40.

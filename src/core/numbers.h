@@ -33,7 +33,12 @@ inline std::optional<int64_t> ParseMicrosToNanos(std::string_view field) {
   return ns;
 }
 
-std::optional<double> ParseDouble(std::string_view field);
+bool ParseDouble(std::string_view field, double* value);
+inline std::optional<double> ParseDouble(std::string_view field) {
+  double value = 0;
+  if (!ParseDouble(field, &value)) return std::nullopt;
+  return value;
+}
 
 // A decimal size in units of 2^shift bytes -> int64 bytes, never through a
 // double: "954.3701171875" MB (shift 20) -> 1000729600, "18816.5" KB (shift

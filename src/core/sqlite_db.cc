@@ -309,10 +309,8 @@ inline SqliteStatement::CellKind SqliteStatement::IntegerCell(int column, int64_
   }
 }
 
-std::optional<int64_t> SqliteStatement::Int64(int column) const {
-  int64_t value = 0;
-  if (IntegerCell(column, &value) != CellKind::kInteger) return std::nullopt;
-  return value;
+bool SqliteStatement::IntegerCellValue(int column, int64_t* out) const {
+  return IntegerCell(column, out) == CellKind::kInteger;
 }
 
 std::optional<double> SqliteStatement::Double(int column) const {

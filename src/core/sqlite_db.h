@@ -123,8 +123,14 @@ class SqliteStatement {
 
   bool IsNull(int column) const;
   // An integer cell: INTEGER as is, TEXT holding a decimal integer parsed;
-  // nullopt for NULL, REAL, a blob or other text.
-  std::optional<int64_t> Int64(int column) const;
+  // nullopt for NULL, REAL, a blob or other text. Inline over a call that
+  // returns a flag (an optional returned from a call goes through memory,
+  // a store-forwarding stall in every cell: core/numbers.h).
+  std::optional<int64_t> Int64(int column) const {
+    int64_t value = 0;
+    if (!IntegerCellValue(column, &value)) return std::nullopt;
+    return value;
+  }
   // A numeric cell as a double (INTEGER or REAL; TEXT parsed as a
   // decimal); nullopt for NULL, a blob or other text.
   std::optional<double> Double(int column) const;
@@ -142,6 +148,8 @@ class SqliteStatement {
   // One cell as Int64 and IsNull read it: kInteger with *|out| set, kNull,
   // or kOther (a real, a blob, text that is not a decimal integer).
   CellKind IntegerCell(int column, int64_t* out) const;
+  // IntegerCell out of line: true for kInteger.
+  bool IntegerCellValue(int column, int64_t* out) const;
   SqliteStatement(const SqliteDb* db, sqlite3_stmt* stmt, std::string what)
       : db_(db), stmt_(stmt), what_(std::move(what)) {}
   const SqliteDb* db_ = nullptr;

@@ -8,13 +8,6 @@
 
 namespace trainscope::analysis {
 
-std::optional<int64_t> LaunchEndOf(const model::RankProfile& profile, uint32_t row) {
-  const model::HostOps& ops = profile.timeline.host_ops;
-  const int32_t op = profile.device_events.launcher[row];
-  if (op == model::kNoIndex || static_cast<size_t>(op) >= ops.size()) return std::nullopt;
-  return ops.end_ns(static_cast<size_t>(op));
-}
-
 std::optional<int64_t> LaunchEndingGap(const model::RankProfile& profile,
                                        std::span<const uint32_t> rows, int64_t gap_end,
                                        size_t* next) {

@@ -37,8 +37,14 @@ struct LaunchGapStats {
 std::optional<LaunchGapStats> ComputeLaunchGaps(const model::RankProfile& profile, int32_t step);
 
 // The end of the host op that launched device event |row|; nullopt when its
-// launch is not known.
-std::optional<int64_t> LaunchEndOf(const model::RankProfile& profile, uint32_t row);
+// launch is not known. Inline: an optional returned from a call goes
+// through memory (core/numbers.h), once per kernel here.
+inline std::optional<int64_t> LaunchEndOf(const model::RankProfile& profile, uint32_t row) {
+  const model::HostOps& ops = profile.timeline.host_ops;
+  const int32_t op = profile.device_events.launcher[row];
+  if (op == model::kNoIndex || static_cast<size_t>(op) >= ops.size()) return std::nullopt;
+  return ops.end_ns(static_cast<size_t>(op));
+}
 
 // The launch of the work that ends an idle gap at |gap_end|: the earliest
 // launch end among the events of |rows| (start order) that start exactly

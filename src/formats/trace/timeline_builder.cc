@@ -17,24 +17,26 @@
 
 namespace trainscope::formats::trace {
 
-std::optional<int64_t> ParseIdTokenSlow(std::string_view raw) {
+bool ParseIdTokenSlow(std::string_view raw, int64_t* id) {
   std::string_view s = TrimField(raw);
-  if (s.empty()) return std::nullopt;
+  if (s.empty()) return false;
   bool negative = s[0] == '-';
   if (negative) s.remove_prefix(1);
-  if (s.empty() || s.size() > 20) return std::nullopt;
+  if (s.empty() || s.size() > 20) return false;
   uint64_t value = 0;
   for (char c : s) {
-    if (c < '0' || c > '9') return std::nullopt;
+    if (c < '0' || c > '9') return false;
     uint64_t digit = static_cast<uint64_t>(c - '0');
-    if (value > (UINT64_MAX - digit) / 10) return std::nullopt;  // beyond 64 bits
+    if (value > (UINT64_MAX - digit) / 10) return false;  // beyond 64 bits
     value = value * 10 + digit;
   }
   if (negative) {
-    if (value > uint64_t{1} << 63) return std::nullopt;
-    return static_cast<int64_t>(~value + 1);
+    if (value > uint64_t{1} << 63) return false;
+    *id = static_cast<int64_t>(~value + 1);
+    return true;
   }
-  return static_cast<int64_t>(value);  // ids above INT64_MAX keep their bits
+  *id = static_cast<int64_t>(value);  // ids above INT64_MAX keep their bits
+  return true;
 }
 
 void TimelineBuilder::AddActivity(int64_t raw_pid, int64_t raw_tid,

@@ -21,19 +21,25 @@ namespace trainscope::formats::trace {
 
 // Parses a raw token (quoted or not) as int64; uint64 ids above INT64_MAX are
 // kept as their two's-complement bits (Ascend flow ids). nullopt = absent or
-// not an integer (overflow beyond 64 bits included).
-std::optional<int64_t> ParseIdTokenSlow(std::string_view raw);
+// not an integer (overflow beyond 64 bits included). The general path
+// returns a flag (an optional returned from a call goes through memory:
+// core/numbers.h).
+bool ParseIdTokenSlow(std::string_view raw, int64_t* id);
 inline std::optional<int64_t> ParseIdToken(std::string_view raw) {
   // Inline fast path (several ids per event): a plain JSON integer of up to
   // 18 digits (cannot overflow), as raw tokens of numbers are; anything else
   // (quotes, spaces, signs, 19-20 digits) takes the general path.
-  if (raw.empty() || raw.size() > 18) return ParseIdTokenSlow(raw);
+  bool plain = !raw.empty() && raw.size() <= 18;
   uint64_t value = 0;
-  for (char c : raw) {
-    if (c < '0' || c > '9') return ParseIdTokenSlow(raw);
+  for (size_t i = 0; plain && i < raw.size(); ++i) {
+    const char c = raw[i];
+    plain = c >= '0' && c <= '9';
     value = value * 10 + static_cast<uint64_t>(c - '0');
   }
-  return static_cast<int64_t>(value);
+  if (plain) return static_cast<int64_t>(value);
+  int64_t id = 0;
+  if (!ParseIdTokenSlow(raw, &id)) return std::nullopt;
+  return id;
 }
 
 // Sorts host ops by (pid, tid, start, longer first) and sets depth and
