@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <map>
 #include <queue>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -301,6 +302,43 @@ TEST(MotifMining, CandidatesAreTheDefinitionOneLengthAtATime) {
     nonempty += expected.empty() ? 0 : 1;
   }
   EXPECT_GT(nonempty, 500u);  // the streams do repeat
+}
+
+TEST(MotifMining, GroupsWithMoreNextTokensThanBucketsAreTheDefinition) {
+  // Planted chains followed by one of many tokens: a group's windows
+  // continue with more next tokens than the search buckets (16), so the
+  // split sorts them; the chains share a prefix, and each continues one way
+  // more often than any other.
+  uint64_t state = 424242;
+  auto next = [&state](uint32_t bound) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<int32_t>((state >> 33) % bound);
+  };
+  size_t overflowing = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    const std::vector<std::vector<int32_t>> chains = {{1, 2, 3}, {1, 2, 4, 5}, {6, 7, 8, 9, 10}};
+    const int32_t followers = 17 + next(30);
+    std::vector<int32_t> tokens;
+    std::map<int32_t, std::set<int32_t>> next_after_chain;
+    const int32_t size = 400 + next(400);
+    while (static_cast<int32_t>(tokens.size()) < size) {
+      const size_t c = static_cast<size_t>(next(3));
+      tokens.insert(tokens.end(), chains[c].begin(), chains[c].end());
+      const int32_t follower = next(4) != 0 ? 100 + next(static_cast<uint32_t>(followers)) : 99;
+      tokens.push_back(follower);
+      next_after_chain[static_cast<int32_t>(c)].insert(follower);
+      if (next(10) == 0) tokens.push_back(-1);
+    }
+    for (const auto& [chain, nexts] : next_after_chain) overflowing += nexts.size() > 16 ? 1 : 0;
+    MiningOptions options;
+    options.min_length = 1 + next(3);
+    options.max_length = 3 + next(12);
+    options.min_occurrences = 2 + next(2);
+    EXPECT_EQ(Sorted(FindRepeatCandidates(tokens, options)),
+              Sorted(CandidatesByDefinition(tokens, options)))
+        << "trial " << trial << ", " << tokens.size() << " tokens";
+  }
+  EXPECT_GT(overflowing, 450u);  // most chains did continue more ways than there are buckets
 }
 
 // The greedy selection as first written: lazy re-evaluation over one byte

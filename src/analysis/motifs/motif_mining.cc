@@ -1,6 +1,7 @@
 #include "analysis/motifs/motif_mining.h"
 
 #include <algorithm>
+#include <array>
 #include <queue>
 #include <span>
 
@@ -49,13 +50,10 @@ size_t WriteGap(uint32_t gap, uint8_t* out) {
   return bytes;
 }
 
-void AppendGap(uint32_t gap, std::vector<uint8_t>* out) {
-  if (gap < 0x80) {
-    out->push_back(static_cast<uint8_t>(gap));
-    return;
-  }
-  uint8_t bytes[5];
-  out->insert(out->end(), bytes, bytes + WriteGap(gap, bytes));
+// The bytes WriteGap writes for |gap|.
+size_t GapBytes(uint32_t gap) {
+  return 1 + static_cast<size_t>(gap >= 1u << 7) + static_cast<size_t>(gap >= 1u << 14) +
+         static_cast<size_t>(gap >= 1u << 21) + static_cast<size_t>(gap >= 1u << 28);
 }
 
 uint32_t ReadGap(const uint8_t*& at) {
@@ -173,23 +171,42 @@ class CandidateSearch {
     if (!(at_cap || maximal || tandem_[static_cast<size_t>(length)] != 0)) return;
     if (length <= first_different_) return;  // a run of one token (Cast Cast Cast) is not a chain
     // Greedy non-overlapping occurrences: the first, then the first that
-    // starts after it ends, and so on.
+    // starts after it ends, and so on; and the bytes of the gaps.
+    const Window* const windows = windows_.data();
     int32_t instances = 0;
     int32_t next_free = INT32_MIN;
+    int32_t previous = windows[group.begin].position;
+    uint32_t gap_bits = 0;  // every gap's bits
     for (size_t k = group.begin; k < group.end; ++k) {
-      if (windows_[k].position < next_free) continue;
+      const int32_t p = windows[k].position;
+      gap_bits |= static_cast<uint32_t>(p - previous);
+      previous = p;
+      if (p < next_free) continue;
       ++instances;
-      next_free = windows_[k].position + length;
+      next_free = p + length;
     }
     if (instances < options_.min_occurrences) return;
+    // The gaps' bytes: one each when every gap is below 128, as they mostly
+    // are.
+    size_t bytes = group.end - group.begin - 1;
+    if (gap_bits >= 0x80) {
+      bytes = 0;
+      for (size_t k = group.begin + 1; k < group.end; ++k) {
+        bytes += GapBytes(static_cast<uint32_t>(windows[k].position - windows[k - 1].position));
+      }
+    }
     // All candidates' positions share one list: a list per candidate was
     // thousands of small blocks per step, which the heap kept after the
     // search (two steps mined at once held tens of MB more at the peak).
-    RepeatCandidates::Group reported{length, windows_[group.begin].position,
-                                     candidates_.gaps.size(), 0, instances};
+    // Written through a pointer: appended a byte at a time, each byte waited
+    // on the list's end the byte before it had stored.
+    std::vector<uint8_t>& gaps = candidates_.gaps;
+    RepeatCandidates::Group reported{length, windows[group.begin].position, gaps.size(), 0,
+                                     instances};
+    gaps.resize(gaps.size() + bytes);
+    uint8_t* out = gaps.data() + reported.begin;
     for (size_t k = group.begin + 1; k < group.end; ++k) {
-      AppendGap(static_cast<uint32_t>(windows_[k].position - windows_[k - 1].position),
-                &candidates_.gaps);
+      out += WriteGap(static_cast<uint32_t>(windows[k].position - windows[k - 1].position), out);
     }
     reported.end = candidates_.gaps.size();
     candidates_.groups.push_back(reported);
@@ -199,68 +216,132 @@ class CandidateSearch {
   // |right| and notes its bucket: the next tokens in the order they are first
   // seen, up to kMaxBuckets (more: |buckets_overflow_|), with each bucket's
   // size. One pass, and a find only where the next token changes from the
-  // window before (windows of a group mostly continue alike). True when every
-  // window continues with the same token (none -1).
+  // window before (windows of a group mostly continue alike); a bucket's
+  // size grows by a run at a time, so that no window waits on the count the
+  // window before it stored. True when every window continues with the same
+  // token (none -1).
   bool ReadNextTokens(const Group& group, int32_t length) {
-    tokens_seen_.clear();
-    bucket_sizes_.clear();
-    bucket_of_.resize(group.end - group.begin);
+    Window* const windows = windows_.data() + group.begin;
+    const size_t size = group.end - group.begin;
+    bucket_of_.resize(size);
+    uint8_t* const bucket_of = bucket_of_.data();
+    buckets_ = 0;
     buckets_overflow_ = false;
     int32_t previous = INT32_MIN;
     uint8_t bucket = 0;
-    for (size_t k = group.begin; k < group.end; ++k) {
-      const int32_t right = TokenAt(windows_[k].position + length);
-      windows_[k].right = right;
-      if (buckets_overflow_) continue;
+    size_t run_start = 0;
+    size_t k = 0;
+    for (; k < size; ++k) {
+      const int32_t right = TokenAt(windows[k].position + length);
+      windows[k].right = right;
       if (right != previous) {
+        if (k > 0) bucket_sizes_[bucket] += k - run_start;
+        run_start = k;
         previous = right;
-        bucket = static_cast<uint8_t>(std::find(tokens_seen_.begin(), tokens_seen_.end(), right) -
-                                      tokens_seen_.begin());
-        if (bucket == tokens_seen_.size()) {
-          if (tokens_seen_.size() == kMaxBuckets) {
+        bucket = static_cast<uint8_t>(
+            std::find(tokens_seen_.begin(), tokens_seen_.begin() + buckets_, right) -
+            tokens_seen_.begin());
+        if (bucket == buckets_) {
+          if (buckets_ == kMaxBuckets) {
             buckets_overflow_ = true;
-            continue;
+            break;
           }
-          tokens_seen_.push_back(right);
-          bucket_sizes_.push_back(0);
+          tokens_seen_[buckets_] = right;
+          bucket_sizes_[buckets_] = 0;
+          ++buckets_;
         }
       }
-      bucket_of_[k - group.begin] = bucket;
-      ++bucket_sizes_[bucket];
+      bucket_of[k] = bucket;
     }
-    return !buckets_overflow_ && tokens_seen_.size() == 1 && tokens_seen_.front() >= 0;
+    if (buckets_overflow_) {  // the rest's next tokens only: the split sorts them
+      for (; k < size; ++k) windows[k].right = TokenAt(windows[k].position + length);
+      return false;
+    }
+    if (size > 0) bucket_sizes_[bucket] += size - run_start;
+    return buckets_ == 1 && tokens_seen_[0] >= 0;
   }
 
-  // Orders the windows of |group| by the next token ReadNextTokens read (-1
-  // last), stable; returns where the windows with -1 start.
-  std::vector<Window>::iterator SplitByNextToken(const Group& group) {
+  // Queues the groups one token longer that |group| splits into: the
+  // windows with the same next token (ReadNextTokens), >= 2 of them, made
+  // contiguous within |group|'s range with their positions still ascending
+  // (a window that cannot extend, or is alone with its token, is dropped).
+  // The largest such group stays where it is, compacted to the front in one
+  // pass with its write cursor in a register; only the others' windows go
+  // through the reused buffer. A group mostly splits into one big group and
+  // a few windows (a layer whose next kernel differs once in a while):
+  // moving every window to its bucket's slot through cursors kept in memory
+  // made each window wait on the previous window's cursor store (on a
+  // stream that splits at every length, BM_MineRepeatsInterleaved, a fifth
+  // of the mining's time). The groups' order does not matter: every
+  // group is a candidate on its own, and the selection breaks ties by
+  // length and position.
+  void PushExtendingGroups(const Group& group, int32_t length) {
     const auto begin = windows_.begin() + static_cast<std::ptrdiff_t>(group.begin);
     const auto end = windows_.begin() + static_cast<std::ptrdiff_t>(group.end);
-    auto key = [](int32_t right) { return right < 0 ? INT32_MAX : right; };
     if (buckets_overflow_) {
+      // More next tokens than buckets: sorted by next token (-1 last), then
+      // each run of one token is a group.
+      auto key = [](int32_t right) { return right < 0 ? INT32_MAX : right; };
       std::stable_sort(begin, end, [&key](const Window& a, const Window& b) {
         return key(a.right) < key(b.right);
       });
-    } else if (tokens_seen_.size() > 1) {
-      // Each bucket's first slot in the output: buckets in next-token order.
-      const size_t buckets = tokens_seen_.size();
-      bucket_order_.resize(buckets);
-      for (size_t b = 0; b < buckets; ++b) bucket_order_[b] = static_cast<uint8_t>(b);
-      std::sort(bucket_order_.begin(), bucket_order_.end(),
-                [&](uint8_t a, uint8_t b) { return key(tokens_seen_[a]) < key(tokens_seen_[b]); });
-      bucket_starts_.resize(buckets);
-      size_t next = 0;
-      for (const uint8_t b : bucket_order_) {
-        bucket_starts_[b] = next;
-        next += bucket_sizes_[b];
+      for (auto run = begin; run != end && run->right >= 0;) {
+        auto run_end = run + 1;
+        while (run_end != end && run_end->right == run->right) ++run_end;
+        if (run_end - run >= 2) {
+          PushGroup(run - windows_.begin(), run_end - windows_.begin(), length);
+        }
+        run = run_end;
       }
-      scratch_.resize(group.end - group.begin);
-      for (size_t k = 0; k < scratch_.size(); ++k) {
-        scratch_[bucket_starts_[bucket_of_[k]]++] = begin[static_cast<std::ptrdiff_t>(k)];
-      }
-      std::copy(scratch_.begin(), scratch_.end(), begin);
+      return;
     }
-    return std::partition_point(begin, end, [](const Window& w) { return w.right >= 0; });
+    // The buckets that make a group, and the largest of them.
+    const size_t buckets = buckets_;
+    constexpr uint8_t kDropped = UINT8_MAX;
+    uint8_t largest = kDropped;
+    for (size_t b = 0; b < buckets; ++b) {
+      if (tokens_seen_[b] < 0 || bucket_sizes_[b] < 2) continue;
+      if (largest == kDropped || bucket_sizes_[b] > bucket_sizes_[largest]) {
+        largest = static_cast<uint8_t>(b);
+      }
+    }
+    if (largest == kDropped) return;
+    const size_t group_size = group.end - group.begin;
+    if (bucket_sizes_[largest] == group_size) {  // one next token: nothing moves
+      PushGroup(begin - windows_.begin(), end - windows_.begin(), length);
+      return;
+    }
+    // Each other group's first slot in the buffer.
+    size_t others = 0;
+    for (size_t b = 0; b < buckets; ++b) {
+      bucket_moved_[b] = b != largest && tokens_seen_[b] >= 0 && bucket_sizes_[b] >= 2;
+      bucket_starts_[b] = others;
+      if (bucket_moved_[b]) others += bucket_sizes_[b];
+    }
+    scratch_.resize(others);
+    auto kept = begin;
+    for (size_t k = 0; k < group_size; ++k) {
+      const uint8_t bucket = bucket_of_[k];
+      const Window window = begin[static_cast<std::ptrdiff_t>(k)];
+      if (bucket == largest) {
+        *kept++ = window;
+      } else if (bucket_moved_[bucket]) {
+        scratch_[bucket_starts_[bucket]++] = window;
+      }
+    }
+    std::copy(scratch_.begin(), scratch_.end(), kept);
+    PushGroup(begin - windows_.begin(), kept - windows_.begin(), length);
+    std::ptrdiff_t next = kept - windows_.begin();
+    for (size_t b = 0; b < buckets; ++b) {
+      if (!bucket_moved_[b]) continue;
+      const auto size = static_cast<std::ptrdiff_t>(bucket_sizes_[b]);
+      PushGroup(next, next + size, length);
+      next += size;
+    }
+  }
+
+  void PushGroup(std::ptrdiff_t begin, std::ptrdiff_t end, int32_t length) {
+    pending_.push_back(Group{static_cast<size_t>(begin), static_cast<size_t>(end), length});
   }
 
   void Visit(const Group& group) {
@@ -300,23 +381,7 @@ class CandidateSearch {
     // The group splits (or loses windows) after |split_length| tokens.
     const bool right_same = ReadNextTokens(group, split_length);
     MaybeReport(group, split_length, /*maximal=*/!right_same && !left_same);
-    // The windows that extend, by their next token (positions stay
-    // ascending within each; a stable bucket pass through one reused
-    // buffer: a group splits into a few next tokens, and neither an in-place
-    // sort, which is not adaptive, nor a stable sort's fresh buffer per
-    // split pays): each run of >= 2 is a group one token longer.
-    const auto begin = windows_.begin() + static_cast<std::ptrdiff_t>(group.begin);
-    const auto extending = SplitByNextToken(group);
-    for (auto run = begin; run != extending;) {
-      auto run_end = run + 1;
-      while (run_end != extending && run_end->right == run->right) ++run_end;
-      if (run_end - run >= 2) {
-        pending_.push_back(Group{static_cast<size_t>(run - windows_.begin()),
-                                 static_cast<size_t>(run_end - windows_.begin()),
-                                 split_length + 1});
-      }
-      run = run_end;
-    }
+    PushExtendingGroups(group, split_length + 1);
   }
 
   const std::vector<int32_t>& tokens_;
@@ -326,13 +391,16 @@ class CandidateSearch {
   static constexpr size_t kMaxBuckets = 16;  // next tokens a split buckets; more: a stable sort
   // The split group's next tokens in the order first seen, each one's
   // windows, and each window's bucket (ReadNextTokens).
-  std::vector<int32_t> tokens_seen_;
-  std::vector<size_t> bucket_sizes_;
+  std::array<int32_t, kMaxBuckets> tokens_seen_{};
+  std::array<size_t, kMaxBuckets> bucket_sizes_{};
+  size_t buckets_ = 0;  // of tokens_seen_ and bucket_sizes_
   std::vector<uint8_t> bucket_of_;
   bool buckets_overflow_ = false;
-  std::vector<uint8_t> bucket_order_;  // buckets by next token (-1 last)
-  std::vector<size_t> bucket_starts_;
-  std::vector<Window> scratch_;  // the split group, bucketed (reused: one buffer for the search)
+  // Per bucket: where its windows go in |scratch_|, and whether it is a
+  // group moved through it (PushExtendingGroups).
+  std::array<size_t, kMaxBuckets> bucket_starts_{};
+  std::array<bool, kMaxBuckets> bucket_moved_{};
+  std::vector<Window> scratch_;  // the split's smaller groups (reused: one buffer for the search)
   std::vector<Group> pending_;   // groups still to visit
   std::vector<uint8_t> tandem_;  // the visited group's gaps (<= max_length) between windows
   int32_t first_different_ =
