@@ -197,6 +197,80 @@ TEST(FingerprintMatch, LongestChainWinsAndInstancesDoNotOverlap) {
   EXPECT_EQ(glue.at("glue-around-custom-op/fwd"), 1);
 }
 
+// The member match as first written: each subtree's best returned up the
+// recursion, a fresh list of ANY positions per call, the taken member
+// preferred on a tie.
+int32_t LongestMatchAsFirstWritten(const std::vector<PatternMember>& members,
+                                   const std::vector<std::vector<uint8_t>>& accepts,
+                                   const std::vector<int32_t>& tokens, size_t k, int32_t pos,
+                                   std::vector<int32_t>* path_any, std::vector<int32_t>* best_any) {
+  if (k == members.size()) {
+    *best_any = *path_any;
+    return pos;
+  }
+  int32_t best = -1;
+  if (pos < static_cast<int32_t>(tokens.size()) && accepts[k][tokens[pos]] != 0) {
+    if (members[k].any) path_any->push_back(pos);
+    std::vector<int32_t> any_here;
+    best =
+        LongestMatchAsFirstWritten(members, accepts, tokens, k + 1, pos + 1, path_any, &any_here);
+    if (best >= 0) *best_any = any_here;
+    if (members[k].any) path_any->pop_back();
+  }
+  if (members[k].optional) {
+    std::vector<int32_t> any_skip;
+    const int32_t skipped =
+        LongestMatchAsFirstWritten(members, accepts, tokens, k + 1, pos, path_any, &any_skip);
+    if (skipped > best) {
+      best = skipped;
+      *best_any = any_skip;
+    }
+  }
+  return best;
+}
+
+TEST(FingerprintMatch, MemberMatchIsTheRecursionAsFirstWritten) {
+  // Random chains of required, optional and ANY members over a small
+  // vocabulary, each member accepting a random third of it, matched at every
+  // position of a random stream: the same end and the same ANY positions.
+  uint64_t state = 20261207;
+  auto next = [&state](uint32_t bound) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<int32_t>((state >> 33) % bound);
+  };
+  size_t matched = 0;
+  size_t with_any = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    const int32_t vocab = 2 + next(6);
+    std::vector<PatternMember> members(static_cast<size_t>(1 + next(7)));
+    std::vector<std::vector<uint8_t>> accepts;
+    for (PatternMember& member : members) {
+      member.optional = next(3) == 0;
+      member.any = next(5) == 0;
+      std::vector<uint8_t> row(static_cast<size_t>(vocab));
+      for (uint8_t& a : row) a = member.any || next(3) == 0 ? 1 : 0;
+      accepts.push_back(row);
+    }
+    std::vector<int32_t> tokens(static_cast<size_t>(next(40)));
+    for (int32_t& t : tokens) t = next(static_cast<uint32_t>(vocab));
+    for (int32_t pos = 0; pos <= static_cast<int32_t>(tokens.size()); ++pos) {
+      std::vector<int32_t> path;
+      std::vector<int32_t> expected_any;
+      const int32_t expected =
+          LongestMatchAsFirstWritten(members, accepts, tokens, 0, pos, &path, &expected_any);
+      std::vector<int32_t> any_positions = {-7};  // cleared by the call
+      ASSERT_EQ(LongestMemberMatch(members, accepts, tokens, pos, &any_positions), expected)
+          << "trial " << trial << " at " << pos;
+      if (expected < 0) continue;
+      EXPECT_EQ(any_positions, expected_any) << "trial " << trial << " at " << pos;
+      matched += expected > pos ? 1 : 0;
+      with_any += expected_any.empty() ? 0 : 1;
+    }
+  }
+  EXPECT_GT(matched, 500u);   // chains did match
+  EXPECT_GT(with_any, 200u);  // and kept ANY positions
+}
+
 TEST(FingerprintAttribution, LauncherLinksGiveModuleAndSourceLine) {
   // Host: a python frame of user code > nn.Module > two aten ops, each
   // launching one kernel; the chain is attributed to the module and line.

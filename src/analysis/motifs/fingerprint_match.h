@@ -48,6 +48,17 @@ class FingerprintAcceptMemo {
   std::unordered_map<std::string, std::vector<uint8_t>> by_entry_;
 };
 
+// The longest match of |members| at tokens[pos...], where accepts[m][t] says
+// whether member m takes token t: the farthest end over every way to take
+// or skip (optional members) the members, or -1 when none completes; on a
+// tie the path that takes a member rather than skip it. |any_positions|
+// gets the positions its ANY members took. MatchFingerprints' step at each
+// position, exposed for the tests.
+int32_t LongestMemberMatch(const std::vector<PatternMember>& members,
+                           const std::vector<std::vector<uint8_t>>& accepts,
+                           const std::vector<int32_t>& tokens, int32_t pos,
+                           std::vector<int32_t>* any_positions);
+
 // Scans left to right; at each position the longest match over all
 // fingerprints wins (ties: library order), and scanning resumes after it,
 // so instances never overlap and a gated RMSNorm is not also counted as an
