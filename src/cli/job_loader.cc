@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <mutex>
 
+#include "analysis/motifs/mining_memo.h"
 #include "core/read_file.h"
 #include "core/row_ledger.h"
 #include "formats/load_profiles.h"
@@ -85,6 +86,9 @@ Result<AnalysedInputs> AnalyseInputs(const std::vector<std::string>& paths, unsi
   // profiles in memory); the job is combined from the results.
   AnalysedInputs out;
   std::mutex mutex;
+  // Ranks that run the same kernels mine their steps once (the job's
+  // ranks, not only a rank's steps).
+  analysis::MiningMemo mining_memo;
   size_t ranks_done = 0;
   int64_t rows_read = 0;
   TS_ASSIGN_OR_RETURN(
@@ -93,7 +97,7 @@ Result<AnalysedInputs> AnalyseInputs(const std::vector<std::string>& paths, unsi
           paths, threads, rules.activity_rules ? &*rules.activity_rules : nullptr,
           [&](size_t index, unsigned rank_threads, model::RankProfile&& profile) {
             const model::RankProfile rank_profile = std::move(profile);
-            const analysis::JobContext context{rules.rules, options, rank_threads};
+            const analysis::JobContext context{rules.rules, options, rank_threads, &mining_memo};
             Result<analysis::RankResult> result = analysis::AnalyzeRank(rank_profile, context);
             if (sink && result.ok()) (*sink)(index, rank_profile, *result);
             analysis::RunIdentity identity = analysis::RunIdentityOf(rank_profile);

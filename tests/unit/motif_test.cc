@@ -15,8 +15,10 @@
 #include "analysis/job/rank_analysis.h"
 #include "analysis/motifs/fingerprint_attribution.h"
 #include "analysis/motifs/fingerprint_library.h"
+#include "analysis/motifs/mining_memo.h"
 #include "analysis/motifs/motif_mining.h"
 #include "analysis/motifs/motif_step.h"
+#include "core/parallel.h"
 #include "formats/load_profiles.h"
 #include "synth/synth.h"
 #include "synth_job.h"
@@ -474,6 +476,74 @@ model::RankProfile BigStream(size_t kernels) {
     }
   }
   return p;
+}
+
+// What MineRepeats found, comparable.
+std::vector<std::pair<int32_t, std::vector<int32_t>>> SetsOf(const std::vector<RepeatSet>& sets) {
+  std::vector<std::pair<int32_t, std::vector<int32_t>>> out;
+  for (const RepeatSet& set : sets) out.emplace_back(set.length, set.starts);
+  return out;
+}
+
+// A layered stream with noise: |seed| varies the noise.
+std::vector<int32_t> NoisyLayers(uint32_t seed, size_t layers) {
+  std::vector<int32_t> tokens;
+  for (size_t layer = 0; layer < layers; ++layer) {
+    for (int32_t t = 0; t < 12; ++t) tokens.push_back(t);
+    seed = seed * 1103515245u + 12345u;
+    tokens.push_back(20 + static_cast<int32_t>((seed >> 16) % 5));
+  }
+  return tokens;
+}
+
+TEST(MiningMemo, RemembersAStreamTheSecondTimeAndAnswersTheThirdFromMemory) {
+  MiningMemo memo;
+  const std::vector<int32_t> tokens = NoisyLayers(1, 200);
+  const std::vector<double> weights(tokens.size(), 2.0);
+  const auto expected = SetsOf(MineRepeats(tokens, weights, MiningOptions{}));
+  ASSERT_FALSE(expected.empty());
+  for (int k = 0; k < 4; ++k) {
+    EXPECT_EQ(SetsOf(memo.Mine(tokens, weights, MiningOptions{})), expected) << k;
+  }
+  EXPECT_EQ(memo.runs(), 2u);  // the first and second sightings
+  EXPECT_EQ(memo.hits(), 2u);
+  // Another stream, other weights or other options are mined, not recalled.
+  const std::vector<int32_t> other = NoisyLayers(2, 200);
+  std::vector<double> heavier = weights;
+  heavier[5] = 7;
+  MiningOptions shorter;
+  shorter.max_length = 8;
+  EXPECT_EQ(SetsOf(memo.Mine(other, weights, MiningOptions{})),
+            SetsOf(MineRepeats(other, weights, MiningOptions{})));
+  EXPECT_EQ(SetsOf(memo.Mine(tokens, heavier, MiningOptions{})),
+            SetsOf(MineRepeats(tokens, heavier, MiningOptions{})));
+  EXPECT_EQ(SetsOf(memo.Mine(tokens, weights, shorter)),
+            SetsOf(MineRepeats(tokens, weights, shorter)));
+  EXPECT_NE(SetsOf(MineRepeats(tokens, weights, shorter)), expected);
+  EXPECT_EQ(memo.runs(), 5u);
+  EXPECT_EQ(memo.hits(), 2u);
+}
+
+TEST(MiningMemo, KeepsNoStreamOverItsBytesAndAgreesAcrossThreads) {
+  const std::vector<int32_t> tokens = NoisyLayers(3, 300);
+  const auto expected = SetsOf(MineRepeats(tokens, {}, MiningOptions{}));
+  MiningMemo none(/*max_key_bytes=*/0);
+  for (int k = 0; k < 3; ++k) EXPECT_EQ(SetsOf(none.Mine(tokens, {}, MiningOptions{})), expected);
+  EXPECT_EQ(none.runs(), 3u);
+  EXPECT_EQ(none.hits(), 0u);
+  // Eight threads mining the same few streams: every answer is the stream's.
+  MiningMemo shared;
+  std::vector<std::vector<int32_t>> streams;
+  for (uint32_t s = 0; s < 3; ++s) streams.push_back(NoisyLayers(10 + s, 150));
+  std::vector<std::vector<std::pair<int32_t, std::vector<int32_t>>>> answers(48);
+  ParallelFor(answers.size(), 8, [&](size_t i) {
+    answers[i] = SetsOf(shared.Mine(streams[i % 3], {}, MiningOptions{}));
+  });
+  for (size_t i = 0; i < answers.size(); ++i) {
+    EXPECT_EQ(answers[i], SetsOf(MineRepeats(streams[i % 3], {}, MiningOptions{}))) << i;
+  }
+  EXPECT_EQ(shared.runs() + shared.hits(), answers.size());
+  EXPECT_GT(shared.hits(), 0u);
 }
 
 TEST(MotifMining, HundredThousandKernelStreamInWellUnderASecond) {

@@ -25,6 +25,7 @@ std::optional<StepMotifs> MineStepMotifs(const model::RankProfile& profile,
   if (!extent) return std::nullopt;
   MotifStepOptions options;
   options.accept_memo = context.accept_memo;
+  options.mining_memo = context.mining_memo;
   return AnalyzeStepMotifs(profile, step, extent->first_start_ns, /*step_ns=*/0, context.library,
                            context.host, options);
 }

@@ -28,6 +28,7 @@ struct RankMotifContext {
   const HostAttributor& host;
   const FindingCatalog& catalog;                 // texts and thresholds of the findings
   FingerprintAcceptMemo* accept_memo = nullptr;  // for |library|, shared by the rank's steps
+  MiningMemo* mining_memo = nullptr;             // shared by the job's ranks
 };
 
 // Mines the motifs of |step|: its kernels only, so it can run beside the

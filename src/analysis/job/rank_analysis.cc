@@ -18,6 +18,7 @@
 #include "analysis/job/workload.h"
 #include "analysis/motifs/fingerprint_library.h"
 #include "analysis/motifs/fingerprint_match.h"
+#include "analysis/motifs/mining_memo.h"
 #include "analysis/step/host_idle_spans.h"
 #include "analysis/step/iteration_check.h"
 #include "analysis/step/plausibility.h"
@@ -469,7 +470,11 @@ Result<RankResult> AnalyzeRank(const model::RankProfile& profile, const JobConte
   const FingerprintLibrary& library = ascend_only ? *ascend_only : full;
   const HostAttributor host(profile);
   FingerprintAcceptMemo accept_memo(library);
-  const RankMotifContext motifs{library, host, CatalogOf(context.options), &accept_memo};
+  MiningMemo rank_mining_memo;
+  MiningMemo* const mining_memo =
+      context.mining_memo != nullptr ? context.mining_memo : &rank_mining_memo;
+  const RankMotifContext motifs{library, host, CatalogOf(context.options), &accept_memo,
+                                mining_memo};
   FrameworkOpsMemo ops_memo(library, &accept_memo);
   const std::vector<uint32_t> sync_calls = FindHostSyncCalls(profile);
   const DataLoaderCalls loader_calls = FindDataLoaderCalls(profile);
@@ -595,7 +600,8 @@ Result<JobAnalysis> AnalyzeJob(const std::vector<model::RankProfile>& profiles,
                                unsigned threads) {
   // Fewer ranks than cores (one big trace): the steps of each rank share the rest.
   const unsigned step_threads = ThreadsPerItem(threads, profiles.size());
-  const JobContext context{rules, options, step_threads};
+  MiningMemo mining_memo;
+  const JobContext context{rules, options, step_threads, &mining_memo};
   std::vector<std::optional<Result<RankResult>>> results(profiles.size());
   ParallelFor(profiles.size(), threads,
               [&](size_t i) { results[i].emplace(AnalyzeRank(profiles[i], context)); });

@@ -86,6 +86,7 @@ struct RankAnalysis {
 
 class FingerprintLibrary;
 class FindingCatalog;
+class MiningMemo;
 
 struct AnalysisOptions {
   std::optional<int32_t> step;  // --step
@@ -145,6 +146,8 @@ struct JobContext {
   const FamilyRules& rules;
   AnalysisOptions options;
   unsigned step_threads = 1;
+  // Minings remembered across the job's ranks; null: each rank keeps its own.
+  MiningMemo* mining_memo = nullptr;
 };
 
 // One step of one rank, analysed as if it were the step chosen for the job.

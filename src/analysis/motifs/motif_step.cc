@@ -163,7 +163,9 @@ StepMotifs AnalyzeStepMotifs(const model::RankProfile& profile, int32_t step, in
       ++p;
     }
     begin_of.push_back(static_cast<int32_t>(seq.tokens.size()));
-    const auto repeats = MineRepeats(tokens, std::move(weights), options.mining);
+    const auto repeats = options.mining_memo != nullptr
+                             ? options.mining_memo->Mine(tokens, std::move(weights), options.mining)
+                             : MineRepeats(tokens, std::move(weights), options.mining);
     for (const auto& rep : repeats) {
       std::vector<InstanceRows> instances;
       instances.reserve(rep.starts.size());

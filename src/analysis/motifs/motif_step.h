@@ -11,6 +11,7 @@
 #include "analysis/motifs/fingerprint_attribution.h"
 #include "analysis/motifs/fingerprint_library.h"
 #include "analysis/motifs/fingerprint_match.h"
+#include "analysis/motifs/mining_memo.h"
 #include "analysis/motifs/motif_mining.h"
 #include "analysis/motifs/motifs.h"
 #include "model/rank_profile.h"
@@ -46,6 +47,8 @@ struct MotifStepOptions {
   size_t max_motifs = 20;
   // The rank's memo of the library's member answers (its steps share it).
   FingerprintAcceptMemo* accept_memo = nullptr;
+  // The job's remembered minings (steps and ranks that repeat one stream).
+  MiningMemo* mining_memo = nullptr;
 };
 
 // Sets the step's length of |motifs| (step_ns and every motif's share of the
