@@ -90,6 +90,11 @@ class SparseColumn {
   // values() holds every row).
   bool stored() const { return stored_; }
   const std::vector<T>& values() const { return values_; }
+  // The stored rows for a reader that moves rows within the column or
+  // returns its spare capacity (it keeps their count); null when none is
+  // stored.
+  std::vector<T>* stored_values() { return stored_ ? &values_ : nullptr; }
+  T absent() const { return absent_; }
 
   T operator[](size_t index) const { return stored_ ? values_[index] : absent_; }
 
@@ -109,6 +114,16 @@ class SparseColumn {
   void clear() {
     rows_ = 0;
     values_.clear();
+  }
+  // Appends every row of |more|.
+  void Extend(const SparseColumn& more) {
+    if (!more.stored_) {
+      resize(rows_ + more.rows_);
+      return;
+    }
+    if (!stored_) Store();
+    values_.insert(values_.end(), more.values_.begin(), more.values_.end());
+    rows_ += more.rows_;
   }
   // Row |index| (< size()) set to |value|.
   void Set(size_t index, T value) {
@@ -162,6 +177,16 @@ template <typename T>
 using ValueOf = typename ColumnOf<T>::Value;
 template <typename T>
 using StorageOf = typename ColumnOf<T>::Storage;
+
+// Appends every row of |more| to |column|.
+template <typename T>
+void Extend(std::vector<T>* column, const std::vector<T>& more) {
+  column->insert(column->end(), more.begin(), more.end());
+}
+template <typename T>
+void Extend(SparseColumn<T>* column, const SparseColumn<T>& more) {
+  column->Extend(more);
+}
 
 template <typename T>
 void SetRow(std::vector<T>* column, size_t index, T value) {

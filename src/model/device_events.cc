@@ -72,8 +72,7 @@ void DeviceEvents::AppendColumns(const DeviceEventColumns& rows, const PmuColumn
   }
 // Column names are declarators: they cannot be parenthesised.
 // NOLINTBEGIN(bugprone-macro-parentheses)
-#define TS_DEVICE_EVENTS_APPEND_RANGE_(type, name, init) \
-  name.insert(name.end(), rows.name.begin(), rows.name.end());
+#define TS_DEVICE_EVENTS_APPEND_RANGE_(type, name, init) columnar::Extend(&name, rows.name);
   TS_DEVICE_EVENT_COLUMNS(TS_DEVICE_EVENTS_APPEND_RANGE_)
 #undef TS_DEVICE_EVENTS_APPEND_RANGE_
   if (pmu != nullptr) {

@@ -38,7 +38,12 @@ inline constexpr int64_t kNoId = INT64_MIN;  // correlation / external id absent
 // (communication rows, older CANN, traces).
 enum class OpState : uint8_t { kUnknown = 0, kStatic = 1, kDynamic = 2 };
 
-// (type, name, default of a row)
+// (type, name, default of a row). Sparse<T> columns store nothing until a
+// row holds another value (columnar.h): kernel_details.csv has no
+// correlation, external id, collective or launcher (24 of a row's 103
+// bytes), a .db export without host tables no external id, collective or
+// launcher (docs/benchmarks.md, "Peak memory below half the CSV"). A reader
+// that writes rows from several threads at once must write them absent.
 // clang-format off
 #define TS_DEVICE_EVENT_COLUMNS(X)                                                              \
   X(int32_t, step, kNoStep)                                                                     \
@@ -53,10 +58,10 @@ enum class OpState : uint8_t { kUnknown = 0, kStatic = 1, kDynamic = 2 };
   X(int32_t, block_dim, 0)                                                                      \
   X(ActivityKind, kind, ActivityKind::kCompute)                                                 \
   X(uint8_t, op_type_derived, 0)  /* 1 when Type was N/A and we derived it from Name */         \
-  X(int64_t, correlation, kNoId)                                                                \
-  X(int64_t, external_id, kNoId)                                                                \
-  X(int32_t, collective, kNoIndex)  /* index into Timeline::collectives */                      \
-  X(int32_t, launcher, kNoIndex)    /* index into Timeline::host_ops */                           \
+  X(columnar::Sparse<int64_t>, correlation, kNoId)                                              \
+  X(columnar::Sparse<int64_t>, external_id, kNoId)                                              \
+  X(columnar::Sparse<int32_t>, collective, kNoIndex)  /* index into Timeline::collectives */    \
+  X(columnar::Sparse<int32_t>, launcher, kNoIndex)    /* index into Timeline::host_ops */         \
   X(StringId, input_shapes, StringPool::kEmpty) /* kernel_details.csv "4096,2048;2048,8192" */ \
   X(StringId, input_dtypes, StringPool::kEmpty) /* "FLOAT16;FLOAT16" */               \
   X(StringId, output_shapes, StringPool::kEmpty) /* kernel_details.csv "Output Shapes" */     \

@@ -245,9 +245,9 @@ TEST(AscendDbCorpusTest, HostOpsAndLaunchLinksEqualTheSqlQueries) {
     EXPECT_EQ(static_cast<int64_t>(ops.size()), PerStep(db, kHostOps).at(0));
     EXPECT_EQ(PerStep(db, kLinkedTasks).at(0), 500);
     EXPECT_EQ(PerStep(db, kLinkedDeviceEvents).at(0), 191);
-    const auto linked =
-        std::count_if(p.device_events.launcher.begin(), p.device_events.launcher.end(),
-                      [](int32_t op) { return op != model::kNoIndex; });
+    const auto linked = std::count_if(p.device_events.launcher.values().begin(),
+                                      p.device_events.launcher.values().end(),
+                                      [](int32_t op) { return op != model::kNoIndex; });
     EXPECT_EQ(linked, PerStep(db, kLinkedDeviceEvents).at(0));
     // values(): every row once any op has a source (none before).
     const std::vector<StringId>& sources = ops.source.values();

@@ -153,7 +153,7 @@ TEST(KinetoCorpus, OldSchema2021Reads) {
   const model::Timeline& tl = profile.timeline;
   EXPECT_GT(profile.device_events.size(), 1000u);
   size_t linked = 0;
-  for (int32_t l : profile.device_events.launcher) linked += l != model::kNoIndex;
+  for (int32_t l : profile.device_events.launcher.values()) linked += l != model::kNoIndex;
   EXPECT_GT(linked, profile.device_events.size() / 2);
   EXPECT_FALSE(tl.steps.empty());
   EXPECT_EQ(profile.device_events_source, model::DeviceEventsSource::kTrace);

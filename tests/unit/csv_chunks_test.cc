@@ -134,6 +134,12 @@ std::string ParseWith(std::string_view data, unsigned threads, size_t chunk_byte
   options.chunk_bytes = chunk_bytes;
   const Status status = ParseKernelDetails(data, "kd.csv", &profile, options);
   EXPECT_TRUE(status.ok()) << status.message();
+  // The CSV has no correlation, external id, collective or launcher: the
+  // sparse columns keep none, whatever the chunks (and their threads) did.
+  const model::DeviceEvents& events = profile.device_events;
+  EXPECT_FALSE(events.correlation.stored() || events.external_id.stored() ||
+               events.collective.stored() || events.launcher.stored());
+  EXPECT_EQ(events.launcher.size(), events.size());
   return Describe(profile);
 }
 
@@ -352,6 +358,44 @@ TEST(DeviceEventsAppendColumnsTest, EqualsAppendingRowByRow) {
   // Rows without PMU metrics after rows with them get NaN, as Append does.
   by_columns.AppendColumns(part, nullptr);
   EXPECT_EQ(by_columns.pmu().size(), 18u);
+}
+
+// The sparse columns (correlation, external id, collective, launcher) are
+// appended a part at a time as row by row: a part that stores none adds
+// absent rows, a part that stores some stores the whole column from then on.
+TEST(DeviceEventsAppendColumnsTest, SparseColumnsStoreOnlyOnceAPartHasAValue) {
+  model::DeviceEventColumns bare;
+  model::DeviceEventColumns linked;
+  for (int i = 0; i < 4; ++i) {
+    model::DeviceEvent row;
+    row.start_ns = 10 * i;
+    bare.Append(row);
+    row.correlation = 100 + i;
+    row.launcher = i == 2 ? 7 : model::kNoIndex;
+    linked.Append(row);
+  }
+  EXPECT_FALSE(bare.correlation.stored());
+  EXPECT_FALSE(linked.collective.stored());
+  model::DeviceEvents by_columns;
+  model::DeviceEvents by_rows;
+  for (const model::DeviceEventColumns* part : {&bare, &bare, &linked, &bare}) {
+    by_columns.AppendColumns(*part, nullptr);
+    for (size_t i = 0; i < part->size(); ++i) by_rows.Append(part->Row(i));
+  }
+  ASSERT_EQ(by_columns.size(), 16u);
+  EXPECT_TRUE(by_columns.correlation.stored());
+  EXPECT_TRUE(by_columns.launcher.stored());
+  EXPECT_FALSE(by_columns.collective.stored());
+  EXPECT_FALSE(by_columns.external_id.stored());
+  for (size_t i = 0; i < 16; ++i) {
+    EXPECT_EQ(by_columns.correlation[i], by_rows.correlation[i]) << i;
+    EXPECT_EQ(by_columns.launcher[i], by_rows.launcher[i]) << i;
+    EXPECT_EQ(by_columns.correlation[i],
+              i >= 8 && i < 12 ? 100 + static_cast<int64_t>(i) - 8 : model::kNoId)
+        << i;
+  }
+  EXPECT_EQ(by_columns.launcher[10], 7);
+  EXPECT_EQ(by_columns.launcher.values().size(), 16u);
 }
 
 }  // namespace

@@ -301,7 +301,7 @@ TEST(FingerprintAttribution, LauncherLinksGiveModuleAndSourceLine) {
   const int32_t launch2 = host("cudaLaunchKernel", "cuda_runtime", 201'000, 5'000, mean, 3);
   // The launch links the trace joins onto the device events.
   for (size_t k = 0; k < p.device_events.size(); ++k)
-    p.device_events.launcher[k] = k == 0 ? launch1 : launch2;
+    p.device_events.launcher.Set(k, k == 0 ? launch1 : launch2);
   const HostAttributor attributor(p);
   ASSERT_TRUE(attributor.available());
   const auto both =

@@ -161,7 +161,9 @@ HostAttributor::HostAttributor(const model::RankProfile& profile) : profile_(pro
   const auto& tl = profile.timeline;
   if (!tl.present) return;
   const model::DeviceEvents& events = profile.device_events;
-  available_ = std::any_of(events.launcher.begin(), events.launcher.end(),
+  // A sparse column stores its rows once one has a launcher.
+  available_ = events.launcher.stored() &&
+               std::any_of(events.launcher.values().begin(), events.launcher.values().end(),
                            [](int32_t l) { return l != model::kNoIndex; });
   for (const model::FwdBwdLink& link : tl.fwdbwd)
     forward_of_.emplace(link.backward_op, link.forward_op);

@@ -387,8 +387,20 @@ void WithColumn(Columns* columns, size_t index, Fn&& fn) {
   });
 }
 
+// The vector that holds a column's rows; null for a sparse column that
+// stores none (every row holds its absent value).
+template <typename T>
+std::vector<T>* StoredRows(std::vector<T>* column) {
+  return column;
+}
+template <typename T>
+std::vector<T>* StoredRows(model::columnar::SparseColumn<T>* column) {
+  return column->stored_values();
+}
+
 // The table's columns rebuilt one at a time (the memory of one column more
 // at a time): each chunk's slot rows, then its spilled rows, in file order.
+// A sparse column is rebuilt row by row (spilled rows are rare).
 template <typename Columns>
 void JoinSpilled(std::vector<ChunkRows>* chunks, Columns ChunkRows::*spill, Columns* table) {
   size_t rows = 0;
@@ -396,18 +408,31 @@ void JoinSpilled(std::vector<ChunkRows>* chunks, Columns ChunkRows::*spill, Colu
   size_t index = 0;
   table->ForEachColumn([&](auto& column) {
     using Column = std::remove_reference_t<decltype(column)>;
-    Column joined;
+    constexpr bool kSparse = requires { column.stored(); };
+    Column joined = [&] {
+      if constexpr (kSparse) {
+        return Column(column.absent());
+      } else {
+        return Column();
+      }
+    }();
     joined.reserve(rows);
     for (ChunkRows& chunk : *chunks) {
-      const auto slot = column.begin() + static_cast<ptrdiff_t>(chunk.first);
-      joined.insert(joined.end(), slot, slot + static_cast<ptrdiff_t>(chunk.written));
+      if constexpr (kSparse) {
+        for (size_t i = chunk.first; i < chunk.first + chunk.written; ++i) {
+          joined.push_back(column[i]);
+        }
+      } else {
+        const auto slot = column.begin() + static_cast<ptrdiff_t>(chunk.first);
+        joined.insert(joined.end(), slot, slot + static_cast<ptrdiff_t>(chunk.written));
+      }
       WithColumn(&(chunk.*spill), index, [&](auto& spilled) {
         if constexpr (std::is_same_v<std::remove_reference_t<decltype(spilled)>, Column>) {
-          joined.insert(joined.end(), spilled.begin(), spilled.end());
+          for (size_t i = 0; i < spilled.size(); ++i) joined.push_back(spilled[i]);
         }
       });
     }
-    column.swap(joined);
+    column = std::move(joined);
     ++index;
   });
 }
@@ -431,9 +456,11 @@ void CloseGaps(std::vector<ChunkRows>* chunks, bool has_pmu, RowTable* table) {
       // Slots are in file order and a chunk never writes past its own, so
       // rows only ever move towards the front.
       auto move_down = [&](auto& column) {
-        std::copy(column.begin() + static_cast<ptrdiff_t>(chunk.first),
-                  column.begin() + static_cast<ptrdiff_t>(chunk.first + chunk.written),
-                  column.begin() + static_cast<ptrdiff_t>(end));
+        if (auto* stored = StoredRows(&column)) {
+          std::copy(stored->begin() + static_cast<ptrdiff_t>(chunk.first),
+                    stored->begin() + static_cast<ptrdiff_t>(chunk.first + chunk.written),
+                    stored->begin() + static_cast<ptrdiff_t>(end));
+        }
       };
       table->rows.ForEachColumn(move_down);
       if (has_pmu) table->pmu.ForEachColumn(move_down);
@@ -444,7 +471,7 @@ void CloseGaps(std::vector<ChunkRows>* chunks, bool has_pmu, RowTable* table) {
   // the pages past its end go back.
   auto shrink = [end](auto& column) {
     column.resize(end);
-    DropSpareCapacity(&column);
+    if (auto* stored = StoredRows(&column)) DropSpareCapacity(stored);
   };
   table->rows.ForEachColumn(shrink);
   if (has_pmu) table->pmu.ForEachColumn(shrink);

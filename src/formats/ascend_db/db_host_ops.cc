@@ -185,7 +185,7 @@ Status LinkLaunches(const DbContext& ctx, const std::vector<int64_t>& connection
     if (events.correlation[row] == model::kNoId) continue;
     auto it = launcher_of.find(events.correlation[row]);
     if (it == launcher_of.end()) continue;
-    events.launcher[row] = it->second;
+    events.launcher.Set(row, it->second);
     tl->flows.push_back(
         model::Flow{events.correlation[row], async_npu, it->second, static_cast<int32_t>(row)});
   }

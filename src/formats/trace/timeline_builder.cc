@@ -258,7 +258,7 @@ void TimelineBuilder::LinkByCorrelation() {
   for (size_t a = 0; a < acts.size(); ++a) {
     if (acts.correlation[a] == model::kNoId) continue;
     int32_t op = by_correlation.Find(acts.correlation[a]);
-    if (op != IdIndex::kMissing) acts.launcher[a] = op;
+    if (op != IdIndex::kMissing) acts.launcher.Set(a, op);
   }
 }
 
@@ -330,7 +330,7 @@ void TimelineBuilder::LinkLaunches(unsigned threads) {
       flow.activity = resolved[k].activity;
       if (flow.activity != model::kNoIndex && flow.host_op != model::kNoIndex &&
           acts.launcher[flow.activity] == model::kNoIndex) {
-        acts.launcher[flow.activity] = flow.host_op;
+        acts.launcher.Set(static_cast<size_t>(flow.activity), flow.host_op);
       }
       tl.flows.push_back(flow);
     }
@@ -616,10 +616,10 @@ void TimelineBuilder::JoinOntoProfileRows() {
     const auto i = static_cast<size_t>(best);
     taken[i] = true;
     row_of[a] = best;
-    rows.launcher[i] = activities_.launcher[a];
-    rows.correlation[i] = activities_.correlation[a];
-    rows.external_id[i] = activities_.external_id[a];
-    rows.collective[i] = activities_.collective[a];
+    rows.launcher.Set(i, activities_.launcher[a]);
+    rows.correlation.Set(i, activities_.correlation[a]);
+    rows.external_id.Set(i, activities_.external_id[a]);
+    rows.collective.Set(i, activities_.collective[a]);
     rows.device[i] = activities_.device[a];
     if (!rows_have_steps) steps[i] = activities_.step[a];
   }
