@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <span>
 #include <unordered_map>
 
 #include "analysis/common/collective_groups.h"
@@ -48,9 +49,9 @@ double DensestWindowStart(const std::vector<int64_t>& points, double lo, double 
 
 // The nested zoom windows: each is the window of its width, inside the
 // previous one, that holds the most |anchors_ns|.
-void BuildZooms(const std::vector<TimelineKernel>& kernels, StepTimeline* timeline,
-                std::vector<int64_t> anchors_ns, const std::string& centred_on,
-                const TimelineOptions& options) {
+template <typename Kernels>
+void BuildZooms(const Kernels& kernels, StepTimeline* timeline, std::vector<int64_t> anchors_ns,
+                const std::string& centred_on, const TimelineOptions& options) {
   std::sort(anchors_ns.begin(), anchors_ns.end());
   timeline->zooms.clear();
   timeline->zoom_centre = centred_on;
@@ -105,7 +106,8 @@ namespace {
 // kernel order: the same sums and tie-breaks as a map per cell.
 class ColumnCells {
  public:
-  ColumnCells(const std::vector<TimelineKernel>& kernels, int32_t columns) : columns_(columns) {
+  template <typename Kernels>
+  ColumnCells(const Kernels& kernels, int32_t columns) : columns_(columns) {
     // The distinct families by a mark per string index (at most one per
     // distinct op type, name and family of the step): a list of every
     // kernel's family, sorted and made unique, was a million-entry sort a
@@ -113,7 +115,7 @@ class ColumnCells {
     uint32_t last = 0;
     for (const TimelineKernel& kernel : kernels) last = std::max(last, kernel.family);
     constexpr uint32_t kAbsent = ~uint32_t{0};
-    slot_of_.assign(kernels.empty() ? 0 : static_cast<size_t>(last) + 1, kAbsent);
+    slot_of_.assign(kernels.size() == 0 ? 0 : static_cast<size_t>(last) + 1, kAbsent);
     for (const TimelineKernel& kernel : kernels) slot_of_[kernel.family] = 0;
     for (size_t family = 0; family < slot_of_.size(); ++family) {
       if (slot_of_[family] == kAbsent) continue;
@@ -179,10 +181,9 @@ std::vector<OverviewRun> ColumnCells::LaneRuns(uint32_t lane) const {
   return runs;
 }
 
-}  // namespace
-
-TimelineOverview AggregateColumns(const std::vector<TimelineKernel>& kernels, double t0, double t1,
-                                  int32_t columns) {
+// AggregateColumns over any range of kernels in start order.
+template <typename Kernels>
+TimelineOverview AggregateColumnsOf(const Kernels& kernels, double t0, double t1, int32_t columns) {
   TimelineOverview overview;
   overview.columns = columns;
   const double range = std::max(t1 - t0, 1e-3);
@@ -191,7 +192,7 @@ TimelineOverview AggregateColumns(const std::vector<TimelineKernel>& kernels, do
   // busy[c] = fraction of column c covered by any kernel (for the Free lane).
   std::vector<double> busy(static_cast<size_t>(columns), 0.0);
   ColumnCells cells(kernels, columns);
-  for (const auto& kernel : kernels) {
+  for (const TimelineKernel& kernel : kernels) {
     const auto kernel_start = static_cast<double>(kernel.start_ns);
     double start = std::max(kernel_start, t0);
     double end = std::min(static_cast<double>(kernel.start_ns + kernel.duration_ns), t1);
@@ -219,6 +220,13 @@ TimelineOverview AggregateColumns(const std::vector<TimelineKernel>& kernels, do
     }
   }
   return overview;
+}
+
+}  // namespace
+
+TimelineOverview AggregateColumns(const std::vector<TimelineKernel>& kernels, double t0, double t1,
+                                  int32_t columns) {
+  return AggregateColumnsOf(kernels, t0, t1, columns);
 }
 
 namespace {
@@ -354,6 +362,70 @@ std::vector<TrackLaunch> TrackLaunches(const model::RankProfile& profile,
 
 }  // namespace
 
+namespace {
+
+// The step's kernels as the zooms and the overview read them, in start
+// order, each made from the profile's columns as it is read: its lane and
+// family packed in 4 bytes, the rest the columns' own. A list of them
+// (32 bytes a kernel) was the largest block of a step's analysis, 32 MB a
+// step of a million kernels and two steps at once on two cores, for data
+// the profile holds; it is made only where the timeline keeps the kernels.
+class StepKernels {
+ public:
+  static constexpr uint32_t kFamilyBits = 30;
+
+  StepKernels(const model::DeviceEvents& events, std::span<const uint32_t> rows, int64_t origin,
+              const std::vector<uint32_t>& local_string, const std::vector<uint32_t>& lane_family)
+      : events_(events),
+        rows_(rows),
+        origin_(origin),
+        local_string_(local_string),
+        lane_family_(lane_family) {}
+
+  static uint32_t Pack(Lane lane, uint32_t family) {
+    return static_cast<uint32_t>(lane) << kFamilyBits | family;
+  }
+
+  class Iterator {
+   public:
+    Iterator(const StepKernels* kernels, size_t k) : kernels_(kernels), k_(k) {}
+    TimelineKernel operator*() const { return kernels_->At(k_); }
+    Iterator& operator++() {
+      ++k_;
+      return *this;
+    }
+    bool operator!=(const Iterator& other) const { return k_ != other.k_; }
+
+   private:
+    const StepKernels* kernels_;
+    size_t k_;
+  };
+
+  Iterator begin() const { return Iterator(this, 0); }
+  Iterator end() const { return Iterator(this, rows_.size()); }
+  size_t size() const { return rows_.size(); }
+
+ private:
+  TimelineKernel At(size_t k) const {
+    const uint32_t i = rows_[k];
+    const uint32_t packed = lane_family_[k];
+    return TimelineKernel{events_.start_ns[i] - origin_,
+                          events_.duration_ns[i],
+                          static_cast<Lane>(packed >> kFamilyBits),
+                          local_string_[events_.op_type[i]],
+                          local_string_[events_.name[i]],
+                          packed & ((uint32_t{1} << kFamilyBits) - 1)};
+  }
+
+  const model::DeviceEvents& events_;
+  std::span<const uint32_t> rows_;
+  int64_t origin_;
+  const std::vector<uint32_t>& local_string_;
+  const std::vector<uint32_t>& lane_family_;
+};
+
+}  // namespace
+
 StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step,
                                  const KernelFamilies& families, const TimelineOptions& options,
                                  const ZoomCentre* centre) {
@@ -385,10 +457,10 @@ StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step
   constexpr uint32_t kNotLocal = ~uint32_t{0};
   std::vector<uint32_t> local_string(options.picture ? profile.strings.size() : 0, kNotLocal);
   std::vector<uint32_t> local_family(options.picture ? rules.families().size() : 0, kNotLocal);
-  // Every kernel of the step, in start order: for the zooms and the overview
-  // only, not kept.
-  std::vector<TimelineKernel> step_kernels;
-  if (options.picture) step_kernels.reserve(rows.size());
+  // Every kernel's lane and family, in start order, for the zooms and the
+  // overview (StepKernels).
+  std::vector<uint32_t> lane_family;
+  if (options.picture) lane_family.reserve(rows.size());
   auto local = [&](StringId id) {
     uint32_t& index = local_string[id];
     if (index == kNotLocal) {
@@ -419,9 +491,11 @@ StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step
       family = static_cast<uint32_t>(timeline.strings.size());
       timeline.strings.push_back(rules.families()[index]);
     }
-    step_kernels.push_back(TimelineKernel{kernels.start_ns[i] - origin, kernels.duration_ns[i],
-                                          lane, local(kernels.op_type[i]), local(kernels.name[i]),
-                                          family});
+    // The family, then the op type and the name, kernel by kernel: the
+    // order of timeline.strings.
+    local(kernels.op_type[i]);
+    local(kernels.name[i]);
+    lane_family.push_back(StepKernels::Pack(lane, family));
   }
   timeline.step_start_ns = origin;
   timeline.kernel_count = static_cast<int64_t>(rows.size());
@@ -444,6 +518,7 @@ StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step
 
   timeline.longest_gaps = NameGaps(profile, rows, origin, std::move(free_gaps).Take());
 
+  const StepKernels step_kernels(kernels, rows, origin, local_string, lane_family);
   if (centre != nullptr) {
     BuildZooms(step_kernels, &timeline, centre->anchors_ns, centre->label, options);
   } else {
@@ -455,9 +530,10 @@ StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step
     BuildZooms(step_kernels, &timeline, starts, "densest region of compute kernel starts", options);
   }
   timeline.overview =
-      AggregateColumns(step_kernels, 0, static_cast<double>(timeline.span_ns), kOverviewColumns);
+      AggregateColumnsOf(step_kernels, 0, static_cast<double>(timeline.span_ns), kOverviewColumns);
   if (options.kernels) {
-    timeline.track.kernels = std::move(step_kernels);
+    timeline.track.kernels.reserve(step_kernels.size());
+    for (const TimelineKernel& kernel : step_kernels) timeline.track.kernels.push_back(kernel);
     timeline.track.launches = TrackLaunches(profile, rows, origin);
   }
   return timeline;
