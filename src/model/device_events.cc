@@ -8,8 +8,6 @@
 namespace trainscope::model {
 
 DeviceEvents::DeviceEvents(DeviceEventColumns columns) : DeviceEventColumns(std::move(columns)) {
-  all_rows_.resize(size());
-  std::iota(all_rows_.begin(), all_rows_.end(), 0u);
   IndexSteps();
 }
 
@@ -21,14 +19,10 @@ DeviceEvents::DeviceEvents(DeviceEventColumns columns, PmuColumns pmu)
   }
 }
 
-void DeviceEvents::Reserve(size_t rows) {
-  DeviceEventColumns::Reserve(rows);
-  all_rows_.reserve(rows);
-}
+void DeviceEvents::Reserve(size_t rows) { DeviceEventColumns::Reserve(rows); }
 
 void DeviceEvents::AppendEvent(const DeviceEvent& row) {
   const auto index = static_cast<uint32_t>(size());
-  all_rows_.push_back(index);
   rows_by_step_[row.step].push_back(index);
   Extend(row.step, row.start_ns, row.start_ns + row.duration_ns);
   DeviceEventColumns::Append(row);
@@ -84,8 +78,6 @@ void DeviceEvents::AppendColumns(const DeviceEventColumns& rows, const PmuColumn
   } else if (has_pmu()) {
     for (size_t i = 0; i < count; ++i) pmu_.Append(PmuMetrics{});
   }
-  all_rows_.reserve(first + count);
-  for (size_t i = first; i < first + count; ++i) all_rows_.push_back(static_cast<uint32_t>(i));
   IndexRows(first, first + count);
 }
 
@@ -110,8 +102,18 @@ void DeviceEvents::Truncate(size_t rows) {
   if (rows >= size()) return;
   ForEachColumn([rows](auto& column) { column.resize(rows); });
   if (pmu_.size() > rows) pmu_.ForEachColumn([rows](auto& column) { column.resize(rows); });
-  all_rows_.resize(rows);
   IndexSteps();
+}
+
+std::span<const uint32_t> DeviceEvents::AllRows::Of(size_t rows) const {
+  // Rows 0..n-1 whatever the table's order: only the count can make the
+  // list stale (rows appended or truncated, never while others read).
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (rows_.size() != rows) {
+    rows_.resize(rows);
+    std::iota(rows_.begin(), rows_.end(), 0u);
+  }
+  return rows_;
 }
 
 void DeviceEvents::IndexSteps() {
@@ -160,7 +162,7 @@ void DeviceEvents::IndexRows(size_t first, size_t end) {
 }
 
 std::span<const uint32_t> DeviceEvents::RowsOf(int32_t step_number) const {
-  if (step_number == kNoStep) return all_rows_;
+  if (step_number == kNoStep) return all_rows_.Of(size());
   auto it = rows_by_step_.find(step_number);
   if (it == rows_by_step_.end()) return {};
   return it->second;

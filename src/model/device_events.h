@@ -18,6 +18,7 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <vector>
@@ -154,9 +155,28 @@ class DeviceEvents : public DeviceEventColumns {
   // rows at once.
   void ExtendBy(int32_t step, const StepExtent& more);
 
+  // Every row, 0..size()-1, made the first time it is asked for (from any
+  // thread): most ranks are analysed a step at a time and never ask, and the
+  // list is 4 bytes a row (12 MB of a 1 GB kernel_details.csv). A copy or a
+  // moved table makes its own when asked.
+  class AllRows {
+   public:
+    AllRows() = default;
+    AllRows(const AllRows& /*other*/) {}
+    AllRows& operator=(const AllRows& /*other*/) {
+      std::vector<uint32_t>().swap(rows_);
+      return *this;
+    }
+    std::span<const uint32_t> Of(size_t rows) const;
+
+   private:
+    mutable std::mutex mutex_;
+    mutable std::vector<uint32_t> rows_;
+  };
+
   PmuColumns pmu_;
   std::map<int32_t, std::vector<uint32_t>> rows_by_step_;
-  std::vector<uint32_t> all_rows_;
+  AllRows all_rows_;
   std::map<int32_t, StepExtent> extent_by_step_;  // kNoStep: rows without a step
   std::optional<StepExtent> extent_of_all_;
 };

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/parallel.h"
 #include "core/row_ledger.h"
 #include "formats/ascend/kernel_details_reader.h"
 #include "model/device_events.h"
@@ -396,6 +397,43 @@ TEST(DeviceEventsAppendColumnsTest, SparseColumnsStoreOnlyOnceAPartHasAValue) {
   }
   EXPECT_EQ(by_columns.launcher[10], 7);
   EXPECT_EQ(by_columns.launcher.values().size(), 16u);
+}
+
+// Every row (RowsOf(kNoStep)) is made when asked, from any thread, and
+// follows the table through appends, truncation, copies and moves.
+TEST(DeviceEventsAppendColumnsTest, EveryRowIsMadeWhenAskedAndFollowsTheTable) {
+  auto identity = [](size_t n) {
+    std::vector<uint32_t> rows(n);
+    for (size_t i = 0; i < n; ++i) rows[i] = static_cast<uint32_t>(i);
+    return rows;
+  };
+  auto all = [](const model::DeviceEvents& events) {
+    const auto rows = events.RowsOf(model::kNoStep);
+    return std::vector<uint32_t>(rows.begin(), rows.end());
+  };
+  model::DeviceEvents events;
+  EXPECT_TRUE(all(events).empty());
+  for (int i = 0; i < 5; ++i) {
+    model::DeviceEvent row;
+    row.step = i % 2;
+    row.start_ns = 10 * (5 - i);
+    events.Append(row);
+  }
+  std::vector<std::vector<uint32_t>> seen(8);
+  ParallelFor(seen.size(), 4, [&](size_t k) { seen[k] = all(events); });
+  for (const auto& rows : seen) EXPECT_EQ(rows, identity(5));
+  events.SortByStart();
+  EXPECT_EQ(all(events), identity(5));
+  model::DeviceEvents copy = events;
+  model::DeviceEvent more;
+  copy.Append(more);
+  EXPECT_EQ(all(copy), identity(6));
+  EXPECT_EQ(all(events), identity(5));
+  copy.Truncate(2);
+  EXPECT_EQ(all(copy), identity(2));
+  const model::DeviceEvents moved = std::move(copy);
+  EXPECT_EQ(all(moved), identity(2));
+  EXPECT_EQ(events.ExtentOf(model::kNoStep)->events, 5);
 }
 
 }  // namespace
