@@ -5,6 +5,7 @@
 // Fixtures are written by hand from docs/ascend-formats.md 2.7-2.9.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "analysis/findings/memory_findings.h"
@@ -214,6 +215,54 @@ TEST(MemoryUsage, PeaksGapsHoldersAndModules) {
   // No memory data: unknown.
   model::RankProfile empty;
   EXPECT_FALSE(analysis::ComputeMemoryUsage(empty, model::kNoStep).has_value());
+}
+
+// A trace's [memory] events are read as 24-byte samples, memory_record.csv
+// as rows with an optional per quantity: the same samples either way give
+// the same memory, and the CPU's events are left out.
+TEST(MemoryUsage, TraceSamplesAreMeasuredAsTheSameRecordRows) {
+  model::RankProfile trace;
+  model::RankProfile rows;
+  const int64_t times[] = {5'000, 1'000, 3'000, 2'000, 4'000};  // out of order, as a trace's runs
+  for (int k = 0; k < 5; ++k) {
+    const int64_t allocated = (k + 1) * 10 * kMiB;
+    const int64_t reserved = allocated + (5 - k) * kMiB;
+    trace.timeline.memory.push_back(model::MemoryEvent{times[k], 1, 0, kMiB, allocated, reserved});
+    trace.timeline.memory.push_back(
+        model::MemoryEvent{times[k] + 1, 0, 0, kMiB, 900 * kMiB, 900 * kMiB});  // the CPU's
+    model::MemoryRecordRow row;
+    row.ts_ns = times[k];
+    row.component = model::MemoryComponent::kPta;
+    row.allocated_bytes = allocated;
+    row.reserved_bytes = reserved;
+    rows.memory.records.push_back(row);
+  }
+  std::sort(rows.memory.records.begin(), rows.memory.records.end(),
+            [](const auto& a, const auto& b) { return a.ts_ns < b.ts_ns; });
+  const std::optional<analysis::MemoryUsage> a =
+      analysis::ComputeMemoryUsage(trace, model::kNoStep);
+  const std::optional<analysis::MemoryUsage> b = analysis::ComputeMemoryUsage(rows, model::kNoStep);
+  ASSERT_TRUE(a.has_value() && b.has_value());
+  EXPECT_EQ(a->samples_from, "kineto [memory]");
+  EXPECT_EQ(a->samples, 5);
+  EXPECT_EQ(a->samples, b->samples);
+  EXPECT_EQ(a->peak_allocated_bytes, 50 * kMiB);
+  EXPECT_EQ(a->peak_allocated_bytes, b->peak_allocated_bytes);
+  EXPECT_EQ(a->peak_allocated_ns, b->peak_allocated_ns);
+  EXPECT_EQ(a->peak_reserved_bytes, b->peak_reserved_bytes);
+  EXPECT_EQ(a->gap_at_peak_bytes, b->gap_at_peak_bytes);
+  EXPECT_EQ(a->gap_min_bytes, b->gap_min_bytes);
+  EXPECT_EQ(a->gap_max_bytes, b->gap_max_bytes);
+  EXPECT_EQ(a->gap_mean_bytes, b->gap_mean_bytes);
+  EXPECT_EQ(a->window_start_ns, b->window_start_ns);
+  EXPECT_EQ(a->window_end_ns, b->window_end_ns);
+  ASSERT_EQ(a->curve.size(), b->curve.size());
+  for (size_t i = 0; i < a->curve.size(); ++i) {
+    EXPECT_EQ(a->curve[i].ts_ns, b->curve[i].ts_ns) << i;
+    EXPECT_EQ(a->curve[i].allocated_bytes, b->curve[i].allocated_bytes) << i;
+    EXPECT_EQ(a->curve[i].reserved_bytes, b->curve[i].reserved_bytes) << i;
+  }
+  EXPECT_EQ(a->curve.front().ts_ns, 1'000);
 }
 
 // memory-fragmentation over the fixture: the smallest gap, 49.5 MiB, is

@@ -96,12 +96,16 @@ const FindingCatalog& CatalogOf(const AnalysisOptions& options) {
   return options.catalog != nullptr ? *options.catalog : FindingCatalog::Builtin();
 }
 
-// The rank's allocator samples and every step's memory, made once for all
-// its steps: the steps are measured here, in parallel, because each step's
-// findings need the gap shares of all of them.
+// Every step's memory, made once for all the rank's steps: the steps are
+// measured here, in parallel, because each step's findings need the gap
+// shares of all of them. The allocator samples are dropped once they are
+// measured (a trace's were the largest block alive at the peak of its
+// analysis, beside the profile).
 struct RankMemory {
-  RankMemory(const model::RankProfile& profile, unsigned threads) : samples(profile) {
-    if (samples.none()) return;
+  RankMemory(const model::RankProfile& profile, unsigned threads) {
+    const MemorySamples samples(profile);
+    none = samples.none();
+    if (none) return;
     const std::vector<int32_t> steps = profile.device_events.Steps();
     std::vector<std::optional<MemoryUsage>> usage(steps.size());
     ParallelFor(steps.size(), threads,
@@ -109,13 +113,14 @@ struct RankMemory {
     for (size_t i = 0; i < steps.size(); ++i) by_step.emplace(steps[i], std::move(usage[i]));
     gaps = GapSharesOf(by_step);
   }
-  // The step's memory: measured above, or now for a step the device events
-  // do not have (kNoStep: the whole capture).
+  // The step's memory: measured above, or now, from the samples made again,
+  // for a step the device events do not have (kNoStep: the whole capture).
   std::optional<MemoryUsage> Of(const model::RankProfile& profile, int32_t step) const {
     if (const auto it = by_step.find(step); it != by_step.end()) return it->second;
-    return ComputeMemoryUsage(profile, samples, step);
+    if (none) return std::nullopt;
+    return ComputeMemoryUsage(profile, step);
   }
-  const MemorySamples samples;
+  bool none = true;  // no memory data at all
   std::map<int32_t, std::optional<MemoryUsage>> by_step;
   StepGapShares gaps;
 };

@@ -42,9 +42,9 @@ std::optional<Window> StepWindow(const model::RankProfile& profile, int32_t step
 bool InWindow(int64_t ts, const Window& w) { return ts >= w.start_ns && ts < w.end_ns; }
 
 // The samples of |records| (in time order) inside the window.
-std::span<const model::MemoryRecordRow> InWindow(const std::vector<model::MemoryRecordRow>& records,
-                                                 const Window& w) {
-  const auto by_time = [](const model::MemoryRecordRow& r, int64_t ts) { return r.ts_ns < ts; };
+template <typename Row>
+std::span<const Row> InWindow(const std::vector<Row>& records, const Window& w) {
+  const auto by_time = [](const Row& r, int64_t ts) { return r.ts_ns < ts; };
   const auto first = std::lower_bound(records.begin(), records.end(), w.start_ns, by_time);
   const auto last = std::lower_bound(first, records.end(), w.end_ns, by_time);
   return {first, last};
@@ -55,15 +55,15 @@ void Max(std::optional<int64_t>* acc, std::optional<int64_t> value) {
 }
 
 // The PTA samples: peaks, the gap and the per-stream sample counts.
-void AllocatorPeaks(const model::RankProfile& profile,
-                    const std::vector<model::MemoryRecordRow>& records, const Window& w,
-                    MemoryUsage* u, std::map<std::string, StreamMemory>* streams) {
-  const model::MemoryRecordRow* last = nullptr;
+template <typename Row>
+void AllocatorPeaks(const model::RankProfile& profile, const std::vector<Row>& records,
+                    const Window& w, MemoryUsage* u, std::map<std::string, StreamMemory>* streams) {
+  const Row* last = nullptr;
   double weighted_gap = 0;
   double weight = 0;
   double gap_sum = 0;
   int64_t gaps = 0;
-  for (const model::MemoryRecordRow& r : InWindow(records, w)) {
+  for (const Row& r : InWindow(records, w)) {
     switch (r.component) {
       case model::MemoryComponent::kGe:
         Max(&u->ge_peak_allocated_bytes, r.allocated_bytes);
@@ -239,11 +239,12 @@ std::optional<int64_t> FirstInWindow(const std::vector<int64_t>& starts, const W
 
 // The forward->backward boundary in the window: the earliest backward host
 // op (a fwdbwd flow's end, else "autograd::engine::evaluate_function").
-void Activation(const MemorySamples& samples, const std::vector<model::MemoryRecordRow>& records,
-                const Window& w, MemoryUsage* u) {
+template <typename Row>
+void Activation(const MemorySamples& samples, const std::vector<Row>& records, const Window& w,
+                MemoryUsage* u) {
   std::optional<int64_t> backward = FirstInWindow(samples.backward_flow_starts(), w);
   if (!backward) backward = FirstInWindow(samples.autograd_starts(), w);
-  for (const model::MemoryRecordRow& r : InWindow(records, w)) {
+  for (const Row& r : InWindow(records, w)) {
     if (r.component != model::MemoryComponent::kPta || !r.allocated_bytes) {
       continue;
     }
@@ -286,10 +287,10 @@ void Capacity(const model::RankProfile& profile, MemoryUsage* u) {
 
 // At most kMemoryCurvePoints points: the window cut into equal time
 // buckets, each kept as its sample with the largest allocated.
-std::vector<MemoryCurvePoint> Curve(const std::vector<model::MemoryRecordRow>& records,
-                                    const Window& w) {
+template <typename Row>
+std::vector<MemoryCurvePoint> Curve(const std::vector<Row>& records, const Window& w) {
   std::vector<MemoryCurvePoint> all;
-  for (const model::MemoryRecordRow& r : InWindow(records, w)) {
+  for (const Row& r : InWindow(records, w)) {
     if (r.component != model::MemoryComponent::kPta || !r.allocated_bytes) {
       continue;
     }
@@ -356,54 +357,51 @@ MemorySamples::MemorySamples(const model::RankProfile& profile) {
   // The PyTorch caching allocator's totals after each allocation or free:
   // the same quantities as memory_record.csv's PTA rows (Device Type 0 is
   // the CPU).
-  own_ = true;
   from_ = "kineto [memory]";
-  owned_.reserve(profile.timeline.memory.size());
+  trace_.reserve(profile.timeline.memory.size());
   for (const model::MemoryEvent& e : profile.timeline.memory) {
     if (e.device_type == 0) continue;
-    model::MemoryRecordRow r;
-    r.ts_ns = e.ts_ns;
-    r.component = model::MemoryComponent::kPta;
-    r.allocated_bytes = e.total_allocated;
-    r.reserved_bytes = e.total_reserved;
-    owned_.push_back(r);
+    trace_.push_back(TraceMemorySample{e.ts_ns, {e.total_allocated}, {e.total_reserved}});
   }
   // A trace's samples come in a few runs in time order (sorted_runs.h).
-  StableSortNearlySorted(owned_.begin(), owned_.end(), by_time);
-  none_ = owned_.empty();
+  StableSortNearlySorted(
+      trace_.begin(), trace_.end(),
+      [](const TraceMemorySample& a, const TraceMemorySample& b) { return a.ts_ns < b.ts_ns; });
+  none_ = trace_.empty();
 }
 
 std::optional<MemoryUsage> ComputeMemoryUsage(const model::RankProfile& profile,
                                               const MemorySamples& samples, int32_t step) {
   if (samples.none()) return std::nullopt;
-  const std::vector<model::MemoryRecordRow>& records = samples.rows();
   const std::optional<Window> window = StepWindow(profile, step);
   if (!window) return std::nullopt;
   MemoryUsage u;
   u.window_from = window->from;
   u.samples_from = samples.from();
   std::map<std::string, StreamMemory> streams;
-  AllocatorPeaks(profile, records, *window, &u, &streams);
-  Holders(profile, *window, &u, &streams);
-  Modules(profile, *window, &u);
-  Activation(samples, records, *window, &u);
-  if (profile.memory.has_operators && u.peak_allocated_ns) {
-    u.elementwise_live_at_peak_bytes = ElementwiseLiveAtPeak(profile, *u.peak_allocated_ns);
-  }
-  Capacity(profile, &u);
-  u.curve = Curve(records, *window);
-  for (auto& [name, s] : streams) {
-    s.stream = name;
-    u.streams.push_back(std::move(s));
-  }
-  // The window as the samples show it: open ends closed at the first and
-  // last sample of the rank's allocator.
-  u.window_start_ns = window->start_ns;
-  u.window_end_ns = window->end_ns;
-  if (!records.empty()) {
-    if (u.window_start_ns == 0) u.window_start_ns = records.front().ts_ns;
-    if (u.window_end_ns == kMaxTimeNs) u.window_end_ns = records.back().ts_ns;
-  }
+  samples.Visit([&](const auto& records) {
+    AllocatorPeaks(profile, records, *window, &u, &streams);
+    Holders(profile, *window, &u, &streams);
+    Modules(profile, *window, &u);
+    Activation(samples, records, *window, &u);
+    if (profile.memory.has_operators && u.peak_allocated_ns) {
+      u.elementwise_live_at_peak_bytes = ElementwiseLiveAtPeak(profile, *u.peak_allocated_ns);
+    }
+    Capacity(profile, &u);
+    u.curve = Curve(records, *window);
+    for (auto& [name, s] : streams) {
+      s.stream = name;
+      u.streams.push_back(std::move(s));
+    }
+    // The window as the samples show it: open ends closed at the first and
+    // last sample of the rank's allocator.
+    u.window_start_ns = window->start_ns;
+    u.window_end_ns = window->end_ns;
+    if (!records.empty()) {
+      if (u.window_start_ns == 0) u.window_start_ns = records.front().ts_ns;
+      if (u.window_end_ns == kMaxTimeNs) u.window_end_ns = records.back().ts_ns;
+    }
+  });
   return u;
 }
 

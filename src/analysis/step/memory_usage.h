@@ -113,18 +113,50 @@ struct MemoryUsage {
 
 inline constexpr size_t kMemoryCurvePoints = 240;
 
+// A quantity a trace's allocator sample always has, read as a memory_record
+// row's optional one is.
+struct PresentBytes {
+  int64_t bytes = 0;
+  explicit operator bool() const { return true; }
+  int64_t operator*() const { return bytes; }
+  operator std::optional<int64_t>() const { return bytes; }  // NOLINT(google-explicit-constructor)
+};
+
+// A Kineto [memory] event of device memory as the steps read it: a PTA row
+// with both totals and no Stream Ptr, in 24 bytes where a memory_record row
+// takes 72 (an optional per quantity). A trace has ~10^5-10^6 of them, kept
+// while its rank is analysed (56 MB as rows for the x28 benchmark trace, at
+// its peak).
+struct TraceMemorySample {
+  static constexpr model::MemoryComponent component = model::MemoryComponent::kPta;
+  static constexpr StringId stream = StringPool::kEmpty;
+  int64_t ts_ns = 0;
+  PresentBytes allocated_bytes;
+  PresentBytes reserved_bytes;
+};
+
 // A rank's allocator samples in time order, made once per rank: the
 // memory_record.csv rows (by reference), or a Kineto trace's [memory]
-// events of device memory as PTA rows (no Stream Ptr). Each step's memory
-// then reads only its window's samples, so a rank's steps cost its samples
-// once, not samples x steps.
+// events of device memory (TraceMemorySample). Each step's memory then
+// reads only its window's samples, so a rank's steps cost its samples once,
+// not samples x steps.
 class MemorySamples {
  public:
   explicit MemorySamples(const model::RankProfile& profile);
   MemorySamples(const MemorySamples&) = delete;
   MemorySamples& operator=(const MemorySamples&) = delete;
 
-  const std::vector<model::MemoryRecordRow>& rows() const { return own_ ? owned_ : *borrowed_; }
+  // Calls fn(rows) with the samples: a std::vector of memory_record rows or
+  // of TraceMemorySample, in time order.
+  template <typename Fn>
+  void Visit(Fn&& fn) const {
+    if (none_) return;
+    if (!trace_.empty()) {
+      fn(trace_);
+    } else {
+      fn(own_ ? owned_ : *borrowed_);
+    }
+  }
   // The profile's MemoryData::records_from, or "kineto [memory]".
   const std::string& from() const { return from_; }
   // No memory data at all: no memory files and no device [memory] events.
@@ -139,6 +171,7 @@ class MemorySamples {
   std::vector<int64_t> autograd_starts_;
   const std::vector<model::MemoryRecordRow>* borrowed_ = nullptr;
   std::vector<model::MemoryRecordRow> owned_;
+  std::vector<TraceMemorySample> trace_;
   bool own_ = false;
   bool none_ = false;
   std::string from_;
