@@ -66,6 +66,17 @@ void SameColumn(const trainscope::model::RankProfile& a, const trainscope::model
   }
 }
 
+// A sparse column (stored or not) row by row.
+template <typename T>
+void SameColumn(const trainscope::model::RankProfile& a, const trainscope::model::RankProfile& b,
+                const trainscope::model::columnar::SparseColumn<T>& x,
+                const trainscope::model::columnar::SparseColumn<T>& y) {
+  Check(x.size() == y.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    SameColumn(a, b, std::vector<T>{x[i]}, std::vector<T>{y[i]});
+  }
+}
+
 // Two loads of one database: every column of every device event, every
 // ledger's counts and samples.
 void SameKernels(const trainscope::model::RankProfile& a, const trainscope::model::RankProfile& b) {
