@@ -102,19 +102,33 @@ const FindingCatalog& CatalogOf(const AnalysisOptions& options) {
 // measured (a trace's were the largest block alive at the peak of its
 // analysis, beside the profile).
 struct RankMemory {
-  RankMemory(const model::RankProfile& profile, unsigned threads) {
+  // |asked|: the steps the rank's analysis will ask for; those the device
+  // events do not have (kNoStep: the whole capture) are measured here too,
+  // while the samples are alive, but take no part in the gap shares.
+  RankMemory(const model::RankProfile& profile, unsigned threads,
+             const std::vector<int32_t>& asked) {
     const MemorySamples samples(profile);
     none = samples.none();
     if (none) return;
-    const std::vector<int32_t> steps = profile.device_events.Steps();
+    std::vector<int32_t> steps = profile.device_events.Steps();  // ascending
+    const size_t device_steps = steps.size();
+    for (const int32_t step : asked) {
+      if (!std::binary_search(steps.begin(), steps.begin() + static_cast<ptrdiff_t>(device_steps),
+                              step)) {
+        steps.push_back(step);
+      }
+    }
     std::vector<std::optional<MemoryUsage>> usage(steps.size());
     ParallelFor(steps.size(), threads,
                 [&](size_t i) { usage[i] = ComputeMemoryUsage(profile, samples, steps[i]); });
-    for (size_t i = 0; i < steps.size(); ++i) by_step.emplace(steps[i], std::move(usage[i]));
+    for (size_t i = 0; i < device_steps; ++i) by_step.emplace(steps[i], std::move(usage[i]));
     gaps = GapSharesOf(by_step);
+    for (size_t i = device_steps; i < steps.size(); ++i) {
+      by_step.emplace(steps[i], std::move(usage[i]));
+    }
   }
   // The step's memory: measured above, or now, from the samples made again,
-  // for a step the device events do not have (kNoStep: the whole capture).
+  // for a step nobody said it would ask for.
   std::optional<MemoryUsage> Of(const model::RankProfile& profile, int32_t step) const {
     if (const auto it = by_step.find(step); it != by_step.end()) return it->second;
     if (none) return std::nullopt;
@@ -483,7 +497,7 @@ Result<RankResult> AnalyzeRank(const model::RankProfile& profile, const JobConte
   FrameworkOpsMemo ops_memo(library, &accept_memo);
   const std::vector<uint32_t> sync_calls = FindHostSyncCalls(profile);
   const DataLoaderCalls loader_calls = FindDataLoaderCalls(profile);
-  const RankMemory memory(profile, context.step_threads);
+  const RankMemory memory(profile, context.step_threads, steps);
   const std::string implausible = PlausibilityWarning(profile);
   const std::string implausible_why =
       implausible.empty()
