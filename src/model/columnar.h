@@ -188,6 +188,18 @@ void Extend(SparseColumn<T>* column, const SparseColumn<T>& more) {
   column->Extend(more);
 }
 
+// The vector that holds |column|'s rows, for moving rows within it or
+// returning its spare capacity (keeping their count); null for a sparse
+// column that stores none (every row holds its absent value).
+template <typename T>
+std::vector<T>* StoredRows(std::vector<T>* column) {
+  return column;
+}
+template <typename T>
+std::vector<T>* StoredRows(SparseColumn<T>* column) {
+  return column->stored_values();
+}
+
 template <typename T>
 void SetRow(std::vector<T>* column, size_t index, T value) {
   (*column)[index] = value;

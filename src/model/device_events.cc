@@ -19,8 +19,6 @@ DeviceEvents::DeviceEvents(DeviceEventColumns columns, PmuColumns pmu)
   }
 }
 
-void DeviceEvents::Reserve(size_t rows) { DeviceEventColumns::Reserve(rows); }
-
 void DeviceEvents::AppendEvent(const DeviceEvent& row) {
   const auto index = static_cast<uint32_t>(size());
   rows_by_step_[row.step].push_back(index);

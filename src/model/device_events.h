@@ -102,7 +102,6 @@ class DeviceEvents : public DeviceEventColumns {
   // The same with PMU metrics: |pmu| is empty or has one row per event.
   DeviceEvents(DeviceEventColumns columns, PmuColumns pmu);
 
-  void Reserve(size_t rows);
   void Append(const DeviceEvent& row);
   // A row with PMU metrics. The side table is filled up to this row with
   // NaN, so it has one row per event as soon as any event has metrics.

@@ -300,7 +300,7 @@ class CandidateSearch {
     constexpr uint8_t kDropped = UINT8_MAX;
     uint8_t largest = kDropped;
     for (size_t b = 0; b < buckets; ++b) {
-      if (tokens_seen_[b] < 0 || bucket_sizes_[b] < 2) continue;
+      if (!MakesGroup(b)) continue;
       if (largest == kDropped || bucket_sizes_[b] > bucket_sizes_[largest]) {
         largest = static_cast<uint8_t>(b);
       }
@@ -314,7 +314,7 @@ class CandidateSearch {
     // Each other group's first slot in the buffer.
     size_t others = 0;
     for (size_t b = 0; b < buckets; ++b) {
-      bucket_moved_[b] = b != largest && tokens_seen_[b] >= 0 && bucket_sizes_[b] >= 2;
+      bucket_moved_[b] = b != largest && MakesGroup(b);
       bucket_starts_[b] = others;
       if (bucket_moved_[b]) others += bucket_sizes_[b];
     }
@@ -339,6 +339,10 @@ class CandidateSearch {
       next += size;
     }
   }
+
+  // Whether bucket |b| (ReadNextTokens) is a group one token longer: >= 2
+  // windows that continue, by a token (not -1).
+  bool MakesGroup(size_t b) const { return tokens_seen_[b] >= 0 && bucket_sizes_[b] >= 2; }
 
   void PushGroup(std::ptrdiff_t begin, std::ptrdiff_t end, int32_t length) {
     pending_.push_back(Group{static_cast<size_t>(begin), static_cast<size_t>(end), length});

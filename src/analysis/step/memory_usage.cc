@@ -339,9 +339,7 @@ MemorySamples::MemorySamples(const model::RankProfile& profile) {
   }
   std::sort(backward_flow_starts_.begin(), backward_flow_starts_.end());
   std::sort(autograd_starts_.begin(), autograd_starts_.end());
-  const auto by_time = [](const model::MemoryRecordRow& a, const model::MemoryRecordRow& b) {
-    return a.ts_ns < b.ts_ns;
-  };
+  const auto by_time = [](const auto& a, const auto& b) { return a.ts_ns < b.ts_ns; };
   if (!profile.memory.empty()) {
     from_ = profile.memory.records_from;
     borrowed_ = &profile.memory.records;
@@ -364,9 +362,7 @@ MemorySamples::MemorySamples(const model::RankProfile& profile) {
     trace_.push_back(TraceMemorySample{e.ts_ns, {e.total_allocated}, {e.total_reserved}});
   }
   // A trace's samples come in a few runs in time order (sorted_runs.h).
-  StableSortNearlySorted(
-      trace_.begin(), trace_.end(),
-      [](const TraceMemorySample& a, const TraceMemorySample& b) { return a.ts_ns < b.ts_ns; });
+  StableSortNearlySorted(trace_.begin(), trace_.end(), by_time);
   none_ = trace_.empty();
 }
 
@@ -379,29 +375,31 @@ std::optional<MemoryUsage> ComputeMemoryUsage(const model::RankProfile& profile,
   u.window_from = window->from;
   u.samples_from = samples.from();
   std::map<std::string, StreamMemory> streams;
+  // What the samples give (the peaks first: the holders, the live
+  // elementwise bytes and the headroom are measured at them).
+  u.window_start_ns = window->start_ns;
+  u.window_end_ns = window->end_ns;
   samples.Visit([&](const auto& records) {
     AllocatorPeaks(profile, records, *window, &u, &streams);
-    Holders(profile, *window, &u, &streams);
-    Modules(profile, *window, &u);
     Activation(samples, records, *window, &u);
-    if (profile.memory.has_operators && u.peak_allocated_ns) {
-      u.elementwise_live_at_peak_bytes = ElementwiseLiveAtPeak(profile, *u.peak_allocated_ns);
-    }
-    Capacity(profile, &u);
     u.curve = Curve(records, *window);
-    for (auto& [name, s] : streams) {
-      s.stream = name;
-      u.streams.push_back(std::move(s));
-    }
     // The window as the samples show it: open ends closed at the first and
     // last sample of the rank's allocator.
-    u.window_start_ns = window->start_ns;
-    u.window_end_ns = window->end_ns;
     if (!records.empty()) {
       if (u.window_start_ns == 0) u.window_start_ns = records.front().ts_ns;
       if (u.window_end_ns == kMaxTimeNs) u.window_end_ns = records.back().ts_ns;
     }
   });
+  Holders(profile, *window, &u, &streams);
+  Modules(profile, *window, &u);
+  if (profile.memory.has_operators && u.peak_allocated_ns) {
+    u.elementwise_live_at_peak_bytes = ElementwiseLiveAtPeak(profile, *u.peak_allocated_ns);
+  }
+  Capacity(profile, &u);
+  for (auto& [name, s] : streams) {
+    s.stream = name;
+    u.streams.push_back(std::move(s));
+  }
   return u;
 }
 

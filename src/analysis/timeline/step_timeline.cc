@@ -360,10 +360,6 @@ std::vector<TrackLaunch> TrackLaunches(const model::RankProfile& profile,
   return launches;
 }
 
-}  // namespace
-
-namespace {
-
 // The step's kernels as the zooms and the overview read them, in start
 // order, each made from the profile's columns as it is read: its lane and
 // family packed in 4 bytes, the rest the columns' own. A list of them

@@ -387,17 +387,6 @@ void WithColumn(Columns* columns, size_t index, Fn&& fn) {
   });
 }
 
-// The vector that holds a column's rows; null for a sparse column that
-// stores none (every row holds its absent value).
-template <typename T>
-std::vector<T>* StoredRows(std::vector<T>* column) {
-  return column;
-}
-template <typename T>
-std::vector<T>* StoredRows(model::columnar::SparseColumn<T>* column) {
-  return column->stored_values();
-}
-
 // The table's columns rebuilt one at a time (the memory of one column more
 // at a time): each chunk's slot rows, then its spilled rows, in file order.
 // A sparse column is rebuilt row by row (spilled rows are rare).
@@ -456,7 +445,7 @@ void CloseGaps(std::vector<ChunkRows>* chunks, bool has_pmu, RowTable* table) {
       // Slots are in file order and a chunk never writes past its own, so
       // rows only ever move towards the front.
       auto move_down = [&](auto& column) {
-        if (auto* stored = StoredRows(&column)) {
+        if (auto* stored = model::columnar::StoredRows(&column)) {
           std::copy(stored->begin() + static_cast<ptrdiff_t>(chunk.first),
                     stored->begin() + static_cast<ptrdiff_t>(chunk.first + chunk.written),
                     stored->begin() + static_cast<ptrdiff_t>(end));
@@ -471,7 +460,7 @@ void CloseGaps(std::vector<ChunkRows>* chunks, bool has_pmu, RowTable* table) {
   // the pages past its end go back.
   auto shrink = [end](auto& column) {
     column.resize(end);
-    if (auto* stored = StoredRows(&column)) DropSpareCapacity(stored);
+    if (auto* stored = model::columnar::StoredRows(&column)) DropSpareCapacity(stored);
   };
   table->rows.ForEachColumn(shrink);
   if (has_pmu) table->pmu.ForEachColumn(shrink);
