@@ -19,6 +19,7 @@
 #include "formats/load_profiles.h"
 #include "formats/trace/kineto_reader.h"
 #include "formats/trace/trace_view_reader.h"
+#include "random_draws.h"
 #include "synth/synth.h"
 #include "test_paths.h"
 
@@ -233,11 +234,7 @@ TEST(FingerprintMatch, MemberMatchIsTheRecursionAsFirstWritten) {
   // Random chains of required, optional and ANY members over a small
   // vocabulary, each member accepting a random third of it, matched at every
   // position of a random stream: the same end and the same ANY positions.
-  uint64_t state = 20261207;
-  auto next = [&state](uint32_t bound) {
-    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return static_cast<int32_t>((state >> 33) % bound);
-  };
+  testing::RandomDraws next(20261207);
   size_t matched = 0;
   size_t with_any = 0;
   for (int trial = 0; trial < 400; ++trial) {

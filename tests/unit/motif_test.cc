@@ -20,6 +20,7 @@
 #include "analysis/motifs/motif_step.h"
 #include "core/parallel.h"
 #include "formats/load_profiles.h"
+#include "random_draws.h"
 #include "synth/synth.h"
 #include "synth_job.h"
 #include "test_paths.h"
@@ -162,11 +163,7 @@ std::vector<int32_t> PlantedChainStream(const std::vector<std::vector<int32_t>>&
 TEST(MotifMining, RandomBranchingStreamsAgreeWithBruteForce) {
   // Streams of planted chains that share prefixes and suffixes (so groups
   // split at many lengths, in every order), with noise and separators.
-  uint64_t state = 12345;
-  auto next = [&state](uint32_t bound) {
-    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return static_cast<int32_t>((state >> 33) % bound);
-  };
+  testing::RandomDraws next(12345);
   const std::vector<std::vector<int32_t>> chains = {
       {1, 2, 3, 4}, {1, 2, 3, 5}, {1, 2, 6, 4}, {7, 2, 3, 4, 8}, {9, 1, 2}};
   for (int trial = 0; trial < 200; ++trial) {
@@ -265,11 +262,7 @@ TEST(MotifMining, CandidatesAreTheDefinitionOneLengthAtATime) {
   // split at many places), single tokens, runs of one token and
   // separators, under varied options (caps down to 0, minimum lengths and
   // occurrences).
-  uint64_t state = 987654321;
-  auto next = [&state](uint32_t bound) {
-    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return static_cast<int32_t>((state >> 33) % bound);
-  };
+  testing::RandomDraws next(987654321);
   size_t nonempty = 0;
   for (int trial = 0; trial < 1500; ++trial) {
     const int32_t vocab = 1 + next(8);
@@ -311,11 +304,7 @@ TEST(MotifMining, GroupsWithMoreNextTokensThanBucketsAreTheDefinition) {
   // continue with more next tokens than the search buckets (16), so the
   // split sorts them; the chains share a prefix, and each continues one way
   // more often than any other.
-  uint64_t state = 424242;
-  auto next = [&state](uint32_t bound) {
-    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return static_cast<int32_t>((state >> 33) % bound);
-  };
+  testing::RandomDraws next(424242);
   size_t overflowing = 0;
   for (int trial = 0; trial < 300; ++trial) {
     const std::vector<std::vector<int32_t>> chains = {{1, 2, 3}, {1, 2, 4, 5}, {6, 7, 8, 9, 10}};
@@ -407,11 +396,7 @@ std::vector<RepeatSet> SelectedAsFirstWritten(const std::vector<int32_t>& tokens
 }
 
 TEST(MotifMining, SelectionPicksWhatTheSelectionAsFirstWrittenPicks) {
-  uint64_t state = 777;
-  auto next = [&state](uint32_t bound) {
-    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return static_cast<int32_t>((state >> 33) % bound);
-  };
+  testing::RandomDraws next(777);
   const std::vector<std::vector<int32_t>> chains = {
       {1, 2, 3, 4}, {1, 2, 3, 5}, {1, 2, 6, 4, 4}, {7, 2, 3, 4, 8, 9, 10}, {9, 1, 2}};
   size_t picked_after_the_first = 0;
