@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "analysis/cluster/compute_cover.h"
 #include "analysis/common/breakdown_intervals.h"
 #include "analysis/common/collective_groups.h"
 #include "analysis/common/coverage_sweep.h"
@@ -157,6 +158,9 @@ void CollectivesOf(const model::RankProfile& profile, std::vector<CommInstance>*
   const AscendGroups groups(profile);
   std::map<std::string, int64_t> next_index;  // (pg, type, step) -> instances seen
   const model::DeviceEvents& events = profile.device_events;
+  // Sized once: doubling a list of ops held the old copy beside the new.
+  out->reserve(out->size() + static_cast<size_t>(std::count(events.kind.begin(), events.kind.end(),
+                                                            model::ActivityKind::kCommunication)));
   for (size_t i = 0; i < events.size(); ++i) {
     if (events.kind[i] != model::ActivityKind::kCommunication) continue;
     CommInstance op;
@@ -207,87 +211,28 @@ struct StepKernels {
   int64_t last_end = INT64_MIN;
 };
 
-// The compute kernels of |step| in start order (the table's rows are).
-std::vector<Interval> ComputeIntervalsOf(const model::DeviceEvents& k, int32_t step) {
-  const std::span<const uint32_t> rows = k.RowsOf(step);
-  const auto count = static_cast<size_t>(std::count_if(rows.begin(), rows.end(), [&k](uint32_t i) {
-    return k.kind[i] == model::ActivityKind::kCompute;
-  }));
-  std::vector<Interval> compute;
-  compute.reserve(count);
-  for (uint32_t i : rows) {
-    if (k.kind[i] == model::ActivityKind::kCompute) compute.push_back({k.start_ns[i], k.end_ns(i)});
-  }
-  const auto by_start = [](const Interval& a, const Interval& b) { return a.start < b.start; };
-  if (!std::is_sorted(compute.begin(), compute.end(), by_start))
-    std::sort(compute.begin(), compute.end(), by_start);
-  return compute;
-}
-
-// How much of [from, to) the compute intervals (in start order, with
-// |prefix_end| their running max of ends) cover.
-int64_t ComputeCoveredIn(const std::vector<Interval>& compute,
-                         const std::vector<int64_t>& prefix_end, int64_t from, int64_t to) {
-  // Start from the first interval that can reach |from|: back from the
-  // first one starting at |to| while the ones before still end after |from|.
-  auto it = std::lower_bound(compute.begin(), compute.end(), to,
-                             [](const Interval& iv, int64_t t) { return iv.start < t; });
-  int64_t covered = 0;
-  int64_t reached = from;  // [from, reached) is counted
-  auto first = static_cast<size_t>(it - compute.begin());
-  while (first > 0 && prefix_end[first - 1] > from) --first;
-  for (size_t i = first; i < compute.size() && compute[i].start < to; ++i) {
-    const int64_t start = std::max(compute[i].start, reached);
-    const int64_t end = std::min(compute[i].end, to);
-    if (end > start) {
-      covered += end - start;
-      reached = end;
-    }
-  }
-  return covered;
-}
-
-// The running max of the compute kernels' ends (|compute| in start order):
-// whether compute was busy up to a time, for ComputeCoveredIn.
-std::vector<int64_t> RunningEnds(const std::vector<Interval>& compute) {
-  std::vector<int64_t> prefix_end(compute.size());
-  int64_t running = INT64_MIN;
-  for (size_t i = 0; i < compute.size(); ++i) {
-    running = std::max(running, compute[i].end);
-    prefix_end[i] = running;
-  }
-  return prefix_end;
-}
-
 // The compute around each collective of the step, in the collectives'
 // start order: before it (from the previous one's end, or the step's first
 // kernel), while it ran, and after the last one.
-void AttributeCompute(const StepKernels& sk, const std::vector<Interval>& compute,
-                      const std::vector<int64_t>& prefix_end, std::vector<CommInstance>* ops,
-                      RankStepComm* out) {
-  auto covered = [&](int64_t from, int64_t to) {
-    return to > from ? ComputeCoveredIn(compute, prefix_end, from, to) : 0;
-  };
+void AttributeCompute(const StepKernels& sk, const ComputeCover& compute,
+                      std::vector<CommInstance>* ops, RankStepComm* out) {
   int64_t cursor = sk.first_start;
   for (size_t i : sk.comm) {
     CommInstance& op = (*ops)[i];
     const int64_t end = op.start_ns + std::max<int64_t>(0, op.duration_ns);
-    op.compute_before_ns = covered(cursor, op.start_ns);
-    op.compute_during_ns = covered(std::max(cursor, op.start_ns), end);
+    op.compute_before_ns = compute.CoveredIn(cursor, op.start_ns);
+    op.compute_during_ns = compute.CoveredIn(std::max(cursor, op.start_ns), end);
     cursor = std::max(cursor, end);
   }
-  out->compute_after_last_ns = covered(cursor, sk.last_end);
+  out->compute_after_last_ns = compute.CoveredIn(cursor, sk.last_end);
 }
 
-// |compute|: the step's compute kernels in start order (ComputeIntervalsOf),
-// |prefix_end| their RunningEnds.
 void SummarizeStep(const CommOptions& options, const std::vector<CommInstance>& ops,
-                   const StepKernels& sk, const std::vector<Interval>& compute,
-                   const std::vector<int64_t>& prefix_end, RankStepComm* out,
+                   const StepKernels& sk, const ComputeCover& compute, RankStepComm* out,
                    std::vector<PseudoOverlapWindow>* windows) {
   out->first_start_ns = sk.first_start;
   out->last_end_ns = sk.last_end;
-  const int64_t first_compute = compute.empty() ? INT64_MAX : compute.front().start;
+  const int64_t first_compute = compute.first_start();
   std::vector<Interval> comm;
   comm.reserve(sk.comm.size());
   bool start_collective_seen = false;
@@ -308,10 +253,9 @@ void SummarizeStep(const CommOptions& options, const std::vector<CommInstance>& 
     // first, and the wait is still in the all-gather behind it).
     if (!start_collective_seen) {
       start_collective_seen = true;
-      out->step_start_wait_ns =
-          op.start_ns < first_compute
-              ? op.duration_ns
-              : op.duration_ns - ComputeCoveredIn(compute, prefix_end, op.start_ns, end);
+      out->step_start_wait_ns = op.start_ns < first_compute
+                                    ? op.duration_ns
+                                    : op.duration_ns - compute.CoveredIn(op.start_ns, end);
       if (op.start_ns < first_compute) continue;
     }
     // Pseudo-overlap: compute idles while an all-gather runs and resumes
@@ -320,11 +264,10 @@ void SummarizeStep(const CommOptions& options, const std::vector<CommInstance>& 
     // optimizer) are dependencies no stream placement can hide.
     if (op.type != CollectiveType::kAllGather) continue;
     ++out->all_gathers;
-    auto next = std::lower_bound(compute.begin(), compute.end(), end,
-                                 [](const Interval& iv, int64_t t) { return iv.start < t; });
-    if (next == compute.end() || next == compute.begin()) continue;
-    if (next->start - end > options.resume_tolerance_ns) continue;
-    const int64_t prev_end = prefix_end[static_cast<size_t>(next - compute.begin()) - 1];
+    const std::optional<ComputeCover::Resume> resume = compute.ResumeAt(end);
+    if (!resume) continue;
+    if (resume->next_start - end > options.resume_tolerance_ns) continue;
+    const int64_t prev_end = resume->prior_end;
     if (prev_end >= end) continue;
     const int64_t idle = end - std::max(prev_end, op.start_ns);
     if (idle >= options.min_pseudo_overlap_ns) {
@@ -340,15 +283,13 @@ void SummarizeStep(const CommOptions& options, const std::vector<CommInstance>& 
   constexpr CoverageSweep::Lanes kCompute = CoverageSweep::Lane(0);
   constexpr CoverageSweep::Lanes kComm = CoverageSweep::Lane(1);
   CoverageSweep sweep;
-  for (size_t i = 0, j = 0; i < compute.size() || j < comm.size();) {
-    if (j == comm.size() || (i < compute.size() && compute[i].start <= comm[j].start)) {
-      sweep.Add(kCompute, compute[i].start, compute[i].end);
-      ++i;
-    } else {
+  size_t j = 0;
+  compute.ForEach([&](int64_t start, int64_t end) {
+    for (; j < comm.size() && comm[j].start < start; ++j)
       sweep.Add(kComm, comm[j].start, comm[j].end);
-      ++j;
-    }
-  }
+    sweep.Add(kCompute, start, end);
+  });
+  for (; j < comm.size(); ++j) sweep.Add(kComm, comm[j].start, comm[j].end);
   out->comm_ns = sweep.Covered(kComm);
   out->exposed_ns = sweep.Covered(kComm, kCompute);
 }
@@ -369,9 +310,14 @@ RankComm SummarizeRankCommunication(const model::RankProfile& profile, const Com
   RankComm rc;
   rc.rank = profile.rank;
   CollectivesOf(profile, &rc.ops);
-  std::stable_sort(rc.ops.begin(), rc.ops.end(), [](const CommInstance& a, const CommInstance& b) {
+  // The table's rows are in start order, and so are the ops taken from it:
+  // a stable sort of them would still copy them all to a buffer (an op is
+  // 144 bytes and its key: 72 k of them in a 1 GB kernel_details.csv).
+  const auto by_start = [](const CommInstance& a, const CommInstance& b) {
     return a.start_ns < b.start_ns;
-  });
+  };
+  if (!std::is_sorted(rc.ops.begin(), rc.ops.end(), by_start))
+    std::stable_sort(rc.ops.begin(), rc.ops.end(), by_start);
 
   std::map<int32_t, StepKernels> steps;
   const model::DeviceEvents& k = profile.device_events;
@@ -388,16 +334,14 @@ RankComm SummarizeRankCommunication(const model::RankProfile& profile, const Com
   for (size_t i = 0; i < rc.ops.size(); ++i) steps[rc.ops[i].step].comm.push_back(i);
   for (auto& [step, sk] : steps) {
     if (sk.first_start == INT64_MAX) continue;  // comm only seen in the trace: no window
-    // One step's compute intervals at a time: a big rank's are tens of MB,
-    // and this runs beside the step analyses.
-    const std::vector<Interval> compute = ComputeIntervalsOf(k, step);
+    // Read in place: this runs beside the step analyses (compute_cover.h).
+    const ComputeCover compute(k, step);
     RankStepComm out;
     out.step = step;
     if (const auto iteration = model::IterationOf(profile, step))
       out.iteration_ns = iteration->span_ns();
-    const std::vector<int64_t> prefix_end = RunningEnds(compute);
-    SummarizeStep(options, rc.ops, sk, compute, prefix_end, &out, windows);
-    AttributeCompute(sk, compute, prefix_end, &rc.ops, &out);
+    SummarizeStep(options, rc.ops, sk, compute, &out, windows);
+    AttributeCompute(sk, compute, &rc.ops, &out);
     rc.steps.push_back(out);
   }
 

@@ -73,43 +73,57 @@ std::vector<double> Quantiles(std::vector<double>& values, const std::vector<dou
   return QuantilesOf(values, qs);
 }
 
-DurationDensity ComputeDurationDensity(const std::vector<int64_t>& durations_ns, int64_t min_ns,
-                                       int64_t max_ns, int bins_per_decade) {
-  DurationDensity density;
-  density.bins_per_decade = bins_per_decade;
-  density.min_ns = min_ns;
-  density.max_ns = max_ns;
-  const double log_min = std::log10(static_cast<double>(min_ns));
+DurationDensityBuilder::DurationDensityBuilder(int64_t min_ns, int64_t max_ns,
+                                               int bins_per_decade) {
+  density_.bins_per_decade = bins_per_decade;
+  density_.min_ns = min_ns;
+  density_.max_ns = max_ns;
+  log_min_ = std::log10(static_cast<double>(min_ns));
   const double log_max = std::log10(static_cast<double>(max_ns));
-  const int bin_count = static_cast<int>(std::lround((log_max - log_min) * bins_per_decade));
-  density.bins.resize(static_cast<size_t>(bin_count));
+  const int bin_count = static_cast<int>(std::lround((log_max - log_min_) * bins_per_decade));
+  density_.bins.resize(static_cast<size_t>(bin_count));
   for (int i = 0; i < bin_count; ++i) {
-    density.bins[i].lo_ns = std::pow(10.0, log_min + static_cast<double>(i) / bins_per_decade);
-    density.bins[i].hi_ns = std::pow(10.0, log_min + static_cast<double>(i + 1) / bins_per_decade);
+    density_.bins[i].lo_ns = std::pow(10.0, log_min_ + static_cast<double>(i) / bins_per_decade);
+    density_.bins[i].hi_ns =
+        std::pow(10.0, log_min_ + static_cast<double>(i + 1) / bins_per_decade);
   }
-  for (int64_t duration : durations_ns) {
-    if (duration < min_ns) {
-      ++density.below_min;
-      continue;
-    }
-    if (duration >= max_ns) {
-      ++density.above_max;
-      continue;
-    }
-    double position = (std::log10(static_cast<double>(duration)) - log_min) * bins_per_decade;
-    auto index = static_cast<int>(std::floor(position + 1e-9));
-    if (index < 0) index = 0;
-    if (index >= bin_count) index = bin_count - 1;
-    ++density.bins[static_cast<size_t>(index)].count;
+}
+
+void DurationDensityBuilder::Add(int64_t duration) {
+  ++added_;
+  if (duration < density_.min_ns) {
+    ++density_.below_min;
+    return;
   }
-  if (!durations_ns.empty()) {
-    const double total = static_cast<double>(durations_ns.size());
-    const double width_decades = 1.0 / bins_per_decade;
-    for (auto& bin : density.bins) {
+  if (duration >= density_.max_ns) {
+    ++density_.above_max;
+    return;
+  }
+  const int bin_count = static_cast<int>(density_.bins.size());
+  double position =
+      (std::log10(static_cast<double>(duration)) - log_min_) * density_.bins_per_decade;
+  auto index = static_cast<int>(std::floor(position + 1e-9));
+  if (index < 0) index = 0;
+  if (index >= bin_count) index = bin_count - 1;
+  ++density_.bins[static_cast<size_t>(index)].count;
+}
+
+DurationDensity DurationDensityBuilder::Finish() && {
+  if (added_ > 0) {
+    const double total = static_cast<double>(added_);
+    const double width_decades = 1.0 / density_.bins_per_decade;
+    for (auto& bin : density_.bins) {
       bin.density_per_decade = static_cast<double>(bin.count) / total / width_decades;
     }
   }
-  return density;
+  return std::move(density_);
+}
+
+DurationDensity ComputeDurationDensity(const std::vector<int64_t>& durations_ns, int64_t min_ns,
+                                       int64_t max_ns, int bins_per_decade) {
+  DurationDensityBuilder density(min_ns, max_ns, bins_per_decade);
+  for (const int64_t duration : durations_ns) density.Add(duration);
+  return std::move(density).Finish();
 }
 
 }  // namespace trainscope::analysis

@@ -50,6 +50,21 @@ struct DurationDensity {
   std::vector<DensityBin> bins;
 };
 
+// The density built one duration at a time (a step's kernels counted as
+// they are read, not copied out first).
+class DurationDensityBuilder {
+ public:
+  explicit DurationDensityBuilder(int64_t min_ns = 1'000, int64_t max_ns = 1'000'000'000,
+                                  int bins_per_decade = 10);
+  void Add(int64_t duration_ns);
+  DurationDensity Finish() &&;
+
+ private:
+  DurationDensity density_;
+  double log_min_ = 0;
+  int64_t added_ = 0;
+};
+
 DurationDensity ComputeDurationDensity(const std::vector<int64_t>& durations_ns,
                                        int64_t min_ns = 1'000, int64_t max_ns = 1'000'000'000,
                                        int bins_per_decade = 10);

@@ -93,8 +93,10 @@ std::vector<KernelSequence> BuildKernelSequences(const model::RankProfile& profi
       }
       remap[id] = it->second;
     }
-    merged.tokens.reserve(seq.tokens.size());
-    for (int32_t t : seq.tokens) merged.tokens.push_back(remap[t]);
+    // In place: a copy was a second list of the step's kernels beside the
+    // first, at the analysis's peak memory.
+    for (int32_t& t : seq.tokens) t = remap[static_cast<size_t>(t)];
+    merged.tokens = std::move(seq.tokens);
     out.push_back(std::move(merged));
   }
   return out;

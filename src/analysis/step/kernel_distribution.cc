@@ -7,6 +7,7 @@
 #include <span>
 #include <vector>
 
+#include "analysis/common/visited_quantiles.h"
 #include "analysis/step/profiler_agreement.h"
 #include "core/numbers.h"
 
@@ -63,6 +64,26 @@ ChosenBudget BudgetThatAgrees(const model::RankProfile& profile, int32_t step,
   return {own, why};
 }
 
+// Kernels only, not copies or memsets: what the summary and the density
+// count.
+bool IsKernel(const model::DeviceEvents& events, uint32_t row) {
+  return events.kind[row] != model::ActivityKind::kMemcpy &&
+         events.kind[row] != model::ActivityKind::kMemset;
+}
+
+// p50, p90 and p99 of the durations of the |kernels| kernels among |rows|,
+// selected by reading them a few times rather than in a copy (8 bytes a
+// kernel held beside the step's other analyses); as Quantiles gives them.
+std::vector<double> KernelQuantiles(const model::DeviceEvents& events,
+                                    std::span<const uint32_t> rows, size_t kernels) {
+  const auto visit_durations = [&](auto&& visit) {
+    for (const uint32_t i : rows) {
+      if (IsKernel(events, i)) visit(static_cast<double>(events.duration_ns[i]));
+    }
+  };
+  return QuantilesOfVisited(visit_durations, kernels, {0.50, 0.90, 0.99});
+}
+
 }  // namespace
 
 StepDistribution ComputeStepDistribution(const model::RankProfile& profile, int32_t step,
@@ -75,7 +96,10 @@ StepDistribution ComputeStepDistribution(const model::RankProfile& profile, int3
   result.kernels.known = profile.device_events_source != model::DeviceEventsSource::kNone;
   result.kernels.copies_known = profile.device_events_source == model::DeviceEventsSource::kTrace;
 
-  std::vector<int64_t> durations;  // kernels only
+  // Kernels (IsKernel): counted and their density built as they are read.
+  size_t kernel_count = 0;
+  int64_t max_ns = 0;
+  DurationDensityBuilder density;
   int64_t first_start = 0, last_start = 0, last_end = 0;
   int64_t total_ns = 0, le50 = 0, le100 = 0;
   int64_t events = 0, events_ns = 0;  // every device event: the families' denominators
@@ -101,7 +125,6 @@ StepDistribution ComputeStepDistribution(const model::RankProfile& profile, int3
       profile.device_events_source == model::DeviceEventsSource::kKernelDetailsCsv;
 
   const std::span<const uint32_t> rows = kernels.RowsOf(step);
-  durations.reserve(rows.size());
   for (const uint32_t i : rows) {
     const int64_t start = kernels.start_ns[i];
     const int64_t duration = kernels.duration_ns[i];
@@ -129,16 +152,12 @@ StepDistribution ComputeStepDistribution(const model::RankProfile& profile, int3
       AddSaturating(result.kernels.memset_time_ns, duration);
       continue;
     }
-    if (durations.empty()) {
-      first_start = start;
-      last_start = start;
-      last_end = start + duration;
-    } else {
-      first_start = std::min(first_start, start);
-      last_start = std::max(last_start, start);
-      last_end = std::max(last_end, start + duration);
-    }
-    durations.push_back(duration);
+    const bool first = kernel_count++ == 0;
+    first_start = first ? start : std::min(first_start, start);
+    last_start = first ? start : std::max(last_start, start);
+    last_end = first ? start + duration : std::max(last_end, start + duration);
+    max_ns = first ? duration : std::max(max_ns, duration);
+    density.Add(duration);
     AddSaturating(total_ns, duration);
     if (duration <= 50'000) ++le50;
     if (duration <= 100'000) ++le100;
@@ -150,24 +169,22 @@ StepDistribution ComputeStepDistribution(const model::RankProfile& profile, int3
   }
 
   KernelSummary& summary = result.kernels;
-  summary.count = static_cast<int64_t>(durations.size());
-  if (!durations.empty()) {
+  summary.count = static_cast<int64_t>(kernel_count);
+  result.density = std::move(density).Finish();
+  if (kernel_count > 0) {
     summary.span_ns = last_end - first_start;
-    summary.mean_issue_interval_ns = durations.size() > 1
-                                         ? static_cast<double>(last_start - first_start) /
-                                               static_cast<double>(durations.size() - 1)
-                                         : 0.0;
+    summary.mean_issue_interval_ns =
+        kernel_count > 1
+            ? static_cast<double>(last_start - first_start) / static_cast<double>(kernel_count - 1)
+            : 0.0;
     summary.total_time_ns = total_ns;
-    summary.share_le_50us = static_cast<double>(le50) / static_cast<double>(durations.size());
-    summary.share_le_100us = static_cast<double>(le100) / static_cast<double>(durations.size());
-    result.density = ComputeDurationDensity(durations);
-    summary.max_ns = *std::max_element(durations.begin(), durations.end());
-    std::vector<double> quantiles = Quantiles(durations, {0.50, 0.90, 0.99});
+    summary.share_le_50us = static_cast<double>(le50) / static_cast<double>(kernel_count);
+    summary.share_le_100us = static_cast<double>(le100) / static_cast<double>(kernel_count);
+    summary.max_ns = max_ns;
+    const std::vector<double> quantiles = KernelQuantiles(kernels, rows, kernel_count);
     summary.p50_ns = quantiles[0];
     summary.p90_ns = quantiles[1];
     summary.p99_ns = quantiles[2];
-  } else {
-    result.density = ComputeDurationDensity(durations);
   }
 
   for (size_t f = 0; f < family_count; ++f) {

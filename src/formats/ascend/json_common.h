@@ -38,7 +38,7 @@ struct PiecewiseOptions {
   // Called with [begin, end) of |json| whose bytes may leave memory for now
   // (a mapped file's pages go back, and come back from the page cache when
   // read again): each field once the scan that cuts the pieces has passed
-  // it, and again once it is parsed; may be empty.
+  // it, and again once it is copied to be parsed; may be empty.
   std::function<void(size_t begin, size_t end)> release;
 };
 

@@ -22,7 +22,7 @@ struct KernelDetailsOptions {
   // and the memory of a chunk's rows (freed as it joins the table) is a
   // sliver of the whole; big enough that the per-chunk strings and
   // reservations cost nothing. Tests use tiny chunks to exercise splitting.
-  size_t chunk_bytes = size_t{16} << 20;
+  size_t chunk_bytes = size_t{4} << 20;
   // Called with each byte range [begin, end) the reader is done with (a
   // mapped file drops those pages: MappedFile::Release): each chunk once
   // after it is read, so the file is never resident whole. Bytes released
