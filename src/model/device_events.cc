@@ -21,7 +21,7 @@ DeviceEvents::DeviceEvents(DeviceEventColumns columns, PmuColumns pmu)
 
 void DeviceEvents::AppendEvent(const DeviceEvent& row) {
   const auto index = static_cast<uint32_t>(size());
-  rows_by_step_[row.step].push_back(index);
+  rows_by_step_[row.step].AddRun(index, index + 1);
   Extend(row.step, row.start_ns, row.start_ns + row.duration_ns);
   DeviceEventColumns::Append(row);
 }
@@ -103,15 +103,22 @@ void DeviceEvents::Truncate(size_t rows) {
   IndexSteps();
 }
 
-std::span<const uint32_t> DeviceEvents::AllRows::Of(size_t rows) const {
-  // Rows 0..n-1 whatever the table's order: only the count can make the
-  // list stale (rows appended or truncated, never while others read).
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (rows_.size() != rows) {
-    rows_.resize(rows);
-    std::iota(rows_.begin(), rows_.end(), 0u);
+void DeviceEvents::StepRows::AddRun(size_t begin, size_t end) {
+  if (list.empty() && (count == 0 || begin == first + count)) {
+    if (count == 0) first = begin;
+    count += end - begin;
+    return;
   }
-  return rows_;
+  // At least doubling when it grows: appends of a few rows at a time stay
+  // linear (a big step's list is megabytes).
+  if (list.capacity() < count + (end - begin)) {
+    list.reserve(std::max(count + (end - begin), 2 * list.capacity()));
+  }
+  if (list.empty()) {
+    for (size_t r = first; r < first + count; ++r) list.push_back(static_cast<uint32_t>(r));
+  }
+  for (size_t r = begin; r < end; ++r) list.push_back(static_cast<uint32_t>(r));
+  count += end - begin;
 }
 
 void DeviceEvents::IndexSteps() {
@@ -122,48 +129,27 @@ void DeviceEvents::IndexSteps() {
 }
 
 void DeviceEvents::IndexRows(size_t first, size_t end) {
-  // Rows come in runs of one step: each run looks its step up once, and
-  // every step's list grows once, by a first count (a big step's list is
-  // megabytes: regrowing it copied it into fresh pages again and again).
-  auto run_end = [this, end](size_t i) {
-    size_t j = i + 1;
-    while (j < end && step[j] == step[i]) ++j;
-    return j;
-  };
-  std::map<int32_t, size_t> counts;
+  // Rows come in runs of one step: each run looks its step up once.
   for (size_t i = first; i < end;) {
-    const size_t stop = run_end(i);
-    counts[step[i]] += stop - i;
-    i = stop;
-  }
-  for (const auto& [number, count] : counts) {
-    std::vector<uint32_t>& rows = rows_by_step_[number];
-    // At least doubling when it grows: appends of a few rows at a time
-    // stay linear.
-    if (rows.capacity() < rows.size() + count) {
-      rows.reserve(std::max(rows.size() + count, 2 * rows.capacity()));
-    }
-  }
-  for (size_t i = first; i < end;) {
-    const size_t stop = run_end(i);
-    std::vector<uint32_t>& rows = rows_by_step_[step[i]];
+    size_t stop = i + 1;
+    while (stop < end && step[stop] == step[i]) ++stop;
     StepExtent run{start_ns[i], end_ns(i), 0};
     for (size_t r = i; r < stop; ++r) {
-      rows.push_back(static_cast<uint32_t>(r));
       run.first_start_ns = std::min(run.first_start_ns, start_ns[r]);
       run.last_end_ns = std::max(run.last_end_ns, end_ns(r));
       ++run.events;
     }
+    rows_by_step_[step[i]].AddRun(i, stop);
     ExtendBy(step[i], run);
     i = stop;
   }
 }
 
-std::span<const uint32_t> DeviceEvents::RowsOf(int32_t step_number) const {
-  if (step_number == kNoStep) return all_rows_.Of(size());
+RowSet DeviceEvents::RowsOf(int32_t step_number) const {
+  if (step_number == kNoStep) return RowSet::Range(0, size());
   auto it = rows_by_step_.find(step_number);
   if (it == rows_by_step_.end()) return {};
-  return it->second;
+  return it->second.View();
 }
 
 std::optional<StepExtent> DeviceEvents::ExtentOf(int32_t step_number) const {
@@ -176,7 +162,7 @@ std::optional<StepExtent> DeviceEvents::ExtentOf(int32_t step_number) const {
 std::vector<int32_t> DeviceEvents::Steps() const {
   std::vector<int32_t> out;
   for (const auto& [number, rows] : rows_by_step_) {
-    if (number != kNoStep && !rows.empty()) out.push_back(number);
+    if (number != kNoStep && rows.count > 0) out.push_back(number);
   }
   return out;
 }

@@ -18,7 +18,6 @@
 #include <cmath>
 #include <cstdint>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <span>
 #include <vector>
@@ -26,6 +25,7 @@
 #include "core/string_pool.h"
 #include "model/activity_kind.h"
 #include "model/columnar.h"
+#include "model/row_set.h"
 
 namespace trainscope::model {
 
@@ -132,8 +132,8 @@ class DeviceEvents : public DeviceEventColumns {
   // whole-profile scope of the analyses). Kept up to date by Append,
   // SortByStart and AssignSteps, so per-step analyses of a profile with S
   // steps read N rows in all instead of scanning N rows S times. The step
-  // column must not be written directly.
-  std::span<const uint32_t> RowsOf(int32_t step) const;
+  // column must not be written directly. Valid until the table changes.
+  RowSet RowsOf(int32_t step) const;
 
   // The step numbers that have rows, ascending (kNoStep left out).
   std::vector<int32_t> Steps() const;
@@ -154,28 +154,18 @@ class DeviceEvents : public DeviceEventColumns {
   // rows at once.
   void ExtendBy(int32_t step, const StepExtent& more);
 
-  // Every row, 0..size()-1, made the first time it is asked for (from any
-  // thread): most ranks are analysed a step at a time and never ask, and the
-  // list is 4 bytes a row (12 MB of a 1 GB kernel_details.csv). A copy or a
-  // moved table makes its own when asked.
-  class AllRows {
-   public:
-    AllRows() = default;
-    AllRows(const AllRows& /*other*/) {}
-    AllRows& operator=(const AllRows& /*other*/) {
-      std::vector<uint32_t>().swap(rows_);
-      return *this;
-    }
-    std::span<const uint32_t> Of(size_t rows) const;
-
-   private:
-    mutable std::mutex mutex_;
-    mutable std::vector<uint32_t> rows_;
+  // A step's rows: a range of the table until a row breaks the run, then a
+  // list of every one of them (row_set.h).
+  struct StepRows {
+    size_t first = 0;
+    size_t count = 0;
+    std::vector<uint32_t> list;  // empty while the rows are one run
+    void AddRun(size_t begin, size_t end);
+    RowSet View() const { return list.empty() ? RowSet::Range(first, count) : RowSet(list); }
   };
 
   PmuColumns pmu_;
-  std::map<int32_t, std::vector<uint32_t>> rows_by_step_;
-  AllRows all_rows_;
+  std::map<int32_t, StepRows> rows_by_step_;
   std::map<int32_t, StepExtent> extent_by_step_;  // kNoStep: rows without a step
   std::optional<StepExtent> extent_of_all_;
 };

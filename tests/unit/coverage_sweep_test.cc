@@ -105,13 +105,19 @@ TEST(RowsByStart, KeepsSortedRowsAndSortsOthers) {
   const std::vector<int64_t> start{5, 1, 3, 3};
   std::vector<uint32_t> storage;
   const std::vector<uint32_t> in_order{1, 2, 3, 0};
-  std::span<const uint32_t> same = RowsByStart(start, in_order, &storage);
-  EXPECT_EQ(same.data(), in_order.data());
+  const model::RowSet same = RowsByStart(start, in_order, &storage);
+  EXPECT_EQ(std::vector<uint32_t>(same.begin(), same.end()), in_order);
   EXPECT_TRUE(storage.empty());
   const std::vector<uint32_t> shuffled{0, 3, 1, 2};
-  std::span<const uint32_t> sorted = RowsByStart(start, shuffled, &storage);
+  const model::RowSet sorted = RowsByStart(start, shuffled, &storage);
   EXPECT_EQ(std::vector<uint32_t>(sorted.begin(), sorted.end()),
             (std::vector<uint32_t>{1, 3, 2, 0}));
+  // A range in start order stays a range; one out of order is listed.
+  const std::vector<int64_t> ascending{1, 2, 2, 7};
+  EXPECT_TRUE(RowsByStart(ascending, model::RowSet::Range(1, 3), &storage).is_range());
+  const model::RowSet listed = RowsByStart(start, model::RowSet::Range(0, 3), &storage);
+  EXPECT_FALSE(listed.is_range());
+  EXPECT_EQ(std::vector<uint32_t>(listed.begin(), listed.end()), (std::vector<uint32_t>{1, 2, 0}));
 }
 
 }  // namespace

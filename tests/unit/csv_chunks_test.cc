@@ -401,8 +401,9 @@ TEST(DeviceEventsAppendColumnsTest, SparseColumnsStoreOnlyOnceAPartHasAValue) {
   EXPECT_EQ(by_columns.launcher.values().size(), 16u);
 }
 
-// Every row (RowsOf(kNoStep)) is made when asked, from any thread, and
-// follows the table through appends, truncation, copies and moves.
+// Every row (RowsOf(kNoStep), the table's range) is the same from any
+// thread and follows the table through appends, truncation, copies and
+// moves.
 TEST(DeviceEventsAppendColumnsTest, EveryRowIsMadeWhenAskedAndFollowsTheTable) {
   auto identity = [](size_t n) {
     std::vector<uint32_t> rows(n);

@@ -62,7 +62,7 @@ class ComputeCover {
   std::span<const int64_t> duration_ns_;
   std::span<const model::ActivityKind> kind_;
   std::vector<uint32_t> sorted_;    // the step's rows, when the table's are out of start order
-  std::span<const uint32_t> rows_;  // the step's rows (every kind) in start order
+  model::RowSet rows_;              // the step's rows (every kind) in start order
   std::vector<int64_t> block_end_;  // [b]: the latest compute end in rows_[0, (b + 1) * kBlock)
   int64_t first_start_ = INT64_MAX;
 };

@@ -46,9 +46,8 @@ int64_t CoverageSweep::Covered(Lanes any_of, Lanes none_of) const {
   return total;
 }
 
-std::span<const uint32_t> RowsByStart(std::span<const int64_t> start_ns,
-                                      std::span<const uint32_t> rows,
-                                      std::vector<uint32_t>* storage) {
+model::RowSet RowsByStart(std::span<const int64_t> start_ns, model::RowSet rows,
+                          std::vector<uint32_t>* storage) {
   const auto by_start = [start_ns](uint32_t a, uint32_t b) { return start_ns[a] < start_ns[b]; };
   if (std::is_sorted(rows.begin(), rows.end(), by_start)) return rows;
   storage->assign(rows.begin(), rows.end());

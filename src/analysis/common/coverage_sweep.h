@@ -18,6 +18,8 @@
 #include <span>
 #include <vector>
 
+#include "model/row_set.h"
+
 namespace trainscope::analysis {
 
 class CoverageSweep {
@@ -52,8 +54,7 @@ class CoverageSweep {
 
 // The rows of |rows| in order of |start_ns|: |rows| itself when it already is
 // (a device table's rows are kept by start), else a sorted copy in |storage|.
-std::span<const uint32_t> RowsByStart(std::span<const int64_t> start_ns,
-                                      std::span<const uint32_t> rows,
-                                      std::vector<uint32_t>* storage);
+model::RowSet RowsByStart(std::span<const int64_t> start_ns, model::RowSet rows,
+                          std::vector<uint32_t>* storage);
 
 }  // namespace trainscope::analysis

@@ -35,7 +35,7 @@ std::vector<KernelSequence> BuildKernelSequences(const model::RankProfile& profi
   std::vector<int32_t> key_of_name;  // sized when a derived type is met
   int32_t keys = 0;
   StreamTokens* current = nullptr;
-  const std::span<const uint32_t> rows = table.RowsOf(step);
+  const model::RowSet rows = table.RowsOf(step);
   // Each stream's lists sized once: a big step's are megabytes, and each
   // regrowth copies them into fresh pages.
   for (const uint32_t i : rows) {

@@ -144,9 +144,12 @@ StepMotifs AnalyzeStepMotifs(const model::RankProfile& profile, int32_t step, in
     std::vector<double> weights;
     // Collapsed position c stands for seq positions [begin_of[c], begin_of[c + 1]).
     std::vector<int32_t> begin_of;
-    tokens.reserve(seq.tokens.size());
-    weights.reserve(seq.tokens.size() + 1);  // + 1: MineRepeats appends one
-    begin_of.reserve(seq.tokens.size() + 1);
+    // Sized to the collapsed stream: an instance of k kernels is one token.
+    size_t collapsed = seq.tokens.size();
+    for (const auto& m : matches) collapsed -= static_cast<size_t>(m.end - m.begin - 1);
+    tokens.reserve(collapsed);
+    weights.reserve(collapsed + 1);  // + 1: MineRepeats appends one
+    begin_of.reserve(collapsed + 1);
     size_t next_match = 0;
     for (int32_t p = 0; p < static_cast<int32_t>(seq.tokens.size());) {
       if (next_match < matches.size() && matches[next_match].begin == p) {

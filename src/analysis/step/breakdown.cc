@@ -37,9 +37,8 @@ namespace {
 // range itself when given.
 TimeBudget BudgetOfClippedRows(std::span<const int64_t> start_ns,
                                std::span<const int64_t> duration_ns,
-                               std::span<const model::ActivityKind> kinds,
-                               std::span<const uint32_t> rows, int64_t clip_start,
-                               int64_t clip_end) {
+                               std::span<const model::ActivityKind> kinds, model::RowSet rows,
+                               int64_t clip_start, int64_t clip_end) {
   TimeBudget b;
   const bool clipped = clip_end > clip_start;
   if (rows.empty()) return b;
@@ -84,15 +83,13 @@ TimeBudget BudgetOfClippedRows(std::span<const int64_t> start_ns,
 }  // namespace
 
 TimeBudget BudgetOfRows(std::span<const int64_t> start_ns, std::span<const int64_t> duration_ns,
-                        std::span<const model::ActivityKind> kinds,
-                        std::span<const uint32_t> rows) {
+                        std::span<const model::ActivityKind> kinds, model::RowSet rows) {
   return BudgetOfClippedRows(start_ns, duration_ns, kinds, rows, 0, 0);
 }
 
 TimeBudget BudgetInWindow(std::span<const int64_t> start_ns, std::span<const int64_t> duration_ns,
-                          std::span<const model::ActivityKind> kinds,
-                          std::span<const uint32_t> rows, int64_t window_start,
-                          int64_t window_end) {
+                          std::span<const model::ActivityKind> kinds, model::RowSet rows,
+                          int64_t window_start, int64_t window_end) {
   if (window_end <= window_start) return TimeBudget{};
   return BudgetOfClippedRows(start_ns, duration_ns, kinds, rows, window_start, window_end);
 }

@@ -41,14 +41,14 @@ struct TimeBudget {
 // duration and kind columns (the one budget path; the HTA parity tests pass
 // relabelled kinds).
 TimeBudget BudgetOfRows(std::span<const int64_t> start_ns, std::span<const int64_t> duration_ns,
-                        std::span<const model::ActivityKind> kinds, std::span<const uint32_t> rows);
+                        std::span<const model::ActivityKind> kinds, model::RowSet rows);
 
 // The budget of the window [window_start, window_end) (a GPU iteration,
 // model/iteration.h): |rows| clipped to it, total = the window's length, so
 // idle includes the device waiting for the host. Activities counts the rows
 // with time in the window.
 TimeBudget BudgetInWindow(std::span<const int64_t> start_ns, std::span<const int64_t> duration_ns,
-                          std::span<const model::ActivityKind> kinds,
-                          std::span<const uint32_t> rows, int64_t window_start, int64_t window_end);
+                          std::span<const model::ActivityKind> kinds, model::RowSet rows,
+                          int64_t window_start, int64_t window_end);
 
 }  // namespace trainscope::analysis

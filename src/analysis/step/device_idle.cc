@@ -5,8 +5,7 @@
 
 namespace trainscope::analysis {
 
-std::vector<Interval> DeviceBusy(const model::DeviceEvents& events,
-                                 std::span<const uint32_t> rows) {
+std::vector<Interval> DeviceBusy(const model::DeviceEvents& events, model::RowSet rows) {
   std::vector<Interval> busy;
   busy.reserve(rows.size());
   for (uint32_t i : rows) busy.push_back(Interval{events.start_ns[i], events.end_ns(i)});

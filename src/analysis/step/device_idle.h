@@ -15,7 +15,7 @@ namespace trainscope::analysis {
 
 // The union of the device activity of |rows| of |events| (every kind, as the
 // time budget's busy time), by start.
-std::vector<Interval> DeviceBusy(const model::DeviceEvents& events, std::span<const uint32_t> rows);
+std::vector<Interval> DeviceBusy(const model::DeviceEvents& events, model::RowSet rows);
 
 // Time in [lo, hi) covered by no interval of |busy| (a union, by start);
 // 0 when hi <= lo.

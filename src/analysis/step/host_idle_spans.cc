@@ -52,7 +52,7 @@ std::vector<Interval> SyncIdle(const model::RankProfile& profile,
 }
 
 // The gaps ended by an event launched after the gap began.
-std::vector<Interval> LaunchIdle(const model::RankProfile& profile, std::span<const uint32_t> rows,
+std::vector<Interval> LaunchIdle(const model::RankProfile& profile, model::RowSet rows,
                                  const std::vector<Interval>& gaps) {
   std::vector<Interval> out;
   size_t next = 0;
@@ -76,8 +76,7 @@ std::vector<HostIdleSpan> HostIdleSpans(const model::RankProfile& profile,
   const model::DeviceEvents& events = profile.device_events;
   if (profile.timeline.host_ops.size() == 0 || events.size() == 0) return {};
   std::vector<uint32_t> storage;
-  const std::span<const uint32_t> rows =
-      RowsByStart(events.start_ns, events.RowsOf(model::kNoStep), &storage);
+  const model::RowSet rows = RowsByStart(events.start_ns, events.RowsOf(model::kNoStep), &storage);
   const std::vector<Interval> busy =
       loader.device_busy.empty() ? DeviceBusy(events, rows) : loader.device_busy;
   // Before the capture's first device event the device is not recorded:

@@ -128,7 +128,7 @@ std::optional<HostSyncStats> ComputeHostSync(const model::RankProfile& profile, 
                                              const std::vector<uint32_t>& calls) {
   const model::HostOps& ops = profile.timeline.host_ops;
   const model::DeviceEvents& events = profile.device_events;
-  const std::span<const uint32_t> rows = events.RowsOf(step);
+  const model::RowSet rows = events.RowsOf(step);
   if (ops.size() == 0 || rows.empty()) return std::nullopt;
   const std::optional<model::StepExtent> extent = events.ExtentOf(step);
   if (!extent) return std::nullopt;

@@ -74,8 +74,8 @@ bool IsKernel(const model::DeviceEvents& events, uint32_t row) {
 // p50, p90 and p99 of the durations of the |kernels| kernels among |rows|,
 // selected by reading them a few times rather than in a copy (8 bytes a
 // kernel held beside the step's other analyses); as Quantiles gives them.
-std::vector<double> KernelQuantiles(const model::DeviceEvents& events,
-                                    std::span<const uint32_t> rows, size_t kernels) {
+std::vector<double> KernelQuantiles(const model::DeviceEvents& events, model::RowSet rows,
+                                    size_t kernels) {
   const auto visit_durations = [&](auto&& visit) {
     for (const uint32_t i : rows) {
       if (IsKernel(events, i)) visit(static_cast<double>(events.duration_ns[i]));
@@ -124,7 +124,7 @@ StepDistribution ComputeStepDistribution(const model::RankProfile& profile, int3
   const bool types_guessed =
       profile.device_events_source == model::DeviceEventsSource::kKernelDetailsCsv;
 
-  const std::span<const uint32_t> rows = kernels.RowsOf(step);
+  const model::RowSet rows = kernels.RowsOf(step);
   for (const uint32_t i : rows) {
     const int64_t start = kernels.start_ns[i];
     const int64_t duration = kernels.duration_ns[i];

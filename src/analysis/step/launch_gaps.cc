@@ -8,9 +8,8 @@
 
 namespace trainscope::analysis {
 
-std::optional<int64_t> LaunchEndingGap(const model::RankProfile& profile,
-                                       std::span<const uint32_t> rows, int64_t gap_end,
-                                       size_t* next) {
+std::optional<int64_t> LaunchEndingGap(const model::RankProfile& profile, model::RowSet rows,
+                                       int64_t gap_end, size_t* next) {
   const model::DeviceEvents& events = profile.device_events;
   while (*next < rows.size() && events.start_ns[rows[*next]] < gap_end) ++*next;
   std::optional<int64_t> launched;
@@ -24,7 +23,7 @@ std::optional<int64_t> LaunchEndingGap(const model::RankProfile& profile,
 
 std::optional<LaunchGapStats> ComputeLaunchGaps(const model::RankProfile& profile, int32_t step) {
   const model::DeviceEvents& events = profile.device_events;
-  const std::span<const uint32_t> rows = events.RowsOf(step);
+  const model::RowSet rows = events.RowsOf(step);
   if (rows.empty()) return std::nullopt;
   std::vector<double> delays;
   for (uint32_t i : rows) {

@@ -51,8 +51,7 @@ inline std::optional<int64_t> LaunchEndOf(const model::RankProfile& profile, uin
 // then; nullopt when none of them has a known launch. |*next| walks |rows|
 // forward across calls for gaps in time order. The gap is the host's when
 // the result is after the gap began.
-std::optional<int64_t> LaunchEndingGap(const model::RankProfile& profile,
-                                       std::span<const uint32_t> rows, int64_t gap_end,
-                                       size_t* next);
+std::optional<int64_t> LaunchEndingGap(const model::RankProfile& profile, model::RowSet rows,
+                                       int64_t gap_end, size_t* next);
 
 }  // namespace trainscope::analysis

@@ -49,7 +49,7 @@ std::vector<uint32_t> IterationRows(const model::RankProfile& profile, int32_t s
   const size_t first = k > 0 ? k - 1 : k;
   const size_t last = std::min(k + 1, steps.size() - 1);
   for (size_t n = first; n <= last; ++n) {
-    const std::span<const uint32_t> own = events.RowsOf(steps[n].number);
+    const model::RowSet own = events.RowsOf(steps[n].number);
     rows.insert(rows.end(), own.begin(), own.end());
   }
   std::sort(rows.begin(), rows.end());

@@ -286,8 +286,8 @@ class LongestGaps {
 
 // Step-start idle: until the first compute kernel; the collective that
 // runs meanwhile is what the step waits for (the article's 302 ms barrier).
-void FindStepStartWait(const model::RankProfile& profile, std::span<const uint32_t> rows,
-                       int64_t origin, StepTimeline* timeline) {
+void FindStepStartWait(const model::RankProfile& profile, model::RowSet rows, int64_t origin,
+                       StepTimeline* timeline) {
   const auto& kernels = profile.device_events;
   for (size_t i : rows) {
     if (LaneOf(profile, i) != Lane::kCompute) continue;
@@ -305,8 +305,8 @@ void FindStepStartWait(const model::RankProfile& profile, std::span<const uint32
 
 // The longest free gaps (step-relative), each with the op types of the
 // kernels around it.
-std::vector<FreeGap> NameGaps(const model::RankProfile& profile, std::span<const uint32_t> rows,
-                              int64_t origin, const std::vector<GapSpan>& longest) {
+std::vector<FreeGap> NameGaps(const model::RankProfile& profile, model::RowSet rows, int64_t origin,
+                              const std::vector<GapSpan>& longest) {
   const auto& kernels = profile.device_events;
   std::vector<FreeGap> gaps;
   gaps.reserve(longest.size());
@@ -343,8 +343,8 @@ std::vector<FreeGap> NameGaps(const model::RankProfile& profile, std::span<const
 
 // The host op that launched each kernel of |rows| (by its place in rows),
 // step-relative, in start order.
-std::vector<TrackLaunch> TrackLaunches(const model::RankProfile& profile,
-                                       std::span<const uint32_t> rows, int64_t origin) {
+std::vector<TrackLaunch> TrackLaunches(const model::RankProfile& profile, model::RowSet rows,
+                                       int64_t origin) {
   const auto& kernels = profile.device_events;
   const model::HostOps& ops = profile.timeline.host_ops;
   std::vector<TrackLaunch> launches;
@@ -370,7 +370,7 @@ class StepKernels {
  public:
   static constexpr uint32_t kFamilyBits = 30;
 
-  StepKernels(const model::DeviceEvents& events, std::span<const uint32_t> rows, int64_t origin,
+  StepKernels(const model::DeviceEvents& events, model::RowSet rows, int64_t origin,
               const std::vector<uint32_t>& local_string, const std::vector<uint32_t>& lane_family)
       : events_(events),
         rows_(rows),
@@ -414,7 +414,7 @@ class StepKernels {
   }
 
   const model::DeviceEvents& events_;
-  std::span<const uint32_t> rows_;
+  model::RowSet rows_;
   int64_t origin_;
   const std::vector<uint32_t>& local_string_;
   const std::vector<uint32_t>& lane_family_;
@@ -432,8 +432,7 @@ StepTimeline ComputeStepTimeline(const model::RankProfile& profile, int32_t step
   // DeviceEvents is kept sorted by start, so rows are in start order (the
   // sweep below needs it; a copy is sorted otherwise).
   std::vector<uint32_t> sorted;
-  const std::span<const uint32_t> rows =
-      RowsByStart(kernels.start_ns, kernels.RowsOf(step), &sorted);
+  const model::RowSet rows = RowsByStart(kernels.start_ns, kernels.RowsOf(step), &sorted);
   if (rows.empty()) return timeline;
   const int64_t origin = kernels.start_ns[rows.front()];
   int64_t window_end = origin;
@@ -580,7 +579,7 @@ void AddTrackInstances(const model::RankProfile& profile, const std::vector<Moti
   TimelineTrack& track = timeline->track;
   if (track.kernels.empty()) return;
   const model::DeviceEvents& events = profile.device_events;
-  const std::span<const uint32_t> rows = events.RowsOf(timeline->step);
+  const model::RowSet rows = events.RowsOf(timeline->step);
   track.instance.assign(track.kernels.size(), -1);
   if (rows.size() == track.kernels.size()) {
     // Mined motifs first, fingerprints last: a kernel in both keeps its
