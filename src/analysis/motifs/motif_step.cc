@@ -94,7 +94,7 @@ StepMotifs AnalyzeStepMotifs(const model::RankProfile& profile, int32_t step, in
   StepMotifs out;
   out.step_ns = step_ns;
   const model::DeviceEvents& table = profile.device_events;
-  const auto sequences = BuildKernelSequences(profile, step, library);
+  auto sequences = BuildKernelSequences(profile, step, library);
   out.launch_overhead_ns = LaunchOverheadNs(table, sequences);
   const auto& fps = library.fingerprints();
   std::map<int32_t, FingerprintStepStats> stats;
@@ -102,9 +102,9 @@ StepMotifs AnalyzeStepMotifs(const model::RankProfile& profile, int32_t step, in
   std::vector<Motif> fingerprint_motifs;
   std::vector<Motif> mined_motifs;
 
-  for (const auto& seq : sequences) {
+  for (auto& seq : sequences) {
     out.compute_kernels += static_cast<int64_t>(seq.rows.size());
-    const auto matches = MatchFingerprints(seq, library, options.accept_memo);
+    auto matches = MatchFingerprints(seq, library, options.accept_memo);
     // Instances per fingerprint row, as DeviceEvents rows.
     std::map<int32_t, std::vector<InstanceRows>> rows_by_fp;
     for (const auto& m : matches) {
@@ -166,6 +166,10 @@ StepMotifs AnalyzeStepMotifs(const model::RankProfile& profile, int32_t step, in
       ++p;
     }
     begin_of.push_back(static_cast<int32_t>(seq.tokens.size()));
+    // The stream's tokens and instances are the collapsed stream now: freed
+    // before the mining, the step's largest transient (its memory peak).
+    std::vector<int32_t>().swap(seq.tokens);
+    std::vector<FingerprintInstance>().swap(matches);
     const auto repeats = options.mining_memo != nullptr
                              ? options.mining_memo->Mine(tokens, std::move(weights), options.mining)
                              : MineRepeats(tokens, std::move(weights), options.mining);
