@@ -19,10 +19,12 @@ struct KernelDetailsOptions {
   // Threads reading chunks of the file at once (formats/csv/csv_chunks.h).
   unsigned threads = 1;
   // About this many bytes per chunk. Small enough that both cores get work
-  // and the memory of a chunk's rows (freed as it joins the table) is a
-  // sliver of the whole; big enough that the per-chunk strings and
-  // reservations cost nothing. Tests use tiny chunks to exercise splitting.
-  size_t chunk_bytes = size_t{4} << 20;
+  // and the pages of the chunks being read (two at a time on two cores, at
+  // the read's memory peak beside the table) are a sliver of the whole;
+  // big enough that the per-chunk strings, interned again when the chunks
+  // join, cost little (4 MiB made a one-thread read 13 % slower than 8 or
+  // 16: docs/benchmarks.md). Tests use tiny chunks to exercise splitting.
+  size_t chunk_bytes = size_t{8} << 20;
   // Called with each byte range [begin, end) the reader is done with (a
   // mapped file drops those pages: MappedFile::Release): each chunk once
   // after it is read, so the file is never resident whole. Bytes released
