@@ -88,7 +88,7 @@ TEST(JsonPiecewise, AnErrorInsideAPieceIsAnError) {
   EXPECT_EQ(pieces.fields[0].first, "a");
 }
 
-TEST(JsonPiecewise, ReleasesEachPieceAfterTheCutScanAndAfterItsParse) {
+TEST(JsonPiecewise, ReleasesEachPieceAfterTheCutScanAndOnceCopiedForItsParse) {
   const std::string json = R"({"a": {"x": 1}, "b": [2], "c": "3"})";
   std::vector<std::pair<size_t, size_t>> released;
   PiecewiseOptions options;
@@ -100,8 +100,9 @@ TEST(JsonPiecewise, ReleasesEachPieceAfterTheCutScanAndAfterItsParse) {
   EXPECT_EQ(released[0], std::make_pair(json.find("\"a\""), json.find(", \"b\"")));
   EXPECT_EQ(released[1], std::make_pair(json.find("\"b\""), json.find(", \"c\"")));
   EXPECT_EQ(released[2], std::make_pair(json.find("\"c\""), json.rfind('"') + 1));
-  // ...then the walk, one range per piece, contiguous from the start, the
-  // last ending at "3"'s closing quote; nothing after the piece being walked.
+  // ...then the walk, one range per piece as it is copied to be parsed,
+  // contiguous from the start, the last ending at "3"'s closing quote;
+  // nothing after the piece being walked.
   EXPECT_EQ(released[3].first, 0u);
   EXPECT_EQ(released[4].first, released[3].second);
   EXPECT_EQ(released[5].first, released[4].second);
