@@ -10,6 +10,7 @@
 #include <cmath>
 #include <vector>
 
+#include "analysis/common/visited_quantiles.h"
 #include "core/string_pool.h"
 #include "model/device_events.h"
 #include "random_draws.h"
@@ -184,6 +185,22 @@ TEST(LaunchOverhead, IsTheMedianOfTheShortestDecileAsFirstWritten) {
         << "trial " << trial;
   }
   EXPECT_EQ(LaunchOverheadNs(model::DeviceEvents(), {}), 0);
+}
+
+// Past kCopyUpTo kernels the durations are read by the radix passes instead.
+TEST(LaunchOverhead, ManyKernelsGiveTheSameAnswerWithoutACopy) {
+  testing::RandomDraws draw(20261207);
+  model::DeviceEventColumns columns;
+  std::vector<KernelSequence> sequences(2);
+  const size_t kernels = kCopyUpTo + 1 + static_cast<size_t>(draw(1000));
+  for (size_t i = 0; i < kernels; ++i) {
+    model::DeviceEvent row;
+    row.duration_ns = draw(4) == 0 ? draw(50) : int64_t{draw(1 << 20)} * 1000;
+    sequences[i % 2].rows.push_back(static_cast<uint32_t>(i));
+    columns.Append(row);
+  }
+  const model::DeviceEvents table(std::move(columns));
+  EXPECT_EQ(LaunchOverheadNs(table, sequences), LaunchOverheadAsFirstWritten(table, sequences));
 }
 
 }  // namespace

@@ -12,9 +12,10 @@
 namespace trainscope::analysis {
 namespace {
 
+// The radix selection itself (QuantilesOfVisited copies a few values).
 std::vector<double> VisitedQuantiles(const std::vector<double>& values,
                                      const std::vector<double>& qs) {
-  return QuantilesOfVisited(
+  return QuantilesByRadix(
       [&values](auto&& visit) {
         for (const double v : values) visit(v);
       },
@@ -100,7 +101,7 @@ TEST(VisitedQuantiles, NoValuesGiveZerosAndOneValueGivesItself) {
 TEST(VisitedQuantiles, ReadTheValuesFourTimes) {
   const std::vector<double> values = {3, 1, 2, 5, 4};
   int passes = 0;
-  const std::vector<double> got = QuantilesOfVisited(
+  const std::vector<double> got = QuantilesByRadix(
       [&](auto&& visit) {
         ++passes;
         for (const double v : values) visit(v);
@@ -108,6 +109,24 @@ TEST(VisitedQuantiles, ReadTheValuesFourTimes) {
       values.size(), {0.5, 0.9});
   EXPECT_EQ(got, (std::vector<double>{3.0, 4.6}));
   EXPECT_EQ(passes, 4);  // 16 bits of the 64-bit order a pass, both quantiles in each
+}
+
+// A few values are copied (read once), many read by the radix passes (four
+// times); the answers are Quantiles' either way.
+TEST(VisitedQuantiles, CopyAFewValuesAndVisitMany) {
+  for (const size_t n : {size_t{5}, kCopyUpTo, kCopyUpTo + 1}) {
+    std::vector<double> values(n);
+    for (size_t i = 0; i < n; ++i) values[i] = static_cast<double>((i * 7919) % 1000) / 8;
+    int passes = 0;
+    const std::vector<double> got = QuantilesOfVisited(
+        [&](auto&& visit) {
+          ++passes;
+          for (const double v : values) visit(v);
+        },
+        n, {0.5, 0.9, 0.99});
+    EXPECT_EQ(got, CopiedQuantiles(values, {0.5, 0.9, 0.99})) << n;
+    EXPECT_EQ(passes, n <= kCopyUpTo ? 1 : 4) << n;
+  }
 }
 
 }  // namespace

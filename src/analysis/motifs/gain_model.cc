@@ -68,7 +68,8 @@ int64_t LaunchOverheadNs(const model::DeviceEvents& table,
   // (8 bytes a kernel held beside the step's other analyses).
   const size_t decile = std::max<size_t>(1, kernels / 10);
   const size_t rank = decile / 2;
-  if (kernels > UINT32_MAX) {  // past the histograms' counts: select in a copy
+  // Past the histograms' counts, or few enough to copy (kCopyUpTo).
+  if (kernels > UINT32_MAX || kernels <= kCopyUpTo) {
     std::vector<int64_t> durations;
     durations.reserve(kernels);
     for (const auto& seq : sequences) {
