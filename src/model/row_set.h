@@ -30,6 +30,7 @@ class RowSet {
       : list_(list.data()), size_(list.size()) {}
   RowSet(const std::vector<uint32_t>& list)  // NOLINT(google-explicit-constructor)
       : RowSet(std::span<const uint32_t>(list)) {}
+  RowSet(std::vector<uint32_t>&& list) = delete;  // would outlive its list
   // Rows [first, first + count).
   static RowSet Range(size_t first, size_t count) {
     RowSet rows;
