@@ -19,7 +19,6 @@
 #include <cstdint>
 #include <map>
 #include <optional>
-#include <span>
 #include <vector>
 
 #include "core/string_pool.h"

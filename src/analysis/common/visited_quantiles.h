@@ -144,4 +144,28 @@ std::vector<double> QuantilesOfVisited(ForEach&& for_each, size_t n,
   return Quantiles(values, qs);
 }
 
+// The |rank|-th smallest (0-based, < n) of the |n| int64 values that
+// |for_each| visits (for_each(visit) calls visit(int64_t) once for each),
+// selected as QuantilesOfVisited selects: in a copy up to kCopyUpTo values,
+// else by the radix passes, which read the values four times.
+template <class ForEach>
+int64_t OrderStatisticOfVisited(ForEach&& for_each, size_t n, size_t rank) {
+  if (n <= kCopyUpTo || n > UINT32_MAX) {
+    std::vector<int64_t> values;
+    values.reserve(n);
+    for_each([&values](int64_t v) { values.push_back(v); });
+    std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(rank),
+                     values.end());
+    return values[rank];
+  }
+  constexpr uint64_t kSign = uint64_t{1} << 63;  // an int64's order as unsigned keys
+  OrderStatistics select({rank});
+  while (select.NeedsPass()) {
+    select.BeginPass();
+    for_each([&select](int64_t v) { select.Add(static_cast<uint64_t>(v) ^ kSign); });
+    select.EndPass();
+  }
+  return static_cast<int64_t>(select.KeyAt(rank) ^ kSign);
+}
+
 }  // namespace trainscope::analysis

@@ -64,32 +64,17 @@ int64_t LaunchOverheadNs(const model::DeviceEvents& table,
   if (kernels == 0) return 0;
   // The median of the shortest decile is one order statistic of them all:
   // the shortest |decile| sorted are the first |decile| of the whole order.
-  // Selected by reading the durations a few times, not in a copy of them
-  // (8 bytes a kernel held beside the step's other analyses).
+  // Past kCopyUpTo kernels it is selected by reading the durations a few
+  // times, not in a copy of them (8 bytes a kernel held beside the step's
+  // other analyses).
   const size_t decile = std::max<size_t>(1, kernels / 10);
-  const size_t rank = decile / 2;
-  // Past the histograms' counts, or few enough to copy (kCopyUpTo).
-  if (kernels > UINT32_MAX || kernels <= kCopyUpTo) {
-    std::vector<int64_t> durations;
-    durations.reserve(kernels);
-    for (const auto& seq : sequences) {
-      for (uint32_t row : seq.rows) durations.push_back(table.duration_ns[row]);
-    }
-    std::nth_element(durations.begin(), durations.begin() + static_cast<std::ptrdiff_t>(rank),
-                     durations.end());
-    return durations[rank];
-  }
-  constexpr uint64_t kSign = uint64_t{1} << 63;  // an int64's order as unsigned keys
-  OrderStatistics select({rank});
-  while (select.NeedsPass()) {
-    select.BeginPass();
-    for (const auto& seq : sequences) {
-      for (uint32_t row : seq.rows)
-        select.Add(static_cast<uint64_t>(table.duration_ns[row]) ^ kSign);
-    }
-    select.EndPass();
-  }
-  return static_cast<int64_t>(select.KeyAt(rank) ^ kSign);
+  return OrderStatisticOfVisited(
+      [&](auto&& visit) {
+        for (const auto& seq : sequences) {
+          for (uint32_t row : seq.rows) visit(table.duration_ns[row]);
+        }
+      },
+      kernels, decile / 2);
 }
 
 InstanceCost EstimateInstance(const model::DeviceEvents& table, const KernelSequence& sequence,

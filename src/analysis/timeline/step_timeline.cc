@@ -9,6 +9,7 @@
 #include "analysis/common/collective_groups.h"
 #include "analysis/common/collective_types.h"
 #include "analysis/common/coverage_sweep.h"
+#include "core/index_iterator.h"
 
 namespace trainscope::analysis {
 namespace {
@@ -382,27 +383,13 @@ class StepKernels {
     return static_cast<uint32_t>(lane) << kFamilyBits | family;
   }
 
-  class Iterator {
-   public:
-    Iterator(const StepKernels* kernels, size_t k) : kernels_(kernels), k_(k) {}
-    TimelineKernel operator*() const { return kernels_->At(k_); }
-    Iterator& operator++() {
-      ++k_;
-      return *this;
-    }
-    bool operator!=(const Iterator& other) const { return k_ != other.k_; }
-
-   private:
-    const StepKernels* kernels_;
-    size_t k_;
-  };
-
+  using Iterator = IndexIterator<StepKernels, TimelineKernel>;
   Iterator begin() const { return Iterator(this, 0); }
   Iterator end() const { return Iterator(this, rows_.size()); }
   size_t size() const { return rows_.size(); }
 
- private:
-  TimelineKernel At(size_t k) const {
+  // Kernel |k| of the step, made from the columns.
+  TimelineKernel operator[](size_t k) const {
     const uint32_t i = rows_[k];
     const uint32_t packed = lane_family_[k];
     return TimelineKernel{events_.start_ns[i] - origin_,
@@ -413,6 +400,7 @@ class StepKernels {
                           packed & ((uint32_t{1} << kFamilyBits) - 1)};
   }
 
+ private:
   const model::DeviceEvents& events_;
   model::RowSet rows_;
   int64_t origin_;
