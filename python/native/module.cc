@@ -60,6 +60,13 @@ class Column {
     column.owner_ = std::move(owned);
     return column;
   }
+  // A sparse column (model/columnar.h) with every row: its stored rows, or
+  // its absent value on each.
+  template <typename T>
+  static Column Of(model::columnar::SparseColumn<T>&& values) {
+    if (std::vector<T>* stored = values.stored_values()) return Of(std::move(*stored));
+    return Of(std::vector<T>(values.size(), values.absent()));
+  }
 
   py::buffer_info Buffer() const {
     return py::buffer_info(data_, static_cast<py::ssize_t>(item_size_), format_, 1,
@@ -97,6 +104,14 @@ CodedStrings Encode(const std::vector<StringId>& ids, const StringPool& pool) {
     coded.codes.push_back(code);
   }
   return coded;
+}
+
+// The input shapes of every row (the rows hold one id of their four tensor
+// strings).
+std::vector<StringId> InputShapes(const model::DeviceEvents& events) {
+  std::vector<StringId> shapes(events.size());
+  for (size_t i = 0; i < events.size(); ++i) shapes[i] = events.tensors_of(i).input_shapes;
+  return shapes;
 }
 
 // The family of every row, classified once per distinct (name, type, kind).
@@ -165,7 +180,7 @@ RankKernels TakeKernels(model::RankProfile&& profile, const analysis::FamilyRule
   out.strings.emplace_back("accelerator", Encode(events.accelerator, pool));
   out.strings.emplace_back("kind", Kinds(events.kind));
   out.strings.emplace_back("family", Families(events, pool, families));
-  out.strings.emplace_back("input_shapes", Encode(events.input_shapes, pool));
+  out.strings.emplace_back("input_shapes", Encode(InputShapes(events), pool));
   out.numeric.emplace_back("step", Column::Of(std::move(events.step)));
   out.numeric.emplace_back("start_ns", Column::Of(std::move(events.start_ns)));
   out.numeric.emplace_back("duration_ns", Column::Of(std::move(events.duration_ns)));

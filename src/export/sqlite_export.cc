@@ -211,8 +211,9 @@ Status SqliteExport::AddRank(size_t index, const model::RankProfile& profile,
           s.Text<"motif">(MotifLabel(*motif));
         s.Int<"motif_instance">(tracks.instances[static_cast<size_t>(instance)].index);
       }
-      s.TextOrNull<"input_shapes">(strings.Get(ev.input_shapes[row]))
-          .TextOrNull<"input_dtypes">(strings.Get(ev.input_dtypes[row]));
+      const model::TensorDescription& tensors = ev.tensors_of(row);
+      s.TextOrNull<"input_shapes">(strings.Get(tensors.input_shapes))
+          .TextOrNull<"input_dtypes">(strings.Get(tensors.input_dtypes));
       if (ev.correlation[row] != model::kNoId) s.Int<"correlation">(ev.correlation[row]);
       TS_RETURN_IF_ERROR(s.Run());
     }

@@ -125,6 +125,12 @@ class SparseColumn {
     values_.insert(values_.end(), more.values_.begin(), more.values_.end());
     rows_ += more.rows_;
   }
+  // Stores every row from now on, as the first other value would: a reader
+  // about to set rows from several threads at once (Set would store the
+  // column on whichever thread first writes another value).
+  void StoreEveryRow() {
+    if (!stored_) Store();
+  }
   // Row |index| (< size()) set to |value|.
   void Set(size_t index, T value) {
     if (!stored_ && value == absent_) return;

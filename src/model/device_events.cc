@@ -11,8 +11,10 @@ DeviceEvents::DeviceEvents(DeviceEventColumns columns) : DeviceEventColumns(std:
   IndexSteps();
 }
 
-DeviceEvents::DeviceEvents(DeviceEventColumns columns, PmuColumns pmu)
+DeviceEvents::DeviceEvents(DeviceEventColumns columns, PmuColumns pmu,
+                           TensorDescriptions descriptions)
     : DeviceEvents(std::move(columns)) {
+  tensor_descriptions_ = std::move(descriptions);
   if (pmu.size() > 0) {
     pmu_ = std::move(pmu);
     while (pmu_.size() < size()) pmu_.Append(PmuMetrics{});

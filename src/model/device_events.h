@@ -19,12 +19,14 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "core/string_pool.h"
 #include "model/activity_kind.h"
 #include "model/columnar.h"
 #include "model/row_set.h"
+#include "model/tensor_descriptions.h"
 
 namespace trainscope::model {
 
@@ -40,10 +42,12 @@ enum class OpState : uint8_t { kUnknown = 0, kStatic = 1, kDynamic = 2 };
 
 // (type, name, default of a row). Sparse<T> columns store nothing until a
 // row holds another value (columnar.h): kernel_details.csv has no
-// correlation, external id, collective or launcher (24 of a row's 103
+// correlation, external id, collective or launcher (24 of a row's 79
 // bytes), a .db export without host tables no external id, collective or
-// launcher (docs/benchmarks.md, "Peak memory below half the CSV"). A reader
-// that writes rows from several threads at once must write them absent.
+// launcher (docs/benchmarks.md, "Peak memory below half the CSV"), a trace
+// no wait or block dim (12 bytes). A reader that writes rows from several
+// threads at once writes a sparse column absent or stores it first
+// (SparseColumn::StoreEveryRow).
 // clang-format off
 #define TS_DEVICE_EVENT_COLUMNS(X)                                                              \
   X(int32_t, step, kNoStep)                                                                     \
@@ -54,18 +58,15 @@ enum class OpState : uint8_t { kUnknown = 0, kStatic = 1, kDynamic = 2 };
   X(int32_t, stream, kNoStream)                                                                 \
   X(int64_t, start_ns, 0)                                                                       \
   X(int64_t, duration_ns, 0)                                                                    \
-  X(int64_t, wait_ns, 0)                                                                        \
-  X(int32_t, block_dim, 0)                                                                      \
+  X(columnar::Sparse<int64_t>, wait_ns, 0)   /* kernel_details.csv / .db only */                  \
+  X(columnar::Sparse<int32_t>, block_dim, 0) /* kernel_details.csv / .db only */                  \
   X(ActivityKind, kind, ActivityKind::kCompute)                                                 \
   X(uint8_t, op_type_derived, 0)  /* 1 when Type was N/A and we derived it from Name */         \
   X(columnar::Sparse<int64_t>, correlation, kNoId)                                              \
   X(columnar::Sparse<int64_t>, external_id, kNoId)                                              \
   X(columnar::Sparse<int32_t>, collective, kNoIndex)  /* index into Timeline::collectives */    \
   X(columnar::Sparse<int32_t>, launcher, kNoIndex)    /* index into Timeline::host_ops */         \
-  X(StringId, input_shapes, StringPool::kEmpty) /* kernel_details.csv "4096,2048;2048,8192" */ \
-  X(StringId, input_dtypes, StringPool::kEmpty) /* "FLOAT16;FLOAT16" */               \
-  X(StringId, output_shapes, StringPool::kEmpty) /* kernel_details.csv "Output Shapes" */     \
-  X(StringId, output_dtypes, StringPool::kEmpty) /* "Output Data Types" */                  \
+  X(TensorDescriptionId, tensors, kNoTensors)  /* shapes and dtypes: DeviceEvents::tensors_of */ \
   X(OpState, op_state, OpState::kUnknown)      /* kernel_details.csv "OP State" (CANN >= 8.0) */
 // clang-format on
 
@@ -96,10 +97,11 @@ class DeviceEvents : public DeviceEventColumns {
  public:
   DeviceEvents() = default;
   // Takes columns filled elsewhere (a trace reader's staging table) and
-  // indexes their steps.
+  // indexes their steps. Their tensors column holds kNoTensors.
   explicit DeviceEvents(DeviceEventColumns columns);
-  // The same with PMU metrics: |pmu| is empty or has one row per event.
-  DeviceEvents(DeviceEventColumns columns, PmuColumns pmu);
+  // The same with PMU metrics (|pmu| is empty or has one row per event) and
+  // the descriptions the tensors column points into.
+  DeviceEvents(DeviceEventColumns columns, PmuColumns pmu, TensorDescriptions descriptions);
 
   void Append(const DeviceEvent& row);
   // A row with PMU metrics. The side table is filled up to this row with
@@ -114,6 +116,22 @@ class DeviceEvents : public DeviceEventColumns {
   // a way of reading it proved wrong) and re-indexes.
   void Truncate(size_t rows);
   int64_t end_ns(size_t index) const { return start_ns[index] + duration_ns[index]; }
+
+  // The shapes and dtypes of row |index| (all empty where the profile has
+  // none: traces, communication).
+  const TensorDescription& tensors_of(size_t index) const {
+    return tensor_descriptions_[tensors[index]];
+  }
+  // The id a row's tensors column takes for |description|.
+  TensorDescriptionId InternTensors(const TensorDescription& description) {
+    return tensor_descriptions_.Intern(description);
+  }
+  const TensorDescriptions& tensor_descriptions() const { return tensor_descriptions_; }
+  // Moves the descriptions out (a reader that rebuilds the table from
+  // columns hands them to the new one).
+  TensorDescriptions TakeTensorDescriptions() {
+    return std::exchange(tensor_descriptions_, TensorDescriptions());
+  }
 
   // Empty, or one row per event (NaN where an event has none).
   const PmuColumns& pmu() const { return pmu_; }
@@ -164,6 +182,7 @@ class DeviceEvents : public DeviceEventColumns {
   };
 
   PmuColumns pmu_;
+  TensorDescriptions tensor_descriptions_;
   std::map<int32_t, StepRows> rows_by_step_;
   std::map<int32_t, StepExtent> extent_by_step_;  // kNoStep: rows without a step
   std::optional<StepExtent> extent_of_all_;

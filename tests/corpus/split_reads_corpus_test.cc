@@ -66,7 +66,12 @@ TEST(SplitReadsCorpusTest, KernelDetailsReadInChunksEqualsTheWholeRead) {
     EXPECT_EQ(a.has_pmu(), b.has_pmu());
     for (size_t i = 0; i < a.size(); ++i) {
       ASSERT_EQ(whole.strings.Get(a.name[i]), chunked.strings.Get(b.name[i])) << i;
-      ASSERT_EQ(whole.strings.Get(a.input_shapes[i]), chunked.strings.Get(b.input_shapes[i]));
+      const model::TensorDescription& x = a.tensors_of(i);
+      const model::TensorDescription& y = b.tensors_of(i);
+      ASSERT_EQ(whole.strings.Get(x.input_shapes), chunked.strings.Get(y.input_shapes)) << i;
+      ASSERT_EQ(whole.strings.Get(x.input_dtypes), chunked.strings.Get(y.input_dtypes)) << i;
+      ASSERT_EQ(whole.strings.Get(x.output_shapes), chunked.strings.Get(y.output_shapes)) << i;
+      ASSERT_EQ(whole.strings.Get(x.output_dtypes), chunked.strings.Get(y.output_dtypes)) << i;
     }
     ASSERT_EQ(whole.ledgers.size(), 1u);
     ASSERT_EQ(chunked.ledgers.size(), 1u);

@@ -157,8 +157,8 @@ TEST(AscendDbReaderTest, ReadsKernelsCommunicationStepsAndRank) {
   EXPECT_EQ(p.strings.Get(e.name[0]), "aclnnMatmul_MatMulV2_0");
   EXPECT_EQ(p.strings.Get(e.op_type[0]), "MatMulV2");
   EXPECT_EQ(p.strings.Get(e.accelerator[0]), "AI_CORE");
-  EXPECT_EQ(p.strings.Get(e.input_shapes[0]), "4096,2048;2048,8192");
-  EXPECT_EQ(p.strings.Get(e.input_dtypes[0]), "FLOAT16;FLOAT16");
+  EXPECT_EQ(p.strings.Get(e.tensors_of(0).input_shapes), "4096,2048;2048,8192");
+  EXPECT_EQ(p.strings.Get(e.tensors_of(0).input_dtypes), "FLOAT16;FLOAT16");
   EXPECT_EQ(e.block_dim[0], 24);
   EXPECT_EQ(e.stream[0], 2);
   EXPECT_EQ(e.device[0], 0);
@@ -177,7 +177,7 @@ TEST(AscendDbReaderTest, ReadsKernelsCommunicationStepsAndRank) {
 
   EXPECT_EQ(p.strings.Get(e.op_type[2]), "TransData");  // N/A: derived from the name
   EXPECT_TRUE(e.op_type_derived[2]);
-  EXPECT_EQ(p.strings.Get(e.input_shapes[2]), "");
+  EXPECT_EQ(p.strings.Get(e.tensors_of(2).input_shapes), "");
   EXPECT_EQ(e.step[5], model::kNoStep);
   EXPECT_EQ(p.strings.Get(e.name[5]), "");  // id 99 is not in STRING_IDS
 

@@ -97,8 +97,9 @@ std::string Describe(const model::RankProfile& profile) {
   for (size_t i = 0; i < k.size(); ++i) {
     out += fmt::format("{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}\n", k.step[i], k.stream[i],
                        s(k.name[i]), s(k.op_type[i]), s(k.accelerator[i]), k.start_ns[i],
-                       k.duration_ns[i], k.wait_ns[i], k.block_dim[i], s(k.input_shapes[i]),
-                       s(k.input_dtypes[i]), s(k.output_shapes[i]), s(k.output_dtypes[i]),
+                       k.duration_ns[i], k.wait_ns[i], k.block_dim[i],
+                       s(k.tensors_of(i).input_shapes), s(k.tensors_of(i).input_dtypes),
+                       s(k.tensors_of(i).output_shapes), s(k.tensors_of(i).output_dtypes),
                        static_cast<int>(k.kind[i]), k.op_type_derived[i]);
   }
   for (size_t i = 0; i < k.size(); ++i) {

@@ -544,13 +544,15 @@ TEST(FindingCatalog, EveryIdRendersFromWhatItsDetectorEmits) {
     model::DeviceEvent mm;
     mm.step = 4;
     mm.op_type = shapes.strings.Intern("MatMulV3");
-    mm.input_shapes = shapes.strings.Intern("4096,1000;1000,4096");
-    mm.input_dtypes = shapes.strings.Intern("DT_BF16;DT_BF16");
+    const StringId bf16 = shapes.strings.Intern("DT_BF16;DT_BF16");
+    mm.tensors = shapes.device_events.InternTensors(
+        {.input_shapes = shapes.strings.Intern("4096,1000;1000,4096"), .input_dtypes = bf16});
     mm.duration_ns = 30'000'000;
     shapes.device_events.Append(mm);
     for (const Finding& f : RankThresholdFindings(rank, shapes)) check(f);
     // A second matmul shape 4x faster per FLOP: the first is a slow shape.
-    mm.input_shapes = shapes.strings.Intern("4096,1024;1024,4096");
+    mm.tensors = shapes.device_events.InternTensors(
+        {.input_shapes = shapes.strings.Intern("4096,1024;1024,4096"), .input_dtypes = bf16});
     mm.duration_ns = 3'750'000;
     mm.start_ns = 40'000'000;
     shapes.device_events.Append(mm);

@@ -35,10 +35,10 @@ class GainModelShapes : public ::testing::Test {
     row.op_type = strings_.Intern(m.op_type);
     row.start_ns = m.start_ns;
     row.duration_ns = m.duration_ns;
-    row.input_shapes = strings_.Intern(m.in_shapes);
-    row.input_dtypes = strings_.Intern(m.in_types);
-    row.output_shapes = strings_.Intern(m.out_shapes);
-    row.output_dtypes = strings_.Intern(m.out_types);
+    row.tensors = events_.InternTensors({.input_shapes = strings_.Intern(m.in_shapes),
+                                         .input_dtypes = strings_.Intern(m.in_types),
+                                         .output_shapes = strings_.Intern(m.out_shapes),
+                                         .output_dtypes = strings_.Intern(m.out_types)});
     sequence_.rows.push_back(static_cast<uint32_t>(events_.size()));
     events_.Append(row);
   }

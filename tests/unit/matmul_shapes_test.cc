@@ -38,8 +38,9 @@ TEST(MatmulShapes, TheCostliestUnalignedShapeIsNamed) {
     e.step = 3;
     e.op_type = p.strings.Intern(type);
     e.name = e.op_type;
-    e.input_shapes = p.strings.Intern(shapes);
-    e.input_dtypes = p.strings.Intern("DT_BF16;DT_BF16");
+    e.tensors =
+        p.device_events.InternTensors({.input_shapes = p.strings.Intern(shapes),
+                                       .input_dtypes = p.strings.Intern("DT_BF16;DT_BF16")});
     e.start_ns = static_cast<int64_t>(p.device_events.size()) * 1'000'000;
     e.duration_ns = ns;
     p.device_events.Append(e);

@@ -150,8 +150,8 @@ model::RankProfile AscendStep(int64_t slow_ns) {
     e.step = 3;
     e.op_type = p.strings.Intern(type);
     e.name = e.op_type;
-    e.input_shapes = p.strings.Intern(shapes);
-    e.input_dtypes = p.strings.Intern(dtypes);
+    e.tensors = p.device_events.InternTensors(
+        {.input_shapes = p.strings.Intern(shapes), .input_dtypes = p.strings.Intern(dtypes)});
     e.start_ns = static_cast<int64_t>(p.device_events.size()) * 10'000'000;
     e.duration_ns = ns;
     p.device_events.Append(e);

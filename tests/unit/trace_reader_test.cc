@@ -85,6 +85,10 @@ TEST(KinetoReader, CurrentSchema) {
   EXPECT_EQ(p.device_events.size(), 3u);
   // The op type keeps the template arguments (model/kernel_names.h).
   EXPECT_EQ(p.strings.Get(p.device_events.op_type[0]), "at::native::gemm<float,4>");
+  // A trace has no wait, block dim or tensor strings: nothing stored for
+  // them (12 bytes a row, docs/benchmarks.md).
+  EXPECT_FALSE(p.device_events.wait_ns.stored() || p.device_events.block_dim.stored());
+  EXPECT_EQ(p.device_events.tensor_descriptions().size(), 1u);
   const RowLedger& ledger = p.ledgers.back();
   EXPECT_EQ(ledger.rows_read(), ledger.rows_used() + ledger.rows_skipped());
   EXPECT_EQ(ledger.skipped_by_reason().at("counter"), 1);

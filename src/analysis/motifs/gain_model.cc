@@ -23,9 +23,9 @@ struct Traffic {
 void AddMember(const model::DeviceEvents& table, uint32_t row, bool first, bool last,
                MemberFacts* facts, Traffic* t) {
   if (!t->known) return;
-  const std::optional<double> in = facts->Bytes(table.input_shapes[row], table.input_dtypes[row]);
-  const std::optional<double> out =
-      facts->Bytes(table.output_shapes[row], table.output_dtypes[row]);
+  const model::TensorDescription& tensors = table.tensors_of(row);
+  const std::optional<double> in = facts->Bytes(tensors.input_shapes, tensors.input_dtypes);
+  const std::optional<double> out = facts->Bytes(tensors.output_shapes, tensors.output_dtypes);
   if (!in || !out) {
     t->known = false;
     return;

@@ -163,16 +163,17 @@ std::optional<UnalignedMatmuls> FindUnalignedMatmuls(const model::RankProfile& p
   };
   std::map<std::pair<StringId, StringId>, Verdict> verdicts;
   for (uint32_t i : events.RowsOf(step)) {
-    if (events.input_shapes[i] == StringPool::kEmpty) continue;
+    const model::TensorDescription& tensors = events.tensors_of(i);
+    if (tensors.input_shapes == StringPool::kEmpty) continue;
     auto [type, new_type] = matmul_type.try_emplace(events.op_type[i], false);
     if (new_type) type->second = IsMatmul(profile.strings.Get(events.op_type[i]));
     if (!type->second) continue;
     auto [verdict, new_shape] =
-        verdicts.try_emplace({events.input_shapes[i], events.input_dtypes[i]}, Verdict{});
+        verdicts.try_emplace({tensors.input_shapes, tensors.input_dtypes}, Verdict{});
     if (new_shape) {
       verdict->second.aligned =
-          InnerAxesAligned(profile.strings.Get(events.input_shapes[i]),
-                           profile.strings.Get(events.input_dtypes[i]), &verdict->second.axis);
+          InnerAxesAligned(profile.strings.Get(tensors.input_shapes),
+                           profile.strings.Get(tensors.input_dtypes), &verdict->second.axis);
     }
     const std::optional<bool> aligned = verdict->second.aligned;
     const int64_t axis = verdict->second.axis;
@@ -182,7 +183,7 @@ std::optional<UnalignedMatmuls> FindUnalignedMatmuls(const model::RankProfile& p
     if (*aligned) continue;
     ++out.kernels;
     out.total_ns += events.duration_ns[i];
-    auto& entry = by_shape[{events.op_type[i], events.input_shapes[i], events.input_dtypes[i]}];
+    auto& entry = by_shape[{events.op_type[i], tensors.input_shapes, tensors.input_dtypes}];
     entry.first += events.duration_ns[i];
     entry.second = axis;
   }

@@ -102,9 +102,10 @@ std::map<Key, Accumulator> Accumulate(const model::RankProfile& profile, int32_t
   for (uint32_t i : events.RowsOf(step)) {
     if (!Timed(events.kind[i])) continue;
     AddSaturating(out->device_ns, events.duration_ns[i]);
-    if (events.input_shapes[i] != StringPool::kEmpty) {
-      Accumulator& a = by_key[{events.op_type[i], events.input_shapes[i], events.input_dtypes[i],
-                               events.output_shapes[i]}];
+    if (const model::TensorDescription& tensors = events.tensors_of(i);
+        tensors.input_shapes != StringPool::kEmpty) {
+      Accumulator& a = by_key[{events.op_type[i], tensors.input_shapes, tensors.input_dtypes,
+                               tensors.output_shapes}];
       ++a.count;
       AddSaturating(a.total_ns, events.duration_ns[i]);
       AddSaturating(out->shaped_ns, events.duration_ns[i]);

@@ -225,6 +225,7 @@ struct ChunkRows {
   model::DeviceEventColumns spill;
   model::PmuColumns spill_pmu;
   StringPool strings;
+  model::TensorDescriptions tensors;  // of the chunk's string ids
   RowLedger ledger;
   int64_t line_breaks = 0;  // consumed by the chunk's reader
   bool any_step = false;
@@ -263,6 +264,13 @@ class KernelRowReader {
 
   // PipeUtilization columns exist only with aic_metrics: no side table else.
   bool has_pmu() const { return has_pmu_; }
+  // Stores the sparse columns this header fills (wait, block dim) from the
+  // start: chunks set rows on several threads, and a sparse column is
+  // stored by its first other value (columnar.h).
+  void StoreFilledSparseColumns(model::DeviceEventColumns* rows) const {
+    if (cols_[ascend_csv::kKernelWait].present()) rows->wait_ns.StoreEveryRow();
+    if (cols_[ascend_csv::kKernelBlockDim].present()) rows->block_dim.StoreEveryRow();
+  }
   size_t fields() const { return cols_.fields(); }
 
   // Reads |chunk| of |data| into its slot.
@@ -347,11 +355,13 @@ void KernelRowReader::Read(std::string_view data, const CsvChunk& chunk, RowTabl
     ReadMicrosInline(record, cols[col::kKernelWait], &ledger, &row.wait_ns);
     // Shapes feed the shape rules (a Cube matmul's inner axis); the CSV
     // quotes them ("""4096,2048""" reads as "4096,2048" in quotes).
-    row.input_shapes = cache->Intern(Unquoted(ReadText(record, cols[col::kKernelInputShapes])));
-    row.input_dtypes = cache->Intern(Unquoted(ReadText(record, cols[col::kKernelInputTypes])));
     // Outputs size the traffic of an operator (the fingerprint gain model).
-    row.output_shapes = cache->Intern(Unquoted(ReadText(record, cols[col::kKernelOutputShapes])));
-    row.output_dtypes = cache->Intern(Unquoted(ReadText(record, cols[col::kKernelOutputTypes])));
+    // The chunk's own description ids, like its string ids.
+    row.tensors = out->tensors.Intern(model::TensorDescription{
+        .input_shapes = cache->Intern(Unquoted(ReadText(record, cols[col::kKernelInputShapes]))),
+        .input_dtypes = cache->Intern(Unquoted(ReadText(record, cols[col::kKernelInputTypes]))),
+        .output_shapes = cache->Intern(Unquoted(ReadText(record, cols[col::kKernelOutputShapes]))),
+        .output_dtypes = cache->Intern(Unquoted(ReadText(record, cols[col::kKernelOutputTypes])))});
     row.op_state = has_op_state_ ? ParseOpState(ReadText(record, cols[col::kKernelOpState]))
                                  : model::OpState::kUnknown;
     if (has_pmu_) {
@@ -371,9 +381,7 @@ void KernelRowReader::Read(std::string_view data, const CsvChunk& chunk, RowTabl
 // Every string column of the table, for re-pointing a chunk's ids at the
 // profile's pool.
 std::vector<StringId>* StringColumns(model::DeviceEventColumns* rows, size_t k) {
-  std::vector<StringId>* columns[] = {
-      &rows->name,         &rows->op_type,       &rows->accelerator,  &rows->input_shapes,
-      &rows->input_dtypes, &rows->output_shapes, &rows->output_dtypes};
+  std::vector<StringId>* columns[] = {&rows->name, &rows->op_type, &rows->accelerator};
   return k < std::size(columns) ? columns[k] : nullptr;
 }
 
@@ -471,12 +479,23 @@ void CloseGaps(std::vector<ChunkRows>* chunks, bool has_pmu, RowTable* table) {
 // re-pointed (parallel), gaps closed, ledgers joined.
 void JoinChunks(std::vector<ChunkRows>* chunks, int64_t first_line, unsigned threads, bool has_pmu,
                 RowTable* table, RowLedger* ledger, model::RankProfile* profile) {
+  model::DeviceEvents& kernels = profile->device_events;
   std::vector<std::vector<StringId>> to_profile(chunks->size());
+  std::vector<std::vector<model::TensorDescriptionId>> to_profile_tensors(chunks->size());
   for (size_t i = 0; i < chunks->size(); ++i) {
     const StringPool& local = (*chunks)[i].strings;
-    to_profile[i].resize(local.size());
+    std::vector<StringId>& map = to_profile[i];
+    map.resize(local.size());
     for (size_t id = 0; id < local.size(); ++id) {
-      to_profile[i][id] = profile->strings.Intern(local.Get(static_cast<StringId>(id)));
+      map[id] = profile->strings.Intern(local.Get(static_cast<StringId>(id)));
+    }
+    const model::TensorDescriptions& local_tensors = (*chunks)[i].tensors;
+    to_profile_tensors[i].resize(local_tensors.size());
+    for (size_t id = 0; id < local_tensors.size(); ++id) {
+      const model::TensorDescription& d =
+          local_tensors[static_cast<model::TensorDescriptionId>(id)];
+      to_profile_tensors[i][id] = kernels.InternTensors(
+          {map[d.input_shapes], map[d.input_dtypes], map[d.output_shapes], map[d.output_dtypes]});
     }
   }
   ParallelFor(chunks->size(), threads, [&](size_t i) {
@@ -490,6 +509,11 @@ void JoinChunks(std::vector<ChunkRows>* chunks, int64_t first_line, unsigned thr
     for (size_t k = 0; std::vector<StringId>* column = StringColumns(&chunk.spill, k); ++k) {
       for (StringId& id : *column) id = map[id];
     }
+    const std::vector<model::TensorDescriptionId>& tensors = to_profile_tensors[i];
+    for (size_t row = chunk.first; row < chunk.first + chunk.written; ++row) {
+      table->rows.tensors[row] = tensors[table->rows.tensors[row]];
+    }
+    for (model::TensorDescriptionId& id : chunk.spill.tensors) id = tensors[id];
   });
   CloseGaps(chunks, has_pmu, table);
   int64_t line = first_line;
@@ -500,9 +524,9 @@ void JoinChunks(std::vector<ChunkRows>* chunks, int64_t first_line, unsigned thr
       profile->steps_from = "Step Id column of kernel_details.csv";
     }
   }
-  model::DeviceEvents& kernels = profile->device_events;
   if (kernels.size() == 0) {
-    kernels = model::DeviceEvents(std::move(table->rows), std::move(table->pmu));
+    kernels = model::DeviceEvents(std::move(table->rows), std::move(table->pmu),
+                                  kernels.TakeTensorDescriptions());
   } else {
     kernels.AppendColumns(table->rows, has_pmu ? &table->pmu : nullptr);
   }
@@ -600,6 +624,7 @@ std::vector<ChunkRows> ReadChunks(std::string_view data, const std::vector<CsvCh
   std::vector<ChunkRows> chunks(split.size());
   const size_t table_rows = EstimateSlotRows(data, split, row_reader.fields());
   *table = RowTable{};
+  row_reader.StoreFilledSparseColumns(&table->rows);
   SizeTable(table_rows, row_reader.has_pmu(), threads, table);
   // The split and the estimate touched a page at every cut and sample (and
   // the kernel mapped its neighbours): 64 KiB a chunk held until the chunk

@@ -80,10 +80,7 @@ Status ReadCommunicationOps(const DbContext& ctx, std::vector<model::DeviceEvent
     row.device = ctx.device;
     row.stream = model::kNoStream;
     row.block_dim = 0;
-    row.input_shapes = StringPool::kEmpty;
-    row.input_dtypes = StringPool::kEmpty;
-    row.output_shapes = StringPool::kEmpty;
-    row.output_dtypes = StringPool::kEmpty;
+    row.tensors = model::kNoTensors;
     const std::optional<int64_t> wait = stmt.Int64(4);
     row.wait_ns = wait && InTimeRange(*wait) ? *wait : 0;
     row.op_state = model::OpState::kUnknown;

@@ -192,14 +192,15 @@ Status ReadComputeTasks(const DbContext& ctx, const std::vector<model::DeviceEve
     row.device = Int32Or(stmt.Int64(2), ctx.device);
     row.stream = Int32Or(stmt.Int64(3), model::kNoStream);
     row.block_dim = Int32Or(stmt.Int64(10), 0);
-    row.input_shapes =
-        strings.Intern(stmt.Int64(11), &ledger, "inputShapes", line, &caches.shapes, Unquoted);
-    row.input_dtypes =
-        strings.Intern(stmt.Int64(12), &ledger, "inputDataTypes", line, &caches.dtypes, Unquoted);
-    row.output_shapes =
-        strings.Intern(stmt.Int64(14), &ledger, "outputShapes", line, &caches.shapes, Unquoted);
-    row.output_dtypes =
-        strings.Intern(stmt.Int64(15), &ledger, "outputDataTypes", line, &caches.dtypes, Unquoted);
+    row.tensors = events.InternTensors(model::TensorDescription{
+        .input_shapes =
+            strings.Intern(stmt.Int64(11), &ledger, "inputShapes", line, &caches.shapes, Unquoted),
+        .input_dtypes = strings.Intern(stmt.Int64(12), &ledger, "inputDataTypes", line,
+                                       &caches.dtypes, Unquoted),
+        .output_shapes =
+            strings.Intern(stmt.Int64(14), &ledger, "outputShapes", line, &caches.shapes, Unquoted),
+        .output_dtypes = strings.Intern(stmt.Int64(15), &ledger, "outputDataTypes", line,
+                                        &caches.dtypes, Unquoted)});
     const std::optional<int64_t> wait = stmt.Int64(13);
     row.wait_ns = wait && InTimeRange(*wait) ? *wait : 0;
     row.op_state = model::OpState::kUnknown;
