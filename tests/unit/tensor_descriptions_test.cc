@@ -29,8 +29,8 @@ TEST(TensorDescriptions, EachSetHasOneIdWhateverTheCacheHolds) {
   std::vector<TensorDescription> sets;
   for (StringId a = 1; a <= 40; ++a) {
     for (StringId b = 0; b < 25; ++b) {
-      sets.push_back({.input_shapes = a, .input_dtypes = b, .output_shapes = a + b,
-                      .output_dtypes = b % 3});
+      sets.push_back(
+          {.input_shapes = a, .input_dtypes = b, .output_shapes = a + b, .output_dtypes = b % 3});
     }
   }
   std::vector<TensorDescriptionId> first;
