@@ -120,10 +120,18 @@ void FuzzKernelDetails(std::string_view input) {
   const trainscope::model::DeviceEvents& a = profile.device_events;
   const trainscope::model::DeviceEvents& b = chunked.device_events;
   Check(a.size() == b.size() && a.start_ns == b.start_ns && a.duration_ns == b.duration_ns &&
-        a.step == b.step && a.wait_ns == b.wait_ns);
+        a.step == b.step);
+  auto same_text = [&](trainscope::StringId x, trainscope::StringId y) {
+    return profile.strings.Get(x) == chunked.strings.Get(y);
+  };
   for (size_t i = 0; i < a.size(); ++i) {
-    Check(profile.strings.Get(a.name[i]) == chunked.strings.Get(b.name[i]));
-    Check(profile.strings.Get(a.output_shapes[i]) == chunked.strings.Get(b.output_shapes[i]));
+    Check(same_text(a.name[i], b.name[i]));
+    Check(a.wait_ns[i] == b.wait_ns[i] && a.block_dim[i] == b.block_dim[i]);
+    const trainscope::model::TensorDescription& x = a.tensors_of(i);
+    const trainscope::model::TensorDescription& y = b.tensors_of(i);
+    Check(same_text(x.input_shapes, y.input_shapes) && same_text(x.input_dtypes, y.input_dtypes) &&
+          same_text(x.output_shapes, y.output_shapes) &&
+          same_text(x.output_dtypes, y.output_dtypes));
   }
   const trainscope::RowLedger& whole = profile.ledgers[0];
   const trainscope::RowLedger& parts = chunked.ledgers[0];
