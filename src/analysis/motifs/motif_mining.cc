@@ -200,7 +200,7 @@ class CandidateSearch {
     // search (two steps mined at once held tens of MB more at the peak).
     // Written through a pointer: appended a byte at a time, each byte waited
     // on the list's end the byte before it had stored.
-    std::vector<uint8_t>& gaps = candidates_.gaps;
+    GrowableBytes& gaps = candidates_.gaps;
     RepeatCandidates::Group reported{length, windows[group.begin].position, gaps.size(), 0,
                                      instances};
     gaps.resize(gaps.size() + bytes);

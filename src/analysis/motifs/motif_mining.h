@@ -16,6 +16,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/growable_bytes.h"
+
 namespace trainscope::analysis {
 
 struct MiningOptions {
@@ -47,7 +49,7 @@ struct RepeatCandidates {
     int32_t instances = 0;  // greedy non-overlapping occurrences among the positions
   };
   std::vector<Group> groups;
-  std::vector<uint8_t> gaps;
+  GrowableBytes gaps;  // grown in place: no second copy at each doubling
 
   std::vector<int32_t> Positions(const Group& group) const;
 };
