@@ -97,7 +97,8 @@ class DeviceEvents : public DeviceEventColumns {
  public:
   DeviceEvents() = default;
   // Takes columns filled elsewhere (a trace reader's staging table) and
-  // indexes their steps. Their tensors column holds kNoTensors.
+  // indexes their steps. Their tensors column must hold kNoTensors only: no
+  // descriptions come with them.
   explicit DeviceEvents(DeviceEventColumns columns);
   // The same with PMU metrics (|pmu| is empty or has one row per event) and
   // the descriptions the tensors column points into.

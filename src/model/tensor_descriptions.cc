@@ -3,8 +3,8 @@
 namespace trainscope::model {
 
 size_t TensorDescriptions::Hash::operator()(const TensorDescription& d) const {
-  // Four 32-bit ids folded with distinct odd multipliers (a few thousand
-  // distinct sets at most: any spread will do).
+  // The four 32-bit ids folded in turn with the golden-ratio multiplier (a
+  // rank has a few thousand distinct sets at most: any spread will do).
   uint64_t h = d.input_shapes;
   h = h * 0x9E3779B97F4A7C15ULL + d.input_dtypes;
   h = h * 0x9E3779B97F4A7C15ULL + d.output_shapes;
