@@ -78,6 +78,14 @@ TEST(CoverageSweep, AsksMidwayAndGoesOn) {
 
 // Against the per-ns count on random work: lanes of one interval may be
 // several (a collective is communication and p2p), combinations of all.
+TEST(CoverageSweep, IgnoresBitsAboveTheSixLanes) {
+  CoverageSweep sweep;
+  ASSERT_TRUE(sweep.Add(static_cast<Lanes>(0xC0 | kA), 0, 10));
+  ASSERT_TRUE(sweep.Add(0xC0, 20, 30));
+  EXPECT_EQ(sweep.Covered(kA), 10);
+  EXPECT_EQ(sweep.Covered(0xFF), 10);
+}
+
 TEST(CoverageSweep, MatchesCellsOnRandomWork) {
   std::mt19937 rng(11);
   for (int round = 0; round < 300; ++round) {

@@ -50,7 +50,7 @@ class GainModelShapes : public ::testing::Test {
     instance.kept = std::move(kept);
     Fingerprint fingerprint;
     fingerprint.action = action;
-    MemberFacts facts(strings_);
+    MemberFacts facts(events_, strings_);
     return EstimateInstance(events_, sequence_, instance, fingerprint, /*launch_overhead_ns=*/5000,
                             &facts);
   }

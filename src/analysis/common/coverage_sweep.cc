@@ -1,17 +1,20 @@
 #include "analysis/common/coverage_sweep.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace trainscope::analysis {
 
-void CoverageSweep::Book(int64_t from, int64_t to, const Until& busy_until, Times* time_with) {
+void CoverageSweep::Book(int64_t from, int64_t to, Lanes used, const Until& busy_until,
+                         Times* time_with) {
   while (from < to) {
     Lanes busy = 0;
     int64_t next = to;  // the first change of the busy set
-    for (int k = 0; k < kMaxLanes; ++k) {
-      if (busy_until[static_cast<size_t>(k)] <= from) continue;
-      busy |= Lane(k);
-      next = std::min(next, busy_until[static_cast<size_t>(k)]);
+    for (unsigned rest = used; rest != 0; rest &= rest - 1) {
+      const auto k = static_cast<size_t>(std::countr_zero(rest));
+      if (busy_until[k] <= from) continue;
+      busy |= Lane(static_cast<int>(k));
+      next = std::min(next, busy_until[k]);
     }
     if (busy == 0) return;  // idle up to |to|: nothing to book
     (*time_with)[busy] += next - from;
@@ -25,12 +28,15 @@ bool CoverageSweep::Add(Lanes lanes, int64_t start, int64_t end) {
     now_ = start;
   }
   if (start < now_) return false;
-  Book(now_, start, busy_until_, &time_with_);
+  lanes &= static_cast<Lanes>((1u << kMaxLanes) - 1);
+  if (now_ < busy_until_latest_) Book(now_, start, used_, busy_until_, &time_with_);
   now_ = start;
-  for (int k = 0; k < kMaxLanes; ++k) {
-    if ((lanes & Lane(k)) != 0)
-      busy_until_[static_cast<size_t>(k)] = std::max(busy_until_[static_cast<size_t>(k)], end);
+  for (unsigned rest = lanes; rest != 0; rest &= rest - 1) {
+    const auto k = static_cast<size_t>(std::countr_zero(rest));
+    busy_until_[k] = std::max(busy_until_[k], end);
   }
+  used_ |= lanes;
+  busy_until_latest_ = std::max(busy_until_latest_, end);
   return true;
 }
 
@@ -38,7 +44,7 @@ int64_t CoverageSweep::Covered(Lanes any_of, Lanes none_of) const {
   // What the lanes cover after the last start is booked on a copy: adding
   // more intervals afterwards stays possible.
   Times time = time_with_;
-  if (started_) Book(now_, INT64_MAX, busy_until_, &time);
+  if (started_) Book(now_, INT64_MAX, used_, busy_until_, &time);
   int64_t total = 0;
   for (size_t set = 1; set < time.size(); ++set) {
     if ((set & any_of) != 0 && (set & none_of) == 0) total += time[set];

@@ -41,13 +41,21 @@ class CoverageSweep {
  private:
   using Times = std::array<int64_t, 1u << kMaxLanes>;
   using Until = std::array<int64_t, kMaxLanes>;
-  // Books [from, to) to the sets of lanes busy in it.
-  static void Book(int64_t from, int64_t to, const Until& busy_until, Times* time_with);
+  // Books [from, to) to the sets of lanes busy in it; |used|: the lanes
+  // that ever had work (the others are idle throughout).
+  static void Book(int64_t from, int64_t to, Lanes used, const Until& busy_until, Times* time_with);
 
   // Per lane, the end of its work so far (INT64_MIN: none yet).
   Until busy_until_{INT64_MIN, INT64_MIN, INT64_MIN, INT64_MIN, INT64_MIN, INT64_MIN};
   // Time during which exactly this set of lanes was busy, up to now_.
   Times time_with_{};
+  // The lanes given work so far: a step's sweep mostly uses two of its six
+  // (compute and one kind of communication), and every interval's booking
+  // visits only these.
+  Lanes used_ = 0;
+  // The latest end of any lane's work: at or before the next start, every
+  // lane is idle from then on, and booking up to that start is one pass.
+  int64_t busy_until_latest_ = INT64_MIN;
   int64_t now_ = INT64_MIN;  // the last start
   bool started_ = false;
 };

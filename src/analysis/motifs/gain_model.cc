@@ -20,41 +20,52 @@ struct Traffic {
   double widest_inputs = 0;
 };
 
-void AddMember(const model::DeviceEvents& table, uint32_t row, bool first, bool last,
-               MemberFacts* facts, Traffic* t) {
+void AddMember(uint32_t row, bool first, bool last, MemberFacts* facts, Traffic* t) {
   if (!t->known) return;
-  const model::TensorDescription& tensors = table.tensors_of(row);
-  const std::optional<double> in = facts->Bytes(tensors.input_shapes, tensors.input_dtypes);
-  const std::optional<double> out = facts->Bytes(tensors.output_shapes, tensors.output_dtypes);
-  if (!in || !out) {
+  const MemberFacts::Traffic& member = facts->TrafficOf(row);
+  if (!member.in || !member.out) {
     t->known = false;
     return;
   }
-  t->member_bytes += *in + *out;
-  t->widest_inputs = std::max(t->widest_inputs, *in);
-  if (first) t->first_inputs = *in;
-  if (last) t->last_outputs = *out;
+  t->member_bytes += *member.in + *member.out;
+  t->widest_inputs = std::max(t->widest_inputs, *member.in);
+  if (first) t->first_inputs = *member.in;
+  if (last) t->last_outputs = *member.out;
+}
+
+// Bytes of a spelt tensor list (shapes, types); nullopt when the shapes
+// are absent or unreadable.
+std::optional<double> ListBytes(const StringPool& strings, StringId shapes, StringId dtypes) {
+  if (shapes == StringPool::kEmpty) return std::nullopt;
+  return TensorListBytes(strings.Get(shapes), strings.Get(dtypes));
 }
 
 }  // namespace
 
 bool MemberFacts::IsMatmul(StringId op_type) {
-  const auto found = matmul_.find(op_type);
-  if (found != matmul_.end()) return found->second;
-  const std::string_view type = strings_.Get(op_type);
-  const bool matmul = IsMatmulOp(type) || AsciiLower(type).find("gemm") != std::string::npos;
-  matmul_.emplace(op_type, matmul);
-  return matmul;
+  if (op_type >= matmul_.size()) matmul_.resize(static_cast<size_t>(op_type) + 1, Known::kNotYet);
+  Known& known = matmul_[op_type];
+  if (known == Known::kNotYet) {
+    const std::string_view type = strings_.Get(op_type);
+    const bool matmul = IsMatmulOp(type) || AsciiLower(type).find("gemm") != std::string::npos;
+    known = matmul ? Known::kYes : Known::kNo;
+  }
+  return known == Known::kYes;
 }
 
-std::optional<double> MemberFacts::Bytes(StringId shapes, StringId dtypes) {
-  if (shapes == StringPool::kEmpty) return std::nullopt;
-  const uint64_t key = (static_cast<uint64_t>(shapes) << 32) | dtypes;
-  const auto found = bytes_.find(key);
-  if (found != bytes_.end()) return found->second;
-  std::optional<double> bytes = TensorListBytes(strings_.Get(shapes), strings_.Get(dtypes));
-  bytes_.emplace(key, bytes);
-  return bytes;
+const MemberFacts::Traffic& MemberFacts::TrafficOf(uint32_t row) {
+  const model::TensorDescriptionId id = table_.tensors[row];
+  if (id >= traffic_.size()) {
+    traffic_.resize(static_cast<size_t>(id) + 1);
+    traffic_known_.resize(static_cast<size_t>(id) + 1, 0);
+  }
+  if (traffic_known_[id] == 0) {
+    const model::TensorDescription& tensors = table_.tensors_of(row);
+    traffic_[id] = Traffic{ListBytes(strings_, tensors.input_shapes, tensors.input_dtypes),
+                           ListBytes(strings_, tensors.output_shapes, tensors.output_dtypes)};
+    traffic_known_[id] = 1;
+  }
+  return traffic_[id];
 }
 
 int64_t LaunchOverheadNs(const model::DeviceEvents& table,
@@ -112,7 +123,7 @@ InstanceCost EstimateInstance(const model::DeviceEvents& table, const KernelSequ
       continue;
     }
     cost.longest_ns = std::max(cost.longest_ns, ns);
-    AddMember(table, row, p == first_member, p == last_member, facts, &traffic);
+    AddMember(row, p == first_member, p == last_member, facts, &traffic);
   }
   cost.span_ns = end_ns - table.start_ns[first];
   int64_t one_pass_ns = cost.longest_ns;

@@ -21,7 +21,6 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "analysis/motifs/fingerprint_library.h"
@@ -41,22 +40,34 @@ namespace trainscope::analysis {
 int64_t LaunchOverheadNs(const model::DeviceEvents& table,
                          const std::vector<KernelSequence>& sequences);
 
-// What the model asks of a member, memoised per interned string: a step
-// repeats a few hundred distinct shapes and op types thousands of times.
+// What the model asks of a member, memoised: a step repeats a few hundred
+// distinct tensor sets and op types thousands of times. Flat tables indexed
+// by the table's tensor set id and the op type's string id, not hash maps:
+// the estimate asks for every member of every instance (on a step of a
+// million kernels, two hash lookups a member were a tenth of the motifs'
+// time).
 class MemberFacts {
  public:
-  explicit MemberFacts(const StringPool& strings) : strings_(strings) {}
-  // Bytes of a spelt tensor list (shapes, types); nullopt when the shapes
-  // are absent or unreadable.
-  std::optional<double> Bytes(StringId shapes, StringId dtypes);
+  MemberFacts(const model::DeviceEvents& table, const StringPool& strings)
+      : table_(table), strings_(strings) {}
+  // The bytes a row's kernel reads (its input tensors) and writes (its
+  // outputs); nullopt where the shapes are absent or unreadable.
+  struct Traffic {
+    std::optional<double> in;
+    std::optional<double> out;
+  };
+  const Traffic& TrafficOf(uint32_t row);
   // A matrix multiplication (common/tensor_shapes IsMatmulOp, or a GPU
   // kernel type naming a gemm): its FLOPs stay in the fused kernel.
   bool IsMatmul(StringId op_type);
 
  private:
+  enum class Known : uint8_t { kNotYet, kNo, kYes };
+  const model::DeviceEvents& table_;
   const StringPool& strings_;
-  std::unordered_map<uint64_t, std::optional<double>> bytes_;
-  std::unordered_map<StringId, bool> matmul_;
+  std::vector<Traffic> traffic_;        // by tensor set id, where traffic_known_
+  std::vector<uint8_t> traffic_known_;  // by tensor set id
+  std::vector<Known> matmul_;           // by op type id
 };
 
 struct InstanceCost {

@@ -98,7 +98,7 @@ StepMotifs AnalyzeStepMotifs(const model::RankProfile& profile, int32_t step, in
   out.launch_overhead_ns = LaunchOverheadNs(table, sequences);
   const auto& fps = library.fingerprints();
   std::map<int32_t, FingerprintStepStats> stats;
-  MemberFacts facts(profile.strings);
+  MemberFacts facts(table, profile.strings);
   std::vector<Motif> fingerprint_motifs;
   std::vector<Motif> mined_motifs;
 

@@ -52,7 +52,7 @@ class RowTile {
     size_t row_;
   };
 
-  size_t rows() const { return columns_ == 0 ? 0 : kinds_.size() / columns_; }
+  size_t rows() const { return columns_ == 0 ? 0 : cells_ / columns_; }
   Row row(size_t i) const { return Row(this, i); }
   // Set when a step failed after the tile's rows.
   const Status& status() const { return status_; }
@@ -64,6 +64,7 @@ class RowTile {
 
  private:
   size_t columns_ = 0;
+  size_t cells_ = 0;  // of values_ and kinds_, which may be longer
   std::vector<int64_t> values_;
   std::vector<Kind> kinds_;
   std::vector<std::pair<size_t, std::string>> texts_;  // kOther cells, by cell index
