@@ -1,0 +1,105 @@
+#!/bin/sh
+# Builds of trainscope compared on one input, interleaved, beside `cat`.
+#
+#   scripts/bench_builds.sh INPUT BINARY...
+#   e.g. cp build/ci/src/cli/trainscope /tmp/ts-before   # before a change
+#        scripts/bench_builds.sh /tmp/dbj1g /tmp/ts-before build/ci/src/cli/trainscope
+#
+# Runs SERIES series (default 5); each series runs every BINARY once
+# (`analyze INPUT --json`) and then `cat` of the input's files into
+# `wc -c`, PAUSE seconds apart (default 4). The machine's speed drifts over
+# minutes, so only runs of the same minutes compare, and a run with no
+# pause before it reuses the pages the run before freed (docs/benchmarks.md,
+# "How to measure"). Prints a Markdown table: each command's wall time
+# (range and median), user and system time (medians) and peak RSS (range,
+# and its ratio to the input's bytes); then whether every binary wrote the
+# same JSON (the first series' outputs, compared byte for byte), and exits 1
+# when they differ.
+set -eu
+if [ $# -lt 2 ]; then
+  echo "usage: scripts/bench_builds.sh INPUT BINARY..." >&2
+  exit 2
+fi
+input="$1"
+shift
+series="${SERIES:-5}"
+pause="${PAUSE:-4}"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# The input's files, one a line: what `cat` reads and the peak's ratio is of.
+find "$input" -type f | sort >"$work/files"
+bytes=$(xargs -d '\n' cat <"$work/files" | wc -c)
+
+# timed NAME COMMAND...: one run, its "wall user sys peak_kb" appended to
+# $work/NAME.
+timed() {
+  name="$1"
+  shift
+  sleep "$pause"
+  /usr/bin/time -f "%e %U %S %M" -o "$work/last" "$@" >/dev/null 2>&1 || {
+    echo "failed: $*" >&2
+    exit 1
+  }
+  cat "$work/last" >>"$work/$name"
+}
+
+s=1
+while [ "$s" -le "$series" ]; do
+  k=1
+  for binary in "$@"; do
+    out=/dev/null
+    [ "$s" -eq 1 ] && out="$work/out-$k.json"
+    timed "build-$k" "$binary" analyze "$input" --json "$out"
+    k=$((k + 1))
+  done
+  # shellcheck disable=SC2016 # $1 is the inner shell's
+  timed cat sh -c 'xargs -d "\n" cat <"$1" | wc -c' sh "$work/files"
+  s=$((s + 1))
+done
+
+# stats FILE FIELD: "min max median" of one field of the runs.
+stats() {
+  cut -d' ' -f"$2" "$1" | sort -n | awk '{v[NR] = $1}
+    END {m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; print v[1], v[NR], m}'
+}
+
+# row LABEL NAME: the table's row of the runs in $work/NAME.
+row() {
+  read -r w1 w2 wm <<EOF
+$(stats "$work/$2" 1)
+EOF
+  read -r _ _ um <<EOF
+$(stats "$work/$2" 2)
+EOF
+  read -r _ _ sm <<EOF
+$(stats "$work/$2" 3)
+EOF
+  read -r p1 p2 _ <<EOF
+$(stats "$work/$2" 4)
+EOF
+  awk -v label="$1" -v w1="$w1" -v w2="$w2" -v wm="$wm" -v um="$um" -v sm="$sm" -v p1="$p1" \
+    -v p2="$p2" -v bytes="$bytes" 'BEGIN {
+      printf "| %s | %.2f-%.2f s (median %.2f s) | %.2f s | %.2f s | %.1f-%.1f MiB (%.3f-%.3fx) |\n",
+        label, w1, w2, wm, um, sm, p1 / 1024, p2 / 1024, p1 * 1024 / bytes, p2 * 1024 / bytes }'
+}
+
+echo "input: $input, $bytes bytes; $series series, ${pause} s apart"
+echo
+echo "| command | wall | user (median) | system (median) | peak RSS |"
+echo "|---|---|---|---|---|"
+k=1
+for binary in "$@"; do
+  row "$binary" "build-$k"
+  k=$((k + 1))
+done
+row "cat of the input, into wc -c" cat
+echo
+same=yes
+[ $# -eq 1 ] && same="n/a (one binary)"
+k=2
+while [ "$k" -le $# ]; do
+  cmp -s "$work/out-1.json" "$work/out-$k.json" || same=no
+  k=$((k + 1))
+done
+echo "same JSON: $same"
+[ "$same" != no ]
