@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <random>
 
 namespace trainscope::analysis {
 namespace {
@@ -46,6 +47,52 @@ TEST(StatisticsTest, DensityBinsAreLogSpacedFromOneMicrosecondToOneSecond) {
   EXPECT_NEAR(density.bins.front().lo_ns, 1e3, 1e-6);
   EXPECT_NEAR(density.bins.back().hi_ns, 1e9, 1);
   EXPECT_NEAR(density.bins[10].lo_ns, 1e4, 1e-6);
+}
+
+// Add finds a duration's bin from the bins' integer edges; the bin its
+// logarithm gives is what the bins mean. Every duration below 3 ms, both
+// sides of every edge and a million durations up to the maximum, for the
+// default bins and for others.
+TEST(StatisticsTest, DensityBinsFromEdgesAreTheLogarithmsBins) {
+  struct Bins {
+    int64_t min_ns, max_ns;
+    int per_decade;
+  };
+  for (const Bins& bins : {Bins{1'000, 1'000'000'000, 10}, Bins{1, 1'000'000'000'000, 7},
+                           Bins{100, 1'000, 3}, Bins{10, 10, 10}}) {
+    const DurationDensityBuilder builder(bins.min_ns, bins.max_ns, bins.per_decade);
+    auto same = [&](int64_t d) {
+      ASSERT_EQ(builder.BinOf(d), static_cast<size_t>(builder.BinByLogarithm(d)))
+          << d << " in [" << bins.min_ns << ", " << bins.max_ns << ")";
+    };
+    const int64_t dense_end = std::min<int64_t>(bins.max_ns, 3'000'000);
+    for (int64_t d = bins.min_ns; d < dense_end; ++d) same(d);
+    std::mt19937_64 rng(7);
+    for (int k = 0; k < 1'000'000 && bins.min_ns < bins.max_ns; ++k) {
+      same(bins.min_ns +
+           static_cast<int64_t>(rng() % static_cast<uint64_t>(bins.max_ns - bins.min_ns)));
+    }
+    // Both sides of every edge: where the logarithm's bin changes between
+    // two samples 0.1 % apart (bins are wider), found exactly.
+    int64_t previous = bins.min_ns;
+    for (int64_t d = bins.min_ns + 1; d < bins.max_ns; d += std::max<int64_t>(1, d / 1000)) {
+      if (builder.BinByLogarithm(d) != builder.BinByLogarithm(previous)) {
+        int64_t below = previous;
+        int64_t above = d;
+        while (above - below > 1) {
+          const int64_t middle = below + (above - below) / 2;
+          if (builder.BinByLogarithm(middle) == builder.BinByLogarithm(previous)) {
+            below = middle;
+          } else {
+            above = middle;
+          }
+        }
+        same(below);
+        same(above);
+      }
+      previous = d;
+    }
+  }
 }
 
 TEST(StatisticsTest, DensityPerDecadeIntegratesToTheFractionInside) {

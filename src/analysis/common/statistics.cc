@@ -1,6 +1,7 @@
 #include "analysis/common/statistics.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 namespace trainscope::analysis {
@@ -87,6 +88,46 @@ DurationDensityBuilder::DurationDensityBuilder(int64_t min_ns, int64_t max_ns,
     density_.bins[i].hi_ns =
         std::pow(10.0, log_min_ + static_cast<double>(i + 1) / bins_per_decade);
   }
+  // Each bin's first duration, searched with the logarithm itself, so that
+  // Add's bins are BinByLogarithm's: the bin grows with the duration (log10
+  // is monotonic, and two integer durations apart by one differ in log10 by
+  // far more than its rounding below 2^53), so a bin's durations are one
+  // run of integers.
+  for (int i = 1; i < bin_count; ++i) {
+    int64_t low = first_of_bin_.empty() ? min_ns : first_of_bin_.back();
+    int64_t high = max_ns;  // BinByLogarithm(high - 1) is the last bin, >= i
+    while (low < high) {
+      const int64_t middle = low + (high - low) / 2;
+      if (BinByLogarithm(middle) >= i) {
+        high = middle;
+      } else {
+        low = middle + 1;
+      }
+    }
+    first_of_bin_.push_back(low);
+  }
+  const auto edges_at_or_below = [&](int64_t d) {
+    return static_cast<uint32_t>(std::upper_bound(first_of_bin_.begin(), first_of_bin_.end(), d) -
+                                 first_of_bin_.begin());
+  };
+  for (size_t w = 1; w < edges_below_width_.size(); ++w) {
+    const int64_t low = int64_t{1} << (w - 1);  // durations of bit width w: [low, 2 low - 1]
+    const int64_t high = low + (low - 1);
+    edges_below_width_[w] = edges_at_or_below(low);
+    edges_per_octave_ =
+        std::max<size_t>(edges_per_octave_, edges_at_or_below(high) - edges_below_width_[w]);
+  }
+  first_of_bin_.resize(first_of_bin_.size() + edges_per_octave_, INT64_MAX);
+}
+
+int DurationDensityBuilder::BinByLogarithm(int64_t duration) const {
+  const int bin_count = static_cast<int>(density_.bins.size());
+  const double position =
+      (std::log10(static_cast<double>(duration)) - log_min_) * density_.bins_per_decade;
+  auto index = static_cast<int>(std::floor(position + 1e-9));
+  if (index < 0) index = 0;
+  if (index >= bin_count) index = bin_count - 1;
+  return index;
 }
 
 void DurationDensityBuilder::Add(int64_t duration) {
@@ -99,13 +140,16 @@ void DurationDensityBuilder::Add(int64_t duration) {
     ++density_.above_max;
     return;
   }
-  const int bin_count = static_cast<int>(density_.bins.size());
-  double position =
-      (std::log10(static_cast<double>(duration)) - log_min_) * density_.bins_per_decade;
-  auto index = static_cast<int>(std::floor(position + 1e-9));
-  if (index < 0) index = 0;
-  if (index >= bin_count) index = bin_count - 1;
-  ++density_.bins[static_cast<size_t>(index)].count;
+  ++density_.bins[BinOf(duration)].count;
+}
+
+size_t DurationDensityBuilder::BinOf(int64_t duration) const {
+  const int width = duration > 0 ? std::bit_width(static_cast<uint64_t>(duration)) : 0;
+  const size_t below = edges_below_width_[static_cast<size_t>(width)];
+  const int64_t* const above = first_of_bin_.data() + below;
+  size_t index = below;
+  for (size_t k = 0; k < edges_per_octave_; ++k) index += above[k] <= duration ? 1 : 0;
+  return index;
 }
 
 DurationDensity DurationDensityBuilder::Finish() && {

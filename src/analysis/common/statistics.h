@@ -1,6 +1,8 @@
 // Small statistics used by several analyses.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -59,10 +61,27 @@ class DurationDensityBuilder {
   void Add(int64_t duration_ns);
   DurationDensity Finish() &&;
 
+  // The bin a duration in [min_ns, max_ns) falls in: BinOf from the bins'
+  // integer edges (what Add uses), BinByLogarithm from its logarithm (what
+  // the bins mean); the two agree.
+  size_t BinOf(int64_t duration_ns) const;
+  int BinByLogarithm(int64_t duration_ns) const;
+
  private:
   DurationDensity density_;
   double log_min_ = 0;
   int64_t added_ = 0;
+  // A duration's bin is the count of bins after the first whose first
+  // duration is at or below it: the count up to its power of two, looked
+  // up by its bit width, plus a few compares with the edges above that
+  // power (independent loads, no log10 a kernel).
+  // first_of_bin_[i]: the shortest duration of bin i + 1 (BinByLogarithm),
+  // then edges_per_octave_ times INT64_MAX.
+  std::vector<int64_t> first_of_bin_;
+  // By bit width w (63 at most: durations are positive int64): the edges
+  // at or below 2^(w - 1) (none for w = 0).
+  std::array<uint32_t, 64> edges_below_width_{};
+  size_t edges_per_octave_ = 0;  // the most edges in (2^(w - 1), 2^w)
 };
 
 DurationDensity ComputeDurationDensity(const std::vector<int64_t>& durations_ns,
