@@ -57,30 +57,21 @@ while [ "$s" -le "$series" ]; do
   s=$((s + 1))
 done
 
-# stats FILE FIELD: "min max median" of one field of the runs.
-stats() {
-  cut -d' ' -f"$2" "$1" | sort -n | awk '{v[NR] = $1}
-    END {m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; print v[1], v[NR], m}'
-}
-
-# row LABEL NAME: the table's row of the runs in $work/NAME.
+# row LABEL NAME: the table's row of the runs in $work/NAME (lines of
+# "wall user sys peak_kb"): the range and median of each field.
 row() {
-  read -r w1 w2 wm <<EOF
-$(stats "$work/$2" 1)
-EOF
-  read -r _ _ um <<EOF
-$(stats "$work/$2" 2)
-EOF
-  read -r _ _ sm <<EOF
-$(stats "$work/$2" 3)
-EOF
-  read -r p1 p2 _ <<EOF
-$(stats "$work/$2" 4)
-EOF
-  awk -v label="$1" -v w1="$w1" -v w2="$w2" -v wm="$wm" -v um="$um" -v sm="$sm" -v p1="$p1" \
-    -v p2="$p2" -v bytes="$bytes" 'BEGIN {
+  awk -v label="$1" -v bytes="$bytes" '
+    function median(v, n) { return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }
+    { for (f = 1; f <= 4; ++f) {  # each field kept in order as it comes (insertion sort)
+        for (i = NR; i > 1 && v[f, i - 1] > $f; --i) v[f, i] = v[f, i - 1]
+        v[f, i] = $f
+      } }
+    END {
+      for (f = 1; f <= 4; ++f) { for (i = 1; i <= NR; ++i) w[i] = v[f, i]; med[f] = median(w, NR) }
       printf "| %s | %.2f-%.2f s (median %.2f s) | %.2f s | %.2f s | %.1f-%.1f MiB (%.3f-%.3fx) |\n",
-        label, w1, w2, wm, um, sm, p1 / 1024, p2 / 1024, p1 * 1024 / bytes, p2 * 1024 / bytes }'
+        label, v[1, 1], v[1, NR], med[1], med[2], med[3], v[4, 1] / 1024, v[4, NR] / 1024,
+        v[4, 1] * 1024 / bytes, v[4, NR] * 1024 / bytes
+    }' "$work/$2"
 }
 
 echo "input: $input, $bytes bytes; $series series, ${pause} s apart"

@@ -76,8 +76,7 @@ TEST(CoverageSweep, AsksMidwayAndGoesOn) {
   EXPECT_EQ(sweep.Covered(kB, kA), 2);
 }
 
-// Against the per-ns count on random work: lanes of one interval may be
-// several (a collective is communication and p2p), combinations of all.
+// Lane bits above the six are no lane: they cover nothing.
 TEST(CoverageSweep, IgnoresBitsAboveTheSixLanes) {
   CoverageSweep sweep;
   ASSERT_TRUE(sweep.Add(static_cast<Lanes>(0xC0 | kA), 0, 10));
@@ -86,6 +85,8 @@ TEST(CoverageSweep, IgnoresBitsAboveTheSixLanes) {
   EXPECT_EQ(sweep.Covered(0xFF), 10);
 }
 
+// Against the per-ns count on random work: lanes of one interval may be
+// several (a collective is communication and p2p), combinations of all.
 TEST(CoverageSweep, MatchesCellsOnRandomWork) {
   std::mt19937 rng(11);
   for (int round = 0; round < 300; ++round) {

@@ -55,17 +55,14 @@ bool MemberFacts::IsMatmul(StringId op_type) {
 
 const MemberFacts::Traffic& MemberFacts::TrafficOf(uint32_t row) {
   const model::TensorDescriptionId id = table_.tensors[row];
-  if (id >= traffic_.size()) {
-    traffic_.resize(static_cast<size_t>(id) + 1);
-    traffic_known_.resize(static_cast<size_t>(id) + 1, 0);
-  }
-  if (traffic_known_[id] == 0) {
+  if (id >= traffic_.size()) traffic_.resize(static_cast<size_t>(id) + 1);
+  std::optional<Traffic>& traffic = traffic_[id];
+  if (!traffic) {
     const model::TensorDescription& tensors = table_.tensors_of(row);
-    traffic_[id] = Traffic{ListBytes(strings_, tensors.input_shapes, tensors.input_dtypes),
-                           ListBytes(strings_, tensors.output_shapes, tensors.output_dtypes)};
-    traffic_known_[id] = 1;
+    traffic = Traffic{ListBytes(strings_, tensors.input_shapes, tensors.input_dtypes),
+                      ListBytes(strings_, tensors.output_shapes, tensors.output_dtypes)};
   }
-  return traffic_[id];
+  return *traffic;
 }
 
 int64_t LaunchOverheadNs(const model::DeviceEvents& table,

@@ -65,9 +65,8 @@ class MemberFacts {
   enum class Known : uint8_t { kNotYet, kNo, kYes };
   const model::DeviceEvents& table_;
   const StringPool& strings_;
-  std::vector<Traffic> traffic_;        // by tensor set id, where traffic_known_
-  std::vector<uint8_t> traffic_known_;  // by tensor set id
-  std::vector<Known> matmul_;           // by op type id
+  std::vector<std::optional<Traffic>> traffic_;  // by tensor set id, once asked
+  std::vector<Known> matmul_;                    // by op type id
 };
 
 struct InstanceCost {
