@@ -14,8 +14,6 @@
 // TASK of over 1 M rows gets; here tiles of 1-4 rows) is, on a file that
 // passes SQLite's quick_check, the rank loaded with one statement, column
 // for column and ledger for ledger.
-#include <unistd.h>
-
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -30,6 +28,7 @@
 #include "formats/ascend_db/ascend_db_reader.h"
 #include "fuzz_flags.h"
 #include "profile_checks.h"
+#include "scratch_dir.h"
 
 namespace {
 
@@ -41,8 +40,7 @@ using trainscope::fuzz::CheckProfile;
 // One scratch rank directory per process, rewritten each run.
 const fs::path& RankDir() {
   static const fs::path dir = [] {
-    fs::path d = fs::temp_directory_path() / ("trainscope_db_fuzz_" + std::to_string(::getpid())) /
-                 "rank_0_ascend_pt";
+    fs::path d = trainscope::fuzz::ScratchDir("trainscope_db_fuzz_") / "rank_0_ascend_pt";
     fs::create_directories(d / "ASCEND_PROFILER_OUTPUT");
     return d;
   }();

@@ -23,7 +23,6 @@
 // skipped), device events have non-negative durations, every launcher is a
 // host op and every host op's parent precedes it.
 #include <sqlite3.h>
-#include <unistd.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -37,6 +36,7 @@
 #include "formats/ascend_db/ascend_db_reader.h"
 #include "fuzz_flags.h"
 #include "profile_checks.h"
+#include "scratch_dir.h"
 
 namespace {
 
@@ -50,8 +50,7 @@ using trainscope::fuzz::CheckProfile;
 
 const fs::path& RankDir() {
   static const fs::path dir = [] {
-    fs::path d = fs::temp_directory_path() /
-                 ("trainscope_db_schema_fuzz_" + std::to_string(::getpid())) / "rank_0_ascend_pt";
+    fs::path d = trainscope::fuzz::ScratchDir("trainscope_db_schema_fuzz_") / "rank_0_ascend_pt";
     fs::create_directories(d / "ASCEND_PROFILER_OUTPUT");
     return d;
   }();
