@@ -6,7 +6,8 @@
 #        scripts/bench_builds.sh /tmp/dbj1g /tmp/ts-before build/ci/src/cli/trainscope
 #
 # Runs SERIES series (default 5); each series runs every BINARY once
-# (`analyze INPUT --json`) and then `cat` of the input's files into
+# (`COMMAND INPUT --json`, COMMAND `analyze` unless set: `health` for a
+# training log) and then `cat` of the input's files into
 # `wc -c`, PAUSE seconds apart (default 4). The machine's speed drifts over
 # minutes, so only runs of the same minutes compare, and a run with no
 # pause before it reuses the pages the run before freed (docs/benchmarks.md,
@@ -24,6 +25,7 @@ input="$1"
 shift
 series="${SERIES:-5}"
 pause="${PAUSE:-4}"
+command="${COMMAND:-analyze}"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # The input's files, one a line: what `cat` reads and the peak's ratio is of.
@@ -49,7 +51,7 @@ while [ "$s" -le "$series" ]; do
   for binary in "$@"; do
     out=/dev/null
     [ "$s" -eq 1 ] && out="$work/out-$k.json"
-    timed "build-$k" "$binary" analyze "$input" --json "$out"
+    timed "build-$k" "$binary" "$command" "$input" --json "$out"
     k=$((k + 1))
   done
   # shellcheck disable=SC2016 # $1 is the inner shell's

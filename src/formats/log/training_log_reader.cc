@@ -14,6 +14,7 @@
 #include "core/mapped_file.h"
 #include "core/safe_text.h"
 #include "formats/gzip_magic.h"
+#include "formats/log/bar_fields.h"
 #include "formats/log/line_reader.h"
 #include "formats/log/preparsed_lines.h"
 
@@ -22,12 +23,6 @@ namespace {
 
 using model::LogFormat;
 using model::TrainingRecord;
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
@@ -39,21 +34,24 @@ bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 // a byte store its caller's wider load waits for (core/numbers.h).
 bool ReadNumber(std::string_view s, double* out) {
   constexpr size_t kLongest = 64;  // characters a number may have (commas left out)
-  s = Trim(s);
+  s = TrimBlanks(s);
   if (s.empty()) return false;
   // Most numbers are digits with no thousands comma: parsed where they are,
   // without the copy below (a training log has a few per line and
-  // millions of lines).
-  if (s.size() <= kLongest && s.find(',') == std::string_view::npos) {
+  // millions of lines). A comma stops the parse before the end: the copy
+  // without commas is parsed below, as is any text that is no number (the
+  // same answer, later).
+  if (s.size() <= kLongest) {
     std::string_view t = s;
     if (t.front() == '+') t.remove_prefix(1);
     const std::string_view digits = !t.empty() && t.front() == '-' ? t.substr(1) : t;
     if (!digits.empty() && (IsDigit(digits.front()) || digits.front() == '.')) {
       double value = 0;
       const auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), value);
-      if (ec != std::errc() || ptr != t.data() + t.size()) return false;
-      *out = value;
-      return true;
+      if (ec == std::errc() && ptr == t.data() + t.size()) {
+        *out = value;
+        return true;
+      }
     }
   }
   std::array<char, kLongest> buf{};
@@ -102,7 +100,7 @@ bool ReadNumber(std::string_view s, double* out) {
 }
 
 bool ReadCount(std::string_view s, int64_t* out) {
-  s = Trim(s);
+  s = TrimBlanks(s);
   int64_t value = 0;
   const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
   if (ec != std::errc() || ptr != s.data() + s.size() || value < 0) return false;
@@ -114,24 +112,6 @@ bool ReadCount(std::string_view s, int64_t* out) {
   int64_t value = 0;
   if (!ReadCount(s, &value)) return std::nullopt;
   return value;
-}
-
-// The fields of a '|'-separated line of "key: value" fields (Megatron's
-// training_log, DeepSpeed-Chat's step line): |fn(key, value)| per field
-// that holds a colon, the key trimmed and cut at the field's last colon.
-// The first issue |fn| returns ends the walk and is returned.
-template <typename FieldFn>
-RowIssue ForEachBarField(std::string_view line, FieldFn&& fn) {
-  while (!line.empty()) {
-    const size_t bar = line.find('|');
-    const std::string_view field = line.substr(0, bar);
-    line = bar == std::string_view::npos ? std::string_view() : line.substr(bar + 1);
-    const size_t colon = field.rfind(':');
-    if (colon == std::string_view::npos) continue;
-    const RowIssue issue = fn(Trim(field.substr(0, colon)), field.substr(colon + 1));
-    if (issue != RowIssue::kNone) return issue;
-  }
-  return RowIssue::kNone;
 }
 
 // ---- Megatron-LM / MindSpeed-LLM (training.py training_log) ----
@@ -158,16 +138,33 @@ RowIssue FindIteration(std::string_view* line, TrainingRecord* r) {
   return RowIssue::kLogNotTrainingLine;
 }
 
+// Whether |key| is |text|: the sizes first, then the bytes with a
+// constant-length compare the compiler writes out (a dozen keys a line
+// against a dozen names went to memcmp through std::string_view's ==).
+template <size_t N>
+[[gnu::always_inline]] inline bool KeyIs(std::string_view key, const char (&text)[N]) {
+  return key.size() == N - 1 && __builtin_memcmp(key.data(), text, N - 1) == 0;
+}
+template <size_t N>
+[[gnu::always_inline]] inline bool KeyStartsWith(std::string_view key, const char (&text)[N]) {
+  return key.size() >= N - 1 && __builtin_memcmp(key.data(), text, N - 1) == 0;
+}
+template <size_t N>
+[[gnu::always_inline]] inline bool KeyEndsWith(std::string_view key, const char (&text)[N]) {
+  return key.size() >= N - 1 &&
+         __builtin_memcmp(key.data() + key.size() - (N - 1), text, N - 1) == 0;
+}
+
 RowIssue ApplyMegatronField(std::string_view key, std::string_view value, TrainingRecord* r,
                             bool* have_lm_loss) {
   model::MaybeDouble* target = nullptr;
-  if (key == "elapsed time per iteration (ms)") {
+  if (KeyIs(key, "elapsed time per iteration (ms)")) {
     target = &r->step_time_ms;
-  } else if (key.rfind("throughput per GPU", 0) == 0) {
+  } else if (KeyStartsWith(key, "throughput per GPU")) {
     target = &r->tflops;
-  } else if (key == "learning rate") {
+  } else if (KeyIs(key, "learning rate")) {
     target = &r->learning_rate;
-  } else if (key == "grad norm") {
+  } else if (KeyIs(key, "grad norm")) {
     // Megatron-DeepSpeed prints `grad norm: 0.000` when the engine did not
     // compute it (the DeepSpeed optimizer step owns it): no gradient of a
     // training model is exactly zero, so 0 is no value.
@@ -175,14 +172,16 @@ RowIssue ApplyMegatronField(std::string_view key, std::string_view value, Traini
     if (!v) return RowIssue::kLogUnparsableNumber;
     if (*v != 0) r->grad_norm = v;
     return RowIssue::kNone;
-  } else if (key == "number of skipped iterations" || key == "number of nan iterations") {
+  } else if (const bool nan = KeyIs(key, "number of nan iterations");
+             nan || KeyIs(key, "number of skipped iterations")) {
     const std::optional<int64_t> count = ParseCount(value);
     if (!count) return RowIssue::kLogUnparsableNumber;
-    (key == "number of nan iterations" ? r->nan_iterations : r->skipped_iterations) = count;
+    (nan ? r->nan_iterations : r->skipped_iterations) = count;
     return RowIssue::kNone;
-  } else if (key == "lm loss" ||
-             (!*have_lm_loss && !r->loss && key != "loss scale" && key.ends_with("loss"))) {
-    *have_lm_loss = *have_lm_loss || key == "lm loss";
+  } else if (const bool lm_loss = KeyIs(key, "lm loss");
+             lm_loss || (!*have_lm_loss && !r->loss && !KeyIs(key, "loss scale") &&
+                         KeyEndsWith(key, "loss"))) {
+    *have_lm_loss = *have_lm_loss || lm_loss;
     target = &r->loss;
   }
   if (target == nullptr) return RowIssue::kNone;
@@ -197,7 +196,7 @@ RowIssue ParseMegatron(std::string_view line, TrainingRecord* r) {
   // Every field ends in " |": text after the last bar is a line cut off (or
   // another process's output written into it).
   const size_t last_bar = line.rfind('|');
-  if (last_bar == std::string_view::npos || !Trim(line.substr(last_bar + 1)).empty()) {
+  if (last_bar == std::string_view::npos || !TrimBlanks(line.substr(last_bar + 1)).empty()) {
     return RowIssue::kLogUnparsableNumber;
   }
   bool have_lm_loss = false;
@@ -520,7 +519,7 @@ bool ApplyKey(std::string_view key, std::string_view value, TrainingRecord* r, b
     return true;
   }
   if (target == nullptr) return false;
-  std::string_view v = Trim(value);
+  std::string_view v = TrimBlanks(value);
   if (target == &r->mfu_pct && !v.empty() && v.back() == '%') v.remove_suffix(1);
   const std::optional<double> number = ParseNumber(v);
   if (!number) {
@@ -561,7 +560,7 @@ RowIssue ParseDict(std::string_view line, TrainingRecord* r, bool* has_step, con
   bool bad = false;
   bool closed = false;
   while (true) {
-    s = Trim(s);
+    s = TrimBlanks(s);
     if (s.empty()) break;
     if (s.front() == '}') {
       closed = true;
@@ -572,10 +571,10 @@ RowIssue ParseDict(std::string_view line, TrainingRecord* r, bool* has_step, con
     const size_t end = s.find(quote, 1);
     if (end == std::string_view::npos) break;
     const std::string_view key = s.substr(1, end - 1);
-    s = Trim(s.substr(end + 1));
+    s = TrimBlanks(s.substr(end + 1));
     if (s.empty() || s.front() != ':') break;
     s.remove_prefix(1);
-    s = Trim(s);
+    s = TrimBlanks(s);
     const size_t i = ValueEnd(s);
     if (i == s.size()) break;  // cut off inside the value
     const std::string_view value = s.substr(0, i);
@@ -745,9 +744,9 @@ std::optional<std::pair<std::string_view, char>> JsonMemberOpening(std::string_v
   if (t.size() < 5 || t.front() != '"') return std::nullopt;
   const size_t close = t.find('"', 1);
   if (close == std::string_view::npos) return std::nullopt;
-  std::string_view rest = Trim(t.substr(close + 1));
+  std::string_view rest = TrimBlanks(t.substr(close + 1));
   if (rest.empty() || rest.front() != ':') return std::nullopt;
-  rest = Trim(rest.substr(1));
+  rest = TrimBlanks(rest.substr(1));
   if (rest != "[" && rest != "{") return std::nullopt;
   return std::make_pair(t.substr(1, close - 1), rest.front());
 }
@@ -785,7 +784,7 @@ class LogBuilder {
     }
     const std::string_view text = StripAnsi(l.text, &ansi_);
     KeepFirstLine(text);
-    if (JsonDocumentLine(Trim(text), l)) return;
+    if (JsonDocumentLine(TrimBlanks(text), l)) return;
     if (OneLineTrainerState(text, l)) return;
     if (alone == nullptr) {
       here_ = LineAlone();
@@ -927,28 +926,28 @@ class LogBuilder {
   // used when it held a record; evaluation entries and the summary are passed
   // over.
   bool OneLineTrainerState(std::string_view text, const LogLine& l) {
-    const std::string_view t = Trim(text);
+    const std::string_view t = TrimBlanks(text);
     constexpr std::string_view kKey = "\"log_history\"";
     if (t.empty() || t.front() != '{') return false;
     const size_t key = t.find(kKey);
     if (key == std::string_view::npos) return false;
-    std::string_view rest = Trim(t.substr(key + kKey.size()));
+    std::string_view rest = TrimBlanks(t.substr(key + kKey.size()));
     if (rest.empty() || rest.front() != ':') return false;
-    rest = Trim(rest.substr(1));
+    rest = TrimBlanks(rest.substr(1));
     if (rest.empty() || rest.front() != '[') return false;
     rest.remove_prefix(1);
     const size_t before = out_->log.records.size();
     bool bad = false;
     while (true) {
-      rest = Trim(rest);
-      if (!rest.empty() && rest.front() == ',') rest = Trim(rest.substr(1));
+      rest = TrimBlanks(rest);
+      if (!rest.empty() && rest.front() == ',') rest = TrimBlanks(rest.substr(1));
       if (rest.empty() || rest.front() != '{') break;  // the list's end, or cut off
       const size_t end = ValueEnd(rest);
       if (end == rest.size()) {
         bad = true;  // cut off inside an entry
         break;
       }
-      const std::string_view entry = Trim(rest.substr(0, end));
+      const std::string_view entry = TrimBlanks(rest.substr(0, end));
       TrainingRecord r;
       bool has_step = false;
       const RowIssue issue = ParseDict(entry, &r, &has_step, map_);
@@ -1038,8 +1037,9 @@ class LogBuilder {
       } else {
         const size_t colon = t.find(':');
         const std::string_view key =
-            colon == std::string_view::npos ? std::string_view() : Trim(t.substr(0, colon));
-        std::string_view value = colon == std::string_view::npos ? t : Trim(t.substr(colon + 1));
+            colon == std::string_view::npos ? std::string_view() : TrimBlanks(t.substr(0, colon));
+        std::string_view value =
+            colon == std::string_view::npos ? t : TrimBlanks(t.substr(colon + 1));
         if (value.ends_with(",")) value.remove_suffix(1);
         const std::optional<int64_t> n = ParseCount(value);
         if (key == "\"start_step\"" && n) m.step = *n;
@@ -1066,11 +1066,11 @@ class LogBuilder {
     bool closed = false;
     while (!rest.empty()) {
       const size_t comma = rest.find(',');
-      std::string_view item = Trim(rest.substr(0, comma));
+      std::string_view item = TrimBlanks(rest.substr(0, comma));
       rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
       if (!item.empty() && (item.back() == ']' || item.back() == '}')) {
         closed = true;
-        item = Trim(item.substr(0, item.size() - 1));
+        item = TrimBlanks(item.substr(0, item.size() - 1));
       }
       if (item.empty()) continue;
       int64_t step = m.step;
@@ -1084,7 +1084,7 @@ class LogBuilder {
           return true;
         }
         step = *key;
-        item = Trim(item.substr(colon + 1));
+        item = TrimBlanks(item.substr(colon + 1));
       }
       const std::optional<double> v = ParseNumber(Unquote(item));
       if (!v) {
@@ -1105,7 +1105,7 @@ class LogBuilder {
   }
 
   static std::string_view Unquote(std::string_view s) {
-    s = Trim(s);
+    s = TrimBlanks(s);
     if (s.size() >= 2 && s.front() == '"' && s.back() == '"') s = s.substr(1, s.size() - 2);
     return s;
   }
@@ -1161,7 +1161,7 @@ class LogBuilder {
   void KeepFirstLine(std::string_view text) {
     std::vector<std::string>& first = out_->log.first_lines;
     if (first.size() >= model::TrainingLog::kFirstLinesKept) return;
-    if (Trim(text).empty()) return;
+    if (TrimBlanks(text).empty()) return;
     first.push_back(Cut(text));
   }
 
@@ -1206,7 +1206,7 @@ class LogBuilder {
     e.offset = l.offset;
     e.wall_ns = wall;
     if (!log.records.empty()) e.last_step = log.records.back().step;
-    e.text = Cut(Trim(text));
+    e.text = Cut(TrimBlanks(text));
     log.errors.push_back(std::move(e));
   }
 
@@ -1452,15 +1452,16 @@ Result<LogKeyMap> ParseLogKeyMap(std::string_view spec) {
   std::string_view rest = text;
   while (!rest.empty()) {
     const size_t end = rest.find_first_of(",\n");
-    std::string_view item = Trim(rest.substr(0, end));
+    std::string_view item = TrimBlanks(rest.substr(0, end));
     rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
     ++line_number;
     if (!item.empty() && item.back() == '\r') item.remove_suffix(1);
     if (item.empty() || item.front() == '#') continue;
     const size_t eq = item.find('=');
-    const std::string_view field = eq == std::string_view::npos ? item : Trim(item.substr(0, eq));
+    const std::string_view field =
+        eq == std::string_view::npos ? item : TrimBlanks(item.substr(0, eq));
     const std::string_view key =
-        eq == std::string_view::npos ? std::string_view() : Trim(item.substr(eq + 1));
+        eq == std::string_view::npos ? std::string_view() : TrimBlanks(item.substr(eq + 1));
     const bool known =
         std::find(std::begin(kMapFields), std::end(kMapFields), field) != std::end(kMapFields);
     if (!known || key.empty()) {
