@@ -96,7 +96,9 @@ TimeTicks TimeAxisTicks(double lo_us, double hi_us, int max_ticks) {
       std::max(std::abs(ticks.values_us.front()), std::abs(ticks.values_us.back()));
   double scale = 1;  // µs per unit
   if (largest >= 1e6) {
-    ticks.unit = "s";
+    // A char, not a one-letter literal: GCC 12 at -O3 warns falsely of an
+    // overlapping copy in that assignment (-Wrestrict, GCC bug 105329).
+    ticks.unit = 's';
     scale = 1e6;
   } else if (largest >= 1e3) {
     ticks.unit = "ms";
