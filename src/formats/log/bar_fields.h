@@ -3,8 +3,9 @@
 //
 // A Megatron-LM line has a dozen fields and a log has millions of lines:
 // finding each bar with memchr and each field's last colon byte by byte
-// backwards was a fifth of the lines' parse (`perf`, the 1 GB log of
-// docs/benchmarks.md). A line of up to kMarkedLineBytes is marked once, 32
+// backwards, with the trims and name compares around them, was about half
+// of the parsing thread's samples (`perf`, the 1 GB log of
+// docs/benchmarks.md). A line of up to kMarkedLineBytes is marked once, 64
 // bytes at a time (one bit per bar and per colon), and its fields read off
 // the marks; a longer line is walked as before. Both ways give the same
 // fields (tests/unit/bar_fields_test.cc compares them on random lines).
