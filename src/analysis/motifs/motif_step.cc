@@ -49,6 +49,9 @@ void KernelsOf(const model::RankProfile& profile, const InstanceRows& rows, Moti
   const model::DeviceEvents& table = profile.device_events;
   // A GPU kernel's "type" is its own name, not a guess (kernel_distribution.cc).
   const bool guessed = profile.device_events_source == model::DeviceEventsSource::kKernelDetailsCsv;
+  // Sized once: a rank keeps every step's motifs until the job's step is
+  // chosen, and a list grown by doubling kept up to half its room empty.
+  motif->kernels.reserve(motif->kernels.size() + rows.size());
   for (uint32_t row : rows) {
     motif->kernels.emplace_back(profile.strings.Get(table.op_type[row]));
     if (guessed && table.op_type_derived[row] != 0) ++motif->derived_types;

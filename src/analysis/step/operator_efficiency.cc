@@ -195,6 +195,9 @@ void Cut(std::vector<ShapeEfficiency>* rows, const OperatorEfficiencyOptions& op
     ++n;
     kept.push_back(std::move(row));
   }
+  // Kept at its size: every step's rows live until the job's step is
+  // chosen, and the list grew by doubling.
+  kept.shrink_to_fit();
   *rows = std::move(kept);
 }
 

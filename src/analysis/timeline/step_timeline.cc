@@ -89,6 +89,9 @@ void BuildZooms(const Kernels& kernels, StepTimeline* timeline, std::vector<int6
     // A kernel that started before the cut but is not kept cannot exist
     // (kernels are in start order), so the count is what is drawn.
     zoom.kernel_count = static_cast<int64_t>(zoom.kernels.size());
+    // Kept at its size: every step's zooms live until the job's step is
+    // chosen, and the list grew by doubling.
+    zoom.kernels.shrink_to_fit();
     timeline->zooms.push_back(std::move(zoom));
     // The next, narrower window is searched inside this one.
     lo = start;
