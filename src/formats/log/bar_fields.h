@@ -94,7 +94,8 @@ inline size_t LastColon(const Marks& marks, size_t begin, size_t end) {
 }
 
 // Calls |fn(key, value)| for the field [begin, end) of |line| when it holds
-// a colon: the key trimmed and cut at the field's last colon.
+// a colon (|colon| < end, its last): the key trimmed and cut there, the
+// value the rest. Both walks make their fields with it.
 template <typename FieldFn>
 [[gnu::always_inline]] inline RowIssue Field(std::string_view line, size_t begin, size_t end,
                                              size_t colon, FieldFn& fn) {
@@ -111,8 +112,8 @@ RowIssue ForEachOneByOne(std::string_view line, FieldFn&& fn) {
     const std::string_view field = line.substr(0, bar);
     line = bar == std::string_view::npos ? std::string_view() : line.substr(bar + 1);
     const size_t colon = field.rfind(':');
-    if (colon == std::string_view::npos) continue;
-    const RowIssue issue = fn(TrimBlanks(field.substr(0, colon)), field.substr(colon + 1));
+    const RowIssue issue =
+        Field(field, 0, field.size(), colon == std::string_view::npos ? field.size() : colon, fn);
     if (issue != RowIssue::kNone) return issue;
   }
   return RowIssue::kNone;
