@@ -623,13 +623,17 @@ std::vector<ChunkRows> ReadChunks(std::string_view data, const std::vector<CsvCh
   const unsigned threads = std::max(1u, options.threads);
   std::vector<ChunkRows> chunks(split.size());
   const size_t table_rows = EstimateSlotRows(data, split, row_reader.fields());
+  // The split and the estimate touched a page at every cut and sample, and
+  // the kernel mapped the page cache's folio around each: 64 KiB to 2 MiB a
+  // chunk held until the chunk is read, ~100 MiB of a 1 GB file's 128
+  // chunks. Dropped before the table is sized, not after: held while its
+  // columns were filled, they were the read's peak beside them (312 -> 341
+  // MiB on the 1 GB synth job, and up to 530 MiB in a run whose page cache
+  // held bigger folios).
+  if (options.release && !split.empty()) options.release(split.front().begin, split.back().end);
   *table = RowTable{};
   row_reader.StoreFilledSparseColumns(&table->rows);
   SizeTable(table_rows, row_reader.has_pmu(), threads, table);
-  // The split and the estimate touched a page at every cut and sample (and
-  // the kernel mapped its neighbours): 64 KiB a chunk held until the chunk
-  // is read, a tenth of the table's size in a 1 GB file's 250 chunks.
-  if (options.release && !split.empty()) options.release(split.front().begin, split.back().end);
   SlotPlan plan(split.size());
   ParallelFor(split.size(), threads, [&](size_t i) {
     const std::string_view bytes = data.substr(split[i].begin, split[i].end - split[i].begin);
