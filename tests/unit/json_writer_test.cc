@@ -1,9 +1,16 @@
 #include "report/json_writer.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <optional>
+#include <random>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace trainscope::report {
 namespace {
@@ -49,6 +56,51 @@ TEST(JsonWriterTest, DoublesAreTrimmedAndNonFiniteIsNull) {
       .Double(-0.0)
       .EndArray();
   EXPECT_EQ(w.str(), "[12.5,3,0.123457,null,0]");
+}
+
+// Double's digits are printf's "%.*f" (through std::to_chars), trimmed as
+// before: the same text as fmt's "{:.{}f}" gave, on random bit patterns,
+// sums of halves (ties, where rounding rules differ) and decimal fractions.
+TEST(JsonWriterTest, DoublesAreWhatTheFormatStringWrote) {
+  auto trimmed = [](double value, int decimals) {
+    std::string text = fmt::format("{:.{}f}", value, decimals);
+    if (text.find('.') != std::string::npos) {
+      while (text.back() == '0') text.pop_back();
+      if (text.back() == '.') text.pop_back();
+    }
+    return text == "-0" ? std::string("0") : text;
+  };
+  std::mt19937_64 random(53);
+  std::vector<std::pair<double, int>> cases;
+  for (int i = 0; i < 20000; ++i) {
+    const uint64_t bits = random();
+    double value = 0;
+    std::memcpy(&value, &bits, sizeof value);
+    if (std::isfinite(value)) cases.emplace_back(value, i % 7);
+    cases.emplace_back(std::ldexp(static_cast<double>(random() % 1000000), -(i % 30)), i % 7);
+    cases.emplace_back(-static_cast<double>(random() % 100000000) / 1000.0, i % 7);
+    cases.emplace_back(static_cast<double>(i) / 8.0, i % 4);  // ties at every precision below 3
+  }
+  cases.emplace_back(1.7976931348623157e308, 6);
+  cases.emplace_back(-0.0004, 3);
+  for (const auto& [value, decimals] : cases) {
+    JsonWriter w(false);
+    w.Double(value, decimals);
+    ASSERT_EQ(w.str(), trimmed(value, decimals)) << value << " with " << decimals << " decimals";
+  }
+}
+
+// Strings with runs of verbatim bytes between the ones escaped, UTF-8 kept,
+// ill-formed UTF-8 replaced: the runs are appended whole, the rest as before.
+TEST(JsonWriterTest, EscapesBetweenRunsOfPlainBytes) {
+  JsonWriter w(false);
+  w.String("plain \"q\" tab\there & <b> caf\xc3\xa9 bad\xff end\x7f");
+  EXPECT_EQ(
+      w.str(),
+      "\"plain \\\"q\\\" tab\\there \\u0026 \\u003cb\\u003e caf\xc3\xa9 bad\\ufffd end\\u007f\"");
+  JsonWriter empty(false);
+  empty.String("");
+  EXPECT_EQ(empty.str(), "\"\"");
 }
 
 }  // namespace
