@@ -15,7 +15,10 @@
 # (range and median), user and system time (medians) and peak RSS (range,
 # and its ratio to the input's bytes); then whether every binary wrote the
 # same JSON (the first series' outputs, compared byte for byte), and exits 1
-# when they differ.
+# when they differ. TSV=FILE also appends each row to FILE, tab-separated
+# (scripts/bench_goals.sh reads it): the command's name (build-1... in the
+# order given, then cat), wall min, median and max, user and system medians
+# (s), peak min and max (MiB) and the peaks' ratios to the input's bytes.
 set -eu
 if [ $# -lt 2 ]; then
   echo "usage: scripts/bench_builds.sh INPUT BINARY..." >&2
@@ -60,9 +63,10 @@ while [ "$s" -le "$series" ]; do
 done
 
 # row LABEL NAME: the table's row of the runs in $work/NAME (lines of
-# "wall user sys peak_kb"): the range and median of each field.
+# "wall user sys peak_kb"): the range and median of each field; with TSV
+# set, the same numbers appended there.
 row() {
-  awk -v label="$1" -v bytes="$bytes" '
+  awk -v label="$1" -v name="$2" -v bytes="$bytes" -v tsv="${TSV:-}" '
     function median(v, n) { return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2 }
     { for (f = 1; f <= 4; ++f) {  # each field kept in order as it comes (insertion sort)
         for (i = NR; i > 1 && v[f, i - 1] > $f; --i) v[f, i] = v[f, i - 1]
@@ -73,6 +77,10 @@ row() {
       printf "| %s | %.2f-%.2f s (median %.2f s) | %.2f s | %.2f s | %.1f-%.1f MiB (%.3f-%.3fx) |\n",
         label, v[1, 1], v[1, NR], med[1], med[2], med[3], v[4, 1] / 1024, v[4, NR] / 1024,
         v[4, 1] * 1024 / bytes, v[4, NR] * 1024 / bytes
+      if (tsv != "")
+        printf "%s\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t%.1f\t%.1f\t%.3f\t%.3f\n", name, v[1, 1], med[1],
+          v[1, NR], med[2], med[3], v[4, 1] / 1024, v[4, NR] / 1024, v[4, 1] * 1024 / bytes,
+          v[4, NR] * 1024 / bytes >>tsv
     }' "$work/$2"
 }
 

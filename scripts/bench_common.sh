@@ -29,5 +29,6 @@ bench_job() {
   synth_start=$(date +%s.%N)
   "$bin" synth --out "$job" --ranks "$2" --scale "$1" >/dev/null
   synth_end=$(date +%s.%N)
+  sync  # on disk before it is timed: writeback beside a timed run slows it
   echo "synth: wrote $(( $(du -sb "$job" | cut -f1) / 1000000 )) MB in $(echo "$synth_end - $synth_start" | bc) s"
 }

@@ -10,6 +10,8 @@
 #   scripts/bench_trace.sh               # uses build/release/src/cli/trainscope
 #   BUILD=build/rel OUT=/data/bench COPIES=4 scripts/bench_trace.sh
 #   PAUSE=5 scripts/bench_trace.sh       # 5 s before each timed run
+#   OUT=DIR WRITE_ONLY=1 scripts/bench_trace.sh   # only the x$COPIES trace
+#                                        # (scripts/bench_goals.sh)
 #
 # PAUSE (default 0): runs a few seconds apart are what a user sees; on a VM
 # that gives freed memory back to its host (this project's machines),
@@ -27,7 +29,8 @@ mkdir -p "$OUT"
 ORIG=$OUT/hta216k.json
 BIG=$OUT/hta216k_x$COPIES.json
 
-[[ -x $BIN ]] || { echo "build trainscope first ($BIN)"; exit 1; }
+WRITE_ONLY=${WRITE_ONLY:-0}
+[[ $WRITE_ONLY == 1 || -x $BIN ]] || { echo "build trainscope first ($BIN)"; exit 1; }
 # 77: ctest's "skipped" (bench_trace_functional) when the corpus is absent.
 [[ -f $CORPUS ]] || { echo "corpus file absent ($CORPUS): skipped"; exit 77; }
 [[ -s $ORIG ]] || zcat "$CORPUS" > "$ORIG"
@@ -64,6 +67,7 @@ with open(dst, "w") as out:
 print(len(ts) * copies, "timestamps")
 PY
 fi
+[[ $WRITE_ONLY == 1 ]] && exit 0
 [[ -s $BIG.gz && ! $BIG.gz -ot $BIG ]] || { echo "writing $BIG.gz..."; gzip -1 -c "$BIG" > "$BIG.gz"; }
 
 events_of() { grep -c '"ph"' "$1"; }
