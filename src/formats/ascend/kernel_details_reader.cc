@@ -627,8 +627,8 @@ std::vector<ChunkRows> ReadChunks(std::string_view data, const std::vector<CsvCh
   // the kernel mapped the page cache's folio around each: 64 KiB to 2 MiB a
   // chunk held until the chunk is read, ~100 MiB of a 1 GB file's 128
   // chunks. Dropped before the table is sized, not after: held while its
-  // columns were filled, they were the read's peak beside them (312 -> 341
-  // MiB on the 1 GB synth job, and up to 530 MiB in a run whose page cache
+  // columns were filled, they raised the read's peak (341 MiB instead of
+  // 312 on the 1 GB synth job, and up to 530 MiB in a run whose page cache
   // held bigger folios).
   if (options.release && !split.empty()) options.release(split.front().begin, split.back().end);
   *table = RowTable{};
