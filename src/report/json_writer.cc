@@ -77,13 +77,10 @@ void AppendJsonEscaped(std::string* out, std::string_view text) {
         out->append("\\t");
         break;
       default:
-        // Control bytes must be escaped; <, > and & are too, so that the
-        // JSON is safe to embed in HTML <script> blocks as well.
-        if (c < 0x20 || c == 0x7F || c == '<' || c == '>' || c == '&') {
-          out->append(fmt::format("\\u{:04x}", c));
-        } else {
-          out->push_back(static_cast<char>(c));
-        }
+        // Every other byte kVerbatim leaves out: control bytes, which must
+        // be escaped, and <, > and &, escaped so that the JSON is safe to
+        // embed in HTML <script> blocks as well.
+        out->append(fmt::format("\\u{:04x}", c));
     }
     ++i;
   }
