@@ -90,6 +90,38 @@ TEST(JsonWriterTest, DoublesAreWhatTheFormatStringWrote) {
   }
 }
 
+// Each ASCII byte on its own: the short escapes, \u00XX for control bytes,
+// DEL and <, > and &, and the rest as it is.
+TEST(JsonWriterTest, EveryAsciiByteIsEscapedByTheRule) {
+  for (int c = 0; c < 0x80; ++c) {
+    std::string expected;
+    switch (c) {
+      case '"':
+        expected = "\\\"";
+        break;
+      case '\\':
+        expected = "\\\\";
+        break;
+      case '\n':
+        expected = "\\n";
+        break;
+      case '\r':
+        expected = "\\r";
+        break;
+      case '\t':
+        expected = "\\t";
+        break;
+      default:
+        expected = c < 0x20 || c == 0x7F || c == '<' || c == '>' || c == '&'
+                       ? fmt::format("\\u{:04x}", c)
+                       : std::string(1, static_cast<char>(c));
+    }
+    std::string out;
+    AppendJsonEscaped(&out, std::string(1, static_cast<char>(c)));
+    EXPECT_EQ(out, "\"" + expected + "\"") << "byte " << c;
+  }
+}
+
 // Strings with runs of verbatim bytes between the ones escaped, UTF-8 kept,
 // ill-formed UTF-8 replaced: the runs are appended whole, the rest as before.
 TEST(JsonWriterTest, EscapesBetweenRunsOfPlainBytes) {
