@@ -70,24 +70,12 @@ calc() {
   awk "${assign[@]}" "BEGIN { printf \"%.2f\", $expr }"
 }
 
-# scale_job NAME SYNTH-OPTION...: job=$bench_dir/bench-scale-NAME, written
-# by `synth --out job SYNTH-OPTION...` unless a complete job is there.
+# scale_job NAME SYNTH-OPTION...: job=$bench_dir/bench-scale-NAME
+# (bench_common.sh's synth_job).
 scale_job() {
-  job="$bench_dir/bench-scale-$1"; shift
-  [ -f "$job/ground_truth.json" ] && return 0
-  if [ -e "$job" ] && [ ! -f "$job/trainscope-manifest.txt" ]; then
-    echo "$job exists and was not written by trainscope synth: remove it yourself or set BENCH_DIR" >&2
-    exit 2
-  fi
-  rm -rf "$job"
-  local start end
-  start=$(date +%s.%N)
-  "$bin" synth --out "$job" "$@" >/dev/null
-  end=$(date +%s.%N)
-  # Written back to disk before it is timed: the 1,024-rank job's 0.8 GB of
-  # dirty pages, flushed while it was analysed, made that run 1.5x slower.
-  sync
-  echo "synth $*: $(calc "b / 1e6" "b=$(du -sb "$job" | cut -f1)") MB in $(calc "e - s" "s=$start" "e=$end") s" >&2
+  local name="$1"
+  shift
+  synth_job "$bench_dir/bench-scale-$name" "$@"
 }
 
 # measure X: one table row for $job. Sets wall, cpu, peak_kb for growth().
