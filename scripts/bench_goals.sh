@@ -107,12 +107,18 @@ field() { awk -F '\t' -v n="$2" -v c="$3" '$1 == n { print $c }' "$work/$1.tsv";
 # at_most A B: "yes" when A <= B.
 at_most() { awk -v a="$1" -v b="$2" 'BEGIN { print (a <= b ? "yes" : "no") }'; }
 
+# goal_cells GOAL [SIZE]: the row's goal (with the input's size) and target
+# cells.
+goal_cells() {
+  echo "| ${label[$1]}${2:+, $2} | <= ${target_s[$1]} s, <= ${target_peak[$1]}x |"
+}
+
 rows=()
 status=0
 for goal in $goals; do
   [ "$goal" = compare ] && continue
   if ! input=$(input_of "$goal"); then  # e.g. bench_trace.sh without the corpus
-    rows+=("| ${label[$goal]} | <= ${target_s[$goal]} s, <= ${target_peak[$goal]}x | not measured: the input could not be written (stderr) | | n/a |")
+    rows+=("$(goal_cells "$goal") not measured: the input could not be written (stderr) | | n/a |")
     [ "$status" = 0 ] && status=77  # ctest's "skipped": not every goal measured
     continue
   fi
@@ -128,7 +134,7 @@ for goal in $goals; do
     echo "$goal: bench_builds.sh failed (a run failed, or the builds wrote different JSON)" >&2
     status=1
     [ -s "$work/$goal.tsv" ] || {
-      rows+=("| ${label[$goal]} | <= ${target_s[$goal]} s, <= ${target_peak[$goal]}x | not measured: a run failed (stderr) | | n/a |")
+      rows+=("$(goal_cells "$goal") not measured: a run failed (stderr) | | n/a |")
       continue
     }
   }
@@ -148,7 +154,7 @@ for goal in $goals; do
     met="time: $(at_most "$median" "${target_s[$goal]}"); peak: $(at_most \
       "$(field "$goal" build-1 10)" "${target_peak[$goal]}")"
   fi
-  rows+=("| ${label[$goal]}, $(awk -v b="$bytes" 'BEGIN { printf "%.2f", b / 1e9 }') GB | <= ${target_s[$goal]} s, <= ${target_peak[$goal]}x | $now | $cat_s | $met |")
+  rows+=("$(goal_cells "$goal" "$(awk -v b="$bytes" 'BEGIN { printf "%.2f GB", b / 1e9 }')") $now | $cat_s | $met |")
 done
 
 if [[ " $goals " == *" compare "* ]]; then
