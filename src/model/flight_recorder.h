@@ -7,11 +7,41 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace trainscope::model {
+
+// A value many entries of a dump share, kept once and pointed to (empty
+// when none was given). A dump's 2,000 entries name a few dozen distinct
+// shapes and dtype lists: held by value, each entry's four lists cost ~370
+// bytes of heap, and 1,024 ranks' dumps took 1.3 GB in triage
+// (docs/benchmarks.md, "Flight-recorder entries share their shapes").
+template <typename T>
+class SharedValue {
+ public:
+  SharedValue() = default;
+  explicit SharedValue(std::shared_ptr<const T> value) : value_(std::move(value)) {}
+
+  const T& operator*() const { return value_ ? *value_ : Empty(); }
+  const T* operator->() const { return &**this; }
+
+  friend bool operator==(const SharedValue& a, const SharedValue& b) { return *a == *b; }
+  friend bool operator==(const SharedValue& a, const T& b) { return *a == b; }
+
+ private:
+  static const T& Empty() {
+    static const T empty;
+    return empty;
+  }
+  std::shared_ptr<const T> value_;
+};
+
+using TensorShapes = std::vector<std::vector<int64_t>>;  // one shape per tensor
+using TensorDtypes = std::vector<std::string>;           // one dtype per tensor
 
 struct FlightRecorderEntry {
   std::string pg_name;                       // process_group[0]
@@ -21,12 +51,12 @@ struct FlightRecorderEntry {
   std::string profiling_name;  // "nccl:all_reduce"
   std::string state;           // scheduled | started | completed
   bool is_p2p = false;
-  std::optional<int64_t> pg_id;                                 // "pg_id"
-  std::optional<int64_t> p2p_seq_id;                            // "p2p_seq_id"
-  std::vector<std::vector<int64_t>> input_sizes, output_sizes;  // "input_sizes", "output_sizes"
-  std::vector<std::string> input_dtypes, output_dtypes;         // "input_dtypes", "output_dtypes"
-  std::optional<int64_t> time_created_ns;                       // "time_created_ns"
-  std::optional<int64_t> timeout_ms;                            // "timeout_ms"
+  std::optional<int64_t> pg_id;                           // "pg_id"
+  std::optional<int64_t> p2p_seq_id;                      // "p2p_seq_id"
+  SharedValue<TensorShapes> input_sizes, output_sizes;    // "input_sizes", "output_sizes"
+  SharedValue<TensorDtypes> input_dtypes, output_dtypes;  // "input_dtypes", "output_dtypes"
+  std::optional<int64_t> time_created_ns;                 // "time_created_ns"
+  std::optional<int64_t> timeout_ms;                      // "timeout_ms"
   std::optional<double> duration_ms;  // "duration_ms": only when timing was enabled
 };
 

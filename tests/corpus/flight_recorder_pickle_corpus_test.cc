@@ -72,8 +72,8 @@ TEST(FlightRecorderPickleCorpus, GpuErrorDumpsReadWithTheStuckAllToAll) {
   EXPECT_EQ(stuck->pg_desc, "EXPERT_MODEL_PARALLEL_GROUP");
   EXPECT_EQ(stuck->profiling_name, "nccl:all_to_all");
   EXPECT_EQ(stuck->pg_id, 11);
-  ASSERT_EQ(stuck->input_sizes.size(), 1U);
-  EXPECT_EQ(stuck->input_sizes[0], (std::vector<int64_t>{2048, 5120}));
+  ASSERT_EQ(stuck->input_sizes->size(), 1U);
+  EXPECT_EQ((*stuck->input_sizes)[0], (std::vector<int64_t>{2048, 5120}));
   EXPECT_EQ(stuck->input_dtypes, (std::vector<std::string>{"BFloat16"}));
   EXPECT_EQ(stuck->state, "scheduled");
   EXPECT_EQ(stuck->timeout_ms, 600000);

@@ -184,13 +184,13 @@ TEST(FlightRecorderReader, ReadsThePickledDump) {
   EXPECT_EQ(a.p2p_seq_id, 0);
   EXPECT_EQ(a.profiling_name, "nccl:all_to_all");
   EXPECT_EQ(a.time_created_ns, 1758580156092493363);
-  ASSERT_EQ(a.input_sizes.size(), 1U);
-  EXPECT_EQ(a.input_sizes[0], (std::vector<int64_t>{2048, 5120}));
+  ASSERT_EQ(a.input_sizes->size(), 1U);
+  EXPECT_EQ((*a.input_sizes)[0], (std::vector<int64_t>{2048, 5120}));
   EXPECT_EQ(a.input_dtypes, (std::vector<std::string>{"BFloat16"}));
   // A shape with a dimension that is not an int is unknown (empty); [] stays [].
-  ASSERT_EQ(a.output_sizes.size(), 2U);
-  EXPECT_TRUE(a.output_sizes[0].empty());
-  EXPECT_TRUE(a.output_sizes[1].empty());
+  ASSERT_EQ(a.output_sizes->size(), 2U);
+  EXPECT_TRUE((*a.output_sizes)[0].empty());
+  EXPECT_TRUE((*a.output_sizes)[1].empty());
   EXPECT_EQ(a.output_dtypes, (std::vector<std::string>{"BFloat16", ""}));
   EXPECT_EQ(a.state, "completed");
   EXPECT_EQ(a.timeout_ms, 180000);
@@ -219,6 +219,41 @@ constexpr std::string_view kSmallDumpJson = R"({"version": "2.9",
                "duration_ms": 2.5, "is_p2p": false},
               {"collective_seq_id": "41", "profiling_name": "nccl:send 9->1", "is_p2p": true,
                "state": "scheduled", "time_created_ns": null}]})";
+
+// A dump's entries repeat a few shapes and dtype lists: each distinct one is
+// kept once and shared by the entries naming it (model::SharedValue), and
+// compares by value.
+TEST(FlightRecorderReader, EntriesShareEachDistinctShapeAndDtypeList) {
+  constexpr std::string_view kDump = R"({"version": "2.9", "pg_config": {"0": {"ranks": [0, 1]}},
+    "entries": [
+      {"collective_seq_id": 1, "input_sizes": [[2048, 5120]], "input_dtypes": ["BFloat16"],
+       "output_sizes": [[2048, 5120]], "output_dtypes": ["BFloat16"]},
+      {"collective_seq_id": 2, "input_sizes": [[16]], "input_dtypes": ["Float"],
+       "output_sizes": [], "output_dtypes": []},
+      {"collective_seq_id": 3, "input_sizes": [[2048, 5120]], "input_dtypes": ["BFloat16"]}]})";
+  auto dump = ParseFlightRecorderJson(kDump, "fr/nccl_trace_rank_0.json");
+  ASSERT_TRUE(dump.ok()) << dump.status().message();
+  ASSERT_EQ(dump->entries.size(), 3U);
+  const model::FlightRecorderEntry& first = dump->entries[0];
+  const model::FlightRecorderEntry& second = dump->entries[1];
+  const model::FlightRecorderEntry& third = dump->entries[2];
+  EXPECT_EQ(&*first.input_sizes, &*third.input_sizes);
+  EXPECT_EQ(&*first.input_sizes, &*first.output_sizes);  // the same value, kept once
+  EXPECT_EQ(&*first.input_dtypes, &*third.input_dtypes);
+  EXPECT_EQ(first.input_sizes, (model::TensorShapes{{2048, 5120}}));
+  EXPECT_EQ(first.input_dtypes, (model::TensorDtypes{"BFloat16"}));
+  EXPECT_EQ(second.input_sizes, (model::TensorShapes{{16}}));
+  EXPECT_EQ(second.input_dtypes, (model::TensorDtypes{"Float"}));
+  EXPECT_NE(&*first.input_sizes, &*second.input_sizes);
+  EXPECT_TRUE(second.output_sizes->empty());  // [] and absent: no shapes
+  EXPECT_TRUE(third.output_sizes->empty());
+  EXPECT_TRUE(third.output_dtypes->empty());
+  // Equal values of two dumps compare equal.
+  auto again = ParseFlightRecorderJson(kDump, "fr/nccl_trace_rank_1.json");
+  ASSERT_TRUE(again.ok());
+  EXPECT_NE(&*again->entries[0].input_sizes, &*first.input_sizes);
+  EXPECT_EQ(again->entries[0].input_sizes, first.input_sizes);
+}
 
 TEST(FlightRecorderReader, OneDumpReadsTheSameFromItsJsonAndPickledForms) {
   auto pickled = ParseFlightRecorderPickle(SmallPickledDump(), "fr/_dump_9");

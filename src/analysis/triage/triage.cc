@@ -199,8 +199,8 @@ struct GroupView {
 void FillEntryFacts(const FlightRecorderEntry& e, StuckCollective* s) {
   s->op = e.profiling_name;
   s->pg_id = e.pg_id;
-  s->sizes = e.input_sizes;
-  s->dtypes = e.input_dtypes;
+  s->sizes = *e.input_sizes;
+  s->dtypes = *e.input_dtypes;
   s->timeout_ms = e.timeout_ms;
   if (s->pg_desc.empty()) s->pg_desc = e.pg_desc;
 }

@@ -6,8 +6,11 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <map>
+#include <memory>
 #include <optional>
 #include <set>
+#include <utility>
 
 #include "core/mapped_file.h"
 #include "formats/pickle/pickle_reader.h"
@@ -33,6 +36,33 @@ std::vector<int64_t> ParseRanks(std::string_view text) {
   if (in) out.push_back(v);
   return out;
 }
+
+// The shapes and dtype lists of one dump's entries, each distinct value kept
+// once (model::SharedValue): a dump repeats a few dozen of them.
+class SharedValues {
+ public:
+  model::SharedValue<model::TensorShapes> Shapes(model::TensorShapes value) {
+    return Keep(&shapes_, std::move(value));
+  }
+  model::SharedValue<model::TensorDtypes> Dtypes(model::TensorDtypes value) {
+    return Keep(&dtypes_, std::move(value));
+  }
+
+ private:
+  template <typename T>
+  static model::SharedValue<T> Keep(std::map<T, std::shared_ptr<const T>>* kept, T value) {
+    if (value.empty()) return {};
+    auto it = kept->find(value);
+    if (it == kept->end()) {
+      auto shared = std::make_shared<const T>(value);
+      it = kept->emplace(std::move(value), std::move(shared)).first;
+    }
+    return model::SharedValue<T>(it->second);
+  }
+
+  std::map<model::TensorShapes, std::shared_ptr<const model::TensorShapes>> shapes_;
+  std::map<model::TensorDtypes, std::shared_ptr<const model::TensorDtypes>> dtypes_;
+};
 
 // A seq id written as a string of decimal digits (the pickle era's dumps),
 // read the same from either form; anything else is unknown.
@@ -170,7 +200,8 @@ class PickleCopier {
   bool over_ = false;
 };
 
-model::FlightRecorderEntry EntryFromPickle(PickleValue e, PickleCopier* copy) {
+model::FlightRecorderEntry EntryFromPickle(PickleValue e, PickleCopier* copy,
+                                           SharedValues* shared) {
   model::FlightRecorderEntry fe;
   if (e.kind() != PickleKind::kDict) return fe;
   if (auto pg = e.Get("process_group"); pg && pg->is_sequence()) {
@@ -184,10 +215,10 @@ model::FlightRecorderEntry EntryFromPickle(PickleValue e, PickleCopier* copy) {
   if (auto p2p = e.Get("is_p2p")) fe.is_p2p = p2p->AsBool().value_or(false);
   fe.pg_id = copy->Int(e.Get("pg_id"));
   fe.p2p_seq_id = copy->Int(e.Get("p2p_seq_id"));
-  fe.input_sizes = copy->Shapes(e.Get("input_sizes"));
-  fe.output_sizes = copy->Shapes(e.Get("output_sizes"));
-  fe.input_dtypes = copy->Strs(e.Get("input_dtypes"));
-  fe.output_dtypes = copy->Strs(e.Get("output_dtypes"));
+  fe.input_sizes = shared->Shapes(copy->Shapes(e.Get("input_sizes")));
+  fe.output_sizes = shared->Shapes(copy->Shapes(e.Get("output_sizes")));
+  fe.input_dtypes = shared->Dtypes(copy->Strs(e.Get("input_dtypes")));
+  fe.output_dtypes = shared->Dtypes(copy->Strs(e.Get("output_dtypes")));
   fe.time_created_ns = copy->Int(e.Get("time_created_ns"));
   fe.timeout_ms = copy->Int(e.Get("timeout_ms"));
   if (auto d = e.Get("duration_ms")) fe.duration_ms = d->AsDouble();
@@ -235,8 +266,9 @@ Result<model::FlightRecorderDump> DumpFromPickle(const PickleDocument& doc, size
   }
   if (auto entries = root.Get("entries"); entries && entries->is_sequence()) {
     d.entries.reserve(std::min<size_t>(entries->size(), bytes));  // each entry takes bytes
+    SharedValues shared;
     for (size_t i = 0; i < entries->size() && copy.Spend(1); ++i) {
-      d.entries.push_back(EntryFromPickle(entries->at(i), &copy));
+      d.entries.push_back(EntryFromPickle(entries->at(i), &copy, &shared));
     }
   }
   if (copy.over()) {
@@ -372,6 +404,7 @@ Result<model::FlightRecorderDump> ParseFlightRecorderJson(std::string_view json,
     // One allocation: growing by doubling moved every entry's strings
     // (a tenth of triage's time on 1,024 ranks' dumps).
     d.entries.reserve(entries.size());
+    SharedValues shared;
     for (simdjson::dom::element e : entries) {
       model::FlightRecorderEntry fe;
       simdjson::dom::array pg;
@@ -389,10 +422,10 @@ Result<model::FlightRecorderDump> ParseFlightRecorderJson(std::string_view json,
       if (e["is_p2p"].get(p2p) == simdjson::SUCCESS) fe.is_p2p = p2p;
       fe.pg_id = IntOf(e["pg_id"]);
       fe.p2p_seq_id = IntOf(e["p2p_seq_id"]);
-      fe.input_sizes = ShapesOf(e["input_sizes"]);
-      fe.output_sizes = ShapesOf(e["output_sizes"]);
-      fe.input_dtypes = StringsOf(e["input_dtypes"]);
-      fe.output_dtypes = StringsOf(e["output_dtypes"]);
+      fe.input_sizes = shared.Shapes(ShapesOf(e["input_sizes"]));
+      fe.output_sizes = shared.Shapes(ShapesOf(e["output_sizes"]));
+      fe.input_dtypes = shared.Dtypes(StringsOf(e["input_dtypes"]));
+      fe.output_dtypes = shared.Dtypes(StringsOf(e["output_dtypes"]));
       fe.time_created_ns = IntOf(e["time_created_ns"]);
       fe.timeout_ms = IntOf(e["timeout_ms"]);
       fe.duration_ms = DoubleOf(e["duration_ms"]);
