@@ -16,15 +16,19 @@
 namespace trainscope::model {
 
 // A value many entries of a dump share, kept once and pointed to (empty
-// when none was given). A dump's 2,000 entries name a few dozen distinct
-// shapes and dtype lists: held by value, each entry's four lists cost ~370
-// bytes of heap, and 1,024 ranks' dumps took 1.3 GB in triage
-// (docs/benchmarks.md, "Flight-recorder entries share their shapes").
+// when none was given). A dump's 2,000 entries name a few process groups,
+// collectives, states, shapes and dtype lists: held by value, each entry's
+// texts and lists took ~400 bytes, and 1,024 ranks' dumps 1.3 GB in triage
+// (docs/benchmarks.md, "Flight-recorder entries share their values").
 template <typename T>
 class SharedValue {
  public:
   SharedValue() = default;
   explicit SharedValue(std::shared_ptr<const T> value) : value_(std::move(value)) {}
+  // A value of its own, shared with no other entry (tests build entries so).
+  static SharedValue Own(T value) {
+    return SharedValue(std::make_shared<const T>(std::move(value)));
+  }
 
   const T& operator*() const { return value_ ? *value_ : Empty(); }
   const T* operator->() const { return &**this; }
@@ -44,12 +48,12 @@ using TensorShapes = std::vector<std::vector<int64_t>>;  // one shape per tensor
 using TensorDtypes = std::vector<std::string>;           // one dtype per tensor
 
 struct FlightRecorderEntry {
-  std::string pg_name;                       // process_group[0]
-  std::string pg_desc;                       // process_group[1]
+  SharedValue<std::string> pg_name;          // process_group[0]
+  SharedValue<std::string> pg_desc;          // process_group[1]
   std::optional<int64_t> collective_seq_id;  // absent or not a number: unknown
   std::optional<int64_t> record_id;
-  std::string profiling_name;  // "nccl:all_reduce"
-  std::string state;           // scheduled | started | completed
+  SharedValue<std::string> profiling_name;  // "nccl:all_reduce"
+  SharedValue<std::string> state;           // scheduled | started | completed
   bool is_p2p = false;
   std::optional<int64_t> pg_id;                           // "pg_id"
   std::optional<int64_t> p2p_seq_id;                      // "p2p_seq_id"

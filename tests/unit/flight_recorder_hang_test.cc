@@ -15,11 +15,11 @@ namespace {
 
 model::FlightRecorderEntry Entry(std::optional<int64_t> seq, std::string state) {
   model::FlightRecorderEntry e;
-  e.pg_name = "0";
-  e.pg_desc = "default_pg";
+  e.pg_name = model::SharedValue<std::string>::Own("0");
+  e.pg_desc = model::SharedValue<std::string>::Own("default_pg");
   e.collective_seq_id = seq;
-  e.profiling_name = "nccl:all_reduce";
-  e.state = std::move(state);
+  e.profiling_name = model::SharedValue<std::string>::Own("nccl:all_reduce");
+  e.state = model::SharedValue<std::string>::Own(std::move(state));
   return e;
 }
 

@@ -49,11 +49,11 @@ TEST(FlightRecorderReader, MissingOrMistypedKeysReadAsEmptyInsteadOfThrowing) {
   EXPECT_TRUE(dump->pg_ranks.at("1").empty());
   ASSERT_EQ(dump->entries.size(), 4U);
   EXPECT_FALSE(dump->entries[0].collective_seq_id.has_value());  // unknown, not 0
-  EXPECT_TRUE(dump->entries[0].profiling_name.empty());
-  EXPECT_TRUE(dump->entries[1].state.empty());
+  EXPECT_TRUE(dump->entries[0].profiling_name->empty());
+  EXPECT_TRUE(dump->entries[1].state->empty());
   EXPECT_EQ(dump->entries[3].collective_seq_id, 41);
   EXPECT_FALSE(dump->entries[3].record_id.has_value());
-  EXPECT_TRUE(dump->entries[3].profiling_name.empty());
+  EXPECT_TRUE(dump->entries[3].profiling_name->empty());
 }
 
 TEST(FlightRecorderReader, SeqIdsTooLongForInt64AreUnknown) {
@@ -202,7 +202,7 @@ TEST(FlightRecorderReader, ReadsThePickledDump) {
   EXPECT_FALSE(b.time_created_ns.has_value());  // None: unknown
   EXPECT_FALSE(b.duration_ms.has_value());
   EXPECT_FALSE(b.pg_id.has_value());
-  EXPECT_TRUE(b.pg_name.empty());
+  EXPECT_TRUE(b.pg_name->empty());
 }
 
 // SmallPickledDump() as FlightRecorder::dump_json writes the same dict.
@@ -220,17 +220,21 @@ constexpr std::string_view kSmallDumpJson = R"({"version": "2.9",
               {"collective_seq_id": "41", "profiling_name": "nccl:send 9->1", "is_p2p": true,
                "state": "scheduled", "time_created_ns": null}]})";
 
-// A dump's entries repeat a few shapes and dtype lists: each distinct one is
-// kept once and shared by the entries naming it (model::SharedValue), and
-// compares by value.
-TEST(FlightRecorderReader, EntriesShareEachDistinctShapeAndDtypeList) {
+// A dump's entries repeat a few names, states, shapes and dtype lists: each
+// distinct one is kept once and shared by the entries naming it
+// (model::SharedValue), and compares by value.
+TEST(FlightRecorderReader, EntriesShareEachDistinctValue) {
   constexpr std::string_view kDump = R"({"version": "2.9", "pg_config": {"0": {"ranks": [0, 1]}},
     "entries": [
-      {"collective_seq_id": 1, "input_sizes": [[2048, 5120]], "input_dtypes": ["BFloat16"],
+      {"collective_seq_id": 1, "profiling_name": "nccl:all_reduce", "state": "completed",
+       "process_group": ["0", "default_pg"],
+       "input_sizes": [[2048, 5120]], "input_dtypes": ["BFloat16"],
        "output_sizes": [[2048, 5120]], "output_dtypes": ["BFloat16"]},
       {"collective_seq_id": 2, "input_sizes": [[16]], "input_dtypes": ["Float"],
        "output_sizes": [], "output_dtypes": []},
-      {"collective_seq_id": 3, "input_sizes": [[2048, 5120]], "input_dtypes": ["BFloat16"]}]})";
+      {"collective_seq_id": 3, "profiling_name": "nccl:all_reduce", "state": "scheduled",
+       "process_group": ["0", "default_pg"],
+       "input_sizes": [[2048, 5120]], "input_dtypes": ["BFloat16"]}]})";
   auto dump = ParseFlightRecorderJson(kDump, "fr/nccl_trace_rank_0.json");
   ASSERT_TRUE(dump.ok()) << dump.status().message();
   ASSERT_EQ(dump->entries.size(), 3U);
@@ -240,6 +244,14 @@ TEST(FlightRecorderReader, EntriesShareEachDistinctShapeAndDtypeList) {
   EXPECT_EQ(&*first.input_sizes, &*third.input_sizes);
   EXPECT_EQ(&*first.input_sizes, &*first.output_sizes);  // the same value, kept once
   EXPECT_EQ(&*first.input_dtypes, &*third.input_dtypes);
+  EXPECT_EQ(&*first.profiling_name, &*third.profiling_name);
+  EXPECT_EQ(&*first.pg_name, &*third.pg_name);
+  EXPECT_EQ(&*first.pg_desc, &*third.pg_desc);
+  EXPECT_EQ(first.profiling_name, "nccl:all_reduce");
+  EXPECT_EQ(first.state, "completed");
+  EXPECT_EQ(third.state, "scheduled");
+  EXPECT_EQ(first.pg_desc, "default_pg");
+  EXPECT_TRUE(second.profiling_name->empty());
   EXPECT_EQ(first.input_sizes, (model::TensorShapes{{2048, 5120}}));
   EXPECT_EQ(first.input_dtypes, (model::TensorDtypes{"BFloat16"}));
   EXPECT_EQ(second.input_sizes, (model::TensorShapes{{16}}));

@@ -52,8 +52,8 @@ CollectiveHang JudgeGroup(const std::string& pg,
   for (const auto& [rank, l] : last) {
     if (l.entry != nullptr && *l.entry->collective_seq_id > h.seq) {
       h.seq = *l.entry->collective_seq_id;
-      h.op = l.entry->profiling_name;
-      h.pg_desc = l.entry->pg_desc;
+      h.op = *l.entry->profiling_name;
+      h.pg_desc = *l.entry->pg_desc;
     }
   }
   bool incomplete = false;
@@ -66,15 +66,15 @@ CollectiveHang JudgeGroup(const std::string& pg,
     const model::FlightRecorderEntry* e = it->second.entry;
     if (e != nullptr && *e->collective_seq_id == h.seq) {
       h.arrived.push_back(rank);
-      h.arrived_states.push_back(e->state);
+      h.arrived_states.push_back(*e->state);
       incomplete = incomplete || KnownNotCompleted(*it->second.dump, *e);
     } else {
       MissingRank m;
       m.rank = rank;
       if (e != nullptr) {
         m.last_seq = e->collective_seq_id;
-        m.last_op = e->profiling_name;
-        m.last_state = e->state;
+        m.last_op = *e->profiling_name;
+        m.last_state = *e->state;
       }
       h.missing.push_back(std::move(m));
     }
@@ -93,7 +93,7 @@ FlightRecorderReport AnalyzeFlightRecorder(const std::vector<model::FlightRecord
     r.ranks.push_back(d.rank);
     for (const auto& [pg, ranks] : d.pg_ranks) groups[pg].insert(ranks.begin(), ranks.end());
     for (const model::FlightRecorderEntry& e : d.entries) {
-      if (!e.is_p2p) groups[e.pg_name];  // a group without a config entry
+      if (!e.is_p2p) groups[*e.pg_name];  // a group without a config entry
     }
   }
   for (auto& [pg, members] : groups) {

@@ -197,12 +197,12 @@ struct GroupView {
 };
 
 void FillEntryFacts(const FlightRecorderEntry& e, StuckCollective* s) {
-  s->op = e.profiling_name;
+  s->op = *e.profiling_name;
   s->pg_id = e.pg_id;
   s->sizes = *e.input_sizes;
   s->dtypes = *e.input_dtypes;
   s->timeout_ms = e.timeout_ms;
-  if (s->pg_desc.empty()) s->pg_desc = e.pg_desc;
+  if (s->pg_desc.empty()) s->pg_desc = *e.pg_desc;
 }
 
 // The stuck entry as the ranks inside recorded it (the lowest rank's).
@@ -289,7 +289,7 @@ std::optional<std::string> PeerAnswer(const GroupView& g, int64_t peer, const P2
   const auto pe = g.entries_of.find(peer);
   if (pe == g.entries_of.end()) return std::nullopt;
   for (const FlightRecorderEntry* other : pe->second) {
-    const P2pName on = ParseP2p(other->profiling_name);
+    const P2pName on = ParseP2p(*other->profiling_name);
     if (other->is_p2p && on.ok && on.send != name.send && on.peer == name.self &&
         other->state != "completed") {
       return std::string();
@@ -307,7 +307,7 @@ void UnmatchedOf(const GroupView& g, int64_t r, StuckCollective* s) {
   for (const FlightRecorderEntry* entry : e->second) {
     if (!entry->is_p2p || entry->state == "completed" || !entry->p2p_seq_id) continue;
     if (t.completed && *entry->p2p_seq_id <= *t.completed) continue;
-    const P2pName name = ParseP2p(entry->profiling_name);
+    const P2pName name = ParseP2p(*entry->profiling_name);
     if (!name.ok || name.peer < 0 || name.peer >= static_cast<int64_t>(g.members.size())) continue;
     const int64_t peer = g.members[static_cast<size_t>(name.peer)];
     const std::optional<std::string> why = PeerAnswer(g, peer, name);
@@ -377,10 +377,10 @@ void AnalyzeJob(const JobDumps& job, size_t index, TriageReport* out,
   }
   for (const FlightRecorderDump* d : job.dumps) {
     for (const FlightRecorderEntry& e : d->entries) {
-      GroupView& g = groups[e.pg_name];
-      if (g.name.empty()) g.name = e.pg_name;
+      GroupView& g = groups[*e.pg_name];
+      if (g.name.empty()) g.name = *e.pg_name;
       g.entries_of[d->rank].push_back(&e);
-      if (g.desc.empty()) g.desc = e.pg_desc;
+      if (g.desc.empty()) g.desc = *e.pg_desc;
     }
   }
   for (auto& [pg, g] : groups) {
@@ -411,9 +411,10 @@ void AnalyzeJob(const JobDumps& job, size_t index, TriageReport* out,
     }
     const FlightRecorderEntry& last = d->entries.back();
     ev.last_line = fmt::format(
-        "{} {} seq {} {}", last.pg_desc.empty() ? last.pg_name : last.pg_desc, last.profiling_name,
+        "{} {} seq {} {}", last.pg_desc->empty() ? *last.pg_name : *last.pg_desc,
+        *last.profiling_name,
         SeqOf(last, last.is_p2p) ? std::to_string(*SeqOf(last, last.is_p2p)) : std::string("n/a"),
-        last.state);
+        *last.state);
     for (const FlightRecorderEntry& e : d->entries) {
       if (e.time_created_ns)
         ev.last_event_ns = std::max(ev.last_event_ns.value_or(0), *e.time_created_ns);

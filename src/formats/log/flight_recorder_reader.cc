@@ -6,10 +6,13 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <set>
+#include <string>
+#include <string_view>
 #include <utility>
 
 #include "core/mapped_file.h"
@@ -37,31 +40,38 @@ std::vector<int64_t> ParseRanks(std::string_view text) {
   return out;
 }
 
-// The shapes and dtype lists of one dump's entries, each distinct value kept
-// once (model::SharedValue): a dump repeats a few dozen of them.
+// The texts, shapes and dtype lists of one dump's entries, each distinct
+// value kept once (model::SharedValue): a dump repeats a few dozen of them.
 class SharedValues {
  public:
-  model::SharedValue<model::TensorShapes> Shapes(model::TensorShapes value) {
-    return Keep(&shapes_, std::move(value));
+  model::SharedValue<std::string> Text(std::string_view value) { return Keep(&texts_, value); }
+  model::SharedValue<model::TensorShapes> Shapes(const model::TensorShapes& value) {
+    return Keep(&shapes_, value);
   }
-  model::SharedValue<model::TensorDtypes> Dtypes(model::TensorDtypes value) {
-    return Keep(&dtypes_, std::move(value));
+  model::SharedValue<model::TensorDtypes> Dtypes(const model::TensorDtypes& value) {
+    return Keep(&dtypes_, value);
   }
 
  private:
   template <typename T>
-  static model::SharedValue<T> Keep(std::map<T, std::shared_ptr<const T>>* kept, T value) {
+  using Kept = std::map<T, std::shared_ptr<const T>, std::less<>>;
+
+  // |value|: a T, or what finds one (a string_view for a string).
+  template <typename T, typename V>
+  static model::SharedValue<T> Keep(Kept<T>* kept, const V& value) {
     if (value.empty()) return {};
     auto it = kept->find(value);
     if (it == kept->end()) {
-      auto shared = std::make_shared<const T>(value);
-      it = kept->emplace(std::move(value), std::move(shared)).first;
+      T owned(value);
+      auto shared = std::make_shared<const T>(owned);
+      it = kept->emplace(std::move(owned), std::move(shared)).first;
     }
     return model::SharedValue<T>(it->second);
   }
 
-  std::map<model::TensorShapes, std::shared_ptr<const model::TensorShapes>> shapes_;
-  std::map<model::TensorDtypes, std::shared_ptr<const model::TensorDtypes>> dtypes_;
+  Kept<std::string> texts_;
+  Kept<model::TensorShapes> shapes_;
+  Kept<model::TensorDtypes> dtypes_;
 };
 
 // A seq id written as a string of decimal digits (the pickle era's dumps),
@@ -107,10 +117,18 @@ std::optional<int64_t> IntOf(simdjson::simdjson_result<simdjson::dom::element> f
   return std::nullopt;
 }
 
-std::string StringOf(simdjson::dom::element e) {
+// A string's text in the parsed document (valid while it is), or empty.
+std::string_view TextOf(simdjson::dom::element e) {
   std::string_view s;
-  return e.get(s) == simdjson::SUCCESS ? std::string(s) : std::string();
+  return e.get(s) == simdjson::SUCCESS ? s : std::string_view();
 }
+
+std::string_view TextOf(simdjson::simdjson_result<simdjson::dom::element> field) {
+  simdjson::dom::element e;
+  return field.get(e) == simdjson::SUCCESS ? TextOf(e) : std::string_view();
+}
+
+std::string StringOf(simdjson::dom::element e) { return std::string(TextOf(e)); }
 
 std::string StringOf(simdjson::simdjson_result<simdjson::dom::element> field) {
   simdjson::dom::element e;
@@ -205,13 +223,13 @@ model::FlightRecorderEntry EntryFromPickle(PickleValue e, PickleCopier* copy,
   model::FlightRecorderEntry fe;
   if (e.kind() != PickleKind::kDict) return fe;
   if (auto pg = e.Get("process_group"); pg && pg->is_sequence()) {
-    if (pg->size() > 0) fe.pg_name = copy->Str(pg->at(0));
-    if (pg->size() > 1) fe.pg_desc = copy->Str(pg->at(1));
+    if (pg->size() > 0) fe.pg_name = shared->Text(copy->Str(pg->at(0)));
+    if (pg->size() > 1) fe.pg_desc = shared->Text(copy->Str(pg->at(1)));
   }
   fe.collective_seq_id = copy->Int(e.Get("collective_seq_id"));
   fe.record_id = copy->Int(e.Get("record_id"));
-  fe.profiling_name = copy->Str(e.Get("profiling_name"));
-  fe.state = copy->Str(e.Get("state"));
+  fe.profiling_name = shared->Text(copy->Str(e.Get("profiling_name")));
+  fe.state = shared->Text(copy->Str(e.Get("state")));
   if (auto p2p = e.Get("is_p2p")) fe.is_p2p = p2p->AsBool().value_or(false);
   fe.pg_id = copy->Int(e.Get("pg_id"));
   fe.p2p_seq_id = copy->Int(e.Get("p2p_seq_id"));
@@ -411,13 +429,13 @@ Result<model::FlightRecorderDump> ParseFlightRecorderJson(std::string_view json,
       if (e["process_group"].get(pg) == simdjson::SUCCESS) {
         size_t i = 0;
         for (simdjson::dom::element part : pg) {
-          (i++ == 0 ? fe.pg_name : fe.pg_desc) = StringOf(part);
+          (i++ == 0 ? fe.pg_name : fe.pg_desc) = shared.Text(TextOf(part));
         }
       }
       fe.collective_seq_id = IntOf(e["collective_seq_id"]);
       fe.record_id = IntOf(e["record_id"]);
-      fe.profiling_name = StringOf(e["profiling_name"]);
-      fe.state = StringOf(e["state"]);
+      fe.profiling_name = shared.Text(TextOf(e["profiling_name"]));
+      fe.state = shared.Text(TextOf(e["state"]));
       bool p2p = false;
       if (e["is_p2p"].get(p2p) == simdjson::SUCCESS) fe.is_p2p = p2p;
       fe.pg_id = IntOf(e["pg_id"]);
