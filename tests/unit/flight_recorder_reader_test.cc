@@ -267,6 +267,36 @@ TEST(FlightRecorderReader, EntriesShareEachDistinctValue) {
   EXPECT_EQ(again->entries[0].input_sizes, first.input_sizes);
 }
 
+// An entry's keys are walked once: a repeated key is read at its first
+// occurrence (as a lookup finds it), keys read by nobody (the stack frames)
+// are passed over, a field of another type is unknown, and an entry that is
+// no object is an entry of unknowns.
+TEST(FlightRecorderReader, AnEntrysKeysAreReadAtTheirFirstOccurrence) {
+  constexpr std::string_view kDump = R"({"version": "2.9", "pg_config": {"0": {"ranks": [0, 1]}},
+    "entries": [
+      {"frames": [{"name": "all_reduce", "line": 1}], "state": "completed", "state": "scheduled",
+       "collective_seq_id": 3, "collective_seq_id": 4, "pg_id": "x", "timeout_ms": 600000,
+       "process_group": ["0", "default_pg"], "is_p2p": true, "duration_ms": 1},
+      5,
+      {"collective_seq_id": 9}]})";
+  auto dump = ParseFlightRecorderJson(kDump, "fr/nccl_trace_rank_0.json");
+  ASSERT_TRUE(dump.ok()) << dump.status().message();
+  ASSERT_EQ(dump->entries.size(), 3U);
+  const model::FlightRecorderEntry& first = dump->entries[0];
+  EXPECT_EQ(first.state, "completed");
+  EXPECT_EQ(first.collective_seq_id, 3);
+  EXPECT_FALSE(first.pg_id.has_value());  // a string that is no number: unknown
+  EXPECT_EQ(first.timeout_ms, 600000);
+  EXPECT_EQ(first.pg_name, "0");
+  EXPECT_EQ(first.pg_desc, "default_pg");
+  EXPECT_TRUE(first.is_p2p);
+  EXPECT_EQ(first.duration_ms, 1.0);  // an int where a double is written
+  const model::FlightRecorderEntry& not_an_object = dump->entries[1];
+  EXPECT_FALSE(not_an_object.collective_seq_id.has_value());
+  EXPECT_TRUE(not_an_object.state->empty());
+  EXPECT_EQ(dump->entries[2].collective_seq_id, 9);
+}
+
 TEST(FlightRecorderReader, OneDumpReadsTheSameFromItsJsonAndPickledForms) {
   auto pickled = ParseFlightRecorderPickle(SmallPickledDump(), "fr/_dump_9");
   auto json = ParseFlightRecorderJson(kSmallDumpJson, "fr/_dump_9");
