@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -27,7 +28,10 @@ class AnchorFilter {
   // nothing.
   static constexpr size_t kMinAnchorBytes = 4;
 
-  explicit AnchorFilter(std::initializer_list<std::string_view> anchors) {
+  explicit AnchorFilter(std::initializer_list<std::string_view> anchors)
+      : AnchorFilter(std::span<const std::string_view>(anchors.begin(), anchors.size())) {}
+
+  explicit AnchorFilter(std::span<const std::string_view> anchors) {
     for (std::string_view anchor : anchors) {
       if (anchor.size() < kMinAnchorBytes) {
         every_line_ = true;

@@ -6,6 +6,9 @@
 #include <cctype>
 #include <filesystem>
 #include <initializer_list>
+#include <iterator>
+#include <string_view>
+#include <vector>
 
 #include "core/anchor_filter.h"
 #include "core/dir_walk.h"
@@ -102,10 +105,13 @@ size_t FindClock(std::string_view line) {
   return std::string_view::npos;
 }
 
-// "[rank6]:", "[Rank 6]", "[PG 0 Rank 6]", "rank 1 died from signal". Its
-// keys are among TorchLineAnchors().
+// The marks a line names its rank with: "[rank6]:", "[Rank 6]", "[PG 0 Rank
+// 6]", and "rank 1 died from signal".
+constexpr std::string_view kRankMarks[] = {"[rank", "[Rank ", " Rank ", "[PG "};
+constexpr std::string_view kDiedFromSignal = " died from signal";
+
 std::optional<int64_t> RankOf(std::string_view line) {
-  for (std::string_view key : {"[rank", "[Rank ", " Rank ", "[PG "}) {
+  for (std::string_view key : kRankMarks) {
     size_t at = line.find(key);
     if (at == std::string_view::npos) continue;
     if (key == "[PG ") {
@@ -117,7 +123,7 @@ std::optional<int64_t> RankOf(std::string_view line) {
     std::optional<int64_t> v = DigitsAt(line, at + key.size());
     if (v) return v;
   }
-  const size_t died = line.find(" died from signal");
+  const size_t died = line.find(kDiedFromSignal);
   if (died != std::string_view::npos) {
     const size_t r = line.rfind("rank ", died);
     if (r != std::string_view::npos) return DigitsAt(line, r + 5);
@@ -336,15 +342,49 @@ void CompleteWatchdog(std::string_view line, std::optional<int64_t> rank, model:
   }
 }
 
-bool HasAny(std::string_view line, std::initializer_list<std::string_view> whats) {
-  return std::any_of(whats.begin(), whats.end(), [&](std::string_view w) { return Has(line, w); });
+template <typename Texts>
+bool HasAny(std::string_view line, const Texts& whats) {
+  return std::any_of(std::begin(whats), std::end(whats),
+                     [&](std::string_view w) { return Has(line, w); });
 }
 
+bool HasAny(std::string_view line, std::initializer_list<std::string_view> whats) {
+  return HasAny<std::initializer_list<std::string_view>>(line, whats);
+}
+
+constexpr std::string_view kWatchdogTimeout = "Watchdog caught collective operation timeout";
+constexpr std::string_view kWatchdogSecondLine = "Timeout at NCCL work:";
+constexpr std::string_view kWorldSize = "NCCL INFO comm ";
+constexpr std::string_view kTrainingFinished[] = {"Total run time", "Training completed",
+                                                  "training finished", "Training finished"};
+
+// The kinds a line is of by the texts it holds, after the watchdog's, in the
+// order they are tried (the first that matches wins).
+struct KindByTexts {
+  FailureKind kind;
+  std::vector<std::string_view> texts;
+};
+const KindByTexts kKindsByTexts[] = {
+    {FailureKind::kTimeLimit, {"DUE TO TIME LIMIT"}},
+    {FailureKind::kCancelled, {"CANCELLED AT", "DUE TO PREEMPTION"}},
+    {FailureKind::kChildFailed, {"ChildFailedError"}},
+    {FailureKind::kOutOfMemory,
+     {"CUDA out of memory", "OutOfMemoryError", "NPU out of memory", "oom-kill", "Out of memory"}},
+    {FailureKind::kSegfault, {"Segmentation fault", "SIGSEGV"}},
+    {FailureKind::kSignal,
+     {"died from signal", "(SIGTERM) received", "(SIGKILL)", "Received SIGTERM", "Killed by signal",
+      "exited on signal"}},
+    {FailureKind::kCollectiveError,
+     {"NCCL WARN", "ncclInternalError", "ncclSystemError", "ncclRemoteError",
+      "ncclUnhandledCudaError", "NCCL error"}},
+    {FailureKind::kDeviceError,
+     {"CUDA error", "NVRM: Xid", "uncorrectable ECC", "cudaErrorLaunchFailure"}},
+    {FailureKind::kDispatchTimeout, {"dispatch timeout"}},
+};
+
 // The kind of a c10d / NCCL / launcher / scheduler line (false: no failure).
-// The first text each branch looks for is one of TorchLineAnchors().
 bool ClassifyTorchLine(std::string_view line, FailureEvent* ev) {
-  if (Has(line, "Watchdog caught collective operation timeout") &&
-      !HasAny(line, {"terminated with exception", "what():"})) {
+  if (Has(line, kWatchdogTimeout) && !HasAny(line, {"terminated with exception", "what():"})) {
     ev->kind = FailureKind::kWatchdogTimeout;
     ev->seq = NumberAfter(line, "SeqNum=");
     ev->op = WordAfter(line, "OpType=", ", )");
@@ -353,59 +393,34 @@ bool ClassifyTorchLine(std::string_view line, FailureEvent* ev) {
     ev->timeout_ms = NumberAfter(line, "Timeout(ms)=");
     ev->ran_ms = NumberAfter(line, "ran for ");
     ev->pg = NumberAfter(line, "[PG ");
-  } else if (Has(line, "DUE TO TIME LIMIT")) {
-    ev->kind = FailureKind::kTimeLimit;
-  } else if (HasAny(line, {"CANCELLED AT", "DUE TO PREEMPTION"})) {
-    ev->kind = FailureKind::kCancelled;
-  } else if (Has(line, "ChildFailedError")) {
-    ev->kind = FailureKind::kChildFailed;
-  } else if (HasAny(line, {"CUDA out of memory", "OutOfMemoryError", "NPU out of memory",
-                           "oom-kill", "Out of memory"})) {
-    ev->kind = FailureKind::kOutOfMemory;
-  } else if (HasAny(line, {"Segmentation fault", "SIGSEGV"})) {
-    ev->kind = FailureKind::kSegfault;
-    ev->signal = 11;
-  } else if (HasAny(line, {"died from signal", "(SIGTERM) received", "(SIGKILL)",
-                           "Received SIGTERM", "Killed by signal", "exited on signal"})) {
-    ev->kind = FailureKind::kSignal;
-    ev->signal = SignalOf(line);
-  } else if (HasAny(line, {"NCCL WARN", "ncclInternalError", "ncclSystemError", "ncclRemoteError",
-                           "ncclUnhandledCudaError", "NCCL error"})) {
-    ev->kind = FailureKind::kCollectiveError;
-  } else if (HasAny(line,
-                    {"CUDA error", "NVRM: Xid", "uncorrectable ECC", "cudaErrorLaunchFailure"})) {
-    ev->kind = FailureKind::kDeviceError;
-  } else if (Has(line, "dispatch timeout")) {
-    ev->kind = FailureKind::kDispatchTimeout;
-    ev->seq = NumberAfter(line, "seq_num ");
-  } else {
-    return false;
+    return true;
   }
-  return true;
+  for (const KindByTexts& k : kKindsByTexts) {
+    if (!HasAny(line, k.texts)) continue;
+    ev->kind = k.kind;
+    if (k.kind == FailureKind::kSegfault) ev->signal = 11;
+    if (k.kind == FailureKind::kSignal) ev->signal = SignalOf(line);
+    if (k.kind == FailureKind::kDispatchTimeout) ev->seq = NumberAfter(line, "seq_num ");
+    return true;
+  }
+  return false;
 }
 
-// The texts of which a c10d / NCCL / launcher / scheduler line holds one when
-// ReadTorchLine takes anything from it: the rank's marks (RankOf), the
-// world size's, the end of training's, the watchdog's second line and the
-// first text of each of ClassifyTorchLine's branches. A text looked for first
-// in those functions is added here too. Most lines of a training log hold
-// none, and one pass over the line decides it (core/anchor_filter.h) where
-// the ~45 searches took 17 % of triage's time on 1,024 ranks' logs.
+// Every text of which a line holds one when ReadTorchLine takes anything
+// from it: the rank's marks, the world size's, the end of training's, the
+// watchdog's two lines and every kind's texts. Most lines of a training log
+// hold none, and one pass over the line decides it (core/anchor_filter.h)
+// where the ~45 searches took 17 % of triage's time on 1,024 ranks' logs.
 const AnchorFilter& TorchLineAnchors() {
-  static const AnchorFilter anchors(
-      {// RankOf
-       "[rank", "[Rank ", " Rank ", "[PG ", " died from signal",
-       // ReadTorchLine
-       "NCCL INFO comm ", "Total run time", "Training completed", "training finished",
-       "Training finished", "Timeout at NCCL work:",
-       // ClassifyTorchLine
-       "Watchdog caught collective operation timeout", "DUE TO TIME LIMIT", "CANCELLED AT",
-       "DUE TO PREEMPTION", "ChildFailedError", "CUDA out of memory", "OutOfMemoryError",
-       "NPU out of memory", "oom-kill", "Out of memory", "Segmentation fault", "SIGSEGV",
-       "died from signal", "(SIGTERM) received", "(SIGKILL)", "Received SIGTERM",
-       "Killed by signal", "exited on signal", "NCCL WARN", "ncclInternalError", "ncclSystemError",
-       "ncclRemoteError", "ncclUnhandledCudaError", "NCCL error", "CUDA error", "NVRM: Xid",
-       "uncorrectable ECC", "cudaErrorLaunchFailure", "dispatch timeout"});
+  static const AnchorFilter anchors = [] {
+    std::vector<std::string_view> texts(std::begin(kRankMarks), std::end(kRankMarks));
+    texts.insert(texts.end(), std::begin(kTrainingFinished), std::end(kTrainingFinished));
+    texts.insert(texts.end(), {kDiedFromSignal, kWorldSize, kWatchdogSecondLine, kWatchdogTimeout});
+    for (const KindByTexts& k : kKindsByTexts) {
+      texts.insert(texts.end(), k.texts.begin(), k.texts.end());
+    }
+    return AnchorFilter(texts);
+  }();
   return anchors;
 }
 
@@ -413,20 +428,17 @@ const AnchorFilter& TorchLineAnchors() {
 void ReadTorchLine(std::string_view line, int64_t number, model::FailureLog* log) {
   if (!TorchLineAnchors().MayHold(line)) return;
   const std::optional<int64_t> rank = RankOf(line);
-  if (Has(line, "NCCL INFO comm ") && Has(line, " nRanks ")) {
+  if (Has(line, kWorldSize) && Has(line, " nRanks ")) {
     if (auto n = NumberAfter(line, " nRanks ")) log->world_size = n;
     if (auto r = NumberAfter(line, " rank ")) log->ranks[*r];
   }
-  if (Has(line, "Total run time") || Has(line, "Training completed") ||
-      Has(line, "training finished") || Has(line, "Training finished")) {
-    log->finished = true;
-  }
+  if (HasAny(line, kTrainingFinished)) log->finished = true;
   if (rank && (line.find("[rank") != std::string_view::npos || Has(line, "Rank "))) {
     model::RankTrail& t = log->ranks[*rank];
     t.last_line = number;
     t.last_text = Cut(line);
   }
-  if (Has(line, "Timeout at NCCL work:")) {
+  if (Has(line, kWatchdogSecondLine)) {
     CompleteWatchdog(line, rank, log);
     return;
   }
