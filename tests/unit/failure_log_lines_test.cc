@@ -1,9 +1,8 @@
 // One c10d / NCCL / launcher / scheduler line of each kind the failure scan
 // knows (formats/triage/failure_log_reader.cc), alone in a log: each is
 // classified, and each mark of a rank, a world size and the end of training
-// is read. The scan skips a line that holds none of its anchors
-// (core/anchor_filter.h), so a text looked for but missing from them fails
-// here.
+// is read, through the anchor filter that skips a line holding none of the
+// scan's texts (core/anchor_filter.h).
 #include <gtest/gtest.h>
 
 #include <string>
